@@ -1,0 +1,31 @@
+// Every decision and state change of the scheduler, as a typed, timestamped event. The console, persistence and
+// the metrics consume this stream; the same seed gives the same stream.
+import type { JobKind, JobState } from './model/job.js';
+
+export interface PlacedComponent {
+  readonly cluster: string;
+  readonly processors: number;
+}
+
+export type SchedulerEventBody =
+  | { type: 'job.submitted'; jobId: string; kind: JobKind; name: string; min: number; max: number }
+  | { type: 'job.queued'; jobId: string; position: number }
+  | { type: 'placement.failed'; jobId: string; tries: number; reason: string }
+  | { type: 'job.placed'; jobId: string; policy: string; components: PlacedComponent[] }
+  | { type: 'job.claimed'; jobId: string; components: PlacedComponent[] }
+  | { type: 'claim.failed'; jobId: string; reason: string }
+  | { type: 'job.started'; jobId: string; cluster: string; size: number }
+  | { type: 'grow.offered'; jobId: string; cluster: string; offerId: number; processors: number }
+  | { type: 'grow.answered'; jobId: string; offerId: number; accepted: number }
+  | { type: 'job.grown'; jobId: string; cluster: string; processors: number; size: number }
+  | { type: 'shrink.requested'; jobId: string; cluster: string; offerId: number; processors: number; mandatory: boolean }
+  | { type: 'shrink.answered'; jobId: string; offerId: number; accepted: number }
+  | { type: 'job.shrunk'; jobId: string; cluster: string; processors: number; size: number; voluntary: boolean }
+  | { type: 'job.ended'; jobId: string; state: Extract<JobState, 'completed' | 'failed' | 'cancelled'>; reason: string }
+  | { type: 'cluster.polled'; cluster: string; processors: number; background: number; reachable: boolean };
+
+export type SchedulerEvent = SchedulerEventBody & { readonly t: number };
+export type SchedulerEventType = SchedulerEvent['type'];
+export type EventOf<T extends SchedulerEventType> = Extract<SchedulerEvent, { type: T }>;
+
+export type EventListener = (event: SchedulerEvent) => void;

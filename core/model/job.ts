@@ -1,0 +1,70 @@
+// Jobs as the scheduler tracks them: the validated spec, a state machine with timed reasons, and its allocation.
+import { jobSpecSchema, type JobSpec } from './schemas.js';
+import { fail, ok, parseWith, type FieldError, type Result } from './result.js';
+import type { Grid } from './grid.js';
+
+export type JobKind = JobSpec['kind'];
+export type JobState = 'submitted' | 'queued' | 'claiming' | 'running' | 'completed' | 'failed' | 'cancelled';
+export const FINAL_STATES: ReadonlySet<JobState> = new Set(['completed', 'failed', 'cancelled']);
+
+export interface Transition {
+  readonly state: JobState;
+  readonly time: number;
+  readonly reason: string;
+}
+
+/** The processors a job asks for, folded over its components. */
+export interface SizeRequest {
+  readonly min: number;
+  readonly max: number;
+  /** Malleable: size asked for at start, before growth. */
+  readonly initial: number;
+}
+
+export function componentRequest(job: JobSpec, i: number): SizeRequest {
+  const c = job.components[i]!;
+  if (job.kind === 'rigid') return { min: c.processors!, max: c.processors!, initial: c.processors! };
+  const min = c.min!;
+  const max = c.max!;
+  return { min, max, initial: job.kind === 'moldable' ? max : (c.initial ?? min) };
+}
+
+export function totalMinimum(job: JobSpec): number {
+  let sum = 0;
+  for (let i = 0; i < job.components.length; i++) sum += componentRequest(job, i).min;
+  return sum;
+}
+
+/** Checks a job against the grid it is submitted to: clusters, files, and sizes that can never fit. */
+export function checkJobAgainstGrid(job: JobSpec, grid: Grid): FieldError[] {
+  const errors: FieldError[] = [];
+  job.components.forEach((c, i) => {
+    const at = (f: string) => `components[${i}].${f}`;
+    const need = componentRequest(job, i).min;
+    const field = job.kind === 'rigid' ? 'processors' : 'min';
+    if (c.cluster !== undefined) {
+      const cluster = grid.cluster(c.cluster);
+      if (!cluster) errors.push({ path: at('cluster'), message: `names unknown cluster "${c.cluster}"` });
+      else if (need > cluster.threshold) {
+        errors.push({ path: at(field), message: `is larger than cluster ${cluster.name} allows (${need} > ${cluster.threshold})` });
+      }
+    } else if (job.placement === 'fcm' && job.kind === 'rigid') {
+      // Flexible cluster minimization may split the component over every cluster.
+      if (need > grid.totalThreshold) errors.push({ path: at(field), message: `is larger than the whole grid (${need} > ${grid.totalThreshold})` });
+    } else if (need > grid.largestThreshold) {
+      errors.push({ path: at(field), message: `is larger than every cluster (${need} > ${grid.largestThreshold})` });
+    }
+    c.inputFiles.forEach((f, j) => {
+      if (!grid.hasFile(f)) errors.push({ path: `components[${i}].inputFiles[${j}]`, message: `names unknown file "${f}"` });
+    });
+  });
+  return errors;
+}
+
+/** Validates a job spec, and against the grid when one is given. */
+export function parseJob(input: unknown, grid?: Grid): Result<JobSpec> {
+  const parsed = parseWith(jobSpecSchema, input);
+  if (!parsed.ok || !grid) return parsed;
+  const errors = checkJobAgainstGrid(parsed.value, grid);
+  return errors.length ? fail(errors) : ok(parsed.value);
+}

@@ -1,0 +1,171 @@
+// The specs Concertina accepts, validated with zod at every boundary. Messages name the field and the rule.
+import { z } from 'zod';
+
+const name = z.string().trim().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
+const processors = z
+  .number({ error: 'must be a number' })
+  .refine(Number.isFinite, 'must be finite')
+  .refine(Number.isInteger, 'must be a whole number of processors')
+  .refine((n) => n > 0, 'must be at least 1');
+const seconds = z
+  .number({ error: 'must be a number' })
+  .refine(Number.isFinite, 'must be finite')
+  .refine((n) => n >= 0, 'must not be negative');
+const positiveSeconds = seconds.refine((n) => n > 0, 'must be greater than 0');
+
+export const PLACEMENT_POLICIES = ['wf', 'cf', 'cm', 'fcm'] as const;
+export const placementPolicyName = z.enum(PLACEMENT_POLICIES, {
+  error: () => `must be one of ${PLACEMENT_POLICIES.join(', ')}`,
+});
+export type PlacementPolicyName = z.infer<typeof placementPolicyName>;
+
+export const APPROACHES = ['pra', 'pwa'] as const;
+export const approachName = z.enum(APPROACHES, { error: () => `must be one of ${APPROACHES.join(', ')}` });
+export type Approach = z.infer<typeof approachName>;
+
+/** How a simulated application's run time depends on its size. Live jobs ignore it. */
+export const appModelSchema = z.discriminatedUnion(
+  'model',
+  [
+    z.strictObject({ model: z.literal('ft') }),
+    z.strictObject({ model: z.literal('gadget2') }),
+    // A fixed run time, whatever the size (rigid jobs from traces).
+    z.strictObject({ model: z.literal('fixed'), runtime: positiveSeconds }),
+    // Amdahl-style: runtime(n) = serial + parallel / n.
+    z.strictObject({ model: z.literal('amdahl'), serial: seconds, parallel: positiveSeconds }),
+  ],
+  { error: () => 'must have model ft, gadget2, fixed or amdahl' },
+);
+export type AppModelSpec = z.infer<typeof appModelSchema>;
+
+export const componentSchema = z.strictObject({
+  /** Rigid size. */
+  processors: processors.optional(),
+  /** Moldable and malleable bounds. */
+  min: processors.optional(),
+  max: processors.optional(),
+  /** Malleable: the size asked for at start (bounded by what is available). Defaults to min. */
+  initial: processors.optional(),
+  program: z.string({ error: 'is required' }).trim().min(1, 'is required'),
+  args: z.array(z.string()).default([]),
+  inputFiles: z.array(name).default([]),
+  /** Pins the component to one cluster. */
+  cluster: name.optional(),
+});
+export type ComponentSpec = z.infer<typeof componentSchema>;
+
+export const JOB_KINDS = ['rigid', 'moldable', 'malleable'] as const;
+
+export const jobSpecSchema = z
+  .strictObject({
+    id: name.optional(),
+    name: name.optional(),
+    kind: z.enum(JOB_KINDS, { error: () => `must be one of ${JOB_KINDS.join(', ')}` }),
+    components: z.array(componentSchema).min(1, 'must hold at least one component'),
+    placement: placementPolicyName.default('wf'),
+    /** Seconds from the start of the run (simulation) or of submission (live). */
+    submitTime: seconds.default(0),
+    /** Upper bound on run time, seconds. */
+    walltime: positiveSeconds.optional(),
+    app: appModelSchema.optional(),
+  })
+  .superRefine((job, ctx) => {
+    if (job.kind !== 'rigid' && job.components.length !== 1) {
+      // Decision: malleable and moldable jobs run in one cluster (the paper assumes no co-allocation for them).
+      ctx.addIssue({ code: 'custom', path: ['components'], message: `a ${job.kind} job must have exactly one component` });
+    }
+    job.components.forEach((c, i) => {
+      const at = (field: string) => ['components', i, field];
+      if (job.kind === 'rigid') {
+        if (c.processors === undefined) ctx.addIssue({ code: 'custom', path: at('processors'), message: 'is required for a rigid job' });
+        for (const f of ['min', 'max', 'initial'] as const) {
+          if (c[f] !== undefined) ctx.addIssue({ code: 'custom', path: at(f), message: 'is only for moldable and malleable jobs; use processors' });
+        }
+      } else {
+        if (c.processors !== undefined) ctx.addIssue({ code: 'custom', path: at('processors'), message: `is only for rigid jobs; use min and max` });
+        if (c.min === undefined) ctx.addIssue({ code: 'custom', path: at('min'), message: `is required for a ${job.kind} job` });
+        if (c.max === undefined) ctx.addIssue({ code: 'custom', path: at('max'), message: `is required for a ${job.kind} job` });
+        if (c.min !== undefined && c.max !== undefined && c.min > c.max) {
+          ctx.addIssue({ code: 'custom', path: at('min'), message: `must not exceed max (min ${c.min} > max ${c.max})` });
+        }
+        if (c.initial !== undefined && ((c.min !== undefined && c.initial < c.min) || (c.max !== undefined && c.initial > c.max))) {
+          ctx.addIssue({ code: 'custom', path: at('initial'), message: 'must lie within min..max' });
+        }
+      }
+    });
+  });
+export type JobSpecInput = z.input<typeof jobSpecSchema>;
+export type JobSpec = z.infer<typeof jobSpecSchema>;
+
+/** Background load: jobs of users who bypass Concertina, arriving as a Poisson process. */
+export const backgroundSchema = z
+  .strictObject({
+    meanInterarrivalS: positiveSeconds,
+    minSize: processors.default(1),
+    maxSize: processors,
+    meanDurationS: positiveSeconds,
+  })
+  .refine((b) => b.minSize <= b.maxSize, { path: ['minSize'], message: 'must not exceed maxSize' });
+export type BackgroundSpec = z.infer<typeof backgroundSchema>;
+
+export const clusterSchema = z
+  .strictObject({
+    name,
+    processors,
+    /** The most processors Concertina may hold here, so local users always keep some. Defaults to all. */
+    threshold: processors.optional(),
+    /** Whether the local manager can reserve processors ahead (the claimer then claims at placement). */
+    supportsReservations: z.boolean().default(false),
+    background: backgroundSchema.optional(),
+  })
+  .refine((c) => c.threshold === undefined || c.threshold <= c.processors, {
+    path: ['threshold'],
+    message: 'must not exceed the cluster processors',
+  });
+export type ClusterSpec = z.infer<typeof clusterSchema>;
+
+export const fileSchema = z.strictObject({
+  name,
+  sizeMB: seconds,
+  replicas: z.array(name).min(1, 'must name at least one cluster holding the file'),
+});
+
+export const linkSchema = z.strictObject({
+  from: name,
+  to: name,
+  bandwidthMBps: positiveSeconds,
+  latencyS: seconds,
+});
+
+export const gridSpecSchema = z
+  .strictObject({
+    name: name.default('grid'),
+    clusters: z.array(clusterSchema).min(1, 'must hold at least one cluster'),
+    files: z.array(fileSchema).default([]),
+    network: z
+      .strictObject({
+        defaultBandwidthMBps: positiveSeconds.default(100),
+        defaultLatencyS: seconds.default(0.01),
+        links: z.array(linkSchema).default([]),
+      })
+      .default({ defaultBandwidthMBps: 100, defaultLatencyS: 0.01, links: [] }),
+  })
+  .superRefine((grid, ctx) => {
+    const names = new Set<string>();
+    grid.clusters.forEach((c, i) => {
+      if (names.has(c.name)) ctx.addIssue({ code: 'custom', path: ['clusters', i, 'name'], message: `duplicates cluster "${c.name}"` });
+      names.add(c.name);
+    });
+    grid.files.forEach((f, i) =>
+      f.replicas.forEach((r, j) => {
+        if (!names.has(r)) ctx.addIssue({ code: 'custom', path: ['files', i, 'replicas', j], message: `names unknown cluster "${r}"` });
+      }),
+    );
+    grid.network.links.forEach((l, i) => {
+      for (const end of ['from', 'to'] as const) {
+        if (!names.has(l[end])) ctx.addIssue({ code: 'custom', path: ['network', 'links', i, end], message: `names unknown cluster "${l[end]}"` });
+      }
+    });
+  });
+export type GridSpecInput = z.input<typeof gridSpecSchema>;
+export type GridSpec = z.infer<typeof gridSpecSchema>;

@@ -1,0 +1,61 @@
+// The only ways the core reaches the world. Every call is a command; results come back later as messages
+// passed to `Scheduler.receive` — at once in the simulator, over the network in live mode.
+
+/** One component of a Concertina job, handed to a cluster's batch system. */
+export interface LocalJobRequest {
+  readonly jobId: string;
+  readonly component: number;
+  readonly processors: number;
+  readonly program: string;
+  readonly args: readonly string[];
+  /** Marks the job as Concertina's, so that it is recognised after a restart. */
+  readonly tag: string;
+}
+
+/** A cluster's own resource manager (Slurm, Grid Engine, PBS, plain processes, or the simulator). */
+export interface LocalManager {
+  readonly cluster: string;
+  /** Whether processors can be reserved ahead of the start; the claimer then claims at placement. */
+  readonly supportsReservations: boolean;
+  /** Start a component; answered by `started`, or by `finished` with state failed. */
+  submit(request: LocalJobRequest): void;
+  /** Add processors to a running malleable job; answered by `grown` once they are active. */
+  grow(jobId: string, processors: number): void;
+  /** Give back processors the application has already let go of. Takes effect at once. */
+  shrink(jobId: string, processors: number): void;
+  /** End a job; answered by `finished` with state cancelled. */
+  cancel(jobId: string): void;
+  /** Ask for the cluster's status; answered by `status`. */
+  poll(): void;
+}
+
+export interface ClusterStatus {
+  readonly processors: number;
+  /** Processors held by users who bypass Concertina. */
+  readonly background: number;
+  readonly reachable: boolean;
+}
+
+export type ManagerMessage =
+  | { type: 'started'; cluster: string; jobId: string; component: number; processors: number }
+  | { type: 'grown'; cluster: string; jobId: string; processors: number }
+  | { type: 'finished'; cluster: string; jobId: string; state: 'completed' | 'failed' | 'cancelled'; reason: string }
+  | { type: 'status'; cluster: string; status: ClusterStatus };
+
+/** The running application behind a malleable job (through its runner). */
+export interface ApplicationPort {
+  /** Offer up to `processors` more; answered by `growAnswer` with how many the job takes. Always voluntary. */
+  offerGrow(offerId: number, jobId: string, processors: number): void;
+  /** Ask the job to give back `processors`; answered by `shrinkAnswer`, then `released` once it has let them go. */
+  requestShrink(offerId: number, jobId: string, processors: number, mandatory: boolean): void;
+  /** The job's allocation changed (new processors active, or released ones gone); its new size. */
+  resized(jobId: string, size: number): void;
+}
+
+export type ApplicationMessage =
+  | { type: 'growAnswer'; offerId: number; jobId: string; accepted: number }
+  | { type: 'shrinkAnswer'; offerId: number; jobId: string; accepted: number }
+  /** The application has let go of processors: after a shrink request (offerId) or on its own (no offerId). */
+  | { type: 'released'; jobId: string; processors: number; offerId?: number };
+
+export type InboundMessage = ManagerMessage | ApplicationMessage;
