@@ -1,0 +1,18 @@
+// The job-management extension point (KOALA paper, V-B): when running malleable jobs are grown or shrunk relative
+// to placing waiting jobs. PRA and PWA are the two approaches; each is a file registered in approaches/index.ts.
+import type { ClusterState } from '../scheduler/cluster-state.js';
+
+export interface PassContext {
+  readonly clusters: readonly ClusterState[];
+  /** Grows the running malleable jobs of a cluster with what is free there, if growth is due; true if it started. */
+  growRunning(cluster: ClusterState): boolean;
+  /** Scans the placement queue head to tail; with `shrinkToPlace`, a job that does not fit triggers mandatory shrinks. */
+  scanQueue(options: { shrinkToPlace: boolean }): void;
+}
+
+export interface JobManagementApproach {
+  readonly name: string;
+  readonly description: string;
+  /** One scheduling pass. */
+  pass(context: PassContext): void;
+}

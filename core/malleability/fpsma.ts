@@ -1,0 +1,28 @@
+// FPSMA — Favour Previously Started Malleable Applications (KOALA paper, Fig. 4): grow from the earliest started
+// job, shrink from the latest started one, each taking what it accepts before the next is asked.
+import type { MalleabilityPolicy, PolicyProcedure } from './policy.js';
+import type { JobRecord } from '../scheduler/job-record.js';
+
+export const fpsma: MalleabilityPolicy = {
+  name: 'fpsma',
+  description: 'Favour previously started malleable applications: grow the oldest first, shrink the newest first.',
+
+  *grow(jobs: readonly JobRecord[], growValue: number): PolicyProcedure {
+    for (const job of jobs) {
+      const accepted = yield { kind: 'offerGrow', job, processors: growValue };
+      growValue -= accepted;
+      if (growValue <= 0) break;
+    }
+  },
+
+  *shrink(jobs: readonly JobRecord[], shrinkValue: number): PolicyProcedure {
+    for (let i = jobs.length - 1; i >= 0; i--) {
+      const job = jobs[i]!;
+      const accepted = yield { kind: 'requestShrink', job, processors: shrinkValue };
+      if (accepted > 0) yield { kind: 'awaitRelease', jobs: [job] };
+      shrinkValue -= accepted;
+      // Decision: stop at <= 0, not == 0 — a job may release more than asked (FT keeps a power of two).
+      if (shrinkValue <= 0) break;
+    }
+  },
+};

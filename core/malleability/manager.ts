@@ -1,0 +1,143 @@
+// The malleability manager: runs a policy's grow or shrink procedure on one cluster at a time, sending its offers
+// and requests to applications and resuming it with their answers, whenever those arrive.
+import type { ApplicationPort } from '../ports.js';
+import type { SchedulerEventBody } from '../events.js';
+import type { ClusterState } from '../scheduler/cluster-state.js';
+import type { JobRecord } from '../scheduler/job-record.js';
+import type { MalleabilityPolicy, PolicyProcedure, PolicyStep } from './policy.js';
+
+/** What the manager needs from the scheduler that owns it. */
+export interface ManagerHost {
+  readonly applications: ApplicationPort;
+  emit(now: number, event: SchedulerEventBody): void;
+  /** The application accepted `processors` more: account them and ask the local manager for them. */
+  grantGrow(job: JobRecord, processors: number): void;
+  /** An operation ended on a cluster (its processors may now be placed or grown into). */
+  operationDone(cluster: ClusterState, now: number): void;
+}
+
+interface Operation {
+  readonly cluster: ClusterState;
+  readonly procedure: PolicyProcedure;
+  readonly mandatory: boolean;
+  /** The step it waits on: an answer to an offer or request, or releases. */
+  waiting: PolicyStep | undefined;
+  offerId: number;
+}
+
+export class MalleabilityManager {
+  private readonly byOffer = new Map<number, Operation>();
+  /** Keyed by cluster index: one operation at a time per cluster. */
+  private readonly byCluster = new Map<number, Operation>();
+  private nextOfferId = 1;
+
+  constructor(
+    private readonly host: ManagerHost,
+    public policy: MalleabilityPolicy,
+  ) {}
+
+  busy(cluster: ClusterState): boolean {
+    return this.byCluster.has(cluster.cluster.index);
+  }
+
+  grow(cluster: ClusterState, growValue: number, now: number): void {
+    this.start(cluster, this.policy.grow(cluster.malleableJobs.slice(), growValue), false, now);
+  }
+
+  shrink(cluster: ClusterState, shrinkValue: number, mandatory: boolean, now: number): void {
+    this.start(cluster, this.policy.shrink(cluster.malleableJobs.slice(), shrinkValue), mandatory, now);
+  }
+
+  onGrowAnswer(offerId: number, accepted: number, now: number): void {
+    const op = this.byOffer.get(offerId);
+    const step = op?.waiting;
+    if (!op || step?.kind !== 'offerGrow') return;
+    this.byOffer.delete(offerId);
+    op.cluster.offered -= step.processors;
+    // The job cannot take more than offered nor beyond its maximum; a negative answer is a refusal.
+    const taken = clamp(accepted, 0, Math.min(step.processors, step.job.growable));
+    this.host.emit(now, { type: 'grow.answered', jobId: step.job.id, offerId, accepted: taken });
+    if (taken > 0) this.host.grantGrow(step.job, taken);
+    this.resume(op, taken, now);
+  }
+
+  onShrinkAnswer(offerId: number, accepted: number, now: number): void {
+    const op = this.byOffer.get(offerId);
+    const step = op?.waiting;
+    if (!op || step?.kind !== 'requestShrink') return;
+    this.byOffer.delete(offerId);
+    // A job may give back more than asked (FT keeps a power of two), never below its minimum.
+    const agreed = clamp(accepted, 0, step.job.shrinkable);
+    step.job.releasing += agreed;
+    this.host.emit(now, { type: 'shrink.answered', jobId: step.job.id, offerId, accepted: agreed });
+    this.resume(op, agreed, now);
+  }
+
+  /** A job released processors or ended: an operation waiting on it may go on. */
+  onJobChanged(job: JobRecord, now: number): void {
+    for (const [offerId, op] of this.byOffer) {
+      if (op.waiting && 'job' in op.waiting && op.waiting.job === job && job.ended) {
+        this.byOffer.delete(offerId);
+        if (op.waiting.kind === 'offerGrow') op.cluster.offered -= op.waiting.processors;
+        this.resume(op, 0, now);
+      }
+    }
+    const op = this.byCluster.get(job.clusterIndex);
+    if (op?.waiting?.kind === 'awaitRelease' && op.waiting.jobs.every((j) => j.releasing === 0 || j.ended)) {
+      this.resume(op, 0, now);
+    }
+  }
+
+  private start(cluster: ClusterState, procedure: PolicyProcedure, mandatory: boolean, now: number): void {
+    if (this.byCluster.has(cluster.cluster.index)) throw new Error(`a malleability operation is already running on ${cluster.cluster.name}`);
+    const op: Operation = { cluster, procedure, mandatory, waiting: undefined, offerId: 0 };
+    this.byCluster.set(cluster.cluster.index, op);
+    cluster.busy = true;
+    this.resume(op, 0, now);
+  }
+
+  /** Drives the procedure until it waits for an answer from an application, or ends. */
+  private resume(op: Operation, input: number, now: number): void {
+    op.waiting = undefined;
+    for (;;) {
+      const next = op.procedure.next(input);
+      if (next.done) return this.finish(op, now);
+      const step = next.value;
+      input = 0;
+      if (step.kind === 'awaitRelease') {
+        if (step.jobs.every((j) => j.releasing === 0 || j.ended)) continue;
+        op.waiting = step;
+        return;
+      }
+      const job = step.job;
+      const room = step.kind === 'offerGrow' ? job.growable : job.shrinkable;
+      // Decision: a job with no room (at its max, or at its min) is not asked; the procedure sees 0 at once.
+      if (room === 0 || step.processors <= 0) continue;
+      const offerId = this.nextOfferId++;
+      op.waiting = step;
+      op.offerId = offerId;
+      this.byOffer.set(offerId, op);
+      const cluster = op.cluster.cluster.name;
+      if (step.kind === 'offerGrow') {
+        op.cluster.offered += step.processors;
+        this.host.emit(now, { type: 'grow.offered', jobId: job.id, cluster, offerId, processors: step.processors });
+        this.host.applications.offerGrow(offerId, job.id, step.processors);
+      } else {
+        this.host.emit(now, { type: 'shrink.requested', jobId: job.id, cluster, offerId, processors: step.processors, mandatory: op.mandatory });
+        this.host.applications.requestShrink(offerId, job.id, step.processors, op.mandatory);
+      }
+      return;
+    }
+  }
+
+  private finish(op: Operation, now: number): void {
+    this.byCluster.delete(op.cluster.cluster.index);
+    op.cluster.busy = false;
+    this.host.operationDone(op.cluster, now);
+  }
+}
+
+function clamp(value: number, lo: number, hi: number): number {
+  if (!Number.isFinite(value)) return lo;
+  return Math.max(lo, Math.min(hi, Math.floor(value)));
+}

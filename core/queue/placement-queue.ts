@@ -1,0 +1,69 @@
+// The placement queue (KOALA paper, IV-A): jobs not yet placed, in order. A job that fails to be placed goes to the
+// tail and counts a try; past the threshold its submission fails.
+import type { JobRecord } from '../scheduler/job-record.js';
+
+export const TRIES_EXHAUSTED = 'placement tries exhausted';
+
+export type TryOutcome = 'placed' | 'kept' | 'exhausted';
+
+export class PlacementQueue {
+  private jobs: JobRecord[] = [];
+  private scanning = false;
+  private arrivedDuringScan: JobRecord[] = [];
+
+  constructor(public triesThreshold: number) {}
+
+  get length(): number {
+    return this.jobs.length + this.arrivedDuringScan.length;
+  }
+
+  /** Jobs in queue order. */
+  list(): readonly JobRecord[] {
+    return this.arrivedDuringScan.length ? [...this.jobs, ...this.arrivedDuringScan] : this.jobs;
+  }
+
+  push(job: JobRecord): number {
+    if (this.scanning) this.arrivedDuringScan.push(job);
+    else this.jobs.push(job);
+    return this.length - 1;
+  }
+
+  remove(job: JobRecord): boolean {
+    for (const list of [this.jobs, this.arrivedDuringScan]) {
+      const i = list.indexOf(job);
+      if (i >= 0) {
+        list.splice(i, 1);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Counts a failed try; true when the job has now exhausted its tries. */
+  countTry(job: JobRecord, reason: string): boolean {
+    job.tries++;
+    job.lastFailure = reason;
+    return job.tries >= this.triesThreshold;
+  }
+
+  /**
+   * Visits the queue head to tail. `visit` places the job (it leaves), keeps it (it goes to the tail, after the
+   * jobs behind it, so the relative order of kept jobs holds), or drops it (exhausted). Jobs submitted while the
+   * scan runs join the tail afterwards.
+   */
+  scan(visit: (job: JobRecord) => TryOutcome): void {
+    if (this.scanning) return;
+    this.scanning = true;
+    const kept: JobRecord[] = [];
+    try {
+      for (const job of this.jobs) {
+        if (job.state !== 'queued') continue;
+        if (visit(job) === 'kept') kept.push(job);
+      }
+    } finally {
+      this.jobs = kept.concat(this.arrivedDuringScan);
+      this.arrivedDuringScan = [];
+      this.scanning = false;
+    }
+  }
+}

@@ -1,0 +1,518 @@
+// The multicluster scheduler: placement queue, placement policies, claimer, information service and malleability
+// manager over one capacity model. It is driven from outside — `submit`, `receive` (port answers), `poll`,
+// `advance(now)` — and acts only through its ports, so the simulator and live mode run the very same code.
+import type { EventListener, PlacedComponent, SchedulerEvent, SchedulerEventBody } from '../events.js';
+import type { Grid } from '../model/grid.js';
+import { checkJobAgainstGrid } from '../model/job.js';
+import { fail, ok, parseWith, type Result } from '../model/result.js';
+import { jobSpecSchema, type JobSpec } from '../model/schemas.js';
+import type { JobManagementApproach, PassContext } from '../malleability/approach.js';
+import { approach as approachByName } from '../malleability/approaches/index.js';
+import { MalleabilityManager } from '../malleability/manager.js';
+import type { MalleabilityPolicy } from '../malleability/policy.js';
+import { malleabilityPolicy } from '../malleability/registry.js';
+import { placementPolicy } from '../placement/registry.js';
+import type { PlacementContext } from '../placement/policy.js';
+import type { ApplicationPort, InboundMessage, LocalManager } from '../ports.js';
+import { PlacementQueue, TRIES_EXHAUSTED, type TryOutcome } from '../queue/placement-queue.js';
+import { Claimer } from './claimer.js';
+import { ClusterState, type CapacityBreakdown } from './cluster-state.js';
+import { JobRecord } from './job-record.js';
+import { Timers } from './timers.js';
+
+export interface SchedulerOptions {
+  /** Job-management approach: `pra` or `pwa`. */
+  approach: string;
+  /** Malleability policy: `fpsma` or `egs`. */
+  policy: string;
+  /** Failed placement tries after which a job fails. */
+  triesThreshold: number;
+  /** Without reservations, processors are claimed this many seconds before the estimated start. */
+  claimMarginS: number;
+  /** Marks Concertina's jobs at the local managers. */
+  tag: string;
+}
+
+export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
+  approach: 'pra',
+  policy: 'fpsma',
+  triesThreshold: 1000,
+  claimMarginS: 30,
+  tag: 'concertina',
+};
+
+export interface ClusterSnapshot extends CapacityBreakdown {
+  readonly name: string;
+  readonly reachable: boolean;
+  readonly lastPoll: number;
+  readonly runningMalleable: number;
+}
+
+export class Scheduler {
+  readonly grid: Grid;
+  readonly clusters: readonly ClusterState[];
+  readonly queue: PlacementQueue;
+  readonly timers = new Timers();
+  private readonly managers: readonly LocalManager[];
+  private readonly malleability: MalleabilityManager;
+  private readonly claimer: Claimer;
+  private readonly jobsById = new Map<string, JobRecord>();
+  private readonly listeners: EventListener[] = [];
+  private approach: JobManagementApproach;
+  private readonly tag: string;
+  private seq = 0;
+  private live = 0;
+  private passRequested = false;
+  private now = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    grid: Grid,
+    managers: readonly LocalManager[],
+    private readonly applications: ApplicationPort,
+    options: Partial<SchedulerOptions> = {},
+  ) {
+    const o = { ...DEFAULT_SCHEDULER_OPTIONS, ...options };
+    this.grid = grid;
+    this.clusters = grid.clusters.map((c) => new ClusterState(c));
+    this.managers = grid.clusters.map((c) => {
+      const m = managers.find((x) => x.cluster === c.name);
+      if (!m) throw new Error(`no local manager for cluster ${c.name}`);
+      return m;
+    });
+    this.queue = new PlacementQueue(o.triesThreshold);
+    this.tag = o.tag;
+    this.approach = required(approachByName(o.approach), 'approach', o.approach);
+    this.malleability = new MalleabilityManager(
+      {
+        applications,
+        emit: (now, e) => this.emit(now, e),
+        grantGrow: (job, n) => this.grantGrow(job, n),
+        operationDone: (cluster) => {
+          cluster.growDue = cluster.growDue || cluster.free > 0;
+          this.passRequested = true;
+        },
+      },
+      required(malleabilityPolicy(o.policy), 'policy', o.policy),
+    );
+    this.claimer = new Claimer(
+      {
+        grid,
+        clusters: this.clusters,
+        timers: this.timers,
+        claimed: (job, now) => this.emit(now, { type: 'job.claimed', jobId: job.id, components: job.components }),
+        launch: (job) => this.launch(job),
+        claimFailed: (job, reason, now) => this.claimFailed(job, reason, now),
+      },
+      o.claimMarginS,
+    );
+  }
+
+  // ---- settings ------------------------------------------------------------------------------------------------
+
+  get approachName(): string {
+    return this.approach.name;
+  }
+
+  get policy(): MalleabilityPolicy {
+    return this.malleability.policy;
+  }
+
+  setApproach(name: string): Result<void> {
+    const a = approachByName(name);
+    if (!a) return fail([{ path: 'approach', message: `must be one of pra, pwa (got "${name}")` }]);
+    this.approach = a;
+    return ok(undefined);
+  }
+
+  setPolicy(name: string): Result<void> {
+    const p = malleabilityPolicy(name);
+    if (!p) return fail([{ path: 'policy', message: `must be one of fpsma, egs (got "${name}")` }]);
+    this.malleability.policy = p;
+    return ok(undefined);
+  }
+
+  // ---- observation ---------------------------------------------------------------------------------------------
+
+  on(listener: EventListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  job(id: string): JobRecord | undefined {
+    return this.jobsById.get(id);
+  }
+
+  jobs(): IterableIterator<JobRecord> {
+    return this.jobsById.values();
+  }
+
+  /** Jobs not yet ended. */
+  get liveJobs(): number {
+    return this.live;
+  }
+
+  snapshot(): ClusterSnapshot[] {
+    return this.clusters.map((s) => ({
+      name: s.cluster.name,
+      reachable: s.reachable,
+      lastPoll: s.lastPoll,
+      runningMalleable: s.malleableJobs.length,
+      ...s.breakdown(),
+    }));
+  }
+
+  // ---- commands ------------------------------------------------------------------------------------------------
+
+  /** Validates and queues a job; placement happens in the next pass. */
+  submit(input: unknown, now: number): Result<JobRecord> {
+    this.now = now;
+    const parsed = parseWith(jobSpecSchema, input);
+    if (!parsed.ok) return parsed;
+    const spec: JobSpec = parsed.value;
+    const errors = checkJobAgainstGrid(spec, this.grid);
+    const id = spec.id ?? `job-${this.seq + 1}`;
+    if (this.jobsById.has(id)) errors.push({ path: 'id', message: `duplicates job "${id}"` });
+    if (errors.length) return fail(errors);
+    const job = new JobRecord(spec, id, this.seq++, now);
+    this.jobsById.set(id, job);
+    this.live++;
+    const name = spec.name ?? id;
+    this.emit(now, { type: 'job.submitted', jobId: id, kind: spec.kind, name, min: job.min, max: job.max });
+    job.transition('queued', now, 'waiting for placement');
+    const position = this.queue.push(job);
+    this.emit(now, { type: 'job.queued', jobId: id, position });
+    this.passRequested = true;
+    return ok(job);
+  }
+
+  cancel(jobId: string, now: number, reason = 'cancelled by user'): Result<void> {
+    this.now = now;
+    const job = this.jobsById.get(jobId);
+    if (!job) return fail([{ path: 'jobId', message: `names no job ("${jobId}")` }]);
+    if (job.ended) return fail([{ path: 'jobId', message: `job ${jobId} has already ${job.state}` }]);
+    if (job.launched) {
+      for (const cluster of new Set(job.components.map((c) => c.cluster))) this.managerOf(cluster).cancel(job.id);
+    }
+    this.endJob(job, 'cancelled', reason, now);
+    return ok(undefined);
+  }
+
+  /** The information service: asks every cluster for its status (background load). */
+  poll(now: number): void {
+    this.now = now;
+    for (const m of this.managers) m.poll();
+  }
+
+  /** Asks for a scheduling pass at the next `advance`. */
+  requestPass(): void {
+    this.passRequested = true;
+  }
+
+  /** The next time `advance` has work to do (a claim or a staged start), or +Infinity. */
+  nextWakeup(): number {
+    return this.passRequested ? this.now : this.timers.next();
+  }
+
+  /** Runs what is due at `now`: claims and starts, then a scheduling pass if one was asked for. */
+  advance(now: number): void {
+    this.now = now;
+    this.timers.runDue(now);
+    // Operations that end at once may ask for another pass; a few rounds settle any instant.
+    for (let round = 0; round < 4 && this.passRequested; round++) {
+      this.passRequested = false;
+      this.approach.pass(this.passContext(now));
+    }
+  }
+
+  /** An answer from a local manager or an application. */
+  receive(message: InboundMessage, now: number): void {
+    this.now = now;
+    switch (message.type) {
+      case 'status': {
+        const state = this.clusters[this.grid.cluster(message.cluster)?.index ?? -1];
+        if (!state) return;
+        state.background = Math.max(0, Math.min(message.status.background, state.cluster.processors));
+        state.reachable = message.status.reachable;
+        state.lastPoll = now;
+        // Polling is what triggers job management periodically (paper V-B): growth is reconsidered.
+        state.growDue = true;
+        this.passRequested = true;
+        this.emit(now, { type: 'cluster.polled', cluster: message.cluster, processors: message.status.processors, background: state.background, reachable: state.reachable });
+        return;
+      }
+      case 'growAnswer':
+        return this.malleability.onGrowAnswer(message.offerId, message.accepted, now);
+      case 'shrinkAnswer':
+        return this.malleability.onShrinkAnswer(message.offerId, message.accepted, now);
+    }
+    const job = this.jobsById.get(message.jobId);
+    if (!job || job.ended) return;
+    switch (message.type) {
+      case 'started':
+        return this.started(job, message.processors, now);
+      case 'grown':
+        return this.grown(job, message.processors, now);
+      case 'released':
+        return this.released(job, message.processors, message.offerId !== undefined, now);
+      case 'finished':
+        return this.endJob(job, message.state, message.reason, now);
+    }
+  }
+
+  // ---- the pass ------------------------------------------------------------------------------------------------
+
+  private passContext(now: number): PassContext {
+    return {
+      clusters: this.clusters,
+      growRunning: (state) => this.growRunning(state, now),
+      scanQueue: ({ shrinkToPlace }) => this.scanQueue(shrinkToPlace, now),
+    };
+  }
+
+  private growRunning(state: ClusterState, now: number): boolean {
+    if (!state.growDue || this.malleability.busy(state)) return false;
+    state.growDue = false;
+    const free = state.availableFor();
+    if (free <= 0 || !state.malleableJobs.some((j) => j.growable > 0)) return false;
+    this.malleability.grow(state, free, now);
+    return true;
+  }
+
+  private scanQueue(shrinkToPlace: boolean, now: number): void {
+    if (this.queue.length === 0) return;
+    // Upper bounds of what any job may get, to refuse most jobs in O(1) when the grid is full.
+    let mostFree = 0;
+    let mostWithShrink = 0;
+    for (const s of this.clusters) {
+      const free = s.availableFor();
+      mostFree = Math.max(mostFree, free);
+      if (shrinkToPlace && !this.malleability.busy(s)) mostWithShrink = Math.max(mostWithShrink, free + s.shrinkable);
+    }
+    this.queue.scan((job) => this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, now));
+  }
+
+  private tryPlace(job: JobRecord, shrinkToPlace: boolean, mostFree: number, mostWithShrink: number, now: number): TryOutcome {
+    const policy = placementPolicy(job.spec.placement)!;
+    const need = job.min;
+    const waiting = job.waitingOn.length > 0;
+    if (waiting && job.waitingOn.some((i) => this.malleability.busy(this.clusters[i]!))) return 'kept';
+
+    let reason: string;
+    if (!waiting && need > mostFree && job.spec.placement !== 'fcm' && job.spec.components.length === 1) {
+      reason = `no cluster has ${need} processors available (most: ${mostFree})`;
+    } else {
+      const placement = policy.place(job.spec, this.view((i) => this.clusters[i]!.availableFor(job.id)));
+      if (placement.ok) {
+        this.place(job, placement.components, policy.name, now);
+        return 'placed';
+      }
+      reason = placement.reason;
+    }
+    if (waiting) this.dropReservations(job);
+
+    if (shrinkToPlace && (need <= mostWithShrink || job.spec.components.length > 1 || job.spec.placement === 'fcm')) {
+      const busy = (i: number) => this.malleability.busy(this.clusters[i]!);
+      const withShrink = policy.place(
+        job.spec,
+        this.view((i) => {
+          const s = this.clusters[i]!;
+          return s.availableFor(job.id) + (busy(i) ? 0 : s.shrinkable);
+        }),
+      );
+      if (withShrink.ok) {
+        reason = this.shrinkToPlace(job, withShrink.components, now);
+      }
+    }
+    const exhausted = this.queue.countTry(job, reason);
+    this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason });
+    if (!exhausted) return 'kept';
+    this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${reason}`, now);
+    return 'exhausted';
+  }
+
+  /** PWA: reclaims processors from running malleable jobs for a job that fits only that way, and sets them aside. */
+  private shrinkToPlace(job: JobRecord, components: readonly PlacedComponent[], now: number): string {
+    const perCluster = new Map<number, number>();
+    for (const c of components) {
+      const i = this.grid.cluster(c.cluster)!.index;
+      perCluster.set(i, (perCluster.get(i) ?? 0) + c.processors);
+    }
+    const asked: string[] = [];
+    for (const [i, processors] of perCluster) {
+      const state = this.clusters[i]!;
+      const missing = processors - state.availableFor(job.id);
+      state.reserve(job.id, processors);
+      job.waitingOn.push(i);
+      if (missing > 0) {
+        this.malleability.shrink(state, missing, true, now);
+        asked.push(`${missing} on ${state.cluster.name}`);
+      }
+    }
+    return `waiting for mandatory shrinks to release ${asked.join(', ')}`;
+  }
+
+  private view(available: (clusterIndex: number) => number): PlacementContext {
+    return { grid: this.grid, available };
+  }
+
+  // ---- placement, claim, start ----------------------------------------------------------------------------------
+
+  private place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void {
+    this.dropReservations(job);
+    job.components = components;
+    job.clusterIndex = this.grid.cluster(components[0]!.cluster)!.index;
+    if (job.malleable) this.account(job, () => (job.claimed = components[0]!.processors));
+    else for (const c of components) this.clusterOf(c.cluster).nonPreemptible += c.processors;
+    const where = components.map((c) => `${c.processors} on ${c.cluster}`).join(', ');
+    job.transition('claiming', now, `placed by ${policy}: ${where}`);
+    this.emit(now, { type: 'job.placed', jobId: job.id, policy, components });
+    this.claimer.claim(job, now);
+  }
+
+  private launch(job: JobRecord): void {
+    job.launched = true;
+    job.components.forEach((c, component) => {
+      const spec = job.spec.components[Math.min(component, job.spec.components.length - 1)]!;
+      this.managerOf(c.cluster).submit({ jobId: job.id, component, processors: c.processors, program: spec.program, args: spec.args, tag: this.tagFor(job) });
+    });
+  }
+
+  private tagFor(job: JobRecord): string {
+    return `${this.tag}:${job.id}`;
+  }
+
+  private claimFailed(job: JobRecord, reason: string, now: number): void {
+    this.unaccount(job);
+    job.components = [];
+    job.clusterIndex = -1;
+    job.launched = false;
+    this.emit(now, { type: 'claim.failed', jobId: job.id, reason });
+    if (this.queue.countTry(job, reason)) return this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${reason}`, now);
+    job.transition('queued', now, reason);
+    const position = this.queue.push(job);
+    this.emit(now, { type: 'job.queued', jobId: job.id, position });
+    this.passRequested = true;
+  }
+
+  private started(job: JobRecord, processors: number, now: number): void {
+    job.startedComponents++;
+    if (job.malleable) {
+      this.account(job, () => {
+        job.claimed -= processors;
+        job.size += processors;
+      });
+    } else job.size += processors;
+    if (job.startedComponents < job.components.length) return;
+    job.startTime = now;
+    const first = job.components[0]!;
+    job.transition('running', now, `started on ${job.components.map((c) => c.cluster).join(', ')}`);
+    if (job.malleable) this.clusters[job.clusterIndex]!.malleableJobs.push(job);
+    this.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size });
+  }
+
+  // ---- malleability ----------------------------------------------------------------------------------------------
+
+  private grantGrow(job: JobRecord, processors: number): void {
+    this.account(job, () => (job.pendingGrow += processors));
+    this.managerOf(job.components[0]!.cluster).grow(job.id, processors);
+  }
+
+  private grown(job: JobRecord, processors: number, now: number): void {
+    const n = Math.min(processors, job.pendingGrow);
+    if (n <= 0) return;
+    this.account(job, () => {
+      job.pendingGrow -= n;
+      job.size += n;
+    });
+    const cluster = job.components[0]!.cluster;
+    this.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: n, size: job.size });
+    this.applications.resized(job.id, job.size);
+  }
+
+  private released(job: JobRecord, processors: number, requested: boolean, now: number): void {
+    // Decision: a malleable job never drops below its minimum; a release past it is not taken from the count.
+    const n = Math.max(0, Math.min(processors, job.size - job.min));
+    if (n === 0) return;
+    this.account(job, () => {
+      job.size -= n;
+      job.releasing = Math.max(0, job.releasing - n);
+    });
+    const state = this.clusters[job.clusterIndex]!;
+    this.managers[job.clusterIndex]!.shrink(job.id, n);
+    this.emit(now, { type: 'job.shrunk', jobId: job.id, cluster: state.cluster.name, processors: n, size: job.size, voluntary: !requested });
+    state.growDue = true;
+    this.passRequested = true;
+    this.malleability.onJobChanged(job, now);
+  }
+
+  // ---- the end -------------------------------------------------------------------------------------------------
+
+  private endJob(job: JobRecord, state: 'completed' | 'failed' | 'cancelled', reason: string, now: number): void {
+    if (job.ended) return;
+    if (job.state === 'queued' || job.state === 'submitted') this.queue.remove(job);
+    this.dropReservations(job);
+    if (job.components.length) this.unaccount(job);
+    job.transition(state, now, reason);
+    this.live--;
+    this.emit(now, { type: 'job.ended', jobId: job.id, state, reason });
+    this.malleability.onJobChanged(job, now);
+    this.passRequested = true;
+  }
+
+  // ---- accounting ----------------------------------------------------------------------------------------------
+
+  /** Applies a change to a malleable job's processors and moves the difference between the capacity classes. */
+  private account(job: JobRecord, change: () => void): void {
+    const state = this.clusters[job.clusterIndex]!;
+    const before = job.held;
+    change();
+    const after = job.held;
+    state.nonPreemptible += Math.min(after, job.min) - Math.min(before, job.min);
+    state.preemptible += Math.max(0, after - job.min) - Math.max(0, before - job.min);
+  }
+
+  /** Gives back everything a placed job holds. */
+  private unaccount(job: JobRecord): void {
+    if (job.malleable) {
+      this.account(job, () => {
+        job.claimed = 0;
+        job.size = 0;
+        job.pendingGrow = 0;
+        job.releasing = 0;
+      });
+      const list = this.clusters[job.clusterIndex]!.malleableJobs;
+      const i = list.indexOf(job);
+      if (i >= 0) list.splice(i, 1);
+    } else {
+      for (const c of job.components) this.clusterOf(c.cluster).nonPreemptible -= c.processors;
+    }
+    for (const c of job.components) this.clusterOf(c.cluster).growDue = true;
+  }
+
+  private dropReservations(job: JobRecord): void {
+    for (const i of job.waitingOn) this.clusters[i]!.release(job.id);
+    job.waitingOn = [];
+  }
+
+  private clusterOf(name: string): ClusterState {
+    return this.clusters[this.grid.cluster(name)!.index]!;
+  }
+
+  private managerOf(name: string): LocalManager {
+    return this.managers[this.grid.cluster(name)!.index]!;
+  }
+
+  private emit(now: number, body: SchedulerEventBody): void {
+    if (this.listeners.length === 0) return;
+    const event = { ...body, t: now } as SchedulerEvent;
+    for (const l of this.listeners) l(event);
+  }
+}
+
+function required<T>(value: T | undefined, field: string, name: string): T {
+  if (value === undefined) throw new RangeError(`${field}: unknown "${name}"`);
+  return value;
+}

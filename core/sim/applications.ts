@@ -1,0 +1,104 @@
+// Simulated applications behind the ApplicationPort: each tracks its progress at its current size, answers grow
+// offers and shrink requests as its model says, and tells its cluster when it is done.
+import type { ApplicationMessage, ApplicationPort } from '../ports.js';
+import type { JobSpec } from '../model/schemas.js';
+import { componentRequest } from '../model/job.js';
+import { appModel, type AppModel } from './apps/model.js';
+import type { EventEngine } from './engine.js';
+
+/** Run time of a job that names no application model. */
+export const DEFAULT_RUNTIME_S = 600;
+
+class RunningApp {
+  /** Processors in use. */
+  size = 0;
+  /** Processors in use plus those accepted and on their way (what answers are based on). */
+  committed = 0;
+  /** Fraction of the work done. */
+  done = 0;
+  private since = 0;
+  version = 0;
+
+  constructor(
+    readonly jobId: string,
+    readonly model: AppModel,
+    readonly min: number,
+    readonly max: number,
+  ) {}
+
+  /** Brings progress up to `now` and changes the size; returns the time it will finish at the new size. */
+  resize(size: number, now: number): number {
+    if (this.size > 0) this.done += (now - this.since) / this.model.runtime(this.size);
+    this.since = now;
+    this.size = size;
+    this.version++;
+    return now + Math.max(0, 1 - this.done) * this.model.runtime(size);
+  }
+}
+
+export class SimulatedApplications implements ApplicationPort {
+  private readonly apps = new Map<string, RunningApp>();
+
+  constructor(
+    private readonly engine: EventEngine,
+    private readonly deliver: (message: ApplicationMessage) => void,
+    private readonly finished: (jobId: string) => void,
+  ) {}
+
+  /** The job's processors are all active: its application starts. */
+  start(spec: JobSpec, jobId: string, size: number): void {
+    const request = componentRequest(spec, 0);
+    const model = appModel(spec.app, spec.walltime ?? DEFAULT_RUNTIME_S);
+    const app = new RunningApp(jobId, model, spec.kind === 'malleable' ? request.min : size, spec.kind === 'malleable' ? request.max : size);
+    this.apps.set(jobId, app);
+    app.committed = size;
+    const usable = spec.kind === 'malleable' ? model.usableSize(size, app.min) : size;
+    this.setSize(app, usable);
+    // FT given a size that is not a power of two lets the extra processors go on its own.
+    if (usable < size) this.deliver({ type: 'released', jobId, processors: size - usable });
+    app.committed = usable;
+  }
+
+  stop(jobId: string): void {
+    this.apps.delete(jobId);
+  }
+
+  /** Processors the application uses now (for tests). */
+  sizeOf(jobId: string): number | undefined {
+    return this.apps.get(jobId)?.size;
+  }
+
+  offerGrow(offerId: number, jobId: string, processors: number): void {
+    const app = this.apps.get(jobId);
+    const accepted = app ? app.model.acceptGrow(app.committed, processors, app.max) : 0;
+    if (app) app.committed += accepted;
+    this.deliver({ type: 'growAnswer', offerId, jobId, accepted });
+  }
+
+  requestShrink(offerId: number, jobId: string, processors: number): void {
+    const app = this.apps.get(jobId);
+    const accepted = app ? Math.min(app.model.acceptShrink(app.committed, processors, app.min), app.size - app.min) : 0;
+    this.deliver({ type: 'shrinkAnswer', offerId, jobId, accepted });
+    if (!app || accepted <= 0) return;
+    // Decision: adaptation is instantaneous in the simulator; the processors are let go right after the answer.
+    app.committed -= accepted;
+    this.setSize(app, app.size - accepted);
+    this.deliver({ type: 'released', jobId, processors: accepted, offerId });
+  }
+
+  resized(jobId: string, size: number): void {
+    const app = this.apps.get(jobId);
+    if (app && size !== app.size) this.setSize(app, size);
+  }
+
+  private setSize(app: RunningApp, size: number): void {
+    const end = app.resize(size, this.engine.now);
+    const version = app.version;
+    this.engine.at(end, () => {
+      if (this.apps.get(app.jobId) === app && app.version === version) {
+        this.apps.delete(app.jobId);
+        this.finished(app.jobId);
+      }
+    });
+  }
+}

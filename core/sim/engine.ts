@@ -1,0 +1,95 @@
+// The discrete-event engine: a virtual clock and a binary heap of pending actions ordered by (time, insertion).
+// Same-time actions run in the order they were scheduled, which keeps runs deterministic.
+
+type Action = () => void;
+
+export class EventEngine {
+  now = 0;
+  private times: number[] = [];
+  private seqs: number[] = [];
+  private actions: Action[] = [];
+  private seq = 0;
+  processed = 0;
+
+  get pending(): number {
+    return this.times.length;
+  }
+
+  nextTime(): number {
+    return this.times.length ? this.times[0]! : Number.POSITIVE_INFINITY;
+  }
+
+  /** Runs `action` at virtual time `t` (never before now). */
+  at(t: number, action: Action): void {
+    if (!(t >= this.now)) t = this.now;
+    let i = this.times.length;
+    const s = this.seq++;
+    this.times.push(t);
+    this.seqs.push(s);
+    this.actions.push(action);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.before(i, parent)) break;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  /** Runs `action` at the current time, after what is already due now. */
+  soon(action: Action): void {
+    this.at(this.now, action);
+  }
+
+  /** Pops and runs the next action; false when none is left. */
+  step(): boolean {
+    const n = this.times.length;
+    if (n === 0) return false;
+    const t = this.times[0]!;
+    const action = this.actions[0]!;
+    const last = n - 1;
+    if (last > 0) {
+      this.times[0] = this.times[last]!;
+      this.seqs[0] = this.seqs[last]!;
+      this.actions[0] = this.actions[last]!;
+    }
+    this.times.pop();
+    this.seqs.pop();
+    this.actions.pop();
+    this.siftDown(0);
+    this.now = t;
+    this.processed++;
+    action();
+    return true;
+  }
+
+  private siftDown(i: number): void {
+    const n = this.times.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) return;
+      const r = l + 1;
+      const child = r < n && this.before(r, l) ? r : l;
+      if (!this.before(child, i)) return;
+      this.swap(i, child);
+      i = child;
+    }
+  }
+
+  private before(a: number, b: number): boolean {
+    const ta = this.times[a]!;
+    const tb = this.times[b]!;
+    return ta < tb || (ta === tb && this.seqs[a]! < this.seqs[b]!);
+  }
+
+  private swap(a: number, b: number): void {
+    const t = this.times[a]!;
+    this.times[a] = this.times[b]!;
+    this.times[b] = t;
+    const s = this.seqs[a]!;
+    this.seqs[a] = this.seqs[b]!;
+    this.seqs[b] = s;
+    const x = this.actions[a]!;
+    this.actions[a] = this.actions[b]!;
+    this.actions[b] = x;
+  }
+}

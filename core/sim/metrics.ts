@@ -1,0 +1,242 @@
+// What a run measured: per job (wait, execution and response times, time-averaged and maximum size, grows and
+// shrinks), per cluster and for the grid (utilization over time, Concertina's and background), and the
+// malleability manager's activity over time. Built from the scheduler's event stream and the clusters' usage.
+import type { SchedulerEvent } from '../events.js';
+import { StepFunction, StepRecorder } from '../time/step-function.js';
+
+export interface JobMetrics {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: string;
+  readonly state: string;
+  readonly reason: string;
+  readonly cluster: string;
+  readonly submit: number;
+  readonly start: number;
+  readonly end: number;
+  readonly wait_s: number;
+  readonly execution_s: number;
+  readonly response_s: number;
+  readonly avg_size: number;
+  readonly max_size: number;
+  readonly grows: number;
+  readonly shrinks: number;
+  readonly tries: number;
+}
+
+export interface RunSummary {
+  jobs: number;
+  completed: number;
+  failed: number;
+  cancelled: number;
+  makespan_s: number;
+  /** Busy processors (Concertina's and background) over all processors, time-averaged over the run. */
+  utilization: number;
+  concertina_utilization: number;
+  background_utilization: number;
+  mean_wait_s: number;
+  mean_response_s: number;
+  mean_execution_s: number;
+  mean_avg_size: number;
+  mean_max_size: number;
+  grow_ops: number;
+  shrink_ops: number;
+  voluntary_releases: number;
+  events: number;
+}
+
+export interface ClusterUsage {
+  readonly name: string;
+  readonly processors: number;
+  readonly concertina: StepFunction;
+  readonly background: StepFunction;
+}
+
+export interface ActivityBucket {
+  readonly t: number;
+  readonly grows: number;
+  readonly shrinks: number;
+}
+
+interface Tracking {
+  id: string;
+  name: string;
+  kind: string;
+  submit: number;
+  start: number;
+  end: number;
+  state: string;
+  reason: string;
+  cluster: string;
+  size: number;
+  since: number;
+  area: number;
+  max: number;
+  grows: number;
+  shrinks: number;
+  tries: number;
+}
+
+export class MetricsCollector {
+  private readonly tracked = new Map<string, Tracking>();
+  private readonly finished: Tracking[] = [];
+  private readonly concertina: StepRecorder[];
+  private readonly background: StepRecorder[];
+  private readonly growTimes: number[] = [];
+  private readonly shrinkTimes: number[] = [];
+  private voluntary = 0;
+  private eventCount = 0;
+  private firstSubmit = Number.POSITIVE_INFINITY;
+  private lastEnd = 0;
+
+  constructor(private readonly clusters: ReadonlyArray<{ name: string; processors: number }>) {
+    this.concertina = clusters.map(() => new StepRecorder(0));
+    this.background = clusters.map(() => new StepRecorder(0));
+  }
+
+  /** Feed with the clusters' usage changes (processors in use). */
+  usage(t: number, clusterIndex: number, concertina: number, background: number): void {
+    this.concertina[clusterIndex]!.set(t, concertina);
+    this.background[clusterIndex]!.set(t, background);
+  }
+
+  /** Feed with the scheduler's events. */
+  event(e: SchedulerEvent): void {
+    this.eventCount++;
+    switch (e.type) {
+      case 'job.submitted':
+        this.firstSubmit = Math.min(this.firstSubmit, e.t);
+        this.tracked.set(e.jobId, {
+          id: e.jobId, name: e.name, kind: e.kind, submit: e.t, start: Number.NaN, end: Number.NaN, state: 'queued', reason: '',
+          cluster: '', size: 0, since: e.t, area: 0, max: 0, grows: 0, shrinks: 0, tries: 0,
+        });
+        return;
+      case 'placement.failed': {
+        const j = this.tracked.get(e.jobId);
+        if (j) j.tries = e.tries;
+        return;
+      }
+      case 'job.started': {
+        const j = this.tracked.get(e.jobId);
+        if (!j) return;
+        j.start = e.t;
+        j.cluster = e.cluster;
+        this.resize(j, e.t, e.size);
+        return;
+      }
+      case 'job.grown': {
+        const j = this.tracked.get(e.jobId);
+        if (!j) return;
+        j.grows++;
+        this.growTimes.push(e.t);
+        this.resize(j, e.t, e.size);
+        return;
+      }
+      case 'job.shrunk': {
+        const j = this.tracked.get(e.jobId);
+        if (!j) return;
+        j.shrinks++;
+        if (e.voluntary) this.voluntary++;
+        else this.shrinkTimes.push(e.t);
+        this.resize(j, e.t, e.size);
+        return;
+      }
+      case 'job.ended': {
+        const j = this.tracked.get(e.jobId);
+        if (!j) return;
+        this.resize(j, e.t, 0);
+        j.end = e.t;
+        j.state = e.state;
+        j.reason = e.reason;
+        this.lastEnd = Math.max(this.lastEnd, e.t);
+        this.tracked.delete(e.jobId);
+        this.finished.push(j);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private resize(j: Tracking, t: number, size: number): void {
+    if (j.size > 0) j.area += j.size * (t - j.since);
+    j.since = t;
+    j.size = size;
+    if (size > j.max) j.max = size;
+  }
+
+  jobs(): JobMetrics[] {
+    return this.finished.map((j) => {
+      const ran = Number.isFinite(j.start);
+      const execution = ran ? j.end - j.start : 0;
+      return {
+        id: j.id, name: j.name, kind: j.kind, state: j.state, reason: j.reason, cluster: j.cluster,
+        submit: j.submit, start: ran ? j.start : Number.NaN, end: j.end,
+        wait_s: ran ? j.start - j.submit : Number.NaN,
+        execution_s: execution,
+        response_s: j.end - j.submit,
+        avg_size: execution > 0 ? j.area / execution : j.max,
+        max_size: j.max, grows: j.grows, shrinks: j.shrinks, tries: j.tries,
+      };
+    });
+  }
+
+  clusterUsage(): ClusterUsage[] {
+    return this.clusters.map((c, i) => ({
+      name: c.name,
+      processors: c.processors,
+      concertina: this.concertina[i]!.toStepFunction(),
+      background: this.background[i]!.toStepFunction(),
+    }));
+  }
+
+  /** Grow and shrink operations per bucket of `bucketS` seconds from the first submission. */
+  activity(bucketS: number): ActivityBucket[] {
+    const start = Number.isFinite(this.firstSubmit) ? this.firstSubmit : 0;
+    const n = Math.max(1, Math.ceil((this.lastEnd - start) / bucketS));
+    const buckets = Array.from({ length: n }, (_, i) => ({ t: start + i * bucketS, grows: 0, shrinks: 0 }));
+    const at = (t: number) => buckets[Math.min(n - 1, Math.max(0, Math.floor((t - start) / bucketS)))]!;
+    for (const t of this.growTimes) at(t).grows++;
+    for (const t of this.shrinkTimes) at(t).shrinks++;
+    return buckets;
+  }
+
+  summary(): RunSummary {
+    const jobs = this.jobs();
+    const completed = jobs.filter((j) => j.state === 'completed');
+    const mean = (f: (j: JobMetrics) => number) => (completed.length ? completed.reduce((s, j) => s + f(j), 0) / completed.length : 0);
+    const start = Number.isFinite(this.firstSubmit) ? this.firstSubmit : 0;
+    const end = Math.max(this.lastEnd, start);
+    const span = end - start;
+    let capacity = 0;
+    let concertinaArea = 0;
+    let backgroundArea = 0;
+    this.clusterUsage().forEach((c) => {
+      capacity += c.processors * span;
+      if (span > 0) {
+        concertinaArea += c.concertina.integral(start, end);
+        backgroundArea += c.background.integral(start, end);
+      }
+    });
+    const ratio = (x: number) => (capacity > 0 ? x / capacity : 0);
+    return {
+      jobs: jobs.length + this.tracked.size,
+      completed: completed.length,
+      failed: jobs.filter((j) => j.state === 'failed').length,
+      cancelled: jobs.filter((j) => j.state === 'cancelled').length,
+      makespan_s: span,
+      utilization: ratio(concertinaArea + backgroundArea),
+      concertina_utilization: ratio(concertinaArea),
+      background_utilization: ratio(backgroundArea),
+      mean_wait_s: mean((j) => j.wait_s),
+      mean_response_s: mean((j) => j.response_s),
+      mean_execution_s: mean((j) => j.execution_s),
+      mean_avg_size: mean((j) => j.avg_size),
+      mean_max_size: mean((j) => j.max_size),
+      grow_ops: this.growTimes.length,
+      shrink_ops: this.shrinkTimes.length,
+      voluntary_releases: this.voluntary,
+      events: this.eventCount,
+    };
+  }
+}

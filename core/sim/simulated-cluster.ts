@@ -1,0 +1,144 @@
+// A simulated cluster's own batch system, behind the same LocalManager port as Slurm or Grid Engine: it runs
+// Concertina's local jobs and the background jobs of users who bypass Concertina, first come first served, and
+// never more than its processors.
+import type { ClusterSpec } from '../model/schemas.js';
+import type { LocalJobRequest, LocalManager, ManagerMessage } from '../ports.js';
+import type { EventEngine } from './engine.js';
+
+type Pending =
+  | { kind: 'background'; processors: number; duration: number }
+  | { kind: 'submit'; request: LocalJobRequest }
+  | { kind: 'grow'; jobId: string; processors: number };
+
+export interface ClusterObserver {
+  /** A component of a Concertina job has started with its processors. */
+  started(jobId: string, component: number, processors: number): void;
+  /** Processors were added to a running job. */
+  grown(jobId: string, processors: number): void;
+  /** What the cluster runs changed. */
+  usage(clusterIndex: number, concertina: number, background: number): void;
+}
+
+export class SimulatedCluster implements LocalManager {
+  readonly cluster: string;
+  readonly supportsReservations: boolean;
+  readonly processors: number;
+  concertina = 0;
+  background = 0;
+  private readonly pending: Pending[] = [];
+  private head = 0;
+  private readonly allocated = new Map<string, number>();
+
+  constructor(
+    spec: ClusterSpec,
+    private readonly index: number,
+    private readonly engine: EventEngine,
+    private readonly deliver: (message: ManagerMessage) => void,
+    private readonly observer: ClusterObserver,
+  ) {
+    this.cluster = spec.name;
+    this.supportsReservations = spec.supportsReservations;
+    this.processors = spec.processors;
+  }
+
+  get free(): number {
+    return this.processors - this.concertina - this.background;
+  }
+
+  /** Processors a Concertina job holds here. */
+  allocatedTo(jobId: string): number {
+    return this.allocated.get(jobId) ?? 0;
+  }
+
+  submit(request: LocalJobRequest): void {
+    this.enqueue({ kind: 'submit', request });
+  }
+
+  grow(jobId: string, processors: number): void {
+    if (processors > 0) this.enqueue({ kind: 'grow', jobId, processors });
+  }
+
+  shrink(jobId: string, processors: number): void {
+    const held = this.allocated.get(jobId) ?? 0;
+    const n = Math.min(held, processors);
+    this.allocated.set(jobId, held - n);
+    this.concertina -= n;
+    this.changed();
+  }
+
+  cancel(jobId: string): void {
+    this.end(jobId, 'cancelled', 'cancelled by Concertina');
+  }
+
+  poll(): void {
+    this.deliver({ type: 'status', cluster: this.cluster, status: { processors: this.processors, background: this.background, reachable: true } });
+  }
+
+  /** Ends a Concertina job (its application finished, or it was cancelled) and frees all it holds or waits for. */
+  end(jobId: string, state: 'completed' | 'failed' | 'cancelled', reason: string): void {
+    let removed = false;
+    for (let i = this.head; i < this.pending.length; i++) {
+      const p = this.pending[i]!;
+      if ((p.kind === 'grow' && p.jobId === jobId) || (p.kind === 'submit' && p.request.jobId === jobId)) {
+        this.pending.splice(i--, 1);
+        removed = true;
+      }
+    }
+    const held = this.allocated.get(jobId);
+    if (held === undefined && !removed) return;
+    this.allocated.delete(jobId);
+    this.concertina -= held ?? 0;
+    this.deliver({ type: 'finished', cluster: this.cluster, jobId, state, reason });
+    this.changed();
+  }
+
+  /** A job of a user who bypasses Concertina. */
+  addBackground(processors: number, duration: number): void {
+    this.enqueue({ kind: 'background', processors: Math.min(processors, this.processors), duration });
+  }
+
+  private enqueue(p: Pending): void {
+    this.pending.push(p);
+    this.drain();
+  }
+
+  private changed(): void {
+    this.observer.usage(this.index, this.concertina, this.background);
+    this.drain();
+  }
+
+  /** Starts waiting requests in arrival order while the first one fits. */
+  private drain(): void {
+    let startedAny = false;
+    while (this.head < this.pending.length) {
+      const p = this.pending[this.head]!;
+      const need = p.kind === 'submit' ? p.request.processors : p.processors;
+      if (need > this.free) break;
+      this.head++;
+      startedAny = true;
+      if (p.kind === 'background') {
+        this.background += need;
+        this.engine.at(this.engine.now + p.duration, () => {
+          this.background -= need;
+          this.changed();
+        });
+      } else {
+        const jobId = p.kind === 'submit' ? p.request.jobId : p.jobId;
+        this.concertina += need;
+        this.allocated.set(jobId, (this.allocated.get(jobId) ?? 0) + need);
+        if (p.kind === 'submit') {
+          this.deliver({ type: 'started', cluster: this.cluster, jobId, component: p.request.component, processors: need });
+          this.observer.started(jobId, p.request.component, need);
+        } else {
+          this.deliver({ type: 'grown', cluster: this.cluster, jobId, processors: need });
+          this.observer.grown(jobId, need);
+        }
+      }
+    }
+    if (this.head > 1024 && this.head * 2 > this.pending.length) {
+      this.pending.splice(0, this.head);
+      this.head = 0;
+    }
+    if (startedAny) this.observer.usage(this.index, this.concertina, this.background);
+  }
+}

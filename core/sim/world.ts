@@ -1,0 +1,161 @@
+// A simulated grid in virtual time: simulated clusters with background load and simulated applications behind the
+// scheduler's ports, the very scheduler that runs live, an information-service poll, and the workload's arrivals.
+import type { SchedulerEvent } from '../events.js';
+import { buildGrid } from '../model/grid.js';
+import type { FieldError } from '../model/result.js';
+import type { GridSpec, JobSpec } from '../model/schemas.js';
+import { Random } from '../random.js';
+import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
+import { SimulatedApplications } from './applications.js';
+import { EventEngine } from './engine.js';
+import { MetricsCollector } from './metrics.js';
+import { SimulatedCluster } from './simulated-cluster.js';
+
+export interface SimulationConfig {
+  readonly grid: GridSpec;
+  readonly jobs: readonly JobSpec[];
+  readonly seed: number;
+  readonly scheduler?: Partial<SchedulerOptions>;
+  /** Seconds between two polls of the information service (each also triggers job management). */
+  readonly pollIntervalS?: number;
+  /** Generate the clusters' background load. */
+  readonly background?: boolean;
+  /** Stop at this virtual time even if jobs remain. */
+  readonly maxTimeS?: number;
+}
+
+export interface RefusedJob {
+  readonly jobId: string;
+  readonly errors: FieldError[];
+}
+
+export const DEFAULT_POLL_INTERVAL_S = 60;
+
+export class SimWorld {
+  readonly engine = new EventEngine();
+  readonly scheduler: Scheduler;
+  readonly clusters: SimulatedCluster[];
+  readonly applications: SimulatedApplications;
+  readonly metrics: MetricsCollector;
+  readonly refused: RefusedJob[] = [];
+  private readonly jobs: JobSpec[];
+  private submitted = 0;
+  private readonly startedComponents = new Map<string, number>();
+  private wakeAt = Number.NaN;
+  private readonly maxTime: number;
+
+  constructor(config: SimulationConfig) {
+    const grid = buildGrid(config.grid);
+    const random = new Random(config.seed);
+    const deliver = (message: Parameters<Scheduler['receive']>[0]) => this.engine.soon(() => this.scheduler.receive(message, this.engine.now));
+    this.metrics = new MetricsCollector(grid.clusters);
+    this.clusters = grid.clusters.map(
+      (c) =>
+        new SimulatedCluster(c.spec, c.index, this.engine, deliver, {
+          started: (jobId, _component, processors) => this.componentStarted(jobId, processors),
+          grown: () => undefined,
+          usage: (index, concertina, background) => this.metrics.usage(this.engine.now, index, concertina, background),
+        }),
+    );
+    this.applications = new SimulatedApplications(this.engine, deliver, (jobId) => this.applicationFinished(jobId));
+    this.scheduler = new Scheduler(grid, this.clusters, this.applications, config.scheduler);
+    this.scheduler.on((e) => this.onEvent(e));
+    this.jobs = [...config.jobs].sort((a, b) => a.submitTime - b.submitTime);
+    this.maxTime = config.maxTimeS ?? Number.POSITIVE_INFINITY;
+
+    const pollInterval = config.pollIntervalS ?? DEFAULT_POLL_INTERVAL_S;
+    const poll = () => {
+      this.scheduler.poll(this.engine.now);
+      if (!this.finished) this.engine.at(this.engine.now + pollInterval, poll);
+    };
+    this.engine.at(0, poll);
+    if (config.background !== false) {
+      for (const c of grid.clusters) {
+        const spec = c.spec.background;
+        if (!spec) continue;
+        const rng = random.fork(`background:${c.name}`);
+        const cluster = this.clusters[c.index]!;
+        const arrive = () => {
+          cluster.addBackground(rng.int(spec.minSize, Math.min(spec.maxSize, c.processors)), rng.exponential(spec.meanDurationS));
+          if (!this.finished) this.engine.at(this.engine.now + rng.exponential(spec.meanInterarrivalS), arrive);
+        };
+        this.engine.at(rng.exponential(spec.meanInterarrivalS), arrive);
+      }
+    }
+    this.scheduleNextSubmission();
+  }
+
+  /** Every job submitted has ended (or the time limit passed). */
+  get finished(): boolean {
+    return (this.submitted === this.jobs.length && this.scheduler.liveJobs === 0) || this.engine.now > this.maxTime;
+  }
+
+  get totalJobs(): number {
+    return this.jobs.length;
+  }
+
+  /** Runs every action due at the next instant, then the scheduler's pass for it; false once finished. */
+  stepInstant(): boolean {
+    if (this.finished) return false;
+    const t = this.engine.nextTime();
+    if (!Number.isFinite(t) || t > this.maxTime) return false;
+    while (this.engine.nextTime() === t) this.engine.step();
+    this.scheduler.advance(t);
+    const wake = this.scheduler.nextWakeup();
+    if (Number.isFinite(wake) && wake > t && wake !== this.wakeAt) {
+      this.wakeAt = wake;
+      this.engine.at(wake, () => undefined);
+    }
+    return true;
+  }
+
+  run(onInstant?: () => void): void {
+    while (this.stepInstant()) onInstant?.();
+  }
+
+  private scheduleNextSubmission(): void {
+    const spec = this.jobs[this.submitted];
+    if (!spec) return;
+    this.engine.at(spec.submitTime, () => {
+      this.submitted++;
+      const result = this.scheduler.submit(spec, this.engine.now);
+      if (!result.ok) this.refused.push({ jobId: spec.id ?? `#${this.submitted}`, errors: result.errors });
+      this.scheduleNextSubmission();
+    });
+  }
+
+  private componentStarted(jobId: string, processors: number): void {
+    const job = this.scheduler.job(jobId);
+    if (!job) return;
+    const started = (this.startedComponents.get(jobId) ?? 0) + processors;
+    // The application starts once all its components are running.
+    const total = job.components.reduce((s, c) => s + c.processors, 0);
+    if (started < total) {
+      this.startedComponents.set(jobId, started);
+      return;
+    }
+    this.startedComponents.delete(jobId);
+    this.applications.start(job.spec, jobId, started);
+  }
+
+  private applicationFinished(jobId: string): void {
+    const job = this.scheduler.job(jobId);
+    if (!job) return;
+    for (const name of new Set(job.components.map((c) => c.cluster))) {
+      this.clusters[this.scheduler.grid.cluster(name)!.index]!.end(jobId, 'completed', 'application finished');
+    }
+  }
+
+  private onEvent(e: SchedulerEvent): void {
+    this.metrics.event(e);
+    if (e.type === 'job.ended') {
+      // Whatever ended it, nothing of the job may linger in the clusters or as a running application.
+      this.applications.stop(e.jobId);
+      this.startedComponents.delete(e.jobId);
+      const job = this.scheduler.job(e.jobId);
+      for (const name of new Set(job?.components.map((c) => c.cluster) ?? [])) {
+        this.clusters[this.scheduler.grid.cluster(name)!.index]!.end(e.jobId, e.state, e.reason);
+      }
+    }
+  }
+}

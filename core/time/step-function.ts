@@ -1,0 +1,529 @@
+// Piecewise-constant, right-continuous functions of time: the single time-profile type of the scheduler
+// (availability, claims, utilisation history, reservations), in the spirit of Fluxion's planner.
+//
+// Representation: strictly increasing breakpoint `times`, the `values` taking effect at them, and the
+// `initial` value before the first breakpoint. Instances are always normalised (no breakpoint repeats the
+// value before it), so two functions are equal exactly when their representations are equal.
+
+export interface Step {
+  t: number;
+  v: number;
+}
+
+// -0 would leak out of scale(-1) etc. and make Object.is-based comparisons (and test output) surprising.
+function clean(v: number): number {
+  return v === 0 ? 0 : v;
+}
+
+function checkValue(v: number, what: string): void {
+  if (v !== v) throw new RangeError(`StepFunction: ${what} is NaN`);
+}
+
+function checkFiniteTime(t: number, what: string): void {
+  if (!Number.isFinite(t)) throw new RangeError(`StepFunction: ${what} must be a finite time, got ${t}`);
+}
+
+function checkTime(t: number, what: string): void {
+  if (t !== t) throw new RangeError(`StepFunction: ${what} is NaN`);
+}
+
+// Shared validation for [t0, t1) intervals that are turned into breakpoints: t0 must be a real instant,
+// t1 may be open-ended.
+function checkBreakpointInterval(t0: number, t1: number, where: string): void {
+  checkFiniteTime(t0, `${where}: t0`);
+  checkTime(t1, `${where}: t1`);
+  if (t1 === -Infinity) throw new RangeError(`StepFunction: ${where}: t1 must not be -Infinity`);
+  if (!(t1 > t0)) throw new RangeError(`StepFunction: ${where}: need t1 > t0, got [${t0}, ${t1})`);
+}
+
+// Trusted constructor for StepRecorder, which keeps its own arrays normalised; bound in a static block because
+// the class constructor is private.
+let fromNormalised: (initial: number, times: number[], values: number[]) => StepFunction;
+
+const add = (a: number, b: number): number => a + b;
+const sub = (a: number, b: number): number => a - b;
+
+export class StepFunction {
+  /** Breakpoint times, strictly increasing. Read-only view for allocation-free iteration in hot loops. */
+  readonly times: readonly number[];
+  /** values[i] holds on [times[i], times[i+1]). Never equal to the value before it. */
+  readonly values: readonly number[];
+  private readonly init: number;
+
+  // Callers guarantee the arrays are normalised, NaN-free and not shared with anything mutable.
+  private constructor(initial: number, times: number[], values: number[]) {
+    this.init = initial;
+    this.times = times;
+    this.values = values;
+  }
+
+  static {
+    fromNormalised = (initial, times, values) => new StepFunction(initial, times, values);
+  }
+
+  // ---- construction ------------------------------------------------------------------------------------
+
+  static constant(value: number): StepFunction {
+    checkValue(value, 'constant value');
+    return new StepFunction(clean(value), [], []);
+  }
+
+  /** Steps at the same time: the last one given wins. Input order does not matter otherwise. */
+  static fromSteps(initial: number, steps: ReadonlyArray<Step>): StepFunction {
+    checkValue(initial, 'initial value');
+    for (let i = 0; i < steps.length; i++) {
+      const s = steps[i]!;
+      checkFiniteTime(s.t, `fromSteps: step ${i} time`);
+      checkValue(s.v, `fromSteps: step ${i} value`);
+    }
+    let ordered: ReadonlyArray<Step> = steps;
+    for (let i = 1; i < steps.length; i++) {
+      if (steps[i]!.t < steps[i - 1]!.t) {
+        // Array.prototype.sort is stable, which keeps "last wins" for equal times.
+        ordered = [...steps].sort((a, b) => a.t - b.t);
+        break;
+      }
+    }
+    const times: number[] = [];
+    const values: number[] = [];
+    const init = clean(initial);
+    for (let i = 0; i < ordered.length; i++) {
+      const s = ordered[i]!;
+      // Collapse equal times to the last of the run.
+      const next = ordered[i + 1];
+      if (next !== undefined && next.t === s.t) continue;
+      pushNormalised(times, values, init, s.t, clean(s.v));
+    }
+    return new StepFunction(init, times, values);
+  }
+
+  /** `value` on [t0, t1), 0 elsewhere. t0 finite; t1 > t0, possibly Infinity. */
+  static interval(t0: number, t1: number, value: number): StepFunction {
+    checkBreakpointInterval(t0, t1, 'interval');
+    checkValue(value, 'interval value');
+    const v = clean(value);
+    if (v === 0) return ZERO;
+    if (t1 === Infinity) return new StepFunction(0, [t0], [v]);
+    return new StepFunction(0, [t0, t1], [v, 0]);
+  }
+
+  /** Pointwise sum of many functions; an empty list gives the constant 0. */
+  static sum(list: ReadonlyArray<StepFunction>): StepFunction {
+    if (list.length === 0) return ZERO;
+    // Balanced pairwise merging: O(N log k) for N breakpoints over k functions, and each value is a plain
+    // sum of the operands' values (no running deltas, so no floating-point drift).
+    let level: StepFunction[] = [...list];
+    while (level.length > 1) {
+      const next: StepFunction[] = [];
+      for (let i = 0; i < level.length; i += 2) {
+        const a = level[i]!;
+        const b = level[i + 1];
+        next.push(b === undefined ? a : a.plus(b));
+      }
+      level = next;
+    }
+    return level[0]!;
+  }
+
+  // ---- inspection --------------------------------------------------------------------------------------
+
+  /** Value before the first breakpoint (i.e. at -Infinity). */
+  get initial(): number {
+    return this.init;
+  }
+
+  /** Value after the last breakpoint (i.e. at +Infinity). */
+  get finalValue(): number {
+    const n = this.values.length;
+    return n === 0 ? this.init : this.values[n - 1]!;
+  }
+
+  /** Number of breakpoints. */
+  get breakpoints(): number {
+    return this.times.length;
+  }
+
+  steps(): Step[] {
+    const out: Step[] = new Array<Step>(this.times.length);
+    for (let i = 0; i < this.times.length; i++) out[i] = { t: this.times[i]!, v: this.values[i]! };
+    return out;
+  }
+
+  /** O(log n). valueAt(±Infinity) is the limit at that end: `initial` / `finalValue`. */
+  valueAt(t: number): number {
+    checkTime(t, 'valueAt: t');
+    const i = this.lastIndexAtOrBefore(t);
+    return i < 0 ? this.init : this.values[i]!;
+  }
+
+  // Index of the last breakpoint with time <= t, or -1.
+  private lastIndexAtOrBefore(t: number): number {
+    const ts = this.times;
+    const n = ts.length;
+    // Simulators mostly ask about "now", which is at or after the last breakpoint of a history.
+    if (n === 0 || t >= ts[n - 1]!) return n - 1;
+    let lo = 0;
+    let hi = n - 1; // ts[n-1] > t is known
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ts[mid]! <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo - 1;
+  }
+
+  // ---- algebra -----------------------------------------------------------------------------------------
+
+  /** Merge of both breakpoint sets, O(n + m). Throws RangeError if `fn` yields NaN. */
+  combine(other: StepFunction, fn: (a: number, b: number) => number): StepFunction {
+    const at = this.times;
+    const av = this.values;
+    const bt = other.times;
+    const bv = other.values;
+    const n = at.length;
+    const m = bt.length;
+    let a = this.init;
+    let b = other.init;
+    const init = clean(fn(a, b));
+    checkValue(init, 'combine result');
+    const times: number[] = [];
+    const values: number[] = [];
+    let last = init;
+    let i = 0;
+    let j = 0;
+    while (i < n || j < m) {
+      const ta = i < n ? at[i]! : Infinity;
+      const tb = j < m ? bt[j]! : Infinity;
+      let t: number;
+      if (ta < tb) {
+        t = ta;
+        a = av[i++]!;
+      } else if (tb < ta) {
+        t = tb;
+        b = bv[j++]!;
+      } else {
+        t = ta;
+        a = av[i++]!;
+        b = bv[j++]!;
+      }
+      const v = clean(fn(a, b));
+      if (v !== last) {
+        checkValue(v, 'combine result');
+        times.push(t);
+        values.push(v);
+        last = v;
+      }
+    }
+    return new StepFunction(init, times, values);
+  }
+
+  plus(other: StepFunction): StepFunction {
+    if (other.times.length === 0 && other.init === 0) return this;
+    if (this.times.length === 0 && this.init === 0) return other;
+    return this.combine(other, add);
+  }
+
+  minus(other: StepFunction): StepFunction {
+    if (other.times.length === 0 && other.init === 0) return this;
+    return this.combine(other, sub);
+  }
+
+  pointwiseMin(other: StepFunction): StepFunction {
+    return this.combine(other, Math.min);
+  }
+
+  pointwiseMax(other: StepFunction): StepFunction {
+    return this.combine(other, Math.max);
+  }
+
+  /** Throws RangeError if `fn` yields NaN (e.g. 0 * Infinity). */
+  map(fn: (v: number) => number): StepFunction {
+    const init = clean(fn(this.init));
+    checkValue(init, 'map result');
+    const times: number[] = [];
+    const values: number[] = [];
+    for (let i = 0; i < this.times.length; i++) {
+      const v = clean(fn(this.values[i]!));
+      checkValue(v, 'map result');
+      pushNormalised(times, values, init, this.times[i]!, v);
+    }
+    return new StepFunction(init, times, values);
+  }
+
+  /** Throws RangeError where k * v is NaN (k = ±Infinity on a zero value). */
+  scale(k: number): StepFunction {
+    checkValue(k, 'scale factor');
+    if (k === 1) return this;
+    return this.map((v) => v * k);
+  }
+
+  /** A new function with `delta` added on [t0, t1); t0 finite, t1 > t0 (possibly Infinity). O(n). */
+  addInterval(t0: number, t1: number, delta: number): StepFunction {
+    checkBreakpointInterval(t0, t1, 'addInterval');
+    checkValue(delta, 'addInterval delta');
+    if (delta === 0) return this;
+    const ts = this.times;
+    const vs = this.values;
+    const n = ts.length;
+    const init = this.init;
+    const times: number[] = [];
+    const values: number[] = [];
+    let i = 0;
+    let before = init; // value of the original function just before the current position
+    for (; i < n && ts[i]! < t0; i++) {
+      times.push(ts[i]!);
+      values.push(vs[i]!);
+      before = vs[i]!;
+    }
+    // At t0: shift whatever holds there (an existing breakpoint at t0 or the carried-over value).
+    if (i < n && ts[i] === t0) {
+      before = vs[i]!;
+      i++;
+    }
+    pushChecked(times, values, init, t0, before + delta);
+    for (; i < n && ts[i]! < t1; i++) {
+      before = vs[i]!;
+      pushChecked(times, values, init, ts[i]!, before + delta);
+    }
+    if (t1 !== Infinity) {
+      // At t1 the original value resumes; an original breakpoint at t1 already says what that is.
+      const resume = i < n && ts[i] === t1 ? vs[i++]! : before;
+      pushNormalised(times, values, init, t1, resume);
+    }
+    for (; i < n; i++) pushNormalised(times, values, init, ts[i]!, vs[i]!);
+    return new StepFunction(init, times, values);
+  }
+
+  /** Drops history strictly before t; the value at t is extended backwards as the new initial value. */
+  truncateBefore(t: number): StepFunction {
+    checkTime(t, 'truncateBefore: t');
+    const i = this.lastIndexAtOrBefore(t);
+    if (i < 0) return this;
+    const init = this.values[i]!;
+    return new StepFunction(init, this.times.slice(i + 1), this.values.slice(i + 1));
+  }
+
+  // ---- queries -----------------------------------------------------------------------------------------
+
+  /** Largest value on [t0, t1). t1 may be Infinity; t1 <= t0 is a RangeError. */
+  maxOver(t0: number, t1: number): number {
+    checkQueryInterval(t0, t1, 'maxOver');
+    let i = this.lastIndexAtOrBefore(t0);
+    let best = i < 0 ? this.init : this.values[i]!;
+    const ts = this.times;
+    const vs = this.values;
+    for (i++; i < ts.length && ts[i]! < t1; i++) if (vs[i]! > best) best = vs[i]!;
+    return best;
+  }
+
+  /** Smallest value on [t0, t1). t1 may be Infinity; t1 <= t0 is a RangeError. */
+  minOver(t0: number, t1: number): number {
+    checkQueryInterval(t0, t1, 'minOver');
+    let i = this.lastIndexAtOrBefore(t0);
+    let best = i < 0 ? this.init : this.values[i]!;
+    const ts = this.times;
+    const vs = this.values;
+    for (i++; i < ts.length && ts[i]! < t1; i++) if (vs[i]! < best) best = vs[i]!;
+    return best;
+  }
+
+  /** Area under the function over [t0, t1). Both bounds finite; t1 >= t0 (t1 === t0 gives 0). */
+  integral(t0: number, t1: number): number {
+    checkFiniteTime(t0, 'integral: t0');
+    checkFiniteTime(t1, 'integral: t1');
+    if (t1 < t0) throw new RangeError(`StepFunction: integral: need t1 >= t0, got [${t0}, ${t1})`);
+    if (t1 === t0) return 0;
+    const ts = this.times;
+    const vs = this.values;
+    let i = this.lastIndexAtOrBefore(t0);
+    let v = i < 0 ? this.init : vs[i]!;
+    let from = t0;
+    let area = 0;
+    for (i++; i < ts.length && ts[i]! < t1; i++) {
+      area += v * (ts[i]! - from);
+      from = ts[i]!;
+      v = vs[i]!;
+    }
+    return area + v * (t1 - from);
+  }
+
+  /**
+   * Earliest t >= from such that value >= need throughout [t, t + duration), or Infinity if none: when can a
+   * job needing `need` processors for `duration` seconds start on this availability profile. duration may be
+   * Infinity (the value must then stay >= need forever). duration 0 is an empty window, so it fits at `from`.
+   * One forward scan from `from`, O(n).
+   */
+  earliestFit(from: number, duration: number, need: number): number {
+    checkFiniteTime(from, 'earliestFit: from');
+    checkTime(duration, 'earliestFit: duration');
+    if (duration < 0) throw new RangeError(`StepFunction: earliestFit: duration must be >= 0, got ${duration}`);
+    checkValue(need, 'earliestFit: need');
+    if (duration === 0) return from;
+    const ts = this.times;
+    const vs = this.values;
+    const n = ts.length;
+    let i = this.lastIndexAtOrBefore(from);
+    let start = from;
+    if ((i < 0 ? this.init : vs[i]!) < need) {
+      // Start too low: the first candidate is the next step back up to `need`.
+      for (i++; i < n && vs[i]! < need; i++);
+      if (i === n) return Infinity;
+      start = ts[i]!;
+    }
+    // Invariant: the value is >= need on [start, ts[i+1]). Slide the window past every dip it contains.
+    for (i++; i < n && ts[i]! < start + duration; i++) {
+      if (vs[i]! < need) {
+        for (i++; i < n && vs[i]! < need; i++);
+        if (i === n) return Infinity;
+        start = ts[i]!;
+      }
+    }
+    return start;
+  }
+
+  /** Earliest t >= from with value < threshold, or Infinity: until when a reservation holds. */
+  firstTimeBelow(from: number, threshold: number): number {
+    checkTime(from, 'firstTimeBelow: from');
+    checkValue(threshold, 'firstTimeBelow: threshold');
+    let i = this.lastIndexAtOrBefore(from);
+    if ((i < 0 ? this.init : this.values[i]!) < threshold) return from;
+    const ts = this.times;
+    const vs = this.values;
+    for (i++; i < ts.length; i++) if (vs[i]! < threshold) return ts[i]!;
+    return Infinity;
+  }
+
+  /** Pointwise equality within `eps` (absolute), everywhere on the time line. */
+  equals(other: StepFunction, eps = 0): boolean {
+    if (!(eps >= 0)) throw new RangeError(`StepFunction: equals: eps must be >= 0, got ${eps}`);
+    if (this === other) return true;
+    const close = (a: number, b: number): boolean => a === b || Math.abs(a - b) <= eps;
+    if (eps === 0) {
+      // Normalised forms are canonical, so exact equality is structural.
+      if (this.init !== other.init || this.times.length !== other.times.length) return false;
+      for (let k = 0; k < this.times.length; k++) {
+        if (this.times[k] !== other.times[k] || this.values[k] !== other.values[k]) return false;
+      }
+      return true;
+    }
+    const at = this.times;
+    const av = this.values;
+    const bt = other.times;
+    const bv = other.values;
+    let a = this.init;
+    let b = other.init;
+    if (!close(a, b)) return false;
+    let i = 0;
+    let j = 0;
+    while (i < at.length || j < bt.length) {
+      const ta = i < at.length ? at[i]! : Infinity;
+      const tb = j < bt.length ? bt[j]! : Infinity;
+      if (ta <= tb) a = av[i++]!;
+      if (tb <= ta) b = bv[j++]!;
+      if (!close(a, b)) return false;
+    }
+    return true;
+  }
+
+  toString(): string {
+    const parts: string[] = [];
+    for (let i = 0; i < this.times.length; i++) parts.push(`${this.times[i]}→${this.values[i]}`);
+    return parts.length === 0
+      ? `StepFunction(${this.init})`
+      : `StepFunction(${this.init}; ${parts.join(', ')})`;
+  }
+}
+
+function checkQueryInterval(t0: number, t1: number, where: string): void {
+  checkTime(t0, `${where}: t0`);
+  checkTime(t1, `${where}: t1`);
+  if (!(t1 > t0)) throw new RangeError(`StepFunction: ${where}: need t1 > t0, got [${t0}, ${t1})`);
+}
+
+// Appends (t, v) unless v equals the value already in force; times must arrive increasing.
+function pushNormalised(times: number[], values: number[], initial: number, t: number, v: number): void {
+  const n = values.length;
+  const prev = n === 0 ? initial : values[n - 1]!;
+  if (v !== prev) {
+    times.push(t);
+    values.push(v);
+  }
+}
+
+// As pushNormalised, for values computed by arithmetic that could produce NaN or -0 (Infinity - Infinity).
+function pushChecked(times: number[], values: number[], initial: number, t: number, v: number): void {
+  checkValue(v, 'addInterval result');
+  pushNormalised(times, values, initial, t, clean(v));
+}
+
+const ZERO = StepFunction.constant(0);
+
+/**
+ * Mutable recorder for history appended in time order (utilisation, claims): amortised O(1) per set, then
+ * snapshotted into an immutable StepFunction.
+ */
+export class StepRecorder {
+  private times: number[] = [];
+  private values: number[] = [];
+  private readonly init: number;
+  private cur: number;
+  private last = -Infinity;
+  // Snapshot reused while nothing has been appended since it was taken.
+  private snapshot: StepFunction | undefined;
+
+  constructor(initial = 0) {
+    checkValue(initial, 'StepRecorder initial value');
+    this.init = clean(initial);
+    this.cur = this.init;
+  }
+
+  /** The value in force after everything recorded so far. */
+  get current(): number {
+    return this.cur;
+  }
+
+  /** Time of the latest set/add call (-Infinity before any). */
+  get lastTime(): number {
+    return this.last;
+  }
+
+  /** From t on the value is v. t must not precede the last recorded time; the same time overwrites. */
+  set(t: number, v: number): void {
+    checkFiniteTime(t, 'StepRecorder.set: t');
+    checkValue(v, 'StepRecorder.set: v');
+    if (t < this.last) {
+      throw new RangeError(`StepRecorder.set: time ${t} is before the last recorded time ${this.last}`);
+    }
+    const value = clean(v);
+    this.last = t;
+    if (value === this.cur) return;
+    this.snapshot = undefined;
+    const n = this.times.length;
+    if (n > 0 && this.times[n - 1] === t) {
+      // Overwrite; if that restores the value before t the breakpoint is redundant.
+      const before = n > 1 ? this.values[n - 2]! : this.init;
+      if (value === before) {
+        this.times.pop();
+        this.values.pop();
+      } else {
+        this.values[n - 1] = value;
+      }
+    } else {
+      this.times.push(t);
+      this.values.push(value);
+    }
+    this.cur = value;
+  }
+
+  add(t: number, delta: number): void {
+    checkValue(delta, 'StepRecorder.add: delta');
+    this.set(t, this.cur + delta);
+  }
+
+  /** An immutable snapshot; later appends do not affect it. */
+  toStepFunction(): StepFunction {
+    // Copies, so that later appends cannot reach into the immutable function.
+    this.snapshot ??= fromNormalised(this.init, this.times.slice(), this.values.slice());
+    return this.snapshot;
+  }
+}
