@@ -1,14 +1,17 @@
 // The specs Concertina accepts, validated with zod at every boundary. Messages name the field and the rule.
 import { z } from 'zod';
 
+// zod refuses NaN and ±Infinity as not numbers; say what is really wrong with them.
+const numberError = (issue: { input?: unknown }) =>
+  typeof issue.input === 'number' ? 'must be finite' : 'must be a number';
 const name = z.string().trim().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
 const processors = z
-  .number({ error: 'must be a number' })
+  .number({ error: numberError })
   .refine(Number.isFinite, 'must be finite')
   .refine(Number.isInteger, 'must be a whole number of processors')
   .refine((n) => n > 0, 'must be at least 1');
 const seconds = z
-  .number({ error: 'must be a number' })
+  .number({ error: numberError })
   .refine(Number.isFinite, 'must be finite')
   .refine((n) => n >= 0, 'must not be negative');
 const positiveSeconds = seconds.refine((n) => n > 0, 'must be greater than 0');

@@ -87,10 +87,8 @@ export class Scheduler {
         applications,
         emit: (now, e) => this.emit(now, e),
         grantGrow: (job, n) => this.grantGrow(job, n),
-        operationDone: (cluster) => {
-          cluster.growDue = cluster.growDue || cluster.free > 0;
-          this.passRequested = true;
-        },
+        // What an operation leaves unclaimed was already offered: only processors freed meanwhile re-trigger growth.
+        operationDone: () => (this.passRequested = true),
       },
       required(malleabilityPolicy(o.policy), 'policy', o.policy),
     );
@@ -168,10 +166,13 @@ export class Scheduler {
 
   /** Validates and queues a job; placement happens in the next pass. */
   submit(input: unknown, now: number): Result<JobRecord> {
-    this.now = now;
     const parsed = parseWith(jobSpecSchema, input);
-    if (!parsed.ok) return parsed;
-    const spec: JobSpec = parsed.value;
+    return parsed.ok ? this.submitSpec(parsed.value, now) : parsed;
+  }
+
+  /** Queues a spec already validated by its schema (a workload loaded once); still checked against the grid. */
+  submitSpec(spec: JobSpec, now: number): Result<JobRecord> {
+    this.now = now;
     const errors = checkJobAgainstGrid(spec, this.grid);
     const id = spec.id ?? `job-${this.seq + 1}`;
     if (this.jobsById.has(id)) errors.push({ path: 'id', message: `duplicates job "${id}"` });
@@ -507,8 +508,10 @@ export class Scheduler {
 
   private emit(now: number, body: SchedulerEventBody): void {
     if (this.listeners.length === 0) return;
-    const event = { ...body, t: now } as SchedulerEvent;
-    for (const l of this.listeners) l(event);
+    // Bodies are fresh literals: stamping the time in place spares a copy per event on the hot path.
+    const event = body as { t?: number } & SchedulerEventBody;
+    event.t = now;
+    for (const l of this.listeners) l(event as SchedulerEvent);
   }
 }
 

@@ -118,7 +118,7 @@ export class SimWorld {
     if (!spec) return;
     this.engine.at(spec.submitTime, () => {
       this.submitted++;
-      const result = this.scheduler.submit(spec, this.engine.now);
+      const result = this.scheduler.submitSpec(spec, this.engine.now);
       if (!result.ok) this.refused.push({ jobId: spec.id ?? `#${this.submitted}`, errors: result.errors });
       this.scheduleNextSubmission();
     });

@@ -1,0 +1,179 @@
+// The placement queue, the claimer, the information service and the approaches, played against fake ports.
+import { describe, expect, it } from 'vitest';
+import { grid, harness, malleable, rigid } from '../support/harness.js';
+
+describe('placement queue', () => {
+  it('keeps jobs that do not fit in order and places one behind them that does', () => {
+    const h = harness(grid({ a: 10 }));
+    h.status('a', 6); // 4 processors left for Concertina
+    h.submit(rigid('big1', 8));
+    h.submit(rigid('small', 3));
+    h.submit(rigid('big2', 6));
+    h.pass();
+    expect(h.scheduler.queue.list().map((j) => j.id)).toEqual(['big1', 'big2']);
+    expect(h.scheduler.job('small')!.state).toBe('claiming');
+    expect(h.scheduler.job('big1')!.tries).toBe(1);
+    expect(h.scheduler.job('big1')!.lastFailure).toMatch(/no cluster has 8 processors available \(most: 4\)/);
+  });
+
+  it('fails a job with "placement tries exhausted" past the threshold', () => {
+    const h = harness(grid({ a: 10 }), { triesThreshold: 3 });
+    h.status('a', 6);
+    h.submit(rigid('big', 8));
+    h.pass();
+    h.pass();
+    expect(h.scheduler.job('big')!.state).toBe('queued');
+    h.pass();
+    const job = h.scheduler.job('big')!;
+    expect(job.state).toBe('failed');
+    expect(job.transitions.at(-1)!.reason).toMatch(/^placement tries exhausted \(3\)/);
+    expect(h.ofType('job.ended')[0]).toMatchObject({ jobId: 'big', state: 'failed' });
+    expect(h.scheduler.queue.length).toBe(0);
+  });
+
+  it('records every transition with its time and reason', () => {
+    const h = harness(grid({ a: 10 }));
+    h.at(5).submit(rigid('r', 2));
+    h.pass();
+    h.at(7).startAll();
+    h.at(9).finish('r');
+    expect(h.scheduler.job('r')!.transitions.map((t) => [t.state, t.time])).toEqual([
+      ['submitted', 5], ['queued', 5], ['claiming', 5], ['running', 7], ['completed', 9],
+    ]);
+  });
+
+  it('frees the processors of a cancelled job and tells its manager', () => {
+    const h = harness(grid({ a: 10 }));
+    h.submit(rigid('r', 6));
+    h.pass();
+    h.startAll();
+    expect(h.scheduler.cancel('r', 1).ok).toBe(true);
+    expect(h.manager('a').cancelled).toEqual(['r']);
+    expect(h.scheduler.snapshot()[0]!.nonPreemptible).toBe(0);
+    expect(h.scheduler.cancel('r', 2)).toEqual({ ok: false, errors: [{ path: 'jobId', message: 'job r has already cancelled' }] });
+  });
+});
+
+describe('information service', () => {
+  it('polls every cluster and sees the background load of users who bypass Concertina', () => {
+    const h = harness(grid({ a: 10, b: 10 }));
+    h.scheduler.poll(0);
+    expect(h.managers.map((m) => m.polls)).toEqual([1, 1]);
+    h.status('a', 7);
+    h.submit(rigid('r', 4));
+    h.pass();
+    expect(h.scheduler.job('r')!.components).toEqual([{ cluster: 'b', processors: 4 }]); // a has only 3 left
+    expect(h.scheduler.snapshot()[0]).toMatchObject({ background: 7, idle: 3 });
+  });
+
+  it('places nothing on an unreachable cluster', () => {
+    const h = harness(grid({ a: 10 }));
+    h.scheduler.receive({ type: 'status', cluster: 'a', status: { processors: 10, background: 0, reachable: false } }, 0);
+    h.submit(rigid('r', 1));
+    h.pass();
+    expect(h.scheduler.job('r')!.state).toBe('queued');
+  });
+});
+
+describe('processor claimer', () => {
+  // File "data" of 1000 MB on b only; a <- b at 100 MB/s and 0 latency: 10 s of staging to a.
+  const files = {
+    files: [{ name: 'data', sizeMB: 1000, replicas: ['b'] }],
+    network: { defaultBandwidthMBps: 100, defaultLatencyS: 0, links: [] },
+  };
+  const staged = (reservations: boolean) =>
+    harness(grid({ a: { processors: 10, supportsReservations: reservations }, b: 4 }, files), { claimMarginS: 4 });
+  const job = rigid('r', 6, { cluster: 'a' });
+  job.components[0]!.inputFiles = ['data'];
+
+  it('claims at placement and starts after staging when the manager supports reservations', () => {
+    const h = staged(true);
+    h.submit(job);
+    h.pass();
+    expect(h.ofType('job.claimed')[0]!.t).toBe(0);
+    expect(h.manager('a').submitted).toHaveLength(0);
+    h.at(10).scheduler.advance(10);
+    expect(h.manager('a').submitted[0]).toMatchObject({ jobId: 'r', processors: 6, tag: 'concertina:r' });
+  });
+
+  it('claims shortly before the estimated start otherwise', () => {
+    const h = staged(false);
+    h.submit(job);
+    h.pass();
+    expect(h.scheduler.nextWakeup()).toBe(6); // start 10 - margin 4
+    expect(h.ofType('job.claimed')).toHaveLength(0);
+    h.at(6).scheduler.advance(6);
+    expect(h.ofType('job.claimed')[0]!.t).toBe(6);
+    h.at(10).scheduler.advance(10);
+    expect(h.manager('a').submitted).toHaveLength(1);
+  });
+
+  it('sends the job back to the queue when its processors were taken before the claim', () => {
+    const h = staged(false);
+    h.submit(job);
+    h.pass();
+    h.at(3).status('a', 8); // local users took 8 of 10
+    h.at(6).scheduler.advance(6);
+    expect(h.ofType('claim.failed')[0]).toMatchObject({ jobId: 'r', reason: 'processors on a were taken before the claim' });
+    const r = h.scheduler.job('r')!;
+    expect(r.state).toBe('queued');
+    expect(r.tries).toBe(2); // the failed claim, then the pass right after it (8 of 10 still taken)
+    expect(h.scheduler.snapshot()[0]!.nonPreemptible).toBe(0);
+  });
+});
+
+describe('PRA and PWA', () => {
+  it('PRA grows running jobs before placing waiting ones, and never shrinks', () => {
+    const h = harness(grid({ a: 10 }), { approach: 'pra' });
+    h.submit(malleable('m', 2, 10));
+    h.pass();
+    h.startAll();
+    h.at(1).submit(rigid('r', 4));
+    h.status('a', 0); // growth due: the 8 free go to m first
+    expect(h.apps.growOffers[0]).toMatchObject({ jobId: 'm', processors: 8 });
+    h.answerGrow(h.apps.growOffers[0]!, 8);
+    h.scheduler.advance(1);
+    expect(h.scheduler.job('r')!.state).toBe('queued');
+    expect(h.apps.shrinkRequests).toHaveLength(0);
+  });
+
+  it('PWA shrinks running jobs (mandatory) to place a waiting job', () => {
+    const h = harness(grid({ a: 10 }), { approach: 'pwa' });
+    h.submit(malleable('m', 2, 10, { initial: 10 }));
+    h.pass();
+    h.startAll();
+    h.at(1).submit(rigid('r', 4));
+    h.pass();
+    expect(h.apps.shrinkRequests).toEqual([{ offerId: 1, jobId: 'm', processors: 4, mandatory: true }]);
+    expect(h.ofType('placement.failed')[0]!.reason).toBe('waiting for mandatory shrinks to release 4 on a');
+    h.answerShrink(h.apps.shrinkRequests[0]!, 4);
+    h.scheduler.advance(1);
+    expect(h.scheduler.job('r')!.state).toBe('claiming');
+  });
+
+  it('PWA grows running jobs when no waiting job can be placed even by shrinking', () => {
+    const h = harness(grid({ a: 10 }), { approach: 'pwa' });
+    h.submit(malleable('m', 6, 8, { initial: 6 }));
+    h.pass();
+    h.startAll();
+    h.at(1).submit(rigid('r', 6)); // 4 idle + 0 shrinkable (m at its min 6) < 6
+    h.status('a', 0);
+    expect(h.apps.shrinkRequests).toHaveLength(0);
+    expect(h.apps.growOffers[0]).toMatchObject({ jobId: 'm', processors: 4 });
+  });
+
+  it('PWA keeps the released processors for the job they were released for', () => {
+    const h = harness(grid({ a: 10 }), { approach: 'pwa' });
+    h.submit(malleable('m', 2, 10, { initial: 10 }));
+    h.pass();
+    h.startAll();
+    h.at(1).submit(rigid('r', 4));
+    h.pass();
+    h.answerShrink(h.apps.shrinkRequests[0]!, 4, false);
+    h.submit(malleable('late', 2, 4)); // arrives while r waits for the release
+    h.scheduler.receive({ type: 'released', jobId: 'm', processors: 4, offerId: 1 }, 1);
+    h.scheduler.advance(1);
+    expect(h.scheduler.job('r')!.state).toBe('claiming');
+    expect(h.scheduler.job('late')!.state).toBe('queued');
+  });
+});

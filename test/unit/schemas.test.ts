@@ -1,0 +1,66 @@
+// Every invalid job or grid is refused with a message naming the field and the rule.
+import { describe, expect, it } from 'vitest';
+import { parseJob } from '../../core/model/job.js';
+import { parseGrid } from '../../core/model/grid.js';
+import { describeErrors } from '../../core/model/result.js';
+import { grid } from '../support/harness.js';
+
+const g = grid({ a: 32, b: { processors: 64, threshold: 60 } }, { files: [{ name: 'data', sizeMB: 10, replicas: ['a'] }] });
+const errorsOf = (input: unknown) => {
+  const r = parseJob(input, g);
+  return r.ok ? '' : describeErrors(r.errors);
+};
+const m = (c: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ kind: 'malleable', components: [{ program: 'x', ...c }], ...extra });
+
+describe('job specs', () => {
+  it.each([
+    ['min above max', m({ min: 4, max: 2 }), 'components[0].min: must not exceed max (min 4 > max 2)'],
+    ['zero processors', { kind: 'rigid', components: [{ processors: 0, program: 'x' }] }, 'components[0].processors: must be at least 1'],
+    ['negative processors', m({ min: -1, max: 2 }), 'components[0].min: must be at least 1'],
+    ['fractional processors', m({ min: 1.5, max: 2 }), 'components[0].min: must be a whole number of processors'],
+    ['non-finite', m({ min: 1, max: Infinity }), 'components[0].max: must be finite'],
+    ['not a number', m({ min: '2', max: 4 }), 'components[0].min: must be a number'],
+    ['larger than every cluster', m({ min: 61, max: 80 }), 'components[0].min: is larger than every cluster (61 > 60)'],
+    ['unknown cluster', m({ min: 1, max: 2, cluster: 'zz' }), 'components[0].cluster: names unknown cluster "zz"'],
+    ['larger than its cluster', m({ min: 40, max: 50, cluster: 'a' }), 'components[0].min: is larger than cluster a allows (40 > 32)'],
+    ['unknown policy', m({ min: 1, max: 2 }, { placement: 'best' }), 'placement: must be one of wf, cf, cm, fcm'],
+    ['unknown kind', { kind: 'elastic', components: [{ program: 'x', processors: 1 }] }, 'kind: must be one of rigid, moldable, malleable'],
+    ['missing program', { kind: 'rigid', components: [{ processors: 1 }] }, 'components[0].program: is required'],
+    ['empty program', { kind: 'rigid', components: [{ processors: 1, program: '  ' }] }, 'components[0].program: is required'],
+    ['no components', { kind: 'rigid', components: [] }, 'components: must hold at least one component'],
+    ['rigid with min', { kind: 'rigid', components: [{ processors: 1, min: 1, program: 'x' }] }, 'components[0].min: is only for moldable and malleable jobs; use processors'],
+    ['malleable without max', m({ min: 1 }), 'components[0].max: is required for a malleable job'],
+    ['initial outside bounds', m({ min: 2, max: 4, initial: 8 }), 'components[0].initial: must lie within min..max'],
+    ['two malleable components', { kind: 'malleable', components: [{ min: 1, max: 2, program: 'x' }, { min: 1, max: 2, program: 'x' }] }, 'components: a malleable job must have exactly one component'],
+    ['unknown file', m({ min: 1, max: 2, inputFiles: ['nope'] }), 'components[0].inputFiles[0]: names unknown file "nope"'],
+    ['unknown field', m({ min: 1, max: 2 }, { priority: 3 }), 'Unrecognized key: "priority"'],
+    ['negative submit time', m({ min: 1, max: 2 }, { submitTime: -5 }), 'submitTime: must not be negative'],
+  ])('refuses %s', (_name, input, message) => {
+    expect(errorsOf(input)).toContain(message);
+  });
+
+  it('accepts a valid malleable job and fills defaults', () => {
+    const r = parseJob(m({ min: 2, max: 46 }), g);
+    expect(r.ok && r.value).toMatchObject({ placement: 'wf', submitTime: 0, components: [{ min: 2, max: 46, args: [], inputFiles: [] }] });
+  });
+
+  it('lets flexible cluster minimization split a rigid job larger than any one cluster', () => {
+    expect(errorsOf({ kind: 'rigid', placement: 'fcm', components: [{ processors: 90, program: 'x' }] })).toBe('');
+    expect(errorsOf({ kind: 'rigid', placement: 'fcm', components: [{ processors: 93, program: 'x' }] })).toContain('is larger than the whole grid (93 > 92)');
+  });
+});
+
+describe('grid specs', () => {
+  it.each([
+    ['duplicate clusters', { clusters: [{ name: 'a', processors: 1 }, { name: 'a', processors: 2 }] }, 'clusters[1].name: duplicates cluster "a"'],
+    ['threshold above processors', { clusters: [{ name: 'a', processors: 4, threshold: 5 }] }, 'clusters[0].threshold: must not exceed the cluster processors'],
+    ['no clusters', { clusters: [] }, 'clusters: must hold at least one cluster'],
+    ['fractional processors', { clusters: [{ name: 'a', processors: 2.5 }] }, 'clusters[0].processors: must be a whole number of processors'],
+    ['unknown replica', { clusters: [{ name: 'a', processors: 2 }], files: [{ name: 'f', sizeMB: 1, replicas: ['b'] }] }, 'files[0].replicas[0]: names unknown cluster "b"'],
+    ['unknown link end', { clusters: [{ name: 'a', processors: 2 }], network: { links: [{ from: 'a', to: 'c', bandwidthMBps: 1, latencyS: 0 }] } }, 'network.links[0].to: names unknown cluster "c"'],
+    ['background sizes reversed', { clusters: [{ name: 'a', processors: 8, background: { meanInterarrivalS: 10, minSize: 4, maxSize: 2, meanDurationS: 5 } }] }, 'clusters[0].background.minSize: must not exceed maxSize'],
+  ])('refuses %s', (_name, input, message) => {
+    const r = parseGrid(input);
+    expect(r.ok ? '' : describeErrors(r.errors)).toContain(message);
+  });
+});
