@@ -17,6 +17,7 @@ export class PlacementQueue {
     return this.jobs.length + this.arrivedDuringScan.length;
   }
 
+
   /** Jobs in queue order. */
   list(): readonly JobRecord[] {
     return this.arrivedDuringScan.length ? [...this.jobs, ...this.arrivedDuringScan] : this.jobs;
@@ -29,7 +30,8 @@ export class PlacementQueue {
   }
 
   remove(job: JobRecord): boolean {
-    for (const list of [this.jobs, this.arrivedDuringScan]) {
+    // During a scan the job list is being walked: an ended job is left out when the scan rebuilds it.
+    for (const list of this.scanning ? [this.arrivedDuringScan] : [this.jobs, this.arrivedDuringScan]) {
       const i = list.indexOf(job);
       if (i >= 0) {
         list.splice(i, 1);

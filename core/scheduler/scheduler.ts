@@ -454,13 +454,15 @@ export class Scheduler {
   private endJob(job: JobRecord, state: 'completed' | 'failed' | 'cancelled', reason: string, now: number): void {
     if (job.ended) return;
     if (job.state === 'queued' || job.state === 'submitted') this.queue.remove(job);
+    // Only a job that held or had set aside processors frees any: only then is another pass worth it.
+    const freed = job.components.length > 0 || job.waitingOn.length > 0;
     this.dropReservations(job);
     if (job.components.length) this.unaccount(job);
     job.transition(state, now, reason);
     this.live--;
     this.emit(now, { type: 'job.ended', jobId: job.id, state, reason });
     this.malleability.onJobChanged(job, now);
-    this.passRequested = true;
+    if (freed) this.passRequested = true;
   }
 
   // ---- accounting ----------------------------------------------------------------------------------------------

@@ -31,6 +31,31 @@ describe('placement queue', () => {
     expect(h.scheduler.queue.length).toBe(0);
   });
 
+  it('keeps the job behind one that exhausts its tries in the same scan', () => {
+    const h = harness(grid({ a: 10 }), { triesThreshold: 1 });
+    h.status('a', 6);
+    h.submit(rigid('first', 8));
+    h.submit(rigid('second', 9));
+    h.at(1).submit(rigid('third', 5));
+    h.pass();
+    // first and second exhaust their single try; third, submitted later, is still tried in order.
+    expect(h.ofType('job.ended').map((e) => e.jobId)).toEqual(['first', 'second', 'third']);
+    h.submit(rigid('fourth', 2));
+    h.pass();
+    expect(h.scheduler.job('fourth')!.state).toBe('claiming');
+  });
+
+  it('does not lose a queued job when the job before it fails during the scan', () => {
+    const h = harness(grid({ a: 10 }), { triesThreshold: 2 });
+    h.status('a', 6);
+    h.submit(rigid('old', 8));
+    h.pass(); // old: 1 try
+    h.at(1).submit(rigid('young', 9));
+    h.pass(); // old exhausts its 2nd try; young (1st try) must stay queued
+    expect(h.scheduler.job('old')!.state).toBe('failed');
+    expect(h.scheduler.queue.list().map((j) => j.id)).toEqual(['young']);
+  });
+
   it('records every transition with its time and reason', () => {
     const h = harness(grid({ a: 10 }));
     h.at(5).submit(rigid('r', 2));
