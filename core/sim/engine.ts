@@ -9,19 +9,30 @@ export class EventEngine {
   private seqs: number[] = [];
   private actions: Action[] = [];
   private seq = 0;
+  /**
+   * Actions due now, in the order they were scheduled. Anything already in the heap for now was scheduled
+   * before the clock got here, so running the heap's share of now first keeps the (time, insertion) order —
+   * without a heap operation for the many same-instant messages.
+   */
+  private readonly immediate: Action[] = [];
+  private immediateHead = 0;
   processed = 0;
 
   get pending(): number {
-    return this.times.length;
+    return this.times.length + this.immediate.length - this.immediateHead;
   }
 
   nextTime(): number {
+    if (this.immediateHead < this.immediate.length) return this.now;
     return this.times.length ? this.times[0]! : Number.POSITIVE_INFINITY;
   }
 
   /** Runs `action` at virtual time `t` (never before now). */
   at(t: number, action: Action): void {
-    if (!(t >= this.now)) t = this.now;
+    if (!(t > this.now)) {
+      this.immediate.push(action);
+      return;
+    }
     let i = this.times.length;
     const s = this.seq++;
     this.times.push(t);
@@ -43,6 +54,16 @@ export class EventEngine {
   /** Pops and runs the next action; false when none is left. */
   step(): boolean {
     const n = this.times.length;
+    if (this.immediateHead < this.immediate.length && (n === 0 || this.times[0]! > this.now)) {
+      const action = this.immediate[this.immediateHead++]!;
+      if (this.immediateHead === this.immediate.length) {
+        this.immediate.length = 0;
+        this.immediateHead = 0;
+      }
+      this.processed++;
+      action();
+      return true;
+    }
     if (n === 0) return false;
     const t = this.times[0]!;
     const action = this.actions[0]!;

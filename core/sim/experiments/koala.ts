@@ -483,8 +483,9 @@ function observations(means: readonly KoalaSeriesMeans[], runs: readonly KoalaRu
       figures[p.pwa] = pwa;
       figures[p.pra] = pra;
       if (!(pwa > pra)) holds = false;
-      const change = (pwa / pra - 1) * 100;
-      parts.push(`${label(m(p.pwa))} vs ${label(m(p.pra))}: ${secs(pwa)} vs ${secs(pra)} (${change >= 0 ? '+' : ''}${fmt(change, 0)} %)`);
+      // Rounded before signing, so that a small decrease does not print as "-0 %".
+      const change = Math.round((pwa / pra - 1) * 100) || 0;
+      parts.push(`${label(m(p.pwa))} vs ${label(m(p.pra))}: ${secs(pwa)} vs ${secs(pra)} (${change > 0 ? '+' : ''}${fmt(change, 0)} %)`);
     }
     out.push({
       id: 'pwa-gadget2-slower',

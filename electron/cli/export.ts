@@ -1,0 +1,178 @@
+// Files the CLI writes: CSV and JSON writers, the output directory, and the tables of one simulation run
+// (summary.json, jobs.csv, utilization.csv, activity.csv).
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ActivityBucket, ClusterUsage, JobMetrics } from '../../core/sim/metrics.js';
+import type { StepFunction } from '../../core/time/step-function.js';
+
+/** A mistake of the user's (flag, file, input): reported as one message, exit code 2, never a stack trace. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export type CsvValue = string | number | boolean | null | undefined;
+
+// Enough digits for any measurement here, without the 17-digit tails of binary fractions.
+function formatNumber(n: number): string {
+  if (!Number.isFinite(n)) return '';
+  return Number.isInteger(n) ? String(n) : String(Number(n.toFixed(6)));
+}
+
+/** One CSV field (RFC 4180): quoted when it holds a separator, a quote, a line break or edge blanks. */
+export function csvField(value: CsvValue): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'number' ? formatNumber(value) : String(value);
+  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export function toCsv(header: readonly string[], rows: Iterable<readonly CsvValue[]>): string {
+  const lines = [header.map(csvField).join(',')];
+  for (const row of rows) lines.push(row.map(csvField).join(','));
+  return `${lines.join('\n')}\n`;
+}
+
+export function toJson(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** Creates `dir` (and parents) or says why it cannot be used. */
+export async function prepareOutDir(dir: string): Promise<string> {
+  const resolved = path.resolve(dir);
+  try {
+    await makeDirectories(resolved);
+    if (!(await stat(resolved)).isDirectory()) throw new UsageError(`--out ${dir}: is not a directory`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`--out ${dir}: cannot create the directory (${systemReason(error)})`);
+  }
+  return resolved;
+}
+
+// mkdir({ recursive: true }) spins forever in Node 20 where mkdir fails with ENOENT under an existing parent (/proc);
+// climbing by hand tries each level once.
+async function makeDirectories(dir: string): Promise<void> {
+  try {
+    await mkdir(dir);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EEXIST') return;
+    const parent = path.dirname(dir);
+    if (code !== 'ENOENT' || parent === dir) throw error;
+    await makeDirectories(parent);
+    try {
+      await mkdir(dir);
+    } catch (again) {
+      if ((again as { code?: unknown }).code !== 'EEXIST') throw again;
+    }
+  }
+}
+
+/** Writes `text` to `dir/name`; returns the path written. */
+export async function writeOutput(dir: string, name: string, text: string): Promise<string> {
+  const file = path.join(dir, name);
+  try {
+    await writeFile(file, text);
+  } catch (error) {
+    throw new UsageError(`${file}: cannot write (${systemReason(error)})`);
+  }
+  return file;
+}
+
+/** The reason of a failed file operation in a few words, for messages. */
+export function systemReason(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file or directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a directory';
+    case 'ENOTDIR':
+      return 'a part of the path is not a directory';
+    case 'EEXIST':
+      return 'exists and is not a directory';
+    case 'ENOSPC':
+      return 'no space left on the device';
+    default:
+      return error instanceof Error ? error.message : String(error);
+  }
+}
+
+// ---- one simulation run --------------------------------------------------------------------------------------
+
+const JOB_COLUMNS = [
+  'id', 'name', 'kind', 'state', 'reason', 'cluster', 'submit', 'start', 'end', 'wait_s', 'execution_s', 'response_s',
+  'avg_size', 'max_size', 'grows', 'shrinks', 'tries',
+] as const satisfies ReadonlyArray<keyof JobMetrics>;
+
+/** One row per ended job; times never reached (a job that never started) are empty. */
+export function jobsCsv(jobs: readonly JobMetrics[]): string {
+  return toCsv(JOB_COLUMNS, jobs.map((j) => JOB_COLUMNS.map((c) => j[c])));
+}
+
+export function activityCsv(buckets: readonly ActivityBucket[]): string {
+  return toCsv(['t', 'grows', 'shrinks'], buckets.map((b) => [b.t, b.grows, b.shrinks]));
+}
+
+/** Above this many rows utilization.csv switches from breakpoints to a fixed step (about 3-4 MB). */
+export const UTILIZATION_MAX_ROWS = 100_000;
+// Fixed steps are picked from these, so the times stay round.
+const NICE_STEPS_S = [60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
+
+function breakpointTimes(fns: readonly StepFunction[], from: number): number[] {
+  const times = new Set<number>([from]);
+  for (const f of fns) for (const t of f.times) if (t >= from) times.add(t);
+  return [...times].sort((a, b) => a - b);
+}
+
+/**
+ * Processors in use over time, per cluster and for the whole grid (cluster `grid`): t, cluster, concertina,
+ * background, processors. Rows sit at the usage's breakpoints from t = 0, where the values are exact; when that
+ * would make more than UTILIZATION_MAX_ROWS rows, every row is instead the mean over a fixed step starting at t.
+ */
+export function utilizationCsv(clusters: readonly ClusterUsage[], endTime: number): { csv: string; stepS: number | undefined } {
+  const gridName = clusters.some((c) => c.name === 'grid') ? 'grid-total' : 'grid';
+  const total = clusters.reduce((s, c) => s + c.processors, 0);
+  const perCluster = clusters.map((c) => breakpointTimes([c.concertina, c.background], 0));
+  const all = breakpointTimes(clusters.flatMap((c) => [c.concertina, c.background]), 0);
+  const rows: CsvValue[][] = [];
+  const exactRows = perCluster.reduce((s, ts) => s + ts.length, 0) + all.length;
+  const end = Math.max(endTime, all[all.length - 1] ?? 0);
+  if (exactRows <= UTILIZATION_MAX_ROWS) {
+    clusters.forEach((c, i) => {
+      for (const t of perCluster[i]!) rows.push([t, c.name, c.concertina.valueAt(t), c.background.valueAt(t), c.processors]);
+    });
+    for (const t of all) {
+      let concertina = 0;
+      let background = 0;
+      for (const c of clusters) {
+        concertina += c.concertina.valueAt(t);
+        background += c.background.valueAt(t);
+      }
+      rows.push([t, gridName, concertina, background, total]);
+    }
+    return { csv: toCsv(['t', 'cluster', 'concertina', 'background', 'processors'], rows), stepS: undefined };
+  }
+  const wanted = (end * (clusters.length + 1)) / UTILIZATION_MAX_ROWS;
+  const step = NICE_STEPS_S.find((s) => s >= wanted) ?? Math.ceil(wanted / 86400) * 86400;
+  const byCluster: CsvValue[][][] = clusters.map(() => []);
+  const gridRows: CsvValue[][] = [];
+  for (let t = 0; t < end; t += step) {
+    const to = Math.min(end, t + step);
+    const width = to - t;
+    let concertina = 0;
+    let background = 0;
+    clusters.forEach((c, i) => {
+      const ci = c.concertina.integral(t, to) / width;
+      const bi = c.background.integral(t, to) / width;
+      concertina += ci;
+      background += bi;
+      byCluster[i]!.push([t, c.name, ci, bi, c.processors]);
+    });
+    gridRows.push([t, gridName, concertina, background, total]);
+  }
+  // Clusters first, then the grid, as in the exact layout.
+  return { csv: toCsv(['t', 'cluster', 'concertina', 'background', 'processors'], [...byCluster.flat(), ...gridRows]), stepS: step };
+}

@@ -1,0 +1,415 @@
+// The `concertina` command line: `simulate` one run, or run the paper's `experiment koala`. Any misuse (flag, value,
+// file, input field) ends with one message on stderr and exit code 2; an internal error with its message and 1.
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import { Command, CommanderError, Option } from 'commander';
+import cliProgress from 'cli-progress';
+import { APPROACHES, PLACEMENT_POLICIES, gridSpecSchema, type GridSpec, type JobSpec, type PlacementPolicyName } from '../../core/model/schemas.js';
+import { parseWith, type FieldError } from '../../core/model/result.js';
+import { malleabilityPolicies } from '../../core/malleability/registry.js';
+import { GRID_PRESETS, gridPreset } from '../../core/sim/grids.js';
+import type { RunSummary } from '../../core/sim/metrics.js';
+import { simulate, type SimulationOutcome } from '../../core/sim/simulate.js';
+import { DEFAULT_POLL_INTERVAL_S } from '../../core/sim/world.js';
+import { parseGridJson, parseJobsJson } from '../../core/sim/workloads/json.js';
+import { WORKLOAD_PRESETS, workloadPreset } from '../../core/sim/workloads/koala.js';
+import { parseSwf } from '../../core/sim/workloads/swf.js';
+import { ACTIVITY_BUCKET_S, KOALA_DEFAULT_SEEDS } from '../../core/sim/experiments/koala.js';
+import { UsageError, activityCsv, jobsCsv, prepareOutDir, systemReason, toJson, utilizationCsv, writeOutput } from './export.js';
+
+/** Where the CLI writes; process.stdout and process.stderr unless a test passes its own. */
+export interface CliStream {
+  write(chunk: string, callback?: (error?: Error | null) => void): boolean;
+  readonly isTTY?: boolean;
+}
+
+export interface CliIo {
+  readonly stdout: CliStream;
+  readonly stderr: CliStream;
+}
+
+/** Writes and waits until the text is handed over, so process.exit right after loses nothing. */
+export function emit(stream: CliStream, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    stream.write(text, () => resolve());
+  });
+}
+
+export const PROGRAM = 'concertina';
+/** Messages of skipped or refused inputs shown before "and N more". */
+const SHOW_FIRST = 5;
+const MAX_SEEDS = 1000;
+const MAX_SEED = 2 ** 32 - 1; // the generator folds seeds to 32 bits
+
+// ---- values of flags -----------------------------------------------------------------------------------------
+
+function choice(flag: string, allowed: readonly string[]): (value: string) => string {
+  return (value) => {
+    if (!allowed.includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got "${value}")`);
+    return value;
+  };
+}
+
+function wholeNumber(flag: string, min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      throw new UsageError(`${flag} must be a whole number from ${min} to ${max} (got "${value}")`);
+    }
+    return n;
+  };
+}
+
+function seconds(flag: string, min: number): (value: string) => number {
+  return (value) => {
+    const n = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : Number.NaN;
+    if (!Number.isFinite(n) || n < min) throw new UsageError(`${flag} must be a number of seconds, at least ${min} (got "${value}")`);
+    return n;
+  };
+}
+
+// ---- inputs --------------------------------------------------------------------------------------------------
+
+async function readInput(flag: string, file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    throw new UsageError(`${flag} ${file}: cannot read the file (${systemReason(error)})`);
+  }
+}
+
+/** Field errors of an input file as one message: the first on the main line, a few more below it. */
+function inputErrors(source: string, errors: readonly FieldError[]): UsageError {
+  // Errors with a text position already start with the file name.
+  const line = (e: FieldError) => (e.path.startsWith(source) ? `${e.path}: ${e.message}` : `${source}: ${e.path ? `${e.path}: ` : ''}${e.message}`);
+  const lines = [line(errors[0]!)];
+  for (const e of errors.slice(1, SHOW_FIRST)) lines.push(`  also ${line(e)}`);
+  if (errors.length > SHOW_FIRST) lines.push(`  and ${errors.length - SHOW_FIRST} more problems in ${source}`);
+  return new UsageError(lines.join('\n'));
+}
+
+async function loadGrid(arg: string): Promise<GridSpec> {
+  const preset = gridPreset(arg);
+  if (preset) {
+    const parsed = parseWith(gridSpecSchema, preset);
+    if (!parsed.ok) throw new Error(`grid preset ${arg} is invalid: ${parsed.errors[0]?.message}`);
+    return parsed.value;
+  }
+  if (!/\.json$/i.test(arg)) {
+    throw new UsageError(`--grid must be a preset (${Object.keys(GRID_PRESETS).join(', ')}) or a .json file (got "${arg}")`);
+  }
+  const parsed = parseGridJson((await readInput('--grid', arg)).toString('utf8'), arg);
+  if (!parsed.ok) throw inputErrors(arg, parsed.errors);
+  return parsed.value;
+}
+
+interface Workload {
+  jobs: JobSpec[];
+  /** Lines of an SWF file that gave no job, with why. */
+  skipped: Array<{ line: number; reason: string }>;
+  records: number;
+}
+
+async function loadWorkload(arg: string, seed: number, strict: boolean, maxJobs: number | undefined): Promise<Workload> {
+  if (Object.hasOwn(WORKLOAD_PRESETS, arg)) {
+    const jobs = workloadPreset(arg, seed)!;
+    return { jobs: maxJobs === undefined ? jobs : jobs.slice(0, maxJobs), skipped: [], records: jobs.length };
+  }
+  if (/\.json$/i.test(arg)) {
+    const parsed = parseJobsJson((await readInput('--workload', arg)).toString('utf8'), arg);
+    if (!parsed.ok) throw inputErrors(arg, parsed.errors);
+    const jobs = maxJobs === undefined ? parsed.value : parsed.value.slice(0, maxJobs);
+    return { jobs, skipped: [], records: parsed.value.length };
+  }
+  if (/\.swf(\.gz)?$/i.test(arg)) {
+    let data = await readInput('--workload', arg);
+    if (/\.gz$/i.test(arg)) {
+      try {
+        data = await promisify(gunzip)(data);
+      } catch (error) {
+        throw new UsageError(`${arg}: is not valid gzip data (${error instanceof Error ? error.message : String(error)})`);
+      }
+    }
+    const parsed = parseSwf(data.toString('utf8'), arg, { strict, ...(maxJobs === undefined ? {} : { maxJobs }) });
+    if (!parsed.ok) throw inputErrors(arg, parsed.errors);
+    const { jobs, skipped } = parsed.value;
+    return { jobs, skipped, records: jobs.length + skipped.length };
+  }
+  throw new UsageError(
+    `--workload must be a preset (${Object.keys(WORKLOAD_PRESETS).join(', ')}) or a .json, .swf or .swf.gz file (got "${arg}")`,
+  );
+}
+
+// ---- simulate ------------------------------------------------------------------------------------------------
+
+interface SimulateOptions {
+  grid: string;
+  workload: string;
+  approach: string;
+  policy: string;
+  placement?: PlacementPolicyName;
+  seed: number;
+  poll: number;
+  tries?: number;
+  maxJobs?: number;
+  strict?: boolean;
+  background: boolean;
+  json?: boolean;
+  out?: string;
+}
+
+/** What `simulate --json` prints and summary.json holds. */
+export type SimulateReport = {
+  grid: string;
+  workload: string;
+  approach: string;
+  policy: string;
+  placement: string;
+  seed: number;
+  poll_s: number;
+  background: boolean;
+  refused: number;
+} & RunSummary;
+
+async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
+  const outDir = o.out === undefined ? undefined : await prepareOutDir(o.out);
+  const grid = await loadGrid(o.grid);
+  const workload = await loadWorkload(o.workload, o.seed, o.strict === true, o.maxJobs);
+  if (workload.skipped.length > 0) {
+    const lines = [`${PROGRAM}: warning: ${o.workload}: skipped ${workload.skipped.length} of ${workload.records} records:`];
+    for (const s of workload.skipped.slice(0, SHOW_FIRST)) lines.push(`  line ${s.line}: ${s.reason}`);
+    if (workload.skipped.length > SHOW_FIRST) lines.push(`  and ${workload.skipped.length - SHOW_FIRST} more`);
+    await emit(io.stderr, `${lines.join('\n')}\n`);
+  }
+  const placement = o.placement;
+  const jobs = placement === undefined ? workload.jobs : workload.jobs.map((j) => ({ ...j, placement }));
+
+  const bar = io.stderr.isTTY && !o.json ? progressBar(io.stderr, 'jobs') : undefined;
+  let outcome: SimulationOutcome;
+  try {
+    bar?.start(jobs.length, 0, { note: '' });
+    outcome = simulate(
+      {
+        grid,
+        jobs,
+        seed: o.seed,
+        pollIntervalS: o.poll,
+        background: o.background,
+        scheduler: { approach: o.approach, policy: o.policy, ...(o.tries === undefined ? {} : { triesThreshold: o.tries }) },
+      },
+      { onProgress: (ended, _total, t) => bar?.update(ended, { note: `t = ${formatDuration(t)}` }) },
+    );
+  } finally {
+    bar?.stop();
+  }
+
+  if (outcome.refused.length > 0) {
+    const lines = [`${PROGRAM}: warning: ${outcome.refused.length} of ${jobs.length} jobs refused by the scheduler (counted, not run):`];
+    for (const r of outcome.refused.slice(0, SHOW_FIRST)) {
+      const why = r.errors.map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ');
+      lines.push(`  ${r.jobId}: ${why}`);
+    }
+    if (outcome.refused.length > SHOW_FIRST) lines.push(`  and ${outcome.refused.length - SHOW_FIRST} more`);
+    await emit(io.stderr, `${lines.join('\n')}\n`);
+  }
+
+  const report: SimulateReport = {
+    grid: o.grid,
+    workload: o.workload,
+    approach: o.approach,
+    policy: o.policy,
+    placement: placement ?? 'per job',
+    seed: o.seed,
+    poll_s: o.poll,
+    background: o.background,
+    refused: outcome.refused.length,
+    ...outcome.summary,
+  };
+  // Notes go to stderr under --json, so that stdout stays one JSON object.
+  const notes = o.json ? io.stderr : io.stdout;
+  if (o.json) await emit(io.stdout, `${JSON.stringify(report)}\n`);
+  else await emit(io.stdout, summaryTable(report, grid));
+
+  if (outDir !== undefined) {
+    const { csv, stepS } = utilizationCsv(outcome.clusters, outcome.endTime);
+    const written = [
+      await writeOutput(outDir, 'summary.json', toJson(report)),
+      await writeOutput(outDir, 'jobs.csv', jobsCsv(outcome.jobs)),
+      await writeOutput(outDir, 'utilization.csv', csv),
+      await writeOutput(outDir, 'activity.csv', activityCsv(outcome.activity(ACTIVITY_BUCKET_S))),
+    ];
+    const sampling = stepS === undefined ? '' : ` (utilization as means over ${stepS} s steps, the run being long)`;
+    await emit(notes, `Wrote ${written.length} files to ${outDir}${sampling}: ${written.map((f) => f.slice(outDir.length + 1)).join(', ')}\n`);
+  }
+  return 0;
+}
+
+function formatDuration(s: number): string {
+  if (!Number.isFinite(s)) return '-';
+  if (s < 120) return `${s.toFixed(0)} s`;
+  if (s < 7200) return `${(s / 60).toFixed(1)} min`;
+  if (s < 172800) return `${(s / 3600).toFixed(1)} h`;
+  return `${(s / 86400).toFixed(1)} d`;
+}
+
+/** Rows of cells as aligned columns: text columns to the left, numbers to the right. */
+export function alignColumns(rows: ReadonlyArray<readonly string[]>, rightAligned: readonly number[] = []): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => (rightAligned.includes(i) ? cell.padStart(widths[i]!) : i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+function summaryTable(r: SimulateReport, grid: GridSpec): string {
+  const processors = grid.clusters.reduce((s, c) => s + c.processors, 0);
+  const n = (x: number, digits: number) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
+  const pct = (x: number) => n(x * 100, 1);
+  const rows: string[][] = [
+    ['jobs', String(r.jobs), '', `${r.completed} completed, ${r.failed} failed, ${r.cancelled} cancelled; ${r.refused} refused`],
+    ['makespan', n(r.makespan_s, 0), 's', formatDuration(r.makespan_s)],
+    ['utilization', pct(r.utilization), '%', `Concertina ${pct(r.concertina_utilization)} %, background ${pct(r.background_utilization)} %`],
+    ['mean wait', n(r.mean_wait_s, 1), 's', 'completed jobs'],
+    ['mean execution', n(r.mean_execution_s, 1), 's', 'completed jobs'],
+    ['mean response', n(r.mean_response_s, 1), 's', 'completed jobs'],
+    ['mean average size', n(r.mean_avg_size, 2), 'processors', 'time-weighted over each job'],
+    ['mean maximum size', n(r.mean_max_size, 2), 'processors', ''],
+    ['grow operations', String(r.grow_ops), '', ''],
+    ['shrink operations', String(r.shrink_ops), '', `mandatory; ${r.voluntary_releases} voluntary releases besides`],
+    ['scheduler events', String(r.events), '', ''],
+  ];
+  const head =
+    `Simulation: grid ${r.grid} (${grid.clusters.length} clusters, ${processors} processors${r.background ? ', background load' : ''}), ` +
+    `workload ${r.workload}, approach ${r.approach}, policy ${r.policy}, placement ${r.placement}, seed ${r.seed}, poll ${r.poll_s} s`;
+  return `${head}\n\n${alignColumns(rows, [1])}\n`;
+}
+
+/** A progress bar on the terminal behind `stream`; `note` is a free payload field. */
+export function progressBar(stream: CliStream, unit: string): cliProgress.SingleBar {
+  return new cliProgress.SingleBar(
+    {
+      stream: stream as unknown as NodeJS.WritableStream,
+      format: `{bar} {percentage}% | {value}/{total} ${unit} | {note}`,
+      hideCursor: true,
+      clearOnComplete: true,
+      barsize: 30,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+}
+
+// ---- the program ---------------------------------------------------------------------------------------------
+
+function packageVersion(): string {
+  // dist/electron/cli/ when built, electron/cli/ when a test loads the source.
+  for (const up of ['../../../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === PROGRAM && pkg.version) return pkg.version;
+    } catch {
+      // try the next candidate
+    }
+  }
+  return 'unknown';
+}
+
+function buildProgram(io: CliIo, done: (code: number) => void): Command {
+  const program = new Command(PROGRAM);
+  program
+    .description('Multicluster scheduler for malleable HPC jobs (KOALA-style), with a discrete-event simulator.')
+    .version(packageVersion(), '-V, --version')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => void io.stdout.write(s),
+      // Errors are formatted and written once, by main.
+      writeErr: () => undefined,
+      outputError: () => undefined,
+    })
+    .showSuggestionAfterError(true)
+    .addHelpText('after', '\nExit codes: 0 done, 1 internal error, 2 misuse (flag, value, file or input field; one message on stderr).');
+
+  const policies = Object.keys(malleabilityPolicies);
+  program
+    .command('simulate')
+    .description('Simulate one run of a workload on a grid, in virtual time.')
+    .addOption(new Option('--grid <name|file.json>', `grid preset (${Object.keys(GRID_PRESETS).join(', ')}) or grid JSON file`).default('das3'))
+    .addOption(
+      new Option('--workload <name|file>', `workload preset (${Object.keys(WORKLOAD_PRESETS).join(', ')}), jobs JSON file, or .swf / .swf.gz trace`).default(
+        'wm',
+      ),
+    )
+    .addOption(new Option('--approach <name>', `job management: ${APPROACHES.join(', ')}`).default('pra').argParser(choice('--approach', APPROACHES)))
+    .addOption(new Option('--policy <name>', `malleability policy: ${policies.join(', ')}`).default('fpsma').argParser(choice('--policy', policies)))
+    .addOption(
+      new Option('--placement <name>', `placement policy for every job: ${PLACEMENT_POLICIES.join(', ')} (default: each job's own)`).argParser(
+        choice('--placement', PLACEMENT_POLICIES),
+      ),
+    )
+    .addOption(new Option('--seed <n>', 'random seed (workload presets and background load)').default(1).argParser(wholeNumber('--seed', 0, MAX_SEED)))
+    .addOption(new Option('--poll <seconds>', 'information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))
+    .addOption(new Option('--tries <n>', 'failed placement tries before a job fails').argParser(wholeNumber('--tries', 1, Number.MAX_SAFE_INTEGER)))
+    .addOption(new Option('--max-jobs <n>', 'use only the first n jobs of the workload').argParser(wholeNumber('--max-jobs', 1, Number.MAX_SAFE_INTEGER)))
+    .option('--strict', 'refuse an SWF trace with malformed lines instead of skipping them')
+    .option('--no-background', 'no background load from local users')
+    .option('--json', 'print the summary as one JSON object')
+    .option('--out <dir>', 'write summary.json, jobs.csv, utilization.csv and activity.csv to this directory')
+    .action(async (options: SimulateOptions) => done(await simulateCommand(options, io)));
+
+  program
+    .command('experiment')
+    .description("Run one of the paper's experiments: koala (section VII, Figures 7 and 8).")
+    .argument('<name>', 'experiment: koala', choice('experiment', ['koala']))
+    .addOption(new Option('--seeds <n>', 'seeds per combination (1..n)').default(KOALA_DEFAULT_SEEDS).argParser(wholeNumber('--seeds', 1, MAX_SEEDS)))
+    .addOption(new Option('--poll <seconds>', 'information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))
+    .option('--json', 'print the runs and observations as one JSON object')
+    .option('--out <dir>', 'directory for the report, CSV files and SVG plots', './koala-experiment')
+    .action(async (_name: string, options: { seeds: number; poll: number; json?: boolean; out: string }) => {
+      // Loaded only here: echarts takes most of a second to load.
+      const { koalaExperimentCommand } = await import('./experiment.js');
+      done(await koalaExperimentCommand(options, io));
+    });
+  return program;
+}
+
+// commander says "error: ...", sometimes with a suggestion on a second line; one line without the prefix reads better.
+function commanderMessage(message: string): string {
+  return message
+    .replace(/^error:\s*/i, '')
+    .replace(/\n\(Did you mean (.*)\?\)/, ' (did you mean $1?)')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
+}
+
+/** Runs the CLI on `argv` (as process.argv: node, script, arguments...) and returns the exit code. */
+export async function main(argv: readonly string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  let code = 0;
+  const program = buildProgram(io, (c) => (code = c));
+  try {
+    if (argv.length <= 2) throw new UsageError(`missing command: simulate or experiment (see ${PROGRAM} --help)`);
+    await program.parseAsync([...argv]);
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // `help` and `help <command>` end as "commander.help" too, but with exit code 0.
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || (error.code === 'commander.help' && error.exitCode === 0)) return 0;
+      const message = error.code === 'commander.help' ? `expected a command: simulate or experiment (see ${PROGRAM} --help)` : commanderMessage(error.message);
+      await emit(io.stderr, `${PROGRAM}: ${message}\n`);
+      return 2;
+    }
+    if (error instanceof UsageError) {
+      await emit(io.stderr, `${PROGRAM}: ${error.message}\n`);
+      return 2;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    const debug = process.env.CONCERTINA_DEBUG ? `\n${error instanceof Error ? error.stack : ''}` : ` (set CONCERTINA_DEBUG=1 for details)`;
+    await emit(io.stderr, `${PROGRAM}: internal error: ${message}${debug}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,128 @@
+// `npm run bench`: wall-clock figures of the simulator and the scheduling pass. Progress on stderr; the last line
+// of stdout is one JSON object. Not part of `npm test` (tests never assert wall-clock times).
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { buildGrid } from '../../core/model/grid.js';
+import { gridSpecSchema, jobSpecSchema, type GridSpec, type JobSpec } from '../../core/model/schemas.js';
+import { Scheduler } from '../../core/scheduler/scheduler.js';
+import { gridPreset, syntheticGrid } from '../../core/sim/grids.js';
+import { simulate } from '../../core/sim/simulate.js';
+import { parseSwf } from '../../core/sim/workloads/swf.js';
+import { syntheticWorkload } from '../../core/sim/workloads/synthetic.js';
+import { workloadPreset } from '../../core/sim/workloads/koala.js';
+import type { ApplicationPort, LocalManager } from '../../core/ports.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const tracesDir = path.resolve(repoRoot, '..', 'shared', 'traces');
+const log = (message: string) => process.stderr.write(`${message}\n`);
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function timed<T>(fn: () => T): { ms: number; value: T } {
+  const t0 = performance.now();
+  const value = fn();
+  return { ms: performance.now() - t0, value };
+}
+
+const round = (x: number, digits = 2) => Number(x.toFixed(digits));
+
+function das3(): Record<string, number> {
+  const grid = gridSpecSchema.parse(gridPreset('das3'));
+  const out: Record<string, number> = {};
+  for (const [approach, workload] of [['pra', 'wm'], ['pwa', 'wm-fast']] as const) {
+    for (const policy of ['fpsma', 'egs']) {
+      const jobs = workloadPreset(workload, 1)!;
+      const runs: number[] = [];
+      for (let i = 0; i < 7; i++) runs.push(timed(() => simulate({ grid, jobs, seed: 1, scheduler: { approach, policy } })).ms);
+      out[`${approach}-${policy}`] = round(median(runs.slice(2)), 1); // the first runs warm the JIT up
+      log(`das3 ${approach}/${policy} (${workload}): ${out[`${approach}-${policy}`]} ms`);
+    }
+  }
+  return out;
+}
+
+function synthetic(jobs: number): { seconds: number; completed: number; failed: number; utilization: number } {
+  const grid = gridSpecSchema.parse(syntheticGrid(50, 7));
+  const workload = syntheticWorkload({ jobs, grid, seed: 7, malleableFraction: 0.3 });
+  const { ms, value } = timed(() => simulate({ grid, jobs: workload, seed: 7, scheduler: { approach: 'pra', policy: 'egs' } }));
+  log(`synthetic ${jobs} jobs on 50 clusters: ${round(ms / 1000, 3)} s (${value.summary.completed} completed, ${value.summary.failed} failed, ${value.steps} engine actions)`);
+  return { seconds: round(ms / 1000, 3), completed: value.summary.completed, failed: value.summary.failed, utilization: round(value.summary.utilization, 3) };
+}
+
+/** One pass with 10,000 queued jobs that do not fit and 5,000 running malleable jobs, over 50 clusters. */
+function pass(approach: 'pra' | 'pwa'): number {
+  const gridSpec: GridSpec = gridSpecSchema.parse({ clusters: Array.from({ length: 50 }, (_, i) => ({ name: `c${i}`, processors: 512 })) });
+  const grid = buildGrid(gridSpec);
+  const silentManager = (cluster: string): LocalManager => ({ cluster, supportsReservations: false, submit() {}, grow() {}, shrink() {}, cancel() {}, poll() {} });
+  const silentApps: ApplicationPort = { offerGrow() {}, requestShrink() {}, resized() {} };
+  const samples: number[] = [];
+  for (let round = 0; round < 7; round++) {
+    const scheduler = new Scheduler(grid, grid.clusters.map((c) => silentManager(c.name)), silentApps, { approach, policy: 'egs', triesThreshold: 1e9 });
+    // 100 malleable jobs per cluster, 2..8 processors, started at size 5: 500 of 512 used, 7 left with 12 idle.
+    let t = 0;
+    for (let c = 0; c < 50; c++) {
+      for (let k = 0; k < 100; k++) {
+        const id = `m${c}-${k}`;
+        scheduler.submitSpec(jobSpecSchema.parse({ id, kind: 'malleable', components: [{ min: 2, max: 8, initial: 5, program: 'x', cluster: `c${c}` }] }), t);
+        scheduler.advance(t);
+        scheduler.receive({ type: 'started', cluster: `c${c}`, jobId: id, component: 0, processors: 5 }, t);
+        t++;
+      }
+    }
+    // Queued jobs asking for more than any cluster can give even by shrinking everything (2 x 100 minimums = 200).
+    const big: JobSpec = jobSpecSchema.parse({ kind: 'rigid', components: [{ processors: 400, program: 'x' }] });
+    for (let q = 0; q < 10_000; q++) scheduler.submitSpec({ ...big, id: `q${q}` }, t);
+    scheduler.advance(t); // first scan: jobs join the queue
+    scheduler.requestPass();
+    samples.push(timed(() => scheduler.advance(t + 1)).ms);
+  }
+  const ms = round(median(samples.slice(2)), 2);
+  log(`pass (${approach}) with 10,000 queued and 5,000 running malleable jobs: ${ms} ms`);
+  return ms;
+}
+
+function nasa(): { seconds: number; parse_ms: number; jobs: number; skipped: number } | { skipped_reason: string } {
+  const file = path.join(tracesDir, 'NASA-iPSC-1993-3.1-cln.swf.gz');
+  if (!existsSync(file)) {
+    const reason = `${file} not found: the NASA iPSC figure is skipped`;
+    log(reason);
+    return { skipped_reason: reason };
+  }
+  const text = gunzipSync(readFileSync(file)).toString('utf8');
+  const parsed = timed(() => parseSwf(text, file));
+  if (!parsed.value.ok) throw new Error('NASA trace did not parse');
+  const { jobs, skipped } = parsed.value.value;
+  const grid = gridSpecSchema.parse({ name: 'ipsc', clusters: [{ name: 'ipsc', processors: 128 }] });
+  const runs: number[] = [];
+  for (let i = 0; i < 3; i++) runs.push(timed(() => simulate({ grid, jobs, seed: 1, background: false, scheduler: { approach: 'pra', policy: 'fpsma' } })).ms);
+  const seconds = round(median(runs) / 1000, 3);
+  log(`NASA iPSC: ${jobs.length} jobs (${skipped.length} lines skipped) parsed in ${round(parsed.ms, 1)} ms, simulated in ${seconds} s`);
+  return { seconds, parse_ms: round(parsed.ms, 1), jobs: jobs.length, skipped: skipped.length };
+}
+
+const das3_ms = das3();
+const s10 = synthetic(10_000);
+const s100 = synthetic(100_000);
+const pass_ms = pass('pra');
+const pass_pwa_ms = pass('pwa');
+const swf = nasa();
+console.log(
+  JSON.stringify({
+    das3_ms,
+    synthetic_10k_s: s10.seconds,
+    synthetic_100k_s: s100.seconds,
+    synthetic_scaling: round(s100.seconds / s10.seconds, 2),
+    synthetic_10k: s10,
+    synthetic_100k: s100,
+    pass_ms,
+    pass_pwa_ms,
+    swf_nasa_s: 'seconds' in swf ? swf.seconds : null,
+    swf_nasa: swf,
+    node: process.version,
+  }),
+);

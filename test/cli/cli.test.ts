@@ -1,0 +1,303 @@
+// The command line, end to end: `node bin/concertina.js` as a user runs it (after `npm run build`), and main() in
+// process. Misuse must exit 2 with one message naming the culprit and no stack trace.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main, type CliStream } from '../../electron/cli/main.js';
+import { averageSeries, cdf } from '../../core/sim/experiments/koala.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const bin = path.join(repoRoot, 'bin', 'concertina.js');
+const traces = path.resolve(repoRoot, '..', 'shared', 'traces');
+const batsimTrace = path.join(traces, 'batsim-medium_late-32.swf.gz');
+const haveTrace = existsSync(batsimTrace);
+if (!haveTrace) console.warn(`cli.test: skipping the SWF trace test: ${batsimTrace} is absent`);
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(...args: string[]): Run {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
+  if (r.error) throw r.error;
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Exit 2, nothing on stdout, one `concertina: ...` message mentioning each of `mentions`, no stack trace. */
+function expectUsageError(r: Run, ...mentions: string[]): void {
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).toMatch(/^concertina: /);
+  expect(r.stderr).not.toMatch(/^\s+at /m);
+  for (const m of mentions) expect(r.stderr).toContain(m);
+}
+
+function parseSingleJson(stdout: string): Record<string, unknown> {
+  const lines = stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]!) as Record<string, unknown>;
+}
+
+let tmp: string;
+const write = (name: string, text: string): string => {
+  const file = path.join(tmp, name);
+  writeFileSync(file, text);
+  return file;
+};
+
+beforeAll(() => {
+  if (!existsSync(path.join(repoRoot, 'dist', 'electron', 'cli', 'main.js'))) {
+    throw new Error('dist/ is missing: run `npm run build` before the CLI tests');
+  }
+  tmp = mkdtempSync(path.join(tmpdir(), 'concertina-cli-'));
+});
+
+afterAll(() => {
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+const JOBS = [
+  { kind: 'rigid', components: [{ processors: 4, program: 'a' }], app: { model: 'fixed', runtime: 100 } },
+  { kind: 'malleable', components: [{ min: 2, max: 8, program: 'b' }], submitTime: 10, app: { model: 'amdahl', serial: 10, parallel: 400 } },
+  { kind: 'rigid', components: [{ processors: 2, program: 'c' }], submitTime: 20, app: { model: 'fixed', runtime: 50 } },
+];
+
+describe('concertina simulate', () => {
+  it('--json prints one JSON object with the run summary in sane ranges', () => {
+    const r = cli('simulate', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    const s = parseSingleJson(r.stdout);
+    expect(s).toMatchObject({ grid: 'das3', workload: 'wm', approach: 'pra', policy: 'fpsma', seed: 1, refused: 0, jobs: 300 });
+    for (const key of ['jobs', 'completed', 'failed', 'cancelled', 'makespan_s', 'utilization', 'mean_wait_s', 'mean_response_s', 'mean_execution_s', 'mean_avg_size', 'mean_max_size', 'grow_ops', 'shrink_ops']) {
+      expect(typeof s[key], key).toBe('number');
+      expect(Number.isFinite(s[key]), key).toBe(true);
+      expect(s[key] as number, key).toBeGreaterThanOrEqual(0);
+    }
+    const n = (k: string) => s[k] as number;
+    expect(n('completed') + n('failed') + n('cancelled')).toBe(n('jobs'));
+    expect(n('utilization')).toBeLessThanOrEqual(1);
+    expect(n('makespan_s')).toBeGreaterThan(0);
+    // W_m jobs run on 2 to 46 processors.
+    expect(n('mean_avg_size')).toBeGreaterThanOrEqual(2);
+    expect(n('mean_max_size')).toBeLessThanOrEqual(46);
+    expect(n('mean_response_s')).toBeGreaterThanOrEqual(n('mean_execution_s'));
+  });
+
+  it('is deterministic: the same seed twice gives identical JSON, another seed another run', () => {
+    const a = cli('simulate', '--json', '--seed', '7', '--workload', 'wmr');
+    const b = cli('simulate', '--json', '--seed', '7', '--workload', 'wmr');
+    const c = cli('simulate', '--json', '--seed', '8', '--workload', 'wmr');
+    expect(a.code).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    expect(c.code).toBe(0);
+    expect(c.stdout).not.toBe(a.stdout);
+  });
+
+  it('runs the other policy, approach and a placement override', () => {
+    const r = cli('simulate', '--json', '--workload', 'wm-fast', '--approach', 'pwa', '--policy', 'egs', '--placement', 'cf', '--poll', '30');
+    expect(r.code, r.stderr).toBe(0);
+    expect(parseSingleJson(r.stdout)).toMatchObject({ approach: 'pwa', policy: 'egs', placement: 'cf', poll_s: 30, jobs: 300 });
+  });
+
+  it('prints an aligned summary table without --json', async () => {
+    const out = capture();
+    const err = capture();
+    const code = await main(['node', 'concertina', 'simulate', '--workload', 'wmr', '--no-background'], { stdout: out, stderr: err });
+    expect(code, err.text).toBe(0);
+    expect(out.text).toMatch(/^Simulation: grid das3/);
+    expect(out.text).toMatch(/^utilization\s+\d+\.\d\s+%/m);
+    expect(out.text).toMatch(/^mean response\s+\d+\.\d\s+s/m);
+    expect(out.text).toContain('background 0.0 %');
+  });
+
+  it('takes a jobs JSON file, and counts jobs the scheduler refuses without failing', () => {
+    const ok = cli('simulate', '--json', '--workload', write('jobs.json', JSON.stringify({ jobs: JOBS })));
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(parseSingleJson(ok.stdout)).toMatchObject({ jobs: 3, completed: 3, refused: 0 });
+
+    const huge = { kind: 'rigid', components: [{ processors: 500, program: 'x' }], app: { model: 'fixed', runtime: 10 } };
+    const r = cli('simulate', '--json', '--workload', write('huge.json', JSON.stringify([...JOBS, huge])));
+    expect(r.code, r.stderr).toBe(0);
+    expect(parseSingleJson(r.stdout)).toMatchObject({ jobs: 3, refused: 1 });
+    expect(r.stderr).toContain('1 of 4 jobs refused');
+    expect(r.stderr).toContain('job-3: components[0].processors');
+  });
+
+  it('refuses an invalid jobs file naming the file and the field', () => {
+    const bad = [...JOBS, { kind: 'malleable', components: [{ min: 4, max: 2, program: 'd' }] }];
+    const file = write('invalid.json', JSON.stringify({ jobs: bad }));
+    expectUsageError(cli('simulate', '--workload', file), `${file}: jobs[3].components[0].min: must not exceed max (min 4 > max 2)`);
+  });
+
+  it('refuses malformed JSON, a missing file and a bad grid', () => {
+    const broken = write('broken.json', '{ "jobs": [ {"kind": ');
+    expectUsageError(cli('simulate', '--workload', broken), broken, 'not valid JSON');
+    expectUsageError(cli('simulate', '--workload', path.join(tmp, 'nope.json')), '--workload', path.join(tmp, 'nope.json'), 'no such file');
+    expectUsageError(cli('simulate', '--grid', 'das4'), '--grid', 'das4', 'das3');
+    const grid = write('grid0.json', JSON.stringify({ clusters: [{ name: 'a', processors: 0 }] }));
+    expectUsageError(cli('simulate', '--grid', grid), `${grid}: clusters[0].processors`);
+  });
+
+  it('refuses unknown flags, commands and bad values with exit 2', () => {
+    expectUsageError(cli('simulate', '--frobnicate'), "unknown option '--frobnicate'");
+    expectUsageError(cli('simulate', '--approach', 'foo'), '--approach must be one of pra, pwa (got "foo")');
+    expectUsageError(cli('simulate', '--policy', 'greedy'), '--policy', 'fpsma, egs');
+    expectUsageError(cli('simulate', '--seed', 'abc'), '--seed', 'abc');
+    expectUsageError(cli('simulate', '--seed', '-1'), '--seed', '-1');
+    expectUsageError(cli('simulate', '--seed'), '--seed');
+    expectUsageError(cli('launch'), "unknown command 'launch'");
+    expectUsageError(cli(), 'missing command');
+    expectUsageError(cli('experiment', 'nope'), 'koala', 'nope');
+  });
+
+  it('--out writes summary.json, jobs.csv, utilization.csv and activity.csv', () => {
+    const dir = path.join(tmp, 'out', 'wm');
+    const r = cli('simulate', '--json', '--out', dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8'))).toEqual(parseSingleJson(r.stdout));
+    const jobs = readFileSync(path.join(dir, 'jobs.csv'), 'utf8').trimEnd().split('\n');
+    expect(jobs).toHaveLength(301);
+    expect(jobs[0]).toBe('id,name,kind,state,reason,cluster,submit,start,end,wait_s,execution_s,response_s,avg_size,max_size,grows,shrinks,tries');
+    expect(jobs[1]).toMatch(/^j0001,ft-0001|^j0001,gadget2-0001/);
+    const utilization = readFileSync(path.join(dir, 'utilization.csv'), 'utf8').trimEnd().split('\n');
+    expect(utilization[0]).toBe('t,cluster,concertina,background,processors');
+    expect(utilization.some((l) => /^\d+(\.\d+)?,grid,/.test(l))).toBe(true);
+    expect(utilization.some((l) => /^\d+(\.\d+)?,vu,.*,85$/.test(l))).toBe(true);
+    const activity = readFileSync(path.join(dir, 'activity.csv'), 'utf8').trimEnd().split('\n');
+    expect(activity[0]).toBe('t,grows,shrinks');
+    expect(activity[2]).toMatch(/^600,\d+,\d+$/);
+  });
+
+  it('refuses an --out that cannot be a directory', () => {
+    const file = write('plain-file', 'x');
+    expectUsageError(cli('simulate', '--out', file), '--out', file);
+  });
+
+  it.skipIf(!haveTrace)('runs an SWF trace (gzipped) on a one-cluster grid', () => {
+    const grid = write('one32.json', JSON.stringify({ name: 'one32', clusters: [{ name: 'c1', processors: 32 }] }));
+    const r = cli('simulate', '--json', '--grid', grid, '--workload', batsimTrace);
+    expect(r.code, r.stderr).toBe(0);
+    const s = parseSingleJson(r.stdout);
+    expect(s.jobs).toBeGreaterThan(700);
+    expect((s.completed as number) + (s.failed as number) + (s.cancelled as number)).toBe(s.jobs);
+    expect(s.utilization).toBeGreaterThan(0);
+    expect(s.utilization).toBeLessThanOrEqual(1);
+  });
+
+  it('skips malformed SWF lines and says so, or refuses them with --strict', () => {
+    const record = (n: number, submit: number, runtime: number, procs: number) => `${n} ${submit} -1 ${runtime} ${procs} -1 -1 ${procs} -1 -1 1 -1 -1 -1 -1 -1 -1 -1`;
+    const swf = write('small.swf', ['; MaxProcs: 8', record(1, 0, 100, 2), record(2, 10, 0, 2), '3 20 x 100', record(4, 30, 50, 4), ''].join('\n'));
+    const grid = write('one8.json', JSON.stringify({ clusters: [{ name: 'c1', processors: 8 }] }));
+    const r = cli('simulate', '--json', '--grid', grid, '--workload', swf);
+    expect(r.code, r.stderr).toBe(0);
+    expect(parseSingleJson(r.stdout)).toMatchObject({ jobs: 2, completed: 2 });
+    expect(r.stderr).toContain('skipped 2 of 4 records');
+    expect(r.stderr).toContain('line 3: run time 0');
+    expect(r.stderr).toContain('line 4: malformed');
+    expectUsageError(cli('simulate', '--grid', grid, '--workload', swf, '--strict'), `${swf}:4: has 4 fields`);
+    const gz = write('bad.swf.gz', 'not gzip');
+    expectUsageError(cli('simulate', '--grid', grid, '--workload', gz), gz, 'gzip');
+  });
+});
+
+describe('concertina experiment koala', () => {
+  it('--seeds 1 --json --out DIR: 8 runs, the observations, the report, CSVs and SVGs', () => {
+    const dir = path.join(tmp, 'koala');
+    const r = cli('experiment', 'koala', '--seeds', '1', '--json', '--out', dir);
+    expect(r.code, r.stderr).toBe(0);
+    const result = parseSingleJson(r.stdout) as { runs: Array<Record<string, unknown>>; observations: Array<Record<string, unknown>> };
+    expect(Object.keys(result).sort()).toEqual(['observations', 'runs']);
+    expect(result.runs).toHaveLength(8);
+    for (const run of result.runs) {
+      expect(run).toMatchObject({ seed: 1, jobs: 300 });
+      expect(['pra', 'pwa']).toContain(run.approach);
+      expect(['fpsma', 'egs']).toContain(run.policy);
+    }
+    expect(new Set(result.runs.map((x) => `${x.approach}/${x.policy}/${x.workload}`)).size).toBe(8);
+    expect(result.observations.length).toBeGreaterThanOrEqual(10);
+    for (const ob of result.observations) {
+      expect(typeof ob.id).toBe('string');
+      expect(typeof ob.text).toBe('string');
+      expect(typeof ob.holds).toBe('boolean');
+      expect(Object.values(ob.figures as Record<string, unknown>).every((v) => typeof v === 'number')).toBe(true);
+    }
+
+    const report = readFileSync(path.join(dir, 'report.md'), 'utf8');
+    expect(report).toContain('| egs-wm |');
+    expect(report).toMatch(/\*\*(holds|does not hold)\*\*/);
+    expect(readFileSync(path.join(dir, 'runs.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(9);
+    for (const fig of ['fig7', 'fig8']) {
+      for (const base of ['a-avg-size-cdf', 'b-max-size-cdf', 'c-execution-cdf', 'd-response-cdf', 'e-utilization', 'f-activity']) {
+        expect(existsSync(path.join(dir, `${fig}-${base}.csv`)), `${fig}-${base}.csv`).toBe(true);
+        expect(readFileSync(path.join(dir, `${fig}-${base}.svg`), 'utf8')).toMatch(/^<svg/);
+      }
+    }
+    const cdfRows = readFileSync(path.join(dir, 'fig7-a-avg-size-cdf.csv'), 'utf8').trimEnd().split('\n');
+    expect(cdfRows[0]).toBe('series,value,cumulative_fraction');
+    expect(cdfRows.filter((l) => l.startsWith('egs-wmr,')).at(-1)).toMatch(/,1$/);
+    expect(readFileSync(path.join(dir, 'fig8-e-utilization.csv'), 'utf8')).toMatch(/^t,series,utilization\n0,fpsma-wm-fast,/);
+    expect(readFileSync(path.join(dir, 'fig8-f-activity.csv'), 'utf8')).toMatch(/^t,series,grows,shrinks\n0,fpsma-wm-fast,/);
+  });
+
+  it('pools CDFs with ties and averages series of unequal length', () => {
+    expect(cdf([3, 1, 2, 2, Number.NaN])).toEqual([
+      { value: 1, fraction: 0.25 },
+      { value: 2, fraction: 0.75 },
+      { value: 3, fraction: 1 },
+    ]);
+    expect(averageSeries([[1, 2, 3], [3]])).toEqual([2, 2, 3]);
+    expect(averageSeries([[1, 2, 3], [3]], 0)).toEqual([2, 1, 1.5]);
+  });
+});
+
+describe('main() and bin', () => {
+  it('returns the exit code in process: 0 for help, 2 for misuse', async () => {
+    const out = capture();
+    const err = capture();
+    expect(await main(['node', 'concertina', '--help'], { stdout: out, stderr: err })).toBe(0);
+    expect(out.text).toContain('simulate');
+    const err2 = capture();
+    expect(await main(['node', 'concertina', 'simulate', '--tries', '0'], { stdout: capture(), stderr: err2 })).toBe(2);
+    expect(err2.text).toBe('concertina: --tries must be a whole number from 1 to 9007199254740991 (got "0")\n');
+  });
+
+  it('reports an unexpected error with its message, exit 1 and no stack trace', async () => {
+    const broken: CliStream = {
+      write() {
+        throw new Error('disk on fire');
+      },
+    };
+    const err = capture();
+    expect(await main(['node', 'concertina', 'simulate', '--workload', 'wm', '--max-jobs', '5'], { stdout: broken, stderr: err })).toBe(1);
+    expect(err.text).toMatch(/^concertina: internal error: disk on fire/);
+    expect(err.text).not.toMatch(/^\s+at /m);
+  });
+
+  it('bin says to run npm install when dist/ is missing', () => {
+    const root = path.join(tmp, 'unbuilt');
+    mkdirSync(path.join(root, 'bin'), { recursive: true });
+    copyFileSync(bin, path.join(root, 'bin', 'concertina.js'));
+    writeFileSync(path.join(root, 'package.json'), JSON.stringify({ type: 'module' }));
+    const r = spawnSync(process.execPath, [path.join(root, 'bin', 'concertina.js'), 'simulate'], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('npm install');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+function capture(): CliStream & { text: string } {
+  const sink = {
+    text: '',
+    write(chunk: string, callback?: (error?: Error | null) => void): boolean {
+      sink.text += chunk;
+      callback?.();
+      return true;
+    },
+  };
+  return sink;
+}
