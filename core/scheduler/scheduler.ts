@@ -235,11 +235,13 @@ export class Scheduler {
       case 'status': {
         const state = this.clusters[this.grid.cluster(message.cluster)?.index ?? -1];
         if (!state) return;
-        state.background = Math.max(0, Math.min(message.status.background, state.cluster.processors));
+        const background = Math.max(0, Math.min(message.status.background, state.cluster.processors));
+        // Polling triggers job management (paper V-B): processors local users gave back count as freed, so running
+        // jobs may grow; the queue is scanned on every poll whatever changed.
+        if (background < state.background || (message.status.reachable && !state.reachable)) state.growDue = true;
+        state.background = background;
         state.reachable = message.status.reachable;
         state.lastPoll = now;
-        // Polling is what triggers job management periodically (paper V-B): growth is reconsidered.
-        state.growDue = true;
         this.passRequested = true;
         this.emit(now, { type: 'cluster.polled', cluster: message.cluster, processors: message.status.processors, background: state.background, reachable: state.reachable });
         return;

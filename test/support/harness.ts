@@ -116,6 +116,12 @@ export function harness(g: ReturnType<typeof grid>, options: Partial<SchedulerOp
       scheduler.receive({ type: 'status', cluster, status: { processors: c.processors, background, reachable: true } }, now);
       scheduler.advance(now);
     },
+    /** A poll shows local users gave processors back (background one higher, then `background`): growth is due. */
+    freed(cluster: string, background: number) {
+      const c = g.cluster(cluster)!;
+      scheduler.receive({ type: 'status', cluster, status: { processors: c.processors, background: background + 1, reachable: true } }, now);
+      h.status(cluster, background);
+    },
     answerGrow(offer: Offer, accepted: number) {
       scheduler.receive({ type: 'growAnswer', offerId: offer.offerId, jobId: offer.jobId, accepted }, now);
     },

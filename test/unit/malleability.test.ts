@@ -16,7 +16,7 @@ function threeRunning(policy: 'fpsma' | 'egs', approach: 'pra' | 'pwa' = 'pra', 
 describe('FPSMA grow', () => {
   it('offers everything to the earliest started job, then the rest to the next, and stops at zero', () => {
     const h = threeRunning('fpsma');
-    h.at(3).status('a', 0); // a poll triggers job management: 20 - 3*2 = 14 free
+    h.at(3).freed('a', 0); // a poll sees processors freed by local users: growth is due with 20 - 3*2 = 14 free
     expect(h.apps.growOffers).toEqual([{ offerId: 1, jobId: 'j1', processors: 14 }]);
     h.answerGrow(h.apps.growOffers[0]!, 8); // j1 reaches its max of 10
     expect(h.apps.growOffers[1]).toMatchObject({ jobId: 'j2', processors: 6 }); // 14 - 8
@@ -27,7 +27,7 @@ describe('FPSMA grow', () => {
 
   it('passes what a job declines on to the next one (FT keeping a power of two)', () => {
     const h = threeRunning('fpsma');
-    h.at(3).status('a', 0);
+    h.at(3).freed('a', 0);
     h.answerGrow(h.apps.growOffers[0]!, 6); // FT at 2 offered 14 keeps 8: takes 6
     expect(h.apps.growOffers[1]).toMatchObject({ jobId: 'j2', processors: 8 });
     h.answerGrow(h.apps.growOffers[1]!, 0); // declined
@@ -36,7 +36,7 @@ describe('FPSMA grow', () => {
 
   it('never lets a job take more than offered nor beyond its maximum', () => {
     const h = threeRunning('fpsma');
-    h.at(3).status('a', 0);
+    h.at(3).freed('a', 0);
     h.answerGrow(h.apps.growOffers[0]!, 50); // answers more than offered and than max 10
     expect(h.manager('a').grows[0]).toEqual({ jobId: 'j1', processors: 8 });
     expect(h.ofType('grow.answered')[0]!.accepted).toBe(8);
@@ -47,7 +47,7 @@ describe('FPSMA shrink (PWA)', () => {
   function grown() {
     const h = threeRunning('fpsma', 'pwa');
     // Grow each job to 6: 18 of 20 used.
-    h.at(3).status('a', 0);
+    h.at(3).freed('a', 0);
     h.answerGrow(h.apps.growOffers[0]!, 4);
     h.answerGrow(h.apps.growOffers[1]!, 4);
     h.answerGrow(h.apps.growOffers[2]!, 4);
@@ -94,14 +94,14 @@ describe('FPSMA shrink (PWA)', () => {
 describe('EGS', () => {
   it('grows every job by an equal share, the remainder as a bonus to the earliest started', () => {
     const h = threeRunning('egs');
-    h.at(3).status('a', 0); // 14 free over 3 jobs: 4 each, remainder 2 -> j1 and j2 get 5
+    h.at(3).freed('a', 0); // 14 free over 3 jobs: 4 each, remainder 2 -> j1 and j2 get 5
     for (const a of [5, 5, 4]) h.answerGrow(h.apps.growOffers.at(-1)!, a);
     expect(h.apps.growOffers.map((o) => [o.jobId, o.processors])).toEqual([['j1', 5], ['j2', 5], ['j3', 4]]);
   });
 
   it('sends no offer of zero when there are more jobs than processors', () => {
     const h = threeRunning('egs');
-    h.at(3).status('a', 12); // background 12: 20 - 12 - 6 = 2 free over 3 jobs -> 1, 1, 0
+    h.at(3).freed('a', 12); // background 12: 20 - 12 - 6 = 2 free over 3 jobs -> 1, 1, 0
     h.answerGrow(h.apps.growOffers[0]!, 1);
     h.answerGrow(h.apps.growOffers[1]!, 1);
     expect(h.apps.growOffers.map((o) => [o.jobId, o.processors])).toEqual([['j1', 1], ['j2', 1]]);
@@ -109,7 +109,7 @@ describe('EGS', () => {
 
   it('shrinks every job by an equal share, the remainder as a malus on the latest started, and waits for all releases', () => {
     const h = threeRunning('egs', 'pwa');
-    h.at(3).status('a', 0);
+    h.at(3).freed('a', 0);
     for (const a of [5, 5, 4]) h.answerGrow(h.apps.growOffers.at(-1)!, a); // sizes 7, 7, 6: 20 used
     h.growAll();
     h.at(10).submit(rigid('r', 8)); // 0 idle: shrink 8 = 2 each, remainder 2 -> j3 and j2 give 3
@@ -133,7 +133,7 @@ describe('answers that come late', () => {
     h.submit(malleable('m', 2, 8));
     h.pass();
     h.startAll();
-    h.at(5).status('a', 0); // offer 8 to m
+    h.at(5).freed('a', 0); // offer 8 to m
     h.at(6).submit(rigid('r', 4));
     h.pass();
     expect(h.scheduler.job('r')!.state).toBe('queued'); // the 8 are on offer: running jobs first (PRA)
@@ -165,7 +165,7 @@ describe('threshold', () => {
     h.submit(malleable('m', 2, 20));
     h.pass();
     h.startAll();
-    h.at(1).status('a', 0);
+    h.at(1).freed('a', 0);
     expect(h.apps.growOffers[0]!.processors).toBe(10); // 12 - 2, although 18 are idle
   });
 

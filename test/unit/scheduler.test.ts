@@ -154,12 +154,26 @@ describe('PRA and PWA', () => {
     h.pass();
     h.startAll();
     h.at(1).submit(rigid('r', 4));
-    h.status('a', 0); // growth due: the 8 free go to m first
+    h.freed('a', 0); // processors freed: growth due, the 8 free go to m first
     expect(h.apps.growOffers[0]).toMatchObject({ jobId: 'm', processors: 8 });
     h.answerGrow(h.apps.growOffers[0]!, 8);
     h.scheduler.advance(1);
     expect(h.scheduler.job('r')!.state).toBe('queued');
     expect(h.apps.shrinkRequests).toHaveLength(0);
+  });
+
+  it('grows running jobs only when processors come free: a job ends, or local users give some back', () => {
+    const h = harness(grid({ a: 10 }));
+    h.submit(malleable('m', 2, 10));
+    h.pass();
+    h.startAll();
+    h.at(1).status('a', 0); // a poll that sees nothing freed
+    expect(h.apps.growOffers).toHaveLength(0);
+    h.at(2).submit(rigid('r', 3));
+    h.pass();
+    h.startAll();
+    h.at(3).finish('r'); // 3 freed: growth with all 8 free
+    expect(h.apps.growOffers).toEqual([{ offerId: 1, jobId: 'm', processors: 8 }]);
   });
 
   it('PWA shrinks running jobs (mandatory) to place a waiting job', () => {
@@ -182,7 +196,7 @@ describe('PRA and PWA', () => {
     h.pass();
     h.startAll();
     h.at(1).submit(rigid('r', 6)); // 4 idle + 0 shrinkable (m at its min 6) < 6
-    h.status('a', 0);
+    h.freed('a', 0);
     expect(h.apps.shrinkRequests).toHaveLength(0);
     expect(h.apps.growOffers[0]).toMatchObject({ jobId: 'm', processors: 4 });
   });
