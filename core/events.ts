@@ -21,7 +21,7 @@ export type SchedulerEventBody =
   | { type: 'shrink.requested'; jobId: string; cluster: string; offerId: number; processors: number; mandatory: boolean }
   | { type: 'shrink.answered'; jobId: string; offerId: number; accepted: number }
   | { type: 'job.shrunk'; jobId: string; cluster: string; processors: number; size: number; voluntary: boolean }
-  | { type: 'job.ended'; jobId: string; state: Extract<JobState, 'completed' | 'failed' | 'cancelled'>; reason: string }
+  | { type: 'job.ended'; jobId: string; state: Extract<JobState, 'completed' | 'failed' | 'cancelled'>; reason: string; tries: number }
   | { type: 'cluster.polled'; cluster: string; processors: number; background: number; reachable: boolean };
 
 export type SchedulerEvent = SchedulerEventBody & { readonly t: number };

@@ -4,6 +4,8 @@ import type { ClusterState } from '../scheduler/cluster-state.js';
 
 export interface PassContext {
   readonly clusters: readonly ClusterState[];
+  /** The clusters where processors came free since growth last ran there, in grid order. */
+  readonly growthDue: readonly ClusterState[];
   /** Grows the running malleable jobs of a cluster with what is free there, if growth is due; true if it started. */
   growRunning(cluster: ClusterState): boolean;
   /** Scans the placement queue head to tail; with `shrinkToPlace`, a job that does not fit triggers mandatory shrinks. */

@@ -2,6 +2,7 @@
 import type { PlacedComponent } from '../events.js';
 import { componentRequest, FINAL_STATES, type JobKind, type JobState, type Transition } from '../model/job.js';
 import type { JobSpec } from '../model/schemas.js';
+import type { PlacementPolicy } from '../placement/policy.js';
 
 export class JobRecord {
   readonly id: string;
@@ -34,7 +35,13 @@ export class JobRecord {
   /** Order of arrival in the grid, for deterministic tie-breaks. */
   readonly seq: number;
 
-  constructor(spec: JobSpec, id: string, seq: number, now: number) {
+  constructor(
+    spec: JobSpec,
+    id: string,
+    seq: number,
+    now: number,
+    readonly placementPolicy: PlacementPolicy,
+  ) {
     this.id = id;
     this.spec = spec;
     this.kind = spec.kind;

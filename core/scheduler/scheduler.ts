@@ -63,6 +63,7 @@ export class Scheduler {
   private seq = 0;
   private live = 0;
   private passRequested = false;
+  private growthDueClusters: ClusterState[] = [];
   private now = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -177,7 +178,7 @@ export class Scheduler {
     const id = spec.id ?? `job-${this.seq + 1}`;
     if (this.jobsById.has(id)) errors.push({ path: 'id', message: `duplicates job "${id}"` });
     if (errors.length) return fail(errors);
-    const job = new JobRecord(spec, id, this.seq++, now);
+    const job = new JobRecord(spec, id, this.seq++, now, placementPolicy(spec.placement)!);
     this.jobsById.set(id, job);
     this.live++;
     const name = spec.name ?? id;
@@ -238,7 +239,7 @@ export class Scheduler {
         const background = Math.max(0, Math.min(message.status.background, state.cluster.processors));
         // Polling triggers job management (paper V-B): processors local users gave back count as freed, so running
         // jobs may grow; the queue is scanned on every poll whatever changed.
-        if (background < state.background || (message.status.reachable && !state.reachable)) state.growDue = true;
+        if (background < state.background || (message.status.reachable && !state.reachable)) this.growthDue(state);
         state.background = background;
         state.reachable = message.status.reachable;
         state.lastPoll = now;
@@ -268,11 +269,29 @@ export class Scheduler {
   // ---- the pass ------------------------------------------------------------------------------------------------
 
   private passContext(now: number): PassContext {
+    const due = this.dueClusters();
     return {
       clusters: this.clusters,
+      growthDue: due,
       growRunning: (state) => this.growRunning(state, now),
       scanQueue: ({ shrinkToPlace }) => this.scanQueue(shrinkToPlace, now),
     };
+  }
+
+  /** Processors came free on a cluster: its running malleable jobs may grow at the next pass. */
+  private growthDue(state: ClusterState): void {
+    if (state.growDue) return;
+    state.growDue = true;
+    this.growthDueClusters.push(state);
+  }
+
+  /** Clusters where growth is due, in grid order; each pass reads this rather than every cluster. */
+  private dueClusters(): ClusterState[] {
+    // A cluster stays listed while its flag is up (busy, or skipped by the approach); duplicates are dropped here.
+    const due = this.growthDueClusters.filter((c, i, all) => c.growDue && all.indexOf(c) === i);
+    due.sort((a, b) => a.cluster.index - b.cluster.index);
+    this.growthDueClusters = due.slice();
+    return due;
   }
 
   private growRunning(state: ClusterState, now: number): boolean {
@@ -294,18 +313,32 @@ export class Scheduler {
       mostFree = Math.max(mostFree, free);
       if (shrinkToPlace && !this.malleability.busy(s)) mostWithShrink = Math.max(mostWithShrink, free + s.shrinkable);
     }
-    this.queue.scan((job) => this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, now));
+    // Jobs too large for any cluster fail with one of a few reasons: built once per pass, not once per job.
+    const tooLarge = new Map<number, string>();
+    const tooLargeReason = (need: number) => {
+      let reason = tooLarge.get(need);
+      if (reason === undefined) tooLarge.set(need, (reason = `no cluster has ${need} processors available (most: ${mostFree})`));
+      return reason;
+    };
+    this.queue.scan((job) => this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, tooLargeReason, now));
   }
 
-  private tryPlace(job: JobRecord, shrinkToPlace: boolean, mostFree: number, mostWithShrink: number, now: number): TryOutcome {
-    const policy = placementPolicy(job.spec.placement)!;
+  private tryPlace(
+    job: JobRecord,
+    shrinkToPlace: boolean,
+    mostFree: number,
+    mostWithShrink: number,
+    tooLargeReason: (need: number) => string,
+    now: number,
+  ): TryOutcome {
+    const policy = job.placementPolicy;
     const need = job.min;
     const waiting = job.waitingOn.length > 0;
     if (waiting && job.waitingOn.some((i) => this.malleability.busy(this.clusters[i]!))) return 'kept';
 
     let reason: string;
     if (!waiting && need > mostFree && job.spec.placement !== 'fcm' && job.spec.components.length === 1) {
-      reason = `no cluster has ${need} processors available (most: ${mostFree})`;
+      reason = tooLargeReason(need);
     } else {
       const placement = policy.place(job.spec, this.view((i) => this.clusters[i]!.availableFor(job.id)));
       if (placement.ok) {
@@ -446,7 +479,7 @@ export class Scheduler {
     const state = this.clusters[job.clusterIndex]!;
     this.managers[job.clusterIndex]!.shrink(job.id, n);
     this.emit(now, { type: 'job.shrunk', jobId: job.id, cluster: state.cluster.name, processors: n, size: job.size, voluntary: !requested });
-    state.growDue = true;
+    this.growthDue(state);
     this.passRequested = true;
     this.malleability.onJobChanged(job, now);
   }
@@ -462,7 +495,7 @@ export class Scheduler {
     if (job.components.length) this.unaccount(job);
     job.transition(state, now, reason);
     this.live--;
-    this.emit(now, { type: 'job.ended', jobId: job.id, state, reason });
+    this.emit(now, { type: 'job.ended', jobId: job.id, state, reason, tries: job.tries });
     this.malleability.onJobChanged(job, now);
     if (freed) this.passRequested = true;
   }
@@ -494,7 +527,7 @@ export class Scheduler {
     } else {
       for (const c of job.components) this.clusterOf(c.cluster).nonPreemptible -= c.processors;
     }
-    for (const c of job.components) this.clusterOf(c.cluster).growDue = true;
+    for (const c of job.components) this.growthDue(this.clusterOf(c.cluster));
   }
 
   private dropReservations(job: JobRecord): void {

@@ -111,11 +111,6 @@ export class MetricsCollector {
           cluster: '', size: 0, since: e.t, area: 0, max: 0, grows: 0, shrinks: 0, tries: 0,
         });
         return;
-      case 'placement.failed': {
-        const j = this.tracked.get(e.jobId);
-        if (j) j.tries = e.tries;
-        return;
-      }
       case 'job.started': {
         const j = this.tracked.get(e.jobId);
         if (!j) return;
@@ -146,6 +141,7 @@ export class MetricsCollector {
         if (!j) return;
         this.resize(j, e.t, 0);
         j.end = e.t;
+        j.tries = e.tries;
         j.state = e.state;
         j.reason = e.reason;
         this.lastEnd = Math.max(this.lastEnd, e.t);

@@ -1,6 +1,7 @@
 // A simulated grid in virtual time: simulated clusters with background load and simulated applications behind the
 // scheduler's ports, the very scheduler that runs live, an information-service poll, and the workload's arrivals.
 import type { SchedulerEvent } from '../events.js';
+import type { InboundMessage } from '../ports.js';
 import { buildGrid } from '../model/grid.js';
 import type { FieldError } from '../model/result.js';
 import type { GridSpec, JobSpec } from '../model/schemas.js';
@@ -47,7 +48,22 @@ export class SimWorld {
   constructor(config: SimulationConfig) {
     const grid = buildGrid(config.grid);
     const random = new Random(config.seed);
-    const deliver = (message: Parameters<Scheduler['receive']>[0]) => this.engine.soon(() => this.scheduler.receive(message, this.engine.now));
+    // Messages from the clusters and applications reach the scheduler after the call that caused them, in order,
+    // through one inbox drained by a single engine action (a poll of 50 clusters is one action, not 50).
+    const inbox: InboundMessage[] = [];
+    let draining = false;
+    const drain = () => {
+      for (let i = 0; i < inbox.length; i++) this.scheduler.receive(inbox[i]!, this.engine.now);
+      inbox.length = 0;
+      draining = false;
+    };
+    const deliver = (message: InboundMessage) => {
+      inbox.push(message);
+      if (!draining) {
+        draining = true;
+        this.engine.soon(drain);
+      }
+    };
     this.metrics = new MetricsCollector(grid.clusters);
     this.clusters = grid.clusters.map(
       (c) =>

@@ -7,7 +7,7 @@ export const pra: JobManagementApproach = {
   description: 'Precedence to running applications: grow running malleable jobs first, never shrink.',
   pass(context) {
     // Decision: "waiting jobs" wait for growth whatever their kind, rigid ones included.
-    for (const cluster of context.clusters) context.growRunning(cluster);
+    for (const cluster of context.growthDue) context.growRunning(cluster);
     context.scanQueue({ shrinkToPlace: false });
   },
 };

@@ -8,6 +8,6 @@ export const pwa: JobManagementApproach = {
   pass(context) {
     context.scanQueue({ shrinkToPlace: true });
     // Decision: a cluster where a waiting job is owed released processors is not grown until that job is placed.
-    for (const cluster of context.clusters) if (cluster.reserved === 0) context.growRunning(cluster);
+    for (const cluster of context.growthDue) if (cluster.reserved === 0) context.growRunning(cluster);
   },
 };
