@@ -13,11 +13,11 @@ const LOCAL_RESERVE = 2;
 const BACKGROUND_MIN_SIZE = 1;
 const BACKGROUND_MAX_SIZE = 8;
 const BACKGROUND_MEAN_DURATION_S = 900;
-const BACKGROUND_UTILISATION = 0.075;
+export const DAS3_BACKGROUND_UTILISATION = 0.075;
 
-function background(processors: number): BackgroundSpec {
+function background(processors: number, utilisation: number): BackgroundSpec {
   const meanSize = (BACKGROUND_MIN_SIZE + BACKGROUND_MAX_SIZE) / 2;
-  const interarrival = (meanSize * BACKGROUND_MEAN_DURATION_S) / (BACKGROUND_UTILISATION * processors);
+  const interarrival = (meanSize * BACKGROUND_MEAN_DURATION_S) / (utilisation * processors);
   return {
     meanInterarrivalS: Math.round(interarrival / 10) * 10,
     minSize: BACKGROUND_MIN_SIZE,
@@ -26,8 +26,8 @@ function background(processors: number): BackgroundSpec {
   };
 }
 
-function das3Cluster(name: string, processors: number) {
-  return { name, processors, threshold: processors - LOCAL_RESERVE, supportsReservations: false, background: background(processors) };
+function das3Cluster(name: string, processors: number, utilisation: number) {
+  return { name, processors, threshold: processors - LOCAL_RESERVE, supportsReservations: false, background: background(processors, utilisation) };
 }
 
 // 1 Gb/s and 10 Gb/s in MB/s.
@@ -39,28 +39,34 @@ const TEN_GBIT = 1250;
  * allocates whole nodes. Network: the three Amsterdam sites (vu, uva, mn) share 10 Gb/s metro links and VU has
  * 10 Gb/s lightpaths to Delft and Leiden; every other pair gets the 1 Gb/s default of the research network.
  */
-const das3: GridSpecInput = {
-  name: 'das3',
-  clusters: [das3Cluster('vu', 85), das3Cluster('uva', 41), das3Cluster('delft', 68), das3Cluster('mn', 46), das3Cluster('leiden', 32)],
-  // Datasets replicated on some sites only, so Close-to-Files placement has transfers to weigh.
-  files: [
-    { name: 'gadget2-ic-256', sizeMB: 2048, replicas: ['vu', 'leiden'] },
-    { name: 'gadget2-snapshots', sizeMB: 8192, replicas: ['uva', 'mn'] },
-    { name: 'ft-class-c', sizeMB: 512, replicas: ['delft'] },
-    { name: 'reference-genome', sizeMB: 3072, replicas: ['vu', 'delft', 'leiden'] },
-  ],
-  network: {
-    defaultBandwidthMBps: GBIT,
-    defaultLatencyS: 0.003,
-    links: [
-      { from: 'vu', to: 'uva', bandwidthMBps: TEN_GBIT, latencyS: 0.0005 },
-      { from: 'vu', to: 'mn', bandwidthMBps: TEN_GBIT, latencyS: 0.0005 },
-      { from: 'uva', to: 'mn', bandwidthMBps: TEN_GBIT, latencyS: 0.0005 },
-      { from: 'vu', to: 'delft', bandwidthMBps: TEN_GBIT, latencyS: 0.002 },
-      { from: 'vu', to: 'leiden', bandwidthMBps: TEN_GBIT, latencyS: 0.0015 },
+export function das3Grid(backgroundUtilisation = DAS3_BACKGROUND_UTILISATION): GridSpecInput {
+  if (!(backgroundUtilisation > 0 && backgroundUtilisation < 1)) throw new RangeError('background utilisation must lie in (0, 1)');
+  const u = backgroundUtilisation;
+  return {
+    name: 'das3',
+    clusters: [das3Cluster('vu', 85, u), das3Cluster('uva', 41, u), das3Cluster('delft', 68, u), das3Cluster('mn', 46, u), das3Cluster('leiden', 32, u)],
+    // Datasets replicated on some sites only, so Close-to-Files placement has transfers to weigh.
+    files: [
+      { name: 'gadget2-ic-256', sizeMB: 2048, replicas: ['vu', 'leiden'] },
+      { name: 'gadget2-snapshots', sizeMB: 8192, replicas: ['uva', 'mn'] },
+      { name: 'ft-class-c', sizeMB: 512, replicas: ['delft'] },
+      { name: 'reference-genome', sizeMB: 3072, replicas: ['vu', 'delft', 'leiden'] },
     ],
-  },
-};
+    network: {
+      defaultBandwidthMBps: GBIT,
+      defaultLatencyS: 0.003,
+      links: [
+        { from: 'vu', to: 'uva', bandwidthMBps: TEN_GBIT, latencyS: 0.0005 },
+        { from: 'vu', to: 'mn', bandwidthMBps: TEN_GBIT, latencyS: 0.0005 },
+        { from: 'uva', to: 'mn', bandwidthMBps: TEN_GBIT, latencyS: 0.0005 },
+        { from: 'vu', to: 'delft', bandwidthMBps: TEN_GBIT, latencyS: 0.002 },
+        { from: 'vu', to: 'leiden', bandwidthMBps: TEN_GBIT, latencyS: 0.0015 },
+      ],
+    },
+  };
+}
+
+const das3 = das3Grid();
 
 export const GRID_PRESETS: Record<string, GridSpecInput> = { das3 };
 

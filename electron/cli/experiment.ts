@@ -20,6 +20,7 @@ import { alignColumns, emit, progressBar, type CliIo } from './main.js';
 export interface KoalaCommandOptions {
   seeds: number;
   poll: number;
+  backgroundLoad: number;
   json?: boolean;
   out: string;
 }
@@ -38,7 +39,7 @@ export async function koalaExperimentCommand(o: KoalaCommandOptions, io: CliIo):
   try {
     bar?.start(matrix.length, 0, { note: `${matrix[0]!.series} seed ${matrix[0]!.seed}` });
     for (const spec of matrix) {
-      runs.push(runKoalaCase(spec, { pollIntervalS: o.poll }));
+      runs.push(runKoalaCase(spec, { pollIntervalS: o.poll, backgroundUtilization: o.backgroundLoad }));
       const next = matrix[runs.length];
       bar?.update(runs.length, { note: next ? `${next.series} seed ${next.seed}` : 'writing files' });
       // Each run is synchronous: yield so the bar can redraw between them.
@@ -48,7 +49,7 @@ export async function koalaExperimentCommand(o: KoalaCommandOptions, io: CliIo):
     bar?.stop();
   }
 
-  const analysis = analyseKoala(runs, { seeds: o.seeds, pollIntervalS: o.poll });
+  const analysis = analyseKoala(runs, { seeds: o.seeds, pollIntervalS: o.poll, backgroundUtilization: o.backgroundLoad });
   const written = await writeFiles(outDir, analysis);
   if (o.json) {
     const json = {

@@ -12,6 +12,7 @@ import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { GRID_PRESETS, gridPreset } from '../../core/sim/grids.js';
 import type { RunSummary } from '../../core/sim/metrics.js';
 import { simulate, type SimulationOutcome } from '../../core/sim/simulate.js';
+import { DAS3_BACKGROUND_UTILISATION } from '../../core/sim/grids.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../../core/sim/world.js';
 import { parseGridJson, parseJobsJson } from '../../core/sim/workloads/json.js';
 import { WORKLOAD_PRESETS, workloadPreset } from '../../core/sim/workloads/koala.js';
@@ -66,6 +67,14 @@ function seconds(flag: string, min: number): (value: string) => number {
   return (value) => {
     const n = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : Number.NaN;
     if (!Number.isFinite(n) || n < min) throw new UsageError(`${flag} must be a number of seconds, at least ${min} (got "${value}")`);
+    return n;
+  };
+}
+
+function fraction(flag: string): (value: string) => number {
+  return (value) => {
+    const n = /^0?\.\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+    if (!(n > 0 && n < 1)) throw new UsageError(`${flag} must be a fraction between 0 and 1, e.g. 0.3 (got "${value}")`);
     return n;
   };
 }
@@ -368,9 +377,14 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .argument('<name>', 'experiment: koala', choice('experiment', ['koala']))
     .addOption(new Option('--seeds <n>', 'seeds per combination (1..n)').default(KOALA_DEFAULT_SEEDS).argParser(wholeNumber('--seeds', 1, MAX_SEEDS)))
     .addOption(new Option('--poll <seconds>', 'information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))
+    .addOption(
+      new Option('--background-load <fraction>', 'share of DAS-3 busy with local users bypassing the scheduler')
+        .default(DAS3_BACKGROUND_UTILISATION)
+        .argParser(fraction('--background-load')),
+    )
     .option('--json', 'print the runs and observations as one JSON object')
     .option('--out <dir>', 'directory for the report, CSV files and SVG plots', './koala-experiment')
-    .action(async (_name: string, options: { seeds: number; poll: number; json?: boolean; out: string }) => {
+    .action(async (_name: string, options: { seeds: number; poll: number; backgroundLoad: number; json?: boolean; out: string }) => {
       // Loaded only here: echarts takes most of a second to load.
       const { koalaExperimentCommand } = await import('./experiment.js');
       done(await koalaExperimentCommand(options, io));

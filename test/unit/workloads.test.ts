@@ -162,13 +162,11 @@ describe('synthetic workload', () => {
   const grid = gridSpecSchema.parse(syntheticGrid(8, 1));
   const largest = Math.max(...grid.clusters.map((c) => c.threshold ?? c.processors));
 
-  it('generates 100,000 jobs in well under a second', () => {
-    const t0 = performance.now();
+  it('generates 100,000 jobs', () => {
+    // Its speed is measured by `npm run bench`, not asserted here.
     const jobs = syntheticWorkload({ jobs: 100_000, grid, seed: 1 });
-    const ms = performance.now() - t0;
-    console.info(`synthetic workload: 100,000 jobs in ${ms.toFixed(0)} ms`);
     expect(jobs).toHaveLength(100_000);
-    expect(ms).toBeLessThan(1000);
+    expect(new Set(jobs.map((j) => j.id)).size).toBe(100_000);
   });
 
   it('is deterministic per seed, valid, and fits the grid', () => {
@@ -378,28 +376,15 @@ describe('SWF import', () => {
   const haveNasa = existsSync(nasa);
   if (!haveNasa) console.warn(`Skipping the NASA iPSC trace test: ${nasa} does not exist (the shared traces folder is absent).`);
 
-  it.skipIf(!haveNasa)('parses the 18,239-job NASA iPSC trace quickly', () => {
+  it.skipIf(!haveNasa)('parses the 18,239-line NASA iPSC trace, accounting for every line', () => {
     const text = gunzipSync(readFileSync(nasa)).toString('utf8');
-    let t0 = performance.now();
-    const r = parseSwf(text, 'NASA-iPSC-1993-3.1-cln.swf');
-    const coldMs = performance.now() - t0;
-    // The bound is on a warmed-up parse (best of three): a first parse also pays for JIT compilation, and this
-    // suite shares the machine with other test files.
-    let ms = Infinity;
-    for (let k = 0; k < 3; k++) {
-      t0 = performance.now();
-      parseSwf(text, 'again');
-      ms = Math.min(ms, performance.now() - t0);
-    }
-    const { jobs, skipped, header } = mustOk(r);
+    const { jobs, skipped, header } = mustOk(parseSwf(text, 'NASA-iPSC-1993-3.1-cln.swf'));
     const dataLines = text.split('\n').filter((l) => l.trim() !== '' && !l.trimStart().startsWith(';')).length;
-    console.info(`NASA iPSC: ${jobs.length} jobs, ${skipped.length} skipped; first parse ${coldMs.toFixed(1)} ms, then ${ms.toFixed(1)} ms`);
     expect(dataLines).toBe(18_239);
     expect(jobs.length + skipped.length).toBe(dataLines);
     expect(skipped.every((s) => /run time|processor/.test(s.reason))).toBe(true);
     expect(jobs.every((j) => j.components[0]!.processors! <= 128)).toBe(true);
     expect(jobs[0]!.submitTime).toBe(0);
     expect(header.MaxProcs).toBe('128');
-    expect(ms).toBeLessThan(100);
   });
 });

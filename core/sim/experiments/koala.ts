@@ -2,7 +2,7 @@
 // and on W'_m and W'_mr under PWA (Figure 8), several seeds each. Runs, pools and averages the data behind each
 // panel, checks the paper's observations against it and writes the report text. Files and plots are the caller's.
 import { gridSpecSchema, type GridSpec, type JobSpec } from '../../model/schemas.js';
-import { gridPreset } from '../grids.js';
+import { das3Grid, DAS3_BACKGROUND_UTILISATION } from '../grids.js';
 import type { RunSummary } from '../metrics.js';
 import { simulate } from '../simulate.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../world.js';
@@ -60,6 +60,8 @@ export function koalaRunMatrix(seeds: number): KoalaRunSpec[] {
 export interface KoalaOptions {
   /** Seconds between information-service polls; the simulator's default otherwise. */
   readonly pollIntervalS?: number;
+  /** Share of DAS-3 kept busy by local users who bypass the scheduler (the paper does not give it). */
+  readonly backgroundUtilization?: number;
 }
 
 /** What the panels need of one job. */
@@ -83,10 +85,11 @@ export interface KoalaRun extends KoalaRunSpec {
   readonly activity: ReadonlyArray<{ readonly grows: number; readonly shrinks: number }>;
 }
 
-let das3: GridSpec | undefined;
-function das3Grid(): GridSpec {
-  das3 ??= gridSpecSchema.parse(gridPreset('das3'));
-  return das3;
+const grids = new Map<number, GridSpec>();
+function das3(backgroundUtilization = DAS3_BACKGROUND_UTILISATION): GridSpec {
+  let grid = grids.get(backgroundUtilization);
+  if (!grid) grids.set(backgroundUtilization, (grid = gridSpecSchema.parse(das3Grid(backgroundUtilization))));
+  return grid;
 }
 
 /** One run of the matrix, reduced to what the analysis uses (the step functions are not kept). */
@@ -94,7 +97,7 @@ export function runKoalaCase(spec: KoalaRunSpec, options: KoalaOptions = {}): Ko
   const jobs: JobSpec[] = workloadPreset(spec.workload, spec.seed)!;
   const appOf = new Map(jobs.map((j) => [j.id!, j.app?.model ?? 'unknown']));
   const outcome = simulate({
-    grid: das3Grid(),
+    grid: das3(options.backgroundUtilization),
     jobs,
     seed: spec.seed,
     scheduler: { approach: spec.approach, policy: spec.policy },
@@ -520,6 +523,7 @@ function label(c: KoalaCase): string {
 export interface KoalaSettings {
   readonly seeds: number;
   readonly pollIntervalS: number;
+  readonly backgroundUtilization: number;
 }
 
 export interface KoalaAnalysis {
@@ -558,7 +562,11 @@ export function runKoalaExperiment(options: KoalaExperimentOptions = {}): KoalaA
     options.onRun?.(i + 1, matrix.length, run);
     return run;
   });
-  return analyseKoala(runs, { seeds, pollIntervalS: options.pollIntervalS ?? DEFAULT_POLL_INTERVAL_S });
+  return analyseKoala(runs, {
+    seeds,
+    pollIntervalS: options.pollIntervalS ?? DEFAULT_POLL_INTERVAL_S,
+    backgroundUtilization: options.backgroundUtilization ?? DAS3_BACKGROUND_UTILISATION,
+  });
 }
 
 // ---- report.md -----------------------------------------------------------------------------------------------
@@ -569,7 +577,7 @@ export function koalaFileBases(): string[] {
 }
 
 function koalaReport(settings: KoalaSettings, runs: readonly KoalaRun[], means: readonly KoalaSeriesMeans[], obs: readonly KoalaObservation[]): string {
-  const grid = das3Grid();
+  const grid = das3(settings.backgroundUtilization);
   const processors = grid.clusters.reduce((s, c) => s + c.processors, 0);
   const jobsPerRun = WORKLOAD_PRESETS.wm!.count;
   const refused = runs.reduce((s, r) => s + r.refused, 0);
@@ -577,7 +585,8 @@ function koalaReport(settings: KoalaSettings, runs: readonly KoalaRun[], means: 
   lines.push('# KOALA malleability experiment (paper section VII)', '');
   lines.push('## What was run', '');
   lines.push(
-    `- Grid: the DAS-3 preset, ${grid.clusters.length} clusters, ${processors} processors, with background load from local users.`,
+    `- Grid: the DAS-3 preset, ${grid.clusters.length} clusters, ${processors} processors, with local users who bypass the scheduler ` +
+      `keeping about ${pct(settings.backgroundUtilization)} of it busy (the paper does not give this load).`,
     `- Figure 7 (PRA, jobs never shrunk): FPSMA and EGS on W_m and W_mr (one job every ${WORKLOAD_PRESETS.wm!.interarrivalS} s).`,
     `- Figure 8 (PWA, jobs grown and shrunk): FPSMA and EGS on W'_m and W'_mr (one job every ${WORKLOAD_PRESETS['wm-fast']!.interarrivalS} s).`,
     `- ${jobsPerRun} jobs per run (FT or GADGET-2, minimum 2 processors; W_mr and W'_mr half rigid of 2), Worst Fit placement.`,
