@@ -240,11 +240,14 @@ export class Scheduler {
         // Polling triggers job management (paper V-B): processors local users gave back count as freed, so running
         // jobs may grow; the queue is scanned on every poll whatever changed.
         if (background < state.background || (message.status.reachable && !state.reachable)) this.growthDue(state);
+        // Decision: a poll is an event only when it changes what Concertina knows (load or reachability); the time
+        // of the last poll is in the snapshot.
+        const changed = background !== state.background || message.status.reachable !== state.reachable || state.lastPoll === Number.NEGATIVE_INFINITY;
         state.background = background;
         state.reachable = message.status.reachable;
         state.lastPoll = now;
         this.passRequested = true;
-        this.emit(now, { type: 'cluster.polled', cluster: message.cluster, processors: message.status.processors, background: state.background, reachable: state.reachable });
+        if (changed) this.emit(now, { type: 'cluster.polled', cluster: message.cluster, processors: message.status.processors, background, reachable: state.reachable });
         return;
       }
       case 'growAnswer':
@@ -313,12 +316,15 @@ export class Scheduler {
       mostFree = Math.max(mostFree, free);
       if (shrinkToPlace && !this.malleability.busy(s)) mostWithShrink = Math.max(mostWithShrink, free + s.shrinkable);
     }
-    // Jobs too large for any cluster fail with one of a few reasons: built once per pass, not once per job.
-    const tooLarge = new Map<number, string>();
+    // Queued jobs too large for any cluster often ask for the same size: reuse the last reason built.
+    let lastNeed = -1;
+    let lastReason = '';
     const tooLargeReason = (need: number) => {
-      let reason = tooLarge.get(need);
-      if (reason === undefined) tooLarge.set(need, (reason = `no cluster has ${need} processors available (most: ${mostFree})`));
-      return reason;
+      if (need !== lastNeed) {
+        lastNeed = need;
+        lastReason = `no cluster has ${need} processors available (most: ${mostFree})`;
+      }
+      return lastReason;
     };
     this.queue.scan((job) => this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, tooLargeReason, now));
   }
