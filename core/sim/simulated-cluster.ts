@@ -35,6 +35,8 @@ export class SimulatedCluster implements LocalManager {
     private readonly engine: EventEngine,
     private readonly deliver: (message: ManagerMessage) => void,
     private readonly observer: ClusterObserver,
+    /** Seconds from a Concertina request getting its processors to its local job running (submission, launch). */
+    private readonly launchDelayS = 0,
   ) {
     this.cluster = spec.name;
     this.supportsReservations = spec.supportsReservations;
@@ -126,13 +128,22 @@ export class SimulatedCluster implements LocalManager {
         const jobId = p.kind === 'submit' ? p.request.jobId : p.jobId;
         this.concertina += need;
         this.allocated.set(jobId, (this.allocated.get(jobId) ?? 0) + need);
-        if (p.kind === 'submit') {
-          this.deliver({ type: 'started', cluster: this.cluster, jobId, component: p.request.component, processors: need });
-          this.observer.started(jobId, p.request.component, need);
-        } else {
-          this.deliver({ type: 'grown', cluster: this.cluster, jobId, processors: need });
-          this.observer.grown(jobId, need);
-        }
+        const activate =
+          p.kind === 'submit'
+            ? () => {
+                this.deliver({ type: 'started', cluster: this.cluster, jobId, component: p.request.component, processors: need });
+                this.observer.started(jobId, p.request.component, need);
+              }
+            : () => {
+                this.deliver({ type: 'grown', cluster: this.cluster, jobId, processors: need });
+                this.observer.grown(jobId, need);
+              };
+        // The processors are the job's from now; it can use them once its local job has launched.
+        if (this.launchDelayS > 0) {
+          this.engine.at(this.engine.now + this.launchDelayS, () => {
+            if (this.allocated.has(jobId)) activate();
+          });
+        } else activate();
       }
     }
     if (this.head > 1024 && this.head * 2 > this.pending.length) {

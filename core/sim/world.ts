@@ -21,6 +21,8 @@ export interface SimulationConfig {
   readonly pollIntervalS?: number;
   /** Generate the clusters' background load. */
   readonly background?: boolean;
+  /** Seconds between a local job getting its processors and running (batch submission and launch); default 0. */
+  readonly launchDelayS?: number;
   /** Stop at this virtual time even if jobs remain. */
   readonly maxTimeS?: number;
 }
@@ -71,7 +73,7 @@ export class SimWorld {
           started: (jobId, _component, processors) => this.componentStarted(jobId, processors),
           grown: () => undefined,
           usage: (index, concertina, background) => this.metrics.usage(this.engine.now, index, concertina, background),
-        }),
+        }, config.launchDelayS ?? 0),
     );
     this.applications = new SimulatedApplications(this.engine, deliver, (jobId) => this.applicationFinished(jobId));
     this.scheduler = new Scheduler(grid, this.clusters, this.applications, config.scheduler);

@@ -62,6 +62,8 @@ export interface KoalaOptions {
   readonly pollIntervalS?: number;
   /** Share of DAS-3 kept busy by local users who bypass the scheduler (the paper does not give it). */
   readonly backgroundUtilization?: number;
+  /** Seconds for a local job (a start, or one processor added by a grow) to launch. */
+  readonly launchDelayS?: number;
 }
 
 /** What the panels need of one job. */
@@ -98,6 +100,7 @@ export function runKoalaCase(spec: KoalaRunSpec, options: KoalaOptions = {}): Ko
   const appOf = new Map(jobs.map((j) => [j.id!, j.app?.model ?? 'unknown']));
   const outcome = simulate({
     grid: das3(options.backgroundUtilization),
+    launchDelayS: options.launchDelayS ?? 0,
     jobs,
     seed: spec.seed,
     scheduler: { approach: spec.approach, policy: spec.policy },
@@ -568,6 +571,7 @@ export function runKoalaExperiment(options: KoalaExperimentOptions = {}): KoalaA
     backgroundUtilization: options.backgroundUtilization ?? DAS3_BACKGROUND_UTILISATION,
   });
 }
+
 
 // ---- report.md -----------------------------------------------------------------------------------------------
 
