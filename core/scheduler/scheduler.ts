@@ -393,7 +393,7 @@ export class Scheduler {
         asked.push(`${missing} on ${state.cluster.name}`);
       }
     }
-    return `waiting for mandatory shrinks to release ${asked.join(', ')}`;
+    return asked.length ? `waiting for mandatory shrinks to release ${asked.join(', ')}` : 'processors set aside; placing at the next pass';
   }
 
   private view(available: (clusterIndex: number) => number): PlacementContext {

@@ -153,6 +153,7 @@ describe('concertina simulate', () => {
     expectUsageError(cli('launch'), "unknown command 'launch'");
     expectUsageError(cli(), 'missing command');
     expectUsageError(cli('experiment', 'nope'), 'koala', 'nope');
+    expectUsageError(cli('experiment', 'koala', '--background-load', '1.5'), '--background-load must be a fraction between 0 and 1');
   });
 
   it('--out writes summary.json, jobs.csv, utilization.csv and activity.csv', () => {
