@@ -48,6 +48,16 @@ export class PlacementQueue {
     return job.tries >= this.triesThreshold;
   }
 
+  /** Visits only `jobs` (newly submitted, at the tail), in order; those placed or exhausted leave the queue. */
+  scanOnly(jobs: readonly JobRecord[], visit: (job: JobRecord) => TryOutcome): void {
+    for (const job of jobs) {
+      if (job.state !== 'queued') continue;
+      if (visit(job) === 'kept') continue;
+      const i = this.jobs.lastIndexOf(job);
+      if (i >= 0) this.jobs.splice(i, 1);
+    }
+  }
+
   /**
    * Visits the queue head to tail. `visit` places the job (it leaves), keeps it (it goes to the tail, after the
    * jobs behind it, so the relative order of kept jobs holds), or drops it (exhausted). Jobs submitted while the

@@ -32,6 +32,8 @@ export class JobRecord {
   pendingGrow = 0;
   /** Processors the application has agreed to give back but not yet released. */
   releasing = 0;
+  /** Placed whole on one cluster (not split by flexible cluster minimization, not co-allocated). */
+  readonly singleCluster: boolean;
   /** Order of arrival in the grid, for deterministic tie-breaks. */
   readonly seq: number;
 
@@ -49,6 +51,7 @@ export class JobRecord {
     const request = componentRequest(spec, 0);
     this.min = request.min;
     this.max = request.max;
+    this.singleCluster = spec.components.length === 1 && !(spec.placement === 'fcm' && spec.kind === 'rigid');
     this.transitions.push({ state: 'submitted', time: now, reason: 'submitted' });
   }
 

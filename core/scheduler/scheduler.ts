@@ -63,6 +63,8 @@ export class Scheduler {
   private seq = 0;
   private live = 0;
   private passRequested = false;
+  /** Jobs submitted since the last pass: each gets a try of its own. */
+  private arrivals: JobRecord[] = [];
   private growthDueClusters: ClusterState[] = [];
   private now = Number.NEGATIVE_INFINITY;
 
@@ -186,7 +188,8 @@ export class Scheduler {
     job.transition('queued', now, 'waiting for placement');
     const position = this.queue.push(job);
     this.emit(now, { type: 'job.queued', jobId: id, position });
-    this.passRequested = true;
+    // A new job gets its own try at once (paper IV-A); the rest of the queue waits for processors to free up.
+    this.arrivals.push(job);
     return ok(job);
   }
 
@@ -215,17 +218,22 @@ export class Scheduler {
 
   /** The next time `advance` has work to do (a claim or a staged start), or +Infinity. */
   nextWakeup(): number {
-    return this.passRequested ? this.now : this.timers.next();
+    return this.passRequested || this.arrivals.length > 0 ? this.now : this.timers.next();
   }
 
-  /** Runs what is due at `now`: claims and starts, then a scheduling pass if one was asked for. */
+  /**
+   * Runs what is due at `now`: claims and starts, then a scheduling pass if one was asked for (a full pass when
+   * processors came free or on a poll; otherwise a pass over the jobs submitted since the last one).
+   */
   advance(now: number): void {
     this.now = now;
     this.timers.runDue(now);
     // Operations that end at once may ask for another pass; a few rounds settle any instant.
-    for (let round = 0; round < 4 && this.passRequested; round++) {
+    for (let round = 0; round < 4 && (this.passRequested || this.arrivals.length > 0); round++) {
+      const onlyArrivals = !this.passRequested;
       this.passRequested = false;
-      this.approach.pass(this.passContext(now));
+      this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
+      this.arrivals = [];
     }
   }
 
@@ -271,13 +279,14 @@ export class Scheduler {
 
   // ---- the pass ------------------------------------------------------------------------------------------------
 
-  private passContext(now: number): PassContext {
+  /** `arrivals`: the pass only tries these newly submitted jobs, the rest of the queue is not scanned. */
+  private passContext(now: number, arrivals?: readonly JobRecord[]): PassContext {
     const due = this.dueClusters();
     return {
       clusters: this.clusters,
       growthDue: due,
       growRunning: (state) => this.growRunning(state, now),
-      scanQueue: ({ shrinkToPlace }) => this.scanQueue(shrinkToPlace, now),
+      scanQueue: ({ shrinkToPlace }) => this.scanQueue(shrinkToPlace, now, arrivals),
     };
   }
 
@@ -306,7 +315,7 @@ export class Scheduler {
     return true;
   }
 
-  private scanQueue(shrinkToPlace: boolean, now: number): void {
+  private scanQueue(shrinkToPlace: boolean, now: number, only?: readonly JobRecord[]): void {
     if (this.queue.length === 0) return;
     // Upper bounds of what any job may get, to refuse most jobs in O(1) when the grid is full.
     let mostFree = 0;
@@ -326,7 +335,22 @@ export class Scheduler {
       }
       return lastReason;
     };
-    this.queue.scan((job) => this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, tooLargeReason, now));
+    const scan = only ? (visit: (job: JobRecord) => TryOutcome) => this.queue.scanOnly(only, visit) : (visit: (job: JobRecord) => TryOutcome) => this.queue.scan(visit);
+    scan((job) => {
+      // The common case on a full grid, kept short: a single-cluster job larger than what any cluster has free.
+      if (job.waitingOn.length === 0 && job.singleCluster && job.min > mostFree && !(shrinkToPlace && job.min <= mostWithShrink)) {
+        return this.failedTry(job, tooLargeReason(job.min), now);
+      }
+      return this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, tooLargeReason, now);
+    });
+  }
+
+  private failedTry(job: JobRecord, reason: string, now: number): TryOutcome {
+    const exhausted = this.queue.countTry(job, reason);
+    this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason });
+    if (!exhausted) return 'kept';
+    this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${reason}`, now);
+    return 'exhausted';
   }
 
   private tryPlace(
@@ -343,7 +367,7 @@ export class Scheduler {
     if (waiting && job.waitingOn.some((i) => this.malleability.busy(this.clusters[i]!))) return 'kept';
 
     let reason: string;
-    if (!waiting && need > mostFree && job.spec.placement !== 'fcm' && job.spec.components.length === 1) {
+    if (!waiting && need > mostFree && job.singleCluster) {
       reason = tooLargeReason(need);
     } else {
       const placement = policy.place(job.spec, this.view((i) => this.clusters[i]!.availableFor(job.id)));
@@ -355,7 +379,7 @@ export class Scheduler {
     }
     if (waiting) this.dropReservations(job);
 
-    if (shrinkToPlace && (need <= mostWithShrink || job.spec.components.length > 1 || job.spec.placement === 'fcm')) {
+    if (shrinkToPlace && (need <= mostWithShrink || !job.singleCluster)) {
       const busy = (i: number) => this.malleability.busy(this.clusters[i]!);
       const withShrink = policy.place(
         job.spec,
@@ -368,11 +392,7 @@ export class Scheduler {
         reason = this.shrinkToPlace(job, withShrink.components, now);
       }
     }
-    const exhausted = this.queue.countTry(job, reason);
-    this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason });
-    if (!exhausted) return 'kept';
-    this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${reason}`, now);
-    return 'exhausted';
+    return this.failedTry(job, reason, now);
   }
 
   /** PWA: reclaims processors from running malleable jobs for a job that fits only that way, and sets them aside. */

@@ -16,6 +16,20 @@ describe('placement queue', () => {
     expect(h.scheduler.job('big1')!.lastFailure).toMatch(/no cluster has 8 processors available \(most: 4\)/);
   });
 
+  it('gives a new job a try of its own without rescanning the queue; a poll or freed processors rescan it', () => {
+    const h = harness(grid({ a: 10 }));
+    h.status('a', 6); // 4 left
+    h.submit(rigid('big', 8));
+    h.scheduler.advance(0);
+    expect(h.scheduler.job('big')!.tries).toBe(1); // its own try on arrival
+    h.at(1).submit(rigid('small', 2));
+    h.scheduler.advance(1);
+    expect(h.scheduler.job('small')!.state).toBe('claiming');
+    expect(h.scheduler.job('big')!.tries).toBe(1); // nothing came free: not tried again
+    h.at(2).status('a', 6); // a poll scans the queue
+    expect(h.scheduler.job('big')!.tries).toBe(2);
+  });
+
   it('fails a job with "placement tries exhausted" past the threshold', () => {
     const h = harness(grid({ a: 10 }), { triesThreshold: 3 });
     h.status('a', 6);
