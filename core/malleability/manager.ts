@@ -23,6 +23,8 @@ interface Operation {
   /** The step it waits on: an answer to an offer or request, or releases. */
   waiting: PolicyStep | undefined;
   offerId: number;
+  /** Processors set aside for a grow operation from its start, so that nothing else takes them meanwhile. */
+  earmarked: number;
 }
 
 export class MalleabilityManager {
@@ -41,11 +43,11 @@ export class MalleabilityManager {
   }
 
   grow(cluster: ClusterState, growValue: number, now: number): void {
-    this.start(cluster, this.policy.grow(cluster.malleableJobs.slice(), growValue), false, now);
+    this.start(cluster, this.policy.grow(cluster.malleableJobs.slice(), growValue), false, growValue, now);
   }
 
   shrink(cluster: ClusterState, shrinkValue: number, mandatory: boolean, now: number): void {
-    this.start(cluster, this.policy.shrink(cluster.malleableJobs.slice(), shrinkValue), mandatory, now);
+    this.start(cluster, this.policy.shrink(cluster.malleableJobs.slice(), shrinkValue), mandatory, 0, now);
   }
 
   onGrowAnswer(offerId: number, accepted: number, now: number): void {
@@ -53,9 +55,11 @@ export class MalleabilityManager {
     const step = op?.waiting;
     if (!op || step?.kind !== 'offerGrow') return;
     this.byOffer.delete(offerId);
-    op.cluster.offered -= step.processors;
     // The job cannot take more than offered nor beyond its maximum; a negative answer is a refusal.
-    const taken = clamp(accepted, 0, Math.min(step.processors, step.job.growable));
+    const taken = clamp(accepted, 0, Math.min(step.processors, step.job.growable, op.earmarked));
+    // What the job takes becomes its own (pending) allocation; the rest stays set aside for the next offers.
+    op.earmarked -= taken;
+    op.cluster.offered -= taken;
     this.host.emit(now, { type: 'grow.answered', jobId: step.job.id, offerId, accepted: taken });
     if (taken > 0) this.host.grantGrow(step.job, taken);
     this.resume(op, taken, now);
@@ -78,7 +82,6 @@ export class MalleabilityManager {
     for (const [offerId, op] of this.byOffer) {
       if (op.waiting && 'job' in op.waiting && op.waiting.job === job && job.ended) {
         this.byOffer.delete(offerId);
-        if (op.waiting.kind === 'offerGrow') op.cluster.offered -= op.waiting.processors;
         this.resume(op, 0, now);
       }
     }
@@ -88,9 +91,10 @@ export class MalleabilityManager {
     }
   }
 
-  private start(cluster: ClusterState, procedure: PolicyProcedure, mandatory: boolean, now: number): void {
+  private start(cluster: ClusterState, procedure: PolicyProcedure, mandatory: boolean, earmark: number, now: number): void {
     if (this.byCluster.has(cluster.cluster.index)) throw new Error(`a malleability operation is already running on ${cluster.cluster.name}`);
-    const op: Operation = { cluster, procedure, mandatory, waiting: undefined, offerId: 0 };
+    const op: Operation = { cluster, procedure, mandatory, waiting: undefined, offerId: 0, earmarked: earmark };
+    cluster.offered += earmark;
     this.byCluster.set(cluster.cluster.index, op);
     cluster.busy = true;
     this.resume(op, 0, now);
@@ -119,7 +123,6 @@ export class MalleabilityManager {
       this.byOffer.set(offerId, op);
       const cluster = op.cluster.cluster.name;
       if (step.kind === 'offerGrow') {
-        op.cluster.offered += step.processors;
         this.host.emit(now, { type: 'grow.offered', jobId: job.id, cluster, offerId, processors: step.processors });
         this.host.applications.offerGrow(offerId, job.id, step.processors);
       } else {
@@ -131,6 +134,8 @@ export class MalleabilityManager {
   }
 
   private finish(op: Operation, now: number): void {
+    op.cluster.offered -= op.earmarked;
+    op.earmarked = 0;
     this.byCluster.delete(op.cluster.cluster.index);
     op.cluster.busy = false;
     this.host.operationDone(op.cluster, now);

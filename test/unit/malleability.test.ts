@@ -143,6 +143,31 @@ describe('answers that come late', () => {
   });
 });
 
+describe('a grow operation in progress', () => {
+  it('keeps all it will offer from waiting jobs until it ends, then hands back what was not taken', () => {
+    const h = harness(grid({ a: 16 }), { policy: 'egs', approach: 'pra' });
+    for (const id of ['j1', 'j2']) {
+      h.submit(malleable(id, 1, 8, { initial: 1 }));
+      h.pass();
+      h.startAll();
+    }
+    h.at(1).freed('a', 0); // 14 free: EGS offers 7 to j1, then 7 to j2
+    h.at(2).submit(rigid('r', 6));
+    h.scheduler.advance(2);
+    expect(h.scheduler.job('r')!.state).toBe('queued'); // the 14 are set aside for the operation
+    h.answerGrow(h.apps.growOffers[0]!, 1); // j1 takes 1 of its 7
+    h.scheduler.advance(2);
+    expect(h.scheduler.job('r')!.state).toBe('queued'); // j2's 7 are still set aside
+    h.answerGrow(h.apps.growOffers[1]!, 7);
+    h.scheduler.advance(2);
+    // 16 = 2 + 1 + 7 + 6: the 6 that j1 left go to r once the operation has ended, and never more than 16 in all.
+    expect(h.scheduler.job('r')!.state).toBe('claiming');
+    const [a] = h.scheduler.snapshot();
+    expect(a!.nonPreemptible + a!.preemptible).toBe(16);
+    expect(a!.earmarked).toBe(0);
+  });
+});
+
 describe('voluntary release', () => {
   it('tells the manager and frees the processors for waiting jobs', () => {
     const h = harness(grid({ a: 10 }), { approach: 'pwa' });
