@@ -1,7 +1,7 @@
 // The multicluster scheduler: placement queue, placement policies, claimer, information service and malleability
 // manager over one capacity model. It is driven from outside — `submit`, `receive` (port answers), `poll`,
 // `advance(now)` — and acts only through its ports, so the simulator and live mode run the very same code.
-import type { EventListener, PlacedComponent, SchedulerEvent, SchedulerEventBody } from '../events.js';
+import type { EventListener, PlacedComponent, SchedulerEvent, SchedulerEventBody, SchedulerEventType } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import { checkJobAgainstGrid } from '../model/job.js';
 import { fail, ok, parseWith, type Result } from '../model/result.js';
@@ -57,7 +57,9 @@ export class Scheduler {
   private readonly malleability: MalleabilityManager;
   private readonly claimer: Claimer;
   private readonly jobsById = new Map<string, JobRecord>();
-  private readonly listeners: EventListener[] = [];
+  private readonly listeners: Array<{ listener: EventListener; types: ReadonlySet<string> | undefined }> = [];
+  private readonly wanted = new Map<SchedulerEventType, boolean>();
+  private events = 0;
   private approach: JobManagementApproach;
   private readonly tag: string;
   private seq = 0;
@@ -134,12 +136,31 @@ export class Scheduler {
 
   // ---- observation ---------------------------------------------------------------------------------------------
 
-  on(listener: EventListener): () => void {
-    this.listeners.push(listener);
+  /**
+   * Subscribes to the event stream, or only to some types of events: a type nobody listens to is not even built
+   * (failed tries are the bulk of the stream on a full grid).
+   */
+  on(listener: EventListener, types?: readonly SchedulerEventType[]): () => void {
+    const entry = { listener, types: types ? new Set<string>(types) : undefined };
+    this.listeners.push(entry);
+    this.wanted.clear();
     return () => {
-      const i = this.listeners.indexOf(listener);
+      const i = this.listeners.indexOf(entry);
       if (i >= 0) this.listeners.splice(i, 1);
+      this.wanted.clear();
     };
+  }
+
+  /** Events decided so far, whether or not anyone listened to them. */
+  get eventCount(): number {
+    return this.events;
+  }
+
+  /** Whether any listener takes events of this type. */
+  private wants(type: SchedulerEventType): boolean {
+    let wanted = this.wanted.get(type);
+    if (wanted === undefined) this.wanted.set(type, (wanted = this.listeners.some((l) => !l.types || l.types.has(type))));
+    return wanted;
   }
 
   job(id: string): JobRecord | undefined {
@@ -347,7 +368,8 @@ export class Scheduler {
 
   private failedTry(job: JobRecord, reason: string, now: number): TryOutcome {
     const exhausted = this.queue.countTry(job, reason);
-    this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason });
+    if (this.wants('placement.failed')) this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason });
+    else this.events++;
     if (!exhausted) return 'kept';
     this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${reason}`, now);
     return 'exhausted';
@@ -570,11 +592,12 @@ export class Scheduler {
   }
 
   private emit(now: number, body: SchedulerEventBody): void {
-    if (this.listeners.length === 0) return;
+    this.events++;
+    if (!this.wants(body.type)) return;
     // Bodies are fresh literals: stamping the time in place spares a copy per event on the hot path.
     const event = body as { t?: number } & SchedulerEventBody;
     event.t = now;
-    for (const l of this.listeners) l(event as SchedulerEvent);
+    for (const l of this.listeners) if (!l.types || l.types.has(body.type)) l.listener(event as SchedulerEvent);
   }
 }
 

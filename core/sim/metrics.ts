@@ -1,7 +1,7 @@
 // What a run measured: per job (wait, execution and response times, time-averaged and maximum size, grows and
 // shrinks), per cluster and for the grid (utilization over time, Concertina's and background), and the
 // malleability manager's activity over time. Built from the scheduler's event stream and the clusters' usage.
-import type { SchedulerEvent } from '../events.js';
+import type { SchedulerEvent, SchedulerEventType } from '../events.js';
 import { StepFunction, StepRecorder } from '../time/step-function.js';
 
 export interface JobMetrics {
@@ -78,6 +78,9 @@ interface Tracking {
 }
 
 export class MetricsCollector {
+  /** The event types the collector reads; it may subscribe to these only. */
+  static readonly EVENT_TYPES: readonly SchedulerEventType[] = ['job.submitted', 'job.started', 'job.grown', 'job.shrunk', 'job.ended'];
+
   private readonly tracked = new Map<string, Tracking>();
   private readonly finished: Tracking[] = [];
   private readonly concertina: StepRecorder[];
@@ -85,7 +88,6 @@ export class MetricsCollector {
   private readonly growTimes: number[] = [];
   private readonly shrinkTimes: number[] = [];
   private voluntary = 0;
-  private eventCount = 0;
   private firstSubmit = Number.POSITIVE_INFINITY;
   private lastEnd = 0;
 
@@ -102,7 +104,6 @@ export class MetricsCollector {
 
   /** Feed with the scheduler's events. */
   event(e: SchedulerEvent): void {
-    this.eventCount++;
     switch (e.type) {
       case 'job.submitted':
         this.firstSubmit = Math.min(this.firstSubmit, e.t);
@@ -197,7 +198,8 @@ export class MetricsCollector {
     return buckets;
   }
 
-  summary(): RunSummary {
+  /** `events`: how many events the scheduler decided (the collector reads only some of them). */
+  summary(events: number): RunSummary {
     const jobs = this.jobs();
     const completed = jobs.filter((j) => j.state === 'completed');
     const mean = (f: (j: JobMetrics) => number) => (completed.length ? completed.reduce((s, j) => s + f(j), 0) / completed.length : 0);
@@ -232,7 +234,7 @@ export class MetricsCollector {
       grow_ops: this.growTimes.length,
       shrink_ops: this.shrinkTimes.length,
       voluntary_releases: this.voluntary,
-      events: this.eventCount,
+      events,
     };
   }
 }

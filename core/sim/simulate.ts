@@ -31,17 +31,16 @@ export function simulate(config: SimulationConfig, hooks: SimulationHooks = {}):
   const step = Math.max(1, Math.floor(total / 200));
   if (hooks.onProgress) {
     world.scheduler.on((e) => {
-      if (e.type !== 'job.ended') return;
       ended++;
       if (ended - reported >= step || ended === total) {
         reported = ended;
         hooks.onProgress!(ended, total, e.t);
       }
-    });
+    }, ['job.ended']);
   }
   world.run();
   return {
-    summary: world.metrics.summary(),
+    summary: world.metrics.summary(world.scheduler.eventCount),
     jobs: world.metrics.jobs(),
     clusters: world.metrics.clusterUsage(),
     activity: (bucketS) => world.metrics.activity(bucketS),

@@ -77,7 +77,7 @@ export class SimWorld {
     );
     this.applications = new SimulatedApplications(this.engine, deliver, (jobId) => this.applicationFinished(jobId));
     this.scheduler = new Scheduler(grid, this.clusters, this.applications, config.scheduler);
-    this.scheduler.on((e) => this.onEvent(e));
+    this.scheduler.on((e) => this.onEvent(e), MetricsCollector.EVENT_TYPES);
     this.jobs = [...config.jobs].sort((a, b) => a.submitTime - b.submitTime);
     this.maxTime = config.maxTimeS ?? Number.POSITIVE_INFINITY;
 

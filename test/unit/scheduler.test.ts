@@ -230,3 +230,19 @@ describe('PRA and PWA', () => {
     expect(h.scheduler.job('late')!.state).toBe('queued');
   });
 });
+
+describe('event subscriptions', () => {
+  it('delivers only the types a listener asked for, and counts every event decided', () => {
+    const h = harness(grid({ a: 4 }));
+    const ended: string[] = [];
+    h.scheduler.on((e) => ended.push(e.type), ['job.ended']);
+    h.status('a', 2);
+    h.submit(rigid('big', 4));
+    h.scheduler.advance(0); // big cannot fit: a failed try on arrival
+    h.status('a', 2); // and another on the next poll
+    h.scheduler.cancel('big', 1);
+    expect(ended).toEqual(['job.ended']);
+    expect(h.events.filter((e) => e.type === 'placement.failed')).toHaveLength(2);
+    expect(h.scheduler.eventCount).toBe(h.events.length);
+  });
+});
