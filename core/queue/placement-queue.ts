@@ -41,10 +41,10 @@ export class PlacementQueue {
     return false;
   }
 
-  /** Counts a failed try; true when the job has now exhausted its tries. */
-  countTry(job: JobRecord, reason: string): boolean {
+  /** Counts a failed try (the reason already recorded on the job when not given); true when tries are exhausted. */
+  countTry(job: JobRecord, reason?: string): boolean {
     job.tries++;
-    job.lastFailure = reason;
+    if (reason !== undefined) job.lastFailure = reason;
     return job.tries >= this.triesThreshold;
   }
 

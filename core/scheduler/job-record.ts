@@ -14,7 +14,10 @@ export class JobRecord {
   readonly transitions: Transition[] = [];
   state: JobState = 'submitted';
   tries = 0;
-  lastFailure = '';
+  private failure = '';
+  /** A "no cluster has enough" failure is kept as two numbers and worded only when read (it is the common one). */
+  private failureNeed = 0;
+  private failureMost = -1;
   /** Where it was placed, and with how many processors per component (the start size). */
   components: PlacedComponent[] = [];
   /** Cluster index of a single-cluster job once placed; -1 before. */
@@ -53,6 +56,26 @@ export class JobRecord {
     this.max = request.max;
     this.singleCluster = spec.components.length === 1 && !(spec.placement === 'fcm' && spec.kind === 'rigid');
     this.transitions.push({ state: 'submitted', time: now, reason: 'submitted' });
+  }
+
+  /** Why the last placement try failed. */
+  get lastFailure(): string {
+    if (this.failureMost >= 0) {
+      this.failure = `no cluster has ${this.failureNeed} processors available (most: ${this.failureMost})`;
+      this.failureMost = -1;
+    }
+    return this.failure;
+  }
+
+  set lastFailure(reason: string) {
+    this.failure = reason;
+    this.failureMost = -1;
+  }
+
+  /** Records a try that failed because no cluster had `need` processors free (`most` at best). */
+  tooLarge(need: number, most: number): void {
+    this.failureNeed = need;
+    this.failureMost = most;
   }
 
   get malleable(): boolean {

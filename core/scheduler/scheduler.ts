@@ -346,32 +346,24 @@ export class Scheduler {
       mostFree = Math.max(mostFree, free);
       if (shrinkToPlace && !this.malleability.busy(s)) mostWithShrink = Math.max(mostWithShrink, free + s.shrinkable);
     }
-    // Queued jobs too large for any cluster often ask for the same size: reuse the last reason built.
-    let lastNeed = -1;
-    let lastReason = '';
-    const tooLargeReason = (need: number) => {
-      if (need !== lastNeed) {
-        lastNeed = need;
-        lastReason = `no cluster has ${need} processors available (most: ${mostFree})`;
-      }
-      return lastReason;
-    };
     const scan = only ? (visit: (job: JobRecord) => TryOutcome) => this.queue.scanOnly(only, visit) : (visit: (job: JobRecord) => TryOutcome) => this.queue.scan(visit);
     scan((job) => {
       // The common case on a full grid, kept short: a single-cluster job larger than what any cluster has free.
       if (job.waitingOn.length === 0 && job.singleCluster && job.min > mostFree && !(shrinkToPlace && job.min <= mostWithShrink)) {
-        return this.failedTry(job, tooLargeReason(job.min), now);
+        job.tooLarge(job.min, mostFree);
+        return this.failedTry(job, undefined, now);
       }
-      return this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, tooLargeReason, now);
+      return this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, now);
     });
   }
 
-  private failedTry(job: JobRecord, reason: string, now: number): TryOutcome {
+  /** `reason` undefined: already recorded on the job (and worded only if someone reads it). */
+  private failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome {
     const exhausted = this.queue.countTry(job, reason);
-    if (this.wants('placement.failed')) this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason });
+    if (this.wants('placement.failed')) this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason: job.lastFailure });
     else this.events++;
     if (!exhausted) return 'kept';
-    this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${reason}`, now);
+    this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${job.lastFailure}`, now);
     return 'exhausted';
   }
 
@@ -380,7 +372,6 @@ export class Scheduler {
     shrinkToPlace: boolean,
     mostFree: number,
     mostWithShrink: number,
-    tooLargeReason: (need: number) => string,
     now: number,
   ): TryOutcome {
     const policy = job.placementPolicy;
@@ -390,7 +381,8 @@ export class Scheduler {
 
     let reason: string;
     if (!waiting && need > mostFree && job.singleCluster) {
-      reason = tooLargeReason(need);
+      job.tooLarge(need, mostFree);
+      reason = job.lastFailure;
     } else {
       const placement = policy.place(job.spec, this.view((i) => this.clusters[i]!.availableFor(job.id)));
       if (placement.ok) {
