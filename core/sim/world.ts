@@ -23,6 +23,8 @@ export interface SimulationConfig {
   readonly background?: boolean;
   /** Seconds between a local job getting its processors and running (batch submission and launch); default 0. */
   readonly launchDelayS?: number;
+  /** Keep the grid alive (polls, background load) after the workload's jobs have ended: a hosted, living grid. */
+  readonly endless?: boolean;
   /** Stop at this virtual time even if jobs remain. */
   readonly maxTimeS?: number;
 }
@@ -46,6 +48,7 @@ export class SimWorld {
   private readonly startedComponents = new Map<string, number>();
   private wakeAt = Number.NaN;
   private readonly maxTime: number;
+  private readonly endless: boolean;
 
   constructor(config: SimulationConfig) {
     const grid = buildGrid(config.grid);
@@ -80,6 +83,7 @@ export class SimWorld {
     this.scheduler.on((e) => this.onEvent(e), MetricsCollector.EVENT_TYPES);
     this.jobs = [...config.jobs].sort((a, b) => a.submitTime - b.submitTime);
     this.maxTime = config.maxTimeS ?? Number.POSITIVE_INFINITY;
+    this.endless = config.endless ?? false;
 
     const pollInterval = config.pollIntervalS ?? DEFAULT_POLL_INTERVAL_S;
     const poll = () => {
@@ -105,7 +109,22 @@ export class SimWorld {
 
   /** Every job submitted has ended (or the time limit passed). */
   get finished(): boolean {
-    return (this.submitted === this.jobs.length && this.scheduler.liveJobs === 0) || this.engine.now > this.maxTime;
+    if (this.engine.now > this.maxTime) return true;
+    return !this.endless && this.submitted === this.jobs.length && this.scheduler.liveJobs === 0;
+  }
+
+  /** Runs every instant up to virtual time `t`, then sets the clock to `t` (a hosted grid follows a wall clock). */
+  runUntil(t: number): void {
+    while (this.engine.nextTime() <= t && this.stepInstant());
+    if (t > this.engine.now && !this.finished) this.engine.now = t;
+  }
+
+  /** Submits a job now (validated by the scheduler). */
+  submit(input: unknown): ReturnType<Scheduler['submit']> {
+    const result = this.scheduler.submit(input, this.engine.now);
+    // Its try happens in the scheduler's next pass: make sure the engine visits this instant again.
+    this.engine.soon(() => undefined);
+    return result;
   }
 
   get totalJobs(): number {

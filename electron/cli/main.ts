@@ -389,6 +389,15 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
       const { koalaExperimentCommand } = await import('./experiment.js');
       done(await koalaExperimentCommand(options, io));
     });
+  program
+    .command('serve')
+    .description('Start the headless web mode: the host and its API on http://127.0.0.1, behind a token printed in the URL.')
+    .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').default(0).argParser(wholeNumber('--port', 0, 65535)))
+    .addOption(new Option('--host <address>', 'address to bind').default('127.0.0.1'))
+    .action(async (options: { port: number; host: string }) => {
+      const { serveCommand } = await import('./serve.js');
+      done(await serveCommand(options, io));
+    });
   return program;
 }
 
@@ -406,14 +415,14 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
   let code = 0;
   const program = buildProgram(io, (c) => (code = c));
   try {
-    if (argv.length <= 2) throw new UsageError(`missing command: simulate or experiment (see ${PROGRAM} --help)`);
+    if (argv.length <= 2) throw new UsageError(`missing command: simulate, experiment or serve (see ${PROGRAM} --help)`);
     await program.parseAsync([...argv]);
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
       // `help` and `help <command>` end as "commander.help" too, but with exit code 0.
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || (error.code === 'commander.help' && error.exitCode === 0)) return 0;
-      const message = error.code === 'commander.help' ? `expected a command: simulate or experiment (see ${PROGRAM} --help)` : commanderMessage(error.message);
+      const message = error.code === 'commander.help' ? `expected a command: simulate, experiment or serve (see ${PROGRAM} --help)` : commanderMessage(error.message);
       await emit(io.stderr, `${PROGRAM}: ${message}\n`);
       return 2;
     }

@@ -1,0 +1,30 @@
+// `concertina serve`: the host in headless web mode, until interrupted.
+import { Host } from '../host/host.js';
+import { startWebServer } from '../web/server.js';
+import { emit, type CliIo } from './main.js';
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export async function serveCommand(o: ServeOptions, io: CliIo, stopped: Promise<void> = signalled()): Promise<number> {
+  const host = new Host();
+  const server = await startWebServer(host, { host: o.host, port: o.port });
+  host.start();
+  if (!LOOPBACK.has(o.host)) await emit(io.stderr, `concertina: warning: --host ${o.host} exposes the host beyond this machine; the token is its only guard\n`);
+  await emit(io.stdout, `Concertina is running (simulated DAS-3). Open: ${server.url}\n`);
+  await stopped;
+  host.stop();
+  await server.close();
+  return 0;
+}
+
+function signalled(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}
