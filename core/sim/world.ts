@@ -119,6 +119,14 @@ export class SimWorld {
     if (t > this.engine.now && !this.finished) this.engine.now = t;
   }
 
+  /** Submits a job at virtual time `t` (not before now); for replaying what a hosted run accepted. */
+  submitAt(t: number, input: unknown): void {
+    this.engine.at(t, () => {
+      const result = this.scheduler.submit(input, this.engine.now);
+      if (!result.ok) this.refused.push({ jobId: String((input as { id?: unknown })?.id ?? '?'), errors: result.errors });
+    });
+  }
+
   /** Submits a job now (validated by the scheduler). */
   submit(input: unknown): ReturnType<Scheduler['submit']> {
     const result = this.scheduler.submit(input, this.engine.now);

@@ -394,7 +394,8 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .description('Start the headless web mode: the host and its API on http://127.0.0.1, behind a token printed in the URL.')
     .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').default(0).argParser(wholeNumber('--port', 0, 65535)))
     .addOption(new Option('--host <address>', 'address to bind').default('127.0.0.1'))
-    .action(async (options: { port: number; host: string }) => {
+    .option('--store <file>', 'SQLite file that keeps the run (an existing run is resumed)')
+    .action(async (options: { port: number; host: string; store?: string }) => {
       const { serveCommand } = await import('./serve.js');
       done(await serveCommand(options, io));
     });

@@ -1,17 +1,21 @@
 // `concertina serve`: the host in headless web mode, until interrupted.
 import { Host } from '../host/host.js';
+import { openStore } from '../store/store.js';
 import { startWebServer } from '../web/server.js';
 import { emit, type CliIo } from './main.js';
 
 export interface ServeOptions {
   port: number;
   host: string;
+  /** SQLite file keeping the run; an existing one is resumed. */
+  store?: string;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export async function serveCommand(o: ServeOptions, io: CliIo, stopped: Promise<void> = signalled()): Promise<number> {
-  const host = new Host();
+  const store = o.store ? openStore(o.store) : undefined;
+  const host = new Host({ store });
   const server = await startWebServer(host, { host: o.host, port: o.port });
   host.start();
   if (!LOOPBACK.has(o.host)) await emit(io.stderr, `concertina: warning: --host ${o.host} exposes the host beyond this machine; the token is its only guard\n`);
@@ -19,6 +23,7 @@ export async function serveCommand(o: ServeOptions, io: CliIo, stopped: Promise<
   await stopped;
   host.stop();
   await server.close();
+  store?.close();
   return 0;
 }
 

@@ -7,6 +7,7 @@ import { workloadPreset } from '../../core/sim/workloads/koala.js';
 import { SimWorld } from '../../core/sim/world.js';
 import type { ApiResult, MethodName, Speed } from '../api/contract.js';
 import { createDispatcher, type Dispatch } from '../api/dispatcher.js';
+import type { RunConfig, Store } from '../store/store.js';
 
 const SPEED_FACTOR: Record<Speed, number> = { pause: 0, '1x': 1, '10x': 10, '100x': 100, max: Number.POSITIVE_INFINITY };
 /** At "max", one tick simulates for at most this long, so the API stays responsive. */
@@ -14,8 +15,11 @@ const MAX_SPEED_SLICE_MS = 50;
 
 export interface HostOptions {
   readonly grid?: GridSpec;
-  readonly workload?: readonly JobSpec[];
+  /** A workload preset (wm, wmr, wm-fast, wmr-fast) or `none`. */
+  readonly workload?: string;
   readonly seed?: number;
+  /** Where the run is kept; a store that holds a run resumes it. */
+  readonly store?: Store;
   readonly speed?: Speed;
   /** Wall clock in milliseconds (injected by tests). */
   readonly clock?: () => number;
@@ -29,15 +33,32 @@ export class Host {
   private virtualAnchor: number;
   private readonly clock: () => number;
   private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly store: Store | undefined;
+  private unsaved: SchedulerEvent[] = [];
 
   constructor(options: HostOptions = {}) {
-    const grid = options.grid ?? gridSpecSchema.parse(gridPreset('das3'));
-    const seed = options.seed ?? 1;
-    this.world = new SimWorld({ grid, jobs: options.workload ?? workloadPreset('wm', seed)!, seed, endless: true });
+    this.store = options.store;
+    const resumed = this.store?.run();
+    const run: RunConfig = resumed ?? { grid: options.grid ?? gridSpecSchema.parse(gridPreset('das3')), workload: options.workload ?? 'wm', seed: options.seed ?? 1 };
+    const jobs: JobSpec[] = run.workload === 'none' ? [] : (workloadPreset(run.workload, run.seed) ?? []);
+    this.world = new SimWorld({ grid: gridSpecSchema.parse(run.grid), jobs, seed: run.seed, endless: true });
+    if (this.store) {
+      // Events already stored are replayed identically (the run is deterministic): only later ones are written.
+      let replayed = resumed ? this.store.eventCount() : 0;
+      this.world.scheduler.on((e) => {
+        if (replayed > 0) replayed--;
+        else this.unsaved.push(e);
+      });
+    }
+    if (resumed && this.store) {
+      for (const s of this.store.submissions()) this.world.submitAt(s.t, s.spec);
+      for (const s of this.store.settings()) this.world.engine.at(s.t, () => this.applySetting(s.key, s.value));
+      this.world.runUntil(this.store.clock());
+    } else this.store?.startRun(run);
     this.clock = options.clock ?? (() => performance.now());
     this.speed = options.speed ?? '1x';
     this.wallAnchor = this.clock();
-    this.virtualAnchor = 0;
+    this.virtualAnchor = this.world.engine.now;
     this.dispatch = createDispatcher({
       'grid.snapshot': () => ({
         ok: true,
@@ -50,7 +71,11 @@ export class Host {
       'jobs.submit': (spec) => {
         this.tick();
         const r = this.world.submit(spec);
-        return r.ok ? { ok: true, value: { jobId: r.value.id } } : r;
+        if (!r.ok) return r;
+        // On disk before the answer: a job the API accepted survives a crash.
+        this.store?.addSubmission({ t: this.world.engine.now, spec });
+        this.flush();
+        return { ok: true, value: { jobId: r.value.id } };
       },
       'jobs.cancel': ({ jobId }) => {
         const r = this.world.scheduler.cancel(jobId, this.world.engine.now);
@@ -83,10 +108,12 @@ export class Host {
       },
       'settings.get': () => ({ ok: true, value: this.settings() }),
       'settings.set': (changes) => {
-        const s = this.world.scheduler;
-        if (changes.approach !== undefined) s.setApproach(changes.approach);
-        if (changes.policy !== undefined) s.setPolicy(changes.policy);
-        if (changes.triesThreshold !== undefined) s.queue.triesThreshold = changes.triesThreshold;
+        this.tick();
+        for (const [key, value] of Object.entries(changes)) {
+          if (value === undefined) continue;
+          this.applySetting(key, value);
+          this.store?.addSetting({ t: this.world.engine.now, key, value });
+        }
         return { ok: true, value: this.settings() };
       },
     });
@@ -109,10 +136,12 @@ export class Host {
       const until = this.clock() + MAX_SPEED_SLICE_MS;
       while (this.clock() < until && this.world.stepInstant());
       this.reanchor();
+      this.flush();
       return;
     }
     const target = this.virtualAnchor + ((this.clock() - this.wallAnchor) / 1000) * factor;
     this.world.runUntil(target);
+    this.flush();
   }
 
   start(intervalMs = 100): void {
@@ -122,6 +151,22 @@ export class Host {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    this.flush();
+  }
+
+  private applySetting(key: string, value: unknown): void {
+    const s = this.world.scheduler;
+    if (key === 'approach') s.setApproach(String(value));
+    else if (key === 'policy') s.setPolicy(String(value));
+    else if (key === 'triesThreshold') s.queue.triesThreshold = Number(value);
+  }
+
+  /** Writes the events since the last flush and the virtual clock. */
+  flush(): void {
+    if (!this.store) return;
+    this.store.addEvents(this.unsaved);
+    this.unsaved = [];
+    this.store.setClock(this.world.engine.now);
   }
 
   private reanchor(): void {

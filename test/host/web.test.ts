@@ -12,7 +12,7 @@ let host: Host;
 let server: WebServer;
 
 beforeAll(async () => {
-  host = new Host({ clock: () => wall, workload: [] });
+  host = new Host({ clock: () => wall, workload: 'none' });
   server = await startWebServer(host, { snapshotIntervalMs: 50 });
 });
 afterAll(async () => {

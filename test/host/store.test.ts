@@ -1,0 +1,92 @@
+// Persistence: the schema's migrations, a hosted run that comes back after a restart, and after a SIGKILL.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { Host } from '../../electron/host/host.js';
+import { openStore, SCHEMA_VERSION } from '../../electron/store/store.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const tempFile = () => path.join(mkdtempSync(path.join(tmpdir(), 'concertina-store-')), 'run.db');
+const job = (id: string) => ({ id, kind: 'malleable', app: { model: 'gadget2' }, components: [{ min: 2, max: 46, program: 'gadget2' }] });
+
+describe('store', () => {
+  it('migrates a new file to the current schema in WAL mode, and refuses a newer schema', () => {
+    const file = tempFile();
+    openStore(file).close();
+    const db = new Database(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    expect(() => openStore(file)).toThrow(/newer than this Concertina/);
+  });
+
+  it('resumes a hosted run after a restart: same jobs, same history, nothing twice', () => {
+    const file = tempFile();
+    let wall = 0;
+    const store = openStore(file);
+    const first = new Host({ store, clock: () => wall, speed: '100x' });
+    expect(first.call('jobs.submit', job('mine')).ok).toBe(true);
+    expect(first.call('settings.set', { policy: 'egs' }).ok).toBe(true);
+    wall += 30_000; // 50 virtual minutes
+    first.tick();
+    const before = first.call('jobs.list', { limit: 100_000 });
+    const clock = first.world.engine.now;
+    first.stop();
+    store.close();
+
+    const again = openStore(file);
+    const second = new Host({ store: again, clock: () => wall });
+    expect(second.world.engine.now).toBe(clock);
+    const after = second.call('jobs.list', { limit: 100_000 });
+    expect(after).toEqual(before); // every job, in its state, none twice
+    expect(second.call('settings.get', {})).toMatchObject({ ok: true, value: { policy: 'egs' } });
+    const submitted = again.events('mine').filter((e) => e.type === 'job.submitted');
+    expect(submitted).toHaveLength(1);
+    second.stop();
+    again.close();
+  });
+
+  it('keeps every job accepted before a SIGKILL, once', async () => {
+    const file = tempFile();
+    const serve = () => {
+      const child = spawn(process.execPath, ['bin/concertina.js', 'serve', '--port', '0', '--store', file], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+      const url = new Promise<URL>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (c) => {
+          out += c;
+          const m = /Open: (\S+)/.exec(out);
+          if (m) resolve(new URL(m[1]!));
+        });
+        child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+      });
+      return { child, url };
+    };
+    const api = async (url: URL, method: string, body: unknown) => {
+      const r = await fetch(`${url.origin}/api/${method}`, { method: 'POST', headers: { authorization: `Bearer ${url.searchParams.get('token')}` }, body: JSON.stringify(body) });
+      return (await r.json()) as { ok: boolean; value: { jobs: Array<{ id: string }> } };
+    };
+
+    const a = serve();
+    const url1 = await a.url;
+    for (const id of ['k1', 'k2', 'k3']) expect((await api(url1, 'jobs.submit', job(id))).ok).toBe(true);
+    const killed = new Promise((resolve) => a.child.on('exit', resolve));
+    a.child.kill('SIGKILL');
+    await killed;
+
+    const b = serve();
+    const url2 = await b.url;
+    const ids = (await api(url2, 'jobs.list', { limit: 100_000 })).value.jobs.map((j) => j.id);
+    for (const id of ['k1', 'k2', 'k3']) expect(ids.filter((x) => x === id)).toHaveLength(1);
+    const stopped = new Promise((resolve) => b.child.on('exit', resolve));
+    b.child.kill('SIGTERM');
+    await stopped;
+    const store = openStore(file);
+    for (const id of ['k1', 'k2', 'k3']) expect(store.events(id).filter((e) => e.type === 'job.submitted')).toHaveLength(1);
+    store.close();
+  });
+});
