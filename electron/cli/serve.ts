@@ -1,4 +1,6 @@
 // `concertina serve`: the host in headless web mode, until interrupted.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Host } from '../host/host.js';
 import { openStore } from '../store/store.js';
 import { startWebServer } from '../web/server.js';
@@ -11,12 +13,15 @@ export interface ServeOptions {
   store?: string;
 }
 
+// dist/electron/cli/serve.js -> dist/renderer, where `npm run build` puts the console.
+const CONSOLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'renderer');
+
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export async function serveCommand(o: ServeOptions, io: CliIo, stopped: Promise<void> = signalled()): Promise<number> {
   const store = o.store ? openStore(o.store) : undefined;
   const host = new Host({ store });
-  const server = await startWebServer(host, { host: o.host, port: o.port });
+  const server = await startWebServer(host, { host: o.host, port: o.port, staticDir: CONSOLE_DIR });
   host.start();
   if (!LOOPBACK.has(o.host)) await emit(io.stderr, `concertina: warning: --host ${o.host} exposes the host beyond this machine; the token is its only guard\n`);
   await emit(io.stdout, `Concertina is running (simulated DAS-3). Open: ${server.url}\n`);

@@ -2,7 +2,9 @@
 // WebSocket (/events). Bound to 127.0.0.1 by default; every request and socket needs the run's random token, and
 // Host and Origin headers must name this server (against DNS rebinding and cross-site requests).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Host } from '../host/host.js';
@@ -14,6 +16,49 @@ export interface WebServerOptions {
   readonly token?: string;
   /** Milliseconds between snapshots pushed on the socket. */
   readonly snapshotIntervalMs?: number;
+  /** The built console (index.html and its assets), served at `/`. */
+  readonly staticDir?: string;
+}
+
+/** The console's Content Security Policy: nothing but this server. */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
+  "connect-src 'self' ws://127.0.0.1:* ws://localhost:* ws://[::1]:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+
+const TOKEN_COOKIE = 'concertina-token';
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+};
+
+/** Serves a file of the built console; false when there is none for this path. */
+function serveStatic(dir: string, pathname: string, res: ServerResponse, cookie: string): boolean {
+  const root = path.resolve(dir);
+  const file = path.resolve(root, '.' + decodeURIComponent(pathname === '/' ? '/index.html' : pathname));
+  if (file !== root && !file.startsWith(root + path.sep)) return false;
+  let body: Buffer;
+  try {
+    body = readFileSync(file);
+  } catch {
+    return false;
+  }
+  const type = CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream';
+  const headers: Record<string, string> = { 'content-type': type, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+  if (type.startsWith('text/html')) {
+    headers['content-security-policy'] = CONTENT_SECURITY_POLICY;
+    headers['cache-control'] = 'no-store';
+    headers['set-cookie'] = cookie;
+  }
+  res.writeHead(200, headers);
+  res.end(body);
+  return true;
 }
 
 export interface WebServer {
@@ -60,9 +105,14 @@ export async function startWebServer(host: Host, options: WebServerOptions = {})
         .catch((error: Error) => send(res, 413, { ok: false, errors: [{ path: '', message: error.message }] }));
       return;
     }
+    if (req.method === 'GET' && options.staticDir) {
+      // The page's own requests (scripts, styles) carry no token in the URL: the cookie set here stands for it.
+      const cookie = `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+      if (serveStatic(options.staticDir, url.pathname, res, cookie)) return;
+    }
     if (req.method === 'GET' && url.pathname === '/') {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-      res.end('Concertina host is running: POST /api/<method>, WebSocket /events.\n');
+      res.end('Concertina host is running: POST /api/<method>, WebSocket /events. The console is not built (npm run build).\n');
       return;
     }
     send(res, 404, { ok: false, errors: [{ path: '', message: `no such endpoint: ${req.method} ${url.pathname}` }] });
@@ -117,7 +167,13 @@ export async function startWebServer(host: Host, options: WebServerOptions = {})
 function tokenOf(req: IncomingMessage): string | undefined {
   const auth = req.headers.authorization;
   if (auth?.startsWith('Bearer ')) return auth.slice('Bearer '.length).trim();
-  return new URL(req.url ?? '/', 'http://localhost').searchParams.get('token') ?? undefined;
+  const query = new URL(req.url ?? '/', 'http://localhost').searchParams.get('token');
+  if (query) return query;
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [name, ...value] = part.trim().split('=');
+    if (name === TOKEN_COOKIE) return value.join('=');
+  }
+  return undefined;
 }
 
 function sameToken(given: string, expected: string): boolean {
