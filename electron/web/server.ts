@@ -23,7 +23,7 @@ export interface WebServerOptions {
 /** The console's Content Security Policy: nothing but this server. */
 export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
-  "connect-src 'self' ws://127.0.0.1:* ws://localhost:* ws://[::1]:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+  "connect-src 'self' ws://127.0.0.1:* ws://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
 const TOKEN_COOKIE = 'concertina-token';
 

@@ -1,0 +1,111 @@
+// The one API client of the console: `call` over fetch (POST /api/<method>, Bearer token) and `subscribe` over the
+// WebSocket /events, reconnecting with exponential backoff. The token comes from the page URL (?token=) once, is
+// kept in sessionStorage and removed from the address bar.
+import type { ApiClient, ApiResult, ConnectionState, MethodInput, MethodName, StreamListener, StreamMessage } from './types.js';
+
+const TOKEN_KEY = 'concertina-token';
+
+/** Takes the token from `?token=` (then hides it with history.replaceState), else from sessionStorage. */
+export function takeToken(win: Window = window): string {
+  const url = new URL(win.location.href);
+  const fromUrl = url.searchParams.get('token');
+  if (fromUrl) {
+    try {
+      win.sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    } catch {
+      // Storage may be unavailable (privacy mode): the token then lives only in memory for this page.
+    }
+    url.searchParams.delete('token');
+    win.history.replaceState(win.history.state, '', url.pathname + url.search + url.hash);
+    return fromUrl;
+  }
+  try {
+    return win.sessionStorage.getItem(TOKEN_KEY) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+export interface HttpClientOptions {
+  token: string;
+  /** Origin of the host, e.g. http://127.0.0.1:8080; defaults to the page's. */
+  origin?: string;
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+export function createHttpClient(options: HttpClientOptions): ApiClient {
+  const origin = options.origin ?? window.location.origin;
+  const listeners = new Set<StreamListener>();
+  const connectionListeners = new Set<(state: ConnectionState) => void>();
+  const minBackoff = options.minBackoffMs ?? 500;
+  const maxBackoff = options.maxBackoffMs ?? 15_000;
+  let socket: WebSocket | undefined;
+  let backoff = minBackoff;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+  const setState = (state: ConnectionState) => connectionListeners.forEach((l) => l(state));
+
+  const connect = () => {
+    if (socket || listeners.size === 0) return;
+    const wsUrl = new URL('/events', origin);
+    wsUrl.protocol = wsUrl.protocol === 'https:' ? 'wss:' : 'ws:';
+    wsUrl.searchParams.set('token', options.token);
+    setState('connecting');
+    const ws = new WebSocket(wsUrl.toString());
+    socket = ws;
+    ws.onopen = () => {
+      backoff = minBackoff;
+      setState('open');
+    };
+    ws.onmessage = (message: MessageEvent) => {
+      let parsed: StreamMessage;
+      try {
+        parsed = JSON.parse(String(message.data)) as StreamMessage;
+      } catch {
+        return;
+      }
+      listeners.forEach((l) => l(parsed));
+    };
+    ws.onclose = () => {
+      socket = undefined;
+      setState('closed');
+      if (listeners.size === 0) return;
+      retryTimer = setTimeout(connect, backoff);
+      backoff = Math.min(maxBackoff, backoff * 2);
+    };
+  };
+
+  return {
+    async call<M extends MethodName>(method: M, payload: MethodInput<M>): Promise<ApiResult<M>> {
+      try {
+        const response = await fetch(new URL(`/api/${encodeURIComponent(method)}`, origin), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${options.token}` },
+          body: JSON.stringify(payload ?? {}),
+        });
+        const body = (await response.json()) as ApiResult<M>;
+        if (body && typeof body === 'object' && 'ok' in body) return body;
+        return { ok: false, errors: [{ path: '', message: `unexpected answer (HTTP ${response.status})` }] };
+      } catch (error) {
+        return { ok: false, errors: [{ path: '', message: `cannot reach the host: ${error instanceof Error ? error.message : String(error)}` }] };
+      }
+    },
+    subscribe(listener: StreamListener) {
+      listeners.add(listener);
+      connect();
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0) {
+          if (retryTimer) clearTimeout(retryTimer);
+          socket?.close();
+          socket = undefined;
+        }
+      };
+    },
+    onConnection(listener) {
+      connectionListeners.add(listener);
+      return () => connectionListeners.delete(listener);
+    },
+  };
+}

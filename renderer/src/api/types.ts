@@ -1,0 +1,28 @@
+// The console's view of the host API: type-only imports of the contract, so none of its zod schemas (nor the core
+// they pull in) are bundled. Stores depend on this interface, never on the transport, so tests pass a fake.
+import type { ApiResult, MethodInput, MethodName, MethodOutput, Speed } from '../../../electron/api/contract.js';
+import type { SchedulerEvent } from '../../../core/events.js';
+
+export type { ApiResult, MethodInput, MethodName, MethodOutput, Speed, SchedulerEvent };
+export type GridSnapshot = MethodOutput<'grid.snapshot'>;
+export type ClusterSnapshot = GridSnapshot['clusters'][number];
+export type JobSummary = MethodOutput<'jobs.list'>['jobs'][number];
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** What the host pushes on the event stream. */
+export type StreamMessage = { topic: 'event'; event: SchedulerEvent } | { topic: 'snapshot'; snapshot: GridSnapshot };
+export type StreamListener = (message: StreamMessage) => void;
+export type ConnectionState = 'connecting' | 'open' | 'closed';
+
+export interface ApiClient {
+  call<M extends MethodName>(method: M, payload: MethodInput<M>): Promise<ApiResult<M>>;
+  /** Listens to the event stream; returns the unsubscribe function. */
+  subscribe(listener: StreamListener): () => void;
+  onConnection?(listener: (state: ConnectionState) => void): () => void;
+}
+
+/** The same speeds as the contract's SPEEDS, kept here so the contract's runtime is not bundled. */
+export const SPEED_OPTIONS: readonly Speed[] = ['pause', '1x', '10x', '100x', 'max'];

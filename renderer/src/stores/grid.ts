@@ -1,0 +1,121 @@
+// The grid as the host last showed it: the latest snapshot, a bounded utilization history per cluster and for the
+// whole grid (built from the snapshots received), the simulation speed and the virtual time.
+import { defineStore } from 'pinia';
+import { computed, ref, shallowRef } from 'vue';
+import type { ApiClient, ClusterSnapshot, ConnectionState, GridSnapshot, SchedulerEvent, Speed, StreamMessage } from '../api/types.js';
+
+export const HISTORY_LIMIT = 300;
+
+/** One point of a utilization chart. The four parts add up to `processors` (unless the cluster is overcommitted). */
+export interface UsagePoint {
+  t: number;
+  processors: number;
+  threshold: number;
+  background: number;
+  /** Concertina's non-preemptible processors, with pre-allocated-but-unused and earmarked ones (held, not usable). */
+  nonPreemptible: number;
+  preemptible: number;
+  idle: number;
+}
+
+export function usageOf(c: ClusterSnapshot, t: number): UsagePoint {
+  const nonPreemptible = c.nonPreemptible + c.preallocatedUnused + c.earmarked;
+  return {
+    t,
+    processors: c.processors,
+    threshold: c.threshold,
+    background: c.background,
+    nonPreemptible,
+    preemptible: c.preemptible,
+    idle: Math.max(0, c.processors - c.background - nonPreemptible - c.preemptible),
+  };
+}
+
+/** The grid total: the sum of the clusters' points. */
+export function totalOf(points: readonly UsagePoint[], t: number): UsagePoint {
+  const total: UsagePoint = { t, processors: 0, threshold: 0, background: 0, nonPreemptible: 0, preemptible: 0, idle: 0 };
+  for (const p of points) {
+    total.processors += p.processors;
+    total.threshold += p.threshold;
+    total.background += p.background;
+    total.nonPreemptible += p.nonPreemptible;
+    total.preemptible += p.preemptible;
+    total.idle += p.idle;
+  }
+  return total;
+}
+
+function pushBounded<T>(list: T[], item: T, limit: number): T[] {
+  const next = list.length >= limit ? list.slice(list.length - limit + 1) : list.slice();
+  next.push(item);
+  return next;
+}
+
+export function defineGridStore(client: ApiClient) {
+  return defineStore('grid', () => {
+    const snapshot = shallowRef<GridSnapshot | undefined>();
+    const history = shallowRef<Record<string, UsagePoint[]>>({});
+    const totalHistory = shallowRef<UsagePoint[]>([]);
+    const speed = ref<Speed>('pause');
+    const time = ref(0);
+    const connection = ref<ConnectionState>('connecting');
+    const lastEvents = shallowRef<SchedulerEvent[]>([]);
+    const errors = ref<string[]>([]);
+
+    const clusters = computed(() => snapshot.value?.clusters ?? []);
+    const current = computed(() => {
+      const t = snapshot.value?.time ?? 0;
+      const points = clusters.value.map((c) => usageOf(c, t));
+      return { byCluster: Object.fromEntries(clusters.value.map((c, i) => [c.name, points[i]!])), total: totalOf(points, t) };
+    });
+
+    function applySnapshot(s: GridSnapshot) {
+      snapshot.value = s;
+      time.value = s.time;
+      speed.value = s.speed;
+      const points = s.clusters.map((c) => usageOf(c, s.time));
+      const next: Record<string, UsagePoint[]> = { ...history.value };
+      s.clusters.forEach((c, i) => {
+        next[c.name] = pushBounded(next[c.name] ?? [], points[i]!, HISTORY_LIMIT);
+      });
+      history.value = next;
+      totalHistory.value = pushBounded(totalHistory.value, totalOf(points, s.time), HISTORY_LIMIT);
+    }
+
+    function receive(message: StreamMessage) {
+      if (message.topic === 'snapshot') applySnapshot(message.snapshot);
+      else if (message.topic === 'event') lastEvents.value = pushBounded(lastEvents.value, message.event, 100);
+    }
+
+    async function refresh() {
+      const result = await client.call('grid.snapshot', {});
+      if (result.ok) applySnapshot(result.value);
+      else errors.value = result.errors.map((e) => e.message);
+    }
+
+    async function setSpeed(next: Speed) {
+      const result = await client.call('sim.setSpeed', { speed: next });
+      if (result.ok) speed.value = result.value.speed;
+      else errors.value = result.errors.map((e) => e.message);
+    }
+
+    let stop: (() => void) | undefined;
+    function connect() {
+      if (stop) return;
+      const unsubscribe = client.subscribe(receive);
+      const unwatch = client.onConnection?.((state) => (connection.value = state));
+      stop = () => {
+        unsubscribe();
+        unwatch?.();
+      };
+      void refresh();
+    }
+    function disconnect() {
+      stop?.();
+      stop = undefined;
+    }
+
+    return { snapshot, history, totalHistory, speed, time, connection, lastEvents, errors, clusters, current, applySnapshot, receive, refresh, setSpeed, connect, disconnect };
+  });
+}
+export type GridStore = ReturnType<ReturnType<typeof defineGridStore>>;

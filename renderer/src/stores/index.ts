@@ -1,0 +1,26 @@
+// The stores, built once over one API client and provided to the components (tests build them over a fake).
+import type { InjectionKey } from 'vue';
+import { inject } from 'vue';
+import type { ApiClient } from '../api/types.js';
+import { defineGridStore, type GridStore } from './grid.js';
+import { defineJobsStore, type JobsStore } from './jobs.js';
+import { defineSubmitStore, type SubmitStore } from './submit.js';
+
+export interface Stores {
+  grid: GridStore;
+  jobs: JobsStore;
+  submit: SubmitStore;
+}
+
+export const STORES: InjectionKey<Stores> = Symbol('concertina-stores');
+
+/** Needs an active Pinia (app.use(pinia) or setActivePinia). */
+export function createStores(client: ApiClient): Stores {
+  return { grid: defineGridStore(client)(), jobs: defineJobsStore(client)(), submit: defineSubmitStore(client)() };
+}
+
+export function useStores(): Stores {
+  const stores = inject(STORES);
+  if (!stores) throw new Error('the stores are not provided (app.provide(STORES, createStores(client)))');
+  return stores;
+}

@@ -1,0 +1,126 @@
+// The submit form: its state, live validation with the core's own jobSpecSchema (each zod issue lands on its form
+// field), the API's field errors mapped the same way, and the submit action.
+import { defineStore } from 'pinia';
+import { computed, ref, watch } from 'vue';
+import { jobSpecSchema, JOB_KINDS, PLACEMENT_POLICIES, type JobSpecInput, type PlacementPolicyName } from '../../../core/model/schemas.js';
+import type { ApiClient, FieldError } from '../api/types.js';
+
+export type JobKindName = (typeof JOB_KINDS)[number];
+export const APP_MODELS = ['ft', 'gadget2'] as const;
+export type AppModelName = (typeof APP_MODELS)[number];
+export { JOB_KINDS, PLACEMENT_POLICIES };
+
+export const FORM_FIELDS = ['name', 'kind', 'processors', 'min', 'max', 'initial', 'app', 'placement', 'program', 'walltime', 'form'] as const;
+export type FormField = (typeof FORM_FIELDS)[number];
+export type FieldErrors = Partial<Record<FormField, string>>;
+
+export interface SubmitForm {
+  name: string;
+  kind: JobKindName;
+  /** Rigid jobs only. */
+  processors: number | null;
+  min: number | null;
+  max: number | null;
+  /** Malleable jobs only (optional). */
+  initial: number | null;
+  app: AppModelName;
+  placement: PlacementPolicyName;
+  program: string;
+  /** Seconds (optional). */
+  walltime: number | null;
+}
+
+export const defaultForm = (): SubmitForm => ({
+  name: '',
+  kind: 'malleable',
+  processors: 8,
+  min: 2,
+  max: 32,
+  initial: null,
+  app: 'ft',
+  placement: 'wf',
+  program: 'ft',
+  walltime: null,
+});
+
+/** The job spec the form stands for: only the fields that apply to its kind. */
+export function toSpec(form: SubmitForm): JobSpecInput {
+  const component: JobSpecInput['components'][number] = { program: form.program };
+  if (form.kind === 'rigid') {
+    if (form.processors !== null) component.processors = form.processors;
+  } else {
+    if (form.min !== null) component.min = form.min;
+    if (form.max !== null) component.max = form.max;
+    if (form.kind === 'malleable' && form.initial !== null) component.initial = form.initial;
+  }
+  const spec: JobSpecInput = { kind: form.kind, components: [component], placement: form.placement, app: { model: form.app } };
+  if (form.name.trim()) spec.name = form.name;
+  if (form.walltime !== null) spec.walltime = form.walltime;
+  return spec;
+}
+
+/** The form field a path names: `components[0].min` → min, `app.model` → app; anything else → form. */
+export function fieldOf(path: string | readonly PropertyKey[]): FormField {
+  const keys = typeof path === 'string' ? path.split(/[.[\]]+/).filter(Boolean) : path.map(String);
+  if (keys[0] === 'components' && keys.length >= 3) keys.splice(0, 2);
+  const key = keys[0] ?? '';
+  return (FORM_FIELDS as readonly string[]).includes(key) ? (key as FormField) : 'form';
+}
+
+/** The first message per field. */
+export function byField(errors: readonly { path: string | readonly PropertyKey[]; message: string }[]): FieldErrors {
+  const out: FieldErrors = {};
+  for (const e of errors) {
+    const field = fieldOf(e.path);
+    out[field] ??= e.message;
+  }
+  return out;
+}
+
+export function validate(form: SubmitForm): FieldErrors {
+  const result = jobSpecSchema.safeParse(toSpec(form));
+  return result.success ? {} : byField(result.error.issues);
+}
+
+export function defineSubmitStore(client: ApiClient) {
+  return defineStore('submit', () => {
+    const form = ref<SubmitForm>(defaultForm());
+    const serverErrors = ref<FieldErrors>({});
+    const submitting = ref(false);
+    const submittedId = ref('');
+
+    const validation = computed(() => validate(form.value));
+    const valid = computed(() => Object.keys(validation.value).length === 0);
+    /** What each field shows: the live validation first, then what the host answered for the last submission. */
+    const errors = computed<FieldErrors>(() => ({ ...serverErrors.value, ...validation.value }));
+
+    // An edit makes the host's last answer stale.
+    watch(form, () => (serverErrors.value = {}), { deep: true });
+
+    async function submit(): Promise<boolean> {
+      submittedId.value = '';
+      if (!valid.value || submitting.value) return false;
+      submitting.value = true;
+      try {
+        const result = await client.call('jobs.submit', toSpec(form.value));
+        if (result.ok) {
+          submittedId.value = result.value.jobId;
+          return true;
+        }
+        serverErrors.value = byField(result.errors as FieldError[]);
+        return false;
+      } finally {
+        submitting.value = false;
+      }
+    }
+
+    function reset() {
+      form.value = defaultForm();
+      serverErrors.value = {};
+      submittedId.value = '';
+    }
+
+    return { form, serverErrors, submitting, submittedId, validation, valid, errors, submit, reset };
+  });
+}
+export type SubmitStore = ReturnType<ReturnType<typeof defineSubmitStore>>;
