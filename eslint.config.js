@@ -14,7 +14,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.js'],
+    files: ['bin/**/*.js', 'scripts/**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {
