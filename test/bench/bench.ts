@@ -13,6 +13,7 @@ import { parseSwf } from '../../core/sim/workloads/swf.js';
 import { syntheticWorkload } from '../../core/sim/workloads/synthetic.js';
 import { workloadPreset } from '../../core/sim/workloads/koala.js';
 import type { ApplicationPort, LocalManager } from '../../core/ports.js';
+import { Host } from '../../electron/host/host.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const tracesDir = path.resolve(repoRoot, '..', 'shared', 'traces');
@@ -109,12 +110,31 @@ function nasa(): { seconds: number; parse_ms: number; jobs: number; skipped: num
   return { seconds, parse_ms: round(parsed.ms, 1), jobs: jobs.length, skipped: skipped.length };
 }
 
+/** The host's memory with 10,000 jobs submitted through its API and the grid running them (console issue). */
+function hostMemory(): { rss_mb: number; heap_mb: number; jobs: number } {
+  globalThis.gc?.();
+  const before = process.memoryUsage();
+  const host = new Host({ workload: 'none', speed: 'max' });
+  for (let i = 0; i < 10_000; i++) {
+    const r = host.call('jobs.submit', { id: `m${i}`, kind: i % 3 === 0 ? 'malleable' : 'rigid', submitTime: 0, app: { model: 'amdahl', serial: 30, parallel: 3000 }, components: i % 3 === 0 ? [{ min: 1, max: 8, program: 'x' }] : [{ processors: 1 + (i % 8), program: 'x' }] });
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  }
+  for (let k = 0; k < 40; k++) host.tick();
+  globalThis.gc?.();
+  const after = process.memoryUsage();
+  const jobs = host.call('jobs.list', { limit: 1 });
+  const figures = { rss_mb: round(after.rss / 2 ** 20, 1), heap_mb: round((after.heapUsed - before.heapUsed) / 2 ** 20, 1), jobs: jobs.ok ? jobs.value.total : 0 };
+  log(`host with ${figures.jobs} jobs: rss ${figures.rss_mb} MB, heap grown by ${figures.heap_mb} MB`);
+  return figures;
+}
+
 const das3_ms = das3();
 const s10 = synthetic(10_000);
 const s100 = synthetic(100_000);
 const pass_ms = pass('pra');
 const pass_pwa_ms = pass('pwa');
 const swf = nasa();
+const host = hostMemory();
 console.log(
   JSON.stringify({
     das3_ms,
@@ -127,6 +147,8 @@ console.log(
     pass_pwa_ms,
     swf_nasa_s: 'seconds' in swf ? swf.seconds : null,
     swf_nasa: swf,
+    host_memory_10k_jobs_mb: host.rss_mb,
+    host_memory: host,
     node: process.version,
   }),
 );
