@@ -6,3 +6,39 @@ export function hms(seconds: number): string {
   const sec = s % 60;
   return `${h}:${String(m).padStart(2, '0')}:${String(sec).padStart(2, '0')}`;
 }
+
+/** One line for a scheduler event (without its time and type). */
+export function describeEvent(e: import('./api/types.js').SchedulerEvent): string {
+  const parts = (cs: ReadonlyArray<{ cluster: string; processors: number }>) => cs.map((c) => `${c.cluster}:${c.processors}`).join(', ');
+  switch (e.type) {
+    case 'job.submitted':
+      return `${e.kind} ${e.name} (${e.min}..${e.max})`;
+    case 'job.queued':
+      return `position ${e.position}`;
+    case 'placement.failed':
+      return `try ${e.tries}: ${e.reason}`;
+    case 'job.placed':
+      return `${e.policy} → ${parts(e.components)}`;
+    case 'job.claimed':
+      return parts(e.components);
+    case 'claim.failed':
+      return e.reason;
+    case 'job.started':
+      return `on ${e.cluster}, size ${e.size}`;
+    case 'grow.offered':
+      return `${e.processors} on ${e.cluster} (offer ${e.offerId})`;
+    case 'grow.answered':
+    case 'shrink.answered':
+      return `accepted ${e.accepted} (offer ${e.offerId})`;
+    case 'job.grown':
+      return `+${e.processors} on ${e.cluster} → ${e.size}`;
+    case 'shrink.requested':
+      return `${e.processors} on ${e.cluster}${e.mandatory ? ' (mandatory)' : ''} (offer ${e.offerId})`;
+    case 'job.shrunk':
+      return `−${e.processors} on ${e.cluster} → ${e.size}${e.voluntary ? ' (voluntary)' : ''}`;
+    case 'job.ended':
+      return `${e.state}${e.reason ? `: ${e.reason}` : ''}`;
+    case 'cluster.polled':
+      return `${e.cluster}: ${e.processors} processors, ${e.background} background${e.reachable ? '' : ', unreachable'}`;
+  }
+}

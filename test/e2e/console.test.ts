@@ -88,4 +88,15 @@ describe.skipIf(!ready)('console in Chromium', () => {
     await page.getByText(id).first().waitFor();
     await page.screenshot({ path: path.join(artifacts, 'queue.png') });
   });
+
+  it('shows the grow and shrink activity and the settings', async () => {
+    await page.getByText('Activity', { exact: true }).first().click();
+    await page.getByTestId('activity-view').waitFor();
+    await page.waitForTimeout(500); // let the tab transition finish before the picture
+    await page.screenshot({ path: path.join(artifacts, 'activity.png') });
+    await page.getByText('Settings', { exact: true }).first().click();
+    await page.getByTestId('settings-view').waitFor();
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: path.join(artifacts, 'settings.png') });
+  });
 });

@@ -5,18 +5,28 @@ import type { ApiClient } from '../api/types.js';
 import { defineGridStore, type GridStore } from './grid.js';
 import { defineJobsStore, type JobsStore } from './jobs.js';
 import { defineSubmitStore, type SubmitStore } from './submit.js';
+import { defineSettingsStore, type SettingsStore } from './settings.js';
+import { defineActivityStore, type ActivityStore } from './activity.js';
 
 export interface Stores {
   grid: GridStore;
   jobs: JobsStore;
   submit: SubmitStore;
+  settings: SettingsStore;
+  activity: ActivityStore;
 }
 
 export const STORES: InjectionKey<Stores> = Symbol('concertina-stores');
 
 /** Needs an active Pinia (app.use(pinia) or setActivePinia). */
 export function createStores(client: ApiClient): Stores {
-  return { grid: defineGridStore(client)(), jobs: defineJobsStore(client)(), submit: defineSubmitStore(client)() };
+  return {
+    grid: defineGridStore(client)(),
+    jobs: defineJobsStore(client)(),
+    submit: defineSubmitStore(client)(),
+    settings: defineSettingsStore(client)(),
+    activity: defineActivityStore(client)(),
+  };
 }
 
 export function useStores(): Stores {

@@ -39,10 +39,14 @@ export function defineJobsStore(client: ApiClient) {
       }
     }
 
-    async function cancel(jobId: string) {
+    /** Cancels a job; answers '' if the host accepted, else why it refused. */
+    async function cancel(jobId: string): Promise<string> {
       const result = await client.call('jobs.cancel', { jobId });
-      if (!result.ok) error.value = result.errors.map((e) => e.message).join('; ');
+      const refused = result.ok ? '' : result.errors.map((e) => e.message).join('; ');
+      if (refused) error.value = refused;
       await refresh();
+      if (refused) error.value = refused;
+      return refused;
     }
 
     let timer: ReturnType<typeof setInterval> | undefined;

@@ -1,0 +1,125 @@
+// Grow and shrink activity from the event stream (job.grown, job.shrunk): a bounded list of those events, counts per
+// bucket of virtual time per cluster, and every job's own events (bounded per job and in the number of jobs).
+import { defineStore } from 'pinia';
+import { computed, ref, shallowRef } from 'vue';
+import type { ApiClient, SchedulerEvent, StreamMessage } from '../api/types.js';
+
+/** At most this many grow/shrink events are kept. */
+export const ACTIVITY_LIMIT = 5000;
+/** At most this many events are kept per job. */
+export const JOB_EVENTS_LIMIT = 200;
+/** At most this many jobs have their events kept (the least recently active are dropped first). */
+export const JOB_LIMIT = 2000;
+export const BUCKET_SECONDS = 60;
+export const BUCKET_COUNT = 60;
+export const LATEST_COUNT = 50;
+
+export type ResizeEvent = Extract<SchedulerEvent, { type: 'job.grown' | 'job.shrunk' }>;
+
+export function isResize(e: SchedulerEvent): e is ResizeEvent {
+  return e.type === 'job.grown' || e.type === 'job.shrunk';
+}
+
+/** The job an event is about, if any. */
+export function jobOf(e: SchedulerEvent): string | undefined {
+  return 'jobId' in e ? e.jobId : undefined;
+}
+
+export interface Buckets {
+  /** Start time of each bucket, oldest first. */
+  starts: number[];
+  clusters: string[];
+  /** Per cluster, the grow (and shrink) operations per bucket, aligned with `starts`. */
+  grows: Record<string, number[]>;
+  shrinks: Record<string, number[]>;
+}
+
+/** Counts grow and shrink operations per cluster in the `count` buckets of `size` seconds ending at the latest one. */
+export function bucketize(events: readonly ResizeEvent[], now: number, size = BUCKET_SECONDS, count = BUCKET_COUNT): Buckets {
+  const last = Math.floor(Math.max(0, now) / size);
+  const first = Math.max(0, last - count + 1);
+  const starts: number[] = [];
+  for (let b = first; b <= last; b++) starts.push(b * size);
+  const clusters = [...new Set(events.map((e) => e.cluster))].sort();
+  const grows: Record<string, number[]> = {};
+  const shrinks: Record<string, number[]> = {};
+  for (const c of clusters) {
+    grows[c] = starts.map(() => 0);
+    shrinks[c] = starts.map(() => 0);
+  }
+  for (const e of events) {
+    const b = Math.floor(e.t / size);
+    if (b < first || b > last) continue;
+    const into = e.type === 'job.grown' ? grows : shrinks;
+    into[e.cluster]![b - first]! += 1;
+  }
+  return { starts, clusters, grows, shrinks };
+}
+
+export function defineActivityStore(client: ApiClient) {
+  return defineStore('activity', () => {
+    /** Grow/shrink events, oldest first, at most ACTIVITY_LIMIT. */
+    const events = shallowRef<ResizeEvent[]>([]);
+    /** Per job, its events, oldest first, at most JOB_EVENTS_LIMIT each. */
+    const jobEvents = shallowRef<Map<string, SchedulerEvent[]>>(new Map());
+    /** The latest virtual time seen on the stream. */
+    const now = ref(0);
+
+    const buckets = computed(() => bucketize(events.value, now.value));
+    const latest = computed(() => events.value.slice(-LATEST_COUNT).reverse());
+
+    function add(e: SchedulerEvent) {
+      if (e.t > now.value) now.value = e.t;
+      if (isResize(e)) {
+        const list = events.value;
+        events.value = list.length >= ACTIVITY_LIMIT ? [...list.slice(list.length - ACTIVITY_LIMIT + 1), e] : [...list, e];
+      }
+      const jobId = jobOf(e);
+      if (jobId !== undefined) {
+        const map = new Map(jobEvents.value);
+        const prior = map.get(jobId) ?? [];
+        map.delete(jobId); // re-inserted last: the map's order is least recently active first
+        map.set(jobId, prior.length >= JOB_EVENTS_LIMIT ? [...prior.slice(prior.length - JOB_EVENTS_LIMIT + 1), e] : [...prior, e]);
+        while (map.size > JOB_LIMIT) map.delete(map.keys().next().value!);
+        jobEvents.value = map;
+      }
+    }
+
+    function receive(message: StreamMessage) {
+      if (message.topic === 'event') add(message.event);
+      else if (message.snapshot.time > now.value) now.value = message.snapshot.time;
+    }
+
+    function eventsOf(jobId: string): SchedulerEvent[] {
+      return jobEvents.value.get(jobId) ?? [];
+    }
+
+    /** The job's size over time as far as its events tell (started, grown, shrunk, ended → 0). */
+    function sizeSeries(jobId: string): Array<[number, number]> {
+      const out: Array<[number, number]> = [];
+      for (const e of eventsOf(jobId)) {
+        if (e.type === 'job.started' || e.type === 'job.grown' || e.type === 'job.shrunk') out.push([e.t, e.size]);
+        else if (e.type === 'job.ended' && out.length > 0) out.push([e.t, 0]);
+      }
+      return out;
+    }
+
+    function clear() {
+      events.value = [];
+      jobEvents.value = new Map();
+      now.value = 0;
+    }
+
+    let stop: (() => void) | undefined;
+    function connect() {
+      if (!stop) stop = client.subscribe(receive);
+    }
+    function disconnect() {
+      stop?.();
+      stop = undefined;
+    }
+
+    return { events, jobEvents, now, buckets, latest, add, receive, eventsOf, sizeSeries, clear, connect, disconnect };
+  });
+}
+export type ActivityStore = ReturnType<ReturnType<typeof defineActivityStore>>;

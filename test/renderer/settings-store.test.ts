@@ -1,0 +1,99 @@
+// @vitest-environment happy-dom
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createPinia, setActivePinia } from 'pinia';
+import { flushPromises, mount } from '@vue/test-utils';
+import { defineSettingsStore, settingsFieldOf } from '../../renderer/src/stores/settings.js';
+import SettingsView from '../../renderer/src/views/SettingsView.vue';
+import { createStores, STORES } from '../../renderer/src/stores/index.js';
+import { fakeClient } from './fake-client.js';
+
+describe('settings store', () => {
+  beforeEach(() => setActivePinia(createPinia()));
+
+  it('loads the settings into the form', async () => {
+    const client = fakeClient({ 'settings.get': { ok: true, value: { approach: 'pwa', policy: 'egs', triesThreshold: 7 } } });
+    const store = defineSettingsStore(client)();
+    expect(await store.load()).toBe(true);
+    expect(client.calls).toEqual([{ method: 'settings.get', payload: {} }]);
+    expect(store.form).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7 });
+    expect(store.loaded).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7 });
+  });
+
+  it('saves the form and confirms', async () => {
+    const client = fakeClient({ 'settings.set': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 5 } } });
+    const store = defineSettingsStore(client)();
+    store.form = { approach: 'pra', policy: 'fpsma', triesThreshold: 5 };
+    expect(await store.save()).toBe(true);
+    expect(client.calls).toEqual([{ method: 'settings.set', payload: { approach: 'pra', policy: 'fpsma', triesThreshold: 5 } }]);
+    expect(store.saved).toBe(true);
+    expect(store.errors).toEqual({});
+    store.touch('policy');
+    expect(store.saved).toBe(false);
+  });
+
+  it('maps an API error to its field, and clears it on an edit of that field', async () => {
+    const client = fakeClient({
+      'settings.set': {
+        ok: false,
+        errors: [
+          { path: 'triesThreshold', message: 'must be at least 1' },
+          { path: '', message: 'host is busy' },
+        ],
+      },
+    });
+    const store = defineSettingsStore(client)();
+    expect(await store.save()).toBe(false);
+    expect(store.saved).toBe(false);
+    expect(store.errors.triesThreshold).toBe('must be at least 1');
+    expect(store.errors.form).toBe('host is busy');
+    store.touch('triesThreshold');
+    expect(store.errors.triesThreshold).toBeUndefined();
+    expect(store.errors.form).toBe('host is busy');
+  });
+
+  it('refuses an empty tries threshold without calling the API', async () => {
+    const client = fakeClient();
+    const store = defineSettingsStore(client)();
+    store.form.triesThreshold = null;
+    expect(await store.save()).toBe(false);
+    expect(client.calls).toEqual([]);
+    expect(store.errors.triesThreshold).toBe('is required');
+  });
+
+  it('maps paths to fields', () => {
+    expect(settingsFieldOf('policy')).toBe('policy');
+    expect(settingsFieldOf('approach')).toBe('approach');
+    expect(settingsFieldOf('triesThreshold')).toBe('triesThreshold');
+    expect(settingsFieldOf('other')).toBe('form');
+    expect(settingsFieldOf('')).toBe('form');
+  });
+});
+
+describe('Settings view', () => {
+  it('loads on mount, shows an API error under its field and the saved confirmation', async () => {
+    const pinia = createPinia();
+    setActivePinia(pinia);
+    const client = fakeClient({
+      'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3 } },
+      'settings.set': { ok: false, errors: [{ path: 'policy', message: 'unknown policy' }] },
+    });
+    const stores = createStores(client);
+    const wrapper = mount(SettingsView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    await flushPromises();
+    expect(wrapper.find('[data-testid="settings-view"]').exists()).toBe(true);
+    expect(client.calls[0]!.method).toBe('settings.get');
+    expect(wrapper.find('[data-testid="field-triesThreshold"] input').element).toHaveProperty('value', '3');
+
+    await wrapper.find('form').trigger('submit');
+    await flushPromises();
+    expect(wrapper.find('[data-testid="error-policy"]').text()).toBe('unknown policy');
+    expect(wrapper.find('[data-testid="settings-saved"]').exists()).toBe(false);
+
+    client.answers['settings.set'] = { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3 } };
+    await wrapper.find('[data-testid="save-settings"]').trigger('click');
+    await flushPromises();
+    expect(wrapper.find('[data-testid="error-policy"]').exists()).toBe(false);
+    expect(wrapper.find('[data-testid="settings-saved"]').exists()).toBe(true);
+    wrapper.unmount();
+  });
+});
