@@ -25,6 +25,9 @@ export interface SimulationConfig {
   readonly launchDelayS?: number;
   /** Keep the grid alive (polls, background load) after the workload's jobs have ended: a hosted, living grid. */
   readonly endless?: boolean;
+  /** Record the run's metrics (per-job figures, utilization history). Off for an endless hosted grid, whose
+   *  history would grow without bound; its console reads snapshots instead. Default on. */
+  readonly metrics?: boolean;
   /** Stop at this virtual time even if jobs remain. */
   readonly maxTimeS?: number;
 }
@@ -70,17 +73,20 @@ export class SimWorld {
       }
     };
     this.metrics = new MetricsCollector(grid.clusters);
+    const recordMetrics = config.metrics !== false;
     this.clusters = grid.clusters.map(
       (c) =>
         new SimulatedCluster(c.spec, c.index, this.engine, deliver, {
           started: (jobId, _component, processors) => this.componentStarted(jobId, processors),
           grown: () => undefined,
-          usage: (index, concertina, background) => this.metrics.usage(this.engine.now, index, concertina, background),
+          usage: (index, concertina, background) => {
+            if (recordMetrics) this.metrics.usage(this.engine.now, index, concertina, background);
+          },
         }, config.launchDelayS ?? 0),
     );
     this.applications = new SimulatedApplications(this.engine, deliver, (jobId) => this.applicationFinished(jobId));
     this.scheduler = new Scheduler(grid, this.clusters, this.applications, config.scheduler);
-    this.scheduler.on((e) => this.onEvent(e), MetricsCollector.EVENT_TYPES);
+    this.scheduler.on((e) => this.onEvent(e, recordMetrics), recordMetrics ? MetricsCollector.EVENT_TYPES : ['job.ended']);
     this.jobs = [...config.jobs].sort((a, b) => a.submitTime - b.submitTime);
     this.maxTime = config.maxTimeS ?? Number.POSITIVE_INFINITY;
     this.endless = config.endless ?? false;
@@ -191,8 +197,8 @@ export class SimWorld {
     }
   }
 
-  private onEvent(e: SchedulerEvent): void {
-    this.metrics.event(e);
+  private onEvent(e: SchedulerEvent, recordMetrics: boolean): void {
+    if (recordMetrics) this.metrics.event(e);
     if (e.type === 'job.ended') {
       // Whatever ended it, nothing of the job may linger in the clusters or as a running application.
       this.applications.stop(e.jobId);

@@ -41,7 +41,7 @@ export class Host {
     const resumed = this.store?.run();
     const run: RunConfig = resumed ?? { grid: options.grid ?? gridSpecSchema.parse(gridPreset('das3')), workload: options.workload ?? 'wm', seed: options.seed ?? 1 };
     const jobs: JobSpec[] = run.workload === 'none' ? [] : (workloadPreset(run.workload, run.seed) ?? []);
-    this.world = new SimWorld({ grid: gridSpecSchema.parse(run.grid), jobs, seed: run.seed, endless: true });
+    this.world = new SimWorld({ grid: gridSpecSchema.parse(run.grid), jobs, seed: run.seed, endless: true, metrics: false });
     if (this.store) {
       // Events already stored are replayed identically (the run is deterministic): only later ones are written.
       let replayed = resumed ? this.store.eventCount() : 0;

@@ -34,6 +34,13 @@ describe('simulated grid', () => {
   const oneCluster = { clusters: [{ name: 'a', processors: 16 }] };
   const ft = (id: string, initial: number): JobSpecInput => ({ id, kind: 'malleable', app: { model: 'ft' }, components: [{ min: 2, max: 16, initial, program: 'ft' }] });
 
+  it('keeps no metrics history for an endless hosted grid (its memory stays bounded)', () => {
+    const r = run(oneCluster, [ft('j', 2)], { metrics: false, maxTimeS: 3600, endless: true });
+    expect(r.of('job.ended', 'j')).toHaveLength(1);
+    expect(r.world.metrics.summary(0).jobs).toBe(0);
+    expect(r.world.metrics.clusterUsage()[0]!.concertina.breakpoints).toBe(0);
+  });
+
   it('starts a job after the launch delay of its local job', () => {
     const r = run(oneCluster, [ft('j', 4)], { launchDelayS: 30 });
     const placed = r.of('job.placed', 'j')[0]!;
