@@ -96,7 +96,6 @@ export class MalleabilityManager {
     const op: Operation = { cluster, procedure, mandatory, waiting: undefined, offerId: 0, earmarked: earmark };
     cluster.offered += earmark;
     this.byCluster.set(cluster.cluster.index, op);
-    cluster.busy = true;
     this.resume(op, 0, now);
   }
 
@@ -137,7 +136,6 @@ export class MalleabilityManager {
     op.cluster.offered -= op.earmarked;
     op.earmarked = 0;
     this.byCluster.delete(op.cluster.cluster.index);
-    op.cluster.busy = false;
     this.host.operationDone(op.cluster, now);
   }
 }

@@ -35,8 +35,6 @@ export class ClusterState {
   readonly malleableJobs: import('./job-record.js').JobRecord[] = [];
   /** Processors freed since growth last ran here: the trigger for growing running jobs. */
   growDue = false;
-  /** A malleability operation (grow or shrink) is in progress here. */
-  busy = false;
 
   constructor(cluster: Cluster) {
     this.cluster = cluster;

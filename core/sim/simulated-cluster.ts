@@ -13,8 +13,6 @@ type Pending =
 export interface ClusterObserver {
   /** A component of a Concertina job has started with its processors. */
   started(jobId: string, component: number, processors: number): void;
-  /** Processors were added to a running job. */
-  grown(jobId: string, processors: number): void;
   /** What the cluster runs changed. */
   usage(clusterIndex: number, concertina: number, background: number): void;
 }
@@ -134,10 +132,7 @@ export class SimulatedCluster implements LocalManager {
                 this.deliver({ type: 'started', cluster: this.cluster, jobId, component: p.request.component, processors: need });
                 this.observer.started(jobId, p.request.component, need);
               }
-            : () => {
-                this.deliver({ type: 'grown', cluster: this.cluster, jobId, processors: need });
-                this.observer.grown(jobId, need);
-              };
+            : () => this.deliver({ type: 'grown', cluster: this.cluster, jobId, processors: need });
         // The processors are the job's from now; it can use them once its local job has launched.
         if (this.launchDelayS > 0) {
           this.engine.at(this.engine.now + this.launchDelayS, () => {

@@ -78,7 +78,6 @@ export class SimWorld {
       (c) =>
         new SimulatedCluster(c.spec, c.index, this.engine, deliver, {
           started: (jobId, _component, processors) => this.componentStarted(jobId, processors),
-          grown: () => undefined,
           usage: (index, concertina, background) => {
             if (recordMetrics) this.metrics.usage(this.engine.now, index, concertina, background);
           },
