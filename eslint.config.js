@@ -18,6 +18,11 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {
+    // The application SDK and demo applications: plain JavaScript run by Node on cluster nodes.
+    files: ['assets/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+  },
+  {
     // The core is pure: no Node APIs, no wall clock, no timers, no unseeded randomness.
     files: ['core/**/*.ts'],
     rules: {

@@ -1,5 +1,6 @@
 // Every decision and state change of the scheduler, as a typed, timestamped event. The console, persistence and
-// the metrics consume this stream; the same seed gives the same stream.
+// the metrics consume this stream; the same seed gives the same stream. Offers, requests and answers of an operator's
+// resize (not a policy's) carry `operator: true`.
 import type { JobKind, JobState } from './model/job.js';
 
 export interface PlacedComponent {
@@ -15,11 +16,11 @@ export type SchedulerEventBody =
   | { type: 'job.claimed'; jobId: string; components: PlacedComponent[] }
   | { type: 'claim.failed'; jobId: string; reason: string }
   | { type: 'job.started'; jobId: string; cluster: string; size: number }
-  | { type: 'grow.offered'; jobId: string; cluster: string; offerId: number; processors: number }
-  | { type: 'grow.answered'; jobId: string; offerId: number; accepted: number }
+  | { type: 'grow.offered'; jobId: string; cluster: string; offerId: number; processors: number; operator?: true }
+  | { type: 'grow.answered'; jobId: string; offerId: number; accepted: number; operator?: true }
   | { type: 'job.grown'; jobId: string; cluster: string; processors: number; size: number }
-  | { type: 'shrink.requested'; jobId: string; cluster: string; offerId: number; processors: number; mandatory: boolean }
-  | { type: 'shrink.answered'; jobId: string; offerId: number; accepted: number }
+  | { type: 'shrink.requested'; jobId: string; cluster: string; offerId: number; processors: number; mandatory: boolean; operator?: true }
+  | { type: 'shrink.answered'; jobId: string; offerId: number; accepted: number; operator?: true }
   | { type: 'job.shrunk'; jobId: string; cluster: string; processors: number; size: number; voluntary: boolean }
   | { type: 'job.ended'; jobId: string; state: Extract<JobState, 'completed' | 'failed' | 'cancelled'>; reason: string; tries: number }
   | { type: 'cluster.polled'; cluster: string; processors: number; background: number; reachable: boolean };

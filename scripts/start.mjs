@@ -1,26 +1,42 @@
 #!/usr/bin/env node
-// `npm start`: the Electron window when Electron is installed; otherwise (as where its binary cannot be
-// downloaded) the same host in headless web mode, keeping its run in the user's data folder so a restart resumes it.
+// `npm start`: the Electron window when Electron and a display are there; otherwise (as where Electron's binary
+// cannot be downloaded) the same host in headless web mode, keeping its run in the user's data folder so a restart
+// resumes it. Either way it says in one line which one it starts.
 import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
-let electron;
-try {
-  electron = require('electron');
-} catch {
-  electron = undefined;
+
+/** The Electron binary's path, or why there is none. */
+function electronBinary() {
+  let binary;
+  try {
+    // The electron package exports its binary's path; it throws when the binary was never downloaded.
+    binary = require('electron');
+  } catch {
+    return { why: 'Electron is not available on this machine (its binary cannot be downloaded here)' };
+  }
+  if (typeof binary !== 'string' || !existsSync(binary)) return { why: 'the Electron binary is missing' };
+  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return { why: 'there is no display for a window' };
+  return { binary };
 }
-if (typeof electron === 'string') {
-  console.error('concertina: the Electron window is not built yet; starting the web mode instead.');
+
+function run(command, args) {
+  const child = spawn(command, args, { stdio: 'inherit' });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code) => process.exit(code ?? 0));
+}
+
+const electron = electronBinary();
+if (electron.binary) {
+  console.error('concertina: opening the window');
+  run(electron.binary, ['dist/electron/desktop/entry.js', ...process.argv.slice(2)]);
 } else {
-  console.error('concertina: Electron is not available on this machine (its binary cannot be downloaded here); starting the web mode instead.');
+  console.error(`concertina: ${electron.why}; starting the web mode instead.`);
+  const dataDir = path.join(process.env.XDG_DATA_HOME || path.join(homedir(), '.local', 'share'), 'concertina');
+  mkdirSync(dataDir, { recursive: true });
+  run(process.execPath, ['bin/concertina.js', 'serve', '--store', path.join(dataDir, 'run.db'), ...process.argv.slice(2)]);
 }
-const dataDir = path.join(process.env.XDG_DATA_HOME || path.join(homedir(), '.local', 'share'), 'concertina');
-mkdirSync(dataDir, { recursive: true });
-const child = spawn(process.execPath, ['bin/concertina.js', 'serve', '--store', path.join(dataDir, 'run.db'), ...process.argv.slice(2)], { stdio: 'inherit' });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code) => process.exit(code ?? 0));

@@ -4,6 +4,7 @@ import type { ApplicationPort } from '../ports.js';
 import type { SchedulerEventBody } from '../events.js';
 import type { ClusterState } from '../scheduler/cluster-state.js';
 import type { JobRecord } from '../scheduler/job-record.js';
+import { operatorGrow, operatorShrink } from './operator.js';
 import type { MalleabilityPolicy, PolicyProcedure, PolicyStep } from './policy.js';
 
 /** What the manager needs from the scheduler that owns it. */
@@ -20,6 +21,8 @@ interface Operation {
   readonly cluster: ClusterState;
   readonly procedure: PolicyProcedure;
   readonly mandatory: boolean;
+  /** Started by an operator (one job resized by hand), not by the policy: its events say so. */
+  readonly operator: boolean;
   /** The step it waits on: an answer to an offer or request, or releases. */
   waiting: PolicyStep | undefined;
   offerId: number;
@@ -43,11 +46,21 @@ export class MalleabilityManager {
   }
 
   grow(cluster: ClusterState, growValue: number, now: number): void {
-    this.start(cluster, this.policy.grow(cluster.malleableJobs.slice(), growValue), false, growValue, now);
+    this.start(cluster, this.policy.grow(cluster.malleableJobs.slice(), growValue), { mandatory: false, earmark: growValue, operator: false }, now);
   }
 
   shrink(cluster: ClusterState, shrinkValue: number, mandatory: boolean, now: number): void {
-    this.start(cluster, this.policy.shrink(cluster.malleableJobs.slice(), shrinkValue), mandatory, 0, now);
+    this.start(cluster, this.policy.shrink(cluster.malleableJobs.slice(), shrinkValue), { mandatory, earmark: 0, operator: false }, now);
+  }
+
+  /** An operator offers one job of `cluster` up to `processors` more (set aside from the start, as a policy grow). */
+  operatorGrow(cluster: ClusterState, job: JobRecord, processors: number, now: number): void {
+    this.start(cluster, operatorGrow(job, processors), { mandatory: false, earmark: processors, operator: true }, now);
+  }
+
+  /** An operator makes one job of `cluster` give back `processors` (mandatory). */
+  operatorShrink(cluster: ClusterState, job: JobRecord, processors: number, now: number): void {
+    this.start(cluster, operatorShrink(job, processors), { mandatory: true, earmark: 0, operator: true }, now);
   }
 
   onGrowAnswer(offerId: number, accepted: number, now: number): void {
@@ -60,7 +73,7 @@ export class MalleabilityManager {
     // What the job takes becomes its own (pending) allocation; the rest stays set aside for the next offers.
     op.earmarked -= taken;
     op.cluster.offered -= taken;
-    this.host.emit(now, { type: 'grow.answered', jobId: step.job.id, offerId, accepted: taken });
+    this.host.emit(now, byOperator(op, { type: 'grow.answered', jobId: step.job.id, offerId, accepted: taken }));
     if (taken > 0) this.host.grantGrow(step.job, taken);
     this.resume(op, taken, now);
   }
@@ -73,7 +86,7 @@ export class MalleabilityManager {
     // A job may give back more than asked (FT keeps a power of two), never below its minimum.
     const agreed = clamp(accepted, 0, step.job.shrinkable);
     step.job.releasing += agreed;
-    this.host.emit(now, { type: 'shrink.answered', jobId: step.job.id, offerId, accepted: agreed });
+    this.host.emit(now, byOperator(op, { type: 'shrink.answered', jobId: step.job.id, offerId, accepted: agreed }));
     this.resume(op, agreed, now);
   }
 
@@ -91,9 +104,15 @@ export class MalleabilityManager {
     }
   }
 
-  private start(cluster: ClusterState, procedure: PolicyProcedure, mandatory: boolean, earmark: number, now: number): void {
+  /** `earmark`: processors set aside for the operation from its start (a grow's). */
+  private start(
+    cluster: ClusterState,
+    procedure: PolicyProcedure,
+    { mandatory, earmark, operator }: { mandatory: boolean; earmark: number; operator: boolean },
+    now: number,
+  ): void {
     if (this.byCluster.has(cluster.cluster.index)) throw new Error(`a malleability operation is already running on ${cluster.cluster.name}`);
-    const op: Operation = { cluster, procedure, mandatory, waiting: undefined, offerId: 0, earmarked: earmark };
+    const op: Operation = { cluster, procedure, mandatory, operator, waiting: undefined, offerId: 0, earmarked: earmark };
     cluster.offered += earmark;
     this.byCluster.set(cluster.cluster.index, op);
     this.resume(op, 0, now);
@@ -122,10 +141,10 @@ export class MalleabilityManager {
       this.byOffer.set(offerId, op);
       const cluster = op.cluster.cluster.name;
       if (step.kind === 'offerGrow') {
-        this.host.emit(now, { type: 'grow.offered', jobId: job.id, cluster, offerId, processors: step.processors });
+        this.host.emit(now, byOperator(op, { type: 'grow.offered', jobId: job.id, cluster, offerId, processors: step.processors }));
         this.host.applications.offerGrow(offerId, job.id, step.processors);
       } else {
-        this.host.emit(now, { type: 'shrink.requested', jobId: job.id, cluster, offerId, processors: step.processors, mandatory: op.mandatory });
+        this.host.emit(now, byOperator(op, { type: 'shrink.requested', jobId: job.id, cluster, offerId, processors: step.processors, mandatory: op.mandatory }));
         this.host.applications.requestShrink(offerId, job.id, step.processors, op.mandatory);
       }
       return;
@@ -138,6 +157,14 @@ export class MalleabilityManager {
     this.byCluster.delete(op.cluster.cluster.index);
     this.host.operationDone(op.cluster, now);
   }
+}
+
+type OperationEvent = Extract<SchedulerEventBody, { type: 'grow.offered' | 'grow.answered' | 'shrink.requested' | 'shrink.answered' }>;
+
+/** Marks the events of an operator's operation; a policy's carry no mark (the common case stays small). */
+function byOperator(op: Operation, event: OperationEvent): OperationEvent {
+  if (op.operator) event.operator = true;
+  return event;
 }
 
 function clamp(value: number, lo: number, hi: number): number {

@@ -35,6 +35,12 @@ export class JobRecord {
   pendingGrow = 0;
   /** Processors the application has agreed to give back but not yet released. */
   releasing = 0;
+  /**
+   * Most processors the policies may grow it to: its max, or less after an operator shrank it. Decision: an
+   * operator's shrink sticks (PRA would otherwise grow the job straight back into what it gave up); an operator's
+   * grow lifts the cap again.
+   */
+  cap: number;
   /** Placed whole on one cluster (not split by flexible cluster minimization, not co-allocated). */
   readonly singleCluster: boolean;
   /** Order of arrival in the grid, for deterministic tie-breaks. */
@@ -54,6 +60,7 @@ export class JobRecord {
     const request = componentRequest(spec, 0);
     this.min = request.min;
     this.max = request.max;
+    this.cap = request.max;
     this.singleCluster = spec.components.length === 1 && !(spec.placement === 'fcm' && spec.kind === 'rigid');
     this.transitions.push({ state: 'submitted', time: now, reason: 'submitted' });
   }
@@ -101,7 +108,7 @@ export class JobRecord {
 
   /** Processors a grow offer may still add. */
   get growable(): number {
-    return this.state === 'running' && this.malleable ? Math.max(0, this.max - this.held) : 0;
+    return this.state === 'running' && this.malleable ? Math.max(0, this.cap - this.held) : 0;
   }
 
   transition(state: JobState, time: number, reason: string): void {

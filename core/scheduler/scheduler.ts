@@ -48,6 +48,14 @@ export interface ClusterSnapshot extends CapacityBreakdown {
   readonly runningMalleable: number;
 }
 
+/** What an operator's resize set going: processors offered to the job, or asked back from it. */
+export interface OperatorResize {
+  readonly jobId: string;
+  readonly cluster: string;
+  readonly processors: number;
+  readonly direction: 'grow' | 'shrink';
+}
+
 export class Scheduler {
   readonly grid: Grid;
   readonly clusters: readonly ClusterState[];
@@ -224,6 +232,43 @@ export class Scheduler {
     }
     this.endJob(job, 'cancelled', reason, now);
     return ok(undefined);
+  }
+
+  /**
+   * An operator's resize of a running malleable job, run by the malleability manager like a policy's operation (and
+   * like one, alone on its cluster). `delta` > 0 offers the job up to that many more processors, voluntarily and only
+   * from what the capacity model has free for growth there (threshold, background load and waiting jobs' shares
+   * respected): the offer is cut to what is free. `delta` < 0 makes it give back that many, mandatorily.
+   */
+  resize(jobId: string, delta: number, now: number): Result<OperatorResize> {
+    this.now = now;
+    const job = this.jobsById.get(jobId);
+    if (!job) return fail([{ path: 'jobId', message: `names no job ("${jobId}")` }]);
+    if (!job.malleable) return fail([{ path: 'jobId', message: `job ${jobId} is not malleable (it is ${job.kind})` }]);
+    if (job.state !== 'running') return fail([{ path: 'jobId', message: `job ${jobId} is not running (it is ${job.state})` }]);
+    if (!Number.isInteger(delta) || delta === 0) return fail([{ path: 'delta', message: 'must be a whole number other than 0' }]);
+    const state = this.clusters[job.clusterIndex]!;
+    const cluster = state.cluster.name;
+    if (this.malleability.busy(state)) {
+      return fail([{ path: 'jobId', message: `cluster ${cluster} is busy with another grow or shrink operation; try again when it ends` }]);
+    }
+    if (delta > 0) {
+      const room = job.max - job.held;
+      if (delta > room) return fail([{ path: 'delta', message: `would take job ${jobId} beyond its maximum (${job.held} of max ${job.max}: grow by ${room} at most)` }]);
+      const free = state.availableFor();
+      if (free === 0) return fail([{ path: 'delta', message: `no processors are free for growth on ${cluster}` }]);
+      const processors = Math.min(delta, free);
+      job.cap = job.max;
+      this.malleability.operatorGrow(state, job, processors, now);
+      return ok({ jobId, cluster, processors, direction: 'grow' });
+    }
+    const processors = -delta;
+    if (processors > job.shrinkable) {
+      return fail([{ path: 'delta', message: `would take job ${jobId} below its minimum (${job.held - job.releasing} of min ${job.min}: shrink by ${job.shrinkable} at most)` }]);
+    }
+    job.cap = job.held - job.releasing - processors;
+    this.malleability.operatorShrink(state, job, processors, now);
+    return ok({ jobId, cluster, processors, direction: 'shrink' });
   }
 
   /** The information service: asks every cluster for its status (background load). */

@@ -1,8 +1,12 @@
 // The host's one typed API: each method has a zod schema for its input and its output, and there is one event
 // topic. Both transports (Electron IPC and HTTP + WebSocket) carry exactly this; the renderer gets a typed client.
 import { z } from 'zod';
-import { APPROACHES, jobSpecSchema } from '../../core/model/schemas.js';
+import type { SchedulerEvent } from '../../core/events.js';
+import { APPROACHES, gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
+import { GRID_PRESETS } from '../../core/sim/grids.js';
+import { WORKLOAD_PRESETS } from '../../core/sim/workloads/koala.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
+import { labResultSchema, labRunInfoSchema, labSpecSchema, type LabRunInfo } from '../lab/schemas.js';
 
 export const SPEEDS = ['pause', '1x', '10x', '100x', 'max'] as const;
 export const speedSchema = z.enum(SPEEDS, { error: () => `must be one of ${SPEEDS.join(', ')}` });
@@ -48,6 +52,29 @@ const settings = z.strictObject({
 });
 export type Settings = z.infer<typeof settings>;
 
+const gridPresetNames = Object.keys(GRID_PRESETS);
+/** A grid preset by name, or a whole grid as JSON; a bad grid's errors name their field under `grid`. */
+const gridChoice = z.unknown().transform((value, ctx) => {
+  if (typeof value === 'string') {
+    if (Object.hasOwn(GRID_PRESETS, value)) return gridSpecSchema.parse(GRID_PRESETS[value]);
+    ctx.addIssue({ code: 'custom', message: `must be a grid preset (${gridPresetNames.join(', ')}) or a grid object (got "${value}")` });
+    return z.NEVER;
+  }
+  if (value === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'is required' });
+    return z.NEVER;
+  }
+  const parsed = gridSpecSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  return z.NEVER;
+});
+export const RESET_WORKLOADS = Object.keys(WORKLOAD_PRESETS).concat('none') as [string, ...string[]];
+
+const templateName = z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
+const template = z.object({ name: z.string(), spec: jobSpecSchema });
+export type JobTemplate = z.infer<typeof template>;
+
 export const methods = {
   'grid.snapshot': {
     input: z.strictObject({}),
@@ -55,16 +82,56 @@ export const methods = {
   },
   'jobs.submit': { input: jobSpecSchema, output: z.object({ jobId: z.string() }) },
   'jobs.cancel': { input: z.strictObject({ jobId: z.string().min(1, 'is required') }), output: z.object({ jobId: z.string() }) },
+  /** An operator's grow (delta > 0) or shrink (delta < 0) of a running malleable job. */
+  'jobs.resize': {
+    input: z.strictObject({
+      jobId: z.string({ error: 'is required' }).min(1, 'is required'),
+      delta: z
+        .number({ error: 'must be a number' })
+        .int('must be a whole number')
+        .refine((d) => d !== 0, 'must not be 0'),
+    }),
+    output: z.object({ jobId: z.string(), cluster: z.string(), processors: z.number(), direction: z.enum(['grow', 'shrink']) }),
+  },
+  /**
+   * The jobs, oldest first (the last `limit`). `since`: the `version` of an earlier answer to the same query; when
+   * nothing changed since, the answer is `unchanged` with no jobs (a console polling 10,000 jobs then does nothing).
+   */
   'jobs.list': {
-    input: z.strictObject({ states: z.array(z.string()).optional(), limit: z.number().int().min(1).max(100_000).default(1000) }),
-    output: z.object({ jobs: z.array(jobSummary), total: z.number() }),
+    input: z.strictObject({ states: z.array(z.string()).optional(), limit: z.number().int().min(1).max(100_000).default(1000), since: z.string().optional() }),
+    output: z.object({ jobs: z.array(jobSummary), total: z.number(), version: z.string(), unchanged: z.boolean().optional() }),
   },
   'sim.setSpeed': { input: z.strictObject({ speed: speedSchema }), output: z.object({ speed: speedSchema }) },
+  /** Starts a new run on another grid or workload (the current run is dropped). */
+  'sim.reset': {
+    input: z.strictObject({
+      grid: gridChoice,
+      workload: z.enum(RESET_WORKLOADS, { error: () => `must be one of ${RESET_WORKLOADS.join(', ')}` }),
+      seed: z.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be at least 0').max(2 ** 32 - 1, 'must be at most 4294967295').default(1),
+    }),
+    output: z.object({ grid: z.string(), clusters: z.number(), workload: z.string(), jobs: z.number(), seed: z.number() }),
+  },
   'settings.get': { input: z.strictObject({}), output: settings },
   'settings.set': { input: settings.partial(), output: settings },
+  /** Submit-form templates, kept by the host (in its store when it has one). */
+  'templates.list': { input: z.strictObject({}), output: z.object({ templates: z.array(template) }) },
+  'templates.save': { input: z.strictObject({ name: templateName, spec: jobSpecSchema }), output: z.object({ name: z.string() }) },
+  'templates.delete': { input: z.strictObject({ name: templateName }), output: z.object({ name: z.string() }) },
+  /** The Lab: the KOALA experiment or one simulation, computed in a worker thread; progress on the stream (topic lab). */
+  'lab.start': { input: labSpecSchema, output: z.object({ runId: z.string() }) },
+  'lab.cancel': { input: z.strictObject({ runId: z.string({ error: 'is required' }).min(1, 'is required') }), output: labRunInfoSchema },
+  'lab.list': { input: z.strictObject({}), output: z.object({ runs: z.array(labRunInfoSchema) }) },
+  'lab.result': { input: z.strictObject({ runId: z.string({ error: 'is required' }).min(1, 'is required') }), output: labResultSchema },
 } as const;
 
 export type MethodName = keyof typeof methods;
+
+/** What the host pushes on its event stream (WebSocket /events, or the IPC event channel). */
+export type StreamMessage =
+  | { topic: 'event'; event: SchedulerEvent }
+  | { topic: 'snapshot'; snapshot: MethodOutput<'grid.snapshot'> }
+  /** A Lab run changed: queued, progressed or ended. */
+  | { topic: 'lab'; run: LabRunInfo };
 export type MethodInput<M extends MethodName> = z.input<(typeof methods)[M]['input']>;
 export type MethodOutput<M extends MethodName> = z.infer<(typeof methods)[M]['output']>;
 

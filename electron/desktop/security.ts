@@ -3,7 +3,7 @@
 // navigation, webviews or permissions.
 import { CONTENT_SECURITY_POLICY } from '../web/server.js';
 import type { Dispatch } from '../api/dispatcher.js';
-import type { SchedulerEvent } from '../../core/events.js';
+import type { StreamMessage } from '../api/contract.js';
 
 /** The custom protocol the console is served from in the window. */
 export const APP_SCHEME = 'concertina';
@@ -11,9 +11,11 @@ export const APP_ORIGIN = `${APP_SCHEME}://app`;
 export const INVOKE_CHANNEL = 'concertina:invoke';
 export const SUBSCRIBE_CHANNEL = 'concertina:subscribe';
 export const EVENT_CHANNEL = 'concertina:event';
+export const UNSUBSCRIBE_CHANNEL = 'concertina:unsubscribe';
 
-export function windowOptions(preload: string) {
+export function windowOptions(preload: string, icon?: string) {
   return {
+    ...(icon ? { icon } : {}),
     width: 1440,
     height: 900,
     minWidth: 1280,
@@ -49,7 +51,7 @@ export interface SessionLike {
 }
 export interface IpcEventLike {
   senderFrame: { url: string } | null;
-  sender: { send(channel: string, payload: unknown): void; once(event: 'destroyed', listener: () => void): void };
+  sender: { readonly id: number; send(channel: string, payload: unknown): void; once(event: 'destroyed', listener: () => void): void };
 }
 export interface IpcMainLike {
   handle(channel: string, handler: (event: IpcEventLike, ...args: unknown[]) => unknown): void;
@@ -81,15 +83,25 @@ export function denyPermissions(session: SessionLike): void {
   session.setPermissionCheckHandler(() => false);
 }
 
-/** The API over IPC: the same dispatcher as the web mode, answering only the app's own frames. */
-export function registerIpc(ipcMain: IpcMainLike, dispatch: Dispatch, subscribe: (listener: (e: SchedulerEvent) => void) => () => void): void {
+/** The API over IPC: the same dispatcher and event stream as the web mode, answering only the app's own frames. */
+export function registerIpc(ipcMain: IpcMainLike, dispatch: Dispatch, stream: (send: (message: StreamMessage) => void) => () => void): void {
+  // One stream per window: a reloaded page subscribes again and replaces its previous stream.
+  const streams = new Map<number, () => void>();
+  const end = (senderId: number) => {
+    streams.get(senderId)?.();
+    streams.delete(senderId);
+  };
   ipcMain.handle(INVOKE_CHANNEL, (event, method, payload) => {
     if (!isAppUrl(event.senderFrame?.url)) return { ok: false, errors: [{ path: '', message: 'refused: the caller is not the Concertina console' }] };
     return dispatch(String(method), payload);
   });
   ipcMain.on(SUBSCRIBE_CHANNEL, (event) => {
     if (!isAppUrl(event.senderFrame?.url)) return;
-    const unsubscribe = subscribe((e) => event.sender.send(EVENT_CHANNEL, e));
-    event.sender.once('destroyed', unsubscribe);
+    const { sender } = event;
+    const known = streams.has(sender.id);
+    end(sender.id);
+    streams.set(sender.id, stream((message) => sender.send(EVENT_CHANNEL, message)));
+    if (!known) sender.once('destroyed', () => end(sender.id));
   });
+  ipcMain.on(UNSUBSCRIBE_CHANNEL, (event) => end(event.sender.id));
 }

@@ -1,7 +1,7 @@
 // Persistence behind a small interface: what a hosted run needs to come back after a restart or a crash —
 // its configuration, every job accepted through the API with the virtual time it was accepted at, settings
 // changes, and the scheduler's event history. SQLite in WAL mode; the schema is versioned with migrations.
-import Database from 'better-sqlite3';
+import { openDatabase, transaction, type SqliteDatabase, type SqliteDriverName } from './sqlite.js';
 import type { SchedulerEvent } from '../../core/events.js';
 
 export interface RunConfig {
@@ -21,13 +21,20 @@ export interface StoredSetting {
   readonly value: unknown;
 }
 
+export interface StoredTemplate {
+  readonly name: string;
+  readonly spec: unknown;
+}
+
 export interface Store {
   /** The run this store holds, or undefined for a new store. */
   run(): RunConfig | undefined;
+  /** Starts a new run, dropping the one held (its jobs, settings, commands and events). */
   startRun(config: RunConfig): void;
   /** Durable before it returns: a job the API accepted is never lost. */
   addSubmission(submission: StoredSubmission): void;
   submissions(): StoredSubmission[];
+  /** Settings changes and operator commands (cancel, resize), replayed in order on resume. */
   addSetting(setting: StoredSetting): void;
   settings(): StoredSetting[];
   /** Appends events (in one transaction). */
@@ -37,6 +44,18 @@ export interface Store {
   /** The virtual time the run had reached. */
   setClock(t: number): void;
   clock(): number;
+  /** Submit-form templates, by name (not part of a run: a reset keeps them). */
+  templates(): StoredTemplate[];
+  /** Saves or replaces the template of that name. */
+  saveTemplate(template: StoredTemplate): void;
+  /** False when there was none of that name. */
+  deleteTemplate(name: string): boolean;
+  /** Lab runs (not part of a run either): an ended run's info and result, replacing any kept for that run id. */
+  addLabRun(info: { readonly runId: string }, result: unknown): void;
+  /** The kept lab runs' infos, oldest first. */
+  labRuns(): unknown[];
+  /** A kept lab run's result, or undefined. */
+  labResult(runId: string): unknown;
   close(): void;
 }
 
@@ -47,23 +66,28 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE settings (seq INTEGER PRIMARY KEY AUTOINCREMENT, t REAL NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL);
    CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, t REAL NOT NULL, type TEXT NOT NULL, job_id TEXT, body TEXT NOT NULL);
    CREATE INDEX events_job ON events (job_id);`,
+  `CREATE TABLE templates (name TEXT PRIMARY KEY, spec TEXT NOT NULL);`,
+  `CREATE TABLE lab_results (seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL UNIQUE, info TEXT NOT NULL, result TEXT);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-export function openStore(file: string): Store {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+export function openStore(file: string, driver?: SqliteDriverName): Store {
+  const { db } = openDatabase(file, driver);
+  db.exec('PRAGMA journal_mode = WAL');
   // FULL: a commit is on disk when it returns, so an accepted job survives even a power cut.
-  db.pragma('synchronous = FULL');
+  db.exec('PRAGMA synchronous = FULL');
+  // Another process (a second console on the same file) may hold the write lock for a moment: wait, not fail.
+  db.exec('PRAGMA busy_timeout = 5000');
   migrate(db);
 
   const insertSubmission = db.prepare('INSERT INTO submissions (t, spec) VALUES (?, ?)');
   const insertSetting = db.prepare('INSERT INTO settings (t, key, value) VALUES (?, ?, ?)');
   const insertEvent = db.prepare('INSERT INTO events (t, type, job_id, body) VALUES (?, ?, ?, ?)');
-  const addEvents = db.transaction((events: readonly SchedulerEvent[]) => {
-    for (const e of events) insertEvent.run(e.t, e.type, 'jobId' in e ? e.jobId : null, JSON.stringify(e));
-  });
+  const addEvents = (events: readonly SchedulerEvent[]) =>
+    transaction(db, () => {
+      for (const e of events) insertEvent.run(e.t, e.type, 'jobId' in e ? e.jobId : null, JSON.stringify(e));
+    });
 
   return {
     run() {
@@ -71,7 +95,10 @@ export function openStore(file: string): Store {
       return row ? (JSON.parse(row.config) as RunConfig) : undefined;
     },
     startRun(config) {
-      db.prepare('INSERT INTO run (id, config) VALUES (1, ?)').run(JSON.stringify(config));
+      transaction(db, () => {
+        for (const table of ['run', 'submissions', 'settings', 'events']) db.exec(`DELETE FROM ${table}`);
+        db.prepare('INSERT INTO run (id, config) VALUES (1, ?)').run(JSON.stringify(config));
+      });
     },
     addSubmission(s) {
       insertSubmission.run(s.t, JSON.stringify(s.spec));
@@ -101,19 +128,43 @@ export function openStore(file: string): Store {
     clock() {
       return (db.prepare('SELECT clock FROM run WHERE id = 1').get() as { clock: number } | undefined)?.clock ?? 0;
     },
+    templates() {
+      return (db.prepare('SELECT name, spec FROM templates ORDER BY name').all() as Array<{ name: string; spec: string }>).map((r) => ({ name: r.name, spec: JSON.parse(r.spec) }));
+    },
+    saveTemplate(template) {
+      db.prepare('INSERT INTO templates (name, spec) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET spec = excluded.spec').run(template.name, JSON.stringify(template.spec));
+    },
+    deleteTemplate(name) {
+      // Both drivers answer a run with the number of rows it changed.
+      return Number((db.prepare('DELETE FROM templates WHERE name = ?').run(name) as { changes: number | bigint }).changes) > 0;
+    },
+    addLabRun(info, result) {
+      db.prepare('INSERT INTO lab_results (run_id, info, result) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET info = excluded.info, result = excluded.result').run(
+        info.runId,
+        JSON.stringify(info),
+        result === undefined ? null : JSON.stringify(result),
+      );
+    },
+    labRuns() {
+      return (db.prepare('SELECT info FROM lab_results ORDER BY seq').all() as Array<{ info: string }>).map((r) => JSON.parse(r.info) as unknown);
+    },
+    labResult(runId) {
+      const row = db.prepare('SELECT result FROM lab_results WHERE run_id = ?').get(runId) as { result: string | null } | undefined;
+      return row?.result ? (JSON.parse(row.result) as unknown) : undefined;
+    },
     close() {
       db.close();
     },
   };
 }
 
-function migrate(db: Database.Database): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
+function migrate(db: SqliteDatabase): void {
+  const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
   if (version > SCHEMA_VERSION) throw new Error(`the store's schema (version ${version}) is newer than this Concertina (${SCHEMA_VERSION})`);
   for (let v = version; v < SCHEMA_VERSION; v++) {
-    db.transaction(() => {
+    transaction(db, () => {
       db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${v + 1}`);
-    })();
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+    });
   }
 }

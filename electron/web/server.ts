@@ -2,10 +2,9 @@
 // WebSocket (/events). Bound to 127.0.0.1 by default; every request and socket needs the run's random token, and
 // Host and Origin headers must name this server (against DNS rebinding and cross-site requests).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { readConsoleFile } from '../host/console-files.js';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Host } from '../host/host.js';
 
@@ -27,37 +26,18 @@ export const CONTENT_SECURITY_POLICY =
 
 const TOKEN_COOKIE = 'concertina-token';
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.json': 'application/json',
-  '.woff2': 'font/woff2',
-};
-
 /** Serves a file of the built console; false when there is none for this path. */
 function serveStatic(dir: string, pathname: string, res: ServerResponse, cookie: string): boolean {
-  const root = path.resolve(dir);
-  const file = path.resolve(root, '.' + decodeURIComponent(pathname === '/' ? '/index.html' : pathname));
-  if (file !== root && !file.startsWith(root + path.sep)) return false;
-  let body: Buffer;
-  try {
-    body = readFileSync(file);
-  } catch {
-    return false;
-  }
-  const type = CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream';
-  const headers: Record<string, string> = { 'content-type': type, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
-  if (type.startsWith('text/html')) {
+  const file = readConsoleFile(dir, pathname);
+  if (!file) return false;
+  const headers: Record<string, string> = { 'content-type': file.contentType, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+  if (file.isPage) {
     headers['content-security-policy'] = CONTENT_SECURITY_POLICY;
     headers['cache-control'] = 'no-store';
     headers['set-cookie'] = cookie;
   }
   res.writeHead(200, headers);
-  res.end(body);
+  res.end(file.body);
   return true;
 }
 
@@ -131,17 +111,8 @@ export async function startWebServer(host: Host, options: WebServerOptions = {})
   });
 
   const stream = (ws: WebSocket) => {
-    const unsubscribe = host.subscribe((event) => ws.send(JSON.stringify({ topic: 'event', event })));
-    const snapshot = () => {
-      const s = host.dispatch('grid.snapshot', {});
-      if (s.ok) ws.send(JSON.stringify({ topic: 'snapshot', snapshot: s.value }));
-    };
-    snapshot();
-    const timer = setInterval(snapshot, options.snapshotIntervalMs ?? 1000);
-    ws.on('close', () => {
-      clearInterval(timer);
-      unsubscribe();
-    });
+    const end = host.stream((message) => ws.send(JSON.stringify(message)), options.snapshotIntervalMs);
+    ws.on('close', end);
   };
 
   await new Promise<void>((resolve, reject) => {

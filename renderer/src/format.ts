@@ -26,14 +26,14 @@ export function describeEvent(e: import('./api/types.js').SchedulerEvent): strin
     case 'job.started':
       return `on ${e.cluster}, size ${e.size}`;
     case 'grow.offered':
-      return `${e.processors} on ${e.cluster} (offer ${e.offerId})`;
+      return `${e.processors} on ${e.cluster} (offer ${e.offerId})${e.operator ? ' by the operator' : ''}`;
     case 'grow.answered':
     case 'shrink.answered':
       return `accepted ${e.accepted} (offer ${e.offerId})`;
     case 'job.grown':
       return `+${e.processors} on ${e.cluster} → ${e.size}`;
     case 'shrink.requested':
-      return `${e.processors} on ${e.cluster}${e.mandatory ? ' (mandatory)' : ''} (offer ${e.offerId})`;
+      return `${e.processors} on ${e.cluster}${e.mandatory ? ' (mandatory)' : ''} (offer ${e.offerId})${e.operator ? ' by the operator' : ''}`;
     case 'job.shrunk':
       return `−${e.processors} on ${e.cluster} → ${e.size}${e.voluntary ? ' (voluntary)' : ''}`;
     case 'job.ended':

@@ -43,20 +43,21 @@ describe('Electron window', () => {
     registerIpc(
       { handle: (c, h) => handlers.set(c, h), on: (c, l) => handlers.set(c, l) },
       host.dispatch,
-      (l) => host.subscribe(l),
+      (send) => host.stream(send, 60_000),
     );
     const sent: Array<[string, unknown]> = [];
-    const sender = { send: (c: string, p: unknown) => sent.push([c, p]), once: () => undefined };
+    const sender = { id: 1, send: (c: string, p: unknown) => sent.push([c, p]), once: () => undefined };
     const fromApp: IpcEventLike = { senderFrame: { url: `${APP_ORIGIN}/index.html` }, sender };
     const leaked: unknown[] = [];
-    const fromElsewhere: IpcEventLike = { senderFrame: { url: 'https://evil.example/' }, sender: { send: (_c, p) => leaked.push(p), once: () => undefined } };
+    const fromElsewhere: IpcEventLike = { senderFrame: { url: 'https://evil.example/' }, sender: { id: 2, send: (_c, p) => leaked.push(p), once: () => undefined } };
     const invoke = handlers.get(INVOKE_CHANNEL)!;
     expect(invoke(fromElsewhere, 'grid.snapshot', {})).toEqual({ ok: false, errors: [{ path: '', message: 'refused: the caller is not the Concertina console' }] });
     expect(invoke(fromApp, 'jobs.submit', { kind: 'rigid', components: [{ processors: 0, program: 'x' }] })).toMatchObject({ ok: false, errors: [{ path: 'components[0].processors' }] });
     handlers.get(SUBSCRIBE_CHANNEL)!(fromApp);
     handlers.get(SUBSCRIBE_CHANNEL)!(fromElsewhere);
     expect(invoke(fromApp, 'jobs.submit', { id: 'ipc-1', kind: 'rigid', components: [{ processors: 2, program: 'x' }] })).toEqual({ ok: true, value: { jobId: 'ipc-1' } });
-    expect(sent.some(([c, e]) => c === EVENT_CHANNEL && (e as { type: string }).type === 'job.submitted')).toBe(true);
+    expect(sent.some(([c, m]) => c === EVENT_CHANNEL && (m as { topic: string; event?: { type: string } }).event?.type === 'job.submitted')).toBe(true);
+    expect(sent.some(([c, m]) => c === EVENT_CHANNEL && (m as { topic: string }).topic === 'snapshot')).toBe(true);
     expect(leaked).toEqual([]); // a foreign frame gets no events
   });
 });

@@ -36,7 +36,7 @@ describe('Job drawer', () => {
     const pinia = createPinia();
     setActivePinia(pinia);
     const client = fakeClient({
-      'jobs.list': { ok: true, value: { jobs: [job], total: 1 } },
+      'jobs.list': { ok: true, value: { jobs: [job], total: 1, version: '1:1' } },
       'jobs.cancel': { ok: false, errors: [{ path: 'jobId', message: 'job-1 has already ended' }] },
     });
     const stores = createStores(client);
@@ -65,6 +65,56 @@ describe('Job drawer', () => {
     await wrapper.setProps(closed as never);
     await flushPromises();
     expect(find('[data-testid="cancel-error"]')).toBeNull();
+    wrapper.unmount();
+  });
+
+  it('grows and shrinks a running malleable job by the number typed, and shows why the host refused', async () => {
+    const pinia = createPinia();
+    setActivePinia(pinia);
+    const client = fakeClient({
+      'jobs.list': { ok: true, value: { jobs: [job], total: 1, version: '1:1' } },
+      'jobs.resize': { ok: true, value: { jobId: 'job-1', cluster: 'fs0', processors: 2, direction: 'grow' } },
+    });
+    const stores = createStores(client);
+    await stores.jobs.refresh();
+    const wrapper = mount(JobDrawer, { props: { jobId: 'job-1' }, global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    await flushPromises();
+    const input = find('[data-testid="resize-by"] input') as unknown as { value: string; dispatchEvent(e: unknown): void };
+    // The number input commits what is typed when it loses focus.
+    const EventOf = (globalThis as unknown as { Event: new (t: string, o?: object) => unknown }).Event;
+    input.value = '2';
+    input.dispatchEvent(new EventOf('input', { bubbles: true }));
+    input.dispatchEvent(new EventOf('blur'));
+    await flushPromises();
+    find('[data-testid="grow-job"]')!.click();
+    await flushPromises();
+    expect(find('[data-testid="resize-done"]')!.textContent).toContain('offered 2 more on fs0');
+
+    client.answers['jobs.resize'] = { ok: false, errors: [{ path: 'delta', message: 'would take job job-1 below its minimum (6 of min 2: shrink by 4 at most)' }] };
+    find('[data-testid="shrink-job"]')!.click();
+    await flushPromises();
+    expect(client.calls.filter((c) => c.method === 'jobs.resize').map((c) => c.payload)).toEqual([
+      { jobId: 'job-1', delta: 2 },
+      { jobId: 'job-1', delta: -2 },
+    ]);
+    expect(find('[data-testid="resize-error"]')!.textContent).toContain('delta: would take job job-1 below its minimum');
+    expect(find('[data-testid="resize-done"]')).toBeNull();
+    wrapper.unmount();
+  });
+
+  it('offers no grow or shrink for a job that is not running', async () => {
+    const pinia = createPinia();
+    setActivePinia(pinia);
+    const client = fakeClient({ 'jobs.list': { ok: true, value: { jobs: [{ ...job, state: 'queued' }], total: 1, version: '1:1' } } });
+    const stores = createStores(client);
+    await stores.jobs.refresh();
+    const wrapper = mount(JobDrawer, { props: { jobId: 'job-1' }, global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    await flushPromises();
+    find('[data-testid="grow-job"]')!.click();
+    find('[data-testid="shrink-job"]')!.click();
+    await flushPromises();
+    expect(client.calls.filter((c) => c.method === 'jobs.resize')).toEqual([]);
+    expect(find('[data-testid="resize-controls"]')!.textContent).toContain('only while it runs');
     wrapper.unmount();
   });
 });

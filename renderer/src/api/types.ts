@@ -1,9 +1,9 @@
 // The console's view of the host API: type-only imports of the contract, so none of its zod schemas (nor the core
 // they pull in) are bundled. Stores depend on this interface, never on the transport, so tests pass a fake.
-import type { ApiResult, MethodInput, MethodName, MethodOutput, Speed } from '../../../electron/api/contract.js';
+import type { ApiResult, MethodInput, MethodName, MethodOutput, Speed, StreamMessage } from '../../../electron/api/contract.js';
 import type { SchedulerEvent } from '../../../core/events.js';
 
-export type { ApiResult, MethodInput, MethodName, MethodOutput, Speed, SchedulerEvent };
+export type { ApiResult, MethodInput, MethodName, MethodOutput, Speed, SchedulerEvent, StreamMessage };
 export type GridSnapshot = MethodOutput<'grid.snapshot'>;
 export type ClusterSnapshot = GridSnapshot['clusters'][number];
 export type JobSummary = MethodOutput<'jobs.list'>['jobs'][number];
@@ -12,8 +12,6 @@ export interface FieldError {
   message: string;
 }
 
-/** What the host pushes on the event stream. */
-export type StreamMessage = { topic: 'event'; event: SchedulerEvent } | { topic: 'snapshot'; snapshot: GridSnapshot };
 export type StreamListener = (message: StreamMessage) => void;
 export type ConnectionState = 'connecting' | 'open' | 'closed';
 

@@ -87,7 +87,11 @@ export function defineActivityStore(client: ApiClient) {
 
     function receive(message: StreamMessage) {
       if (message.topic === 'event') add(message.event);
-      else if (message.snapshot.time > now.value) now.value = message.snapshot.time;
+      else if (message.topic === 'snapshot') {
+        // Virtual time only goes back when the host started a new run (sim.reset): the old events are another run's.
+        if (message.snapshot.time < now.value) clear();
+        if (message.snapshot.time > now.value) now.value = message.snapshot.time;
+      }
     }
 
     function eventsOf(jobId: string): SchedulerEvent[] {

@@ -69,7 +69,17 @@ export function defineGridStore(client: ApiClient) {
       return { byCluster: Object.fromEntries(clusters.value.map((c, i) => [c.name, points[i]!])), total: totalOf(points, t) };
     });
 
+    /** Forgets the grid and its history (a new run starts). */
+    function clear() {
+      snapshot.value = undefined;
+      history.value = {};
+      totalHistory.value = [];
+      lastEvents.value = [];
+    }
+
     function applySnapshot(s: GridSnapshot) {
+      // Virtual time only goes back when the host started a new run (sim.reset): the old history is another grid's.
+      if (snapshot.value && s.time < snapshot.value.time) clear();
       snapshot.value = s;
       time.value = s.time;
       speed.value = s.speed;
@@ -89,8 +99,9 @@ export function defineGridStore(client: ApiClient) {
 
     async function refresh() {
       const result = await client.call('grid.snapshot', {});
-      if (result.ok) applySnapshot(result.value);
-      else errors.value = result.errors.map((e) => e.message);
+      if (!result.ok) errors.value = result.errors.map((e) => e.message);
+      // An answer older than a snapshot the stream brought meanwhile is stale, not a new run.
+      else if (!(snapshot.value && result.value.time < snapshot.value.time)) applySnapshot(result.value);
     }
 
     async function setSpeed(next: Speed) {
@@ -115,7 +126,7 @@ export function defineGridStore(client: ApiClient) {
       stop = undefined;
     }
 
-    return { snapshot, history, totalHistory, speed, time, connection, lastEvents, errors, clusters, current, applySnapshot, receive, refresh, setSpeed, connect, disconnect };
+    return { snapshot, history, totalHistory, speed, time, connection, lastEvents, errors, clusters, current, clear, applySnapshot, receive, refresh, setSpeed, connect, disconnect };
   });
 }
 export type GridStore = ReturnType<ReturnType<typeof defineGridStore>>;

@@ -7,6 +7,9 @@ import { defineJobsStore, type JobsStore } from './jobs.js';
 import { defineSubmitStore, type SubmitStore } from './submit.js';
 import { defineSettingsStore, type SettingsStore } from './settings.js';
 import { defineActivityStore, type ActivityStore } from './activity.js';
+import { defineLabStore, type LabStore } from './lab.js';
+import { defineTemplatesStore, type TemplatesStore } from './templates.js';
+import { defineResetStore, type ResetStore } from './reset.js';
 
 export interface Stores {
   grid: GridStore;
@@ -14,6 +17,9 @@ export interface Stores {
   submit: SubmitStore;
   settings: SettingsStore;
   activity: ActivityStore;
+  lab: LabStore;
+  templates: TemplatesStore;
+  reset: ResetStore;
 }
 
 export const STORES: InjectionKey<Stores> = Symbol('concertina-stores');
@@ -26,6 +32,9 @@ export function createStores(client: ApiClient): Stores {
     submit: defineSubmitStore(client)(),
     settings: defineSettingsStore(client)(),
     activity: defineActivityStore(client)(),
+    lab: defineLabStore(client)(),
+    templates: defineTemplatesStore(client)(),
+    reset: defineResetStore(client)(),
   };
 }
 

@@ -15,9 +15,14 @@ export function defineJobsStore(client: ApiClient) {
     const loading = ref(false);
     const error = ref('');
 
+    /** The version of the list held, so that a poll when nothing changed costs nothing. */
+    let version: string | undefined;
+
     const filtered = computed(() => {
       const q = search.value.trim().toLowerCase();
       const wanted = new Set(states.value);
+      // Unfiltered, the table gets the list itself: a new array would make it reprocess 10,000 rows.
+      if (!q && wanted.size === 0) return jobs.value;
       return jobs.value.filter(
         (j) =>
           (wanted.size === 0 || wanted.has(j.state)) &&
@@ -28,9 +33,10 @@ export function defineJobsStore(client: ApiClient) {
     async function refresh() {
       loading.value = true;
       try {
-        const result = await client.call('jobs.list', { limit: 100_000 });
+        const result = await client.call('jobs.list', { limit: 100_000, since: version });
         if (result.ok) {
-          jobs.value = result.value.jobs;
+          if (!result.value.unchanged) jobs.value = result.value.jobs;
+          version = result.value.version;
           total.value = result.value.total;
           error.value = '';
         } else error.value = result.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
@@ -49,18 +55,33 @@ export function defineJobsStore(client: ApiClient) {
       return refused;
     }
 
+    /**
+     * An operator's grow (delta > 0) or shrink (delta < 0) of a running malleable job: what the host set going, or
+     * why it refused (its messages, the field first).
+     */
+    async function resize(jobId: string, delta: number): Promise<{ ok: true; text: string } | { ok: false; text: string }> {
+      const result = await client.call('jobs.resize', { jobId, delta });
+      if (!result.ok) return { ok: false, text: result.errors.map((e) => (e.path && e.path !== 'jobId' ? `${e.path}: ${e.message}` : e.message)).join('; ') };
+      const { processors, cluster, direction } = result.value;
+      void refresh();
+      return { ok: true, text: direction === 'grow' ? `offered ${processors} more on ${cluster}` : `asked to give back ${processors} on ${cluster}` };
+    }
+
     let timer: ReturnType<typeof setInterval> | undefined;
-    function startPolling(everyMs = 2000) {
+    /** Refreshes every `everyMs`, except while `busy()` says the view is being used (a scroll stays smooth). */
+    function startPolling(everyMs = 2000, busy: () => boolean = () => false) {
       if (timer) return;
       void refresh();
-      timer = setInterval(() => void refresh(), everyMs);
+      timer = setInterval(() => {
+        if (!busy()) void refresh();
+      }, everyMs);
     }
     function stopPolling() {
       if (timer) clearInterval(timer);
       timer = undefined;
     }
 
-    return { jobs, total, states, search, loading, error, filtered, refresh, cancel, startPolling, stopPolling };
+    return { jobs, total, states, search, loading, error, filtered, refresh, cancel, resize, startPolling, stopPolling };
   });
 }
 export type JobsStore = ReturnType<ReturnType<typeof defineJobsStore>>;

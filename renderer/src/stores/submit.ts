@@ -59,6 +59,28 @@ export function toSpec(form: SubmitForm): JobSpecInput {
   return spec;
 }
 
+/**
+ * The form for a job spec (a saved template): what the form cannot show keeps its default. Decision: an application
+ * model the form does not offer (fixed, amdahl) becomes FT, and only the first component is kept.
+ */
+export function fromSpec(spec: JobSpecInput): SubmitForm {
+  const base = defaultForm();
+  const c = spec.components[0];
+  const model = spec.app?.model;
+  return {
+    name: spec.name ?? '',
+    kind: spec.kind,
+    processors: c?.processors ?? base.processors,
+    min: c?.min ?? base.min,
+    max: c?.max ?? base.max,
+    initial: c?.initial ?? null,
+    app: (APP_MODELS as readonly string[]).includes(model ?? '') ? (model as AppModelName) : base.app,
+    placement: spec.placement ?? base.placement,
+    program: c?.program ?? base.program,
+    walltime: spec.walltime ?? null,
+  };
+}
+
 /** The form field a path names: `components[0].min` → min, `app.model` → app; anything else → form. */
 export function fieldOf(path: string | readonly PropertyKey[]): FormField {
   const keys = typeof path === 'string' ? path.split(/[.[\]]+/).filter(Boolean) : path.map(String);
@@ -114,13 +136,20 @@ export function defineSubmitStore(client: ApiClient) {
       }
     }
 
+    /** Fills the form from a job spec (a template). */
+    function apply(spec: JobSpecInput) {
+      form.value = fromSpec(spec);
+      serverErrors.value = {};
+      submittedId.value = '';
+    }
+
     function reset() {
       form.value = defaultForm();
       serverErrors.value = {};
       submittedId.value = '';
     }
 
-    return { form, serverErrors, submitting, submittedId, validation, valid, errors, submit, reset };
+    return { form, serverErrors, submitting, submittedId, validation, valid, errors, submit, apply, reset };
   });
 }
 export type SubmitStore = ReturnType<ReturnType<typeof defineSubmitStore>>;

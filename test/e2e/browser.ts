@@ -1,0 +1,54 @@
+// What the end-to-end tests share: where the built console and Debian's Chromium are, whether they can run (and
+// why not, printed; in CI a missing browser is a failure), and a host in web mode with a browser page on it.
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { Host, type HostOptions } from '../../electron/host/host.js';
+import { startWebServer, type WebServer } from '../../electron/web/server.js';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CHROMIUM = '/usr/bin/chromium';
+export const consoleDir = path.join(repoRoot, 'dist', 'renderer');
+export const artifacts = path.join(repoRoot, 'test-artifacts', 'e2e');
+
+/** Whether the browser tests can run here; prints why not (and throws in CI, where they must run). */
+export function browserReady(): boolean {
+  if (existsSync(CHROMIUM) && existsSync(path.join(consoleDir, 'index.html'))) return true;
+  const why = !existsSync(CHROMIUM) ? `${CHROMIUM} is not installed (scripts/install-test-deps.sh installs it as root)` : `the console is not built (${consoleDir})`;
+  if (process.env.CI) throw new Error(`end-to-end tests cannot run: ${why}`);
+  console.warn(`Skipping the end-to-end tests: ${why}.`);
+  return false;
+}
+
+export interface Session {
+  host: Host;
+  server: WebServer;
+  browser: Browser;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/** A ticking host serving the built console, and a 1280×800 page in headless Chromium (downloads accepted). */
+export async function openSession(options: HostOptions = {}): Promise<Session> {
+  mkdirSync(artifacts, { recursive: true });
+  const host = new Host(options);
+  host.start(50);
+  const server = await startWebServer(host, { staticDir: consoleDir, snapshotIntervalMs: 250 });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  return {
+    host,
+    server,
+    browser,
+    page,
+    async close() {
+      await browser.close();
+      host.stop();
+      await server.close();
+    },
+  };
+}
