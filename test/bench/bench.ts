@@ -14,6 +14,9 @@ import { syntheticWorkload } from '../../core/sim/workloads/synthetic.js';
 import { workloadPreset } from '../../core/sim/workloads/koala.js';
 import type { ApplicationPort, LocalManager } from '../../core/ports.js';
 import { Host } from '../../electron/host/host.js';
+import { sshRoundTrip } from './ssh-bench.js';
+import { managerParse } from './managers-bench.js';
+import { queueBench } from './queue-bench.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const tracesDir = path.resolve(repoRoot, '..', 'shared', 'traces');
@@ -130,13 +133,60 @@ function hostMemory(): { rss_mb: number; heap_mb: number; jobs: number } {
   return figures;
 }
 
+/** Latencies (ms) of grid.snapshot through the dispatcher, each from being queued on the event loop to its answer
+ *  (so time spent behind a blocked host thread counts), sampled every 5 ms as long as `keepGoing` says. */
+async function snapshotLatencies(host: Host, keepGoing: (samples: number) => boolean): Promise<number[]> {
+  const latencies: number[] = [];
+  while (keepGoing(latencies.length)) {
+    const t0 = performance.now();
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!host.dispatch('grid.snapshot', {}).ok) throw new Error('grid.snapshot failed');
+    latencies.push(performance.now() - t0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return latencies;
+}
+
+/** The API's responsiveness while a Lab KOALA run (2 seeds, 16 runs) computes in its worker, the live grid ticking. */
+async function labApiLatency() {
+  const host = new Host({ speed: '10x' });
+  host.start();
+  const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+  const idle = await snapshotLatencies(host, (n) => n < 200);
+  const t0 = performance.now();
+  const started = host.call('lab.start', { kind: 'koala', seeds: 2 });
+  if (!started.ok) throw new Error(JSON.stringify(started.errors));
+  const running = () => !['done', 'failed', 'cancelled'].includes(host.lab.info(started.value.runId)!.status);
+  const busy = await snapshotLatencies(host, running);
+  const run_s = round((performance.now() - t0) / 1000, 2);
+  const status = host.lab.info(started.value.runId)!.status;
+  host.stop();
+  const figures = {
+    median_ms: round(median(busy), 3),
+    p99_ms: round(quantile(busy, 0.99), 3),
+    calls: busy.length,
+    idle_median_ms: round(median(idle), 3),
+    idle_p99_ms: round(quantile(idle, 0.99), 3),
+    run_s,
+    status,
+  };
+  log(`grid.snapshot during a lab KOALA run (${run_s} s, ${status}): median ${figures.median_ms} ms, p99 ${figures.p99_ms} ms over ${busy.length} calls (idle: ${figures.idle_median_ms} / ${figures.idle_p99_ms} ms)`);
+  return figures;
+}
+
 const das3_ms = das3();
 const s10 = synthetic(10_000);
 const s100 = synthetic(100_000);
 const pass_ms = pass('pra');
 const pass_pwa_ms = pass('pwa');
 const swf = nasa();
+const parse10k = managerParse(10_000);
+log(`status output of 10,000 jobs parsed: squeue ${parse10k.squeue_ms} ms, qstat -xml ${parse10k.qstat_xml_ms} ms`);
 const host = hostMemory();
+const labLatency = await labApiLatency();
+const ssh = await sshRoundTrip(20);
+const queue = await queueBench(repoRoot, log);
+log('skipped_reason' in ssh ? `SSH round trip skipped: ${ssh.skipped_reason}` : `SSH round trip: connect+exec ${ssh.connect_exec_median_ms} ms, exec on an open connection ${ssh.exec_median_ms} ms (medians of ${ssh.samples})`);
 console.log(
   JSON.stringify({
     das3_ms,
@@ -149,8 +199,20 @@ console.log(
     pass_pwa_ms,
     swf_nasa_s: 'seconds' in swf ? swf.seconds : null,
     swf_nasa: swf,
+    squeue_parse_10k_ms: parse10k.squeue_ms,
+    qstat_xml_parse_10k_ms: parse10k.qstat_xml_ms,
     host_memory_10k_jobs_mb: host.rss_mb,
     host_memory: host,
+    lab_api_latency_median_ms: labLatency.median_ms,
+    lab_api_latency_p99_ms: labLatency.p99_ms,
+    lab_api_latency: labLatency,
+    ssh_connect_exec_ms: 'skipped_reason' in ssh ? null : ssh.connect_exec_median_ms,
+    ssh_exec_ms: 'skipped_reason' in ssh ? null : ssh.exec_median_ms,
+    ssh,
+    queue_jobs_list_10k_ms: queue.jobs_list_ms,
+    queue_render_10k_ms: queue.browser?.render_ms ?? null,
+    queue_scroll_frame_p95_ms: queue.browser?.wheel_frame_p95_ms ?? null,
+    queue_10k: queue,
     node: process.version,
   }),
 );

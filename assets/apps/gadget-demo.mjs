@@ -1,0 +1,176 @@
+#!/usr/bin/env node
+// A GADGET-like malleable application (after GADGET-2 in the KOALA paper): a gravitational N-body simulation
+// advanced by leapfrog steps, the forces of each step split among `size` worker threads (direct summation over
+// shared memory). Like GADGET-2 it runs on any size between its minimum and maximum. It checks its own result:
+// total energy is conserved up to the integrator's error, and the done note gives the drift.
+//
+//   CONCERTINA_JOB_DIR=... CONCERTINA_SIZE=2 CONCERTINA_MIN=1 CONCERTINA_MAX=8 node gadget-demo.mjs [bodies] [steps]
+//
+// bodies (default 1000), steps (default 200).
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+
+const DT = 1e-3;
+/** Softening length: keeps close encounters finite. */
+const EPS2 = 1e-2 ** 2;
+
+async function main() {
+  const { connect } = await import('../sdk/concertina-app.mjs');
+  const bodies = argInt(2, 1000, 'bodies');
+  const steps = argInt(3, 200, 'steps');
+  const state = initialState(bodies);
+  const pool = new WorkerPool(state);
+  const app = await connect({
+    onOffer: (processors, { target, max }) => Math.min(processors, max - target),
+    onShrink: (processors, _mandatory, { size, min }) => Math.min(processors, size - min),
+    onResized: (size) => pool.resize(size),
+  });
+  await pool.resize(app.size);
+
+  const startEnergy = energy(state);
+  await pool.forces(bodies);
+  let step = 0;
+  while (step < steps && !app.stopRequested) {
+    kick(state, DT / 2);
+    drift(state, DT);
+    await pool.forces(bodies);
+    kick(state, DT / 2);
+    step++;
+    await app.sync();
+    app.progress(step / steps, `size ${app.size}: step ${step}/${steps}`);
+  }
+  await pool.resize(0);
+  const drift_ = Math.abs((energy(state) - startEnergy) / startEnergy);
+  const summary = `${step}/${steps} steps of ${bodies} bodies, relative energy drift ${drift_.toExponential(2)}`;
+  const complete = step === steps && drift_ < 1e-2;
+  app.done(complete, app.stopRequested && step < steps ? `stopped (${app.stopReason}) after ${summary}` : summary);
+}
+
+function argInt(index, fallback, name) {
+  const text = process.argv[index];
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) {
+    process.stderr.write(`gadget-demo: ${name} must be a whole number >= 1 (got ${JSON.stringify(text)})\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+/** Positions, velocities, accelerations (x, y, z per body) and masses; positions and accelerations shared with workers. */
+function initialState(n) {
+  let seed = 12345;
+  const random = () => {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    return seed / 2 ** 32;
+  };
+  const pos = new Float64Array(new SharedArrayBuffer(24 * n));
+  const acc = new Float64Array(new SharedArrayBuffer(24 * n));
+  const mass = new Float64Array(new SharedArrayBuffer(8 * n));
+  const vel = new Float64Array(3 * n);
+  for (let i = 0; i < n; i++) {
+    // A uniform ball of radius 1 at rest, equal masses adding up to 1.
+    let x, y, z;
+    do {
+      x = 2 * random() - 1;
+      y = 2 * random() - 1;
+      z = 2 * random() - 1;
+    } while (x * x + y * y + z * z > 1);
+    pos.set([x, y, z], 3 * i);
+    mass[i] = 1 / n;
+  }
+  return { n, pos, vel, acc, mass };
+}
+
+function kick({ vel, acc }, dt) {
+  for (let i = 0; i < vel.length; i++) vel[i] += acc[i] * dt;
+}
+
+function drift({ pos, vel }, dt) {
+  for (let i = 0; i < pos.length; i++) pos[i] += vel[i] * dt;
+}
+
+function energy({ n, pos, vel, mass }) {
+  let kinetic = 0;
+  let potential = 0;
+  for (let i = 0; i < n; i++) {
+    kinetic += 0.5 * mass[i] * (vel[3 * i] ** 2 + vel[3 * i + 1] ** 2 + vel[3 * i + 2] ** 2);
+    for (let j = i + 1; j < n; j++) {
+      const dx = pos[3 * j] - pos[3 * i];
+      const dy = pos[3 * j + 1] - pos[3 * i + 1];
+      const dz = pos[3 * j + 2] - pos[3 * i + 2];
+      potential -= (mass[i] * mass[j]) / Math.sqrt(dx * dx + dy * dy + dz * dz + EPS2);
+    }
+  }
+  return kinetic + potential;
+}
+
+/** Worker threads, one per processor; the last ones are the first to go (released processors are the last). */
+class WorkerPool {
+  workers = [];
+
+  constructor(state) {
+    this.shared = { pos: state.pos, acc: state.acc, mass: state.mass };
+  }
+
+  async resize(size) {
+    while (this.workers.length < size) this.workers.push(new Worker(new URL(import.meta.url), { workerData: this.shared }));
+    const leaving = this.workers.splice(size);
+    await Promise.all(leaving.map((w) => w.terminate()));
+  }
+
+  /** Accelerations of all bodies, each worker computing an equal slice. */
+  forces(n) {
+    const size = this.workers.length;
+    return Promise.all(
+      this.workers.map(
+        (worker, k) =>
+          new Promise((resolve, reject) => {
+            const onError = (error) => {
+              worker.off('message', onMessage);
+              reject(error);
+            };
+            const onMessage = () => {
+              worker.off('error', onError);
+              resolve();
+            };
+            worker.once('message', onMessage);
+            worker.once('error', onError);
+            worker.postMessage({ start: Math.floor((k * n) / size), end: Math.floor(((k + 1) * n) / size) });
+          }),
+      ),
+    );
+  }
+}
+
+function serveSlices() {
+  const { pos, acc, mass } = workerData;
+  const n = mass.length;
+  parentPort.on('message', ({ start, end }) => {
+    for (let i = start; i < end; i++) {
+      let ax = 0;
+      let ay = 0;
+      let az = 0;
+      const xi = pos[3 * i];
+      const yi = pos[3 * i + 1];
+      const zi = pos[3 * i + 2];
+      for (let j = 0; j < n; j++) {
+        const dx = pos[3 * j] - xi;
+        const dy = pos[3 * j + 1] - yi;
+        const dz = pos[3 * j + 2] - zi;
+        const r2 = dx * dx + dy * dy + dz * dz + EPS2;
+        const f = mass[j] / (r2 * Math.sqrt(r2));
+        ax += f * dx;
+        ay += f * dy;
+        az += f * dz;
+      }
+      acc[3 * i] = ax;
+      acc[3 * i + 1] = ay;
+      acc[3 * i + 2] = az;
+    }
+    parentPort.postMessage(null);
+  });
+}
+
+// Last, so that the classes above are defined: the main thread runs the application, worker threads its tasks.
+if (isMainThread) await main();
+else serveSlices();

@@ -1,0 +1,744 @@
+// The core's LocalManager over one batch system and one CommandRunner. It submits tagged local jobs, watches them
+// with the adapter's status commands, and answers the scheduler with `started`, `grown`, `finished` and `status`
+// messages. A malleable job is managed as KOALA's Malleable Runner did (paper V-A): a collection of local jobs of
+// one processor each, grown by submitting more and shrunk by cancelling some; member 0 runs the program, the
+// others run a holder that keeps their processor until the application recruits it (through its runner).
+import { performance } from 'node:perf_hooks';
+import type { ClusterStatus, LocalJobRequest, LocalManager, ManagerMessage } from '../../core/ports.js';
+import type { CommandRunner } from '../shell/command-runner.js';
+import { sh, type ShellFragment } from '../shell/quote.js';
+import { clusterStatus, ParseError, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState } from './batch-system.js';
+import { jobDirName, localJobName, parseLocalJobName, type MemberKind } from './naming.js';
+import { framedScript, newNonce, splitSections } from './sections.js';
+import { TokenBucket, type RateLimit } from './token-bucket.js';
+
+export interface BatchLocalManagerOptions {
+  readonly cluster: string;
+  readonly system: BatchSystem;
+  readonly runner: CommandRunner;
+  /** Where messages go; `now` comes from `clock`. */
+  readonly onMessage: (message: ManagerMessage, now: number) => void;
+  /** Time stamped on messages, in the scheduler's unit (seconds). Default: the wall clock. */
+  readonly clock?: () => number;
+  /** Marks this Concertina's jobs (the scheduler's `tag` option). Default `concertina`. */
+  readonly tag?: string;
+  /** Jobs' directories live under it on the cluster; absolute or relative to the login directory. */
+  readonly workRoot?: string;
+  /** Whether a submitted component belongs to a malleable job (then it is a collection of 1-processor jobs). */
+  readonly isMalleable?: (request: LocalJobRequest) => boolean;
+  /** What a malleable job's members other than the first run. Default: a shell that sleeps until cancelled. */
+  readonly holder?: { readonly program: string; readonly args: readonly string[] };
+  /** Submission bursts to this cluster (default 10 at once, then 5 per second). */
+  readonly rateLimit?: RateLimit;
+  /** Status rounds while something waits to start, grow or be cancelled (default 1000 ms)... */
+  readonly watchIntervalMs?: number;
+  /** ...and while every job just runs (default 10 s). */
+  readonly idleWatchIntervalMs?: number;
+  /** Per command (default 30 s). */
+  readonly commandTimeoutMs?: number;
+  /** Diagnostics (default: stderr). */
+  readonly log?: (text: string) => void;
+  /** Monotonic milliseconds for the rate limiter and timers (default performance.now). */
+  readonly monotonicMs?: () => number;
+}
+
+/** A job found by `recover()`: Concertina's by its tag, with what the batch system says of its local jobs. */
+export interface RecoveredJob {
+  readonly jobId: string;
+  readonly component: number;
+  readonly kind: MemberKind;
+  /** Local jobs found, and how many of them run. */
+  readonly members: number;
+  readonly running: number;
+  /** `running` when any local job runs, `pending` when all wait, else how it ended (not tracked further). */
+  readonly state: LocalState;
+}
+
+type Phase = 'queued' | 'submitting' | 'unsure' | 'pending' | 'running' | 'ended';
+
+interface Member {
+  readonly job: TrackedJob;
+  readonly component: Component;
+  readonly index: number;
+  readonly name: string;
+  readonly spec: LocalJobSpec;
+  readonly grow: boolean;
+  phase: Phase;
+  id?: string;
+  /** Counted by the scheduler (in `started` or `grown`). */
+  announced: boolean;
+  /** Cancelled by Concertina (shrink or cancel): its end is expected. */
+  released: boolean;
+  missingRounds: number;
+  /** Status rounds since it was given back and still seen alive. */
+  sinceCancel: number;
+  deleting: boolean;
+}
+
+interface Component {
+  readonly index: number;
+  readonly kind: MemberKind;
+  readonly members: Member[];
+  /** Members submitted at the start (a malleable job's initial size). */
+  initial: number;
+  started: boolean;
+  completed: boolean;
+}
+
+interface TrackedJob {
+  readonly jobId: string;
+  readonly components: Map<number, Component>;
+  finished: boolean;
+  cancelling: boolean;
+}
+
+const DEFAULT_HOLDER = { program: '/bin/sh', args: ['-c', 'while :; do sleep 3600; done'] };
+const MAX_BATCH = 50;
+
+export class BatchLocalManager implements LocalManager {
+  readonly cluster: string;
+  readonly supportsReservations = false;
+  private readonly system: BatchSystem;
+  private readonly runner: CommandRunner;
+  private readonly tag: string;
+  private readonly workRoot: string;
+  private readonly clock: () => number;
+  private readonly monotonic: () => number;
+  private readonly log: (text: string) => void;
+  private readonly bucket: TokenBucket;
+  private readonly jobs = new Map<string, TrackedJob>();
+  private readonly submitQueue: Member[] = [];
+  /** Local job ids to cancel (retried until the cancel command succeeds). */
+  private readonly toCancel = new Set<string>();
+  /** Jobs cancelled by the scheduler whose `finished` waits for the cancel command. */
+  private readonly cancelAnswers = new Set<TrackedJob>();
+  private lastStatus: ClusterStatus = { processors: 0, background: 0, reachable: false };
+  private statusWanted = false;
+  private round: Promise<void> | undefined;
+  private roundAgain = false;
+  private timer: NodeJS.Timeout | undefined;
+  private pumpTimer: NodeJS.Timeout | undefined;
+  private pumpQueued = false;
+  private submitting = false;
+  private cancelling: Promise<void> | undefined;
+  private cancelAgain = false;
+  private closed = false;
+  private readonly warnedUnknown = new Set<string>();
+
+  constructor(private readonly options: BatchLocalManagerOptions) {
+    this.cluster = options.cluster;
+    this.system = options.system;
+    this.runner = options.runner;
+    this.tag = options.tag ?? 'concertina';
+    this.workRoot = options.workRoot ?? '.concertina/jobs';
+    this.clock = options.clock ?? (() => Date.now() / 1000);
+    this.monotonic = options.monotonicMs ?? (() => performance.now());
+    this.log = options.log ?? ((text) => process.stderr.write(`${text}\n`));
+    this.bucket = new TokenBucket(options.rateLimit ?? { burst: 10, perSecond: 5 }, this.monotonic());
+  }
+
+  // ---- the LocalManager port --------------------------------------------------------------------------------------
+
+  submit(request: LocalJobRequest): void {
+    const known = this.jobs.get(request.jobId);
+    const job = known && !known.finished ? known : { jobId: request.jobId, components: new Map<number, Component>(), finished: false, cancelling: false };
+    const existing = job.components.get(request.component);
+    if (existing) {
+      // Decision: submitting a component that is already there (after a restart) starts nothing new; the answer is
+      // `started` again if it runs, or the usual `started` once it does.
+      if (existing.started) this.later({ type: 'started', cluster: this.cluster, jobId: job.jobId, component: existing.index, processors: this.held(existing) });
+      return;
+    }
+    if (!Number.isInteger(request.processors) || request.processors < 1) {
+      this.later({ type: 'finished', cluster: this.cluster, jobId: request.jobId, state: 'failed', reason: `cannot submit ${request.processors} processors (a whole number of at least 1 is needed)` });
+      return;
+    }
+    this.jobs.set(job.jobId, job);
+    const malleable = this.options.isMalleable?.(request) ?? false;
+    const component: Component = { index: request.component, kind: malleable ? 'malleable' : 'rigid', members: [], initial: 0, started: false, completed: false };
+    job.components.set(component.index, component);
+    const members = malleable ? request.processors : 1;
+    for (let i = 0; i < members; i++) {
+      const program = i === 0 ? { program: request.program, args: request.args } : (this.options.holder ?? DEFAULT_HOLDER);
+      this.addMember(job, component, malleable ? 1 : request.processors, program, false);
+    }
+    component.initial = members;
+    this.pump();
+    this.wake();
+  }
+
+  grow(jobId: string, processors: number): void {
+    const job = this.jobs.get(jobId);
+    const component = job && [...job.components.values()].find((c) => c.kind === 'malleable');
+    if (!job || job.finished || job.cancelling || !component || !Number.isInteger(processors) || processors < 1) {
+      this.log(`${this.cluster}: grow(${jobId}, ${processors}) ignored: ${!job ? 'no such job here' : job.finished || job.cancelling ? 'the job has ended' : !component ? 'the job is not malleable' : 'not a positive whole number'}`);
+      return;
+    }
+    for (let i = 0; i < processors; i++) this.addMember(job, component, 1, this.options.holder ?? DEFAULT_HOLDER, true);
+    this.pump();
+    this.wake();
+  }
+
+  shrink(jobId: string, processors: number): void {
+    const job = this.jobs.get(jobId);
+    const component = job && [...job.components.values()].find((c) => c.kind === 'malleable');
+    if (!job || job.finished || !component) {
+      this.log(`${this.cluster}: shrink(${jobId}, ${processors}) ignored: ${!job ? 'no such job here' : job.finished ? 'the job has ended' : 'the job is not malleable'}`);
+      return;
+    }
+    // The application has let these processors go: cancel that many counted holders, the newest first.
+    const holders = component.members.filter((m) => m.index > 0 && m.announced && !m.released && m.phase !== 'ended').sort((a, b) => b.index - a.index);
+    const chosen = holders.slice(0, processors);
+    if (chosen.length < processors) this.log(`${this.cluster}: shrink(${jobId}, ${processors}): only ${chosen.length} processors can be given back`);
+    for (const m of chosen) this.release(m);
+    void this.flushCancels();
+  }
+
+  cancel(jobId: string): void {
+    const job = this.jobs.get(jobId);
+    if (!job || job.finished) return;
+    job.cancelling = true;
+    this.cancelAnswers.add(job);
+    for (const m of this.membersOf(job)) this.release(m);
+    void this.flushCancels();
+    this.wake();
+  }
+
+  poll(): void {
+    this.statusWanted = true;
+    void this.refresh();
+  }
+
+  // ---- beyond the port --------------------------------------------------------------------------------------------
+
+  /**
+   * Re-reads Concertina's jobs from the batch system by their tag, after a restart: the ones still pending or
+   * running are tracked again (their running members count as already announced to the scheduler, which knows them
+   * from its own store) and the list says what was found. Submitting one of them again starts nothing new.
+   */
+  async recover(): Promise<RecoveredJob[]> {
+    const report = await this.statusRound(false);
+    if (!report) throw new Error(`${this.cluster}: cannot recover jobs: the cluster is unreachable or its output did not parse`);
+    const groups = new Map<string, { jobId: string; component: number; kind: MemberKind; members: Array<{ info: LocalJobInfo; member: number }> }>();
+    for (const info of report.jobs) {
+      const parsed = parseLocalJobName(info.name, this.tag);
+      if (!parsed) continue;
+      const key = `${parsed.jobId}\u0000${parsed.component}`;
+      const group = groups.get(key) ?? { jobId: parsed.jobId, component: parsed.component, kind: parsed.kind, members: [] };
+      group.members.push({ info, member: parsed.member });
+      groups.set(key, group);
+    }
+    const found: RecoveredJob[] = [];
+    for (const group of groups.values()) {
+      const alive = group.members.filter((m) => m.info.state === 'pending' || m.info.state === 'running' || m.info.state === 'unknown');
+      const running = alive.filter((m) => m.info.state === 'running').length;
+      const ended = group.members.find((m) => m.member === 0) ?? group.members[0]!;
+      const state: LocalState = running > 0 ? 'running' : alive.length > 0 ? 'pending' : ended.info.state;
+      found.push({ jobId: group.jobId, component: group.component, kind: group.kind, members: group.members.length, running, state });
+      if (alive.length === 0 || this.jobs.get(group.jobId)?.components.has(group.component)) continue;
+      this.adopt(group.jobId, group.component, group.kind, alive);
+    }
+    this.wake();
+    return found;
+  }
+
+  /** One status round now (the watch loop runs them by itself; tests and the host may ask for one). */
+  refresh(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.round) {
+      this.roundAgain = true;
+      return this.round;
+    }
+    this.round = (async () => {
+      try {
+        do {
+          this.roundAgain = false;
+          await this.statusRound(true);
+        } while (this.roundAgain && !this.closed);
+      } finally {
+        this.round = undefined;
+        this.schedule();
+      }
+    })();
+    return this.round;
+  }
+
+  /**
+   * Stops the watch loop (local jobs keep running; a new manager recovers them). Cancels already asked for are
+   * still sent: the promise resolves once they have been.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.pumpTimer) clearTimeout(this.pumpTimer);
+    await this.cancelling;
+  }
+
+  /** Concertina jobs tracked here, for the console and tests: local ids per job and component. */
+  tracked(): Array<{ jobId: string; component: number; kind: MemberKind; ids: string[]; running: number }> {
+    const out: Array<{ jobId: string; component: number; kind: MemberKind; ids: string[]; running: number }> = [];
+    for (const job of this.jobs.values()) {
+      if (job.finished) continue;
+      for (const c of job.components.values()) {
+        const live = c.members.filter((m) => !m.released && m.phase !== 'ended');
+        out.push({ jobId: job.jobId, component: c.index, kind: c.kind, ids: live.flatMap((m) => (m.id ? [m.id] : [])), running: live.filter((m) => m.phase === 'running').length });
+      }
+    }
+    return out;
+  }
+
+  // ---- members and submission -------------------------------------------------------------------------------------
+
+  private addMember(job: TrackedJob, component: Component, processors: number, program: { program: string; args: readonly string[] }, grow: boolean): Member {
+    const index = component.members.length;
+    const name = localJobName({ tag: this.tag, jobId: job.jobId, component: component.index, kind: component.kind, member: index });
+    const spec: LocalJobSpec = {
+      name,
+      processors,
+      program: program.program,
+      args: program.args,
+      workDir: `${this.workRoot}/${jobDirName(this.tag, job.jobId)}`,
+      stdoutFile: `${name}.out`,
+      stderrFile: `${name}.err`,
+      exitFile: `${name}.exit`,
+      env: { CONCERTINA_JOB_ID: job.jobId, CONCERTINA_COMPONENT: String(component.index), CONCERTINA_MEMBER: String(index), CONCERTINA_CLUSTER: this.cluster },
+    };
+    const member: Member = { job, component, index, name, spec, grow, phase: 'queued', announced: false, released: false, missingRounds: 0, sinceCancel: 0, deleting: false };
+    component.members.push(member);
+    this.submitQueue.push(member);
+    return member;
+  }
+
+  /** Tracks local jobs found by recover() as one component. */
+  private adopt(jobId: string, componentIndex: number, kind: MemberKind, found: Array<{ info: LocalJobInfo; member: number }>): void {
+    const job = this.jobs.get(jobId) ?? { jobId, components: new Map(), finished: false, cancelling: false };
+    this.jobs.set(jobId, job);
+    const component: Component = { index: componentIndex, kind, members: [], initial: 0, started: false, completed: false };
+    job.components.set(componentIndex, component);
+    const byIndex = new Map(found.map((f) => [f.member, f.info]));
+    const top = Math.max(...found.map((f) => f.member));
+    const anyRunning = found.some((f) => f.info.state === 'running');
+    for (let index = 0; index <= top; index++) {
+      const info = byIndex.get(index);
+      const name = localJobName({ tag: this.tag, jobId, component: componentIndex, kind, member: index });
+      const spec: LocalJobSpec = { name, processors: info?.processors ?? 1, program: '', args: [], workDir: `${this.workRoot}/${jobDirName(this.tag, jobId)}`, stdoutFile: `${name}.out`, stderrFile: `${name}.err`, exitFile: `${name}.exit`, env: {} };
+      const running = info?.state === 'running';
+      // Once the job runs, members still pending were grown; before, they are part of its start.
+      const member: Member = { job, component, index, name, spec, grow: anyRunning && !running, phase: info ? (running ? 'running' : 'pending') : 'ended', announced: running, released: !info, missingRounds: 0, sinceCancel: 0, deleting: false };
+      if (info) member.id = info.id;
+      component.members.push(member);
+    }
+    component.started = anyRunning;
+    component.initial = anyRunning ? component.members.filter((m) => m.announced).length : component.members.length;
+  }
+
+  /**
+   * Sends queued submissions, one command at a time (so that local jobs reach the batch system in the order they
+   * were asked for) with as many in it as the rate limit allows. Calls made together are sent together.
+   */
+  private pump(): void {
+    if (this.closed || this.pumpTimer || this.pumpQueued || this.submitting) return;
+    this.pumpQueued = true;
+    queueMicrotask(() => {
+      this.pumpQueued = false;
+      if (this.closed || this.submitting || !this.submitQueue.length) return;
+      const n = this.bucket.take(Math.min(this.submitQueue.length, MAX_BATCH), this.monotonic());
+      if (n === 0) {
+        this.pumpTimer = setTimeout(() => {
+          this.pumpTimer = undefined;
+          this.pump();
+        }, this.bucket.waitMs(this.monotonic()));
+        this.pumpTimer.unref?.();
+        return;
+      }
+      this.submitting = true;
+      void this.submitBatch(this.submitQueue.splice(0, n)).finally(() => {
+        this.submitting = false;
+        this.pump();
+      });
+    });
+  }
+
+  private async submitBatch(batch: Member[]): Promise<void> {
+    const members = batch.filter((m) => !m.released && !m.job.finished);
+    for (const m of batch) if (!members.includes(m)) m.phase = 'ended';
+    if (!members.length) return;
+    const nonce = newNonce();
+    const commands: Record<string, ShellFragment> = {};
+    const section = new Map<Member, string>();
+    members.forEach((m, i) => {
+      m.phase = 'submitting';
+      try {
+        commands[`s${i}`] = this.system.submitCommand(m.spec);
+        section.set(m, `s${i}`);
+      } catch (error) {
+        this.memberEnded(m, 'failed', `cannot be submitted: ${(error as Error).message}`);
+      }
+    });
+    const valid = members.filter((m) => m.phase === 'submitting');
+    if (!valid.length) return;
+    let stdout: string;
+    try {
+      stdout = (await this.runner.run(framedScript(nonce, commands).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 })).stdout;
+    } catch (error) {
+      // The submission may or may not have reached the cluster: the next round looks for the names.
+      this.log(`${this.cluster}: submission of ${valid.length} local job(s) interrupted: ${(error as Error).message}`);
+      for (const m of valid) m.phase = 'unsure';
+      this.wake();
+      return;
+    }
+    const sections = splitSections(stdout, nonce);
+    for (const m of valid) {
+      const output = sections.get(section.get(m)!);
+      if (!output) {
+        m.phase = 'unsure';
+        continue;
+      }
+      if (output.code !== 0) {
+        const why = (output.stderr.trim() || output.text.trim() || `exit status ${output.code}`).split('\n').slice(-3).join(' ');
+        this.memberEnded(m, 'failed', `${this.system.kind} refused the job: ${why}`);
+        continue;
+      }
+      try {
+        m.id = this.system.parseSubmitted(output.text);
+        m.phase = 'pending';
+        if (m.released || m.job.finished) this.toCancel.add(m.id);
+      } catch (error) {
+        this.log(`${this.cluster}: ${(error as Error).message}`);
+        m.phase = 'unsure';
+      }
+    }
+    if (this.toCancel.size) void this.flushCancels();
+    this.wake();
+  }
+
+  private release(m: Member): void {
+    if (m.released) return;
+    m.released = true;
+    const queued = this.submitQueue.indexOf(m);
+    if (queued >= 0) {
+      this.submitQueue.splice(queued, 1);
+      m.phase = 'ended';
+    }
+    if (m.id && m.phase !== 'ended') this.toCancel.add(m.id);
+  }
+
+  /** Sends the pending cancels (one command at a time), then answers the cancels whose local jobs are all sent. */
+  private flushCancels(): Promise<void> {
+    if (this.cancelling) {
+      this.cancelAgain = true;
+      return this.cancelling;
+    }
+    this.cancelling = (async () => {
+      try {
+        do {
+          this.cancelAgain = false;
+          await this.cancelOnce();
+        } while (this.cancelAgain);
+      } finally {
+        this.cancelling = undefined;
+      }
+    })();
+    return this.cancelling;
+  }
+
+  private async cancelOnce(): Promise<void> {
+    const ids = [...this.toCancel];
+    // A job's cancel is answered once every local job it may have has its cancel sent (none still being submitted).
+    const answered = [...this.cancelAnswers].filter((job) => this.membersOf(job).every((m) => m.phase !== 'submitting' && m.phase !== 'unsure'));
+    if (ids.length) {
+      try {
+        const nonce = newNonce();
+        const result = await this.runner.run(framedScript(nonce, { cancel: this.system.cancelCommand(ids) }).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 });
+        const section = splitSections(result.stdout, nonce).get('cancel');
+        // A non-zero status often means some of them had ended already; the next rounds see what is left.
+        if (section && section.code !== 0) this.log(`${this.cluster}: ${this.system.kind} cancel: ${(section.stderr || section.text).trim().split('\n')[0]}`);
+        for (const id of ids) this.toCancel.delete(id);
+      } catch (error) {
+        this.log(`${this.cluster}: cancel of ${ids.join(' ')} will be retried: ${(error as Error).message}`);
+        this.wake();
+        return;
+      }
+    }
+    for (const job of answered) {
+      this.cancelAnswers.delete(job);
+      this.finish(job, 'cancelled', 'cancelled by Concertina');
+    }
+    this.wake();
+  }
+
+  // ---- status rounds ----------------------------------------------------------------------------------------------
+
+  /** Runs the status commands; updates members and answers a pending poll when `apply`. Undefined when it failed. */
+  private async statusRound(apply: boolean): Promise<ClusterReport | undefined> {
+    const report = this.statusWanted && apply;
+    if (apply) this.statusWanted = false;
+    const nonce = newNonce();
+    const watched = apply ? this.watchedMembers() : [];
+    const commands: Record<string, ShellFragment> = { ...this.system.statusCommands(nonce) };
+    if (watched.length) commands['cnc_exits'] = exitsCommand(nonce, watched.map((m) => `${m.spec.workDir}/${m.spec.exitFile}`));
+    let parsed: ClusterReport;
+    let exits: Map<string, number>;
+    try {
+      const result = await this.runner.run(framedScript(nonce, commands).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 });
+      const sections = splitSections(result.stdout, nonce);
+      if (!sections.size) throw new ParseError(`no output from the status commands${result.stderr.trim() ? `: ${result.stderr.trim().split('\n')[0]}` : ''}`);
+      parsed = this.system.parseStatus(sections, nonce);
+      exits = parseExits(sections.get('cnc_exits')?.text ?? '', nonce);
+    } catch (error) {
+      this.log(`${this.cluster}: status: ${(error as Error).message}`);
+      if (report) this.emit({ type: 'status', cluster: this.cluster, status: { ...this.lastStatus, reachable: false } });
+      return undefined;
+    }
+    if (apply) {
+      this.reconcile(parsed, watched, exits);
+      if (this.toCancel.size || this.cancelAnswers.size) void this.flushCancels();
+      this.lastStatus = this.clusterStatus(parsed);
+      if (report) this.emit({ type: 'status', cluster: this.cluster, status: this.lastStatus });
+    }
+    return parsed;
+  }
+
+  /** Members whose local job may be listed: submitted (or maybe submitted) and not known to have ended. */
+  private watchedMembers(): Member[] {
+    const out: Member[] = [];
+    for (const job of this.jobs.values()) for (const m of this.membersOf(job)) if (m.phase === 'pending' || m.phase === 'running' || m.phase === 'unsure') out.push(m);
+    return out;
+  }
+
+  private key(id: string): string {
+    return this.system.jobKey ? this.system.jobKey(id) : id;
+  }
+
+  private reconcile(report: ClusterReport, watched: Member[], exits: Map<string, number>): void {
+    const byId = new Map<string, LocalJobInfo>();
+    const byName = new Map<string, LocalJobInfo[]>();
+    for (const info of report.jobs) {
+      byId.set(this.key(info.id), info);
+      const list = byName.get(info.name) ?? [];
+      list.push(info);
+      byName.set(info.name, list);
+    }
+    const grown = new Map<TrackedJob, number>();
+    for (const m of watched) {
+      if (m.job.finished && !m.released) continue;
+      if (m.phase === 'unsure') {
+        // Listed under its name (alive ones first): it was submitted after all, and maybe has even ended.
+        const listed = byName.get(m.name) ?? [];
+        const candidates = [...listed.filter((i) => i.state === 'pending' || i.state === 'running' || i.state === 'unknown'), ...listed];
+        if (candidates.length) {
+          m.id = candidates[0]!.id;
+          m.phase = 'pending';
+          if (m.released || m.job.finished) this.toCancel.add(m.id);
+        } else if (++m.missingRounds >= 2) {
+          // Not submitted after all: submit again.
+          m.missingRounds = 0;
+          if (m.released || m.job.finished) m.phase = 'ended';
+          else {
+            m.phase = 'queued';
+            this.submitQueue.push(m);
+            this.pump();
+          }
+        }
+        continue;
+      }
+      const info = m.id === undefined ? undefined : byId.get(this.key(m.id));
+      const exit = exits.get(`${m.spec.workDir}/${m.spec.exitFile}`);
+      if (!info) {
+        // Vanished from the listing: ended. Its exit-status file says how; without one, give the shared file
+        // system a round to show it before deciding.
+        if (exit !== undefined) {
+          this.ran(m);
+          this.memberEnded(m, exit === 0 ? 'completed' : 'failed', `${exitText(exit)} (the job has left ${this.system.listing})`);
+        }
+        else if (++m.missingRounds >= 2) {
+          if (m.released) this.memberEnded(m, 'cancelled', 'cancelled by Concertina');
+          else if (m.deleting) this.memberEnded(m, 'cancelled', `deleted on the cluster (vanished from ${this.system.listing})`);
+          else this.memberEnded(m, 'failed', `vanished from ${this.system.listing} with no exit status recorded`);
+        }
+        continue;
+      }
+      m.missingRounds = 0;
+      m.deleting = info.deleting ?? false;
+      // Given back but still listed alive: send the cancel again now and then (it may have been lost).
+      if (m.released && (info.state === 'pending' || info.state === 'running') && !m.deleting && ++m.sinceCancel % 5 === 0) this.toCancel.add(m.id!);
+      // Other jobs of the same name alive beside it: duplicates of an interrupted submission.
+      for (const other of byName.get(m.name) ?? []) {
+        if (this.key(other.id) !== this.key(m.id!) && (other.state === 'pending' || other.state === 'running') && !this.isTrackedId(other.id)) this.toCancel.add(other.id);
+      }
+      switch (info.state) {
+        case 'pending':
+          break;
+        case 'running':
+          if (m.phase !== 'running') {
+            m.phase = 'running';
+            if (m.grow && m.component.started && !m.released && !m.announced) {
+              m.announced = true;
+              grown.set(m.job, (grown.get(m.job) ?? 0) + 1);
+            }
+          }
+          break;
+        case 'unknown':
+          if (!this.warnedUnknown.has(info.rawState)) {
+            this.warnedUnknown.add(info.rawState);
+            this.log(`${this.cluster}: ${this.system.kind} state "${info.rawState}" is not known; local job ${info.id} is left as it was`);
+          }
+          break;
+        default: {
+          const detail = exit !== undefined ? exitText(exit) : info.exitCode !== undefined ? `exit status ${info.exitCode}` : info.reason;
+          if (info.state === 'completed' || exit !== undefined || info.exitCode !== undefined) this.ran(m);
+          this.memberEnded(m, info.state, `${this.system.kind} state ${info.rawState}${detail ? ` (${detail})` : ''}`);
+        }
+      }
+    }
+    for (const job of this.jobs.values()) this.checkStarted(job);
+    for (const [job, n] of grown) if (!job.finished) this.emit({ type: 'grown', cluster: this.cluster, jobId: job.jobId, processors: n });
+    for (const [id, job] of this.jobs) if (job.finished && this.membersOf(job).every((m) => m.phase === 'ended' || m.phase === 'queued')) this.jobs.delete(id);
+  }
+
+  private isTrackedId(id: string): boolean {
+    const key = this.key(id);
+    for (const job of this.jobs.values()) for (const m of this.membersOf(job)) if (m.id !== undefined && this.key(m.id) === key) return true;
+    return false;
+  }
+
+  /** A local job that ended after running between two rounds: it counts as started first (its job did start). */
+  private ran(m: Member): void {
+    if (m.phase === 'running' || m.phase === 'ended') return;
+    m.phase = 'running';
+    this.checkStarted(m.job);
+  }
+
+  /** Emits `started` for components whose initial members all run. */
+  private checkStarted(job: TrackedJob): void {
+    if (job.finished || job.cancelling) return;
+    for (const c of job.components.values()) {
+      if (c.started) continue;
+      const initial = c.members.slice(0, c.initial);
+      if (initial.length === 0 || !initial.every((m) => m.phase === 'running')) continue;
+      c.started = true;
+      for (const m of initial) m.announced = true;
+      this.emit({ type: 'started', cluster: this.cluster, jobId: job.jobId, component: c.index, processors: this.held(c) });
+    }
+  }
+
+  /** Processors a component holds for the scheduler. */
+  private held(c: Component): number {
+    return c.members.filter((m) => m.announced && !m.released && m.phase !== 'ended').reduce((sum, m) => sum + m.spec.processors, 0);
+  }
+
+  private memberEnded(m: Member, state: 'completed' | 'failed' | 'cancelled', reason: string): void {
+    if (m.phase === 'ended') return;
+    m.phase = 'ended';
+    const job = m.job;
+    if (m.released || job.finished) return;
+    const component = m.component;
+    const what = component.kind === 'malleable' ? `member ${m.index} (${m.id ?? 'not submitted'})` : `local job ${m.id ?? '(not submitted)'}`;
+    if (m.grow && !m.announced) {
+      // A processor offered by a grow that never came: nothing was counted for it.
+      this.log(`${this.cluster}: job ${job.jobId}: grown ${what} ended before it ran: ${reason}`);
+      return;
+    }
+    if (!m.announced && m.index > 0) return this.finish(job, 'failed', `${what} could not start: ${reason}`);
+    if (m.index === 0) {
+      if (state !== 'completed') return this.finish(job, state, `${what} ${state}: ${reason}`);
+      component.completed = true;
+      if ([...job.components.values()].every((c) => c.completed)) return this.finish(job, 'completed', reason);
+      if (component.kind === 'malleable') for (const other of component.members) this.release(other);
+      return;
+    }
+    // Decision: a malleable job's holder that ends on its own takes a processor the application counts on; the job
+    // fails (as a rigid job whose node fails), and its other local jobs are cancelled.
+    this.finish(job, state === 'completed' ? 'failed' : state, `${what} ended on its own: ${reason}`);
+  }
+
+  private finish(job: TrackedJob, state: 'completed' | 'failed' | 'cancelled', reason: string): void {
+    if (job.finished) return;
+    job.finished = true;
+    this.cancelAnswers.delete(job);
+    for (const m of this.membersOf(job)) this.release(m);
+    if (this.toCancel.size) void this.flushCancels();
+    this.emit({ type: 'finished', cluster: this.cluster, jobId: job.jobId, state, reason });
+  }
+
+  private membersOf(job: TrackedJob): Member[] {
+    return [...job.components.values()].flatMap((c) => c.members);
+  }
+
+  private clusterStatus(report: ClusterReport): ClusterStatus {
+    const ours = new Set<string>();
+    for (const job of this.jobs.values()) {
+      if (job.finished) continue;
+      for (const m of this.membersOf(job)) if (m.id !== undefined && !m.released && m.phase !== 'ended') ours.add(this.key(m.id));
+    }
+    return clusterStatus(report, (info) => ours.has(this.key(info.id)));
+  }
+
+  // ---- timing and messages ----------------------------------------------------------------------------------------
+
+  /** Whether something waits for a quick answer: a start, a grow, a submission, a cancel. */
+  private busy(): boolean {
+    if (this.submitQueue.length || this.toCancel.size || this.cancelAnswers.size) return true;
+    for (const job of this.jobs.values()) {
+      if (job.finished) continue;
+      for (const m of this.membersOf(job)) {
+        if (m.released) continue;
+        if (m.phase === 'submitting' || m.phase === 'unsure' || m.phase === 'pending') return true;
+      }
+    }
+    return false;
+  }
+
+  /** Runs a round soon when something waits. */
+  private wake(): void {
+    if (this.closed || this.round) return;
+    if (this.busy()) this.schedule(true);
+  }
+
+  private schedule(soon = false): void {
+    if (this.closed) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const active = [...this.jobs.values()].some((j) => !j.finished) || this.busy();
+    if (!active && !soon) return;
+    const delay = soon || this.busy() ? (this.options.watchIntervalMs ?? 1000) : (this.options.idleWatchIntervalMs ?? 10_000);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.refresh();
+    }, delay);
+    this.timer.unref?.();
+  }
+
+  private emit(message: ManagerMessage): void {
+    this.options.onMessage(message, this.clock());
+  }
+
+  /** Answers after the current call returns (the scheduler is not re-entered from within its own call). */
+  private later(message: ManagerMessage): void {
+    queueMicrotask(() => this.emit(message));
+  }
+}
+
+/** A shell's exit status: above 128, the program was killed by signal status - 128. */
+function exitText(status: number): string {
+  return status > 128 && status < 160 ? `exit status ${status} (killed by signal ${status - 128})` : `exit status ${status}`;
+}
+
+/** Prints `<nonce>|<path>|<status>` for each exit-status file that exists. */
+function exitsCommand(nonce: string, paths: readonly string[]): ShellFragment {
+  return sh`for f in ${paths}; do
+  if [ -f "$f" ]; then printf '%s|%s|%s\n' ${nonce} "$f" "$(cat "$f")"; fi
+done`;
+}
+
+function parseExits(text: string, nonce: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${nonce}|`)) continue;
+    const rest = line.slice(nonce.length + 1);
+    const cut = rest.lastIndexOf('|');
+    const status = rest.slice(cut + 1).trim();
+    if (cut > 0 && /^\d+$/.test(status)) out.set(rest.slice(0, cut), Number(status));
+  }
+  return out;
+}

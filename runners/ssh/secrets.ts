@@ -1,0 +1,40 @@
+// Where passwords and key passphrases come from. The transport asks only when a server or a key needs one, and
+// never writes what it gets anywhere (not in errors, logs or settings). The desktop host will provide a source
+// backed by Electron's safeStorage (the OS keychain); tests use the in-memory one.
+
+export type SecretRequest =
+  /** The password of `user` on `host` (the host name and port actually connected to). */
+  | { readonly kind: 'password'; readonly user: string; readonly host: string; readonly port: number }
+  /** The passphrase of an encrypted private key file. */
+  | { readonly kind: 'passphrase'; readonly keyFile: string };
+
+export interface SecretSource {
+  /** The secret asked for, or undefined when none is stored (the method is then skipped). */
+  get(request: SecretRequest): Promise<string | undefined>;
+}
+
+/** A stable name for a request, e.g. `password:alice@login.example.org:22`, `passphrase:/home/a/.ssh/id_ed25519`. */
+export function secretName(request: SecretRequest): string {
+  return request.kind === 'password' ? `password:${request.user}@${request.host}:${request.port}` : `passphrase:${request.keyFile}`;
+}
+
+/** Secrets held in this process's memory only (tests, and a session where the user typed them). */
+export class MemorySecretSource implements SecretSource {
+  private readonly secrets = new Map<string, string>();
+  /** Every request made, by name (never the secret), so tests can see what was asked. */
+  readonly asked: string[] = [];
+
+  set(request: SecretRequest, secret: string): this {
+    this.secrets.set(secretName(request), secret);
+    return this;
+  }
+
+  async get(request: SecretRequest): Promise<string | undefined> {
+    const name = secretName(request);
+    this.asked.push(name);
+    return this.secrets.get(name);
+  }
+}
+
+/** A source with no secrets: agent and unencrypted keys only. */
+export const noSecrets: SecretSource = { get: async () => undefined };

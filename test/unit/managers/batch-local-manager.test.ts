@@ -1,0 +1,151 @@
+// The generic manager's behaviour under faults, on real shells: a submission interrupted after it ran (nothing
+// submitted twice), a submission the batch system refuses, status output that does not parse, and the rate limit.
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BatchLocalManager, type BatchLocalManagerOptions } from '../../../runners/managers/batch-local-manager.js';
+import { LocalSystem } from '../../../runners/managers/local.js';
+import { SlurmSystem } from '../../../runners/managers/slurm.js';
+import type { CommandResult, CommandRunner, RunOptions } from '../../../runners/shell/command-runner.js';
+import { LocalRunner } from '../../../runners/shell/local-runner.js';
+import { MessageLog } from '../../support/manager-messages.js';
+
+let root: string;
+let local: LocalRunner;
+const managers: BatchLocalManager[] = [];
+
+beforeAll(() => {
+  root = mkdtempSync(path.join(os.tmpdir(), 'cnc-manager-'));
+  local = new LocalRunner({ cwd: root });
+});
+afterEach(async () => {
+  for (const m of managers.splice(0)) {
+    for (const t of m.tracked()) m.cancel(t.jobId);
+    await m.close();
+  }
+});
+afterAll(async () => {
+  await local.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Runs every script for real and records it; can lose the answer of the next submission (as a cut connection). */
+class RecordingRunner implements CommandRunner {
+  readonly target = 'recording';
+  readonly scripts: string[] = [];
+  loseNextSubmitAnswer = false;
+  constructor(private readonly inner: CommandRunner) {}
+  async run(script: string, options?: RunOptions): Promise<CommandResult> {
+    this.scripts.push(script);
+    const result = await this.inner.run(script, options);
+    if (this.loseNextSubmitAnswer && isSubmit(script)) {
+      this.loseNextSubmitAnswer = false;
+      throw new Error('connection lost');
+    }
+    return result;
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+const isSubmit = (script: string) => script.includes('> "$J/job.sh"') || script.includes('| sbatch');
+const sectionsIn = (script: string) => (script.match(/:begin:%s>>/g) ?? []).length;
+
+function manager(log: MessageLog, options: Partial<BatchLocalManagerOptions> & { runner: CommandRunner }): BatchLocalManager {
+  const dir = mkdtempSync(path.join(root, 'm-'));
+  const m = new BatchLocalManager({
+    cluster: 'c1',
+    system: new LocalSystem({ slots: 8, stateDir: path.join(dir, 'state') }),
+    onMessage: log.onMessage,
+    workRoot: path.join(dir, 'jobs'),
+    watchIntervalMs: 100,
+    idleWatchIntervalMs: 200,
+    log: () => {},
+    ...options,
+  });
+  managers.push(m);
+  return m;
+}
+
+const sleeper = (jobId: string, seconds = 60) => ({ jobId, component: 0, processors: 1, program: '/bin/sh', args: ['-c', `sleep ${seconds}`], tag: `concertina:${jobId}` });
+
+describe('BatchLocalManager under faults', () => {
+  it('finds a submission whose answer was lost by its name, and submits nothing twice', async () => {
+    const log = new MessageLog();
+    const runner = new RecordingRunner(local);
+    const logged: string[] = [];
+    const m = manager(log, { runner, log: (t) => logged.push(t) });
+    runner.loseNextSubmitAnswer = true;
+    m.submit(sleeper('lost'));
+    const started = await log.waitFor('started', (s) => s.jobId === 'lost');
+    expect(started.processors).toBe(1);
+    expect(logged.join('\n')).toContain('interrupted: connection lost');
+    expect(runner.scripts.filter(isSubmit)).toHaveLength(1);
+    await m.refresh();
+    expect(m.tracked()).toEqual([{ jobId: 'lost', component: 0, kind: 'rigid', ids: [expect.any(String)], running: 1 }]);
+  });
+
+  it('answers finished failed, with the batch system\'s message, when it refuses a job', async () => {
+    const bin = mkdtempSync(path.join(root, 'bin-'));
+    writeFileSync(path.join(bin, 'sbatch'), "#!/bin/sh\ncat > /dev/null\necho 'sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified' >&2\nexit 1\n");
+    chmodSync(path.join(bin, 'sbatch'), 0o755);
+    const log = new MessageLog();
+    const runner = new LocalRunner({ cwd: root, env: { PATH: `${bin}:${process.env.PATH}` } });
+    const m = manager(log, { runner, system: new SlurmSystem({ account: 'nope' }) });
+    m.submit(sleeper('refused'));
+    const finished = await log.waitFor('finished', (f) => f.jobId === 'refused');
+    expect(finished.state).toBe('failed');
+    expect(finished.reason).toContain('slurm refused the job: sbatch: error: Batch job submission failed: Invalid account');
+    await m.close();
+    await runner.close();
+  });
+
+  it('reports the cluster unreachable when its status output does not parse, and says why', async () => {
+    const bin = mkdtempSync(path.join(root, 'bin-'));
+    writeFileSync(path.join(bin, 'squeue'), '#!/bin/sh\nexit 0\n');
+    writeFileSync(path.join(bin, 'sinfo'), "#!/bin/sh\necho 'PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST'\n");
+    for (const f of ['squeue', 'sinfo']) chmodSync(path.join(bin, f), 0o755);
+    const log = new MessageLog();
+    const logged: string[] = [];
+    const runner = new LocalRunner({ cwd: root, env: { PATH: `${bin}:${process.env.PATH}` } });
+    const m = manager(log, { runner, system: new SlurmSystem(), log: (t) => logged.push(t) });
+    m.poll();
+    const status = await log.waitFor('status');
+    expect(status.status.reachable).toBe(false);
+    expect(logged.join('\n')).toContain('sinfo listed no node: "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST"');
+    await m.close();
+    await runner.close();
+  });
+
+  it('sends a burst of submissions within the rate limit: at most `burst` per command, all of them in the end', async () => {
+    const log = new MessageLog();
+    const runner = new RecordingRunner(local);
+    const m = manager(log, { runner, rateLimit: { burst: 2, perSecond: 4 } });
+    for (let i = 0; i < 5; i++) m.submit(sleeper(`burst-${i}`));
+    for (let i = 0; i < 5; i++) await log.waitFor('started', (s) => s.jobId === `burst-${i}`);
+    const batches = runner.scripts.filter(isSubmit).map(sectionsIn);
+    expect(batches[0]).toBe(2);
+    expect(Math.max(...batches)).toBeLessThanOrEqual(2);
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(5);
+    // In the order they were asked for.
+    const order = log.of('started').map((s) => s.jobId);
+    expect(order).toEqual(['burst-0', 'burst-1', 'burst-2', 'burst-3', 'burst-4']);
+  });
+
+  it('ignores grow and shrink for a job that is not malleable, and says so', async () => {
+    const log = new MessageLog();
+    const logged: string[] = [];
+    const m = manager(log, { runner: local, log: (t) => logged.push(t) });
+    m.submit(sleeper('rigid'));
+    await log.waitFor('started', (s) => s.jobId === 'rigid');
+    m.grow('rigid', 2);
+    m.shrink('rigid', 1);
+    m.grow('nobody', 1);
+    expect(logged).toEqual(['c1: grow(rigid, 2) ignored: the job is not malleable', 'c1: shrink(rigid, 1) ignored: the job is not malleable', 'c1: grow(nobody, 1) ignored: no such job here']);
+    await m.refresh();
+    expect(log.of('grown')).toEqual([]);
+    expect(m.tracked()).toEqual([{ jobId: 'rigid', component: 0, kind: 'rigid', ids: [expect.any(String)], running: 1 }]);
+  });
+});
