@@ -50,7 +50,10 @@ export interface RecoveredJob {
   /** Local jobs found, and how many of them run. */
   readonly members: number;
   readonly running: number;
-  /** `running` when any local job runs, `pending` when all wait, else how it ended (not tracked further). */
+  /**
+   * `running` when any local job runs, `pending` when all wait, else how the program's local job ended (not
+   * tracked further; `failed` when it is no longer listed at all).
+   */
   readonly state: LocalState;
 }
 
@@ -232,12 +235,18 @@ export class BatchLocalManager implements LocalManager {
     for (const group of groups.values()) {
       const alive = group.members.filter((m) => m.info.state === 'pending' || m.info.state === 'running' || m.info.state === 'unknown');
       const running = alive.filter((m) => m.info.state === 'running').length;
-      const ended = group.members.find((m) => m.member === 0) ?? group.members[0]!;
-      const state: LocalState = running > 0 ? 'running' : alive.length > 0 ? 'pending' : ended.info.state;
-      found.push({ jobId: group.jobId, component: group.component, kind: group.kind, members: group.members.length, running, state });
-      if (alive.length === 0 || this.jobs.get(group.jobId)?.components.has(group.component)) continue;
+      const program = group.members.find((m) => m.member === 0);
+      if (!alive.some((m) => m.member === 0)) {
+        // The program has ended (or is gone): holders left behind by a malleable job are orphans; cancel them.
+        for (const m of alive) this.toCancel.add(m.info.id);
+        found.push({ jobId: group.jobId, component: group.component, kind: group.kind, members: group.members.length, running, state: program?.info.state ?? 'failed' });
+        continue;
+      }
+      found.push({ jobId: group.jobId, component: group.component, kind: group.kind, members: group.members.length, running, state: running > 0 ? 'running' : 'pending' });
+      if (this.jobs.get(group.jobId)?.components.has(group.component)) continue;
       this.adopt(group.jobId, group.component, group.kind, alive);
     }
+    if (this.toCancel.size) void this.flushCancels();
     this.wake();
     return found;
   }
@@ -272,6 +281,15 @@ export class BatchLocalManager implements LocalManager {
     if (this.timer) clearTimeout(this.timer);
     if (this.pumpTimer) clearTimeout(this.pumpTimer);
     await this.cancelling;
+  }
+
+  /**
+   * Resolves once every cancel asked for so far (a shrink's released local jobs, a cancelled job) has been sent to
+   * the batch system, or has failed and waits for a retry: the malleable runner tells the application its new size
+   * only then.
+   */
+  cancelsSent(): Promise<void> {
+    return this.cancelling ?? Promise.resolve();
   }
 
   /** Concertina jobs tracked here, for the console and tests: local ids per job and component. */

@@ -152,11 +152,12 @@ describe('local adapter with the generic manager', () => {
       ['rm', 'malleable', 2, 2],
       ['rr', 'rigid', 1, 1],
     ]);
-    const before = await localJobCount(second);
+    const before = await localJobCount(second, ['rr', 'rm']);
     second.submit(request('rr', 2, 'sleep 60'));
     expect((await log2.waitFor('started', (s) => s.jobId === 'rr')).processors).toBe(2);
     await second.refresh();
-    expect(await localJobCount(second)).toBe(before);
+    expect(await localJobCount(second, ['rr', 'rm'])).toBe(before);
+    expect(before).toBe(3);
     // The recovered malleable job still grows.
     second.grow('rm', 1);
     expect((await log2.waitFor('grown', (g) => g.jobId === 'rm')).processors).toBe(1);
@@ -167,9 +168,10 @@ function runningLocalJobs(m: BatchLocalManager, jobId: string): number {
   return m.tracked().find((t) => t.jobId === jobId)?.running ?? 0;
 }
 
-async function localJobCount(m: BatchLocalManager): Promise<number> {
+/** Local jobs tracked for these Concertina jobs. */
+async function localJobCount(m: BatchLocalManager, jobIds: readonly string[]): Promise<number> {
   await m.refresh();
-  return m.tracked().reduce((n, t) => n + t.ids.length, 0);
+  return m.tracked().filter((t) => jobIds.includes(t.jobId)).reduce((n, t) => n + t.ids.length, 0);
 }
 
 function alive(pid: number): boolean {
