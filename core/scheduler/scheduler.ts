@@ -3,7 +3,7 @@
 // `advance(now)` — and acts only through its ports, so the simulator and live mode run the very same code.
 import type { EventListener, PlacedComponent, SchedulerEvent, SchedulerEventBody, SchedulerEventType } from '../events.js';
 import type { Grid } from '../model/grid.js';
-import { checkJobAgainstGrid } from '../model/job.js';
+import { checkJobAgainstGrid, componentRequest } from '../model/job.js';
 import { fail, ok, parseWith, type Result } from '../model/result.js';
 import { jobSpecSchema, type JobSpec } from '../model/schemas.js';
 import type { JobManagementApproach, PassContext } from '../malleability/approach.js';
@@ -46,6 +46,20 @@ export interface ClusterSnapshot extends CapacityBreakdown {
   readonly reachable: boolean;
   readonly lastPoll: number;
   readonly runningMalleable: number;
+}
+
+/**
+ * A job an earlier run of Concertina launched, found again on its cluster after a restart (live mode): it runs
+ * there with `processors` since `startTime`, or waits for its local jobs to start (`startTime` undefined), or has
+ * ended meanwhile (`ended`).
+ */
+export interface AdoptedJob {
+  readonly cluster: string;
+  readonly processors: number;
+  /** When it was submitted, in the scheduler's time. */
+  readonly submitTime: number;
+  readonly startTime?: number;
+  readonly ended?: { readonly state: 'completed' | 'failed' | 'cancelled'; readonly reason: string };
 }
 
 /** What an operator's resize set going: processors offered to the job, or asked back from it. */
@@ -222,6 +236,69 @@ export class Scheduler {
     return ok(job);
   }
 
+  /**
+   * Takes over a job an earlier run launched (after a console restart): nothing is submitted again; it is counted in
+   * the capacity model as it stands on its cluster (a malleable job's processors above its minimum as preemptible),
+   * and its local manager, which has recovered it by its tag, answers for it from now on. A job that ended
+   * meanwhile is only recorded, with its end state. The spec must carry the job's id.
+   */
+  adopt(input: unknown, adopted: AdoptedJob, now: number): Result<JobRecord> {
+    this.now = now;
+    const parsed = parseWith(jobSpecSchema, input);
+    if (!parsed.ok) return parsed;
+    const spec = parsed.value;
+    const errors = checkJobAgainstGrid(spec, this.grid);
+    const id = spec.id;
+    if (id === undefined) errors.push({ path: 'id', message: 'is required to adopt a job' });
+    else if (this.jobsById.has(id)) errors.push({ path: 'id', message: `duplicates job "${id}"` });
+    // Decision: only single-cluster jobs are adopted; a co-allocated rigid job split over clusters is not resumed.
+    if (spec.components.length !== 1) errors.push({ path: 'components', message: `only a single-component job can be adopted (got ${spec.components.length})` });
+    const cluster = this.grid.cluster(adopted.cluster);
+    if (!cluster) errors.push({ path: 'cluster', message: `names no cluster ("${adopted.cluster}")` });
+    if (!adopted.ended && spec.components.length === 1) {
+      const request = componentRequest(spec, 0);
+      const n = adopted.processors;
+      if (!Number.isInteger(n) || n < request.min || n > request.max) {
+        errors.push({ path: 'processors', message: `must be a whole number within ${request.min}..${request.max} (got ${n})` });
+      }
+    }
+    if (errors.length || id === undefined || !cluster) return fail(errors);
+    const job = new JobRecord(spec, id, this.seq++, adopted.submitTime, placementPolicy(spec.placement)!);
+    this.jobsById.set(id, job);
+    this.emit(now, { type: 'job.submitted', jobId: id, kind: spec.kind, name: spec.name ?? id, min: job.min, max: job.max });
+    if (adopted.ended) {
+      job.transition(adopted.ended.state, now, adopted.ended.reason);
+      this.emit(now, { type: 'job.ended', jobId: id, state: adopted.ended.state, reason: adopted.ended.reason, tries: 0 });
+      return ok(job);
+    }
+    this.live++;
+    const components = [{ cluster: cluster.name, processors: adopted.processors }];
+    job.components = components;
+    job.clusterIndex = cluster.index;
+    job.launched = true;
+    this.emit(now, { type: 'job.placed', jobId: id, policy: 'adopted', components });
+    const state = this.clusters[cluster.index]!;
+    if (adopted.startTime === undefined) {
+      // Launched, its local jobs not all running yet: held as a placed job until the manager answers `started`.
+      if (job.malleable) this.account(job, () => (job.claimed = adopted.processors));
+      else state.nonPreemptible += adopted.processors;
+      job.transition('claiming', now, `adopted after a restart: launched on ${cluster.name}, waiting for its local jobs to start`);
+      return ok(job);
+    }
+    if (job.malleable) {
+      this.account(job, () => (job.size = adopted.processors));
+      state.malleableJobs.push(job);
+    } else {
+      state.nonPreemptible += adopted.processors;
+      job.size = adopted.processors;
+    }
+    job.startedComponents = 1;
+    job.startTime = adopted.startTime;
+    job.transition('running', now, `adopted after a restart: running on ${cluster.name} with ${adopted.processors} processors`);
+    this.emit(now, { type: 'job.started', jobId: id, cluster: cluster.name, size: job.size });
+    return ok(job);
+  }
+
   cancel(jobId: string, now: number, reason = 'cancelled by user'): Result<void> {
     this.now = now;
     const job = this.jobsById.get(jobId);
@@ -275,6 +352,19 @@ export class Scheduler {
   poll(now: number): void {
     this.now = now;
     for (const m of this.managers) m.poll();
+  }
+
+  /**
+   * Counts `n` jobs as already submitted, so that generated ids (`job-<n+1>`...) go on after an earlier run's and
+   * never collide with an adopted job's (after a restart).
+   */
+  skipJobNumbers(n: number): void {
+    if (Number.isInteger(n) && n > this.seq) this.seq = n;
+  }
+
+  /** Jobs submitted or adopted so far (what `skipJobNumbers` takes after a restart). */
+  get jobNumber(): number {
+    return this.seq;
   }
 
   /** Asks for a scheduling pass at the next `advance`. */

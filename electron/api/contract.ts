@@ -7,6 +7,7 @@ import { GRID_PRESETS } from '../../core/sim/grids.js';
 import { WORKLOAD_PRESETS } from '../../core/sim/workloads/koala.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { labResultSchema, labRunInfoSchema, labSpecSchema, type LabRunInfo } from '../lab/schemas.js';
+import { BATCH_SYSTEMS, liveClusterSchema } from '../../runners/live/types.js';
 
 export const SPEEDS = ['pause', '1x', '10x', '100x', 'max'] as const;
 export const speedSchema = z.enum(SPEEDS, { error: () => `must be one of ${SPEEDS.join(', ')}` });
@@ -27,7 +28,28 @@ const clusterSnapshot = z.object({
   preemptible: z.number(),
   earmarked: z.number(),
   idle: z.number(),
+  /** Live clusters only: the SSH link's state and its last error. */
+  connection: z.enum(['connecting', 'open', 'lost', 'closed']).optional(),
+  lastError: z.string().optional(),
 });
+
+const secretKind = z.enum(['password', 'passphrase'], { error: () => 'must be password or passphrase' });
+const clusterName = z.string({ error: 'is required' }).min(1, 'is required');
+/** What "test connection" found (runners/live/types.ts ConnectionTest). */
+const connectionTest = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), system: z.enum(BATCH_SYSTEMS), processors: z.number(), idle: z.number(), background: z.number(), fingerprint: z.string().optional() }),
+  z.object({
+    ok: z.literal(false),
+    kind: z.enum(['host-key-unknown', 'host-key-changed', 'auth-failed', 'connect-failed', 'no-batch-system', 'error']),
+    message: z.string(),
+    host: z.string().optional(),
+    port: z.number().optional(),
+    fingerprint: z.string().optional(),
+    keyType: z.string().optional(),
+  }),
+]);
+export type ConnectionTestResult = z.infer<typeof connectionTest>;
+const storedCluster = z.object({ config: liveClusterSchema, secrets: z.array(secretKind) });
 
 const jobSummary = z.object({
   id: z.string(),
@@ -44,6 +66,16 @@ const jobSummary = z.object({
   submitted: z.number(),
 });
 export type JobSummary = z.infer<typeof jobSummary>;
+export type ClusterSample = z.infer<typeof clusterSnapshot>;
+
+/** The grid's utilization over the run, downsampled (electron/host/grid-history.ts); also how the store keeps it. */
+export const gridHistoryStateSchema = z.object({
+  stepS: z.number().positive(),
+  samples: z.array(z.object({ time: z.number(), clusters: z.array(clusterSnapshot) })),
+});
+
+/** A scheduler event as the API carries it (the core's typed events; only their common fields are checked). */
+const schedulerEvent = z.looseObject({ type: z.string(), t: z.number() });
 
 const settings = z.strictObject({
   approach: z.enum(APPROACHES),
@@ -78,7 +110,12 @@ export type JobTemplate = z.infer<typeof template>;
 export const methods = {
   'grid.snapshot': {
     input: z.strictObject({}),
-    output: z.object({ time: z.number(), speed: speedSchema, clusters: z.array(clusterSnapshot) }),
+    output: z.object({ time: z.number(), speed: speedSchema, clusters: z.array(clusterSnapshot), mode: z.enum(['sim', 'live']).optional() }),
+  },
+  'grid.history': { input: z.strictObject({}), output: gridHistoryStateSchema.pick({ samples: true }) },
+  'jobs.events': {
+    input: z.strictObject({ jobId: z.string({ error: 'is required' }).min(1, 'is required') }),
+    output: z.object({ events: z.array(schedulerEvent) }),
   },
   'jobs.submit': { input: jobSpecSchema, output: z.object({ jobId: z.string() }) },
   'jobs.cancel': { input: z.strictObject({ jobId: z.string().min(1, 'is required') }), output: z.object({ jobId: z.string() }) },
@@ -122,7 +159,36 @@ export const methods = {
   'lab.cancel': { input: z.strictObject({ runId: z.string({ error: 'is required' }).min(1, 'is required') }), output: labRunInfoSchema },
   'lab.list': { input: z.strictObject({}), output: z.object({ runs: z.array(labRunInfoSchema) }) },
   'lab.result': { input: z.strictObject({ runId: z.string({ error: 'is required' }).min(1, 'is required') }), output: labResultSchema },
+  /** Live clusters' configurations (kept by the host), each with which secrets it holds (never their values). */
+  'clusters.list': { input: z.strictObject({}), output: z.object({ clusters: z.array(storedCluster), secretsPersist: z.boolean() }) },
+  /** Adds or replaces the cluster of that name. */
+  'clusters.save': { input: liveClusterSchema, output: z.object({ name: z.string() }) },
+  'clusters.remove': { input: z.strictObject({ name: clusterName }), output: z.object({ name: z.string() }) },
+  /** Connects (strict host keys), detects the batch system and reads the processor counts. Asynchronous. */
+  'clusters.test': { input: liveClusterSchema, output: connectionTest },
+  /** Trusts the host key the server presents now, if its fingerprint is the one given. Asynchronous. */
+  'clusters.acceptHostKey': {
+    input: z.strictObject({
+      host: z.string({ error: 'is required' }).min(1, 'is required'),
+      port: z.number().int().min(1).max(65535).default(22),
+      fingerprint: z.string({ error: 'is required' }).regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'must be a SHA256 fingerprint (SHA256: and 43 base64 characters)'),
+      /** The cluster whose test showed the key: fetched again along its route (jump hosts, ~/.ssh/config alias). */
+      cluster: liveClusterSchema.optional(),
+    }),
+    output: z.object({ fingerprint: z.string(), keyType: z.string() }),
+  },
+  /** A cluster's password or key passphrase: encrypted by the OS keychain in the window, held for the session in web mode. */
+  'clusters.setSecret': {
+    input: z.strictObject({ cluster: clusterName, kind: secretKind, value: z.string({ error: 'is required' }).min(1, 'must not be empty') }),
+    output: z.object({ cluster: z.string(), kind: secretKind, persistent: z.boolean() }),
+  },
+  /** Starts a live run on the configured clusters (the simulated run is dropped; `sim.reset` goes back). Asynchronous. */
+  'run.startLive': { input: z.strictObject({}), output: z.object({ clusters: z.array(z.string()) }) },
 } as const;
+
+/** Methods whose answer comes asynchronously (they talk to clusters): the dispatcher returns a promise for them. */
+export const ASYNC_METHODS = ['clusters.test', 'clusters.acceptHostKey', 'run.startLive'] as const;
+export type AsyncMethodName = (typeof ASYNC_METHODS)[number];
 
 export type MethodName = keyof typeof methods;
 

@@ -3,6 +3,7 @@
 // Written against the few Electron objects it uses, so it is tested with stubs where Electron cannot run.
 import path from 'node:path';
 import { Host } from '../host/host.js';
+import { safeStorageCipher, type SafeStorageLike } from '../live/cluster-secrets.js';
 import { openStore, type Store } from '../store/store.js';
 import { serveAppRequest } from './app-protocol.js';
 import { APP_ORIGIN, APP_SCHEME, denyPermissions, hardenContents, registerIpc, windowOptions, type ContentsLike, type IpcMainLike, type SessionLike } from './security.js';
@@ -28,6 +29,8 @@ export interface ElectronMain {
   session: { defaultSession: SessionLike };
   ipcMain: IpcMainLike;
   BrowserWindow: new (options: ReturnType<typeof windowOptions>) => WindowLike;
+  /** The OS keychain: clusters' passwords and passphrases are stored only as its ciphertext. */
+  safeStorage?: SafeStorageLike;
 }
 
 export interface DesktopPaths {
@@ -58,7 +61,9 @@ export async function startDesktop(electron: ElectronMain, paths: DesktopPaths, 
   protocol.handle(APP_SCHEME, (request) => serveAppRequest(request.url, paths.consoleDir));
 
   const store = openRunStore(path.join(app.getPath('userData'), 'run.db'));
-  const host = new Host({ store });
+  // Without OS encryption (e.g. no keyring on Linux), secrets are held for the session only, never written.
+  const cipher = safeStorageCipher(electron.safeStorage);
+  const host = new Host({ store, clusters: cipher ? { cipher } : {} });
   host.start();
   registerIpc(ipcMain, host.dispatch, (send) => host.stream(send));
 

@@ -79,13 +79,7 @@ function koalaOutcome(spec: KoalaLabSpec, onProgress: (p: LabProgress) => void):
   return {
     kind: 'koala',
     label: labLabel(spec),
-    cdfs: CDF_PANELS.map((p) => ({
-      id: p.id,
-      title: p.title,
-      xName: p.xName,
-      yName: CDF_Y,
-      series: p.koala ? koalaCdfSeries(analysis, p.koala) : koalaWaitSeries(runs),
-    })),
+    cdfs: cdfCharts((p) => (p.koala ? koalaCdfSeries(analysis, p.koala) : koalaWaitSeries(runs))),
     utilization: {
       id: 'utilization',
       title: `Grid utilization (mean over seeds, per ${UTILIZATION_STEP_S} s)`,
@@ -103,6 +97,11 @@ function koalaOutcome(spec: KoalaLabSpec, onProgress: (p: LabProgress) => void):
     metrics: analysis.means.map((m) => ({ series: m.series, values: Object.fromEntries(KOALA_METRICS.map((k) => [k, finiteOrNull(m[k])])) })),
     observations: analysis.observations.map((o) => ({ id: o.id, text: o.text, holds: o.holds, measured: o.measured })),
   };
+}
+
+/** One CDF chart per panel, each with the series `seriesOf` gives it. */
+function cdfCharts(seriesOf: (panel: (typeof CDF_PANELS)[number]) => LabSeries[]) {
+  return CDF_PANELS.map((p) => ({ id: p.id, title: p.title, xName: p.xName, yName: CDF_Y, series: seriesOf(p) }));
 }
 
 function koalaCdfSeries(analysis: KoalaAnalysis, panel: KoalaCdfPanel): LabSeries[] {
@@ -147,13 +146,7 @@ function simulateOutcome(spec: SimulateLabSpec, onProgress: (p: LabProgress) => 
   return {
     kind: 'simulate',
     label: labLabel(spec),
-    cdfs: CDF_PANELS.map((p) => ({
-      id: p.id,
-      title: p.title,
-      xName: p.xName,
-      yName: CDF_Y,
-      series: [{ name: series, points: cdfPoints(completed.map((j) => j[CDF_FIELD[p.id]])) }],
-    })),
+    cdfs: cdfCharts((p) => [{ name: series, points: cdfPoints(completed.map((j) => j[CDF_FIELD[p.id]])) }]),
     utilization: {
       id: 'utilization',
       title: `Grid utilization (per ${UTILIZATION_STEP_S} s)`,

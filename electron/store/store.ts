@@ -8,6 +8,8 @@ export interface RunConfig {
   readonly grid: unknown;
   readonly workload: string;
   readonly seed: number;
+  /** `live`: a run on the real clusters configured (table `clusters`); absent for a simulated run. */
+  readonly mode?: 'live';
 }
 
 export interface StoredSubmission {
@@ -25,6 +27,8 @@ export interface StoredTemplate {
   readonly name: string;
   readonly spec: unknown;
 }
+
+export type SecretKind = 'password' | 'passphrase';
 
 export interface Store {
   /** The run this store holds, or undefined for a new store. */
@@ -50,12 +54,26 @@ export interface Store {
   saveTemplate(template: StoredTemplate): void;
   /** False when there was none of that name. */
   deleteTemplate(name: string): boolean;
+  /** Live clusters' configurations (validated by the caller), by name; not part of a run. */
+  clusters(): Array<{ readonly name: string; readonly config: unknown }>;
+  saveCluster(name: string, config: unknown): void;
+  /** Also forgets the cluster's secrets. False when there was none of that name. */
+  deleteCluster(name: string): boolean;
+  /** A cluster's password or key passphrase, only ever as ciphertext (base64) from the OS keychain. */
+  saveSecret(cluster: string, kind: SecretKind, ciphertext: string): void;
+  secret(cluster: string, kind: SecretKind): string | undefined;
+  /** A live run's world state (LiveWorld.persistentState()), rewritten as it changes; part of the run. */
+  saveLiveState(state: unknown): void;
+  liveState(): unknown;
   /** Lab runs (not part of a run either): an ended run's info and result, replacing any kept for that run id. */
   addLabRun(info: { readonly runId: string }, result: unknown): void;
   /** The kept lab runs' infos, oldest first. */
   labRuns(): unknown[];
   /** A kept lab run's result, or undefined. */
   labResult(runId: string): unknown;
+  /** The grid's downsampled utilization history (one row, replaced as it grows). */
+  saveGridHistory(history: unknown): void;
+  gridHistory(): unknown;
   close(): void;
 }
 
@@ -68,6 +86,10 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX events_job ON events (job_id);`,
   `CREATE TABLE templates (name TEXT PRIMARY KEY, spec TEXT NOT NULL);`,
   `CREATE TABLE lab_results (seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL UNIQUE, info TEXT NOT NULL, result TEXT);`,
+  `CREATE TABLE clusters (name TEXT PRIMARY KEY, config TEXT NOT NULL);
+   CREATE TABLE secrets (cluster TEXT NOT NULL, kind TEXT NOT NULL, ciphertext TEXT NOT NULL, PRIMARY KEY (cluster, kind));
+   CREATE TABLE live_state (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL);`,
+  `CREATE TABLE grid_history (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -96,7 +118,7 @@ export function openStore(file: string, driver?: SqliteDriverName): Store {
     },
     startRun(config) {
       transaction(db, () => {
-        for (const table of ['run', 'submissions', 'settings', 'events']) db.exec(`DELETE FROM ${table}`);
+        for (const table of ['run', 'submissions', 'settings', 'events', 'grid_history', 'live_state']) db.exec(`DELETE FROM ${table}`);
         db.prepare('INSERT INTO run (id, config) VALUES (1, ?)').run(JSON.stringify(config));
       });
     },
@@ -138,6 +160,31 @@ export function openStore(file: string, driver?: SqliteDriverName): Store {
       // Both drivers answer a run with the number of rows it changed.
       return Number((db.prepare('DELETE FROM templates WHERE name = ?').run(name) as { changes: number | bigint }).changes) > 0;
     },
+    clusters() {
+      return (db.prepare('SELECT name, config FROM clusters ORDER BY name').all() as Array<{ name: string; config: string }>).map((r) => ({ name: r.name, config: JSON.parse(r.config) as unknown }));
+    },
+    saveCluster(name, config) {
+      db.prepare('INSERT INTO clusters (name, config) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET config = excluded.config').run(name, JSON.stringify(config));
+    },
+    deleteCluster(name) {
+      return transaction(db, () => {
+        db.prepare('DELETE FROM secrets WHERE cluster = ?').run(name);
+        return Number((db.prepare('DELETE FROM clusters WHERE name = ?').run(name) as { changes: number | bigint }).changes) > 0;
+      });
+    },
+    saveSecret(cluster, kind, ciphertext) {
+      db.prepare('INSERT INTO secrets (cluster, kind, ciphertext) VALUES (?, ?, ?) ON CONFLICT (cluster, kind) DO UPDATE SET ciphertext = excluded.ciphertext').run(cluster, kind, ciphertext);
+    },
+    secret(cluster, kind) {
+      return (db.prepare('SELECT ciphertext FROM secrets WHERE cluster = ? AND kind = ?').get(cluster, kind) as { ciphertext: string } | undefined)?.ciphertext;
+    },
+    saveLiveState(state) {
+      db.prepare('INSERT INTO live_state (id, body) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body').run(JSON.stringify(state));
+    },
+    liveState() {
+      const row = db.prepare('SELECT body FROM live_state WHERE id = 1').get() as { body: string } | undefined;
+      return row ? (JSON.parse(row.body) as unknown) : undefined;
+    },
     addLabRun(info, result) {
       db.prepare('INSERT INTO lab_results (run_id, info, result) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET info = excluded.info, result = excluded.result').run(
         info.runId,
@@ -147,6 +194,13 @@ export function openStore(file: string, driver?: SqliteDriverName): Store {
     },
     labRuns() {
       return (db.prepare('SELECT info FROM lab_results ORDER BY seq').all() as Array<{ info: string }>).map((r) => JSON.parse(r.info) as unknown);
+    },
+    saveGridHistory(history) {
+      db.prepare('INSERT INTO grid_history (id, body) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body').run(JSON.stringify(history));
+    },
+    gridHistory() {
+      const row = db.prepare('SELECT body FROM grid_history WHERE id = 1').get() as { body: string } | undefined;
+      return row ? (JSON.parse(row.body) as unknown) : undefined;
     },
     labResult(runId) {
       const row = db.prepare('SELECT result FROM lab_results WHERE run_id = ?').get(runId) as { result: string | null } | undefined;

@@ -80,7 +80,8 @@ export async function startWebServer(host: Host, options: WebServerOptions = {})
             return send(res, 400, { ok: false, errors: [{ path: '', message: 'the body is not valid JSON' }] });
           }
           host.tick();
-          send(res, 200, host.dispatch(decodeURIComponent(url.pathname.slice('/api/'.length)), payload));
+          // Methods that talk to clusters answer later: every answer is awaited the same way.
+          return Promise.resolve(host.dispatch(decodeURIComponent(url.pathname.slice('/api/'.length)), payload)).then((answer) => send(res, 200, answer));
         })
         .catch((error: Error) => send(res, 413, { ok: false, errors: [{ path: '', message: error.message }] }));
       return;

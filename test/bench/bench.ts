@@ -17,6 +17,7 @@ import { Host } from '../../electron/host/host.js';
 import { sshRoundTrip } from './ssh-bench.js';
 import { managerParse } from './managers-bench.js';
 import { queueBench } from './queue-bench.js';
+import { liveBench } from './live-bench.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const tracesDir = path.resolve(repoRoot, '..', 'shared', 'traces');
@@ -186,6 +187,7 @@ const host = hostMemory();
 const labLatency = await labApiLatency();
 const ssh = await sshRoundTrip(20);
 const queue = await queueBench(repoRoot, log);
+const live = await liveBench(log);
 log('skipped_reason' in ssh ? `SSH round trip skipped: ${ssh.skipped_reason}` : `SSH round trip: connect+exec ${ssh.connect_exec_median_ms} ms, exec on an open connection ${ssh.exec_median_ms} ms (medians of ${ssh.samples})`);
 console.log(
   JSON.stringify({
@@ -213,6 +215,17 @@ console.log(
     queue_render_10k_ms: queue.browser?.render_ms ?? null,
     queue_scroll_frame_p95_ms: queue.browser?.wheel_frame_p95_ms ?? null,
     queue_10k: queue,
+    live_slurm_grow_p50_ms: live.slurm?.grow_p50_ms ?? null,
+    live_slurm_grow_p95_ms: live.slurm?.grow_p95_ms ?? null,
+    live_slurm_shrink_p50_ms: live.slurm?.shrink_p50_ms ?? null,
+    live_slurm_shrink_p95_ms: live.slurm?.shrink_p95_ms ?? null,
+    live_slurm_submissions_per_s: live.slurm?.submissions_per_s ?? null,
+    live_sge_grow_p50_ms: live.sge?.grow_p50_ms ?? null,
+    live_sge_grow_p95_ms: live.sge?.grow_p95_ms ?? null,
+    live_sge_shrink_p50_ms: live.sge?.shrink_p50_ms ?? null,
+    live_sge_shrink_p95_ms: live.sge?.shrink_p95_ms ?? null,
+    live_sge_submissions_per_s: live.sge?.submissions_per_s ?? null,
+    live,
     node: process.version,
   }),
 );

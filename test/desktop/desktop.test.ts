@@ -1,7 +1,7 @@
 // The Electron main process and preload, with Electron stubbed at its boundary (its binary cannot be downloaded
 // here): what the window loads, from where, with which CSP, and what the page can reach.
 import { readFileSync } from 'node:fs';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -132,6 +132,31 @@ describe('Electron main process', () => {
     stub.appListeners.get('before-quit')!();
     expect(() => store!.clock()).toThrow(); // closed, after the host's last flush
     expect(desktop.host.call('grid.snapshot', {}).ok).toBe(true);
+  });
+
+  it('keeps clusters\' secrets encrypted by safeStorage: only its ciphertext reaches the store file', async () => {
+    const stub = stubElectron();
+    const encrypted: string[] = [];
+    // A reversible stand-in for the OS keychain (the real one is the OS's): what it returns is what gets stored.
+    stub.electron.safeStorage = {
+      isEncryptionAvailable: () => true,
+      encryptString: (plain) => {
+        encrypted.push(plain);
+        return Buffer.from(Buffer.from(plain, 'utf8').map((b) => b ^ 0x5a));
+      },
+      decryptString: (buffer) => Buffer.from(buffer.map((b) => b ^ 0x5a)).toString('utf8'),
+    };
+    let file = '';
+    const desktop = await startDesktop(stub.electron, { consoleDir: consoleDir(), preload: '/app/preload.cjs' }, (f) => openStore((file = f)));
+    const event: IpcEventLike = { senderFrame: { url: `${APP_ORIGIN}/index.html` }, sender: { id: 1, send: () => undefined, once: () => undefined } };
+    const invoke = (method: string, payload: unknown) => stub.ipc.get(INVOKE_CHANNEL)!(event, method, payload);
+    expect(invoke('clusters.save', { name: 'lab1', login: { via: 'ssh', host: 'login.example.org' }, system: 'slurm' })).toMatchObject({ ok: true });
+    expect(invoke('clusters.setSecret', { cluster: 'lab1', kind: 'password', value: 'hunter2-plain' })).toEqual({ ok: true, value: { cluster: 'lab1', kind: 'password', persistent: true } });
+    expect(encrypted).toEqual(['hunter2-plain']);
+    const source = desktop.host.clusters.secrets.sourceFor({ name: 'lab1', login: { via: 'ssh', host: 'login.example.org', keepaliveS: 20 }, system: 'slurm', workRoot: '.c', env: {}, threshold: 1, pollIntervalS: 10 });
+    expect(await source.get({ kind: 'password', user: 'u', host: 'login.example.org', port: 22 })).toBe('hunter2-plain');
+    stub.appListeners.get('before-quit')!();
+    for (const name of readdirSync(path.dirname(file))) expect(readFileSync(path.join(path.dirname(file), name)).includes(Buffer.from('hunter2-plain')), name).toBe(false);
   });
 });
 

@@ -94,6 +94,24 @@ export function defineActivityStore(client: ApiClient) {
       }
     }
 
+    /**
+     * Brings in a job's whole history from the host (events from before this console opened): the host's list, then
+     * any the stream brought that it did not have yet.
+     */
+    async function loadJob(jobId: string): Promise<string> {
+      const result = await client.call('jobs.events', { jobId });
+      if (!result.ok) return result.errors.map((e) => e.message).join('; ');
+      const fetched = result.value.events as unknown as SchedulerEvent[];
+      const known = new Set(fetched.map((e) => JSON.stringify(e)));
+      const live = (jobEvents.value.get(jobId) ?? []).filter((e) => !known.has(JSON.stringify(e)));
+      const map = new Map(jobEvents.value);
+      map.delete(jobId);
+      map.set(jobId, [...fetched, ...live].slice(-JOB_EVENTS_LIMIT));
+      while (map.size > JOB_LIMIT) map.delete(map.keys().next().value!);
+      jobEvents.value = map;
+      return '';
+    }
+
     function eventsOf(jobId: string): SchedulerEvent[] {
       return jobEvents.value.get(jobId) ?? [];
     }
@@ -123,7 +141,7 @@ export function defineActivityStore(client: ApiClient) {
       stop = undefined;
     }
 
-    return { events, jobEvents, now, buckets, latest, add, receive, eventsOf, sizeSeries, clear, connect, disconnect };
+    return { events, jobEvents, now, buckets, latest, add, receive, loadJob, eventsOf, sizeSeries, clear, connect, disconnect };
   });
 }
 export type ActivityStore = ReturnType<ReturnType<typeof defineActivityStore>>;

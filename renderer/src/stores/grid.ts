@@ -104,6 +104,27 @@ export function defineGridStore(client: ApiClient) {
       else if (!(snapshot.value && result.value.time < snapshot.value.time)) applySnapshot(result.value);
     }
 
+    /** Puts the host's downsampled history of the run before what this console has seen itself. */
+    async function loadHistory() {
+      const result = await client.call('grid.history', {});
+      if (!result.ok) return;
+      const firstSeen = totalHistory.value[0]?.t ?? Number.POSITIVE_INFINITY;
+      const older = result.value.samples.filter((s) => s.time < firstSeen);
+      if (older.length === 0) return;
+      const next: Record<string, UsagePoint[]> = { ...history.value };
+      const byCluster = new Map<string, UsagePoint[]>();
+      for (const sample of older)
+        for (const c of sample.clusters) {
+          const list = byCluster.get(c.name) ?? [];
+          list.push(usageOf(c, sample.time));
+          byCluster.set(c.name, list);
+        }
+      for (const [name, points] of byCluster) next[name] = [...points, ...(next[name] ?? [])].slice(-HISTORY_LIMIT);
+      history.value = next;
+      const totals = older.map((sample) => totalOf(sample.clusters.map((c) => usageOf(c, sample.time)), sample.time));
+      totalHistory.value = [...totals, ...totalHistory.value].slice(-HISTORY_LIMIT);
+    }
+
     async function setSpeed(next: Speed) {
       const result = await client.call('sim.setSpeed', { speed: next });
       if (result.ok) speed.value = result.value.speed;
@@ -119,14 +140,14 @@ export function defineGridStore(client: ApiClient) {
         unsubscribe();
         unwatch?.();
       };
-      void refresh();
+      void refresh().then(loadHistory);
     }
     function disconnect() {
       stop?.();
       stop = undefined;
     }
 
-    return { snapshot, history, totalHistory, speed, time, connection, lastEvents, errors, clusters, current, clear, applySnapshot, receive, refresh, setSpeed, connect, disconnect };
+    return { snapshot, history, totalHistory, speed, time, connection, lastEvents, errors, clusters, current, clear, applySnapshot, receive, refresh, loadHistory, setSpeed, connect, disconnect };
   });
 }
 export type GridStore = ReturnType<ReturnType<typeof defineGridStore>>;

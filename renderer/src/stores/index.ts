@@ -10,6 +10,7 @@ import { defineActivityStore, type ActivityStore } from './activity.js';
 import { defineLabStore, type LabStore } from './lab.js';
 import { defineTemplatesStore, type TemplatesStore } from './templates.js';
 import { defineResetStore, type ResetStore } from './reset.js';
+import { defineClustersStore, type ClustersStore } from './clusters.js';
 
 export interface Stores {
   grid: GridStore;
@@ -20,6 +21,7 @@ export interface Stores {
   lab: LabStore;
   templates: TemplatesStore;
   reset: ResetStore;
+  clusters: ClustersStore;
 }
 
 export const STORES: InjectionKey<Stores> = Symbol('concertina-stores');
@@ -35,6 +37,7 @@ export function createStores(client: ApiClient): Stores {
     lab: defineLabStore(client)(),
     templates: defineTemplatesStore(client)(),
     reset: defineResetStore(client)(),
+    clusters: defineClustersStore(client)(),
   };
 }
 

@@ -1,0 +1,78 @@
+// Clusters' passwords and key passphrases. In the window they are encrypted by the OS keychain (Electron's
+// safeStorage) and only the ciphertext is stored; in web mode there is no keychain, so they are held in this
+// process's memory for the session and asked again after a restart — never written anywhere.
+import type { SecretKind, Store } from '../store/store.js';
+import type { SecretRequest, SecretSource } from '../../runners/ssh/secrets.js';
+import type { LiveClusterConfig } from '../../runners/live/types.js';
+
+/** The OS keychain's encryption (Electron's safeStorage), as text: ciphertext in base64. */
+export interface SecretCipher {
+  encrypt(plaintext: string): string;
+  decrypt(ciphertext: string): string;
+}
+
+/** The subset of Electron's safeStorage the cipher needs (stubbed in tests). */
+export interface SafeStorageLike {
+  isEncryptionAvailable(): boolean;
+  encryptString(plaintext: string): Buffer;
+  decryptString(encrypted: Buffer): string;
+}
+
+/** A cipher over safeStorage, or undefined when the OS offers no encryption (then secrets stay in memory). */
+export function safeStorageCipher(safeStorage: SafeStorageLike | undefined): SecretCipher | undefined {
+  if (!safeStorage?.isEncryptionAvailable()) return undefined;
+  return {
+    encrypt: (plaintext) => safeStorage.encryptString(plaintext).toString('base64'),
+    decrypt: (ciphertext) => safeStorage.decryptString(Buffer.from(ciphertext, 'base64')),
+  };
+}
+
+export class ClusterSecrets {
+  /** Session-only secrets (no keychain, or no store). */
+  private readonly memory = new Map<string, string>();
+
+  constructor(
+    private readonly store: Store | undefined,
+    private readonly cipher: SecretCipher | undefined,
+  ) {}
+
+  /** Whether secrets survive a restart (encrypted in the store) or last for this session only. */
+  get persistent(): boolean {
+    return this.store !== undefined && this.cipher !== undefined;
+  }
+
+  set(cluster: string, kind: SecretKind, value: string): void {
+    if (this.store && this.cipher) this.store.saveSecret(cluster, kind, this.cipher.encrypt(value));
+    else this.memory.set(`${kind}:${cluster}`, value);
+  }
+
+  get(cluster: string, kind: SecretKind): string | undefined {
+    const held = this.memory.get(`${kind}:${cluster}`);
+    if (held !== undefined) return held;
+    const ciphertext = this.cipher ? this.store?.secret(cluster, kind) : undefined;
+    return ciphertext === undefined ? undefined : this.cipher!.decrypt(ciphertext);
+  }
+
+  has(cluster: string, kind: SecretKind): boolean {
+    return this.memory.has(`${kind}:${cluster}`) || (this.cipher !== undefined && this.store?.secret(cluster, kind) !== undefined);
+  }
+
+  /** Forgets a removed cluster's session secrets (the store drops its stored ones with the cluster). */
+  forget(cluster: string): void {
+    for (const kind of ['password', 'passphrase'] as const) this.memory.delete(`${kind}:${cluster}`);
+  }
+
+  /**
+   * The source the cluster's SSH connection asks. Decision: with a jump host, the cluster's password is given
+   * only to the host the cluster names (never to a jump host); the passphrase is the cluster's key file's.
+   */
+  sourceFor(config: LiveClusterConfig): SecretSource {
+    return {
+      get: async (request: SecretRequest) => {
+        if (config.login.via !== 'ssh') return undefined;
+        if (request.kind === 'password' && config.login.proxyJump !== undefined && request.host !== config.login.host) return undefined;
+        return this.get(config.name, request.kind);
+      },
+    };
+  }
+}

@@ -1,0 +1,81 @@
+// The `clusters.*` API methods: live clusters' configurations (kept in the store's `clusters` table, or in memory
+// without a store), their secrets, "test connection" and accepting a host key.
+import type { ApiResult } from '../api/contract.js';
+import type { Store } from '../store/store.js';
+import { KnownHosts, defaultKnownHostsFile } from '../../runners/ssh/known-hosts.js';
+import { liveClusterSchema, type LiveClusterConfig } from '../../runners/live/types.js';
+import { ClusterSecrets, type SecretCipher } from './cluster-secrets.js';
+import { testConnection } from './connection-test.js';
+import { acceptPresentedKey } from './host-keys.js';
+
+export interface ClusterServiceOptions {
+  readonly store?: Store;
+  /** The OS keychain (the window's safeStorage); absent in web mode, where secrets last for the session only. */
+  readonly cipher?: SecretCipher;
+  /** Default: Concertina's own file plus the user's and the system's, read only. */
+  readonly knownHosts?: KnownHosts;
+  /** Default ~/.ssh/config. */
+  readonly sshConfigFile?: string;
+}
+
+const fail = (path: string, message: string) => ({ ok: false as const, errors: [{ path, message }] });
+
+export class ClusterService {
+  readonly secrets: ClusterSecrets;
+  readonly knownHosts: KnownHosts;
+  readonly sshConfigFile: string | undefined;
+  private readonly memory = new Map<string, LiveClusterConfig>();
+
+  constructor(private readonly options: ClusterServiceOptions = {}) {
+    this.secrets = new ClusterSecrets(options.store, options.cipher);
+    this.knownHosts = options.knownHosts ?? new KnownHosts(defaultKnownHostsFile());
+    this.sshConfigFile = options.sshConfigFile;
+  }
+
+  /** The configured clusters, by name. A stored configuration this version cannot read is left out. */
+  configs(): LiveClusterConfig[] {
+    if (!this.options.store) return [...this.memory.values()].sort((a, b) => a.name.localeCompare(b.name));
+    return this.options.store.clusters().flatMap((row) => {
+      const parsed = liveClusterSchema.safeParse(row.config);
+      return parsed.success ? [parsed.data] : [];
+    });
+  }
+
+  list(): ApiResult<'clusters.list'> {
+    const clusters = this.configs().map((config) => ({ config, secrets: (['password', 'passphrase'] as const).filter((k) => this.secrets.has(config.name, k)) }));
+    return { ok: true, value: { clusters, secretsPersist: this.secrets.persistent } };
+  }
+
+  save(config: LiveClusterConfig): ApiResult<'clusters.save'> {
+    if (this.options.store) this.options.store.saveCluster(config.name, config);
+    else this.memory.set(config.name, config);
+    return { ok: true, value: { name: config.name } };
+  }
+
+  remove(name: string): ApiResult<'clusters.remove'> {
+    const had = this.options.store ? this.options.store.deleteCluster(name) : this.memory.delete(name);
+    this.secrets.forget(name);
+    return had ? { ok: true, value: { name } } : fail('name', `names no cluster ("${name}")`);
+  }
+
+  setSecret(cluster: string, kind: 'password' | 'passphrase', value: string): ApiResult<'clusters.setSecret'> {
+    if (!this.configs().some((c) => c.name === cluster)) return fail('cluster', `names no cluster ("${cluster}"): save the cluster first`);
+    this.secrets.set(cluster, kind, value);
+    return { ok: true, value: { cluster, kind, persistent: this.secrets.persistent } };
+  }
+
+  async test(config: LiveClusterConfig): Promise<ApiResult<'clusters.test'>> {
+    const result = await testConnection(config, {
+      knownHosts: this.knownHosts,
+      secrets: this.secrets.sourceFor(config),
+      ...(this.options.sshConfigFile !== undefined ? { sshConfigFile: this.options.sshConfigFile } : {}),
+    });
+    return { ok: true, value: result };
+  }
+
+  async acceptHostKey(host: string, port: number, fingerprint: string, cluster?: LiveClusterConfig): Promise<ApiResult<'clusters.acceptHostKey'>> {
+    const target = { host, port, ...(cluster ? { cluster } : {}), ...(this.sshConfigFile !== undefined ? { sshConfigFile: this.sshConfigFile } : {}) };
+    const answer = await acceptPresentedKey(target, fingerprint, this.knownHosts);
+    return answer.ok ? { ok: true, value: { fingerprint: answer.fingerprint, keyType: answer.keyType } } : fail(answer.path, answer.message);
+  }
+}

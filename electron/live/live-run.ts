@@ -1,0 +1,69 @@
+// What the host needs to run a live grid: how a LiveWorld is built from the stored cluster configurations (the
+// factory: createLiveWorld in production, a fake in tests), and the live clusters' part of a grid snapshot.
+import type { ClusterSnapshot } from '../../core/scheduler/scheduler.js';
+import type { KnownHosts } from '../../runners/ssh/known-hosts.js';
+import type { SecretSource } from '../../runners/ssh/secrets.js';
+import { createLiveWorld } from '../../runners/live/live-world.js';
+import type { LiveClusterConfig, LiveClusterState, LiveWorld } from '../../runners/live/types.js';
+
+export interface LiveWorldFactoryOptions {
+  readonly clusters: readonly LiveClusterConfig[];
+  readonly knownHosts: KnownHosts;
+  /** The clusters' passwords and passphrases (asked only when a server or key needs one). */
+  readonly secrets: SecretSource;
+  /** Default ~/.ssh/config. */
+  readonly sshConfigFile?: string;
+  /** A resumed run: what the previous world's persistentState() returned (its jobs are recovered by tag). */
+  readonly restore?: unknown;
+}
+
+export type LiveWorldFactory = (options: LiveWorldFactoryOptions) => LiveWorld;
+
+export const createLiveWorldFromConfig: LiveWorldFactory = (options) =>
+  createLiveWorld({
+    clusters: options.clusters,
+    knownHosts: options.knownHosts,
+    secrets: options.secrets,
+    ...(options.sshConfigFile !== undefined ? { sshConfigFile: options.sshConfigFile } : {}),
+    ...(options.restore !== undefined ? { restore: options.restore } : {}),
+  });
+
+/**
+ * One source over every cluster's own: a request is answered by the cluster it concerns — a password by the
+ * cluster whose login host (and user, when set) it names, a passphrase by the cluster whose key file it names.
+ * Decision: a request no cluster claims gets no secret (agent and unencrypted keys only).
+ */
+export function clustersSecretSource(clusters: readonly LiveClusterConfig[], sourceFor: (c: LiveClusterConfig) => SecretSource): SecretSource {
+  return {
+    get: async (request) => {
+      for (const cluster of clusters) {
+        const login = cluster.login;
+        if (login.via !== 'ssh') continue;
+        const claims =
+          request.kind === 'password'
+            ? login.host.toLowerCase() === request.host.toLowerCase() && (login.user === undefined || login.user === request.user)
+            : login.identityFile !== undefined && sameFile(login.identityFile, request.keyFile);
+        if (claims) return sourceFor(cluster).get(request);
+      }
+      return undefined;
+    },
+  };
+}
+
+/** `~/x` and the absolute path the transport resolved it to are the same file. */
+function sameFile(configured: string, resolved: string): boolean {
+  return configured === resolved || (configured.startsWith('~/') && resolved.endsWith(configured.slice(1)));
+}
+
+/** The scheduler's cluster snapshots with each live cluster's link state and last error added. */
+export function liveClusterSnapshots(snapshots: readonly ClusterSnapshot[], states: readonly LiveClusterState[]) {
+  const byName = new Map(states.map((s) => [s.name, s]));
+  return snapshots.map((c) => {
+    const state = byName.get(c.name);
+    return {
+      ...c,
+      lastPoll: Number.isFinite(c.lastPoll) ? c.lastPoll : null,
+      ...(state ? { connection: state.connection, ...(state.lastError !== undefined ? { lastError: state.lastError } : {}) } : {}),
+    };
+  });
+}

@@ -1,0 +1,299 @@
+// Live clusters in Settings: the configured clusters (clusters.list), a form to add or edit one (clusters.save) with
+// the host's field errors on their fields, "Test connection" (clusters.test) and accepting the host key it shows
+// (clusters.acceptHostKey), passwords and passphrases (clusters.setSecret: the value is sent once and then
+// forgotten here), and starting a live run (run.startLive).
+import { defineStore } from 'pinia';
+import { ref } from 'vue';
+import type { ApiClient, FieldError, MethodInput, MethodOutput } from '../api/types.js';
+
+export type StoredCluster = MethodOutput<'clusters.list'>['clusters'][number];
+export type ClusterConfig = StoredCluster['config'];
+export type ConnectionTestResult = MethodOutput<'clusters.test'>;
+
+/** The batch systems of runners/live/types.ts, kept here so the runners' runtime is not bundled. */
+export const SYSTEM_OPTIONS = ['slurm', 'sge', 'pbs', 'local'] as const;
+
+export const CLUSTER_FIELDS = ['name', 'via', 'host', 'port', 'user', 'identityFile', 'proxyJump', 'system', 'slots', 'workRoot', 'env', 'threshold', 'pollIntervalS', 'form'] as const;
+export type ClusterField = (typeof CLUSTER_FIELDS)[number];
+export type ClusterErrors = Partial<Record<ClusterField, string>>;
+
+export interface ClusterForm {
+  name: string;
+  via: 'ssh' | 'local';
+  host: string;
+  port: number | null;
+  user: string;
+  identityFile: string;
+  proxyJump: string;
+  system: (typeof SYSTEM_OPTIONS)[number];
+  slots: number | null;
+  workRoot: string;
+  /** One `NAME=value` per line. */
+  env: string;
+  threshold: number | null;
+  pollIntervalS: number | null;
+}
+
+export const emptyClusterForm = (): ClusterForm => ({
+  name: '',
+  via: 'ssh',
+  host: '',
+  port: null,
+  user: '',
+  identityFile: '',
+  proxyJump: '',
+  system: 'slurm',
+  slots: null,
+  workRoot: '.concertina',
+  env: '',
+  threshold: 1,
+  pollIntervalS: 10,
+});
+
+export function formOf(config: ClusterConfig): ClusterForm {
+  const ssh = config.login.via === 'ssh' ? config.login : undefined;
+  return {
+    name: config.name,
+    via: config.login.via,
+    host: ssh?.host ?? '',
+    port: ssh?.port ?? null,
+    user: ssh?.user ?? '',
+    identityFile: ssh?.identityFile ?? '',
+    proxyJump: ssh?.proxyJump ?? '',
+    system: config.system,
+    slots: config.slots ?? null,
+    workRoot: config.workRoot,
+    env: Object.entries(config.env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
+    threshold: config.threshold,
+    pollIntervalS: config.pollIntervalS,
+  };
+}
+
+/** The configuration the form describes (the host checks it), or the env field's error. */
+export function configOf(form: ClusterForm): { config: MethodInput<'clusters.save'> } | { error: ClusterErrors } {
+  const env: Record<string, string> = {};
+  const lines = form.env.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === '') continue;
+    const eq = line.indexOf('=');
+    if (eq <= 0) return { error: { env: `line ${i + 1}: expected NAME=value` } };
+    env[line.slice(0, eq).trim()] = line.slice(eq + 1);
+  }
+  const text = (v: string) => (v.trim() === '' ? undefined : v.trim());
+  const login =
+    form.via === 'local'
+      ? { via: 'local' as const }
+      : {
+          via: 'ssh' as const,
+          host: form.host.trim(),
+          ...(form.port !== null ? { port: form.port } : {}),
+          ...(text(form.user) ? { user: text(form.user)! } : {}),
+          ...(text(form.identityFile) ? { identityFile: text(form.identityFile)! } : {}),
+          ...(text(form.proxyJump) ? { proxyJump: text(form.proxyJump)! } : {}),
+        };
+  return {
+    config: {
+      name: form.name.trim(),
+      login,
+      system: form.system,
+      ...(form.slots !== null ? { slots: form.slots } : {}),
+      ...(text(form.workRoot) ? { workRoot: text(form.workRoot)! } : {}),
+      env,
+      ...(form.threshold !== null ? { threshold: form.threshold } : {}),
+      ...(form.pollIntervalS !== null ? { pollIntervalS: form.pollIntervalS } : {}),
+    },
+  };
+}
+
+/** The field a host error names: `login.host` → host, `env.X` → env, `name` → name; anything else → form. */
+export function clusterFieldOf(path: string): ClusterField {
+  const parts = path.split(/[.[\]"']+/).filter(Boolean);
+  const key = parts[0] === 'login' ? (parts[1] ?? 'host') : (parts[0] ?? '');
+  return (CLUSTER_FIELDS as readonly string[]).includes(key) ? (key as ClusterField) : 'form';
+}
+
+export function clusterErrorsOf(errors: readonly FieldError[]): ClusterErrors {
+  const out: ClusterErrors = {};
+  for (const e of errors) {
+    const field = clusterFieldOf(e.path);
+    out[field] ??= field === 'form' && e.path ? `${e.path}: ${e.message}` : e.message;
+  }
+  return out;
+}
+
+/** Where a failed connection test belongs in the form (an auth failure is the user's, a connect failure the host's). */
+export function testFieldOf(result: ConnectionTestResult): ClusterField {
+  if (result.ok) return 'form';
+  if (result.kind === 'connect-failed' || result.kind === 'host-key-changed') return 'host';
+  if (result.kind === 'auth-failed') return 'user';
+  if (result.kind === 'no-batch-system') return 'system';
+  return 'form';
+}
+
+/** What the views need to follow a new run. */
+export interface LiveRunTargets {
+  grid: { clear(): void; refresh(): Promise<void> };
+  jobs: { refresh(): Promise<void> };
+  activity: { clear(): void };
+}
+
+export function defineClustersStore(client: ApiClient) {
+  return defineStore('clusters', () => {
+    const clusters = ref<StoredCluster[]>([]);
+    const secretsPersist = ref(false);
+    const form = ref<ClusterForm>(emptyClusterForm());
+    /** The name of the cluster being edited (undefined: a new one). */
+    const editing = ref<string | undefined>();
+    const errors = ref<ClusterErrors>({});
+    const busy = ref(false);
+    const testing = ref(false);
+    const testResult = ref<ConnectionTestResult | undefined>();
+    const message = ref('');
+    const liveStarted = ref('');
+
+    /** Shows the host's errors on their fields; false, for the caller to return. */
+    function fail(errs: readonly FieldError[]): false {
+      errors.value = clusterErrorsOf(errs);
+      return false;
+    }
+
+    async function load(): Promise<boolean> {
+      const r = await client.call('clusters.list', {});
+      if (!r.ok) return fail(r.errors);
+      clusters.value = r.value.clusters;
+      secretsPersist.value = r.value.secretsPersist;
+      return true;
+    }
+
+    function startNew() {
+      form.value = emptyClusterForm();
+      editing.value = undefined;
+      errors.value = {};
+      testResult.value = undefined;
+      message.value = '';
+    }
+
+    function edit(name: string) {
+      const found = clusters.value.find((c) => c.config.name === name);
+      if (!found) return;
+      form.value = formOf(found.config);
+      editing.value = name;
+      errors.value = {};
+      testResult.value = undefined;
+      message.value = '';
+    }
+
+    function touch(field: ClusterField) {
+      if (errors.value[field] === undefined && errors.value.form === undefined) return;
+      const { [field]: _cleared, form: _form, ...rest } = errors.value;
+      errors.value = rest;
+    }
+
+    /** The form's configuration, or false with the env error set. */
+    function current(): MethodInput<'clusters.save'> | undefined {
+      const built = configOf(form.value);
+      if ('error' in built) {
+        errors.value = built.error;
+        return undefined;
+      }
+      return built.config;
+    }
+
+    async function save(): Promise<boolean> {
+      const config = current();
+      if (!config) return false;
+      busy.value = true;
+      try {
+        const r = await client.call('clusters.save', config);
+        if (!r.ok) return fail(r.errors);
+        // A renamed cluster replaces the one edited.
+        if (editing.value !== undefined && editing.value !== r.value.name) await client.call('clusters.remove', { name: editing.value });
+        editing.value = r.value.name;
+        errors.value = {};
+        message.value = `Saved ${r.value.name}.`;
+        await load();
+        return true;
+      } finally {
+        busy.value = false;
+      }
+    }
+
+    async function remove(name: string): Promise<boolean> {
+      const r = await client.call('clusters.remove', { name });
+      if (!r.ok) return fail(r.errors);
+      if (editing.value === name) startNew();
+      await load();
+      return true;
+    }
+
+    async function test(): Promise<ConnectionTestResult | undefined> {
+      const config = current();
+      if (!config) return undefined;
+      testing.value = true;
+      testResult.value = undefined;
+      try {
+        const r = await client.call('clusters.test', config);
+        if (!r.ok) return void fail(r.errors);
+        errors.value = {};
+        testResult.value = r.value;
+        if (!r.value.ok && r.value.kind !== 'host-key-unknown') errors.value = { [testFieldOf(r.value)]: r.value.message };
+        return r.value;
+      } finally {
+        testing.value = false;
+      }
+    }
+
+    /** Trusts the key the last test showed, then tests again. */
+    async function acceptKey(): Promise<boolean> {
+      const shown = testResult.value;
+      if (!shown || shown.ok || shown.kind !== 'host-key-unknown' || !shown.host || !shown.fingerprint) return false;
+      // With the cluster's configuration, the host fetches the key along the same route (jump hosts included).
+      const config = current();
+      if (!config) return false;
+      const r = await client.call('clusters.acceptHostKey', { host: shown.host, ...(shown.port !== undefined ? { port: shown.port } : {}), fingerprint: shown.fingerprint, cluster: config });
+      if (!r.ok) return fail(r.errors);
+      message.value = `Trusted ${r.value.keyType} ${r.value.fingerprint}.`;
+      await test();
+      return true;
+    }
+
+    /** Sends a password or passphrase for the saved cluster being edited; the value is not kept here. */
+    async function setSecret(kind: 'password' | 'passphrase', value: string): Promise<boolean> {
+      const cluster = editing.value ?? form.value.name.trim();
+      const r = await client.call('clusters.setSecret', { cluster, kind, value });
+      if (!r.ok) {
+        errors.value = { form: r.errors.map((e) => (e.path === 'cluster' ? e.message : `${e.path}: ${e.message}`)).join('; ') };
+        return false;
+      }
+      message.value = r.value.persistent ? `The ${kind} is kept encrypted by the system keychain.` : `The ${kind} is held for this session only.`;
+      await load();
+      return true;
+    }
+
+    async function startLive(targets: LiveRunTargets): Promise<boolean> {
+      busy.value = true;
+      liveStarted.value = '';
+      try {
+        const r = await client.call('run.startLive', {});
+        if (!r.ok) {
+          errors.value = { form: r.errors.map((e) => e.message).join('; ') };
+          return false;
+        }
+        liveStarted.value = `Live run on ${r.value.clusters.join(', ')}.`;
+        targets.grid.clear();
+        targets.activity.clear();
+        await Promise.all([targets.grid.refresh(), targets.jobs.refresh()]);
+        return true;
+      } finally {
+        busy.value = false;
+      }
+    }
+
+    return { clusters, secretsPersist, form, editing, errors, busy, testing, testResult, message, liveStarted, load, startNew, edit, touch, save, remove, test, acceptKey, setSecret, startLive };
+  });
+}
+
+export type ClustersStore = ReturnType<ReturnType<typeof defineClustersStore>>;

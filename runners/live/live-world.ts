@@ -1,0 +1,634 @@
+// Live mode: the scheduler over real clusters, in wall-clock time. Per cluster a CommandRunner (SSH to its login
+// node, or this machine), its batch-system adapter, a BatchLocalManager and the application control protocol's
+// channel; one Scheduler whose ApplicationPort routes each job to its cluster's applications. Wired as the
+// simulator wires its world (core/sim/world.ts): messages from managers and applications reach the scheduler in
+// arrival order through one inbox, and a timer follows the scheduler's next wakeup. It also holds the malleable
+// runner's glue (paper V-A): the application learns its size from its environment and from `resources` messages,
+// and a mandatory shrink not honoured in the grace period kills the job.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { SchedulerEvent } from '../../core/events.js';
+import { buildGrid } from '../../core/model/grid.js';
+import { gridSpecSchema } from '../../core/model/schemas.js';
+import type { ApplicationPort, ClusterStatus, InboundMessage, LocalJobRequest, LocalManager } from '../../core/ports.js';
+import { DEFAULT_SCHEDULER_OPTIONS, Scheduler, type SchedulerOptions } from '../../core/scheduler/scheduler.js';
+import { BatchLocalManager, type RecoveredJob } from '../managers/batch-local-manager.js';
+import { createBatchSystem, type BatchSystemConfig } from '../managers/index.js';
+import { jobDirName, localJobName } from '../managers/naming.js';
+import { AppChannel } from '../protocol/channel.js';
+import { RemoteApplications, type AppEvent, type ProtocolViolation } from '../protocol/application-port.js';
+import type { CommandRunner } from '../shell/command-runner.js';
+import { LocalRunner } from '../shell/local-runner.js';
+import { sh } from '../shell/quote.js';
+import { defaultKnownHostsFile, KnownHosts } from '../ssh/known-hosts.js';
+import type { SecretSource } from '../ssh/secrets.js';
+import { openSshRunner, SshRunner } from '../ssh/ssh-runner.js';
+import { EnvRunner } from './env-runner.js';
+import {
+  liveClusterSchema,
+  livePersistentStateSchema,
+  type LiveAppEvent,
+  type LiveClusterConfig,
+  type LiveClusterState,
+  type LivePersistentJob,
+  type LivePersistentState,
+  type LiveWorld,
+  type RecoveryOutcome,
+} from './types.js';
+
+export interface LiveWorldOptions {
+  /** The clusters (checked with liveClusterSchema; a bad one throws naming its field). */
+  readonly clusters: readonly unknown[];
+  readonly scheduler?: Partial<SchedulerOptions>;
+  /** Host keys (default: Concertina's own file plus the user's and the system's). */
+  readonly knownHosts?: KnownHosts;
+  readonly secrets?: SecretSource;
+  /** Default ~/.ssh/config. */
+  readonly sshConfigFile?: string;
+  /** The scheduler's time in seconds; default: wall-clock seconds since the run's epoch (kept across restarts). */
+  readonly clock?: () => number;
+  /**
+   * Where the SDK and the demo applications are on the clusters (a folder holding `sdk/` and `apps/`).
+   * Decision: by default this repository's own assets/ folder, which clusters sharing this machine's file system
+   * (loopback, or a workstation on the cluster's shared file system) see at the same path; a remote cluster is
+   * given the path of its own copy here. The world does not copy them.
+   */
+  readonly assetsDir?: string | ((cluster: string) => string);
+  /** Grace period of mandatory shrinks (default 60 s). */
+  readonly graceMs?: number;
+  /** How often the applications' from-app.jsonl files are read, per cluster (default 250 ms). */
+  readonly appPollIntervalMs?: number;
+  /** The managers' status rounds while something waits to start, grow or be cancelled (default 250 ms)... */
+  readonly watchIntervalMs?: number;
+  /** ...and while every job just runs (default 10 s). */
+  readonly idleWatchIntervalMs?: number;
+  /** Per remote command (default 30 s). */
+  readonly commandTimeoutMs?: number;
+  /** Replaces how a cluster's runner is opened (tests); the world still applies the cluster's `env`. */
+  readonly runnerFor?: (config: LiveClusterConfig) => CommandRunner | Promise<CommandRunner>;
+  /** What an earlier world's persistentState() returned: its jobs are recovered, not submitted again. */
+  readonly restore?: unknown;
+  /** Diagnostics (default: stderr). */
+  readonly log?: (text: string) => void;
+}
+
+/** Per cluster: how it is reached, managed and talked to. */
+interface ClusterRuntime {
+  readonly config: LiveClusterConfig;
+  readonly runner: CommandRunner;
+  readonly workRoot: string;
+  readonly jobsRoot: string;
+  readonly assetsDir: string;
+  readonly manager: BatchLocalManager;
+  readonly channel: AppChannel;
+  readonly apps: RemoteApplications;
+  processors: number;
+  lastError?: string;
+  closed: boolean;
+  /** Until then (performance.now()), the applications' files are read often: an answer is awaited. */
+  eagerUntil: number;
+  appTimer?: NodeJS.Timeout;
+  appPolling?: boolean;
+}
+
+/**
+ * Decision: applications' files are read every second, and every 50 ms while an offer or a shrink request awaits
+ * its answer (for at most 10 s); the managers' status rounds run every 100 ms while something waits (a start, a
+ * grow, a cancel). A grow or shrink waits on both, and at 1 s each they made most of its latency (see
+ * test/bench/live-bench.ts). Each is one remote script per cluster; idle clusters keep the managers' 10 s rounds.
+ */
+const DEFAULT_APP_POLL_MS = 1000;
+const EAGER_APP_POLL_MS = 50;
+const EAGER_FOR_MS = 10_000;
+const DEFAULT_WATCH_MS = 100;
+
+/** The app wrapper: exports the protocol's variables, then runs the program with its arguments (all quoted words). */
+const APP_WRAPPER = 'CONCERTINA_JOB_DIR=$1 CONCERTINA_SIZE=$2 CONCERTINA_MIN=$3 CONCERTINA_MAX=$4 CONCERTINA_ASSETS=$5; export CONCERTINA_JOB_DIR CONCERTINA_SIZE CONCERTINA_MIN CONCERTINA_MAX CONCERTINA_ASSETS; shift 5; exec "$@"';
+/** The holder of each extra processor: the slot stub, in the job's directory (where the job script runs). */
+const HOLDER = 'exec /bin/sh "$0" "$PWD" "m$CONCERTINA_MEMBER"';
+
+export function createLiveWorld(options: LiveWorldOptions): LiveWorld {
+  return new LiveWorldImpl(options);
+}
+
+/** This repository's assets/ folder (from dist/ or from the sources). */
+export function repositoryAssetsDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(path.join(dir, 'assets', 'sdk', 'concertina-app.mjs'))) return path.join(dir, 'assets');
+    dir = path.dirname(dir);
+  }
+  throw new Error('cannot find the assets/ folder with the SDK; pass assetsDir');
+}
+
+class LiveWorldImpl implements LiveWorld {
+  private readonly configs: LiveClusterConfig[];
+  private readonly restore: LivePersistentState | undefined;
+  private readonly epochMs: number;
+  private readonly clock: () => number;
+  private readonly tag: string;
+  private readonly log: (text: string) => void;
+  private readonly runtimes = new Map<string, ClusterRuntime>();
+  private schedulerValue: Scheduler | undefined;
+  private readonly inbox: InboundMessage[] = [];
+  private draining = false;
+  private readonly firstStatus = new Map<string, (status: ClusterStatus) => void>();
+  private readonly listeners = new Set<(event: SchedulerEvent) => void>();
+  private readonly appListeners = new Set<(event: LiveAppEvent) => void>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private wakeTimer: NodeJS.Timeout | undefined;
+  private wakeAt = Number.NaN;
+  private running = false;
+  /** Messages reach the scheduler only once the earlier run's jobs are recovered. */
+  private accepting = false;
+  private outcomes: RecoveryOutcome[] = [];
+
+  constructor(private readonly options: LiveWorldOptions) {
+    this.configs = options.clusters.map((c, i) => {
+      const parsed = liveClusterSchema.safeParse(c);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new Error(`clusters[${i}]${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}: ${issue.message}`);
+      }
+      return parsed.data;
+    });
+    const names = new Set<string>();
+    for (const [i, c] of this.configs.entries()) {
+      if (names.has(c.name)) throw new Error(`clusters[${i}].name: duplicates cluster "${c.name}"`);
+      names.add(c.name);
+    }
+    if (options.restore !== undefined) {
+      const parsed = livePersistentStateSchema.safeParse(options.restore);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new Error(`restore.${issue.path.join('.')}: ${issue.message}`);
+      }
+      this.restore = parsed.data;
+    }
+    this.epochMs = this.restore?.epochMs ?? Date.now();
+    this.clock = options.clock ?? (() => (Date.now() - this.epochMs) / 1000);
+    this.tag = options.scheduler?.tag ?? DEFAULT_SCHEDULER_OPTIONS.tag;
+    this.log = options.log ?? ((text) => process.stderr.write(`${text}\n`));
+  }
+
+  get scheduler(): Scheduler {
+    if (!this.schedulerValue) throw new Error('the live world has not started (call start() first)');
+    return this.schedulerValue;
+  }
+
+  now(): number {
+    return this.clock();
+  }
+
+  // ---- start and stop ---------------------------------------------------------------------------------------------
+
+  async start(): Promise<void> {
+    if (this.running || this.schedulerValue) throw new Error('the live world has already started');
+    this.running = true;
+    try {
+      await Promise.all(this.configs.map((c) => this.openCluster(c)));
+      // The grid is known once each cluster's first status gives its processor count.
+      const statuses = await Promise.all(this.configs.map((c) => this.firstPoll(this.runtimes.get(c.name)!)));
+      const grid = buildGrid(
+        gridSpecSchema.parse({
+          name: 'live',
+          clusters: this.configs.map((c, i) => {
+            const processors = Math.max(1, statuses[i]!.processors);
+            return { name: c.name, processors, threshold: Math.max(1, Math.floor(processors * c.threshold)) };
+          }),
+        }),
+      );
+      const applications: ApplicationPort = {
+        offerGrow: (offerId, jobId, processors) => {
+          this.awaitAnswer(jobId);
+          this.appsOf(jobId)?.offerGrow(offerId, jobId, processors);
+        },
+        requestShrink: (offerId, jobId, processors, mandatory) => {
+          this.awaitAnswer(jobId);
+          this.appsOf(jobId)?.requestShrink(offerId, jobId, processors, mandatory);
+        },
+        resized: (jobId, size) => this.appsOf(jobId)?.resized(jobId, size),
+      };
+      const managers = this.configs.map((c) => new LiveManager(this, this.runtimes.get(c.name)!));
+      const scheduler = new Scheduler(grid, managers, applications, this.options.scheduler);
+      this.schedulerValue = scheduler;
+      scheduler.on((event) => this.onEvent(event));
+      await this.recover(scheduler);
+      this.accepting = true;
+      this.drain();
+      this.startTimers();
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.accepting = false;
+    for (const t of this.timers.splice(0)) clearInterval(t);
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimer = undefined;
+    await Promise.all(
+      [...this.runtimes.values()].map(async (r) => {
+        r.closed = true;
+        if (r.appTimer) clearTimeout(r.appTimer);
+        await r.manager.close();
+        await r.runner.close();
+      }),
+    );
+  }
+
+  private async openCluster(config: LiveClusterConfig): Promise<void> {
+    const raw = await (this.options.runnerFor ? this.options.runnerFor(config) : this.openRunner(config));
+    const runner = Object.keys(config.env).length ? new EnvRunner(raw, config.env) : raw;
+    const timeoutMs = this.options.commandTimeoutMs ?? 30_000;
+    // The login directory anchors a relative workRoot: the protocol's job directories must be absolute.
+    const probe = await runner.run('cd && pwd && (getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)', { timeoutMs });
+    const [home, cores] = probe.stdout.trim().split('\n');
+    if (probe.code !== 0 || !home?.startsWith('/')) throw new Error(`${config.name}: cannot find the login directory on ${runner.target}: ${probe.stderr.trim() || `exit status ${probe.code}`}`);
+    const workRoot = config.workRoot.startsWith('/') ? config.workRoot.replace(/\/+$/, '') : `${home}/${config.workRoot}`;
+    const system: BatchSystemConfig =
+      config.system === 'local' ? { kind: 'local', slots: config.slots ?? Math.max(1, Number(cores) || 1), stateDir: `${workRoot}/local` } : { kind: config.system };
+    const assets = this.options.assetsDir;
+    const assetsDir = typeof assets === 'function' ? assets(config.name) : (assets ?? repositoryAssetsDir());
+    const jobsRoot = `${workRoot}/jobs`;
+    const runtime: ClusterRuntime = {
+      config,
+      runner,
+      workRoot,
+      jobsRoot,
+      assetsDir,
+      processors: 0,
+      closed: false,
+      eagerUntil: 0,
+      manager: new BatchLocalManager({
+        cluster: config.name,
+        system: createBatchSystem(system),
+        runner,
+        onMessage: (message) => this.deliver(message),
+        clock: () => this.now(),
+        tag: this.tag,
+        workRoot: jobsRoot,
+        isMalleable: (request) => this.schedulerValue?.job(request.jobId)?.malleable ?? false,
+        holder: { program: '/bin/sh', args: ['-c', HOLDER, `${assetsDir}/apps/slot-stub.sh`] },
+        commandTimeoutMs: timeoutMs,
+        log: (text) => {
+          runtime.lastError = text;
+          this.log(text);
+        },
+        watchIntervalMs: this.options.watchIntervalMs ?? DEFAULT_WATCH_MS,
+        ...(this.options.idleWatchIntervalMs !== undefined && { idleWatchIntervalMs: this.options.idleWatchIntervalMs }),
+      }),
+      channel: new AppChannel(runner, { timeoutMs }),
+      apps: new RemoteApplications({
+        deliver: (message) => this.deliver(message),
+        onViolation: (violation) => this.violation(violation),
+        onEvent: (event) => this.appEvent(config.name, event),
+        onProblem: (problem) => this.log(`${config.name}: ${problem.message}`),
+        ...(this.options.graceMs !== undefined && { graceMs: this.options.graceMs }),
+      }),
+    };
+    this.runtimes.set(config.name, runtime);
+  }
+
+  private async openRunner(config: LiveClusterConfig): Promise<CommandRunner> {
+    const login = config.login;
+    const timeoutMs = this.options.commandTimeoutMs ?? 30_000;
+    if (login.via === 'local') return new LocalRunner({ defaultTimeoutMs: timeoutMs });
+    return openSshRunner({
+      destination: login.host,
+      overrides: {
+        ...(login.port !== undefined && { port: login.port }),
+        ...(login.user !== undefined && { user: login.user }),
+        ...(login.identityFile !== undefined && { identityFile: login.identityFile }),
+        ...(login.proxyJump !== undefined && { proxyJump: login.proxyJump }),
+      },
+      ...(this.options.sshConfigFile !== undefined && { sshConfigFile: this.options.sshConfigFile }),
+      knownHosts: this.options.knownHosts ?? new KnownHosts(defaultKnownHostsFile()),
+      ...(this.options.secrets && { secrets: this.options.secrets }),
+      name: config.name,
+      keepaliveIntervalMs: login.keepaliveS * 1000,
+      defaultTimeoutMs: timeoutMs,
+    });
+  }
+
+  /** The cluster's first status: its processors (the grid is built from them). */
+  private firstPoll(runtime: ClusterRuntime): Promise<ClusterStatus> {
+    const name = runtime.config.name;
+    return new Promise((resolve, reject) => {
+      this.firstStatus.set(name, (status) => {
+        this.firstStatus.delete(name);
+        if (!status.reachable || status.processors < 1) reject(new Error(`${name}: the cluster's status cannot be read${runtime.lastError ? `: ${runtime.lastError}` : ''}`));
+        else {
+          runtime.processors = status.processors;
+          resolve(status);
+        }
+      });
+      runtime.manager.poll();
+    });
+  }
+
+  private startTimers(): void {
+    for (const runtime of this.runtimes.values()) {
+      const poll = setInterval(() => runtime.manager.poll(), runtime.config.pollIntervalS * 1000);
+      poll.unref?.();
+      this.timers.push(poll);
+      this.pollApps(runtime);
+    }
+    this.rearm();
+  }
+
+  /** Reads the cluster's applications' files, then again after the interval (short while an answer is awaited). */
+  private pollApps(runtime: ClusterRuntime): void {
+    if (!this.running) return;
+    runtime.appTimer = undefined;
+    runtime.appPolling = true;
+    void runtime.apps.poll().finally(() => {
+      runtime.appPolling = false;
+      if (!this.running || runtime.closed) return;
+      const eager = performance.now() < runtime.eagerUntil;
+      runtime.appTimer = setTimeout(() => this.pollApps(runtime), eager ? EAGER_APP_POLL_MS : (this.options.appPollIntervalMs ?? DEFAULT_APP_POLL_MS));
+      runtime.appTimer.unref?.();
+    });
+  }
+
+  /** An offer or a shrink request went to the job's application: read its answers soon. */
+  private awaitAnswer(jobId: string): void {
+    const cluster = this.schedulerValue?.job(jobId)?.components[0]?.cluster;
+    const runtime = cluster === undefined ? undefined : this.runtimes.get(cluster);
+    if (!runtime) return;
+    runtime.eagerUntil = performance.now() + EAGER_FOR_MS;
+    // A poll under way re-arms with the short interval when it ends; a waiting one is brought forward.
+    if (runtime.appTimer && !runtime.appPolling) {
+      clearTimeout(runtime.appTimer);
+      runtime.appTimer = setTimeout(() => this.pollApps(runtime), EAGER_APP_POLL_MS);
+      runtime.appTimer.unref?.();
+    }
+  }
+
+  // ---- recovery ---------------------------------------------------------------------------------------------------
+
+  /**
+   * Jobs of the earlier run: the launched ones are looked up on their cluster by tag and adopted (running or
+   * starting), or recorded as ended with how they ended; the ones never launched are queued again.
+   */
+  private async recover(scheduler: Scheduler): Promise<void> {
+    const found = new Map<string, RecoveredJob[]>();
+    await Promise.all(
+      [...this.runtimes.values()].map(async (r) => {
+        found.set(r.config.name, await r.manager.recover());
+      }),
+    );
+    const restore = this.restore;
+    const known = new Set(restore?.jobs.map((j) => j.spec.id!) ?? []);
+    for (const [cluster, jobs] of found) {
+      for (const f of jobs) {
+        if (known.has(f.jobId) || (f.state !== 'running' && f.state !== 'pending')) continue;
+        // Decision: a tagged job the restored state does not know (its spec is lost) is left running and reported;
+        // the scheduler cannot manage it, and nothing of it is cancelled without an operator.
+        this.outcomes.push({ jobId: f.jobId, cluster, outcome: 'refused', detail: `found on the cluster (${f.running} of ${f.members} local jobs running) but unknown to the restored state: left as it is` });
+        this.log(`${cluster}: job ${f.jobId} found by its tag but unknown to the restored state; left as it is`);
+      }
+    }
+    if (!restore) return;
+    const now = this.now();
+    for (const job of [...restore.jobs].sort((a, b) => a.submitTime - b.submitTime)) {
+      const id = job.spec.id!;
+      const runtime = job.cluster === undefined ? undefined : this.runtimes.get(job.cluster);
+      if (!job.launched || !runtime) {
+        const r = scheduler.submitSpec({ ...job.spec, id }, now);
+        this.outcomes.push(r.ok ? { jobId: id, outcome: 'requeued', detail: 'never launched: queued again' } : { jobId: id, outcome: 'refused', detail: r.errors.map((e) => `${e.path}: ${e.message}`).join('; ') });
+        continue;
+      }
+      const cluster = runtime.config.name;
+      const local = found.get(cluster)!.find((f) => f.jobId === id && f.component === 0);
+      const adopted = await this.adoption(runtime, job, local);
+      const r = scheduler.adopt({ ...job.spec, id }, { cluster, submitTime: job.submitTime, ...adopted }, now);
+      if (!r.ok) {
+        const detail = r.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+        this.outcomes.push({ jobId: id, cluster, outcome: 'refused', detail });
+        this.log(`${cluster}: job ${id} cannot be adopted (${detail}); its local jobs are cancelled`);
+        runtime.manager.cancel(id);
+        continue;
+      }
+      if (adopted.ended) {
+        this.outcomes.push({ jobId: id, cluster, outcome: 'ended', detail: `${adopted.ended.state}: ${adopted.ended.reason}` });
+        continue;
+      }
+      this.outcomes.push({ jobId: id, cluster, outcome: 'adopted', detail: adopted.startTime === undefined ? `starting with ${adopted.processors} processors` : `running with ${adopted.processors} processors` });
+      if (r.value.malleable) runtime.apps.attach(id, { channel: runtime.channel, jobDir: this.jobDir(runtime, id), ...(job.lastSeq !== undefined && { lastSeq: job.lastSeq }) });
+    }
+    // Generated ids go on after the earlier run's (the jobs above keep theirs).
+    scheduler.skipJobNumbers(restore.submitted);
+  }
+
+  /** How a job of the earlier run stands on its cluster, from what the manager found there (or its exit file). */
+  private async adoption(runtime: ClusterRuntime, job: LivePersistentJob, local: RecoveredJob | undefined): Promise<{ processors: number; startTime?: number; ended?: { state: 'completed' | 'failed' | 'cancelled'; reason: string } }> {
+    const id = job.spec.id!;
+    if (local && (local.state === 'running' || local.state === 'pending')) {
+      const malleable = job.spec.kind === 'malleable';
+      const processors = malleable ? (local.state === 'running' ? local.running : local.members) : (job.processors ?? local.members);
+      return local.state === 'running' ? { processors, startTime: job.startTime ?? this.now() } : { processors };
+    }
+    if (local && (local.state === 'completed' || local.state === 'cancelled')) return { processors: 0, ended: { state: local.state, reason: `${local.state} while Concertina was away` } };
+    // Not listed any more (or failed): the program's exit-status file says how it ended.
+    const kind = job.spec.kind === 'malleable' ? 'malleable' : 'rigid';
+    const exitFile = `${this.jobDir(runtime, id)}/${localJobName({ tag: this.tag, jobId: id, component: 0, kind, member: 0 })}.exit`;
+    const read = await runtime.runner.run(sh`cat ${exitFile} 2>/dev/null`.text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 }).catch(() => undefined);
+    const status = read && /^\d+\s*$/.test(read.stdout) ? Number(read.stdout.trim()) : undefined;
+    if (status === undefined) return { processors: 0, ended: { state: 'failed', reason: 'ended while Concertina was away, with no exit status recorded' } };
+    return { processors: 0, ended: status === 0 ? { state: 'completed', reason: 'ended while Concertina was away: exit status 0' } : { state: 'failed', reason: `ended while Concertina was away: exit status ${status}` } };
+  }
+
+  recovered(): readonly RecoveryOutcome[] {
+    return this.outcomes;
+  }
+
+  persistentState(): LivePersistentState {
+    const scheduler = this.scheduler;
+    const jobs: LivePersistentJob[] = [];
+    for (const job of scheduler.jobs()) {
+      if (job.ended) continue;
+      const cluster = job.components[0]?.cluster;
+      const runtime = cluster === undefined ? undefined : this.runtimes.get(cluster);
+      const lastSeq = job.malleable ? runtime?.apps.lastSeq(job.id) : undefined;
+      jobs.push({
+        spec: { ...job.spec, id: job.id },
+        submitTime: job.transitions[0]!.time,
+        launched: job.launched,
+        ...(cluster !== undefined && { cluster }),
+        processors: job.malleable ? job.size + job.claimed : job.components.reduce((s, c) => s + c.processors, 0),
+        ...(Number.isFinite(job.startTime) && { startTime: job.startTime }),
+        ...(lastSeq !== undefined && { lastSeq }),
+      });
+    }
+    return { version: 1, epochMs: this.epochMs, submitted: scheduler.jobNumber, jobs };
+  }
+
+  // ---- the scheduler's loop ---------------------------------------------------------------------------------------
+
+  act<T>(command: (scheduler: Scheduler, now: number) => T): T {
+    const scheduler = this.scheduler;
+    const result = command(scheduler, this.now());
+    this.rearm();
+    return result;
+  }
+
+  on(listener: (event: SchedulerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  onApplication(listener: (event: LiveAppEvent) => void): () => void {
+    this.appListeners.add(listener);
+    return () => this.appListeners.delete(listener);
+  }
+
+  clusters(): LiveClusterState[] {
+    return this.configs.map((c) => {
+      const runtime = this.runtimes.get(c.name);
+      const base = runtime?.runner instanceof EnvRunner ? runtime.runner.inner : runtime?.runner;
+      let connection: LiveClusterState['connection'];
+      if (!runtime) connection = this.running ? 'connecting' : 'closed';
+      else if (runtime.closed) connection = 'closed';
+      else if (base instanceof SshRunner) {
+        const state = base.connection.state;
+        connection = state === 'ready' ? 'open' : state === 'closed' ? 'closed' : state === 'reconnecting' || state === 'failed' ? 'lost' : 'connecting';
+      } else connection = 'open';
+      return { name: c.name, connection, ...(runtime?.lastError !== undefined && { lastError: runtime.lastError }) };
+    });
+  }
+
+  /** A message from a manager or an application: queued, and handed to the scheduler in arrival order. */
+  deliver(message: InboundMessage): void {
+    if (message.type === 'status') {
+      const first = this.firstStatus.get(message.cluster);
+      if (first) first(message.status);
+    }
+    this.inbox.push(message);
+    if (!this.draining && this.accepting) {
+      this.draining = true;
+      setImmediate(() => this.drain());
+    }
+  }
+
+  private drain(): void {
+    this.draining = false;
+    const scheduler = this.schedulerValue;
+    if (!scheduler || !this.running) return;
+    for (let i = 0; i < this.inbox.length; i++) scheduler.receive(this.inbox[i]!, this.now());
+    this.inbox.length = 0;
+    this.rearm();
+  }
+
+  /** Arms the timer for the scheduler's next wakeup (at once when a pass is due). */
+  private rearm(): void {
+    const scheduler = this.schedulerValue;
+    if (!scheduler || !this.running) return;
+    const wake = scheduler.nextWakeup();
+    if (!Number.isFinite(wake)) return;
+    if (this.wakeTimer && wake === this.wakeAt) return;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeAt = wake;
+    const delayMs = Math.min(2 ** 31 - 1, Math.max(0, (wake - this.now()) * 1000));
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.wakeAt = Number.NaN;
+      if (!this.running) return;
+      scheduler.advance(this.now());
+      this.rearm();
+    }, delayMs);
+  }
+
+  // ---- the malleable runner's glue ------------------------------------------------------------------------------
+
+  jobDir(runtime: ClusterRuntime, jobId: string): string {
+    return `${runtime.jobsRoot}/${jobDirName(this.tag, jobId)}`;
+  }
+
+  /** The local job request for the program of a malleable job: wrapped so that it finds the protocol's variables. */
+  wrapApplication(runtime: ClusterRuntime, request: LocalJobRequest): LocalJobRequest {
+    const job = this.schedulerValue?.job(request.jobId);
+    if (!job?.malleable) return request;
+    const jobDir = this.jobDir(runtime, request.jobId);
+    runtime.apps.attach(request.jobId, { channel: runtime.channel, jobDir });
+    return {
+      ...request,
+      program: '/bin/sh',
+      args: ['-c', APP_WRAPPER, 'concertina-app', jobDir, String(request.processors), String(job.min), String(job.max), runtime.assetsDir, request.program, ...request.args],
+    };
+  }
+
+  /** Released local jobs are cancelled: the application is told how many processors Concertina now holds. */
+  afterShrink(runtime: ClusterRuntime, jobId: string): void {
+    void runtime.manager.cancelsSent().then(() => {
+      const job = this.schedulerValue?.job(jobId);
+      if (job && !job.ended && this.running) runtime.apps.resized(jobId, job.size);
+    });
+  }
+
+  private appsOf(jobId: string): RemoteApplications | undefined {
+    const cluster = this.schedulerValue?.job(jobId)?.components[0]?.cluster;
+    return cluster === undefined ? undefined : this.runtimes.get(cluster)?.apps;
+  }
+
+  /** A mandatory shrink not honoured in the grace period: the job is killed and its processors come back. */
+  private violation(violation: ProtocolViolation): void {
+    if (!this.running) return;
+    this.act((scheduler, now) => {
+      const job = scheduler.job(violation.jobId);
+      if (job && !job.ended) scheduler.cancel(violation.jobId, now, `protocol violation: ${violation.reason}`);
+    });
+  }
+
+  private appEvent(cluster: string, event: AppEvent): void {
+    const stamped = { ...event, cluster, t: this.now() } as LiveAppEvent;
+    for (const l of this.appListeners) l(stamped);
+  }
+
+  private onEvent(event: SchedulerEvent): void {
+    if (event.type === 'job.ended') {
+      const runtime = this.runtimes.get(this.schedulerValue?.job(event.jobId)?.components[0]?.cluster ?? '');
+      // A last read picks up the application's final messages (its done), then the job is no longer polled.
+      if (runtime) void runtime.apps.poll().finally(() => runtime.apps.detach(event.jobId));
+    }
+    for (const l of this.listeners) l(event);
+  }
+}
+
+/** The scheduler's LocalManager for one cluster: the batch manager, with the malleable runner's glue around it. */
+class LiveManager implements LocalManager {
+  readonly cluster: string;
+  readonly supportsReservations = false;
+
+  constructor(
+    private readonly world: LiveWorldImpl,
+    private readonly runtime: ClusterRuntime,
+  ) {
+    this.cluster = runtime.config.name;
+  }
+
+  submit(request: LocalJobRequest): void {
+    this.runtime.manager.submit(this.world.wrapApplication(this.runtime, request));
+  }
+
+  grow(jobId: string, processors: number): void {
+    this.runtime.manager.grow(jobId, processors);
+  }
+
+  shrink(jobId: string, processors: number): void {
+    this.runtime.manager.shrink(jobId, processors);
+    this.world.afterShrink(this.runtime, jobId);
+  }
+
+  cancel(jobId: string): void {
+    this.runtime.manager.cancel(jobId);
+  }
+
+  poll(): void {
+    this.runtime.manager.poll();
+  }
+}
+

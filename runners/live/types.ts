@@ -1,0 +1,118 @@
+// The contract between live mode's two halves: runners/live builds a world of real clusters behind the core's
+// ports (LiveWorld); the host (electron/) configures it, persists it and serves it. Neither side changes this file
+// without the other.
+import { z } from 'zod';
+import type { SchedulerEvent } from '../../core/events.js';
+import { jobSpecSchema } from '../../core/model/schemas.js';
+import type { Scheduler } from '../../core/scheduler/scheduler.js';
+import type { AppEvent } from '../protocol/application-port.js';
+
+export const BATCH_SYSTEMS = ['slurm', 'sge', 'pbs', 'local'] as const;
+
+/** How to reach a cluster's login node: an SSH destination (an ~/.ssh/config alias works), or this machine. */
+export const loginSchema = z.discriminatedUnion('via', [
+  z.strictObject({
+    via: z.literal('ssh'),
+    host: z.string().min(1, 'is required'),
+    port: z.number().int().min(1).max(65535).optional(),
+    user: z.string().min(1).optional(),
+    identityFile: z.string().min(1).optional(),
+    proxyJump: z.string().min(1).optional(),
+    keepaliveS: z.number().min(15).max(30).default(20),
+  }),
+  z.strictObject({ via: z.literal('local') }),
+]);
+
+export const liveClusterSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, . _ - only (1–64)'),
+  login: loginSchema,
+  /** `slurm`, `sge`, `pbs`, or `local` (plain processes limited to `slots`); detected by "test connection". */
+  system: z.enum(BATCH_SYSTEMS),
+  /** For `local`: processors Concertina may use on that host. */
+  slots: z.number().int().min(1).optional(),
+  /** Where jobs' directories are made on the cluster (shared file system); relative to the login directory. */
+  workRoot: z.string().min(1).default('.concertina'),
+  /** Environment set for batch commands (e.g. SLURM_CONF, SGE_ROOT/SGE_CELL) — values are quoted. */
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).default({}),
+  /** Fraction of the cluster Concertina may hold (0..1]. */
+  threshold: z.number().gt(0).max(1).default(1),
+  pollIntervalS: z.number().min(1).max(3600).default(10),
+});
+export type LiveClusterConfig = z.infer<typeof liveClusterSchema>;
+
+/** What "test connection" found, or why it failed (host key unknown → `hostKey` carries what to show). */
+export type ConnectionTest =
+  | { ok: true; system: (typeof BATCH_SYSTEMS)[number]; processors: number; idle: number; background: number; fingerprint?: string }
+  | { ok: false; kind: 'host-key-unknown'; host: string; port?: number; fingerprint: string; keyType: string; message: string }
+  | { ok: false; kind: 'host-key-changed' | 'auth-failed' | 'connect-failed' | 'no-batch-system' | 'error'; message: string };
+
+export interface LiveClusterState {
+  readonly name: string;
+  readonly connection: 'connecting' | 'open' | 'lost' | 'closed';
+  readonly lastError?: string;
+}
+
+/**
+ * What a live world needs to resume after a console restart, as plain JSON: the host stores the latest
+ * `LiveWorld.persistentState()` (e.g. after every job event) and passes it back as `restore` to the next world.
+ * Jobs that ended are not in it (the host has their events); every job accepted and not ended is.
+ */
+export const livePersistentJobSchema = z.strictObject({
+  /** The job's spec, its `id` set. */
+  spec: jobSpecSchema,
+  /** Scheduler time of its submission. */
+  submitTime: z.number(),
+  /** Handed to a cluster's batch system: recovered from there by its tag, never submitted again. */
+  launched: z.boolean(),
+  cluster: z.string().optional(),
+  /** Processors it held when the state was taken. */
+  processors: z.number().int().min(0).optional(),
+  startTime: z.number().optional(),
+  /** The highest from-app.jsonl seq handled (malleable jobs). */
+  lastSeq: z.number().int().min(0).optional(),
+});
+export const livePersistentStateSchema = z.strictObject({
+  version: z.literal(1),
+  /** Wall-clock milliseconds (Date.now()) at the run's time 0: the restored world's clock goes on from there. */
+  epochMs: z.number(),
+  /** Jobs ever submitted in this run (generated ids go on after it). */
+  submitted: z.number().int().min(0),
+  jobs: z.array(livePersistentJobSchema),
+});
+export type LivePersistentJob = z.infer<typeof livePersistentJobSchema>;
+export type LivePersistentState = z.infer<typeof livePersistentStateSchema>;
+
+/** An application's own report (hello, progress, done), with the cluster it runs on. */
+export type LiveAppEvent = AppEvent & { readonly cluster: string; readonly t: number };
+
+/** A scheduler over real clusters, in wall-clock time (seconds). */
+export interface LiveWorld {
+  readonly scheduler: Scheduler;
+  /** Seconds since the run began (the scheduler's time). */
+  now(): number;
+  /** Connects, recovers Concertina's jobs from each manager by tag, and starts polling. */
+  start(): Promise<void>;
+  /** Stops polling and closes connections; jobs keep running on the clusters. */
+  stop(): Promise<void>;
+  clusters(): LiveClusterState[];
+  /**
+   * Runs a command on the scheduler at the current time (submit, cancel, resize, settings) and re-arms the
+   * world's timer for the scheduler's next wakeup. Every host command goes through here.
+   */
+  act<T>(command: (scheduler: Scheduler, now: number) => T): T;
+  on(listener: (event: SchedulerEvent) => void): () => void;
+  /** What to store to resume after a restart (see LivePersistentState); valid after start(). */
+  persistentState(): LivePersistentState;
+  /** Applications' hello, progress and done messages. */
+  onApplication(listener: (event: LiveAppEvent) => void): () => void;
+  /** Jobs found on the clusters at start() and what became of them (adopted, ended meanwhile, queued again). */
+  recovered(): readonly RecoveryOutcome[];
+}
+
+export interface RecoveryOutcome {
+  readonly jobId: string;
+  readonly cluster?: string;
+  /** `adopted`: running or starting there; `ended`: ended while the console was away; `requeued`: never launched. */
+  readonly outcome: 'adopted' | 'ended' | 'requeued' | 'refused';
+  readonly detail: string;
+}

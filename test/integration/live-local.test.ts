@@ -1,0 +1,129 @@
+// Live mode on this machine alone (no daemons needed, so it runs everywhere): one `local` cluster reached with the
+// local runner, a demo application grown and shrunk through the application control protocol, the cluster's
+// environment reaching its commands, and a restart that adopts the running job and queues again the one never
+// launched.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SchedulerEvent } from '../../core/events.js';
+import { createLiveWorld, repositoryAssetsDir, type LiveWorldOptions } from '../../runners/live/live-world.js';
+import type { LiveAppEvent, LiveWorld } from '../../runners/live/types.js';
+import { jobDirName } from '../../runners/managers/naming.js';
+import { waitFor } from './harness/common.js';
+
+let dir: string;
+let options: LiveWorldOptions;
+let world: LiveWorld;
+const events: SchedulerEvent[] = [];
+const appEvents: LiveAppEvent[] = [];
+
+const of = (type: SchedulerEvent['type'], jobId: string) => events.filter((e) => e.type === type && (e as { jobId?: string }).jobId === jobId);
+const waitEvent = (type: SchedulerEvent['type'], jobId: string, timeoutMs = 20_000) => waitFor(`${type} of ${jobId}`, () => of(type, jobId).length > 0, timeoutMs, 50);
+const jobDir = (jobId: string) => path.join(dir, 'work', 'jobs', jobDirName('concertina', jobId));
+
+function act(command: Parameters<LiveWorld['act']>[0]): void {
+  const r = world.act(command) as { ok: boolean; errors?: unknown };
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+}
+
+function sizesSeen(jobId: string): number[] {
+  const out: number[] = [];
+  for (const line of readFileSync(path.join(jobDir(jobId), 'from-app.jsonl'), 'utf8').split('\n')) {
+    const size = /"note":"size (\d+):/.exec(line)?.[1];
+    if (size !== undefined && Number(size) !== out.at(-1)) out.push(Number(size));
+  }
+  return out;
+}
+
+/** Processes the local batch system started and that still run (its state directory holds one folder per job). */
+function localJobsAlive(): number {
+  const state = path.join(dir, 'work', 'local');
+  let alive = 0;
+  for (const entry of readdirSync(state)) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      process.kill(Number(readFileSync(path.join(state, entry, 'pid'), 'utf8').trim()), 0);
+      alive++;
+    } catch {
+      // ended, or never started
+    }
+  }
+  return alive;
+}
+
+function follow(w: LiveWorld): void {
+  w.on((e) => events.push(e));
+  w.onApplication((e) => appEvents.push(e));
+}
+
+describe('live mode on a plain host (this machine)', () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-local-'));
+    options = {
+      // The cluster's environment reaches its commands and so the jobs they start (checked by `waits`).
+      clusters: [{ name: 'here', login: { via: 'local' }, system: 'local', slots: 4, workRoot: path.join(dir, 'work'), env: { CNC_PROBE: `it's "$(nothing)"` }, pollIntervalS: 1 }],
+      scheduler: { approach: 'pra', policy: 'fpsma' },
+      graceMs: 5_000,
+      idleWatchIntervalMs: 500,
+      log: () => {},
+    };
+    world = createLiveWorld(options);
+    follow(world);
+    await world.start();
+  }, 30_000);
+
+  afterAll(async () => {
+    await world?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('grows and shrinks a demo application, which computes with the sizes Concertina gives it', async () => {
+    expect(world.scheduler.grid.clusters.map((c) => [c.name, c.processors])).toEqual([['here', 4]]);
+    act((s, now) => s.submit({ id: 'g', kind: 'malleable', components: [{ min: 1, max: 4, initial: 1, program: process.execPath, args: [path.join(repositoryAssetsDir(), 'apps', 'gadget-demo.mjs'), '200', '12000'] }] }, now));
+    await waitEvent('job.started', 'g');
+    await waitFor('hello', () => appEvents.some((e) => e.type === 'hello' && e.jobId === 'g'), 20_000, 50);
+    act((s, now) => s.resize('g', 2, now));
+    await waitEvent('job.grown', 'g');
+    await waitFor('size 3 in use', () => sizesSeen('g').includes(3), 20_000, 100);
+    act((s, now) => s.resize('g', -1, now));
+    await waitEvent('job.shrunk', 'g');
+    await waitFor('done', () => appEvents.some((e) => e.type === 'done' && e.jobId === 'g'), 60_000, 100);
+    expect(appEvents.find((e) => e.type === 'done' && e.jobId === 'g')).toMatchObject({ ok: true, cluster: 'here' });
+    await waitEvent('job.ended', 'g');
+    expect(of('job.ended', 'g')[0]).toMatchObject({ state: 'completed' });
+    expect(sizesSeen('g')).toEqual([1, 3, 2]);
+    // The stub of each extra processor announced its slot while it held it, and goes once the job has ended.
+    await waitFor('the slot stubs to go', () => readdirSync(path.join(jobDir('g'), 'slots')).length === 0 && localJobsAlive() === 0, 10_000, 100);
+  }, 90_000);
+
+  it('after a restart adopts the running job, queues again the one never launched, and starts nothing twice', async () => {
+    act((s, now) => s.submit({ id: 'sleeper', kind: 'malleable', components: [{ min: 1, max: 4, initial: 3, program: '/bin/sh', args: ['-c', 'exec sleep 300'] }] }, now));
+    await waitEvent('job.started', 'sleeper');
+    act((s, now) => s.submit({ id: 'waits', kind: 'rigid', components: [{ processors: 2, program: '/bin/sh', args: ['-c', 'printf %s "$CNC_PROBE" > probe.txt'] }] }, now));
+    await waitFor('waits to be queued', () => world.scheduler.job('waits')?.state === 'queued', 5_000, 20);
+    const alive = localJobsAlive();
+    expect(alive).toBe(3);
+    const state = JSON.parse(JSON.stringify(world.persistentState()));
+    await world.stop();
+
+    world = createLiveWorld({ ...options, restore: state });
+    follow(world);
+    await world.start();
+    expect([...world.recovered()].sort((a, b) => a.jobId.localeCompare(b.jobId))).toEqual([
+      { jobId: 'sleeper', cluster: 'here', outcome: 'adopted', detail: 'running with 3 processors' },
+      { jobId: 'waits', outcome: 'requeued', detail: 'never launched: queued again' },
+    ]);
+    expect(world.scheduler.job('sleeper')).toMatchObject({ state: 'running', size: 3 });
+    // Ids generated from now on go on after the earlier run's.
+    const fresh = world.act((s, now) => s.submit({ kind: 'rigid', components: [{ processors: 1, program: '/bin/true' }] }, now));
+    expect(fresh.ok && fresh.value.id).toBe(`job-${state.submitted + 1}`);
+    expect(localJobsAlive()).toBeGreaterThanOrEqual(3);
+    act((s, now) => s.cancel('sleeper', now));
+    await waitEvent('job.ended', 'sleeper');
+    await waitEvent('job.ended', 'waits', 30_000);
+    expect(of('job.ended', 'waits').at(-1)).toMatchObject({ state: 'completed' });
+    expect(readFileSync(path.join(jobDir('waits'), 'probe.txt'), 'utf8')).toBe(`it's "$(nothing)"`);
+    await waitFor('every local job to end', () => localJobsAlive() === 0, 20_000, 100);
+  }, 60_000);
+});

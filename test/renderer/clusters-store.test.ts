@@ -1,0 +1,119 @@
+// @vitest-environment happy-dom
+// Settings → Clusters over a fake client: the form becomes the configuration the host checks (env lines parsed,
+// empty fields left out), the host's errors land on their fields (login.host → host), a connection test's failure
+// on the field it concerns, an unknown host key is accepted with exactly what the test showed and tested again,
+// secrets are sent once and not kept, and a live run makes the views follow it.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createPinia, setActivePinia } from 'pinia';
+import { clusterFieldOf, configOf, defineClustersStore, emptyClusterForm, formOf } from '../../renderer/src/stores/clusters.js';
+import { fakeClient } from './fake-client.js';
+
+const lab = {
+  name: 'lab1',
+  login: { via: 'ssh' as const, host: 'login.example.org', port: 2222, user: 'alice', keepaliveS: 20 },
+  system: 'slurm' as const,
+  workRoot: '.concertina',
+  env: { SLURM_CONF: '/etc/slurm/a=b.conf' },
+  threshold: 0.5,
+  pollIntervalS: 10,
+};
+const FINGERPRINT = 'SHA256:' + 'A'.repeat(43);
+
+describe('clusters store', () => {
+  beforeEach(() => setActivePinia(createPinia()));
+
+  it('turns the form into a configuration and back', () => {
+    const form = { ...emptyClusterForm(), name: ' lab1 ', host: 'login.example.org', port: 2222, user: 'alice', env: 'SLURM_CONF=/etc/slurm/a=b.conf\n\n', threshold: 0.5 };
+    const built = configOf(form);
+    expect(built).toEqual({ config: { name: 'lab1', login: { via: 'ssh', host: 'login.example.org', port: 2222, user: 'alice' }, system: 'slurm', workRoot: '.concertina', env: { SLURM_CONF: '/etc/slurm/a=b.conf' }, threshold: 0.5, pollIntervalS: 10 } });
+    expect(configOf({ ...form, env: 'OK=1\nnot a pair' })).toEqual({ error: { env: 'line 2: expected NAME=value' } });
+    expect(configOf({ ...form, via: 'local', slots: 4 })).toMatchObject({ config: { login: { via: 'local' }, slots: 4 } });
+    expect(configOf(formOf(lab))).toEqual({ config: { ...lab, login: { via: 'ssh', host: 'login.example.org', port: 2222, user: 'alice' } } });
+    expect(['login.host', 'login.port', 'env.BAD', 'name', 'slots', 'login', 'whatever'].map(clusterFieldOf)).toEqual(['host', 'port', 'env', 'name', 'slots', 'host', 'form']);
+  });
+
+  it('saves and shows the host\'s errors at their fields; nothing is sent for a malformed env', async () => {
+    const client = fakeClient({ 'clusters.save': { ok: false, errors: [{ path: 'login.host', message: 'is required' }, { path: 'threshold', message: 'Too big' }] } });
+    const store = defineClustersStore(client)();
+    store.form = { ...emptyClusterForm(), name: 'lab1' };
+    expect(await store.save()).toBe(false);
+    expect(store.errors).toEqual({ host: 'is required', threshold: 'Too big' });
+    store.touch('host');
+    expect(store.errors).toEqual({ threshold: 'Too big' });
+
+    store.form.env = 'novalue';
+    const calls = client.calls.length;
+    expect(await store.save()).toBe(false);
+    expect(client.calls.length).toBe(calls);
+    expect(store.errors).toEqual({ env: 'line 1: expected NAME=value' });
+
+    client.answers['clusters.save'] = { ok: true, value: { name: 'lab1' } };
+    client.answers['clusters.list'] = { ok: true, value: { clusters: [{ config: lab, secrets: [] }], secretsPersist: false } };
+    store.form.env = '';
+    expect(await store.save()).toBe(true);
+    expect(store.clusters.map((c) => c.config.name)).toEqual(['lab1']);
+    expect(store.editing).toBe('lab1');
+  });
+
+  it('puts a failed test at its field, and accepts an unknown host key with what was shown, then tests again', async () => {
+    const client = fakeClient({ 'clusters.test': { ok: true, value: { ok: false, kind: 'auth-failed', message: 'alice@login: authentication failed' } } });
+    const store = defineClustersStore(client)();
+    store.form = formOf(lab);
+    await store.test();
+    expect(store.errors).toEqual({ user: 'alice@login: authentication failed' });
+
+    client.answers['clusters.test'] = { ok: true, value: { ok: false, kind: 'host-key-unknown', host: 'login.example.org', port: 2222, fingerprint: FINGERPRINT, keyType: 'ssh-ed25519', message: 'not known' } };
+    await store.test();
+    expect(store.errors).toEqual({});
+    expect(store.testResult).toMatchObject({ kind: 'host-key-unknown', fingerprint: FINGERPRINT });
+
+    client.answers['clusters.acceptHostKey'] = { ok: true, value: { fingerprint: FINGERPRINT, keyType: 'ssh-ed25519' } };
+    const after = { ok: true as const, system: 'slurm' as const, processors: 64, idle: 60, background: 4, fingerprint: FINGERPRINT };
+    const testAfter = client.call.bind(client);
+    client.call = async (method, payload) => {
+      if (method === 'clusters.acceptHostKey') client.answers['clusters.test'] = { ok: true, value: after };
+      return testAfter(method, payload);
+    };
+    expect(await store.acceptKey()).toBe(true);
+    const accept = client.calls.find((c) => c.method === 'clusters.acceptHostKey');
+    expect(accept?.payload).toEqual({ host: 'login.example.org', port: 2222, fingerprint: FINGERPRINT, cluster: (configOf(formOf(lab)) as { config: unknown }).config });
+    expect(client.calls.at(-1)?.method).toBe('clusters.test');
+    expect(store.testResult).toEqual(after);
+
+    client.answers['clusters.test'] = { ok: true, value: { ok: false, kind: 'no-batch-system', message: 'slurm not found' } };
+    await store.test();
+    expect(store.errors).toEqual({ system: 'slurm not found' });
+  });
+
+  it('sends a secret once, for the cluster edited, and says where it is kept', async () => {
+    const client = fakeClient({
+      'clusters.list': { ok: true, value: { clusters: [{ config: lab, secrets: ['password'] }], secretsPersist: true } },
+      'clusters.setSecret': { ok: true, value: { cluster: 'lab1', kind: 'password', persistent: true } },
+    });
+    const store = defineClustersStore(client)();
+    await store.load();
+    store.edit('lab1');
+    expect(await store.setSecret('password', 's3cret')).toBe(true);
+    expect(client.calls.find((c) => c.method === 'clusters.setSecret')?.payload).toEqual({ cluster: 'lab1', kind: 'password', value: 's3cret' });
+    expect(store.message).toContain('keychain');
+    expect(JSON.stringify(store.$state)).not.toContain('s3cret');
+  });
+
+  it('starts a live run and makes the views follow it; a refusal is shown', async () => {
+    const log: string[] = [];
+    const targets = {
+      grid: { clear: () => void log.push('grid.clear'), refresh: async () => void log.push('grid.refresh') },
+      jobs: { refresh: async () => void log.push('jobs.refresh') },
+      activity: { clear: () => void log.push('activity.clear') },
+    };
+    const client = fakeClient({ 'run.startLive': { ok: false, errors: [{ path: 'clusters', message: 'no live cluster is configured' }] } });
+    const store = defineClustersStore(client)();
+    expect(await store.startLive(targets)).toBe(false);
+    expect(store.errors.form).toBe('no live cluster is configured');
+    expect(log).toEqual([]);
+    client.answers['run.startLive'] = { ok: true, value: { clusters: ['lab1', 'here'] } };
+    expect(await store.startLive(targets)).toBe(true);
+    expect(store.liveStarted).toBe('Live run on lab1, here.');
+    expect(log).toEqual(['grid.clear', 'activity.clear', 'grid.refresh', 'jobs.refresh']);
+  });
+});

@@ -1,0 +1,103 @@
+// Scheduler.adopt: a restarted console takes over the jobs an earlier run launched, counting them as they stand on
+// their clusters, submitting nothing again, and recording the ones that ended meanwhile.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { grid, harness, malleable, rigid } from '../support/harness.js';
+
+const errorsOf = (r: { ok: boolean; errors?: Array<{ path: string; message: string }> }) => (r.ok ? [] : r.errors!);
+
+describe('Scheduler.adopt', () => {
+  it('counts a running malleable job in the capacity model without submitting it, and manages it from then on', () => {
+    const h = harness(grid({ a: 16, b: 8 }), { policy: 'fpsma', approach: 'pra' });
+    const r = h.scheduler.adopt(malleable('m1', 2, 10), { cluster: 'a', processors: 5, submitTime: -40, startTime: -30 }, 0);
+    expect(r.ok).toBe(true);
+    const job = h.scheduler.job('m1')!;
+    expect(job).toMatchObject({ state: 'running', size: 5, startTime: -30, launched: true });
+    expect(job.transitions[0]).toMatchObject({ state: 'submitted', time: -40 });
+    expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 2, preemptible: 3, idle: 11 });
+    expect(h.scheduler.liveJobs).toBe(1);
+    expect(h.managers.flatMap((m) => m.submitted)).toEqual([]);
+    expect(h.ofType('job.placed')[0]).toMatchObject({ jobId: 'm1', policy: 'adopted', components: [{ cluster: 'a', processors: 5 }] });
+    expect(h.ofType('job.started')[0]).toMatchObject({ jobId: 'm1', cluster: 'a', size: 5 });
+    // It grows when processors free up on its cluster, like any running malleable job.
+    h.freed('a', 0);
+    expect(h.apps.growOffers).toEqual([{ offerId: 1, jobId: 'm1', processors: 11 }]); // all that is free (16 - 5)
+    // And a cancel reaches its local manager (it was launched).
+    expect(h.scheduler.cancel('m1', 1).ok).toBe(true);
+    expect(h.manager('a').cancelled).toEqual(['m1']);
+    expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 0, preemptible: 0 });
+  });
+
+  it('holds a launched job that has not started yet until its manager answers started', () => {
+    const h = harness(grid({ a: 16 }));
+    expect(h.scheduler.adopt(rigid('r1', 6), { cluster: 'a', processors: 6, submitTime: 0 }, 5).ok).toBe(true);
+    expect(h.scheduler.job('r1')!.state).toBe('claiming');
+    expect(h.scheduler.snapshot()[0]!.nonPreemptible).toBe(6);
+    h.at(7);
+    h.scheduler.receive({ type: 'started', cluster: 'a', jobId: 'r1', component: 0, processors: 6 }, 7);
+    expect(h.scheduler.job('r1')).toMatchObject({ state: 'running', startTime: 7, size: 6 });
+    expect(h.scheduler.snapshot()[0]!.nonPreemptible).toBe(6);
+    h.finish('r1');
+    expect(h.scheduler.snapshot()[0]!.nonPreemptible).toBe(0);
+  });
+
+  it('records a job that ended meanwhile with its end state, holding nothing', () => {
+    const h = harness(grid({ a: 16 }));
+    const r = h.scheduler.adopt(malleable('gone', 1, 4), { cluster: 'a', processors: 0, submitTime: 0, ended: { state: 'completed', reason: 'exit status 0' } }, 9);
+    expect(r.ok).toBe(true);
+    expect(h.scheduler.job('gone')!.state).toBe('completed');
+    expect(h.ofType('job.ended')).toEqual([expect.objectContaining({ jobId: 'gone', state: 'completed', reason: 'exit status 0', t: 9 })]);
+    expect(h.scheduler.liveJobs).toBe(0);
+    expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 0, preemptible: 0, idle: 16 });
+  });
+
+  it('refuses sizes outside min..max, unknown clusters, missing or duplicate ids, naming the field', () => {
+    const h = harness(grid({ a: 16 }));
+    expect(errorsOf(h.scheduler.adopt(malleable('m', 2, 4), { cluster: 'a', processors: 5, submitTime: 0, startTime: 0 }, 0))).toEqual([
+      { path: 'processors', message: 'must be a whole number within 2..4 (got 5)' },
+    ]);
+    expect(errorsOf(h.scheduler.adopt(rigid('r', 3), { cluster: 'a', processors: 2, submitTime: 0, startTime: 0 }, 0))[0]!.path).toBe('processors');
+    expect(errorsOf(h.scheduler.adopt(rigid('r', 3), { cluster: 'zz', processors: 3, submitTime: 0, startTime: 0 }, 0))).toEqual([{ path: 'cluster', message: 'names no cluster ("zz")' }]);
+    const { id: _omit, ...noId } = rigid('x', 3);
+    expect(errorsOf(h.scheduler.adopt(noId, { cluster: 'a', processors: 3, submitTime: 0 }, 0))[0]).toEqual({ path: 'id', message: 'is required to adopt a job' });
+    expect(h.scheduler.adopt(rigid('r', 3), { cluster: 'a', processors: 3, submitTime: 0, startTime: 0 }, 0).ok).toBe(true);
+    expect(errorsOf(h.scheduler.adopt(rigid('r', 3), { cluster: 'a', processors: 3, submitTime: 0, startTime: 0 }, 0))[0]!.path).toBe('id');
+    expect(h.scheduler.liveJobs).toBe(1);
+  });
+
+  it('keeps the capacity model consistent: Concertina holds exactly what the adopted running jobs hold', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ min: fc.integer({ min: 1, max: 4 }), extra: fc.integer({ min: 0, max: 4 }), size: fc.nat(8), malleable: fc.boolean() }), { maxLength: 8 }), (jobs) => {
+        const h = harness(grid({ a: 1000 }));
+        let held = 0;
+        let preemptible = 0;
+        jobs.forEach((j, i) => {
+          const max = j.min + j.extra;
+          const n = j.min + (j.size % (j.extra + 1));
+          const spec = j.malleable ? malleable(`j${i}`, j.min, max) : rigid(`j${i}`, n);
+          expect(h.scheduler.adopt(spec, { cluster: 'a', processors: n, submitTime: 0, startTime: 0 }, 0).ok).toBe(true);
+          held += n;
+          if (j.malleable) preemptible += n - j.min;
+        });
+        const s = h.scheduler.snapshot()[0]!;
+        expect(s.nonPreemptible + s.preemptible).toBe(held);
+        expect(s.preemptible).toBe(preemptible);
+        expect(h.managers[0]!.submitted).toEqual([]);
+      }),
+    );
+  });
+});
+
+describe('Scheduler.skipJobNumbers', () => {
+  it('makes generated ids go on after an earlier run\'s, so none collides with an adopted job', () => {
+    const h = harness(grid({ a: 16 }));
+    expect(h.scheduler.adopt(rigid('job-3', 2), { cluster: 'a', processors: 2, submitTime: 0, startTime: 0 }, 0).ok).toBe(true);
+    h.scheduler.skipJobNumbers(3);
+    const { id: _omit, ...spec } = rigid('x', 1);
+    const r = h.scheduler.submit(spec, 1);
+    expect(r.ok && r.value.id).toBe('job-4');
+    expect(h.scheduler.jobNumber).toBe(4);
+    h.scheduler.skipJobNumbers(2); // never backwards
+    expect(h.scheduler.jobNumber).toBe(4);
+  });
+});
