@@ -7,7 +7,7 @@ import { GRID_PRESETS } from '../../core/sim/grids.js';
 import { WORKLOAD_PRESETS } from '../../core/sim/workloads/koala.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { labResultSchema, labRunInfoSchema, labSpecSchema, type LabRunInfo } from '../lab/schemas.js';
-import { BATCH_SYSTEMS, liveClusterSchema } from '../../runners/live/types.js';
+import { BATCH_SYSTEMS, liveClusterSchema } from '../../runners/live/config.js';
 
 export const SPEEDS = ['pause', '1x', '10x', '100x', 'max'] as const;
 export const speedSchema = z.enum(SPEEDS, { error: () => `must be one of ${SPEEDS.join(', ')}` });
@@ -35,7 +35,7 @@ const clusterSnapshot = z.object({
 
 const secretKind = z.enum(['password', 'passphrase'], { error: () => 'must be password or passphrase' });
 const clusterName = z.string({ error: 'is required' }).min(1, 'is required');
-/** What "test connection" found (runners/live/types.ts ConnectionTest). */
+/** What "test connection" found (runners/live/config.ts ConnectionTest). */
 const connectionTest = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), system: z.enum(BATCH_SYSTEMS), processors: z.number(), idle: z.number(), background: z.number(), fingerprint: z.string().optional() }),
   z.object({

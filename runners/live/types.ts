@@ -7,44 +7,7 @@ import { jobSpecSchema } from '../../core/model/schemas.js';
 import type { Scheduler } from '../../core/scheduler/scheduler.js';
 import type { AppEvent } from '../protocol/application-port.js';
 
-export const BATCH_SYSTEMS = ['slurm', 'sge', 'pbs', 'local'] as const;
-
-/** How to reach a cluster's login node: an SSH destination (an ~/.ssh/config alias works), or this machine. */
-export const loginSchema = z.discriminatedUnion('via', [
-  z.strictObject({
-    via: z.literal('ssh'),
-    host: z.string().min(1, 'is required'),
-    port: z.number().int().min(1).max(65535).optional(),
-    user: z.string().min(1).optional(),
-    identityFile: z.string().min(1).optional(),
-    proxyJump: z.string().min(1).optional(),
-    keepaliveS: z.number().min(15).max(30).default(20),
-  }),
-  z.strictObject({ via: z.literal('local') }),
-]);
-
-export const liveClusterSchema = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, . _ - only (1–64)'),
-  login: loginSchema,
-  /** `slurm`, `sge`, `pbs`, or `local` (plain processes limited to `slots`); detected by "test connection". */
-  system: z.enum(BATCH_SYSTEMS),
-  /** For `local`: processors Concertina may use on that host. */
-  slots: z.number().int().min(1).optional(),
-  /** Where jobs' directories are made on the cluster (shared file system); relative to the login directory. */
-  workRoot: z.string().min(1).default('.concertina'),
-  /** Environment set for batch commands (e.g. SLURM_CONF, SGE_ROOT/SGE_CELL) — values are quoted. */
-  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).default({}),
-  /** Fraction of the cluster Concertina may hold (0..1]. */
-  threshold: z.number().gt(0).max(1).default(1),
-  pollIntervalS: z.number().min(1).max(3600).default(10),
-});
-export type LiveClusterConfig = z.infer<typeof liveClusterSchema>;
-
-/** What "test connection" found, or why it failed (host key unknown → `hostKey` carries what to show). */
-export type ConnectionTest =
-  | { ok: true; system: (typeof BATCH_SYSTEMS)[number]; processors: number; idle: number; background: number; fingerprint?: string }
-  | { ok: false; kind: 'host-key-unknown'; host: string; port?: number; fingerprint: string; keyType: string; message: string }
-  | { ok: false; kind: 'host-key-changed' | 'auth-failed' | 'connect-failed' | 'no-batch-system' | 'error'; message: string };
+export { BATCH_SYSTEMS, liveClusterSchema, loginSchema, type ConnectionTest, type LiveClusterConfig } from './config.js';
 
 export interface LiveClusterState {
   readonly name: string;

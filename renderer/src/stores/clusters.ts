@@ -10,7 +10,7 @@ export type StoredCluster = MethodOutput<'clusters.list'>['clusters'][number];
 export type ClusterConfig = StoredCluster['config'];
 export type ConnectionTestResult = MethodOutput<'clusters.test'>;
 
-/** The batch systems of runners/live/types.ts, kept here so the runners' runtime is not bundled. */
+/** The batch systems of runners/live/config.ts, kept here so the runners' runtime is not bundled. */
 export const SYSTEM_OPTIONS = ['slurm', 'sge', 'pbs', 'local'] as const;
 
 export const CLUSTER_FIELDS = ['name', 'via', 'host', 'port', 'user', 'identityFile', 'proxyJump', 'system', 'slots', 'workRoot', 'env', 'threshold', 'pollIntervalS', 'form'] as const;
