@@ -16,6 +16,8 @@ export type SchedulerEventBody =
   | { type: 'job.claimed'; jobId: string; components: PlacedComponent[] }
   | { type: 'claim.failed'; jobId: string; reason: string }
   | { type: 'job.started'; jobId: string; cluster: string; size: number }
+  /** Taken over after a restart (Scheduler.adopt): `claiming` until its local jobs run, else `running` with `size`. */
+  | { type: 'job.adopted'; jobId: string; cluster: string; size: number; state: 'claiming' | 'running' }
   | { type: 'grow.offered'; jobId: string; cluster: string; offerId: number; processors: number; operator?: true }
   | { type: 'grow.answered'; jobId: string; offerId: number; accepted: number; operator?: true }
   | { type: 'job.grown'; jobId: string; cluster: string; processors: number; size: number }

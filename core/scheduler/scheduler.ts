@@ -241,6 +241,8 @@ export class Scheduler {
    * the capacity model as it stands on its cluster (a malleable job's processors above its minimum as preemptible),
    * and its local manager, which has recovered it by its tag, answers for it from now on. A job that ended
    * meanwhile is only recorded, with its end state. The spec must carry the job's id.
+   * Decision: the earlier run already emitted its submitted, placed and started events (a host stores them), so
+   * adoption emits exactly one event: `job.adopted` (cluster, size, state), or `job.ended` for a job that ended.
    */
   adopt(input: unknown, adopted: AdoptedJob, now: number): Result<JobRecord> {
     this.now = now;
@@ -265,7 +267,6 @@ export class Scheduler {
     if (errors.length || id === undefined || !cluster) return fail(errors);
     const job = new JobRecord(spec, id, this.seq++, adopted.submitTime, placementPolicy(spec.placement)!);
     this.jobsById.set(id, job);
-    this.emit(now, { type: 'job.submitted', jobId: id, kind: spec.kind, name: spec.name ?? id, min: job.min, max: job.max });
     if (adopted.ended) {
       job.transition(adopted.ended.state, now, adopted.ended.reason);
       this.emit(now, { type: 'job.ended', jobId: id, state: adopted.ended.state, reason: adopted.ended.reason, tries: 0 });
@@ -276,13 +277,13 @@ export class Scheduler {
     job.components = components;
     job.clusterIndex = cluster.index;
     job.launched = true;
-    this.emit(now, { type: 'job.placed', jobId: id, policy: 'adopted', components });
     const state = this.clusters[cluster.index]!;
     if (adopted.startTime === undefined) {
       // Launched, its local jobs not all running yet: held as a placed job until the manager answers `started`.
       if (job.malleable) this.account(job, () => (job.claimed = adopted.processors));
       else state.nonPreemptible += adopted.processors;
       job.transition('claiming', now, `adopted after a restart: launched on ${cluster.name}, waiting for its local jobs to start`);
+      this.emit(now, { type: 'job.adopted', jobId: id, cluster: cluster.name, size: adopted.processors, state: 'claiming' });
       return ok(job);
     }
     if (job.malleable) {
@@ -295,7 +296,7 @@ export class Scheduler {
     job.startedComponents = 1;
     job.startTime = adopted.startTime;
     job.transition('running', now, `adopted after a restart: running on ${cluster.name} with ${adopted.processors} processors`);
-    this.emit(now, { type: 'job.started', jobId: id, cluster: cluster.name, size: job.size });
+    this.emit(now, { type: 'job.adopted', jobId: id, cluster: cluster.name, size: job.size, state: 'running' });
     return ok(job);
   }
 

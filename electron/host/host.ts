@@ -327,8 +327,13 @@ export class Host {
     }
     // Its scheduler exists once it has started (reconnected, jobs recovered): until then commands are refused.
     this.resuming = world;
+    // What the world emits while it starts (each adopted job's `job.adopted`, the ends of jobs that ended
+    // meanwhile) is news to the store: kept, and stored once the world is the run's.
+    const duringStart: SchedulerEvent[] = [];
+    const offDuringStart = world.on((e) => duringStart.push(e));
     world.start().then(
       () => {
+        offDuringStart();
         if (this.resuming !== world) return void world.stop(); // a new run was started meanwhile
         this.resuming = undefined;
         this.live = world;
@@ -338,6 +343,7 @@ export class Host {
         }
         // Events of the earlier sessions are kept; the resumed world's are appended.
         this.follow(world, 0, true);
+        this.unsaved.push(...duringStart);
       },
       (error: unknown) => {
         // Commands stay refused, with why, until another run is started (sim.reset or run.startLive).

@@ -55,10 +55,14 @@ function sameFile(configured: string, resolved: string): boolean {
   return configured === resolved || (configured.startsWith('~/') && resolved.endsWith(configured.slice(1)));
 }
 
-/** The scheduler's cluster snapshots with each live cluster's link state and last error added. */
+/**
+ * The scheduler's cluster snapshots with each live cluster's link state and last error added, then a card for each
+ * cluster left out of the grid (unreachable when the world started): no processors, unreachable, with its error.
+ */
 export function liveClusterSnapshots(snapshots: readonly ClusterSnapshot[], states: readonly LiveClusterState[]) {
   const byName = new Map(states.map((s) => [s.name, s]));
-  return snapshots.map((c) => {
+  const inGrid = new Set(snapshots.map((c) => c.name));
+  const cards = snapshots.map((c) => {
     const state = byName.get(c.name);
     return {
       ...c,
@@ -66,4 +70,10 @@ export function liveClusterSnapshots(snapshots: readonly ClusterSnapshot[], stat
       ...(state ? { connection: state.connection, ...(state.lastError !== undefined ? { lastError: state.lastError } : {}) } : {}),
     };
   });
+  const zero = { processors: 0, threshold: 0, background: 0, nonPreemptible: 0, preallocatedUnused: 0, preemptible: 0, earmarked: 0, idle: 0, runningMalleable: 0 };
+  for (const state of states) {
+    if (inGrid.has(state.name)) continue;
+    cards.push({ name: state.name, reachable: false, lastPoll: null, ...zero, connection: state.connection, ...(state.lastError !== undefined ? { lastError: state.lastError } : {}) });
+  }
+  return cards;
 }

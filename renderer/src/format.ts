@@ -25,6 +25,8 @@ export function describeEvent(e: import('./api/types.js').SchedulerEvent): strin
       return e.reason;
     case 'job.started':
       return `on ${e.cluster}, size ${e.size}`;
+    case 'job.adopted':
+      return `after a restart, ${e.state} on ${e.cluster} with ${e.size} processors`;
     case 'grow.offered':
       return `${e.processors} on ${e.cluster} (offer ${e.offerId})${e.operator ? ' by the operator' : ''}`;
     case 'grow.answered':

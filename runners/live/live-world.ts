@@ -24,6 +24,7 @@ import { sh } from '../shell/quote.js';
 import { defaultKnownHostsFile, KnownHosts } from '../ssh/known-hosts.js';
 import type { SecretSource } from '../ssh/secrets.js';
 import { openSshRunner, SshRunner } from '../ssh/ssh-runner.js';
+import { collectAssets, stageAssets, type AssetFile, type StagingResult } from './asset-staging.js';
 import { EnvRunner } from './env-runner.js';
 import {
   liveClusterSchema,
@@ -49,12 +50,13 @@ export interface LiveWorldOptions {
   /** The scheduler's time in seconds; default: wall-clock seconds since the run's epoch (kept across restarts). */
   readonly clock?: () => number;
   /**
-   * Where the SDK and the demo applications are on the clusters (a folder holding `sdk/` and `apps/`).
-   * Decision: by default this repository's own assets/ folder, which clusters sharing this machine's file system
-   * (loopback, or a workstation on the cluster's shared file system) see at the same path; a remote cluster is
-   * given the path of its own copy here. The world does not copy them.
+   * Where the SDK and the demo applications already are on the clusters (a folder holding `sdk/` and `apps/`):
+   * given, nothing is staged. Decision: by default they are staged (copied when they differ, by sha256) into
+   * `<workRoot>/assets/` on each cluster at start(), so that a cluster need not share this machine's file system.
    */
   readonly assetsDir?: string | ((cluster: string) => string);
+  /** The local folder staged to the clusters (default: this repository's assets/). */
+  readonly assetsSource?: string;
   /** Grace period of mandatory shrinks (default 60 s). */
   readonly graceMs?: number;
   /** How often the applications' from-app.jsonl files are read, per cluster (default 250 ms). */
@@ -80,6 +82,8 @@ interface ClusterRuntime {
   readonly workRoot: string;
   readonly jobsRoot: string;
   readonly assetsDir: string;
+  /** The assets are copied into assetsDir (not given by the options). */
+  readonly staged: boolean;
   readonly manager: BatchLocalManager;
   readonly channel: AppChannel;
   readonly apps: RemoteApplications;
@@ -101,6 +105,8 @@ interface ClusterRuntime {
 const DEFAULT_APP_POLL_MS = 1000;
 const EAGER_APP_POLL_MS = 50;
 const EAGER_FOR_MS = 10_000;
+/** Decision: each read while an answer is awaited waits up to 1 s on the cluster for it (one round trip saved). */
+const EAGER_WAIT_MS = 1000;
 const DEFAULT_WATCH_MS = 100;
 
 /** The app wrapper: exports the protocol's variables, then runs the program with its arguments (all quoted words). */
@@ -143,6 +149,11 @@ class LiveWorldImpl implements LiveWorld {
   /** Messages reach the scheduler only once the earlier run's jobs are recovered. */
   private accepting = false;
   private outcomes: RecoveryOutcome[] = [];
+  private assetFiles: AssetFile[] | undefined;
+  /** Clusters left out of the grid at start(), with why. */
+  private readonly unreachable = new Map<string, string>();
+  /** Launched jobs of the restored state on an unreachable cluster: kept for a later start, never submitted again. */
+  private readonly stranded: LivePersistentJob[] = [];
 
   constructor(private readonly options: LiveWorldOptions) {
     this.configs = options.clusters.map((c, i) => {
@@ -187,14 +198,28 @@ class LiveWorldImpl implements LiveWorld {
     if (this.running || this.schedulerValue) throw new Error('the live world has already started');
     this.running = true;
     try {
-      await Promise.all(this.configs.map((c) => this.openCluster(c)));
-      // The grid is known once each cluster's first status gives its processor count.
-      const statuses = await Promise.all(this.configs.map((c) => this.firstPoll(this.runtimes.get(c.name)!)));
+      // The grid is known once each cluster's first status gives its processor count. Decision: a cluster that
+      // cannot be reached or read at start (connection, host key, authentication, status commands) is left out of
+      // this run's grid and shown as lost with its error; the others run. Only when none can be reached does
+      // start() fail.
+      const statuses = await Promise.all(
+        this.configs.map(async (c) => {
+          try {
+            await this.openCluster(c);
+            return await this.firstPoll(this.runtimes.get(c.name)!);
+          } catch (error) {
+            await this.dropCluster(c.name, error);
+            return undefined;
+          }
+        }),
+      );
+      const reachable = this.configs.filter((_, i) => statuses[i]);
+      if (!reachable.length) throw new Error(`no cluster can be reached: ${[...this.unreachable.values()].join('; ')}`);
       const grid = buildGrid(
         gridSpecSchema.parse({
           name: 'live',
-          clusters: this.configs.map((c, i) => {
-            const processors = Math.max(1, statuses[i]!.processors);
+          clusters: reachable.map((c) => {
+            const processors = Math.max(1, statuses[this.configs.indexOf(c)]!.processors);
             return { name: c.name, processors, threshold: Math.max(1, Math.floor(processors * c.threshold)) };
           }),
         }),
@@ -210,7 +235,7 @@ class LiveWorldImpl implements LiveWorld {
         },
         resized: (jobId, size) => this.appsOf(jobId)?.resized(jobId, size),
       };
-      const managers = this.configs.map((c) => new LiveManager(this, this.runtimes.get(c.name)!));
+      const managers = reachable.map((c) => new LiveManager(this, this.runtimes.get(c.name)!));
       const scheduler = new Scheduler(grid, managers, applications, this.options.scheduler);
       this.schedulerValue = scheduler;
       scheduler.on((event) => this.onEvent(event));
@@ -240,19 +265,36 @@ class LiveWorldImpl implements LiveWorld {
     );
   }
 
+  /** A cluster that cannot be reached or read at start: closed, out of this run's grid, its error kept. */
+  private async dropCluster(name: string, error: unknown): Promise<void> {
+    const message = error instanceof Error ? error.message : String(error);
+    this.unreachable.set(name, message.startsWith(`${name}: `) ? message : `${name}: ${message}`);
+    this.log(this.unreachable.get(name)!);
+    const runtime = this.runtimes.get(name);
+    this.runtimes.delete(name);
+    if (runtime) {
+      runtime.closed = true;
+      await runtime.manager.close().catch(() => undefined);
+      await runtime.runner.close().catch(() => undefined);
+    }
+  }
+
   private async openCluster(config: LiveClusterConfig): Promise<void> {
     const raw = await (this.options.runnerFor ? this.options.runnerFor(config) : this.openRunner(config));
     const runner = Object.keys(config.env).length ? new EnvRunner(raw, config.env) : raw;
     const timeoutMs = this.options.commandTimeoutMs ?? 30_000;
     // The login directory anchors a relative workRoot: the protocol's job directories must be absolute.
-    const probe = await runner.run('cd && pwd && (getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)', { timeoutMs });
+    const probe = await runner.run('cd && pwd && (getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)', { timeoutMs }).catch(async (error: unknown) => {
+      await runner.close().catch(() => undefined);
+      throw error;
+    });
     const [home, cores] = probe.stdout.trim().split('\n');
     if (probe.code !== 0 || !home?.startsWith('/')) throw new Error(`${config.name}: cannot find the login directory on ${runner.target}: ${probe.stderr.trim() || `exit status ${probe.code}`}`);
     const workRoot = config.workRoot.startsWith('/') ? config.workRoot.replace(/\/+$/, '') : `${home}/${config.workRoot}`;
     const system: BatchSystemConfig =
       config.system === 'local' ? { kind: 'local', slots: config.slots ?? Math.max(1, Number(cores) || 1), stateDir: `${workRoot}/local` } : { kind: config.system };
     const assets = this.options.assetsDir;
-    const assetsDir = typeof assets === 'function' ? assets(config.name) : (assets ?? repositoryAssetsDir());
+    const assetsDir = typeof assets === 'function' ? assets(config.name) : (assets ?? `${workRoot}/assets`);
     const jobsRoot = `${workRoot}/jobs`;
     const runtime: ClusterRuntime = {
       config,
@@ -260,6 +302,7 @@ class LiveWorldImpl implements LiveWorld {
       workRoot,
       jobsRoot,
       assetsDir,
+      staged: assets === undefined,
       processors: 0,
       closed: false,
       eagerUntil: 0,
@@ -291,6 +334,25 @@ class LiveWorldImpl implements LiveWorld {
       }),
     };
     this.runtimes.set(config.name, runtime);
+    if (runtime.staged) await this.stageOn(runtime);
+  }
+
+  /** Copies the SDK and the applications to the cluster where its copy differs; read locally once per world. */
+  private async stageOn(runtime: ClusterRuntime): Promise<StagingResult> {
+    this.assetFiles ??= collectAssets(this.options.assetsSource ?? repositoryAssetsDir());
+    const result = await stageAssets(runtime.runner, runtime.assetsDir, this.assetFiles, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 });
+    if (result.copied.length > 0) this.log(`${runtime.config.name}: staged ${result.copied.length} asset file(s) into ${result.dir}`);
+    return result;
+  }
+
+  async stageAssets(): Promise<StagingResult[]> {
+    this.assetFiles = undefined;
+    const runtimes = [...this.runtimes.values()].filter((r) => r.staged && !r.closed);
+    return Promise.all(runtimes.map((r) => this.stageOn(r)));
+  }
+
+  assetsDir(cluster: string): string | undefined {
+    return this.runtimes.get(cluster)?.assetsDir;
   }
 
   private async openRunner(config: LiveClusterConfig): Promise<CommandRunner> {
@@ -345,7 +407,8 @@ class LiveWorldImpl implements LiveWorld {
     if (!this.running) return;
     runtime.appTimer = undefined;
     runtime.appPolling = true;
-    void runtime.apps.poll().finally(() => {
+    // While an answer is awaited the read waits on the cluster for the files to grow (see AppChannel.poll).
+    void runtime.apps.poll(performance.now() < runtime.eagerUntil ? { waitMs: EAGER_WAIT_MS } : {}).finally(() => {
       runtime.appPolling = false;
       if (!this.running || runtime.closed) return;
       const eager = performance.now() < runtime.eagerUntil;
@@ -397,6 +460,12 @@ class LiveWorldImpl implements LiveWorld {
     for (const job of [...restore.jobs].sort((a, b) => a.submitTime - b.submitTime)) {
       const id = job.spec.id!;
       const runtime = job.cluster === undefined ? undefined : this.runtimes.get(job.cluster);
+      const unreachable = job.cluster === undefined ? undefined : this.unreachable.get(job.cluster);
+      if (job.launched && unreachable !== undefined) {
+        this.stranded.push(job);
+        this.outcomes.push({ jobId: id, cluster: job.cluster!, outcome: 'refused', detail: `its cluster is unreachable (${unreachable}): kept for a later start, not submitted again` });
+        continue;
+      }
       if (!job.launched || !runtime) {
         const r = scheduler.submitSpec({ ...job.spec, id }, now);
         this.outcomes.push(r.ok ? { jobId: id, outcome: 'requeued', detail: 'never launched: queued again' } : { jobId: id, outcome: 'refused', detail: r.errors.map((e) => `${e.path}: ${e.message}`).join('; ') });
@@ -464,7 +533,7 @@ class LiveWorldImpl implements LiveWorld {
         ...(lastSeq !== undefined && { lastSeq }),
       });
     }
-    return { version: 1, epochMs: this.epochMs, submitted: scheduler.jobNumber, jobs };
+    return { version: 1, epochMs: this.epochMs, submitted: scheduler.jobNumber, jobs: [...jobs, ...this.stranded] };
   }
 
   // ---- the scheduler's loop ---------------------------------------------------------------------------------------
@@ -488,6 +557,8 @@ class LiveWorldImpl implements LiveWorld {
 
   clusters(): LiveClusterState[] {
     return this.configs.map((c) => {
+      const unreachable = this.unreachable.get(c.name);
+      if (unreachable !== undefined) return { name: c.name, connection: 'lost', lastError: unreachable };
       const runtime = this.runtimes.get(c.name);
       const base = runtime?.runner instanceof EnvRunner ? runtime.runner.inner : runtime?.runner;
       let connection: LiveClusterState['connection'];
@@ -503,6 +574,8 @@ class LiveWorldImpl implements LiveWorld {
 
   /** A message from a manager or an application: queued, and handed to the scheduler in arrival order. */
   deliver(message: InboundMessage): void {
+    // A cluster left out of the grid at start() (its manager's last words) is not the scheduler's.
+    if ('cluster' in message && this.unreachable.has(message.cluster)) return;
     if (message.type === 'status') {
       const first = this.firstStatus.get(message.cluster);
       if (first) first(message.status);

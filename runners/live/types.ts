@@ -70,6 +70,10 @@ export interface LiveWorld {
   onApplication(listener: (event: LiveAppEvent) => void): () => void;
   /** Jobs found on the clusters at start() and what became of them (adopted, ended meanwhile, queued again). */
   recovered(): readonly RecoveryOutcome[];
+  /** Where the SDK and the demo applications are on a cluster (`<workRoot>/assets` when staged). */
+  assetsDir?(cluster: string): string | undefined;
+  /** Copies the SDK and the applications again where a cluster's copy differs (on demand; start() does it once). */
+  stageAssets?(): Promise<readonly { readonly dir: string; readonly copied: readonly string[]; readonly unchanged: readonly string[] }[]>;
 }
 
 export interface RecoveryOutcome {

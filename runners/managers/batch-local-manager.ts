@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { ClusterStatus, LocalJobRequest, LocalManager, ManagerMessage } from '../../core/ports.js';
 import type { CommandRunner } from '../shell/command-runner.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
-import { clusterStatus, ParseError, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState } from './batch-system.js';
+import { clusterStatus, ParseError, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type SectionOutput } from './batch-system.js';
 import { jobDirName, localJobName, parseLocalJobName, type MemberKind } from './naming.js';
 import { framedScript, newNonce, splitSections } from './sections.js';
 import { TokenBucket, type RateLimit } from './token-bucket.js';
@@ -70,6 +70,8 @@ interface Member {
   id?: string;
   /** Counted by the scheduler (in `started` or `grown`). */
   announced: boolean;
+  /** The members one grow asked for together: announced together, once all of them that still live run. */
+  growBatch?: Member[];
   /** Cancelled by Concertina (shrink or cancel): its end is expected. */
   released: boolean;
   missingRounds: number;
@@ -177,7 +179,11 @@ export class BatchLocalManager implements LocalManager {
       this.log(`${this.cluster}: grow(${jobId}, ${processors}) ignored: ${!job ? 'no such job here' : job.finished || job.cancelling ? 'the job has ended' : !component ? 'the job is not malleable' : 'not a positive whole number'}`);
       return;
     }
-    for (let i = 0; i < processors; i++) this.addMember(job, component, 1, this.options.holder ?? DEFAULT_HOLDER, true);
+    // Decision: as the MRRunner (paper V-A), the application gets a grow's processors once all of them are held,
+    // not one by one; members that fail before running leave the batch to the others.
+    const batch: Member[] = [];
+    for (let i = 0; i < processors; i++) batch.push(this.addMember(job, component, 1, this.options.holder ?? DEFAULT_HOLDER, true));
+    for (const m of batch) m.growBatch = batch;
     this.pump();
     this.wake();
   }
@@ -395,6 +401,15 @@ export class BatchLocalManager implements LocalManager {
     });
     const valid = members.filter((m) => m.phase === 'submitting');
     if (!valid.length) return;
+    // Decision: a grow's submission waits on the cluster (up to about 2 s) for its local jobs to leave the queue,
+    // then runs a status round in the same script: the grow is answered one round trip after the submission, not
+    // after further status rounds. Other submissions (a job's start, many at once) return at once.
+    const grows = valid.filter((m) => m.grow);
+    const statusWatched = grows.length && this.system.pendingCommand ? [...this.watchedMembers(), ...valid] : undefined;
+    if (statusWatched) {
+      commands['cnc_wait'] = waitStartedCommand(this.system.pendingCommand!(grows.map((m) => m.name)));
+      Object.assign(commands, this.statusSections(nonce, statusWatched));
+    }
     let stdout: string;
     try {
       stdout = (await this.runner.run(framedScript(nonce, commands).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 })).stdout;
@@ -424,6 +439,17 @@ export class BatchLocalManager implements LocalManager {
       } catch (error) {
         this.log(`${this.cluster}: ${(error as Error).message}`);
         m.phase = 'unsure';
+      }
+    }
+    if (statusWatched) {
+      try {
+        const { parsed, exits } = this.readStatus(sections, nonce, '');
+        // Only members whose exit-status files the script read (the ones watched now, less those that ended).
+        const watchedNow = new Set(this.watchedMembers());
+        this.applyStatus(parsed, statusWatched.filter((m) => watchedNow.has(m)), exits, false);
+      } catch (error) {
+        // The watch loop's next round reads the status again.
+        this.log(`${this.cluster}: status after submission: ${(error as Error).message}`);
       }
     }
     if (this.toCancel.size) void this.flushCancels();
@@ -493,28 +519,37 @@ export class BatchLocalManager implements LocalManager {
     if (apply) this.statusWanted = false;
     const nonce = newNonce();
     const watched = apply ? this.watchedMembers() : [];
-    const commands: Record<string, ShellFragment> = { ...this.system.statusCommands(nonce) };
-    if (watched.length) commands['cnc_exits'] = exitsCommand(nonce, watched.map((m) => `${m.spec.workDir}/${m.spec.exitFile}`));
-    let parsed: ClusterReport;
-    let exits: Map<string, number>;
+    let read: { parsed: ClusterReport; exits: Map<string, number> };
     try {
-      const result = await this.runner.run(framedScript(nonce, commands).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 });
-      const sections = splitSections(result.stdout, nonce);
-      if (!sections.size) throw new ParseError(`no output from the status commands${result.stderr.trim() ? `: ${result.stderr.trim().split('\n')[0]}` : ''}`);
-      parsed = this.system.parseStatus(sections, nonce);
-      exits = parseExits(sections.get('cnc_exits')?.text ?? '', nonce);
+      const result = await this.runner.run(framedScript(nonce, this.statusSections(nonce, watched)).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 });
+      read = this.readStatus(splitSections(result.stdout, nonce), nonce, result.stderr);
     } catch (error) {
       this.log(`${this.cluster}: status: ${(error as Error).message}`);
       if (report) this.emit({ type: 'status', cluster: this.cluster, status: { ...this.lastStatus, reachable: false } });
       return undefined;
     }
-    if (apply) {
-      this.reconcile(parsed, watched, exits);
-      if (this.toCancel.size || this.cancelAnswers.size) void this.flushCancels();
-      this.lastStatus = this.clusterStatus(parsed);
-      if (report) this.emit({ type: 'status', cluster: this.cluster, status: this.lastStatus });
-    }
-    return parsed;
+    if (apply) this.applyStatus(read.parsed, watched, read.exits, report);
+    return read.parsed;
+  }
+
+  /** The status commands, and the exit-status files of `watched`, as sections of one script. */
+  private statusSections(nonce: string, watched: readonly Member[]): Record<string, ShellFragment> {
+    const commands: Record<string, ShellFragment> = { ...this.system.statusCommands(nonce) };
+    if (watched.length) commands['cnc_exits'] = exitsCommand(nonce, watched.map((m) => `${m.spec.workDir}/${m.spec.exitFile}`));
+    return commands;
+  }
+
+  /** The report and exit statuses in a script's sections; throws when they are missing or do not parse. */
+  private readStatus(sections: ReadonlyMap<string, SectionOutput>, nonce: string, stderr: string): { parsed: ClusterReport; exits: Map<string, number> } {
+    if (!sections.size) throw new ParseError(`no output from the status commands${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`);
+    return { parsed: this.system.parseStatus(sections, nonce), exits: parseExits(sections.get('cnc_exits')?.text ?? '', nonce) };
+  }
+
+  private applyStatus(parsed: ClusterReport, watched: Member[], exits: Map<string, number>, report: boolean): void {
+    this.reconcile(parsed, watched, exits);
+    if (this.toCancel.size || this.cancelAnswers.size) void this.flushCancels();
+    this.lastStatus = this.clusterStatus(parsed);
+    if (report) this.emit({ type: 'status', cluster: this.cluster, status: this.lastStatus });
   }
 
   /** Members whose local job may be listed: submitted (or maybe submitted) and not known to have ended. */
@@ -588,13 +623,7 @@ export class BatchLocalManager implements LocalManager {
         case 'pending':
           break;
         case 'running':
-          if (m.phase !== 'running') {
-            m.phase = 'running';
-            if (m.grow && m.component.started && !m.released && !m.announced) {
-              m.announced = true;
-              grown.set(m.job, (grown.get(m.job) ?? 0) + 1);
-            }
-          }
+          if (m.phase !== 'running') m.phase = 'running';
           break;
         case 'unknown':
           if (!this.warnedUnknown.has(info.rawState)) {
@@ -610,6 +639,16 @@ export class BatchLocalManager implements LocalManager {
       }
     }
     for (const job of this.jobs.values()) this.checkStarted(job);
+    for (const job of this.jobs.values())
+      for (const m of this.membersOf(job)) {
+        if (!m.grow || m.announced || m.released || m.phase !== 'running' || !m.component.started) continue;
+        const batch = (m.growBatch ?? [m]).filter((b) => b.phase !== 'ended' && !b.released);
+        if (!batch.every((b) => b.phase === 'running')) continue;
+        for (const b of batch) {
+          b.announced = true;
+          grown.set(b.job, (grown.get(b.job) ?? 0) + 1);
+        }
+      }
     for (const [job, n] of grown) if (!job.finished) this.emit({ type: 'grown', cluster: this.cluster, jobId: job.jobId, processors: n });
     for (const [id, job] of this.jobs) if (job.finished && this.membersOf(job).every((m) => m.phase === 'ended' || m.phase === 'queued')) this.jobs.delete(id);
   }
@@ -740,6 +779,18 @@ export class BatchLocalManager implements LocalManager {
 /** A shell's exit status: above 128, the program was killed by signal status - 128. */
 function exitText(status: number): string {
   return status > 128 && status < 160 ? `exit status ${status} (killed by signal ${status - 128})` : `exit status ${status}`;
+}
+
+/**
+ * Waits while `pending` prints anything: about 25 checks 50 ms apart (about 2 s with the commands' own time).
+ * Decision: a sleep that cannot take fractions (a strict POSIX one) ends the wait; the watch loop then goes on.
+ */
+function waitStartedCommand(pending: ShellFragment): ShellFragment {
+  return sh`cnc_i=0
+while [ "$cnc_i" -lt 25 ] && [ -n "$(${pending} 2>/dev/null)" ]; do
+  sleep 0.05 2>/dev/null || break
+  cnc_i=$((cnc_i + 1))
+done`;
 }
 
 /** Prints `<nonce>|<path>|<status>` for each exit-status file that exists. */

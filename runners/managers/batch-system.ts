@@ -85,6 +85,11 @@ export interface BatchSystem {
   parseStatus(sections: ReadonlyMap<string, SectionOutput>, nonce: string): ClusterReport;
   /** Shell that cancels the given local jobs. */
   cancelCommand(ids: readonly string[]): ShellFragment;
+  /**
+   * Shell that prints a line for each of the named local jobs still waiting to start (nothing once all have started
+   * or left the queue). Optional: with it, a grow's submission waits on the cluster for its local jobs to start.
+   */
+  pendingCommand?(names: readonly string[]): ShellFragment;
   /** A key under which an id printed by submitCommand and the same job's id in a listing are equal. */
   jobKey?(id: string): string;
 }

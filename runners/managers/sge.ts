@@ -67,6 +67,11 @@ export class SgeSystem implements BatchSystem {
   cancelCommand(ids: readonly string[]): ShellFragment {
     return sh`qdel ${ids}`;
   }
+
+  pendingCommand(names: readonly string[]): ShellFragment {
+    // qstat's plain listing cuts names at 10 characters: the XML one is matched on whole <JB_name> elements.
+    return sh`qstat -xml -u '*' -s p | grep -F ${names.flatMap((n) => ['-e', `<JB_name>${n}</JB_name>`])}`;
+  }
 }
 
 /** `qsub -terse` prints the job id (`123`, or `123.1-10:1` for an array). */

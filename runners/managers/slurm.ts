@@ -83,6 +83,11 @@ export class SlurmSystem implements BatchSystem {
   cancelCommand(ids: readonly string[]): ShellFragment {
     return sh`scancel ${ids}`;
   }
+
+  pendingCommand(names: readonly string[]): ShellFragment {
+    // Names are made by localJobName ([A-Za-z0-9_-]): a comma-separated list is unambiguous.
+    return sh`squeue --noheader --all --states=PENDING,CONFIGURING --name=${names.join(',')} --format=%j`;
+  }
 }
 
 /** The job id printed by `sbatch --parsable`: `<id>` or `<id>;<cluster>`. */

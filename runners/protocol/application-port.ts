@@ -2,7 +2,7 @@
 // to each job's to-app.jsonl; what the applications answer in from-app.jsonl comes back, at each poll, as the
 // core's ApplicationMessage values. It also keeps the grace-period rule of mandatory shrinks (as in CooRMv2).
 import type { ApplicationMessage, ApplicationPort } from '../../core/ports.js';
-import type { AppChannel, JobPoll } from './channel.js';
+import type { AppChannel, JobPoll, PollOptions } from './channel.js';
 import type { FromAppMessage, LineError } from './messages.js';
 
 /** Where a job's application talks: the channel of its cluster and its directory there. */
@@ -128,12 +128,12 @@ export class RemoteApplications implements ApplicationPort {
    * Reads every attached job's new messages (one remote script per cluster), delivers them, and enforces the
    * grace period of mandatory shrinks. Calls made while a poll runs share it.
    */
-  poll(): Promise<void> {
-    this.polling ??= this.pollAll().finally(() => (this.polling = undefined));
+  poll(options: PollOptions = {}): Promise<void> {
+    this.polling ??= this.pollAll(options).finally(() => (this.polling = undefined));
     return this.polling;
   }
 
-  private async pollAll(): Promise<void> {
+  private async pollAll(options: PollOptions): Promise<void> {
     const byChannel = new Map<AppChannel, { jobId: string; jobDir: string }[]>();
     for (const [jobId, { channel, jobDir }] of this.jobs) {
       const list = byChannel.get(channel) ?? [];
@@ -144,7 +144,7 @@ export class RemoteApplications implements ApplicationPort {
       [...byChannel].map(async ([channel, jobs]) => {
         let polled: Map<string, JobPoll>;
         try {
-          polled = await channel.poll(jobs.map((j) => j.jobDir));
+          polled = await channel.poll(jobs.map((j) => j.jobDir), options);
         } catch (error) {
           // Decision: an unreachable cluster is no evidence against its applications; grace deadlines are only
           // enforced after a poll that read the job's file.

@@ -24,6 +24,11 @@ export interface AppChannelOptions {
   readonly timeoutMs?: number;
 }
 
+export interface PollOptions {
+  /** Wait on the cluster up to this long for any of the files to grow before reading (default 0: read at once). */
+  readonly waitMs?: number;
+}
+
 /** What one poll found for one job. */
 export interface JobPoll {
   /**
@@ -119,18 +124,31 @@ printf '%s\\n' "$seq"`;
    * Reads what the applications of `jobDirs` appended since the last poll, in one remote script (one round trip
    * over SSH) for all of them. Polls of one channel run one after the other.
    */
-  async poll(jobDirs: readonly string[]): Promise<Map<string, JobPoll>> {
+  async poll(jobDirs: readonly string[], options: PollOptions = {}): Promise<Map<string, JobPoll>> {
     const dirs = [...new Set(jobDirs.map(checkJobDir))];
-    const polled = this.pollTail.catch(() => undefined).then(() => this.pollNow(dirs));
+    const polled = this.pollTail.catch(() => undefined).then(() => this.pollNow(dirs, options.waitMs ?? 0));
     this.pollTail = polled;
     return polled;
   }
 
-  private async pollNow(dirs: readonly string[]): Promise<Map<string, JobPoll>> {
+  private async pollNow(dirs: readonly string[], waitMs: number): Promise<Map<string, JobPoll>> {
     const out = new Map<string, JobPoll>();
     if (dirs.length === 0) return out;
     const readers = dirs.map((dir) => this.readerOf(dir));
     const token = `CONCERTINA-POLL-${randomBytes(12).toString('hex')}`;
+    // Decision: a waiting poll checks the files' sizes every 20 ms on the cluster and reads as soon as one holds
+    // more than was read: an answer then arrives with the poll under way, not one round trip after it.
+    const checks = readers.map((reader, index) => sh`[ "$(wc -c 2>/dev/null < ${`${dirs[index]!}/${FROM_APP_FILE}`} || echo 0)" -gt ${reader.offset} ] && break`.text);
+    const wait =
+      waitMs > 0
+        ? sh`cnc_i=0
+while [ "$cnc_i" -lt ${Math.ceil(waitMs / 20)} ]; do
+${new ShellFragment(checks.join('\n'))}
+  sleep 0.02 2>/dev/null || break
+  cnc_i=$((cnc_i + 1))
+done
+`.text
+        : '';
     // Decision: past the start, the read begins one byte early, at the newline that ended the last line read: if
     // that byte is gone or is no newline, the file was replaced (this costs no extra command per job).
     const perJob = readers.map(
@@ -143,7 +161,7 @@ printf '\\n%s-end\\n' "$t"`,
     );
     // Decision: the new bytes are sent as they are, each line prefixed by its length in bytes (awk in the C
     // locale), so offsets stay exact whatever the lines hold (multi-byte or even invalid UTF-8).
-    const script = sh`t=${token}
+    const script = sh`${new ShellFragment(wait)}t=${token}
 {
 ${new ShellFragment(perJob.map((f) => f.text).join('\n'))}
 } | LC_ALL=C awk '{ print length($0) " " $0 }'`;

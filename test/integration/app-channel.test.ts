@@ -93,6 +93,19 @@ describe('AppChannel', () => {
     expect(channel.lastSeq(a)).toBe(3);
   });
 
+  it('a waiting poll reads a line appended while it waits, and returns empty when none comes', async () => {
+    const channel = new AppChannel(runner);
+    const [a, b] = [await jobDir(channel), await jobDir(channel)];
+    appendFileSync(path.join(a, 'from-app.jsonl'), line(1, { type: 'hello', pid: 1, size: 1, sdk: 't' }));
+    await channel.poll([a, b]);
+    expect((await channel.poll([a, b], { waitMs: 200 })).get(a)!.messages).toEqual([]);
+    const polled = channel.poll([a, b], { waitMs: 15_000 });
+    setTimeout(() => appendFileSync(path.join(b, 'from-app.jsonl'), line(1, { type: 'offerAnswer', offerId: 7, accepted: 1 })), 300);
+    const result = await polled;
+    expect(result.get(b)!.messages).toEqual([{ v: 1, seq: 1, type: 'offerAnswer', offerId: 7, accepted: 1 }]);
+    expect(result.get(a)!.messages).toEqual([]);
+  });
+
   it('after a restart reads from the top and skips the seqs handled before', async () => {
     const channel = new AppChannel(runner);
     const dir = await jobDir(channel);

@@ -67,6 +67,13 @@ describe('host live mode with the real live world (this machine)', () => {
     await waitFor('the cluster reconnected', () => clusterNames() === 'here:open', 30_000, 100);
     await waitFor('long adopted and running', () => stateOf(host, 'long') === 'running', 30_000, 100);
     expect(localJobs()).toBe(1);
+    // The store keeps one submission and one start of the earlier session, and the adoption once.
+    const types = () => {
+      const r = host.call('jobs.events', { jobId: 'long' });
+      return r.ok ? r.value.events.map((e) => e.type) : [];
+    };
+    await waitFor('the adoption stored', () => types().includes('job.adopted'), 10_000, 100);
+    expect(['job.submitted', 'job.placed', 'job.started', 'job.adopted'].map((t) => types().filter((x) => x === t).length)).toEqual([1, 1, 1, 1]);
 
     expect(host.call('jobs.cancel', { jobId: 'long' }).ok).toBe(true);
     await waitFor('long cancelled', () => stateOf(host, 'long') === 'cancelled', 30_000, 100);

@@ -80,7 +80,11 @@ describe('live mode on a plain host (this machine)', () => {
 
   it('grows and shrinks a demo application, which computes with the sizes Concertina gives it', async () => {
     expect(world.scheduler.grid.clusters.map((c) => [c.name, c.processors])).toEqual([['here', 4]]);
-    act((s, now) => s.submit({ id: 'g', kind: 'malleable', components: [{ min: 1, max: 4, initial: 1, program: process.execPath, args: [path.join(repositoryAssetsDir(), 'apps', 'gadget-demo.mjs'), '200', '12000'] }] }, now));
+    // The demo application runs from the copy staged into the cluster's workRoot, not from this repository.
+    const staged = world.assetsDir!('here')!;
+    expect(staged).toBe(path.join(dir, 'work', 'assets'));
+    expect(readFileSync(path.join(staged, 'apps', 'gadget-demo.mjs'))).toEqual(readFileSync(path.join(repositoryAssetsDir(), 'apps', 'gadget-demo.mjs')));
+    act((s, now) => s.submit({ id: 'g', kind: 'malleable', components: [{ min: 1, max: 4, initial: 1, program: process.execPath, args: [path.join(staged, 'apps', 'gadget-demo.mjs'), '200', '12000'] }] }, now));
     await waitEvent('job.started', 'g');
     await waitFor('hello', () => appEvents.some((e) => e.type === 'hello' && e.jobId === 'g'), 20_000, 50);
     act((s, now) => s.resize('g', 2, now));
@@ -115,6 +119,8 @@ describe('live mode on a plain host (this machine)', () => {
       { jobId: 'waits', outcome: 'requeued', detail: 'never launched: queued again' },
     ]);
     expect(world.scheduler.job('sleeper')).toMatchObject({ state: 'running', size: 3 });
+    // The restarted world found the staged assets unchanged: staging again copies nothing.
+    expect((await world.stageAssets!()).map((r) => r.copied)).toEqual([[]]);
     // Ids generated from now on go on after the earlier run's.
     const fresh = world.act((s, now) => s.submit({ kind: 'rigid', components: [{ processors: 1, program: '/bin/true' }] }, now));
     expect(fresh.ok && fresh.value.id).toBe(`job-${state.submitted + 1}`);

@@ -120,7 +120,7 @@ export function defineActivityStore(client: ApiClient) {
     function sizeSeries(jobId: string): Array<[number, number]> {
       const out: Array<[number, number]> = [];
       for (const e of eventsOf(jobId)) {
-        if (e.type === 'job.started' || e.type === 'job.grown' || e.type === 'job.shrunk') out.push([e.t, e.size]);
+        if (e.type === 'job.started' || e.type === 'job.grown' || e.type === 'job.shrunk' || (e.type === 'job.adopted' && e.state === 'running')) out.push([e.t, e.size]);
         else if (e.type === 'job.ended' && out.length > 0) out.push([e.t, 0]);
       }
       return out;

@@ -8,7 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 export const execFileAsync = promisify(execFile);
-export const harnessDir = path.dirname(fileURLToPath(import.meta.url));
+/** This folder in the sources (also when running compiled from dist/, as the benchmark does: its C file is not copied). */
+export const harnessDir = sourceDir(path.dirname(fileURLToPath(import.meta.url)));
+
+function sourceDir(dir: string): string {
+  const parts = dir.split(path.sep);
+  const dist = parts.lastIndexOf('dist');
+  return dist >= 0 && parts.slice(dist + 1, dist + 3).join('/') === 'test/integration' ? [...parts.slice(0, dist), ...parts.slice(dist + 1)].join(path.sep) : dir;
+}
 
 /** Debian packages not installed (dpkg's view), in the order given. */
 export function missingPackages(packages: readonly string[]): string[] {

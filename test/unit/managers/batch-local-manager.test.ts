@@ -9,6 +9,7 @@ import { LocalSystem } from '../../../runners/managers/local.js';
 import { SlurmSystem } from '../../../runners/managers/slurm.js';
 import type { CommandResult, CommandRunner, RunOptions } from '../../../runners/shell/command-runner.js';
 import { LocalRunner } from '../../../runners/shell/local-runner.js';
+import { sh, type ShellFragment } from '../../../runners/shell/quote.js';
 import { MessageLog } from '../../support/manager-messages.js';
 
 let root: string;
@@ -132,6 +133,58 @@ describe('BatchLocalManager under faults', () => {
     // In the order they were asked for.
     const order = log.of('started').map((s) => s.jobId);
     expect(order).toEqual(['burst-0', 'burst-1', 'burst-2', 'burst-3', 'burst-4']);
+  });
+
+  it('answers a grow from its submission script alone: it waits for the local jobs to start, then reads the status', async () => {
+    // A local system that always calls one of the named jobs pending: the submission script waits its longest.
+    class WaitingLocalSystem extends LocalSystem {
+      pendingCommand(names: readonly string[]): ShellFragment {
+        return sh`printf '%s\n' ${names} | grep -v -x -e ${names[0]!}`;
+      }
+    }
+    const log = new MessageLog();
+    const runner = new RecordingRunner(local);
+    const dir = mkdtempSync(path.join(root, 'm-'));
+    const m = manager(log, { runner, system: new WaitingLocalSystem({ slots: 8, stateDir: path.join(dir, 'state') }), isMalleable: () => true, watchIntervalMs: 600_000, idleWatchIntervalMs: 600_000 });
+    m.submit(sleeper('mall'));
+    await expect.poll(async () => {
+      await m.refresh();
+      return log.of('started', 'mall').length;
+    }, { timeout: 10_000 }).toBe(1);
+    const before = runner.scripts.length;
+    m.grow('mall', 2);
+    const grown = await log.waitFor('grown', (g) => g.jobId === 'mall', 10_000);
+    expect(grown.processors).toBe(2);
+    // One command: the submission with its wait and status sections; no status round of the watch loop.
+    expect(runner.scripts.slice(before)).toHaveLength(1);
+    expect(runner.scripts.at(-1)).toContain('cnc_wait');
+    expect(m.tracked().find((t) => t.jobId === 'mall')?.running).toBe(3);
+  });
+
+  it('hands a grow over whole: no `grown` while one of its local jobs still waits, then one for all of them', async () => {
+    const log = new MessageLog();
+    const dir = mkdtempSync(path.join(root, 'm-'));
+    const mall = 'whole';
+    const m = manager(log, { runner: local, system: new LocalSystem({ slots: 3, stateDir: path.join(dir, 'state') }), isMalleable: (r) => r.jobId === mall, watchIntervalMs: 600_000, idleWatchIntervalMs: 600_000 });
+    m.submit(sleeper(mall));
+    m.submit(sleeper('blocker'));
+    await expect.poll(async () => {
+      await m.refresh();
+      return log.of('started').length;
+    }, { timeout: 10_000 }).toBe(2);
+    m.grow(mall, 2); // three slots: one of the two new local jobs runs, the other waits for the blocker's slot
+    await expect.poll(async () => {
+      await m.refresh();
+      return m.tracked().find((t) => t.jobId === mall)?.running;
+    }, { timeout: 10_000 }).toBe(2);
+    await m.refresh();
+    expect(log.of('grown', mall)).toEqual([]);
+    m.cancel('blocker');
+    await expect.poll(async () => {
+      await m.refresh();
+      return log.of('grown', mall).length;
+    }, { timeout: 10_000 }).toBe(1);
+    expect(log.of('grown', mall)[0]!.processors).toBe(2);
   });
 
   it('ignores grow and shrink for a job that is not malleable, and says so', async () => {
