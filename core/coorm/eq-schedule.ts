@@ -1,0 +1,152 @@
+// eqSchedule (appendix A, Algorithm 3): equi-partitions the resources left for preemptible requests between the
+// applications, lets each fill what the others leave unused, and schedules the preemptible requests in the result.
+import { StepRecorder, type StepFunction } from '../time/step-function.js';
+import { fit } from './fit.js';
+import type { RequestSet } from './requests.js';
+import { toView } from './to-view.js';
+import { difference, emptyView, profile, sum } from './views.js';
+import type { View } from './types.js';
+
+/**
+ * One piece-wise constant interval: `vin` nodes, `need[k]` requested by the k-th application; writes each
+ * application's view to `out[k]` and returns the view of an application that requests nothing here.
+ */
+export function shareInterval(vin: number, need: ArrayLike<number>, out: Float64Array | number[]): number {
+  const m = need.length;
+  if (vin < 0) vin = 0;
+  let total = 0;
+  let active = 0;
+  for (let k = 0; k < m; k++) {
+    if (need[k]! > 0) {
+      total += need[k]!;
+      active++;
+    }
+  }
+  const idle = Math.floor(vin / (active + 1));
+  if (total <= vin) {
+    // Uncongested: what the others leave, but never less than the equi-partition.
+    // Algorithm 3 line 25 reads max(v_in, v_eq): the evident intent is max(v^(i), v_eq).
+    for (let k = 0; k < m; k++) {
+      const r = need[k]!;
+      out[k] = r > 0 ? Math.max(vin - total + r, Math.floor(vin / active)) : Math.max(vin - total, idle);
+    }
+    return Math.max(vin - total, idle);
+  }
+  // Congested: water-filling in connection order until nothing is left.
+  const left: number[] = new Array<number>(m);
+  for (let k = 0; k < m; k++) {
+    left[k] = need[k]! > 0 ? need[k]! : 0;
+    out[k] = need[k]! > 0 ? 0 : idle;
+  }
+  let remaining = vin;
+  let unsatisfied = active;
+  // Algorithm 3 line 10 reads r >= 0: the evident intent is "some application still wants more" (r > 0).
+  while (remaining > 0 && unsatisfied > 0) {
+    // Decision: rounds share among unsatisfied applications only; idle ones are offered their share separately
+    // (Algorithm 3 line 12 would reserve them a partition inside every round, which only delays distribution).
+    const share = Math.max(Math.floor(remaining / unsatisfied), 1);
+    for (let k = 0; k < m && remaining > 0; k++) {
+      if (left[k]! <= 0) continue;
+      const offered = Math.min(share, remaining);
+      const take = Math.min(left[k]!, offered);
+      remaining -= take;
+      left[k]! -= take;
+      // An application offered more than it asked sees the whole offer (it may grow into it); one cut short by
+      // `remaining` sees only what it got, so that views never promise what is not there.
+      out[k]! += offered;
+      if (left[k]! <= 0) unsatisfied--;
+    }
+  }
+  for (let k = 0; k < m; k++) if (out[k]! > vin) out[k] = vin;
+  return idle;
+}
+
+/**
+ * Preemptive views of all applications (in connection order) for the preemptible resources `available`, and
+ * scheduledAt/nAlloc of their preemptible requests. Applications without preemptible requests share one view.
+ */
+export function eqSchedule(sets: readonly RequestSet[], available: View, t0: number): View[] {
+  const occupied: View[] = sets.map((set) => {
+    if (set.length === 0) return emptyView;
+    const fixedView = toView(set, t0, { available });
+    // Algorithm 3 line 3 subtracts fit(): the evident intent is fixed plus fitted occupation.
+    return sum(fixedView, fit(set, difference(available, fixedView), t0));
+  });
+  const idleView = new Map<string, StepFunction>();
+  const own: Array<Map<string, StepFunction> | undefined> = sets.map(() => undefined);
+  // An application whose occupation fits under its view everywhere keeps the schedule fit() gave it in the
+  // available resources (its view is smaller, but not where it has requests): no need to schedule it again.
+  const squeezed: boolean[] = sets.map(() => false);
+  for (const [cid, vinProfile] of available) {
+    const members: number[] = [];
+    for (let i = 0; i < sets.length; i++) {
+      const f = occupied[i]!.get(cid);
+      if (f !== undefined && (f.breakpoints > 0 || f.initial !== 0)) members.push(i);
+    }
+    const profiles = [vinProfile, ...members.map((i) => profile(occupied[i]!, cid))];
+    const { views: outs, squeezed: under } = shareProfiles(profiles);
+    idleView.set(cid, outs[0]!);
+    members.forEach((i, k) => {
+      own[i] ??= new Map();
+      own[i]!.set(cid, outs[k + 1]!);
+      if (under[k]) squeezed[i] = true;
+    });
+  }
+  return sets.map((set, i) => {
+    const mine = own[i];
+    if (mine === undefined) return idleView;
+    for (const [cid, f] of idleView) if (!mine.has(cid)) mine.set(cid, f);
+    if (!squeezed[i]) return mine;
+    // Reschedule the requests in the computed view, so that scheduledAt and nAlloc are right.
+    // Algorithm 3 line 30 subtracts fit() as line 3 does; only the side effects on requests matter here.
+    const fixedView = toView(set, t0, { available: mine });
+    fit(set, difference(mine, fixedView), t0);
+    return mine;
+  });
+}
+
+/**
+ * profiles[0] is the available profile, the others the applications' requested profiles; returns the idle view
+ * followed by each application's view, evaluated on every interval where all inputs are constant, and for each
+ * application whether its view is somewhere below what it requests.
+ */
+function shareProfiles(profiles: readonly StepFunction[]): { views: StepFunction[]; squeezed: boolean[] } {
+  const q = profiles.length;
+  const m = q - 1;
+  const times: number[] = [];
+  for (const f of profiles) for (const t of f.times) times.push(t);
+  times.sort((a, b) => a - b);
+  const idx = new Int32Array(q);
+  const cur = new Float64Array(q);
+  for (let j = 0; j < q; j++) cur[j] = profiles[j]!.initial;
+  const need = new Float64Array(m);
+  const out = new Float64Array(m);
+
+  const squeezed: boolean[] = new Array<boolean>(m).fill(false);
+  const evaluate = (): number => {
+    for (let k = 0; k < m; k++) need[k] = cur[k + 1]!;
+    const idle = shareInterval(cur[0]!, need, out);
+    for (let k = 0; k < m; k++) if (out[k]! < need[k]!) squeezed[k] = true;
+    return idle;
+  };
+  const recorders: StepRecorder[] = [new StepRecorder(evaluate())];
+  for (let k = 0; k < m; k++) recorders.push(new StepRecorder(out[k]!));
+  for (let n = 0; n < times.length; ) {
+    const t = times[n]!;
+    while (n < times.length && times[n] === t) n++;
+    for (let j = 0; j < q; j++) {
+      const f = profiles[j]!;
+      const ts = f.times;
+      let i = idx[j]!;
+      while (i < ts.length && ts[i]! <= t) cur[j] = f.values[i++]!;
+      idx[j] = i;
+    }
+    const idle = evaluate();
+    for (let j = 0; j < q; j++) {
+      const v = j === 0 ? idle : out[j - 1]!;
+      const rec = recorders[j]!;
+      if (v !== rec.current) rec.set(t, v);
+    }
+  }
+  return { views: recorders.map((r) => r.toStepFunction()), squeezed };
+}

@@ -1,0 +1,191 @@
+// View algebra of appendix A.3 on the core's StepFunction: cap, union, sum, difference, alloc, findHole.
+import { StepFunction, StepRecorder } from '../time/step-function.js';
+import type { View } from './types.js';
+
+const ZERO = StepFunction.constant(0);
+
+export const emptyView: View = new Map();
+
+/** The profile of `cid` in `view`; a cluster the view does not name has nothing available. */
+export function profile(view: View, cid: string): StepFunction {
+  return view.get(cid) ?? ZERO;
+}
+
+/**
+ * A view from the paper's notation: per cluster, consecutive (duration, nodes) pairs starting at `t0` (default 0);
+ * nothing is available before t0 or after the last pair.
+ */
+export function viewOf(spec: Record<string, ReadonlyArray<readonly [number, number]>>, t0 = 0): View {
+  const out = new Map<string, StepFunction>();
+  for (const cid of Object.keys(spec).sort()) {
+    const steps: Array<{ t: number; v: number }> = [];
+    let t = t0;
+    for (const [duration, nodes] of spec[cid]!) {
+      if (!(duration > 0)) throw new RangeError(`viewOf: ${cid}: durations must be > 0, got ${duration}`);
+      steps.push({ t, v: nodes });
+      t += duration;
+      if (t === Infinity) break;
+    }
+    if (t !== Infinity) steps.push({ t, v: 0 });
+    out.set(cid, StepFunction.fromSteps(0, steps));
+  }
+  return out;
+}
+
+/** A view with `nodes` available forever on each cluster. */
+export function constantView(clusters: ReadonlyArray<{ cid: string; nodes: number }>): View {
+  return new Map(clusters.map((c) => [c.cid, StepFunction.constant(c.nodes)]));
+}
+
+/** V[cid](t): nodes available on cid at t. */
+export function cap(view: View, cid: string, t: number): number {
+  return profile(view, cid).valueAt(t);
+}
+
+function combineViews(a: View, b: View, op: (x: StepFunction, y: StepFunction) => StepFunction): View {
+  if (b.size === 0) return a.size === 0 ? emptyView : new Map([...a].map(([cid, f]) => [cid, op(f, ZERO)]));
+  const out = new Map<string, StepFunction>();
+  for (const [cid, f] of a) out.set(cid, op(f, b.get(cid) ?? ZERO));
+  for (const [cid, g] of b) if (!a.has(cid)) out.set(cid, op(ZERO, g));
+  return out;
+}
+
+/** Pointwise maximum per cluster. */
+export function union(a: View, b: View): View {
+  return combineViews(a, b, (x, y) => x.pointwiseMax(y));
+}
+
+/** Pointwise sum per cluster. */
+export function sum(a: View, b: View): View {
+  if (b.size === 0) return a;
+  if (a.size === 0) return b;
+  // Copy the larger view, then patch the clusters of the smaller one (views share most profiles).
+  const [big, small] = a.size >= b.size ? [a, b] : [b, a];
+  const out = new Map(big);
+  for (const [cid, g] of small) {
+    const f = big.get(cid);
+    out.set(cid, f === undefined ? g : f.plus(g));
+  }
+  return out;
+}
+
+/** Pointwise difference per cluster (may go negative; callers decide what that means). */
+export function difference(a: View, b: View): View {
+  if (b.size === 0) return a;
+  const out = new Map(a);
+  for (const [cid, g] of b) out.set(cid, (a.get(cid) ?? ZERO).minus(g));
+  return out;
+}
+
+export interface Placed {
+  cid: string;
+  n: number;
+  duration: number;
+  scheduledAt: number;
+}
+
+/**
+ * Nodes `r` can get without moving its start: min(n, least availability during [scheduledAt, scheduledAt + duration)),
+ * never below 0. `from` clips the window's start (the past no longer matters for a started request).
+ */
+export function alloc(view: View, r: Placed, from = -Infinity): number {
+  return profileAlloc(profile(view, r.cid), r, from);
+}
+
+export function profileAlloc(f: StepFunction, r: Placed, from = -Infinity): number {
+  const t0 = Math.max(r.scheduledAt, from);
+  const t1 = r.scheduledAt + r.duration;
+  if (t0 === Infinity || !(t1 > t0)) return r.n;
+  const least = f.minOver(t0, t1);
+  return Math.max(0, Math.min(r.n, least));
+}
+
+export interface Holeable {
+  cid: string;
+  n: number;
+  duration: number;
+  earliestScheduleAt: number;
+}
+
+/** First t >= max(t0, earliestScheduleAt) with at least n nodes throughout [t, t + duration); Infinity if none. */
+export function findHole(view: View, r: Holeable, t0: number): number {
+  return profileHole(profile(view, r.cid), r.n, r.duration, Math.max(t0, r.earliestScheduleAt));
+}
+
+export function profileHole(f: StepFunction, n: number, duration: number, from: number): number {
+  if (from === Infinity || from !== from) return Infinity;
+  if (from === -Infinity) from = f.times.length > 0 ? Math.min(f.times[0]!, 0) : 0;
+  return f.earliestFit(from, duration, n);
+}
+
+/**
+ * Sum of rectangles [t0, t1) x v, built by one sort and sweep (O(k log k)) rather than k insertions.
+ * `rects` holds flat triples t0, t1, v; t1 > t0, t0 may be -Infinity (counts from the start), t1 Infinity.
+ */
+export function profileOfRects(rects: readonly number[]): StepFunction {
+  const k = rects.length / 3;
+  if (k === 0) return ZERO;
+  if (k === 1) {
+    const [t0, t1, v] = rects as [number, number, number];
+    if (t0 !== -Infinity) return StepFunction.interval(t0, t1, v);
+    return t1 === Infinity ? StepFunction.constant(v) : StepFunction.fromSteps(v, [{ t: t1, v: 0 }]);
+  }
+  let initial = 0;
+  const events: Array<{ t: number; d: number }> = [];
+  for (let i = 0; i < rects.length; i += 3) {
+    const v = rects[i + 2]!;
+    if (v === 0) continue;
+    if (rects[i]! === -Infinity) initial += v;
+    else events.push({ t: rects[i]!, d: v });
+    if (rects[i + 1]! !== Infinity) events.push({ t: rects[i + 1]!, d: -v });
+  }
+  events.sort((a, b) => a.t - b.t);
+  // Appended in time order: the recorder keeps it normalised without another sort.
+  const out = new StepRecorder(initial);
+  let level = initial;
+  for (let i = 0; i < events.length; ) {
+    const t = events[i]!.t;
+    for (; i < events.length && events[i]!.t === t; i++) level += events[i]!.d;
+    out.set(t, level);
+  }
+  return out.toStepFunction();
+}
+
+/** A view from per-cluster rectangle lists (see profileOfRects). */
+export function viewOfRects(rects: ReadonlyMap<string, number[]>): View {
+  if (rects.size === 0) return emptyView;
+  const out = new Map<string, StepFunction>();
+  for (const [cid, list] of rects) if (list.length > 0) out.set(cid, profileOfRects(list));
+  return out;
+}
+
+/**
+ * Appends one rectangle to a per-cluster rectangle list. Rectangles at Infinity or of zero width add nothing.
+ * The part before `from` is dropped and a rectangle already under way at `from` counts from the start, so
+ * profiles built from "now" have no breakpoint at or before now (views need no trimming, compare as they are).
+ */
+export function pushRect(rects: Map<string, number[]>, cid: string, t0: number, t1: number, v: number, from = -Infinity): void {
+  if (v === 0 || t0 === Infinity || !(t1 > t0) || !(t1 > from)) return;
+  let list = rects.get(cid);
+  if (list === undefined) rects.set(cid, (list = []));
+  list.push(t0 <= from ? -Infinity : t0, t1, v);
+}
+
+/** Profile with `v` added on [t0, t1), tolerating empty and infinite intervals; clipped at `from` as pushRect. */
+export function addRect(f: StepFunction, t0: number, t1: number, v: number, from = -Infinity): StepFunction {
+  if (v === 0 || t0 === Infinity || !(t1 > t0) || !(t1 > from)) return f;
+  if (t0 > from) return f.addInterval(t0, t1, v);
+  const shifted = f.map((x) => x + v);
+  return t1 === Infinity ? shifted : shifted.addInterval(t1, Infinity, -v);
+}
+
+/** Views equal on [from, ∞) for every cluster of either. */
+export function viewsEqualFrom(a: View, b: View, from: number): boolean {
+  if (a === b) return true;
+  for (const [cid, f] of a) {
+    const g = b.get(cid) ?? ZERO;
+    if (f !== g && !f.truncateBefore(from).equals(g.truncateBefore(from))) return false;
+  }
+  for (const [cid, g] of b) if (!a.has(cid) && !ZERO.equals(g.truncateBefore(from))) return false;
+  return true;
+}

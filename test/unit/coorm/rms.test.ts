@@ -1,0 +1,230 @@
+import { describe, expect, it } from 'vitest';
+import { announcedUpdate, CoormRms, spontaneousUpdate } from '../../../core/coorm/index.js';
+
+const value = <T>(r: { ok: true; value: T } | { ok: false }): T => {
+  if (!r.ok) throw new Error('refused');
+  return r.value;
+};
+const twoClusters = () => new CoormRms([{ cid: 'a', nodes: 8 }, { cid: 'b', nodes: 4 }]);
+
+describe('CoormRms requests', () => {
+  it('answers invalid requests with errors naming the field', () => {
+    const rms = twoClusters();
+    const s = rms.connect(0);
+    const paths = (spec: Parameters<CoormRms['request']>[1]) => {
+      const r = rms.request(s, spec, 0);
+      return r.ok ? [] : r.errors.map((e) => e.path);
+    };
+    expect(paths({ cid: 'x', n: 1, duration: 1, type: 'NP' })).toEqual(['cid']);
+    expect(paths({ cid: 'a', n: 0, duration: 1, type: 'NP' })).toEqual(['n']);
+    expect(paths({ cid: 'a', n: 1.5, duration: 1, type: 'NP' })).toEqual(['n']);
+    expect(paths({ cid: 'a', n: 9, duration: 1, type: 'NP' })).toEqual(['n']); // above the cluster
+    expect(paths({ cid: 'a', n: 1, duration: 0, type: 'NP' })).toEqual(['duration']);
+    expect(paths({ cid: 'a', n: 1, duration: NaN, type: 'NP' })).toEqual(['duration']);
+    expect(paths({ cid: 'a', n: 1, duration: 1, type: 'X' as 'NP' })).toEqual(['type']);
+    expect(paths({ cid: 'a', n: 1, duration: 1, type: 'NP', relatedHow: 'NEXT' })).toEqual(['relatedTo']);
+    expect(paths({ cid: 'a', n: 1, duration: 1, type: 'NP', relatedHow: 'NEXT', relatedTo: 999 })).toEqual(['relatedTo']);
+    const other = rms.connect(0);
+    const foreign = value(rms.request(other, { cid: 'a', n: 1, duration: 1, type: 'NP' }, 0));
+    expect(paths({ cid: 'a', n: 1, duration: 1, type: 'NP', relatedHow: 'COALLOC', relatedTo: foreign })).toEqual(['relatedTo']);
+    const mine = value(rms.request(s, { cid: 'a', n: 1, duration: 1, type: 'NP' }, 0));
+    expect(paths({ cid: 'b', n: 1, duration: 1, type: 'NP', relatedHow: 'NEXT', relatedTo: mine })).toEqual(['cid']);
+    expect(paths({ cid: 'a', n: 1, duration: 1, type: 'P', relatedHow: 'NEXT', relatedTo: mine })).toEqual(['type']);
+    expect(rms.request(999, { cid: 'a', n: 1, duration: 1, type: 'NP' }, 0)).toMatchObject({ ok: false, errors: [{ path: 'session' }] });
+    expect(rms.messagesProcessed).toBe(2); // only the accepted ones
+  });
+
+  it('refuses a non-preemptible request that outgrows the pre-allocation it would be served from', () => {
+    const rms = twoClusters();
+    const s = rms.connect(0);
+    value(rms.request(s, { cid: 'a', n: 4, duration: 100, type: 'PA' }, 0));
+    const r = rms.request(s, { cid: 'a', n: 5, duration: 10, type: 'NP' }, 0);
+    expect(r).toMatchObject({ ok: false, errors: [{ path: 'n' }] });
+    // On the other cluster there is no pre-allocation: wrapped in an implicit one, accepted.
+    expect(rms.request(s, { cid: 'b', n: 4, duration: 10, type: 'NP' }, 0).ok).toBe(true);
+  });
+
+  it('refuses done() on unknown requests and on node IDs the request does not hold', () => {
+    const rms = twoClusters();
+    const s = rms.connect(0);
+    const r = value(rms.request(s, { cid: 'a', n: 2, duration: 100, type: 'NP' }, 0));
+    rms.advance(0);
+    expect(rms.done(s, 999, 1)).toMatchObject({ ok: false, errors: [{ path: 'request' }] });
+    expect(rms.done(s, r, 1, [7])).toMatchObject({ ok: false, errors: [{ path: 'releasedNodeIds' }] });
+    expect(rms.done(s, r, 1, [1]).ok).toBe(true);
+  });
+});
+
+describe('CoormRms passes', () => {
+  it('coalesces messages: at most one message-triggered pass per re-scheduling interval', () => {
+    const rms = new CoormRms([{ cid: 'a', nodes: 8 }], { reschedulingIntervalS: 5 });
+    const s = rms.connect(0);
+    rms.advance(0);
+    rms.request(s, { cid: 'a', n: 1, duration: 100, type: 'NP' }, 1);
+    rms.request(s, { cid: 'a', n: 1, duration: 100, type: 'NP' }, 2);
+    expect(rms.nextWakeup()).toBe(5);
+    expect(rms.advance(4)).toEqual([]);
+    const m = rms.advance(5);
+    expect(m.filter((x) => x.type === 'started').length).toBe(2);
+    expect(rms.passes).toBe(2);
+  });
+
+  it('ends a request when its duration has elapsed, and starts what waited for it', () => {
+    const rms = twoClusters();
+    const s = rms.connect(0);
+    const first = value(rms.request(s, { cid: 'b', n: 4, duration: 50, type: 'NP' }, 0));
+    const second = value(rms.request(s, { cid: 'b', n: 3, duration: 10, type: 'NP' }, 0));
+    rms.advance(0);
+    expect(rms.requestSnapshot(second)!.scheduledAt).toBe(50);
+    expect(rms.nextWakeup()).toBe(50);
+    const m = rms.advance(50);
+    expect(m).toContainEqual({ type: 'started', session: s, request: second, nodeIds: [0, 1, 2] });
+    expect(rms.requestSnapshot(first)).toBeUndefined();
+    expect(rms.freeNodeIds('b')).toEqual([3]);
+  });
+
+  it('starts a NEXT successor exactly at its predecessor end, keeping its node IDs and adding more', () => {
+    const rms = twoClusters();
+    const s = rms.connect(0);
+    const a = value(rms.request(s, { cid: 'a', n: 2, duration: 30, type: 'NP' }, 0));
+    const b = value(rms.request(s, { cid: 'a', n: 5, duration: 30, type: 'NP', relatedHow: 'NEXT', relatedTo: a }, 0));
+    const c = value(rms.request(s, { cid: 'a', n: 1, duration: 30, type: 'NP', relatedHow: 'NEXT', relatedTo: b }, 0));
+    const other = rms.connect(0);
+    value(rms.request(other, { cid: 'a', n: 4, duration: 100, type: 'NP' }, 0));
+    rms.advance(0);
+    // The chain (first to connect) is placed first: the other app's 4 nodes for 100 s would overlap [30, 60) where
+    // the chain holds 5 of 8, so it waits until 60, when the chain is down to 1 node.
+    expect(rms.requestSnapshot(a)).toMatchObject({ startedAt: 0, nodeIds: [0, 1] });
+    expect(rms.sessionSnapshot(other)!.requests[0]!.scheduledAt).toBe(60);
+    expect(rms.advance(30)).toContainEqual({ type: 'started', session: s, request: b, nodeIds: [0, 1, 2, 3, 4] });
+    rms.done(s, b, 45, [0, 2, 3, 4]);
+    const m = rms.advance(46);
+    expect(m).toContainEqual({ type: 'started', session: s, request: c, nodeIds: [1] });
+    expect(rms.requestSnapshot(c)!.startedAt).toBe(45);
+  });
+
+  it('pushes views only to the applications whose views changed', () => {
+    const rms = twoClusters();
+    const s1 = rms.connect(0);
+    const s2 = rms.connect(0);
+    rms.advance(0);
+    // A request on b changes both applications' views of b.
+    rms.request(s1, { cid: 'b', n: 2, duration: 100, type: 'NP' }, 1);
+    const m = rms.advance(1);
+    expect(m.filter((x) => x.type === 'views').map((x) => x.session)).toEqual([s1, s2]);
+    // A done() on a request that was not started and never changed anything: no views.
+    const r = value(rms.request(s1, { cid: 'a', n: 8, duration: 10, type: 'NP', relatedHow: 'NEXT' as const, relatedTo: value(rms.request(s1, { cid: 'a', n: 8, duration: Infinity, type: 'NP' }, 2)) }, 2));
+    rms.advance(3);
+    rms.done(s1, r, 4);
+    expect(rms.advance(4).filter((x) => x.type === 'views')).toEqual([]);
+  });
+
+  it('disconnect frees the nodes at once', () => {
+    const rms = twoClusters();
+    const s = rms.connect(0);
+    value(rms.request(s, { cid: 'b', n: 4, duration: Infinity, type: 'NP' }, 0));
+    rms.advance(0);
+    expect(rms.freeNodeIds('b')).toEqual([]);
+    rms.disconnect(s, 5);
+    expect(rms.freeNodeIds('b')).toEqual([0, 1, 2, 3]);
+    expect(rms.sessionIds()).toEqual([]);
+  });
+});
+
+describe('beyond the paper (A.6)', () => {
+  it('overlapping requests of one application on one cluster add up', () => {
+    const rms = twoClusters();
+    const s = rms.connect(0);
+    const first = value(rms.request(s, { cid: 'a', n: 5, duration: 100, type: 'NP' }, 0));
+    const second = value(rms.request(s, { cid: 'a', n: 5, duration: 100, type: 'NP' }, 0));
+    const third = value(rms.request(s, { cid: 'a', n: 3, duration: 50, type: 'NP' }, 0));
+    rms.advance(0);
+    // 5 + 5 > 8: the second waits for the first; the third (3) fits beside the first.
+    expect([first, second, third].map((id) => rms.requestSnapshot(id)!.scheduledAt)).toEqual([0, 100, 0]);
+    expect(rms.requestSnapshot(third)!.nodeIds).toEqual([5, 6, 7]);
+  });
+
+  it('a NEXT successor larger than what is free is delayed, not started on nodes that are not there', () => {
+    const rms = twoClusters();
+    const s = rms.connect(0);
+    const other = rms.connect(0);
+    const small = value(rms.request(s, { cid: 'b', n: 1, duration: Infinity, type: 'NP' }, 0));
+    value(rms.request(other, { cid: 'b', n: 2, duration: 30, type: 'NP' }, 0));
+    rms.advance(0);
+    // No pre-allocation: growing from 1 to 4 needs the other application's 2 nodes, busy until 30.
+    const grown = value(spontaneousUpdate(rms, s, small, 4, 10));
+    rms.advance(10);
+    expect(rms.requestSnapshot(grown)).toMatchObject({ scheduledAt: 30, startedAt: NaN });
+    expect(rms.advance(30)).toContainEqual({ type: 'started', session: s, request: grown, nodeIds: [0, 1, 2, 3] });
+  });
+
+  it('a pre-allocation that ends under a running request leaves it running, wrapped in an implicit one', () => {
+    const rms = twoClusters();
+    const s = rms.connect(0);
+    const pa = value(rms.request(s, { cid: 'a', n: 6, duration: Infinity, type: 'PA' }, 0));
+    const np = value(rms.request(s, { cid: 'a', n: 4, duration: Infinity, type: 'NP' }, 0));
+    const other = rms.connect(0);
+    rms.advance(0);
+    rms.done(s, pa, 5);
+    rms.advance(5);
+    expect(rms.requestSnapshot(np)).toMatchObject({ insidePA: false, nodeIds: [0, 1, 2, 3] });
+    // The other application can now pre-allocate the 4 nodes the ended pre-allocation held beyond the request.
+    const next = value(rms.request(other, { cid: 'a', n: 4, duration: 10, type: 'PA' }, 6));
+    rms.advance(6);
+    expect(rms.requestSnapshot(next)!.startedAt).toBe(6);
+    // 8 nodes: 4 run forever, 4 are pre-allocated until 16; another 4 fit from 16 on, 5 never.
+    value(rms.request(other, { cid: 'a', n: 4, duration: 10, type: 'PA' }, 7));
+    value(rms.request(other, { cid: 'a', n: 5, duration: 10, type: 'PA' }, 7));
+    rms.advance(7);
+    expect(rms.sessionSnapshot(other)!.requests.map((r) => r.scheduledAt)).toEqual([6, 16, Infinity]);
+  });
+});
+
+describe('high-level updates', () => {
+  it('an announced update keeps the size until the announced time, then changes it; others see it coming', () => {
+    const rms = new CoormRms([{ cid: 'a', nodes: 10 }]);
+    const nea = rms.connect(0);
+    const pa = value(rms.request(nea, { cid: 'a', n: 10, duration: Infinity, type: 'PA' }, 0));
+    const np = value(rms.request(nea, { cid: 'a', n: 2, duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, 0));
+    const mal = rms.connect(0);
+    value(rms.request(mal, { cid: 'a', n: 8, duration: Infinity, type: 'P' }, 0));
+    rms.advance(0);
+    const up = value(announcedUpdate(rms, nea, np, 7, 60, 10));
+    const m = rms.advance(10);
+    const malView = m.find((x) => x.type === 'views' && x.session === mal);
+    // 8 until 70, then 10 - 7 = 3.
+    expect(malView && malView.type === 'views' ? malView.preemptive.get('a')!.steps() : []).toEqual([{ t: 70, v: 3 }]);
+    expect(rms.requestSnapshot(up.bridge)).toMatchObject({ startedAt: 10, nodeIds: [0, 1] });
+    expect(rms.nextWakeup()).toBe(70);
+    // The malleable application complies at 69 by shrinking to 3.
+    spontaneousUpdate(rms, mal, 3, 3, 69);
+    rms.advance(69);
+    const at70 = rms.advance(70);
+    // The malleable application kept its lowest IDs 2, 3, 4; the NEA keeps 0, 1 and gets the 5 released.
+    expect(at70).toContainEqual({ type: 'started', session: nea, request: up.next, nodeIds: [0, 1, 5, 6, 7, 8, 9] });
+    expect(rms.requestSnapshot(up.next)!.startedAt).toBe(70);
+  });
+
+  it('answers bad update arguments with errors naming the field', () => {
+    const rms = new CoormRms([{ cid: 'a', nodes: 10 }]);
+    const s = rms.connect(0);
+    const np = value(rms.request(s, { cid: 'a', n: 2, duration: 100, type: 'NP' }, 0));
+    rms.advance(0);
+    expect(spontaneousUpdate(rms, s, 999, 3, 1)).toMatchObject({ ok: false, errors: [{ path: 'request' }] });
+    expect(announcedUpdate(rms, s, np, 3, 0, 1)).toMatchObject({ ok: false, errors: [{ path: 'announceS' }] });
+    // 99 s left: an announce of 120 s would outlive the request.
+    expect(announcedUpdate(rms, s, np, 3, 120, 1)).toMatchObject({ ok: false, errors: [{ path: 'announceS' }] });
+    expect(spontaneousUpdate(rms, s, np, 11, 1)).toMatchObject({ ok: false, errors: [{ path: 'n' }] });
+    expect(rms.requestSnapshot(np)).toMatchObject({ n: 2, duration: 100 });
+  });
+
+  it('refuses a spontaneous update beyond the pre-allocation without touching the current request', () => {
+    const rms = new CoormRms([{ cid: 'a', nodes: 10 }]);
+    const s = rms.connect(0);
+    value(rms.request(s, { cid: 'a', n: 4, duration: Infinity, type: 'PA' }, 0));
+    const np = value(rms.request(s, { cid: 'a', n: 2, duration: Infinity, type: 'NP' }, 0));
+    rms.advance(0);
+    expect(spontaneousUpdate(rms, s, np, 5, 3)).toMatchObject({ ok: false, errors: [{ path: 'n' }] });
+    expect(rms.requestSnapshot(np)).toMatchObject({ n: 2, duration: Infinity });
+  });
+});
