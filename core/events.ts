@@ -15,7 +15,8 @@ export type SchedulerEventBody =
   | { type: 'job.placed'; jobId: string; policy: string; components: PlacedComponent[] }
   | { type: 'job.claimed'; jobId: string; components: PlacedComponent[] }
   | { type: 'claim.failed'; jobId: string; reason: string }
-  | { type: 'job.started'; jobId: string; cluster: string; size: number }
+  /** `preallocation`: an evolving job's pre-allocation (its max), held on `cluster` for its whole run. */
+  | { type: 'job.started'; jobId: string; cluster: string; size: number; preallocation?: number }
   /** Taken over after a restart (Scheduler.adopt): `claiming` until its local jobs run, else `running` with `size`. */
   | { type: 'job.adopted'; jobId: string; cluster: string; size: number; state: 'claiming' | 'running' }
   | { type: 'grow.offered'; jobId: string; cluster: string; offerId: number; processors: number; operator?: true }
@@ -24,6 +25,11 @@ export type SchedulerEventBody =
   | { type: 'shrink.requested'; jobId: string; cluster: string; offerId: number; processors: number; mandatory: boolean; operator?: true }
   | { type: 'shrink.answered'; jobId: string; offerId: number; accepted: number; operator?: true }
   | { type: 'job.shrunk'; jobId: string; cluster: string; processors: number; size: number; voluntary: boolean }
+  /** An evolving job asked for a new size (`announceS` 0: spontaneous). */
+  | { type: 'evolve.requested'; jobId: string; cluster: string; processors: number; announceS: number }
+  /** An evolving job's size changed inside its pre-allocation. */
+  | { type: 'job.evolved'; jobId: string; cluster: string; size: number; preallocation: number }
+  | { type: 'evolve.refused'; jobId: string; reason: string }
   | { type: 'job.ended'; jobId: string; state: Extract<JobState, 'completed' | 'failed' | 'cancelled'>; reason: string; tries: number }
   | { type: 'cluster.polled'; cluster: string; processors: number; background: number; reachable: boolean };
 

@@ -42,20 +42,30 @@ export type ManagerMessage =
   | { type: 'finished'; cluster: string; jobId: string; state: 'completed' | 'failed' | 'cancelled'; reason: string }
   | { type: 'status'; cluster: string; status: ClusterStatus };
 
-/** The running application behind a malleable job (through its runner). */
+/** The running application behind a malleable or evolving job (through its runner). */
 export interface ApplicationPort {
   /** Offer up to `processors` more; answered by `growAnswer` with how many the job takes. Always voluntary. */
   offerGrow(offerId: number, jobId: string, processors: number): void;
-  /** Ask the job to give back `processors`; answered by `shrinkAnswer`, then `released` once it has let them go. */
-  requestShrink(offerId: number, jobId: string, processors: number, mandatory: boolean): void;
+  /**
+   * Ask the job to give back `processors`; answered by `shrinkAnswer`, then `released` once it has let them go.
+   * `deadline`: absolute time by which they must be released (a shrink ahead of an evolving job's announced update).
+   */
+  requestShrink(offerId: number, jobId: string, processors: number, mandatory: boolean, deadline?: number): void;
   /** The job's allocation changed (new processors active, or released ones gone); its new size. */
   resized(jobId: string, size: number): void;
+  /** An evolving job's `update` cannot be served (outside min..max, or the job is not running); why. */
+  updateRefused(jobId: string, reason: string): void;
 }
 
 export type ApplicationMessage =
   | { type: 'growAnswer'; offerId: number; jobId: string; accepted: number }
   | { type: 'shrinkAnswer'; offerId: number; jobId: string; accepted: number }
   /** The application has let go of processors: after a shrink request (offerId) or on its own (no offerId). */
-  | { type: 'released'; jobId: string; processors: number; offerId?: number };
+  | { type: 'released'; jobId: string; processors: number; offerId?: number }
+  /**
+   * An evolving job asks for a new total size within min..max. `announceS` absent or 0: spontaneous update, served at
+   * once; > 0: announced update taking effect `announceS` seconds later. Answered by `resized`, or `updateRefused`.
+   */
+  | { type: 'update'; jobId: string; processors: number; announceS?: number };
 
 export type InboundMessage = ManagerMessage | ApplicationMessage;

@@ -5,7 +5,7 @@ set -euo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server) # test/integration/ssh.test.ts runs its own sshd on 127.0.0.1
-# test/integration/slurm.test.ts and sge.test.ts run a Slurm cluster and a Grid Engine cell on loopback (gcc builds
+# test/integration/batch-systems.test.ts runs a Slurm cluster and a Grid Engine cell on loopback (gcc builds
 # the harness's bind shim for Grid Engine).
 for p in munge slurmctld slurmd slurm-client gridengine-master gridengine-exec gridengine-client gcc libc6-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,8 +1,11 @@
-// Concertina's SDK for malleable applications, for Node 18 or later, with no dependencies: it runs on cluster nodes.
+// Concertina's SDK for malleable and evolving applications, for Node 18 or later, with no dependencies: it runs on
+// cluster nodes.
 // It speaks the application control protocol through two JSON-lines files in the job's directory on the shared
 // file system: it reads Concertina's messages from to-app.jsonl and appends its own to from-app.jsonl. The
 // application calls `await app.sync()` at its safe points (between iterations); offers and shrink requests are
-// answered there, through its callbacks, and processors given back are released at that same safe point.
+// answered there, through its callbacks, and processors given back are released at that same safe point (or, for a
+// shrink with a deadline and the option releaseBeforeDeadlineMs, at the first safe point that close to it). An
+// evolving application asks for a new size itself with `await app.update(n, { announceS })`.
 //
 //   import { connect } from './concertina-app.mjs';
 //   const app = await connect({ onResized: (size) => pool.resize(size) });
@@ -20,9 +23,10 @@ const NEWLINE = 0x0a;
 /**
  * Connects to the job's directory and says hello. Options (each defaults to its environment variable):
  * dir (CONCERTINA_JOB_DIR), size (CONCERTINA_SIZE), min (CONCERTINA_MIN, else 1), max (CONCERTINA_MAX, else size);
- * callbacks onOffer(processors, app) -> accepted, onShrink(processors, mandatory, app) -> accepted,
- * onResized(size, app) (may return a promise); pollMs (background read of to-app.jsonl, default 500);
- * progressIntervalMs (progress lines at most this often, default 1000).
+ * callbacks onOffer(processors, app) -> accepted, onShrink(processors, mandatory, app, { deadline }) -> accepted,
+ * onResized(size, app) (may return a promise), onRefused(reason, app) (an update refused); releaseBeforeDeadlineMs
+ * (a shrink with a deadline is released at the first safe point this close to it; default: at once); pollMs
+ * (background read of to-app.jsonl, default 500); progressIntervalMs (progress lines at most this often, default 1000).
  */
 export async function connect(options = {}) {
   const env = process.env;
@@ -56,6 +60,8 @@ export class ConcertinaApp {
   /** Concertina asked it to finish (the job is being cancelled); finish at the next safe point. */
   stopRequested = false;
   stopReason = undefined;
+  /** Why the last update was refused (undefined: none was). */
+  refusal = undefined;
 
   #toApp;
   #fromApp;
@@ -68,6 +74,10 @@ export class ConcertinaApp {
   #timer = undefined;
   #ended = false;
   #lastProgressAt = -Infinity;
+  /** The size of the last update sent (-1 after a refusal; undefined: none was sent, a malleable application). */
+  #askedFor = undefined;
+  /** Shrinks answered but released later, near their deadline: { offerId, processors, at } in answer order. */
+  #deferred = [];
 
   constructor(dir, size, min, max, options) {
     this.#toApp = join(dir, TO_APP_FILE);
@@ -113,8 +123,49 @@ export class ConcertinaApp {
           this.stopRequested = true;
           this.stopReason = message.reason;
           break;
+        case 'refused':
+          await this.#onRefused(message.reason);
+          break;
       }
     }
+    await this.#releaseDue(this.stopRequested);
+  }
+
+  /** Processors agreed to be given back (shrinks answered) but still in use until their deadline. */
+  get releasing() {
+    let n = 0;
+    for (const d of this.#deferred) n += d.processors;
+    return n;
+  }
+
+  /**
+   * An evolving application asks for a new total size within min..max. Growing: sent now (announceS > 0: wanted
+   * that many seconds from now), and the processors are taken into use (onResized) once Concertina holds them.
+   * Shrinking: its last processors are let go first (onResized), then the update is sent. Resolves with whether an
+   * update was sent (false: nothing to change). A refusal comes later, at a safe point (onRefused, app.refusal).
+   */
+  async update(processors, { announceS = 0 } = {}) {
+    const n = Number(processors);
+    if (!Number.isInteger(n) || n < this.min || n > this.max) {
+      throw new RangeError(`concertina-app: update: processors must be an integer within ${this.min}..${this.max} (got ${JSON.stringify(processors)})`);
+    }
+    const announce = Number(announceS);
+    if (!Number.isFinite(announce) || announce < 0) throw new RangeError(`concertina-app: update: announceS must be a number >= 0 (got ${JSON.stringify(announceS)})`);
+    // Decision: only growth is announced; a smaller size is let go at once, so announcing it would only delay others.
+    if (announce > 0 && n < this.size) throw new RangeError(`concertina-app: update: only a grow can be announced (size ${this.size}, asked ${n}); shrink at the time instead`);
+    if (this.#ended || n === this.target) return false;
+    if (n < this.size) {
+      await this.#resize(n);
+      // The update below says how many are left; no `released` is sent for them.
+    }
+    this.target = n;
+    this.#ask(n, announce);
+    return true;
+  }
+
+  #ask(processors, announceS) {
+    this.#askedFor = processors;
+    this.#write({ type: 'update', processors, ...(announceS > 0 && { announceS }) });
   }
 
   /** Reports how far the run is (0..1). Lines are written at most once per progressIntervalMs, except the first and 1. */
@@ -132,7 +183,7 @@ export class ConcertinaApp {
    * (onResized), then released. Resolves with how many were released.
    */
   async release(processors) {
-    const n = Math.min(Math.max(0, Math.floor(processors)), this.size - this.min);
+    const n = Math.min(Math.max(0, Math.floor(processors)), this.size - this.releasing - this.min);
     if (n <= 0 || this.#ended) return 0;
     await this.#letGo(n);
     this.#write({ type: 'released', processors: n });
@@ -157,7 +208,11 @@ export class ConcertinaApp {
     // the application uses what Concertina holds, up to what it has agreed to (a grow it has since given back
     // part of may still be reported whole for a moment).
     if (held < this.size) this.target -= this.size - held;
-    await this.#resize(Math.min(held, this.target));
+    // Processors of a shrink released later (near its deadline) are still in use until then.
+    await this.#resize(Math.min(held, this.target + this.releasing));
+    // An evolving application holds more than it asked for (a grow that came after it asked for less, which was
+    // refused while the grow was under way): it asks again for what it uses, once per refusal.
+    if (this.#askedFor !== undefined && held > this.target + this.releasing && this.#askedFor !== this.target) this.#ask(this.target, 0);
   }
 
   async #onOffer({ offerId, processors }) {
@@ -171,15 +226,44 @@ export class ConcertinaApp {
     this.#write({ type: 'offerAnswer', offerId, accepted });
   }
 
-  async #onShrink({ offerId, processors, mandatory }) {
-    const room = this.size - this.min;
-    const wanted = this.#options.onShrink ? await this.#options.onShrink(processors, mandatory, this) : processors;
+  async #onShrink({ offerId, processors, mandatory, deadline }) {
+    const room = this.size - this.releasing - this.min;
+    const wanted = this.#options.onShrink ? await this.#options.onShrink(processors, mandatory, this, { deadline }) : processors;
     const accepted = clampCount(wanted, room);
     this.#write({ type: 'shrinkAnswer', offerId, accepted });
     if (accepted === 0) return;
-    // Released at this same safe point: the application stops using its last processors, then says so.
-    await this.#letGo(accepted);
+    const lead = this.#options.releaseBeforeDeadlineMs;
+    // Released at this same safe point (the application stops using its last processors, then says so), or kept in
+    // use until the deadline comes near.
+    this.target -= accepted;
+    if (deadline !== undefined && lead !== undefined) {
+      this.#deferred.push({ offerId, processors: accepted, at: deadline - lead });
+      return;
+    }
+    await this.#resize(this.size - accepted);
     this.#write({ type: 'released', processors: accepted, offerId });
+  }
+
+  /**
+   * Releases the shrinks that are due (all of them when `all`), in the order they were answered. Decision: released
+   * processors are counted, not named (the last ones go), so a due shrink need not wait for an earlier one's deadline.
+   */
+  async #releaseDue(all) {
+    const now = Date.now();
+    for (const due of this.#deferred.filter((d) => all || d.at <= now)) {
+      if (this.#ended) return;
+      this.#deferred.splice(this.#deferred.indexOf(due), 1);
+      await this.#resize(this.size - due.processors);
+      this.#write({ type: 'released', processors: due.processors, offerId: due.offerId });
+    }
+  }
+
+  async #onRefused(reason) {
+    this.refusal = reason;
+    this.#askedFor = -1;
+    // A grow that will not come: the application goes on at the size Concertina holds.
+    if (this.target > this.size) this.target = this.size;
+    await this.#options.onRefused?.(reason, this);
   }
 
   async #letGo(n) {
@@ -286,6 +370,11 @@ const FIELDS = {
     (isCount(m.offerId) && isCount(m.processors) && m.processors > 0 && typeof m.mandatory === 'boolean') ||
     'offerId, processors and mandatory: must be integers and a boolean',
   stop: (m) => typeof m.reason === 'string' || 'reason: must be a string',
+  refused: (m) => typeof m.reason === 'string' || 'reason: must be a string',
+};
+/** Optional fields, checked when present. */
+const OPTIONAL = {
+  shrink: (m) => m.deadline === undefined || (typeof m.deadline === 'number' && m.deadline >= 0) || 'deadline: must be a number >= 0 (milliseconds since the epoch)',
 };
 
 /** A to-app message, or why the line is not one. */
@@ -302,7 +391,9 @@ function decode(text) {
   const check = typeof value.type === 'string' && Object.hasOwn(FIELDS, value.type) ? FIELDS[value.type] : undefined;
   if (!check) return `type: must be one of ${Object.keys(FIELDS).join(', ')} (got ${JSON.stringify(value.type)})`;
   const verdict = check(value);
-  return verdict === true ? value : verdict;
+  if (verdict !== true) return verdict;
+  const optional = OPTIONAL[value.type]?.(value) ?? true;
+  return optional === true ? value : optional;
 }
 
 function warn(message) {

@@ -1,4 +1,4 @@
-# Concertina's helper for malleable applications written in POSIX sh: the application control protocol (JSON
+# Concertina's helper for malleable and evolving applications written in POSIX sh: the application control protocol (JSON
 # lines in the job's directory, see the README) as shell functions. Source it, then:
 #
 #   . /path/to/concertina-app.sh
@@ -12,6 +12,7 @@
 #         shrink) id=$(concertina_field "$m" offerId); n=$(concertina_field "$m" processors)
 #                 concertina_answer_shrink "$id" "$n"; ...stop using $n processors...; concertina_released "$n" "$id" ;;
 #         resources) size=$(concertina_field "$m" size) ;;
+#         refused) echo "update refused: $(concertina_text "$m" reason)" ;;   # after concertina_update
 #         stop) break ;;
 #       esac
 #     done <<EOF
@@ -81,14 +82,39 @@ $_concertina_complete
 EOF
 }
 
-# concertina_type MESSAGE: its type (resources, offer, shrink, stop).
+# concertina_type MESSAGE: its type (resources, offer, shrink, stop, refused).
 concertina_type() {
   printf '%s\n' "$1" | sed -n 's/^{"v":1,"seq":[0-9]*,"type":"\([A-Za-z]*\)".*/\1/p'
 }
 
-# concertina_field MESSAGE NAME: the value of a number or boolean field (offerId, processors, size, mandatory).
+# concertina_field MESSAGE NAME: the value of a number or boolean field (offerId, processors, size, mandatory, and
+# deadline: wall-clock ms since the epoch by which a shrink must be released; empty when absent).
 concertina_field() {
   printf '%s\n' "$1" | sed -n "s/^.*[{,]\"$2\":\\([-0-9.a-z]*\\)[,}].*\$/\\1/p"
+}
+
+# concertina_text MESSAGE NAME: the value of a string field (reason); the escapes \" \\ \/ \n \t are undone.
+concertina_text() {
+  printf '%s\n' "$1" | LC_ALL=C awk -v key="\"$2\":\"" '
+    {
+      i = index($0, key)
+      if (i == 0) exit
+      rest = substr($0, i + length(key))
+      out = ""
+      n = length(rest)
+      for (j = 1; j <= n; j++) {
+        c = substr(rest, j, 1)
+        if (c == "\"") break
+        if (c == "\\") {
+          j++
+          c = substr(rest, j, 1)
+          if (c == "n") c = "\n"
+          else if (c == "t") c = "\t"
+        }
+        out = out c
+      }
+      print out
+    }'
 }
 
 concertina_answer_offer() {
@@ -110,6 +136,19 @@ concertina_released() {
     concertina_send released "\"processors\":$1,\"offerId\":$2"
   else
     concertina_send released "\"processors\":$1"
+  fi
+}
+
+# concertina_update PROCESSORS [ANNOUNCE_S]: an evolving application asks for a new total size (within its min..max;
+# ANNOUNCE_S > 0: a grow wanted that many seconds from now). Stop using processors before asking for fewer; more
+# come with a `resources` message, or a `refused` one says why not.
+concertina_update() {
+  _concertina_count "$1" processors || return 2
+  if [ -n "${2:-}" ] && [ "$2" != 0 ]; then
+    _concertina_count "$2" announceS || return 2
+    concertina_send update "\"processors\":$1,\"announceS\":$2"
+  else
+    concertina_send update "\"processors\":$1"
   fi
 }
 

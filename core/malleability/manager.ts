@@ -28,11 +28,18 @@ interface Operation {
   offerId: number;
   /** Processors set aside for a grow operation from its start, so that nothing else takes them meanwhile. */
   earmarked: number;
+  /** A shrink's deadline: when the processors must be released (ahead of an evolving job's announced update). */
+  readonly deadline: number | undefined;
+  /** Its key in `byCluster`: the cluster's index for the policies' and operators' operations, or an evolving lane. */
+  readonly key: number;
 }
 
 export class MalleabilityManager {
   private readonly byOffer = new Map<number, Operation>();
-  /** Keyed by cluster index: one operation at a time per cluster. */
+  /**
+   * One operation at a time per cluster, keyed by cluster index; beside it, one mandatory shrink for evolving jobs'
+   * updates (keyed by -1 - index), so that a guaranteed update never waits for a policy's operation to end.
+   */
   private readonly byCluster = new Map<number, Operation>();
   private nextOfferId = 1;
 
@@ -41,16 +48,33 @@ export class MalleabilityManager {
     public policy: MalleabilityPolicy,
   ) {}
 
+  /** Whether any operation runs on the cluster (growth and shrinks to place jobs wait for it). */
   busy(cluster: ClusterState): boolean {
-    return this.byCluster.has(cluster.cluster.index);
+    return this.byCluster.has(cluster.cluster.index) || this.byCluster.has(evolvingKey(cluster.cluster.index));
+  }
+
+  /** Whether a shrink for evolving jobs' updates runs on the cluster. */
+  busyForUpdates(cluster: ClusterState): boolean {
+    return this.byCluster.has(evolvingKey(cluster.cluster.index));
+  }
+
+  /**
+   * Mandatory shrink of malleable extras for evolving jobs' updates, chosen by the policy. With a deadline (an
+   * announced update) the jobs keep their processors until then and the operation ends once they have answered;
+   * without, it ends once they have released them.
+   */
+  shrinkForUpdates(cluster: ClusterState, shrinkValue: number, now: number, deadline?: number): void {
+    const procedure = this.policy.shrink(cluster.malleableJobs.slice(), shrinkValue);
+    this.start(cluster, procedure, { mandatory: true, earmark: 0, operator: false, deadline, key: evolvingKey(cluster.cluster.index) }, now);
   }
 
   grow(cluster: ClusterState, growValue: number, now: number): void {
     this.start(cluster, this.policy.grow(cluster.malleableJobs.slice(), growValue), { mandatory: false, earmark: growValue, operator: false }, now);
   }
 
-  shrink(cluster: ClusterState, shrinkValue: number, mandatory: boolean, now: number): void {
-    this.start(cluster, this.policy.shrink(cluster.malleableJobs.slice(), shrinkValue), { mandatory, earmark: 0, operator: false }, now);
+  /** `deadline`: the processors must be released by then, not at once (ahead of an evolving job's announced update). */
+  shrink(cluster: ClusterState, shrinkValue: number, mandatory: boolean, now: number, deadline?: number): void {
+    this.start(cluster, this.policy.shrink(cluster.malleableJobs.slice(), shrinkValue), { mandatory, earmark: 0, operator: false, deadline }, now);
   }
 
   /** An operator offers one job of `cluster` up to `processors` more (set aside from the start, as a policy grow). */
@@ -68,8 +92,9 @@ export class MalleabilityManager {
     const step = op?.waiting;
     if (!op || step?.kind !== 'offerGrow') return;
     this.byOffer.delete(offerId);
-    // The job cannot take more than offered nor beyond its maximum; a negative answer is a refusal.
-    const taken = clamp(accepted, 0, Math.min(step.processors, step.job.growable, op.earmarked));
+    // The job cannot take more than offered nor beyond its maximum; a negative answer is a refusal. Nor what an
+    // evolving job's update was promised meanwhile (the cluster is then over its capacity by that much).
+    const taken = clamp(accepted, 0, Math.min(step.processors, step.job.growable, op.earmarked - op.cluster.overcommitted));
     // What the job takes becomes its own (pending) allocation; the rest stays set aside for the next offers.
     op.earmarked -= taken;
     op.cluster.offered -= taken;
@@ -86,6 +111,10 @@ export class MalleabilityManager {
     // A job may give back more than asked (FT keeps a power of two), never below its minimum.
     const agreed = clamp(accepted, 0, step.job.shrinkable);
     step.job.releasing += agreed;
+    if (agreed > 0 && op.deadline !== undefined) {
+      step.job.releasingByDeadline += agreed;
+      step.job.releaseBy = Math.min(Number.isNaN(step.job.releaseBy) ? Infinity : step.job.releaseBy, op.deadline);
+    }
     this.host.emit(now, byOperator(op, { type: 'shrink.answered', jobId: step.job.id, offerId, accepted: agreed }));
     this.resume(op, agreed, now);
   }
@@ -98,9 +127,11 @@ export class MalleabilityManager {
         this.resume(op, 0, now);
       }
     }
-    const op = this.byCluster.get(job.clusterIndex);
-    if (op?.waiting?.kind === 'awaitRelease' && op.waiting.jobs.every((j) => j.releasing === 0 || j.ended)) {
-      this.resume(op, 0, now);
+    for (const key of [job.clusterIndex, evolvingKey(job.clusterIndex)]) {
+      const op = this.byCluster.get(key);
+      if (op?.waiting?.kind === 'awaitRelease' && op.waiting.jobs.every((j) => j.releasingNow === 0 || j.ended)) {
+        this.resume(op, 0, now);
+      }
     }
   }
 
@@ -108,13 +139,19 @@ export class MalleabilityManager {
   private start(
     cluster: ClusterState,
     procedure: PolicyProcedure,
-    { mandatory, earmark, operator }: { mandatory: boolean; earmark: number; operator: boolean },
+    {
+      mandatory,
+      earmark,
+      operator,
+      deadline,
+      key = cluster.cluster.index,
+    }: { mandatory: boolean; earmark: number; operator: boolean; deadline?: number | undefined; key?: number },
     now: number,
   ): void {
-    if (this.byCluster.has(cluster.cluster.index)) throw new Error(`a malleability operation is already running on ${cluster.cluster.name}`);
-    const op: Operation = { cluster, procedure, mandatory, operator, waiting: undefined, offerId: 0, earmarked: earmark };
+    if (this.byCluster.has(key)) throw new Error(`a malleability operation is already running on ${cluster.cluster.name}`);
+    const op: Operation = { cluster, procedure, mandatory, operator, waiting: undefined, offerId: 0, earmarked: earmark, deadline, key };
     cluster.offered += earmark;
-    this.byCluster.set(cluster.cluster.index, op);
+    this.byCluster.set(key, op);
     this.resume(op, 0, now);
   }
 
@@ -127,7 +164,8 @@ export class MalleabilityManager {
       const step = next.value;
       input = 0;
       if (step.kind === 'awaitRelease') {
-        if (step.jobs.every((j) => j.releasing === 0 || j.ended)) continue;
+        // A shrink with a deadline does not wait: the jobs release by then, and whoever needs it counts on that.
+        if (op.deadline !== undefined || step.jobs.every((j) => j.releasingNow === 0 || j.ended)) continue;
         op.waiting = step;
         return;
       }
@@ -145,7 +183,8 @@ export class MalleabilityManager {
         this.host.applications.offerGrow(offerId, job.id, step.processors);
       } else {
         this.host.emit(now, byOperator(op, { type: 'shrink.requested', jobId: job.id, cluster, offerId, processors: step.processors, mandatory: op.mandatory }));
-        this.host.applications.requestShrink(offerId, job.id, step.processors, op.mandatory);
+        if (op.deadline === undefined) this.host.applications.requestShrink(offerId, job.id, step.processors, op.mandatory);
+        else this.host.applications.requestShrink(offerId, job.id, step.processors, op.mandatory, op.deadline);
       }
       return;
     }
@@ -154,7 +193,7 @@ export class MalleabilityManager {
   private finish(op: Operation, now: number): void {
     op.cluster.offered -= op.earmarked;
     op.earmarked = 0;
-    this.byCluster.delete(op.cluster.cluster.index);
+    this.byCluster.delete(op.key);
     this.host.operationDone(op.cluster, now);
   }
 }
@@ -165,6 +204,10 @@ type OperationEvent = Extract<SchedulerEventBody, { type: 'grow.offered' | 'grow
 function byOperator(op: Operation, event: OperationEvent): OperationEvent {
   if (op.operator) event.operator = true;
   return event;
+}
+
+function evolvingKey(clusterIndex: number): number {
+  return -1 - clusterIndex;
 }
 
 function clamp(value: number, lo: number, hi: number): number {

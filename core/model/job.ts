@@ -17,7 +17,7 @@ export interface Transition {
 export interface SizeRequest {
   readonly min: number;
   readonly max: number;
-  /** Malleable: size asked for at start, before growth. */
+  /** Malleable: size asked for at start, before growth. Evolving: its size at start, inside its pre-allocation (max). */
   readonly initial: number;
 }
 
@@ -40,8 +40,9 @@ export function checkJobAgainstGrid(job: JobSpec, grid: Grid): FieldError[] {
   const errors: FieldError[] = [];
   job.components.forEach((c, i) => {
     const at = (f: string) => `components[${i}].${f}`;
-    const need = componentRequest(job, i).min;
-    const field = job.kind === 'rigid' ? 'processors' : 'min';
+    // An evolving job's whole pre-allocation (its max) must fit on one cluster.
+    const need = job.kind === 'evolving' ? componentRequest(job, i).max : componentRequest(job, i).min;
+    const field = job.kind === 'rigid' ? 'processors' : job.kind === 'evolving' ? 'max' : 'min';
     if (c.cluster !== undefined) {
       const cluster = grid.cluster(c.cluster);
       if (!cluster) errors.push({ path: at('cluster'), message: `names unknown cluster "${c.cluster}"` });

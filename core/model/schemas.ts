@@ -4,6 +4,7 @@ import { z } from 'zod';
 // zod refuses NaN and ±Infinity as not numbers; say what is really wrong with them.
 const numberError = (issue: { input?: unknown }) =>
   typeof issue.input === 'number' ? 'must be finite' : 'must be a number';
+const article = (word: string) => (/^[aeiou]/.test(word) ? 'an' : 'a');
 const name = z.string().trim().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
 const processors = z
   .number({ error: numberError })
@@ -36,8 +37,18 @@ export const appModelSchema = z.discriminatedUnion(
     z.strictObject({ model: z.literal('fixed'), runtime: positiveSeconds }),
     // Amdahl-style: runtime(n) = serial + parallel / n.
     z.strictObject({ model: z.literal('amdahl'), serial: seconds, parallel: positiveSeconds }),
+    // Evolving jobs: a working-set profile of `phases` phases of `phaseS` seconds each (at full speed) drives its
+    // updates; each phase needs a size between min and max, drawn from the run's seed (a random walk from initial).
+    // It runs at full speed only with what its phase needs (slower, in proportion, with less). `announceS` 0: each
+    // update is spontaneous, sent when its phase starts; > 0: announced that many seconds before.
+    z.strictObject({
+      model: z.literal('evolving'),
+      phases: z.number({ error: numberError }).int('must be a whole number').min(1, 'must be at least 1').max(10000, 'must be at most 10000').default(6),
+      phaseS: positiveSeconds.default(300),
+      announceS: seconds.default(0),
+    }),
   ],
-  { error: () => 'must have model ft, gadget2, fixed or amdahl' },
+  { error: () => 'must have model ft, gadget2, fixed, amdahl or evolving' },
 );
 export type AppModelSpec = z.infer<typeof appModelSchema>;
 
@@ -47,7 +58,10 @@ export const componentSchema = z.strictObject({
   /** Moldable and malleable bounds. */
   min: processors.optional(),
   max: processors.optional(),
-  /** Malleable: the size asked for at start (bounded by what is available). Defaults to min. */
+  /**
+   * Malleable: the size asked for at start (bounded by what is available). Evolving: its size at start, inside its
+   * pre-allocation `max` (peak processors, held on one cluster for the whole run). Defaults to min.
+   */
   initial: processors.optional(),
   program: z.string({ error: 'is required' }).trim().min(1, 'is required'),
   args: z.array(z.string()).default([]),
@@ -57,7 +71,7 @@ export const componentSchema = z.strictObject({
 });
 export type ComponentSpec = z.infer<typeof componentSchema>;
 
-export const JOB_KINDS = ['rigid', 'moldable', 'malleable'] as const;
+export const JOB_KINDS = ['rigid', 'moldable', 'malleable', 'evolving'] as const;
 
 export const jobSpecSchema = z
   .strictObject({
@@ -74,20 +88,20 @@ export const jobSpecSchema = z
   })
   .superRefine((job, ctx) => {
     if (job.kind !== 'rigid' && job.components.length !== 1) {
-      // Decision: malleable and moldable jobs run in one cluster (the paper assumes no co-allocation for them).
-      ctx.addIssue({ code: 'custom', path: ['components'], message: `a ${job.kind} job must have exactly one component` });
+      // Decision: malleable, moldable and evolving jobs run in one cluster (the papers assume no co-allocation for them).
+      ctx.addIssue({ code: 'custom', path: ['components'], message: `${article(job.kind)} ${job.kind} job must have exactly one component` });
     }
     job.components.forEach((c, i) => {
       const at = (field: string) => ['components', i, field];
       if (job.kind === 'rigid') {
         if (c.processors === undefined) ctx.addIssue({ code: 'custom', path: at('processors'), message: 'is required for a rigid job' });
         for (const f of ['min', 'max', 'initial'] as const) {
-          if (c[f] !== undefined) ctx.addIssue({ code: 'custom', path: at(f), message: 'is only for moldable and malleable jobs; use processors' });
+          if (c[f] !== undefined) ctx.addIssue({ code: 'custom', path: at(f), message: 'is only for moldable, malleable and evolving jobs; use processors' });
         }
       } else {
         if (c.processors !== undefined) ctx.addIssue({ code: 'custom', path: at('processors'), message: `is only for rigid jobs; use min and max` });
-        if (c.min === undefined) ctx.addIssue({ code: 'custom', path: at('min'), message: `is required for a ${job.kind} job` });
-        if (c.max === undefined) ctx.addIssue({ code: 'custom', path: at('max'), message: `is required for a ${job.kind} job` });
+        if (c.min === undefined) ctx.addIssue({ code: 'custom', path: at('min'), message: `is required for ${article(job.kind)} ${job.kind} job` });
+        if (c.max === undefined) ctx.addIssue({ code: 'custom', path: at('max'), message: `is required for ${article(job.kind)} ${job.kind} job` });
         if (c.min !== undefined && c.max !== undefined && c.min > c.max) {
           ctx.addIssue({ code: 'custom', path: at('min'), message: `must not exceed max (min ${c.min} > max ${c.max})` });
         }

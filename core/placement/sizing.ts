@@ -21,12 +21,16 @@ export function sizeFor(job: JobSpec, componentIndex: number, available: number)
       return Math.min(max, available);
     case 'malleable':
       return Math.max(min, Math.min(initial, available));
+    case 'evolving':
+      // Its whole pre-allocation, held for its run; it starts using `initial` of it.
+      return available >= max ? max : undefined;
   }
 }
 
-/** Fewest processors a component can start with (rigid: its size). */
+/** Fewest processors a component can be placed with (rigid: its size; evolving: its pre-allocation). */
 export function needFor(job: JobSpec, componentIndex: number): number {
-  return componentRequest(job, componentIndex).min;
+  const request = componentRequest(job, componentIndex);
+  return job.kind === 'evolving' ? request.max : request.min;
 }
 
 /** A half-open range of cluster indices a component may use. */
@@ -125,7 +129,7 @@ export function chooseCluster(ledger: Ledger, componentIndex: number, score?: Cl
   if (pinned !== undefined) {
     const left = ledger.left(range.from);
     if (left >= need) return range.from;
-    const of = job.kind === 'rigid' ? `${need}` : `its minimum ${need}`;
+    const of = job.kind === 'rigid' ? `${need}` : job.kind === 'evolving' ? `its pre-allocation ${need}` : `its minimum ${need}`;
     return `component ${componentIndex} is pinned to ${pinned}, which has ${left} of ${of} available${afterEarlier(ledger)}`;
   }
   let best = -1;
@@ -149,7 +153,7 @@ export function chooseCluster(ledger: Ledger, componentIndex: number, score?: Cl
     }
   }
   if (best >= 0) return best;
-  const what = job.kind === 'rigid' ? `${need} processors` : `the minimum of ${need} processors`;
+  const what = job.kind === 'rigid' ? `${need} processors` : job.kind === 'evolving' ? `the pre-allocation of ${need} processors` : `the minimum of ${need} processors`;
   return `no cluster has ${what} available for component ${componentIndex} (most available: ${mostLeft} on ${grid.clusters[most]!.name}${afterEarlier(ledger)})`;
 }
 

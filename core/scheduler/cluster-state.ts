@@ -9,9 +9,12 @@ export interface CapacityBreakdown {
   readonly background: number;
   /** Concertina's rigid and moldable jobs and malleable minimums. */
   readonly nonPreemptible: number;
-  /** Pre-allocated by an evolving job but not in use (CooRMv2; zero until pre-allocations exist). */
+  /**
+   * Pre-allocated by evolving jobs and idle: neither in use by their job nor lent to malleable extras (so that the
+   * classes of the breakdown partition the cluster).
+   */
   readonly preallocatedUnused: number;
-  /** Malleable processors above their jobs' minimums. */
+  /** Malleable processors above their jobs' minimums (some of them may fill pre-allocated processors). */
   readonly preemptible: number;
   /** Offered to jobs or waiting for a claim, not yet theirs. */
   readonly earmarked: number;
@@ -23,8 +26,14 @@ export class ClusterState {
   background = 0;
   reachable = true;
   lastPoll = Number.NEGATIVE_INFINITY;
+  /** Rigid and moldable jobs, malleable minimums, and what evolving jobs use (or were promised) of their pre-allocations. */
   nonPreemptible = 0;
+  /** Malleable extras: processors above their jobs' minimums. */
   preemptible = 0;
+  /**
+   * Pre-allocated by evolving jobs and not in use by them. Never given non-preemptibly to another job; malleable
+   * extras may fill them (preemptibly: they are shrunk when the evolving job grows).
+   */
   preallocatedUnused = 0;
   /** Processors offered in grow offers awaiting an answer. */
   offered = 0;
@@ -33,6 +42,8 @@ export class ClusterState {
   reserved = 0;
   /** Running malleable jobs here, in start order (ties by arrival). */
   readonly malleableJobs: import('./job-record.js').JobRecord[] = [];
+  /** Evolving jobs placed here and not ended, in placement order. */
+  readonly evolvingJobs: import('./job-record.js').JobRecord[] = [];
   /** Processors freed since growth last ran here: the trigger for growing running jobs. */
   growDue = false;
 
@@ -40,21 +51,62 @@ export class ClusterState {
     this.cluster = cluster;
   }
 
+  /**
+   * Processors Concertina holds here, pre-allocations whole: malleable extras fill unused pre-allocated processors
+   * before they take any others, so the two overlap.
+   */
   get concertina(): number {
-    return this.nonPreemptible + this.preemptible + this.preallocatedUnused;
+    return this.nonPreemptible + Math.max(this.preallocatedUnused, this.preemptible);
   }
 
-  /** What Concertina may still take here, before reservations for waiting jobs. */
+  /** What Concertina may have here at most: the threshold, and what local users leave. */
+  private get capacity(): number {
+    return this.reachable ? Math.min(this.cluster.processors - this.background, this.cluster.threshold) : 0;
+  }
+
+  /** Malleable extras, with processors offered for growth and not yet answered. */
+  private get extras(): number {
+    return this.preemptible + this.offered;
+  }
+
+  /** What Concertina may still take here non-preemptibly, before reservations for waiting jobs. */
   get free(): number {
-    if (!this.reachable) return 0;
-    const used = this.concertina + this.offered;
-    return Math.max(0, Math.min(this.cluster.processors - this.background - used, this.cluster.threshold - used));
+    return Math.max(0, this.capacity - this.nonPreemptible - Math.max(this.preallocatedUnused, this.extras));
   }
 
   /** What a job may take here now; a job with a reservation here also gets what is set aside for it. */
   availableFor(jobId?: string): number {
+    return Math.max(0, this.free - this.reservedForOthers(jobId));
+  }
+
+  private reservedForOthers(jobId: string | undefined): number {
     const own = jobId === undefined ? 0 : (this.reservations.get(jobId) ?? 0);
-    return Math.max(0, this.free - (this.reserved - own));
+    return this.reserved - own;
+  }
+
+  /** Pre-allocated processors neither used by their evolving job nor filled by malleable extras. */
+  get unfilledPreallocation(): number {
+    return Math.max(0, this.preallocatedUnused - this.extras);
+  }
+
+  /**
+   * What running malleable jobs may grow into (preemptibly): what is free, without what waiting jobs have set
+   * aside, and the unfilled pre-allocated processors.
+   */
+  availableForGrowth(): number {
+    const physical = this.capacity - this.nonPreemptible - this.extras;
+    return Math.max(0, Math.min(physical, Math.max(0, this.free - this.reserved) + this.unfilledPreallocation));
+  }
+
+  /**
+   * The largest pre-allocation an evolving job starting with `initial` of it could be placed with here: room outside
+   * every non-preemptible use and other pre-allocation, with `initial` of it not held by malleable extras.
+   */
+  availableForPreallocation(jobId: string | undefined, initial: number, max: number, shrinkExtras = 0): number {
+    const others = this.reservedForOthers(jobId);
+    const nonPreemptibleRoom = this.capacity - this.nonPreemptible - this.preallocatedUnused - others;
+    const physicalRoom = this.capacity - this.nonPreemptible - Math.max(0, this.extras - shrinkExtras) - others;
+    return Math.max(0, Math.min(nonPreemptibleRoom, physicalRoom + (max - initial)));
   }
 
   reserve(jobId: string, processors: number): void {
@@ -70,6 +122,11 @@ export class ClusterState {
     this.reserved -= had;
   }
 
+  /** How far what Concertina's jobs use or were promised here goes over what it may have (malleable extras to shrink). */
+  get overcommitted(): number {
+    return Math.max(0, this.nonPreemptible + this.extras - this.capacity);
+  }
+
   /** What running malleable jobs here could give back without going below their minimums. */
   get shrinkable(): number {
     let sum = 0;
@@ -77,15 +134,21 @@ export class ClusterState {
     return sum;
   }
 
+  /** What mandatory shrinks could free here for a non-preemptible placement: extras filling pre-allocations free nothing. */
+  get shrinkableForPlacement(): number {
+    return Math.min(this.shrinkable, Math.max(0, this.extras - this.preallocatedUnused));
+  }
+
   breakdown(): CapacityBreakdown {
     const earmarked = this.offered;
-    const idle = Math.max(0, this.cluster.processors - this.background - this.concertina - earmarked);
+    const unfilled = this.unfilledPreallocation;
+    const idle = Math.max(0, this.cluster.processors - this.background - this.nonPreemptible - this.preemptible - earmarked - unfilled);
     return {
       processors: this.cluster.processors,
       threshold: this.cluster.threshold,
       background: this.background,
       nonPreemptible: this.nonPreemptible,
-      preallocatedUnused: this.preallocatedUnused,
+      preallocatedUnused: unfilled,
       preemptible: this.preemptible,
       earmarked,
       idle,

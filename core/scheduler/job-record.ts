@@ -1,5 +1,7 @@
-// A job as the scheduler tracks it while it lives: spec, state history, placement, and a malleable job's sizes.
+// A job as the scheduler tracks it while it lives: spec, state history, placement, and a malleable or evolving job's
+// sizes.
 import type { PlacedComponent } from '../events.js';
+import type { Step } from '../time/step-function.js';
 import { componentRequest, FINAL_STATES, type JobKind, type JobState, type Transition } from '../model/job.js';
 import type { JobSpec } from '../model/schemas.js';
 import type { PlacementPolicy } from '../placement/policy.js';
@@ -35,6 +37,21 @@ export class JobRecord {
   pendingGrow = 0;
   /** Processors the application has agreed to give back but not yet released. */
   releasing = 0;
+  /** Of `releasing`, what it may keep until `releaseBy` (a shrink ahead of an evolving job's announced update). */
+  releasingByDeadline = 0;
+  /** When `releasingByDeadline` must be gone; NaN when nothing is. */
+  releaseBy = Number.NaN;
+  /**
+   * Evolving: processors of its pre-allocation promised to an update (counted as in use, so nobody else is given
+   * them) but not yet asked of the local manager: waiting for mandatory shrinks, or for an announced update's time.
+   */
+  promised = 0;
+  /** Evolving: the updates promised and not yet handed to the local manager, earliest due first. */
+  readonly evolveDemands: Array<{ processors: number; at: number; shrunkFor: boolean }> = [];
+  /** Evolving: a shrink it announced, taking effect at `at`. */
+  announcedShrink: { readonly processors: number; readonly at: number } | undefined = undefined;
+  /** Size over time (processors active), from the start; the last step holds until now. */
+  readonly sizeHistory: Step[] = [];
   /**
    * Most processors the policies may grow it to: its max, or less after an operator shrank it. Decision: an
    * operator's shrink sticks (PRA would otherwise grow the job straight back into what it gave up); an operator's
@@ -96,9 +113,35 @@ export class JobRecord {
   /** Clusters (by index) where the job waits for processors that mandatory shrinks release for it. */
   waitingOn: number[] = [];
 
-  /** Processors Concertina holds for the job: placed, active, and being added. */
+  get evolving(): boolean {
+    return this.kind === 'evolving';
+  }
+
+  /** Evolving: the processors held for it on its cluster for its whole run (its max); 0 for other kinds. */
+  get preallocation(): number {
+    return this.kind === 'evolving' ? this.max : 0;
+  }
+
+  /** Processors a placement must find for it: its minimum, or an evolving job's whole pre-allocation. */
+  get need(): number {
+    return this.kind === 'evolving' ? this.max : this.min;
+  }
+
+  /** Processors Concertina holds for the job: placed, active, being added, and promised to an evolving update. */
   get held(): number {
-    return this.claimed + this.size + this.pendingGrow;
+    return this.claimed + this.size + this.pendingGrow + this.promised;
+  }
+
+  /** Records the size in force from `t` (a later record at the same time replaces it). */
+  recordSize(t: number): void {
+    const last = this.sizeHistory[this.sizeHistory.length - 1];
+    if (last && last.t === t) last.v = this.size;
+    else if (!last || last.v !== this.size) this.sizeHistory.push({ t, v: this.size });
+  }
+
+  /** Processors it agreed to give back at once and still holds. */
+  get releasingNow(): number {
+    return this.releasing - this.releasingByDeadline;
   }
 
   /** Processors a mandatory shrink may still take from it. */

@@ -10,7 +10,7 @@ import type { JobManagementApproach, PassContext } from '../malleability/approac
 import { approach as approachByName } from '../malleability/approaches/index.js';
 import { MalleabilityManager } from '../malleability/manager.js';
 import type { MalleabilityPolicy } from '../malleability/policy.js';
-import { malleabilityPolicy } from '../malleability/registry.js';
+import { malleabilityPolicies, malleabilityPolicy } from '../malleability/registry.js';
 import { placementPolicy } from '../placement/registry.js';
 import type { PlacementContext } from '../placement/policy.js';
 import type { ApplicationPort, InboundMessage, LocalManager } from '../ports.js';
@@ -19,11 +19,12 @@ import { Claimer } from './claimer.js';
 import { ClusterState, type CapacityBreakdown } from './cluster-state.js';
 import { JobRecord } from './job-record.js';
 import { Timers } from './timers.js';
+import type { Step } from '../time/step-function.js';
 
 export interface SchedulerOptions {
   /** Job-management approach: `pra` or `pwa`. */
   approach: string;
-  /** Malleability policy: `fpsma` or `egs`. */
+  /** Malleability policy: `fpsma`, `egs` or `equipartition`. */
   policy: string;
   /** Failed placement tries after which a job fails. */
   triesThreshold: number;
@@ -60,6 +61,18 @@ export interface AdoptedJob {
   readonly submitTime: number;
   readonly startTime?: number;
   readonly ended?: { readonly state: 'completed' | 'failed' | 'cancelled'; readonly reason: string };
+}
+
+/**
+ * A job's views (CooRMv2), in absolute scheduler time; the last step of each holds on. `nonPreemptive`: what it may
+ * hold with a guarantee (an evolving job: its pre-allocation); `preemptive`: what it could hold preemptibly now and
+ * ahead (a malleable job: its size and what it could grow into, less what it must release by a deadline);
+ * `allocated`: its size so far.
+ */
+export interface JobViews {
+  readonly nonPreemptive: Step[];
+  readonly preemptive: Step[];
+  readonly allocated: Step[];
 }
 
 /** What an operator's resize set going: processors offered to the job, or asked back from it. */
@@ -151,7 +164,7 @@ export class Scheduler {
 
   setPolicy(name: string): Result<void> {
     const p = malleabilityPolicy(name);
-    if (!p) return fail([{ path: 'policy', message: `must be one of fpsma, egs (got "${name}")` }]);
+    if (!p) return fail([{ path: 'policy', message: `must be one of ${Object.keys(malleabilityPolicies).join(', ')} (got "${name}")` }]);
     this.malleability.policy = p;
     return ok(undefined);
   }
@@ -280,7 +293,8 @@ export class Scheduler {
     const state = this.clusters[cluster.index]!;
     if (adopted.startTime === undefined) {
       // Launched, its local jobs not all running yet: held as a placed job until the manager answers `started`.
-      if (job.malleable) this.account(job, () => (job.claimed = adopted.processors));
+      if (job.evolving) this.holdPreallocation(job);
+      if (job.malleable || job.evolving) this.account(job, () => (job.claimed = adopted.processors));
       else state.nonPreemptible += adopted.processors;
       job.transition('claiming', now, `adopted after a restart: launched on ${cluster.name}, waiting for its local jobs to start`);
       this.emit(now, { type: 'job.adopted', jobId: id, cluster: cluster.name, size: adopted.processors, state: 'claiming' });
@@ -289,10 +303,14 @@ export class Scheduler {
     if (job.malleable) {
       this.account(job, () => (job.size = adopted.processors));
       state.malleableJobs.push(job);
+    } else if (job.evolving) {
+      this.holdPreallocation(job);
+      this.account(job, () => (job.size = adopted.processors));
     } else {
       state.nonPreemptible += adopted.processors;
       job.size = adopted.processors;
     }
+    job.recordSize(adopted.startTime);
     job.startedComponents = 1;
     job.startTime = adopted.startTime;
     job.transition('running', now, `adopted after a restart: running on ${cluster.name} with ${adopted.processors} processors`);
@@ -333,7 +351,7 @@ export class Scheduler {
     if (delta > 0) {
       const room = job.max - job.held;
       if (delta > room) return fail([{ path: 'delta', message: `would take job ${jobId} beyond its maximum (${job.held} of max ${job.max}: grow by ${room} at most)` }]);
-      const free = state.availableFor();
+      const free = state.availableForGrowth();
       if (free === 0) return fail([{ path: 'delta', message: `no processors are free for growth on ${cluster}` }]);
       const processors = Math.min(delta, free);
       job.cap = job.max;
@@ -389,6 +407,8 @@ export class Scheduler {
     for (let round = 0; round < 4 && (this.passRequested || this.arrivals.length > 0); round++) {
       const onlyArrivals = !this.passRequested;
       this.passRequested = false;
+      // Updates inside pre-allocations are guaranteed: they go before anything the approach decides.
+      for (const state of this.evolvingClusters()) this.serveUpdates(state, now);
       this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
       this.arrivals = [];
     }
@@ -419,6 +439,8 @@ export class Scheduler {
         return this.malleability.onGrowAnswer(message.offerId, message.accepted, now);
       case 'shrinkAnswer':
         return this.malleability.onShrinkAnswer(message.offerId, message.accepted, now);
+      case 'update':
+        return this.update(message.jobId, message.processors, message.announceS ?? 0, now);
     }
     const job = this.jobsById.get(message.jobId);
     if (!job || job.ended) return;
@@ -466,7 +488,7 @@ export class Scheduler {
   private growRunning(state: ClusterState, now: number): boolean {
     if (!state.growDue || this.malleability.busy(state)) return false;
     state.growDue = false;
-    const free = state.availableFor();
+    const free = state.availableForGrowth();
     if (free <= 0 || !state.malleableJobs.some((j) => j.growable > 0)) return false;
     this.malleability.grow(state, free, now);
     return true;
@@ -480,12 +502,13 @@ export class Scheduler {
     for (const s of this.clusters) {
       const free = s.availableFor();
       mostFree = Math.max(mostFree, free);
-      if (shrinkToPlace && !this.malleability.busy(s)) mostWithShrink = Math.max(mostWithShrink, free + s.shrinkable);
+      if (shrinkToPlace && !this.malleability.busy(s)) mostWithShrink = Math.max(mostWithShrink, free + s.shrinkableForPlacement);
     }
     const scan = only ? (visit: (job: JobRecord) => TryOutcome) => this.queue.scanOnly(only, visit) : (visit: (job: JobRecord) => TryOutcome) => this.queue.scan(visit);
     scan((job) => {
       // The common case on a full grid, kept short: a single-cluster job larger than what any cluster has free.
-      if (job.waitingOn.length === 0 && job.singleCluster && job.min > mostFree && !(shrinkToPlace && job.min <= mostWithShrink)) {
+      // An evolving job's pre-allocation may overlap malleable extras: it is not bounded by what is free.
+      if (job.waitingOn.length === 0 && job.singleCluster && !job.evolving && job.min > mostFree && !(shrinkToPlace && job.min <= mostWithShrink)) {
         job.tooLarge(job.min, mostFree);
         return this.failedTry(job, undefined, now);
       }
@@ -511,16 +534,16 @@ export class Scheduler {
     now: number,
   ): TryOutcome {
     const policy = job.placementPolicy;
-    const need = job.min;
+    const need = job.need;
     const waiting = job.waitingOn.length > 0;
     if (waiting && job.waitingOn.some((i) => this.malleability.busy(this.clusters[i]!))) return 'kept';
 
     let reason: string;
-    if (!waiting && need > mostFree && job.singleCluster) {
+    if (!waiting && need > mostFree && job.singleCluster && !job.evolving) {
       job.tooLarge(need, mostFree);
       reason = job.lastFailure;
     } else {
-      const placement = policy.place(job.spec, this.view((i) => this.clusters[i]!.availableFor(job.id)));
+      const placement = policy.place(job.spec, this.view((i) => this.roomFor(job, this.clusters[i]!, false)));
       if (placement.ok) {
         this.place(job, placement.components, policy.name, now);
         return 'placed';
@@ -529,14 +552,11 @@ export class Scheduler {
     }
     if (waiting) this.dropReservations(job);
 
-    if (shrinkToPlace && (need <= mostWithShrink || !job.singleCluster)) {
+    if (shrinkToPlace && (need <= mostWithShrink || !job.singleCluster || job.evolving)) {
       const busy = (i: number) => this.malleability.busy(this.clusters[i]!);
       const withShrink = policy.place(
         job.spec,
-        this.view((i) => {
-          const s = this.clusters[i]!;
-          return s.availableFor(job.id) + (busy(i) ? 0 : s.shrinkable);
-        }),
+        this.view((i) => this.roomFor(job, this.clusters[i]!, !busy(i))),
       );
       if (withShrink.ok) {
         reason = this.shrinkToPlace(job, withShrink.components, now);
@@ -555,7 +575,7 @@ export class Scheduler {
     const asked: string[] = [];
     for (const [i, processors] of perCluster) {
       const state = this.clusters[i]!;
-      const missing = processors - state.availableFor(job.id);
+      const missing = processors - this.roomFor(job, state, false);
       state.reserve(job.id, processors);
       job.waitingOn.push(i);
       if (missing > 0) {
@@ -564,6 +584,19 @@ export class Scheduler {
       }
     }
     return asked.length ? `waiting for mandatory shrinks to release ${asked.join(', ')}` : 'processors set aside; placing at the next pass';
+  }
+
+  /** What a placement of `job` may take on a cluster now, or with mandatory shrinks of malleable extras there. */
+  private roomFor(job: JobRecord, state: ClusterState, withShrink: boolean): number {
+    if (!job.evolving) {
+      const free = state.availableFor(job.id) + (withShrink ? state.shrinkableForPlacement : 0);
+      // Decision: a malleable job whose minimum fits may start above it into what growth could take (unused
+      // pre-allocated processors included): what it has above its minimum is preemptible, as grown processors are.
+      if (job.malleable && free >= job.min && !withShrink) return Math.max(free, state.availableForGrowth());
+      return free;
+    }
+    const initial = componentRequest(job.spec, 0).initial;
+    return state.availableForPreallocation(job.id, initial, job.max, withShrink ? state.shrinkable : 0);
   }
 
   private view(available: (clusterIndex: number) => number): PlacementContext {
@@ -577,7 +610,11 @@ export class Scheduler {
     job.components = components;
     job.clusterIndex = this.grid.cluster(components[0]!.cluster)!.index;
     if (job.malleable) this.account(job, () => (job.claimed = components[0]!.processors));
-    else for (const c of components) this.clusterOf(c.cluster).nonPreemptible += c.processors;
+    else if (job.evolving) {
+      // Its whole pre-allocation is held from now; it uses `initial` of it.
+      this.holdPreallocation(job);
+      this.account(job, () => (job.claimed = componentRequest(job.spec, 0).initial));
+    } else for (const c of components) this.clusterOf(c.cluster).nonPreemptible += c.processors;
     const where = components.map((c) => `${c.processors} on ${c.cluster}`).join(', ');
     job.transition('claiming', now, `placed by ${policy}: ${where}`);
     this.emit(now, { type: 'job.placed', jobId: job.id, policy, components });
@@ -588,7 +625,9 @@ export class Scheduler {
     job.launched = true;
     job.components.forEach((c, component) => {
       const spec = job.spec.components[Math.min(component, job.spec.components.length - 1)]!;
-      this.managerOf(c.cluster).submit({ jobId: job.id, component, processors: c.processors, program: spec.program, args: spec.args, tag: this.tagFor(job) });
+      // An evolving job's local job starts with its initial size; the rest of its pre-allocation is added by updates.
+      const processors = job.evolving ? job.claimed : c.processors;
+      this.managerOf(c.cluster).submit({ jobId: job.id, component, processors, program: spec.program, args: spec.args, tag: this.tagFor(job) });
     });
   }
 
@@ -611,7 +650,7 @@ export class Scheduler {
 
   private started(job: JobRecord, processors: number, now: number): void {
     job.startedComponents++;
-    if (job.malleable) {
+    if (job.malleable || job.evolving) {
       this.account(job, () => {
         job.claimed -= processors;
         job.size += processors;
@@ -622,7 +661,9 @@ export class Scheduler {
     const first = job.components[0]!;
     job.transition('running', now, `started on ${job.components.map((c) => c.cluster).join(', ')}`);
     if (job.malleable) this.clusters[job.clusterIndex]!.malleableJobs.push(job);
-    this.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size });
+    job.recordSize(now);
+    if (job.evolving) this.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size, preallocation: job.preallocation });
+    else this.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size });
   }
 
   // ---- malleability ----------------------------------------------------------------------------------------------
@@ -640,11 +681,15 @@ export class Scheduler {
       job.size += n;
     });
     const cluster = job.components[0]!.cluster;
-    this.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: n, size: job.size });
+    job.recordSize(now);
+    if (job.evolving) this.emit(now, { type: 'job.evolved', jobId: job.id, cluster, size: job.size, preallocation: job.preallocation });
+    else this.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: n, size: job.size });
     this.applications.resized(job.id, job.size);
   }
 
   private released(job: JobRecord, processors: number, requested: boolean, now: number): void {
+    // Decision: an evolving job letting processors go on its own is a spontaneous update to the smaller size.
+    if (job.evolving) return this.update(job.id, Math.max(job.min, job.held - processors), 0, now);
     // Decision: a malleable job never drops below its minimum; a release past it is not taken from the count.
     const n = Math.max(0, Math.min(processors, job.size - job.min));
     if (n === 0) return;
@@ -652,12 +697,193 @@ export class Scheduler {
       job.size -= n;
       job.releasing = Math.max(0, job.releasing - n);
     });
+    // Releases pay what is owed at once first, then what is owed by a deadline.
+    job.releasingByDeadline = Math.min(job.releasingByDeadline, job.releasing);
     const state = this.clusters[job.clusterIndex]!;
     this.managers[job.clusterIndex]!.shrink(job.id, n);
+    if (job.releasingByDeadline === 0) job.releaseBy = Number.NaN;
+    job.recordSize(now);
     this.emit(now, { type: 'job.shrunk', jobId: job.id, cluster: state.cluster.name, processors: n, size: job.size, voluntary: !requested });
     this.growthDue(state);
     this.passRequested = true;
     this.malleability.onJobChanged(job, now);
+  }
+
+  // ---- evolving jobs --------------------------------------------------------------------------------------------
+
+  /**
+   * An evolving job asks for a new total size (ApplicationMessage `update`). Inside its pre-allocation a grow is
+   * guaranteed: its processors are promised at once (nobody else is given them from now), malleable extras holding
+   * them are shrunk mandatorily — at once for a spontaneous update, by its time for an announced one — and the local
+   * manager is asked for them when the update takes effect. A shrink frees processors for malleable growth.
+   */
+  private update(jobId: string, processors: number, announceS: number, now: number): void {
+    const job = this.jobsById.get(jobId);
+    const refuse = (reason: string) => {
+      this.emit(now, { type: 'evolve.refused', jobId, reason });
+      this.applications.updateRefused(jobId, reason);
+    };
+    if (!job) return refuse(`names no job ("${jobId}")`);
+    if (!job.evolving) return refuse(`job ${jobId} is not evolving (it is ${job.kind}): only an evolving job asks for updates`);
+    if (job.state !== 'running') return refuse(`job ${jobId} is not running (it is ${job.state})`);
+    if (!Number.isInteger(processors) || processors < job.min || processors > job.max) {
+      return refuse(`asks for ${processors} processors, outside its ${job.min}..${job.max}: an update must stay inside its pre-allocation of ${job.max}`);
+    }
+    if (!Number.isFinite(announceS) || announceS < 0) return refuse(`announceS must be a number of seconds, 0 or more (got ${announceS})`);
+    if (processors < job.held && job.pendingGrow > 0 && processors < job.size + job.promised) {
+      return refuse(`${job.pendingGrow} processors of an earlier update are still being activated; ask again once resized`);
+    }
+    const cluster = job.components[0]!.cluster;
+    this.emit(now, { type: 'evolve.requested', jobId, cluster, processors, announceS });
+    this.settleAnnounced(job, now);
+    if (announceS > 0 && processors < job.held) {
+      // Decision: an announced shrink keeps its processors until its time, then takes effect like a spontaneous one.
+      const shrink = { processors, at: now + announceS };
+      job.announcedShrink = shrink;
+      this.timers.at(shrink.at, (t) => {
+        if (job.announcedShrink !== shrink || job.state !== 'running') return;
+        job.announcedShrink = undefined;
+        this.applyUpdate(job, processors, 0, t);
+      });
+      return;
+    }
+    this.applyUpdate(job, processors, announceS, now);
+  }
+
+  /**
+   * Before a new update: an announced shrink due now takes effect first; announced updates not yet due are dropped.
+   * Decision: the newest update is the job's word on its future, so it supersedes what it announced before.
+   */
+  private settleAnnounced(job: JobRecord, now: number): void {
+    const shrink = job.announcedShrink;
+    job.announcedShrink = undefined;
+    if (shrink && shrink.at <= now) this.applyUpdate(job, shrink.processors, 0, now);
+    let dropped = 0;
+    for (let i = job.evolveDemands.length - 1; i >= 0; i--) {
+      const d = job.evolveDemands[i]!;
+      if (d.at <= now) continue;
+      dropped += d.processors;
+      job.evolveDemands.splice(i, 1);
+    }
+    if (dropped === 0) return;
+    this.account(job, () => (job.promised -= dropped));
+    this.growthDue(this.clusters[job.clusterIndex]!);
+    this.passRequested = true;
+  }
+
+  private applyUpdate(job: JobRecord, processors: number, announceS: number, now: number): void {
+    const jobId = job.id;
+    const cluster = job.components[0]!.cluster;
+    const state = this.clusters[job.clusterIndex]!;
+    if (processors > job.held) {
+      const more = processors - job.held;
+      this.account(job, () => (job.promised += more));
+      const at = now + announceS;
+      let i = job.evolveDemands.length;
+      while (i > 0 && job.evolveDemands[i - 1]!.at > at) i--;
+      job.evolveDemands.splice(i, 0, { processors: more, at, shrunkFor: false });
+      if (announceS > 0) this.timers.at(at, (t) => this.serveUpdates(state, t));
+      this.serveUpdates(state, now);
+      return;
+    }
+    let fewer = job.held - processors;
+    // Promises not yet handed to the local manager go first, the latest first.
+    while (fewer > 0 && job.evolveDemands.length > 0) {
+      const last = job.evolveDemands[job.evolveDemands.length - 1]!;
+      const k = Math.min(fewer, last.processors);
+      last.processors -= k;
+      if (last.processors === 0) job.evolveDemands.pop();
+      this.account(job, () => (job.promised -= k));
+      fewer -= k;
+    }
+    // Decision: never below its minimum in use, even while an earlier grow is still being activated.
+    fewer = Math.min(fewer, job.size - job.min);
+    if (fewer > 0) {
+      this.account(job, () => (job.size -= fewer));
+      this.managers[job.clusterIndex]!.shrink(job.id, fewer);
+    }
+    job.recordSize(now);
+    this.emit(now, { type: 'job.evolved', jobId, cluster, size: job.size, preallocation: job.preallocation });
+    this.applications.resized(jobId, job.size);
+    // Processors of its pre-allocation came free: malleable jobs may fill them.
+    this.growthDue(state);
+    this.passRequested = true;
+  }
+
+  /** Clusters where an evolving job waits for promised processors. */
+  private evolvingClusters(): ClusterState[] {
+    return this.clusters.filter((s) => s.evolvingJobs.some((j) => j.promised > 0));
+  }
+
+  /**
+   * Serves the evolving jobs' promised processors on a cluster: first mandatory shrinks of malleable extras where
+   * the promises leave Concertina over what the cluster has (once per update; the deadline is the earliest announced
+   * update's time, none for a spontaneous one), then each update whose time has come is handed to the local manager.
+   */
+  private serveUpdates(state: ClusterState, now: number): void {
+    if (this.malleability.busyForUpdates(state)) return;
+    let unshrunk = 0;
+    let due = false;
+    let deadline = Number.POSITIVE_INFINITY;
+    for (const job of state.evolvingJobs) {
+      for (const d of job.evolveDemands) {
+        if (d.shrunkFor) continue;
+        unshrunk += d.processors;
+        deadline = Math.min(deadline, d.at);
+        if (d.at <= now) due = true;
+      }
+    }
+    const shortage = Math.min(state.overcommitted, unshrunk);
+    if (shortage > 0 && state.shrinkable > 0) {
+      for (const job of state.evolvingJobs) for (const d of job.evolveDemands) d.shrunkFor = true;
+      this.malleability.shrinkForUpdates(state, shortage, now, due ? undefined : deadline);
+      // A shrink with a deadline ends at once; updates already due are served when releases end the other kind.
+      if (due) return;
+    }
+    for (const job of state.evolvingJobs) {
+      let grant = 0;
+      while (job.evolveDemands.length > 0 && job.evolveDemands[0]!.at <= now) grant += job.evolveDemands.shift()!.processors;
+      if (grant === 0) continue;
+      // Decision: what shrinks could not free (local users took it meanwhile) is asked anyway; the local manager
+      // starts it when it can.
+      this.account(job, () => {
+        job.promised -= grant;
+        job.pendingGrow += grant;
+      });
+      this.managers[job.clusterIndex]!.grow(job.id, grant);
+    }
+  }
+
+  /** A job's views (see JobViews); undefined for an unknown job. */
+  views(jobId: string, now: number): JobViews | undefined {
+    const job = this.jobsById.get(jobId);
+    if (!job) return undefined;
+    const allocated = job.sizeHistory.length ? job.sizeHistory.map((s) => ({ t: s.t, v: s.v })) : [{ t: now, v: 0 }];
+    const end = job.ended ? job.transitions[job.transitions.length - 1]!.time : Number.NaN;
+    const since = (t: number) => (Number.isFinite(t) ? t : now);
+    const until = (steps: Step[]): Step[] => (job.ended && end > steps[steps.length - 1]!.t ? [...steps, { t: end, v: 0 }] : steps);
+    if (job.ended && !Number.isFinite(job.startTime)) return { nonPreemptive: [{ t: end, v: 0 }], preemptive: [{ t: end, v: 0 }], allocated };
+    // Waiting: what it could be placed with now, on the cluster with the most room for it.
+    if (job.state === 'queued' || job.state === 'submitted') {
+      let most = 0;
+      for (const state of this.clusters) most = Math.max(most, this.roomFor(job, state, false));
+      return { nonPreemptive: [{ t: now, v: job.evolving ? Math.min(most, job.max) : most }], preemptive: [{ t: now, v: 0 }], allocated };
+    }
+    const start = since(job.startTime);
+    const guaranteed = job.evolving ? job.preallocation : job.malleable ? job.min : job.components.reduce((sum, c) => sum + c.processors, 0);
+    const nonPreemptive = until([{ t: start, v: guaranteed }]);
+    if (!job.malleable || job.ended || job.clusterIndex < 0) return { nonPreemptive, preemptive: until([{ t: start, v: 0 }]), allocated };
+    const state = this.clusters[job.clusterIndex]!;
+    const hold = job.held - job.releasing;
+    const could = Math.min(job.cap, hold + state.availableForGrowth());
+    const preemptive: Step[] = [{ t: now, v: could }];
+    // Decision: processors promised to an announced update are not offered for growth from its announcement on;
+    // what a job already holds of them is its own until the deadline, and its view steps down there.
+    if (job.releasingByDeadline > 0 && job.releaseBy > now) {
+      preemptive[0] = { t: now, v: could + job.releasingByDeadline };
+      preemptive.push({ t: job.releaseBy, v: could });
+    }
+    return { nonPreemptive, preemptive, allocated };
   }
 
   // ---- the end -------------------------------------------------------------------------------------------------
@@ -669,6 +895,7 @@ export class Scheduler {
     const freed = job.components.length > 0 || job.waitingOn.length > 0;
     this.dropReservations(job);
     if (job.components.length) this.unaccount(job);
+    if (job.sizeHistory.length) job.recordSize(now);
     job.transition(state, now, reason);
     this.live--;
     this.emit(now, { type: 'job.ended', jobId: job.id, state, reason, tries: job.tries });
@@ -684,19 +911,45 @@ export class Scheduler {
     const before = job.held;
     change();
     const after = job.held;
+    if (job.evolving) {
+      // What an evolving job holds moves between its pre-allocation's unused part and non-preemptible use.
+      state.nonPreemptible += after - before;
+      state.preallocatedUnused -= after - before;
+      return;
+    }
     state.nonPreemptible += Math.min(after, job.min) - Math.min(before, job.min);
     state.preemptible += Math.max(0, after - job.min) - Math.max(0, before - job.min);
   }
 
+  /** Holds an evolving job's whole pre-allocation on its cluster, all of it unused so far. */
+  private holdPreallocation(job: JobRecord): void {
+    const state = this.clusters[job.clusterIndex]!;
+    state.preallocatedUnused += job.preallocation;
+    state.evolvingJobs.push(job);
+  }
+
   /** Gives back everything a placed job holds. */
   private unaccount(job: JobRecord): void {
-    if (job.malleable) {
+    if (job.evolving) {
+      this.account(job, () => {
+        job.claimed = 0;
+        job.size = 0;
+        job.pendingGrow = 0;
+        job.promised = 0;
+      });
+      job.evolveDemands.length = 0;
+      const state = this.clusters[job.clusterIndex]!;
+      state.preallocatedUnused -= job.preallocation;
+      const i = state.evolvingJobs.indexOf(job);
+      if (i >= 0) state.evolvingJobs.splice(i, 1);
+    } else if (job.malleable) {
       this.account(job, () => {
         job.claimed = 0;
         job.size = 0;
         job.pendingGrow = 0;
         job.releasing = 0;
       });
+      job.releasingByDeadline = 0;
       const list = this.clusters[job.clusterIndex]!.malleableJobs;
       const i = list.indexOf(job);
       if (i >= 0) list.splice(i, 1);

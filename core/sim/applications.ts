@@ -1,10 +1,13 @@
 // Simulated applications behind the ApplicationPort: each tracks its progress at its current size, answers grow
-// offers and shrink requests as its model says, and tells its cluster when it is done.
+// offers and shrink requests as its model says, and tells its cluster when it is done. Evolving jobs with the
+// evolving model ask for their own updates (apps/evolving.ts).
 import type { ApplicationMessage, ApplicationPort } from '../ports.js';
 import type { JobSpec } from '../model/schemas.js';
 import { componentRequest } from '../model/job.js';
 import { appModel, type AppModel } from './apps/model.js';
+import { EvolvingRun, workingSetProfile } from './apps/evolving.js';
 import type { EventEngine } from './engine.js';
+import { Random } from '../random.js';
 
 /** Run time of a job that names no application model. */
 export const DEFAULT_RUNTIME_S = 600;
@@ -38,16 +41,41 @@ class RunningApp {
 
 export class SimulatedApplications implements ApplicationPort {
   private readonly apps = new Map<string, RunningApp>();
+  private readonly evolving = new Map<string, EvolvingRun>();
+  /** Updates refused so far, by job (an evolving model asks only inside its pre-allocation, so none are expected). */
+  readonly refusedUpdates = new Map<string, string[]>();
 
   constructor(
     private readonly engine: EventEngine,
     private readonly deliver: (message: ApplicationMessage) => void,
     private readonly finished: (jobId: string) => void,
+    /** Draws each evolving application's working-set profile (forked per job, so one job's draws do not shift another's). */
+    private readonly random: Random = new Random(0),
   ) {}
 
   /** The job's processors are all active: its application starts. */
   start(spec: JobSpec, jobId: string, size: number): void {
     const request = componentRequest(spec, 0);
+    if (spec.kind === 'evolving' && spec.app?.model === 'evolving') {
+      const { phases, phaseS, announceS } = spec.app;
+      const profile = workingSetProfile(this.random.fork(`evolving:${jobId}`), request.min, request.max, size, phases);
+      const run = new EvolvingRun(
+        { profile, phaseS, announceS },
+        {
+          now: () => this.engine.now,
+          at: (t, action) => this.engine.at(t, action),
+          update: (processors, announce) => this.deliver(announce > 0 ? { type: 'update', jobId, processors, announceS: announce } : { type: 'update', jobId, processors }),
+          finished: () => {
+            if (this.evolving.get(jobId) !== run) return;
+            this.evolving.delete(jobId);
+            this.finished(jobId);
+          },
+        },
+      );
+      this.evolving.set(jobId, run);
+      run.start(size);
+      return;
+    }
     const model = appModel(spec.app, spec.walltime ?? DEFAULT_RUNTIME_S);
     const app = new RunningApp(jobId, model, spec.kind === 'malleable' ? request.min : size, spec.kind === 'malleable' ? request.max : size);
     this.apps.set(jobId, app);
@@ -61,11 +89,18 @@ export class SimulatedApplications implements ApplicationPort {
 
   stop(jobId: string): void {
     this.apps.delete(jobId);
+    this.evolving.delete(jobId);
   }
 
   /** Processors the application uses now (for tests). */
   sizeOf(jobId: string): number | undefined {
-    return this.apps.get(jobId)?.size;
+    return this.apps.get(jobId)?.size ?? this.evolving.get(jobId)?.current;
+  }
+
+  updateRefused(jobId: string, reason: string): void {
+    const list = this.refusedUpdates.get(jobId);
+    if (list) list.push(reason);
+    else this.refusedUpdates.set(jobId, [reason]);
   }
 
   offerGrow(offerId: number, jobId: string, processors: number): void {
@@ -75,18 +110,29 @@ export class SimulatedApplications implements ApplicationPort {
     this.deliver({ type: 'growAnswer', offerId, jobId, accepted });
   }
 
-  requestShrink(offerId: number, jobId: string, processors: number): void {
+  requestShrink(offerId: number, jobId: string, processors: number, _mandatory?: boolean, deadline?: number): void {
     const app = this.apps.get(jobId);
     const accepted = app ? Math.min(app.model.acceptShrink(app.committed, processors, app.min), app.size - app.min) : 0;
     this.deliver({ type: 'shrinkAnswer', offerId, jobId, accepted });
     if (!app || accepted <= 0) return;
-    // Decision: adaptation is instantaneous in the simulator; the processors are let go right after the answer.
     app.committed -= accepted;
-    this.setSize(app, app.size - accepted);
-    this.deliver({ type: 'released', jobId, processors: accepted, offerId });
+    const release = () => {
+      if (this.apps.get(jobId) !== app) return;
+      this.setSize(app, app.size - accepted);
+      this.deliver({ type: 'released', jobId, processors: accepted, offerId });
+    };
+    // Decision: adaptation is instantaneous in the simulator; the processors are let go right after the answer, or
+    // kept working until the deadline of a shrink ahead of an announced update.
+    if (deadline !== undefined && deadline > this.engine.now) this.engine.at(deadline, release);
+    else release();
   }
 
   resized(jobId: string, size: number): void {
+    const run = this.evolving.get(jobId);
+    if (run) {
+      if (size !== run.current) run.resize(size);
+      return;
+    }
     const app = this.apps.get(jobId);
     if (app && size !== app.size) this.setSize(app, size);
   }

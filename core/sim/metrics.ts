@@ -79,7 +79,7 @@ interface Tracking {
 
 export class MetricsCollector {
   /** The event types the collector reads; it may subscribe to these only. */
-  static readonly EVENT_TYPES: readonly SchedulerEventType[] = ['job.submitted', 'job.started', 'job.grown', 'job.shrunk', 'job.ended'];
+  static readonly EVENT_TYPES: readonly SchedulerEventType[] = ['job.submitted', 'job.started', 'job.grown', 'job.shrunk', 'job.evolved', 'job.ended'];
 
   private readonly tracked = new Map<string, Tracking>();
   private readonly finished: Tracking[] = [];
@@ -135,6 +135,12 @@ export class MetricsCollector {
         if (e.voluntary) this.voluntary++;
         else this.shrinkTimes.push(e.t);
         this.resize(j, e.t, e.size);
+        return;
+      }
+      case 'job.evolved': {
+        // An evolving job's own updates change its size; they are not the malleability manager's grows or shrinks.
+        const j = this.tracked.get(e.jobId);
+        if (j) this.resize(j, e.t, e.size);
         return;
       }
       case 'job.ended': {

@@ -3,6 +3,7 @@
 import type { SchedulerEvent } from '../events.js';
 import type { InboundMessage } from '../ports.js';
 import { buildGrid } from '../model/grid.js';
+import { componentRequest } from '../model/job.js';
 import type { FieldError } from '../model/result.js';
 import type { GridSpec, JobSpec } from '../model/schemas.js';
 import { Random } from '../random.js';
@@ -83,7 +84,7 @@ export class SimWorld {
           },
         }, config.launchDelayS ?? 0),
     );
-    this.applications = new SimulatedApplications(this.engine, deliver, (jobId) => this.applicationFinished(jobId));
+    this.applications = new SimulatedApplications(this.engine, deliver, (jobId) => this.applicationFinished(jobId), random.fork('applications'));
     this.scheduler = new Scheduler(grid, this.clusters, this.applications, config.scheduler);
     this.scheduler.on((e) => this.onEvent(e, recordMetrics), recordMetrics ? MetricsCollector.EVENT_TYPES : ['job.ended']);
     this.jobs = [...config.jobs].sort((a, b) => a.submitTime - b.submitTime);
@@ -179,7 +180,8 @@ export class SimWorld {
     if (!job) return;
     const started = (this.startedComponents.get(jobId) ?? 0) + processors;
     // The application starts once all its components are running.
-    const total = job.components.reduce((s, c) => s + c.processors, 0);
+    // An evolving job's local job starts with its initial size, not its whole pre-allocation.
+    const total = job.evolving ? componentRequest(job.spec, 0).initial : job.components.reduce((s, c) => s + c.processors, 0);
     if (started < total) {
       this.startedComponents.set(jobId, started);
       return;

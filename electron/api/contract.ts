@@ -74,6 +74,10 @@ export const gridHistoryStateSchema = z.object({
   samples: z.array(z.object({ time: z.number(), clusters: z.array(clusterSnapshot) })),
 });
 
+/** One step of a job's view or size history (core/time/step-function.ts Step): value `v` from time `t` on. */
+const viewStep = z.object({ t: z.number(), v: z.number() });
+export type ViewStep = z.infer<typeof viewStep>;
+
 /** A scheduler event as the API carries it (the core's typed events; only their common fields are checked). */
 const schedulerEvent = z.looseObject({ type: z.string(), t: z.number() });
 
@@ -116,6 +120,14 @@ export const methods = {
   'jobs.events': {
     input: z.strictObject({ jobId: z.string({ error: 'is required' }).min(1, 'is required') }),
     output: z.object({ events: z.array(schedulerEvent) }),
+  },
+  /**
+   * A job's views (CooRMv2) at `now`, absolute times, each last step holding on: what it may hold with a guarantee
+   * (an evolving job's pre-allocation), what it could hold preemptibly now and ahead, and its size so far.
+   */
+  'jobs.views': {
+    input: z.strictObject({ jobId: z.string({ error: 'is required' }).min(1, 'is required') }),
+    output: z.object({ now: z.number(), nonPreemptive: z.array(viewStep), preemptive: z.array(viewStep), allocated: z.array(viewStep) }),
   },
   'jobs.submit': { input: jobSpecSchema, output: z.object({ jobId: z.string() }) },
   'jobs.cancel': { input: z.strictObject({ jobId: z.string().min(1, 'is required') }), output: z.object({ jobId: z.string() }) },
@@ -182,12 +194,20 @@ export const methods = {
     input: z.strictObject({ cluster: clusterName, kind: secretKind, value: z.string({ error: 'is required' }).min(1, 'must not be empty') }),
     output: z.object({ cluster: z.string(), kind: secretKind, persistent: z.boolean() }),
   },
+  /**
+   * Copies the SDK and the demo applications again to a cluster's `<workRoot>/assets` where its copy differs: through
+   * the live run's connection when the cluster is in one, else over a connection of its own. Asynchronous.
+   */
+  'clusters.stageAssets': {
+    input: z.strictObject({ name: clusterName }),
+    output: z.object({ cluster: z.string(), dir: z.string(), copied: z.array(z.string()), unchanged: z.array(z.string()) }),
+  },
   /** Starts a live run on the configured clusters (the simulated run is dropped; `sim.reset` goes back). Asynchronous. */
   'run.startLive': { input: z.strictObject({}), output: z.object({ clusters: z.array(z.string()) }) },
 } as const;
 
 /** Methods whose answer comes asynchronously (they talk to clusters): the dispatcher returns a promise for them. */
-export const ASYNC_METHODS = ['clusters.test', 'clusters.acceptHostKey', 'run.startLive'] as const;
+export const ASYNC_METHODS = ['clusters.test', 'clusters.acceptHostKey', 'clusters.stageAssets', 'run.startLive'] as const;
 export type AsyncMethodName = (typeof ASYNC_METHODS)[number];
 
 export type MethodName = keyof typeof methods;

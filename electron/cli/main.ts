@@ -1,5 +1,5 @@
-// The `concertina` command line: `simulate` one run, or run the paper's `experiment koala`. Any misuse (flag, value,
-// file, input field) ends with one message on stderr and exit code 2; an internal error with its message and 1.
+// The `concertina` command line: `simulate` one run, or run a paper's experiment (`koala`, `coorm`). Any misuse (flag,
+// value, file, input field) ends with one message on stderr and exit code 2; an internal error with its message and 1.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -18,6 +18,7 @@ import { parseGridJson, parseJobsJson } from '../../core/sim/workloads/json.js';
 import { WORKLOAD_PRESETS, workloadPreset } from '../../core/sim/workloads/koala.js';
 import { parseSwf } from '../../core/sim/workloads/swf.js';
 import { ACTIVITY_BUCKET_S, KOALA_DEFAULT_SEEDS } from '../../core/sim/experiments/koala.js';
+import { COORM_DEFAULT_CONFIG } from '../../core/sim/experiments/coorm.js';
 import { UsageError, activityCsv, jobsCsv, prepareOutDir, systemReason, toJson, utilizationCsv, writeOutput } from './export.js';
 
 /** Where the CLI writes; process.stdout and process.stderr unless a test passes its own. */
@@ -314,6 +315,18 @@ export function progressBar(stream: CliStream, unit: string): cliProgress.Single
   );
 }
 
+interface ExperimentFlags {
+  seeds: number;
+  poll: number;
+  backgroundLoad: number;
+  steps?: number;
+  factors?: string;
+  intervals?: string;
+  twoPsaIntervals?: string;
+  json?: boolean;
+  out?: string;
+}
+
 // ---- the program ---------------------------------------------------------------------------------------------
 
 function packageVersion(): string {
@@ -373,21 +386,38 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
 
   program
     .command('experiment')
-    .description("Run one of the paper's experiments: koala (section VII, Figures 7 and 8).")
-    .argument('<name>', 'experiment: koala', choice('experiment', ['koala']))
-    .addOption(new Option('--seeds <n>', 'seeds per combination (1..n)').default(KOALA_DEFAULT_SEEDS).argParser(wholeNumber('--seeds', 1, MAX_SEEDS)))
-    .addOption(new Option('--poll <seconds>', 'information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))
+    .description("Run one of the papers' experiments: koala (KOALA section VII, Figures 7 and 8) or coorm (CooRMv2 section 5, Figures 9-11).")
+    .argument('<name>', 'experiment: koala or coorm', choice('experiment', ['koala', 'coorm']))
+    .addOption(new Option('--seeds <n>', 'seeds per combination (1..n)').default(KOALA_DEFAULT_SEEDS, `koala ${KOALA_DEFAULT_SEEDS}, coorm ${COORM_DEFAULT_CONFIG.seeds}`).argParser(wholeNumber('--seeds', 1, MAX_SEEDS)))
+    .addOption(new Option('--poll <seconds>', 'koala: information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))
     .addOption(
-      new Option('--background-load <fraction>', 'share of DAS-3 busy with local users bypassing the scheduler')
+      new Option('--background-load <fraction>', 'koala: share of DAS-3 busy with local users bypassing the scheduler')
         .default(DAS3_BACKGROUND_UTILISATION)
         .argParser(fraction('--background-load')),
     )
-    .option('--json', 'print the runs and observations as one JSON object')
-    .option('--out <dir>', 'directory for the report, CSV files and SVG plots', './koala-experiment')
-    .action(async (_name: string, options: { seeds: number; poll: number; backgroundLoad: number; json?: boolean; out: string }) => {
+    .addOption(new Option('--steps <n>', 'coorm: AMR steps per run (default 1000)').argParser(wholeNumber('--steps', 1, 100_000)))
+    .option('--factors <list>', 'coorm: overcommit factors of Figure 9, comma-separated')
+    .option('--intervals <list>', 'coorm: announce intervals of Figure 10 in seconds, comma-separated')
+    .option('--two-psa-intervals <list>', 'coorm: announce intervals of Figure 11 in seconds, comma-separated')
+    .option('--json', 'print the results as one JSON object')
+    .option('--out <dir>', 'directory for the report, CSV files and SVG plots (default: ./<name>-experiment)')
+    .action(async (name: string, options: ExperimentFlags, command: Command) => {
+      const given = (flag: string) => command.getOptionValueSource(flag) === 'cli';
+      const onlyFor = (flags: readonly string[], experiment: string) => {
+        const wrong = flags.find(given);
+        if (wrong) throw new UsageError(`--${wrong.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to experiment ${experiment} only`);
+      };
       // Loaded only here: echarts takes most of a second to load.
+      if (name === 'coorm') {
+        onlyFor(['poll', 'backgroundLoad'], 'koala');
+        const { coormExperimentCommand, coormConfigFromFlags } = await import('./experiment-coorm.js');
+        const out = options.out ?? './coorm-experiment';
+        done(await coormExperimentCommand({ config: coormConfigFromFlags({ ...options, seeds: given('seeds') ? options.seeds : undefined }), json: options.json, out }, io));
+        return;
+      }
+      onlyFor(['steps', 'factors', 'intervals', 'twoPsaIntervals'], 'coorm');
       const { koalaExperimentCommand } = await import('./experiment.js');
-      done(await koalaExperimentCommand(options, io));
+      done(await koalaExperimentCommand({ ...options, out: options.out ?? './koala-experiment' }, io));
     });
   program
     .command('serve')

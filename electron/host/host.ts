@@ -112,6 +112,12 @@ export class Host {
         const events = this.store ? this.store.events(jobId) : this.recentEvents.filter((e) => 'jobId' in e && e.jobId === jobId);
         return { ok: true, value: { events } };
       },
+      'jobs.views': ({ jobId }) => {
+        const now = this.now();
+        const views = this.scheduler.views(jobId, now);
+        if (!views) return { ok: false, errors: [{ path: 'jobId', message: `no job "${jobId}"` }] };
+        return { ok: true, value: { now, ...views } };
+      },
       'jobs.submit': (spec) => {
         if (this.resuming) return this.stillResuming();
         this.tick();
@@ -212,6 +218,7 @@ export class Host {
       'clusters.test': (config) => this.clusters.test(config),
       'clusters.acceptHostKey': ({ host, port, fingerprint, cluster }) => this.clusters.acceptHostKey(host, port, fingerprint, cluster),
       'clusters.setSecret': ({ cluster, kind, value }) => this.clusters.setSecret(cluster, kind, value),
+      'clusters.stageAssets': ({ name }) => this.stageAssets(name),
       'run.startLive': () => this.startLive(),
       'lab.list': () => ({ ok: true, value: { runs: this.lab.list() } }),
       'lab.result': ({ runId }) => this.lab.result(runId),
@@ -277,6 +284,25 @@ export class Host {
   /** Runs a command on the run's scheduler at its current time (through the live world, which re-arms its timer). */
   private act<T>(command: (scheduler: Scheduler, now: number) => T): T {
     return this.live ? this.live.act(command) : command(this.world.scheduler, this.world.engine.now);
+  }
+
+  /**
+   * `clusters.stageAssets`: through the live run's connection to the cluster when it is in the run, else (no live
+   * run, or the cluster not reached in it) over a connection of its own.
+   */
+  private async stageAssets(name: string): Promise<ApiResult<'clusters.stageAssets'>> {
+    const config = this.clusters.configs().find((c) => c.name === name);
+    if (!config) return { ok: false, errors: [{ path: 'name', message: `names no cluster ("${name}")` }] };
+    const live = this.live;
+    if (live?.stageAssets) {
+      try {
+        const [staged] = await live.stageAssets(name);
+        if (staged) return { ok: true, value: { cluster: name, dir: staged.dir, copied: [...staged.copied], unchanged: [...staged.unchanged] } };
+      } catch (error) {
+        return { ok: false, errors: [{ path: 'name', message: `${name}: the assets cannot be staged: ${error instanceof Error ? error.message : String(error)}` }] };
+      }
+    }
+    return this.clusters.stageAssets(config);
   }
 
   /** `run.startLive`: a live run on the configured clusters replaces the current run once its world has started. */

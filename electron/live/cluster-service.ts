@@ -5,7 +5,9 @@ import type { Store } from '../store/store.js';
 import { KnownHosts, defaultKnownHostsFile } from '../../runners/ssh/known-hosts.js';
 import { liveClusterSchema, type LiveClusterConfig } from '../../runners/live/types.js';
 import { ClusterSecrets, type SecretCipher } from './cluster-secrets.js';
-import { testConnection } from './connection-test.js';
+import { clusterAssetsDir, collectAssets, stageAssets } from '../../runners/live/asset-staging.js';
+import { repositoryAssetsDir } from '../../runners/live/live-world.js';
+import { openClusterRunner, testConnection } from './connection-test.js';
 import { acceptPresentedKey } from './host-keys.js';
 
 export interface ClusterServiceOptions {
@@ -71,6 +73,28 @@ export class ClusterService {
       ...(this.options.sshConfigFile !== undefined ? { sshConfigFile: this.options.sshConfigFile } : {}),
     });
     return { ok: true, value: result };
+  }
+
+  /**
+   * Copies the SDK and the demo applications to the cluster where its copy differs, over a connection of its own
+   * (strict host keys, as "test connection"); a live run stages through its own connection instead (see the host).
+   */
+  async stageAssets(config: LiveClusterConfig, assetsSource = repositoryAssetsDir()): Promise<ApiResult<'clusters.stageAssets'>> {
+    let runner;
+    try {
+      runner = await openClusterRunner(config, {
+        knownHosts: this.knownHosts,
+        secrets: this.secrets.sourceFor(config),
+        ...(this.options.sshConfigFile !== undefined ? { sshConfigFile: this.options.sshConfigFile } : {}),
+      });
+      const dir = await clusterAssetsDir(runner, config.workRoot);
+      const result = await stageAssets(runner, dir, collectAssets(assetsSource));
+      return { ok: true, value: { cluster: config.name, dir: result.dir, copied: [...result.copied], unchanged: [...result.unchanged] } };
+    } catch (error) {
+      return fail('name', `${config.name}: the assets cannot be staged: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      await runner?.close().catch(() => undefined);
+    }
   }
 
   async acceptHostKey(host: string, port: number, fingerprint: string, cluster?: LiveClusterConfig): Promise<ApiResult<'clusters.acceptHostKey'>> {

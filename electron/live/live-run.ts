@@ -50,6 +50,15 @@ export function clustersSecretSource(clusters: readonly LiveClusterConfig[], sou
   };
 }
 
+/**
+ * A cluster's own figures where the grid holds a placeholder size (it joined after start, or has not yet): idle is
+ * the scheduler's, bounded by what the cluster really has.
+ */
+function ownCapacity(c: ClusterSnapshot, capacity: NonNullable<LiveClusterState['capacity']>) {
+  const held = c.nonPreemptible + c.preemptible + c.preallocatedUnused + c.earmarked;
+  return { ...capacity, idle: Math.min(c.idle, Math.max(0, capacity.processors - capacity.background - held)) };
+}
+
 /** `~/x` and the absolute path the transport resolved it to are the same file. */
 function sameFile(configured: string, resolved: string): boolean {
   return configured === resolved || (configured.startsWith('~/') && resolved.endsWith(configured.slice(1)));
@@ -66,6 +75,7 @@ export function liveClusterSnapshots(snapshots: readonly ClusterSnapshot[], stat
     const state = byName.get(c.name);
     return {
       ...c,
+      ...(state?.capacity && ownCapacity(c, state.capacity)),
       lastPoll: Number.isFinite(c.lastPoll) ? c.lastPoll : null,
       ...(state ? { connection: state.connection, ...(state.lastError !== undefined ? { lastError: state.lastError } : {}) } : {}),
     };

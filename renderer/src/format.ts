@@ -24,7 +24,7 @@ export function describeEvent(e: import('./api/types.js').SchedulerEvent): strin
     case 'claim.failed':
       return e.reason;
     case 'job.started':
-      return `on ${e.cluster}, size ${e.size}`;
+      return `on ${e.cluster}, size ${e.size}${e.preallocation !== undefined ? `, pre-allocation ${e.preallocation} held` : ''}`;
     case 'job.adopted':
       return `after a restart, ${e.state} on ${e.cluster} with ${e.size} processors`;
     case 'grow.offered':
@@ -38,6 +38,12 @@ export function describeEvent(e: import('./api/types.js').SchedulerEvent): strin
       return `${e.processors} on ${e.cluster}${e.mandatory ? ' (mandatory)' : ''} (offer ${e.offerId})${e.operator ? ' by the operator' : ''}`;
     case 'job.shrunk':
       return `−${e.processors} on ${e.cluster} → ${e.size}${e.voluntary ? ' (voluntary)' : ''}`;
+    case 'evolve.requested':
+      return e.announceS > 0 ? `asks for ${e.processors} on ${e.cluster} in ${e.announceS} s (announced)` : `asks for ${e.processors} on ${e.cluster} now`;
+    case 'job.evolved':
+      return `now ${e.size} of its pre-allocation of ${e.preallocation} on ${e.cluster}`;
+    case 'evolve.refused':
+      return `update refused: ${e.reason}`;
     case 'job.ended':
       return `${e.state}${e.reason ? `: ${e.reason}` : ''}`;
     case 'cluster.polled':

@@ -109,3 +109,15 @@ async function readRemote(runner: CommandRunner, dir: string, files: readonly As
   }
   return out;
 }
+
+/**
+ * Where staging puts a cluster's assets: `<workRoot>/assets`, a relative workRoot anchored at the login directory
+ * (as the live world does).
+ */
+export async function clusterAssetsDir(runner: CommandRunner, workRoot: string, options: { timeoutMs?: number } = {}): Promise<string> {
+  if (workRoot.startsWith('/')) return `${workRoot.replace(/\/+$/, '')}/assets`;
+  const probe = await runner.run('cd && pwd', { timeoutMs: options.timeoutMs ?? 30_000 });
+  const home = probe.stdout.trim().split('\n').at(-1) ?? '';
+  if (probe.code !== 0 || !home.startsWith('/')) throw new Error(`cannot find the login directory on ${runner.target}: ${probe.stderr.trim() || `exit status ${probe.code}`}`);
+  return `${home}/${workRoot}/assets`;
+}

@@ -23,7 +23,9 @@ import { LocalRunner } from '../shell/local-runner.js';
 import { sh } from '../shell/quote.js';
 import { defaultKnownHostsFile, KnownHosts } from '../ssh/known-hosts.js';
 import type { SecretSource } from '../ssh/secrets.js';
+import { backoffDelayMs } from '../ssh/connection.js';
 import { openSshRunner, SshRunner } from '../ssh/ssh-runner.js';
+import { expandAssets } from './assets-placeholder.js';
 import { collectAssets, stageAssets, type AssetFile, type StagingResult } from './asset-staging.js';
 import { EnvRunner } from './env-runner.js';
 import {
@@ -67,6 +69,8 @@ export interface LiveWorldOptions {
   readonly idleWatchIntervalMs?: number;
   /** Per remote command (default 30 s). */
   readonly commandTimeoutMs?: number;
+  /** Backoff between attempts to reach a cluster not reached at start (default 1 s doubling up to 60 s). */
+  readonly rejoin?: { readonly initialDelayMs?: number; readonly maxDelayMs?: number };
   /** Replaces how a cluster's runner is opened (tests); the world still applies the cluster's `env`. */
   readonly runnerFor?: (config: LiveClusterConfig) => CommandRunner | Promise<CommandRunner>;
   /** What an earlier world's persistentState() returned: its jobs are recovered, not submitted again. */
@@ -88,6 +92,8 @@ interface ClusterRuntime {
   readonly channel: AppChannel;
   readonly apps: RemoteApplications;
   processors: number;
+  /** What the cluster last reported, once it differs from the grid's size (see toGridStatus). */
+  reported?: { processors: number; threshold: number; background: number };
   lastError?: string;
   closed: boolean;
   /** Until then (performance.now()), the applications' files are read often: an answer is awaited. */
@@ -108,11 +114,24 @@ const EAGER_FOR_MS = 10_000;
 /** Decision: each read while an answer is awaited waits up to 1 s on the cluster for it (one round trip saved). */
 const EAGER_WAIT_MS = 1000;
 const DEFAULT_WATCH_MS = 100;
+/**
+ * Decision: a cluster not reached at start is in the grid from the start, unreachable, with a placeholder size (its
+ * slots, else this); once it joins, what it lacks against the placeholder counts as background, so the scheduler
+ * never sees more than it has. Jobs naming it are accepted and wait for it.
+ */
+const PLACEHOLDER_PROCESSORS = 65_536;
+const REJOIN_INITIAL_MS = 1000;
+const REJOIN_MAX_MS = 60_000;
 
 /** The app wrapper: exports the protocol's variables, then runs the program with its arguments (all quoted words). */
 const APP_WRAPPER = 'CONCERTINA_JOB_DIR=$1 CONCERTINA_SIZE=$2 CONCERTINA_MIN=$3 CONCERTINA_MAX=$4 CONCERTINA_ASSETS=$5; export CONCERTINA_JOB_DIR CONCERTINA_SIZE CONCERTINA_MIN CONCERTINA_MAX CONCERTINA_ASSETS; shift 5; exec "$@"';
 /** The holder of each extra processor: the slot stub, in the job's directory (where the job script runs). */
 const HOLDER = 'exec /bin/sh "$0" "$PWD" "m$CONCERTINA_MEMBER"';
+
+/** Malleable and evolving jobs change size while they run: a collection of size-1 local jobs, and a protocol channel. */
+function resizable(job: { readonly kind: string } | undefined): boolean {
+  return job?.kind === 'malleable' || job?.kind === 'evolving';
+}
 
 export function createLiveWorld(options: LiveWorldOptions): LiveWorld {
   return new LiveWorldImpl(options);
@@ -152,8 +171,10 @@ class LiveWorldImpl implements LiveWorld {
   private assetFiles: AssetFile[] | undefined;
   /** Clusters left out of the grid at start(), with why. */
   private readonly unreachable = new Map<string, string>();
-  /** Launched jobs of the restored state on an unreachable cluster: kept for a later start, never submitted again. */
+  /** Launched jobs of the restored state on an unreachable cluster: adopted when it joins, never submitted again. */
   private readonly stranded: LivePersistentJob[] = [];
+  /** Pending attempts to reach clusters left out at start. */
+  private readonly rejoinTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly options: LiveWorldOptions) {
     this.configs = options.clusters.map((c, i) => {
@@ -213,13 +234,12 @@ class LiveWorldImpl implements LiveWorld {
           }
         }),
       );
-      const reachable = this.configs.filter((_, i) => statuses[i]);
-      if (!reachable.length) throw new Error(`no cluster can be reached: ${[...this.unreachable.values()].join('; ')}`);
+      if (!statuses.some((s) => s)) throw new Error(`no cluster can be reached: ${[...this.unreachable.values()].join('; ')}`);
       const grid = buildGrid(
         gridSpecSchema.parse({
           name: 'live',
-          clusters: reachable.map((c) => {
-            const processors = Math.max(1, statuses[this.configs.indexOf(c)]!.processors);
+          clusters: this.configs.map((c, i) => {
+            const processors = Math.max(1, statuses[i]?.processors ?? c.slots ?? PLACEHOLDER_PROCESSORS);
             return { name: c.name, processors, threshold: Math.max(1, Math.floor(processors * c.threshold)) };
           }),
         }),
@@ -229,20 +249,24 @@ class LiveWorldImpl implements LiveWorld {
           this.awaitAnswer(jobId);
           this.appsOf(jobId)?.offerGrow(offerId, jobId, processors);
         },
-        requestShrink: (offerId, jobId, processors, mandatory) => {
+        requestShrink: (offerId, jobId, processors, mandatory, deadline) => {
           this.awaitAnswer(jobId);
-          this.appsOf(jobId)?.requestShrink(offerId, jobId, processors, mandatory);
+          this.appsOf(jobId)?.requestShrink(offerId, jobId, processors, mandatory, deadline);
         },
         resized: (jobId, size) => this.appsOf(jobId)?.resized(jobId, size),
+        updateRefused: (jobId, reason) => this.appsOf(jobId)?.updateRefused(jobId, reason),
       };
-      const managers = reachable.map((c) => new LiveManager(this, this.runtimes.get(c.name)!));
+      const managers = this.configs.map((c) => new LiveManager(this, c.name));
       const scheduler = new Scheduler(grid, managers, applications, this.options.scheduler);
       this.schedulerValue = scheduler;
       scheduler.on((event) => this.onEvent(event));
+      // The clusters not reached are unreachable before the first pass: nothing is placed there until they join.
+      for (const name of this.unreachable.keys()) scheduler.receive(this.unreachableStatus(name), this.now());
       await this.recover(scheduler);
       this.accepting = true;
       this.drain();
       this.startTimers();
+      for (const name of this.unreachable.keys()) this.scheduleRejoin(name, 1);
     } catch (error) {
       await this.stop();
       throw error;
@@ -253,6 +277,8 @@ class LiveWorldImpl implements LiveWorld {
     this.running = false;
     this.accepting = false;
     for (const t of this.timers.splice(0)) clearInterval(t);
+    for (const t of this.rejoinTimers.values()) clearTimeout(t);
+    this.rejoinTimers.clear();
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     this.wakeTimer = undefined;
     await Promise.all(
@@ -314,7 +340,9 @@ class LiveWorldImpl implements LiveWorld {
         clock: () => this.now(),
         tag: this.tag,
         workRoot: jobsRoot,
-        isMalleable: (request) => this.schedulerValue?.job(request.jobId)?.malleable ?? false,
+        // Decision: on a real batch system an evolving job's pre-allocation is Concertina's accounting, not a
+        // reservation held at the cluster: like a malleable job it runs as size-1 local jobs, grown and shrunk.
+        isMalleable: (request) => resizable(this.schedulerValue?.job(request.jobId)),
         holder: { program: '/bin/sh', args: ['-c', HOLDER, `${assetsDir}/apps/slot-stub.sh`] },
         commandTimeoutMs: timeoutMs,
         log: (text) => {
@@ -331,6 +359,8 @@ class LiveWorldImpl implements LiveWorld {
         onEvent: (event) => this.appEvent(config.name, event),
         onProblem: (problem) => this.log(`${config.name}: ${problem.message}`),
         ...(this.options.graceMs !== undefined && { graceMs: this.options.graceMs }),
+        // A shrink's deadline (scheduler seconds) as the wall-clock ms the application compares with Date.now().
+        schedulerTimeToMs: (t) => Date.now() + (t - this.now()) * 1000,
       }),
     };
     this.runtimes.set(config.name, runtime);
@@ -345,9 +375,10 @@ class LiveWorldImpl implements LiveWorld {
     return result;
   }
 
-  async stageAssets(): Promise<StagingResult[]> {
+  async stageAssets(cluster?: string): Promise<StagingResult[]> {
     this.assetFiles = undefined;
-    const runtimes = [...this.runtimes.values()].filter((r) => r.staged && !r.closed);
+    // Only clusters in the run (a cluster still being tried again stages when it joins).
+    const runtimes = [...this.runtimes.values()].filter((r) => r.staged && !r.closed && this.joined(r.config.name) && (cluster === undefined || r.config.name === cluster));
     return Promise.all(runtimes.map((r) => this.stageOn(r)));
   }
 
@@ -393,13 +424,86 @@ class LiveWorldImpl implements LiveWorld {
   }
 
   private startTimers(): void {
-    for (const runtime of this.runtimes.values()) {
-      const poll = setInterval(() => runtime.manager.poll(), runtime.config.pollIntervalS * 1000);
-      poll.unref?.();
-      this.timers.push(poll);
-      this.pollApps(runtime);
-    }
+    for (const runtime of this.runtimes.values()) this.startClusterTimers(runtime);
     this.rearm();
+  }
+
+  private startClusterTimers(runtime: ClusterRuntime): void {
+    const poll = setInterval(() => runtime.manager.poll(), runtime.config.pollIntervalS * 1000);
+    poll.unref?.();
+    this.timers.push(poll);
+    this.pollApps(runtime);
+  }
+
+  // ---- clusters joining after start -------------------------------------------------------------------------------
+
+  unreachableStatus(cluster: string): InboundMessage {
+    return { type: 'status', cluster, status: { processors: 0, background: 0, reachable: false } };
+  }
+
+  /** Tries again to reach a cluster left out at start, after the SSH layer's backoff for its `failures`-th try. */
+  private scheduleRejoin(name: string, failures: number): void {
+    if (!this.running) return;
+    const delay = backoffDelayMs(failures + 1, this.options.rejoin?.initialDelayMs ?? REJOIN_INITIAL_MS, this.options.rejoin?.maxDelayMs ?? REJOIN_MAX_MS);
+    const timer = setTimeout(() => {
+      this.rejoinTimers.delete(name);
+      void this.tryRejoin(name, failures);
+    }, delay);
+    timer.unref?.();
+    this.rejoinTimers.set(name, timer);
+  }
+
+  private async tryRejoin(name: string, failures: number): Promise<void> {
+    const config = this.configs.find((c) => c.name === name)!;
+    try {
+      await this.openCluster(config);
+      const runtime = this.runtimes.get(name)!;
+      await this.firstPoll(runtime);
+      if (!this.running) return;
+      await this.join(runtime);
+    } catch (error) {
+      if (!this.running) return;
+      await this.dropCluster(name, error);
+      this.scheduleRejoin(name, failures + 1);
+    }
+  }
+
+  /**
+   * A cluster reached after start joins the run as it would have at start: its jobs are read by tag, the restored
+   * state's jobs stranded there are adopted (never submitted again), then it is polled and placed on.
+   */
+  private async join(runtime: ClusterRuntime): Promise<void> {
+    const name = runtime.config.name;
+    const scheduler = this.scheduler;
+    const found = await runtime.manager.recover();
+    if (!this.running) return;
+    this.unreachable.delete(name);
+    runtime.lastError = undefined;
+    const stranded = this.stranded.filter((j) => j.cluster === name);
+    this.refuseUnknown(name, found);
+    for (const job of stranded) {
+      this.stranded.splice(this.stranded.indexOf(job), 1);
+      await this.adoptJob(scheduler, runtime, job, found);
+    }
+    this.log(`${name}: reached: joins the run`);
+    this.startClusterTimers(runtime);
+    runtime.manager.poll();
+    this.rearm();
+  }
+
+  /**
+   * A status as the scheduler's fixed grid sees it: when the cluster reports another size than the grid's (it
+   * joined after start with a placeholder size, or its size changed), what it lacks counts as background.
+   */
+  private toGridStatus(message: Extract<InboundMessage, { type: 'status' }>): InboundMessage {
+    const runtime = this.runtimes.get(message.cluster);
+    const gridSize = this.schedulerValue?.grid.cluster(message.cluster)?.processors;
+    const status = message.status;
+    if (!runtime || gridSize === undefined || !status.reachable || status.processors === gridSize) return message;
+    const threshold = Math.max(1, Math.floor(status.processors * runtime.config.threshold));
+    runtime.reported = { processors: status.processors, threshold, background: status.background };
+    const usable = Math.max(0, Math.min(status.processors - status.background, threshold));
+    return { ...message, status: { ...status, background: Math.max(0, gridSize - usable) } };
   }
 
   /** Reads the cluster's applications' files, then again after the interval (short while an answer is awaited). */
@@ -445,16 +549,7 @@ class LiveWorldImpl implements LiveWorld {
       }),
     );
     const restore = this.restore;
-    const known = new Set(restore?.jobs.map((j) => j.spec.id!) ?? []);
-    for (const [cluster, jobs] of found) {
-      for (const f of jobs) {
-        if (known.has(f.jobId) || (f.state !== 'running' && f.state !== 'pending')) continue;
-        // Decision: a tagged job the restored state does not know (its spec is lost) is left running and reported;
-        // the scheduler cannot manage it, and nothing of it is cancelled without an operator.
-        this.outcomes.push({ jobId: f.jobId, cluster, outcome: 'refused', detail: `found on the cluster (${f.running} of ${f.members} local jobs running) but unknown to the restored state: left as it is` });
-        this.log(`${cluster}: job ${f.jobId} found by its tag but unknown to the restored state; left as it is`);
-      }
-    }
+    for (const [cluster, jobs] of found) this.refuseUnknown(cluster, jobs);
     if (!restore) return;
     const now = this.now();
     for (const job of [...restore.jobs].sort((a, b) => a.submitTime - b.submitTime)) {
@@ -463,7 +558,7 @@ class LiveWorldImpl implements LiveWorld {
       const unreachable = job.cluster === undefined ? undefined : this.unreachable.get(job.cluster);
       if (job.launched && unreachable !== undefined) {
         this.stranded.push(job);
-        this.outcomes.push({ jobId: id, cluster: job.cluster!, outcome: 'refused', detail: `its cluster is unreachable (${unreachable}): kept for a later start, not submitted again` });
+        this.outcomes.push({ jobId: id, cluster: job.cluster!, outcome: 'refused', detail: `its cluster is unreachable (${unreachable}): adopted once it is reached, not submitted again` });
         continue;
       }
       if (!job.launched || !runtime) {
@@ -471,39 +566,57 @@ class LiveWorldImpl implements LiveWorld {
         this.outcomes.push(r.ok ? { jobId: id, outcome: 'requeued', detail: 'never launched: queued again' } : { jobId: id, outcome: 'refused', detail: r.errors.map((e) => `${e.path}: ${e.message}`).join('; ') });
         continue;
       }
-      const cluster = runtime.config.name;
-      const local = found.get(cluster)!.find((f) => f.jobId === id && f.component === 0);
-      const adopted = await this.adoption(runtime, job, local);
-      const r = scheduler.adopt({ ...job.spec, id }, { cluster, submitTime: job.submitTime, ...adopted }, now);
-      if (!r.ok) {
-        const detail = r.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
-        this.outcomes.push({ jobId: id, cluster, outcome: 'refused', detail });
-        this.log(`${cluster}: job ${id} cannot be adopted (${detail}); its local jobs are cancelled`);
-        runtime.manager.cancel(id);
-        continue;
-      }
-      if (adopted.ended) {
-        this.outcomes.push({ jobId: id, cluster, outcome: 'ended', detail: `${adopted.ended.state}: ${adopted.ended.reason}` });
-        continue;
-      }
-      this.outcomes.push({ jobId: id, cluster, outcome: 'adopted', detail: adopted.startTime === undefined ? `starting with ${adopted.processors} processors` : `running with ${adopted.processors} processors` });
-      if (r.value.malleable) runtime.apps.attach(id, { channel: runtime.channel, jobDir: this.jobDir(runtime, id), ...(job.lastSeq !== undefined && { lastSeq: job.lastSeq }) });
+      await this.adoptJob(scheduler, runtime, job, found.get(runtime.config.name)!);
     }
     // Generated ids go on after the earlier run's (the jobs above keep theirs).
     scheduler.skipJobNumbers(restore.submitted);
+  }
+
+  /** Jobs found by tag that the restored state does not know (their spec is lost). */
+  private refuseUnknown(cluster: string, found: readonly RecoveredJob[]): void {
+    const known = new Set(this.restore?.jobs.map((j) => j.spec.id!) ?? []);
+    for (const f of found) {
+      if (known.has(f.jobId) || (f.state !== 'running' && f.state !== 'pending')) continue;
+      // Decision: a tagged job the restored state does not know (its spec is lost) is left running and reported;
+      // the scheduler cannot manage it, and nothing of it is cancelled without an operator.
+      this.outcomes.push({ jobId: f.jobId, cluster, outcome: 'refused', detail: `found on the cluster (${f.running} of ${f.members} local jobs running) but unknown to the restored state: left as it is` });
+      this.log(`${cluster}: job ${f.jobId} found by its tag but unknown to the restored state; left as it is`);
+    }
+  }
+
+  /** A launched job of the earlier run, adopted on its cluster as the manager found it there (or recorded ended). */
+  private async adoptJob(scheduler: Scheduler, runtime: ClusterRuntime, job: LivePersistentJob, found: readonly RecoveredJob[]): Promise<void> {
+    const id = job.spec.id!;
+    const cluster = runtime.config.name;
+    const local = found.find((f) => f.jobId === id && f.component === 0);
+    const adopted = await this.adoption(runtime, job, local);
+    const r = scheduler.adopt({ ...job.spec, id }, { cluster, submitTime: job.submitTime, ...adopted }, this.now());
+    if (!r.ok) {
+      const detail = r.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+      this.outcomes.push({ jobId: id, cluster, outcome: 'refused', detail });
+      this.log(`${cluster}: job ${id} cannot be adopted (${detail}); its local jobs are cancelled`);
+      runtime.manager.cancel(id);
+      return;
+    }
+    if (adopted.ended) {
+      this.outcomes.push({ jobId: id, cluster, outcome: 'ended', detail: `${adopted.ended.state}: ${adopted.ended.reason}` });
+      return;
+    }
+    this.outcomes.push({ jobId: id, cluster, outcome: 'adopted', detail: adopted.startTime === undefined ? `starting with ${adopted.processors} processors` : `running with ${adopted.processors} processors` });
+    if (resizable(r.value)) runtime.apps.attach(id, { channel: runtime.channel, jobDir: this.jobDir(runtime, id), ...(job.lastSeq !== undefined && { lastSeq: job.lastSeq }) });
   }
 
   /** How a job of the earlier run stands on its cluster, from what the manager found there (or its exit file). */
   private async adoption(runtime: ClusterRuntime, job: LivePersistentJob, local: RecoveredJob | undefined): Promise<{ processors: number; startTime?: number; ended?: { state: 'completed' | 'failed' | 'cancelled'; reason: string } }> {
     const id = job.spec.id!;
     if (local && (local.state === 'running' || local.state === 'pending')) {
-      const malleable = job.spec.kind === 'malleable';
+      const malleable = resizable(job.spec);
       const processors = malleable ? (local.state === 'running' ? local.running : local.members) : (job.processors ?? local.members);
       return local.state === 'running' ? { processors, startTime: job.startTime ?? this.now() } : { processors };
     }
     if (local && (local.state === 'completed' || local.state === 'cancelled')) return { processors: 0, ended: { state: local.state, reason: `${local.state} while Concertina was away` } };
     // Not listed any more (or failed): the program's exit-status file says how it ended.
-    const kind = job.spec.kind === 'malleable' ? 'malleable' : 'rigid';
+    const kind = resizable(job.spec) ? 'malleable' : 'rigid';
     const exitFile = `${this.jobDir(runtime, id)}/${localJobName({ tag: this.tag, jobId: id, component: 0, kind, member: 0 })}.exit`;
     const read = await runtime.runner.run(sh`cat ${exitFile} 2>/dev/null`.text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 }).catch(() => undefined);
     const status = read && /^\d+\s*$/.test(read.stdout) ? Number(read.stdout.trim()) : undefined;
@@ -522,13 +635,13 @@ class LiveWorldImpl implements LiveWorld {
       if (job.ended) continue;
       const cluster = job.components[0]?.cluster;
       const runtime = cluster === undefined ? undefined : this.runtimes.get(cluster);
-      const lastSeq = job.malleable ? runtime?.apps.lastSeq(job.id) : undefined;
+      const lastSeq = resizable(job) ? runtime?.apps.lastSeq(job.id) : undefined;
       jobs.push({
         spec: { ...job.spec, id: job.id },
         submitTime: job.transitions[0]!.time,
         launched: job.launched,
         ...(cluster !== undefined && { cluster }),
-        processors: job.malleable ? job.size + job.claimed : job.components.reduce((s, c) => s + c.processors, 0),
+        processors: resizable(job) ? job.size + job.claimed : job.components.reduce((s, c) => s + c.processors, 0),
         ...(Number.isFinite(job.startTime) && { startTime: job.startTime }),
         ...(lastSeq !== undefined && { lastSeq }),
       });
@@ -558,7 +671,7 @@ class LiveWorldImpl implements LiveWorld {
   clusters(): LiveClusterState[] {
     return this.configs.map((c) => {
       const unreachable = this.unreachable.get(c.name);
-      if (unreachable !== undefined) return { name: c.name, connection: 'lost', lastError: unreachable };
+      if (unreachable !== undefined) return { name: c.name, connection: 'lost', lastError: unreachable, capacity: { processors: 0, threshold: 0, background: 0 } };
       const runtime = this.runtimes.get(c.name);
       const base = runtime?.runner instanceof EnvRunner ? runtime.runner.inner : runtime?.runner;
       let connection: LiveClusterState['connection'];
@@ -568,19 +681,27 @@ class LiveWorldImpl implements LiveWorld {
         const state = base.connection.state;
         connection = state === 'ready' ? 'open' : state === 'closed' ? 'closed' : state === 'reconnecting' || state === 'failed' ? 'lost' : 'connecting';
       } else connection = 'open';
-      return { name: c.name, connection, ...(runtime?.lastError !== undefined && { lastError: runtime.lastError }) };
+      return { name: c.name, connection, ...(runtime?.lastError !== undefined && { lastError: runtime.lastError }), ...(runtime?.reported && { capacity: { ...runtime.reported } }) };
     });
   }
 
-  /** A message from a manager or an application: queued, and handed to the scheduler in arrival order. */
-  deliver(message: InboundMessage): void {
-    // A cluster left out of the grid at start() (its manager's last words) is not the scheduler's.
-    if ('cluster' in message && this.unreachable.has(message.cluster)) return;
+  /** A cluster's runtime once it has joined the run (reached at start, or later). */
+  joined(cluster: string): ClusterRuntime | undefined {
+    return this.unreachable.has(cluster) ? undefined : this.runtimes.get(cluster);
+  }
+
+  /**
+   * A message from a manager or an application: queued, and handed to the scheduler in arrival order. `forUnjoined`:
+   * the world's own answer for a cluster not joined (else such a cluster's messages are dropped).
+   */
+  deliver(message: InboundMessage, forUnjoined = false): void {
     if (message.type === 'status') {
       const first = this.firstStatus.get(message.cluster);
       if (first) first(message.status);
     }
-    this.inbox.push(message);
+    // A cluster not joined (a dropped manager's last words, or one being tried again) is not the scheduler's yet.
+    if (!forUnjoined && 'cluster' in message && this.unreachable.has(message.cluster)) return;
+    this.inbox.push(message.type === 'status' && !forUnjoined ? this.toGridStatus(message) : message);
     if (!this.draining && this.accepting) {
       this.draining = true;
       setImmediate(() => this.drain());
@@ -621,10 +742,10 @@ class LiveWorldImpl implements LiveWorld {
     return `${runtime.jobsRoot}/${jobDirName(this.tag, jobId)}`;
   }
 
-  /** The local job request for the program of a malleable job: wrapped so that it finds the protocol's variables. */
+  /** The local job request for the program of a malleable or evolving job: wrapped so that it finds the protocol's variables. */
   wrapApplication(runtime: ClusterRuntime, request: LocalJobRequest): LocalJobRequest {
     const job = this.schedulerValue?.job(request.jobId);
-    if (!job?.malleable) return request;
+    if (!job || !resizable(job)) return request;
     const jobDir = this.jobDir(runtime, request.jobId);
     runtime.apps.attach(request.jobId, { channel: runtime.channel, jobDir });
     return {
@@ -673,35 +794,46 @@ class LiveWorldImpl implements LiveWorld {
 
 /** The scheduler's LocalManager for one cluster: the batch manager, with the malleable runner's glue around it. */
 class LiveManager implements LocalManager {
-  readonly cluster: string;
   readonly supportsReservations = false;
 
   constructor(
     private readonly world: LiveWorldImpl,
-    private readonly runtime: ClusterRuntime,
-  ) {
-    this.cluster = runtime.config.name;
+    readonly cluster: string,
+  ) {}
+
+  /** Undefined until the cluster has joined the run (the scheduler sees it unreachable and places nothing there). */
+  private get runtime(): ClusterRuntime | undefined {
+    return this.world.joined(this.cluster);
   }
 
   submit(request: LocalJobRequest): void {
-    this.runtime.manager.submit(this.world.wrapApplication(this.runtime, request));
+    const runtime = this.runtime;
+    // `{assets}` names where this cluster's copy of the SDK and demo applications is.
+    if (runtime) runtime.manager.submit(this.world.wrapApplication(runtime, expandAssets(request, runtime.assetsDir)));
+    else this.world.deliver({ type: 'finished', cluster: this.cluster, jobId: request.jobId, state: 'failed', reason: `${this.cluster} is not reachable` }, true);
   }
 
   grow(jobId: string, processors: number): void {
-    this.runtime.manager.grow(jobId, processors);
+    this.runtime?.manager.grow(jobId, processors);
   }
 
   shrink(jobId: string, processors: number): void {
-    this.runtime.manager.shrink(jobId, processors);
-    this.world.afterShrink(this.runtime, jobId);
+    const runtime = this.runtime;
+    if (!runtime) return;
+    runtime.manager.shrink(jobId, processors);
+    this.world.afterShrink(runtime, jobId);
   }
 
   cancel(jobId: string): void {
-    this.runtime.manager.cancel(jobId);
+    const runtime = this.runtime;
+    if (runtime) runtime.manager.cancel(jobId);
+    else this.world.deliver({ type: 'finished', cluster: this.cluster, jobId, state: 'cancelled', reason: `cancelled while ${this.cluster} is not reachable` }, true);
   }
 
   poll(): void {
-    this.runtime.manager.poll();
+    const runtime = this.runtime;
+    if (runtime) runtime.manager.poll();
+    else this.world.deliver(this.world.unreachableStatus(this.cluster), true);
   }
 }
 

@@ -13,6 +13,11 @@ export interface LiveClusterState {
   readonly name: string;
   readonly connection: 'connecting' | 'open' | 'lost' | 'closed';
   readonly lastError?: string;
+  /**
+   * The cluster's own figures where the grid's differ: a cluster not reached at start is in the grid with a
+   * placeholder size (all zeros here until it joins), and one whose size changed later keeps its first.
+   */
+  readonly capacity?: { readonly processors: number; readonly threshold: number; readonly background: number };
 }
 
 /**
@@ -72,8 +77,11 @@ export interface LiveWorld {
   recovered(): readonly RecoveryOutcome[];
   /** Where the SDK and the demo applications are on a cluster (`<workRoot>/assets` when staged). */
   assetsDir?(cluster: string): string | undefined;
-  /** Copies the SDK and the applications again where a cluster's copy differs (on demand; start() does it once). */
-  stageAssets?(): Promise<readonly { readonly dir: string; readonly copied: readonly string[]; readonly unchanged: readonly string[] }[]>;
+  /**
+   * Copies the SDK and the applications again where a cluster's copy differs (on demand; start() does it once), on
+   * every cluster in the run or only `cluster` (none when it is not in the run or its assets are not staged).
+   */
+  stageAssets?(cluster?: string): Promise<readonly { readonly dir: string; readonly copied: readonly string[]; readonly unchanged: readonly string[] }[]>;
 }
 
 export interface RecoveryOutcome {

@@ -69,10 +69,18 @@ export class SgeSystem implements BatchSystem {
   }
 
   pendingCommand(names: readonly string[]): ShellFragment {
-    // qstat's plain listing cuts names at 10 characters: the XML one is matched on whole <JB_name> elements.
-    return sh`qstat -xml -u '*' -s p | grep -F ${names.flatMap((n) => ['-e', `<JB_name>${n}</JB_name>`])}`;
+    // qstat's plain listing cuts names at 10 characters: the XML one is read element by element. Decision: a job in
+    // `t` (on its way to the execution host, not yet running: sgeState counts it pending) is still waited for;
+    // `-s p` alone let the wait end a status round before the grown jobs run (the grow then waited on the watch
+    // loop's rounds). Error states (E) end the wait: such a job never starts by itself.
+    return sh`qstat -xml -u '*' | awk -v names=${` ${names.join(' ')} `} ${SGE_WAITING_AWK}`;
   }
 }
+
+/** Prints the name of each job of `names` (space-separated, padded) whose <state> is not running, ended or in error. */
+const SGE_WAITING_AWK = `/<JB_name>/ { n = $0; sub(/.*<JB_name>/, "", n); sub(/<\\/JB_name>.*/, "", n) }
+/<state>/ { s = $0; sub(/.*<state>/, "", s); sub(/<\\/state>.*/, "", s) }
+/<\\/job_list>/ { if (n != "" && index(names, " " n " ") && s !~ /[rsSTEz]/) print n; n = ""; s = "" }`;
 
 /** `qsub -terse` prints the job id (`123`, or `123.1-10:1` for an array). */
 export function parseQsubTerse(stdout: string): string {

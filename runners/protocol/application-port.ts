@@ -1,5 +1,5 @@
-// The core's ApplicationPort for applications running on real clusters: offers, shrink requests and new sizes go
-// to each job's to-app.jsonl; what the applications answer in from-app.jsonl comes back, at each poll, as the
+// The core's ApplicationPort for applications running on real clusters: offers, shrink requests, new sizes and
+// refused updates go to each job's to-app.jsonl; what the applications answer in from-app.jsonl comes back, at each poll, as the
 // core's ApplicationMessage values. It also keeps the grace-period rule of mandatory shrinks (as in CooRMv2).
 import type { ApplicationMessage, ApplicationPort } from '../../core/ports.js';
 import type { AppChannel, JobPoll, PollOptions } from './channel.js';
@@ -47,6 +47,11 @@ export interface RemoteApplicationsOptions {
   readonly graceMs?: number;
   /** Milliseconds; the wall clock by default (tests pass their own). */
   readonly now?: () => number;
+  /**
+   * The time of `now()` at a scheduler time (seconds), to turn a shrink's deadline into the application's wall-clock
+   * milliseconds. Default: scheduler seconds counted from the same epoch as `now()`.
+   */
+  readonly schedulerTimeToMs?: (t: number) => number;
   /** Jobs already running (e.g. found again after a restart). */
   readonly jobs?: Iterable<readonly [string, JobLocation]>;
 }
@@ -67,11 +72,13 @@ export class RemoteApplications implements ApplicationPort {
   private readonly mandatory = new Map<number, MandatoryShrink>();
   private readonly graceMs: number;
   private readonly now: () => number;
+  private readonly toMs: (t: number) => number;
   private polling: Promise<void> | undefined;
 
   constructor(private readonly options: RemoteApplicationsOptions) {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.now = options.now ?? Date.now;
+    this.toMs = options.schedulerTimeToMs ?? ((t) => t * 1000);
     for (const [jobId, location] of options.jobs ?? []) this.attach(jobId, location);
   }
 
@@ -101,13 +108,17 @@ export class RemoteApplications implements ApplicationPort {
     this.send(jobId, { type: 'offer', offerId, processors }, () => this.options.deliver({ type: 'growAnswer', offerId, jobId, accepted: 0 }));
   }
 
-  requestShrink(offerId: number, jobId: string, processors: number, mandatory: boolean): void {
+  requestShrink(offerId: number, jobId: string, processors: number, mandatory: boolean, deadline?: number): void {
+    const deadlineMs = deadline === undefined || !Number.isFinite(deadline) ? undefined : Math.max(0, Math.round(this.toMs(deadline)));
     if (mandatory) {
       // Decision: the grace period runs from the request, and covers both the answer and the release: an
       // application that never answers a mandatory shrink holds the processors just as one that never releases.
-      this.mandatory.set(offerId, { jobId, offerId, requested: processors, deadline: this.now() + this.graceMs, accepted: undefined, released: 0 });
+      // With a deadline (ahead of an announced update) it runs from the deadline: poll delays and clock skew
+      // between the workstation and the cluster must not kill an application that released on time.
+      const from = Math.max(this.now(), deadlineMs ?? 0);
+      this.mandatory.set(offerId, { jobId, offerId, requested: processors, deadline: from + this.graceMs, accepted: undefined, released: 0 });
     }
-    this.send(jobId, { type: 'shrink', offerId, processors, mandatory }, () => {
+    this.send(jobId, { type: 'shrink', offerId, processors, mandatory, ...(deadlineMs !== undefined && { deadline: deadlineMs }) }, () => {
       this.mandatory.delete(offerId);
       this.options.deliver({ type: 'shrinkAnswer', offerId, jobId, accepted: 0 });
     });
@@ -115,6 +126,10 @@ export class RemoteApplications implements ApplicationPort {
 
   resized(jobId: string, size: number): void {
     this.send(jobId, { type: 'resources', size });
+  }
+
+  updateRefused(jobId: string, reason: string): void {
+    this.send(jobId, { type: 'refused', reason });
   }
 
   /** Asks the application to finish now (the job is cancelled); resolves once the message is written. */
@@ -210,6 +225,8 @@ export class RemoteApplications implements ApplicationPort {
         }
         return deliver({ type: 'released', jobId, processors: message.processors });
       }
+      case 'update':
+        return deliver({ type: 'update', jobId, processors: message.processors, ...(message.announceS !== undefined && { announceS: message.announceS }) });
     }
   }
 

@@ -4,7 +4,10 @@
 import { z } from 'zod';
 import { describeErrors, parseWith } from '../../core/model/result.js';
 
-/** Decision: version 1; a later version adds message types (evolving-job requests) that a v1 reader names as errors. */
+/**
+ * Decision: still version 1 with evolving jobs: `update` and `refused` are new types and `deadline` a new optional
+ * field, so every line an older writer wrote still decodes; an older reader names the new types as errors.
+ */
 export const PROTOCOL_VERSION = 1;
 /** Concertina -> application. */
 export const TO_APP_FILE = 'to-app.jsonl';
@@ -24,10 +27,16 @@ export const toAppMessageSchema = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal('resources'), size }),
   /** A voluntary grow offer of up to `processors` more. */
   z.object({ ...envelope, type: z.literal('offer'), offerId, processors }),
-  /** Give back `processors`; mandatory shrinks must be answered and released within the grace period. */
-  z.object({ ...envelope, type: z.literal('shrink'), offerId, processors, mandatory: z.boolean() }),
+  /**
+   * Give back `processors`; mandatory shrinks must be answered and released within the grace period. `deadline`
+   * (wall-clock milliseconds since the Unix epoch): release them by then, not necessarily at once (a shrink ahead of
+   * an evolving job's announced update).
+   */
+  z.object({ ...envelope, type: z.literal('shrink'), offerId, processors, mandatory: z.boolean(), deadline: z.number().nonnegative().optional() }),
   /** Finish now (the job is being cancelled). */
   z.object({ ...envelope, type: z.literal('stop'), reason: z.string() }),
+  /** An evolving job's `update` cannot be served; why. Its size stays what the last `resources` said. */
+  z.object({ ...envelope, type: z.literal('refused'), reason: z.string() }),
 ]);
 
 export const fromAppMessageSchema = z.discriminatedUnion('type', [
@@ -37,6 +46,12 @@ export const fromAppMessageSchema = z.discriminatedUnion('type', [
   // Decision: released processors are the most recently granted ones (LIFO), so the application and the runner
   // agree on which local jobs to cancel without naming them.
   z.object({ ...envelope, type: z.literal('released'), processors, offerId: offerId.optional() }),
+  /**
+   * An evolving job asks for a new total size (within its min..max): at once (`announceS` absent or 0), or
+   * `announceS` seconds from now. Answered by `resources` once granted, or `refused`. Decision: a smaller size is
+   * sent after the application has stopped using its last processors (as with `released`), so it is served at once.
+   */
+  z.object({ ...envelope, type: z.literal('update'), processors, announceS: z.number().nonnegative().finite().optional() }),
   z.object({ ...envelope, type: z.literal('progress'), fraction: z.number().min(0).max(1), note: z.string().optional() }),
   z.object({ ...envelope, type: z.literal('done'), ok: z.boolean(), note: z.string().optional() }),
 ]);
@@ -89,12 +104,13 @@ function decoderFor<M>(schema: z.ZodType<M>, types: readonly string[]): LineDeco
   };
 }
 
-export const decodeToApp: LineDecoder<ToAppMessage> = decoderFor(toAppMessageSchema, ['resources', 'offer', 'shrink', 'stop']);
+export const decodeToApp: LineDecoder<ToAppMessage> = decoderFor(toAppMessageSchema, ['resources', 'offer', 'shrink', 'stop', 'refused']);
 export const decodeFromApp: LineDecoder<FromAppMessage> = decoderFor(fromAppMessageSchema, [
   'hello',
   'offerAnswer',
   'shrinkAnswer',
   'released',
+  'update',
   'progress',
   'done',
 ]);

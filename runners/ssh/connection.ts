@@ -34,6 +34,15 @@ export interface SshConnectionOptions {
   readonly agentSocket?: string;
 }
 
+/**
+ * The wait before the `failures`-th attempt to repair a link: the first at once, then doubling from `initialMs` up
+ * to `maxMs`, with ±20 % jitter so that clusters cut together do not all come back in the same instant.
+ */
+export function backoffDelayMs(failures: number, initialMs: number, maxMs: number): number {
+  const base = failures <= 1 ? 0 : Math.min(initialMs * 2 ** (failures - 2), maxMs);
+  return Math.round(base * (0.8 + 0.4 * Math.random()));
+}
+
 export type ConnectionState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'failed' | 'closed';
 
 export interface ConnectionStateChange {
@@ -203,10 +212,7 @@ export class SshConnection {
 
   private scheduleRetry(error: SshError): void {
     this.failures++;
-    // The first repair starts at once; then the delay doubles, with ±20 % jitter so that clusters cut together
-    // do not all come back in the same instant.
-    const base = this.failures === 1 ? 0 : Math.min(this.initialDelayMs * 2 ** (this.failures - 2), this.maxDelayMs);
-    const delay = Math.round(base * (0.8 + 0.4 * Math.random()));
+    const delay = backoffDelayMs(this.failures, this.initialDelayMs, this.maxDelayMs);
     this.setState({ state: 'reconnecting', error, retryInMs: delay });
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;

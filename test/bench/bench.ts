@@ -64,7 +64,7 @@ function pass(approach: 'pra' | 'pwa'): number {
   const gridSpec: GridSpec = gridSpecSchema.parse({ clusters: Array.from({ length: 50 }, (_, i) => ({ name: `c${i}`, processors: 512 })) });
   const grid = buildGrid(gridSpec);
   const silentManager = (cluster: string): LocalManager => ({ cluster, supportsReservations: false, submit() {}, grow() {}, shrink() {}, cancel() {}, poll() {} });
-  const silentApps: ApplicationPort = { offerGrow() {}, requestShrink() {}, resized() {} };
+  const silentApps: ApplicationPort = { offerGrow() {}, requestShrink() {}, resized() {}, updateRefused() {} };
   const samples: number[] = [];
   for (let round = 0; round < 7; round++) {
     const scheduler = new Scheduler(grid, grid.clusters.map((c) => silentManager(c.name)), silentApps, { approach, policy: 'egs', triesThreshold: 1e9 });
@@ -232,6 +232,7 @@ console.log(
     live_sge_shrink_p95_ms: live.sge?.shrink_p95_ms ?? null,
     live_sge_submissions_per_s: live.sge?.submissions_per_s ?? null,
     live,
+    ...(await import('./coorm-bench.js')).coormBench(log),
     node: process.version,
   }),
 );

@@ -106,7 +106,9 @@ async function measure(system: 'slurm' | 'sge', env: Readonly<Record<string, str
     const jobId = 'bench';
     // An application on the SDK that reaches a safe point every 20 ms and computes nothing: the figures are
     // Concertina's and the batch system's, not a busy application's (the demo apps would take both cores here).
-    const r = world.act((s, now) => s.submit({ id: jobId, kind: 'malleable', components: [{ min: 1, max: 4, initial: 1, program: process.execPath, args: ['-e', IDLE_APP, path.join(repositoryAssetsDir(), 'sdk', 'concertina-app.mjs')] }] }, now));
+    // Max 2: the operator's resizes move it between 1 and 2, so the policy's own growth (what the job declines of an
+    // operator's offer goes to the policy) has nothing left to race them with.
+    const r = world.act((s, now) => s.submit({ id: jobId, kind: 'malleable', components: [{ min: 1, max: 2, initial: 1, program: process.execPath, args: ['-e', IDLE_APP, path.join(repositoryAssetsDir(), 'sdk', 'concertina-app.mjs')] }] }, now));
     if (!r.ok) throw new Error(JSON.stringify(r.errors));
     await waitFor('the benchmark job to start', () => events.some((e) => e.event.type === 'job.started'), 60_000, 20);
     const toApp = path.join(workRoot, 'jobs', jobDirName('concertina', jobId), 'to-app.jsonl');

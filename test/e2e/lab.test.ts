@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifacts, browserReady, openSession, type Session } from './browser.js';
 
-/** The little of a page's canvas read here (this project's Node typings have no DOM). */
+/** The little of a page's canvas read here, typed locally whether or not DOM typings are loaded. */
 interface PageCanvas {
   width: number;
   height: number;
@@ -48,7 +48,8 @@ describe.skipIf(!ready)('the Lab in Chromium', () => {
       .getByTestId('lab-chart-response')
       .locator('canvas')
       .first()
-      .evaluate((canvas: PageCanvas) => {
+      .evaluate((element) => {
+        const canvas = element as unknown as PageCanvas;
         const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
         let painted = 0;
         for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) painted++;

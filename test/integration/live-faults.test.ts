@@ -1,8 +1,8 @@
 // Faults in a live run against real daemons on loopback (issue 4, section 5): a cluster whose host key is wrong
-// and one whose authentication fails are left out at start with their error while the rest of the grid works; a
-// batch command missing on a cluster fails the job with an error naming the command; sshd stopped and started again
-// mid-run leaves the running job going on Slurm, the cluster shown lost then open again, nothing submitted twice
-// and the job's end recorded.
+// and one whose authentication fails stay unreachable from the start with their error (tried again) while the rest
+// of the grid works; a batch command missing on a cluster fails the job with an error naming the command; sshd
+// stopped and started again mid-run leaves the running job going on Slurm, the cluster shown lost then open again,
+// nothing submitted twice and the job's end recorded.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -121,22 +121,28 @@ describe.skipIf(!ready)('live-mode faults on loopback Slurm over SSH', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
-  it('leaves a cluster with a wrong host key and one whose authentication fails out, with their errors, and runs the rest', async () => {
+  it('keeps a cluster with a wrong host key and one whose authentication fails unreachable, with their errors, and runs the rest', async () => {
+    // Both are in the grid with their slots as placeholder sizes, unreachable: tried again, never placed on.
     expect(world.scheduler.grid.clusters.map((c) => [c.name, c.processors])).toEqual([
       ['slurm', 4],
       ['nosbatch', 4],
+      ['badkey', 2],
+      ['badauth', 2],
     ]);
+    expect(world.scheduler.snapshot().filter((c) => !c.reachable).map((c) => c.name)).toEqual(['badkey', 'badauth']);
     expect(state('slurm')).toMatchObject({ connection: 'open' });
     expect(state('badkey').connection).toBe('lost');
     expect(state('badkey').lastError).toMatch(/^badkey: .*host key/i);
     expect(state('badauth').connection).toBe('lost');
     expect(state('badauth').lastError).toMatch(/^badauth: .*authenticat/i);
-    // A job for an unreachable cluster is refused at once, naming it; the grid's others take work.
-    const refused = world.act((s, now) => s.submit({ kind: 'rigid', components: [{ processors: 1, cluster: 'badkey', program: '/bin/true' }] }, now));
-    expect(refused.ok).toBe(false);
+    // A job for an unreachable cluster waits for it (see live-rejoin.test.ts); the grid's others take work.
+    submit({ id: 'waits', kind: 'rigid', components: [{ processors: 1, cluster: 'badkey', program: '/bin/true' }] });
     submit({ id: 'works', kind: 'rigid', components: [{ processors: 1, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'echo ok > ok.txt'] }] });
     expect((await waitEvent('job.ended', 'works')).state).toBe('completed');
     expect(readFileSync(path.join(jobDir('slurm', 'works'), 'ok.txt'), 'utf8')).toBe('ok\n');
+    expect(of('job.started', 'waits')).toEqual([]);
+    expect(state('badkey').connection).toBe('lost');
+    world.act((s, now) => s.cancel('waits', now));
   }, 60_000);
 
   it('fails a job whose batch command is missing with an error naming the command, never silently', async () => {

@@ -99,6 +99,20 @@ describe('clusters store', () => {
     expect(JSON.stringify(store.$state)).not.toContain('s3cret');
   });
 
+  it('stages a cluster\'s assets again and says what was copied, or shows why not', async () => {
+    const client = fakeClient({ 'clusters.stageAssets': { ok: true, value: { cluster: 'lab1', dir: '/home/a/.concertina/assets', copied: ['apps/ft-demo.mjs'], unchanged: ['sdk/concertina-app.mjs', 'apps/slot-stub.sh'] } } });
+    const store = defineClustersStore(client)();
+    const pending = store.stageAssets('lab1');
+    expect(store.staging).toBe('lab1');
+    expect(await pending).toBe(true);
+    expect(store.staging).toBeUndefined();
+    expect(client.calls.at(-1)).toEqual({ method: 'clusters.stageAssets', payload: { name: 'lab1' } });
+    expect(store.message).toBe('Assets on lab1 (/home/a/.concertina/assets): 1 file(s) copied, 2 already up to date.');
+    client.answers['clusters.stageAssets'] = { ok: false, errors: [{ path: 'name', message: 'lab1: the assets cannot be staged: connection refused' }] };
+    expect(await store.stageAssets('lab1')).toBe(false);
+    expect(store.errors).toEqual({ form: 'lab1: the assets cannot be staged: connection refused' });
+  });
+
   it('starts a live run and makes the views follow it; a refusal is shown', async () => {
     const log: string[] = [];
     const targets = {

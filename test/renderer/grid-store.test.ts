@@ -42,10 +42,10 @@ describe('grid store', () => {
     expect(store.speed).toBe('10x');
     expect(hms(store.time)).toBe('1:02:05');
     const fs0 = store.current.byCluster.fs0!;
-    expect(fs0).toMatchObject({ processors: 64, background: 10, nonPreemptible: 26, preemptible: 8, idle: 20 });
+    expect(fs0).toMatchObject({ processors: 64, background: 10, nonPreemptible: 24, preallocated: 2, preemptible: 8, idle: 20 });
     // overcommitted by background: idle is never negative
     expect(store.current.byCluster.fs1!.idle).toBe(0);
-    expect(store.current.total).toMatchObject({ processors: 96, threshold: 80, background: 50, nonPreemptible: 26, preemptible: 8, idle: 20 });
+    expect(store.current.total).toMatchObject({ processors: 96, threshold: 80, background: 50, nonPreemptible: 24, preallocated: 2, preemptible: 8, idle: 20 });
     expect(store.history.fs0).toHaveLength(1);
     expect(store.totalHistory).toHaveLength(1);
   });

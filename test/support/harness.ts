@@ -38,6 +38,7 @@ export interface Offer {
   jobId: string;
   processors: number;
   mandatory?: boolean;
+  deadline?: number;
 }
 
 export class FakeApplications implements ApplicationPort {
@@ -47,11 +48,15 @@ export class FakeApplications implements ApplicationPort {
   offerGrow(offerId: number, jobId: string, processors: number): void {
     this.growOffers.push({ offerId, jobId, processors });
   }
-  requestShrink(offerId: number, jobId: string, processors: number, mandatory: boolean): void {
-    this.shrinkRequests.push({ offerId, jobId, processors, mandatory });
+  readonly refusals: Array<{ jobId: string; reason: string }> = [];
+  requestShrink(offerId: number, jobId: string, processors: number, mandatory: boolean, deadline?: number): void {
+    this.shrinkRequests.push(deadline === undefined ? { offerId, jobId, processors, mandatory } : { offerId, jobId, processors, mandatory, deadline });
   }
   resized(jobId: string, size: number): void {
     this.sizes.set(jobId, size);
+  }
+  updateRefused(jobId: string, reason: string): void {
+    this.refusals.push({ jobId, reason });
   }
 }
 

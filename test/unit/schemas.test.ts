@@ -28,7 +28,7 @@ describe('job specs', () => {
     ['missing program', { kind: 'rigid', components: [{ processors: 1 }] }, 'components[0].program: is required'],
     ['empty program', { kind: 'rigid', components: [{ processors: 1, program: '  ' }] }, 'components[0].program: is required'],
     ['no components', { kind: 'rigid', components: [] }, 'components: must hold at least one component'],
-    ['rigid with min', { kind: 'rigid', components: [{ processors: 1, min: 1, program: 'x' }] }, 'components[0].min: is only for moldable and malleable jobs; use processors'],
+    ['rigid with min', { kind: 'rigid', components: [{ processors: 1, min: 1, program: 'x' }] }, 'components[0].min: is only for moldable, malleable and evolving jobs; use processors'],
     ['malleable without max', m({ min: 1 }), 'components[0].max: is required for a malleable job'],
     ['initial outside bounds', m({ min: 2, max: 4, initial: 8 }), 'components[0].initial: must lie within min..max'],
     ['two malleable components', { kind: 'malleable', components: [{ min: 1, max: 2, program: 'x' }, { min: 1, max: 2, program: 'x' }] }, 'components: a malleable job must have exactly one component'],

@@ -42,5 +42,8 @@ export function appModel(spec: AppModelSpec | undefined, fallbackRuntime: number
       return anySizeApp('fixed', () => spec.runtime);
     case 'amdahl':
       return anySizeApp('amdahl', (n) => spec.serial + spec.parallel / n);
+    case 'evolving':
+      // Decision: an evolving job runs its phases (apps/evolving.ts); any other kind given this model runs as long.
+      return anySizeApp('evolving', () => spec.phases * spec.phaseS);
   }
 }

@@ -7,6 +7,8 @@ export type { ApiResult, MethodInput, MethodName, MethodOutput, Speed, Scheduler
 export type GridSnapshot = MethodOutput<'grid.snapshot'>;
 export type ClusterSnapshot = GridSnapshot['clusters'][number];
 export type JobSummary = MethodOutput<'jobs.list'>['jobs'][number];
+export type JobViews = MethodOutput<'jobs.views'>;
+export type ViewStep = JobViews['allocated'][number];
 export interface FieldError {
   path: string;
   message: string;

@@ -1,5 +1,6 @@
 // Grow and shrink activity from the event stream (job.grown, job.shrunk): a bounded list of those events, counts per
-// bucket of virtual time per cluster, and every job's own events (bounded per job and in the number of jobs).
+// bucket of virtual time per cluster, evolving jobs' updates (evolve.requested, job.evolved, evolve.refused), and
+// every job's own events (bounded per job and in the number of jobs).
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
 import type { ApiClient, SchedulerEvent, StreamMessage } from '../api/types.js';
@@ -19,6 +20,15 @@ export type ResizeEvent = Extract<SchedulerEvent, { type: 'job.grown' | 'job.shr
 export function isResize(e: SchedulerEvent): e is ResizeEvent {
   return e.type === 'job.grown' || e.type === 'job.shrunk';
 }
+
+export type EvolveEvent = Extract<SchedulerEvent, { type: 'evolve.requested' | 'job.evolved' | 'evolve.refused' }>;
+
+export function isEvolve(e: SchedulerEvent): e is EvolveEvent {
+  return e.type === 'evolve.requested' || e.type === 'job.evolved' || e.type === 'evolve.refused';
+}
+
+/** What the Activity view lists. */
+export type ActivityEvent = ResizeEvent | EvolveEvent;
 
 /** The job an event is about, if any. */
 export function jobOf(e: SchedulerEvent): string | undefined {
@@ -56,23 +66,47 @@ export function bucketize(events: readonly ResizeEvent[], now: number, size = BU
   return { starts, clusters, grows, shrinks };
 }
 
+/**
+ * A value as JSON with every object's keys sorted: the same event from the stream and from jobs.events (whose schema
+ * puts `type` and `t` first) gives the same text.
+ */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
 export function defineActivityStore(client: ApiClient) {
   return defineStore('activity', () => {
     /** Grow/shrink events, oldest first, at most ACTIVITY_LIMIT. */
     const events = shallowRef<ResizeEvent[]>([]);
+    /** Evolving jobs' updates, oldest first, at most ACTIVITY_LIMIT. */
+    const updates = shallowRef<EvolveEvent[]>([]);
     /** Per job, its events, oldest first, at most JOB_EVENTS_LIMIT each. */
     const jobEvents = shallowRef<Map<string, SchedulerEvent[]>>(new Map());
     /** The latest virtual time seen on the stream. */
     const now = ref(0);
 
     const buckets = computed(() => bucketize(events.value, now.value));
-    const latest = computed(() => events.value.slice(-LATEST_COUNT).reverse());
+    /** The latest grow, shrink and update events, newest first. */
+    const latest = computed<ActivityEvent[]>(() => {
+      const merged: ActivityEvent[] = [...events.value.slice(-LATEST_COUNT), ...updates.value.slice(-LATEST_COUNT)];
+      merged.sort((a, b) => a.t - b.t);
+      return merged.slice(-LATEST_COUNT).reverse();
+    });
 
     function add(e: SchedulerEvent) {
       if (e.t > now.value) now.value = e.t;
       if (isResize(e)) {
         const list = events.value;
         events.value = list.length >= ACTIVITY_LIMIT ? [...list.slice(list.length - ACTIVITY_LIMIT + 1), e] : [...list, e];
+      } else if (isEvolve(e)) {
+        const list = updates.value;
+        updates.value = list.length >= ACTIVITY_LIMIT ? [...list.slice(list.length - ACTIVITY_LIMIT + 1), e] : [...list, e];
       }
       const jobId = jobOf(e);
       if (jobId !== undefined) {
@@ -102,8 +136,8 @@ export function defineActivityStore(client: ApiClient) {
       const result = await client.call('jobs.events', { jobId });
       if (!result.ok) return result.errors.map((e) => e.message).join('; ');
       const fetched = result.value.events as unknown as SchedulerEvent[];
-      const known = new Set(fetched.map((e) => JSON.stringify(e)));
-      const live = (jobEvents.value.get(jobId) ?? []).filter((e) => !known.has(JSON.stringify(e)));
+      const known = new Set(fetched.map(canonical));
+      const live = (jobEvents.value.get(jobId) ?? []).filter((e) => !known.has(canonical(e)));
       const map = new Map(jobEvents.value);
       map.delete(jobId);
       map.set(jobId, [...fetched, ...live].slice(-JOB_EVENTS_LIMIT));
@@ -120,7 +154,8 @@ export function defineActivityStore(client: ApiClient) {
     function sizeSeries(jobId: string): Array<[number, number]> {
       const out: Array<[number, number]> = [];
       for (const e of eventsOf(jobId)) {
-        if (e.type === 'job.started' || e.type === 'job.grown' || e.type === 'job.shrunk' || (e.type === 'job.adopted' && e.state === 'running')) out.push([e.t, e.size]);
+        if (e.type === 'job.started' || e.type === 'job.grown' || e.type === 'job.shrunk' || e.type === 'job.evolved' || (e.type === 'job.adopted' && e.state === 'running'))
+          out.push([e.t, e.size]);
         else if (e.type === 'job.ended' && out.length > 0) out.push([e.t, 0]);
       }
       return out;
@@ -128,6 +163,7 @@ export function defineActivityStore(client: ApiClient) {
 
     function clear() {
       events.value = [];
+      updates.value = [];
       jobEvents.value = new Map();
       now.value = 0;
     }
@@ -141,7 +177,7 @@ export function defineActivityStore(client: ApiClient) {
       stop = undefined;
     }
 
-    return { events, jobEvents, now, buckets, latest, add, receive, loadJob, eventsOf, sizeSeries, clear, connect, disconnect };
+    return { events, updates, jobEvents, now, buckets, latest, add, receive, loadJob, eventsOf, sizeSeries, clear, connect, disconnect };
   });
 }
 export type ActivityStore = ReturnType<ReturnType<typeof defineActivityStore>>;

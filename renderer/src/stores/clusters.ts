@@ -150,6 +150,8 @@ export function defineClustersStore(client: ApiClient) {
     const errors = ref<ClusterErrors>({});
     const busy = ref(false);
     const testing = ref(false);
+    /** The cluster whose assets are being staged. */
+    const staging = ref<string | undefined>(undefined);
     const testResult = ref<ConnectionTestResult | undefined>();
     const message = ref('');
     const liveStarted = ref('');
@@ -273,6 +275,23 @@ export function defineClustersStore(client: ApiClient) {
       return true;
     }
 
+    /** Copies the SDK and the demo applications again to a saved cluster (clusters.stageAssets). */
+    async function stageAssets(name: string): Promise<boolean> {
+      staging.value = name;
+      try {
+        const r = await client.call('clusters.stageAssets', { name });
+        if (!r.ok) {
+          errors.value = { form: r.errors.map((e) => e.message).join('; ') };
+          return false;
+        }
+        const { copied, unchanged, dir } = r.value;
+        message.value = `Assets on ${name} (${dir}): ${copied.length} file(s) copied, ${unchanged.length} already up to date.`;
+        return true;
+      } finally {
+        staging.value = undefined;
+      }
+    }
+
     async function startLive(targets: LiveRunTargets): Promise<boolean> {
       busy.value = true;
       liveStarted.value = '';
@@ -292,7 +311,7 @@ export function defineClustersStore(client: ApiClient) {
       }
     }
 
-    return { clusters, secretsPersist, form, editing, errors, busy, testing, testResult, message, liveStarted, load, startNew, edit, touch, save, remove, test, acceptKey, setSecret, startLive };
+    return { clusters, secretsPersist, form, editing, errors, busy, testing, staging, testResult, message, liveStarted, load, startNew, edit, touch, save, remove, test, acceptKey, setSecret, stageAssets, startLive };
   });
 }
 

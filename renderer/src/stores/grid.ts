@@ -6,39 +6,43 @@ import type { ApiClient, ClusterSnapshot, ConnectionState, GridSnapshot, Schedul
 
 export const HISTORY_LIMIT = 300;
 
-/** One point of a utilization chart. The four parts add up to `processors` (unless the cluster is overcommitted). */
+/** One point of a utilization chart. The five parts add up to `processors` (unless the cluster is overcommitted). */
 export interface UsagePoint {
   t: number;
   processors: number;
   threshold: number;
   background: number;
-  /** Concertina's non-preemptible processors, with pre-allocated-but-unused and earmarked ones (held, not usable). */
+  /** Concertina's non-preemptible processors, with earmarked ones (held, not usable). */
   nonPreemptible: number;
+  /** Pre-allocated by evolving jobs and not in use by them: held for their growth, lent only preemptibly. */
+  preallocated: number;
   preemptible: number;
   idle: number;
 }
 
 export function usageOf(c: ClusterSnapshot, t: number): UsagePoint {
-  const nonPreemptible = c.nonPreemptible + c.preallocatedUnused + c.earmarked;
+  const nonPreemptible = c.nonPreemptible + c.earmarked;
   return {
     t,
     processors: c.processors,
     threshold: c.threshold,
     background: c.background,
     nonPreemptible,
+    preallocated: c.preallocatedUnused,
     preemptible: c.preemptible,
-    idle: Math.max(0, c.processors - c.background - nonPreemptible - c.preemptible),
+    idle: Math.max(0, c.processors - c.background - nonPreemptible - c.preallocatedUnused - c.preemptible),
   };
 }
 
 /** The grid total: the sum of the clusters' points. */
 export function totalOf(points: readonly UsagePoint[], t: number): UsagePoint {
-  const total: UsagePoint = { t, processors: 0, threshold: 0, background: 0, nonPreemptible: 0, preemptible: 0, idle: 0 };
+  const total: UsagePoint = { t, processors: 0, threshold: 0, background: 0, nonPreemptible: 0, preallocated: 0, preemptible: 0, idle: 0 };
   for (const p of points) {
     total.processors += p.processors;
     total.threshold += p.threshold;
     total.background += p.background;
     total.nonPreemptible += p.nonPreemptible;
+    total.preallocated += p.preallocated;
     total.preemptible += p.preemptible;
     total.idle += p.idle;
   }

@@ -1,7 +1,7 @@
 // The queue as the host lists it (jobs.list), refreshed on a timer, with a state filter and a search box.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { ApiClient, JobSummary } from '../api/types.js';
+import type { ApiClient, JobSummary, JobViews } from '../api/types.js';
 import type { JobState } from '../../../core/model/job.js';
 
 export const JOB_STATES: readonly JobState[] = ['submitted', 'queued', 'claiming', 'running', 'completed', 'failed', 'cancelled'];
@@ -67,6 +67,12 @@ export function defineJobsStore(client: ApiClient) {
       return { ok: true, text: direction === 'grow' ? `offered ${processors} more on ${cluster}` : `asked to give back ${processors} on ${cluster}` };
     }
 
+    /** A job's views and size history (jobs.views), or why the host could not give them. */
+    async function views(jobId: string): Promise<{ ok: true; value: JobViews } | { ok: false; text: string }> {
+      const result = await client.call('jobs.views', { jobId });
+      return result.ok ? result : { ok: false, text: result.errors.map((e) => e.message).join('; ') };
+    }
+
     let timer: ReturnType<typeof setInterval> | undefined;
     /** Refreshes every `everyMs`, except while `busy()` says the view is being used (a scroll stays smooth). */
     function startPolling(everyMs = 2000, busy: () => boolean = () => false) {
@@ -81,7 +87,7 @@ export function defineJobsStore(client: ApiClient) {
       timer = undefined;
     }
 
-    return { jobs, total, states, search, loading, error, filtered, refresh, cancel, resize, startPolling, stopPolling };
+    return { jobs, total, states, search, loading, error, filtered, refresh, cancel, resize, views, startPolling, stopPolling };
   });
 }
 export type JobsStore = ReturnType<ReturnType<typeof defineJobsStore>>;

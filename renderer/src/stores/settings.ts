@@ -7,7 +7,7 @@ import type { ApiClient, FieldError, MethodOutput } from '../api/types.js';
 export type Settings = MethodOutput<'settings.get'>;
 export const APPROACH_OPTIONS = ['pra', 'pwa'] as const;
 /** The malleability policies of core/malleability/registry.ts, kept here so the core's runtime is not bundled. */
-export const POLICY_OPTIONS = ['fpsma', 'egs'] as const;
+export const POLICY_OPTIONS = ['fpsma', 'egs', 'equipartition'] as const;
 
 export const SETTINGS_FIELDS = ['approach', 'policy', 'triesThreshold', 'form'] as const;
 export type SettingsField = (typeof SETTINGS_FIELDS)[number];

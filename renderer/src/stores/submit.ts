@@ -6,11 +6,13 @@ import { jobSpecSchema, JOB_KINDS, PLACEMENT_POLICIES, type JobSpecInput, type P
 import type { ApiClient, FieldError } from '../api/types.js';
 
 export type JobKindName = (typeof JOB_KINDS)[number];
-export const APP_MODELS = ['ft', 'gadget2'] as const;
+export const APP_MODELS = ['ft', 'gadget2', 'evolving'] as const;
 export type AppModelName = (typeof APP_MODELS)[number];
 export { JOB_KINDS, PLACEMENT_POLICIES };
 
-export const FORM_FIELDS = ['name', 'kind', 'processors', 'min', 'max', 'initial', 'app', 'placement', 'program', 'walltime', 'form'] as const;
+export const FORM_FIELDS = ['name', 'kind', 'processors', 'min', 'max', 'initial', 'app', 'phases', 'phaseS', 'announceS', 'placement', 'program', 'walltime', 'form'] as const;
+/** The evolving application model's parameters: form fields named as the spec's `app` fields. */
+const EVOLVING_MODEL_FIELDS = ['phases', 'phaseS', 'announceS'] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 export type FieldErrors = Partial<Record<FormField, string>>;
 
@@ -21,9 +23,13 @@ export interface SubmitForm {
   processors: number | null;
   min: number | null;
   max: number | null;
-  /** Malleable jobs only (optional). */
+  /** Malleable and evolving jobs only (optional): the size at start. */
   initial: number | null;
   app: AppModelName;
+  /** The evolving model (an evolving job's working-set phases): how many, seconds each, seconds announced ahead. */
+  phases: number | null;
+  phaseS: number | null;
+  announceS: number | null;
   placement: PlacementPolicyName;
   program: string;
   /** Seconds (optional). */
@@ -38,10 +44,29 @@ export const defaultForm = (): SubmitForm => ({
   max: 32,
   initial: null,
   app: 'ft',
+  phases: 6,
+  phaseS: 300,
+  announceS: 0,
   placement: 'wf',
   program: 'ft',
   walltime: null,
 });
+
+/** Kinds that start at a chosen size inside min..max. */
+export const hasInitial = (kind: JobKindName): boolean => kind === 'malleable' || kind === 'evolving';
+
+type AppSpecInput = NonNullable<JobSpecInput['app']>;
+
+/** The application model the form stands for; the evolving model with the parameters given (the others default). */
+function appOf(form: SubmitForm): AppSpecInput {
+  if (form.app !== 'evolving') return { model: form.app };
+  const app: Extract<AppSpecInput, { model: 'evolving' }> = { model: 'evolving' };
+  for (const f of EVOLVING_MODEL_FIELDS) {
+    const value = form[f];
+    if (value !== null) app[f] = value;
+  }
+  return app;
+}
 
 /** The job spec the form stands for: only the fields that apply to its kind. */
 export function toSpec(form: SubmitForm): JobSpecInput {
@@ -51,9 +76,9 @@ export function toSpec(form: SubmitForm): JobSpecInput {
   } else {
     if (form.min !== null) component.min = form.min;
     if (form.max !== null) component.max = form.max;
-    if (form.kind === 'malleable' && form.initial !== null) component.initial = form.initial;
+    if (hasInitial(form.kind) && form.initial !== null) component.initial = form.initial;
   }
-  const spec: JobSpecInput = { kind: form.kind, components: [component], placement: form.placement, app: { model: form.app } };
+  const spec: JobSpecInput = { kind: form.kind, components: [component], placement: form.placement, app: appOf(form) };
   if (form.name.trim()) spec.name = form.name;
   if (form.walltime !== null) spec.walltime = form.walltime;
   return spec;
@@ -75,16 +100,21 @@ export function fromSpec(spec: JobSpecInput): SubmitForm {
     max: c?.max ?? base.max,
     initial: c?.initial ?? null,
     app: (APP_MODELS as readonly string[]).includes(model ?? '') ? (model as AppModelName) : base.app,
+    // An evolving model's parameter the spec leaves out stays out (empty: the schema's default).
+    phases: spec.app?.model === 'evolving' ? (spec.app.phases ?? null) : base.phases,
+    phaseS: spec.app?.model === 'evolving' ? (spec.app.phaseS ?? null) : base.phaseS,
+    announceS: spec.app?.model === 'evolving' ? (spec.app.announceS ?? null) : base.announceS,
     placement: spec.placement ?? base.placement,
     program: c?.program ?? base.program,
     walltime: spec.walltime ?? null,
   };
 }
 
-/** The form field a path names: `components[0].min` → min, `app.model` → app; anything else → form. */
+/** The form field a path names: `components[0].min` → min, `app.model` → app, `app.phases` → phases; else form. */
 export function fieldOf(path: string | readonly PropertyKey[]): FormField {
   const keys = typeof path === 'string' ? path.split(/[.[\]]+/).filter(Boolean) : path.map(String);
   if (keys[0] === 'components' && keys.length >= 3) keys.splice(0, 2);
+  if (keys[0] === 'app' && (EVOLVING_MODEL_FIELDS as readonly string[]).includes(keys[1] ?? '')) keys.shift();
   const key = keys[0] ?? '';
   return (FORM_FIELDS as readonly string[]).includes(key) ? (key as FormField) : 'form';
 }
@@ -118,6 +148,17 @@ export function defineSubmitStore(client: ApiClient) {
 
     // An edit makes the host's last answer stale.
     watch(form, () => (serverErrors.value = {}), { deep: true });
+    // Decision: the evolving model goes with the evolving kind; choosing the kind chooses the model, and leaving the
+    // kind leaves the model (another kind would run it as a fixed run time, not what the form's user meant).
+    // A form filled from a template (a new form object) keeps the template's model.
+    watch(
+      () => [form.value, form.value.kind] as const,
+      ([filled, kind], [before, kindBefore]) => {
+        if (filled !== before) return;
+        if (kind === 'evolving' && kindBefore !== 'evolving' && form.value.app !== 'evolving') form.value.app = 'evolving';
+        else if (kind !== 'evolving' && form.value.app === 'evolving') form.value.app = 'ft';
+      },
+    );
 
     async function submit(): Promise<boolean> {
       submittedId.value = '';

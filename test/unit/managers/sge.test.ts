@@ -1,4 +1,8 @@
 // Grid Engine's parsers on outputs recorded from Son of Grid Engine 8.1.9 on loopback, and its state map.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clusterStatus, ParseError } from '../../../runners/managers/batch-system.js';
 import { parseQstatXml, parseQsubTerse, parseQueueSummaryXml, SgeSystem, sgeState } from '../../../runners/managers/sge.js';
@@ -99,5 +103,39 @@ describe('qsub -terse output', () => {
     const job = { name: 'n', processors: 1, program: 'p', args: [], workDir: 'w', stdoutFile: 'o', stderrFile: 'e', exitFile: 'x', env: {} };
     expect(new SgeSystem().submitCommand(job).text).not.toContain('-pe');
     expect(new SgeSystem({ parallelEnvironment: 'mpi' }).submitCommand({ ...job, processors: 4 }).text).toContain("'-pe' 'mpi' '4'");
+  });
+});
+
+describe('waiting for grown local jobs to start', () => {
+  const entry = (id: number, name: string, state: string) =>
+    `    <job_list state="${state === 'qw' ? 'pending' : 'running'}">\n      <JB_job_number>${id}</JB_job_number>\n      <JB_name>${name}</JB_name>\n      <JB_owner>root</JB_owner>\n      <state>${state}</state>\n      <slots>1</slots>\n    </job_list>\n`;
+
+  /** What the pending command prints against a `qstat` that answers with these jobs. */
+  function waiting(names: string[], jobs: Array<[string, string]>): string[] {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-sge-pending-'));
+    try {
+      const xml = `<?xml version='1.0'?>\n<job_info>\n  <queue_info>\n${jobs.map(([name, state], i) => entry(i + 1, name, state)).join('')}  </queue_info>\n  <job_info>\n  </job_info>\n</job_info>\n`;
+      writeFileSync(path.join(dir, 'qstat.xml'), xml);
+      writeFileSync(path.join(dir, 'qstat'), `#!/bin/sh\ncat '${dir}/qstat.xml'\n`, { mode: 0o755 });
+      const out = execFileSync('/bin/sh', ['-c', new SgeSystem().pendingCommand(names).text], { env: { PATH: `${dir}:/usr/bin:/bin` }, encoding: 'utf8' });
+      return out.split('\n').filter(Boolean);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('prints the named jobs still queued or on their way to their host (t), not running, failed or other ones', () => {
+    const jobs: Array<[string, string]> = [
+      ['cnc-j-0-m1', 'r'],
+      ['cnc-j-0-m2', 't'],
+      ['cnc-j-0-m3', 'qw'],
+      ['cnc-j-0-m4', 'Eqw'],
+      ['cnc-j-0-m5', 'dr'],
+      ['cnc-j-0-m10', 'qw'],
+      ['someone-else', 'qw'],
+    ];
+    expect(waiting(['cnc-j-0-m1', 'cnc-j-0-m2', 'cnc-j-0-m3', 'cnc-j-0-m4', 'cnc-j-0-m5', 'cnc-j-0-m6'], jobs)).toEqual(['cnc-j-0-m2', 'cnc-j-0-m3']);
+    expect(waiting(['cnc-j-0-m1'], jobs)).toEqual([]);
+    expect(waiting(['cnc-j-0-m1'], [])).toEqual([]);
   });
 });
