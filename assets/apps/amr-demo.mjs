@@ -15,6 +15,7 @@
 // many seconds ahead (from the field's known schedule; step-ms turns seconds into steps, so it needs one), else
 // when the mesh needs them.
 import { Worker, isMainThread, parentPort } from 'node:worker_threads';
+import { callWorker } from './worker-call.mjs';
 
 /** The field: PEAKS Gaussians of width WIDTH at fixed centres, each switched on and off smoothly over RAMP of the run. */
 const PEAKS = 8;
@@ -249,7 +250,7 @@ class WorkerPool {
           left[i - start] = mesh.index[i] * 2 ** -mesh.level[i];
           right[i - start] = (mesh.index[i] + 1) * 2 ** -mesh.level[i];
         }
-        const result = await run(worker, { left, right, t, amplitudes }, [left.buffer, right.buffer]);
+        const result = await callWorker(worker, { left, right, t, amplitudes }, [left.buffer, right.buffer]);
         coarse.set(result.coarse, start);
         fine.set(result.fine, start);
       }),
@@ -258,21 +259,6 @@ class WorkerPool {
   }
 }
 
-function run(worker, task, transfer) {
-  return new Promise((resolve, reject) => {
-    const onError = (error) => {
-      worker.off('message', onMessage);
-      reject(error);
-    };
-    const onMessage = (result) => {
-      worker.off('error', onError);
-      resolve(result);
-    };
-    worker.once('message', onMessage);
-    worker.once('error', onError);
-    worker.postMessage(task, transfer);
-  });
-}
 
 function serveCells() {
   parentPort.on('message', ({ left, right, t, amplitudes }) => {

@@ -8,6 +8,7 @@
 //
 // blocks (default 4096): FFTs to compute; log2-points (default 12): each block has 2^log2-points points.
 import { Worker, isMainThread, parentPort } from 'node:worker_threads';
+import { callWorker } from './worker-call.mjs';
 
 /** Blocks one worker transforms per step; a step is the time between two safe points. */
 const BLOCKS_PER_TASK = 4;
@@ -37,7 +38,7 @@ async function main() {
       next = Math.min(blocks, next + BLOCKS_PER_TASK);
       return { first, count: next - first, log2 };
     });
-    const results = await Promise.all(pool.workers.map((worker, i) => pool.run(worker, tasks[i])));
+    const results = await Promise.all(pool.workers.map((worker, i) => callWorker(worker, tasks[i])));
     for (const r of results) {
       verified += r.verified;
       worst = Math.max(worst, r.worstError);
@@ -84,22 +85,6 @@ class WorkerPool {
     while (this.workers.length < size) this.workers.push(new Worker(new URL(import.meta.url)));
     const leaving = this.workers.splice(size);
     await Promise.all(leaving.map((w) => w.terminate()));
-  }
-
-  run(worker, task) {
-    return new Promise((resolve, reject) => {
-      const onError = (error) => {
-        worker.off('message', onMessage);
-        reject(error);
-      };
-      const onMessage = (result) => {
-        worker.off('error', onError);
-        resolve(result);
-      };
-      worker.once('message', onMessage);
-      worker.once('error', onError);
-      worker.postMessage(task);
-    });
   }
 }
 

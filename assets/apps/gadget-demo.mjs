@@ -8,6 +8,7 @@
 //
 // bodies (default 1000), steps (default 200).
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { callWorker } from './worker-call.mjs';
 
 const DT = 1e-3;
 /** Softening length: keeps close encounters finite. */
@@ -121,24 +122,7 @@ class WorkerPool {
   /** Accelerations of all bodies, each worker computing an equal slice. */
   forces(n) {
     const size = this.workers.length;
-    return Promise.all(
-      this.workers.map(
-        (worker, k) =>
-          new Promise((resolve, reject) => {
-            const onError = (error) => {
-              worker.off('message', onMessage);
-              reject(error);
-            };
-            const onMessage = () => {
-              worker.off('error', onError);
-              resolve();
-            };
-            worker.once('message', onMessage);
-            worker.once('error', onError);
-            worker.postMessage({ start: Math.floor((k * n) / size), end: Math.floor(((k + 1) * n) / size) });
-          }),
-      ),
-    );
+    return Promise.all(this.workers.map((worker, k) => callWorker(worker, { start: Math.floor((k * n) / size), end: Math.floor(((k + 1) * n) / size) })));
   }
 }
 
