@@ -22,8 +22,8 @@ function mustOk<T>(r: { ok: true; value: T } | { ok: false; errors: unknown }): 
 }
 
 describe('KOALA paper workloads', () => {
-  it('offers wm, wmr, wm-fast and wmr-fast', () => {
-    expect(Object.keys(WORKLOAD_PRESETS).sort()).toEqual(['wm', 'wm-fast', 'wmr', 'wmr-fast']);
+  it('offers wm, wmr, wm-fast and wmr-fast, and wme (evolving jobs mixed in)', () => {
+    expect(Object.keys(WORKLOAD_PRESETS).sort()).toEqual(['wm', 'wm-fast', 'wme', 'wmr', 'wmr-fast']);
     expect(workloadPreset('nope', 1)).toBeUndefined();
     expect(workloadPreset('toString', 1)).toBeUndefined();
   });
@@ -49,6 +49,26 @@ describe('KOALA paper workloads', () => {
     // Binomial(300, 1/2): sd ~8.7, so 110..190 is over 4 sd either side.
     expect(ft).toBeGreaterThan(110);
     expect(ft).toBeLessThan(190);
+  });
+
+  it('wme: about a fifth of W_m evolving, pre-allocating their maximum from 2, half announcing; the rest as in wm', () => {
+    const wm = workloadPreset('wm', 5)!;
+    const wme = workloadPreset('wme', 5)!;
+    expect(wme).toHaveLength(300);
+    const evolving = wme.filter((j) => j.kind === 'evolving');
+    // Binomial(300, 1/5): sd ~6.9, so 30..90 is over 4 sd either side.
+    expect(evolving.length).toBeGreaterThan(30);
+    expect(evolving.length).toBeLessThan(90);
+    wme.forEach((job, i) => {
+      if (job.kind !== 'evolving') return expect(job).toEqual(wm[i]);
+      const c = job.components[0]!;
+      // Same application draw as wm's job i: its maximum is that application's.
+      expect(c.max).toBe(wm[i]!.components[0]!.max);
+      expect([c.min, c.initial, c.program, job.submitTime]).toEqual([2, 2, 'amr', i * 120]);
+      expect(job.app).toMatchObject({ model: 'evolving', phases: 8, phaseS: 120 });
+    });
+    const announcing = evolving.filter((j) => j.app!.model === 'evolving' && j.app!.announceS > 0).length;
+    expect(announcing).toBe(Math.floor(evolving.length / 2));
   });
 
   it('wmr: about half the jobs rigid of 2 processors, same applications as wm for the same seed', () => {

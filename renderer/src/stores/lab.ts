@@ -14,7 +14,7 @@ export type LabKind = LabSpec['kind'];
 
 /** The presets of core/sim (grids.ts, workloads/koala.ts), kept here so the core's runtime is not bundled. */
 export const LAB_GRIDS = ['das3'] as const;
-export const LAB_WORKLOADS = ['wm', 'wmr', 'wm-fast', 'wmr-fast'] as const;
+export const LAB_WORKLOADS = ['wm', 'wmr', 'wm-fast', 'wmr-fast', 'wme'] as const;
 export { APPROACH_OPTIONS, POLICY_OPTIONS };
 
 export const LAB_FIELDS = ['kind', 'seeds', 'poll', 'backgroundLoad', 'grid', 'workload', 'approach', 'policy', 'seed', 'maxJobs', 'form'] as const;

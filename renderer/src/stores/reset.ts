@@ -6,7 +6,7 @@ import type { ApiClient, FieldError } from '../api/types.js';
 
 /** The host's grid and workload presets (core/sim), kept here so the core's runtime is not bundled. */
 export const GRID_OPTIONS = ['das3', 'custom'] as const;
-export const WORKLOAD_OPTIONS = ['wm', 'wmr', 'wm-fast', 'wmr-fast', 'none'] as const;
+export const WORKLOAD_OPTIONS = ['wm', 'wmr', 'wm-fast', 'wmr-fast', 'wme', 'none'] as const;
 
 export const RESET_FIELDS = ['grid', 'gridJson', 'workload', 'seed', 'form'] as const;
 export type ResetField = (typeof RESET_FIELDS)[number];
