@@ -20,7 +20,8 @@ export interface CoormClient {
   /** Called right after its session opens (before any views). */
   start(): void;
   onViews(nonPreemptive: StepFunction, preemptive: StepFunction): void;
-  onStarted(request: number, nodeIds: readonly number[]): void;
+  /** `startedAt`: when the RMS started the allocation (its node IDs may come later, once preemptible holders let go). */
+  onStarted(request: number, nodeIds: readonly number[], startedAt: number): void;
   onKilled(reason: string): void;
   readonly finished: boolean;
 }
@@ -36,10 +37,10 @@ export interface AppRunOptions {
   readonly clusterNodes: number;
   readonly apps: readonly ClientSpec[];
   readonly reschedulingIntervalS?: number;
-  /** The run stops here even if some application has not finished. Default: no limit. */
+  /** Run exactly until then (finished or not, endless fillers included). Default: until every application not marked endless has finished. */
   readonly untilS?: number;
-  /** Sees every message the RMS sends, before the application does. */
-  readonly onMessage?: (message: RmsMessage, now: number) => void;
+  /** Sees every message the RMS sends, before the application does (with the RMS, to inspect it). */
+  readonly onMessage?: (message: RmsMessage, now: number, rms: CoormRms) => void;
 }
 
 export interface AppRun {
@@ -87,7 +88,7 @@ export function runCoormApps(o: AppRunOptions): AppRun {
       client.start();
     });
   });
-  const done = () => o.apps.every((spec, i) => spec.endless === true || clients[i]?.finished === true);
+  const done = () => until === Number.POSITIVE_INFINITY && o.apps.every((spec, i) => spec.endless === true || clients[i]?.finished === true);
   const zero = StepFunction.constant(0);
 
   let rounds = 0;
@@ -96,19 +97,21 @@ export function runCoormApps(o: AppRunOptions): AppRun {
     const appAt = engine.nextTime();
     const rmsAt = rms.nextWakeup();
     const next = Math.min(appAt, rmsAt);
-    if (!Number.isFinite(next)) throw new Error(`the application run stalled at t=${engine.now}: nothing left to happen`);
     if (next > until) break;
+    if (!Number.isFinite(next)) throw new Error(`the application run stalled at t=${engine.now}: nothing left to happen`);
     if (appAt <= rmsAt) {
       engine.step();
       continue;
     }
     engine.now = Math.max(engine.now, rmsAt);
     for (const m of rms.advance(engine.now)) {
-      o.onMessage?.(m, engine.now);
+      o.onMessage?.(m, engine.now, rms);
       const client = bySession.get(m.session);
       if (client === undefined) continue;
       if (m.type === 'views') client.onViews(m.nonPreemptive.get(APP_CLUSTER_ID) ?? zero, m.preemptive.get(APP_CLUSTER_ID) ?? zero);
-      else if (m.type === 'started') client.onStarted(m.request, m.nodeIds);
+      // Decision: the start notification carries the allocation's start as the RMS counts it, since its end follows
+      // from that and not from when the IDs arrived.
+      else if (m.type === 'started') client.onStarted(m.request, m.nodeIds, rms.requestSnapshot(m.request)?.startedAt ?? engine.now);
       else client.onKilled(m.reason);
     }
   }

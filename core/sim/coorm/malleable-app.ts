@@ -118,6 +118,8 @@ export class MalleableApp implements CoormClient {
     const now = this.port.now;
     const at = this.extraStartAt(now);
     if (!Number.isFinite(at)) return;
+    // Decision: it sizes r_extra on what its view offers at that instant, and follows later changes as they come
+    // (a future drop wakes it then), rather than on the least the view offers from then on.
     const offered = Math.max(0, Math.floor(this.view.valueAt(at)));
     const rule = this.o.extraRule ?? ((n: number) => n);
     const target = Math.max(0, Math.min(rule(offered), offered, this.o.maxNodes - this.o.minNodes));
@@ -146,14 +148,14 @@ export class MalleableApp implements CoormClient {
     return this.port.request({ n, duration: left, type: 'P', relatedHow: 'COALLOC', relatedTo: this.rMin });
   }
 
-  /** Wakes where the view drops below what it asked for (a take-back announced ahead of time). */
+  /** Wakes at the view's next change: a take-back announced ahead of time, or nodes coming back. */
   private scheduleWakeup(now: number): void {
-    if (this.extraAsked === 0) return;
-    const drop = this.view!.firstTimeBelow(now, this.extraAsked);
-    if (!(drop > now) || drop === this.wakeAt || !Number.isFinite(drop)) return;
-    this.wakeAt = drop;
-    this.port.at(drop, () => {
-      if (this.wakeAt !== drop) return;
+    // A change already known from the last view brings no new views message, so it must look by itself.
+    const next = this.view!.times.find((t) => t > now);
+    if (next === undefined || next === this.wakeAt) return;
+    this.wakeAt = next;
+    this.port.at(next, () => {
+      if (this.wakeAt !== next) return;
       this.wakeAt = Number.POSITIVE_INFINITY;
       this.reconcile();
     });

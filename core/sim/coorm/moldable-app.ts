@@ -74,12 +74,12 @@ export class MoldableApp implements CoormClient {
     this.choices.push({ ...choice, at: this.port.now });
   }
 
-  onStarted(request: number, nodeIds: readonly number[]): void {
+  onStarted(request: number, nodeIds: readonly number[], startedAt: number): void {
     if (request !== this.request || this.startTime !== undefined) return;
     this.startTime = this.port.now;
     this.nodeIds = nodeIds;
     // The request lasts exactly its run time, so the RMS ends it by itself.
-    this.port.at(this.port.now + this.o.runtimeS(nodeIds.length), () => {
+    this.port.at(Math.max(this.port.now, startedAt + this.o.runtimeS(nodeIds.length)), () => {
       this.endTime = this.port.now;
     });
   }

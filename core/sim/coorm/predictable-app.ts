@@ -11,7 +11,7 @@ export interface Phase {
 
 export interface PhaseRecord {
   readonly request: number;
-  /** When its start message arrived, and the node IDs it carried. */
+  /** When the RMS started it, and the node IDs its start message carried. */
   startTime: number | undefined;
   nodeIds: readonly number[];
   /** Node IDs given back at the end of the phase (those the next phase does not need). */
@@ -50,15 +50,15 @@ export class PredictableApp implements CoormClient {
 
   onViews(_nonPreemptive: StepFunction, _preemptive: StepFunction): void {}
 
-  onStarted(request: number, nodeIds: readonly number[]): void {
+  onStarted(request: number, nodeIds: readonly number[], startedAt: number): void {
     const i = this.phases.findIndex((p) => p.request === request);
     const record = this.phases[i];
     if (record === undefined || record.startTime !== undefined) return;
-    record.startTime = this.port.now;
+    record.startTime = startedAt;
     record.nodeIds = nodeIds;
     // Phase i ends when its allocation does: the chain was placed back to back from the first start.
     const end = this.phases[0]!.startTime! + this.plan.slice(0, i + 1).reduce((s, p) => s + p.durationS, 0);
-    this.port.at(end, () => this.endPhase(i));
+    this.port.at(Math.max(this.port.now, end), () => this.endPhase(i));
   }
 
   onKilled(reason: string): void {

@@ -40,13 +40,15 @@ export class RigidApp implements CoormClient {
 
   onViews(_nonPreemptive: StepFunction, _preemptive: StepFunction): void {}
 
-  onStarted(request: number, nodeIds: readonly number[]): void {
+  onStarted(request: number, nodeIds: readonly number[], startedAt: number): void {
     if (request !== this.request || this.endAction) return;
     this.endAction = true;
+    // Decision: its run ends with its allocation, counted from the RMS's start even when the IDs came later (held
+    // preemptibly by another application for up to a grace): the RMS ends a full-length request then.
     this.startTime = this.port.now;
     this.nodeIds = nodeIds;
     const runtime = this.o.runtimeS ?? this.o.durationS;
-    this.port.at(this.port.now + runtime, () => {
+    this.port.at(Math.max(this.port.now, startedAt + runtime), () => {
       if (this.cancelled) return;
       // Decision: a run shorter than its wall-time gives its nodes back at once; a full one lets the RMS end it.
       if (runtime < this.o.durationS) this.port.done(this.request!);
