@@ -68,7 +68,10 @@ export function shareInterval(vin: number, need: ArrayLike<number>, out: Float64
 export function eqSchedule(sets: readonly RequestSet[], available: View, t0: number): View[] {
   const occupied: View[] = sets.map((set) => {
     if (set.length === 0) return emptyView;
-    const fixedView = toView(set, t0, { available });
+    // Decision: what an application asks for is the size of its fixed requests, not their nAlloc against `available`:
+    // alloc() takes the least over a request's whole future, so a dip ahead (a later reservation) would make a
+    // started open-ended request count as asking for nothing now, and nobody would be told to release.
+    const fixedView = toView(set, t0);
     // Algorithm 3 line 3 subtracts fit(): the evident intent is fixed plus fitted occupation.
     return sum(fixedView, fit(set, difference(available, fixedView), t0));
   });

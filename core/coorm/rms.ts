@@ -286,7 +286,10 @@ export class CoormRms {
     this.passes++;
     const messages: RmsMessage[] = [];
     let order = [...this.sessions.values()];
-    for (const s of order) this.reclassify(s, now);
+    for (const s of order) {
+      this.reclassify(s, now);
+      this.holdClockWhileWaiting(s, now);
+    }
     const apps: readonly Session[] = order;
     const result = schedulePass(this.clusters, apps, now);
     this.lastResult = result;
@@ -362,6 +365,19 @@ export class CoormRms {
     r.nodeIds = p.nodeIds.filter((id) => !released.has(id)).slice(0, r.n);
     const moved = new Set(r.nodeIds);
     p.nodeIds = p.nodeIds.filter((id) => !moved.has(id));
+  }
+
+  /**
+   * Decision: a started request that holds no node ID yet (it waits for others to release) has not begun its
+   * allocation: its time runs from when its nodes arrive, so a wait never eats its duration, and its view occupation
+   * stays ahead of it. A NEXT successor keeps its chain's timing (it starts exactly at its predecessor's end).
+   */
+  private holdClockWhileWaiting(s: Session, now: number): void {
+    for (const set of [s.np, s.p]) {
+      for (const r of set) {
+        if (r.awaitingIds && r.nodeIds.length === 0 && r.startedAt < now && r.relatedHow !== 'NEXT') r.startedAt = now;
+      }
+    }
   }
 
   private hasEnded(r: CoormRequest, now: number): boolean {

@@ -177,12 +177,13 @@ describe('malleable', () => {
     expect(m.extraHistory).toEqual([
       { t: 1, nodes: 32 },
       { t: 30, nodes: 16 },
-      // Its view already said 32 from 130: it wakes then by itself (no new view), before the pass that frees R.
-      { t: 130, nodes: 32 },
+      // R's 100 s run from 31, when its nodes came: M's view already said 32 from 131, and it wakes then by itself
+      // (no new view), before the pass that frees R.
+      { t: 131, nodes: 32 },
     ]);
     expect(mLog.filter((c) => c.op === 'update').map((c) => [c.t, (c as { n: number }).n])).toEqual([
       [30, 16],
-      [130, 32],
+      [131, 32],
     ]);
     expect(r.endTime).toBeDefined();
     // R got 8 of the 16 M gave back, one pass later, and nobody was killed.
@@ -348,17 +349,16 @@ describe('non-predictably evolving', () => {
   });
 });
 
-// Found while driving these applications; minimal cases on the RMS alone. `it.fails`: each passes while the gap is
-// there, and fails (asking to become an ordinary test) once the RMS is fixed.
-describe('known RMS gaps', () => {
+// Found while driving these applications; minimal cases on the RMS alone, kept as regression tests of the fixes.
+describe('RMS gaps found by the applications', () => {
   const ok = <T>(r: { ok: true; value: T } | { ok: false }): T => {
     if (!r.ok) throw new Error('refused');
     return r.value;
   };
 
-  it.fails('a non-preemptible start that waits for IDs past its duration is never notified', () => {
-    // M holds both nodes preemptibly; R asks for 1 node for 1 s at 5; M cooperates at 5.5; R's allocation is
-    // counted from 5, so by the pass of 6 it is over and R never hears of it (node 1 stays free).
+  it('a non-preemptible start that waits for IDs past its duration is notified, its time running from then', () => {
+    // M holds both nodes preemptibly; R asks for 1 node for 1 s at 5; M cooperates at 5.5. R's second runs from 6,
+    // when node 1 comes (counted from 5, it would be over by the pass of 6 and R would never hear of it).
     const rms = new CoormRms([{ cid: 'c', nodes: 2 }]);
     const m = rms.connect(0);
     const extra = ok(rms.request(m, { cid: 'c', n: 2, duration: Infinity, type: 'P' }, 0));
@@ -368,12 +368,15 @@ describe('known RMS gaps', () => {
     rms.advance(5);
     ok(spontaneousUpdate(rms, m, extra, 1, 5.5));
     expect(rms.advance(6)).toContainEqual({ type: 'started', session: r, request: np, nodeIds: [1] });
+    expect(rms.nextWakeup()).toBe(7);
+    rms.advance(7);
+    expect(rms.freeNodeIds('c')).toEqual([1]);
   });
 
-  it.fails('preemptive views ask nobody to release when started preemptible requests face a future dip to 0', () => {
+  it('preemptive views ask started preemptible holders to release despite a future dip to 0', () => {
     // A and B hold 2 + 2 preemptibly on 6 nodes. C takes 4 non-preemptibly from 1 to 6, D all 6 from 6: on [1, 6)
-    // only 2 are preemptible, yet each of A and B is told 2 (a started request's share is computed over its whole
-    // future, which D makes 0), so neither releases and C waits for IDs until its allocation is over.
+    // only 2 are preemptible, so A and B must be told 2 between them, though D makes their requests' share over the
+    // whole future 0 (counted so, they would ask for nothing, be offered everything and never release).
     const rms = new CoormRms([{ cid: 'c', nodes: 6 }]);
     const a = rms.connect(0);
     const b = rms.connect(0);
