@@ -548,6 +548,14 @@ class LiveWorldImpl implements LiveWorld {
         found.set(r.config.name, await r.manager.recover());
       }),
     );
+    // The first statuses were read before the managers knew the earlier run's local jobs, which they counted as
+    // background (a cluster full of it: malleable jobs shrunk at once); they are read again now.
+    const withJobs = new Set([...found].filter(([, jobs]) => jobs.length > 0).map(([name]) => name));
+    if (withJobs.size > 0) {
+      const kept = this.inbox.filter((m) => !(m.type === 'status' && withJobs.has(m.cluster)));
+      this.inbox.splice(0, this.inbox.length, ...kept);
+      await Promise.all([...withJobs].map((name) => this.firstPoll(this.runtimes.get(name)!).catch(() => undefined)));
+    }
     const restore = this.restore;
     for (const [cluster, jobs] of found) this.refuseUnknown(cluster, jobs);
     if (!restore) return;
@@ -603,7 +611,17 @@ class LiveWorldImpl implements LiveWorld {
       return;
     }
     this.outcomes.push({ jobId: id, cluster, outcome: 'adopted', detail: adopted.startTime === undefined ? `starting with ${adopted.processors} processors` : `running with ${adopted.processors} processors` });
-    if (resizable(r.value)) runtime.apps.attach(id, { channel: runtime.channel, jobDir: this.jobDir(runtime, id), ...(job.lastSeq !== undefined && { lastSeq: job.lastSeq }) });
+    if (!resizable(r.value)) return;
+    runtime.apps.attach(id, { channel: runtime.channel, jobDir: this.jobDir(runtime, id), ...(job.lastSeq !== undefined && { lastSeq: job.lastSeq }) });
+    // Decision: a running adopted application is told the size it is adopted with: a `resources` the earlier run
+    // had not yet written when it stopped would otherwise be lost (the SDK ignores a size it already has).
+    if (adopted.startTime === undefined) return;
+    runtime.apps.resized(id, r.value.size);
+    // Decision: an update the earlier run accepted but had not put in effect is asked again at once, on the
+    // application's behalf (an announced one loses its notice); its later updates, read again, supersede it.
+    if (job.updateTarget !== undefined && job.updateTarget !== r.value.size && job.updateTarget >= r.value.min && job.updateTarget <= r.value.max) {
+      this.deliver({ type: 'update', jobId: id, processors: job.updateTarget });
+    }
   }
 
   /** How a job of the earlier run stands on its cluster, from what the manager found there (or its exit file). */
@@ -636,6 +654,9 @@ class LiveWorldImpl implements LiveWorld {
       const cluster = job.components[0]?.cluster;
       const runtime = cluster === undefined ? undefined : this.runtimes.get(cluster);
       const lastSeq = resizable(job) ? runtime?.apps.lastSeq(job.id) : undefined;
+      // An update handled (its seq is in lastSeq) but not yet in effect is not read again after a restart.
+      const target = job.evolving && job.state === 'running' ? (job.announcedShrink?.processors ?? job.held) : undefined;
+      const updateTarget = target !== undefined && target !== job.size ? target : undefined;
       jobs.push({
         spec: { ...job.spec, id: job.id },
         submitTime: job.transitions[0]!.time,
@@ -644,6 +665,7 @@ class LiveWorldImpl implements LiveWorld {
         processors: resizable(job) ? job.size + job.claimed : job.components.reduce((s, c) => s + c.processors, 0),
         ...(Number.isFinite(job.startTime) && { startTime: job.startTime }),
         ...(lastSeq !== undefined && { lastSeq }),
+        ...(updateTarget !== undefined && { updateTarget }),
       });
     }
     return { version: 1, epochMs: this.epochMs, submitted: scheduler.jobNumber, jobs: [...jobs, ...this.stranded] };

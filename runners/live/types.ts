@@ -38,6 +38,8 @@ export const livePersistentJobSchema = z.strictObject({
   startTime: z.number().optional(),
   /** The highest from-app.jsonl seq handled (malleable jobs). */
   lastSeq: z.number().int().min(0).optional(),
+  /** Evolving: the size its last update asked for, when not yet in effect (asked again once it is adopted). */
+  updateTarget: z.number().int().min(0).optional(),
 });
 export const livePersistentStateSchema = z.strictObject({
   version: z.literal(1),

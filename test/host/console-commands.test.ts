@@ -135,7 +135,7 @@ describe('sim.reset', () => {
     expect(errorsOf(host.call('sim.reset', { grid: { clusters: [{ name: 'x', processors: 4 }], files: [{ name: 'f', sizeMB: 1, replicas: ['y'] }] }, workload: 'none' }))).toEqual([
       { path: 'grid.files[0].replicas[0]', message: 'names unknown cluster "y"' },
     ]);
-    expect(errorsOf(host.call('sim.reset', { grid: 'das3', workload: 'w3' }))).toEqual([{ path: 'workload', message: 'must be one of wm, wmr, wm-fast, wmr-fast, none' }]);
+    expect(errorsOf(host.call('sim.reset', { grid: 'das3', workload: 'w3' }))).toEqual([{ path: 'workload', message: 'must be one of wm, wmr, wm-fast, wmr-fast, wme, none' }]);
     expect(errorsOf(host.call('sim.reset', { grid: 'das3', workload: 'wm', seed: -1 }))).toEqual([{ path: 'seed', message: 'must be at least 0' }]);
     expect(host.world.scheduler.job('kept')).toBeDefined();
   });

@@ -188,7 +188,7 @@ describe('lab input', () => {
     expect(errorsOf('lab.start', { kind: 'koala' })[0]!.path).toBe('seeds');
     expect(errorsOf('lab.start', { kind: 'bake', seeds: 1 })).toEqual([{ path: 'kind', message: 'must be koala or simulate' }]);
     const simulate = { kind: 'simulate', grid: 'das3', workload: 'wm', approach: 'pra', policy: 'egs', seed: 1 };
-    expect(errorsOf('lab.start', { ...simulate, workload: 'wx' })).toEqual([{ path: 'workload', message: 'must be one of wm, wmr, wm-fast, wmr-fast' }]);
+    expect(errorsOf('lab.start', { ...simulate, workload: 'wx' })).toEqual([{ path: 'workload', message: 'must be one of wm, wmr, wm-fast, wmr-fast, wme' }]);
     expect(errorsOf('lab.start', { ...simulate, grid: 'das4' })).toEqual([{ path: 'grid', message: 'must be one of das3' }]);
     expect(errorsOf('lab.start', { ...simulate, policy: 'greedy' })[0]!.path).toBe('policy');
     expect(errorsOf('lab.start', { ...simulate, seed: -1 })).toEqual([{ path: 'seed', message: 'must be at least 0' }]);
