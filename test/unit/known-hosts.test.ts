@@ -4,7 +4,6 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import ssh2 from 'ssh2';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HostKeyChangedError, SshError } from '../../runners/ssh/errors.js';
 import {
@@ -18,10 +17,11 @@ import {
   presentedHostKey,
   verdictError,
 } from '../../runners/ssh/known-hosts.js';
+import { sshKeyPair } from '../support/ssh-keys.js';
 
 /** A public key blob of `type` and its known_hosts base64, as a server would present it. */
 function hostKey(type: 'ed25519' | 'ecdsa'): { blob: Buffer; base64: string; type: string } {
-  const pair = ssh2.utils.generateKeyPairSync(type, type === 'ecdsa' ? { bits: 256 } : {});
+  const pair = sshKeyPair(type, type === 'ecdsa' ? { bits: 256 } : {});
   const [keyType, base64] = pair.public.split(' ') as [string, string];
   return { blob: Buffer.from(base64, 'base64'), base64, type: keyType };
 }
@@ -182,6 +182,6 @@ describe('KnownHosts', () => {
 
 let rsaCache: string | undefined;
 function rsaBase64(): string {
-  rsaCache ??= ssh2.utils.generateKeyPairSync('rsa', { bits: 1024 }).public.split(' ')[1]!;
+  rsaCache ??= sshKeyPair('rsa', { bits: 1024 }).public.split(' ')[1]!;
   return rsaCache;
 }

@@ -13,12 +13,13 @@ import { HostKeyUnknownError, SshError } from '../../runners/ssh/errors.js';
 import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { MemorySecretSource } from '../../runners/ssh/secrets.js';
 import type { ResolvedHost } from '../../runners/ssh/ssh-config.js';
+import { sshKeyPair } from '../support/ssh-keys.js';
 
 const PASSWORD = 'correct horse battery staple';
 const PASSPHRASE = 'le mot de passe';
 
-const hostPair = ssh2.utils.generateKeyPairSync('ed25519');
-const userPair = ssh2.utils.generateKeyPairSync('ed25519', { passphrase: PASSPHRASE, cipher: 'aes256-ctr', rounds: 16 });
+const hostPair = sshKeyPair('ed25519');
+const userPair = sshKeyPair('ed25519', { passphrase: PASSPHRASE, cipher: 'aes256-ctr', rounds: 16 });
 const userPublic = ssh2.utils.parseKey(userPair.public) as ssh2.ParsedKey;
 
 let server: ssh2.Server;
