@@ -34,10 +34,12 @@ interface Detected {
 
 /**
  * Which batch systems the login node offers: Slurm (`sbatch`), Grid Engine (`qsub` and a `qstat` that answers
- * `-xml`: PBS's qstat does not), PBS (`pbsnodes`); and its processor count.
+ * `-xml`: PBS's qstat does not), PBS (`pbsnodes`); and its processor count. A Grid Engine client whose qmaster
+ * does not answer can wait a minute: that qstat is given 10 s, where coreutils' timeout exists.
  */
-export const DETECT_SCRIPT = `command -v sbatch >/dev/null 2>&1 && echo found=slurm
-command -v qsub >/dev/null 2>&1 && command -v qstat >/dev/null 2>&1 && qstat -xml >/dev/null 2>&1 && echo found=sge
+export const DETECT_SCRIPT = `cnc_bounded() { if command -v timeout >/dev/null 2>&1; then timeout 10 "$@"; else "$@"; fi; }
+command -v sbatch >/dev/null 2>&1 && echo found=slurm
+command -v qsub >/dev/null 2>&1 && command -v qstat >/dev/null 2>&1 && cnc_bounded qstat -xml >/dev/null 2>&1 && echo found=sge
 command -v pbsnodes >/dev/null 2>&1 && echo found=pbs
 echo cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc 2>/dev/null || echo 1)
 `;

@@ -2,7 +2,7 @@
 // field, kept in the store's `clusters` table; secrets encrypted by the (stubbed) OS keychain with only ciphertext
 // on disk, or held for the session in web mode — never in an answer, never written in plain text.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -176,4 +176,17 @@ describe('clusters.setSecret', () => {
     expect(await source.get({ kind: 'password', user: 'alice', host: 'bastion.example.org', port: 22 })).toBeUndefined();
     expect(await source.get({ kind: 'password', user: 'alice', host: 'login.example.org', port: 22 })).toBe(PASSWORD);
   });
+});
+
+describe('clusters.test on this machine', () => {
+  it('names a Grid Engine whose qstat never answers as not found, instead of waiting for it', async () => {
+    // A qsub and a qstat that hangs, as a client whose qmaster does not answer: ahead of the real ones on PATH.
+    const bin = tempDir();
+    writeFileSync(path.join(bin, 'qsub'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    writeFileSync(path.join(bin, 'qstat'), '#!/bin/sh\nexec sleep 120\n', { mode: 0o755 });
+    const host = hostOn(undefined);
+    const cluster = { name: 'here', login: { via: 'local' }, system: 'sge', workRoot: tempDir(), env: { PATH: `${bin}:${process.env.PATH}` } };
+    const answer = await host.call('clusters.test', cluster);
+    expect(answer.ok && answer.value).toMatchObject({ ok: false, kind: 'no-batch-system', message: expect.stringMatching(/^sge not found/) });
+  }, 40_000);
 });
