@@ -196,7 +196,11 @@ function sshdConfig(dir: string, port: number, user: string, options: SshdOption
   ];
   // OpenSSH 9.8 and later penalise a source address after failed logins; tests fail logins on purpose.
   if (sshdVersion() >= 9.8) lines.push('PerSourcePenalties no');
-  if (options.loginNoise !== undefined) lines.push(`SetEnv BASH_ENV=${path.join(dir, 'noise.sh')}`);
+  // The test user's ~/.bashrc is the machine's, not the test's, and bash reads it for every command sshd runs unless
+  // it is a nested shell: SHLVL=1 makes it one. (Here root's runs `pyenv init`: 0.13 s a command, and a minute's
+  // stall on pyenv's rehash lock once a session killed by a test leaves that lock behind.)
+  const environment = ['SHLVL=1', ...(options.loginNoise !== undefined ? [`BASH_ENV=${path.join(dir, 'noise.sh')}`] : [])];
+  lines.push(`SetEnv ${environment.join(' ')}`);
   return `${lines.join('\n')}\n`;
 }
 
