@@ -102,6 +102,8 @@ describe('live mode on a plain host (this machine)', () => {
   }, 90_000);
 
   it('after a restart adopts the running job, queues again the one never launched, and starts nothing twice', async () => {
+    // The first case's cancelled stubs count as background until a poll no longer lists them.
+    await waitFor('every slot idle at a poll', () => world.scheduler.snapshot()[0]!.idle === 4, 10_000, 50);
     act((s, now) => s.submit({ id: 'sleeper', kind: 'malleable', components: [{ min: 1, max: 4, initial: 3, program: '/bin/sh', args: ['-c', 'exec sleep 300'] }] }, now));
     await waitEvent('job.started', 'sleeper');
     act((s, now) => s.submit({ id: 'waits', kind: 'rigid', components: [{ processors: 2, program: '/bin/sh', args: ['-c', 'printf %s "$CNC_PROBE" > probe.txt'] }] }, now));
