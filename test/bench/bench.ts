@@ -23,6 +23,28 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 const tracesDir = path.resolve(repoRoot, '..', 'shared', 'traces');
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
+/** The issues' targets, each with the figure measured and whether it is met (null: not measured here). */
+function benchTargets(f: Record<string, unknown>): Array<{ figure: string; target: string; value: number | null; met: boolean | null }> {
+  const value = (key: string): number | null => (typeof f[key] === 'number' ? (f[key] as number) : null);
+  const below = (figure: string, limit: number, v = value(figure)) => ({ figure, target: `< ${limit}`, value: v, met: v === null ? null : v < limit });
+  const atMost = (figure: string, limit: number, v = value(figure)) => ({ figure, target: `<= ${limit}`, value: v, met: v === null ? null : v <= limit });
+  const atLeast = (figure: string, limit: number, v = value(figure)) => ({ figure, target: `>= ${limit}`, value: v, met: v === null ? null : v >= limit });
+  const das3 = f['das3_ms'] as Record<string, number>;
+  return [
+    ...Object.entries(das3).map(([pair, ms]) => below(`das3_ms.${pair}`, 100, ms)),
+    below('synthetic_100k_s', 5),
+    atMost('synthetic_scaling', 15),
+    below('pass_ms', 20),
+    below('swf_nasa_s', 1),
+    below('host_memory_10k_jobs_mb', 300),
+    below('live_slurm_grow_p50_ms', 1500),
+    below('live_sge_grow_p50_ms', 1000),
+    below('live_slurm_shrink_p50_ms', 1000),
+    below('live_sge_shrink_p50_ms', 1000),
+    atLeast('coorm_requests_per_s', 50_000),
+  ];
+}
+
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
@@ -195,44 +217,45 @@ const ssh = await sshRoundTrip(20);
 const queue = await queueBench(repoRoot, log);
 const live = await liveBench(log);
 log('skipped_reason' in ssh ? `SSH round trip skipped: ${ssh.skipped_reason}` : `SSH round trip: connect+exec ${ssh.connect_exec_median_ms} ms, exec on an open connection ${ssh.exec_median_ms} ms (medians of ${ssh.samples})`);
-console.log(
-  JSON.stringify({
-    das3_ms,
-    synthetic_10k_s: s10.seconds,
-    synthetic_100k_s: s100.seconds,
-    synthetic_scaling: round(s100.seconds / s10.seconds, 2),
-    synthetic_10k: s10,
-    synthetic_100k: s100,
-    pass_ms,
-    pass_pwa_ms,
-    swf_nasa_s: 'seconds' in swf ? swf.seconds : null,
-    swf_nasa: swf,
-    squeue_parse_10k_ms: parse10k.squeue_ms,
-    qstat_xml_parse_10k_ms: parse10k.qstat_xml_ms,
-    host_memory_10k_jobs_mb: host.rss_mb,
-    host_memory: host,
-    lab_api_latency_median_ms: labLatency.median_ms,
-    lab_api_latency_p99_ms: labLatency.p99_ms,
-    lab_api_latency: labLatency,
-    ssh_connect_exec_ms: 'skipped_reason' in ssh ? null : ssh.connect_exec_median_ms,
-    ssh_exec_ms: 'skipped_reason' in ssh ? null : ssh.exec_median_ms,
-    ssh,
-    queue_jobs_list_10k_ms: queue.jobs_list_ms,
-    queue_render_10k_ms: queue.browser?.render_ms ?? null,
-    queue_scroll_frame_p95_ms: queue.browser?.wheel_frame_p95_ms ?? null,
-    queue_10k: queue,
-    live_slurm_grow_p50_ms: live.slurm?.grow_p50_ms ?? null,
-    live_slurm_grow_p95_ms: live.slurm?.grow_p95_ms ?? null,
-    live_slurm_shrink_p50_ms: live.slurm?.shrink_p50_ms ?? null,
-    live_slurm_shrink_p95_ms: live.slurm?.shrink_p95_ms ?? null,
-    live_slurm_submissions_per_s: live.slurm?.submissions_per_s ?? null,
-    live_sge_grow_p50_ms: live.sge?.grow_p50_ms ?? null,
-    live_sge_grow_p95_ms: live.sge?.grow_p95_ms ?? null,
-    live_sge_shrink_p50_ms: live.sge?.shrink_p50_ms ?? null,
-    live_sge_shrink_p95_ms: live.sge?.shrink_p95_ms ?? null,
-    live_sge_submissions_per_s: live.sge?.submissions_per_s ?? null,
-    live,
-    ...(await import('./coorm-bench.js')).coormBench(log),
-    node: process.version,
-  }),
-);
+const figures = {
+  das3_ms,
+  synthetic_10k_s: s10.seconds,
+  synthetic_100k_s: s100.seconds,
+  synthetic_scaling: round(s100.seconds / s10.seconds, 2),
+  synthetic_10k: s10,
+  synthetic_100k: s100,
+  pass_ms,
+  pass_pwa_ms,
+  swf_nasa_s: 'seconds' in swf ? swf.seconds : null,
+  swf_nasa: swf,
+  squeue_parse_10k_ms: parse10k.squeue_ms,
+  qstat_xml_parse_10k_ms: parse10k.qstat_xml_ms,
+  host_memory_10k_jobs_mb: host.rss_mb,
+  host_memory: host,
+  lab_api_latency_median_ms: labLatency.median_ms,
+  lab_api_latency_p99_ms: labLatency.p99_ms,
+  lab_api_latency: labLatency,
+  ssh_connect_exec_ms: 'skipped_reason' in ssh ? null : ssh.connect_exec_median_ms,
+  ssh_exec_ms: 'skipped_reason' in ssh ? null : ssh.exec_median_ms,
+  ssh,
+  queue_jobs_list_10k_ms: queue.jobs_list_ms,
+  queue_render_10k_ms: queue.browser?.render_ms ?? null,
+  queue_scroll_frame_p95_ms: queue.browser?.wheel_frame_p95_ms ?? null,
+  queue_10k: queue,
+  live_slurm_grow_p50_ms: live.slurm?.grow_p50_ms ?? null,
+  live_slurm_grow_p95_ms: live.slurm?.grow_p95_ms ?? null,
+  live_slurm_shrink_p50_ms: live.slurm?.shrink_p50_ms ?? null,
+  live_slurm_shrink_p95_ms: live.slurm?.shrink_p95_ms ?? null,
+  live_slurm_submissions_per_s: live.slurm?.submissions_per_s ?? null,
+  live_sge_grow_p50_ms: live.sge?.grow_p50_ms ?? null,
+  live_sge_grow_p95_ms: live.sge?.grow_p95_ms ?? null,
+  live_sge_shrink_p50_ms: live.sge?.shrink_p50_ms ?? null,
+  live_sge_shrink_p95_ms: live.sge?.shrink_p95_ms ?? null,
+  live_sge_submissions_per_s: live.sge?.submissions_per_s ?? null,
+  live,
+  ...(await import('./coorm-bench.js')).coormBench(log),
+  node: process.version,
+};
+const targets = benchTargets(figures);
+for (const t of targets) log(`target ${t.figure} ${t.target}: ${t.value === null ? 'not measured' : `${t.value} (${t.met ? 'met' : 'NOT met'})`}`);
+console.log(JSON.stringify({ ...figures, targets }));
