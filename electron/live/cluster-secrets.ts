@@ -30,6 +30,8 @@ export function safeStorageCipher(safeStorage: SafeStorageLike | undefined): Sec
 export class ClusterSecrets {
   /** Session-only secrets (no keychain, or no store). */
   private readonly memory = new Map<string, string>();
+  /** Bumped whenever a secret is set or forgotten: a connection refused with the old one may then try at once. */
+  private changes = 0;
 
   constructor(
     private readonly store: Store | undefined,
@@ -42,6 +44,7 @@ export class ClusterSecrets {
   }
 
   set(cluster: string, kind: SecretKind, value: string): void {
+    this.changes++;
     if (this.store && this.cipher) this.store.saveSecret(cluster, kind, this.cipher.encrypt(value));
     else this.memory.set(`${kind}:${cluster}`, value);
   }
@@ -59,6 +62,7 @@ export class ClusterSecrets {
 
   /** Forgets a removed cluster's session secrets (the store drops its stored ones with the cluster). */
   forget(cluster: string): void {
+    this.changes++;
     for (const kind of ['password', 'passphrase'] as const) this.memory.delete(`${kind}:${cluster}`);
   }
 
@@ -68,6 +72,7 @@ export class ClusterSecrets {
    */
   sourceFor(config: LiveClusterConfig): SecretSource {
     return {
+      revision: () => this.changes,
       get: async (request: SecretRequest) => {
         if (config.login.via !== 'ssh') return undefined;
         if (request.kind === 'password' && config.login.proxyJump !== undefined && request.host !== config.login.host) return undefined;

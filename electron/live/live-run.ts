@@ -35,6 +35,7 @@ export const createLiveWorldFromConfig: LiveWorldFactory = (options) =>
  */
 export function clustersSecretSource(clusters: readonly LiveClusterConfig[], sourceFor: (c: LiveClusterConfig) => SecretSource): SecretSource {
   return {
+    revision: () => clusters.reduce((sum, c) => sum + (sourceFor(c).revision?.() ?? 0), 0),
     get: async (request) => {
       for (const cluster of clusters) {
         const login = cluster.login;

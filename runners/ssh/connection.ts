@@ -30,6 +30,13 @@ export interface SshConnectionOptions {
   readonly readyTimeoutMs?: number;
   /** Backoff between reconnection attempts after a loss: doubling from `initialDelayMs` up to `maxDelayMs`. */
   readonly reconnect?: { readonly initialDelayMs?: number; readonly maxDelayMs?: number };
+  /**
+   * After a failed authentication, no login before this delay: doubling from `initialDelayMs` (default 1 s) up to
+   * `maxDelayMs` (default 5 min). Commands in between fail at once with that failure.
+   */
+  readonly loginRetry?: { readonly initialDelayMs?: number; readonly maxDelayMs?: number };
+  /** The clock of `loginRetry`, in milliseconds (default Date.now). */
+  readonly now?: () => number;
   /** The agent's socket (default SSH_AUTH_SOCK); the host's IdentityAgent wins. */
   readonly agentSocket?: string;
 }
@@ -49,7 +56,10 @@ export interface ConnectionStateChange {
   readonly state: ConnectionState;
   /** Why the link is not ready (in 'reconnecting' and 'failed'). */
   readonly error?: SshError;
-  /** In 'reconnecting': when the next attempt starts. */
+  /**
+   * In 'reconnecting': when the next attempt starts. In 'failed' after a failed authentication: how long before a
+   * command may try to log in again (absent after a host-key refusal: not before known_hosts or the secrets change).
+   */
   readonly retryInMs?: number;
 }
 
@@ -71,6 +81,25 @@ export interface ExecResult {
   readonly signal?: string;
 }
 
+/** A login the server or known_hosts refused, and what must change (or how long to wait) before another. */
+interface Refusal {
+  readonly error: SshError;
+  /** Clock time from which a command may log in again; undefined: only once something below changes. */
+  readonly retryAt: number | undefined;
+  /** known_hosts as it was read for the refused attempt (its signature). */
+  readonly knownHosts: string | undefined;
+  /** The secret source's revision when the refused attempt began. */
+  readonly secrets: number | undefined;
+}
+
+/**
+ * Refusals a retry soon would only repeat, at a cost: each failed authentication counts towards the account's
+ * lockout (pam_faillock, fail2ban), and a host key does not become trusted by trying again.
+ */
+function refusesLogin(error: SshError): boolean {
+  return error.kind === 'auth-failed' || error.kind === 'host-key-unknown' || error.kind === 'host-key-changed' || error.kind === 'host-key-revoked';
+}
+
 interface Link {
   readonly clients: readonly SshClient[];
   readonly target: SshClient;
@@ -88,12 +117,18 @@ export class SshConnection {
   private connecting: Promise<Link> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private failures = 0;
+  /** The last login refused, while no login has succeeded since; and how many in a row. */
+  private refusal: Refusal | undefined;
+  private refusals = 0;
+  /** The known_hosts signature the last attempt read (see Refusal). */
+  private knownHostsRead: string | undefined;
   /** Set once a link was up: from then on a loss is repaired in the background until close(). */
   private wanted = false;
   private readonly listeners = new Set<(change: ConnectionStateChange) => void>();
   private readonly keepaliveIntervalMs: number;
   private readonly initialDelayMs: number;
   private readonly maxDelayMs: number;
+  private readonly now: () => number;
 
   constructor(private readonly options: SshConnectionOptions) {
     this.keepaliveIntervalMs = options.keepaliveIntervalMs ?? 20_000;
@@ -103,6 +138,7 @@ export class SshConnection {
     this.limiter = new ChannelLimiter(options.maxChannels ?? 8);
     this.initialDelayMs = options.reconnect?.initialDelayMs ?? 500;
     this.maxDelayMs = options.reconnect?.maxDelayMs ?? 30_000;
+    this.now = options.now ?? Date.now;
     const where = describeHost(options.host);
     this.description = options.name ? `${options.name} (${where})` : where;
   }
@@ -169,19 +205,57 @@ export class SshConnection {
     }
   }
 
-  private ready(): Promise<Link> {
-    if (this.stateValue === 'closed') return Promise.reject(new SshError('closed', `${this.description}: connection closed`));
-    if (this.link && !this.link.lost) return Promise.resolve(this.link);
-    if (this.connecting) return this.connecting;
-    // Decision: a command needing the link does not wait out the backoff; it tries at once. The backoff paces
-    // only the background repairs; callers (pollers) have their own pace.
+  private async ready(): Promise<Link> {
+    for (;;) {
+      if (this.stateValue === 'closed') throw new SshError('closed', `${this.description}: connection closed`);
+      if (this.link && !this.link.lost) return this.link;
+      if (this.connecting) return this.connecting;
+      const refusal = this.refusal;
+      if (refusal === undefined) break;
+      const retry = await this.mayLogInAgain(refusal);
+      if (this.refusal !== refusal) continue; // another command tried meanwhile: see how that went
+      if (!retry) throw refusal.error;
+      this.refusal = undefined;
+      break;
+    }
+    // Decision: after a transient failure a command needing the link does not wait out the backoff; it tries at
+    // once. The backoff paces only the background repairs; callers (pollers) have their own pace. A refused login
+    // is different: see mayLogInAgain.
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     return this.attempt();
   }
 
+  /**
+   * Whether a login refused before may be tried again now. Decision: a failed authentication waits out its backoff
+   * (1 s doubling up to 5 min by default); a refused host key is never tried again by time alone — only once
+   * known_hosts changes (the key accepted, an old line removed). Either is tried at once when the secrets change.
+   */
+  private async mayLogInAgain(refusal: Refusal): Promise<boolean> {
+    if (refusal.secrets !== this.options.secrets?.revision?.()) return true;
+    if (refusal.retryAt !== undefined && this.now() >= refusal.retryAt) return true;
+    try {
+      return (await this.options.knownHosts.load()).signature !== refusal.knownHosts;
+    } catch {
+      return false; // unreadable now: the attempt would fail the same way
+    }
+  }
+
+  private refuse(error: SshError, secrets: number | undefined): void {
+    this.refusals++;
+    const delay = error.kind === 'auth-failed' ? Math.min(this.loginDelayMs('initialDelayMs', 1_000) * 2 ** (this.refusals - 1), this.loginDelayMs('maxDelayMs', 300_000)) : undefined;
+    this.refusal = { error, retryAt: delay === undefined ? undefined : this.now() + delay, knownHosts: this.knownHostsRead, secrets };
+    this.setState({ state: 'failed', error, ...(delay !== undefined ? { retryInMs: delay } : {}) });
+  }
+
+  private loginDelayMs(which: 'initialDelayMs' | 'maxDelayMs', fallback: number): number {
+    return this.options.loginRetry?.[which] ?? fallback;
+  }
+
   private attempt(): Promise<Link> {
     this.setState({ state: 'connecting' });
+    const secrets = this.options.secrets?.revision?.();
+    this.knownHostsRead = undefined;
     const attempt = this.openLink().then(
       (link) => {
         this.connecting = undefined;
@@ -191,6 +265,7 @@ export class SshConnection {
         }
         this.link = link;
         this.failures = 0;
+        this.refusals = 0;
         this.wanted = true;
         this.watch(link);
         this.setState({ state: 'ready' });
@@ -200,7 +275,8 @@ export class SshConnection {
         this.connecting = undefined;
         const failure = error instanceof SshError ? error : new SshError('connect-failed', `${this.description}: ${(error as Error).message}`, { cause: error });
         if (this.stateValue !== 'closed') {
-          if (this.wanted && !failure.permanent) this.scheduleRetry(failure);
+          if (refusesLogin(failure)) this.refuse(failure, secrets);
+          else if (this.wanted && !failure.permanent) this.scheduleRetry(failure);
           else this.setState({ state: 'failed', error: failure });
         }
         throw failure;
@@ -248,7 +324,8 @@ export class SshConnection {
   }
 
   private async openLink(): Promise<Link> {
-    const { entries } = await this.options.knownHosts.load();
+    const { entries, signature } = await this.options.knownHosts.load();
+    this.knownHostsRead = signature;
     const host = this.options.host;
     const hops: ResolvedHost[] = [...host.proxyJump, { ...host, proxyJump: [] }];
     const clients: SshClient[] = [];

@@ -30,6 +30,11 @@ export interface ParsedKnownHosts {
   readonly problems: KnownHostsProblem[];
 }
 
+export interface LoadedKnownHosts extends ParsedKnownHosts {
+  /** Changes when any file read changes (a key accepted, a line removed): a refused host may then be tried again. */
+  readonly signature: string;
+}
+
 export function parseKnownHosts(text: string, file: string): ParsedKnownHosts {
   const entries: KnownHostEntry[] = [];
   const problems: KnownHostsProblem[] = [];
@@ -208,9 +213,10 @@ export class KnownHosts {
   }
 
   /** Reads every file now (a missing file is empty), so that a key accepted a moment ago counts. */
-  async load(): Promise<ParsedKnownHosts> {
+  async load(): Promise<LoadedKnownHosts> {
     const entries: KnownHostEntry[] = [];
     const problems: KnownHostsProblem[] = [];
+    const digest = createHash('sha256');
     for (const file of this.files) {
       let text: string;
       try {
@@ -219,11 +225,12 @@ export class KnownHosts {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw new SshError('config', `${file}: cannot read known_hosts: ${(error as Error).message}`);
       }
+      digest.update(`${file}\0${text.length}\0${text}\0`);
       const parsed = parseKnownHosts(text, file);
       entries.push(...parsed.entries);
       problems.push(...parsed.problems);
     }
-    return { entries, problems };
+    return { entries, problems, signature: digest.digest('base64') };
   }
 
   /**

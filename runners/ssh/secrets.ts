@@ -11,6 +11,11 @@ export type SecretRequest =
 export interface SecretSource {
   /** The secret asked for, or undefined when none is stored (the method is then skipped). */
   get(request: SecretRequest): Promise<string | undefined>;
+  /**
+   * A value that changes whenever the secrets it gives may have changed (never the secrets themselves): a login
+   * refused with the old ones is then tried again at once instead of after its backoff.
+   */
+  revision?(): number;
 }
 
 /** A stable name for a request, e.g. `password:alice@login.example.org:22`, `passphrase:/home/a/.ssh/id_ed25519`. */
@@ -24,9 +29,16 @@ export class MemorySecretSource implements SecretSource {
   /** Every request made, by name (never the secret), so tests can see what was asked. */
   readonly asked: string[] = [];
 
+  private changes = 0;
+
   set(request: SecretRequest, secret: string): this {
     this.secrets.set(secretName(request), secret);
+    this.changes++;
     return this;
+  }
+
+  revision(): number {
+    return this.changes;
   }
 
   async get(request: SecretRequest): Promise<string | undefined> {

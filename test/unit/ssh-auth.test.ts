@@ -27,6 +27,8 @@ let port: number;
 let dir: string;
 let keyFile: string;
 const attempts: string[] = [];
+/** The password the server takes for alice (changed by a test, as an administrator would). */
+let alicePassword = PASSWORD;
 const serverSide: Connection[] = [];
 const signals: string[] = [];
 
@@ -39,7 +41,7 @@ beforeAll(async () => {
     client.on('error', () => {});
     client.on('authentication', (ctx: AuthContext) => {
       attempts.push(ctx.method);
-      if (ctx.method === 'password' && ctx.username === 'alice' && ctx.password === PASSWORD) return ctx.accept();
+      if (ctx.method === 'password' && ctx.username === 'alice' && ctx.password === alicePassword) return ctx.accept();
       if (ctx.method === 'publickey' && ctx.username === 'bob' && ctx.key.algo === userPublic.type && ctx.key.data.equals(userPublic.getPublicSSH())) {
         if (!ctx.signature) return ctx.accept(); // the client asks whether this key would do
         if (ctx.blob && userPublic.verify(ctx.blob, ctx.signature, ctx.hashAlgo)) return ctx.accept();
@@ -84,6 +86,8 @@ function knownHosts(trusted = true): KnownHosts {
   writeFileSync(file, trusted ? `[127.0.0.1]:${port} ${hostPair.public.split(' ').slice(0, 2).join(' ')}\n` : '');
   return new KnownHosts(file, []);
 }
+
+const alice = { kind: 'password', user: 'alice', host: '127.0.0.1', get port() { return port; } } as const;
 
 async function failure(promise: Promise<unknown>): Promise<SshError> {
   const error = await promise.then(
@@ -166,5 +170,96 @@ describe('channels', () => {
     const connection = new SshConnection({ host: host('alice'), knownHosts: knownHosts() });
     await connection.close();
     expect((await failure(connection.exec('anything', ''))).kind).toBe('closed');
+  });
+});
+
+// The managers' and applications' pollers send a command about every second: a login refused for good (password
+// changed, host key unknown) must not become a login attempt every second (account lockout, fail2ban).
+describe('refused logins', () => {
+  /** Logins (TCP connections, each with a handshake) the server saw since `before`. */
+  const loginsSince = (before: number) => serverSide.length - before;
+
+  /** `n` commands, half at once and half one after another, as pollers send them: each must fail as `expected`. */
+  async function pollFailing(connection: SshConnection, n: number, expected: SshError): Promise<void> {
+    const together = await Promise.all(Array.from({ length: n / 2 }, () => failure(connection.exec('anything', ''))));
+    const inTurn: SshError[] = [];
+    for (let i = 0; i < n / 2; i++) inTurn.push(await failure(connection.exec('anything', '')));
+    for (const error of [...together, ...inTurn]) {
+      expect(error.kind).toBe(expected.kind);
+      expect(error.message).toBe(expected.message);
+    }
+  }
+
+  it('after a failed authentication, fails commands at once with its error and logs in again only after a doubling delay', async () => {
+    let now = 0;
+    const before = serverSide.length;
+    const secrets = new MemorySecretSource().set(alice, 'not it');
+    const connection = new SshConnection({ host: host('alice'), knownHosts: knownHosts(), secrets, loginRetry: { initialDelayMs: 1_000, maxDelayMs: 4_000 }, now: () => now });
+    const refused = await failure(connection.exec('anything', ''));
+    expect(refused.kind).toBe('auth-failed');
+    await pollFailing(connection, 20, refused);
+    expect(loginsSince(before)).toBe(1);
+    expect(connection.state).toBe('failed');
+    // 1 s later one login; then 2 s, 4 s, and 4 s again (the cap), never sooner.
+    const expected = [
+      [1_000, 2],
+      [1_000, 2],
+      [1_000, 3],
+      [3_999, 3],
+      [1, 4],
+      [4_000, 5],
+      [4_000, 6],
+    ] as const;
+    for (const [step, logins] of expected) {
+      now += step;
+      await pollFailing(connection, 10, refused);
+      expect(loginsSince(before), `after ${now} ms`).toBe(logins);
+    }
+    expect(refused.message).not.toContain('not it');
+    // A new password is something changed: tried at the next command, without waiting.
+    secrets.set(alice, PASSWORD);
+    expect((await connection.exec('anything', '')).code).toBe(0);
+    expect(loginsSince(before)).toBe(7);
+    await connection.close();
+  });
+
+  it('after an unknown host key, never connects again by itself; once the key is accepted, the next command does', async () => {
+    let now = 0;
+    const before = serverSide.length;
+    const kh = knownHosts(false);
+    const secrets = new MemorySecretSource().set(alice, PASSWORD);
+    const connection = new SshConnection({ host: host('alice'), knownHosts: kh, secrets, loginRetry: { initialDelayMs: 1_000, maxDelayMs: 4_000 }, now: () => now });
+    const refused = await failure(connection.exec('anything', ''));
+    expect(refused).toBeInstanceOf(HostKeyUnknownError);
+    for (let i = 0; i < 5; i++) {
+      now += 3_600_000;
+      await pollFailing(connection, 10, refused);
+    }
+    expect(loginsSince(before)).toBe(1);
+    expect(secrets.asked).toEqual([]);
+    await kh.accept((refused as HostKeyUnknownError).presented);
+    expect((await connection.exec('anything', '')).code).toBe(0);
+    expect(loginsSince(before)).toBe(2);
+    await connection.close();
+  });
+
+  it('a link lost and refused on its repair (password changed meanwhile) is not tried again by every command', async () => {
+    const secrets = new MemorySecretSource().set(alice, PASSWORD);
+    // The clock stands still: the backoff never passes.
+    const connection = new SshConnection({ host: host('alice'), knownHosts: knownHosts(), secrets, reconnect: { initialDelayMs: 10, maxDelayMs: 100 }, now: () => 0 });
+    expect((await connection.exec('anything', '')).code).toBe(0);
+    const before = serverSide.length;
+    const failed = new Promise<SshError | undefined>((resolve) => connection.onStateChange((c) => c.state === 'failed' && resolve(c.error)));
+    alicePassword = 'changed by the administrator';
+    try {
+      serverSide.at(-1)!.end();
+      const refused = await failed;
+      expect(refused?.kind).toBe('auth-failed');
+      await pollFailing(connection, 20, refused!);
+      expect(loginsSince(before)).toBe(1);
+    } finally {
+      alicePassword = PASSWORD;
+    }
+    await connection.close();
   });
 });
