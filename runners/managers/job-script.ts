@@ -7,6 +7,10 @@ import { quote, sh, ShellFragment } from '../shell/quote.js';
 /**
  * The job script's text. `preamble` is the batch system's own first lines (e.g. PBS moves to the submit
  * directory); the program and every argument are quoted words.
+ * Values may hold newlines, so a line of the script may start with `#SBATCH` or `#PBS` inside a quoted value: sbatch
+ * (#SBATCH) and PBS's qsub read directives only up to the first executable line, and the line after the shebang
+ * (the preamble, an export, or the program) is always one that starts with project text. Grid Engine's `#$` and
+ * sbatch's `#PBS` lines are read further on: their submit commands turn that off (sge.ts, slurm.ts).
  */
 export function jobScript(job: LocalJobSpec, preamble: ShellFragment = sh``): string {
   const exports = Object.entries(job.env).map(([name, value]) => {

@@ -43,7 +43,9 @@ export class SgeSystem implements BatchSystem {
   submitCommand(job: LocalJobSpec): ShellFragment {
     const pe = job.processors > 1 ? ['-pe', this.options.parallelEnvironment ?? 'smp', String(job.processors)] : [];
     const extra = [...pe, ...(this.options.queue ? ['-q', this.options.queue] : []), ...(this.options.extraArgs ?? [])];
-    return sh`${enterWorkDir(job)} && printf '%s' ${jobScript(job)} | qsub -terse -cwd -S /bin/sh -N ${job.name} -o ${job.stdoutFile} -e ${job.stderrFile} ${extra}`;
+    // qsub reads `#$` lines anywhere in the script as options, and a job's arguments and id may hold such a line
+    // (quoted, after a newline): `-C ''` turns that scanning off (every option is on this command line).
+    return sh`${enterWorkDir(job)} && printf '%s' ${jobScript(job)} | qsub -terse -C ${''} -cwd -S /bin/sh -N ${job.name} -o ${job.stdoutFile} -e ${job.stderrFile} ${extra}`;
   }
 
   parseSubmitted(stdout: string): string {

@@ -59,7 +59,9 @@ export class SlurmSystem implements BatchSystem {
       ...(this.options.account ? [`--account=${this.options.account}`] : []),
       ...(this.options.extraArgs ?? []),
     ];
-    return sh`${enterWorkDir(job)} && printf '%s' ${jobScript(job)} | sbatch --parsable --job-name=${job.name} --ntasks=${job.processors} --output=${job.stdoutFile} --error=${job.stderrFile} ${extra}`;
+    // sbatch stops reading #SBATCH lines at the first executable line, but reads #PBS ones (e.g. `#PBS -J 1-5`, an
+    // array) further on, where a job's quoted arguments and id may put one: --ignore-pbs (every option is here).
+    return sh`${enterWorkDir(job)} && printf '%s' ${jobScript(job)} | sbatch --parsable --ignore-pbs --job-name=${job.name} --ntasks=${job.processors} --output=${job.stdoutFile} --error=${job.stderrFile} ${extra}`;
   }
 
   parseSubmitted(stdout: string): string {

@@ -166,6 +166,24 @@ for (const sut of SYSTEMS) {
       expect(readFileSync(path.join(work, jobDirName('concertina', 'rigid-1'), `${name}.out`), 'utf8')).toMatch(sut.rigid.output);
     });
 
+    it('runs a job whose id and arguments hold `#$`, `#PBS` and `#SBATCH` lines once, as one job, its arguments intact', async () => {
+      // Each value ends its directive line with a newline, so that the option would parse if it were read.
+      const hostile = ['x\n#$ -t 1-5\n', '#$ -N renamed\n', 'y\n#PBS -J 1-5\n', 'z\n#SBATCH --array=1-5\n#SBATCH --job-name=renamed\n'];
+      const jobId = 'inj\n#$ -t 1-4\n#SBATCH --array=1-4\n';
+      const log = new MessageLog();
+      const m = manager(log);
+      const probe = 'echo ran >> runs.txt; printf "%s\\0" "$@" > args.bin; printf %s "$CONCERTINA_JOB_ID" > id.txt';
+      m.submit({ jobId, component: 0, processors: 1, program: '/bin/sh', args: ['-c', probe, 'sh', ...hostile], tag: `concertina:${jobId}` });
+      const finished = await log.waitFor('finished', (f) => f.jobId === jobId);
+      expect(finished.state, finished.reason).toBe('completed');
+      // Under any name (an injected -N would rename it): the cluster was idle before.
+      await waitFor('no job left', async () => (await active()).length === 0, 15_000);
+      const jobDir = path.join(work, jobDirName('concertina', jobId));
+      expect(readFileSync(path.join(jobDir, 'runs.txt'), 'utf8')).toBe('ran\n');
+      expect(readFileSync(path.join(jobDir, 'args.bin'), 'utf8').split('\0').slice(0, -1)).toEqual(hostile);
+      expect(readFileSync(path.join(jobDir, 'id.txt'), 'utf8')).toBe(jobId);
+    });
+
     it('cancels a running job: finished cancelled, and the batch system ends it', async () => {
       const log = new MessageLog();
       const m = manager(log);

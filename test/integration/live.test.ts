@@ -190,12 +190,14 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
     await waitFor('slurm background load gone', () => world.scheduler.snapshot()[0]!.background === 0, 20_000, 100);
   }, 60_000);
 
-  it('hands job names, ids and arguments with quotes, $(), ;, newlines and non-ASCII to the application intact, executing nothing', async () => {
+  it('hands job names, ids and arguments with quotes, $(), ;, newlines, directive lines and non-ASCII to the application intact, executing nothing, running it once', async () => {
     const marker = path.join(dir, 'pwned');
-    const evil = [`it's "quoted"`, `$(touch ${marker})`, `\`touch ${marker}\``, `a; touch ${marker}`, 'line one\nline two', 'ünïcödé ✓ 日本', '--', '$HOME', ''];
-    const probe = `require('fs').writeFileSync(require('path').join(process.env.CONCERTINA_JOB_DIR, 'probe.json'), JSON.stringify({ argv: process.argv.slice(1), dir: process.env.CONCERTINA_JOB_DIR, size: process.env.CONCERTINA_SIZE, min: process.env.CONCERTINA_MIN, max: process.env.CONCERTINA_MAX }))`;
+    // Lines that qsub or sbatch would read as options (an array of three) if they scanned for them there.
+    const directives = ['x\n#$ -t 1-3\n', 'y\n#PBS -J 1-3\n', 'z\n#SBATCH --array=1-3\n'];
+    const evil = [`it's "quoted"`, `$(touch ${marker})`, `\`touch ${marker}\``, `a; touch ${marker}`, 'line one\nline two', 'ünïcödé ✓ 日本', '--', '$HOME', '', ...directives];
+    const probe = `require('fs').appendFileSync(require('path').join(process.env.CONCERTINA_JOB_DIR, 'runs.txt'), 'ran\\n'); require('fs').writeFileSync(require('path').join(process.env.CONCERTINA_JOB_DIR, 'probe.json'), JSON.stringify({ argv: process.argv.slice(1), dir: process.env.CONCERTINA_JOB_DIR, size: process.env.CONCERTINA_SIZE, min: process.env.CONCERTINA_MIN, max: process.env.CONCERTINA_MAX }))`;
     const clusters = ['slurm', 'sge', 'plain'];
-    const ids = clusters.map((c) => `evil '${c}' $(touch ${marker}); \n ✓`);
+    const ids = clusters.map((c) => `evil '${c}' $(touch ${marker}); \n#$ -t 1-2\n#PBS -J 1-2\n ✓`);
     clusters.forEach((cluster, i) =>
       submit({ id: ids[i], name: `name "${cluster}" $(touch ${marker}); \n ü`, kind: 'malleable', components: [{ min: 1, max: 3, initial: 1, cluster, program: NODE, args: ['-e', probe, ...evil] }] }),
     );
@@ -203,6 +205,7 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
       expect((await waitEvent('job.ended', ids[i]!, 30_000)).state).toBe('completed');
       const seen = JSON.parse(readFileSync(path.join(jobDir(cluster, ids[i]!), 'probe.json'), 'utf8'));
       expect(seen).toEqual({ argv: evil, dir: jobDir(cluster, ids[i]!), size: '1', min: '1', max: '3' });
+      expect(readFileSync(path.join(jobDir(cluster, ids[i]!), 'runs.txt'), 'utf8')).toBe('ran\n');
     }
     expect(existsSync(marker)).toBe(false);
   }, 60_000);

@@ -144,7 +144,7 @@ describe('Slurm commands through a real shell', () => {
     const result = await runner.run(system.submitCommand(job).text);
     expect(result.code).toBe(0);
     expect(system.parseSubmitted(result.stdout)).toBe('77');
-    expect(args('sbatch')).toEqual(['--parsable', '--job-name=cnc-concertina-j1-0-r0', '--ntasks=3', '--output=cnc-concertina-j1-0-r0.out', '--error=cnc-concertina-j1-0-r0.err', "--partition=debug'; rm -rf /", '--qos=low']);
+    expect(args('sbatch')).toEqual(['--parsable', '--ignore-pbs', '--job-name=cnc-concertina-j1-0-r0', '--ntasks=3', '--output=cnc-concertina-j1-0-r0.out', '--error=cnc-concertina-j1-0-r0.err', "--partition=debug'; rm -rf /", '--qos=low']);
     // The job script arrived on stdin; run it (with the program swapped for printf) to see the words it passes.
     const script = readFileSync(path.join(bin, 'sbatch.stdin'), 'utf8');
     expect(script.startsWith('#!/bin/sh\n')).toBe(true);
