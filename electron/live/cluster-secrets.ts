@@ -67,15 +67,18 @@ export class ClusterSecrets {
   }
 
   /**
-   * The source the cluster's SSH connection asks. Decision: with a jump host, the cluster's password is given
-   * only to the host the cluster names (never to a jump host); the passphrase is the cluster's key file's.
+   * The source the cluster's SSH connection asks — in Test connection, asset staging and the live run alike.
+   * Decision: the cluster's password and passphrase are given only on its destination hop, as the connection
+   * resolved it through ~/.ssh/config (alias → HostName, User, Port), for any key file that hop uses; never to a
+   * jump host (from the settings or the config), even for a key file the destination shares with it — a jump host
+   * that needs a secret must be reached with the agent or an unencrypted key. A request from a connection of
+   * another name gets nothing.
    */
   sourceFor(config: LiveClusterConfig): SecretSource {
     return {
       revision: () => this.changes,
       get: async (request: SecretRequest) => {
-        if (config.login.via !== 'ssh') return undefined;
-        if (request.kind === 'password' && config.login.proxyJump !== undefined && request.host !== config.login.host) return undefined;
+        if (config.login.via !== 'ssh' || !request.destination || request.connection !== config.name) return undefined;
         return this.get(config.name, request.kind);
       },
     };

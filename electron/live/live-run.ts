@@ -29,25 +29,15 @@ export const createLiveWorldFromConfig: LiveWorldFactory = (options) =>
   });
 
 /**
- * One source over every cluster's own: a request is answered by the cluster it concerns — a password by the
- * cluster whose login host (and user, when set) it names, a passphrase by the cluster whose key file it names.
- * Decision: a request no cluster claims gets no secret (agent and unencrypted keys only).
+ * One source over every cluster's own: a request is answered by the source of the cluster whose connection asks
+ * (each connection is named after its cluster), which decides what that hop may have (ClusterSecrets.sourceFor).
+ * A request from a connection no cluster is named after gets no secret.
  */
 export function clustersSecretSource(clusters: readonly LiveClusterConfig[], sourceFor: (c: LiveClusterConfig) => SecretSource): SecretSource {
+  const sources = new Map(clusters.map((c) => [c.name, sourceFor(c)]));
   return {
-    revision: () => clusters.reduce((sum, c) => sum + (sourceFor(c).revision?.() ?? 0), 0),
-    get: async (request) => {
-      for (const cluster of clusters) {
-        const login = cluster.login;
-        if (login.via !== 'ssh') continue;
-        const claims =
-          request.kind === 'password'
-            ? login.host.toLowerCase() === request.host.toLowerCase() && (login.user === undefined || login.user === request.user)
-            : login.identityFile !== undefined && sameFile(login.identityFile, request.keyFile);
-        if (claims) return sourceFor(cluster).get(request);
-      }
-      return undefined;
-    },
+    revision: () => [...sources.values()].reduce((sum, s) => sum + (s.revision?.() ?? 0), 0),
+    get: async (request) => (request.connection === undefined ? undefined : sources.get(request.connection)?.get(request)),
   };
 }
 
@@ -58,11 +48,6 @@ export function clustersSecretSource(clusters: readonly LiveClusterConfig[], sou
 function ownCapacity(c: ClusterSnapshot, capacity: NonNullable<LiveClusterState['capacity']>) {
   const held = c.nonPreemptible + c.preemptible + c.preallocatedUnused + c.earmarked;
   return { ...capacity, idle: Math.min(c.idle, Math.max(0, capacity.processors - capacity.background - held)) };
-}
-
-/** `~/x` and the absolute path the transport resolved it to are the same file. */
-function sameFile(configured: string, resolved: string): boolean {
-  return configured === resolved || (configured.startsWith('~/') && resolved.endsWith(configured.slice(1)));
 }
 
 /**

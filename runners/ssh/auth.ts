@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import ssh2, { type AnyAuthMethod, type AuthenticationType, type AuthHandlerMiddleware, type ParsedKey } from 'ssh2';
 import type { ResolvedHost } from './ssh-config.js';
-import type { SecretSource } from './secrets.js';
+import type { SecretRequest, SecretSource } from './secrets.js';
 
 type AuthMethod = AnyAuthMethod;
 
@@ -25,8 +25,14 @@ export class AuthSequence {
   /** The methods the server said it accepts, from its last refusal. */
   serverMethods: string[] = [];
 
-  constructor(host: ResolvedHost, secrets: SecretSource, agentSocket: string | undefined) {
+  /**
+   * `route` says where this hop is on the connection's route: every secret is asked for with this hop's resolved
+   * user@host:port and that, so that the source can keep a cluster's secrets from a jump host.
+   */
+  constructor(host: ResolvedHost, secrets: SecretSource, agentSocket: string | undefined, route: { readonly destination: boolean; readonly connection?: string } = { destination: true }) {
     const user = host.user;
+    const hop = { user, host: host.hostName, port: host.port, destination: route.destination, ...(route.connection !== undefined ? { connection: route.connection } : {}) };
+    const ask = (request: SecretRequest) => secrets.get(request);
     const candidates: Candidate[] = [];
     const agent = host.identityAgent ?? agentSocket;
     if (!host.identitiesOnly && agent && agent !== 'none') {
@@ -37,12 +43,12 @@ export class AuthSequence {
         method: 'publickey',
         label: `key ${file}`,
         prepare: async () => {
-          const key = await this.loadKey(file, host.identityFilesExplicit, secrets);
+          const key = await this.loadKey(file, host.identityFilesExplicit, () => ask({ kind: 'passphrase', keyFile: file, ...hop }));
           return key && { type: 'publickey', username: user, key };
         },
       });
     }
-    const password = async () => secrets.get({ kind: 'password', user, host: host.hostName, port: host.port });
+    const password = async () => ask({ kind: 'password', ...hop });
     candidates.push({
       method: 'password',
       label: 'password',
@@ -94,7 +100,7 @@ export class AuthSequence {
     return `${tried}${skipped}${server}`;
   }
 
-  private async loadKey(file: string, explicit: boolean, secrets: SecretSource): Promise<ParsedKey | undefined> {
+  private async loadKey(file: string, explicit: boolean, passphraseOf: () => Promise<string | undefined>): Promise<ParsedKey | undefined> {
     let data: Buffer;
     try {
       data = await readFile(file);
@@ -105,7 +111,7 @@ export class AuthSequence {
     }
     let parsed = ssh2.utils.parseKey(data);
     if (parsed instanceof Error && /passphrase|encrypted/i.test(parsed.message)) {
-      const passphrase = await secrets.get({ kind: 'passphrase', keyFile: file });
+      const passphrase = await passphraseOf();
       if (passphrase === undefined) {
         this.skipped.push(`key ${file} is encrypted and no passphrase is stored for it`);
         return undefined;

@@ -19,7 +19,7 @@ export interface SshConnectionOptions {
   readonly knownHosts: KnownHosts;
   /** Passwords and key passphrases, asked for only when needed. */
   readonly secrets?: SecretSource;
-  /** The cluster's name, for messages. */
+  /** The cluster's name, for messages and in each SecretRequest (one source may answer for several clusters). */
   readonly name?: string;
   /** SSH keepalive interval, 15–30 s (default 20 s); the link is declared lost after `keepaliveCountMax` unanswered. */
   readonly keepaliveIntervalMs?: number;
@@ -335,7 +335,7 @@ export class SshConnection {
       for (const [i, hop] of hops.entries()) {
         const role = i < hops.length - 1 ? ' (jump host)' : '';
         if (i > 0) sock = await forwardOut(clients[i - 1]!, hop, `${describeHost(hops[i - 1]!)} (jump host)`);
-        const { client, hostKey } = await this.connectHop(hop, entries, sock, role);
+        const { client, hostKey } = await this.connectHop(hop, entries, sock, role, i === hops.length - 1);
         clients.push(client);
         hostKeys.push(hostKey);
       }
@@ -346,10 +346,11 @@ export class SshConnection {
     return { clients, target: clients.at(-1)!, hostKeys, lost: false };
   }
 
-  private connectHop(hop: ResolvedHost, entries: readonly KnownHostEntry[], sock: Duplex | undefined, role: string): Promise<{ client: SshClient; hostKey: PresentedHostKey }> {
+  private connectHop(hop: ResolvedHost, entries: readonly KnownHostEntry[], sock: Duplex | undefined, role: string, destination: boolean): Promise<{ client: SshClient; hostKey: PresentedHostKey }> {
     const who = `${this.options.name ? `${this.options.name}: ` : ''}${hop.user}@${hop.hostName}:${hop.port}${role}`;
     const lookupName = hop.hostKeyAlias ? hop.hostKeyAlias.toLowerCase() : hostLookupName(hop.hostName, hop.port);
-    const auth = new AuthSequence(hop, this.options.secrets ?? noSecrets, this.options.agentSocket ?? process.env['SSH_AUTH_SOCK']);
+    const route = { destination, ...(this.options.name !== undefined ? { connection: this.options.name } : {}) };
+    const auth = new AuthSequence(hop, this.options.secrets ?? noSecrets, this.options.agentSocket ?? process.env['SSH_AUTH_SOCK'], route);
     const readyTimeout = this.options.readyTimeoutMs ?? 20_000;
     return new Promise((resolve, reject) => {
       const client = new ssh2.Client();

@@ -2,11 +2,27 @@
 // never writes what it gets anywhere (not in errors, logs or settings). The desktop host will provide a source
 // backed by Electron's safeStorage (the OS keychain); tests use the in-memory one.
 
-export type SecretRequest =
+/** A secret as stored by a test or a session: a password by account, a passphrase by key file. */
+export type SecretKey =
   /** The password of `user` on `host` (the host name and port actually connected to). */
   | { readonly kind: 'password'; readonly user: string; readonly host: string; readonly port: number }
   /** The passphrase of an encrypted private key file. */
   | { readonly kind: 'passphrase'; readonly keyFile: string };
+
+/**
+ * What a connection asks for on one hop of its route: the secret, and the hop it would be used on — `user@host:port`
+ * as resolved through ~/.ssh/config (HostName, User, Port), whether it is the connection's destination or a jump
+ * host on the way, and the connection's name, so that one source can answer for several clusters.
+ */
+export type SecretRequest = SecretKey & {
+  readonly user: string;
+  readonly host: string;
+  readonly port: number;
+  /** True on the hop the connection is for; false on a jump host (ProxyJump) on the way to it. */
+  readonly destination: boolean;
+  /** The connection's name (a live cluster's name), when it has one. */
+  readonly connection?: string;
+};
 
 export interface SecretSource {
   /** The secret asked for, or undefined when none is stored (the method is then skipped). */
@@ -19,7 +35,7 @@ export interface SecretSource {
 }
 
 /** A stable name for a request, e.g. `password:alice@login.example.org:22`, `passphrase:/home/a/.ssh/id_ed25519`. */
-export function secretName(request: SecretRequest): string {
+export function secretName(request: SecretKey): string {
   return request.kind === 'password' ? `password:${request.user}@${request.host}:${request.port}` : `passphrase:${request.keyFile}`;
 }
 
@@ -31,7 +47,7 @@ export class MemorySecretSource implements SecretSource {
 
   private changes = 0;
 
-  set(request: SecretRequest, secret: string): this {
+  set(request: SecretKey, secret: string): this {
     this.secrets.set(secretName(request), secret);
     this.changes++;
     return this;

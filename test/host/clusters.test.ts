@@ -57,6 +57,8 @@ function hostOn(file: string | undefined, safeStorage?: SafeStorageLike) {
 }
 
 const lab = { name: 'lab1', login: { via: 'ssh', host: 'login.example.org', user: 'alice' }, system: 'slurm', threshold: 0.5 };
+/** A request on lab1's own destination hop, as its connection makes it. */
+const onLab = { user: 'alice', host: 'login.example.org', port: 22, destination: true, connection: 'lab1' };
 
 describe('clusters.* configuration', () => {
   it('saves, lists with defaults filled in, replaces by name, removes, and keeps them in the store', () => {
@@ -129,11 +131,11 @@ describe('clusters.setSecret', () => {
 
     const again = hostOn(file, keychain);
     const source = again.clusters.secrets.sourceFor(liveClusterSchema.parse(lab));
-    expect(await source.get({ kind: 'password', user: 'alice', host: 'login.example.org', port: 22 })).toBe(PASSWORD);
-    expect(await source.get({ kind: 'passphrase', keyFile: '/k' })).toBeUndefined();
+    expect(await source.get({ kind: 'password', ...onLab })).toBe(PASSWORD);
+    expect(await source.get({ kind: 'passphrase', keyFile: '/k', ...onLab })).toBeUndefined();
     // Another keychain (another user or machine) cannot read it.
     const stranger = hostOn(file, stubSafeStorage());
-    await expect(stranger.clusters.secrets.sourceFor(liveClusterSchema.parse(lab)).get({ kind: 'password', user: 'alice', host: 'login.example.org', port: 22 })).rejects.toThrow();
+    await expect(stranger.clusters.secrets.sourceFor(liveClusterSchema.parse(lab)).get({ kind: 'password', ...onLab })).rejects.toThrow();
   });
 
   it('in web mode (no keychain): held for the session only, asked again after a restart, never written', async () => {
@@ -143,7 +145,7 @@ describe('clusters.setSecret', () => {
     host.call('clusters.save', lab);
     expect(host.call('clusters.setSecret', { cluster: 'lab1', kind: 'passphrase', value: PASSWORD })).toEqual({ ok: true, value: { cluster: 'lab1', kind: 'passphrase', persistent: false } });
     const source = host.clusters.secrets.sourceFor(liveClusterSchema.parse(lab));
-    expect(await source.get({ kind: 'passphrase', keyFile: '/home/alice/.ssh/id_ed25519' })).toBe(PASSWORD);
+    expect(await source.get({ kind: 'passphrase', keyFile: '/home/alice/.ssh/id_ed25519', ...onLab })).toBe(PASSWORD);
     host.stop();
     opened.splice(0).forEach((o) => o.store?.close());
     for (const name of readdirSync(dir)) expect(readFileSync(path.join(dir, name)).includes(Buffer.from(PASSWORD)), name).toBe(false);
@@ -151,7 +153,7 @@ describe('clusters.setSecret', () => {
     const restarted = hostOn(file);
     const listed = restarted.call('clusters.list', {});
     expect(listed.ok && listed.value).toMatchObject({ secretsPersist: false, clusters: [{ secrets: [] }] });
-    expect(await restarted.clusters.secrets.sourceFor(liveClusterSchema.parse(lab)).get({ kind: 'passphrase', keyFile: '/k' })).toBeUndefined();
+    expect(await restarted.clusters.secrets.sourceFor(liveClusterSchema.parse(lab)).get({ kind: 'passphrase', keyFile: '/k', ...onLab })).toBeUndefined();
   });
 
   it('names the field of a bad request and keeps the value out of the error', () => {
@@ -167,14 +169,22 @@ describe('clusters.setSecret', () => {
     expect(host.call('clusters.setSecret', { cluster: 'lab1', kind: 'password', value: '' })).toEqual({ ok: false, errors: [{ path: 'value', message: 'must not be empty' }] });
   });
 
-  it('gives the password to the cluster\'s own host, never to a jump host', async () => {
+  it('gives the password and passphrase on the cluster\'s own hop only, never to a jump host or another cluster\'s connection', async () => {
     const host = hostOn(undefined);
     const jumped = { ...lab, login: { ...lab.login, proxyJump: 'bastion.example.org' } };
     host.call('clusters.save', jumped);
     host.call('clusters.setSecret', { cluster: 'lab1', kind: 'password', value: PASSWORD });
+    host.call('clusters.setSecret', { cluster: 'lab1', kind: 'passphrase', value: PASSWORD });
     const source = host.clusters.secrets.sourceFor(liveClusterSchema.parse(jumped));
-    expect(await source.get({ kind: 'password', user: 'alice', host: 'bastion.example.org', port: 22 })).toBeUndefined();
-    expect(await source.get({ kind: 'password', user: 'alice', host: 'login.example.org', port: 22 })).toBe(PASSWORD);
+    const bastion = { user: 'alice', host: 'bastion.example.org', port: 22, destination: false, connection: 'lab1' };
+    expect(await source.get({ kind: 'password', ...bastion })).toBeUndefined();
+    expect(await source.get({ kind: 'passphrase', keyFile: '/home/alice/.ssh/id_ed25519', ...bastion })).toBeUndefined();
+    expect(await source.get({ kind: 'password', ...onLab })).toBe(PASSWORD);
+    expect(await source.get({ kind: 'password', ...onLab, connection: 'lab2' })).toBeUndefined();
+    // Setting a secret is a change a refused connection may try again at once for.
+    const revision = source.revision!();
+    host.call('clusters.setSecret', { cluster: 'lab1', kind: 'password', value: 'another' });
+    expect(source.revision!()).not.toBe(revision);
   });
 });
 
