@@ -31,7 +31,80 @@ export interface ConnectOptions {
   pollMs?: number;
   /** Progress lines at most this often, in ms (default 1000). */
   progressIntervalMs?: number;
+  /**
+   * How long to wait for the slot files of processors in use (at connect and after a grow), in ms. Default: 15000
+   * when run by Concertina's batch manager (CONCERTINA_MEMBER set), else 0.
+   */
+  slotWaitMs?: number;
 }
+
+/** A processor the application holds besides itself: a size-1 local job running the slot stub. */
+export interface Slot {
+  /** Its id (m1, m2, ...: `m` and the local job's member index). */
+  readonly slot: string;
+  readonly host: string;
+  /** The stub's pid (on `host`). */
+  readonly pid: number;
+  /** The member index (Infinity for an id not of the form m<N>). */
+  readonly member: number;
+}
+
+export interface RecruitOptions {
+  /** More environment variables (the stub also exports CONCERTINA_JOB_DIR and CONCERTINA_SLOT). */
+  env?: Record<string, string>;
+  /** Where it runs (default: the job directory, the stub's). */
+  cwd?: string;
+}
+
+/** A process started on a slot, as the child of its stub. */
+export interface Recruited {
+  readonly slot: string;
+  /** The request's token (as in slots/<id>.exit). */
+  readonly run: string;
+  /**
+   * Its exit status (over 128: killed by signal status - 128), or null when it never ran or its stub let the slot go.
+   */
+  readonly exited: Promise<number | null>;
+  /** Like exited, but its looks alone do not keep the process alive. */
+  watch(): Promise<number | null>;
+  /** SIGTERM through the stub (withdrawn if not started yet), SIGKILL after graceMs (default 5000); resolves as exited. */
+  stop(options?: { graceMs?: number }): Promise<number | null>;
+}
+
+export interface WorkerPoolOptions {
+  /** The worker program and its arguments; the program must call serveSlot(). */
+  argv: string[];
+  env?: Record<string, string>;
+  /** A worker asked to finish that has not ended after this is stopped through its stub (default 5000 ms). */
+  stopGraceMs?: number;
+}
+
+export interface SlotWorker {
+  readonly slot: string;
+  readonly host: string;
+  /** Its pid, once it has answered a task. */
+  readonly pid: number | undefined;
+  /** Tasks it has answered. */
+  readonly tasks: number;
+  /** Its process has ended. */
+  readonly ended: boolean;
+  /** Hands it a task (JSON-serialisable); resolves with its handler's value, rejects if it fails or ends. */
+  call<T = unknown>(task: unknown): Promise<T>;
+}
+
+export interface WorkerPool {
+  /** One per held slot, in member order (fewer while slot files lag, or where a worker ended on its own). */
+  readonly workers: readonly SlotWorker[];
+  /** Recruits workers on the held slots that have none and stops those on slots given back; call from onResized. */
+  update(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The worker side of a WorkerPool: answers work/<slot>/task-<n>.json with handler's value until asked to stop. */
+export declare function serveSlot<T = unknown>(handler: (task: T) => unknown, options?: { dir?: string; slot?: string }): Promise<void>;
+
+/** `text` as one single-quoted sh word. */
+export declare function shellQuote(text: string): string;
 
 export declare function connect(options?: ConnectOptions): Promise<ConcertinaApp>;
 
@@ -48,6 +121,16 @@ export declare class ConcertinaApp {
   readonly refusal: string | undefined;
   /** Processors agreed to be given back but kept in use until their shrink's deadline comes near. */
   readonly releasing: number;
+  /** The job's directory. */
+  readonly dir: string;
+  /** The slots held besides this process: the first size - 1 in member order; the last are given back first. */
+  slots(): Slot[];
+  /** Starts argv (program, arguments) on a held slot through its stub; one process per slot at a time. */
+  recruit(slot: Slot | string, argv: string[], options?: RecruitOptions): Recruited;
+  /** Worker processes on the held slots, fed tasks through files in the job directory. */
+  workerPool(options: WorkerPoolOptions): WorkerPool;
+  /** Waits (up to slotWaitMs) for the slot files of the processors in use; connect() and grows do it. */
+  claimSlots(): Promise<void>;
   /** A safe point: handles Concertina's messages since the last one (see the module's comment). */
   sync(): Promise<void>;
   progress(fraction: number, note?: string): void;

@@ -6,12 +6,17 @@
 // answered there, through its callbacks, and processors given back are released at that same safe point (or, for a
 // shrink with a deadline and the option releaseBeforeDeadlineMs, at the first safe point that close to it). An
 // evolving application asks for a new size itself with `await app.update(n, { announceS })`.
+// The application itself is one processor (member 0); the others are size-1 local jobs running the slot stub
+// (assets/apps/slot-stub.sh). `app.slots()` lists those it holds, `app.recruit(slot, argv)` starts a process on one
+// through its stub, and `app.workerPool({ argv })` keeps one worker process on each held slot, fed with tasks as JSON
+// files; the worker side is `serveSlot(handler)`.
 //
 //   import { connect } from './concertina-app.mjs';
 //   const app = await connect({ onResized: (size) => pool.resize(size) });
 //   while (!finished && !app.stopRequested) { step(app.size); await app.sync(); app.progress(done / total); }
 //   app.done(finished);
-import { appendFileSync, closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 export const SDK_NAME = 'concertina-node/1';
@@ -19,6 +24,10 @@ const PROTOCOL_VERSION = 1;
 const TO_APP_FILE = 'to-app.jsonl';
 const FROM_APP_FILE = 'from-app.jsonl';
 const NEWLINE = 0x0a;
+const SLOTS_DIR = 'slots';
+const WORK_DIR = 'work';
+/** Slot ids: what the runner names them (m1, m2, ...) and the stub accepts; no dot, so <id>.run is never a slot. */
+const SLOT_ID = /^[A-Za-z0-9_-]+$/;
 
 /**
  * Connects to the job's directory and says hello. Options (each defaults to its environment variable):
@@ -26,7 +35,9 @@ const NEWLINE = 0x0a;
  * callbacks onOffer(processors, app) -> accepted, onShrink(processors, mandatory, app, { deadline }) -> accepted,
  * onResized(size, app) (may return a promise), onRefused(reason, app) (an update refused); releaseBeforeDeadlineMs
  * (a shrink with a deadline is released at the first safe point this close to it; default: at once); pollMs
- * (background read of to-app.jsonl, default 500); progressIntervalMs (progress lines at most this often, default 1000).
+ * (background read of to-app.jsonl, default 500); progressIntervalMs (progress lines at most this often, default 1000);
+ * slotWaitMs (how long to wait for the slot files of processors Concertina says it holds; default 15000 when run by
+ * Concertina's batch manager, CONCERTINA_MEMBER set, else 0: without stubs, slots() is simply shorter).
  */
 export async function connect(options = {}) {
   const env = process.env;
@@ -39,6 +50,7 @@ export async function connect(options = {}) {
   if (size < min || size > max) throw new Error(`concertina-app: CONCERTINA_SIZE (${size}) must lie within ${min}..${max}`);
   const app = new ConcertinaApp(dir, size, min, max, options);
   app.start();
+  await app.claimSlots();
   return app;
 }
 
@@ -62,6 +74,8 @@ export class ConcertinaApp {
   stopReason = undefined;
   /** Why the last update was refused (undefined: none was). */
   refusal = undefined;
+  /** The job's directory. */
+  dir;
 
   #toApp;
   #fromApp;
@@ -78,8 +92,16 @@ export class ConcertinaApp {
   #askedFor = undefined;
   /** Shrinks answered but released later, near their deadline: { offerId, processors, at } in answer order. */
   #deferred = [];
+  /** The slots in use, in member order: the first size - 1 not given back. */
+  #held = [];
+  /** Slots given back: never used again, even while their stub's file lingers until the cancel reaches it. */
+  #released = new Set();
+  /** Slots with a recruited process not yet seen to end. */
+  #busy = new Set();
+  #runs = 0;
 
   constructor(dir, size, min, max, options) {
+    this.dir = dir;
     this.#toApp = join(dir, TO_APP_FILE);
     this.#fromApp = join(dir, FROM_APP_FILE);
     this.size = size;
@@ -190,6 +212,69 @@ export class ConcertinaApp {
     return n;
   }
 
+  /**
+   * The slots the application holds now besides itself: `{ slot, host, pid, member }` (pid: the stub's), in member
+   * order, at most size - 1. The last ones are the most recently granted, and the first given back on a shrink.
+   * Shorter while slot files lag behind (it looks again at each call until it has them all).
+   */
+  slots() {
+    this.#topUp();
+    return this.#held.map((s) => ({ ...s }));
+  }
+
+  /**
+   * Starts `argv` (program and arguments) on a held slot, as the child of its stub; env: more variables for it (the
+   * stub also exports CONCERTINA_JOB_DIR and CONCERTINA_SLOT); cwd: where it runs (default: the job directory). One
+   * process per slot at a time. Returns { slot, run, exited: Promise<status|null>, stop() } (see the .d.mts).
+   */
+  recruit(slot, argv, { env = {}, cwd } = {}) {
+    const id = typeof slot === 'string' ? slot : slot?.slot;
+    if (typeof id !== 'string' || !SLOT_ID.test(id)) throw new TypeError(`concertina-app: recruit: not a slot id: ${JSON.stringify(id)}`);
+    if (this.#released.has(id)) throw new Error(`concertina-app: recruit: slot ${id} was given back`);
+    if (this.#busy.has(id)) throw new Error(`concertina-app: recruit: slot ${id} already runs a recruited process`);
+    const run = `r${process.pid}-${++this.#runs}-${Date.now().toString(36)}`;
+    const script = runScript(run, argv, env, cwd);
+    const base = join(this.dir, SLOTS_DIR, id);
+    rmSync(`${base}.exit`, { force: true });
+    // Written aside and renamed: the stub never reads half a request.
+    writeFileSync(`${base}.run.tmp-${run}`, script);
+    renameSync(`${base}.run.tmp-${run}`, `${base}.run`);
+    this.#busy.add(id);
+    return new Recruited(base, id, run, () => this.#busy.delete(id));
+  }
+
+  /**
+   * A pool of worker processes, one per held slot, each started with `argv` (which must call serveSlot) and fed
+   * tasks as JSON files. Call `await pool.update()` from onResized (and at will: slots that came late are recruited
+   * then): it recruits the new slots and stops the workers of slots given back, before the SDK releases them.
+   */
+  workerPool(options) {
+    return new WorkerPool(this, options);
+  }
+
+  /** Waits (up to slotWaitMs) until the slot files of the processors in use are there. */
+  async claimSlots() {
+    const env = process.env;
+    const waitMs = this.#options.slotWaitMs ?? (env.CONCERTINA_MEMBER !== undefined ? 15_000 : 0);
+    const until = Date.now() + waitMs;
+    while (!this.#topUp() && Date.now() < until) await sleep(100);
+  }
+
+  /** Takes slots up to size - 1 from the slot files, in member order; true when it has them all. */
+  #topUp() {
+    const want = Math.max(0, this.size - 1);
+    if (this.#held.length > want) {
+      for (const s of this.#held.splice(want)) this.#released.add(s.slot);
+    }
+    if (this.#held.length === want) return true;
+    // Decision: the held ones are always the first size - 1 in member order, so a slot file that lagged behind a
+    // later one's takes its place (both sides then agree that the last ones go first on a shrink).
+    const known = new Map(this.#held.map((s) => [s.slot, s]));
+    for (const s of readSlots(join(this.dir, SLOTS_DIR))) if (!this.#released.has(s.slot) && !known.has(s.slot)) known.set(s.slot, s);
+    this.#held = [...known.values()].sort(byMember).slice(0, want);
+    return this.#held.length === want;
+  }
+
   /** The run is over (ok: it completed); nothing is written after this. */
   done(ok, note) {
     if (this.#ended) return;
@@ -273,7 +358,11 @@ export class ConcertinaApp {
 
   async #resize(size) {
     if (size === this.size) return;
+    const grown = size > this.size;
     this.size = size;
+    // The last slots are given back; new ones are waited for (their files may lag behind `resources`).
+    if (grown) await this.claimSlots();
+    else this.#topUp();
     await this.#options.onResized?.(size, this);
   }
 
@@ -355,6 +444,332 @@ export class ConcertinaApp {
     appendFileSync(this.#fromApp, `{"v":${PROTOCOL_VERSION},"seq":${this.#nextSeq},${JSON.stringify(body).slice(1)}\n`);
     this.#nextSeq++;
   }
+}
+
+// ---- slots and recruitment ---------------------------------------------------------------------------------------
+
+/** The slot files in `dir` that are whole and name themselves (a stub's temporary file is neither), in member order. */
+function readSlots(dir) {
+  let names;
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  }
+  const slots = [];
+  for (const name of names) {
+    if (!SLOT_ID.test(name)) continue;
+    let record;
+    try {
+      record = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+    } catch {
+      // Gone since the listing (a stub let it go), or not a slot file.
+      continue;
+    }
+    if (record?.slot !== name || typeof record.host !== 'string' || !Number.isInteger(record.pid)) continue;
+    const member = /^m(\d+)$/.exec(name);
+    slots.push({ slot: name, host: record.host, pid: record.pid, member: member ? Number(member[1]) : Infinity });
+  }
+  return slots.sort(byMember);
+}
+
+function byMember(a, b) {
+  return a.member - b.member || (a.slot < b.slot ? -1 : a.slot > b.slot ? 1 : 0);
+}
+
+/** `text` as one sh word: single-quoted, each ' written as '\'' (nothing inside is ever expanded). */
+export function shellQuote(text) {
+  return `'${String(text).replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * The request the stub runs: a sh script whose words are all quoted here. Decision: a script of quoted words rather
+ * than argv in a file, because sh can run it as it is (no parsing in the stub), and exec keeps the process the stub's
+ * child.
+ */
+function runScript(run, argv, env, cwd) {
+  if (!Array.isArray(argv) || argv.length === 0) throw new TypeError('concertina-app: recruit: argv must be a non-empty array (the program, then its arguments)');
+  const words = argv.map((word) => checkedWord(word, 'argv'));
+  const lines = [`# concertina-run ${run}`];
+  for (const [name, value] of Object.entries(env ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new TypeError(`concertina-app: recruit: environment variable name ${JSON.stringify(name)} is not a shell identifier`);
+    lines.push(`${name}=${shellQuote(checkedWord(value, name))}; export ${name}`);
+  }
+  if (cwd !== undefined) lines.push(`cd ${shellQuote(checkedWord(cwd, 'cwd'))} || exit 127`);
+  lines.push(`exec ${words.map(shellQuote).join(' ')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function checkedWord(value, what) {
+  if (typeof value !== 'string') throw new TypeError(`concertina-app: recruit: ${what} must be strings (got ${JSON.stringify(value)})`);
+  // No process can receive a NUL byte in an argument or a variable.
+  if (value.includes('\0')) throw new TypeError(`concertina-app: recruit: ${what} must not contain a NUL character`);
+  return value;
+}
+
+/** A process recruited on a slot (see recruit). */
+class Recruited {
+  slot;
+  run;
+  #base;
+  #settle;
+  #exited;
+  #withdrawn = false;
+  #kept = false;
+  #timer = undefined;
+
+  constructor(base, slot, run, settle) {
+    this.#base = base;
+    this.slot = slot;
+    this.run = run;
+    this.#settle = settle;
+  }
+
+  /**
+   * Its exit status once the stub has recorded it (over 128: killed by signal status - 128), or null when it never
+   * ran or its stub is gone (the slot was cancelled). Looked for every 200 ms from the first time it is asked for.
+   */
+  get exited() {
+    // Someone waits for it: the looks keep the process alive.
+    this.#kept = true;
+    this.#timer?.ref();
+    return this.watch();
+  }
+
+  /** As exited, but the looks alone do not keep the process alive (a pool watching its workers). */
+  watch() {
+    this.#exited ??= (async () => {
+      for (;;) {
+        const status = this.#status();
+        if (status !== undefined) {
+          this.#settle();
+          return status;
+        }
+        await new Promise((resolve) => {
+          this.#timer = setTimeout(resolve, 200);
+          if (!this.#kept) this.#timer.unref();
+        });
+      }
+    })();
+    return this.#exited;
+  }
+
+  /** Asks the stub to end it (SIGTERM, then SIGKILL after graceMs); resolves with its exit status (as exited). */
+  async stop({ graceMs = 5_000 } = {}) {
+    try {
+      // Not taken by the stub yet: withdrawn, and it never runs (the stub takes it by a rename, so only one of the
+      // two can succeed).
+      unlinkSync(`${this.#base}.run`);
+      this.#withdrawn = true;
+    } catch {
+      // Taken (or gone with its stub).
+    }
+    let ended = false;
+    const exited = this.exited.then((status) => {
+      ended = true;
+      return status;
+    });
+    for (let ask = 0; ask < 2 && !ended; ask++) {
+      if (existsSync(`${this.#base}.running`)) writeAtomic(`${this.#base}.stop`, `${this.run}\n`);
+      await Promise.race([exited, sleep(graceMs, { unref: true })]);
+    }
+    return exited;
+  }
+
+  #status() {
+    let text;
+    try {
+      text = readFileSync(`${this.#base}.exit`, 'utf8');
+    } catch {
+      text = undefined;
+    }
+    if (text !== undefined) {
+      let record;
+      try {
+        record = JSON.parse(text);
+      } catch {
+        record = undefined;
+      }
+      if (record?.run === this.run && Number.isInteger(record.status)) {
+        rmSync(`${this.#base}.exit`, { force: true });
+        return record.status;
+      }
+    }
+    // Withdrawn before the stub took it, or the stub let its slot go: nothing runs (or will run) there.
+    if (this.#withdrawn || !existsSync(this.#base)) return null;
+    return undefined;
+  }
+}
+
+/**
+ * Worker processes on the held slots, fed with tasks through files in the job directory (on the shared file
+ * system): work/<slot>/task-<n>.json -> result-<n>.json, each written aside and renamed.
+ */
+class WorkerPool {
+  /** One per held slot, in member order: { slot, host, call(task), tasks, pid (once known) }. */
+  workers = [];
+  #app;
+  #argv;
+  #env;
+  #stopGraceMs;
+  /** Slots whose worker ended on its own: not recruited again by this pool (no restart loop). */
+  #failed = new Set();
+
+  constructor(app, { argv, env = {}, stopGraceMs = 5_000 } = {}) {
+    if (!Array.isArray(argv) || argv.length === 0) throw new TypeError('concertina-app: workerPool: argv (the worker program and its arguments) is required');
+    this.#app = app;
+    this.#argv = argv;
+    this.#env = env;
+    this.#stopGraceMs = stopGraceMs;
+  }
+
+  /** Makes the workers match the held slots: stops those on slots given back, recruits the new ones. */
+  async update() {
+    const held = this.#app.slots();
+    const ids = new Set(held.map((s) => s.slot));
+    for (const w of this.workers) if (w.ended) this.#failed.add(w.slot);
+    const leaving = this.workers.filter((w) => !ids.has(w.slot) || w.ended);
+    this.workers = this.workers.filter((w) => !leaving.includes(w));
+    await Promise.all(leaving.map((w) => w.stop(this.#stopGraceMs)));
+    for (const slot of held) {
+      if (this.#failed.has(slot.slot) || this.workers.some((w) => w.slot === slot.slot)) continue;
+      const dir = join(this.#app.dir, WORK_DIR, slot.slot);
+      // A fresh directory: the worker numbers its tasks from 1.
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      const recruited = this.#app.recruit(slot, this.#argv, { env: this.#env });
+      this.workers.push(new SlotWorker(slot, dir, recruited));
+    }
+    const order = held.map((s) => s.slot);
+    this.workers.sort((a, b) => order.indexOf(a.slot) - order.indexOf(b.slot));
+  }
+
+  /** Stops every worker. */
+  async close() {
+    const leaving = this.workers.splice(0);
+    await Promise.all(leaving.map((w) => w.stop(this.#stopGraceMs)));
+  }
+}
+
+class SlotWorker {
+  slot;
+  host;
+  /** The worker's pid, from its first result. */
+  pid = undefined;
+  /** Tasks it has answered. */
+  tasks = 0;
+  /** Its process has ended (it cannot answer any more). */
+  ended = false;
+  status = undefined;
+  #dir;
+  #recruited;
+  #next = 0;
+
+  constructor(slot, dir, recruited) {
+    this.slot = slot.slot;
+    this.host = slot.host;
+    this.#dir = dir;
+    this.#recruited = recruited;
+    void recruited.watch().then((status) => {
+      this.ended = true;
+      this.status = status;
+    });
+  }
+
+  /** Hands `task` (JSON-serialisable) to the worker; resolves with its handler's value, rejects with its error. */
+  async call(task) {
+    if (this.ended) throw new Error(`concertina-app: the worker on slot ${this.slot} has ended (status ${this.status})`);
+    const n = ++this.#next;
+    writeAtomic(join(this.#dir, `task-${n}.json`), JSON.stringify({ n, task }));
+    const file = join(this.#dir, `result-${n}.json`);
+    const result = await pollFile(file, () => this.ended);
+    if (result === undefined) throw new Error(`concertina-app: the worker on slot ${this.slot} ended (status ${this.status}) before answering task ${n}`);
+    rmSync(file, { force: true });
+    this.tasks++;
+    this.pid = result.pid;
+    if (!result.ok) throw new Error(`concertina-app: the worker on slot ${this.slot} failed task ${n}: ${result.error}`);
+    return result.value;
+  }
+
+  /** Asks the worker to finish (a stop task after the others), then its stub to end it; resolves once it has ended. */
+  async stop(graceMs) {
+    if (!this.ended) {
+      writeAtomic(join(this.#dir, `task-${++this.#next}.json`), JSON.stringify({ n: this.#next, stop: true }));
+      await Promise.race([this.#recruited.exited, sleep(graceMs, { unref: true })]);
+    }
+    if (!this.ended) await this.#recruited.stop({ graceMs });
+    this.ended = true;
+  }
+}
+
+/**
+ * The worker side of a WorkerPool, in the process a stub runs: answers the tasks of work/<slot>/ in order with
+ * `await handler(task)` until asked to stop, or until its slot is let go. dir and slot default to
+ * CONCERTINA_JOB_DIR and CONCERTINA_SLOT (exported by the stub).
+ */
+export async function serveSlot(handler, { dir = process.env.CONCERTINA_JOB_DIR, slot = process.env.CONCERTINA_SLOT } = {}) {
+  if (!dir || !slot || !SLOT_ID.test(slot)) throw new Error('concertina-app: serveSlot: CONCERTINA_JOB_DIR and CONCERTINA_SLOT must be set (it runs on a slot, started by its stub)');
+  const work = join(dir, WORK_DIR, slot);
+  const slotFile = join(dir, SLOTS_DIR, slot);
+  const me = { slot, host: hostname(), pid: process.pid };
+  mkdirSync(work, { recursive: true });
+  writeAtomic(join(work, 'worker.json'), JSON.stringify(me));
+  // Decision: without its slot file the stub has let the slot go (or is gone), so the worker must not outlive it.
+  const gone = () => !existsSync(slotFile);
+  for (let n = 1; ; n++) {
+    const file = join(work, `task-${n}.json`);
+    const message = await pollFile(file, gone);
+    if (message === undefined || message.stop) {
+      rmSync(file, { force: true });
+      return;
+    }
+    let reply;
+    try {
+      reply = { n, ok: true, value: await handler(message.task), ...me };
+    } catch (error) {
+      reply = { n, ok: false, error: String(error?.stack ?? error), ...me };
+    }
+    writeAtomic(join(work, `result-${n}.json`), JSON.stringify(reply));
+    rmSync(file, { force: true });
+  }
+}
+
+/**
+ * The JSON in `file` once it is there, or undefined once `give_up()` says so. Decision: polled (1 ms at first,
+ * slower when idle, at most 100 ms), because a shared file system does not tell other hosts of a change.
+ */
+async function pollFile(file, give_up) {
+  let wait = 1;
+  let idle = 0;
+  for (let looks = 0; ; looks++) {
+    let text;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error;
+    }
+    if (text !== undefined) return JSON.parse(text);
+    // Checked now and then: it may cost a round trip to the file server.
+    if (looks % 20 === 19 && give_up()) return undefined;
+    await sleep(wait);
+    idle += wait;
+    if (idle > 200) wait = Math.min(100, wait * 2);
+  }
+}
+
+function writeAtomic(file, text) {
+  const aside = `${file}.tmp-${process.pid}`;
+  writeFileSync(aside, text);
+  renameSync(aside, file);
+}
+
+/** unref: the timer alone does not keep the process alive (a grace period raced against an awaited end). */
+function sleep(ms, { unref = false } = {}) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    if (unref) timer.unref();
+  });
 }
 
 function clampCount(value, most) {

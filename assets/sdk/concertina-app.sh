@@ -22,6 +22,9 @@
 #   done
 #   concertina_done true "finished"
 #
+# Processors besides its own (slots, each held by a slot stub) are listed by `concertina_slots SIZE` and recruited by
+# `concertina_recruit SLOT PROGRAM [ARGS...]`, which starts PROGRAM on that processor as the child of its stub.
+#
 # Functions and variables start with concertina_/CONCERTINA_ (internal ones with _concertina_). Decision: the
 # helper keeps no state in files: its next seq is the line count of from-app.jsonl plus one (it is the file's only
 # writer), and what it has read is an offset and the last seq in shell variables.
@@ -190,6 +193,96 @@ concertina_json_string() {
       }
     }
     END { printf "\"" }'
+}
+
+# concertina_slots [SIZE]: the ids of the slots an application of SIZE processors (default $CONCERTINA_SIZE) holds
+# besides itself, one per line: the first SIZE - 1 slot files in member order (m1, m2, ...). The last are the most
+# recently granted, and the ones to stop using first on a shrink.
+concertina_slots() {
+  _concertina_size=${1:-${CONCERTINA_SIZE:-1}}
+  _concertina_count "$_concertina_size" SIZE || return 2
+  [ "$_concertina_size" -gt 1 ] || return 0
+  for _concertina_file in "$CONCERTINA_JOB_DIR"/slots/*; do
+    _concertina_id=${_concertina_file##*/}
+    # Slot ids have no dot: <id>.run, <id>.exit and temporary files are not slots.
+    case $_concertina_id in
+      '' | *[!A-Za-z0-9_-]*) continue ;;
+    esac
+    _concertina_line=
+    { IFS= read -r _concertina_line < "$_concertina_file"; } 2>/dev/null || :
+    case $_concertina_line in
+      "{\"slot\":\"$_concertina_id\","*) ;;
+      *) continue ;;
+    esac
+    case $_concertina_id in
+      m | m*[!0-9]*) printf '999999999 %s\n' "$_concertina_id" ;;
+      m*) printf '%s %s\n' "${_concertina_id#m}" "$_concertina_id" ;;
+      *) printf '999999999 %s\n' "$_concertina_id" ;;
+    esac
+  done | sort -k1,1n -k2,2 | head -n "$((_concertina_size - 1))" | cut -d ' ' -f 2
+}
+
+# concertina_quote TEXT: sets CONCERTINA_QUOTED to TEXT as one single-quoted sh word (each ' as '\''); kept in a
+# variable, not printed, so that trailing newlines stay.
+concertina_quote() {
+  _concertina_rest=$1
+  CONCERTINA_QUOTED=
+  while :; do
+    case $_concertina_rest in
+      *\'*)
+        CONCERTINA_QUOTED="$CONCERTINA_QUOTED${_concertina_rest%%\'*}'\\''"
+        _concertina_rest=${_concertina_rest#*\'}
+        ;;
+      *) break ;;
+    esac
+  done
+  CONCERTINA_QUOTED="'$CONCERTINA_QUOTED$_concertina_rest'"
+}
+
+# concertina_recruit SLOT PROGRAM [ARGS...]: starts PROGRAM on SLOT's processor as the child of its stub (which
+# exports CONCERTINA_JOB_DIR and CONCERTINA_SLOT to it). Every word is quoted here, so nothing in them is ever
+# expanded. Sets CONCERTINA_RUN to the request's token; one process per slot at a time (returns 1 while busy).
+concertina_recruit() {
+  if [ $# -lt 2 ]; then
+    printf 'concertina-app: usage: concertina_recruit SLOT PROGRAM [ARGS...]\n' >&2
+    return 2
+  fi
+  case $1 in
+    '' | *[!A-Za-z0-9_-]*)
+      printf 'concertina-app: concertina_recruit: not a slot id: "%s"\n' "$1" >&2
+      return 2
+      ;;
+  esac
+  _concertina_base=$CONCERTINA_JOB_DIR/slots/$1
+  if [ ! -f "$_concertina_base" ]; then
+    printf 'concertina-app: concertina_recruit: no slot %s\n' "$1" >&2
+    return 2
+  fi
+  if [ -f "$_concertina_base.run" ] || [ -f "$_concertina_base.running" ]; then
+    printf 'concertina-app: concertina_recruit: slot %s already runs a recruited process\n' "$1" >&2
+    return 1
+  fi
+  shift
+  _concertina_runs=$((${_concertina_runs:-0} + 1))
+  CONCERTINA_RUN=sh$$-$_concertina_runs-$(date +%s)
+  _concertina_script="# concertina-run $CONCERTINA_RUN${CONCERTINA_NL}exec"
+  for _concertina_word in "$@"; do
+    concertina_quote "$_concertina_word"
+    _concertina_script="$_concertina_script $CONCERTINA_QUOTED"
+  done
+  rm -f "$_concertina_base.exit"
+  # Written aside and renamed: the stub never reads half a request.
+  printf '%s\n' "$_concertina_script" > "$_concertina_base.run.tmp.$$" && mv -f "$_concertina_base.run.tmp.$$" "$_concertina_base.run"
+}
+
+# concertina_recruit_status SLOT: prints the exit status of the process last recruited on SLOT once it has ended
+# (over 128: killed by signal status - 128); returns 1, printing nothing, while it runs.
+concertina_recruit_status() {
+  _concertina_line=
+  { IFS= read -r _concertina_line < "$CONCERTINA_JOB_DIR/slots/$1.exit"; } 2>/dev/null || :
+  _concertina_status=$(printf '%s\n' "$_concertina_line" | sed -n 's/^{"run":"[A-Za-z0-9_-]*","status":\([0-9][0-9]*\)}$/\1/p')
+  [ -n "$_concertina_status" ] || return 1
+  printf '%s\n' "$_concertina_status"
 }
 
 _concertina_count() {
