@@ -2,7 +2,9 @@
 // An evolving application (after the AMR code of the CooRMv2 paper): it integrates a field over [0, 1] on an
 // adaptively refined mesh, step after step, while the field changes. Features (narrow peaks) appear one by one and
 // later fade, so the mesh, its working set, grows and shrinks on its own; cells are split where Simpson's error
-// estimate is high and merged back where it is low. Each step the cells are evaluated by `size` worker threads. It
+// estimate is high and merged back where it is low. Each step the cells are evaluated by its `size` processors:
+// this process and the processes it recruits on the slots Concertina holds (this file run with --serve-slot), or
+// worker threads without stubs; work/ledger.json in the job directory says who evaluated how many cells. It
 // asks Concertina for the processors its working set needs (cells / cells-per-processor) through the SDK's
 // update(), announced ahead when given an announce time, and obeys shrink requests like the malleable demos. It
 // checks itself: every step's integral against the exact one; the done note gives the worst relative error.
@@ -14,8 +16,7 @@
 // standing in for a heavier kernel so that a run can be watched; announce-s (default 0): grows are asked for this
 // many seconds ahead (from the field's known schedule; step-ms turns seconds into steps, so it needs one), else
 // when the mesh needs them.
-import { Worker, isMainThread, parentPort } from 'node:worker_threads';
-import { callWorker } from './worker-call.mjs';
+import { Processors, runDemo } from './demo-processors.mjs';
 
 /** The field: PEAKS Gaussians of width WIDTH at fixed centres, each switched on and off smoothly over RAMP of the run. */
 const PEAKS = 8;
@@ -39,7 +40,7 @@ async function main() {
   const cellsPerProcessor = argInt(3, 150, 'cells-per-processor', 1);
   const stepMs = argInt(4, 0, 'step-ms', 0);
   const announceS = argInt(5, 0, 'announce-s', 0);
-  const pool = new WorkerPool();
+  let processors;
   let refusedSize = 0;
   let lastAsked = 0;
   let refusedAtStep = -Infinity;
@@ -50,7 +51,7 @@ async function main() {
     onShrink: (processors, _mandatory, { size, min }) => Math.min(processors, size - min),
     onResized: (size) => {
       sizes.push(size);
-      return pool.resize(size);
+      return processors.resize(size);
     },
     onRefused: (reason, { size }) => {
       // A refused grow is not asked for again at once; a refused shrink is asked again by the SDK itself.
@@ -62,7 +63,8 @@ async function main() {
     },
   });
   sizes.unshift(app.size);
-  await pool.resize(app.size);
+  processors = new Processors(app, import.meta.url, simpson, { measure: (r) => r.coarse.length });
+  await processors.resize(app.size);
 
   let mesh = uniformMesh(BASE_LEVEL);
   let worst = 0;
@@ -73,12 +75,12 @@ async function main() {
     const started = Date.now();
     const t = step / (steps - 1);
     // Refined until every cell meets the tolerance (each pass splits the cells that do not), then integrated.
-    let evaluated = await pool.evaluate(mesh, t);
+    let evaluated = await evaluate(processors, mesh, t);
     for (let pass = 0; pass < MAX_LEVEL; pass++) {
       const refined = refine(mesh, evaluated);
       if (refined === mesh) break;
       mesh = refined;
-      evaluated = await pool.evaluate(mesh, t);
+      evaluated = await evaluate(processors, mesh, t);
     }
     const { coarse, fine } = evaluated;
     let integral = 0;
@@ -108,11 +110,13 @@ async function main() {
       smallerFor = 0;
     }
     await app.sync();
+    await processors.resize(app.size);
     app.progress(step / steps, `size ${app.size}: step ${step}/${steps}, ${cells} cells`);
     const rest = stepMs - (Date.now() - started);
     if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
   }
-  await pool.resize(0);
+  await processors.close();
+  processors.writeLedger();
   const summary = `${step}/${steps} steps, mesh of up to ${peakCells} cells, ${updates} updates, sizes ${sizes.join('>')}, worst relative error ${worst.toExponential(2)}`;
   const complete = step === steps && worst < ACCEPTED_ERROR;
   app.done(complete, app.stopRequested && step < steps ? `stopped (${app.stopReason}) after ${summary}` : summary);
@@ -158,7 +162,7 @@ function exactIntegral(t) {
   return activity(t) * WIDTH * Math.sqrt(Math.PI);
 }
 
-function field(x, t, amplitudes) {
+function field(x, amplitudes) {
   let sum = 0;
   for (let k = 0; k < PEAKS; k++) {
     if (amplitudes[k] === 0) continue;
@@ -221,66 +225,56 @@ function coarsen(mesh, evaluated) {
   return { level, index };
 }
 
-// ---- the workers -------------------------------------------------------------------------------------------------
+// ---- the processors ----------------------------------------------------------------------------------------------
 
-/** Worker threads, one per processor; the last ones are the first to go (released processors are the last). */
-class WorkerPool {
-  workers = [];
-
-  async resize(size) {
-    while (this.workers.length < size) this.workers.push(new Worker(new URL(import.meta.url)));
-    const leaving = this.workers.splice(size);
-    await Promise.all(leaving.map((w) => w.terminate()));
-  }
-
-  /** Simpson's rule on each cell whole (coarse) and as two halves (fine), the cells split evenly among the workers. */
-  async evaluate(mesh, t) {
-    const n = mesh.level.length;
-    const size = this.workers.length;
-    const coarse = new Float64Array(n);
-    const fine = new Float64Array(n);
-    const amplitudes = Array.from({ length: PEAKS }, (_, k) => amplitude(k, t));
-    await Promise.all(
-      this.workers.map(async (worker, w) => {
-        const start = Math.floor((w * n) / size);
-        const end = Math.floor(((w + 1) * n) / size);
-        const left = new Float64Array(end - start);
-        const right = new Float64Array(end - start);
-        for (let i = start; i < end; i++) {
-          left[i - start] = mesh.index[i] * 2 ** -mesh.level[i];
-          right[i - start] = (mesh.index[i] + 1) * 2 ** -mesh.level[i];
-        }
-        const result = await callWorker(worker, { left, right, t, amplitudes }, [left.buffer, right.buffer]);
-        coarse.set(result.coarse, start);
-        fine.set(result.fine, start);
-      }),
-    );
-    return { coarse, fine };
-  }
+/**
+ * Simpson's rule on each cell whole (coarse) and as two halves (fine), the cells split evenly among the processors.
+ * Each cell's values depend on the cell alone, so they do not depend on the size.
+ */
+async function evaluate(processors, mesh, t) {
+  const n = mesh.level.length;
+  const size = processors.units.length;
+  const coarse = new Float64Array(n);
+  const fine = new Float64Array(n);
+  const amplitudes = Array.from({ length: PEAKS }, (_, k) => amplitude(k, t));
+  await Promise.all(
+    processors.units.map(async (unit, w) => {
+      const start = Math.floor((w * n) / size);
+      const end = Math.floor(((w + 1) * n) / size);
+      // Plain arrays: they go to other processes as JSON, which keeps every double exactly.
+      const left = [];
+      const right = [];
+      for (let i = start; i < end; i++) {
+        left.push(mesh.index[i] * 2 ** -mesh.level[i]);
+        right.push((mesh.index[i] + 1) * 2 ** -mesh.level[i]);
+      }
+      const result = await unit.call({ left, right, amplitudes });
+      coarse.set(result.coarse, start);
+      fine.set(result.fine, start);
+    }),
+  );
+  return { coarse, fine };
 }
 
-
-function serveCells() {
-  parentPort.on('message', ({ left, right, t, amplitudes }) => {
-    const n = left.length;
-    const coarse = new Float64Array(n);
-    const fine = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      const a = left[i];
-      const b = right[i];
-      const m = (a + b) / 2;
-      const fa = field(a, t, amplitudes);
-      const fb = field(b, t, amplitudes);
-      const fm = field(m, t, amplitudes);
-      const fl = field((a + m) / 2, t, amplitudes);
-      const fr = field((m + b) / 2, t, amplitudes);
-      coarse[i] = ((b - a) / 6) * (fa + 4 * fm + fb);
-      fine[i] = ((b - a) / 12) * (fa + 4 * fl + 2 * fm + 4 * fr + fb);
-    }
-    parentPort.postMessage({ coarse, fine }, [coarse.buffer, fine.buffer]);
-  });
+/** One task: Simpson's rule on the cells [left[i], right[i]], whole and halved. */
+function simpson({ left, right, amplitudes }) {
+  const n = left.length;
+  const coarse = new Array(n);
+  const fine = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const a = left[i];
+    const b = right[i];
+    const m = (a + b) / 2;
+    const fa = field(a, amplitudes);
+    const fb = field(b, amplitudes);
+    const fm = field(m, amplitudes);
+    const fl = field((a + m) / 2, amplitudes);
+    const fr = field((m + b) / 2, amplitudes);
+    coarse[i] = ((b - a) / 6) * (fa + 4 * fm + fb);
+    fine[i] = ((b - a) / 12) * (fa + 4 * fl + 2 * fm + 4 * fr + fb);
+  }
+  return { coarse, fine };
 }
 
-// Last, so that everything above is defined: the main thread runs the application, worker threads its cells.
-if (isMainThread) await main();
-else serveCells();
+// Last, so that everything above is defined: the application, or its tasks served on a slot or in a thread.
+await runDemo(simpson, main);

@@ -1,16 +1,18 @@
 #!/usr/bin/env node
 // An FT-like malleable application (after the NAS FT benchmark of the KOALA paper): it transforms many blocks of
-// complex data with a radix-2 FFT, forward and back, split among `size` worker threads, and checks every block
+// complex data with a radix-2 FFT, forward and back, split among its `size` processors, and checks every block
 // (Parseval's identity and the round trip). Like FT it runs only on a power of two processors: from an offer it
 // takes the largest power of two it can reach, on a shrink it goes down to a power of two, never below its minimum.
+// Processor 0 is this process; the others are processes it recruits on the slots Concertina holds (this file run
+// with --serve-slot by each slot's stub), or worker threads when it runs without stubs (demo-processors.mjs).
 //
 //   CONCERTINA_JOB_DIR=... CONCERTINA_SIZE=2 CONCERTINA_MIN=1 CONCERTINA_MAX=8 node ft-demo.mjs [blocks] [log2-points]
 //
-// blocks (default 4096): FFTs to compute; log2-points (default 12): each block has 2^log2-points points.
-import { Worker, isMainThread, parentPort } from 'node:worker_threads';
-import { callWorker } from './worker-call.mjs';
+// blocks (default 4096): FFTs to compute; log2-points (default 12): each block has 2^log2-points points. At the end
+// it writes work/ledger.json in the job directory: which process (slot, host, pid) verified how many blocks.
+import { Processors, runDemo } from './demo-processors.mjs';
 
-/** Blocks one worker transforms per step; a step is the time between two safe points. */
+/** Blocks one processor transforms per step; a step is the time between two safe points. */
 const BLOCKS_PER_TASK = 4;
 
 async function main() {
@@ -18,36 +20,40 @@ async function main() {
   const blocks = argInt(2, 4096, 'blocks');
   const log2 = argInt(3, 12, 'log2-points');
   if (log2 > 24) fail('log2-points must be at most 24');
-  const pool = new WorkerPool();
+  let processors;
   const app = await connect({
     onOffer: (processors, { target, max }) => largestPowerOfTwo(Math.min(target + processors, max)) - target,
     onShrink: (processors, _mandatory, { size, min }) => size - powerOfTwoToKeep(size - processors, min, size),
-    onResized: (size) => pool.resize(size),
+    onResized: (size) => processors.resize(size),
   });
+  processors = new Processors(app, import.meta.url, transform, { measure: (r) => r.verified });
   // Given a size that is not a power of two, it uses the largest power of two it has and lets the rest go.
-  await pool.resize(app.size);
   await app.release(app.size - powerOfTwoToKeep(app.size, app.min, app.size));
+  await processors.resize(app.size);
 
   let next = 0;
   let verified = 0;
   let worst = 0;
   let checksum = 0;
   while (next < blocks && !app.stopRequested) {
-    const tasks = pool.workers.map(() => {
+    // Blocks are handed out in order and results summed in that order, so the checksum is the same at any size.
+    const tasks = processors.units.map(() => {
       const first = next;
       next = Math.min(blocks, next + BLOCKS_PER_TASK);
       return { first, count: next - first, log2 };
     });
-    const results = await Promise.all(pool.workers.map((worker, i) => callWorker(worker, tasks[i])));
+    const results = await Promise.all(processors.units.map((unit, i) => unit.call(tasks[i])));
     for (const r of results) {
       verified += r.verified;
       worst = Math.max(worst, r.worstError);
       checksum += r.energy;
     }
     await app.sync();
+    await processors.resize(app.size);
     app.progress(next / blocks, `size ${app.size}: ${next}/${blocks} blocks`);
   }
-  await pool.resize(0);
+  await processors.close();
+  processors.writeLedger();
   const complete = next >= blocks && verified === blocks;
   const summary = `${verified}/${blocks} FFTs of 2^${log2} points verified (worst error ${worst.toExponential(2)}), energy ${checksum.toPrecision(12)}`;
   app.done(complete, app.stopRequested && next < blocks ? `stopped (${app.stopReason}) after ${summary}` : summary);
@@ -77,39 +83,27 @@ function fail(message) {
   process.exit(2);
 }
 
-/** Worker threads, one per processor; the last ones are the first to go (released processors are the last). */
-class WorkerPool {
-  workers = [];
-
-  async resize(size) {
-    while (this.workers.length < size) this.workers.push(new Worker(new URL(import.meta.url)));
-    const leaving = this.workers.splice(size);
-    await Promise.all(leaving.map((w) => w.terminate()));
+/** One task: FFTs of blocks first..first+count-1, forward and back, each checked. */
+function transform({ first, count, log2 }) {
+  const n = 2 ** log2;
+  const re = new Float64Array(n);
+  const im = new Float64Array(n);
+  let verified = 0;
+  let worstError = 0;
+  let energy = 0;
+  for (let block = first; block < first + count; block++) {
+    const input = fill(re, im, block);
+    const timeEnergy = sumSquares(re, im);
+    fft(re, im, false);
+    const freqEnergy = sumSquares(re, im) / n;
+    fft(re, im, true);
+    let error = Math.abs(timeEnergy - freqEnergy) / timeEnergy;
+    for (let i = 0; i < n; i++) error = Math.max(error, Math.abs(re[i] - input[2 * i]), Math.abs(im[i] - input[2 * i + 1]));
+    if (error < 1e-9) verified++;
+    worstError = Math.max(worstError, error);
+    energy += timeEnergy;
   }
-}
-
-function serveTasks() {
-  parentPort.on('message', ({ first, count, log2 }) => {
-    const n = 2 ** log2;
-    const re = new Float64Array(n);
-    const im = new Float64Array(n);
-    let verified = 0;
-    let worstError = 0;
-    let energy = 0;
-    for (let block = first; block < first + count; block++) {
-      const input = fill(re, im, block);
-      const timeEnergy = sumSquares(re, im);
-      fft(re, im, false);
-      const freqEnergy = sumSquares(re, im) / n;
-      fft(re, im, true);
-      let error = Math.abs(timeEnergy - freqEnergy) / timeEnergy;
-      for (let i = 0; i < n; i++) error = Math.max(error, Math.abs(re[i] - input[2 * i]), Math.abs(im[i] - input[2 * i + 1]));
-      if (error < 1e-9) verified++;
-      worstError = Math.max(worstError, error);
-      energy += timeEnergy;
-    }
-    parentPort.postMessage({ verified, worstError, energy });
-  });
+  return { verified, worstError, energy };
 }
 
 /** Deterministic pseudo-random input for `block` (a linear congruential generator seeded by it); returns a copy. */
@@ -175,6 +169,5 @@ function fft(re, im, inverse) {
   }
 }
 
-// Last, so that the classes above are defined: the main thread runs the application, worker threads its tasks.
-if (isMainThread) await main();
-else serveTasks();
+// Last, so that everything above is defined: the application, or its tasks served on a slot or in a thread.
+await runDemo(transform, main);

@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // A GADGET-like malleable application (after GADGET-2 in the KOALA paper): a gravitational N-body simulation
-// advanced by leapfrog steps, the forces of each step split among `size` worker threads (direct summation over
-// shared memory). Like GADGET-2 it runs on any size between its minimum and maximum. It checks its own result:
-// total energy is conserved up to the integrator's error, and the done note gives the drift.
+// advanced by leapfrog steps, the forces of each step split among its `size` processors (direct summation, each
+// processor given all positions and computing the accelerations of its slice of bodies). Like GADGET-2 it runs on
+// any size between its minimum and maximum. It checks its own result: total energy is conserved up to the
+// integrator's error, and the done note gives the drift. Processor 0 is this process; the others are processes it
+// recruits on the slots Concertina holds (this file run with --serve-slot), or worker threads without stubs.
 //
 //   CONCERTINA_JOB_DIR=... CONCERTINA_SIZE=2 CONCERTINA_MIN=1 CONCERTINA_MAX=8 node gadget-demo.mjs [bodies] [steps]
 //
-// bodies (default 1000), steps (default 200).
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { callWorker } from './worker-call.mjs';
+// bodies (default 1000), steps (default 200). At the end it writes work/ledger.json in the job directory: which
+// process (slot, host, pid) computed the accelerations of how many bodies.
+import { Processors, runDemo } from './demo-processors.mjs';
 
 const DT = 1e-3;
 /** Softening length: keeps close encounters finite. */
@@ -19,31 +21,48 @@ async function main() {
   const bodies = argInt(2, 1000, 'bodies');
   const steps = argInt(3, 200, 'steps');
   const state = initialState(bodies);
-  const pool = new WorkerPool(state);
+  let processors;
   const app = await connect({
     onOffer: (processors, { target, max }) => Math.min(processors, max - target),
     onShrink: (processors, _mandatory, { size, min }) => Math.min(processors, size - min),
-    onResized: (size) => pool.resize(size),
+    onResized: (size) => processors.resize(size),
   });
-  await pool.resize(app.size);
+  processors = new Processors(app, import.meta.url, accelerations, { measure: (r) => r.acc.length / 3 });
+  await processors.resize(app.size);
 
   const startEnergy = energy(state);
-  await pool.forces(bodies);
+  await forces(processors, state);
   let step = 0;
   while (step < steps && !app.stopRequested) {
     kick(state, DT / 2);
     drift(state, DT);
-    await pool.forces(bodies);
+    await forces(processors, state);
     kick(state, DT / 2);
     step++;
     await app.sync();
+    await processors.resize(app.size);
     app.progress(step / steps, `size ${app.size}: step ${step}/${steps}`);
   }
-  await pool.resize(0);
+  await processors.close();
+  processors.writeLedger();
   const drift_ = Math.abs((energy(state) - startEnergy) / startEnergy);
   const summary = `${step}/${steps} steps of ${bodies} bodies, relative energy drift ${drift_.toExponential(2)}`;
   const complete = step === steps && drift_ < 1e-2;
   app.done(complete, app.stopRequested && step < steps ? `stopped (${app.stopReason}) after ${summary}` : summary);
+}
+
+/**
+ * The accelerations of all bodies, each processor computing an equal slice. Every body's sum runs over all the
+ * others in the same order whoever computes it, so the result does not depend on the size.
+ */
+async function forces(processors, { n, pos, acc, mass }) {
+  const size = processors.units.length;
+  // Plain arrays: they go to other processes as JSON, which keeps every double exactly.
+  const positions = Array.from(pos);
+  const results = await Promise.all(
+    processors.units.map((unit, k) => unit.call({ pos: positions, mass, start: Math.floor((k * n) / size), end: Math.floor(((k + 1) * n) / size) })),
+  );
+  results.forEach((r, k) => acc.set(r.acc, 3 * Math.floor((k * n) / size)));
 }
 
 function argInt(index, fallback, name) {
@@ -57,16 +76,16 @@ function argInt(index, fallback, name) {
   return n;
 }
 
-/** Positions, velocities, accelerations (x, y, z per body) and masses; positions and accelerations shared with workers. */
+/** Positions, velocities, accelerations (x, y, z per body) and masses (a plain array: sent with every task). */
 function initialState(n) {
   let seed = 12345;
   const random = () => {
     seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
     return seed / 2 ** 32;
   };
-  const pos = new Float64Array(new SharedArrayBuffer(24 * n));
-  const acc = new Float64Array(new SharedArrayBuffer(24 * n));
-  const mass = new Float64Array(new SharedArrayBuffer(8 * n));
+  const pos = new Float64Array(3 * n);
+  const acc = new Float64Array(3 * n);
+  const mass = new Array(n);
   const vel = new Float64Array(3 * n);
   for (let i = 0; i < n; i++) {
     // A uniform ball of radius 1 at rest, equal masses adding up to 1.
@@ -105,56 +124,33 @@ function energy({ n, pos, vel, mass }) {
   return kinetic + potential;
 }
 
-/** Worker threads, one per processor; the last ones are the first to go (released processors are the last). */
-class WorkerPool {
-  workers = [];
-
-  constructor(state) {
-    this.shared = { pos: state.pos, acc: state.acc, mass: state.mass };
-  }
-
-  async resize(size) {
-    while (this.workers.length < size) this.workers.push(new Worker(new URL(import.meta.url), { workerData: this.shared }));
-    const leaving = this.workers.splice(size);
-    await Promise.all(leaving.map((w) => w.terminate()));
-  }
-
-  /** Accelerations of all bodies, each worker computing an equal slice. */
-  forces(n) {
-    const size = this.workers.length;
-    return Promise.all(this.workers.map((worker, k) => callWorker(worker, { start: Math.floor((k * n) / size), end: Math.floor(((k + 1) * n) / size) })));
-  }
-}
-
-function serveSlices() {
-  const { pos, acc, mass } = workerData;
+/** One task: the accelerations of bodies start..end-1 from all positions, as [ax, ay, az, ...]. */
+function accelerations({ pos, mass, start, end }) {
   const n = mass.length;
-  parentPort.on('message', ({ start, end }) => {
-    for (let i = start; i < end; i++) {
-      let ax = 0;
-      let ay = 0;
-      let az = 0;
-      const xi = pos[3 * i];
-      const yi = pos[3 * i + 1];
-      const zi = pos[3 * i + 2];
-      for (let j = 0; j < n; j++) {
-        const dx = pos[3 * j] - xi;
-        const dy = pos[3 * j + 1] - yi;
-        const dz = pos[3 * j + 2] - zi;
-        const r2 = dx * dx + dy * dy + dz * dz + EPS2;
-        const f = mass[j] / (r2 * Math.sqrt(r2));
-        ax += f * dx;
-        ay += f * dy;
-        az += f * dz;
-      }
-      acc[3 * i] = ax;
-      acc[3 * i + 1] = ay;
-      acc[3 * i + 2] = az;
+  const acc = new Array(3 * (end - start));
+  for (let i = start; i < end; i++) {
+    let ax = 0;
+    let ay = 0;
+    let az = 0;
+    const xi = pos[3 * i];
+    const yi = pos[3 * i + 1];
+    const zi = pos[3 * i + 2];
+    for (let j = 0; j < n; j++) {
+      const dx = pos[3 * j] - xi;
+      const dy = pos[3 * j + 1] - yi;
+      const dz = pos[3 * j + 2] - zi;
+      const r2 = dx * dx + dy * dy + dz * dz + EPS2;
+      const f = mass[j] / (r2 * Math.sqrt(r2));
+      ax += f * dx;
+      ay += f * dy;
+      az += f * dz;
     }
-    parentPort.postMessage(null);
-  });
+    acc[3 * (i - start)] = ax;
+    acc[3 * (i - start) + 1] = ay;
+    acc[3 * (i - start) + 2] = az;
+  }
+  return { acc };
 }
 
-// Last, so that the classes above are defined: the main thread runs the application, worker threads its tasks.
-if (isMainThread) await main();
-else serveSlices();
+// Last, so that everything above is defined: the application, or its tasks served on a slot or in a thread.
+await runDemo(accelerations, main);
