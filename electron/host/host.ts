@@ -319,6 +319,8 @@ export class Host {
     this.tick();
     await this.stopLive();
     this.store?.startRun(LIVE_RUN);
+    // Stored at once, before any job: it holds the run's id, by which a resumed run knows its jobs on the clusters.
+    this.store?.saveLiveState(world.persistentState());
     this.live = world;
     this.liveReady = true;
     this.follow(world, 0, false);

@@ -5,6 +5,7 @@
 // arrival order through one inbox, and a timer follows the scheduler's next wakeup. It also holds the malleable
 // runner's glue (paper V-A): the application learns its size from its environment and from `resources` messages,
 // and a mandatory shrink not honoured in the grace period kills the job.
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,6 +134,22 @@ function resizable(job: { readonly kind: string } | undefined): boolean {
   return job?.kind === 'malleable' || job?.kind === 'evolving';
 }
 
+/**
+ * The tag of a live run's local jobs: the scheduler's tag and the run's id. Decision: every run has its own, so that
+ * a new run never takes an earlier run's jobs (still running, numbered from job-1 as its own are) for its own: they
+ * count as background load, as other users' jobs do.
+ */
+export function runTag(tag: string, runId: string | undefined): string {
+  return runId === undefined ? tag : `${tag}-${runId}`;
+}
+
+/** A run's id: 6 random base-36 digits (2 billion values; a run's names stay short, see naming.ts). */
+function newRunId(): string {
+  let id = '';
+  for (const byte of randomBytes(6)) id += (byte % 36).toString(36);
+  return id;
+}
+
 export function createLiveWorld(options: LiveWorldOptions): LiveWorld {
   return new LiveWorldImpl(options);
 }
@@ -152,6 +169,8 @@ class LiveWorldImpl implements LiveWorld {
   private readonly restore: LivePersistentState | undefined;
   private readonly epochMs: number;
   private readonly clock: () => number;
+  /** This run's id (undefined for a run restored from a state stored before run ids) and its local jobs' tag. */
+  private readonly runId: string | undefined;
   private readonly tag: string;
   private readonly log: (text: string) => void;
   private readonly runtimes = new Map<string, ClusterRuntime>();
@@ -200,7 +219,8 @@ class LiveWorldImpl implements LiveWorld {
     }
     this.epochMs = this.restore?.epochMs ?? Date.now();
     this.clock = options.clock ?? (() => (Date.now() - this.epochMs) / 1000);
-    this.tag = options.scheduler?.tag ?? DEFAULT_SCHEDULER_OPTIONS.tag;
+    this.runId = this.restore ? this.restore.runId : newRunId();
+    this.tag = runTag(options.scheduler?.tag ?? DEFAULT_SCHEDULER_OPTIONS.tag, this.runId);
     this.log = options.log ?? ((text) => process.stderr.write(`${text}\n`));
   }
 
@@ -257,7 +277,7 @@ class LiveWorldImpl implements LiveWorld {
         updateRefused: (jobId, reason) => this.appsOf(jobId)?.updateRefused(jobId, reason),
       };
       const managers = this.configs.map((c) => new LiveManager(this, c.name));
-      const scheduler = new Scheduler(grid, managers, applications, this.options.scheduler);
+      const scheduler = new Scheduler(grid, managers, applications, { ...this.options.scheduler, tag: this.tag });
       this.schedulerValue = scheduler;
       scheduler.on((event) => this.onEvent(event));
       // The clusters not reached are unreachable before the first pass: nothing is placed there until they join.
@@ -668,7 +688,7 @@ class LiveWorldImpl implements LiveWorld {
         ...(updateTarget !== undefined && { updateTarget }),
       });
     }
-    return { version: 1, epochMs: this.epochMs, submitted: scheduler.jobNumber, jobs: [...jobs, ...this.stranded] };
+    return { version: 1, epochMs: this.epochMs, submitted: scheduler.jobNumber, ...(this.runId !== undefined && { runId: this.runId }), jobs: [...jobs, ...this.stranded] };
   }
 
   // ---- the scheduler's loop ---------------------------------------------------------------------------------------

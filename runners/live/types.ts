@@ -47,6 +47,11 @@ export const livePersistentStateSchema = z.strictObject({
   epochMs: z.number(),
   /** Jobs ever submitted in this run (generated ids go on after it). */
   submitted: z.number().int().min(0),
+  /**
+   * The run's id, chosen at random when it started: its local jobs carry the tag `<tag>-<runId>`, so a resumed run
+   * finds its own jobs again and no other run's. Absent in states stored before run ids: that run's tag is `<tag>`.
+   */
+  runId: z.string().regex(/^[a-z0-9]{1,16}$/, 'must be 1 to 16 lower-case letters and digits').optional(),
   jobs: z.array(livePersistentJobSchema),
 });
 export type LivePersistentJob = z.infer<typeof livePersistentJobSchema>;

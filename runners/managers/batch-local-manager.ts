@@ -8,7 +8,7 @@ import type { ClusterStatus, LocalJobRequest, LocalManager, ManagerMessage } fro
 import type { CommandRunner } from '../shell/command-runner.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
 import { clusterStatus, ParseError, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type SectionOutput } from './batch-system.js';
-import { jobDirName, localJobName, parseLocalJobName, type MemberKind } from './naming.js';
+import { jobDirName, localJobName, MAX_LOCAL_JOB_NAME, parseLocalJobName, type MemberKind } from './naming.js';
 import { framedScript, newNonce, splitSections } from './sections.js';
 import { TokenBucket, type RateLimit } from './token-bucket.js';
 
@@ -393,6 +393,7 @@ export class BatchLocalManager implements LocalManager {
     members.forEach((m, i) => {
       m.phase = 'submitting';
       try {
+        if (m.name.length > MAX_LOCAL_JOB_NAME) throw new Error(`its local job name would have ${m.name.length} characters (at most ${MAX_LOCAL_JOB_NAME}): the job id is too long`);
         commands[`s${i}`] = this.system.submitCommand(m.spec);
         section.set(m, `s${i}`);
       } catch (error) {

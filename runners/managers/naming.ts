@@ -1,7 +1,8 @@
 // Local job names carry Concertina's tag, so that after a restart the manager recognises its own jobs and counts
-// every other job as background load: `cnc-<tag>-<job>-<component>-<kind><member>`, e.g. `cnc-concertina-j7-0-m3`.
-// Tag and job id are encoded so that the name holds only [A-Za-z0-9_-], which every batch system accepts in a
-// name and in an output file name (Grid Engine refuses `/:@\*?` and Slurm expands `%` in paths).
+// every other job as background load: `cnc-<tag>-<job>-<component>-<kind><member>`, e.g. `cnc-concertina-j7-0-m3`
+// (a live run's tag holds its run id: `cnc-concertina_2dk3x9q2-job_2d7-0-m3`). Tag and job id are encoded so that
+// the name holds only [A-Za-z0-9_-], which every batch system accepts in a name and in an output file name (Grid
+// Engine refuses `/:@\*?` and Slurm expands `%` in paths).
 
 export type MemberKind = 'rigid' | 'malleable';
 
@@ -15,6 +16,14 @@ export interface LocalJobName {
 }
 
 const PREFIX = 'cnc';
+
+/**
+ * The longest local job name submitted: PBS Professional's limit for a job name (Slurm 22.05 and Grid Engine 8.1.9
+ * take 300 characters). The job's files (`<name>.exit.tmp`) then stay within a file name's 255 bytes. A run's tag
+ * and a generated job id (`job-<n>`) make names of about 40 characters; only a long job id with many characters
+ * outside [A-Za-z0-9] (three each) can pass it.
+ */
+export const MAX_LOCAL_JOB_NAME = 236;
 
 /** Reversible: letters and digits stay, every other UTF-8 byte becomes `_XX` (lower-case hex). */
 export function encodeNamePart(text: string): string {

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import type { SchedulerEvent } from '../../core/events.js';
-import { createLiveWorld, repositoryAssetsDir } from '../../runners/live/live-world.js';
+import { createLiveWorld, repositoryAssetsDir, runTag } from '../../runners/live/live-world.js';
 import type { LiveClusterConfig, LiveWorld } from '../../runners/live/types.js';
 import { BatchLocalManager } from '../../runners/managers/batch-local-manager.js';
 import { createBatchSystem } from '../../runners/managers/index.js';
@@ -111,7 +111,7 @@ async function measure(system: 'slurm' | 'sge', env: Readonly<Record<string, str
     const r = world.act((s, now) => s.submit({ id: jobId, kind: 'malleable', components: [{ min: 1, max: 2, initial: 1, program: process.execPath, args: ['-e', IDLE_APP, path.join(repositoryAssetsDir(), 'sdk', 'concertina-app.mjs')] }] }, now));
     if (!r.ok) throw new Error(JSON.stringify(r.errors));
     await waitFor('the benchmark job to start', () => events.some((e) => e.event.type === 'job.started'), 60_000, 20);
-    const toApp = path.join(workRoot, 'jobs', jobDirName('concertina', jobId), 'to-app.jsonl');
+    const toApp = path.join(workRoot, 'jobs', jobDirName(runTag('concertina', world.persistentState().runId), jobId), 'to-app.jsonl');
     const sizes = () => (existsSync(toApp) ? readFileSync(toApp, 'utf8') : '').split('\n').flatMap((l) => /"type":"resources","size":(\d+)/.exec(l)?.[1] ?? []).map(Number);
     for (let i = 0; i < samples + 1; i++) {
       for (const [delta, into] of [[1, grow], [-1, shrink]] as const) {

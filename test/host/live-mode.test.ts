@@ -105,6 +105,21 @@ describe('host live mode', () => {
     expect(snapshot.ok && snapshot.value.mode).toBe('sim');
   });
 
+  it('stores a live run\'s state as it starts, before any job: a console that dies then resumes that run (its run id)', async () => {
+    const file = storeFile();
+    const built: FakeWorld[] = [];
+    const host = hostOn(file, fakeFactory(built));
+    host.call('clusters.save', { name: 'a', login: { via: 'local' }, system: 'local', slots: 4 });
+    expect((await host.call('run.startLive', {})).ok).toBe(true);
+    // Read by another connection while the host runs (as a restart after a crash would find it).
+    const other = openStore(file);
+    try {
+      expect(other.liveState()).toEqual({ jobs: [], at: 0 });
+    } finally {
+      other.close();
+    }
+  });
+
   it('runs the live grid through world.act, streams its events, stores accepted jobs, and resumes after a restart', async () => {
     const file = storeFile();
     const built: FakeWorld[] = [];

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import type { JobSpecInput } from '../../core/model/schemas.js';
 import { DEMO_APPS } from '../../runners/live/assets-placeholder.js';
-import { createLiveWorld } from '../../runners/live/live-world.js';
+import { createLiveWorld, runTag } from '../../runners/live/live-world.js';
 import type { LiveAppEvent, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName } from '../../runners/managers/naming.js';
 import { waitFor } from './harness/common.js';
@@ -68,12 +68,13 @@ describe('{assets} in a live job\'s program and arguments', () => {
     submit({ id: 'args', kind: 'rigid', components: [{ processors: 1, program: '/bin/sh', args: ['-c', 'printf "%s\\n" "$1" "$2" > seen.txt', 'sh', '{assets}/apps', 'x{assets}y{assets}'] }] });
     expect(await waitEvent('job.ended', 'args')).toMatchObject({ state: 'completed' });
     const assets = world.assetsDir!('here')!;
+    const jobDir = path.join(workRoot, 'jobs', jobDirName(runTag('concertina', world.persistentState().runId), 'args'));
     expect(assets).toBe(`${workRoot}/assets`);
-    const seen = readFileSync(path.join(workRoot, 'jobs', jobDirName('concertina', 'args'), 'seen.txt'), 'utf8');
+    const seen = readFileSync(path.join(jobDir, 'seen.txt'), 'utf8');
     expect(seen).toBe(`${assets}/apps\nx${assets}y${assets}\n`);
     for (const name of ['pwned', 'pwned2']) {
       for (const where of [dir, process.cwd(), os.homedir()]) expect(existsSync(path.join(where, name))).toBe(false);
-      expect(existsSync(path.join(workRoot, 'jobs', jobDirName('concertina', 'args'), name))).toBe(false);
+      expect(existsSync(path.join(jobDir, name))).toBe(false);
     }
   }, 30_000);
 });

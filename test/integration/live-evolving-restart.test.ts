@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import type { JobSpecInput } from '../../core/model/schemas.js';
 import type { ClusterSnapshot } from '../../core/scheduler/scheduler.js';
-import { createLiveWorld, repositoryAssetsDir, type LiveWorldOptions } from '../../runners/live/live-world.js';
+import { createLiveWorld, repositoryAssetsDir, runTag, type LiveWorldOptions } from '../../runners/live/live-world.js';
 import type { LiveAppEvent, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName, parseLocalJobName } from '../../runners/managers/naming.js';
 import { KnownHosts } from '../../runners/ssh/known-hosts.js';
@@ -64,7 +64,9 @@ function submit(spec: JobSpecInput): void {
   if (!r.ok) throw new Error(JSON.stringify(r.errors));
 }
 
-const jobDir = (jobId: string) => path.join(dir, 'slurm', 'jobs', jobDirName(TAG, jobId));
+/** The run's tag: the scheduler's and the run's id (set once the first world has started; the restart keeps it). */
+let tag = TAG;
+const jobDir = (jobId: string) => path.join(dir, 'slurm', 'jobs', jobDirName(tag, jobId));
 /** The application's from-app lines as written (seq and message). */
 const fromAppLines = (jobId: string) =>
   readFileSync(path.join(jobDir(jobId), 'from-app.jsonl'), 'utf8')
@@ -94,7 +96,7 @@ async function sampleSqueue(): Promise<void> {
   const lines = await run('squeue', ['--noheader', '--all', '--format=%i|%j'], slurm.env, 10_000).catch(() => '');
   for (const line of lines.split('\n')) {
     const [id, name] = line.trim().split('|');
-    if (!id || !name || !parseLocalJobName(name, TAG)) continue;
+    if (!id || !name || !parseLocalJobName(name, tag)) continue;
     const ids = slurmIds.get(name) ?? new Set<string>();
     ids.add(id);
     slurmIds.set(name, ids);
@@ -131,6 +133,7 @@ describe.skipIf(!ready)('an evolving job across a console restart, on loopback S
     world = createLiveWorld(options);
     follow(world);
     await world.start();
+    tag = runTag(TAG, world.persistentState().runId);
     let sampling = false;
     sampler = setInterval(() => {
       if (sampling) return;
@@ -236,7 +239,7 @@ describe.skipIf(!ready)('an evolving job across a console restart, on loopback S
     expect(appEvents.filter((e) => e.type === 'hello' && e.jobId === 'amr')).toHaveLength(1);
     expect(appEvents.filter((e) => e.type === 'hello' && e.jobId === 'gadget')).toHaveLength(1);
     for (const jobId of ['amr', 'gadget']) {
-      const program = [...slurmIds].filter(([name]) => parseLocalJobName(name, TAG)?.jobId === jobId && parseLocalJobName(name, TAG)?.member === 0);
+      const program = [...slurmIds].filter(([name]) => parseLocalJobName(name, tag)?.jobId === jobId && parseLocalJobName(name, tag)?.member === 0);
       expect(program.map(([name, ids]) => [name, ids.size])).toEqual([[expect.any(String), 1]]);
     }
 

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import type { JobSpecInput } from '../../core/model/schemas.js';
 import type { ApplicationMessage } from '../../core/ports.js';
-import { createLiveWorld, repositoryAssetsDir } from '../../runners/live/live-world.js';
+import { createLiveWorld, repositoryAssetsDir, runTag } from '../../runners/live/live-world.js';
 import type { LiveAppEvent, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName } from '../../runners/managers/naming.js';
 import { RemoteApplications, type AppEvent, type ProtocolViolation } from '../../runners/protocol/application-port.js';
@@ -59,7 +59,9 @@ function submit(spec: JobSpecInput): void {
   if (!r.ok) throw new Error(JSON.stringify(r.errors));
 }
 
-const jobDir = (jobId: string) => path.join(dir, 'slurm', 'jobs', jobDirName(TAG, jobId));
+/** The run's tag: the scheduler's and the run's id. */
+const tag = () => runTag(TAG, world.persistentState().runId);
+const jobDir = (jobId: string) => path.join(dir, 'slurm', 'jobs', jobDirName(tag(), jobId));
 const fromApp = (jobId: string) =>
   readFileSync(path.join(jobDir(jobId), 'from-app.jsonl'), 'utf8')
     .split('\n')

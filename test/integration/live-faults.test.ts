@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import type { JobSpecInput } from '../../core/model/schemas.js';
-import { createLiveWorld, type LiveWorldOptions } from '../../runners/live/live-world.js';
+import { createLiveWorld, runTag, type LiveWorldOptions } from '../../runners/live/live-world.js';
 import type { LiveClusterState, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName } from '../../runners/managers/naming.js';
 import { KnownHosts } from '../../runners/ssh/known-hosts.js';
@@ -53,7 +53,9 @@ function submit(spec: JobSpecInput): void {
 }
 
 const state = (name: string) => world.clusters().find((c) => c.name === name)!;
-const jobDir = (cluster: string, jobId: string) => path.join(dir, cluster, 'jobs', jobDirName(TAG, jobId));
+/** The run's tag: the scheduler's and the run's id (the restarts below restore the same run). */
+const tag = () => runTag(TAG, world.persistentState().runId);
+const jobDir = (cluster: string, jobId: string) => path.join(dir, cluster, 'jobs', jobDirName(tag(), jobId));
 
 /** A PATH with every command of /usr/bin and /usr/sbin but `missing` (on merged-/usr Debian /bin is /usr/bin). */
 function pathWithout(missing: string): string {
@@ -180,7 +182,7 @@ describe.skipIf(!ready)('live-mode faults on loopback Slurm over SSH', () => {
   it('after a restart with a cluster unreachable, keeps its running job for a later start instead of submitting it again', async () => {
     submit({ id: 'kept', kind: 'rigid', components: [{ processors: 1, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'echo run >> runs.txt; sleep 300'] }] });
     await waitEvent('job.started', 'kept');
-    const slurmJobs = async () => (await run('squeue', ['--noheader', '--all', '--format=%i|%j'], slurm.env)).split('\n').filter((l) => l.includes(jobDirName(TAG, 'kept')));
+    const slurmJobs = async () => (await run('squeue', ['--noheader', '--all', '--format=%i|%j'], slurm.env)).split('\n').filter((l) => l.includes(jobDirName(tag(), 'kept')));
     expect(await slurmJobs()).toHaveLength(1);
     const state = JSON.parse(JSON.stringify(world.persistentState()));
     await world.stop();

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
-import { createLiveWorld, repositoryAssetsDir, type LiveWorldOptions } from '../../runners/live/live-world.js';
+import { createLiveWorld, repositoryAssetsDir, runTag, type LiveWorldOptions } from '../../runners/live/live-world.js';
 import type { LiveAppEvent, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName } from '../../runners/managers/naming.js';
 import { waitFor } from './harness/common.js';
@@ -20,7 +20,9 @@ const appEvents: LiveAppEvent[] = [];
 
 const of = (type: SchedulerEvent['type'], jobId: string) => events.filter((e) => e.type === type && (e as { jobId?: string }).jobId === jobId);
 const waitEvent = (type: SchedulerEvent['type'], jobId: string, timeoutMs = 20_000) => waitFor(`${type} of ${jobId}`, () => of(type, jobId).length > 0, timeoutMs, 50);
-const jobDir = (jobId: string) => path.join(dir, 'work', 'jobs', jobDirName('concertina', jobId));
+/** The run's tag: the scheduler's and the run's id (the restart below restores the same run). */
+const tag = (w: LiveWorld) => runTag('concertina', w.persistentState().runId);
+const jobDir = (jobId: string) => path.join(dir, 'work', 'jobs', jobDirName(tag(world), jobId));
 
 function act(command: Parameters<LiveWorld['act']>[0]): void {
   const r = world.act(command) as { ok: boolean; errors?: unknown };
@@ -134,4 +136,72 @@ describe('live mode on a plain host (this machine)', () => {
     expect(readFileSync(path.join(jobDir('waits'), 'probe.txt'), 'utf8')).toBe(`it's "$(nothing)"`);
     await waitFor('every local job to end', () => localJobsAlive() === 0, 20_000, 100);
   }, 60_000);
+});
+
+describe('consecutive live runs on one plain host', () => {
+  let root: string;
+  const worlds: LiveWorld[] = [];
+  const runEvents = new Map<LiveWorld, SchedulerEvent[]>();
+
+  async function startRun(restore?: unknown): Promise<LiveWorld> {
+    const w = createLiveWorld({
+      clusters: [{ name: 'here', login: { via: 'local' }, system: 'local', slots: 4, workRoot: path.join(root, 'work'), pollIntervalS: 1 }],
+      scheduler: { approach: 'pra', policy: 'fpsma' },
+      idleWatchIntervalMs: 500,
+      log: () => {},
+      ...(restore !== undefined && { restore }),
+    });
+    const seen: SchedulerEvent[] = [];
+    w.on((e) => seen.push(e));
+    runEvents.set(w, seen);
+    worlds.push(w);
+    await w.start();
+    return w;
+  }
+  const started = (w: LiveWorld, jobId: string) => waitFor(`${jobId} to start`, () => runEvents.get(w)!.some((e) => e.type === 'job.started' && e.jobId === jobId), 20_000, 50);
+  /** Runs of the local batch system's jobs, by their run's job directory. */
+  const runsIn = (w: LiveWorld, jobId: string) => readFileSync(path.join(root, 'work', 'jobs', jobDirName(tag(w), jobId), 'runs.txt'), 'utf8');
+  const sleeper = (processors: number) => ({ kind: 'rigid', components: [{ processors, program: '/bin/sh', args: ['-c', 'echo run >> runs.txt; exec sleep 300'] }] });
+
+  beforeAll(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-runs-'));
+  });
+  afterAll(async () => {
+    for (const w of worlds) await w.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('a new run submits its own job-1 while the earlier run\'s job-1 still runs, and counts that one as background', async () => {
+    const first = await startRun();
+    const r1 = first.act((s, now) => s.submit(sleeper(2), now));
+    expect(r1.ok && r1.value.id).toBe('job-1');
+    await started(first, 'job-1');
+    const firstState = JSON.parse(JSON.stringify(first.persistentState()));
+    await first.stop(); // the switch off: its job goes on running
+
+    const second = await startRun();
+    expect(second.recovered()).toEqual([]);
+    await waitFor('the first run\'s job as background', () => second.scheduler.snapshot()[0]!.background === 2, 10_000, 50);
+    const r2 = second.act((s, now) => s.submit(sleeper(1), now));
+    expect(r2.ok && r2.value.id).toBe('job-1');
+    await started(second, 'job-1');
+    // Submitted for real, in a directory of its own; the first run's job-1 untouched.
+    expect(runsIn(second, 'job-1')).toBe('run\n');
+    expect(runsIn(first, 'job-1')).toBe('run\n');
+    expect(tag(second)).not.toBe(tag(first));
+    expect(second.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 1, background: 2 });
+    await second.stop();
+
+    // The first run, resumed, still knows its job (its run id is in its state) and ends it.
+    const resumed = await startRun(firstState);
+    expect(tag(resumed)).toBe(tag(first));
+    expect(resumed.recovered()).toEqual([{ jobId: 'job-1', cluster: 'here', outcome: 'adopted', detail: 'running with 2 processors' }]);
+    await waitFor('the second run\'s job as background', () => resumed.scheduler.snapshot()[0]!.background === 1, 10_000, 50);
+    resumed.act((s, now) => s.cancel('job-1', now));
+    await waitFor('job-1 of the first run to end', () => runEvents.get(resumed)!.some((e) => e.type === 'job.ended' && e.jobId === 'job-1'), 20_000, 50);
+    await resumed.stop();
+    const last = await startRun(JSON.parse(JSON.stringify(second.persistentState())));
+    last.act((s, now) => s.cancel('job-1', now));
+    await waitFor('job-1 of the second run to end', () => runEvents.get(last)!.some((e) => e.type === 'job.ended' && e.jobId === 'job-1'), 20_000, 50);
+  }, 90_000);
 });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import type { JobSpecInput } from '../../core/model/schemas.js';
-import { createLiveWorld, type LiveWorldOptions } from '../../runners/live/live-world.js';
+import { createLiveWorld, runTag, type LiveWorldOptions } from '../../runners/live/live-world.js';
 import type { LiveWorld } from '../../runners/live/types.js';
 import { jobDirName } from '../../runners/managers/naming.js';
 import { KnownHosts } from '../../runners/ssh/known-hosts.js';
@@ -34,7 +34,9 @@ const events: SchedulerEvent[] = [];
 
 const of = (type: SchedulerEvent['type'], jobId: string) => events.filter((e) => e.type === type && (e as { jobId?: string }).jobId === jobId);
 const waitEvent = (type: SchedulerEvent['type'], jobId: string, timeoutMs = 30_000) => waitFor(`${type} of ${jobId}`, () => of(type, jobId).length > 0, timeoutMs, 50);
-const jobDir = (cluster: string, jobId: string) => path.join(dir, cluster, 'jobs', jobDirName(TAG, jobId));
+/** The run's tag: the scheduler's and the run's id. */
+const tag = () => runTag(TAG, world!.persistentState().runId);
+const jobDir = (cluster: string, jobId: string) => path.join(dir, cluster, 'jobs', jobDirName(tag(), jobId));
 
 function submit(w: LiveWorld, spec: JobSpecInput): void {
   const r = w.act((s, now) => s.submit(spec, now));

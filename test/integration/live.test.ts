@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import type { JobSpecInput } from '../../core/model/schemas.js';
-import { createLiveWorld, repositoryAssetsDir, type LiveWorldOptions } from '../../runners/live/live-world.js';
+import { createLiveWorld, repositoryAssetsDir, runTag, type LiveWorldOptions } from '../../runners/live/live-world.js';
 import type { LiveAppEvent, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName } from '../../runners/managers/naming.js';
 import { KnownHosts } from '../../runners/ssh/known-hosts.js';
@@ -63,7 +63,9 @@ function resize(jobId: string, delta: number): void {
 }
 
 const workRoot = (cluster: string) => path.join(dir, cluster);
-const jobDir = (cluster: string, jobId: string) => path.join(workRoot(cluster), 'jobs', jobDirName(TAG, jobId));
+/** The run's tag: the scheduler's and the run's id (kept across the restart below). */
+const tag = () => runTag(TAG, world.persistentState().runId);
+const jobDir = (cluster: string, jobId: string) => path.join(workRoot(cluster), 'jobs', jobDirName(tag(), jobId));
 /** The sizes an application reported in its progress notes ("size N: ..."), in order, repeats collapsed. */
 function sizesSeen(cluster: string, jobId: string): number[] {
   const out: number[] = [];
@@ -91,7 +93,7 @@ async function qstatNames(): Promise<Array<{ id: string; state: string; name: st
 }
 
 /** Local job names of a Concertina job start with this. */
-const mine = (jobId: string) => `${jobDirName(TAG, jobId)}-`;
+const mine = (jobId: string) => `${jobDirName(tag(), jobId)}-`;
 
 describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain host, over SSH', () => {
   beforeAll(async () => {

@@ -120,6 +120,18 @@ describe('BatchLocalManager under faults', () => {
     await runner.close();
   });
 
+  it('refuses a job whose local job name would be too long for a batch system, and submits nothing', async () => {
+    const log = new MessageLog();
+    const runner = new RecordingRunner(local);
+    const m = manager(log, { runner });
+    const jobId = 'ü'.repeat(60); // 6 characters each once encoded
+    m.submit(sleeper(jobId));
+    const finished = await log.waitFor('finished', (f) => f.jobId === jobId);
+    expect(finished.state).toBe('failed');
+    expect(finished.reason).toMatch(/cannot be submitted: its local job name would have \d+ characters \(at most 236\): the job id is too long$/);
+    expect(runner.scripts.filter(isSubmit)).toEqual([]);
+  });
+
   it('sends a burst of submissions within the rate limit: at most `burst` per command, all of them in the end', async () => {
     const log = new MessageLog();
     const runner = new RecordingRunner(local);

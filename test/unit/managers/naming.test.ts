@@ -2,7 +2,7 @@
 // back exactly — for any job id, and never for another tag or a user's job.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeNamePart, encodeNamePart, localJobName, parseLocalJobName } from '../../../runners/managers/naming.js';
+import { decodeNamePart, encodeNamePart, localJobName, MAX_LOCAL_JOB_NAME, parseLocalJobName } from '../../../runners/managers/naming.js';
 
 const anyText = fc.string({ unit: 'grapheme', maxLength: 40 });
 
@@ -16,6 +16,17 @@ describe('local job names', () => {
         expect(parseLocalJobName(text, tag)).toEqual(name);
       }),
     );
+  });
+
+  it('fit the batch systems\' limits with a live run\'s tag, for generated ids and any ASCII id of up to 64 characters', () => {
+    const runTag = fc.stringMatching(/^[a-z0-9]{6}$/).map((id) => `concertina-${id}`);
+    const jobId = fc.oneof(fc.nat().map((n) => `job-${n}`), fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 64 }));
+    fc.assert(
+      fc.property(runTag, jobId, (tag, id) => {
+        expect(localJobName({ tag, jobId: id, component: 999_999, kind: 'malleable', member: 9_999_999 }).length).toBeLessThanOrEqual(MAX_LOCAL_JOB_NAME);
+      }),
+    );
+    expect(localJobName({ tag: 'concertina-k3x9q2', jobId: 'job-7', component: 0, kind: 'malleable', member: 3 })).toBe('cnc-concertina_2dk3x9q2-job_2d7-0-m3');
   });
 
   it('are never read as another tag\'s', () => {
