@@ -41,7 +41,6 @@ esac
 
 host=$( (hostname || uname -n) 2>/dev/null | tr -cd 'A-Za-z0-9._-')
 file=$dir/slots/$slot
-sleeper=
 child=
 token=
 signalled=
@@ -51,7 +50,7 @@ export CONCERTINA_JOB_DIR CONCERTINA_SLOT
 
 # The recruited process has ended: its status is recorded for the SDK, and the slot is free again.
 reap() {
-  wait "$child"
+  wait "$child" 2>/dev/null
   status=$?
   printf '{"run":"%s","status":%s}\n' "$token" "$status" > "$file.exit.tmp" && mv -f "$file.exit.tmp" "$file.exit"
   rm -f "$file.running"
@@ -102,10 +101,9 @@ release() {
   trap '' TERM INT HUP
   # The slot goes first, so that no one recruits it while it is being let go.
   rm -f "$file" "$file.run" "$file.stop"
-  [ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null
   if [ -n "$child" ]; then
     kill -TERM "$child" 2>/dev/null
-    wait "$child"
+    wait "$child" 2>/dev/null
   fi
   rm -f "$file.running" "$file.exit" "$file.exit.tmp"
 }
@@ -142,9 +140,8 @@ while [ -d "$dir" ]; do
   countdown=$((countdown - 1))
   # In the background, so that a cancel (SIGTERM) is handled at once rather than after the sleep.
   sleep "$tick" &
-  sleeper=$!
-  wait "$sleeper"
-  sleeper=
+  # dash reports a recruited process killed by a signal when a wait reaps it; its status is recorded instead.
+  wait "$!" 2>/dev/null
 done
 release
 exit 0
