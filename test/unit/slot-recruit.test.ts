@@ -184,7 +184,6 @@ describe('worker pool over recruited slots', () => {
   it('recruits the held slots, computes there, and stops the worker of a slot given back before releasing it', async () => {
     const stubPids = new Map<string, number>();
     for (const m of [1, 2, 3]) stubPids.set(`m${m}`, (await startStub(m)).child.pid!);
-    let pool: ReturnType<ConcertinaApp['workerPool']>;
     const atRelease: Array<{ size: number; workers: string[] }> = [];
     const a = await start({
       size: 3,
@@ -194,7 +193,8 @@ describe('worker pool over recruited slots', () => {
         atRelease.push({ size, workers: pool.workers.map((w) => w.slot) });
       },
     });
-    pool = a.workerPool({ argv: workerProgram() });
+    // Used by onResized, which only runs at a safe point, after this.
+    const pool = a.workerPool({ argv: workerProgram() });
     await pool.update();
     expect(pool.workers.map((w) => w.slot)).toEqual(['m1', 'm2']);
     const answers = await Promise.all(pool.workers.map((w, i) => w.call<{ doubled: number; slot: string }>({ x: i + 20 })));
