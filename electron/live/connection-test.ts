@@ -84,9 +84,10 @@ export function systemFor(config: LiveClusterConfig, detected: Detected): BatchS
 /** The SSH failure as a ConnectionTest; anything else as `error`. */
 export function failureOf(error: unknown): ConnectionTest {
   if (error instanceof HostKeyUnknownError) {
-    // The host whose key is unknown: the cluster's, or a jump host's on the way (its known_hosts name says which).
+    // The host whose key is unknown: the cluster's, or a jump host's on the way. Named as its route names it, not by
+    // its known_hosts name: that may be a HostKeyAlias, which is no host to fetch the key from.
     const p = error.presented;
-    const { host, port } = hostOf(p.lookupName);
+    const { host, port } = p.host !== undefined ? { host: p.host, port: p.port ?? 22 } : hostOf(p.lookupName);
     return { ok: false, kind: 'host-key-unknown', host, port, fingerprint: p.fingerprint, keyType: p.keyType, message: error.message };
   }
   if (error instanceof HostKeyChangedError || error instanceof HostKeyRevokedError) return { ok: false, kind: 'host-key-changed', message: error.message };

@@ -8,11 +8,21 @@ import { SshRunner } from '../../runners/ssh/ssh-runner.js';
 import type { LiveClusterConfig } from '../../runners/live/types.js';
 import { openClusterRunner } from './connection-test.js';
 import { hostLookupName, preferredHostKeyAlgorithms, presentedHostKey, type KnownHosts } from '../../runners/ssh/known-hosts.js';
+import { loadSshConfig, resolveHost } from '../../runners/ssh/ssh-config.js';
 
-/** The key `host:port` presents now, offered the same algorithms a connection would offer (so the same key type). */
-export async function fetchHostKey(host: string, port: number, knownHosts: KnownHosts, timeoutMs = 15_000): Promise<PresentedHostKey> {
-  const lookupName = hostLookupName(host, port);
-  const { entries } = await knownHosts.load();
+/**
+ * The key `host:port` presents now, offered the same algorithms a connection would offer (so the same key type),
+ * named `lookupName` (default `[host]:port`) and looked up in `userKnownHostsFiles` when given (as a hop's are).
+ */
+export async function fetchHostKey(
+  host: string,
+  port: number,
+  knownHosts: KnownHosts,
+  timeoutMs = 15_000,
+  as: { readonly lookupName?: string; readonly userKnownHostsFiles?: readonly string[] } = {},
+): Promise<PresentedHostKey> {
+  const lookupName = as.lookupName ?? hostLookupName(host, port);
+  const { entries } = await knownHosts.load(as.userKnownHostsFiles);
   return new Promise((resolve, reject) => {
     const client = new ssh2.Client();
     let presented: PresentedHostKey | undefined;
@@ -44,6 +54,19 @@ export async function fetchHostKey(host: string, port: number, knownHosts: Known
 }
 
 /**
+ * The key a destination presents, fetched directly from the HostName ~/.ssh/config gives it and named as a
+ * connection to it would look it up: its HostKeyAlias when it has one, else `[HostName]:Port`.
+ */
+export async function fetchDestinationKey(destination: string, port: number, knownHosts: KnownHosts, sshConfigFile?: string): Promise<PresentedHostKey> {
+  // An IPv6 address is a destination only in brackets.
+  const hop = resolveHost(await loadSshConfig(sshConfigFile), destination.includes(':') ? `[${destination}]` : destination, { port });
+  return fetchHostKey(hop.hostName, hop.port, knownHosts, undefined, {
+    lookupName: hop.hostKeyAlias ? hop.hostKeyAlias.toLowerCase() : hostLookupName(hop.hostName, hop.port),
+    ...(hop.userKnownHostsFiles ? { userKnownHostsFiles: hop.userKnownHostsFiles } : {}),
+  });
+}
+
+/**
  * The key a cluster's route presents where it stops at an unknown key: its connection is opened as a test would
  * (jump hosts first, each checked), and the unknown key it is refused with is the one returned. Undefined when
  * every key on the way is known.
@@ -66,7 +89,8 @@ export type AcceptAnswer = { ok: true; fingerprint: string; keyType: string } | 
 
 /**
  * Appends the host's key to `knownHosts`' own file if it still presents `fingerprint`: fetched along the cluster's
- * route when its configuration is given (a host behind a jump host), else from `host:port` directly.
+ * route when its configuration is given (a host behind a jump host), else from `host:port` directly, `host` read as
+ * an ssh destination (an alias's HostName, and its HostKeyAlias as the name the key is trusted under).
  */
 export async function acceptPresentedKey(
   target: { host: string; port: number; cluster?: LiveClusterConfig; sshConfigFile?: string },
@@ -75,7 +99,7 @@ export async function acceptPresentedKey(
 ): Promise<AcceptAnswer> {
   let presented: PresentedHostKey | undefined;
   try {
-    presented = target.cluster ? await fetchClusterHostKey(target.cluster, knownHosts, target.sshConfigFile) : await fetchHostKey(target.host, target.port, knownHosts);
+    presented = target.cluster ? await fetchClusterHostKey(target.cluster, knownHosts, target.sshConfigFile) : await fetchDestinationKey(target.host, target.port, knownHosts, target.sshConfigFile);
   } catch (error) {
     return { ok: false, path: target.cluster ? 'cluster' : 'host', message: (error as Error).message };
   }

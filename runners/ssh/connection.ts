@@ -235,7 +235,7 @@ export class SshConnection {
     if (refusal.secrets !== this.options.secrets?.revision?.()) return true;
     if (refusal.retryAt !== undefined && this.now() >= refusal.retryAt) return true;
     try {
-      return (await this.options.knownHosts.load()).signature !== refusal.knownHosts;
+      return (await this.readKnownHosts(this.hops())).signature !== refusal.knownHosts;
     } catch {
       return false; // unreadable now: the attempt would fail the same way
     }
@@ -323,11 +323,22 @@ export class SshConnection {
     for (const listener of this.listeners) listener(change);
   }
 
-  private async openLink(): Promise<Link> {
-    const { entries, signature } = await this.options.knownHosts.load();
-    this.knownHostsRead = signature;
+  /** The route's hops, the jump hosts first. */
+  private hops(): ResolvedHost[] {
     const host = this.options.host;
-    const hops: ResolvedHost[] = [...host.proxyJump, { ...host, proxyJump: [] }];
+    return [...host.proxyJump, { ...host, proxyJump: [] }];
+  }
+
+  /** Each hop's known_hosts entries (its UserKnownHostsFile honoured), and one signature over all they read. */
+  private async readKnownHosts(hops: readonly ResolvedHost[]): Promise<{ entries: (readonly KnownHostEntry[])[]; signature: string }> {
+    const loaded = await Promise.all(hops.map((hop) => this.options.knownHosts.load(hop.userKnownHostsFiles)));
+    return { entries: loaded.map((l) => l.entries), signature: loaded.map((l) => l.signature).join(' ') };
+  }
+
+  private async openLink(): Promise<Link> {
+    const hops = this.hops();
+    const known = await this.readKnownHosts(hops);
+    this.knownHostsRead = known.signature;
     const clients: SshClient[] = [];
     const hostKeys: PresentedHostKey[] = [];
     try {
@@ -335,7 +346,7 @@ export class SshConnection {
       for (const [i, hop] of hops.entries()) {
         const role = i < hops.length - 1 ? ' (jump host)' : '';
         if (i > 0) sock = await forwardOut(clients[i - 1]!, hop, `${describeHost(hops[i - 1]!)} (jump host)`);
-        const { client, hostKey } = await this.connectHop(hop, entries, sock, role, i === hops.length - 1);
+        const { client, hostKey } = await this.connectHop(hop, known.entries[i]!, sock, role, i === hops.length - 1);
         clients.push(client);
         hostKeys.push(hostKey);
       }
@@ -388,7 +399,7 @@ export class SshConnection {
         algorithms: { serverHostKey: preferredHostKeyAlgorithms(entries, lookupName) },
         // Checked before authentication starts: no credential goes to a host that is not the one known.
         hostVerifier: (key: Buffer) => {
-          hostKey = presentedHostKey(lookupName, key);
+          hostKey = { ...presentedHostKey(lookupName, key), host: hop.alias, port: hop.port };
           refusal = verdictError(checkHostKey(entries, lookupName, key), hostKey, `${who} (known_hosts name ${lookupName})`);
           return refusal === undefined;
         },

@@ -42,6 +42,12 @@ export interface PresentedHostKey {
   readonly fingerprint: string;
   /** The key blob in base64, as in a known_hosts line. */
   readonly keyBase64: string;
+  /**
+   * The hop that presented it, as the route names it (an ~/.ssh/config alias or a host name) and its port: what
+   * resolves through ssh config to the same HostName, Port and HostKeyAlias again (absent when fetched directly).
+   */
+  readonly host?: string;
+  readonly port?: number;
 }
 
 export class HostKeyUnknownError extends SshError {

@@ -200,24 +200,35 @@ export function verdictError(verdict: HostKeyVerdict, presented: PresentedHostKe
  */
 export class KnownHosts {
   readonly files: readonly string[];
+  private readonly userFiles: ReadonlySet<string>;
 
   constructor(
     readonly ownFile: string,
     readFiles: readonly string[] = KnownHosts.openSshFiles(),
+    /** Those of `readFiles` that a host's UserKnownHostsFile replaces (default: the user's ~/.ssh ones). */
+    userFiles: readonly string[] = KnownHosts.openSshFiles().slice(0, 2),
   ) {
     this.files = [ownFile, ...readFiles.filter((f) => f !== ownFile)];
+    this.userFiles = new Set(userFiles);
   }
 
   static openSshFiles(home: string = os.homedir()): string[] {
     return [path.join(home, '.ssh', 'known_hosts'), path.join(home, '.ssh', 'known_hosts2'), '/etc/ssh/ssh_known_hosts'];
   }
 
-  /** Reads every file now (a missing file is empty), so that a key accepted a moment ago counts. */
-  async load(): Promise<LoadedKnownHosts> {
+  /**
+   * Reads every file now (a missing file is empty), so that a key accepted a moment ago counts. `userKnownHostsFiles`
+   * (a host's UserKnownHostsFile) are read in place of the user's default files; our own file is always read.
+   */
+  async load(userKnownHostsFiles?: readonly string[]): Promise<LoadedKnownHosts> {
     const entries: KnownHostEntry[] = [];
     const problems: KnownHostsProblem[] = [];
     const digest = createHash('sha256');
-    for (const file of this.files) {
+    const files =
+      userKnownHostsFiles === undefined
+        ? this.files
+        : [...new Set([this.ownFile, ...userKnownHostsFiles, ...this.files.slice(1).filter((f) => !this.userFiles.has(f))])];
+    for (const file of files) {
       let text: string;
       try {
         text = await readFile(file, 'utf8');

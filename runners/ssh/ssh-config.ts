@@ -1,5 +1,5 @@
 // ~/.ssh/config, as OpenSSH would apply it to one destination: Host aliases, HostName, User, Port, IdentityFile,
-// IdentitiesOnly, IdentityAgent, HostKeyAlias and ProxyJump (resolved hop by hop). The `ssh-config` package parses
+// IdentitiesOnly, IdentityAgent, HostKeyAlias, UserKnownHostsFile and ProxyJump (resolved hop by hop). The `ssh-config` package parses
 // and matches; Include is followed here. `Match exec` is never run.
 import { readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -24,6 +24,11 @@ export interface ResolvedHost {
   /** IdentityAgent: a socket path, or 'none'; undefined means SSH_AUTH_SOCK. */
   readonly identityAgent?: string;
   readonly hostKeyAlias?: string;
+  /**
+   * UserKnownHostsFile (absolute): read in place of the user's default known_hosts files for this hop's key
+   * (Concertina's own file is read too, and is still where accepted keys go). Undefined: the defaults; empty: none.
+   */
+  readonly userKnownHostsFiles?: readonly string[];
   /** Hosts to jump through, the first connected to first. */
   readonly proxyJump: readonly ResolvedHost[];
 }
@@ -199,6 +204,9 @@ function resolve(loaded: LoadedSshConfig, dest: Destination, overrides: HostOver
     : ['id_ed25519', 'id_ecdsa', 'id_rsa'].map((f) => path.join(env.home, '.ssh', f));
   const agent = one('identityagent');
   const hostKeyAlias = one('hostkeyalias');
+  const knownHostsSetting = computed['userknownhostsfile'] as string | string[] | undefined;
+  const userKnownHostsFiles =
+    knownHostsSetting === undefined ? undefined : [knownHostsSetting].flat().filter((f) => f !== 'none').map((f) => path.resolve(env.home, expandTokens(f, tokens, where, env)));
   const jumpSpec = overrides.proxyJump ?? one('proxyjump');
   const self = `${user}@${hostName}:${port}`;
   if (seen.includes(self)) throw new SshError('config', `${loaded.file}: ProxyJump loop (${[...seen, self].join(' -> ')})`);
@@ -212,6 +220,7 @@ function resolve(loaded: LoadedSshConfig, dest: Destination, overrides: HostOver
     identitiesOnly: /^yes$/i.test(one('identitiesonly') ?? 'no'),
     ...(agent === undefined || agent === 'SSH_AUTH_SOCK' ? {} : { identityAgent: agent === 'none' ? 'none' : path.resolve(env.home, expandTokens(agent, tokens, where, env)) }),
     ...(hostKeyAlias ? { hostKeyAlias } : {}),
+    ...(userKnownHostsFiles ? { userKnownHostsFiles } : {}),
     proxyJump: jumpSpec === undefined || jumpSpec === 'none' ? [] : resolveJumps(loaded, jumpSpec, env, [...seen, self]),
   };
 }

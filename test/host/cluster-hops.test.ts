@@ -1,8 +1,9 @@
 // Which host is given a cluster's stored password or passphrase, through the host's three ways of reaching a cluster
 // — Test connection, staging the assets, and a live run — against in-process SSH servers named through an ssh
 // config: only the cluster's destination as ~/.ssh/config resolves it (alias → HostName, User, Port) is given them,
-// never a jump host (ProxyJump from the config), and a key file named only in the config gets its passphrase.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// never a jump host (ProxyJump from the config), and a key file named only in the config gets its passphrase. And a
+// host key accepted without the cluster's configuration is fetched from the host a HostKeyAlias stands for.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ssh2, { type ParsedKey } from 'ssh2';
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Host } from '../../electron/host/host.js';
 import { createLiveWorldFromConfig } from '../../electron/live/live-run.js';
 import type { LiveWorld } from '../../runners/live/types.js';
-import { KnownHosts } from '../../runners/ssh/known-hosts.js';
+import { checkHostKey, KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { startFakeSshd, type FakeSshd } from '../support/ssh-server.js';
 import { sshKeyPair } from '../support/ssh-keys.js';
 
@@ -71,6 +72,12 @@ beforeAll(async () => {
       `  Port ${jump.port}`,
       '  User alice',
       `  IdentityFile ${clusterKeyFile}`,
+      // A host whose key is known under another name.
+      'Host lab-aliased',
+      '  HostName 127.0.0.1',
+      `  Port ${target.port}`,
+      '  User alice',
+      '  HostKeyAlias labkey',
       // A key file named in the config only.
       'Host lab-key',
       '  HostName 127.0.0.1',
@@ -183,6 +190,31 @@ describe('cluster secrets go to the cluster\'s destination only', () => {
     } finally {
       host.stop();
       await Promise.all(worlds.map((w) => w.stop()));
+    }
+  }, 60_000);
+});
+
+describe('accepting a host key without the cluster\'s configuration', () => {
+  it('fetches it from the host a HostKeyAlias stands for, and trusts it under that alias', async () => {
+    const own = path.join(mkdtempSync(path.join(dir, 'accept-')), 'known_hosts');
+    const host = new Host({ workload: 'none', clusters: { knownHosts: new KnownHosts(own, []), sshConfigFile } });
+    try {
+      const cluster = { name: 'aliased', login: { via: 'ssh', host: 'lab-aliased' }, system: 'local', slots: 1, workRoot: path.join(dir, 'work', 'aliased') };
+      expect(host.call('clusters.save', cluster).ok).toBe(true);
+      expect(host.call('clusters.setSecret', { cluster: 'aliased', kind: 'password', value: PASSWORD }).ok).toBe(true);
+      const first = await host.call('clusters.test', cluster);
+      if (!first.ok || first.value.ok || first.value.kind !== 'host-key-unknown') throw new Error(`expected an unknown host key, got ${JSON.stringify(first)}`);
+      // What the console shows is what it sends back, without the cluster.
+      const { host: shown, port, fingerprint } = first.value;
+      const accepted = await host.call('clusters.acceptHostKey', { host: shown, ...(port !== undefined ? { port } : {}), fingerprint });
+      expect(accepted, JSON.stringify(accepted)).toMatchObject({ ok: true, value: { fingerprint } });
+      const key = Buffer.from(target.knownHostsLine.split(' ')[2]!, 'base64');
+      expect(checkHostKey((await new KnownHosts(own, []).load()).entries, 'labkey', key).status).toBe('trusted');
+      expect(readFileSync(own, 'utf8').trim().split('\n')).toHaveLength(1);
+      const second = await host.call('clusters.test', cluster);
+      expect(second.ok && second.value).toMatchObject({ ok: true, fingerprint });
+    } finally {
+      host.stop();
     }
   }, 60_000);
 });

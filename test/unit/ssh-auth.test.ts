@@ -263,3 +263,36 @@ describe('refused logins', () => {
     await connection.close();
   });
 });
+
+describe('UserKnownHostsFile', () => {
+  const hostLine = () => `[127.0.0.1]:${port} ${hostPair.public.split(' ').slice(0, 2).join(' ')}\n`;
+
+  it('looks host keys up in the files the ssh config names for the host, besides Concertina\'s own', async () => {
+    const own = knownHosts(false);
+    const userFile = path.join(mkdtempSync(path.join(dir, 'ukh-')), 'known_hosts');
+    writeFileSync(userFile, hostLine());
+    const secrets = new MemorySecretSource().set(alice, PASSWORD);
+    const connection = new SshConnection({ host: { ...host('alice'), userKnownHostsFiles: [userFile] }, knownHosts: own, secrets });
+    expect((await connection.exec('anything', '')).code).toBe(0);
+    await connection.close();
+    // Without it, the same own file does not know the host.
+    const without = new SshConnection({ host: host('alice'), knownHosts: own, secrets });
+    expect(await failure(without.connect())).toBeInstanceOf(HostKeyUnknownError);
+  });
+
+  it('takes the place of the user\'s default files: a key known only there is not trusted for that host', async () => {
+    const defaults = mkdtempSync(path.join(dir, 'home-'));
+    const userDefault = path.join(defaults, 'known_hosts');
+    writeFileSync(userDefault, hostLine());
+    const own = path.join(defaults, 'own_known_hosts');
+    const kh = new KnownHosts(own, [userDefault], [userDefault]);
+    const empty = path.join(defaults, 'empty');
+    writeFileSync(empty, '');
+    const secrets = new MemorySecretSource().set(alice, PASSWORD);
+    const elsewhere = new SshConnection({ host: { ...host('alice'), userKnownHostsFiles: [empty] }, knownHosts: kh, secrets });
+    expect(await failure(elsewhere.connect())).toBeInstanceOf(HostKeyUnknownError);
+    const asUsual = new SshConnection({ host: host('alice'), knownHosts: kh, secrets });
+    expect((await asUsual.exec('anything', '')).code).toBe(0);
+    await asUsual.close();
+  });
+});

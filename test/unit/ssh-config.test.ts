@@ -1,5 +1,6 @@
 // ~/.ssh/config resolution: aliases, HostName with %h, User, Port, IdentityFile with tokens and defaults,
-// ProxyJump chains (and loops), first match wins, Include, overrides from the cluster's settings, Match exec never run.
+// ProxyJump chains (and loops), UserKnownHostsFile, first match wins, Include, overrides from the cluster's settings,
+// Match exec never run.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -93,6 +94,13 @@ describe('resolveHost', () => {
     expect(() => resolveHost(bad, 'x', {}, env)).toThrow('cfg: Host x: Port must be 1..65535 (got "99999")');
     expect(() => resolveHost(bad, 'y', {}, env)).toThrow(/token %z/);
     expect(() => resolveHost(bad, 'a b', {}, env)).toThrow(SshError);
+  });
+
+  it('reads UserKnownHostsFile: several files, tokens and ~ expanded; none for no file; unset when not given', () => {
+    const loaded = parseSshConfig('Host kh\n  UserKnownHostsFile ~/.ssh/kh_%h "%d/with space"\nHost nokh\n  UserKnownHostsFile none\n', 'kh-config');
+    expect(resolveHost(loaded, 'kh', {}, env).userKnownHostsFiles).toEqual(['/home/ana/.ssh/kh_kh', '/home/ana/with space']);
+    expect(resolveHost(loaded, 'nokh', {}, env).userKnownHostsFiles).toEqual([]);
+    expect(resolveHost(loaded, 'other', {}, env).userKnownHostsFiles).toBeUndefined();
   });
 
   it('never runs Match exec', () => {
