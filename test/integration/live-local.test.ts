@@ -11,6 +11,7 @@ import { createLiveWorld, repositoryAssetsDir, runTag, type LiveWorldOptions } f
 import type { LiveAppEvent, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName } from '../../runners/managers/naming.js';
 import { waitFor } from './harness/common.js';
+import { isAlive, ledger, recruitedWorkers } from './harness/recruited.js';
 
 let dir: string;
 let options: LiveWorldOptions;
@@ -92,13 +93,26 @@ describe('live mode on a plain host (this machine)', () => {
     act((s, now) => s.resize('g', 2, now));
     await waitEvent('job.grown', 'g');
     await waitFor('size 3 in use', () => sizesSeen('g').includes(3), 20_000, 100);
+    // The grown processors compute: a worker runs inside each extra local job, below its slot stub (KOALA V-A).
+    const [m1, m2] = recruitedWorkers(jobDir('g'), ['m1', 'm2']);
     act((s, now) => s.resize('g', -1, now));
     await waitEvent('job.shrunk', 'g');
+    // The application stopped the worker of the slot it gave back before releasing it.
+    expect(isAlive(m2!.pid)).toBe(false);
     await waitFor('done', () => appEvents.some((e) => e.type === 'done' && e.jobId === 'g'), 60_000, 100);
-    expect(appEvents.find((e) => e.type === 'done' && e.jobId === 'g')).toMatchObject({ ok: true, cluster: 'here' });
+    const done = appEvents.find((e) => e.type === 'done' && e.jobId === 'g');
+    expect(done).toMatchObject({ ok: true, cluster: 'here', note: expect.stringMatching(/^12000\/12000 steps of 200 bodies/) });
     await waitEvent('job.ended', 'g');
     expect(of('job.ended', 'g')[0]).toMatchObject({ state: 'completed' });
     expect(sizesSeen('g')).toEqual([1, 3, 2]);
+    // Who computed what matches what it reports: every body's forces at every step, some of them on m1 and m2.
+    const work = ledger(jobDir('g'));
+    expect(work.reduce((sum, e) => sum + e.items, 0)).toBe(200 * 12_001);
+    expect(work.filter((e) => e.unit !== 'm0').map((e) => [e.unit, e.pid])).toEqual([
+      ['m1', m1!.pid],
+      ['m2', m2!.pid],
+    ]);
+    expect(work.every((e) => e.tasks > 0)).toBe(true);
     // The stub of each extra processor announced its slot while it held it, and goes once the job has ended.
     await waitFor('the slot stubs to go', () => readdirSync(path.join(jobDir('g'), 'slots')).length === 0 && localJobsAlive() === 0, 10_000, 100);
   }, 90_000);
