@@ -33,6 +33,8 @@ export class AuthSequence {
     const user = host.user;
     const hop = { user, host: host.hostName, port: host.port, destination: route.destination, ...(route.connection !== undefined ? { connection: route.connection } : {}) };
     const ask = (request: SecretRequest) => secrets.get(request);
+    // A source may keep a destination's secrets from a jump host (Concertina's clusters do): say so where it matters.
+    const onJump = route.destination ? '' : ' (none is given to a jump host for the cluster behind it)';
     const candidates: Candidate[] = [];
     const agent = host.identityAgent ?? agentSocket;
     if (!host.identitiesOnly && agent && agent !== 'none') {
@@ -43,7 +45,7 @@ export class AuthSequence {
         method: 'publickey',
         label: `key ${file}`,
         prepare: async () => {
-          const key = await this.loadKey(file, host.identityFilesExplicit, () => ask({ kind: 'passphrase', keyFile: file, ...hop }));
+          const key = await this.loadKey(file, host.identityFilesExplicit, () => ask({ kind: 'passphrase', keyFile: file, ...hop }), onJump);
           return key && { type: 'publickey', username: user, key };
         },
       });
@@ -54,7 +56,7 @@ export class AuthSequence {
       label: 'password',
       prepare: async () => {
         const secret = await password();
-        if (secret === undefined) this.skipped.push(`no password stored for ${user}@${host.hostName}:${host.port}`);
+        if (secret === undefined) this.skipped.push(`no password stored for ${user}@${host.hostName}:${host.port}${onJump}`);
         return secret === undefined ? undefined : { type: 'password', username: user, password: secret };
       },
     });
@@ -100,7 +102,7 @@ export class AuthSequence {
     return `${tried}${skipped}${server}`;
   }
 
-  private async loadKey(file: string, explicit: boolean, passphraseOf: () => Promise<string | undefined>): Promise<ParsedKey | undefined> {
+  private async loadKey(file: string, explicit: boolean, passphraseOf: () => Promise<string | undefined>, onJump: string): Promise<ParsedKey | undefined> {
     let data: Buffer;
     try {
       data = await readFile(file);
@@ -113,7 +115,7 @@ export class AuthSequence {
     if (parsed instanceof Error && /passphrase|encrypted/i.test(parsed.message)) {
       const passphrase = await passphraseOf();
       if (passphrase === undefined) {
-        this.skipped.push(`key ${file} is encrypted and no passphrase is stored for it`);
+        this.skipped.push(`key ${file} is encrypted and no passphrase is stored for it${onJump}`);
         return undefined;
       }
       parsed = ssh2.utils.parseKey(data, passphrase);

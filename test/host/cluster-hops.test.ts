@@ -163,6 +163,7 @@ describe('cluster secrets go to the cluster\'s destination only', () => {
         const failed = await run(host, 'closedjump');
         expect(failed).toMatch(/authentication failed/);
         expect(failed).toContain(`127.0.0.1:${jump.port} (jump host)`);
+        expect(failed).toContain('none is given to a jump host for the cluster behind it');
         // Neither the password nor the key the cluster's passphrase decrypts reached the jump host.
         expect(jump.attempts.slice(before)).toEqual([]);
         expect(failed).not.toContain(OTHER_PASSWORD);
