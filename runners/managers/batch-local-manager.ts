@@ -59,6 +59,14 @@ export interface RecoveredJob {
 
 type Phase = 'queued' | 'submitting' | 'unsure' | 'pending' | 'running' | 'ended';
 
+/** What a status round read: the batch system's report, exit statuses by file, and traces (see statusSections). */
+interface StatusRead {
+  readonly parsed: ClusterReport;
+  readonly exits: Map<string, number>;
+  /** Names of unsure members with a file in their directory; undefined when none was asked for or it failed. */
+  readonly traces: ReadonlySet<string> | undefined;
+}
+
 interface Member {
   readonly job: TrackedJob;
   readonly component: Component;
@@ -394,7 +402,10 @@ export class BatchLocalManager implements LocalManager {
       m.phase = 'submitting';
       try {
         if (m.name.length > MAX_LOCAL_JOB_NAME) throw new Error(`its local job name would have ${m.name.length} characters (at most ${MAX_LOCAL_JOB_NAME}): the job id is too long`);
-        commands[`s${i}`] = this.system.submitCommand(m.spec);
+        // Files of an earlier job of the same name (a job id used again after a restart) would be taken for this
+        // one's traces if its submission turned out unsure: removed first.
+        commands[`s${i}`] = sh`rm -f -- ${traces(m).map((t) => t.path)} 2>/dev/null
+${this.system.submitCommand(m.spec)}`;
         section.set(m, `s${i}`);
       } catch (error) {
         this.memberEnded(m, 'failed', `cannot be submitted: ${(error as Error).message}`);
@@ -444,10 +455,10 @@ export class BatchLocalManager implements LocalManager {
     }
     if (statusWatched) {
       try {
-        const { parsed, exits } = this.readStatus(sections, nonce, '');
+        const read = this.readStatus(sections, nonce, '');
         // Only members whose exit-status files the script read (the ones watched now, less those that ended).
         const watchedNow = new Set(this.watchedMembers());
-        this.applyStatus(parsed, statusWatched.filter((m) => watchedNow.has(m)), exits, false);
+        this.applyStatus(read, statusWatched.filter((m) => watchedNow.has(m)), false);
       } catch (error) {
         // The watch loop's next round reads the status again.
         this.log(`${this.cluster}: status after submission: ${(error as Error).message}`);
@@ -520,7 +531,7 @@ export class BatchLocalManager implements LocalManager {
     if (apply) this.statusWanted = false;
     const nonce = newNonce();
     const watched = apply ? this.watchedMembers() : [];
-    let read: { parsed: ClusterReport; exits: Map<string, number> };
+    let read: StatusRead;
     try {
       const result = await this.runner.run(framedScript(nonce, this.statusSections(nonce, watched)).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 });
       read = this.readStatus(splitSections(result.stdout, nonce), nonce, result.stderr);
@@ -529,25 +540,37 @@ export class BatchLocalManager implements LocalManager {
       if (report) this.emit({ type: 'status', cluster: this.cluster, status: { ...this.lastStatus, reachable: false } });
       return undefined;
     }
-    if (apply) this.applyStatus(read.parsed, watched, read.exits, report);
+    if (apply) this.applyStatus(read, watched, report);
     return read.parsed;
   }
 
-  /** The status commands, and the exit-status files of `watched`, as sections of one script. */
+  /**
+   * The status commands, the exit-status files of `watched`, and which of the files a job leaves in its directory
+   * exist for those whose submission is unsure, as sections of one script.
+   */
   private statusSections(nonce: string, watched: readonly Member[]): Record<string, ShellFragment> {
     const commands: Record<string, ShellFragment> = { ...this.system.statusCommands(nonce) };
     if (watched.length) commands['cnc_exits'] = exitsCommand(nonce, watched.map((m) => `${m.spec.workDir}/${m.spec.exitFile}`));
+    const unsure = watched.filter((m) => m.phase === 'unsure');
+    if (unsure.length) commands['cnc_traces'] = tracesCommand(nonce, unsure.flatMap(traces));
     return commands;
   }
 
-  /** The report and exit statuses in a script's sections; throws when they are missing or do not parse. */
-  private readStatus(sections: ReadonlyMap<string, SectionOutput>, nonce: string, stderr: string): { parsed: ClusterReport; exits: Map<string, number> } {
+  /** The report, exit statuses and traces in a script's sections; throws when they are missing or do not parse. */
+  private readStatus(sections: ReadonlyMap<string, SectionOutput>, nonce: string, stderr: string): StatusRead {
     if (!sections.size) throw new ParseError(`no output from the status commands${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`);
-    return { parsed: this.system.parseStatus(sections, nonce), exits: parseExits(sections.get('cnc_exits')?.text ?? '', nonce) };
+    const traced = sections.get('cnc_traces');
+    return {
+      parsed: this.system.parseStatus(sections, nonce),
+      exits: parseExits(sections.get('cnc_exits')?.text ?? '', nonce),
+      // Undefined when the traces were not read (then no unsure member may be submitted again on this round).
+      traces: traced && traced.code === 0 ? parseTraces(traced.text, nonce) : undefined,
+    };
   }
 
-  private applyStatus(parsed: ClusterReport, watched: Member[], exits: Map<string, number>, report: boolean): void {
-    this.reconcile(parsed, watched, exits);
+  private applyStatus(read: StatusRead, watched: Member[], report: boolean): void {
+    const { parsed } = read;
+    this.reconcile(parsed, watched, read.exits, read.traces);
     if (this.toCancel.size || this.cancelAnswers.size) void this.flushCancels();
     this.lastStatus = this.clusterStatus(parsed);
     if (report) this.emit({ type: 'status', cluster: this.cluster, status: this.lastStatus });
@@ -564,7 +587,7 @@ export class BatchLocalManager implements LocalManager {
     return this.system.jobKey ? this.system.jobKey(id) : id;
   }
 
-  private reconcile(report: ClusterReport, watched: Member[], exits: Map<string, number>): void {
+  private reconcile(report: ClusterReport, watched: Member[], exits: Map<string, number>, traces: ReadonlySet<string> | undefined): void {
     const byId = new Map<string, LocalJobInfo>();
     const byName = new Map<string, LocalJobInfo[]>();
     for (const info of report.jobs) {
@@ -576,6 +599,7 @@ export class BatchLocalManager implements LocalManager {
     const grown = new Map<TrackedJob, number>();
     for (const m of watched) {
       if (m.job.finished && !m.released) continue;
+      const exit = exits.get(`${m.spec.workDir}/${m.spec.exitFile}`);
       if (m.phase === 'unsure') {
         // Listed under its name (alive ones first): it was submitted after all, and maybe has even ended.
         const listed = byName.get(m.name) ?? [];
@@ -584,11 +608,24 @@ export class BatchLocalManager implements LocalManager {
           m.id = candidates[0]!.id;
           m.phase = 'pending';
           if (m.released || m.job.finished) this.toCancel.add(m.id);
+        } else if (exit !== undefined) {
+          // Not listed, yet its exit status is there: it was submitted, ran and ended in between (Grid Engine
+          // forgets an ended job at once).
+          this.ran(m);
+          this.memberEnded(m, exit === 0 ? 'completed' : 'failed', `${exitText(exit)} (it ran and left ${this.system.listing} before its submission was confirmed)`);
         } else if (++m.missingRounds >= 2) {
-          // Not submitted after all: submit again.
           m.missingRounds = 0;
+          const ranThere = traces === undefined ? undefined : traces.has(m.name);
           if (m.released || m.job.finished) m.phase = 'ended';
-          else {
+          else if (ranThere === undefined) m.missingRounds = 1; // its traces were not read: look again next round
+          else if (ranThere) {
+            // Decision: its output files are there, so it was submitted and ran: never submitted twice. Without an
+            // exit status (after the rounds a shared file system may take to show one) it failed, as a job that
+            // vanished from the listing.
+            this.ran(m);
+            this.memberEnded(m, 'failed', `ran (its output is in ${m.spec.workDir}) and left ${this.system.listing} before its submission was confirmed, with no exit status recorded`);
+          } else {
+            // Not submitted after all (no trace of it on the cluster): submit again.
             m.phase = 'queued';
             this.submitQueue.push(m);
             this.pump();
@@ -597,7 +634,6 @@ export class BatchLocalManager implements LocalManager {
         continue;
       }
       const info = m.id === undefined ? undefined : byId.get(this.key(m.id));
-      const exit = exits.get(`${m.spec.workDir}/${m.spec.exitFile}`);
       if (!info) {
         // Vanished from the listing: ended. Its exit-status file says how; without one, give the shared file
         // system a round to show it before deciding.
@@ -799,6 +835,26 @@ function exitsCommand(nonce: string, paths: readonly string[]): ShellFragment {
   return sh`for f in ${paths}; do
   if [ -f "$f" ]; then printf '%s|%s|%s\n' ${nonce} "$f" "$(cat "$f")"; fi
 done`;
+}
+
+/** The files a local job leaves in its directory once it has started, by which an unsure submission is known to have run. */
+function traces(m: Member): Array<{ name: string; path: string }> {
+  return [m.spec.exitFile, m.spec.stdoutFile, m.spec.stderrFile].map((file) => ({ name: m.name, path: `${m.spec.workDir}/${file}` }));
+}
+
+/** Prints `<nonce>|<name>` for each of `files` that exists. */
+function tracesCommand(nonce: string, files: ReadonlyArray<{ name: string; path: string }>): ShellFragment {
+  return sh`set -- ${files.flatMap((f) => [f.name, f.path])}
+while [ "$#" -ge 2 ]; do
+  if [ -e "$2" ]; then printf '%s|%s\n' ${nonce} "$1"; fi
+  shift 2
+done`;
+}
+
+function parseTraces(text: string, nonce: string): Set<string> {
+  const out = new Set<string>();
+  for (const line of text.split('\n')) if (line.startsWith(`${nonce}|`)) out.add(line.slice(nonce.length + 1).trim());
+  return out;
 }
 
 function parseExits(text: string, nonce: string): Map<string, number> {

@@ -3,7 +3,7 @@
 // parallel environment smp), each started once by the project's harness and stopped by PID afterwards. What differs
 // between them is in SYSTEMS: how the test itself lists, submits and deletes jobs (independently of the adapters),
 // and what a job sees of its batch system.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import type { BatchSystem } from '../../runners/managers/batch-system.js';
 import { jobDirName, tagPrefix } from '../../runners/managers/naming.js';
 import { SgeSystem } from '../../runners/managers/sge.js';
 import { SlurmSystem } from '../../runners/managers/slurm.js';
+import type { CommandRunner } from '../../runners/shell/command-runner.js';
 import { LocalRunner } from '../../runners/shell/local-runner.js';
 import { GateRunner } from '../support/gate-runner.js';
 import { MessageLog } from '../support/manager-messages.js';
@@ -293,6 +294,35 @@ for (const sut of SYSTEMS) {
         const gone = await log.waitFor('finished', (f) => f.jobId === id);
         expect(gone, id).toMatchObject({ state: 'failed', reason: expect.stringContaining(`vanished from ${listing()} with no exit status recorded`) });
       }
+    }, 60_000);
+
+    it('does not submit again a job whose submission answer was lost and that ran and ended before it was seen', async () => {
+      const log = new MessageLog();
+      const jobId = 'lost-short';
+      const jobDir = path.join(work, jobDirName('concertina', jobId));
+      const name = `${tagPrefix('concertina')}lost_2dshort-0-r0`;
+      const exitFile = path.join(jobDir, `${name}.exit`);
+      let submissions = 0;
+      // The link drops after qsub/sbatch ran; by the time it is back the job has run and ended (Grid Engine no
+      // longer lists it; Slurm still does, for MinJobAge).
+      const losing: CommandRunner = {
+        target: 'losing',
+        async run(script, options) {
+          const result = await runner.run(script, options);
+          if (/\| (qsub|sbatch) /.test(script) && submissions++ === 0) {
+            await waitFor('the job to end', async () => existsSync(exitFile) && !(await list()).some((j) => j.name === name && j.state !== 'ended'), 20_000, 100);
+            throw new Error('connection lost');
+          }
+          return result;
+        },
+        close: () => Promise.resolve(),
+      };
+      const m = manager(log, { runner: losing });
+      m.submit({ jobId, component: 0, processors: 1, program: '/bin/sh', args: ['-c', 'echo ran >> runs.txt'], tag: `concertina:${jobId}` });
+      expect(await log.waitFor('finished', (f) => f.jobId === jobId, 30_000)).toMatchObject({ state: 'completed' });
+      for (let i = 0; i < 3; i++) await m.refresh();
+      expect(submissions).toBe(1);
+      expect(readFileSync(path.join(jobDir, 'runs.txt'), 'utf8')).toBe('ran\n');
     }, 60_000);
 
     it('reports the cluster unreachable when its status commands cannot run', async () => {

@@ -1,11 +1,13 @@
 // The generic manager's behaviour under faults, on real shells: a submission interrupted after it ran (nothing
 // submitted twice), a submission the batch system refuses, status output that does not parse, and the rate limit.
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchLocalManager, type BatchLocalManagerOptions } from '../../../runners/managers/batch-local-manager.js';
+import type { ClusterReport, SectionOutput } from '../../../runners/managers/batch-system.js';
 import { LocalSystem } from '../../../runners/managers/local.js';
+import { jobDirName } from '../../../runners/managers/naming.js';
 import { SlurmSystem } from '../../../runners/managers/slurm.js';
 import type { CommandResult, CommandRunner, RunOptions } from '../../../runners/shell/command-runner.js';
 import { LocalRunner } from '../../../runners/shell/local-runner.js';
@@ -36,12 +38,15 @@ class RecordingRunner implements CommandRunner {
   readonly target = 'recording';
   readonly scripts: string[] = [];
   loseNextSubmitAnswer = false;
+  /** Awaited before the lost answer's error is thrown (what happens on the cluster while the link is down). */
+  whileLost: () => Promise<void> = () => Promise.resolve();
   constructor(private readonly inner: CommandRunner) {}
   async run(script: string, options?: RunOptions): Promise<CommandResult> {
     this.scripts.push(script);
     const result = await this.inner.run(script, options);
     if (this.loseNextSubmitAnswer && isSubmit(script)) {
       this.loseNextSubmitAnswer = false;
+      await this.whileLost();
       throw new Error('connection lost');
     }
     return result;
@@ -49,6 +54,16 @@ class RecordingRunner implements CommandRunner {
   close(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/** Whether the local batch system of the manager whose job directory is `jobDir` has no live process left. */
+function localJobsGone(jobDir: string): boolean {
+  const state = path.join(jobDir, '..', '..', 'state');
+  for (const entry of existsSync(state) ? readdirSync(state) : []) {
+    if (!/^\d+$/.test(entry) || !existsSync(path.join(state, entry, 'pid'))) continue;
+    if (!existsSync(path.join(state, entry, 'exit'))) return false;
+  }
+  return true;
 }
 
 const isSubmit = (script: string) => script.includes('> "$J/job.sh"') || script.includes('| sbatch');
@@ -86,6 +101,47 @@ describe('BatchLocalManager under faults', () => {
     expect(runner.scripts.filter(isSubmit)).toHaveLength(1);
     await m.refresh();
     expect(m.tracked()).toEqual([{ jobId: 'lost', component: 0, kind: 'rigid', ids: [expect.any(String)], running: 1 }]);
+  });
+
+  describe('a submission whose answer was lost, on a batch system that forgets ended jobs at once (as Grid Engine)', () => {
+    class ForgetfulLocalSystem extends LocalSystem {
+      override parseStatus(sections: ReadonlyMap<string, SectionOutput>, nonce: string): ClusterReport {
+        const report = super.parseStatus(sections, nonce);
+        return { ...report, jobs: report.jobs.filter((j) => j.state === 'pending' || j.state === 'running') };
+      }
+    }
+
+    /** Submits `script` with its answer lost until the job has ended on the cluster (`ended` finds that out). */
+    async function lostWhileItRan(jobId: string, script: string, ended: (jobDir: string) => boolean) {
+      const log = new MessageLog();
+      const runner = new RecordingRunner(local);
+      const dir = mkdtempSync(path.join(root, 'm-'));
+      const jobDir = path.join(dir, 'jobs', jobDirName('concertina', jobId));
+      runner.loseNextSubmitAnswer = true;
+      runner.whileLost = () => expect.poll(() => ended(jobDir), { timeout: 10_000, interval: 20 }).toBe(true);
+      const m = manager(log, { runner, system: new ForgetfulLocalSystem({ slots: 2, stateDir: path.join(dir, 'state') }), workRoot: path.join(dir, 'jobs') });
+      m.submit({ jobId, component: 0, processors: 1, program: '/bin/sh', args: ['-c', script], tag: `concertina:${jobId}` });
+      const finished = await log.waitFor('finished', (f) => f.jobId === jobId);
+      // A few more rounds: nothing more is submitted.
+      for (let i = 0; i < 3; i++) await m.refresh();
+      return { finished, submissions: runner.scripts.filter(isSubmit).length, runs: readFileSync(path.join(jobDir, 'runs.txt'), 'utf8') };
+    }
+
+    it('finds its exit status in its directory, and does not submit it again', async () => {
+      const name = 'cnc-concertina-brief-0-r0';
+      const out = await lostWhileItRan('brief', 'echo ran >> runs.txt', (jobDir) => existsSync(path.join(jobDir, `${name}.exit`)));
+      expect(out.finished).toMatchObject({ state: 'completed', reason: expect.stringContaining('exit status 0') });
+      expect(out.runs).toBe('ran\n');
+      expect(out.submissions).toBe(1);
+    });
+
+    it('finds its output file when it left no exit status (killed), and does not submit it again', async () => {
+      // The job script around the program is killed, so it writes no exit status.
+      const out = await lostWhileItRan('killed', 'echo ran >> runs.txt; kill -KILL $PPID', (jobDir) => existsSync(path.join(jobDir, 'runs.txt')) && localJobsGone(jobDir));
+      expect(out.finished).toMatchObject({ state: 'failed', reason: expect.stringContaining('no exit status recorded') });
+      expect(out.runs).toBe('ran\n');
+      expect(out.submissions).toBe(1);
+    });
   });
 
   it('answers finished failed, with the batch system\'s message, when it refuses a job', async () => {
