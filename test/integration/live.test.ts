@@ -12,6 +12,7 @@ import type { LiveAppEvent, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName } from '../../runners/managers/naming.js';
 import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { requireDaemons, run, waitFor } from './harness/common.js';
+import { isAlive, ledger, recruitedWorkers } from './harness/recruited.js';
 import { SGE_PACKAGES, startSge, type SgeCell } from './harness/sge.js';
 import { SLURM_PACKAGES, startSlurm, type SlurmCluster } from './harness/slurm.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
@@ -140,10 +141,12 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
   });
 
   it('runs demo applications on every cluster, each grown and shrunk, and the results match what they report', async () => {
+    // Steps are fewer than threads would allow: each step of a worker on a slot is a round trip through files.
+    // items: what the ledger's entries add up to (blocks verified; bodies whose forces were computed, at every step).
     const jobs = [
-      { id: 'ft-slurm', cluster: 'slurm', app: 'ft-demo.mjs', args: ['12288', '12'], grow: 2, shrink: 2, sizes: [2, 4, 2] },
-      { id: 'gadget-sge', cluster: 'sge', app: 'gadget-demo.mjs', args: ['300', '20000'], grow: 2, shrink: 1, sizes: [2, 4, 3] },
-      { id: 'gadget-plain', cluster: 'plain', app: 'gadget-demo.mjs', args: ['300', '20000'], grow: 1, shrink: 2, sizes: [2, 3, 1] },
+      { id: 'ft-slurm', cluster: 'slurm', app: 'ft-demo.mjs', args: ['12288', '12'], grow: 2, shrink: 2, sizes: [2, 4, 2], items: 12288 },
+      { id: 'gadget-sge', cluster: 'sge', app: 'gadget-demo.mjs', args: ['300', '8000'], grow: 2, shrink: 1, sizes: [2, 4, 3], items: 300 * 8001 },
+      { id: 'gadget-plain', cluster: 'plain', app: 'gadget-demo.mjs', args: ['300', '8000'], grow: 1, shrink: 2, sizes: [2, 3, 1], items: 300 * 8001 },
     ];
     for (const j of jobs) {
       submit({ id: j.id, kind: 'malleable', components: [{ min: 1, max: 4, initial: 2, cluster: j.cluster, program: NODE, args: [path.join(APPS, j.app), ...j.args] }] });
@@ -157,6 +160,10 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
         const grown = await waitEvent('job.grown', j.id, 30_000);
         expect(grown).toMatchObject({ cluster: j.cluster, size: 2 + j.grow });
         await waitFor(`${j.id} to work at size ${2 + j.grow}`, () => sizesSeen(j.cluster, j.id).includes(2 + j.grow), 20_000, 200);
+        // Its processors compute: a worker runs inside each extra local job (m1 from the start, the grown ones
+        // after), below that job's slot stub, as the batch system started it (KOALA V-A).
+        const slots = Array.from({ length: 1 + j.grow }, (_, i) => `m${i + 1}`);
+        const workers = recruitedWorkers(jobDir(j.cluster, j.id), slots);
         resize(j.id, -j.shrink);
         const shrunk = await waitEvent('job.shrunk', j.id, 30_000).catch((error: Error) => {
           // What both sides said, to tell a slow application from a lost message.
@@ -164,12 +171,20 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
           throw new Error(`${error.message}\nevents: ${JSON.stringify(events.filter((x) => (x as { jobId?: string }).jobId === j.id))}\nto-app: ${file('to-app.jsonl')}\nfrom-app (end): ${file('from-app.jsonl').slice(-1500)}`);
         });
         expect(shrunk).toMatchObject({ cluster: j.cluster, processors: j.shrink, size: 2 + j.grow - j.shrink, voluntary: false });
+        // The workers of the slots given back (the last ones) ended before they were released.
+        expect(workers.slice(slots.length - j.shrink).map((w) => isAlive(w.pid))).toEqual(Array(j.shrink).fill(false));
         const done = await waitFor(`done from ${j.id}`, () => appEvents.some((e) => e.type === 'done' && e.jobId === j.id), 90_000, 250).then(() => appEvents.find((e) => e.type === 'done' && e.jobId === j.id)!);
         expect(done).toMatchObject({ cluster: j.cluster, ok: true });
         const ended = await waitEvent('job.ended', j.id, 30_000);
         expect(ended.state).toBe('completed');
         // What the application computed with, step by step, is what Concertina gave it.
         expect(sizesSeen(j.cluster, j.id)).toEqual(j.sizes);
+        // And who computed it: the ledger adds up to the whole problem, with a share done by each slot's worker.
+        const work = ledger(jobDir(j.cluster, j.id));
+        expect(work.reduce((sum, e) => sum + e.items, 0)).toBe(j.items);
+        // (In the order units first answered.)
+        expect(work.filter((e) => e.unit !== 'm0').map((e) => [e.unit, e.pid]).sort()).toEqual(workers.map((w) => [w.slot, w.pid]));
+        expect(work.every((e) => e.tasks > 0 && e.items > 0)).toBe(true);
       }),
     );
     // Every processor is back.
@@ -213,14 +228,15 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
   }, 60_000);
 
   it('kills an application that ignores a mandatory shrink after the grace period, and reclaims its processors', async () => {
-    // It creates its from-app.jsonl (so Concertina reads it) and then never answers anything.
-    submit({ id: 'deaf', kind: 'malleable', components: [{ min: 1, max: 4, initial: 3, cluster: 'sge', program: '/bin/sh', args: ['-c', ': >> "$CONCERTINA_JOB_DIR/from-app.jsonl"; exec sleep 300'] }] });
+    // It never touches the protocol: no from-app.jsonl, no answer.
+    submit({ id: 'deaf', kind: 'malleable', components: [{ min: 1, max: 4, initial: 3, cluster: 'sge', program: '/bin/sh', args: ['-c', 'exec sleep 300'] }] });
     await waitEvent('job.started', 'deaf', 30_000);
     expect(world.scheduler.snapshot()[1]).toMatchObject({ nonPreemptible: 1, preemptible: 2 });
     resize('deaf', -2);
     const ended = await waitEvent('job.ended', 'deaf', 20_000);
     expect(ended.state).toBe('cancelled');
     expect(ended.reason).toMatch(/^protocol violation: job deaf did not answer mandatory shrink \d+ \(2 processors\) within the grace period of 6000 ms$/);
+    expect(existsSync(path.join(jobDir('sge', 'deaf'), 'from-app.jsonl'))).toBe(false);
     expect(world.scheduler.snapshot()[1]).toMatchObject({ nonPreemptible: 0, preemptible: 0 });
     await waitFor('its local jobs to leave Grid Engine', async () => !(await qstatNames()).some((j) => j.name.startsWith(mine('deaf')) && !j.state.includes('d')), 20_000, 250);
   }, 60_000);
