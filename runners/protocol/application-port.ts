@@ -161,8 +161,8 @@ export class RemoteApplications implements ApplicationPort {
         try {
           polled = await channel.poll(jobs.map((j) => j.jobDir), options);
         } catch (error) {
-          // Decision: an unreachable cluster is no evidence against its applications; grace deadlines are only
-          // enforced after a poll that read the job's file.
+          // Decision: an unreachable cluster is no evidence against its applications (and their jobs cannot be
+          // killed there anyway); grace deadlines are enforced after a poll that reached the cluster.
           for (const { jobId } of jobs) this.problem({ jobId, message: (error as Error).message });
           return;
         }
@@ -181,7 +181,8 @@ export class RemoteApplications implements ApplicationPort {
     if (result.state === 'unreadable') this.problem({ jobId, message: `job ${jobId}: from-app.jsonl cannot be read` });
     for (const line of result.errors) this.problem({ jobId, message: line.message, line });
     for (const message of result.messages) this.receive(jobId, message);
-    if (result.state === 'missing' || result.state === 'unreadable') return;
+    // Whatever the files say: an application that never wrote (or cannot be read) has not answered, and one that
+    // never touches the protocol must not keep processors a mandatory shrink takes back.
     const now = this.now();
     for (const [offerId, shrink] of this.mandatory) {
       if (shrink.jobId !== jobId || now < shrink.deadline) continue;
