@@ -2,6 +2,7 @@
 // notifications, views pushed to the applications they change, and killing applications that keep preempted nodes.
 // Pure and deterministic: time is passed in, nothing runs by itself; the driver calls advance() at nextWakeup().
 import { fail, ok, type FieldError, type Result } from '../model/result.js';
+import { checkFixedPreallocation, checkInside } from './admission.js';
 import { NodePool } from './node-pool.js';
 import { detach, makeRequest } from './requests.js';
 import { schedulePass, type PassResult } from './schedule.js';
@@ -56,6 +57,23 @@ export interface SessionSnapshot {
 }
 
 const fieldError = (path: string, message: string): Result<never> => fail([{ path, message }]);
+
+const bits = new Float64Array(1);
+const word = new BigInt64Array(bits.buffer);
+
+/**
+ * now - start, rounded down where floating point would put start + duration past now: a request done() now has ended
+ * by now (it leaves its set at this pass, and what is chained after it starts no later than now).
+ */
+function elapsed(start: number, now: number): number {
+  let d = Math.max(0, now - start);
+  while (d > 0 && start + d > now) {
+    bits[0] = d;
+    word[0]! -= 1n;
+    d = bits[0]!;
+  }
+  return d;
+}
 
 function snapshot(r: CoormRequest): RequestSnapshot {
   return {
@@ -167,16 +185,18 @@ export class CoormRms {
       }
     }
     let insidePA = false;
-    if (errors.length === 0 && spec.type === 'NP') {
-      // Decision: an NP request is served from the application's pre-allocations on its cluster if it has any
-      // (growth there is guaranteed), otherwise it is wrapped in an implicit pre-allocation of its own size.
-      let preallocated = 0;
-      for (const r of s.pa) if (r.cid === spec.cid && !this.hasEnded(r, now)) preallocated += r.n;
-      if (preallocated > 0) {
+    if (errors.length === 0) {
+      const asked = { cid: spec.cid, n: spec.n, duration: spec.duration, type: spec.type, how, parent };
+      if (spec.type === 'NP' && s.pa.some((r) => r.cid === spec.cid && !this.hasEnded(r, now))) {
+        // Decision: an NP request is served from the application's pre-allocations on its cluster if it has any
+        // (growth there is guaranteed), so it must fit inside them; otherwise it is wrapped in an implicit
+        // pre-allocation of its own size.
         insidePA = true;
-        if (spec.n > preallocated) {
-          errors.push({ path: 'n', message: `${spec.n} nodes outgrow the pre-allocation of ${preallocated} on '${spec.cid}'` });
-        }
+        errors.push(...checkInside(s, asked, now));
+      } else if (spec.type === 'PA') {
+        // Decision: a pre-allocation whose start is already fixed (resizing a started one) that does not fit beside
+        // what the others hold or were promised is refused, rather than delayed while its application relies on it.
+        errors.push(...checkFixedPreallocation(this.sessions.values(), s, asked, nodes!, now));
       }
     }
     if (errors.length > 0) return fail(errors);
@@ -216,7 +236,8 @@ export class CoormRms {
     if (!started(r)) {
       this.drop(s, r);
     } else {
-      r.duration = Math.max(0, now - r.startedAt);
+      // A second done() before the pass sweeps the request out must not lengthen it again.
+      r.duration = Math.min(r.duration, elapsed(r.startedAt, now));
       if (releasedNodeIds !== undefined) r.releasedIds = [...releasedNodeIds];
     }
     this.messagesProcessed++;
@@ -384,7 +405,12 @@ export class CoormRms {
     return started(r) && r.startedAt + r.duration <= now;
   }
 
-  /** An NP request whose application no longer pre-allocates on its cluster is wrapped in an implicit one. */
+  /**
+   * An NP request whose application no longer pre-allocates on its cluster is wrapped in an implicit one (a waiting
+   * one then queues by backfilling instead of waiting for a pre-allocation that will not come). A pre-allocation not
+   * started yet still counts: the requests waiting inside it start with it, and what running ones hold beyond the
+   * started pre-allocations is counted by the pass as their application's own.
+   */
   private reclassify(s: Session, now: number): void {
     for (const r of s.np) {
       if (!r.insidePA) continue;

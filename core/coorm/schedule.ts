@@ -1,6 +1,6 @@
 // The main scheduling pass (appendix A, Algorithm 4): conservative backfilling of pre-allocations, non-preemptible
 // requests inside them (or wrapped in implicit ones of their size), then equi-partitioning of what is preemptible.
-import type { StepFunction } from '../time/step-function.js';
+import { StepFunction } from '../time/step-function.js';
 import { eqSchedule } from './eq-schedule.js';
 import { fit } from './fit.js';
 import { toView } from './to-view.js';
@@ -26,14 +26,50 @@ export interface PassResult {
 
 type MutableView = Map<string, StepFunction>;
 
+const ZERO = StepFunction.constant(0);
+
 function subtractInPlace(target: MutableView, v: View): void {
   for (const [cid, f] of v) target.set(cid, profile(target, cid).minus(f));
 }
 
-function startedRects(requests: readonly CoormRequest[], now: number): View {
+function startedView(requests: readonly CoormRequest[], now: number): View {
   const rects = new Map<string, number[]>();
   for (const r of requests) if (isStarted(r)) pushRect(rects, r.cid, r.startedAt, r.startedAt + r.duration, r.n, now);
   return viewOfRects(rects);
+}
+
+/** Where `a` exceeds `b`, by how much (clusters where it never does are left out). */
+function excessOf(a: View, b: View): MutableView | undefined {
+  let out: MutableView | undefined;
+  for (const [cid, f] of a) {
+    const over = f.minus(profile(b, cid)).map((v) => (v > 0 ? v : 0));
+    if (over.breakpoints === 0 && over.initial === 0) continue;
+    (out ??= new Map()).set(cid, over);
+  }
+  return out;
+}
+
+/**
+ * Groups an application's not-fixed requests of one set into constraint trees (a request goes with its parent when
+ * both are in the set), in submission order of their newest member.
+ */
+function trees(set: readonly CoormRequest[]): CoormRequest[][] {
+  const open = set.filter((r) => !r.fixed);
+  if (open.length <= 1 || open.every((r) => r.parent === undefined)) return open.map((r) => [r]);
+  const members = new Set(open);
+  const rootOf = (r: CoormRequest): CoormRequest => {
+    let x = r;
+    while (x.relatedHow !== 'FREE' && x.parent !== undefined && members.has(x.parent)) x = x.parent;
+    return x;
+  };
+  const byRoot = new Map<CoormRequest, CoormRequest[]>();
+  for (const r of open) {
+    const root = rootOf(r);
+    const group = byRoot.get(root);
+    if (group === undefined) byRoot.set(root, [r]);
+    else group.push(r);
+  }
+  return [...byRoot.values()];
 }
 
 /** Computes every application's views and every request's scheduledAt/nAlloc at `now` (starts nothing). */
@@ -46,73 +82,167 @@ export function schedulePass(clusters: readonly ClusterSpec[], apps: readonly Ap
     return wrapped.length === 0 ? a.pa : [...a.pa, ...wrapped];
   });
   const insideSets = apps.map((a) => (a.np.every((r) => !r.insidePA) ? [] : a.np.filter((r) => r.insidePA)));
-
-  // Started requests first, for every application: they hold their resources whatever else happens.
-  // (Rectangles of all applications are summed in one sweep, then subtracted once: O(R log R + B), not O(A x B).)
-  const started = new Map<string, number[]>();
-  for (const set of paSets) for (const r of set) if (isStarted(r)) pushRect(started, r.cid, r.startedAt, r.startedAt + r.duration, r.n, now);
-  subtractInPlace(freeNP, viewOfRects(started));
-
-  // Then requests fixed by a constraint to a started one. Decision: such a request that no longer fits (e.g. a
-  // NEXT successor larger than what is free) is not fixed but left to fit(), so no state is ever unservable.
-  // Algorithm 4 lines 4-5 as printed subtract toView(R_PA) twice: the evident intent is PA from the
-  // non-preemptible resources and non-preemptible requests from the preemptible ones.
-  const fixedPA: View[] = [];
-  const fixedInside: View[] = [];
   const nonPreemptibleRects = new Map<string, number[]>();
-  // `room` is what the current application's fixed pre-allocations leave to its fixed NP requests inside them.
-  let room: MutableView = new Map();
-  const fitsInto = (target: MutableView) => (r: CoormRequest) => {
-    const f = profile(target, r.cid);
-    const end = endOf(r);
-    if (end > r.scheduledAt && f.minOver(r.scheduledAt, end) < r.n) return false;
-    target.set(r.cid, addRect(f, r.scheduledAt, end, -r.n, now));
-    return true;
-  };
-  const paOptions = { accept: fitsInto(freeNP) };
-  const insideOptions = { accept: (r: CoormRequest) => fitsInto(room)(r) };
+  /** Per application: what it occupies of the non-preemptible resources (its footprint), as rectangles. */
+  const footprint: Array<Map<string, number[]> | undefined> = apps.map(() => undefined);
+  const own = (i: number) => (footprint[i] ??= new Map());
+
+  // 1. What started requests hold, for every application (Algorithm 4 lines 3-5). Algorithm 4 lines 4-5 as printed
+  // subtract toView(R_PA) twice: the evident intent is PA from the non-preemptible resources and non-preemptible
+  // requests from the preemptible ones. Rectangles of all applications are summed in one sweep, then subtracted once.
+  const startedRects = new Map<string, number[]>();
+  const excess: Array<MutableView | undefined> = apps.map(() => undefined);
   for (let i = 0; i < apps.length; i++) {
-    fixedPA.push(toView(paSets[i]!, now, paOptions));
-    const inside = insideSets[i]!;
-    if (inside.length > 0) {
-      room = new Map(difference(fixedPA[i]!, startedRects(inside, now))) as MutableView;
-      fixedInside.push(toView(inside, now, insideOptions));
-      for (const r of inside) if (r.fixed) pushRect(nonPreemptibleRects, r.cid, r.scheduledAt, endOf(r), r.n, now);
-    } else {
-      fixedInside.push(emptyView);
+    for (const r of paSets[i]!) {
+      if (!isStarted(r)) continue;
+      pushRect(startedRects, r.cid, r.startedAt, r.startedAt + r.duration, r.n, now);
+      pushRect(own(i), r.cid, r.startedAt, r.startedAt + r.duration, r.n, now);
     }
+    const inside = insideSets[i]!;
+    if (inside.some(isStarted)) {
+      // Decision: a running request inside a pre-allocation keeps its nodes whatever becomes of the pre-allocation
+      // (ended, or replaced by one not started yet): what it holds beyond the application's started pre-allocations
+      // is the application's own occupation, so nobody else is promised those nodes.
+      const over = excessOf(startedView(inside, now), startedView(apps[i]!.pa, now));
+      if (over !== undefined) {
+        excess[i] = over;
+        subtractInPlace(freeNP, over);
+      }
+    }
+  }
+  subtractInPlace(freeNP, viewOfRects(startedRects));
+
+  // 2. Requests of the pre-allocation set fixed by a constraint to a started one, in submission order. Decision: one
+  // that no longer fits (e.g. a NEXT successor larger than what is free) is not fixed but left to backfilling, so no
+  // state is ever unservable; a pre-allocation first uses the nodes its application's running requests already hold.
+  const candidates: Array<{ r: CoormRequest; app: number }> = [];
+  for (let i = 0; i < apps.length; i++) {
+    const set = paSets[i]!;
+    if (set.length === 0) continue;
+    toView(set, now);
+    for (const r of set) if (r.fixed && !isStarted(r)) candidates.push({ r, app: i });
+  }
+  candidates.sort((a, b) => a.r.id - b.r.id);
+  for (const { r, app } of candidates) {
+    const p = r.parent;
+    // Ids grow with submission, so a parent is decided before its children: a refused parent takes them along.
+    if (p !== undefined && p.type === r.type && !isStarted(p) && !p.fixed) {
+      r.fixed = false;
+      continue;
+    }
+    const f = profile(freeNP, r.cid);
+    const end = endOf(r);
+    const held = r.type === 'PA' ? excess[app]?.get(r.cid) : undefined;
+    if (held === undefined) {
+      if (end > r.scheduledAt && f.minOver(r.scheduledAt, end) < r.n) {
+        r.fixed = false;
+        continue;
+      }
+      freeNP.set(r.cid, addRect(f, r.scheduledAt, end, -r.n, now));
+    } else {
+      const rect = addRect(ZERO, r.scheduledAt, end, r.n, now);
+      const reused = rect.pointwiseMin(held);
+      const left = f.minus(rect).plus(reused);
+      if (end > r.scheduledAt && left.minOver(r.scheduledAt, end) < 0) {
+        r.fixed = false;
+        continue;
+      }
+      freeNP.set(r.cid, left);
+      excess[app]!.set(r.cid, held.minus(reused));
+    }
+    pushRect(own(app), r.cid, r.scheduledAt, end, r.n, now);
+  }
+  for (let i = 0; i < apps.length; i++) {
     for (const r of paSets[i]!) if (r.type === 'NP' && r.fixed) pushRect(nonPreemptibleRects, r.cid, r.scheduledAt, endOf(r), r.n, now);
   }
 
-  // Not-fixed pre-allocations by conservative backfilling in connection order, and non-preemptible requests inside.
-  const nonPreemptive: View[] = [];
-  // freeNP is mutated below: views get an immutable copy, shared until the next change.
-  let freeSnapshot: View | undefined;
+  // 3. Fixed non-preemptible requests inside each application's fixed pre-allocations (its own only: the implicit
+  // ones of its wrapped requests are taken by those requests).
+  const fixedPA: View[] = [];
+  const fixedInside: View[] = [];
+  let room: MutableView = new Map();
+  const insideOptions = {
+    accept: (r: CoormRequest) => {
+      const f = profile(room, r.cid);
+      const end = endOf(r);
+      if (end > r.scheduledAt && f.minOver(r.scheduledAt, end) < r.n) return false;
+      room.set(r.cid, addRect(f, r.scheduledAt, end, -r.n, now));
+      return true;
+    },
+  };
   for (let i = 0; i < apps.length; i++) {
-    nonPreemptive.push(sum(fixedPA[i]!, (freeSnapshot ??= new Map(freeNP))));
-    // Decision: a new pre-allocation fits into free resources only (the paper offers the application's own too),
-    // so an application's overlapping pre-allocations add up instead of sharing nodes.
-    const pas = paSets[i]!;
-    if (pas.length > 0 && !pas.every((r) => r.fixed)) {
-      subtractInPlace(freeNP, fit(pas, freeNP, now));
-      freeSnapshot = undefined;
-      for (const r of pas) if (r.type === 'NP' && !r.fixed) pushRect(nonPreemptibleRects, r.cid, r.scheduledAt, endOf(r), r.nAlloc, now);
-    }
     const inside = insideSets[i]!;
-    if (inside.length > 0 && !inside.every((r) => r.fixed)) {
-      const occPA = new Map<string, number[]>();
-      for (const r of pas) if (r.type === 'PA' && !r.fixed) pushRect(occPA, r.cid, r.scheduledAt, endOf(r), r.nAlloc, now);
-      const paView = sum(fixedPA[i]!, viewOfRects(occPA));
-      fit(inside, difference(paView, fixedInside[i]!), now);
-      for (const r of inside) if (!r.fixed) pushRect(nonPreemptibleRects, r.cid, r.scheduledAt, endOf(r), r.nAlloc, now);
+    if (inside.length === 0) {
+      fixedPA.push(emptyView);
+      fixedInside.push(emptyView);
+      continue;
+    }
+    const rects = new Map<string, number[]>();
+    for (const r of apps[i]!.pa) if (r.fixed) pushRect(rects, r.cid, r.scheduledAt, endOf(r), r.n, now);
+    fixedPA.push(viewOfRects(rects));
+    room = new Map(difference(fixedPA[i]!, startedView(inside, now))) as MutableView;
+    fixedInside.push(toView(inside, now, insideOptions));
+    for (const r of inside) if (r.fixed) pushRect(nonPreemptibleRects, r.cid, r.scheduledAt, endOf(r), r.n, now);
+  }
+
+  // 4. Conservative backfilling of the rest of the pre-allocation sets, by submission (the paper orders applications
+  // by connection, but then a new request of an early application would push back reservations already granted).
+  // Decision: a constraint tree goes at the place of its newest request: adding to it is submitting it again.
+  const queue: Array<{ tree: CoormRequest[]; app: number; rank: number }> = [];
+  for (let i = 0; i < apps.length; i++) {
+    const set = paSets[i]!;
+    if (set.length === 0 || set.every((r) => r.fixed)) continue;
+    for (const tree of trees(set)) queue.push({ tree, app: i, rank: tree.reduce((m, r) => Math.max(m, r.id), 0) });
+  }
+  queue.sort((a, b) => a.rank - b.rank);
+  const placedPA: Array<Map<string, number[]> | undefined> = apps.map(() => undefined);
+  for (const { tree, app } of queue) {
+    const over = excess[app];
+    if (over === undefined) {
+      subtractInPlace(freeNP, fit(tree, freeNP, now));
+    } else {
+      // As in step 2, a pre-allocation first covers what its application's running requests hold beyond its others
+      // (wrapped requests are never on a cluster with such an excess: there the application pre-allocates).
+      const placed = fit(tree, sum(freeNP, over), now);
+      for (const [cid, f] of placed) {
+        const reused = f.pointwiseMin(profile(over, cid));
+        freeNP.set(cid, profile(freeNP, cid).minus(f).plus(reused));
+        over.set(cid, profile(over, cid).minus(reused));
+      }
+    }
+    for (const r of tree) {
+      pushRect(own(app), r.cid, r.scheduledAt, endOf(r), r.nAlloc, now);
+      if (r.type === 'NP') pushRect(nonPreemptibleRects, r.cid, r.scheduledAt, endOf(r), r.nAlloc, now);
+      else pushRect((placedPA[app] ??= new Map()), r.cid, r.scheduledAt, endOf(r), r.nAlloc, now);
     }
   }
+
+  // 5. Not-fixed non-preemptible requests inside each application's pre-allocations, wherever they are placed.
+  for (let i = 0; i < apps.length; i++) {
+    const inside = insideSets[i]!;
+    if (inside.length === 0 || inside.every((r) => r.fixed)) continue;
+    const placed = placedPA[i];
+    const paView = placed === undefined ? fixedPA[i]! : sum(fixedPA[i]!, viewOfRects(placed));
+    fit(inside, difference(paView, fixedInside[i]!), now);
+    for (const r of inside) if (!r.fixed) pushRect(nonPreemptibleRects, r.cid, r.scheduledAt, endOf(r), r.nAlloc, now);
+  }
   subtractInPlace(freeP, viewOfRects(nonPreemptibleRects));
+
+  // Decision: an application's non-preemptive view is what is free after every request (a new one would queue last)
+  // plus what it occupies itself (where it may re-plan), as Algorithm 4 line 7 adds toView(R_PA) to what is left.
+  const freeView: View = new Map(freeNP);
+  const nonPreemptive = apps.map((_, i) => {
+    const mine = footprint[i];
+    const over = excess[i];
+    if (mine === undefined && over === undefined) return freeView;
+    const occupied = mine === undefined ? emptyView : viewOfRects(mine);
+    return sum(sum(freeView, occupied), over ?? emptyView);
+  });
 
   const preemptive = eqSchedule(
     apps.map((a) => a.p),
     freeP,
     now,
   );
-  return { nonPreemptive, preemptive, freeNonPreemptive: freeNP, preemptible: freeP };
+  return { nonPreemptive, preemptive, freeNonPreemptive: freeView, preemptible: freeP };
 }

@@ -152,7 +152,10 @@ describe('main pass (Algorithm 4)', () => {
     // A FREE preemptible request waits for a hole of its full size (the paper's findHole).
     expect([mall.scheduledAt, mall.nAlloc]).toEqual([150, 10]);
     expect(steps(res.preemptive[3]!, 'c')).toEqual([[0, 4], [150, 10]]);
-    // The rigid app sees what is free of pre-allocations after pa1 only (app order): 4 on [0,100), then 10.
-    expect(steps(res.nonPreemptive[1]!, 'c')).toEqual([[0, 4], [100, 10]]);
+    // The rigid app sees what every request leaves (a new request would queue last: nothing until 100, pa1 and the
+    // backfilled small one take it all) plus its own reservation: 6 of its own and 4 free on [100,150).
+    expect(steps(res.nonPreemptive[1]!, 'c')).toEqual([[0, 0], [100, 10]]);
+    // The pre-allocating app sees its own pre-allocation beside what is free.
+    expect(steps(res.nonPreemptive[0]!, 'c')).toEqual([[0, 6], [100, 4], [150, 10]]);
   });
 });

@@ -53,6 +53,20 @@ describe('CoormRms requests', () => {
     expect(rms.done(s, r, 1, [7])).toMatchObject({ ok: false, errors: [{ path: 'releasedNodeIds' }] });
     expect(rms.done(s, r, 1, [1]).ok).toBe(true);
   });
+  it('done() ends a request by now: a second one does not lengthen it, and rounding never leaves it running', () => {
+    const rms = new CoormRms([{ cid: 'a', nodes: 8 }]);
+    const s = rms.connect(0);
+    const r = value(rms.request(s, { cid: 'a', n: 2, duration: 100, type: 'NP' }, 0.6));
+    rms.advance(0.6);
+    // 0.6 + (1.8 - 0.6) is 1.8000000000000003 in floating point.
+    rms.done(s, r, 1.8);
+    const end = (x: { startedAt: number; duration: number }) => x.startedAt + x.duration;
+    expect(end(rms.requestSnapshot(r)!)).toBeLessThanOrEqual(1.8);
+    rms.done(s, r, 2.5);
+    expect(end(rms.requestSnapshot(r)!)).toBeLessThanOrEqual(1.8);
+    rms.advance(2.5);
+    expect(rms.requestSnapshot(r)).toBeUndefined();
+  });
 });
 
 describe('CoormRms passes', () => {
@@ -226,5 +240,125 @@ describe('high-level updates', () => {
     rms.advance(0);
     expect(spontaneousUpdate(rms, s, np, 5, 3)).toMatchObject({ ok: false, errors: [{ path: 'n' }] });
     expect(rms.requestSnapshot(np)).toMatchObject({ n: 2, duration: Infinity });
+  });
+});
+
+describe('pre-allocation guarantees', () => {
+  /** Non-preemptible node counts promised on a cluster now: started requests, whether their IDs came or not. */
+  const promised = (rms: CoormRms, cid: string, now: number) => {
+    let sum = 0;
+    for (const s of rms.sessionIds()) {
+      for (const r of rms.sessionSnapshot(s)!.requests) if (r.type === 'NP' && r.cid === cid && r.startedAt <= now && now < r.startedAt + r.duration) sum += r.n;
+    }
+    return sum;
+  };
+
+  it('a request inside a pre-allocation never takes the room of the same application\'s wrapped requests', () => {
+    const rms = new CoormRms([{ cid: 'c', nodes: 10 }]);
+    const a = rms.connect(0);
+    const b = rms.connect(0);
+    rms.advance(0);
+    // A wrapped request of 4 first (no pre-allocation yet), then a pre-allocation of 4 and a request filling it.
+    value(rms.request(a, { cid: 'c', n: 4, duration: Infinity, type: 'NP' }, 1));
+    rms.advance(1);
+    value(rms.request(a, { cid: 'c', n: 4, duration: Infinity, type: 'PA' }, 2));
+    rms.advance(2);
+    const first = value(rms.request(a, { cid: 'c', n: 4, duration: 20, type: 'NP' }, 3));
+    rms.advance(3);
+    value(rms.request(b, { cid: 'c', n: 2, duration: Infinity, type: 'NP' }, 4));
+    rms.advance(4);
+    expect(rms.requestSnapshot(first)).toMatchObject({ startedAt: 3, insidePA: true });
+    // A second request of 4 inside: the pre-allocation is full until the first ends (the wrapped request's 4 nodes
+    // are its own, not room), so it waits for then.
+    const second = value(rms.request(a, { cid: 'c', n: 4, duration: 10, type: 'NP' }, 5));
+    rms.advance(5);
+    expect(rms.requestSnapshot(second)).toMatchObject({ startedAt: NaN, scheduledAt: 23, insidePA: true });
+    expect(promised(rms, 'c', 5)).toBe(10);
+    expect(rms.advance(23)).toContainEqual({ type: 'started', session: a, request: second, nodeIds: [4, 5, 6, 7] });
+  });
+
+  it('a request inside pre-allocations must fit in them over its whole duration, or is refused naming the field', () => {
+    const rms = new CoormRms([{ cid: 'c', nodes: 10 }]);
+    const a = rms.connect(0);
+    const b = rms.connect(0);
+    value(rms.request(b, { cid: 'c', n: 6, duration: 10, type: 'NP' }, 0));
+    // Two pre-allocations of 4 for 10 s: the second fits only once b's 6 nodes are back, at 10.
+    value(rms.request(a, { cid: 'c', n: 4, duration: 10, type: 'PA' }, 0));
+    value(rms.request(a, { cid: 'c', n: 4, duration: 10, type: 'PA' }, 0));
+    rms.advance(0);
+    // Their sizes add up to 8, but never at once.
+    expect(rms.request(a, { cid: 'c', n: 8, duration: 5, type: 'NP' }, 1)).toMatchObject({ ok: false, errors: [{ path: 'n' }] });
+    // 4 nodes for 25 s outlast them, 4 for 15 s fit across both.
+    expect(rms.request(a, { cid: 'c', n: 4, duration: 25, type: 'NP' }, 1)).toMatchObject({ ok: false, errors: [{ path: 'duration' }] });
+    const across = value(rms.request(a, { cid: 'c', n: 4, duration: 15, type: 'NP' }, 1));
+    rms.advance(1);
+    expect(rms.requestSnapshot(across)).toMatchObject({ startedAt: 1, nodeIds: [6, 7, 8, 9] });
+  });
+
+  it('resizing a started pre-allocation beyond what is free is refused naming n; a resize that fits is served and guaranteed', () => {
+    const rms = new CoormRms([{ cid: 'c', nodes: 10 }]);
+    const nea = rms.connect(0);
+    const pa = value(rms.request(nea, { cid: 'c', n: 6, duration: Infinity, type: 'PA' }, 0));
+    const np = value(rms.request(nea, { cid: 'c', n: 2, duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, 0));
+    const rigid = rms.connect(0);
+    value(rms.request(rigid, { cid: 'c', n: 3, duration: 30, type: 'NP' }, 0));
+    rms.advance(0);
+    // 10 - 6 - 3: one node is free, so the pre-allocation can grow to 7 but not to 8.
+    expect(spontaneousUpdate(rms, nea, pa, 8, 5)).toMatchObject({ ok: false, errors: [{ path: 'n' }] });
+    expect(rms.requestSnapshot(pa)).toMatchObject({ n: 6, duration: Infinity, startedAt: 0 });
+    const grown = value(spontaneousUpdate(rms, nea, pa, 7, 5));
+    rms.advance(5);
+    expect(rms.requestSnapshot(grown)).toMatchObject({ startedAt: 5 });
+    // Another application asking for the free node meanwhile waits: it is pre-allocated.
+    const other = value(rms.request(rigid, { cid: 'c', n: 1, duration: 10, type: 'NP' }, 6));
+    // The evolving application grows inside its grown pre-allocation at once.
+    const up = value(spontaneousUpdate(rms, nea, np, 7, 6));
+    const m = rms.advance(6);
+    expect(m).toContainEqual({ type: 'started', session: nea, request: up, nodeIds: [0, 1, 5, 6, 7, 8, 9] });
+    expect(rms.requestSnapshot(other)).toMatchObject({ startedAt: NaN, scheduledAt: 30 });
+    // An announced growth is checked where it takes effect: the rigid application's 3 nodes are back at 30, and the
+    // node it asked for meanwhile is promised from 30 to 40.
+    expect(announcedUpdate(rms, nea, grown, 10, 10, 7)).toMatchObject({ ok: false, errors: [{ path: 'n' }] });
+    expect(announcedUpdate(rms, nea, grown, 10, 35, 7).ok).toBe(true);
+  });
+
+  it('a running request keeps its nodes from others while its application replaces its pre-allocation', () => {
+    const rms = new CoormRms([{ cid: 'c', nodes: 10 }]);
+    // The other application connected first: with connection order it would be served first.
+    const other = rms.connect(0);
+    const nea = rms.connect(0);
+    const pa = value(rms.request(nea, { cid: 'c', n: 6, duration: Infinity, type: 'PA' }, 0));
+    const np = value(rms.request(nea, { cid: 'c', n: 4, duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, 0));
+    rms.advance(0);
+    const waiting = value(rms.request(other, { cid: 'c', n: 7, duration: Infinity, type: 'NP' }, 5));
+    rms.advance(5);
+    // The application ends its pre-allocation and asks for a larger one, its request still running.
+    rms.done(nea, pa, 6);
+    const larger = value(rms.request(nea, { cid: 'c', n: 8, duration: Infinity, type: 'PA' }, 6));
+    rms.advance(6);
+    // The 4 nodes the request holds are nobody else's: 7 do not fit beside them; the new pre-allocation covers them.
+    expect(rms.requestSnapshot(waiting)).toMatchObject({ startedAt: NaN });
+    expect(rms.requestSnapshot(larger)).toMatchObject({ startedAt: 6 });
+    expect(rms.requestSnapshot(np)).toMatchObject({ nodeIds: [0, 1, 2, 3], insidePA: true });
+    expect(promised(rms, 'c', 6)).toBe(4);
+  });
+});
+
+describe('conservative backfilling', () => {
+  it('serves pre-allocations in submission order: a later one never pushes back a reservation already granted', () => {
+    const rms = new CoormRms([{ cid: 'c', nodes: 10 }]);
+    const early = rms.connect(0);
+    const late = rms.connect(0);
+    const busy = rms.connect(0);
+    value(rms.request(busy, { cid: 'c', n: 6, duration: 100, type: 'NP' }, 0));
+    rms.advance(0);
+    const first = value(rms.request(late, { cid: 'c', n: 8, duration: 50, type: 'PA' }, 1));
+    rms.advance(1);
+    expect(rms.requestSnapshot(first)!.scheduledAt).toBe(100);
+    // The application that connected first asks later: it queues behind, and a small one backfills before both.
+    const second = value(rms.request(early, { cid: 'c', n: 8, duration: 50, type: 'PA' }, 2));
+    const small = value(rms.request(early, { cid: 'c', n: 4, duration: 90, type: 'PA' }, 2));
+    rms.advance(2);
+    expect([first, second, small].map((id) => rms.requestSnapshot(id)!.scheduledAt)).toEqual([100, 150, 2]);
   });
 });
