@@ -333,6 +333,37 @@ describe('non-predictably evolving', () => {
     expect(nea.endTime).toBeGreaterThan(scenario(6).nea.endTime!);
   });
 
+  it('resubmitting after a checkpoint goes to the end of the queue, behind what was submitted meanwhile', () => {
+    // As above with pre-allocation 3, plus R2 (rigid 6 x 100) at 60: it finds 1 node free and is reserved [250, 350)
+    // behind R. The NEA's larger pre-allocation (asked at 110) queues behind R2, although the NEA connected first:
+    // it gets its 6 nodes at 350 and resumes at 360.
+    const run = runCoormApps({
+      clusterNodes: 10,
+      apps: [
+        {
+          connectAt: 0,
+          make: (p) =>
+            new ProbableNeaApp(p, {
+              phases: [
+                { nodes: 2, durationS: 100 },
+                { nodes: 6, durationS: 100 },
+                { nodes: 2, durationS: 100 },
+              ],
+              preallocation: 3,
+              checkpointS: 10,
+              restartS: 10,
+            }),
+        },
+        rigid(50, 6, 200),
+        rigid(60, 6, 100),
+      ],
+    });
+    const [nea, r, r2] = run.clients as [ProbableNeaApp, RigidApp, RigidApp];
+    expect([r.startTime, r2.startTime]).toEqual([50, 250]);
+    expect(nea.checkpoints).toEqual([{ phase: 1, at: 100, oldPreallocation: 3, newPreallocation: 6, resumedAt: 360 }]);
+    expect(nea.phaseStarts).toEqual([0, 360, 460]);
+  });
+
   it('stops, giving everything back, when a phase needs more than the whole cluster', () => {
     const phases = [
       { nodes: 2, durationS: 100 },

@@ -152,8 +152,8 @@ export class ProbableNeaApp implements CoormClient {
       this.port.done(this.preallocationRequest!);
       this.current = undefined;
       this.held = 0;
-      // Decision: it resubmits in the same session; the RMS orders by connection time, so it keeps its place
-      // among waiting applications, but waits for whatever started meanwhile.
+      // It resubmits in the same session: the RMS queues by submission, so its new pre-allocation goes behind
+      // whatever was submitted meanwhile, as the paper's resubmitted application does.
       this.submit(record.newPreallocation, () => {
         this.port.at(this.port.now + this.o.restartS, () => {
           record.resumedAt = this.port.now;
