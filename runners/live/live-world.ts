@@ -194,6 +194,8 @@ class LiveWorldImpl implements LiveWorld {
   private readonly stranded: LivePersistentJob[] = [];
   /** Pending attempts to reach clusters left out at start. */
   private readonly rejoinTimers = new Map<string, NodeJS.Timeout>();
+  /** The highest `job-<n>` of jobs found by tag but unknown to the restored state: generated ids go past it. */
+  private unknownJobNumber = 0;
 
   constructor(private readonly options: LiveWorldOptions) {
     this.configs = options.clusters.map((c, i) => {
@@ -505,6 +507,7 @@ class LiveWorldImpl implements LiveWorld {
       this.stranded.splice(this.stranded.indexOf(job), 1);
       await this.adoptJob(scheduler, runtime, job, found);
     }
+    scheduler.skipJobNumbers(this.unknownJobNumber);
     this.log(`${name}: reached: joins the run`);
     this.startClusterTimers(runtime);
     runtime.manager.poll();
@@ -568,6 +571,8 @@ class LiveWorldImpl implements LiveWorld {
         found.set(r.config.name, await r.manager.recover());
       }),
     );
+    // Unknown ones are disowned before the statuses are read again (they are background).
+    for (const [cluster, jobs] of found) this.refuseUnknown(cluster, jobs);
     // The first statuses were read before the managers knew the earlier run's local jobs, which they counted as
     // background (a cluster full of it: malleable jobs shrunk at once); they are read again now.
     const withJobs = new Set([...found].filter(([, jobs]) => jobs.length > 0).map(([name]) => name));
@@ -577,8 +582,10 @@ class LiveWorldImpl implements LiveWorld {
       await Promise.all([...withJobs].map((name) => this.firstPoll(this.runtimes.get(name)!).catch(() => undefined)));
     }
     const restore = this.restore;
-    for (const [cluster, jobs] of found) this.refuseUnknown(cluster, jobs);
-    if (!restore) return;
+    if (!restore) {
+      scheduler.skipJobNumbers(this.unknownJobNumber);
+      return;
+    }
     const now = this.now();
     for (const job of [...restore.jobs].sort((a, b) => a.submitTime - b.submitTime)) {
       const id = job.spec.id!;
@@ -596,19 +603,25 @@ class LiveWorldImpl implements LiveWorld {
       }
       await this.adoptJob(scheduler, runtime, job, found.get(runtime.config.name)!);
     }
-    // Generated ids go on after the earlier run's (the jobs above keep theirs).
-    scheduler.skipJobNumbers(restore.submitted);
+    // Generated ids go on after the earlier run's (the jobs above keep theirs), and after unknown ones found.
+    scheduler.skipJobNumbers(Math.max(restore.submitted, this.unknownJobNumber));
   }
 
-  /** Jobs found by tag that the restored state does not know (their spec is lost). */
+  /**
+   * Jobs found by tag that the restored state does not know (their spec is lost: submitted after the state was last
+   * stored): the manager disowns them, and generated ids go on past theirs.
+   */
   private refuseUnknown(cluster: string, found: readonly RecoveredJob[]): void {
     const known = new Set(this.restore?.jobs.map((j) => j.spec.id!) ?? []);
     for (const f of found) {
       if (known.has(f.jobId) || (f.state !== 'running' && f.state !== 'pending')) continue;
-      // Decision: a tagged job the restored state does not know (its spec is lost) is left running and reported;
-      // the scheduler cannot manage it, and nothing of it is cancelled without an operator.
-      this.outcomes.push({ jobId: f.jobId, cluster, outcome: 'refused', detail: `found on the cluster (${f.running} of ${f.members} local jobs running) but unknown to the restored state: left as it is` });
-      this.log(`${cluster}: job ${f.jobId} found by its tag but unknown to the restored state; left as it is`);
+      // Decision: such a job is left running and counted as background load (not Concertina's, as the scheduler
+      // cannot manage it; not cancelled, as nothing says it is unwanted: that is an operator's call).
+      this.runtimes.get(cluster)?.manager.disown(f.jobId);
+      const number = /^job-([1-9]\d{0,8})$/.exec(f.jobId)?.[1];
+      if (number !== undefined) this.unknownJobNumber = Math.max(this.unknownJobNumber, Number(number));
+      this.outcomes.push({ jobId: f.jobId, cluster, outcome: 'refused', detail: `found on the cluster (${f.running} of ${f.members} local jobs running) but unknown to the restored state: left running, counted as background load` });
+      this.log(`${cluster}: job ${f.jobId} found by its tag but unknown to the restored state; left running, counted as background load`);
     }
   }
 

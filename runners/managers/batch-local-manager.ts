@@ -137,6 +137,8 @@ export class BatchLocalManager implements LocalManager {
   private cancelAgain = false;
   private closed = false;
   private readonly warnedUnknown = new Set<string>();
+  /** Jobs found by tag that the scheduler does not know (see disown): their ids are not submitted here. */
+  private readonly disowned = new Set<string>();
 
   constructor(private readonly options: BatchLocalManagerOptions) {
     this.cluster = options.cluster;
@@ -153,6 +155,11 @@ export class BatchLocalManager implements LocalManager {
   // ---- the LocalManager port --------------------------------------------------------------------------------------
 
   submit(request: LocalJobRequest): void {
+    if (this.disowned.has(request.jobId)) {
+      // Its local jobs would share their names and directory with the disowned job's.
+      this.later({ type: 'finished', cluster: this.cluster, jobId: request.jobId, state: 'failed', reason: `a job ${request.jobId} of an earlier session, unknown to the scheduler, still runs on ${this.cluster} under that id` });
+      return;
+    }
     const known = this.jobs.get(request.jobId);
     const job = known && !known.finished ? known : { jobId: request.jobId, components: new Map<number, Component>(), finished: false, cancelling: false };
     const existing = job.components.get(request.component);
@@ -263,6 +270,19 @@ export class BatchLocalManager implements LocalManager {
     if (this.toCancel.size) void this.flushCancels();
     this.wake();
     return found;
+  }
+
+  /**
+   * Stops tracking a job recover() found that the scheduler does not know (its spec is lost): its local jobs are
+   * left as they are and count as background load from the next status on, like other users' jobs; a submission of
+   * its id later is refused.
+   */
+  disown(jobId: string): void {
+    this.disowned.add(jobId);
+    const job = this.jobs.get(jobId);
+    if (!job) return;
+    this.jobs.delete(jobId);
+    this.cancelAnswers.delete(job);
   }
 
   /** One status round now (the watch loop runs them by itself; tests and the host may ask for one). */

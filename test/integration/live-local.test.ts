@@ -219,4 +219,47 @@ describe('consecutive live runs on one plain host', () => {
     last.act((s, now) => s.cancel('job-1', now));
     await waitFor('job-1 of the second run to end', () => runEvents.get(last)!.some((e) => e.type === 'job.ended' && e.jobId === 'job-1'), 20_000, 50);
   }, 90_000);
+
+  it('a job of its own run found by tag but missing from the restored state counts as background, and its id is not used again', async () => {
+    const run = await startRun();
+    for (const processors of [1, 2]) run.act((s, now) => s.submit(sleeper(processors), now));
+    await started(run, 'job-1');
+    await started(run, 'job-2');
+    // A state taken before job-2 was submitted (the console died before it was stored).
+    const state = JSON.parse(JSON.stringify(run.persistentState()));
+    state.jobs = state.jobs.filter((j: { spec: { id: string } }) => j.spec.id === 'job-1');
+    state.submitted = 1;
+    await run.stop();
+
+    const resumed = await startRun(state);
+    expect([...resumed.recovered()].sort((a, b) => a.jobId.localeCompare(b.jobId))).toEqual([
+      { jobId: 'job-1', cluster: 'here', outcome: 'adopted', detail: 'running with 1 processors' },
+      { jobId: 'job-2', cluster: 'here', outcome: 'refused', detail: 'found on the cluster (1 of 1 local jobs running) but unknown to the restored state: left running, counted as background load' },
+    ]);
+    // Its 2 processors are not Concertina's for the scheduler: 1 is left, not 3.
+    await waitFor('job-2 as background', () => resumed.scheduler.snapshot()[0]!.background === 2, 10_000, 50);
+    expect(resumed.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 1, background: 2, idle: 1 });
+    // The next generated id goes past it, so that nothing is tied to its local jobs.
+    const next = resumed.act((s, now) => s.submit(sleeper(1), now));
+    expect(next.ok && next.value.id).toBe('job-3');
+    await started(resumed, 'job-3');
+    expect(runsIn(resumed, 'job-2')).toBe('run\n');
+    for (const id of ['job-1', 'job-3']) resumed.act((s, now) => s.cancel(id, now));
+    await waitFor('its jobs to end', () => ['job-1', 'job-3'].every((id) => runEvents.get(resumed)!.some((e) => e.type === 'job.ended' && e.jobId === id)), 20_000, 50);
+    await resumed.stop();
+    // job-2 is left to an operator: ended here by the pid the local batch system recorded.
+    killLocalJobs(path.join(root, 'work', 'local'));
+  }, 90_000);
 });
+
+/** Kills what the local batch system in `state` still runs (the processes this test started, by their pids). */
+function killLocalJobs(state: string): void {
+  for (const entry of readdirSync(state)) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      process.kill(-Number(readFileSync(path.join(state, entry, 'pid'), 'utf8').trim()), 'SIGKILL');
+    } catch {
+      // ended already, or never started
+    }
+  }
+}

@@ -255,6 +255,30 @@ describe('BatchLocalManager under faults', () => {
     expect(log.of('grown', mall)[0]!.processors).toBe(2);
   });
 
+  it('counts a recovered job it is told to disown as background load, and refuses its id', async () => {
+    const dir = mkdtempSync(path.join(root, 'm-'));
+    const shared = { system: new LocalSystem({ slots: 8, stateDir: path.join(dir, 'state') }), workRoot: path.join(dir, 'jobs') };
+    const firstLog = new MessageLog();
+    const before = manager(firstLog, { runner: local, ...shared });
+    before.submit({ ...sleeper('orphan'), processors: 3 });
+    await firstLog.waitFor('started', (s) => s.jobId === 'orphan');
+    await before.close();
+
+    const log = new MessageLog();
+    const runner = new RecordingRunner(local);
+    const m = manager(log, { runner, ...shared });
+    expect((await m.recover()).map((f) => [f.jobId, f.state])).toEqual([['orphan', 'running']]);
+    m.disown('orphan');
+    expect(m.tracked()).toEqual([]);
+    m.poll();
+    expect((await log.waitFor('status')).status).toEqual({ processors: 8, background: 3, reachable: true });
+    m.submit(sleeper('orphan'));
+    expect(await log.waitFor('finished', (f) => f.jobId === 'orphan')).toMatchObject({ state: 'failed', reason: expect.stringContaining('unknown to the scheduler, still runs on c1') });
+    expect(runner.scripts.filter(isSubmit)).toEqual([]);
+    // Left running: ended here by hand (the afterEach cancels only what managers track).
+    expect((await local.run(shared.system.cancelCommand(['1']).text)).code).toBe(0);
+  });
+
   it('ignores grow and shrink for a job that is not malleable, and says so', async () => {
     const log = new MessageLog();
     const logged: string[] = [];
