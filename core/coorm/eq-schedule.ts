@@ -8,10 +8,11 @@ import { difference, emptyView, profile, sum } from './views.js';
 import type { View } from './types.js';
 
 /**
- * One piece-wise constant interval: `vin` nodes, `need[k]` requested by the k-th application; writes each
- * application's view to `out[k]` and returns the view of an application that requests nothing here.
+ * One piece-wise constant interval: `vin` nodes, `need[k]` requested by the k-th application taking part on this
+ * cluster, `apps` applications in the system (those not in `need` request nothing); writes each application's view
+ * to `out[k]` and returns the view of an application that requests nothing here.
  */
-export function shareInterval(vin: number, need: ArrayLike<number>, out: Float64Array | number[]): number {
+export function shareInterval(vin: number, need: ArrayLike<number>, out: Float64Array | number[], apps: number = need.length): number {
   const m = need.length;
   if (vin < 0) vin = 0;
   let total = 0;
@@ -22,43 +23,55 @@ export function shareInterval(vin: number, need: ArrayLike<number>, out: Float64
       active++;
     }
   }
-  const idle = Math.floor(vin / (active + 1));
   if (total <= vin) {
-    // Uncongested: what the others leave, but never less than the equi-partition.
+    // Uncongested (lines 19-25): what the others leave, but never less than the equi-partition, which for an
+    // application requesting nothing counts it as one more partition (as if it became active).
     // Algorithm 3 line 25 reads max(v_in, v_eq): the evident intent is max(v^(i), v_eq).
+    const idle = Math.max(vin - total, Math.floor(vin / (active + 1)));
     for (let k = 0; k < m; k++) {
       const r = need[k]!;
-      out[k] = r > 0 ? Math.max(vin - total + r, Math.floor(vin / active)) : Math.max(vin - total, idle);
+      out[k] = r > 0 ? Math.max(vin - total + r, Math.floor(vin / active)) : idle;
     }
-    return Math.max(vin - total, idle);
+    return idle;
   }
-  // Congested: water-filling in connection order until nothing is left.
-  const left: number[] = new Array<number>(m);
+  // Congested (lines 8-18): rounds of equal shares until nothing is left. A round serves every application whose
+  // remaining request r is >= 0 (line 14), so applications requesting nothing (r = 0) take part in the first round:
+  // line 12 counts a partition for them and they are offered it (their view is v_eq, as if they became active).
+  // After that their r is negative; later rounds share among those still wanting more (plus one partition for any
+  // that was exactly satisfied, r = 0, which is offered one more share).
+  const left = new Float64Array(m);
   for (let k = 0; k < m; k++) {
     left[k] = need[k]! > 0 ? need[k]! : 0;
-    out[k] = need[k]! > 0 ? 0 : idle;
+    out[k] = 0;
   }
+  let idle = 0;
+  let idleOpen = active < apps;
   let remaining = vin;
-  let unsatisfied = active;
-  // Algorithm 3 line 10 reads r >= 0: the evident intent is "some application still wants more" (r > 0).
-  while (remaining > 0 && unsatisfied > 0) {
-    // Decision: rounds share among unsatisfied applications only; idle ones are offered their share separately
-    // (Algorithm 3 line 12 would reserve them a partition inside every round, which only delays distribution).
-    const share = Math.max(Math.floor(remaining / unsatisfied), 1);
+  for (;;) {
+    let wanting = 0;
+    let satisfied = idleOpen;
+    for (let k = 0; k < m; k++) {
+      if (left[k]! > 0) wanting++;
+      else if (left[k] === 0) satisfied = true;
+    }
+    // Algorithm 3 line 10 reads r >= 0 for "some application takes part in a round".
+    if (!(remaining > 0) || (wanting === 0 && !satisfied)) break;
+    const share = Math.max(Math.floor(remaining / (wanting + (satisfied ? 1 : 0))), 1);
+    // Decision: applications requesting nothing are all offered the round's share, wherever their connection order
+    // puts them (line 18 would deny it to those after the round's last node when fewer nodes than partitions are left).
+    if (idleOpen) {
+      idle = share;
+      idleOpen = false;
+    }
     for (let k = 0; k < m && remaining > 0; k++) {
-      if (left[k]! <= 0) continue;
-      const offered = Math.min(share, remaining);
-      const take = Math.min(left[k]!, offered);
-      remaining -= take;
-      left[k]! -= take;
-      // An application offered more than it asked sees the whole offer (it may grow into it); one cut short by
-      // `remaining` sees only what it got, so that views never promise what is not there.
-      out[k]! += offered;
-      if (left[k]! <= 0) unsatisfied--;
+      if (left[k]! < 0) continue;
+      remaining -= Math.min(left[k]!, share);
+      left[k]! -= share;
+      out[k]! += share;
     }
   }
   for (let k = 0; k < m; k++) if (out[k]! > vin) out[k] = vin;
-  return idle;
+  return Math.min(idle, vin);
 }
 
 /**
@@ -87,7 +100,7 @@ export function eqSchedule(sets: readonly RequestSet[], available: View, t0: num
       if (f !== undefined && (f.breakpoints > 0 || f.initial !== 0)) members.push(i);
     }
     const profiles = [vinProfile, ...members.map((i) => profile(occupied[i]!, cid))];
-    const { views: outs, squeezed: under } = shareProfiles(profiles);
+    const { views: outs, squeezed: under } = shareProfiles(profiles, sets.length);
     idleView.set(cid, outs[0]!);
     members.forEach((i, k) => {
       own[i] ??= new Map();
@@ -113,7 +126,7 @@ export function eqSchedule(sets: readonly RequestSet[], available: View, t0: num
  * followed by each application's view, evaluated on every interval where all inputs are constant, and for each
  * application whether its view is somewhere below what it requests.
  */
-function shareProfiles(profiles: readonly StepFunction[]): { views: StepFunction[]; squeezed: boolean[] } {
+function shareProfiles(profiles: readonly StepFunction[], apps: number): { views: StepFunction[]; squeezed: boolean[] } {
   const q = profiles.length;
   const m = q - 1;
   const times: number[] = [];
@@ -128,7 +141,7 @@ function shareProfiles(profiles: readonly StepFunction[]): { views: StepFunction
   const squeezed: boolean[] = new Array<boolean>(m).fill(false);
   const evaluate = (): number => {
     for (let k = 0; k < m; k++) need[k] = cur[k + 1]!;
-    const idle = shareInterval(cur[0]!, need, out);
+    const idle = shareInterval(cur[0]!, need, out, apps);
     for (let k = 0; k < m; k++) if (out[k]! < need[k]!) squeezed[k] = true;
     return idle;
   };

@@ -101,12 +101,26 @@ describe('fit (Algorithm 2)', () => {
 });
 
 describe('eqSchedule (Algorithm 3)', () => {
-  it('shares a congested interval by water-filling, offering idle applications an equal part', () => {
+  it('shares a congested interval in rounds of equal shares, the first keeping a partition for idle applications', () => {
     const out = [0, 0, 0];
-    // 10 nodes, requests 2, 20 and nothing: round 1 share 5 -> 2 and 5 taken, round 2 share 3 -> 3 taken.
+    // 10 nodes, requests 2, 20 and nothing (Algorithm 3 lines 8-18): round 1 has 2 wanting plus one partition for
+    // the idle one, share 3: the first takes 2, the second 3, the idle one is offered 3; round 2 gives the second
+    // the 5 left. Views are the shares offered: 3, 3 + 5, 3.
     const idle = shareInterval(10, [2, 20, 0], out);
-    expect(out).toEqual([5, 8, 3]);
-    expect(idle).toBe(3); // floor(10 / (2 active + 1))
+    expect(out).toEqual([3, 8, 3]);
+    expect(idle).toBe(3);
+    // Without an idle application, round 1 shares 10 by 2.
+    const two = [0, 0];
+    shareInterval(10, [2, 20], two);
+    expect(two).toEqual([5, 8]);
+    // An application not on this cluster is idle here too.
+    shareInterval(10, [2, 20], two, 3);
+    expect(two).toEqual([3, 8]);
+    // One exactly satisfied by a round (r = 0) counts as a partition in the next and is offered its share (lines 12,
+    // 14): 13 nodes, requests 6 and 20: round 1 shares 6 each (1 left, the first at r = 0); round 2 shares the 1
+    // left by 2 (at least 1): the first is offered 1 more, the second takes it.
+    shareInterval(13, [6, 20], two);
+    expect(two).toEqual([7, 7]);
   });
 
   it('lets each application fill what the others leave when uncongested, never below its equal part', () => {
@@ -120,7 +134,8 @@ describe('eqSchedule (Algorithm 3)', () => {
     const a = startAt(req('P', 'c', 8, Infinity), 0);
     const b = startAt(req('P', 'c', 8, Infinity), 0);
     const views = eqSchedule([[a], [b], []], viewOf({ c: [[Infinity, 10]] }), 0);
-    // Congested (16 > 10): 5 each; the idle third one is offered floor(10/3) = 3.
+    // Congested (16 > 10): round 1 shares 10 in 3 (a partition for the idle third one): 3 each, 4 left; round 2
+    // shares them between the two wanting more: 5 each. The idle one is offered its first-round share, 3.
     expect(steps(views[0]!, 'c')).toEqual([[0, 5]]);
     expect(steps(views[1]!, 'c')).toEqual([[0, 5]]);
     expect(steps(views[2]!, 'c')).toEqual([[0, 3]]);

@@ -47,7 +47,9 @@ describe('Figure 8 interaction', () => {
     const grown = value(spontaneousUpdate(rms, nea, np, 6, 10));
     expect(rms.nextWakeup()).toBe(10);
     // 12: the malleable application's preemptive view drops to 10 - 6 = 4; the NEA's grown request has started
-    // (it holds its resources) but waits for the nodes the malleable application still holds.
+    // (it holds its resources) but waits for the nodes the malleable application still holds. The NEA, requesting
+    // nothing preemptible, is offered the first round's share of the congested 4 nodes: 4 / (1 wanting + 1) = 2
+    // (Algorithm 3 lines 12-17: a round serves every r >= 0); the malleable one gets 2 + 2.
     expect(plain(rms.advance(10))).toEqual([
       { type: 'views', session: nea, nonPreemptive: flat(10), preemptive: flat(2) },
       { type: 'views', session: mal, nonPreemptive: flat(2), preemptive: flat(4) },
