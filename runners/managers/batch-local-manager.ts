@@ -551,10 +551,20 @@ ${this.system.submitCommand(m.spec)}`;
     if (apply) this.statusWanted = false;
     const nonce = newNonce();
     const watched = apply ? this.watchedMembers() : [];
+    const once = async (): Promise<StatusRead> => {
+      const result = await this.runner.run(framedScript(nonce, this.statusSections(nonce, watched)).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 });
+      return this.readStatus(splitSections(result.stdout, nonce), nonce, result.stderr);
+    };
     let read: StatusRead;
     try {
-      const result = await this.runner.run(framedScript(nonce, this.statusSections(nonce, watched)).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 });
-      read = this.readStatus(splitSections(result.stdout, nonce), nonce, result.stderr);
+      try {
+        read = await once();
+      } catch (error) {
+        // The adapter reads the cluster another way from now on (PBS: text when its JSON does not parse).
+        if (!(error instanceof ParseError && error.retry)) throw error;
+        this.log(`${this.cluster}: status: ${error.message}`);
+        read = await once();
+      }
     } catch (error) {
       this.log(`${this.cluster}: status: ${(error as Error).message}`);
       if (report) this.emit({ type: 'status', cluster: this.cluster, status: { ...this.lastStatus, reachable: false } });

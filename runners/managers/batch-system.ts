@@ -81,7 +81,10 @@ export interface BatchSystem {
    * adapters whose listings are line-based prefix each record with it, so that no job name can forge a record.
    */
   statusCommands(nonce: string): Readonly<Record<string, ShellFragment>>;
-  /** Pure: the report from the sections' outputs; throws ParseError on output it cannot read. */
+  /**
+   * The report from the sections' outputs; throws ParseError on output it cannot read (one whose `retry` is set
+   * when the adapter's next status commands read the cluster another way: the manager runs them at once).
+   */
   parseStatus(sections: ReadonlyMap<string, SectionOutput>, nonce: string): ClusterReport;
   /** Shell that cancels the given local jobs. */
   cancelCommand(ids: readonly string[]): ShellFragment;
@@ -96,7 +99,11 @@ export interface BatchSystem {
 
 /** Output a parser cannot read; the message names the command and the line. */
 export class ParseError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The adapter's next status commands read the cluster another way: worth a new round at once. */
+    readonly retry = false,
+  ) {
     super(message);
     this.name = 'ParseError';
   }

@@ -1,5 +1,6 @@
 // PBS Professional / OpenPBS and TORQUE: `qsub` with the job script on stdin, `qstat -f -F json` where the server
-// has it (PBS Pro 18+) and the `qstat -f` text otherwise (TORQUE, older PBS), `pbsnodes -a`, `qdel`.
+// has it (PBS Pro 18+) and the `qstat -f` text otherwise (TORQUE, older PBS, or a server whose JSON does not
+// parse), `pbsnodes -a`, `qdel`.
 // No PBS server can be installed here (Debian ships none): this adapter is tested ONLY on recorded outputs written
 // from the PBS Professional Reference Guide and TORQUE's documentation (test/fixtures/managers/pbs/), never on a
 // live server. Decision: processors are counted from `exec_host` when a job runs, else from its resource request.
@@ -40,6 +41,8 @@ const NODE_EXCLUSIVE = new Set(['job-exclusive', 'resv-exclusive', 'busy', 'job-
 export class PbsSystem implements BatchSystem {
   readonly kind = 'pbs';
   readonly listing = 'qstat';
+  /** Whether `qstat -f -F json` is tried; once its output does not parse, this server is read as `qstat -f` text. */
+  private json = true;
 
   constructor(private readonly options: PbsOptions = {}) {}
 
@@ -58,7 +61,7 @@ export class PbsSystem implements BatchSystem {
   statusCommands(): Record<string, ShellFragment> {
     return {
       // JSON where the server has it; TORQUE's qstat refuses -F and prints the text form instead.
-      qstat: sh`qstat -f -F json 2>/dev/null || qstat -f`,
+      qstat: this.json ? sh`qstat -f -F json 2>/dev/null || qstat -f` : sh`qstat -f`,
       pbsnodes: sh`pbsnodes -a`,
     };
   }
@@ -66,9 +69,21 @@ export class PbsSystem implements BatchSystem {
   parseStatus(sections: ReadonlyMap<string, SectionOutput>): ClusterReport {
     const jobs = sectionText(sections, 'qstat', 'qstat -f');
     return {
-      jobs: jobs.trimStart().startsWith('{') ? parseQstatJson(jobs) : parseQstatFull(jobs),
+      jobs: jobs.trimStart().startsWith('{') ? this.parseJson(jobs) : parseQstatFull(jobs),
       nodes: parsePbsnodes(sectionText(sections, 'pbsnodes', 'pbsnodes -a')),
     };
+  }
+
+  private parseJson(text: string): LocalJobInfo[] {
+    try {
+      return parseQstatJson(text);
+    } catch (error) {
+      if (!(error instanceof ParseError) || !this.json) throw error;
+      // Decision: PBS Professional's JSON is not always valid (some values go out unescaped): the text form, which
+      // every PBS prints, is read from then on, starting with a new round at once.
+      this.json = false;
+      throw new ParseError(`${error.message}; reading the qstat -f text instead`, true);
+    }
   }
 
   cancelCommand(ids: readonly string[]): ShellFragment {

@@ -8,11 +8,13 @@ import { BatchLocalManager, type BatchLocalManagerOptions } from '../../../runne
 import type { ClusterReport, SectionOutput } from '../../../runners/managers/batch-system.js';
 import { LocalSystem } from '../../../runners/managers/local.js';
 import { jobDirName } from '../../../runners/managers/naming.js';
+import { PbsSystem } from '../../../runners/managers/pbs.js';
 import { SlurmSystem } from '../../../runners/managers/slurm.js';
 import type { CommandResult, CommandRunner, RunOptions } from '../../../runners/shell/command-runner.js';
 import { LocalRunner } from '../../../runners/shell/local-runner.js';
 import { sh, type ShellFragment } from '../../../runners/shell/quote.js';
 import { MessageLog } from '../../support/manager-messages.js';
+import { fixturesDir } from './fixtures.js';
 
 let root: string;
 let local: LocalRunner;
@@ -186,6 +188,22 @@ describe('BatchLocalManager under faults', () => {
     expect(finished.state).toBe('failed');
     expect(finished.reason).toMatch(/cannot be submitted: its local job name would have \d+ characters \(at most 236\): the job id is too long$/);
     expect(runner.scripts.filter(isSubmit)).toEqual([]);
+  });
+
+  it('reads a PBS server whose qstat -F json prints JSON that does not parse from its qstat -f text, in the same poll', async () => {
+    const bin = mkdtempSync(path.join(root, 'bin-'));
+    writeFileSync(path.join(bin, 'qstat'), `#!/bin/sh\ncase "$*" in *json*) printf '%s\\n' '{"Jobs": {"1.srv": {"Job_Name": "a\\qb"}}}' ;; *) cat ${sh`${path.join(fixturesDir, 'pbs-torque-qstat-f.txt')}`.text} ;; esac\n`);
+    writeFileSync(path.join(bin, 'pbsnodes'), `#!/bin/sh\ncat ${sh`${path.join(fixturesDir, 'pbs-torque-pbsnodes-a.txt')}`.text}\n`);
+    for (const f of ['qstat', 'pbsnodes']) chmodSync(path.join(bin, f), 0o755);
+    const log = new MessageLog();
+    const logged: string[] = [];
+    const runner = new LocalRunner({ cwd: root, env: { PATH: `${bin}:${process.env.PATH}` } });
+    const m = manager(log, { runner, system: new PbsSystem(), log: (t) => logged.push(t) });
+    m.poll();
+    expect((await log.waitFor('status')).status).toEqual({ processors: 44, background: 31, reachable: true });
+    expect(logged.join('\n')).toContain('malformed JSON');
+    await m.close();
+    await runner.close();
   });
 
   it('sends a burst of submissions within the rate limit: at most `burst` per command, all of them in the end', async () => {

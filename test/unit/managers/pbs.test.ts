@@ -133,3 +133,24 @@ describe('PBS adapter', () => {
     expect(clusterStatus(torque, (j) => j.id === '548.moab.cluster.org')).toEqual({ processors: 44, background: 25, reachable: true });
   });
 });
+
+describe('PBS status when qstat -F json prints JSON that does not parse', () => {
+  // PBS Professional leaves some characters unescaped in its JSON (here a backslash in a job name).
+  const broken = '{"Jobs": {"1.srv": {"job_state": "R", "Job_Name": "a\\qb"}}}';
+
+  it('asks for a new round at once, and reads the qstat -f text from then on', () => {
+    const pbs = new PbsSystem();
+    expect(pbs.statusCommands()['qstat']!.text).toBe('qstat -f -F json 2>/dev/null || qstat -f');
+    let error: unknown;
+    try {
+      pbs.parseStatus(sections({ qstat: broken, pbsnodes: fixture('pbs-pro-pbsnodes-a.txt') }));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ParseError);
+    expect(error).toMatchObject({ retry: true, message: expect.stringContaining('malformed JSON') });
+    expect(pbs.statusCommands()['qstat']!.text).toBe('qstat -f');
+    const report = pbs.parseStatus(sections({ qstat: fixture('pbs-torque-qstat-f.txt'), pbsnodes: fixture('pbs-torque-pbsnodes-a.txt') }));
+    expect(report.jobs).toHaveLength(8);
+  });
+});
