@@ -1,18 +1,25 @@
 // eqSchedule (appendix A, Algorithm 3): equi-partitions the resources left for preemptible requests between the
-// applications, lets each fill what the others leave unused, and schedules the preemptible requests in the result.
+// applications, lets each fill what the others leave unused (unless sharing is strict), and schedules the
+// preemptible requests in the result.
 import { StepRecorder, type StepFunction } from '../time/step-function.js';
 import { fit } from './fit.js';
 import type { RequestSet } from './requests.js';
 import { toView } from './to-view.js';
 import { difference, emptyView, profile, sum } from './views.js';
-import type { View } from './types.js';
+import type { PreemptibleSharing, View } from './types.js';
 
 /**
  * One piece-wise constant interval: `vin` nodes, `need[k]` requested by the k-th application taking part on this
  * cluster, `apps` applications in the system (those not in `need` request nothing); writes each application's view
  * to `out[k]` and returns the view of an application that requests nothing here.
  */
-export function shareInterval(vin: number, need: ArrayLike<number>, out: Float64Array | number[], apps: number = need.length): number {
+export function shareInterval(
+  vin: number,
+  need: ArrayLike<number>,
+  out: Float64Array | number[],
+  apps: number = need.length,
+  sharing: PreemptibleSharing = 'fill',
+): number {
   const m = need.length;
   if (vin < 0) vin = 0;
   let total = 0;
@@ -22,6 +29,14 @@ export function shareInterval(vin: number, need: ArrayLike<number>, out: Float64
       total += need[k]!;
       active++;
     }
+  }
+  if (sharing === 'strict') {
+    // No filling, congested or not: each application is offered its equal partition, an application requesting
+    // nothing counting itself as one more (the partitions of line 22-23). Decision: the partitions are the
+    // applications requesting preemptible resources here, not all applications (most never ask for any).
+    const idle = Math.floor(vin / (active + 1));
+    for (let k = 0; k < m; k++) out[k] = need[k]! > 0 ? Math.floor(vin / active) : idle;
+    return idle;
   }
   if (total <= vin) {
     // Uncongested (lines 19-25): what the others leave, but never less than the equi-partition, which for an
@@ -78,7 +93,7 @@ export function shareInterval(vin: number, need: ArrayLike<number>, out: Float64
  * Preemptive views of all applications (in connection order) for the preemptible resources `available`, and
  * scheduledAt/nAlloc of their preemptible requests. Applications without preemptible requests share one view.
  */
-export function eqSchedule(sets: readonly RequestSet[], available: View, t0: number): View[] {
+export function eqSchedule(sets: readonly RequestSet[], available: View, t0: number, sharing: PreemptibleSharing = 'fill'): View[] {
   const occupied: View[] = sets.map((set) => {
     if (set.length === 0) return emptyView;
     // Decision: what an application asks for is the size of its fixed requests, not their nAlloc against `available`:
@@ -100,7 +115,7 @@ export function eqSchedule(sets: readonly RequestSet[], available: View, t0: num
       if (f !== undefined && (f.breakpoints > 0 || f.initial !== 0)) members.push(i);
     }
     const profiles = [vinProfile, ...members.map((i) => profile(occupied[i]!, cid))];
-    const { views: outs, squeezed: under } = shareProfiles(profiles, sets.length);
+    const { views: outs, squeezed: under } = shareProfiles(profiles, sets.length, sharing);
     idleView.set(cid, outs[0]!);
     members.forEach((i, k) => {
       own[i] ??= new Map();
@@ -126,7 +141,7 @@ export function eqSchedule(sets: readonly RequestSet[], available: View, t0: num
  * followed by each application's view, evaluated on every interval where all inputs are constant, and for each
  * application whether its view is somewhere below what it requests.
  */
-function shareProfiles(profiles: readonly StepFunction[], apps: number): { views: StepFunction[]; squeezed: boolean[] } {
+function shareProfiles(profiles: readonly StepFunction[], apps: number, sharing: PreemptibleSharing): { views: StepFunction[]; squeezed: boolean[] } {
   const q = profiles.length;
   const m = q - 1;
   const times: number[] = [];
@@ -141,7 +156,7 @@ function shareProfiles(profiles: readonly StepFunction[], apps: number): { views
   const squeezed: boolean[] = new Array<boolean>(m).fill(false);
   const evaluate = (): number => {
     for (let k = 0; k < m; k++) need[k] = cur[k + 1]!;
-    const idle = shareInterval(cur[0]!, need, out, apps);
+    const idle = shareInterval(cur[0]!, need, out, apps, sharing);
     for (let k = 0; k < m; k++) if (out[k]! < need[k]!) squeezed[k] = true;
     return idle;
   };

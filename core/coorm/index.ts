@@ -14,6 +14,7 @@ export type {
   RmsMessage,
   ClusterSpec,
   CoormOptions,
+  PreemptibleSharing,
 } from './types.js';
 export { REQUEST_TYPES, RELATED_HOWS } from './types.js';
 export { CoormRms } from './rms.js';

@@ -15,6 +15,7 @@ import {
   type ClusterSpec,
   type CoormOptions,
   type CoormRequest,
+  type PreemptibleSharing,
   type RequestSpec,
   type RmsMessage,
   type View,
@@ -98,6 +99,7 @@ export class CoormRms {
   readonly clusters: readonly ClusterSpec[];
   readonly reschedulingIntervalS: number;
   readonly violationGraceS: number;
+  readonly preemptibleSharing: PreemptibleSharing;
   private readonly nodesOf = new Map<string, number>();
   private readonly pools = new Map<string, NodePool>();
   private readonly sessions = new Map<number, Session>();
@@ -135,6 +137,9 @@ export class CoormRms {
     const grace = options.violationGraceS ?? interval;
     if (!(grace >= 0) || !Number.isFinite(grace)) throw new RangeError('violationGraceS: must be a finite number >= 0');
     this.violationGraceS = grace;
+    const sharing = options.preemptibleSharing ?? 'fill';
+    if (sharing !== 'fill' && sharing !== 'strict') throw new RangeError(`preemptibleSharing: must be 'fill' or 'strict', not '${String(sharing)}'`);
+    this.preemptibleSharing = sharing;
   }
 
   // ---- messages from applications ---------------------------------------------------------------------
@@ -312,7 +317,7 @@ export class CoormRms {
       this.holdClockWhileWaiting(s, now);
     }
     const apps: readonly Session[] = order;
-    const result = schedulePass(this.clusters, apps, now);
+    const result = schedulePass(this.clusters, apps, now, { sharing: this.preemptibleSharing });
     this.lastResult = result;
 
     // Start what is due (Algorithm 4 lines 13-14).

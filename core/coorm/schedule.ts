@@ -5,13 +5,18 @@ import { eqSchedule } from './eq-schedule.js';
 import { fit } from './fit.js';
 import { toView } from './to-view.js';
 import { addRect, constantView, difference, emptyView, profile, pushRect, sum, viewOfRects } from './views.js';
-import { endOf, started as isStarted, type ClusterSpec, type CoormRequest, type View } from './types.js';
+import { endOf, started as isStarted, type ClusterSpec, type CoormRequest, type PreemptibleSharing, type View } from './types.js';
 
 /** One application's live requests, per type, in submission order. */
 export interface AppRequests {
   pa: readonly CoormRequest[];
   np: readonly CoormRequest[];
   p: readonly CoormRequest[];
+}
+
+export interface PassOptions {
+  /** Default 'fill'. */
+  sharing?: PreemptibleSharing;
 }
 
 export interface PassResult {
@@ -73,7 +78,7 @@ function trees(set: readonly CoormRequest[]): CoormRequest[][] {
 }
 
 /** Computes every application's views and every request's scheduledAt/nAlloc at `now` (starts nothing). */
-export function schedulePass(clusters: readonly ClusterSpec[], apps: readonly AppRequests[], now: number): PassResult {
+export function schedulePass(clusters: readonly ClusterSpec[], apps: readonly AppRequests[], now: number, options: PassOptions = {}): PassResult {
   const freeNP = new Map(constantView(clusters)) as MutableView;
   const freeP = new Map(constantView(clusters)) as MutableView;
   // Non-preemptible requests outside any pre-allocation join the pre-allocation set as their own implicit one.
@@ -243,6 +248,7 @@ export function schedulePass(clusters: readonly ClusterSpec[], apps: readonly Ap
     apps.map((a) => a.p),
     freeP,
     now,
+    options.sharing,
   );
   return { nonPreemptive, preemptive, freeNonPreemptive: freeView, preemptible: freeP };
 }

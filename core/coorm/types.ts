@@ -66,11 +66,20 @@ export interface ClusterSpec {
   nodes: number;
 }
 
+/**
+ * How preemptible resources are shared. 'fill' (CooRMv2): equal partitions, and an application may fill what the
+ * others leave unused. 'strict': each application is offered its equal partition only (the strict
+ * equi-partitioning the paper compares CooRMv2 with in its Figure 11).
+ */
+export type PreemptibleSharing = 'fill' | 'strict';
+
 export interface CoormOptions {
   /** Minimum time between two passes triggered by messages (seconds). Default 1. */
   reschedulingIntervalS?: number;
   /** Time an application has to release preemptible nodes its pushed view no longer covers. Default: the interval. */
   violationGraceS?: number;
+  /** Default 'fill'. */
+  preemptibleSharing?: PreemptibleSharing;
 }
 
 export const started = (r: CoormRequest): boolean => r.startedAt === r.startedAt;

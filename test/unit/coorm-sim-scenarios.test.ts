@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { amrProfile, clusterNodesFor, runCoormScenario, type CoormScenario } from '../../core/sim/coorm/simulation.js';
 import { analyseCoorm, coormRunMatrix, median, runCoormCase, type CoormExperimentConfig } from '../../core/sim/experiments/coorm.js';
 import { nodesForEfficiency } from '../../core/sim/coorm/amr.js';
+import type { StepFunction } from '../../core/time/step-function.js';
 
 const STEPS = 200;
 const base: CoormScenario = { seed: 3, overcommit: 1, amrMode: 'dynamic', announceIntervalS: 0, psaTaskS: [600], sharing: 'coorm', steps: STEPS };
@@ -43,11 +44,24 @@ describe('one run', () => {
   });
 
   it('a dynamic AMR never holds more than its pre-allocation, nor more than it needs at its peak', () => {
-    const o = run({ overcommit: 3 });
     const { sizesMiB } = amrProfile(base.seed, STEPS);
     const peak = Math.max(...sizesMiB.map((s) => nodesForEfficiency(s)));
-    expect(o.amrUsedNodeS).toBeLessThan(peak * o.amrEndTimeS);
-    expect(o.amrUpdates).toBeGreaterThan(10);
+    // φ = 0.5: the pre-allocation is below the peak and bounds it; φ = 3: the peak need does.
+    for (const overcommit of [0.5, 3]) {
+      let most = 0;
+      const o = run({
+        overcommit,
+        // The AMR connects first (session 1); every start notification carries all the node IDs it then holds.
+        onMessage: (m) => {
+          if (m.type === 'started' && m.session === 1) most = Math.max(most, m.nodeIds.length);
+        },
+      });
+      const bound = Math.min(o.preallocation, peak);
+      expect(o.preallocation === bound).toBe(overcommit < 1);
+      expect(most, `φ = ${overcommit}`).toBe(bound);
+      expect(o.amrUsedNodeS).toBeLessThan(bound * o.amrEndTimeS);
+      expect(o.amrUpdates).toBeGreaterThan(10);
+    }
   });
 });
 
@@ -102,6 +116,36 @@ describe("the paper's observations on a small configuration", () => {
     expect(ann(600).psa_waste_node_s).toBe(0);
     expect(ann(900).psa_waste_node_s).toBe(0);
     expect(ann(900).amr_end_time_s).toBeGreaterThan(ann(0).amr_end_time_s);
+  });
+
+  it('Figure 11: strict equi-partitioning is the RMS\'s: both PSAs are always offered the same view, unlike with filling', () => {
+    const differing = (sharing: 'coorm' | 'strict') => {
+      const latest = new Map<number, StepFunction>();
+      let at = -1;
+      let count = 0;
+      let compared = 0;
+      // Compared between batches of messages (a pass's views all come at one time); the PSAs are sessions 2 and 3.
+      const compare = () => {
+        const [a, b] = [latest.get(2), latest.get(3)];
+        if (a === undefined || b === undefined) return;
+        compared++;
+        if (a.valueAt(at) !== b.valueAt(at)) count++;
+      };
+      run({
+        announceIntervalS: 300,
+        psaTaskS: [600, 60],
+        sharing,
+        onMessage: (m, now) => {
+          if (now !== at) compare();
+          at = now;
+          if (m.type === 'views') latest.set(m.session, m.preemptive.get('cluster')!);
+        },
+      });
+      expect(compared).toBeGreaterThan(20);
+      return count;
+    };
+    expect(differing('strict')).toBe(0);
+    expect(differing('coorm')).toBeGreaterThan(10);
   });
 
   it('Figure 11: CooRMv2 filling uses more than strict equi-partitioning with two PSAs', () => {

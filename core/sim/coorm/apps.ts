@@ -70,20 +70,6 @@ export class AmrApp {
     return this.held;
   }
 
-  /** Nodes the AMR will hold at time t, as far as its requests say (for strict equi-partitioning). */
-  plannedNodesAt(t: number): number {
-    const p = this.pending;
-    if (p?.kind === 'announced' && t >= p.effectiveAt) return p.nodes;
-    if (p?.kind === 'spontaneous') return Math.max(p.nodes, this.held);
-    return this.held;
-  }
-
-  /** When the pending announced growth takes effect, if one is pending and still ahead of `now`; Infinity otherwise. */
-  plannedChangeAfter(now: number): number {
-    const p = this.pending;
-    return p?.kind === 'announced' && p.effectiveAt > now ? p.effectiveAt : Number.POSITIVE_INFINITY;
-  }
-
   onViews(): void {
     if (this.started) return;
     this.started = true;
@@ -187,10 +173,6 @@ export class AmrApp {
 
 export interface PsaOptions {
   readonly taskS: number;
-  /** Extra cap on the preemptive view (strict equi-partitioning); none under CooRMv2's filling. */
-  readonly cap?: (t: number) => number;
-  /** First time after `now` the cap falls below `count`, Infinity if never (as far as is known now). */
-  readonly capDropAfter?: (now: number, count: number) => number;
 }
 
 interface CohortRequest {
@@ -270,16 +252,12 @@ export class PsaApp {
   }
 
   private availableAt(t: number): number {
-    const v = this.view!.valueAt(t);
-    return Math.max(0, Math.floor(this.o.cap ? Math.min(v, this.o.cap(t)) : v));
+    return Math.max(0, Math.floor(this.view!.valueAt(t)));
   }
 
   /** Nodes it can keep from now until `until` (Infinity: for good, as far as the view tells). */
   private keepableUntil(now: number, until: number): number {
-    let v = this.view!.minOver(now, until);
-    // The cap follows the AMR's plan, which steps at most once ahead (its announced growth): both ends suffice.
-    if (this.o.cap) v = Math.min(v, this.o.cap(now), this.o.cap(Number.isFinite(until) ? until - 1e-6 : Number.MAX_VALUE));
-    return Math.max(0, Math.floor(v));
+    return Math.max(0, Math.floor(this.view!.minOver(now, until)));
   }
 
   private reconcile(): void {
@@ -337,8 +315,6 @@ export class PsaApp {
     if (this.bag.running > 0) {
       const drop = this.view!.firstTimeBelow(now, this.bag.running);
       if (drop > now && drop < next) next = drop;
-      const capDrop = this.o.capDropAfter?.(now, this.bag.running) ?? Number.POSITIVE_INFINITY;
-      if (capDrop > now && capDrop < next) next = capDrop;
     }
     if (next === this.wakeAt || !Number.isFinite(next)) return;
     this.wakeAt = next;

@@ -14,7 +14,7 @@ export const CLUSTER_ID = 'cluster';
 export const NODES_PER_OVERCOMMIT = 1400;
 export const DEFAULT_RESCHEDULING_INTERVAL_S = 1;
 
-/** How the preemptible nodes are shared between PSAs: CooRMv2's equi-partitioning with filling, or without filling. */
+/** How the preemptible nodes are shared between PSAs: CooRMv2's equi-partitioning with filling, or without (the RMS's strict sharing). */
 export type PsaSharing = 'coorm' | 'strict';
 
 export interface CoormScenario {
@@ -95,6 +95,8 @@ export function runCoormScenario(scenario: CoormScenario): CoormOutcome {
   const engine = new EventEngine();
   const rms = new CoormRms([{ cid: CLUSTER_ID, nodes: clusterNodes }], {
     reschedulingIntervalS: scenario.reschedulingIntervalS ?? DEFAULT_RESCHEDULING_INTERVAL_S,
+    // Strict equi-partitioning is the RMS's: the PSAs see only their equal partition of what the AMR leaves.
+    preemptibleSharing: scenario.sharing === 'strict' ? 'strict' : 'fill',
   });
 
   // The models only send what the RMS must accept: a refusal is a bug, reported with the RMS's own words.
@@ -128,18 +130,10 @@ export function runCoormScenario(scenario: CoormScenario): CoormOutcome {
     portFor(() => amrSession),
     { sizesMiB, preallocation, mode: scenario.amrMode, announceIntervalS: scenario.announceIntervalS, targetEfficiency: target, model },
   );
-  const k = scenario.psaTaskS.length;
-  // Strict equi-partitioning: each PSA sees at most an equal share of what the AMR leaves, never another's unused share.
-  const cap = (t: number) => Math.floor((clusterNodes - amr.plannedNodesAt(t)) / k);
-  const capDropAfter = (now: number, count: number) => {
-    const t = amr.plannedChangeAfter(now);
-    return Number.isFinite(t) && cap(t) < count ? t : Number.POSITIVE_INFINITY;
-  };
-  const strict = scenario.sharing === 'strict' && k > 1;
   const psaSessions: number[] = [];
   const psas = scenario.psaTaskS.map((taskS, i) => {
     psaSessions.push(rms.connect(0));
-    return new PsaApp(portFor(() => psaSessions[i]!), { taskS, ...(strict ? { cap, capDropAfter } : {}) });
+    return new PsaApp(portFor(() => psaSessions[i]!), { taskS });
   });
 
   const deliver = (m: RmsMessage): void => {

@@ -130,6 +130,18 @@ describe('eqSchedule (Algorithm 3)', () => {
     expect(out).toEqual([7, 9, 6]);
   });
 
+  it('strict sharing offers each application its equal partition only, congested or not', () => {
+    const out = [0, 0, 0];
+    // Congested: 10 between the 2 asking, the idle one counting itself as a third; nobody fills the first one's 3.
+    expect(shareInterval(10, [2, 20, 0], out, 3, 'strict')).toBe(3);
+    expect(out).toEqual([5, 5, 3]);
+    // Uncongested: the same partitions, where filling would offer 7, 9 and 6.
+    shareInterval(10, [1, 3, 0], out, 3, 'strict');
+    expect(out).toEqual([5, 5, 3]);
+    shareInterval(10, [1, 3, 0], out, 3);
+    expect(out).toEqual([7, 9, 6]);
+  });
+
   it('computes preemptive views and nAlloc of two malleable applications', () => {
     const a = startAt(req('P', 'c', 8, Infinity), 0);
     const b = startAt(req('P', 'c', 8, Infinity), 0);

@@ -362,3 +362,31 @@ describe('conservative backfilling', () => {
     expect([first, second, small].map((id) => rms.requestSnapshot(id)!.scheduledAt)).toEqual([100, 150, 2]);
   });
 });
+
+describe('preemptible sharing', () => {
+  // A large malleable application holds the whole cluster; a small one asks for 2; a third asks for nothing.
+  const run = (preemptibleSharing: 'fill' | 'strict') => {
+    const rms = new CoormRms([{ cid: 'a', nodes: 10 }], { preemptibleSharing });
+    const large = rms.connect(0);
+    const small = rms.connect(0);
+    const idle = rms.connect(0);
+    const big = value(rms.request(large, { cid: 'a', n: 10, duration: Infinity, type: 'P' }, 0));
+    rms.advance(0);
+    value(rms.request(small, { cid: 'a', n: 2, duration: Infinity, type: 'P' }, 1));
+    rms.advance(1);
+    const view = (s: number) => rms.sessionSnapshot(s)!.preemptive!.get('a')!.valueAt(1);
+    // What the large one may keep of its 10 nodes.
+    return { views: [small, large, idle].map(view), keeps: rms.requestSnapshot(big)!.nAlloc };
+  };
+
+  it('fills by default: the large application gets what the small one leaves', () => {
+    // Congested (12 > 10): round 1 shares 10 in 3 (one partition for the idle application), round 2 gives the large
+    // one the rest.
+    expect(run('fill')).toEqual({ views: [3, 8, 3], keeps: 8 });
+  });
+
+  it('strict: each gets its equal partition, what the small one leaves stays unused', () => {
+    expect(run('strict')).toEqual({ views: [5, 5, 3], keeps: 5 });
+    expect(() => new CoormRms([{ cid: 'a', nodes: 1 }], { preemptibleSharing: 'x' as 'strict' })).toThrow(/preemptibleSharing/);
+  });
+});
