@@ -52,8 +52,9 @@ export CONCERTINA_JOB_DIR CONCERTINA_SLOT
 reap() {
   wait "$child" 2>/dev/null
   status=$?
-  printf '{"run":"%s","status":%s}\n' "$token" "$status" > "$file.exit.tmp" && mv -f "$file.exit.tmp" "$file.exit"
+  # The request goes first: once the status is there, the slot is free.
   rm -f "$file.running"
+  printf '{"run":"%s","status":%s}\n' "$token" "$status" > "$file.exit.tmp" && mv -f "$file.exit.tmp" "$file.exit"
   child=
   token=
   signalled=
@@ -120,7 +121,9 @@ every=$(awk -v i="$interval" -v t="$tick" 'BEGIN { n = int(i / t + 0.5); print (
 countdown=0
 
 while [ -d "$dir" ]; do
-  # Builtins only on a tick (test, kill, read): no process is started but the sleep.
+  # Builtins only on a tick (test, kill, read): no process is started but the sleep. The slots directory is opened
+  # first: an NFS client then looks again for names it had found missing (it would trust that for 30 s or more).
+  : 2>/dev/null < "$dir/slots"
   if [ -n "$child" ]; then
     if ! kill -0 "$child" 2>/dev/null; then
       reap

@@ -15,9 +15,9 @@
 //   const app = await connect({ onResized: (size) => pool.resize(size) });
 //   while (!finished && !app.stopRequested) { step(app.size); await app.sync(); app.progress(done / total); }
 //   app.done(finished);
-import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, opendirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export const SDK_NAME = 'concertina-node/1';
 const PROTOCOL_VERSION = 1;
@@ -571,6 +571,7 @@ class Recruited {
       return status;
     });
     for (let ask = 0; ask < 2 && !ended; ask++) {
+      refresh(dirname(this.#base));
       if (existsSync(`${this.#base}.running`)) writeAtomic(`${this.#base}.stop`, `${this.run}\n`);
       await Promise.race([exited, sleep(graceMs, { unref: true })]);
     }
@@ -578,6 +579,7 @@ class Recruited {
   }
 
   #status() {
+    refresh(dirname(this.#base));
     let text;
     try {
       text = readFileSync(`${this.#base}.exit`, 'utf8');
@@ -716,7 +718,10 @@ export async function serveSlot(handler, { dir = process.env.CONCERTINA_JOB_DIR,
   mkdirSync(work, { recursive: true });
   writeAtomic(join(work, 'worker.json'), JSON.stringify(me));
   // Decision: without its slot file the stub has let the slot go (or is gone), so the worker must not outlive it.
-  const gone = () => !existsSync(slotFile);
+  const gone = () => {
+    refresh(dirname(slotFile));
+    return !existsSync(slotFile);
+  };
   for (let n = 1; ; n++) {
     const file = join(work, `task-${n}.json`);
     const message = await pollFile(file, gone);
@@ -742,8 +747,10 @@ export async function serveSlot(handler, { dir = process.env.CONCERTINA_JOB_DIR,
 async function pollFile(file, give_up) {
   let wait = 1;
   let idle = 0;
+  const dir = dirname(file);
   for (let looks = 0; ; looks++) {
     let text;
+    refresh(dir);
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
@@ -755,6 +762,20 @@ async function pollFile(file, give_up) {
     await sleep(wait);
     idle += wait;
     if (idle > 200) wait = Math.min(100, wait * 2);
+  }
+}
+
+/**
+ * Opens and closes `dir`, before looking for a file another host creates there. Decision: an NFS client caches that a
+ * name does not exist until the directory's cached attributes expire (30 s and more by default), but revalidates a
+ * directory it opens (close-to-open consistency), so a new file is seen at the next look rather than that much later.
+ * Local file systems do nothing more than an open and a close.
+ */
+function refresh(dir) {
+  try {
+    opendirSync(dir).closeSync();
+  } catch {
+    // Gone: the lookup that follows says so.
   }
 }
 
