@@ -190,8 +190,8 @@ export function schedulePass(clusters: readonly ClusterSpec[], apps: readonly Ap
     for (const r of inside) if (r.fixed) pushRect(nonPreemptibleRects, r.cid, r.scheduledAt, endOf(r), r.n, now);
   }
 
-  // 4. Conservative backfilling of the rest of the pre-allocation sets, by submission (the paper orders applications
-  // by connection, but then a new request of an early application would push back reservations already granted).
+  // 4. Conservative backfilling of the rest of the pre-allocation sets. Decision: in submission order, not the paper's
+  // connection order, under which a new request of an early application pushed back reservations already granted.
   // Decision: a constraint tree goes at the place of its newest request: adding to it is submitting it again.
   const queue: Array<{ tree: CoormRequest[]; app: number; rank: number }> = [];
   for (let i = 0; i < apps.length; i++) {
