@@ -1,8 +1,9 @@
 // A host with no batch system (this machine, or any host over SSH), limited to a number of slots: a small queue
 // kept in files under a state directory. A job is started in the background in its own session (setsid, or nohup
-// where there is none) with a pid file; its state comes from `kill -0` and the exit-status file its wrapper writes.
-// Jobs that do not fit wait in FIFO order and are started by the next submission or status round. Every round
-// takes a lock (mkdir), so concurrent scripts never oversubscribe the slots.
+// where there is none: a cancel then signals its processes one by one) with a pid file; its state comes from
+// `kill -0` and the exit-status file its wrapper writes. Jobs that do not fit wait in FIFO order and are started by
+// the next submission or status round. Every round takes a lock (mkdir, with the holder's pid in it, taken over only
+// once that holder has died), so concurrent scripts never oversubscribe the slots.
 // Decision: a plain host has no other users' jobs to list, so its background load is 0.
 import { count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type SectionOutput } from './batch-system.js';
 import { enterWorkDir, jobScript } from './job-script.js';
@@ -47,14 +48,48 @@ const LIBRARY = String.raw`
 cnc_lock() {
   cnc_tries=0
   until mkdir "$S/lock" 2>/dev/null; do
-    cnc_tries=$((cnc_tries + 1))
-    # Held for more than about ten seconds: its script died; take the lock over.
-    if [ "$cnc_tries" -ge 100 ]; then rm -rf "$S/lock"; cnc_tries=0; fi
+    cnc_holder=$(cat "$S/lock/pid" 2>/dev/null)
+    if [ -n "$cnc_holder" ]; then
+      cnc_tries=0
+      # Its script died (killed, or its connection dropped), or is this one (an earlier section that ended
+      # holding it): take the lock over. A live holder is waited for, however long it takes (kill -0 works on
+      # this host only, as cnc_alive).
+      if [ "$cnc_holder" = "$$" ] || ! kill -0 "$cnc_holder" 2>/dev/null; then cnc_break "$cnc_holder"; continue; fi
+    else
+      # No pid yet (the holder writes it right after mkdir): one that died in between is given up after ~10 s.
+      cnc_tries=$((cnc_tries + 1))
+      if [ "$cnc_tries" -ge 100 ]; then cnc_break ''; cnc_tries=0; continue; fi
+    fi
     sleep 0.1 2>/dev/null || sleep 1
   done
+  # The script's own pid: it lives as long as the script, whose sections each take the lock in turn.
+  printf '%s\n' "$$" > "$S/lock/pid"
 }
-cnc_unlock() { rmdir "$S/lock" 2>/dev/null; }
+# Removes a stale lock ($1: the holder it was found with). It is renamed first (one script wins), and put back if it
+# turns out to be a lock taken meanwhile by another script.
+cnc_break() {
+  rm -rf "$S/lock.$$"
+  mv "$S/lock" "$S/lock.$$" 2>/dev/null || return 0
+  if [ "$(cat "$S/lock.$$/pid" 2>/dev/null)" != "$1" ] && mv "$S/lock.$$" "$S/lock" 2>/dev/null; then return 0; fi
+  rm -rf "$S/lock.$$"
+}
+cnc_unlock() { [ "$(cat "$S/lock/pid" 2>/dev/null)" = "$$" ] && rm -f "$S/lock/pid" && rmdir "$S/lock" 2>/dev/null; }
 cnc_alive() { [ -f "$1/pid" ] && kill -0 "$(cat "$1/pid")" 2>/dev/null; }
+# The processes of a job started by cnc_start ($1: its pid): its process group under setsid; under nohup (no setsid)
+# it shares the caller's group, so its descendants, listed before any is signalled (orphans lose their parent).
+cnc_tree() {
+  if [ -f "$2/nosetsid" ]; then
+    cnc_all=$1
+    cnc_new=$1
+    while [ -n "$cnc_new" ]; do
+      cnc_new=$(ps -A -o pid= -o ppid= 2>/dev/null | awk -v p=" $cnc_new " 'index(p, " " $2 " ") { printf "%s ", $1 }')
+      cnc_all="$cnc_all $cnc_new"
+    done
+    printf '%s\n' "$cnc_all"
+  else
+    printf '%s\n' "-$1"
+  fi
+}
 cnc_used() {
   used=0
   for cnc_j in "$S"/[0-9]*; do
@@ -71,6 +106,7 @@ cnc_start() {
     if command -v setsid >/dev/null 2>&1; then
       exec setsid /bin/sh -c "$wrapper" cnc-job "$1" > "$(cat "$1/out")" 2> "$(cat "$1/err")" < /dev/null
     else
+      : > "$1/nosetsid"
       exec nohup /bin/sh -c "$wrapper" cnc-job "$1" > "$(cat "$1/out")" 2> "$(cat "$1/err")" < /dev/null
     fi
   ) &
@@ -176,8 +212,9 @@ for id in ${ids}; do
   rm -f "$J/queued"
   if cnc_alive "$J"; then
     pid=$(cat "$J/pid")
-    kill -TERM "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null
-    ( sleep 5; kill -KILL "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null ) > /dev/null 2>&1 < /dev/null &
+    pids=$(cnc_tree "$pid" "$J")
+    kill -TERM $pids 2>/dev/null || kill -TERM "$pid" 2>/dev/null
+    ( sleep 5; kill -KILL $pids 2>/dev/null || kill -KILL "$pid" 2>/dev/null ) > /dev/null 2>&1 < /dev/null &
   fi
 done
 cnc_unlock`;

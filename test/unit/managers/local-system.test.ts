@@ -1,12 +1,14 @@
 // The `local` adapter under the generic manager, for real: /bin/sh through the LocalRunner, processes started in
 // the background, a slot limit, cancel, a malleable job grown and shrunk, recovery, and hostile values.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchLocalManager, type BatchLocalManagerOptions } from '../../../runners/managers/batch-local-manager.js';
 import { LocalSystem } from '../../../runners/managers/local.js';
 import { jobDirName } from '../../../runners/managers/naming.js';
+import { framedScript, splitSections } from '../../../runners/managers/sections.js';
 import { LocalRunner } from '../../../runners/shell/local-runner.js';
 import { MessageLog } from '../../support/manager-messages.js';
 
@@ -182,3 +184,74 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+describe('local adapter on a host without setsid', () => {
+  let bin: string;
+  let bare: LocalRunner;
+  beforeAll(() => {
+    // Every command of this machine but setsid (as on macOS): jobs start under nohup, in the caller's process group.
+    bin = mkdtempSync(path.join(root, 'no-setsid-'));
+    for (const dir of ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
+      if (!existsSync(dir)) continue;
+      for (const name of readdirSync(dir)) if (name !== 'setsid' && !existsSync(path.join(bin, name))) symlinkSync(path.join(dir, name), path.join(bin, name));
+    }
+    bare = new LocalRunner({ cwd: root, env: { PATH: bin } });
+  });
+  afterAll(() => bare.close());
+
+  it('cancels a running job: its program, below the job script, is gone too', async () => {
+    const log = new MessageLog();
+    const m = manager(4, log, { runner: bare, system: new LocalSystem({ slots: 4, stateDir: path.join(root, 'state-no-setsid') }) });
+    m.submit(request('no-setsid', 1, 'echo $$ > pid; exec sleep 60'));
+    await log.waitFor('started', (s) => s.jobId === 'no-setsid');
+    const pidFile = path.join(root, 'jobs', 'cnc-concertina-no_2dsetsid', 'pid');
+    await expect.poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n')).toBe(true);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    try {
+      m.cancel('no-setsid');
+      expect((await log.waitFor('finished', (f) => f.jobId === 'no-setsid')).state).toBe('cancelled');
+      await expect.poll(() => alive(pid), { timeout: 8_000 }).toBe(false);
+    } finally {
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
+});
+
+describe('the local queue\'s lock', () => {
+  const stateDir = () => mkdtempSync(path.join(root, 'lock-state-'));
+  /** A status round of a local system whose lock is held by `pid` (a holder that wrote its pid in it). */
+  function heldBy(pid: number): { system: LocalSystem; state: string } {
+    const state = stateDir();
+    mkdirSync(path.join(state, 'lock'));
+    writeFileSync(path.join(state, 'lock', 'pid'), `${pid}\n`);
+    return { system: new LocalSystem({ slots: 2, stateDir: state }), state };
+  }
+  const statusScript = (system: LocalSystem) => framedScript('n0nce', system.statusCommands('n0nce')).text;
+
+  it('is taken over at once when its holder has died', async () => {
+    const dead = spawnSync('/bin/sh', ['-c', 'echo $$']);
+    const { system } = heldBy(Number(dead.stdout.toString().trim()));
+    // Well within the ~10 s after which any lock used to be broken.
+    const result = await runner.run(statusScript(system), { timeoutMs: 5_000 });
+    expect(system.parseStatus(splitSections(result.stdout, 'n0nce'), 'n0nce').nodes).toEqual({ total: 2, idle: 2, unavailable: 0 });
+  });
+
+  it('is never broken while its holder lives, and is taken once it has gone', async () => {
+    const holder = spawn('/bin/sh', ['-c', 'exec sleep 120'], { stdio: 'ignore' });
+    const { system, state } = heldBy(holder.pid!);
+    let done = false;
+    const round = runner.run(statusScript(system), { timeoutMs: 60_000 }).finally(() => (done = true));
+    try {
+      // Past the ~10 s after which the lock used to be broken whoever held it.
+      await new Promise((resolve) => setTimeout(resolve, 12_000));
+      expect(done).toBe(false);
+      expect(readFileSync(path.join(state, 'lock', 'pid'), 'utf8')).toBe(`${holder.pid}\n`);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+    const result = await round;
+    expect(system.parseStatus(splitSections(result.stdout, 'n0nce'), 'n0nce').nodes.total).toBe(2);
+    // Released again after the round.
+    expect(existsSync(path.join(state, 'lock'))).toBe(false);
+  }, 40_000);
+});
