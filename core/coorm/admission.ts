@@ -79,6 +79,8 @@ function occupation(requests: Iterable<CoormRequest>, cid: string, now: number, 
   return profileOfRects(rects.get(cid) ?? []);
 }
 
+const isInside = (r: CoormRequest): boolean => r.insidePA;
+
 export interface NewRequest {
   cid: string;
   n: number;
@@ -96,13 +98,7 @@ export interface NewRequest {
 export function checkInside(app: AdmittedRequests, spec: NewRequest, now: number): FieldError[] {
   const skip = predecessors(spec.how, spec.parent);
   const pre = occupation(app.pa, spec.cid, now, skip, true);
-  const inside = occupation(
-    app.np.filter((r) => r.insidePA),
-    spec.cid,
-    now,
-    skip,
-    false,
-  );
+  const inside = occupation(app.np.filter(isInside), spec.cid, now, skip, false);
   const room = pre.minus(inside);
   const start = prospectiveStart(spec.type, spec.how, spec.parent, now);
   if (start !== undefined) {
@@ -132,20 +128,8 @@ export function checkFixedPreallocation(apps: Iterable<AdmittedRequests>, self: 
   for (const app of apps) {
     let pre = occupation(app.pa, spec.cid, now, skip, false);
     if (app === self) pre = pre.addInterval(start, end, spec.n);
-    const inside = occupation(
-      app.np.filter((r) => r.insidePA),
-      spec.cid,
-      now,
-      skip,
-      false,
-    );
-    const wrapped = occupation(
-      app.np.filter((r) => !r.insidePA),
-      spec.cid,
-      now,
-      skip,
-      false,
-    );
+    const inside = occupation(app.np.filter(isInside), spec.cid, now, skip, false);
+    const wrapped = occupation(app.np.filter((r) => !isInside(r)), spec.cid, now, skip, false);
     footprints.push(pre.pointwiseMax(inside).plus(wrapped));
   }
   const over = StepFunction.sum(footprints).maxOver(start, end) - nodes;
