@@ -483,11 +483,8 @@ export function shellQuote(text) {
   return `'${String(text).replaceAll("'", "'\\''")}'`;
 }
 
-/**
- * The request the stub runs: a sh script whose words are all quoted here. Decision: a script of quoted words rather
- * than argv in a file, because sh can run it as it is (no parsing in the stub), and exec keeps the process the stub's
- * child.
- */
+/** The request the stub runs: a sh script whose words are all quoted here (by shellQuote, nothing else). */
+// Decision: a script of single-quoted words, not argv in a file: sh runs it as is (the stub parses nothing), and exec keeps the program the stub's child.
 function runScript(run, argv, env, cwd) {
   if (!Array.isArray(argv) || argv.length === 0) throw new TypeError('concertina-app: recruit: argv must be a non-empty array (the program, then its arguments)');
   const words = argv.map((word) => checkedWord(word, 'argv'));
