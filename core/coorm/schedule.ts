@@ -43,6 +43,29 @@ function startedView(requests: readonly CoormRequest[], now: number): View {
   return viewOfRects(rects);
 }
 
+/**
+ * Cheap test before excessOf: whether requests running inside pre-allocations may somewhere hold more than the
+ * started pre-allocations that outlast them all (false: they certainly do not).
+ */
+function mayOutgrow(inside: readonly CoormRequest[], pa: readonly CoormRequest[], now: number): boolean {
+  const held = new Map<string, { n: number; end: number }>();
+  for (const r of inside) {
+    if (!isStarted(r) || !(endOf(r) > now)) continue;
+    const h = held.get(r.cid);
+    if (h === undefined) held.set(r.cid, { n: r.n, end: endOf(r) });
+    else {
+      h.n += r.n;
+      h.end = Math.max(h.end, endOf(r));
+    }
+  }
+  for (const [cid, h] of held) {
+    let cover = 0;
+    for (const r of pa) if (r.cid === cid && isStarted(r) && endOf(r) >= h.end) cover += r.n;
+    if (h.n > cover) return true;
+  }
+  return false;
+}
+
 /** Where `a` exceeds `b`, by how much (clusters where it never does are left out). */
 function excessOf(a: View, b: View): MutableView | undefined {
   let out: MutableView | undefined;
@@ -104,7 +127,7 @@ export function schedulePass(clusters: readonly ClusterSpec[], apps: readonly Ap
       pushRect(own(i), r.cid, r.startedAt, r.startedAt + r.duration, r.n, now);
     }
     const inside = insideSets[i]!;
-    if (inside.some(isStarted)) {
+    if (mayOutgrow(inside, apps[i]!.pa, now)) {
       // Decision: a running request inside a pre-allocation keeps its nodes whatever becomes of the pre-allocation
       // (ended, or replaced by one not started yet): what it holds beyond the application's started pre-allocations
       // is the application's own occupation, so nobody else is promised those nodes.
@@ -163,11 +186,23 @@ export function schedulePass(clusters: readonly ClusterSpec[], apps: readonly Ap
 
   // 3. Fixed non-preemptible requests inside each application's fixed pre-allocations (its own only: the implicit
   // ones of its wrapped requests are taken by those requests).
-  const fixedPA: View[] = [];
+  const fixedPA: Array<View | undefined> = apps.map(() => undefined);
+  const fixedPAOf = (i: number): View => {
+    let v = fixedPA[i];
+    if (v === undefined) {
+      const rects = new Map<string, number[]>();
+      for (const r of apps[i]!.pa) if (r.fixed) pushRect(rects, r.cid, r.scheduledAt, endOf(r), r.n, now);
+      fixedPA[i] = v = viewOfRects(rects);
+    }
+    return v;
+  };
   const fixedInside: View[] = [];
-  let room: MutableView = new Map();
+  // What the current application's fixed pre-allocations leave to its requests inside, made when first asked.
+  let app = -1;
+  let room: MutableView | undefined;
   const insideOptions = {
     accept: (r: CoormRequest) => {
+      room ??= new Map(difference(fixedPAOf(app), startedView(insideSets[app]!, now))) as MutableView;
       const f = profile(room, r.cid);
       const end = endOf(r);
       if (end > r.scheduledAt && f.minOver(r.scheduledAt, end) < r.n) return false;
@@ -178,14 +213,11 @@ export function schedulePass(clusters: readonly ClusterSpec[], apps: readonly Ap
   for (let i = 0; i < apps.length; i++) {
     const inside = insideSets[i]!;
     if (inside.length === 0) {
-      fixedPA.push(emptyView);
       fixedInside.push(emptyView);
       continue;
     }
-    const rects = new Map<string, number[]>();
-    for (const r of apps[i]!.pa) if (r.fixed) pushRect(rects, r.cid, r.scheduledAt, endOf(r), r.n, now);
-    fixedPA.push(viewOfRects(rects));
-    room = new Map(difference(fixedPA[i]!, startedView(inside, now))) as MutableView;
+    app = i;
+    room = undefined;
     fixedInside.push(toView(inside, now, insideOptions));
     for (const r of inside) if (r.fixed) pushRect(nonPreemptibleRects, r.cid, r.scheduledAt, endOf(r), r.n, now);
   }
@@ -227,7 +259,7 @@ export function schedulePass(clusters: readonly ClusterSpec[], apps: readonly Ap
     const inside = insideSets[i]!;
     if (inside.length === 0 || inside.every((r) => r.fixed)) continue;
     const placed = placedPA[i];
-    const paView = placed === undefined ? fixedPA[i]! : sum(fixedPA[i]!, viewOfRects(placed));
+    const paView = placed === undefined ? fixedPAOf(i) : sum(fixedPAOf(i), viewOfRects(placed));
     fit(inside, difference(paView, fixedInside[i]!), now);
     for (const r of inside) if (!r.fixed) pushRect(nonPreemptibleRects, r.cid, r.scheduledAt, endOf(r), r.nAlloc, now);
   }
