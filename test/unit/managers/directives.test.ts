@@ -32,8 +32,8 @@ interface Pass {
 const SCANNERS: Record<string, readonly Pass[]> = {
   sge: [{ prefixes: ['#$'], wholeScript: true, prefixOption: '-C' }],
   pbs: [{ prefixes: ['#PBS'], wholeScript: false, prefixOption: '-C' }],
-  // sbatch also reads #PBS (and #BSUB) lines in a pass of its own that goes on past executable lines (it stops after
-  // 100 of them): found on Slurm 22.05, where `#PBS -J 1-5` in an argument made an array of five.
+  // sbatch also reads #PBS lines (--ignore-pbs names #BSUB too) in a pass that goes on past executable lines: found
+  // on Slurm 22.05, where `#PBS -J 1-5` in an argument made an array of five.
   slurm: [
     { prefixes: ['#SBATCH'], wholeScript: false },
     { prefixes: ['#PBS', '#BSUB'], wholeScript: true, offOption: '--ignore-pbs' },
