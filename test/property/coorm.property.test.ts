@@ -167,7 +167,7 @@ describe('CooRMv2 RMS invariants', () => {
           }
         });
       }),
-      { numRuns: Number(process.env.RUNS ?? 150) },
+      { numRuns: 150 },
     );
   });
 
@@ -198,7 +198,7 @@ describe('CooRMv2 RMS invariants', () => {
           }
         });
       }),
-      { numRuns: Number(process.env.RUNS ?? 150) },
+      { numRuns: 150 },
     );
   });
 
@@ -226,7 +226,7 @@ describe('CooRMv2 RMS invariants', () => {
           }
         });
       }),
-      { numRuns: Number(process.env.RUNS ?? 150) },
+      { numRuns: 150 },
     );
   });
 
@@ -377,7 +377,7 @@ describe('CooRMv2 RMS guarantees for evolving applications', () => {
           expect(withAllNodes).toBeGreaterThan(0);
         }
       }),
-      { numRuns: Number(process.env.RUNS ?? 150) },
+      { numRuns: 150 },
     );
   });
 
@@ -401,7 +401,7 @@ describe('CooRMv2 RMS guarantees for evolving applications', () => {
         }
         expect(chained).toBe(spec.sizes.length - 1);
       }),
-      { numRuns: Number(process.env.RUNS ?? 150) },
+      { numRuns: 150 },
     );
   });
 });
