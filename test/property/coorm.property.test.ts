@@ -19,7 +19,7 @@ interface Action {
   n: number;
   duration: number;
   how: RelatedHow;
-  /** Index into the app's own requests (modulo their number). */
+  /** Index into the app's live requests (modulo their number). */
   pick: number;
 }
 
