@@ -3,7 +3,8 @@
 // its processor counts through that system's adapter — the same status commands the live runner polls with.
 import type { BatchSystem } from '../../runners/managers/batch-system.js';
 import { clusterStatus } from '../../runners/managers/batch-system.js';
-import { createBatchSystem, type BatchSystemConfig } from '../../runners/managers/index.js';
+import { batchSystemSettings } from '../../runners/live/batch-settings.js';
+import { createBatchSystem } from '../../runners/managers/index.js';
 import { framedScript, newNonce, splitSections } from '../../runners/managers/sections.js';
 import type { CommandRunner } from '../../runners/shell/command-runner.js';
 import { LocalRunner } from '../../runners/shell/local-runner.js';
@@ -74,11 +75,9 @@ export async function openClusterRunner(config: LiveClusterConfig, options: Conn
   });
 }
 
-/** The adapter for a detected system, with the cluster's options. Decision: a plain host without slots offers all its cores. */
+/** The adapter for a detected system, with the cluster's options. */
 export function systemFor(config: LiveClusterConfig, detected: Detected): BatchSystem {
-  const settings: BatchSystemConfig =
-    config.system === 'local' ? { kind: 'local', slots: config.slots ?? detected.cores, stateDir: `${config.workRoot}/local` } : { kind: config.system };
-  return createBatchSystem(settings);
+  return createBatchSystem(batchSystemSettings(config, { cores: detected.cores, workRoot: config.workRoot }));
 }
 
 /** The SSH failure as a ConnectionTest; anything else as `error`. */

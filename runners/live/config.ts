@@ -18,7 +18,38 @@ export const loginSchema = z.discriminatedUnion('via', [
   z.strictObject({ via: z.literal('local') }),
 ]);
 
-export const liveClusterSchema = z.strictObject({
+const batchWord = z.string().min(1).max(200);
+
+/**
+ * Options of the cluster's batch system, each applying to some systems only: Slurm's partition and account, Grid
+ * Engine's parallel environment (for jobs of more than one processor; default `smp`), a queue (Grid Engine, PBS),
+ * the PBS flavour (`pbspro` asks for `select=N:ncpus=1`, `torque` for `procs=N`), and more submit options (each one
+ * word, quoted).
+ */
+export const batchOptionsSchema = z.strictObject({
+  partition: batchWord.optional(),
+  account: batchWord.optional(),
+  parallelEnvironment: batchWord.optional(),
+  queue: batchWord.optional(),
+  flavour: z.enum(['pbspro', 'torque']).optional(),
+  extraArgs: z.array(batchWord).max(50).optional(),
+});
+export type BatchOptions = z.infer<typeof batchOptionsSchema>;
+
+/** Which batch systems each option applies to. */
+export const BATCH_OPTION_SYSTEMS: Readonly<Record<keyof BatchOptions, readonly (typeof BATCH_SYSTEMS)[number][]>> = {
+  partition: ['slurm'],
+  account: ['slurm'],
+  parallelEnvironment: ['sge'],
+  queue: ['sge', 'pbs'],
+  flavour: ['pbs'],
+  extraArgs: ['slurm', 'sge', 'pbs'],
+};
+
+const SYSTEM_NAMES: Readonly<Record<(typeof BATCH_SYSTEMS)[number], string>> = { slurm: 'Slurm', sge: 'Grid Engine', pbs: 'PBS', local: 'local' };
+
+export const liveClusterSchema = z
+  .strictObject({
   name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, . _ - only (1–64)'),
   login: loginSchema,
   /** `slurm`, `sge`, `pbs`, or `local` (plain processes limited to `slots`); detected by "test connection". */
@@ -32,7 +63,16 @@ export const liveClusterSchema = z.strictObject({
   /** Fraction of the cluster Concertina may hold (0..1]. */
   threshold: z.number().gt(0).max(1).default(1),
   pollIntervalS: z.number().min(1).max(3600).default(10),
-});
+  batch: batchOptionsSchema.default({}),
+})
+  .superRefine((config, ctx) => {
+    for (const [key, value] of Object.entries(config.batch)) {
+      const systems = BATCH_OPTION_SYSTEMS[key as keyof BatchOptions];
+      if (value !== undefined && !systems.includes(config.system)) {
+        ctx.addIssue({ code: 'custom', path: ['batch', key], message: `applies to ${systems.map((s) => SYSTEM_NAMES[s]).join(' and ')} only, not ${SYSTEM_NAMES[config.system]}` });
+      }
+    }
+  });
 export type LiveClusterConfig = z.infer<typeof liveClusterSchema>;
 
 /** What "test connection" found, or why it failed (host key unknown → `hostKey` carries what to show). */

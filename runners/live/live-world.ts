@@ -15,7 +15,8 @@ import { gridSpecSchema } from '../../core/model/schemas.js';
 import type { ApplicationPort, ClusterStatus, InboundMessage, LocalJobRequest, LocalManager } from '../../core/ports.js';
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler, type SchedulerOptions } from '../../core/scheduler/scheduler.js';
 import { BatchLocalManager, type RecoveredJob } from '../managers/batch-local-manager.js';
-import { createBatchSystem, type BatchSystemConfig } from '../managers/index.js';
+import { createBatchSystem } from '../managers/index.js';
+import { batchSystemSettings } from './batch-settings.js';
 import { jobDirName, localJobName } from '../managers/naming.js';
 import { AppChannel } from '../protocol/channel.js';
 import { RemoteApplications, type AppEvent, type ProtocolViolation } from '../protocol/application-port.js';
@@ -339,8 +340,7 @@ class LiveWorldImpl implements LiveWorld {
     const [home, cores] = probe.stdout.trim().split('\n');
     if (probe.code !== 0 || !home?.startsWith('/')) throw new Error(`${config.name}: cannot find the login directory on ${runner.target}: ${probe.stderr.trim() || `exit status ${probe.code}`}`);
     const workRoot = config.workRoot.startsWith('/') ? config.workRoot.replace(/\/+$/, '') : `${home}/${config.workRoot}`;
-    const system: BatchSystemConfig =
-      config.system === 'local' ? { kind: 'local', slots: config.slots ?? Math.max(1, Number(cores) || 1), stateDir: `${workRoot}/local` } : { kind: config.system };
+    const system = batchSystemSettings(config, { cores: Number(cores) || 1, workRoot });
     const assets = this.options.assetsDir;
     const assetsDir = typeof assets === 'function' ? assets(config.name) : (assets ?? `${workRoot}/assets`);
     const jobsRoot = `${workRoot}/jobs`;

@@ -93,6 +93,7 @@ async function measure(system: 'slurm' | 'sge', env: Readonly<Record<string, str
     workRoot,
     threshold: 1,
     pollIntervalS: 10,
+    batch: {},
   };
   const knownHosts = new KnownHosts(ssh.knownHostsFile, []);
   // The world's own defaults (intervals included): these are the figures an operator sees.

@@ -153,7 +153,7 @@ describe('Electron main process', () => {
     expect(invoke('clusters.save', { name: 'lab1', login: { via: 'ssh', host: 'login.example.org' }, system: 'slurm' })).toMatchObject({ ok: true });
     expect(invoke('clusters.setSecret', { cluster: 'lab1', kind: 'password', value: 'hunter2-plain' })).toEqual({ ok: true, value: { cluster: 'lab1', kind: 'password', persistent: true } });
     expect(encrypted).toEqual(['hunter2-plain']);
-    const source = desktop.host.clusters.secrets.sourceFor({ name: 'lab1', login: { via: 'ssh', host: 'login.example.org', keepaliveS: 20 }, system: 'slurm', workRoot: '.c', env: {}, threshold: 1, pollIntervalS: 10 });
+    const source = desktop.host.clusters.secrets.sourceFor({ name: 'lab1', login: { via: 'ssh', host: 'login.example.org', keepaliveS: 20 }, system: 'slurm', workRoot: '.c', env: {}, threshold: 1, pollIntervalS: 10, batch: {} });
     expect(await source.get({ kind: 'password', user: 'u', host: 'login.example.org', port: 22, destination: true, connection: 'lab1' })).toBe('hunter2-plain');
     stub.appListeners.get('before-quit')!();
     for (const name of readdirSync(path.dirname(file))) expect(readFileSync(path.join(path.dirname(file), name)).includes(Buffer.from('hunter2-plain')), name).toBe(false);

@@ -98,6 +98,13 @@ describe('clusters.* configuration', () => {
     expect(errorsOf({ ...lab, threshold: 0 })).toEqual(['threshold']);
     expect(errorsOf({ ...lab, env: { 'BAD NAME': 'x' } })[0]).toMatch(/^env/);
     expect(errorsOf({ ...lab, surprise: 1 })).toHaveLength(1);
+    // Batch options: each only for the systems it applies to, each submit option one non-empty word.
+    expect(errorsOf({ ...lab, batch: { partition: 'short', account: 'proj', extraArgs: ['--qos=low'] } })).toEqual([]);
+    expect(errorsOf({ ...lab, system: 'sge', batch: { partition: 'short', queue: 'all.q' } })).toEqual(['batch.partition']);
+    expect(errorsOf({ ...lab, system: 'slurm', batch: { flavour: 'torque' } })).toEqual(['batch.flavour']);
+    expect(errorsOf({ ...lab, batch: { extraArgs: ['--qos=low', ''] } })).toEqual(['batch.extraArgs[1]']);
+    const refused = host.call('clusters.save', { ...lab, system: 'local', batch: { queue: 'q' } });
+    expect(!refused.ok && refused.errors[0]!.message).toBe('applies to Grid Engine and PBS only, not local');
     // Refused by its schema before any connection is tried (the dispatcher answers at once, not a promise).
     const accept: unknown = host.dispatch('clusters.acceptHostKey', { host: 'h', fingerprint: 'MD5:aa' });
     expect(accept).toEqual({ ok: false, errors: [{ path: 'fingerprint', message: expect.stringContaining('SHA256') }] });

@@ -16,6 +16,7 @@ const lab = {
   env: { SLURM_CONF: '/etc/slurm/a=b.conf' },
   threshold: 0.5,
   pollIntervalS: 10,
+  batch: { partition: 'short', extraArgs: ['--qos=low', '--comment=a b'] },
 };
 const FINGERPRINT = 'SHA256:' + 'A'.repeat(43);
 
@@ -25,11 +26,17 @@ describe('clusters store', () => {
   it('turns the form into a configuration and back', () => {
     const form = { ...emptyClusterForm(), name: ' lab1 ', host: 'login.example.org', port: 2222, user: 'alice', env: 'SLURM_CONF=/etc/slurm/a=b.conf\n\n', threshold: 0.5 };
     const built = configOf(form);
-    expect(built).toEqual({ config: { name: 'lab1', login: { via: 'ssh', host: 'login.example.org', port: 2222, user: 'alice' }, system: 'slurm', workRoot: '.concertina', env: { SLURM_CONF: '/etc/slurm/a=b.conf' }, threshold: 0.5, pollIntervalS: 10 } });
+    expect(built).toEqual({ config: { name: 'lab1', login: { via: 'ssh', host: 'login.example.org', port: 2222, user: 'alice' }, system: 'slurm', workRoot: '.concertina', env: { SLURM_CONF: '/etc/slurm/a=b.conf' }, threshold: 0.5, pollIntervalS: 10, batch: {} } });
     expect(configOf({ ...form, env: 'OK=1\nnot a pair' })).toEqual({ error: { env: 'line 2: expected NAME=value' } });
     expect(configOf({ ...form, via: 'local', slots: 4 })).toMatchObject({ config: { login: { via: 'local' }, slots: 4 } });
     expect(configOf(formOf(lab))).toEqual({ config: { ...lab, login: { via: 'ssh', host: 'login.example.org', port: 2222, user: 'alice' } } });
-    expect(['login.host', 'login.port', 'env.BAD', 'name', 'slots', 'login', 'whatever'].map(clusterFieldOf)).toEqual(['host', 'port', 'env', 'name', 'slots', 'host', 'form']);
+    expect(['login.host', 'login.port', 'env.BAD', 'name', 'slots', 'login', 'batch.queue', 'batch.extraArgs[1]', 'whatever'].map(clusterFieldOf)).toEqual(['host', 'port', 'env', 'name', 'slots', 'host', 'queue', 'extraArgs', 'form']);
+    // Batch options: one submit option per line; those of another system than the one chosen are left out.
+    const options = { ...form, partition: ' debug ', account: 'proj', queue: 'all.q', parallelEnvironment: 'mpi', flavour: 'torque' as const, extraArgs: '--qos=low\n\n --exclusive ' };
+    expect(configOf(options)).toMatchObject({ config: { batch: { partition: 'debug', account: 'proj', extraArgs: ['--qos=low', '--exclusive'] } } });
+    expect(configOf({ ...options, system: 'sge' })).toMatchObject({ config: { batch: { parallelEnvironment: 'mpi', queue: 'all.q', extraArgs: ['--qos=low', '--exclusive'] } } });
+    expect(configOf({ ...options, system: 'pbs' })).toMatchObject({ config: { batch: { flavour: 'torque', queue: 'all.q', extraArgs: ['--qos=low', '--exclusive'] } } });
+    expect(configOf({ ...options, system: 'local', via: 'local' })).toMatchObject({ config: { batch: {} } });
   });
 
   it('saves and shows the host\'s errors at their fields; nothing is sent for a malformed env', async () => {

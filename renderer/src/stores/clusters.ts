@@ -13,7 +13,21 @@ export type ConnectionTestResult = MethodOutput<'clusters.test'>;
 /** The batch systems of runners/live/config.ts, kept here so the runners' runtime is not bundled. */
 export const SYSTEM_OPTIONS = ['slurm', 'sge', 'pbs', 'local'] as const;
 
-export const CLUSTER_FIELDS = ['name', 'via', 'host', 'port', 'user', 'identityFile', 'proxyJump', 'system', 'slots', 'workRoot', 'env', 'threshold', 'pollIntervalS', 'form'] as const;
+/** The batch-system options of runners/live/config.ts and the systems each applies to. */
+export const BATCH_FIELDS = {
+  partition: ['slurm'],
+  account: ['slurm'],
+  parallelEnvironment: ['sge'],
+  queue: ['sge', 'pbs'],
+  flavour: ['pbs'],
+  extraArgs: ['slurm', 'sge', 'pbs'],
+} as const satisfies Record<string, readonly (typeof SYSTEM_OPTIONS)[number][]>;
+export type BatchField = keyof typeof BATCH_FIELDS;
+
+/** Whether the form shows a batch option for the system chosen. */
+export const batchFieldApplies = (field: BatchField, system: (typeof SYSTEM_OPTIONS)[number]) => (BATCH_FIELDS[field] as readonly string[]).includes(system);
+
+export const CLUSTER_FIELDS = ['name', 'via', 'host', 'port', 'user', 'identityFile', 'proxyJump', 'system', 'slots', 'workRoot', 'env', 'threshold', 'pollIntervalS', ...(Object.keys(BATCH_FIELDS) as BatchField[]), 'form'] as const;
 export type ClusterField = (typeof CLUSTER_FIELDS)[number];
 export type ClusterErrors = Partial<Record<ClusterField, string>>;
 
@@ -32,6 +46,13 @@ export interface ClusterForm {
   env: string;
   threshold: number | null;
   pollIntervalS: number | null;
+  partition: string;
+  account: string;
+  parallelEnvironment: string;
+  queue: string;
+  flavour: 'pbspro' | 'torque' | null;
+  /** More submit options, one per line (each one word). */
+  extraArgs: string;
 }
 
 export const emptyClusterForm = (): ClusterForm => ({
@@ -48,6 +69,12 @@ export const emptyClusterForm = (): ClusterForm => ({
   env: '',
   threshold: 1,
   pollIntervalS: 10,
+  partition: '',
+  account: '',
+  parallelEnvironment: '',
+  queue: '',
+  flavour: null,
+  extraArgs: '',
 });
 
 export function formOf(config: ClusterConfig): ClusterForm {
@@ -68,6 +95,12 @@ export function formOf(config: ClusterConfig): ClusterForm {
       .join('\n'),
     threshold: config.threshold,
     pollIntervalS: config.pollIntervalS,
+    partition: config.batch.partition ?? '',
+    account: config.batch.account ?? '',
+    parallelEnvironment: config.batch.parallelEnvironment ?? '',
+    queue: config.batch.queue ?? '',
+    flavour: config.batch.flavour ?? null,
+    extraArgs: (config.batch.extraArgs ?? []).join('\n'),
   };
 }
 
@@ -83,6 +116,17 @@ export function configOf(form: ClusterForm): { config: MethodInput<'clusters.sav
     env[line.slice(0, eq).trim()] = line.slice(eq + 1);
   }
   const text = (v: string) => (v.trim() === '' ? undefined : v.trim());
+  // Options of other systems than the one chosen are left out: switching the system does not leave stale ones behind.
+  const applies = (field: BatchField) => batchFieldApplies(field, form.system);
+  const extraArgs = form.extraArgs.split('\n').map((l) => l.trim()).filter(Boolean);
+  const batch = {
+    ...(applies('partition') && text(form.partition) ? { partition: text(form.partition)! } : {}),
+    ...(applies('account') && text(form.account) ? { account: text(form.account)! } : {}),
+    ...(applies('parallelEnvironment') && text(form.parallelEnvironment) ? { parallelEnvironment: text(form.parallelEnvironment)! } : {}),
+    ...(applies('queue') && text(form.queue) ? { queue: text(form.queue)! } : {}),
+    ...(applies('flavour') && form.flavour ? { flavour: form.flavour } : {}),
+    ...(applies('extraArgs') && extraArgs.length ? { extraArgs } : {}),
+  };
   const login =
     form.via === 'local'
       ? { via: 'local' as const }
@@ -104,14 +148,15 @@ export function configOf(form: ClusterForm): { config: MethodInput<'clusters.sav
       env,
       ...(form.threshold !== null ? { threshold: form.threshold } : {}),
       ...(form.pollIntervalS !== null ? { pollIntervalS: form.pollIntervalS } : {}),
+      batch,
     },
   };
 }
 
-/** The field a host error names: `login.host` → host, `env.X` → env, `name` → name; anything else → form. */
+/** The field a host error names: `login.host` → host, `batch.queue` → queue, `env.X` → env; anything else → form. */
 export function clusterFieldOf(path: string): ClusterField {
   const parts = path.split(/[.[\]"']+/).filter(Boolean);
-  const key = parts[0] === 'login' ? (parts[1] ?? 'host') : (parts[0] ?? '');
+  const key = parts[0] === 'login' ? (parts[1] ?? 'host') : parts[0] === 'batch' ? (parts[1] ?? 'form') : (parts[0] ?? '');
   return (CLUSTER_FIELDS as readonly string[]).includes(key) ? (key as ClusterField) : 'form';
 }
 
