@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { ClusterStatus, LocalJobRequest, LocalManager, ManagerMessage } from '../../core/ports.js';
 import type { CommandRunner } from '../shell/command-runner.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
-import { clusterStatus, ParseError, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type SectionOutput } from './batch-system.js';
+import { clusterStatus, hiddenLoad, ParseError, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type SectionOutput } from './batch-system.js';
 import { jobDirName, localJobName, MAX_LOCAL_JOB_NAME, parseLocalJobName, type MemberKind } from './naming.js';
 import { framedScript, newNonce, splitSections } from './sections.js';
 import { TokenBucket, type RateLimit } from './token-bucket.js';
@@ -126,6 +126,8 @@ export class BatchLocalManager implements LocalManager {
   /** Jobs cancelled by the scheduler whose `finished` waits for the cancel command. */
   private readonly cancelAnswers = new Set<TrackedJob>();
   private lastStatus: ClusterStatus = { processors: 0, background: 0, reachable: false };
+  /** The last status round's hidden load (see hiddenLoad). */
+  private lastHidden = 0;
   private statusWanted = false;
   private round: Promise<void> | undefined;
   private roundAgain = false;
@@ -795,7 +797,12 @@ ${this.system.submitCommand(m.spec)}`;
       if (job.finished) continue;
       for (const m of this.membersOf(job)) if (m.id !== undefined && !m.released && m.phase !== 'ended') ours.add(this.key(m.id));
     }
-    return clusterStatus(report, (info) => ours.has(this.key(info.id)));
+    // Decision: hidden load counts once two rounds in a row see it (the smaller of the two), so that a job starting
+    // between the listing and the node counts is not taken for another user's.
+    const hidden = hiddenLoad(report);
+    const seen = Math.min(hidden, this.lastHidden);
+    this.lastHidden = hidden;
+    return clusterStatus(report, (info) => ours.has(this.key(info.id)), seen);
   }
 
   // ---- timing and messages ----------------------------------------------------------------------------------------

@@ -133,13 +133,28 @@ export function count(value: string | number | undefined, what: string): number 
 /**
  * The cluster's status for the scheduler. Background load: processors held by running local jobs that are not
  * Concertina's as the scheduler counts them (`counted`) — other users' jobs, and tagged jobs the manager does not
- * track or has already given back (still ending) — plus processors on nodes or queues that are down or disabled.
+ * track or has already given back (still ending) — plus processors on nodes or queues that are down or disabled,
+ * plus `hidden` (see hiddenLoad).
  * Decision: a job in a state the adapter does not know counts as holding its processors.
  */
-export function clusterStatus(report: ClusterReport, counted: (info: LocalJobInfo) => boolean): ClusterStatus {
-  let background = report.nodes.unavailable;
+export function clusterStatus(report: ClusterReport, counted: (info: LocalJobInfo) => boolean, hidden = 0): ClusterStatus {
+  let background = report.nodes.unavailable + hidden;
   for (const info of report.jobs) {
-    if ((info.state === 'running' || info.state === 'unknown') && !counted(info)) background += info.processors;
+    if (holds(info) && !counted(info)) background += info.processors;
   }
   return { processors: report.nodes.total, background: Math.min(background, report.nodes.total), reachable: true };
 }
+
+/**
+ * Processors the nodes or queues report busy that no listed job holds: jobs the listing does not show (a site that
+ * hides other users' jobs, Slurm's PrivateData=jobs; another partition's or queue's jobs on shared nodes), and jobs
+ * that started between the listing and the node counts (the caller keeps only what two rounds agree on).
+ */
+export function hiddenLoad(report: ClusterReport): number {
+  let listed = 0;
+  for (const info of report.jobs) if (holds(info)) listed += info.processors;
+  const busy = report.nodes.total - report.nodes.idle - report.nodes.unavailable;
+  return Math.max(0, busy - listed);
+}
+
+const holds = (info: LocalJobInfo) => info.state === 'running' || info.state === 'unknown';

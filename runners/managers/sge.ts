@@ -53,9 +53,11 @@ export class SgeSystem implements BatchSystem {
   }
 
   statusCommands(): Record<string, ShellFragment> {
+    // With a queue, only its slots and the jobs running in it (pending jobs are all listed, so ours always are).
+    const queue = this.options.queue ? ['-q', this.options.queue] : [];
     return {
-      qstat: sh`qstat -xml -u '*'`,
-      queues: sh`qstat -g c -xml`,
+      qstat: sh`qstat -xml -u '*' ${queue}`,
+      queues: sh`qstat -g c -xml ${queue}`,
     };
   }
 

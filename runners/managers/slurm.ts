@@ -69,9 +69,12 @@ export class SlurmSystem implements BatchSystem {
   }
 
   statusCommands(nonce: string): Record<string, ShellFragment> {
+    // With a partition, only its nodes and jobs: another partition's jobs on shared nodes are then seen as busy
+    // processors that no listed job accounts for (clusterStatus's hidden load).
+    const partition = this.options.partition ? [`--partition=${this.options.partition}`] : [];
     return {
-      squeue: sh`squeue --noheader --all --states=all --format=${`${nonce}|${SQUEUE_FIELDS}`}`,
-      sinfo: sh`sinfo --noheader --Node --format=${`${nonce}|${SINFO_FIELDS}`}`,
+      squeue: sh`squeue --noheader --all --states=all ${partition} --format=${`${nonce}|${SQUEUE_FIELDS}`}`,
+      sinfo: sh`sinfo --noheader --Node ${partition} --format=${`${nonce}|${SINFO_FIELDS}`}`,
     };
   }
 

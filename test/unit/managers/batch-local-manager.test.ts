@@ -178,6 +178,27 @@ describe('BatchLocalManager under faults', () => {
     await runner.close();
   });
 
+  it('counts busy processors no listed job holds (a site hiding other users\' jobs) once two rounds agree, on its partition only', async () => {
+    // squeue lists one 2-CPU job, as PrivateData=jobs shows a user only their own; sinfo's nodes have 4 + 6 CPUs
+    // allocated. The stand-ins record the partition they were asked for.
+    const bin = mkdtempSync(path.join(root, 'bin-'));
+    writeFileSync(path.join(bin, 'squeue'), `#!/bin/sh\nprintf '%s\\n' "$*" >> ${bin}/squeue.args\nformat=$(printf '%s\\n' "$@" | sed -n 's/^--format=\\([^|]*\\)|.*/\\1/p')\nprintf '%s|7|RUNNING|2|someone|None|mine\\n' "$format"\n`);
+    writeFileSync(path.join(bin, 'sinfo'), `#!/bin/sh\nprintf '%s\\n' "$*" >> ${bin}/sinfo.args\nformat=$(printf '%s\\n' "$@" | sed -n 's/^--format=\\([^|]*\\)|.*/\\1/p')\nprintf '%s|n1|4/4/0/8|mixed\\n%s|n2|6/2/0/8|mixed\\n' "$format" "$format"\n`);
+    for (const f of ['squeue', 'sinfo']) chmodSync(path.join(bin, f), 0o755);
+    const log = new MessageLog();
+    const runner = new LocalRunner({ cwd: root, env: { PATH: `${bin}:${process.env.PATH}` } });
+    const m = manager(log, { runner, system: new SlurmSystem({ partition: 'short' }) });
+    m.poll();
+    // 10 allocated, 2 listed: 8 hidden, counted from the second round on (the first alone may be a job just started).
+    expect((await log.waitFor('status')).status).toEqual({ processors: 16, background: 2, reachable: true });
+    m.poll();
+    await expect.poll(() => log.of('status').length).toBe(2);
+    expect(log.of('status')[1]!.status).toEqual({ processors: 16, background: 10, reachable: true });
+    for (const command of ['squeue', 'sinfo']) expect(readFileSync(path.join(bin, `${command}.args`), 'utf8')).toContain('--partition=short');
+    await m.close();
+    await runner.close();
+  });
+
   it('refuses a job whose local job name would be too long for a batch system, and submits nothing', async () => {
     const log = new MessageLog();
     const runner = new RecordingRunner(local);
