@@ -30,6 +30,8 @@ interface Session {
   lastPreemptive: View | undefined;
   /** Time of the pass that first saw it hold more preemptible nodes than its pushed view allows. */
   violatingSince: number | undefined;
+  /** Requests whose time ran out: a done() for one of them, sent as the time ran out, is no error. */
+  readonly expired: Set<number>;
 }
 
 /** Read-only picture of a request, for drivers and tests. */
@@ -155,6 +157,7 @@ export class CoormRms {
       lastNonPreemptive: undefined,
       lastPreemptive: undefined,
       violatingSince: undefined,
+      expired: new Set(),
     });
     this.touch(now);
     return id;
@@ -231,6 +234,12 @@ export class CoormRms {
     const s = this.sessions.get(session);
     if (s === undefined) return fieldError('session', `no open session ${session}`);
     const r = this.requests.get(request);
+    // Decision: a done() that crossed its request's expiry (both at one instant, or the message late) has nothing
+    // left to end; it is taken as said, so an application is never failed for a race it cannot see.
+    if (r === undefined && s.expired.has(request)) {
+      this.messagesProcessed++;
+      return ok(undefined);
+    }
     if (r === undefined || r.session !== session || r.removed) return fieldError('request', `no live request ${request} in session ${session}`);
     if (releasedNodeIds !== undefined) {
       const held = new Set(r.nodeIds);
@@ -355,8 +364,10 @@ export class CoormRms {
         const set = k === 0 ? s.pa : k === 1 ? s.np : s.p;
         let w = 0;
         for (const r of set) {
-          if (this.hasEnded(r, now)) this.release(r);
-          else set[w++] = r;
+          if (this.hasEnded(r, now)) {
+            s.expired.add(r.id);
+            this.release(r);
+          } else set[w++] = r;
         }
         set.length = w;
       }

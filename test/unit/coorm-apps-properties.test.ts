@@ -105,7 +105,7 @@ describe('section-4 applications on the RMS', () => {
           }
         });
       }),
-      { numRuns: 150 },
+      { numRuns: 400 },
     );
   });
 });

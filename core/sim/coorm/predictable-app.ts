@@ -56,8 +56,9 @@ export class PredictableApp implements CoormClient {
     if (record === undefined || record.startTime !== undefined) return;
     record.startTime = startedAt;
     record.nodeIds = nodeIds;
-    // Phase i ends when its allocation does: the chain was placed back to back from the first start.
-    const end = this.phases[0]!.startTime! + this.plan.slice(0, i + 1).reduce((s, p) => s + p.durationS, 0);
+    // Phase i ends when its allocation does, computed as the RMS does (start + duration): a sum over the chain can
+    // land an ulp after the RMS's end, which then sweeps the request before the phase hands its node IDs on.
+    const end = startedAt + this.plan[i]!.durationS;
     this.port.at(Math.max(this.port.now, end), () => this.endPhase(i));
   }
 

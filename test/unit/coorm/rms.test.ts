@@ -53,6 +53,19 @@ describe('CoormRms requests', () => {
     expect(rms.done(s, r, 1, [7])).toMatchObject({ ok: false, errors: [{ path: 'releasedNodeIds' }] });
     expect(rms.done(s, r, 1, [1]).ok).toBe(true);
   });
+  it('takes a done() that crossed its request\'s expiry as said, and still refuses one for a request never had', () => {
+    const rms = new CoormRms([{ cid: 'a', nodes: 8 }]);
+    const s = rms.connect(0);
+    const other = rms.connect(0);
+    const r = value(rms.request(s, { cid: 'a', n: 2, duration: 10, type: 'NP' }, 0));
+    rms.advance(0);
+    rms.advance(10); // the pass at its expiry sweeps it out before the application's done() of the same instant
+    expect(rms.sessionSnapshot(s)!.requests).toEqual([]);
+    expect(rms.done(s, r, 10, [0]).ok).toBe(true);
+    expect(rms.done(other, r, 10)).toMatchObject({ ok: false, errors: [{ path: 'request' }] });
+    expect(rms.done(s, r + 1, 10)).toMatchObject({ ok: false, errors: [{ path: 'request' }] });
+  });
+
   it('done() ends a request by now: a second one does not lengthen it, and rounding never leaves it running', () => {
     const rms = new CoormRms([{ cid: 'a', nodes: 8 }]);
     const s = rms.connect(0);
