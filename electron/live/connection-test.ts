@@ -7,12 +7,12 @@ import { batchSystemSettings } from '../../runners/live/batch-settings.js';
 import { createBatchSystem } from '../../runners/managers/index.js';
 import { framedScript, newNonce, splitSections } from '../../runners/managers/sections.js';
 import type { CommandRunner } from '../../runners/shell/command-runner.js';
-import { LocalRunner } from '../../runners/shell/local-runner.js';
 import { envPrefix } from '../../runners/live/env-runner.js';
 import { HostKeyChangedError, HostKeyRevokedError, HostKeyUnknownError, SshError } from '../../runners/ssh/errors.js';
 import type { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import type { SecretSource } from '../../runners/ssh/secrets.js';
-import { openSshRunner, type SshRunner } from '../../runners/ssh/ssh-runner.js';
+import type { SshRunner } from '../../runners/ssh/ssh-runner.js';
+import { openClusterRunner as openRunner } from '../../runners/live/cluster-runner.js';
 import type { ConnectionTest, LiveClusterConfig } from '../../runners/live/types.js';
 
 export interface ConnectionTestOptions {
@@ -54,25 +54,8 @@ export function parseDetection(stdout: string): Detected | undefined {
 }
 
 /** The runner of a cluster's login node: over SSH (strict host keys), or this machine. */
-export async function openClusterRunner(config: LiveClusterConfig, options: ConnectionTestOptions): Promise<CommandRunner> {
-  const login = config.login;
-  if (login.via === 'local') return new LocalRunner({ defaultTimeoutMs: options.timeoutMs ?? 20_000 });
-  return openSshRunner({
-    destination: login.host,
-    overrides: {
-      ...(login.port !== undefined ? { port: login.port } : {}),
-      ...(login.user !== undefined ? { user: login.user } : {}),
-      ...(login.identityFile !== undefined ? { identityFile: login.identityFile } : {}),
-      ...(login.proxyJump !== undefined ? { proxyJump: login.proxyJump } : {}),
-    },
-    ...(options.sshConfigFile !== undefined ? { sshConfigFile: options.sshConfigFile } : {}),
-    knownHosts: options.knownHosts,
-    ...(options.secrets ? { secrets: options.secrets } : {}),
-    name: config.name,
-    keepaliveIntervalMs: login.keepaliveS * 1000,
-    readyTimeoutMs: options.timeoutMs ?? 20_000,
-    defaultTimeoutMs: options.timeoutMs ?? 20_000,
-  });
+export function openClusterRunner(config: LiveClusterConfig, options: ConnectionTestOptions): Promise<CommandRunner> {
+  return openRunner(config, { ...options, timeoutMs: options.timeoutMs ?? 20_000 });
 }
 
 /** The adapter for a detected system, with the cluster's options. */

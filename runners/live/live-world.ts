@@ -17,16 +17,17 @@ import { DEFAULT_SCHEDULER_OPTIONS, Scheduler, type SchedulerOptions } from '../
 import { BatchLocalManager, type RecoveredJob } from '../managers/batch-local-manager.js';
 import { createBatchSystem } from '../managers/index.js';
 import { batchSystemSettings } from './batch-settings.js';
+import { openClusterRunner } from './cluster-runner.js';
 import { jobDirName, localJobName } from '../managers/naming.js';
 import { AppChannel } from '../protocol/channel.js';
 import { RemoteApplications, type AppEvent, type ProtocolViolation } from '../protocol/application-port.js';
 import type { CommandRunner } from '../shell/command-runner.js';
-import { LocalRunner } from '../shell/local-runner.js';
 import { sh } from '../shell/quote.js';
 import { defaultKnownHostsFile, KnownHosts } from '../ssh/known-hosts.js';
 import type { SecretSource } from '../ssh/secrets.js';
-import { backoffDelayMs } from '../ssh/connection.js';
-import { openSshRunner, SshRunner } from '../ssh/ssh-runner.js';
+import { backoffDelayMs, LOGIN_RETRY_MAX_MS } from '../ssh/connection.js';
+import { SshError } from '../ssh/errors.js';
+import { SshRunner } from '../ssh/ssh-runner.js';
 import { expandAssets } from './assets-placeholder.js';
 import { collectAssets, stageAssets, type AssetFile, type StagingResult } from './asset-staging.js';
 import { EnvRunner } from './env-runner.js';
@@ -195,6 +196,10 @@ class LiveWorldImpl implements LiveWorld {
   private readonly stranded: LivePersistentJob[] = [];
   /** Pending attempts to reach clusters left out at start. */
   private readonly rejoinTimers = new Map<string, NodeJS.Timeout>();
+  /** Why each cluster out of the run was left out, last time. */
+  private readonly dropCauses = new Map<string, unknown>();
+  /** The secrets' revision each cluster's last try to open it began with. */
+  private readonly triedRevisions = new Map<string, number | undefined>();
   /** The highest `job-<n>` of jobs found by tag but unknown to the restored state: generated ids go past it. */
   private unknownJobNumber = 0;
 
@@ -316,6 +321,7 @@ class LiveWorldImpl implements LiveWorld {
 
   /** A cluster that cannot be reached or read at start: closed, out of this run's grid, its error kept. */
   private async dropCluster(name: string, error: unknown): Promise<void> {
+    this.dropCauses.set(name, error);
     const message = error instanceof Error ? error.message : String(error);
     this.unreachable.set(name, message.startsWith(`${name}: `) ? message : `${name}: ${message}`);
     this.log(this.unreachable.get(name)!);
@@ -329,6 +335,8 @@ class LiveWorldImpl implements LiveWorld {
   }
 
   private async openCluster(config: LiveClusterConfig): Promise<void> {
+    // The secrets this try logs in with: any set while it is under way are new to the next try.
+    this.triedRevisions.set(config.name, this.options.secrets?.revision?.());
     const raw = await (this.options.runnerFor ? this.options.runnerFor(config) : this.openRunner(config));
     const runner = Object.keys(config.env).length ? new EnvRunner(raw, config.env) : raw;
     const timeoutMs = this.options.commandTimeoutMs ?? 30_000;
@@ -408,24 +416,12 @@ class LiveWorldImpl implements LiveWorld {
     return this.runtimes.get(cluster)?.assetsDir;
   }
 
-  private async openRunner(config: LiveClusterConfig): Promise<CommandRunner> {
-    const login = config.login;
-    const timeoutMs = this.options.commandTimeoutMs ?? 30_000;
-    if (login.via === 'local') return new LocalRunner({ defaultTimeoutMs: timeoutMs });
-    return openSshRunner({
-      destination: login.host,
-      overrides: {
-        ...(login.port !== undefined && { port: login.port }),
-        ...(login.user !== undefined && { user: login.user }),
-        ...(login.identityFile !== undefined && { identityFile: login.identityFile }),
-        ...(login.proxyJump !== undefined && { proxyJump: login.proxyJump }),
-      },
-      ...(this.options.sshConfigFile !== undefined && { sshConfigFile: this.options.sshConfigFile }),
+  private openRunner(config: LiveClusterConfig): Promise<CommandRunner> {
+    return openClusterRunner(config, {
       knownHosts: this.options.knownHosts ?? new KnownHosts(defaultKnownHostsFile()),
-      ...(this.options.secrets && { secrets: this.options.secrets }),
-      name: config.name,
-      keepaliveIntervalMs: login.keepaliveS * 1000,
-      defaultTimeoutMs: timeoutMs,
+      ...(this.options.secrets ? { secrets: this.options.secrets } : {}),
+      ...(this.options.sshConfigFile !== undefined ? { sshConfigFile: this.options.sshConfigFile } : {}),
+      timeoutMs: this.options.commandTimeoutMs ?? 30_000,
     });
   }
 
@@ -463,16 +459,29 @@ class LiveWorldImpl implements LiveWorld {
     return { type: 'status', cluster, status: { processors: 0, background: 0, reachable: false } };
   }
 
-  /** Tries again to reach a cluster left out at start, after the SSH layer's backoff for its `failures`-th try. */
+  /**
+   * Tries again to reach a cluster left out at start, after the SSH layer's backoff for its `failures`-th try.
+   * Decision: a refused login is tried no more often than the SSH layer tries one (up to 5 min apart), so that a
+   * wrong password does not lock the account; new secrets (their source's revision) try at once.
+   */
   private scheduleRejoin(name: string, failures: number): void {
     if (!this.running) return;
-    const delay = backoffDelayMs(failures + 1, this.options.rejoin?.initialDelayMs ?? REJOIN_INITIAL_MS, this.options.rejoin?.maxDelayMs ?? REJOIN_MAX_MS);
-    const timer = setTimeout(() => {
-      this.rejoinTimers.delete(name);
-      void this.tryRejoin(name, failures);
-    }, delay);
-    timer.unref?.();
-    this.rejoinTimers.set(name, timer);
+    const cause = this.dropCauses.get(name);
+    const refused = cause instanceof SshError && cause.kind === 'auth-failed';
+    const maxMs = this.options.rejoin?.maxDelayMs ?? (refused ? LOGIN_RETRY_MAX_MS : REJOIN_MAX_MS);
+    const due = Date.now() + backoffDelayMs(failures + 1, this.options.rejoin?.initialDelayMs ?? REJOIN_INITIAL_MS, maxMs);
+    const revision = this.triedRevisions.get(name);
+    const wait = () => {
+      const left = due - Date.now();
+      const timer = setTimeout(() => {
+        this.rejoinTimers.delete(name);
+        if (Date.now() >= due || (refused && this.options.secrets?.revision?.() !== revision)) void this.tryRejoin(name, failures);
+        else wait();
+      }, refused ? Math.min(left, this.options.rejoin?.initialDelayMs ?? REJOIN_INITIAL_MS) : left);
+      timer.unref?.();
+      this.rejoinTimers.set(name, timer);
+    };
+    wait();
   }
 
   private async tryRejoin(name: string, failures: number): Promise<void> {

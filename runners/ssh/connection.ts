@@ -41,6 +41,9 @@ export interface SshConnectionOptions {
   readonly agentSocket?: string;
 }
 
+/** The longest wait before a refused login is tried again (growing from 1 s). */
+export const LOGIN_RETRY_MAX_MS = 300_000;
+
 /**
  * The wait before the `failures`-th attempt to repair a link: the first at once, then doubling from `initialMs` up
  * to `maxMs`, with ±20 % jitter so that clusters cut together do not all come back in the same instant.
@@ -243,7 +246,7 @@ export class SshConnection {
 
   private refuse(error: SshError, secrets: number | undefined): void {
     this.refusals++;
-    const delay = error.kind === 'auth-failed' ? Math.min(this.loginDelayMs('initialDelayMs', 1_000) * 2 ** (this.refusals - 1), this.loginDelayMs('maxDelayMs', 300_000)) : undefined;
+    const delay = error.kind === 'auth-failed' ? Math.min(this.loginDelayMs('initialDelayMs', 1_000) * 2 ** (this.refusals - 1), this.loginDelayMs('maxDelayMs', LOGIN_RETRY_MAX_MS)) : undefined;
     this.refusal = { error, retryAt: delay === undefined ? undefined : this.now() + delay, knownHosts: this.knownHostsRead, secrets };
     this.setState({ state: 'failed', error, ...(delay !== undefined ? { retryInMs: delay } : {}) });
   }
