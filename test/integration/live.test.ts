@@ -207,6 +207,54 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
     await waitFor('slurm background load gone', () => world.scheduler.snapshot()[0]!.background === 0, 20_000, 100);
   }, 60_000);
 
+  it('sees a job submitted directly with qsub as background load, and places elsewhere because of it', async () => {
+    // Both batch systems busy with other users' work: Slurm 10 of 12, Grid Engine 6 of 8. Worst fit then chooses the
+    // plain host (4 free); without Grid Engine's load it would choose Grid Engine (8).
+    await run('sbatch', ['--parsable', '--output=/dev/null', '-n', '10', '-J', 'someone-else', '--wrap', 'sleep 60'], slurm.env, 10_000);
+    await run('qsub', ['-b', 'y', '-pe', 'smp', '6', '-N', 'someone-else', '-o', '/dev/null', '-e', '/dev/null', '/bin/sleep', '60'], sge.env, 10_000);
+    try {
+      await waitFor('Grid Engine background load of 6', () => world.scheduler.snapshot()[1]!.background === 6, 20_000, 100);
+      await waitFor('Slurm background load of 10', () => world.scheduler.snapshot()[0]!.background === 10, 20_000, 100);
+      expect(of('cluster.polled').some((e) => e.cluster === 'sge' && e.background === 6)).toBe(true);
+      submit({ id: 'placed-by-qsub-load', kind: 'rigid', placement: 'wf', components: [{ processors: 3, program: '/bin/sh', args: ['-c', 'sleep 1'] }] });
+      const placed = await waitEvent('job.placed', 'placed-by-qsub-load', 10_000);
+      expect(placed.components).toEqual([{ cluster: 'plain', processors: 3 }]);
+      expect((await waitEvent('job.ended', 'placed-by-qsub-load', 30_000)).state).toBe('completed');
+    } finally {
+      await run('scancel', ['--name=someone-else'], slurm.env);
+      await run('qdel', ['someone-else'], sge.env).catch(() => '');
+    }
+    await waitFor('the background load gone', () => world.scheduler.snapshot()[0]!.background === 0 && world.scheduler.snapshot()[1]!.background === 0, 20_000, 100);
+  }, 60_000);
+
+  it('grows a demo application when processors come free and shrinks it for a waiting job, by the policies alone', async () => {
+    // On Slurm (12): a rigid job holds 10 while the application starts with 2 of its 1..6. When that job ends,
+    // FPSMA grows the application (PRA); under PWA a waiting rigid job of 8 then has it shrunk, mandatorily, to 4.
+    submit({ id: 'filler', kind: 'rigid', components: [{ processors: 10, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'sleep 4'] }] });
+    await waitEvent('job.started', 'filler', 30_000);
+    submit({ id: 'elastic', kind: 'malleable', components: [{ min: 1, max: 6, initial: 2, cluster: 'slurm', program: NODE, args: [path.join(APPS, 'gadget-demo.mjs'), '200', '1000000'] }] });
+    await waitEvent('job.started', 'elastic', 30_000);
+    await waitFor('hello from elastic', () => appEvents.some((e) => e.type === 'hello' && e.jobId === 'elastic'), 20_000, 100);
+    try {
+      await waitFor('elastic grown to 6 by the policy', () => world.scheduler.job('elastic')?.size === 6, 40_000, 100);
+      expect(of('grow.offered', 'elastic').every((e) => e.operator === undefined)).toBe(true);
+      await waitFor('elastic to work at size 6', () => sizesSeen('slurm', 'elastic').includes(6), 20_000, 200);
+      world.act((s) => s.setApproach('pwa'));
+      submit({ id: 'waiter', kind: 'rigid', components: [{ processors: 8, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'sleep 1'] }] });
+      const shrunk = await waitEvent('job.shrunk', 'elastic', 30_000);
+      expect(shrunk).toMatchObject({ cluster: 'slurm', processors: 2, size: 4, voluntary: false });
+      expect(of('shrink.requested', 'elastic')).toEqual([expect.objectContaining({ processors: 2, mandatory: true })]);
+      expect((await waitEvent('job.ended', 'waiter', 30_000)).state).toBe('completed');
+      await waitFor('elastic to work at size 4', () => sizesSeen('slurm', 'elastic').at(-1) === 4, 20_000, 200);
+      expect(sizesSeen('slurm', 'elastic').slice(0, 1)).toEqual([2]);
+    } finally {
+      world.act((s) => s.setApproach('pra'));
+      world.act((s, now) => s.cancel('elastic', now));
+    }
+    expect((await waitEvent('job.ended', 'elastic', 30_000)).state).toBe('cancelled');
+    await waitFor('the grid to be free', () => world.scheduler.snapshot().every((c) => c.nonPreemptible + c.preemptible === 0), 20_000, 100);
+  }, 120_000);
+
   it('hands job names, ids and arguments with quotes, $(), ;, newlines, directive lines and non-ASCII to the application intact, executing nothing, running it once', async () => {
     const marker = path.join(dir, 'pwned');
     // Lines that qsub or sbatch would read as options (an array of three) if they scanned for them there.
