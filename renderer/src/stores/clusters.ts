@@ -4,30 +4,22 @@
 // forgotten here), and starting a live run (run.startLive).
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
+import { BATCH_OPTION_SYSTEMS, BATCH_SYSTEMS } from '../../../runners/live/config.js';
 import type { ApiClient, FieldError, MethodInput, MethodOutput } from '../api/types.js';
 
 export type StoredCluster = MethodOutput<'clusters.list'>['clusters'][number];
 export type ClusterConfig = StoredCluster['config'];
 export type ConnectionTestResult = MethodOutput<'clusters.test'>;
 
-/** The batch systems of runners/live/config.ts, kept here so the runners' runtime is not bundled. */
-export const SYSTEM_OPTIONS = ['slurm', 'sge', 'pbs', 'local'] as const;
-
-/** The batch-system options of runners/live/config.ts and the systems each applies to. */
-export const BATCH_FIELDS = {
-  partition: ['slurm'],
-  account: ['slurm'],
-  parallelEnvironment: ['sge'],
-  queue: ['sge', 'pbs'],
-  flavour: ['pbs'],
-  extraArgs: ['slurm', 'sge', 'pbs'],
-} as const satisfies Record<string, readonly (typeof SYSTEM_OPTIONS)[number][]>;
-export type BatchField = keyof typeof BATCH_FIELDS;
+/** The batch systems, and which of their options each one takes (runners/live/config.ts holds only zod: no Node). */
+export const SYSTEM_OPTIONS = BATCH_SYSTEMS;
+export type BatchField = keyof typeof BATCH_OPTION_SYSTEMS;
+const BATCH_FIELDS = Object.keys(BATCH_OPTION_SYSTEMS) as BatchField[];
 
 /** Whether the form shows a batch option for the system chosen. */
-export const batchFieldApplies = (field: BatchField, system: (typeof SYSTEM_OPTIONS)[number]) => (BATCH_FIELDS[field] as readonly string[]).includes(system);
+export const batchFieldApplies = (field: BatchField, system: (typeof SYSTEM_OPTIONS)[number]) => BATCH_OPTION_SYSTEMS[field].includes(system);
 
-export const CLUSTER_FIELDS = ['name', 'via', 'host', 'port', 'user', 'identityFile', 'proxyJump', 'system', 'slots', 'workRoot', 'env', 'threshold', 'pollIntervalS', ...(Object.keys(BATCH_FIELDS) as BatchField[]), 'form'] as const;
+export const CLUSTER_FIELDS = ['name', 'via', 'host', 'port', 'user', 'identityFile', 'proxyJump', 'system', 'slots', 'workRoot', 'env', 'threshold', 'pollIntervalS', ...BATCH_FIELDS, 'form'] as const;
 export type ClusterField = (typeof CLUSTER_FIELDS)[number];
 export type ClusterErrors = Partial<Record<ClusterField, string>>;
 
