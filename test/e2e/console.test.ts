@@ -79,10 +79,12 @@ describe.skipIf(!ready)('console in Chromium', () => {
     const id = (await page.getByTestId('submitted-id').textContent())!.trim();
     const job = host.world.scheduler.job(id);
     expect(job).toBeDefined();
-    // Grown: processors come free on its cluster as other jobs end; wait for the scheduler to grow it.
-    await expect.poll(() => host.world.scheduler.job(id)!.state, { timeout: 20_000 }).toMatch(/claiming|running/);
+    // Grown: processors come free on its cluster as other jobs end; wait for the scheduler to grow it. Read from its
+    // size history, not its size now: at 100x a grown FT job may already have finished when the test looks.
+    await expect.poll(() => host.world.scheduler.job(id)!.state, { timeout: 20_000 }).toMatch(/claiming|running|completed/);
     host.call('sim.setSpeed', { speed: '100x' });
-    await expect.poll(() => host.world.scheduler.job(id)!.size, { timeout: 30_000, interval: 200 }).toBeGreaterThan(2);
+    const largest = () => Math.max(0, ...host.world.scheduler.job(id)!.sizeHistory.map((s) => s.v));
+    await expect.poll(largest, { timeout: 30_000, interval: 200 }).toBeGreaterThan(2);
     await page.getByText('Queue', { exact: true }).first().click();
     await page.getByTestId('queue-view').waitFor();
     await page.getByText(id).first().waitFor();
