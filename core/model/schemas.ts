@@ -6,11 +6,22 @@ const numberError = (issue: { input?: unknown }) =>
   typeof issue.input === 'number' ? 'must be finite' : 'must be a number';
 const article = (word: string) => (/^[aeiou]/.test(word) ? 'an' : 'a');
 const name = z.string().trim().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
+
+// Bounds past which a spec describes no physical system. Decision: a cluster of at most 10 million processors (the
+// largest machines built have about that many cores), at most 1,000 clusters in a grid, and local users who submit
+// at most 10 jobs a second on average, each lasting a second or more on average (the busiest site in the Parallel
+// Workloads Archive we hold, LCG 2005, averages one job every 5 s).
+export const MAX_PROCESSORS = 10_000_000;
+export const MAX_CLUSTERS = 1000;
+export const MIN_BACKGROUND_INTERARRIVAL_S = 0.1;
+export const MIN_BACKGROUND_DURATION_S = 1;
+
 const processors = z
   .number({ error: numberError })
   .refine(Number.isFinite, 'must be finite')
   .refine(Number.isInteger, 'must be a whole number of processors')
-  .refine((n) => n > 0, 'must be at least 1');
+  .refine((n) => n > 0, 'must be at least 1')
+  .refine((n) => n <= MAX_PROCESSORS, `must be at most ${MAX_PROCESSORS.toLocaleString('en-US')}`);
 const seconds = z
   .number({ error: numberError })
   .refine(Number.isFinite, 'must be finite')
@@ -117,10 +128,10 @@ export type JobSpec = z.infer<typeof jobSpecSchema>;
 /** Background load: jobs of users who bypass Concertina, arriving as a Poisson process. */
 export const backgroundSchema = z
   .strictObject({
-    meanInterarrivalS: positiveSeconds,
+    meanInterarrivalS: seconds.refine((s) => s >= MIN_BACKGROUND_INTERARRIVAL_S, `must be at least ${MIN_BACKGROUND_INTERARRIVAL_S} s (at most 10 local jobs a second on average)`),
     minSize: processors.default(1),
     maxSize: processors,
-    meanDurationS: positiveSeconds,
+    meanDurationS: seconds.refine((s) => s >= MIN_BACKGROUND_DURATION_S, `must be at least ${MIN_BACKGROUND_DURATION_S} s`),
   })
   .refine((b) => b.minSize <= b.maxSize, { path: ['minSize'], message: 'must not exceed maxSize' });
 export type BackgroundSpec = z.infer<typeof backgroundSchema>;
@@ -157,7 +168,7 @@ export const linkSchema = z.strictObject({
 export const gridSpecSchema = z
   .strictObject({
     name: name.default('grid'),
-    clusters: z.array(clusterSchema).min(1, 'must hold at least one cluster'),
+    clusters: z.array(clusterSchema).min(1, 'must hold at least one cluster').max(MAX_CLUSTERS, `must hold at most ${MAX_CLUSTERS} clusters`),
     files: z.array(fileSchema).default([]),
     network: z
       .strictObject({

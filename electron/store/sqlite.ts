@@ -37,12 +37,12 @@ export function hasNodeSqlite(): boolean {
  * Opens `file` with the preferred driver, or the first available. Both are loaded lazily: better-sqlite3 is a
  * native addon built for one Node ABI and would fail to load inside Electron, where node:sqlite serves instead.
  */
-export function openDatabase(file: string, prefer?: SqliteDriverName): OpenedDatabase {
+export function openDatabase(file: string, prefer?: SqliteDriverName, readOnly = false): OpenedDatabase {
   const order: SqliteDriverName[] = prefer === 'better-sqlite3' ? ['better-sqlite3', 'node:sqlite'] : ['node:sqlite', 'better-sqlite3'];
   const failures: string[] = [];
   for (const driver of order) {
     try {
-      return { db: open(driver, file), driver };
+      return { db: open(driver, file, readOnly), driver };
     } catch (error) {
       if (isMissing(error)) failures.push(`${driver}: ${(error as Error).message.split('\n')[0]}`);
       else throw error;
@@ -51,13 +51,13 @@ export function openDatabase(file: string, prefer?: SqliteDriverName): OpenedDat
   throw new Error(`no SQLite driver available (${failures.join('; ')})`);
 }
 
-function open(driver: SqliteDriverName, file: string): SqliteDatabase {
+function open(driver: SqliteDriverName, file: string, readOnly: boolean): SqliteDatabase {
   if (driver === 'node:sqlite') {
-    const { DatabaseSync } = require('node:sqlite') as { DatabaseSync: new (path: string) => SqliteDatabase };
-    return new DatabaseSync(file);
+    const { DatabaseSync } = require('node:sqlite') as { DatabaseSync: new (path: string, options?: { readOnly?: boolean }) => SqliteDatabase };
+    return new DatabaseSync(file, { readOnly });
   }
-  const BetterSqlite = require('better-sqlite3') as new (path: string) => SqliteDatabase;
-  return new BetterSqlite(file);
+  const BetterSqlite = require('better-sqlite3') as new (path: string, options?: { readonly?: boolean; fileMustExist?: boolean }) => SqliteDatabase;
+  return new BetterSqlite(file, { readonly: readOnly, fileMustExist: readOnly });
 }
 
 function isMissing(error: unknown): boolean {

@@ -2,6 +2,8 @@
 // its configuration, every job accepted through the API with the virtual time it was accepted at, settings
 // changes, and the scheduler's event history. SQLite in WAL mode; the schema is versioned with migrations.
 import { openDatabase, transaction, type SqliteDatabase, type SqliteDriverName } from './sqlite.js';
+import { checkStore } from './check.js';
+import { StoreOpenError } from './errors.js';
 import type { SchedulerEvent } from '../../core/events.js';
 
 export interface RunConfig {
@@ -12,15 +14,38 @@ export interface RunConfig {
   readonly mode?: 'live';
 }
 
-export interface StoredSubmission {
-  readonly t: number;
-  readonly spec: unknown;
-}
-
-export interface StoredSetting {
+/**
+ * What the API accepted that changes the run, in the order it was accepted, replayed in that order on resume: a job
+ * submission (`jobs.submit`, value: the job spec), a settings change (its name) or an operator command
+ * (`jobs.cancel`, `jobs.resize`).
+ */
+export interface StoredCommand {
+  /** The run's time when it was accepted. */
   readonly t: number;
   readonly key: string;
   readonly value: unknown;
+  /** A submission's id from the console: a retry with the same id is the same submission (never a second job). */
+  readonly submissionId?: string;
+  /** The job a submission made. */
+  readonly jobId?: string;
+}
+
+/** One event as stored: `n` is its place in the run's event stream (0, 1, 2, ...), which identifies it. */
+export interface StoredEvent {
+  readonly n: number;
+  readonly event: SchedulerEvent;
+}
+
+/** Everything one flush writes, in one transaction: all of it is stored, or none. */
+export interface Commit {
+  readonly command?: StoredCommand;
+  /** Events in run order; the first is event number `firstEvent` of the run. */
+  readonly events?: readonly SchedulerEvent[];
+  readonly firstEvent?: number;
+  /** The run's time reached. */
+  readonly clock?: number;
+  readonly liveState?: unknown;
+  readonly gridHistory?: unknown;
 }
 
 export interface StoredTemplate {
@@ -31,23 +56,28 @@ export interface StoredTemplate {
 export type SecretKind = 'password' | 'passphrase';
 
 export interface Store {
+  /** The SQLite file. */
+  readonly file: string;
+  /** Opened read-only: every write throws. */
+  readonly readOnly: boolean;
   /** The run this store holds, or undefined for a new store. */
   run(): RunConfig | undefined;
-  /** Starts a new run, dropping the one held (its jobs, settings, commands and events). */
+  /** Starts a new run, dropping the one held (its commands, events, history and live state). */
   startRun(config: RunConfig): void;
-  /** Durable before it returns: a job the API accepted is never lost. */
-  addSubmission(submission: StoredSubmission): void;
-  submissions(): StoredSubmission[];
-  /** Settings changes and operator commands (cancel, resize), replayed in order on resume. */
-  addSetting(setting: StoredSetting): void;
-  settings(): StoredSetting[];
-  /** Appends events (in one transaction). */
-  addEvents(events: readonly SchedulerEvent[]): void;
+  /** Writes a command, events, the clock, the live state and the grid history in one transaction; durable when it returns. */
+  commit(commit: Commit): void;
+  commands(): StoredCommand[];
   eventCount(): number;
+  /** A job's events, or the whole run's, in run order. */
   events(jobId?: string): SchedulerEvent[];
-  /** The virtual time the run had reached. */
-  setClock(t: number): void;
+  /** Up to `limit` events of the run from number `first` on. */
+  eventsFrom(first: number, limit: number): StoredEvent[];
+  /** The run's time reached. */
   clock(): number;
+  /** What is wrong with the stored run (empty when it is whole): see store/check.ts. */
+  check(): string[];
+  /** Writes a consistent copy of the whole store to `file` (which must not exist). */
+  backup(file: string): void;
   /** Submit-form templates, by name (not part of a run: a reset keeps them). */
   templates(): StoredTemplate[];
   /** Saves or replaces the template of that name. */
@@ -62,8 +92,7 @@ export interface Store {
   /** A cluster's password or key passphrase, only ever as ciphertext (base64) from the OS keychain. */
   saveSecret(cluster: string, kind: SecretKind, ciphertext: string): void;
   secret(cluster: string, kind: SecretKind): string | undefined;
-  /** A live run's world state (LiveWorld.persistentState()), rewritten as it changes; part of the run. */
-  saveLiveState(state: unknown): void;
+  /** A live run's world state (LiveWorld.persistentState()), part of the run; written by commit. */
   liveState(): unknown;
   /** Lab runs (not part of a run either): an ended run's info and result, replacing any kept for that run id. */
   addLabRun(info: { readonly runId: string }, result: unknown): void;
@@ -71,14 +100,13 @@ export interface Store {
   labRuns(): unknown[];
   /** A kept lab run's result, or undefined. */
   labResult(runId: string): unknown;
-  /** The grid's downsampled utilization history (one row, replaced as it grows). */
-  saveGridHistory(history: unknown): void;
+  /** The grid's downsampled utilization history (one row, replaced by commit). */
   gridHistory(): unknown;
   close(): void;
 }
 
 /** Each migration takes the schema from version i to i + 1. */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE run (id INTEGER PRIMARY KEY CHECK (id = 1), config TEXT NOT NULL, clock REAL NOT NULL DEFAULT 0);
    CREATE TABLE submissions (seq INTEGER PRIMARY KEY AUTOINCREMENT, t REAL NOT NULL, spec TEXT NOT NULL);
    CREATE TABLE settings (seq INTEGER PRIMARY KEY AUTOINCREMENT, t REAL NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL);
@@ -90,65 +118,102 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE secrets (cluster TEXT NOT NULL, kind TEXT NOT NULL, ciphertext TEXT NOT NULL, PRIMARY KEY (cluster, kind));
    CREATE TABLE live_state (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL);`,
   `CREATE TABLE grid_history (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL);`,
+  // Submissions and settings become one sequence of commands (their order at one instant was lost between two
+  // tables); events are numbered by their place in the run, which identifies them (a second copy cannot be stored).
+  // Decision: commands of old stores at the same instant keep the old replay order, submissions first.
+  `CREATE TABLE commands (seq INTEGER PRIMARY KEY, t REAL NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, submission_id TEXT UNIQUE, job_id TEXT);
+   INSERT INTO commands (t, key, value)
+     SELECT t, key, value FROM (SELECT t, 0 AS source, seq, 'jobs.submit' AS key, spec AS value FROM submissions
+                                UNION ALL SELECT t, 1, seq, key, value FROM settings)
+     ORDER BY t, source, seq;
+   DROP TABLE submissions;
+   DROP TABLE settings;
+   CREATE TABLE numbered_events (n INTEGER PRIMARY KEY, t REAL NOT NULL, type TEXT NOT NULL, job_id TEXT, body TEXT NOT NULL);
+   INSERT INTO numbered_events SELECT row_number() OVER (ORDER BY seq) - 1, t, type, job_id, body FROM events;
+   DROP TABLE events;
+   ALTER TABLE numbered_events RENAME TO events;
+   CREATE INDEX events_job ON events (job_id);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-export function openStore(file: string, driver?: SqliteDriverName): Store {
-  const { db } = openDatabase(file, driver);
-  db.exec('PRAGMA journal_mode = WAL');
-  // FULL: a commit is on disk when it returns, so an accepted job survives even a power cut.
-  db.exec('PRAGMA synchronous = FULL');
+/** The tables of a Concertina store: a file holding other tables and none of these is someone else's database. */
+const OWN_TABLES = ['run', 'commands', 'events', 'templates'];
+
+export interface OpenStoreOptions {
+  readonly driver?: SqliteDriverName;
+  /** Open without writing anything (no migration, no journal change): for inspecting a store. */
+  readonly readOnly?: boolean;
+}
+
+export function openStore(file: string, options: OpenStoreOptions = {}): Store {
+  const { db } = openDatabase(file, options.driver, options.readOnly === true);
+  const readOnly = options.readOnly === true;
+  if (!readOnly) {
+    db.exec('PRAGMA journal_mode = WAL');
+    // FULL: a commit is on disk when it returns, so an accepted job survives even a power cut.
+    db.exec('PRAGMA synchronous = FULL');
+  }
   // Another process (a second console on the same file) may hold the write lock for a moment: wait, not fail.
   db.exec('PRAGMA busy_timeout = 5000');
-  migrate(db);
+  if (readOnly) requireCurrentSchema(db);
+  else migrate(db);
 
-  const insertSubmission = db.prepare('INSERT INTO submissions (t, spec) VALUES (?, ?)');
-  const insertSetting = db.prepare('INSERT INTO settings (t, key, value) VALUES (?, ?, ?)');
-  const insertEvent = db.prepare('INSERT INTO events (t, type, job_id, body) VALUES (?, ?, ?, ?)');
-  const addEvents = (events: readonly SchedulerEvent[]) =>
-    transaction(db, () => {
-      for (const e of events) insertEvent.run(e.t, e.type, 'jobId' in e ? e.jobId : null, JSON.stringify(e));
-    });
+  const insertCommand = readOnly ? undefined : db.prepare('INSERT INTO commands (t, key, value, submission_id, job_id) VALUES (?, ?, ?, ?, ?)');
+  const insertEvent = readOnly ? undefined : db.prepare('INSERT INTO events (n, t, type, job_id, body) VALUES (?, ?, ?, ?, ?)');
+  const json = (row: { body: string }) => JSON.parse(row.body) as SchedulerEvent;
 
   return {
+    file,
+    readOnly,
     run() {
       const row = db.prepare('SELECT config FROM run WHERE id = 1').get() as { config: string } | undefined;
       return row ? (JSON.parse(row.config) as RunConfig) : undefined;
     },
     startRun(config) {
       transaction(db, () => {
-        for (const table of ['run', 'submissions', 'settings', 'events', 'grid_history', 'live_state']) db.exec(`DELETE FROM ${table}`);
+        for (const table of ['run', 'commands', 'events', 'grid_history', 'live_state']) db.exec(`DELETE FROM ${table}`);
         db.prepare('INSERT INTO run (id, config) VALUES (1, ?)').run(JSON.stringify(config));
       });
     },
-    addSubmission(s) {
-      insertSubmission.run(s.t, JSON.stringify(s.spec));
+    commit(c) {
+      if (!c.command && !c.events?.length && c.clock === undefined && c.liveState === undefined && c.gridHistory === undefined) return;
+      transaction(db, () => {
+        if (c.command) {
+          const { t, key, value, submissionId, jobId } = c.command;
+          insertCommand!.run(t, key, JSON.stringify(value), submissionId ?? null, jobId ?? null);
+        }
+        // An event's number is its primary key: storing one twice fails the whole commit.
+        const first = c.firstEvent ?? 0;
+        c.events?.forEach((e, i) => insertEvent!.run(first + i, e.t, e.type, 'jobId' in e ? e.jobId : null, JSON.stringify(e)));
+        if (c.liveState !== undefined) db.prepare('INSERT INTO live_state (id, body) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body').run(JSON.stringify(c.liveState));
+        if (c.gridHistory !== undefined) db.prepare('INSERT INTO grid_history (id, body) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body').run(JSON.stringify(c.gridHistory));
+        if (c.clock !== undefined) db.prepare('UPDATE run SET clock = ? WHERE id = 1').run(c.clock);
+      });
     },
-    submissions() {
-      return (db.prepare('SELECT t, spec FROM submissions ORDER BY seq').all() as Array<{ t: number; spec: string }>).map((r) => ({ t: r.t, spec: JSON.parse(r.spec) }));
-    },
-    addSetting(s) {
-      insertSetting.run(s.t, s.key, JSON.stringify(s.value));
-    },
-    settings() {
-      return (db.prepare('SELECT t, key, value FROM settings ORDER BY seq').all() as Array<{ t: number; key: string; value: string }>).map((r) => ({ t: r.t, key: r.key, value: JSON.parse(r.value) }));
-    },
-    addEvents(events) {
-      if (events.length) addEvents(events);
+    commands() {
+      const rows = db.prepare('SELECT t, key, value, submission_id, job_id FROM commands ORDER BY seq').all() as Array<{ t: number; key: string; value: string; submission_id: string | null; job_id: string | null }>;
+      return rows.map((r) => ({ t: r.t, key: r.key, value: JSON.parse(r.value) as unknown, ...(r.submission_id === null ? {} : { submissionId: r.submission_id }), ...(r.job_id === null ? {} : { jobId: r.job_id }) }));
     },
     eventCount() {
       return (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
     },
     events(jobId) {
-      const rows = (jobId === undefined ? db.prepare('SELECT body FROM events ORDER BY seq').all() : db.prepare('SELECT body FROM events WHERE job_id = ? ORDER BY seq').all(jobId)) as Array<{ body: string }>;
-      return rows.map((r) => JSON.parse(r.body) as SchedulerEvent);
+      const rows = (jobId === undefined ? db.prepare('SELECT body FROM events ORDER BY n').all() : db.prepare('SELECT body FROM events WHERE job_id = ? ORDER BY n').all(jobId)) as Array<{ body: string }>;
+      return rows.map(json);
     },
-    setClock(t) {
-      db.prepare('UPDATE run SET clock = ? WHERE id = 1').run(t);
+    eventsFrom(first, limit) {
+      const rows = db.prepare('SELECT n, body FROM events WHERE n >= ? ORDER BY n LIMIT ?').all(first, limit) as Array<{ n: number; body: string }>;
+      return rows.map((r) => ({ n: r.n, event: json(r) }));
     },
     clock() {
       return (db.prepare('SELECT clock FROM run WHERE id = 1').get() as { clock: number } | undefined)?.clock ?? 0;
+    },
+    check() {
+      return checkStore(db);
+    },
+    backup(target) {
+      db.prepare('VACUUM INTO ?').run(target);
     },
     templates() {
       return (db.prepare('SELECT name, spec FROM templates ORDER BY name').all() as Array<{ name: string; spec: string }>).map((r) => ({ name: r.name, spec: JSON.parse(r.spec) }));
@@ -178,9 +243,6 @@ export function openStore(file: string, driver?: SqliteDriverName): Store {
     secret(cluster, kind) {
       return (db.prepare('SELECT ciphertext FROM secrets WHERE cluster = ? AND kind = ?').get(cluster, kind) as { ciphertext: string } | undefined)?.ciphertext;
     },
-    saveLiveState(state) {
-      db.prepare('INSERT INTO live_state (id, body) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body').run(JSON.stringify(state));
-    },
     liveState() {
       const row = db.prepare('SELECT body FROM live_state WHERE id = 1').get() as { body: string } | undefined;
       return row ? (JSON.parse(row.body) as unknown) : undefined;
@@ -194,9 +256,6 @@ export function openStore(file: string, driver?: SqliteDriverName): Store {
     },
     labRuns() {
       return (db.prepare('SELECT info FROM lab_results ORDER BY seq').all() as Array<{ info: string }>).map((r) => JSON.parse(r.info) as unknown);
-    },
-    saveGridHistory(history) {
-      db.prepare('INSERT INTO grid_history (id, body) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body').run(JSON.stringify(history));
     },
     gridHistory() {
       const row = db.prepare('SELECT body FROM grid_history WHERE id = 1').get() as { body: string } | undefined;
@@ -212,9 +271,32 @@ export function openStore(file: string, driver?: SqliteDriverName): Store {
   };
 }
 
+function schemaVersion(db: SqliteDatabase): number {
+  return (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+}
+
+function tables(db: SqliteDatabase): Set<string> {
+  return new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name));
+}
+
+function newerSchema(version: number): StoreOpenError {
+  return new StoreOpenError('newer-schema', `it was written by a newer Concertina (store schema ${version}; this one reads up to ${SCHEMA_VERSION})`);
+}
+
+function requireCurrentSchema(db: SqliteDatabase): void {
+  const version = schemaVersion(db);
+  if (version > SCHEMA_VERSION) throw newerSchema(version);
+  if (version < SCHEMA_VERSION) throw new StoreOpenError('older-schema', `its schema (version ${version}) must be upgraded before it can be read (\`concertina serve --store FILE\` upgrades it)`);
+}
+
 function migrate(db: SqliteDatabase): void {
-  const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-  if (version > SCHEMA_VERSION) throw new Error(`the store's schema (version ${version}) is newer than this Concertina (${SCHEMA_VERSION})`);
+  const version = schemaVersion(db);
+  if (version > SCHEMA_VERSION) throw newerSchema(version);
+  // Never migrate someone else's database into ours.
+  const present = tables(db);
+  if (version === 0 ? present.size > 0 : !OWN_TABLES.some((t) => present.has(t))) {
+    throw new StoreOpenError('foreign', 'it is an SQLite database but not a Concertina store');
+  }
   for (let v = version; v < SCHEMA_VERSION; v++) {
     transaction(db, () => {
       db.exec(MIGRATIONS[v]!);
