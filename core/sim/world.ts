@@ -119,10 +119,18 @@ export class SimWorld {
     return !this.endless && this.submitted === this.jobs.length && this.scheduler.liveJobs === 0;
   }
 
-  /** Runs every instant up to virtual time `t`, then sets the clock to `t` (a hosted grid follows a wall clock). */
-  runUntil(t: number): void {
-    while (this.engine.nextTime() <= t && this.stepInstant());
+  /**
+   * Runs every instant up to virtual time `t`, then sets the clock to `t` (a hosted grid follows a wall clock).
+   * `stop`, asked after each instant, ends it early (a host computes in bounded slices, each making progress); then
+   * it returns false, and a later call goes on from there exactly as one uninterrupted call would have.
+   */
+  runUntil(t: number, stop?: () => boolean): boolean {
+    while (this.engine.nextTime() <= t) {
+      if (!this.stepInstant()) break;
+      if (stop?.() && this.engine.nextTime() <= t) return false;
+    }
     if (t > this.engine.now && !this.finished) this.engine.now = t;
+    return true;
   }
 
   /** Submits a job at virtual time `t` (not before now); for replaying what a hosted run accepted. */

@@ -107,6 +107,24 @@ const gridChoice = z.unknown().transform((value, ctx) => {
 });
 export const RESET_WORKLOADS = Object.keys(WORKLOAD_PRESETS).concat('none') as [string, ...string[]];
 
+/**
+ * Where the run stands. `resuming`: a stored simulated run is being replayed (commands wait); `unresumable`: it
+ * cannot be (why in `reason`), and only a fresh run (`sim.reset`) or `run.openReadOnly` goes on; `read-only`: the
+ * run is shown as far as it was replayed, and nothing changes it or the store.
+ */
+export const runStatusSchema = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('running') }),
+  z.object({ state: z.literal('resuming'), replayedEvents: z.number(), storedEvents: z.number() }),
+  z.object({ state: z.literal('unresumable'), reason: z.string() }),
+  z.object({ state: z.literal('read-only'), reason: z.string() }),
+]);
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+/** A submission: the job spec and, from the console, an id that makes a retry of the same submission harmless. */
+export const jobSubmissionSchema = jobSpecSchema.safeExtend({
+  submissionId: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(128, 'must be at most 128 characters').optional(),
+});
+
 const templateName = z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
 const template = z.object({ name: z.string(), spec: jobSpecSchema });
 export type JobTemplate = z.infer<typeof template>;
@@ -114,7 +132,15 @@ export type JobTemplate = z.infer<typeof template>;
 export const methods = {
   'grid.snapshot': {
     input: z.strictObject({}),
-    output: z.object({ time: z.number(), speed: speedSchema, clusters: z.array(clusterSnapshot), mode: z.enum(['sim', 'live']).optional() }),
+    output: z.object({
+      time: z.number(),
+      speed: speedSchema,
+      clusters: z.array(clusterSnapshot),
+      mode: z.enum(['sim', 'live']).optional(),
+      run: runStatusSchema,
+      /** Virtual seconds the simulation is behind where the chosen speed would have it (0 when it keeps up). */
+      behindS: z.number(),
+    }),
   },
   'grid.history': { input: z.strictObject({}), output: gridHistoryStateSchema.pick({ samples: true }) },
   'jobs.events': {
@@ -129,7 +155,8 @@ export const methods = {
     input: z.strictObject({ jobId: z.string({ error: 'is required' }).min(1, 'is required') }),
     output: z.object({ now: z.number(), nonPreemptive: z.array(viewStep), preemptive: z.array(viewStep), allocated: z.array(viewStep) }),
   },
-  'jobs.submit': { input: jobSpecSchema, output: z.object({ jobId: z.string() }) },
+  /** A repeated `submissionId` with the same spec answers with the job it made; with another spec it is refused. */
+  'jobs.submit': { input: jobSubmissionSchema, output: z.object({ jobId: z.string() }) },
   'jobs.cancel': { input: z.strictObject({ jobId: z.string().min(1, 'is required') }), output: z.object({ jobId: z.string() }) },
   /** An operator's grow (delta > 0) or shrink (delta < 0) of a running malleable job. */
   'jobs.resize': {
@@ -158,8 +185,18 @@ export const methods = {
       workload: z.enum(RESET_WORKLOADS, { error: () => `must be one of ${RESET_WORKLOADS.join(', ')}` }),
       seed: z.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be at least 0').max(2 ** 32 - 1, 'must be at most 4294967295').default(1),
     }),
-    output: z.object({ grid: z.string(), clusters: z.number(), workload: z.string(), jobs: z.number(), seed: z.number() }),
+    output: z.object({
+      grid: z.string(),
+      clusters: z.number(),
+      workload: z.string(),
+      jobs: z.number(),
+      seed: z.number(),
+      /** Where the run that could not be resumed was kept before the store started the new one. */
+      backup: z.string().optional(),
+    }),
   },
+  /** Stops resuming a stored run (or gives up on one that cannot be resumed) and shows it read-only, as far as it was replayed. */
+  'run.openReadOnly': { input: z.strictObject({}), output: runStatusSchema },
   'settings.get': { input: z.strictObject({}), output: settings },
   'settings.set': { input: settings.partial(), output: settings },
   /** Submit-form templates, kept by the host (in its store when it has one). */
@@ -203,7 +240,7 @@ export const methods = {
     output: z.object({ cluster: z.string(), dir: z.string(), copied: z.array(z.string()), unchanged: z.array(z.string()) }),
   },
   /** Starts a live run on the configured clusters (the simulated run is dropped; `sim.reset` goes back). Asynchronous. */
-  'run.startLive': { input: z.strictObject({}), output: z.object({ clusters: z.array(z.string()) }) },
+  'run.startLive': { input: z.strictObject({}), output: z.object({ clusters: z.array(z.string()), backup: z.string().optional() }) },
 } as const;
 
 /** Methods whose answer comes asynchronously (they talk to clusters): the dispatcher returns a promise for them. */

@@ -5,19 +5,29 @@ import { gridSpecSchema, type GridSpec, type JobSpec } from '../../core/model/sc
 import { gridPreset } from '../../core/sim/grids.js';
 import { workloadPreset } from '../../core/sim/workloads/koala.js';
 import { SimWorld } from '../../core/sim/world.js';
-import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type ClusterSample, type MethodName, type Speed, type StreamMessage } from '../api/contract.js';
+import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type ClusterSample, type MethodName, type RunStatus, type Speed, type StreamMessage } from '../api/contract.js';
 import { createDispatcher, type Dispatch } from '../api/dispatcher.js';
 import { LabRunner } from '../lab/runner.js';
 import { GridHistory } from './grid-history.js';
-import type { RunConfig, Store, StoredTemplate } from '../store/store.js';
+import type { RunConfig, Store, StoredCommand, StoredTemplate } from '../store/store.js';
+import { Replay } from './replay.js';
+import { RunRecorder } from './run-recorder.js';
+import { backupName } from './backup-name.js';
 import type { Scheduler } from '../../core/scheduler/scheduler.js';
 import type { LiveClusterConfig, LiveWorld } from '../../runners/live/types.js';
 import { ClusterService, type ClusterServiceOptions } from '../live/cluster-service.js';
 import { clustersSecretSource, createLiveWorldFromConfig, liveClusterSnapshots, type LiveWorldFactory, type LiveWorldFactoryOptions } from '../live/live-run.js';
 
 const SPEED_FACTOR: Record<Speed, number> = { pause: 0, '1x': 1, '10x': 10, '100x': 100, max: Number.POSITIVE_INFINITY };
-/** At "max", one tick simulates for at most this long, so the API stays responsive. */
-const MAX_SPEED_SLICE_MS = 50;
+/** One tick (or one slice of a replay) computes for at most this long, so the API and signals are served between. */
+const SLICE_MS = 50;
+/** A run behind its speed keeps at most this much wall time of backlog: past it, the backlog is dropped, not chased. */
+const MAX_BACKLOG_WALL_S = 10;
+/** A stored run whose replay takes longer than this is not resumed (the user chooses a fresh run or read-only). */
+const REPLAY_LIMIT_S = 120;
+/** Methods that change the run or the store: refused while a run is resumed, cannot be, or is read-only. */
+const RUN_COMMANDS = new Set<MethodName>(['jobs.submit', 'jobs.cancel', 'jobs.resize', 'settings.set', 'sim.setSpeed']);
+const STORE_WRITES = new Set<MethodName>(['templates.save', 'templates.delete', 'clusters.save', 'clusters.remove', 'clusters.setSecret', 'run.startLive', 'lab.start', 'sim.reset']);
 /** The grid history: samples shown (as many as a console chart keeps), first spacing, how often it is stored. */
 const GRID_HISTORY_LIMIT = 300;
 const GRID_HISTORY_STEP_S = 10;
@@ -39,6 +49,10 @@ export interface HostOptions {
   readonly clusters?: Omit<ClusterServiceOptions, 'store'>;
   /** Builds the world of a live run (default createLiveWorld; a fake in tests). */
   readonly liveWorld?: LiveWorldFactory;
+  /** Wall milliseconds one tick or replay slice may compute (default 50). */
+  readonly sliceMs?: number;
+  /** Wall seconds a stored run's replay may take before it is given up (default 120). */
+  readonly replayLimitS?: number;
 }
 
 /** How the store marks a live run (its clusters are the configured ones; its jobs' times are seconds since it began). */
@@ -61,7 +75,20 @@ export class Host {
   private readonly clock: () => number;
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly store: Store | undefined;
-  private unsaved: SchedulerEvent[] = [];
+  /** The run's events with the store: numbered, compared when replayed, written with everything else in one commit. */
+  private readonly recorder: RunRecorder | undefined;
+  /** Where the run stands (resumed, not resumable, read-only); `running` otherwise. */
+  private status: RunStatus = { state: 'running' };
+  /** A stored run's replay while the host resumes it. */
+  private replay: Replay | undefined;
+  /** Resolves once a stored run is resumed, or found not resumable (at once without one). */
+  readonly ready: Promise<void>;
+  private readonly sliceMs: number;
+  private readonly replayLimitS: number;
+  /** Virtual seconds behind the chosen speed after the last tick. */
+  private behindS = 0;
+  /** Submissions by the console's id: the job each made and its spec, so that a retry is answered, not run twice. */
+  private submissionIds = new Map<string, { jobId: string; spec: string }>();
   /** Utilization over the whole run, downsampled, for consoles that open late (grid.history). */
   private history = new GridHistory<ClusterSample>();
   private historySavedAt = Number.NEGATIVE_INFINITY;
@@ -81,20 +108,36 @@ export class Host {
 
   constructor(options: HostOptions = {}) {
     this.store = options.store;
+    this.recorder = this.store ? new RunRecorder(this.store) : undefined;
+    this.sliceMs = options.sliceMs ?? SLICE_MS;
+    this.replayLimitS = options.replayLimitS ?? REPLAY_LIMIT_S;
+    this.clock = options.clock ?? (() => performance.now());
+    this.speed = options.speed ?? '1x';
     this.clusters = new ClusterService({ ...options.clusters, ...(this.store ? { store: this.store } : {}) });
     this.liveWorldFactory = options.liveWorld ?? createLiveWorldFromConfig;
     const resumed = this.store?.run();
     const resumedLive = resumed?.mode === 'live';
     const run: RunConfig =
       resumed && !resumedLive ? resumed : { grid: options.grid ?? gridSpecSchema.parse(gridPreset('das3')), workload: resumedLive ? 'none' : (options.workload ?? 'wm'), seed: options.seed ?? 1 };
-    // A resumed live run keeps an idle simulated world underneath, never stored.
-    this.open(run, resumed !== undefined && !resumedLive, resumedLive);
-    if (resumedLive) this.resumeLive();
-    this.clock = options.clock ?? (() => performance.now());
-    this.speed = options.speed ?? '1x';
+    const problems = resumed ? this.store!.check() : [];
+    if (problems.length) {
+      // Nothing is replayed or written: the user chooses a fresh run (the store kept as a backup) or read-only.
+      this.open(run, { idle: true });
+      this.status = { state: 'unresumable', reason: `the store failed its check: ${problems.join('; ')}` };
+      this.ready = Promise.resolve();
+    } else if (resumedLive && this.store!.readOnly) {
+      this.open(run, { idle: true });
+      this.status = { state: 'read-only', reason: 'a live run opened read-only: its clusters are not contacted' };
+      this.ready = Promise.resolve();
+    } else {
+      // A resumed live run keeps an idle simulated world underneath, never stored.
+      this.open(run, { resumed: resumed !== undefined && !resumedLive, idle: resumedLive });
+      if (resumedLive) this.resumeLive();
+      this.ready = this.replay ? new Promise((resolve) => this.replaySlices(performance.now(), resolve)) : Promise.resolve();
+    }
     this.wallAnchor = this.clock();
     this.virtualAnchor = this.world.engine.now;
-    this.lab = new LabRunner({ store: this.store });
+    this.lab = new LabRunner({ store: this.store?.readOnly ? undefined : this.store });
     this.dispatch = createDispatcher({
       'grid.snapshot': () => ({
         ok: true,
@@ -103,11 +146,14 @@ export class Host {
           speed: this.live ? '1x' : this.speed,
           clusters: this.clusterSamples(),
           mode: this.live || this.resuming ? 'live' : 'sim',
+          run: this.runStatus(),
+          behindS: this.live ? 0 : this.behindS,
         },
       }),
       'grid.history': () => ({ ok: true, value: { samples: this.history.view() } }),
       'jobs.events': ({ jobId }) => {
-        if (!this.scheduler.job(jobId)) return { ok: false, errors: [{ path: 'jobId', message: `no job "${jobId}"` }] };
+        const known = this.scheduler.job(jobId) !== undefined || (this.status.state !== 'running' && this.store?.events(jobId).length);
+        if (!known) return { ok: false, errors: [{ path: 'jobId', message: `no job "${jobId}"` }] };
         this.flush();
         const events = this.store ? this.store.events(jobId) : this.recentEvents.filter((e) => 'jobId' in e && e.jobId === jobId);
         return { ok: true, value: { events } };
@@ -118,15 +164,22 @@ export class Host {
         if (!views) return { ok: false, errors: [{ path: 'jobId', message: `no job "${jobId}"` }] };
         return { ok: true, value: { now, ...views } };
       },
-      'jobs.submit': (spec) => {
+      'jobs.submit': ({ submissionId, ...spec }) => {
         if (this.resuming) return this.stillResuming();
         this.tick();
+        const canonical = JSON.stringify(spec);
+        const earlier = submissionId === undefined ? undefined : this.submissionIds.get(submissionId);
+        if (earlier) {
+          if (earlier.spec === canonical) return { ok: true, value: { jobId: earlier.jobId } };
+          return { ok: false, errors: [{ path: 'submissionId', message: `was already used for another job (${earlier.jobId})` }] };
+        }
         const r = this.live ? this.live.act((s, now) => s.submit(spec, now)) : this.world.submit(spec);
         if (!r.ok) return r;
-        // On disk before the answer: a job the API accepted survives a crash.
-        this.store?.addSubmission({ t: this.now(), spec });
-        this.flush();
-        return { ok: true, value: { jobId: r.value.id } };
+        const jobId = r.value.id;
+        if (submissionId !== undefined) this.submissionIds.set(submissionId, { jobId, spec: canonical });
+        // On disk with its events before the answer: a job the API accepted survives a crash, whole.
+        if (!this.flush({ t: this.now(), key: 'jobs.submit', value: spec, jobId, ...(submissionId === undefined ? {} : { submissionId }) })) return this.refusal('jobs.submit')!;
+        return { ok: true, value: { jobId } };
       },
       'jobs.cancel': ({ jobId }) => {
         if (this.resuming) return this.stillResuming();
@@ -174,29 +227,44 @@ export class Host {
         if (this.live || this.resuming) return { ok: false, errors: [{ path: 'speed', message: 'a live run follows real time: its speed cannot change (sim.reset starts a simulated run)' }] };
         this.tick();
         this.speed = speed;
+        this.behindS = 0;
         this.reanchor();
         return { ok: true, value: { speed } };
       },
       'sim.reset': ({ grid, workload, seed }) => {
         this.tick();
+        let backup: string | undefined;
         // The world is built before the store forgets the old run: a grid the simulator refuses changes nothing.
         try {
-          this.open({ grid, workload, seed }, false, false, () => void this.stopLive());
+          this.open({ grid, workload, seed }, {
+            beforeSwitch: () => {
+              backup = this.keepUnresumedRun();
+              void this.stopLive();
+            },
+          });
         } catch (error) {
           return { ok: false, errors: [{ path: 'grid', message: error instanceof Error ? error.message : String(error) }] };
         }
+        this.behindS = 0;
         this.reanchor();
         this.flush();
-        return { ok: true, value: { grid: grid.name, clusters: grid.clusters.length, workload, jobs: this.world.totalJobs, seed } };
+        return { ok: true, value: { grid: grid.name, clusters: grid.clusters.length, workload, jobs: this.world.totalJobs, seed, ...(backup ? { backup } : {}) } };
+      },
+      'run.openReadOnly': () => {
+        if (this.status.state === 'running') return { ok: false, errors: [{ path: '', message: 'the run is running: only a stored run being resumed, or one that cannot be, is opened read-only' }] };
+        if (this.status.state !== 'read-only') this.status = { state: 'read-only', reason: this.status.state === 'unresumable' ? this.status.reason : 'opened read-only while it was being resumed' };
+        this.replay = undefined;
+        return { ok: true, value: this.runStatus() };
       },
       'settings.get': () => ({ ok: true, value: this.settings() }),
       'settings.set': (changes) => {
         if (this.resuming) return this.stillResuming();
         this.tick();
+        const t = this.now();
         for (const [key, value] of Object.entries(changes)) {
           if (value === undefined) continue;
           this.applySetting(key, value);
-          this.store?.addSetting({ t: this.now(), key, value });
+          this.flush({ t, key, value });
         }
         return { ok: true, value: this.settings() };
       },
@@ -223,6 +291,80 @@ export class Host {
       'lab.list': () => ({ ok: true, value: { runs: this.lab.list() } }),
       'lab.result': ({ runId }) => this.lab.result(runId),
     });
+    const dispatch = this.dispatch;
+    this.dispatch = ((method: string, payload: unknown) => this.refusal(method) ?? dispatch(method, payload)) as Dispatch;
+  }
+
+  /** Why `method` cannot be served now (the run is being resumed, cannot be, or is read-only), if it cannot. */
+  private refusal(method: string): { ok: false; errors: Array<{ path: string; message: string }> } | undefined {
+    const name = method as MethodName;
+    if (this.store?.readOnly && STORE_WRITES.has(name)) return { ok: false, errors: [{ path: '', message: `the store ${this.store.file} is open read-only: start without --read-only to change it` }] };
+    if (!RUN_COMMANDS.has(name)) return undefined;
+    const status = this.status;
+    if (status.state === 'resuming') {
+      const share = status.storedEvents ? Math.floor((100 * this.recorder!.recorded) / status.storedEvents) : 0;
+      return { ok: false, errors: [{ path: '', message: `the stored run is being resumed (${Math.min(share, 99)} % replayed): try again in a moment` }] };
+    }
+    if (status.state === 'unresumable') return { ok: false, errors: [{ path: '', message: `the stored run cannot be resumed (${status.reason}): start a fresh run (sim.reset; the store is kept as a backup) or open it read-only (run.openReadOnly)` }] };
+    if (status.state === 'read-only') return { ok: false, errors: [{ path: '', message: `the run is open read-only (${status.reason}): start a fresh run (sim.reset) to change anything` }] };
+    return undefined;
+  }
+
+  /** Where the run stands: running, being resumed from the store, not resumable, or read-only. */
+  get run(): RunStatus {
+    return this.runStatus();
+  }
+
+  private runStatus(): RunStatus {
+    return this.status.state === 'resuming' ? { ...this.status, replayedEvents: this.recorder?.recorded ?? 0 } : this.status;
+  }
+
+  /**
+   * Before the store drops a run that could not be resumed (or was only opened read-only), a copy of the whole store
+   * is written beside it, so that a fresh run loses nothing. Returns the copy's path.
+   */
+  private keepUnresumedRun(): string | undefined {
+    const status = this.status;
+    this.status = { state: 'running' };
+    this.replay = undefined;
+    if (status.state === 'running' || !this.store) return undefined;
+    const file = backupName(this.store.file, new Date());
+    this.store.backup(file);
+    return file;
+  }
+
+  /** Replays a slice of the stored run, then yields to the event loop; resolves `done` once it is over either way. */
+  private replaySlices(startedAt: number, done: () => void): void {
+    const replay = this.replay;
+    if (!replay || this.status.state !== 'resuming') return done(); // stopped: a fresh run, or read-only
+    const deadline = performance.now() + this.sliceMs;
+    let finished: boolean;
+    try {
+      finished = replay.step(() => performance.now() >= deadline || this.recorder?.divergence !== undefined);
+    } catch (error) {
+      return this.stopResume(`its replay failed: ${error instanceof Error ? error.message : String(error)}`, done);
+    }
+    const divergence = this.recorder?.divergence;
+    if (divergence) return this.stopResume(`its replay does not give back the stored history (${divergence})`, done);
+    if (finished) {
+      this.replay = undefined;
+      this.status = this.store?.readOnly ? { state: 'read-only', reason: `the store ${this.store.file} was opened read-only` } : { state: 'running' };
+      this.behindS = 0;
+      this.reanchor();
+      return done();
+    }
+    const elapsedS = (performance.now() - startedAt) / 1000;
+    if (elapsedS > this.replayLimitS) {
+      const stored = this.status.storedEvents;
+      return this.stopResume(`replaying it would take too long: ${this.recorder?.recorded ?? 0} of its ${stored} events replayed in ${Math.round(elapsedS)} s`, done);
+    }
+    setImmediate(() => this.replaySlices(startedAt, done));
+  }
+
+  private stopResume(reason: string, done: () => void): void {
+    this.replay = undefined;
+    this.status = this.store?.readOnly ? { state: 'read-only', reason } : { state: 'unresumable', reason };
+    done();
   }
 
   /** The simulated grid; `sim.reset` replaces it. */
@@ -231,44 +373,67 @@ export class Host {
   }
 
   /**
-   * Builds the world of a run and makes it current; a resumed run is replayed from the store up to its clock.
-   * `idle`: the simulated world under a resumed live run (not stored, not followed). `beforeSwitch` runs once the
-   * new world is built, before it replaces the current one.
+   * Builds the world of a run and makes it current. `resumed`: the store's run, replayed from its commands up to its
+   * clock in slices (see replaySlices). `idle`: the simulated world under a live run, or under a stored run that is
+   * not resumed (not stored, not followed). `beforeSwitch` runs once the new world is built, before it replaces the
+   * current one.
    */
-  private open(run: RunConfig, resumed: boolean, idle = false, beforeSwitch?: () => void): void {
+  private open(run: RunConfig, how: { resumed?: boolean; idle?: boolean; beforeSwitch?: () => void } = {}): void {
     const jobs: JobSpec[] = run.workload === 'none' ? [] : (workloadPreset(run.workload, run.seed) ?? []);
     const world = new SimWorld({ grid: gridSpecSchema.parse(run.grid), jobs, seed: run.seed, endless: true, metrics: false });
-    beforeSwitch?.();
+    how.beforeSwitch?.();
     this.current = world;
-    if (idle) return;
-    // Events already stored are replayed identically (the run is deterministic): only later ones are written.
-    this.follow(world.scheduler, resumed && this.store ? this.store.eventCount() : 0, resumed);
-    if (resumed && this.store) this.replay(this.store);
-    else this.store?.startRun(run);
+    this.submissionIds = new Map();
+    if (how.idle) return;
+    const store = this.store;
+    if (how.resumed && store) {
+      // The run is deterministic: replayed, it emits the stored events again, which are compared, not written.
+      this.follow(world.scheduler, { stored: store.eventCount(), replaying: true, resumed: true });
+      this.status = { state: 'resuming', replayedEvents: 0, storedEvents: store.eventCount() };
+      this.replay = new Replay(world, store.commands(), store.clock(), (command) => this.replayCommand(command));
+    } else {
+      store?.startRun(run);
+      this.follow(world.scheduler, { stored: 0, replaying: false, resumed: false });
+    }
   }
 
-  /** Makes `scheduler` the run's: its events recorded (past the first `replayed`), streamed and charted. */
-  private follow(scheduler: Pick<Scheduler, 'on'>, replayed: number, resumed: boolean): void {
+  /** A stored command applied again to the replayed world, as the API applied it. */
+  private replayCommand(command: StoredCommand): void {
+    if (command.key !== 'jobs.submit') return this.applySetting(command.key, command.value);
+    const r = this.world.submit(command.value);
+    if (r.ok && command.submissionId !== undefined) this.submissionIds.set(command.submissionId, { jobId: r.value.id, spec: JSON.stringify(command.value) });
+  }
+
+  /**
+   * Makes `scheduler` the run's: its events recorded, streamed and charted. `stored`: events the store holds for this
+   * run already — emitted again by its replay (`replaying`), or kept before the ones to come (a resumed live run).
+   */
+  private follow(scheduler: Pick<Scheduler, 'on'>, o: { stored: number; replaying: boolean; resumed: boolean }): void {
     this.runNumber++;
-    this.unsaved = [];
     this.recentEvents = [];
     if (!this.store)
       scheduler.on((e) => {
         this.recentEvents.push(e);
         if (this.recentEvents.length >= 2 * RECENT_EVENTS) this.recentEvents = this.recentEvents.slice(-RECENT_EVENTS);
       });
-    if (this.store) {
-      scheduler.on((e) => {
-        if (replayed > 0) replayed--;
-        else this.unsaved.push(e);
-      });
+    const recorder = this.recorder;
+    if (recorder) {
+      recorder.begin(o.stored, o.replaying);
+      scheduler.on((e) => recorder.record(e));
     }
-    const storedHistory = resumed ? gridHistoryStateSchema.safeParse(this.store?.gridHistory()) : undefined;
+    const storedHistory = o.resumed ? gridHistoryStateSchema.safeParse(this.store?.gridHistory()) : undefined;
     this.history = new GridHistory<ClusterSample>(GRID_HISTORY_LIMIT, GRID_HISTORY_STEP_S, storedHistory?.success ? storedHistory.data : undefined);
     for (const s of this.subscribers) {
       s.off();
-      s.off = scheduler.on(s.listener);
+      s.off = scheduler.on(this.unlessReplayed(s.listener));
     }
+  }
+
+  /** A replay's events are the stored past: consoles are not sent them again (they read jobs and history instead). */
+  private unlessReplayed(listener: (event: SchedulerEvent) => void): (event: SchedulerEvent) => void {
+    return (event) => {
+      if (this.status.state !== 'resuming') listener(event);
+    };
   }
 
   /** The run's scheduler: the live world's in a live run, else the simulated one's. */
@@ -318,14 +483,14 @@ export class Host {
     }
     this.tick();
     await this.stopLive();
+    const backup = this.keepUnresumedRun();
     this.store?.startRun(LIVE_RUN);
-    // Stored at once, before any job: it holds the run's id, by which a resumed run knows its jobs on the clusters.
-    this.store?.saveLiveState(world.persistentState());
     this.live = world;
     this.liveReady = true;
-    this.follow(world, 0, false);
-    this.flush();
-    return { ok: true, value: { clusters: clusters.map((c) => c.name) } };
+    this.follow(world, { stored: 0, replaying: false, resumed: false });
+    // Stored at once, before any job: the state holds the run's id, by which a resumed run knows its jobs on the clusters.
+    this.flush(undefined, true);
+    return { ok: true, value: { clusters: clusters.map((c) => c.name), ...(backup ? { backup } : {}) } };
   }
 
   private liveWorldOptions(clusters: readonly LiveClusterConfig[], restore?: unknown): LiveWorldFactoryOptions {
@@ -366,12 +531,12 @@ export class Host {
         this.resuming = undefined;
         this.live = world;
         this.liveReady = true;
-        for (const setting of store.settings()) {
-          if (setting.key === 'approach' || setting.key === 'policy' || setting.key === 'triesThreshold') this.applySetting(setting.key, setting.value);
+        for (const command of store.commands()) {
+          if (command.key === 'approach' || command.key === 'policy' || command.key === 'triesThreshold') this.applySetting(command.key, command.value);
         }
         // Events of the earlier sessions are kept; the resumed world's are appended.
-        this.follow(world, 0, true);
-        this.unsaved.push(...duringStart);
+        this.follow(world, { stored: store.eventCount(), replaying: false, resumed: true });
+        for (const e of duringStart) this.recorder?.record(e);
       },
       (error: unknown) => {
         // Commands stay refused, with why, until another run is started (sim.reset or run.startLive).
@@ -399,31 +564,12 @@ export class Host {
     await world?.stop();
   }
 
-  /**
-   * Replays what the API accepted as it was taken: the world brought up to the command's virtual time, then the
-   * command. Decision: at the same instant, submissions go before settings and operator commands (their relative
-   * order there is not stored; across instants it is).
-   */
-  private replay(store: Store): void {
-    const world = this.current;
-    const commands = [
-      ...store.submissions().map((s) => ({ t: s.t, apply: () => void world.submit(s.spec) })),
-      ...store.settings().map((s) => ({ t: s.t, apply: () => this.applySetting(s.key, s.value) })),
-    ].sort((a, b) => a.t - b.t);
-    for (const command of commands) {
-      world.runUntil(command.t);
-      command.apply();
-    }
-    world.runUntil(store.clock());
-  }
-
   /** Keeps an operator's command with the run, so that a resumed run replays it. */
   private record(key: string, value: unknown): void {
-    this.store?.addSetting({ t: this.now(), key, value });
     // Its effects happen in the scheduler's next pass: make sure the engine visits this instant again (a live
     // world's act re-arms its own timer).
     if (!this.live) this.world.engine.soon(() => undefined);
-    this.flush();
+    void this.flush({ t: this.now(), key, value });
   }
 
   private templates(): StoredTemplate[] {
@@ -436,7 +582,7 @@ export class Host {
 
   /** Every scheduler event, as it happens. */
   subscribe(listener: (event: SchedulerEvent) => void): () => void {
-    const entry = { listener, off: this.scheduler.on(listener) };
+    const entry = { listener, off: this.scheduler.on(this.unlessReplayed(listener)) };
     this.subscribers.add(entry);
     return () => {
       entry.off();
@@ -464,39 +610,49 @@ export class Host {
     };
   }
 
-  /** Brings virtual time up to the wall clock at the current speed. */
+  /**
+   * Brings virtual time up to the wall clock at the current speed, computing for at most one slice: a run that
+   * cannot keep up falls behind (`behindS` in the snapshot) instead of holding the host.
+   */
   tick(): void {
-    if (this.live) return this.flush(); // a live world keeps its own time
+    if (this.live) return void this.flush(); // a live world keeps its own time
+    if (this.status.state !== 'running') return;
     const factor = SPEED_FACTOR[this.speed];
     if (factor === 0) return;
+    const deadline = performance.now() + this.sliceMs;
+    const outOfTime = () => performance.now() >= deadline;
     if (!Number.isFinite(factor)) {
-      const until = this.clock() + MAX_SPEED_SLICE_MS;
-      while (this.clock() < until && this.world.stepInstant());
+      while (this.world.stepInstant() && !outOfTime());
       this.reanchor();
-      this.flush();
-      return;
+    } else {
+      const target = this.virtualAnchor + ((this.clock() - this.wallAnchor) / 1000) * factor;
+      this.world.runUntil(target, outOfTime);
+      this.behindS = Math.max(0, target - this.world.engine.now);
+      // Decision: a backlog beyond MAX_BACKLOG_WALL_S of wall time is dropped, so a speed the grid cannot reach
+      // does not pile up work that would race ahead once the load eases.
+      if (this.behindS > factor * MAX_BACKLOG_WALL_S) {
+        this.virtualAnchor = this.world.engine.now + factor * MAX_BACKLOG_WALL_S;
+        this.wallAnchor = this.clock();
+        this.behindS = factor * MAX_BACKLOG_WALL_S;
+      }
     }
-    const target = this.virtualAnchor + ((this.clock() - this.wallAnchor) / 1000) * factor;
-    this.world.runUntil(target);
-    this.flush();
+    void this.flush();
   }
 
   start(intervalMs = 100): void {
     this.timer ??= setInterval(() => this.tick(), intervalMs);
   }
 
-  /** Stops the clock and the lab's runs (their workers are terminated). */
+  /** Stops the clock, a replay and the lab's runs (their workers are terminated); writes what is not stored yet. */
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.lab.shutdown();
-    this.flush();
+    this.replay = undefined;
     // A live run's jobs keep running on the clusters; its connections close. Its latest state is kept for the
     // next start (application progress changes it without an event).
-    if (this.live && this.liveReady) this.store?.saveLiveState(this.live.persistentState());
+    this.flush(undefined, true);
     void this.stopLive();
-    if (this.historyDirty) this.store?.saveGridHistory(this.history.state());
-    this.historyDirty = false;
   }
 
   private applySetting(key: string, value: unknown): void {
@@ -511,21 +667,40 @@ export class Host {
     else if (key === 'jobs.resize') s.resize((value as { jobId: string }).jobId, (value as { delta: number }).delta, now);
   }
 
-  /** Writes the events since the last flush and the virtual clock. */
-  flush(): void {
+  /**
+   * Writes, in one transaction, `command` (what the API just accepted) with the events not yet stored, the run's
+   * clock, and when due the grid history and a live run's state. Nothing is written while a stored run is resumed,
+   * cannot be, or is read-only. `final`: everything is written now (the host stops, or a live run begins).
+   */
+  flush(command?: StoredCommand, final = false): boolean {
+    const recorder = this.recorder;
+    if (!recorder || this.status.state !== 'running' || this.resuming) {
+      if (this.status.state === 'running' && !this.resuming) this.history.offer(this.now(), () => this.clusterSamples());
+      return !recorder;
+    }
     if (this.history.offer(this.now(), () => this.clusterSamples())) this.historyDirty = true;
-    if (!this.store) return;
     // The history is one row, rewritten: at most every few seconds of wall time.
-    if (this.historyDirty && this.clock() - this.historySavedAt >= GRID_HISTORY_SAVE_MS) {
-      this.store.saveGridHistory(this.history.state());
+    const history = this.historyDirty && (final || this.clock() - this.historySavedAt >= GRID_HISTORY_SAVE_MS) ? this.history.state() : undefined;
+    // A live world's state changes with its jobs' events: kept with them, so that a restart recovers every job.
+    const live = this.live && this.liveReady && (final || recorder.pending > 0) ? this.live.persistentState() : undefined;
+    try {
+      recorder.commit({
+        ...(command ? { command } : {}),
+        clock: this.now(),
+        ...(history ? { gridHistory: history } : {}),
+        ...(live !== undefined ? { liveState: live } : {}),
+      });
+    } catch (error) {
+      // Decision: a run its store cannot keep (disk full, the file taken over by another host) stops where the
+      // store has it: shown read-only, nothing more accepted, rather than running on with what a restart would lose.
+      this.status = { state: 'read-only', reason: `the store could not be written (${error instanceof Error ? error.message : String(error)}); the run stops where the store has it` };
+      return false;
+    }
+    if (history) {
       this.historySavedAt = this.clock();
       this.historyDirty = false;
     }
-    // A live world's state changes with its jobs' events: kept with them, so that a restart recovers every job.
-    if (this.live && this.liveReady && this.unsaved.length) this.store.saveLiveState(this.live.persistentState());
-    this.store.addEvents(this.unsaved);
-    this.unsaved = [];
-    this.store.setClock(this.now());
+    return true;
   }
 
   private clusterSamples(): ClusterSample[] {
