@@ -425,9 +425,21 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').default(0).argParser(wholeNumber('--port', 0, 65535)))
     .addOption(new Option('--host <address>', 'address to bind').default('127.0.0.1'))
     .option('--store <file>', 'SQLite file that keeps the run (an existing run is resumed)')
-    .action(async (options: { port: number; host: string; store?: string }) => {
+    .option('--read-only', 'with --store: show the stored run without changing the file (nothing is accepted)')
+    .action(async (options: { port: number; host: string; store?: string; readOnly?: boolean }) => {
+      if (options.readOnly && !options.store) throw new UsageError('--read-only needs --store');
       const { serveCommand } = await import('./serve.js');
       done(await serveCommand(options, io));
+    });
+  program
+    .command('store')
+    .description('Work on a store file (the SQLite file of `serve --store`).')
+    .command('check')
+    .description('Verify a store without changing it: every accepted job has its submission event, no event is missing or stored twice, the clock is consistent. Exit 2 when anything is wrong.')
+    .argument('<file>', 'the store')
+    .action(async (file: string) => {
+      const { storeCheckCommand } = await import('./store-check.js');
+      done(await storeCheckCommand(file, io));
     });
   return program;
 }
@@ -446,14 +458,14 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
   let code = 0;
   const program = buildProgram(io, (c) => (code = c));
   try {
-    if (argv.length <= 2) throw new UsageError(`missing command: simulate, experiment or serve (see ${PROGRAM} --help)`);
+    if (argv.length <= 2) throw new UsageError(`missing command: simulate, experiment, serve or store (see ${PROGRAM} --help)`);
     await program.parseAsync([...argv]);
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
       // `help` and `help <command>` end as "commander.help" too, but with exit code 0.
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || (error.code === 'commander.help' && error.exitCode === 0)) return 0;
-      const message = error.code === 'commander.help' ? `expected a command: simulate, experiment or serve (see ${PROGRAM} --help)` : commanderMessage(error.message);
+      const message = error.code === 'commander.help' ? `expected a command: simulate, experiment, serve or store (see ${PROGRAM} --help)` : commanderMessage(error.message);
       await emit(io.stderr, `${PROGRAM}: ${message}\n`);
       return 2;
     }

@@ -4,13 +4,15 @@ import { fileURLToPath } from 'node:url';
 import { Host } from '../host/host.js';
 import { openStore } from '../store/store.js';
 import { startWebServer } from '../web/server.js';
-import { emit, type CliIo } from './main.js';
+import { emit, PROGRAM, type CliIo } from './main.js';
 
 export interface ServeOptions {
   port: number;
   host: string;
   /** SQLite file keeping the run; an existing one is resumed. */
   store?: string;
+  /** Open the store without changing it: its run is shown as far as it replays, and nothing is accepted. */
+  readOnly?: boolean;
 }
 
 // dist/electron/cli/serve.js -> dist/renderer, where `npm run build` puts the console.
@@ -19,12 +21,17 @@ const CONSOLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export async function serveCommand(o: ServeOptions, io: CliIo, stopped: Promise<void> = signalled()): Promise<number> {
-  const store = o.store ? openStore(o.store) : undefined;
+  const store = o.store ? openStore(o.store, { readOnly: o.readOnly === true }) : undefined;
   const host = new Host({ store });
   const server = await startWebServer(host, { host: o.host, port: o.port, staticDir: CONSOLE_DIR });
   host.start();
   if (!LOOPBACK.has(o.host)) await emit(io.stderr, `concertina: warning: --host ${o.host} exposes the host beyond this machine; the token is its only guard\n`);
   await emit(io.stdout, `Concertina is running (simulated DAS-3). Open: ${server.url}\n`);
+  void host.ready.then(() => {
+    const run = host.run;
+    if (run.state === 'unresumable') void emit(io.stderr, `${PROGRAM}: warning: the stored run cannot be resumed: ${run.reason}. The console offers a fresh run (the store is kept as a backup) or to open it read-only.\n`);
+    else if (run.state === 'read-only') void emit(io.stderr, `${PROGRAM}: the run is open read-only: ${run.reason}\n`);
+  });
   await stopped;
   host.stop();
   await server.close();

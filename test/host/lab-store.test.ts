@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Host } from '../../electron/host/host.js';
 import { LabRunner } from '../../electron/lab/runner.js';
 import type { LabRunInfo } from '../../electron/lab/schemas.js';
-import { openStore, SCHEMA_VERSION } from '../../electron/store/store.js';
+import { MIGRATIONS, openStore, SCHEMA_VERSION } from '../../electron/store/store.js';
 
 const tempFile = () => path.join(mkdtempSync(path.join(tmpdir(), 'concertina-lab-')), 'run.db');
 
@@ -28,14 +28,11 @@ const small = (seed: number) => ({ kind: 'simulate', grid: 'das3', workload: 'wm
 describe('lab results in the store', () => {
   it('adds the lab_results table to a store of the previous schema, keeping its run', () => {
     const file = tempFile();
-    const store = openStore(file);
-    store.startRun({ grid: 'das3', workload: 'wm', seed: 7 });
-    store.close();
-    // Back to the schema before the Lab: no lab_results table, an older version number.
+    // A store of the schema before the Lab (version 2: no lab_results table), holding a run.
     const db = new Database(file);
-    // (Version 3 added lab_results; later versions' tables go too.)
-    db.exec('DROP TABLE lab_results; DROP TABLE clusters; DROP TABLE secrets; DROP TABLE live_state; DROP TABLE IF EXISTS grid_history');
+    for (const migration of MIGRATIONS.slice(0, 2)) db.exec(migration);
     db.pragma('user_version = 2');
+    db.prepare('INSERT INTO run (id, config) VALUES (1, ?)').run(JSON.stringify({ grid: 'das3', workload: 'wm', seed: 7 }));
     db.close();
 
     const again = openStore(file);

@@ -155,7 +155,7 @@ describe('host live mode', () => {
     const acts = world.acts;
     expect(host.call('jobs.submit', rigid)).toEqual({ ok: true, value: { jobId: 'r1' } });
     expect(world.acts).toBe(acts + 1);
-    expect(opened[0]!.store.submissions()).toEqual([{ t: 5, spec: expect.objectContaining({ id: 'r1' }) }]);
+    expect(opened[0]!.store.commands()).toEqual([{ t: 5, key: 'jobs.submit', value: expect.objectContaining({ id: 'r1' }), jobId: 'r1' }]);
     world.sim.runUntil(6);
     expect(events.some((e) => 'jobId' in e && e.jobId === 'r1')).toBe(true);
     const listed = host.call('jobs.list', {});
@@ -182,7 +182,7 @@ describe('host live mode', () => {
     // The run's settings are applied again; nothing is submitted again by the host.
     expect(resumed.sim.scheduler.policy.name).toBe('egs');
     expect([...resumed.sim.scheduler.jobs()]).toHaveLength(0);
-    expect(opened[0]!.store.submissions()).toHaveLength(1);
+    expect(opened[0]!.store.commands().filter((c) => c.key === 'jobs.submit')).toHaveLength(1);
     const after = again.call('grid.snapshot', {});
     expect(after.ok && after.value.mode).toBe('live');
 

@@ -35,14 +35,13 @@ describe('SQLite drivers', () => {
 
     it(`${driver}: the store keeps a run across reopening`, () => {
       const file = tempFile();
-      const store = openStore(file, driver);
+      const store = openStore(file, { driver });
       store.startRun({ grid: { clusters: [] }, workload: 'none', seed: 3 });
-      store.addSubmission({ t: 5, spec: { id: 'a' } });
-      store.setClock(42);
+      store.commit({ command: { t: 5, key: 'jobs.submit', value: { id: 'a' }, jobId: 'a' }, clock: 42 });
       store.close();
-      const again = openStore(file, driver);
+      const again = openStore(file, { driver });
       expect(again.run()).toEqual({ grid: { clusters: [] }, workload: 'none', seed: 3 });
-      expect(again.submissions()).toEqual([{ t: 5, spec: { id: 'a' } }]);
+      expect(again.commands()).toEqual([{ t: 5, key: 'jobs.submit', value: { id: 'a' }, jobId: 'a' }]);
       expect(again.clock()).toBe(42);
       again.close();
     });

@@ -1,15 +1,13 @@
 // Persistence: the schema's migrations, a hosted run that comes back after a restart, and after a SIGKILL.
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { Host } from '../../electron/host/host.js';
 import { openStore, SCHEMA_VERSION } from '../../electron/store/store.js';
+import { startServe } from '../support/serve-process.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const tempFile = () => path.join(mkdtempSync(path.join(tmpdir(), 'concertina-store-')), 'run.db');
 const job = (id: string) => ({ id, kind: 'malleable', app: { model: 'gadget2' }, components: [{ min: 2, max: 46, program: 'gadget2' }] });
 
@@ -22,14 +20,14 @@ describe('store', () => {
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
-    expect(() => openStore(file)).toThrow(/newer than this Concertina/);
+    expect(() => openStore(file)).toThrow(/newer Concertina \(store schema/);
   });
 
-  it('resumes a hosted run after a restart: same jobs, same history, nothing twice', () => {
+  it('resumes a hosted run after a restart: same jobs, same history, nothing twice', async () => {
     const file = tempFile();
     let wall = 0;
     const store = openStore(file);
-    const first = new Host({ store, clock: () => wall, speed: '100x' });
+    const first = new Host({ store, clock: () => wall, speed: '100x', sliceMs: Number.POSITIVE_INFINITY });
     expect(first.call('jobs.submit', job('mine')).ok).toBe(true);
     expect(first.call('settings.set', { policy: 'egs' }).ok).toBe(true);
     wall += 30_000; // 50 virtual minutes
@@ -41,6 +39,8 @@ describe('store', () => {
 
     const again = openStore(file);
     const second = new Host({ store: again, clock: () => wall });
+    await second.ready;
+    expect(second.call('grid.snapshot', {})).toMatchObject({ ok: true, value: { run: { state: 'running' } } });
     expect(second.world.engine.now).toBe(clock);
     const after = second.call('jobs.list', { limit: 100_000 });
     expect(after).toEqual(before); // every job, in its state, none twice
@@ -53,38 +53,17 @@ describe('store', () => {
 
   it('keeps every job accepted before a SIGKILL, once', async () => {
     const file = tempFile();
-    const serve = () => {
-      const child = spawn(process.execPath, ['bin/concertina.js', 'serve', '--port', '0', '--store', file], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-      const url = new Promise<URL>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (c) => {
-          out += c;
-          const m = /Open: (\S+)/.exec(out);
-          if (m) resolve(new URL(m[1]!));
-        });
-        child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-      });
-      return { child, url };
-    };
-    const api = async (url: URL, method: string, body: unknown) => {
-      const r = await fetch(`${url.origin}/api/${method}`, { method: 'POST', headers: { authorization: `Bearer ${url.searchParams.get('token')}` }, body: JSON.stringify(body) });
-      return (await r.json()) as { ok: boolean; value: { jobs: Array<{ id: string }> } };
-    };
-
-    const a = serve();
-    const url1 = await a.url;
-    for (const id of ['k1', 'k2', 'k3']) expect((await api(url1, 'jobs.submit', job(id))).ok).toBe(true);
-    const killed = new Promise((resolve) => a.child.on('exit', resolve));
+    const a = startServe(['--store', file]);
+    for (const id of ['k1', 'k2', 'k3']) expect((await a.call('jobs.submit', job(id))).ok).toBe(true);
     a.child.kill('SIGKILL');
-    await killed;
+    await a.exited;
 
-    const b = serve();
-    const url2 = await b.url;
-    const ids = (await api(url2, 'jobs.list', { limit: 100_000 })).value.jobs.map((j) => j.id);
+    const b = startServe(['--store', file]);
+    const listed = await b.call<{ jobs: Array<{ id: string }> }>('jobs.list', { limit: 100_000 });
+    const ids = listed.value.jobs.map((j) => j.id);
     for (const id of ['k1', 'k2', 'k3']) expect(ids.filter((x) => x === id)).toHaveLength(1);
-    const stopped = new Promise((resolve) => b.child.on('exit', resolve));
     b.child.kill('SIGTERM');
-    await stopped;
+    await b.exited;
     const store = openStore(file);
     for (const id of ['k1', 'k2', 'k3']) expect(store.events(id).filter((e) => e.type === 'job.submitted')).toHaveLength(1);
     store.close();

@@ -46,7 +46,7 @@ function http(method: string, body: unknown): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  host = new Host({ grid, workload: 'none', clock: () => wall, speed: '1x' });
+  host = new Host({ grid, workload: 'none', clock: () => wall, speed: '1x', sliceMs: Number.POSITIVE_INFINITY });
   server = await startWebServer(host, { snapshotIntervalMs: 60_000 });
   for (const spec of [evolving, rigid]) expect(host.call('jobs.submit', spec)).toMatchObject({ ok: true });
   run(120);

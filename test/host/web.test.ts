@@ -12,7 +12,7 @@ let host: Host;
 let server: WebServer;
 
 beforeAll(async () => {
-  host = new Host({ clock: () => wall, workload: 'none' });
+  host = new Host({ clock: () => wall, workload: 'none', sliceMs: Number.POSITIVE_INFINITY });
   server = await startWebServer(host, { snapshotIntervalMs: 50 });
 });
 afterAll(async () => {
