@@ -1,7 +1,7 @@
 // `concertina store check FILE`: verifies a store without changing it (read-only); prints what is wrong and exits 2
 // when anything is, so a script can tell a whole store from a damaged one.
 import { openStore } from '../store/store.js';
-import { StoreOpenError } from '../store/errors.js';
+import { openFailure } from '../store/errors.js';
 import { UsageError } from './export.js';
 import { emit, PROGRAM, type CliIo } from './main.js';
 
@@ -25,14 +25,4 @@ export async function storeCheckCommand(file: string, io: CliIo): Promise<number
   } finally {
     store.close();
   }
-}
-
-/** Why a store could not be opened, in words (SQLite's codes and the store's own kinds). */
-export function openFailure(error: unknown): string {
-  if (error instanceof StoreOpenError) return error.message;
-  const code = (error as { code?: unknown }).code;
-  if (code === 'SQLITE_NOTADB') return 'it is not an SQLite database';
-  if (code === 'SQLITE_CANTOPEN') return 'it cannot be opened (missing, a directory, or not readable)';
-  if (code === 'SQLITE_CORRUPT') return 'the SQLite file is damaged';
-  return error instanceof Error ? error.message : String(error);
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Host } from '../host/host.js';
 import { safeStorageCipher, type SafeStorageLike } from '../live/cluster-secrets.js';
 import { openStore, type Store } from '../store/store.js';
+import { openFailure } from '../store/errors.js';
 import { serveAppRequest } from './app-protocol.js';
 import { APP_ORIGIN, APP_SCHEME, denyPermissions, hardenContents, registerIpc, windowOptions, type ContentsLike, type IpcMainLike, type SessionLike } from './security.js';
 
@@ -21,7 +22,9 @@ export interface ElectronMain {
     on(event: 'web-contents-created', listener: (event: unknown, contents: ContentsLike) => void): void;
     on(event: 'window-all-closed' | 'before-quit', listener: () => void): void;
     quit(): void;
+    exit(code: number): void;
   };
+  dialog: { showErrorBox(title: string, content: string): void };
   protocol: {
     registerSchemesAsPrivileged(schemes: Array<{ scheme: string; privileges: Record<string, boolean> }>): void;
     handle(scheme: string, handler: (request: { url: string }) => Response | Promise<Response>): void;
@@ -60,7 +63,16 @@ export async function startDesktop(electron: ElectronMain, paths: DesktopPaths, 
   denyPermissions(session.defaultSession);
   protocol.handle(APP_SCHEME, (request) => serveAppRequest(request.url, paths.consoleDir));
 
-  const store = openRunStore(path.join(app.getPath('userData'), 'run.db'));
+  const file = path.join(app.getPath('userData'), 'run.db');
+  let store: Store;
+  try {
+    store = openRunStore(file);
+  } catch (error) {
+    // A store this Concertina cannot open (newer, foreign, damaged) is left as it is: the user is told, not the log.
+    electron.dialog.showErrorBox('Concertina cannot open its run', `${file}: ${openFailure(error)}.\n\nThe file was left as it is. Move it aside (or open it with the Concertina that wrote it) to start again.`);
+    app.exit(2);
+    throw error;
+  }
   // Without OS encryption (e.g. no keyring on Linux), secrets are held for the session only, never written.
   const cipher = safeStorageCipher(electron.safeStorage);
   const host = new Host({ store, clusters: cipher ? { cipher } : {} });

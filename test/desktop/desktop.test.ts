@@ -81,7 +81,9 @@ function stubElectron() {
       getPath: () => mkdtempSync(path.join(tmpdir(), 'concertina-userdata-')),
       on: ((name: string, listener: (...args: unknown[]) => void) => void appListeners.set(name, listener)) as ElectronMain['app']['on'],
       quit: () => calls.push('quit'),
+      exit: (code) => calls.push(`exit:${code}`),
     },
+    dialog: { showErrorBox: (title, content) => calls.push(`error-box:${title}: ${content}`) },
     protocol: {
       registerSchemesAsPrivileged: (schemes) => calls.push(`privileged:${schemes.map((s) => s.scheme).join(',')}`),
       handle: (scheme, handler) => {
@@ -132,6 +134,24 @@ describe('Electron main process', () => {
     stub.appListeners.get('before-quit')!();
     expect(() => store!.clock()).toThrow(); // closed, after the host's last flush
     expect(desktop.host.call('grid.snapshot', {}).ok).toBe(true);
+  });
+
+  it('says why in a dialog and exits 2 when its store cannot be opened, leaving the file as it is', async () => {
+    const stub = stubElectron();
+    let file = '';
+    const bytes = Buffer.from('not a database at all, but the user may need it\n'.repeat(200));
+    await expect(
+      startDesktop(stub.electron, { consoleDir: consoleDir(), preload: '/app/preload.cjs' }, (f) => {
+        writeFileSync((file = f), bytes);
+        return openStore(f);
+      }),
+    ).rejects.toThrow();
+    expect(stub.calls.filter((c) => c.startsWith('error-box:') || c.startsWith('exit:'))).toEqual([
+      expect.stringMatching(/^error-box:Concertina cannot open its run: .*run\.db: it is not an SQLite database\.\n\nThe file was left as it is/),
+      'exit:2',
+    ]);
+    expect(stub.windows).toHaveLength(0);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
   });
 
   it('keeps clusters\' secrets encrypted by safeStorage: only its ciphertext reaches the store file', async () => {
