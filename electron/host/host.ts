@@ -166,7 +166,7 @@ export class Host {
       },
       'jobs.submit': ({ submissionId, ...spec }) => {
         if (this.resuming) return this.stillResuming();
-        this.tick();
+        this.catchUp();
         const canonical = JSON.stringify(spec);
         const earlier = submissionId === undefined ? undefined : this.submissionIds.get(submissionId);
         if (earlier) {
@@ -183,7 +183,7 @@ export class Host {
       },
       'jobs.cancel': ({ jobId }) => {
         if (this.resuming) return this.stillResuming();
-        this.tick();
+        this.catchUp();
         const r = this.act((s, now) => s.cancel(jobId, now));
         if (!r.ok) return r;
         this.record('jobs.cancel', { jobId });
@@ -191,7 +191,7 @@ export class Host {
       },
       'jobs.resize': ({ jobId, delta }) => {
         if (this.resuming) return this.stillResuming();
-        this.tick();
+        this.catchUp();
         const r = this.act((s, now) => s.resize(jobId, delta, now));
         if (!r.ok) return r;
         this.record('jobs.resize', { jobId, delta });
@@ -225,14 +225,14 @@ export class Host {
       },
       'sim.setSpeed': ({ speed }) => {
         if (this.live || this.resuming) return { ok: false, errors: [{ path: 'speed', message: 'a live run follows real time: its speed cannot change (sim.reset starts a simulated run)' }] };
-        this.tick();
+        this.catchUp();
         this.speed = speed;
         this.behindS = 0;
         this.reanchor();
         return { ok: true, value: { speed } };
       },
       'sim.reset': ({ grid, workload, seed }) => {
-        this.tick();
+        this.catchUp();
         let backup: string | undefined;
         // The world is built before the store forgets the old run: a grid the simulator refuses changes nothing.
         try {
@@ -259,7 +259,7 @@ export class Host {
       'settings.get': () => ({ ok: true, value: this.settings() }),
       'settings.set': (changes) => {
         if (this.resuming) return this.stillResuming();
-        this.tick();
+        this.catchUp();
         const t = this.now();
         for (const [key, value] of Object.entries(changes)) {
           if (value === undefined) continue;
@@ -481,7 +481,7 @@ export class Host {
     } catch (error) {
       return { ok: false, errors: [{ path: 'clusters', message: `the live run could not start: ${error instanceof Error ? error.message : String(error)}` }] };
     }
-    this.tick();
+    this.catchUp();
     await this.stopLive();
     const backup = this.keepUnresumedRun();
     this.store?.startRun(LIVE_RUN);
@@ -637,6 +637,16 @@ export class Host {
       }
     }
     void this.flush();
+  }
+
+  /**
+   * Before a command or a request: virtual time brought up to the wall clock, so that what is accepted lands at the
+   * right time. A run at "max", or one already behind its speed, computes on its timer only: a request then costs
+   * no slice of its own.
+   */
+  catchUp(): void {
+    if (!this.live && (this.behindS > 0 || !Number.isFinite(SPEED_FACTOR[this.speed]))) return void this.flush();
+    this.tick();
   }
 
   start(intervalMs = 100): void {

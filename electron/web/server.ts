@@ -79,7 +79,7 @@ export async function startWebServer(host: Host, options: WebServerOptions = {})
           } catch {
             return send(res, 400, { ok: false, errors: [{ path: '', message: 'the body is not valid JSON' }] });
           }
-          host.tick();
+          host.catchUp();
           // Methods that talk to clusters answer later: every answer is awaited the same way.
           return Promise.resolve(host.dispatch(decodeURIComponent(url.pathname.slice('/api/'.length)), payload)).then((answer) => send(res, 200, answer));
         })

@@ -18,6 +18,7 @@ import { sshRoundTrip } from './ssh-bench.js';
 import { managerParse } from './managers-bench.js';
 import { queueBench } from './queue-bench.js';
 import { liveBench } from './live-bench.js';
+import { overloadBench } from './overload-bench.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const tracesDir = path.resolve(repoRoot, '..', 'shared', 'traces');
@@ -42,6 +43,8 @@ function benchTargets(f: Record<string, unknown>): Array<{ figure: string; targe
     below('live_slurm_shrink_p50_ms', 1000),
     below('live_sge_shrink_p50_ms', 1000),
     atLeast('coorm_requests_per_s', 50_000),
+    below('overload_snapshot_max_p99_ms', 1000),
+    below('sigterm_stop_ms', 2000),
   ];
 }
 
@@ -213,6 +216,7 @@ const swf = nasa();
 const parse10k = managerParse(10_000);
 log(`status output of 10,000 jobs parsed: squeue ${parse10k.squeue_ms} ms, qstat -xml ${parse10k.qstat_xml_ms} ms`);
 const labLatency = await labApiLatency();
+const overload = await overloadBench(log);
 const ssh = await sshRoundTrip(20);
 const queue = await queueBench(repoRoot, log);
 const live = await liveBench(log);
@@ -255,6 +259,7 @@ const figures = {
   live_sge_shrink_p95_ms: live.sge?.shrink_p95_ms ?? null,
   live_sge_submissions_per_s: live.sge?.submissions_per_s ?? null,
   live,
+  ...overload,
   ...(await import('./coorm-bench.js')).coormBench(log),
   node: process.version,
 };

@@ -1,10 +1,15 @@
 // `concertina serve` as a real process for the host's process tests: started from the built CLI, its URL and token
 // read from what it prints, its API called over HTTP, its exit awaited (never a fixed sleep).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The checkout: the folder above this file holding bin/concertina.js (also when run compiled from dist/, as the bench is). */
+export const repoRoot = ((dir: string): string => {
+  while (!existsSync(path.join(dir, 'bin', 'concertina.js')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+})(path.dirname(fileURLToPath(import.meta.url)));
 
 export interface ServeProcess {
   readonly child: ChildProcessWithoutNullStreams;
