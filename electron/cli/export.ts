@@ -95,6 +95,8 @@ export function systemReason(error: unknown): string {
       return 'exists and is not a directory';
     case 'ENOSPC':
       return 'no space left on the device';
+    case 'EROFS':
+      return 'read-only file system';
     default:
       return error instanceof Error ? error.message : String(error);
   }

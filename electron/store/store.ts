@@ -94,8 +94,20 @@ const MIGRATIONS: readonly string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/** Why a file that SQLite opens cannot be used as this Concertina's store. */
+export class StoreOpenError extends Error {
+  override readonly name = 'StoreOpenError';
+  constructor(
+    readonly reason: 'foreign' | 'newer-schema',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export function openStore(file: string, driver?: SqliteDriverName): Store {
   const { db } = openDatabase(file, driver);
+  refuseForeign(db); // before anything writes: the WAL pragma alone would change someone else's file
   db.exec('PRAGMA journal_mode = WAL');
   // FULL: a commit is on disk when it returns, so an accepted job survives even a power cut.
   db.exec('PRAGMA synchronous = FULL');
@@ -212,9 +224,23 @@ export function openStore(file: string, driver?: SqliteDriverName): Store {
   };
 }
 
+/**
+ * Closes `db` and throws when it is not a Concertina store: a new store has no tables and schema version 0, one of
+ * ours a version and our tables.
+ */
+function refuseForeign(db: SqliteDatabase): void {
+  const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+  const ours = version === 0 ? tables.length === 0 : tables.includes('run') && tables.includes('events');
+  if (ours) return;
+  db.close();
+  const shown = tables.length ? `tables ${tables.slice(0, 5).join(', ')}${tables.length > 5 ? ', ...' : ''}` : 'no tables';
+  throw new StoreOpenError('foreign', `is an SQLite database but not a Concertina store (schema version ${version}, ${shown})`);
+}
+
 function migrate(db: SqliteDatabase): void {
   const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-  if (version > SCHEMA_VERSION) throw new Error(`the store's schema (version ${version}) is newer than this Concertina (${SCHEMA_VERSION})`);
+  if (version > SCHEMA_VERSION) throw new StoreOpenError('newer-schema', `the store's schema (version ${version}) is newer than this Concertina (${SCHEMA_VERSION})`);
   for (let v = version; v < SCHEMA_VERSION; v++) {
     transaction(db, () => {
       db.exec(MIGRATIONS[v]!);
