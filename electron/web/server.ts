@@ -8,6 +8,7 @@ import { readConsoleFile } from '../host/console-files.js';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Host } from '../host/host.js';
 import type { StreamMessage } from '../api/contract.js';
+import { parseJson, type JsonParse } from '../../core/text/json.js';
 
 export interface WebServerOptions {
   readonly host?: string;
@@ -102,15 +103,11 @@ export async function startWebServer(host: HostedApi, options: WebServerOptions 
           } catch {
             return send(res, 400, refusedBody(`the method in ${url.pathname} is not valid percent-encoding`));
           }
-          let payload: unknown;
-          try {
-            payload = body.length ? JSON.parse(body) : {};
-          } catch {
-            return send(res, 400, refusedBody('the body is not valid JSON'));
-          }
+          const parsed: JsonParse = body.length ? parseJson(body) : { ok: true, value: {} };
+          if (!parsed.ok) return send(res, 400, refusedBody(`the body is not valid JSON at line ${parsed.line}, column ${parsed.column}: ${parsed.message}`));
           host.tick();
           // Methods that talk to clusters answer later: every answer is awaited the same way.
-          return Promise.resolve(host.dispatch(method, payload)).then((answer) => send(res, 200, answer));
+          return Promise.resolve(host.dispatch(method, parsed.value)).then((answer) => send(res, 200, answer));
         })
         .catch((error: unknown) => send(res, 500, refusedBody(`internal error: ${error instanceof Error ? error.message : String(error)}`)));
       return;

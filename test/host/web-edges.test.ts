@@ -76,6 +76,13 @@ describe('web mode edges, on a real host', () => {
     typedError(await post(server, '/api/grid.%E0%A4%A', '{}'), 400, /not valid percent-encoding/);
   });
 
+  it('says where a body is not valid JSON, and accepts one that starts with a byte-order mark', async () => {
+    typedError(await post(server, '/api/settings.set', '{\n  "approach": "pwa",\n}'), 400, /^the body is not valid JSON at line 3, column 1: /);
+    typedError(await post(server, '/api/settings.set', '{"approach": pwa}'), 400, /^the body is not valid JSON at line 1, column 14: /);
+    const withMark = await post(server, '/api/settings.set', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"approach": "pwa"}')]));
+    expect(withMark.json).toMatchObject({ ok: true, value: { approach: 'pwa' } });
+  });
+
   it('answers request targets that are not URLs with a typed 400, and stays up', async () => {
     for (const target of ['http://[/api/grid.snapshot', 'http://[', '//[']) {
       const r = await raw(server, `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}`, '{}');
