@@ -7,6 +7,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
+// `npm start` builds dist/ before it runs this.
+import { systemReason } from '../dist/electron/cli/export.js';
 
 const require = createRequire(import.meta.url);
 
@@ -24,9 +26,16 @@ function electronBinary() {
   return { binary };
 }
 
+/** Ends with one line on stderr and `code` (2: misuse, the machine's set-up or the user's environment). */
+function fail(message, code) {
+  console.error(`concertina: ${message}`);
+  process.exit(code);
+}
+
 function run(command, args) {
   const child = spawn(command, args, { stdio: 'inherit' });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  child.on('error', (error) => fail(`cannot start ${path.basename(command)} (${systemReason(error)})`, 1));
   child.on('exit', (code) => process.exit(code ?? 0));
 }
 
@@ -37,6 +46,10 @@ if (electron.binary) {
 } else {
   console.error(`concertina: ${electron.why}; starting the web mode instead.`);
   const dataDir = path.join(process.env.XDG_DATA_HOME || path.join(homedir(), '.local', 'share'), 'concertina');
-  mkdirSync(dataDir, { recursive: true });
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    fail(`cannot create the data folder ${dataDir} (${systemReason(error)}); set XDG_DATA_HOME to a folder you can write to`, 2);
+  }
   run(process.execPath, ['bin/concertina.js', 'serve', '--store', path.join(dataDir, 'run.db'), ...process.argv.slice(2)]);
 }

@@ -253,6 +253,7 @@ export type MethodName = keyof typeof methods;
 export type StreamMessage =
   | { topic: 'event'; event: SchedulerEvent }
   | { topic: 'snapshot'; snapshot: MethodOutput<'grid.snapshot'> }
+  | { topic: 'gap'; dropped: number }
   /** A Lab run changed: queued, progressed or ended. */
   | { topic: 'lab'; run: LabRunInfo };
 export type MethodInput<M extends MethodName> = z.input<(typeof methods)[M]['input']>;

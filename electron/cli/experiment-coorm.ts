@@ -14,6 +14,7 @@ import {
   type CoormRunSpec,
 } from '../../core/sim/experiments/coorm.js';
 import { UsageError, toCsv, prepareOutDir, writeOutput, type CsvValue } from './export.js';
+import { printable } from './printable.js';
 import { alignColumns, emit, progressBar, type CliIo } from './main.js';
 
 export interface CoormCommandOptions {
@@ -94,9 +95,9 @@ export async function coormExperimentCommand(o: CoormCommandOptions, io: CliIo):
       observations: analysis.observations.map((ob) => ({ id: ob.id, figure: ob.figure, text: ob.text, holds: ob.holds, figures: ob.figures, measured: ob.measured })),
     };
     await emit(io.stdout, `${JSON.stringify(json)}\n`);
-    await emit(io.stderr, `Wrote ${written} files to ${outDir}\n`);
+    await emit(io.stderr, `Wrote ${written} files to ${printable(outDir)}\n`);
   } else {
-    await emit(io.stdout, `${textSummary(analysis)}\nWrote ${written} files to ${outDir} (report: ${outDir}/report.md)\n`);
+    await emit(io.stdout, `${textSummary(analysis)}\nWrote ${written} files to ${printable(outDir)} (report: ${printable(outDir)}/report.md)\n`);
   }
   return 0;
 }

@@ -4,31 +4,17 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ActivityBucket, ClusterUsage, JobMetrics } from '../../core/sim/metrics.js';
 import type { StepFunction } from '../../core/time/step-function.js';
+import { csvLines, type CsvValue } from '../../core/text/csv.js';
+
+export type { CsvValue };
 
 /** A mistake of the user's (flag, file, input): reported as one message, exit code 2, never a stack trace. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export type CsvValue = string | number | boolean | null | undefined;
-
-// Enough digits for any measurement here, without the 17-digit tails of binary fractions.
-function formatNumber(n: number): string {
-  if (!Number.isFinite(n)) return '';
-  return Number.isInteger(n) ? String(n) : String(Number(n.toFixed(6)));
-}
-
-/** One CSV field (RFC 4180): quoted when it holds a separator, a quote, a line break or edge blanks. */
-export function csvField(value: CsvValue): string {
-  if (value === null || value === undefined) return '';
-  const text = typeof value === 'number' ? formatNumber(value) : String(value);
-  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
 export function toCsv(header: readonly string[], rows: Iterable<readonly CsvValue[]>): string {
-  const lines = [header.map(csvField).join(',')];
-  for (const row of rows) lines.push(row.map(csvField).join(','));
-  return `${lines.join('\n')}\n`;
+  return csvLines([header, ...rows]);
 }
 
 export function toJson(value: unknown): string {
@@ -95,6 +81,8 @@ export function systemReason(error: unknown): string {
       return 'exists and is not a directory';
     case 'ENOSPC':
       return 'no space left on the device';
+    case 'EROFS':
+      return 'read-only file system';
     default:
       return error instanceof Error ? error.message : String(error);
   }

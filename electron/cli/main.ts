@@ -19,6 +19,7 @@ import { WORKLOAD_PRESETS, workloadPreset } from '../../core/sim/workloads/koala
 import { parseSwf } from '../../core/sim/workloads/swf.js';
 import { ACTIVITY_BUCKET_S, KOALA_DEFAULT_SEEDS } from '../../core/sim/experiments/koala.js';
 import { COORM_DEFAULT_CONFIG } from '../../core/sim/experiments/coorm.js';
+import { printable } from './printable.js';
 import { UsageError, activityCsv, jobsCsv, prepareOutDir, systemReason, toJson, utilizationCsv, writeOutput } from './export.js';
 
 /** Where the CLI writes; process.stdout and process.stderr unless a test passes its own. */
@@ -93,7 +94,7 @@ async function readInput(flag: string, file: string): Promise<Buffer> {
 /** Field errors of an input file as one message: the first on the main line, a few more below it. */
 function inputErrors(source: string, errors: readonly FieldError[]): UsageError {
   // Errors with a text position already start with the file name.
-  const line = (e: FieldError) => (e.path.startsWith(source) ? `${e.path}: ${e.message}` : `${source}: ${e.path ? `${e.path}: ` : ''}${e.message}`);
+  const line = (e: FieldError) => printable(e.path.startsWith(source) ? `${e.path}: ${e.message}` : `${source}: ${e.path ? `${e.path}: ` : ''}${e.message}`);
   const lines = [line(errors[0]!)];
   for (const e of errors.slice(1, SHOW_FIRST)) lines.push(`  also ${line(e)}`);
   if (errors.length > SHOW_FIRST) lines.push(`  and ${errors.length - SHOW_FIRST} more problems in ${source}`);
@@ -188,8 +189,8 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
   const grid = await loadGrid(o.grid);
   const workload = await loadWorkload(o.workload, o.seed, o.strict === true, o.maxJobs);
   if (workload.skipped.length > 0) {
-    const lines = [`${PROGRAM}: warning: ${o.workload}: skipped ${workload.skipped.length} of ${workload.records} records:`];
-    for (const s of workload.skipped.slice(0, SHOW_FIRST)) lines.push(`  line ${s.line}: ${s.reason}`);
+    const lines = [`${PROGRAM}: warning: ${printable(o.workload)}: skipped ${workload.skipped.length} of ${workload.records} records:`];
+    for (const s of workload.skipped.slice(0, SHOW_FIRST)) lines.push(`  line ${s.line}: ${printable(s.reason)}`);
     if (workload.skipped.length > SHOW_FIRST) lines.push(`  and ${workload.skipped.length - SHOW_FIRST} more`);
     await emit(io.stderr, `${lines.join('\n')}\n`);
   }
@@ -219,7 +220,7 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
     const lines = [`${PROGRAM}: warning: ${outcome.refused.length} of ${jobs.length} jobs refused by the scheduler (counted, not run):`];
     for (const r of outcome.refused.slice(0, SHOW_FIRST)) {
       const why = r.errors.map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ');
-      lines.push(`  ${r.jobId}: ${why}`);
+      lines.push(`  ${printable(`${r.jobId}: ${why}`)}`);
     }
     if (outcome.refused.length > SHOW_FIRST) lines.push(`  and ${outcome.refused.length - SHOW_FIRST} more`);
     await emit(io.stderr, `${lines.join('\n')}\n`);
@@ -251,7 +252,7 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
       await writeOutput(outDir, 'activity.csv', activityCsv(outcome.activity(ACTIVITY_BUCKET_S))),
     ];
     const sampling = stepS === undefined ? '' : ` (utilization as means over ${stepS} s steps, the run being long)`;
-    await emit(notes, `Wrote ${written.length} files to ${outDir}${sampling}: ${written.map((f) => f.slice(outDir.length + 1)).join(', ')}\n`);
+    await emit(notes, `Wrote ${written.length} files to ${printable(outDir)}${sampling}: ${written.map((f) => f.slice(outDir.length + 1)).join(', ')}\n`);
   }
   return 0;
 }
@@ -298,7 +299,7 @@ function summaryTable(r: SimulateReport, grid: GridSpec): string {
   const head =
     `Simulation: grid ${r.grid} (${grid.clusters.length} clusters, ${processors} processors${r.background ? ', background load' : ''}), ` +
     `workload ${r.workload}, approach ${r.approach}, policy ${r.policy}, placement ${r.placement}, seed ${r.seed}, poll ${r.poll_s} s`;
-  return `${head}\n\n${alignColumns(rows, [1])}\n`;
+  return `${printable(head)}\n\n${alignColumns(rows, [1])}\n`;
 }
 
 /** A progress bar on the terminal behind `stream`; `note` is a free payload field. */
@@ -466,14 +467,14 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
       // `help` and `help <command>` end as "commander.help" too, but with exit code 0.
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || (error.code === 'commander.help' && error.exitCode === 0)) return 0;
       const message = error.code === 'commander.help' ? `expected a command: simulate, experiment, serve or store (see ${PROGRAM} --help)` : commanderMessage(error.message);
-      await emit(io.stderr, `${PROGRAM}: ${message}\n`);
+      await emit(io.stderr, `${PROGRAM}: ${printable(message)}\n`);
       return 2;
     }
     if (error instanceof UsageError) {
-      await emit(io.stderr, `${PROGRAM}: ${error.message}\n`);
+      await emit(io.stderr, `${PROGRAM}: ${printable(error.message)}\n`);
       return 2;
     }
-    const message = error instanceof Error ? error.message : String(error);
+    const message = printable(error instanceof Error ? error.message : String(error));
     const debug = process.env.CONCERTINA_DEBUG ? `\n${error instanceof Error ? error.stack : ''}` : ` (set CONCERTINA_DEBUG=1 for details)`;
     await emit(io.stderr, `${PROGRAM}: internal error: ${message}${debug}\n`);
     return 1;

@@ -1,10 +1,12 @@
 // `concertina serve`: the host in headless web mode, until interrupted.
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Host } from '../host/host.js';
 import { openStore } from '../store/store.js';
-import { startWebServer } from '../web/server.js';
+import { startWebServer, type WebServer } from '../web/server.js';
 import { emit, PROGRAM, type CliIo } from './main.js';
+import { listenError, openStoreFile } from './startup-errors.js';
 
 export interface ServeOptions {
   port: number;
@@ -21,9 +23,18 @@ const CONSOLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export async function serveCommand(o: ServeOptions, io: CliIo, stopped: Promise<void> = signalled()): Promise<number> {
-  const store = o.store ? openStore(o.store, { readOnly: o.readOnly === true }) : undefined;
+  const storeIsNew = o.store !== undefined && !existsSync(o.store);
+  const store = o.store ? openStoreFile('--store', o.store, (file) => openStore(file, { readOnly: o.readOnly === true })) : undefined;
   const host = new Host({ store });
-  const server = await startWebServer(host, { host: o.host, port: o.port, staticDir: CONSOLE_DIR });
+  let server: WebServer;
+  try {
+    server = await startWebServer(host, { host: o.host, port: o.port, staticDir: CONSOLE_DIR });
+  } catch (error) {
+    store?.close();
+    // Decision: a store this failed start created is removed, so that a failed start leaves nothing behind.
+    if (storeIsNew) for (const suffix of ['', '-wal', '-shm']) rmSync(`${o.store}${suffix}`, { force: true });
+    throw listenError(o.host, o.port, error);
+  }
   host.start();
   if (!LOOPBACK.has(o.host)) await emit(io.stderr, `concertina: warning: --host ${o.host} exposes the host beyond this machine; the token is its only guard\n`);
   await emit(io.stdout, `Concertina is running (simulated DAS-3). Open: ${server.url}\n`);

@@ -10,7 +10,7 @@ export async function storeCheckCommand(file: string, io: CliIo): Promise<number
   try {
     store = openStore(file, { readOnly: true });
   } catch (error) {
-    throw new UsageError(`${file}: cannot be checked: ${openFailure(error)}`);
+    throw new UsageError(`${file}: ${openFailure(error)}`);
   }
   try {
     const problems = store.check();

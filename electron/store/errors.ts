@@ -11,12 +11,35 @@ export class StoreOpenError extends Error {
   }
 }
 
-/** Why a store could not be opened, in words: the store's own kinds, and SQLite's codes. */
+// SQLite's primary result codes (node:sqlite gives the number, better-sqlite3 the name).
+const SQLITE_CODES: Readonly<Record<number, string>> = {
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  8: 'SQLITE_READONLY',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+  26: 'SQLITE_NOTADB',
+};
+
+/** SQLite's reason for a failure, in words (said of the file), or undefined for another kind of error. */
+export function sqliteReason(error: unknown): string | undefined {
+  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
+  const name = typeof code === 'string' && code.startsWith('SQLITE_') ? code : typeof errcode === 'number' ? SQLITE_CODES[errcode & 0xff] : undefined;
+  if (name === undefined) return undefined;
+  if (name.startsWith('SQLITE_BUSY') || name.startsWith('SQLITE_LOCKED')) return 'is locked by another process';
+  if (name.startsWith('SQLITE_READONLY')) return 'cannot be written (read-only)';
+  if (name.startsWith('SQLITE_IOERR')) return 'cannot be read or written (input/output error)';
+  if (name.startsWith('SQLITE_CORRUPT')) return 'is damaged (the SQLite database is malformed)';
+  if (name.startsWith('SQLITE_FULL')) return 'no space left on the device';
+  if (name.startsWith('SQLITE_CANTOPEN')) return 'cannot be opened';
+  if (name.startsWith('SQLITE_NOTADB')) return 'is not an SQLite database';
+  return undefined;
+}
+
+/** Why a store could not be opened, in words said of the file: the store's own kinds, then SQLite's codes. */
 export function openFailure(error: unknown): string {
   if (error instanceof StoreOpenError) return error.message;
-  const code = (error as { code?: unknown }).code;
-  if (code === 'SQLITE_NOTADB') return 'it is not an SQLite database';
-  if (code === 'SQLITE_CANTOPEN') return 'it cannot be opened (missing, a directory, or not readable)';
-  if (code === 'SQLITE_CORRUPT') return 'the SQLite file is damaged';
-  return error instanceof Error ? error.message : String(error);
+  return sqliteReason(error) ?? (error instanceof Error ? error.message : String(error));
 }

@@ -138,7 +138,7 @@ export const MIGRATIONS: readonly string[] = [
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** The tables of a Concertina store: a file holding other tables and none of these is someone else's database. */
-const OWN_TABLES = ['run', 'commands', 'events', 'templates'];
+const OWN_TABLES = ['run', 'events'];
 
 export interface OpenStoreOptions {
   readonly driver?: SqliteDriverName;
@@ -149,6 +149,7 @@ export interface OpenStoreOptions {
 export function openStore(file: string, options: OpenStoreOptions = {}): Store {
   const { db } = openDatabase(file, options.driver, options.readOnly === true);
   const readOnly = options.readOnly === true;
+  refuseForeign(db); // before anything writes: the WAL pragma alone would change someone else's file
   if (!readOnly) {
     db.exec('PRAGMA journal_mode = WAL');
     // FULL: a commit is on disk when it returns, so an accepted job survives even a power cut.
@@ -280,23 +281,32 @@ function tables(db: SqliteDatabase): Set<string> {
 }
 
 function newerSchema(version: number): StoreOpenError {
-  return new StoreOpenError('newer-schema', `it was written by a newer Concertina (store schema ${version}; this one reads up to ${SCHEMA_VERSION})`);
+  return new StoreOpenError('newer-schema', `was written by a newer Concertina (store schema ${version}; this one reads up to ${SCHEMA_VERSION})`);
+}
+
+/**
+ * Closes `db` and throws when it is not a Concertina store: a new store has no tables and schema version 0, one of
+ * ours a version and our tables. Never migrate, or even journal, someone else's database.
+ */
+function refuseForeign(db: SqliteDatabase): void {
+  const version = schemaVersion(db);
+  const present = [...tables(db)].filter((t) => !t.startsWith('sqlite_')).sort();
+  const ours = version === 0 ? present.length === 0 : OWN_TABLES.every((t) => present.includes(t));
+  if (ours) return;
+  db.close();
+  const shown = present.length ? `tables ${present.slice(0, 5).join(', ')}${present.length > 5 ? ', ...' : ''}` : 'no tables';
+  throw new StoreOpenError('foreign', `is an SQLite database but not a Concertina store (schema version ${version}, ${shown})`);
 }
 
 function requireCurrentSchema(db: SqliteDatabase): void {
   const version = schemaVersion(db);
   if (version > SCHEMA_VERSION) throw newerSchema(version);
-  if (version < SCHEMA_VERSION) throw new StoreOpenError('older-schema', `its schema (version ${version}) must be upgraded before it can be read (\`concertina serve --store FILE\` upgrades it)`);
+  if (version < SCHEMA_VERSION) throw new StoreOpenError('older-schema', `must be upgraded (store schema ${version}) before it can be read (\`concertina serve --store FILE\` upgrades it)`);
 }
 
 function migrate(db: SqliteDatabase): void {
   const version = schemaVersion(db);
   if (version > SCHEMA_VERSION) throw newerSchema(version);
-  // Never migrate someone else's database into ours.
-  const present = tables(db);
-  if (version === 0 ? present.size > 0 : !OWN_TABLES.some((t) => present.has(t))) {
-    throw new StoreOpenError('foreign', 'it is an SQLite database but not a Concertina store');
-  }
   for (let v = version; v < SCHEMA_VERSION; v++) {
     transaction(db, () => {
       db.exec(MIGRATIONS[v]!);

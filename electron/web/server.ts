@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { readConsoleFile } from '../host/console-files.js';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Host } from '../host/host.js';
+import type { StreamMessage } from '../api/contract.js';
+import { parseJson, type JsonParse } from '../../core/text/json.js';
 
 export interface WebServerOptions {
   readonly host?: string;
@@ -48,42 +50,66 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
-const MAX_BODY_BYTES = 1 << 20;
+/** What the transport needs of the host. */
+export type HostedApi = Pick<Host, 'dispatch' | 'stream' | 'catchUp'>;
 
-export async function startWebServer(host: Host, options: WebServerOptions = {}): Promise<WebServer> {
+const MAX_BODY_BYTES = 1 << 20;
+/**
+ * Of a body over MAX_BODY_BYTES, this many bytes in all are read and thrown away before the 413 is sent: the server
+ * answers once the client has stopped writing, so the client can read the answer; a larger body cuts the connection.
+ */
+const MAX_DISCARDED_BYTES = 16 << 20;
+/** The largest frame a client may send: the console sends nothing needed on the socket. */
+export const MAX_CLIENT_FRAME_BYTES = 64 << 10;
+/** Over this many bytes waiting to be sent on a socket, its event messages are dropped (snapshots still go). */
+export const EVENT_BACKLOG_BYTES = 4 << 20;
+// Decision: dropping stops (and a gap message says how many went) once the backlog is below a quarter of the bound,
+// not at zero, which a socket under a steady stream may never reach.
+const RESUME_BELOW_BYTES = EVENT_BACKLOG_BYTES / 4;
+/** A socket with this many bytes waiting even without events (a client that stopped reading) is closed. */
+export const MAX_BACKLOG_BYTES = 16 * EVENT_BACKLOG_BYTES;
+
+const refusedBody = (message: string) => ({ ok: false, errors: [{ path: '', message }] });
+
+export async function startWebServer(host: HostedApi, options: WebServerOptions = {}): Promise<WebServer> {
   const bindHost = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('base64url');
   let port = 0;
 
   const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${bindHost}:${port}`]);
   /** Why a request is refused (status and message), or undefined when it may go on. */
-  const refusal = (req: IncomingMessage): [number, string] | undefined => {
+  const refusal = (req: IncomingMessage, url: URL): [number, string] | undefined => {
     const hosts = allowedHosts();
     if (!req.headers.host || !hosts.has(req.headers.host)) return [403, 'Host header does not name this server'];
     const origin = req.headers.origin;
     if (origin !== undefined && ![...hosts].some((h) => origin === `http://${h}`)) return [403, 'Origin not allowed'];
-    if (!tokenOf(req) || !sameToken(tokenOf(req)!, token)) return [401, 'missing or wrong token'];
+    const given = tokenOf(req, url);
+    if (!given || !sameToken(given, token)) return [401, 'missing or wrong token'];
     return undefined;
   };
 
-  const server = createServer((req, res) => {
-    const refused = refusal(req);
-    if (refused) return send(res, refused[0], { ok: false, errors: [{ path: '', message: refused[1] }] });
-    const url = new URL(req.url ?? '/', 'http://localhost');
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const url = requestUrl(req);
+    if (!url) return send(res, 400, refusedBody('the request target is not a valid URL'));
+    const refused = refusal(req, url);
+    if (refused) return send(res, refused[0], refusedBody(refused[1]));
     if (req.method === 'POST' && url.pathname.startsWith('/api/')) {
-      readBody(req)
+      readBody(req, res)
         .then((body) => {
-          let payload: unknown;
+          if (body === undefined) return; // answered 413
+          let method: string;
           try {
-            payload = body.length ? JSON.parse(body) : {};
+            method = decodeURIComponent(url.pathname.slice('/api/'.length));
           } catch {
-            return send(res, 400, { ok: false, errors: [{ path: '', message: 'the body is not valid JSON' }] });
+            return send(res, 400, refusedBody(`the method in ${url.pathname} is not valid percent-encoding`));
           }
+          const parsed: JsonParse = body.length ? parseJson(body) : { ok: true, value: {} };
+          if (!parsed.ok) return send(res, 400, refusedBody(`the body is not valid JSON at line ${parsed.line}, column ${parsed.column}: ${parsed.message}`));
           host.catchUp();
           // Methods that talk to clusters answer later: every answer is awaited the same way.
-          return Promise.resolve(host.dispatch(decodeURIComponent(url.pathname.slice('/api/'.length)), payload)).then((answer) => send(res, 200, answer));
+          return Promise.resolve(host.dispatch(method, parsed.value)).then((answer) => send(res, 200, answer));
         })
-        .catch((error: Error) => send(res, 413, { ok: false, errors: [{ path: '', message: error.message }] }));
+        .catch((error: unknown) => send(res, 500, refusedBody(`internal error: ${error instanceof Error ? error.message : String(error)}`)));
       return;
     }
     if (req.method === 'GET' && options.staticDir) {
@@ -96,14 +122,23 @@ export async function startWebServer(host: Host, options: WebServerOptions = {})
       res.end('Concertina host is running: POST /api/<method>, WebSocket /events. The console is not built (npm run build).\n');
       return;
     }
-    send(res, 404, { ok: false, errors: [{ path: '', message: `no such endpoint: ${req.method} ${url.pathname}` }] });
+    send(res, 404, refusedBody(`no such endpoint: ${req.method} ${url.pathname}`));
+  };
+
+  const server = createServer((req, res) => {
+    // Nothing a request holds may take the host down: whatever throws is answered.
+    try {
+      handle(req, res);
+    } catch (error) {
+      send(res, 500, refusedBody(`internal error: ${error instanceof Error ? error.message : String(error)}`));
+    }
   });
 
-  const sockets = new WebSocketServer({ noServer: true });
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
   server.on('upgrade', (req, socket, head) => {
-    const refused = refusal(req);
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (refused || url.pathname !== '/events') {
+    const url = requestUrl(req);
+    const refused = url ? refusal(req, url) : [400, 'Bad Request'];
+    if (refused || url?.pathname !== '/events') {
       const [status, message] = refused ?? [404, 'no such endpoint'];
       socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\n\r\n`);
       return;
@@ -112,7 +147,22 @@ export async function startWebServer(host: Host, options: WebServerOptions = {})
   });
 
   const stream = (ws: WebSocket) => {
-    const end = host.stream((message) => ws.send(JSON.stringify(message)), options.snapshotIntervalMs);
+    // A frame over maxPayload: ws closes the socket with 1009 and reports it here; the host goes on.
+    ws.on('error', () => undefined);
+    let dropped = 0;
+    const end = host.stream((message) => {
+      const backlog = ws.bufferedAmount;
+      if (backlog > MAX_BACKLOG_BYTES) return ws.terminate();
+      if (message.topic === 'event' && backlog > (dropped > 0 ? RESUME_BELOW_BYTES : EVENT_BACKLOG_BYTES)) {
+        dropped++;
+        return;
+      }
+      if (dropped > 0 && backlog <= RESUME_BELOW_BYTES) {
+        ws.send(JSON.stringify({ topic: 'gap', dropped } satisfies StreamMessage));
+        dropped = 0;
+      }
+      ws.send(JSON.stringify(message));
+    }, options.snapshotIntervalMs);
     ws.on('close', end);
   };
 
@@ -136,10 +186,19 @@ export async function startWebServer(host: Host, options: WebServerOptions = {})
   };
 }
 
-function tokenOf(req: IncomingMessage): string | undefined {
+/** The request's URL, or undefined when its target cannot be parsed as one. */
+function requestUrl(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
+function tokenOf(req: IncomingMessage, url: URL): string | undefined {
   const auth = req.headers.authorization;
   if (auth?.startsWith('Bearer ')) return auth.slice('Bearer '.length).trim();
-  const query = new URL(req.url ?? '/', 'http://localhost').searchParams.get('token');
+  const query = url.searchParams.get('token');
   if (query) return query;
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [name, ...value] = part.trim().split('=');
@@ -155,22 +214,35 @@ function sameToken(given: string, expected: string): boolean {
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
-  res.end(JSON.stringify(body));
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.end(text);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/**
+ * The body as text; undefined when it is over MAX_BODY_BYTES, answered here with a 413 once the client has sent it
+ * all (read and thrown away, up to MAX_DISCARDED_BYTES; beyond, the answer goes and the connection is cut).
+ */
+function readBody(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const tooLarge = () => {
+      send(res, 413, refusedBody(`the body is larger than ${MAX_BODY_BYTES} bytes`));
+      resolve(undefined);
+    };
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error(`the body is larger than ${MAX_BODY_BYTES} bytes`));
-        req.destroy();
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      chunks.length = 0;
+      if (size <= MAX_DISCARDED_BYTES) return;
+      req.off('data', onData);
+      res.once('finish', () => req.socket.destroy());
+      tooLarge();
+    };
+    req.on('data', onData);
+    req.on('end', () => (size > MAX_BODY_BYTES ? tooLarge() : resolve(Buffer.concat(chunks).toString('utf8'))));
     req.on('error', reject);
   });
 }

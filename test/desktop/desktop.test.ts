@@ -147,7 +147,7 @@ describe('Electron main process', () => {
       }),
     ).rejects.toThrow();
     expect(stub.calls.filter((c) => c.startsWith('error-box:') || c.startsWith('exit:'))).toEqual([
-      expect.stringMatching(/^error-box:Concertina cannot open its run: .*run\.db: it is not an SQLite database\.\n\nThe file was left as it is/),
+      expect.stringMatching(/^error-box:Concertina cannot open its run: .*run\.db: is not an SQLite database\.\n\nThe file was left as it is/),
       'exit:2',
     ]);
     expect(stub.windows).toHaveLength(0);

@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+/* eslint-disable @typescript-eslint/no-explicit-any -- a fake client answering per job */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createPinia, setActivePinia } from 'pinia';
 import { ACTIVITY_LIMIT, bucketize, defineActivityStore, JOB_EVENTS_LIMIT, type ResizeEvent } from '../../renderer/src/stores/activity.js';
@@ -100,5 +101,35 @@ describe('job events', () => {
     expect(a[0]!.t).toBe(40);
     expect(a.at(-1)!.t).toBe(JOB_EVENTS_LIMIT + 39);
     expect(store.eventsOf('b')).toHaveLength(5);
+  });
+
+  it('after a gap in the stream, fetches again the histories of the running and recently active jobs and rebuilds the activity', async () => {
+    const client = fakeClient({ 'jobs.list': { ok: true, value: { jobs: [{ id: 'r' } as any], total: 1, version: '1:1' } } });
+    // The host's histories: what the console would have seen without the gap.
+    const histories: Record<string, SchedulerEvent[]> = {
+      a: [grown(5, 'a', 'fs0'), shrunk(50, 'a', 'fs0')],
+      r: [{ type: 'job.started', t: 20, jobId: 'r', cluster: 'fs1', size: 2 }, grown(40, 'r', 'fs1')],
+    };
+    const call = client.call.bind(client);
+    client.call = (async (method: any, payload: any) => {
+      if (method !== 'jobs.events') return call(method, payload);
+      client.calls.push({ method, payload });
+      return { ok: true, value: { events: histories[payload.jobId] ?? [] } };
+    }) as typeof client.call;
+    const store = defineActivityStore(client)();
+    store.connect();
+    const send = (m: any) => client.listeners.forEach((l) => l(m));
+    send({ topic: 'event', event: grown(5, 'a', 'fs0') });
+    send({ topic: 'gap', dropped: 3 }); // shrunk(50, a) and r's events were dropped
+    await store.resync(); // the one the gap started, awaited
+    expect(client.calls.filter((c) => c.method === 'jobs.events').map((c) => (c.payload as { jobId: string }).jobId).sort()).toEqual(['a', 'r']);
+    expect(client.calls.find((c) => c.method === 'jobs.list')?.payload).toMatchObject({ states: ['running'] });
+    expect(store.events.map((e) => [e.t, e.jobId, e.type])).toEqual([
+      [5, 'a', 'job.grown'],
+      [40, 'r', 'job.grown'],
+      [50, 'a', 'job.shrunk'],
+    ]);
+    expect(store.eventsOf('r').map((e) => e.type)).toEqual(['job.started', 'job.grown']);
+    expect(store.now).toBe(50);
   });
 });

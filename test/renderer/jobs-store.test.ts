@@ -50,6 +50,18 @@ describe('jobs store', () => {
     expect(client.calls).toHaveLength(2);
   });
 
+  it('refreshes at once when the event stream had a gap, while it polls', async () => {
+    vi.useFakeTimers();
+    const client = fakeClient({ 'jobs.list': { ok: true, value: { jobs: [], total: 0, version: '1:1' } } });
+    const store = defineJobsStore(client)();
+    store.startPolling(60_000);
+    expect(client.calls).toHaveLength(1);
+    client.listeners.forEach((l) => l({ topic: 'gap', dropped: 12 }));
+    expect(client.calls).toHaveLength(2);
+    store.stopPolling();
+    expect(client.listeners.size).toBe(0);
+  });
+
   it('answers what a resize set going, or why the host refused it', async () => {
     const client = fakeClient({
       'jobs.resize': { ok: true, value: { jobId: 'm', cluster: 'vu', processors: 3, direction: 'shrink' } },

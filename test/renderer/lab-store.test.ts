@@ -132,4 +132,9 @@ describe('lab store', () => {
     const csv = panelCsv(panel('wait', [['a', [[1, 0.5], [2, 1]]], ['b,"c"', [[3, 1]]]]));
     expect(csv).toBe('series,wait (s),cumulative fraction of jobs\na,1,0.5\na,2,1\n"b,""c""",3,1\n');
   });
+
+  it('exports a series named like a formula as text, and negative numbers as numbers', () => {
+    const csv = panelCsv(panel('wait', [['=HYPERLINK("http://x","y")', [[-1.5, 0.5]]], ['@SUM(A1)', [[2, -1]]]]));
+    expect(csv.split('\n').slice(1, 3)).toEqual([`"'=HYPERLINK(""http://x"",""y"")",-1.5,0.5`, "'@SUM(A1),2,-1"]);
+  });
 });

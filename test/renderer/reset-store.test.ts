@@ -44,7 +44,7 @@ describe('reset store', () => {
     store.form.gridJson = '{ "clusters": [ ';
     const t = targets();
     expect(await store.submit(t)).toBe(false);
-    expect(store.errors.gridJson).toMatch(/^is not valid JSON/);
+    expect(store.errors.gridJson).toMatch(/^is not valid JSON at line 1, column 17: /);
     store.form.grid = 'das3';
     store.form.seed = null;
     expect(await store.submit(t)).toBe(false);

@@ -3,36 +3,12 @@ import { gridSpecSchema, type GridSpec, type JobSpec } from '../../model/schemas
 import { fail, ok, parseWith, type FieldError, type Result } from '../../model/result.js';
 import { parseJob } from '../../model/job.js';
 import type { Grid } from '../../model/grid.js';
-
-/** Line and column (1-based) of a character offset. */
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  const end = Math.min(offset, text.length);
-  for (let i = 0; i < end; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return { line, column: end - lineStart + 1 };
-}
+import { parseJson } from '../../text/json.js';
 
 function parseJsonText(text: string, source: string): Result<unknown> {
-  try {
-    return ok(JSON.parse(text) as unknown);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    // V8 says "... at position N", newer versions add "(line L column C)"; running out of text has no position.
-    const lc = /\(line (\d+) column (\d+)\)/.exec(message);
-    const pos = /at position (\d+)/.exec(message);
-    let where: { line: number; column: number } | undefined;
-    if (lc) where = { line: Number(lc[1]), column: Number(lc[2]) };
-    else if (pos) where = lineColumn(text, Number(pos[1]));
-    else if (/end of JSON input/i.test(message)) where = lineColumn(text, text.length);
-    const path = where ? `${source}:${where.line}:${where.column}` : source;
-    return fail([{ path, message: `is not valid JSON: ${message}` }]);
-  }
+  const parsed = parseJson(text);
+  if (parsed.ok) return ok(parsed.value);
+  return fail([{ path: `${source}:${parsed.line}:${parsed.column}`, message: `is not valid JSON: ${parsed.message}` }]);
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

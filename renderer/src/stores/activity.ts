@@ -14,6 +14,8 @@ export const JOB_LIMIT = 2000;
 export const BUCKET_SECONDS = 60;
 export const BUCKET_COUNT = 60;
 export const LATEST_COUNT = 50;
+/** After a gap in the stream, the histories of at most this many jobs are fetched again. */
+export const RESYNC_JOBS = 100;
 
 export type ResizeEvent = Extract<SchedulerEvent, { type: 'job.grown' | 'job.shrunk' }>;
 
@@ -80,6 +82,13 @@ export function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** `held` and `fetched` as one list, each event once, in time order, the last ACTIVITY_LIMIT. */
+function mergeEvents<E extends SchedulerEvent>(held: readonly E[], fetched: readonly E[]): E[] {
+  const byText = new Map<string, E>();
+  for (const e of [...held, ...fetched]) byText.set(canonical(e), e);
+  return [...byText.values()].sort((a, b) => a.t - b.t).slice(-ACTIVITY_LIMIT);
+}
+
 export function defineActivityStore(client: ApiClient) {
   return defineStore('activity', () => {
     /** Grow/shrink events, oldest first, at most ACTIVITY_LIMIT. */
@@ -121,6 +130,7 @@ export function defineActivityStore(client: ApiClient) {
 
     function receive(message: StreamMessage) {
       if (message.topic === 'event') add(message.event);
+      else if (message.topic === 'gap') void resync();
       else if (message.topic === 'snapshot') {
         // Virtual time only goes back when the host started a new run (sim.reset): the old events are another run's.
         if (message.snapshot.time < now.value) clear();
@@ -144,6 +154,31 @@ export function defineActivityStore(client: ApiClient) {
       while (map.size > JOB_LIMIT) map.delete(map.keys().next().value!);
       jobEvents.value = map;
       return '';
+    }
+
+    let resyncing: Promise<void> | undefined;
+    /**
+     * After a gap in the stream (events the host dropped for a connection that fell behind): the histories of the
+     * jobs most likely to have changed — the running ones, then the most recently active — fetched again, and the
+     * activity lists rebuilt from them with what they already held.
+     */
+    function resync(): Promise<void> {
+      resyncing ??= (async () => {
+        try {
+          const running = await client.call('jobs.list', { states: ['running'], limit: RESYNC_JOBS });
+          const runningIds = running.ok ? running.value.jobs.map((j) => j.id) : [];
+          const recentIds = [...jobEvents.value.keys()].reverse();
+          const ids = [...new Set([...runningIds, ...recentIds])].slice(0, RESYNC_JOBS);
+          await Promise.all(ids.map(loadJob));
+          const fetched = ids.flatMap(eventsOf);
+          events.value = mergeEvents(events.value, fetched.filter(isResize));
+          updates.value = mergeEvents(updates.value, fetched.filter(isEvolve));
+          for (const e of fetched) if (e.t > now.value) now.value = e.t;
+        } finally {
+          resyncing = undefined;
+        }
+      })();
+      return resyncing;
     }
 
     function eventsOf(jobId: string): SchedulerEvent[] {
@@ -177,7 +212,7 @@ export function defineActivityStore(client: ApiClient) {
       stop = undefined;
     }
 
-    return { events, updates, jobEvents, now, buckets, latest, add, receive, loadJob, eventsOf, sizeSeries, clear, connect, disconnect };
+    return { events, updates, jobEvents, now, buckets, latest, add, receive, loadJob, resync, eventsOf, sizeSeries, clear, connect, disconnect };
   });
 }
 export type ActivityStore = ReturnType<ReturnType<typeof defineActivityStore>>;

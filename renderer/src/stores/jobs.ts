@@ -74,17 +74,26 @@ export function defineJobsStore(client: ApiClient) {
     }
 
     let timer: ReturnType<typeof setInterval> | undefined;
-    /** Refreshes every `everyMs`, except while `busy()` says the view is being used (a scroll stays smooth). */
+    let unsubscribe: (() => void) | undefined;
+    /**
+     * Refreshes every `everyMs`, and at once when the event stream had a gap (events dropped for a connection that
+     * fell behind), except while `busy()` says the view is being used (a scroll stays smooth).
+     */
     function startPolling(everyMs = 2000, busy: () => boolean = () => false) {
       if (timer) return;
       void refresh();
       timer = setInterval(() => {
         if (!busy()) void refresh();
       }, everyMs);
+      unsubscribe = client.subscribe((message) => {
+        if (message.topic === 'gap' && !busy()) void refresh();
+      });
     }
     function stopPolling() {
       if (timer) clearInterval(timer);
       timer = undefined;
+      unsubscribe?.();
+      unsubscribe = undefined;
     }
 
     return { jobs, total, states, search, loading, error, filtered, refresh, cancel, resize, views, startPolling, stopPolling };

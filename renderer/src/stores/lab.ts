@@ -5,6 +5,7 @@ import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
 import type { ApiClient, FieldError, MethodInput, MethodOutput, StreamMessage } from '../api/types.js';
 import { APPROACH_OPTIONS, POLICY_OPTIONS } from './settings.js';
+import { csvLines } from '../../../core/text/csv.js';
 
 export type LabRun = MethodOutput<'lab.list'>['runs'][number];
 export type LabResult = MethodOutput<'lab.result'>;
@@ -94,13 +95,11 @@ export function mergePanels(results: readonly LabResult[]): MergedPanel[] {
   ].filter((p): p is MergedPanel => p !== undefined);
 }
 
-const csvCell = (v: string | number) => (typeof v === 'number' ? String(v) : /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-
 /** A panel as CSV: one row per point, `series,<x name>,<y name>`. */
 export function panelCsv(panel: LabPanel): string {
   const rows: Array<Array<string | number>> = [['series', panel.xName, panel.yName]];
   for (const s of panel.series) for (const [x, y] of s.points) rows.push([s.name, x, y]);
-  return `${rows.map((r) => r.map(csvCell).join(',')).join('\n')}\n`;
+  return csvLines(rows);
 }
 
 export function defineLabStore(client: ApiClient) {

@@ -3,6 +3,7 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import type { ApiClient, FieldError } from '../api/types.js';
+import { parseJson } from '../../../core/text/json.js';
 
 /** The host's grid and workload presets (core/sim), kept here so the core's runtime is not bundled. */
 export const GRID_OPTIONS = ['das3', 'custom'] as const;
@@ -57,12 +58,12 @@ export function defineResetStore(client: ApiClient) {
       const custom = form.value.grid === 'custom';
       let grid: unknown = form.value.grid;
       if (custom) {
-        try {
-          grid = JSON.parse(form.value.gridJson);
-        } catch (error) {
-          errors.value = { gridJson: `is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+        const parsed = parseJson(form.value.gridJson);
+        if (!parsed.ok) {
+          errors.value = { gridJson: `is not valid JSON at line ${parsed.line}, column ${parsed.column}: ${parsed.message}` };
           return false;
         }
+        grid = parsed.value;
       }
       if (form.value.seed === null) {
         errors.value = { seed: 'is required' };
