@@ -32,7 +32,9 @@ export function openStoreFile<S>(flag: string, file: string, open: (file: string
     return open(file);
   } catch (error) {
     const reason = error instanceof StoreOpenError || sqliteReason(error) ? openFailure(error) : (pathProblem(file) ?? systemReason(error));
-    throw new UsageError(`${flag} ${file}: ${reason}`);
+    // The way out, where the file is there but unusable: it is never changed, and another file starts afresh.
+    const kept = error instanceof StoreOpenError || sqliteReason(error) ? ' (left as it is; another --store file starts a fresh run)' : '';
+    throw new UsageError(`${flag} ${file}: ${reason}${kept}`);
   }
 }
 

@@ -84,7 +84,7 @@ describe('serve --store that cannot be a store', () => {
     const { db } = openDatabase(file);
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
-    expectMisuse(await serve('--store', file), `--store ${file}:`, `was written by a newer Concertina (store schema ${SCHEMA_VERSION + 1}; this one reads up to ${SCHEMA_VERSION})`);
+    expectMisuse(await serve('--store', file), `--store ${file}:`, `was written by a newer Concertina (store schema ${SCHEMA_VERSION + 1}; this one reads up to ${SCHEMA_VERSION}) (left as it is; another --store file starts a fresh run)`);
   });
 
   it("someone else's SQLite database, which is refused and left byte for byte as it was", async () => {
