@@ -1,5 +1,10 @@
-// A fake API client for the renderer's stores: records calls and answers from a table.
-import type { ApiClient, ApiResult, MethodInput, MethodName, StreamListener } from '../../renderer/src/api/types.js';
+// A fake API client for the renderer's stores: records calls and answers from a table; and a grid snapshot builder.
+import type { ApiClient, ApiResult, GridSnapshot, MethodInput, MethodName, StreamListener } from '../../renderer/src/api/types.js';
+
+/** A grid snapshot of a run that is running and keeps up with its speed, with what a test gives over it. */
+export function gridSnapshot(over: Partial<GridSnapshot> = {}): GridSnapshot {
+  return { time: 0, speed: '1x', clusters: [], run: { state: 'running' }, behindS: 0, ...over };
+}
 
 export interface FakeClient extends ApiClient {
   calls: Array<{ method: MethodName; payload: unknown }>;
