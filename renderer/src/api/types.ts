@@ -6,6 +6,7 @@ import type { SchedulerEvent } from '../../../core/events.js';
 export type { ApiResult, MethodInput, MethodName, MethodOutput, Speed, SchedulerEvent, StreamMessage };
 export type GridSnapshot = MethodOutput<'grid.snapshot'>;
 export type ClusterSnapshot = GridSnapshot['clusters'][number];
+export type RunStatus = GridSnapshot['run'];
 export type JobSummary = MethodOutput<'jobs.list'>['jobs'][number];
 export type JobViews = MethodOutput<'jobs.views'>;
 export type ViewStep = JobViews['allocated'][number];
