@@ -1,11 +1,12 @@
 // @vitest-environment happy-dom
 // The run-status banner above every view (a stored run being resumed, one that cannot be, one open read-only, and the
-// copy kept by a fresh run) and the speed control's lag tag and refusals.
+// copy kept by a fresh run), the speed control's lag tag and refusals, and what Settings → New run warns of.
 import { describe, expect, it } from 'vitest';
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import RunBanner from '../../renderer/src/components/RunBanner.vue';
 import SpeedControl from '../../renderer/src/components/SpeedControl.vue';
+import SettingsView from '../../renderer/src/views/SettingsView.vue';
 import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import type { RunStatus } from '../../renderer/src/api/types.js';
 import { fakeClient, gridSnapshot, type FakeClient } from './fake-client.js';
@@ -150,6 +151,21 @@ describe('speed control', () => {
     await find(wrapper, 'speed-10x').trigger('click');
     await flushPromises();
     expect(find(wrapper, 'speed-error').exists()).toBe(false);
+    wrapper.unmount();
+  });
+});
+
+describe('Settings → New run', () => {
+  it('says that a stored run that could not go on is kept as a copy, and that a running one is dropped', async () => {
+    const { wrapper, stores } = mountWith(SettingsView);
+    stores.grid.applySnapshot(gridSnapshot({ run: UNRESUMABLE }));
+    await flushPromises();
+    await find(wrapper, 'reset-run').trigger('click');
+    await flushPromises();
+    expect(document.body.textContent).toContain('The stored run is kept as a copy beside the store');
+    stores.grid.applySnapshot(gridSnapshot({ time: 1 }));
+    await flushPromises();
+    expect(document.body.textContent).toContain('This run, its jobs and their history are dropped.');
     wrapper.unmount();
   });
 });
