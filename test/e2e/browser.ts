@@ -29,17 +29,23 @@ export interface Session {
   close(): Promise<void>;
 }
 
-/** A ticking host serving the built console, and a 1280×800 page in headless Chromium (downloads accepted). */
-export async function openSession(options: HostOptions = {}): Promise<Session> {
+/** Headless Chromium with a 1280×800 page (downloads accepted); the artifacts folder exists. */
+export async function openPage(): Promise<{ browser: Browser; page: Page }> {
   mkdirSync(artifacts, { recursive: true });
-  const host = new Host(options);
-  host.start(50);
-  const server = await startWebServer(host, { staticDir: consoleDir, snapshotIntervalMs: 250 });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  return { browser, page };
+}
+
+/** A ticking host serving the built console, and a page on it (openPage). */
+export async function openSession(options: HostOptions = {}): Promise<Session> {
+  const host = new Host(options);
+  host.start(50);
+  const server = await startWebServer(host, { staticDir: consoleDir, snapshotIntervalMs: 250 });
+  const { browser, page } = await openPage();
   return {
     host,
     server,

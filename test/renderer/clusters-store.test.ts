@@ -136,5 +136,9 @@ describe('clusters store', () => {
     expect(await store.startLive(targets)).toBe(true);
     expect(store.liveStarted).toBe('Live run on lab1, here.');
     expect(log).toEqual(['grid.clear', 'activity.clear', 'grid.refresh', 'jobs.refresh']);
+    // A stored run that could not be resumed was kept as a copy before the live run replaced it: the user is told where.
+    client.answers['run.startLive'] = { ok: true, value: { clusters: ['lab1'], backup: '/data/run.db.unresumed.db' } };
+    expect(await store.startLive(targets)).toBe(true);
+    expect(store.liveStarted).toBe('Live run on lab1. The stored run was kept as a copy: /data/run.db.unresumed.db');
   });
 });

@@ -10,7 +10,7 @@ import UsageChart from '../../renderer/src/components/UsageChart.vue';
 import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import { usageOf } from '../../renderer/src/stores/grid.js';
 import type { ClusterSnapshot } from '../../renderer/src/api/types.js';
-import { fakeClient } from './fake-client.js';
+import { fakeClient, gridSnapshot } from './fake-client.js';
 
 const cluster = (name: string, over: Partial<ClusterSnapshot> = {}): ClusterSnapshot => ({
   name,
@@ -52,8 +52,8 @@ describe('Grid view, pre-allocations', () => {
 
   it('shows the pre-allocated processors per cluster and for the grid, as their own stacked segment with a meaning', async () => {
     const { wrapper, stores } = mountView(GridView);
-    stores.grid.applySnapshot({ time: 10, speed: '1x', clusters: [cluster('fs0', { nonPreemptible: 4, preallocatedUnused: 12 }), cluster('fs1', { preallocatedUnused: 3 })] });
-    stores.grid.applySnapshot({ time: 20, speed: '1x', clusters: [cluster('fs0', { nonPreemptible: 10, preallocatedUnused: 6 }), cluster('fs1')] });
+    stores.grid.applySnapshot(gridSnapshot({ time: 10, clusters: [cluster('fs0', { nonPreemptible: 4, preallocatedUnused: 12 }), cluster('fs1', { preallocatedUnused: 3 })] }));
+    stores.grid.applySnapshot(gridSnapshot({ time: 20, clusters: [cluster('fs0', { nonPreemptible: 10, preallocatedUnused: 6 }), cluster('fs1')] }));
     await flushPromises();
     expect(wrapper.find('[data-testid="total-preallocated"]').text()).toContain('6');
     expect(wrapper.find('[data-testid="cluster-card-fs0"] [data-field="preallocated"]').text()).toBe('6');

@@ -72,7 +72,7 @@ describe('Submit form, evolving jobs', () => {
     await wrapper.find('form').trigger('submit');
     await flushPromises();
     expect(submissions(client)).toEqual([
-      { kind: 'evolving', components: [{ program: 'ft', min: 2, max: 48, initial: 40 }], placement: 'wf', app: { model: 'evolving', phases: 6, phaseS: 300, announceS: 0 } },
+      { kind: 'evolving', components: [{ program: 'ft', min: 2, max: 48, initial: 40 }], placement: 'wf', app: { model: 'evolving', phases: 6, phaseS: 300, announceS: 0 }, submissionId: expect.any(String) },
     ]);
     wrapper.unmount();
   });

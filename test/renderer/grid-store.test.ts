@@ -4,7 +4,7 @@ import { createPinia, setActivePinia } from 'pinia';
 import { defineGridStore, HISTORY_LIMIT } from '../../renderer/src/stores/grid.js';
 import type { GridSnapshot } from '../../renderer/src/api/types.js';
 import { hms } from '../../renderer/src/format.js';
-import { fakeClient } from './fake-client.js';
+import { fakeClient, gridSnapshot } from './fake-client.js';
 
 const cluster = (name: string, o: Partial<GridSnapshot['clusters'][number]> = {}): GridSnapshot['clusters'][number] => ({
   name,
@@ -29,14 +29,14 @@ describe('grid store', () => {
     const store = defineGridStore(fakeClient())();
     store.receive({
       topic: 'snapshot',
-      snapshot: {
+      snapshot: gridSnapshot({
         time: 3725,
         speed: '10x',
         clusters: [
           cluster('fs0', { processors: 64, background: 10, nonPreemptible: 20, preallocatedUnused: 2, earmarked: 4, preemptible: 8, idle: 20 }),
           cluster('fs1', { processors: 32, threshold: 32, background: 40, idle: 0 }),
         ],
-      },
+      }),
     });
     expect(store.time).toBe(3725);
     expect(store.speed).toBe('10x');
@@ -53,7 +53,7 @@ describe('grid store', () => {
   it(`keeps at most ${HISTORY_LIMIT} points per cluster`, () => {
     const store = defineGridStore(fakeClient())();
     for (let t = 0; t < HISTORY_LIMIT + 50; t++) {
-      store.applySnapshot({ time: t, speed: '1x', clusters: [cluster('a', { background: t % 64, idle: 64 - (t % 64) }), cluster('b')] });
+      store.applySnapshot(gridSnapshot({ time: t, clusters: [cluster('a', { background: t % 64, idle: 64 - (t % 64) }), cluster('b')] }));
     }
     expect(store.history.a).toHaveLength(HISTORY_LIMIT);
     expect(store.history.b).toHaveLength(HISTORY_LIMIT);
@@ -65,14 +65,14 @@ describe('grid store', () => {
   it('sets the speed through the API and follows the stream', async () => {
     const client = fakeClient({
       'sim.setSpeed': { ok: true, value: { speed: '100x' } },
-      'grid.snapshot': { ok: true, value: { time: 5, speed: '1x', clusters: [cluster('a')] } },
+      'grid.snapshot': { ok: true, value: gridSnapshot({ time: 5, clusters: [cluster('a')] }) },
     });
     const store = defineGridStore(client)();
     store.connect();
     expect(client.listeners.size).toBe(1);
     await store.setSpeed('100x');
     expect(store.speed).toBe('100x');
-    for (const l of client.listeners) l({ topic: 'snapshot', snapshot: { time: 9, speed: 'max', clusters: [cluster('a')] } });
+    for (const l of client.listeners) l({ topic: 'snapshot', snapshot: gridSnapshot({ time: 9, speed: 'max', clusters: [cluster('a')] }) });
     expect(store.speed).toBe('max');
     store.disconnect();
     expect(client.listeners.size).toBe(0);

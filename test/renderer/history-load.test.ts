@@ -6,7 +6,7 @@ import { createPinia, setActivePinia } from 'pinia';
 import { defineGridStore } from '../../renderer/src/stores/grid.js';
 import { defineActivityStore } from '../../renderer/src/stores/activity.js';
 import type { GridSnapshot, SchedulerEvent } from '../../renderer/src/api/types.js';
-import { fakeClient } from './fake-client.js';
+import { fakeClient, gridSnapshot } from './fake-client.js';
 
 const cluster = (busy: number): GridSnapshot['clusters'][number] => ({
   name: 'a', reachable: true, lastPoll: 0, runningMalleable: 0, processors: 64, threshold: 64, background: 0,
@@ -21,8 +21,8 @@ describe('late console', () => {
       'grid.history': { ok: true, value: { samples: [10, 20, 30, 40].map((time) => ({ time, clusters: [cluster(time / 10)] })) } },
     });
     const grid = defineGridStore(client)();
-    grid.applySnapshot({ time: 30, speed: '1x', clusters: [cluster(3)] });
-    grid.applySnapshot({ time: 40, speed: '1x', clusters: [cluster(4)] });
+    grid.applySnapshot(gridSnapshot({ time: 30, clusters: [cluster(3)] }));
+    grid.applySnapshot(gridSnapshot({ time: 40, clusters: [cluster(4)] }));
     await grid.loadHistory();
     expect(grid.history.a!.map((p) => [p.t, p.nonPreemptible])).toEqual([[10, 1], [20, 2], [30, 3], [40, 4]]);
     expect(grid.totalHistory.map((p) => p.t)).toEqual([10, 20, 30, 40]);

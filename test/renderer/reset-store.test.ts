@@ -6,13 +6,13 @@ import { createPinia, setActivePinia } from 'pinia';
 import { defineResetStore, resetErrorsOf } from '../../renderer/src/stores/reset.js';
 import { defineActivityStore } from '../../renderer/src/stores/activity.js';
 import { defineGridStore } from '../../renderer/src/stores/grid.js';
-import { fakeClient } from './fake-client.js';
+import { fakeClient, gridSnapshot } from './fake-client.js';
 
-const snapshot = (time: number, names: string[]) => ({
-  time,
-  speed: '1x' as const,
-  clusters: names.map((name) => ({ name, reachable: true, lastPoll: 0, runningMalleable: 0, processors: 8, threshold: 8, background: 0, nonPreemptible: 0, preallocatedUnused: 0, preemptible: 0, earmarked: 0, idle: 8 })),
-});
+const snapshot = (time: number, names: string[]) =>
+  gridSnapshot({
+    time,
+    clusters: names.map((name) => ({ name, reachable: true, lastPoll: 0, runningMalleable: 0, processors: 8, threshold: 8, background: 0, nonPreemptible: 0, preallocatedUnused: 0, preemptible: 0, earmarked: 0, idle: 8 })),
+  });
 
 function targets() {
   const log: string[] = [];

@@ -1,7 +1,7 @@
 // The one API client of the console: `call` over fetch (POST /api/<method>, Bearer token) and `subscribe` over the
 // WebSocket /events, reconnecting with exponential backoff. The token comes from the page URL (?token=) once, is
 // kept in sessionStorage and removed from the address bar.
-import type { ApiClient, ApiResult, ConnectionState, MethodInput, MethodName, StreamListener, StreamMessage } from './types.js';
+import { unanswered, type ApiClient, type ApiResult, type CallOptions, type CallResult, type ConnectionState, type MethodInput, type MethodName, type StreamListener, type StreamMessage } from './types.js';
 
 const TOKEN_KEY = 'concertina-token';
 
@@ -77,18 +77,20 @@ export function createHttpClient(options: HttpClientOptions): ApiClient {
   };
 
   return {
-    async call<M extends MethodName>(method: M, payload: MethodInput<M>): Promise<ApiResult<M>> {
+    async call<M extends MethodName>(method: M, payload: MethodInput<M>, callOptions: CallOptions = {}): Promise<CallResult<M>> {
       try {
         const response = await fetch(new URL(`/api/${encodeURIComponent(method)}`, origin), {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${options.token}` },
           body: JSON.stringify(payload ?? {}),
+          ...(callOptions.timeoutMs !== undefined ? { signal: AbortSignal.timeout(callOptions.timeoutMs) } : {}),
         });
         const body = (await response.json()) as ApiResult<M>;
         if (body && typeof body === 'object' && 'ok' in body) return body;
-        return { ok: false, errors: [{ path: '', message: `unexpected answer (HTTP ${response.status})` }] };
+        return unanswered(`unexpected answer (HTTP ${response.status})`);
       } catch (error) {
-        return { ok: false, errors: [{ path: '', message: `cannot reach the host: ${error instanceof Error ? error.message : String(error)}` }] };
+        if (error instanceof DOMException && error.name === 'TimeoutError') return unanswered(`the host did not answer within ${callOptions.timeoutMs} ms`);
+        return unanswered(`cannot reach the host: ${error instanceof Error ? error.message : String(error)}`);
       }
     },
     subscribe(listener: StreamListener) {

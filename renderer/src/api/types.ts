@@ -6,6 +6,7 @@ import type { SchedulerEvent } from '../../../core/events.js';
 export type { ApiResult, MethodInput, MethodName, MethodOutput, Speed, SchedulerEvent, StreamMessage };
 export type GridSnapshot = MethodOutput<'grid.snapshot'>;
 export type ClusterSnapshot = GridSnapshot['clusters'][number];
+export type RunStatus = GridSnapshot['run'];
 export type JobSummary = MethodOutput<'jobs.list'>['jobs'][number];
 export type JobViews = MethodOutput<'jobs.views'>;
 export type ViewStep = JobViews['allocated'][number];
@@ -17,8 +18,28 @@ export interface FieldError {
 export type StreamListener = (message: StreamMessage) => void;
 export type ConnectionState = 'connecting' | 'open' | 'closed';
 
+/**
+ * What a call gives: the host's answer, or — when none came (the transport failed, the answer was lost or not one,
+ * the call timed out) — errors marked `unanswered`: the host may or may not have acted on the call.
+ */
+export type CallResult<M extends MethodName> = ApiResult<M> | { ok: false; errors: FieldError[]; unanswered: true };
+
+export interface CallOptions {
+  /** Give up waiting for the answer after this long (the call then comes back unanswered). */
+  timeoutMs?: number;
+}
+
+/** The result of a call that got no answer. */
+export function unanswered(message: string): { ok: false; errors: FieldError[]; unanswered: true } {
+  return { ok: false, errors: [{ path: '', message }], unanswered: true };
+}
+
+export function isUnanswered(result: { ok: boolean }): boolean {
+  return 'unanswered' in result && result.unanswered === true;
+}
+
 export interface ApiClient {
-  call<M extends MethodName>(method: M, payload: MethodInput<M>): Promise<ApiResult<M>>;
+  call<M extends MethodName>(method: M, payload: MethodInput<M>, options?: CallOptions): Promise<CallResult<M>>;
   /** Listens to the event stream; returns the unsubscribe function. */
   subscribe(listener: StreamListener): () => void;
   onConnection?(listener: (state: ConnectionState) => void): () => void;

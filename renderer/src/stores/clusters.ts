@@ -338,7 +338,7 @@ export function defineClustersStore(client: ApiClient) {
           errors.value = { form: r.errors.map((e) => e.message).join('; ') };
           return false;
         }
-        liveStarted.value = `Live run on ${r.value.clusters.join(', ')}.`;
+        liveStarted.value = `Live run on ${r.value.clusters.join(', ')}.${r.value.backup ? ` The stored run was kept as a copy: ${r.value.backup}` : ''}`;
         targets.grid.clear();
         targets.activity.clear();
         await Promise.all([targets.grid.refresh(), targets.jobs.refresh()]);

@@ -1,8 +1,9 @@
 // The grid as the host last showed it: the latest snapshot, a bounded utilization history per cluster and for the
-// whole grid (built from the snapshots received), the simulation speed and the virtual time.
+// whole grid (built from the snapshots received), the simulation speed and the virtual time, how far the simulation
+// is behind its speed, and the run's state (resumed from the store, not resumable, read-only).
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { ApiClient, ClusterSnapshot, ConnectionState, GridSnapshot, SchedulerEvent, Speed, StreamMessage } from '../api/types.js';
+import type { ApiClient, ClusterSnapshot, ConnectionState, GridSnapshot, RunStatus, SchedulerEvent, Speed, StreamMessage } from '../api/types.js';
 
 export const HISTORY_LIMIT = 300;
 
@@ -65,7 +66,14 @@ export function defineGridStore(client: ApiClient) {
     const connection = ref<ConnectionState>('connecting');
     const lastEvents = shallowRef<SchedulerEvent[]>([]);
     const errors = ref<string[]>([]);
+    /** Why the host refused the last speed change ('' when it took it). */
+    const speedError = ref('');
+    /** Why the host refused to open the run read-only ('' when it did). */
+    const runError = ref('');
+    const openingReadOnly = ref(false);
 
+    const run = computed<RunStatus>(() => snapshot.value?.run ?? { state: 'running' });
+    const behindS = computed(() => snapshot.value?.behindS ?? 0);
     const clusters = computed(() => snapshot.value?.clusters ?? []);
     const current = computed(() => {
       const t = snapshot.value?.time ?? 0;
@@ -130,9 +138,28 @@ export function defineGridStore(client: ApiClient) {
     }
 
     async function setSpeed(next: Speed) {
+      speedError.value = '';
       const result = await client.call('sim.setSpeed', { speed: next });
       if (result.ok) speed.value = result.value.speed;
-      else errors.value = result.errors.map((e) => e.message);
+      else speedError.value = result.errors.map((e) => e.message).join('; ');
+    }
+
+    /** Gives up resuming the stored run (or one that cannot be) and shows it read-only (run.openReadOnly). */
+    async function openReadOnly(): Promise<boolean> {
+      runError.value = '';
+      openingReadOnly.value = true;
+      try {
+        const result = await client.call('run.openReadOnly', {});
+        if (!result.ok) {
+          runError.value = result.errors.map((e) => e.message).join('; ');
+          return false;
+        }
+        // Shown at once, not at the next snapshot.
+        if (snapshot.value) snapshot.value = { ...snapshot.value, run: result.value };
+        return true;
+      } finally {
+        openingReadOnly.value = false;
+      }
     }
 
     let stop: (() => void) | undefined;
@@ -151,7 +178,32 @@ export function defineGridStore(client: ApiClient) {
       stop = undefined;
     }
 
-    return { snapshot, history, totalHistory, speed, time, connection, lastEvents, errors, clusters, current, clear, applySnapshot, receive, refresh, loadHistory, setSpeed, connect, disconnect };
+    return {
+      snapshot,
+      history,
+      totalHistory,
+      speed,
+      time,
+      connection,
+      lastEvents,
+      errors,
+      speedError,
+      runError,
+      openingReadOnly,
+      run,
+      behindS,
+      clusters,
+      current,
+      clear,
+      applySnapshot,
+      receive,
+      refresh,
+      loadHistory,
+      setSpeed,
+      openReadOnly,
+      connect,
+      disconnect,
+    };
   });
 }
 export type GridStore = ReturnType<ReturnType<typeof defineGridStore>>;

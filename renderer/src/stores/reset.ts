@@ -51,6 +51,8 @@ export function defineResetStore(client: ApiClient) {
     const busy = ref(false);
     /** What the host started, once it did. */
     const done = ref('');
+    /** Where the host kept a copy of the stored run it could not resume, when a reset dropped one ('' otherwise). */
+    const backup = ref('');
 
     async function submit(targets: ResetTargets): Promise<boolean> {
       done.value = '';
@@ -77,7 +79,8 @@ export function defineResetStore(client: ApiClient) {
           return false;
         }
         const r = result.value;
-        done.value = `New run: ${r.grid} (${r.clusters} clusters), workload ${r.workload} (${r.jobs} jobs), seed ${r.seed}.`;
+        backup.value = r.backup ?? '';
+        done.value = `New run: ${r.grid} (${r.clusters} clusters), workload ${r.workload} (${r.jobs} jobs), seed ${r.seed}.${r.backup ? ` The stored run was kept as a copy: ${r.backup}` : ''}`;
         targets.activity.clear();
         targets.grid.clear();
         await Promise.all([targets.grid.refresh(), targets.jobs.refresh(), targets.settings.load()]);
@@ -95,7 +98,7 @@ export function defineResetStore(client: ApiClient) {
       errors.value = next;
     }
 
-    return { form, errors, busy, done, submit, touch };
+    return { form, errors, busy, done, backup, submit, touch };
   });
 }
 export type ResetStore = ReturnType<ReturnType<typeof defineResetStore>>;

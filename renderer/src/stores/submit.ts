@@ -3,7 +3,8 @@
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
 import { jobSpecSchema, JOB_KINDS, PLACEMENT_POLICIES, type JobSpecInput, type PlacementPolicyName } from '../../../core/model/schemas.js';
-import type { ApiClient, FieldError } from '../api/types.js';
+import { isUnanswered, type ApiClient, type FieldError } from '../api/types.js';
+import { callRetryingOnce } from '../api/retry.js';
 
 export type JobKindName = (typeof JOB_KINDS)[number];
 export const APP_MODELS = ['ft', 'gadget2', 'evolving'] as const;
@@ -134,12 +135,21 @@ export function validate(form: SubmitForm): FieldErrors {
   return result.success ? {} : byField(result.error.issues);
 }
 
+/** How long a submission waits for its answer before it counts as unanswered (and is sent once more). */
+export const SUBMIT_TIMEOUT_MS = 15_000;
+
 export function defineSubmitStore(client: ApiClient) {
   return defineStore('submit', () => {
     const form = ref<SubmitForm>(defaultForm());
     const serverErrors = ref<FieldErrors>({});
     const submitting = ref(false);
     const submittedId = ref('');
+    /**
+     * The submission the form stands for while no answer came for it, with its id. Decision: the same spec submitted
+     * again after no answer is the same submission (same id: never a second job); after an answer, or with another
+     * spec, it is a new one.
+     */
+    let unansweredSubmission: { id: string; spec: string } | undefined;
 
     const validation = computed(() => validate(form.value));
     const valid = computed(() => Object.keys(validation.value).length === 0);
@@ -165,7 +175,12 @@ export function defineSubmitStore(client: ApiClient) {
       if (!valid.value || submitting.value) return false;
       submitting.value = true;
       try {
-        const result = await client.call('jobs.submit', toSpec(form.value));
+        const spec = toSpec(form.value);
+        const key = JSON.stringify(spec);
+        if (unansweredSubmission?.spec !== key) unansweredSubmission = { id: crypto.randomUUID(), spec: key };
+        // A lost answer is asked for again with the same id: the host answers with the job it made, if it made one.
+        const result = await callRetryingOnce(client, 'jobs.submit', { ...spec, submissionId: unansweredSubmission.id }, { timeoutMs: SUBMIT_TIMEOUT_MS });
+        if (!isUnanswered(result)) unansweredSubmission = undefined;
         if (result.ok) {
           submittedId.value = result.value.jobId;
           return true;
