@@ -61,12 +61,14 @@ export function checkStore(db: SqliteDatabase): string[] {
     rows<{ job: string; t: number }>(
       `SELECT ${submissionJob} AS job, c.t AS t FROM commands c WHERE c.key = 'jobs.submit' AND ${submissionJob} IS NOT NULL
          AND NOT EXISTS (SELECT 1 FROM events e WHERE e.type = 'job.submitted' AND e.job_id = ${submissionJob}) LIMIT ${SHOW + 1}`,
-    ).map((r) => `${r.job} (accepted at t = ${r.t})`),
+    ).map((r) => `${r.job} (accepted at t = ${Number(r.t.toFixed(3))} s)`),
     'accepted jobs without their job.submitted event',
   );
 
   if (!Number.isFinite(run.clock) || run.clock < 0) problems.push(`the run's clock is ${run.clock}`);
   const latest = Math.max(events.latest ?? 0, commands.latest ?? 0);
-  if (run.clock < latest) problems.push(`the run's clock (t = ${run.clock}) is behind what is stored (up to t = ${latest})`);
+  // Times to the millisecond: enough to tell them apart, short enough to read.
+  const ms = (t: number) => Number(t.toFixed(3));
+  if (run.clock < latest) problems.push(`the run's clock (t = ${ms(run.clock)} s) is behind what is stored (up to t = ${ms(latest)} s)`);
   return problems;
 }

@@ -138,8 +138,8 @@ describe('store check', () => {
     expect(problems).toEqual([
       expect.stringMatching(new RegExp(`^events missing from the run's \\d+ \\(numbers\\): ${submitted.n}$`)),
       'jobs with job.submitted stored more than once: m1 (2×)',
-      expect.stringMatching(/^accepted jobs without their job.submitted event: m2 \(accepted at t = [\d.]+\)$/),
-      expect.stringMatching(/^the run's clock \(t = 0\) is behind what is stored/),
+      expect.stringMatching(/^accepted jobs without their job.submitted event: m2 \(accepted at t = [\d.]+ s\)$/),
+      expect.stringMatching(/^the run's clock \(t = 0 s\) is behind what is stored/),
     ]);
   });
 });
@@ -185,7 +185,7 @@ describe('resuming a stored run', () => {
     db.close();
     const { host, store } = hostOn(file);
     await host.ready;
-    expect(snapshot(host).run).toMatchObject({ state: 'unresumable', reason: expect.stringContaining("the run's clock (t = 1) is behind") });
+    expect(snapshot(host).run).toMatchObject({ state: 'unresumable', reason: expect.stringContaining("the run's clock (t = 1 s) is behind") });
     // Its history stays readable.
     expect(host.call('jobs.events', { jobId: 'm1' })).toMatchObject({ ok: true, value: { events: expect.arrayContaining([expect.objectContaining({ type: 'job.submitted' })]) } });
     expect(host.call('run.openReadOnly', {})).toMatchObject({ ok: true, value: { state: 'read-only' } });
