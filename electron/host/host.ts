@@ -654,7 +654,8 @@ export class Host {
   }
 
   /** Stops the clock, a replay and the lab's runs (their workers are terminated); writes what is not stored yet. */
-  stop(): void {
+  /** Stops at once; the promise settles when a live run's connections and timers are closed too. */
+  stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.lab.shutdown();
@@ -662,7 +663,7 @@ export class Host {
     // A live run's jobs keep running on the clusters; its connections close. Its latest state is kept for the
     // next start (application progress changes it without an event).
     this.flush(undefined, true);
-    void this.stopLive();
+    return this.stopLive();
   }
 
   private applySetting(key: string, value: unknown): void {

@@ -42,6 +42,8 @@ export interface LocalJobInfo {
   readonly exitCode?: number;
   /** Being deleted (Grid Engine's `d`): if it vanishes next, it was cancelled. */
   readonly deleting?: boolean;
+  /** Not running yet but its processors already given to it (Slurm's CONFIGURING: nodes being readied). */
+  readonly allocated?: boolean;
 }
 
 /** Processor counts of the whole cluster (every node and queue the adapter sees). */
@@ -152,7 +154,7 @@ export function clusterStatus(report: ClusterReport, counted: (info: LocalJobInf
  */
 export function hiddenLoad(report: ClusterReport): number {
   let listed = 0;
-  for (const info of report.jobs) if (holds(info)) listed += info.processors;
+  for (const info of report.jobs) if (holds(info) || info.allocated) listed += info.processors;
   const busy = report.nodes.total - report.nodes.idle - report.nodes.unavailable;
   return Math.max(0, busy - listed);
 }

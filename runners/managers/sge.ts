@@ -22,16 +22,17 @@ export interface SgeOptions {
  * A Grid Engine state string is a set of letters: q queued, w waiting, h hold, r running, t transferring,
  * R restarted, s/S/T suspended (by user, queue, threshold), E error, d being deleted, z zombie (ended).
  */
-export function sgeState(raw: string): { state: LocalState; deleting: boolean } {
+export function sgeState(raw: string): { state: LocalState; deleting: boolean; allocated: boolean } {
   const deleting = raw.includes('d');
   const letters = raw.replace('d', '');
-  if (!/^[qwhrtRsSTEz]+$/.test(letters)) return { state: 'unknown', deleting };
+  if (!/^[qwhrtRsSTEz]+$/.test(letters)) return { state: 'unknown', deleting, allocated: false };
   // Decision: a job in error state (Eqw) never starts by itself; it counts as failed (and is then deleted).
-  if (letters.includes('E')) return { state: 'failed', deleting };
+  if (letters.includes('E')) return { state: 'failed', deleting, allocated: false };
   // Suspended jobs still hold their slots.
-  if (/[rsST]/.test(letters)) return { state: 'running', deleting };
-  if (/[tqwhR]/.test(letters)) return { state: 'pending', deleting };
-  return { state: 'completed', deleting }; // z
+  if (/[rsST]/.test(letters)) return { state: 'running', deleting, allocated: false };
+  // Transferring: not running yet, but its slots are already taken on the execution host.
+  if (/[tqwhR]/.test(letters)) return { state: 'pending', deleting, allocated: letters.includes('t') };
+  return { state: 'completed', deleting, allocated: false }; // z
 }
 
 export class SgeSystem implements BatchSystem {
@@ -150,7 +151,7 @@ export function parseQstatXml(output: string): LocalJobInfo[] {
     if (!/^\d+$/.test(number)) throw new ParseError(`qstat -xml: job_list ${i + 1}: bad JB_job_number ${JSON.stringify(number)}`);
     const tasks = job['tasks'];
     const rawState = job['state'] ?? '';
-    const { state, deleting } = sgeState(rawState);
+    const { state, deleting, allocated } = sgeState(rawState);
     return {
       id: tasks ? `${number}.${tasks}` : number,
       name: job['JB_name'] ?? '',
@@ -159,6 +160,7 @@ export function parseQstatXml(output: string): LocalJobInfo[] {
       rawState,
       processors: count(job['slots'], `qstat -xml: job ${number}: slots`),
       ...(deleting ? { deleting } : {}),
+      ...(allocated ? { allocated } : {}),
     };
   });
 }

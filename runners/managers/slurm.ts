@@ -127,6 +127,7 @@ export function parseSqueue(text: string, nonce: string): LocalJobInfo[] {
       user,
       state: SLURM_STATES[rawState] ?? 'unknown',
       rawState,
+      ...(rawState === 'CONFIGURING' ? { allocated: true } : {}),
       processors: count(cpus, `squeue line ${index + 1}: CPUs`),
       ...(reason && reason !== 'None' ? { reason } : {}),
     });

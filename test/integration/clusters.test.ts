@@ -48,7 +48,7 @@ describe.skipIf(missing !== undefined)('live clusters: test connection and host 
 
   afterAll(async () => {
     for (const { host, store } of hosts) {
-      host.stop();
+      await host.stop();
       store.close();
     }
     await sshd?.dispose();

@@ -4,7 +4,7 @@
 // persisted. The evolving job must be adopted once (nothing submitted twice), hold its pre-allocation again, have its
 // updates served (those written while the console was away too) and end with its self-check ok, having computed with
 // the sizes the scheduler's events say.
-import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { createLiveWorld, repositoryAssetsDir, runTag, type LiveWorldOptions } f
 import type { LiveAppEvent, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName, parseLocalJobName } from '../../runners/managers/naming.js';
 import { KnownHosts } from '../../runners/ssh/known-hosts.js';
-import { requireDaemons, run, sleep, waitFor } from './harness/common.js';
+import { completeLines, requireDaemons, run, sleep, waitFor } from './harness/common.js';
 import { SLURM_PACKAGES, startSlurm, type SlurmCluster } from './harness/slurm.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
 
@@ -69,10 +69,7 @@ let tag = TAG;
 const jobDir = (jobId: string) => path.join(dir, 'slurm', 'jobs', jobDirName(tag, jobId));
 /** The application's from-app lines as written (seq and message). */
 const fromAppLines = (jobId: string) =>
-  readFileSync(path.join(jobDir(jobId), 'from-app.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { seq: number; type: string; processors?: number; note?: string });
+  completeLines(path.join(jobDir(jobId), 'from-app.jsonl')).map((line) => JSON.parse(line) as { seq: number; type: string; processors?: number; note?: string });
 
 const collapse = (values: readonly number[]) => values.filter((v, i) => i === 0 || v !== values[i - 1]);
 

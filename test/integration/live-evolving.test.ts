@@ -4,7 +4,7 @@
 // mandatorily to make room. What both applications report is checked against what Concertina gave them. Without
 // the daemons, the protocol leg alone (the application, its files, the runner's port) runs on this machine.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ import { AppChannel } from '../../runners/protocol/channel.js';
 import { decodeFromApp, decodeToApp } from '../../runners/protocol/messages.js';
 import { LocalRunner } from '../../runners/shell/local-runner.js';
 import { KnownHosts } from '../../runners/ssh/known-hosts.js';
-import { requireDaemons, waitFor } from './harness/common.js';
+import { completeLines, requireDaemons, waitFor } from './harness/common.js';
 import { SLURM_PACKAGES, startSlurm, type SlurmCluster } from './harness/slurm.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
 
@@ -63,19 +63,13 @@ function submit(spec: JobSpecInput): void {
 const tag = () => runTag(TAG, world.persistentState().runId);
 const jobDir = (jobId: string) => path.join(dir, 'slurm', 'jobs', jobDirName(tag(), jobId));
 const fromApp = (jobId: string) =>
-  readFileSync(path.join(jobDir(jobId), 'from-app.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
+  completeLines(path.join(jobDir(jobId), 'from-app.jsonl')).map((line) => {
       const d = decodeFromApp(line);
       if (!d.ok) throw new Error(`${jobId}: bad from-app line ${line}: ${d.reason}`);
       return d.message;
     });
 const toApp = (jobId: string) =>
-  readFileSync(path.join(jobDir(jobId), 'to-app.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
+  completeLines(path.join(jobDir(jobId), 'to-app.jsonl')).map((line) => {
       const d = decodeToApp(line);
       if (!d.ok) throw new Error(`${jobId}: bad to-app line ${line}: ${d.reason}`);
       return d.message;

@@ -24,11 +24,9 @@ function open(): Host {
 }
 
 async function close(): Promise<void> {
-  current?.host.stop();
+  await current?.host.stop(); // the live world's connections and timers closed
   current?.store.close();
   current = undefined;
-  // The world's stop (connections, timers) finishes after stop() returns.
-  await new Promise((resolve) => setTimeout(resolve, 200));
 }
 
 function stateOf(host: Host, jobId: string): string | undefined {

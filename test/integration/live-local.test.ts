@@ -5,13 +5,14 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
+import { FINAL_STATES } from '../../core/model/job.js';
 import { createLiveWorld, repositoryAssetsDir, runTag, type LiveWorldOptions } from '../../runners/live/live-world.js';
 import type { LiveAppEvent, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName } from '../../runners/managers/naming.js';
-import { waitFor } from './harness/common.js';
-import { isAlive, ledger, recruitedWorkers } from './harness/recruited.js';
+import { completeLines, waitFor } from './harness/common.js';
+import { isAlive, ledger, waitForWorkers } from './harness/recruited.js';
 
 let dir: string;
 let options: LiveWorldOptions;
@@ -32,7 +33,7 @@ function act(command: Parameters<LiveWorld['act']>[0]): void {
 
 function sizesSeen(jobId: string): number[] {
   const out: number[] = [];
-  for (const line of readFileSync(path.join(jobDir(jobId), 'from-app.jsonl'), 'utf8').split('\n')) {
+  for (const line of completeLines(path.join(jobDir(jobId), 'from-app.jsonl'))) {
     const size = /"note":"size (\d+):/.exec(line)?.[1];
     if (size !== undefined && Number(size) !== out.at(-1)) out.push(Number(size));
   }
@@ -76,6 +77,13 @@ describe('live mode on a plain host (this machine)', () => {
     await world.start();
   }, 30_000);
 
+  // Whatever a case left running is cancelled and gone before the next starts (one failure does not cause another).
+  afterEach(async () => {
+    if (!world) return;
+    for (const job of [...world.scheduler.jobs()]) if (!FINAL_STATES.has(job.state)) act((s, now) => s.cancel(job.id, now));
+    await waitFor('no local job left running', () => localJobsAlive() === 0, 30_000, 100);
+  }, 60_000);
+
   afterAll(async () => {
     await world?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -94,7 +102,7 @@ describe('live mode on a plain host (this machine)', () => {
     await waitEvent('job.grown', 'g');
     await waitFor('size 3 in use', () => sizesSeen('g').includes(3), 20_000, 100);
     // The grown processors compute: a worker runs inside each extra local job, below its slot stub (KOALA V-A).
-    const [m1, m2] = recruitedWorkers(jobDir('g'), ['m1', 'm2']);
+    const [m1, m2] = await waitForWorkers(jobDir('g'), ['m1', 'm2']);
     act((s, now) => s.resize('g', -1, now));
     await waitEvent('job.shrunk', 'g');
     // The application stopped the worker of the slot it gave back before releasing it.
@@ -120,7 +128,7 @@ describe('live mode on a plain host (this machine)', () => {
 
   it('after a restart adopts the running job, queues again the one never launched, and starts nothing twice', async () => {
     // The first case's cancelled stubs count as background until a poll no longer lists them.
-    await waitFor('every slot idle at a poll', () => world.scheduler.snapshot()[0]!.idle === 4, 10_000, 50);
+    await waitFor('every slot idle at a poll', () => world.scheduler.snapshot()[0]!.idle === 4, 30_000, 50);
     act((s, now) => s.submit({ id: 'sleeper', kind: 'malleable', components: [{ min: 1, max: 4, initial: 3, program: '/bin/sh', args: ['-c', 'exec sleep 300'] }] }, now));
     await waitEvent('job.started', 'sleeper');
     act((s, now) => s.submit({ id: 'waits', kind: 'rigid', components: [{ processors: 2, program: '/bin/sh', args: ['-c', 'printf %s "$CNC_PROBE" > probe.txt'] }] }, now));

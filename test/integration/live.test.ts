@@ -4,15 +4,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
+import { FINAL_STATES } from '../../core/model/job.js';
 import type { JobSpecInput } from '../../core/model/schemas.js';
 import { createLiveWorld, repositoryAssetsDir, runTag, type LiveWorldOptions } from '../../runners/live/live-world.js';
 import type { LiveAppEvent, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName } from '../../runners/managers/naming.js';
 import { KnownHosts } from '../../runners/ssh/known-hosts.js';
-import { requireDaemons, run, waitFor } from './harness/common.js';
-import { isAlive, ledger, recruitedWorkers } from './harness/recruited.js';
+import { completeLines, requireDaemons, run, waitFor } from './harness/common.js';
+import { isAlive, ledger, waitForWorkers } from './harness/recruited.js';
 import { SGE_PACKAGES, startSge, type SgeCell } from './harness/sge.js';
 import { SLURM_PACKAGES, startSlurm, type SlurmCluster } from './harness/slurm.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
@@ -70,7 +71,7 @@ const jobDir = (cluster: string, jobId: string) => path.join(workRoot(cluster), 
 /** The sizes an application reported in its progress notes ("size N: ..."), in order, repeats collapsed. */
 function sizesSeen(cluster: string, jobId: string): number[] {
   const out: number[] = [];
-  for (const line of readFileSync(path.join(jobDir(cluster, jobId), 'from-app.jsonl'), 'utf8').split('\n')) {
+  for (const line of completeLines(path.join(jobDir(cluster, jobId), 'from-app.jsonl'))) {
     const size = /"note":"size (\d+):/.exec(line)?.[1];
     if (size !== undefined && Number(size) !== out.at(-1)) out.push(Number(size));
   }
@@ -125,6 +126,19 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
     await world.start();
   }, 90_000);
 
+  // Each test leaves the clusters as it found them, whether it passed or not: its jobs cancelled and gone from the
+  // batch systems, other users' load removed, every processor back (so that one failure does not cause the next).
+  afterEach(async () => {
+    if (!world) return;
+    for (const job of [...world.scheduler.jobs()]) {
+      if (!FINAL_STATES.has(job.state)) world.act((s, now) => s.cancel(job.id, now));
+    }
+    await run('scancel', ['--name=someone-else'], slurm.env).catch(() => '');
+    await run('qdel', ['someone-else'], sge.env).catch(() => '');
+    await waitFor('the grid to be free after the test', () => world.scheduler.snapshot().every((c) => c.nonPreemptible + c.preemptible + c.background === 0), 60_000, 200);
+    await waitFor('no local job of ours left in Slurm', async () => !(await squeueNames()).some((j) => j.name.startsWith(jobDirName(tag(), '')) && ['RUNNING', 'PENDING', 'COMPLETING'].includes(j.state)), 30_000, 250);
+  }, 120_000);
+
   afterAll(async () => {
     await world?.stop();
     await Promise.all([slurm?.stop(), sge?.stop(), sshd?.dispose()]);
@@ -163,7 +177,7 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
         // Its processors compute: a worker runs inside each extra local job (m1 from the start, the grown ones
         // after), below that job's slot stub, as the batch system started it (KOALA V-A).
         const slots = Array.from({ length: 1 + j.grow }, (_, i) => `m${i + 1}`);
-        const workers = recruitedWorkers(jobDir(j.cluster, j.id), slots);
+        const workers = await waitForWorkers(jobDir(j.cluster, j.id), slots);
         resize(j.id, -j.shrink);
         const shrunk = await waitEvent('job.shrunk', j.id, 30_000).catch((error: Error) => {
           // What both sides said, to tell a slow application from a lost message.
@@ -242,8 +256,10 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
       world.act((s) => s.setApproach('pwa'));
       submit({ id: 'waiter', kind: 'rigid', components: [{ processors: 8, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'sleep 1'] }] });
       const shrunk = await waitEvent('job.shrunk', 'elastic', 30_000);
-      expect(shrunk).toMatchObject({ cluster: 'slurm', processors: 2, size: 4, voluntary: false });
-      expect(of('shrink.requested', 'elastic')).toEqual([expect.objectContaining({ processors: 2, mandatory: true })]);
+      // On failure, what the scheduler saw of Slurm and of these jobs (a shrink of more than needed means load it saw).
+      const seen = () => JSON.stringify(events.filter((e) => (e.type === 'cluster.polled' && e.cluster === 'slurm') || ['elastic', 'waiter', 'filler'].includes((e as { jobId?: string }).jobId ?? '')).slice(-40));
+      expect(shrunk, seen()).toMatchObject({ cluster: 'slurm', processors: 2, size: 4, voluntary: false });
+      expect(of('shrink.requested', 'elastic'), seen()).toEqual([expect.objectContaining({ processors: 2, mandatory: true })]);
       expect((await waitEvent('job.ended', 'waiter', 30_000)).state).toBe('completed');
       await waitFor('elastic to work at size 4', () => sizesSeen('slurm', 'elastic').at(-1) === 4, 20_000, 200);
       expect(sizesSeen('slurm', 'elastic').slice(0, 1)).toEqual([2]);
@@ -277,7 +293,8 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
 
   it('kills an application that ignores a mandatory shrink after the grace period, and reclaims its processors', async () => {
     // It never touches the protocol: no from-app.jsonl, no answer.
-    submit({ id: 'deaf', kind: 'malleable', components: [{ min: 1, max: 4, initial: 3, cluster: 'sge', program: '/bin/sh', args: ['-c', 'exec sleep 300'] }] });
+    // At its max from the start, so that no policy grow (which it would never answer either) races the shrink below.
+    submit({ id: 'deaf', kind: 'malleable', components: [{ min: 1, max: 3, initial: 3, cluster: 'sge', program: '/bin/sh', args: ['-c', 'exec sleep 300'] }] });
     await waitEvent('job.started', 'deaf', 30_000);
     expect(world.scheduler.snapshot()[1]).toMatchObject({ nonPreemptible: 1, preemptible: 2 });
     resize('deaf', -2);

@@ -62,18 +62,31 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * The whole lines of a file another process appends to: the last one counts only once its newline is written (a
+ * line read half-written would be taken for a bad message).
+ */
+export function completeLines(file: string): string[] {
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean);
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Retries `check` every `intervalMs` until it returns true; throws `what` after `timeoutMs`. */
 export async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000, intervalMs = 200): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
   for (;;) {
     try {
       if (await check()) return;
-    } catch {
-      // not yet
+    } catch (error) {
+      lastError = error; // not yet; said on timeout, to tell "never true" from "kept failing"
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const why = lastError instanceof Error ? ` (last check failed: ${lastError.message})` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
+    }
     await sleep(intervalMs);
   }
 }

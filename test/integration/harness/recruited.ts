@@ -4,6 +4,7 @@
 // The daemons of the integration tests run on this machine, so /proc shows every process.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { waitFor } from './common.js';
 
 export interface Worker {
   slot: string;
@@ -62,6 +63,16 @@ export function recruitedWorkers(jobDir: string, slots: readonly string[]): Work
     if (worker.slot !== slot || !isDescendant(worker.pid, stub.pid)) throw new Error(`slot ${slot}: worker ${worker.pid} does not run below its stub ${stub.pid}`);
     return worker;
   });
+}
+
+/**
+ * Waits for the workers on `slots` (recruitedWorkers): each writes its file once it runs, which may come after the
+ * application already reported its new size.
+ */
+export async function waitForWorkers(jobDir: string, slots: readonly string[], timeoutMs = 20_000): Promise<Worker[]> {
+  let workers: Worker[] = [];
+  await waitFor(`the workers on ${slots.join(', ')}`, () => (workers = recruitedWorkers(jobDir, slots)).length === slots.length, timeoutMs, 100);
+  return workers;
 }
 
 export function ledger(jobDir: string): LedgerEntry[] {

@@ -65,6 +65,8 @@ describe('Grid Engine states', () => {
   ])('%s is %s', (raw, state) => {
     expect(sgeState(raw).state).toBe(state);
     expect(sgeState(raw).deleting).toBe(raw.startsWith('d'));
+    // Only a transferring job holds slots before it runs (they count as its own, not as hidden load).
+    expect(sgeState(raw).allocated).toBe(raw.replace('d', '').includes('t') && state === 'pending');
   });
 });
 

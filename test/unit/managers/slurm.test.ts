@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterStatus, ParseError } from '../../../runners/managers/batch-system.js';
+import { clusterStatus, hiddenLoad, ParseError } from '../../../runners/managers/batch-system.js';
 import { parseLocalJobName } from '../../../runners/managers/naming.js';
 import { framedScript, splitSections } from '../../../runners/managers/sections.js';
 import { parseSbatch, parseSinfo, parseSqueue, SLURM_STATES, SlurmSystem } from '../../../runners/managers/slurm.js';
@@ -94,6 +94,17 @@ describe('sinfo parser and background load', () => {
     expect(clusterStatus(report, () => false).background).toBe(14);
     const drained = { jobs: report.jobs, nodes: parseSinfo(fixture('slurm-sinfo-drained.txt'), N) };
     expect(clusterStatus(drained, (j) => ['1', '2', '3'].includes(j.id)).background).toBe(16);
+  });
+
+  it('takes the CPUs of a job whose nodes are being readied (CONFIGURING) for that job\'s, not for hidden load', () => {
+    // Ours, 4 CPUs, configuring on n1 (which sinfo already shows allocated); nobody else runs anything.
+    const jobs = parseSqueue(`${N}|7|CONFIGURING|4|me|None|cnc-concertina-j1-0-m1\n`, N);
+    expect(jobs[0]).toMatchObject({ state: 'pending', allocated: true, processors: 4 });
+    const report = { jobs, nodes: parseSinfo(`${N}|n1|4/4/0/8|mixed\n${N}|n2|0/8/0/8|idle\n`, N) };
+    expect(hiddenLoad(report)).toBe(0);
+    expect(clusterStatus(report, (j) => j.id === '7', hiddenLoad(report)).background).toBe(0);
+    // The same CPUs busy with no job listed are hidden load (another partition's job, say).
+    expect(hiddenLoad({ jobs: [], nodes: report.nodes })).toBe(4);
   });
 });
 
