@@ -475,7 +475,10 @@ class LiveWorldImpl implements LiveWorld {
       const left = due - Date.now();
       const timer = setTimeout(() => {
         this.rejoinTimers.delete(name);
-        if (Date.now() >= due || (refused && this.options.secrets?.revision?.() !== revision)) void this.tryRejoin(name, failures);
+        if (refused && this.options.secrets?.revision?.() !== revision) {
+          this.log(`${name}: its secrets changed: trying to log in again now`);
+          void this.tryRejoin(name, failures);
+        } else if (Date.now() >= due) void this.tryRejoin(name, failures);
         else wait();
       }, refused ? Math.min(left, this.options.rejoin?.initialDelayMs ?? REJOIN_INITIAL_MS) : left);
       timer.unref?.();

@@ -272,8 +272,10 @@ for (const sut of SYSTEMS) {
       const log = new MessageLog();
       const gate = new GateRunner(runner);
       const m = manager(log, { runner: gate });
-      m.submit({ jobId: 'quiet', component: 0, processors: 1, program: '/bin/sh', args: ['-c', 'sleep 2'], tag: 'concertina:quiet' });
-      m.submit({ jobId: 'quiet4', component: 0, processors: 1, program: '/bin/sh', args: ['-c', 'sleep 1; exit 4'], tag: 'concertina:quiet4' });
+      // These two end only once told to (after the manager has lost sight), however slow the machine.
+      const untilTold = (status: number) => ['-c', `while [ ! -e end-now ]; do sleep 0.2; done; exit ${status}`];
+      m.submit({ jobId: 'quiet', component: 0, processors: 1, program: '/bin/sh', args: untilTold(0), tag: 'concertina:quiet' });
+      m.submit({ jobId: 'quiet4', component: 0, processors: 1, program: '/bin/sh', args: untilTold(4), tag: 'concertina:quiet4' });
       // This one, once told to, kills the job script around it, which so never writes an exit status.
       m.submit({ jobId: 'killed', component: 0, processors: 1, program: '/bin/sh', args: ['-c', 'while [ ! -e kill-me ]; do sleep 0.2; done; kill -KILL $PPID'], tag: 'concertina:killed' });
       // And this one is deleted on the cluster by someone else.
@@ -281,6 +283,7 @@ for (const sut of SYSTEMS) {
       for (const id of ['quiet', 'quiet4', 'killed', 'deleted']) await log.waitFor('started', (s) => s.jobId === id);
       // The manager loses sight of the cluster; meanwhile the jobs end and the batch system forgets them.
       gate.pause();
+      for (const id of ['quiet', 'quiet4']) writeFileSync(path.join(work, jobDirName('concertina', id), 'end-now'), '');
       writeFileSync(path.join(work, jobDirName('concertina', 'killed'), 'kill-me'), '');
       await sut.kill(env, (await activeNamed(`${tagPrefix('concertina')}deleted-0-r0`)).map((j) => j.id));
       const names = ['quiet', 'quiet4', 'killed', 'deleted'].map((id) => `${tagPrefix('concertina')}${id}-0-r0`);

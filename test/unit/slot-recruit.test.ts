@@ -169,7 +169,9 @@ describe('slot stub and Node SDK recruitment', () => {
     const began = Date.now();
     const a = await start({ size: 4 });
     expect(a.slots()).toEqual([]);
-    expect(Date.now() - began).toBeLessThan(1_000);
+    // Had it waited for slot files it would have taken the 15 s that a run under Concertina waits: anything
+    // shorter, however loaded the machine, is no wait.
+    expect(Date.now() - began).toBeLessThan(15_000);
   });
 });
 
