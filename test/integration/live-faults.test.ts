@@ -7,8 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
+import { FINAL_STATES } from '../../core/model/job.js';
 import type { JobSpecInput } from '../../core/model/schemas.js';
 import { createLiveWorld, runTag, type LiveWorldOptions } from '../../runners/live/live-world.js';
 import type { LiveClusterState, LiveWorld } from '../../runners/live/types.js';
@@ -115,6 +116,14 @@ describe.skipIf(!ready)('live-mode faults on loopback Slurm over SSH', () => {
       }
     }, 50);
   }, 120_000);
+
+  // Each case leaves what it found: sshd listening, its jobs cancelled and gone from Slurm, the cluster open again.
+  afterEach(async () => {
+    if (sshd.pid() < 0) await sshd.start();
+    if (!world) return;
+    for (const job of [...world.scheduler.jobs()]) if (!FINAL_STATES.has(job.state)) world.act((s, now) => s.cancel(job.id, now));
+    await waitFor('slurm open and free', () => state('slurm').connection === 'open' && world.scheduler.snapshot()[0]!.nonPreemptible === 0, 60_000, 100);
+  }, 90_000);
 
   afterAll(async () => {
     if (watcher) clearInterval(watcher);
