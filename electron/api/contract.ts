@@ -143,6 +143,24 @@ export const methods = {
     }),
   },
   'grid.history': { input: z.strictObject({}), output: gridHistoryStateSchema.pick({ samples: true }) },
+  /**
+   * Grow, shrink and evolve operations over the whole run (electron/host/activity-history.ts): counts per cluster in
+   * at most 120 buckets of `bucketS` virtual seconds from 0 to `now`, totals, and the latest 50 operations.
+   */
+  'activity.history': {
+    input: z.strictObject({}),
+    output: z.object({
+      now: z.number(),
+      bucketS: z.number().positive(),
+      starts: z.array(z.number()),
+      clusters: z.array(z.string()),
+      grows: z.record(z.string(), z.array(z.number())),
+      shrinks: z.record(z.string(), z.array(z.number())),
+      updates: z.array(z.number()),
+      totals: z.object({ grows: z.number(), shrinks: z.number(), updates: z.number() }),
+      latest: z.array(schedulerEvent),
+    }),
+  },
   'jobs.events': {
     input: z.strictObject({ jobId: z.string({ error: 'is required' }).min(1, 'is required') }),
     output: z.object({ events: z.array(schedulerEvent) }),

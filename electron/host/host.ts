@@ -9,6 +9,7 @@ import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type Clus
 import { createDispatcher, type Dispatch } from '../api/dispatcher.js';
 import { LabRunner } from '../lab/runner.js';
 import { GridHistory } from './grid-history.js';
+import { ActivityHistory } from './activity-history.js';
 import type { RunConfig, Store, StoredCommand, StoredTemplate } from '../store/store.js';
 import { Replay } from './replay.js';
 import { RunRecorder } from './run-recorder.js';
@@ -34,6 +35,8 @@ const GRID_HISTORY_STEP_S = 10;
 const GRID_HISTORY_SAVE_MS = 5000;
 /** Without a store, the host remembers this many recent events for jobs.events (memory stays bounded). */
 const RECENT_EVENTS = 20_000;
+/** A resumed live run's stored events are read back for the activity history in pages of this many. */
+const ACTIVITY_READ_PAGE = 10_000;
 
 export interface HostOptions {
   readonly grid?: GridSpec;
@@ -94,6 +97,8 @@ export class Host {
   private historySavedAt = Number.NEGATIVE_INFINITY;
   private historyDirty = false;
   private recentEvents: SchedulerEvent[] = [];
+  /** Grow, shrink and evolve operations over the whole run, bucketed, for consoles that open late (activity.history). */
+  private activity = new ActivityHistory();
   /** Live clusters' configurations, secrets and connection tests (the `clusters.*` methods). */
   readonly clusters: ClusterService;
   /** The live run, when there is one: it replaces the simulated world for every method (`world` stays idle). */
@@ -151,6 +156,10 @@ export class Host {
         },
       }),
       'grid.history': () => ({ ok: true, value: { samples: this.history.view() } }),
+      'activity.history': () => {
+        const now = this.now();
+        return { ok: true, value: { now, ...this.activity.view(now) } };
+      },
       'jobs.events': ({ jobId }) => {
         const known = this.scheduler.job(jobId) !== undefined || (this.status.state !== 'running' && this.store?.events(jobId).length);
         if (!known) return { ok: false, errors: [{ path: 'jobId', message: `no job "${jobId}"` }] };
@@ -416,6 +425,12 @@ export class Host {
         this.recentEvents.push(e);
         if (this.recentEvents.length >= 2 * RECENT_EVENTS) this.recentEvents = this.recentEvents.slice(-RECENT_EVENTS);
       });
+    const activity = (this.activity = new ActivityHistory());
+    // A replay emits the stored events again; a resumed live run's earlier sessions are read back from the store once.
+    if (o.resumed && !o.replaying && this.store) {
+      for (let first = 0; first < o.stored; first += ACTIVITY_READ_PAGE) for (const { event } of this.store.eventsFrom(first, ACTIVITY_READ_PAGE)) activity.add(event);
+    }
+    scheduler.on((e) => activity.add(e));
     const recorder = this.recorder;
     if (recorder) {
       recorder.begin(o.stored, o.replaying);
