@@ -8,6 +8,7 @@ import { SimWorld } from '../../core/sim/world.js';
 import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type ClusterSample, type MethodName, type RunStatus, type Speed, type StreamMessage } from '../api/contract.js';
 import { createDispatcher, type Dispatch } from '../api/dispatcher.js';
 import { LabRunner } from '../lab/runner.js';
+import { labExperimentInfos } from '../lab/registry.js';
 import { GridHistory } from './grid-history.js';
 import { ActivityHistory } from './activity-history.js';
 import type { RunConfig, Store, StoredCommand, StoredTemplate } from '../store/store.js';
@@ -287,6 +288,7 @@ export class Host {
         const had = this.store ? this.store.deleteTemplate(name) : this.memoryTemplates.delete(name);
         return had ? { ok: true, value: { name } } : { ok: false, errors: [{ path: 'name', message: `names no template ("${name}")` }] };
       },
+      'lab.experiments': () => ({ ok: true, value: { experiments: labExperimentInfos() } }),
       'lab.start': (spec) => ({ ok: true, value: { runId: this.lab.start(spec) } }),
       'lab.cancel': ({ runId }) => this.lab.cancel(runId),
       'clusters.list': () => this.clusters.list(),
