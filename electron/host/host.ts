@@ -11,6 +11,7 @@ import { LabRunner } from '../lab/runner.js';
 import { labExperimentInfos } from '../lab/registry.js';
 import { GridHistory } from './grid-history.js';
 import { ActivityHistory } from './activity-history.js';
+import { RecentJobEvents } from './recent-job-events.js';
 import type { RunConfig, Store, StoredCommand, StoredTemplate } from '../store/store.js';
 import { Replay } from './replay.js';
 import { RunRecorder } from './run-recorder.js';
@@ -34,7 +35,7 @@ const STORE_WRITES = new Set<MethodName>(['templates.save', 'templates.delete', 
 const GRID_HISTORY_LIMIT = 300;
 const GRID_HISTORY_STEP_S = 10;
 const GRID_HISTORY_SAVE_MS = 5000;
-/** Without a store, the host remembers this many recent events for jobs.events (memory stays bounded). */
+/** Without a store, the host remembers this many recent job events for jobs.events (memory stays bounded). */
 const RECENT_EVENTS = 20_000;
 /** A resumed live run's stored events are read back for the activity history in pages of this many. */
 const ACTIVITY_READ_PAGE = 10_000;
@@ -97,7 +98,7 @@ export class Host {
   private history = new GridHistory<ClusterSample>();
   private historySavedAt = Number.NEGATIVE_INFINITY;
   private historyDirty = false;
-  private recentEvents: SchedulerEvent[] = [];
+  private recentEvents = new RecentJobEvents(RECENT_EVENTS);
   /** Grow, shrink and evolve operations over the whole run, bucketed, for consoles that open late (activity.history). */
   private activity = new ActivityHistory();
   /** Live clusters' configurations, secrets and connection tests (the `clusters.*` methods). */
@@ -165,7 +166,7 @@ export class Host {
         const known = this.scheduler.job(jobId) !== undefined || (this.status.state !== 'running' && this.store?.events(jobId).length);
         if (!known) return { ok: false, errors: [{ path: 'jobId', message: `no job "${jobId}"` }] };
         this.flush();
-        const events = this.store ? this.store.events(jobId) : this.recentEvents.filter((e) => 'jobId' in e && e.jobId === jobId);
+        const events = this.store ? this.store.events(jobId) : this.recentEvents.of(jobId);
         return { ok: true, value: { events } };
       },
       'jobs.views': ({ jobId }) => {
@@ -421,11 +422,10 @@ export class Host {
    */
   private follow(scheduler: Pick<Scheduler, 'on'>, o: { stored: number; replaying: boolean; resumed: boolean }): void {
     this.runNumber++;
-    this.recentEvents = [];
+    const recent = (this.recentEvents = new RecentJobEvents(RECENT_EVENTS));
     if (!this.store)
       scheduler.on((e) => {
-        this.recentEvents.push(e);
-        if (this.recentEvents.length >= 2 * RECENT_EVENTS) this.recentEvents = this.recentEvents.slice(-RECENT_EVENTS);
+        recent.add(e);
       });
     const activity = (this.activity = new ActivityHistory());
     // A replay emits the stored events again; a resumed live run's earlier sessions are read back from the store once.

@@ -70,7 +70,7 @@ function label(spec: CoormLabSpec): string {
 
 export const coormExperiment = defineExperiment({
   name: 'coorm',
-  title: 'CooRMv2 experiment',
+  title: 'CooRMv2',
   description: "The CooRMv2 paper's Figures 9–11: an AMR and PSAs on the CooRMv2 RMS, overcommit factor and announce interval.",
   schema,
   params: [

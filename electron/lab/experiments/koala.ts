@@ -30,7 +30,7 @@ function label(spec: KoalaLabSpec): string {
 
 export const koalaExperiment = defineExperiment({
   name: 'koala',
-  title: 'KOALA experiment',
+  title: 'KOALA',
   description: "The KOALA paper's Figures 7 and 8: PRA and PWA with FPSMA and EGS on W_m and W_mr (and their fast variants) on DAS-3.",
   schema,
   params: [

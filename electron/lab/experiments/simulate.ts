@@ -51,7 +51,7 @@ function label(spec: SimulateLabSpec): string {
 
 export const simulateExperiment = defineExperiment({
   name: 'simulate',
-  title: 'one simulation',
+  title: 'simulation',
   description: 'One simulated run of a workload on a grid with an approach and a policy.',
   schema,
   params: [
