@@ -199,6 +199,8 @@ export function defineActivityStore(client: ApiClient) {
     }
 
     let loadingHistory: Promise<void> | undefined;
+    /** The host's totals when its latest operations were last merged into the lists. */
+    let mergedTotals = '';
     /**
      * The host's activity over the whole run: its bucketed counts for the chart, and its latest operations merged
      * into the lists (each event once), so a page opened late shows what one open from the start shows.
@@ -214,9 +216,14 @@ export function defineActivityStore(client: ApiClient) {
           historyError.value = '';
           const h = result.value;
           history.value = h;
-          const latest = h.latest as unknown as SchedulerEvent[];
-          events.value = mergeEvents(events.value, latest.filter(isResize));
-          updates.value = mergeEvents(updates.value, latest.filter(isEvolve));
+          // The lists are merged again only when the host has had operations since its last answer.
+          const totals = `${h.totals.grows}:${h.totals.shrinks}:${h.totals.updates}`;
+          if (totals !== mergedTotals) {
+            mergedTotals = totals;
+            const latest = h.latest as unknown as SchedulerEvent[];
+            events.value = mergeEvents(events.value, latest.filter(isResize));
+            updates.value = mergeEvents(updates.value, latest.filter(isEvolve));
+          }
           if (h.now > now.value) now.value = h.now;
         } finally {
           loadingHistory = undefined;
@@ -246,6 +253,7 @@ export function defineActivityStore(client: ApiClient) {
       jobEvents.value = new Map();
       now.value = 0;
       history.value = null;
+      mergedTotals = '';
     }
 
     let stop: (() => void) | undefined;
