@@ -6,7 +6,8 @@ import { APPROACHES, gridSpecSchema, jobSpecSchema } from '../../core/model/sche
 import { GRID_PRESETS } from '../../core/sim/grids.js';
 import { WORKLOAD_PRESETS } from '../../core/sim/workloads/koala.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
-import { labResultSchema, labRunInfoSchema, labSpecSchema, type LabRunInfo } from '../lab/schemas.js';
+import { labExperimentInfoSchema, labResultSchema } from '../lab/schemas.js';
+import { labRunInfoSchema, labSpecSchema, type LabRunInfo } from '../lab/registry.js';
 import { BATCH_SYSTEMS, liveClusterSchema } from '../../runners/live/config.js';
 
 export const SPEEDS = ['pause', '1x', '10x', '100x', 'max'] as const;
@@ -143,6 +144,24 @@ export const methods = {
     }),
   },
   'grid.history': { input: z.strictObject({}), output: gridHistoryStateSchema.pick({ samples: true }) },
+  /**
+   * Grow, shrink and evolve operations over the whole run (electron/host/activity-history.ts): counts per cluster in
+   * at most 120 buckets of `bucketS` virtual seconds from 0 to `now`, totals, and the latest 50 operations.
+   */
+  'activity.history': {
+    input: z.strictObject({}),
+    output: z.object({
+      now: z.number(),
+      bucketS: z.number().positive(),
+      starts: z.array(z.number()),
+      clusters: z.array(z.string()),
+      grows: z.record(z.string(), z.array(z.number())),
+      shrinks: z.record(z.string(), z.array(z.number())),
+      updates: z.array(z.number()),
+      totals: z.object({ grows: z.number(), shrinks: z.number(), updates: z.number() }),
+      latest: z.array(schedulerEvent),
+    }),
+  },
   'jobs.events': {
     input: z.strictObject({ jobId: z.string({ error: 'is required' }).min(1, 'is required') }),
     output: z.object({ events: z.array(schedulerEvent) }),
@@ -203,7 +222,9 @@ export const methods = {
   'templates.list': { input: z.strictObject({}), output: z.object({ templates: z.array(template) }) },
   'templates.save': { input: z.strictObject({ name: templateName, spec: jobSpecSchema }), output: z.object({ name: z.string() }) },
   'templates.delete': { input: z.strictObject({ name: templateName }), output: z.object({ name: z.string() }) },
-  /** The Lab: the KOALA experiment or one simulation, computed in a worker thread; progress on the stream (topic lab). */
+  /** The Lab's experiments (electron/lab/registry.ts) with the parameters their form shows. */
+  'lab.experiments': { input: z.strictObject({}), output: z.object({ experiments: z.array(labExperimentInfoSchema) }) },
+  /** The Lab: an experiment (koala, coorm) or one simulation, computed in a worker thread; progress on the stream (topic lab). */
   'lab.start': { input: labSpecSchema, output: z.object({ runId: z.string() }) },
   'lab.cancel': { input: z.strictObject({ runId: z.string({ error: 'is required' }).min(1, 'is required') }), output: labRunInfoSchema },
   'lab.list': { input: z.strictObject({}), output: z.object({ runs: z.array(labRunInfoSchema) }) },

@@ -8,7 +8,10 @@ import { SimWorld } from '../../core/sim/world.js';
 import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type ClusterSample, type MethodName, type RunStatus, type Speed, type StreamMessage } from '../api/contract.js';
 import { createDispatcher, type Dispatch } from '../api/dispatcher.js';
 import { LabRunner } from '../lab/runner.js';
+import { labExperimentInfos } from '../lab/registry.js';
 import { GridHistory } from './grid-history.js';
+import { ActivityHistory } from './activity-history.js';
+import { RecentJobEvents } from './recent-job-events.js';
 import type { RunConfig, Store, StoredCommand, StoredTemplate } from '../store/store.js';
 import { Replay } from './replay.js';
 import { RunRecorder } from './run-recorder.js';
@@ -32,8 +35,10 @@ const STORE_WRITES = new Set<MethodName>(['templates.save', 'templates.delete', 
 const GRID_HISTORY_LIMIT = 300;
 const GRID_HISTORY_STEP_S = 10;
 const GRID_HISTORY_SAVE_MS = 5000;
-/** Without a store, the host remembers this many recent events for jobs.events (memory stays bounded). */
+/** Without a store, the host remembers this many recent job events for jobs.events (memory stays bounded). */
 const RECENT_EVENTS = 20_000;
+/** A resumed live run's stored events are read back for the activity history in pages of this many. */
+const ACTIVITY_READ_PAGE = 10_000;
 
 export interface HostOptions {
   readonly grid?: GridSpec;
@@ -93,7 +98,9 @@ export class Host {
   private history = new GridHistory<ClusterSample>();
   private historySavedAt = Number.NEGATIVE_INFINITY;
   private historyDirty = false;
-  private recentEvents: SchedulerEvent[] = [];
+  private recentEvents = new RecentJobEvents(RECENT_EVENTS);
+  /** Grow, shrink and evolve operations over the whole run, bucketed, for consoles that open late (activity.history). */
+  private activity = new ActivityHistory();
   /** Live clusters' configurations, secrets and connection tests (the `clusters.*` methods). */
   readonly clusters: ClusterService;
   /** The live run, when there is one: it replaces the simulated world for every method (`world` stays idle). */
@@ -151,11 +158,15 @@ export class Host {
         },
       }),
       'grid.history': () => ({ ok: true, value: { samples: this.history.view() } }),
+      'activity.history': () => {
+        const now = this.now();
+        return { ok: true, value: { now, ...this.activity.view(now) } };
+      },
       'jobs.events': ({ jobId }) => {
         const known = this.scheduler.job(jobId) !== undefined || (this.status.state !== 'running' && this.store?.events(jobId).length);
         if (!known) return { ok: false, errors: [{ path: 'jobId', message: `no job "${jobId}"` }] };
         this.flush();
-        const events = this.store ? this.store.events(jobId) : this.recentEvents.filter((e) => 'jobId' in e && e.jobId === jobId);
+        const events = this.store ? this.store.events(jobId) : this.recentEvents.of(jobId);
         return { ok: true, value: { events } };
       },
       'jobs.views': ({ jobId }) => {
@@ -278,6 +289,7 @@ export class Host {
         const had = this.store ? this.store.deleteTemplate(name) : this.memoryTemplates.delete(name);
         return had ? { ok: true, value: { name } } : { ok: false, errors: [{ path: 'name', message: `names no template ("${name}")` }] };
       },
+      'lab.experiments': () => ({ ok: true, value: { experiments: labExperimentInfos() } }),
       'lab.start': (spec) => ({ ok: true, value: { runId: this.lab.start(spec) } }),
       'lab.cancel': ({ runId }) => this.lab.cancel(runId),
       'clusters.list': () => this.clusters.list(),
@@ -410,12 +422,17 @@ export class Host {
    */
   private follow(scheduler: Pick<Scheduler, 'on'>, o: { stored: number; replaying: boolean; resumed: boolean }): void {
     this.runNumber++;
-    this.recentEvents = [];
+    const recent = (this.recentEvents = new RecentJobEvents(RECENT_EVENTS));
     if (!this.store)
       scheduler.on((e) => {
-        this.recentEvents.push(e);
-        if (this.recentEvents.length >= 2 * RECENT_EVENTS) this.recentEvents = this.recentEvents.slice(-RECENT_EVENTS);
+        recent.add(e);
       });
+    const activity = (this.activity = new ActivityHistory());
+    // A replay emits the stored events again; a resumed live run's earlier sessions are read back from the store once.
+    if (o.resumed && !o.replaying && this.store) {
+      for (let first = 0; first < o.stored; first += ACTIVITY_READ_PAGE) for (const { event } of this.store.eventsFrom(first, ACTIVITY_READ_PAGE)) activity.add(event);
+    }
+    scheduler.on((e) => activity.add(e));
     const recorder = this.recorder;
     if (recorder) {
       recorder.begin(o.stored, o.replaying);

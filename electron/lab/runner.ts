@@ -1,4 +1,4 @@
-// The Lab's runner: each run (the KOALA experiment or one simulation) computes in a worker thread, so the host's
+// The Lab's runner: each run (an experiment of electron/lab/registry.ts) computes in a worker thread, so the host's
 // thread keeps serving the API and the live grid. Runs wait in a queue for a free slot, report their progress to
 // the listeners (the host's event stream), can be cancelled (the worker is terminated), and their results are kept
 // in memory and, when the host has a store, on disk with the list of runs.
@@ -6,7 +6,8 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { fail, ok, type Result } from '../../core/model/result.js';
 import { labLabel, labRunsTotal } from './compute.js';
-import { labResultSchema, labRunInfoSchema, type LabResult, type LabRunInfo, type LabSpec, type LabWorkerMessage } from './schemas.js';
+import { labRunInfoSchema, type LabRunInfo, type LabSpec } from './registry.js';
+import { labResultSchema, type LabResult, type LabWorkerMessage } from './schemas.js';
 
 /** What the runner needs of the host's store. */
 export interface LabStore {

@@ -1,53 +1,47 @@
-// The Lab's API shapes: what a run is asked to do (the KOALA experiment or one simulation), its state and progress
-// as listed and pushed on the event stream, and its result (CDF and time series, metrics, observations).
+// The Lab's API shapes shared by every experiment: how an experiment describes its parameters (the console's form
+// is built from them), a run's state and progress as listed and pushed on the event stream, and its result (charts,
+// metrics, observations). Each experiment's own spec schema lives with it (electron/lab/experiments/); the union of
+// them, and the run info that carries a spec, are made in electron/lab/registry.ts.
 import { z } from 'zod';
-import { APPROACHES } from '../../core/model/schemas.js';
-import { malleabilityPolicies } from '../../core/malleability/registry.js';
-import { GRID_PRESETS } from '../../core/sim/grids.js';
-import { WORKLOAD_PRESETS } from '../../core/sim/workloads/koala.js';
 
-const oneOf = (names: readonly string[]) => z.enum(names as [string, ...string[]], { error: () => `must be one of ${names.join(', ')}` });
-const whole = (min: number, max: number) =>
+export const oneOf = (names: readonly string[]) => z.enum(names as [string, ...string[]], { error: () => `must be one of ${names.join(', ')}` });
+export const whole = (min: number, max: number) =>
   z.number({ error: 'must be a number' }).int('must be a whole number').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
+export const pollSchema = z.number({ error: 'must be a number' }).min(1, 'must be at least 1 s').max(86_400, 'must be at most 86400 s');
 
-/** Seeds per combination: 8 runs each, about half a second per run. */
+/** Seeds per combination: 8 runs each for the KOALA experiment, about half a second per run. */
 export const LAB_MAX_SEEDS = 100;
-const MAX_SEED = 2 ** 32 - 1;
 
-export const koalaLabSpecSchema = z.strictObject({
-  kind: z.literal('koala'),
-  seeds: whole(1, LAB_MAX_SEEDS),
-  /** Seconds between information-service polls (the simulator's 60 s otherwise). */
-  poll: z.number({ error: 'must be a number' }).min(1, 'must be at least 1 s').max(86_400, 'must be at most 86400 s').optional(),
-  /** Share of DAS-3 kept busy by local users (7.5 % otherwise). */
-  backgroundLoad: z.number({ error: 'must be a number' }).gt(0, 'must be above 0').lt(1, 'must be below 1').optional(),
+/**
+ * One parameter of an experiment, as its form shows it. `whole` and `number` are numbers within [min, max]; `choice`
+ * one of `options`; `list` numbers written comma-separated (as on the command line), sent as an array. `initial` is
+ * what the form starts with (null: empty); an empty optional field is left out, and `placeholder` says what applies.
+ */
+export const labParamSchema = z.object({
+  name: z.string(),
+  label: z.string(),
+  type: z.enum(['whole', 'number', 'choice', 'list']),
+  required: z.boolean(),
+  initial: z.union([z.number(), z.string(), z.null()]),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  step: z.number().optional(),
+  options: z.array(z.string()).optional(),
+  placeholder: z.string().optional(),
+  help: z.string().optional(),
 });
+export type LabParam = z.infer<typeof labParamSchema>;
 
-export const simulateLabSpecSchema = z.strictObject({
-  kind: z.literal('simulate'),
-  grid: oneOf(Object.keys(GRID_PRESETS)),
-  workload: oneOf(Object.keys(WORKLOAD_PRESETS)),
-  approach: oneOf(APPROACHES),
-  policy: oneOf(Object.keys(malleabilityPolicies)),
-  seed: whole(0, MAX_SEED),
-  poll: z.number({ error: 'must be a number' }).min(1, 'must be at least 1 s').max(86_400, 'must be at most 86400 s').optional(),
-  /** Only the first N jobs of the workload. */
-  maxJobs: whole(1, 100_000).optional(),
-});
-
-export const labSpecSchema = z.discriminatedUnion('kind', [koalaLabSpecSchema, simulateLabSpecSchema], {
-  error: () => 'must be koala or simulate',
-});
-export type LabSpec = z.infer<typeof labSpecSchema>;
-export type KoalaLabSpec = z.infer<typeof koalaLabSpecSchema>;
-export type SimulateLabSpec = z.infer<typeof simulateLabSpecSchema>;
+/** What the console is told of an experiment (lab.experiments). */
+export const labExperimentInfoSchema = z.object({ name: z.string(), title: z.string(), description: z.string(), params: z.array(labParamSchema) });
+export type LabExperimentInfo = z.infer<typeof labExperimentInfoSchema>;
 
 export const LAB_STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
 export type LabStatus = (typeof LAB_STATUSES)[number];
 
-export const labRunInfoSchema = z.object({
+/** A run's state, without its spec (registry.ts adds it). */
+export const labRunStateSchema = z.object({
   runId: z.string(),
-  spec: labSpecSchema,
   /** One line saying what runs, e.g. "KOALA experiment, seeds 1..2". */
   label: z.string(),
   status: z.enum(LAB_STATUSES),
@@ -65,7 +59,6 @@ export const labRunInfoSchema = z.object({
   elapsedMs: z.number().nullable(),
   error: z.string().nullable(),
 });
-export type LabRunInfo = z.infer<typeof labRunInfoSchema>;
 
 const xy = z.tuple([z.number(), z.number()]);
 
@@ -75,31 +68,62 @@ export type LabSeries = z.infer<typeof labSeriesSchema>;
 export const LAB_CDF_PANELS = ['wait', 'execution', 'response', 'avg_size', 'max_size'] as const;
 export type LabCdfPanelId = (typeof LAB_CDF_PANELS)[number];
 
+/** One chart: its series drawn as steps (CDFs, counts per bucket) or as lines through the points. */
 export const labPanelSchema = z.object({
   id: z.string(),
   title: z.string(),
   xName: z.string(),
   yName: z.string(),
+  step: z.boolean(),
   series: z.array(labSeriesSchema),
 });
 export type LabPanel = z.infer<typeof labPanelSchema>;
 
-export const labResultSchema = z.object({
+/** How a metric is shown: whole, with one or two decimals, or a 0..1 fraction as a percentage. */
+export const labColumnSchema = z.object({ key: z.string(), label: z.string(), format: z.enum(['whole', 'fixed1', 'fixed2', 'percent']) });
+export type LabColumn = z.infer<typeof labColumnSchema>;
+
+/** The metric columns the KOALA experiment and single simulations show (and results stored before columns were kept). */
+export const SIMULATION_COLUMNS: LabColumn[] = [
+  { key: 'completed', label: 'completed', format: 'whole' },
+  { key: 'mean_wait_s', label: 'wait (s)', format: 'whole' },
+  { key: 'mean_execution_s', label: 'execution (s)', format: 'whole' },
+  { key: 'mean_response_s', label: 'response (s)', format: 'whole' },
+  { key: 'mean_avg_size', label: 'avg size', format: 'fixed1' },
+  { key: 'utilization', label: 'utilization', format: 'percent' },
+  { key: 'grow_ops', label: 'grows', format: 'fixed1' },
+  { key: 'shrink_ops', label: 'shrinks', format: 'fixed1' },
+];
+
+const resultShape = z.object({
   runId: z.string(),
-  kind: z.enum(['koala', 'simulate']),
+  /** The experiment's name (registry.ts). */
+  kind: z.string(),
   label: z.string(),
-  /** Empirical CDFs of the completed jobs, one panel per LAB_CDF_PANELS entry, one series per case. */
-  cdfs: z.array(labPanelSchema),
-  /** Grid utilization (0..1) over virtual time, one series per case. */
-  utilization: labPanelSchema,
-  /** Grow operations over virtual time, one series per case (and shrinks where there are any). */
-  activity: labPanelSchema,
-  /** Summary figures per case (null where a mean has no jobs to average). */
+  /** The charts, in the order shown. */
+  panels: z.array(labPanelSchema),
+  /** Summary figures per series (null where a mean has nothing to average), shown in `columns`. */
   metrics: z.array(z.object({ series: z.string(), values: z.record(z.string(), z.number().nullable()) })),
-  /** The paper's observations, checked (KOALA experiment only). */
+  columns: z.array(labColumnSchema),
+  /** The paper's observations, checked (experiments only). */
   observations: z.array(z.object({ id: z.string(), text: z.string(), holds: z.boolean(), measured: z.string() })),
 });
-export type LabResult = z.infer<typeof labResultSchema>;
+
+const oldPanel = z.object({ id: z.string(), title: z.string(), xName: z.string(), yName: z.string(), series: z.array(labSeriesSchema) });
+/** A result stored before charts were one list: its CDFs (steps), utilization (lines) and activity (steps). */
+const oldResult = z.looseObject({ cdfs: z.array(oldPanel), utilization: oldPanel, activity: oldPanel });
+
+export const labResultSchema = z.preprocess((value) => {
+  const old = oldResult.safeParse(value);
+  if (!old.success || (value as { panels?: unknown }).panels !== undefined) return value;
+  const { cdfs, utilization, activity, ...rest } = old.data;
+  return {
+    ...rest,
+    panels: [...cdfs.map((p) => ({ ...p, step: true })), { ...utilization, step: false }, { ...activity, step: true }],
+    columns: SIMULATION_COLUMNS,
+  };
+}, resultShape);
+export type LabResult = z.infer<typeof resultShape>;
 /** A result as computed, before the runner names its run. */
 export type LabOutcome = Omit<LabResult, 'runId'>;
 
@@ -112,3 +136,5 @@ export interface LabProgress {
 
 /** What the lab worker posts to the host. */
 export type LabWorkerMessage = ({ type: 'progress' } & LabProgress) | { type: 'done'; outcome: LabOutcome } | { type: 'failed'; message: string };
+
+export type { LabSpec, LabRunInfo } from './registry.js';

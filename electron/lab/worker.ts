@@ -3,7 +3,8 @@
 // because a worker is a boundary too.
 import { parentPort, workerData } from 'node:worker_threads';
 import { computeLab } from './compute.js';
-import { labSpecSchema, type LabWorkerMessage } from './schemas.js';
+import { labSpecSchema } from './registry.js';
+import type { LabWorkerMessage } from './schemas.js';
 
 const port = parentPort;
 if (!port) throw new Error('the lab worker runs only as a worker thread');

@@ -84,7 +84,7 @@ describe('lab results in the store', () => {
     await ended(lab, b);
     const fromDisk = lab.result(a);
     expect(fromDisk.ok && fromDisk.value.runId).toBe(a);
-    expect(fromDisk.ok && fromDisk.value.cdfs).toHaveLength(5);
+    expect(fromDisk.ok && fromDisk.value.panels).toHaveLength(7);
     expect(lab.result(b).ok).toBe(true);
 
     // Without a store, an evicted result is gone, though its run stays listed.

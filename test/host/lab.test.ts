@@ -72,7 +72,7 @@ describe('lab runs in a worker', () => {
     const result = host.call('lab.result', { runId });
     expect(result.ok).toBe(true);
     expect(result.ok && result.value).toEqual({ runId, ...computeLab(spec) });
-    const response = result.ok ? result.value.cdfs.find((p) => p.id === 'response')! : undefined;
+    const response = result.ok ? result.value.panels.find((p) => p.id === 'response')! : undefined;
     expect(response!.series[0]!.name).toBe('egs-wm-fast');
     expect(response!.series[0]!.points.at(-1)![1]).toBe(1);
     expect(host.call('lab.list', {})).toMatchObject({ ok: true, value: { runs: [{ runId, status: 'done' }] } });
@@ -113,8 +113,8 @@ describe('lab runs in a worker', () => {
     expect(result.ok && result.value).toEqual({ runId, ...computeLab(spec) });
     if (!result.ok) return;
     expect(result.value.observations).toHaveLength(13);
-    expect(result.value.cdfs.map((p) => p.id)).toEqual(['wait', 'execution', 'response', 'avg_size', 'max_size']);
-    expect(result.value.cdfs[0]!.series.map((s) => s.name)).toEqual([
+    expect(result.value.panels.map((p) => p.id)).toEqual(['wait', 'execution', 'response', 'avg_size', 'max_size', 'utilization', 'activity']);
+    expect(result.value.panels[0]!.series.map((s) => s.name)).toEqual([
       'fpsma-wm', 'egs-wm', 'fpsma-wmr', 'egs-wmr', 'fpsma-wm-fast', 'egs-wm-fast', 'fpsma-wmr-fast', 'egs-wmr-fast',
     ]);
     expect(result.value.metrics.map((m) => m.values.runs)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
@@ -186,7 +186,7 @@ describe('lab input', () => {
     expect(errorsOf('lab.start', { kind: 'koala', seeds: 2, backgroundLoad: 1.5 })).toEqual([{ path: 'backgroundLoad', message: 'must be below 1' }]);
     expect(errorsOf('lab.start', { kind: 'koala', seeds: 2, poll: 'soon' })).toEqual([{ path: 'poll', message: 'must be a number' }]);
     expect(errorsOf('lab.start', { kind: 'koala' })[0]!.path).toBe('seeds');
-    expect(errorsOf('lab.start', { kind: 'bake', seeds: 1 })).toEqual([{ path: 'kind', message: 'must be koala or simulate' }]);
+    expect(errorsOf('lab.start', { kind: 'bake', seeds: 1 })).toEqual([{ path: 'kind', message: 'must be one of simulate, koala, coorm' }]);
     const simulate = { kind: 'simulate', grid: 'das3', workload: 'wm', approach: 'pra', policy: 'egs', seed: 1 };
     expect(errorsOf('lab.start', { ...simulate, workload: 'wx' })).toEqual([{ path: 'workload', message: 'must be one of wm, wmr, wm-fast, wmr-fast, wme' }]);
     expect(errorsOf('lab.start', { ...simulate, grid: 'das4' })).toEqual([{ path: 'grid', message: 'must be one of das3' }]);

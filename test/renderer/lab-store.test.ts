@@ -1,8 +1,14 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createPinia, setActivePinia } from 'pinia';
-import { defineLabStore, labFieldOf, mergePanels, panelCsv, specOf, type LabForm, type LabResult, type LabRun } from '../../renderer/src/stores/lab.js';
+import { defineLabStore, formatMetric, labFieldOf, mergeColumns, mergePanels, panelCsv, specOf, type LabForm, type LabResult, type LabRun, type LabValue } from '../../renderer/src/stores/lab.js';
+import { labExperimentInfos } from '../../electron/lab/registry.js';
+import { SIMULATION_COLUMNS } from '../../electron/lab/schemas.js';
 import { fakeClient } from './fake-client.js';
+
+/** The host's own descriptions of its experiments, as lab.experiments answers them. */
+const experiments = labExperimentInfos();
+const experiment = (name: string) => experiments.find((e) => e.name === name)!;
 
 const run = (runId: string, status: LabRun['status'], fraction = 0): LabRun => ({
   runId,
@@ -19,11 +25,12 @@ const run = (runId: string, status: LabRun['status'], fraction = 0): LabRun => (
   error: null,
 });
 
-const panel = (id: string, series: Array<[string, Array<[number, number]>]>) => ({
+const panel = (id: string, series: Array<[string, Array<[number, number]>]>, step = true) => ({
   id,
   title: id,
   xName: `${id} (s)`,
   yName: 'cumulative fraction of jobs',
+  step,
   series: series.map(([name, points]) => ({ name, points })),
 });
 
@@ -31,35 +38,51 @@ const result = (runId: string, scale = 1): LabResult => ({
   runId,
   kind: 'simulate',
   label: runId,
-  cdfs: [panel('wait', [['egs-wm', [[10 * scale, 0.5], [20 * scale, 1]]]]), panel('response', [['egs-wm', [[30 * scale, 1]]]])],
-  utilization: { ...panel('utilization', [['egs-wm', [[0, 0.25], [60, 0.5]]]]), yName: 'utilization' },
-  activity: { ...panel('activity', [['egs-wm grows', [[0, 3]]]]), yName: 'operations' },
+  panels: [
+    panel('wait', [['egs-wm', [[10 * scale, 0.5], [20 * scale, 1]]]]),
+    panel('response', [['egs-wm', [[30 * scale, 1]]]]),
+    { ...panel('utilization', [['egs-wm', [[0, 0.25], [60, 0.5]]]], false), yName: 'utilization' },
+    { ...panel('activity', [['egs-wm grows', [[0, 3]]]]), yName: 'operations' },
+  ],
   metrics: [{ series: 'egs-wm', values: { completed: 2, mean_wait_s: 15 * scale, utilization: 0.4 } }],
+  columns: SIMULATION_COLUMNS,
   observations: [],
 });
 
-const form = (changes: Partial<LabForm> = {}): LabForm => ({
-  kind: 'simulate',
-  seeds: 1,
-  poll: null,
-  backgroundLoad: null,
-  grid: 'das3',
-  workload: 'wm-fast',
-  approach: 'pwa',
-  policy: 'egs',
-  seed: 4,
-  maxJobs: 50,
-  ...changes,
-});
+const form = (kind = 'simulate', changes: Record<string, LabValue> = {}): LabForm => {
+  const values: LabForm['values'] = {
+    simulate: { grid: 'das3', workload: 'wm-fast', approach: 'pwa', policy: 'egs', seed: 4, maxJobs: 50, poll: null },
+    koala: { seeds: 1, poll: null, backgroundLoad: null },
+    coorm: { seeds: 3, steps: null, factors: null, intervals: null, twoPsaIntervals: null },
+  };
+  return { kind, values: { ...values, [kind]: { ...values[kind], ...changes } } };
+};
 
 describe('lab store', () => {
   beforeEach(() => setActivePinia(createPinia()));
 
-  it('builds the spec of each kind from the form, leaving empty options out', () => {
-    expect(specOf(form())).toEqual({ spec: { kind: 'simulate', grid: 'das3', workload: 'wm-fast', approach: 'pwa', policy: 'egs', seed: 4, maxJobs: 50 } });
-    expect(specOf(form({ kind: 'koala', seeds: 2, poll: 30 }))).toEqual({ spec: { kind: 'koala', seeds: 2, poll: 30 } });
-    expect(specOf(form({ kind: 'koala', seeds: null }))).toEqual({ errors: { seeds: 'is required' } });
-    expect(specOf(form({ seed: null }))).toEqual({ errors: { seed: 'is required' } });
+  it('builds the spec of each experiment from its parameters, leaving empty options out', () => {
+    expect(specOf(form(), experiment('simulate'))).toEqual({ spec: { kind: 'simulate', grid: 'das3', workload: 'wm-fast', approach: 'pwa', policy: 'egs', seed: 4, maxJobs: 50 } });
+    expect(specOf(form('koala', { seeds: 2, poll: 30 }), experiment('koala'))).toEqual({ spec: { kind: 'koala', seeds: 2, poll: 30 } });
+    expect(specOf(form('koala', { seeds: null }), experiment('koala'))).toEqual({ errors: { seeds: 'is required' } });
+    expect(specOf(form('simulate', { seed: null }), experiment('simulate'))).toEqual({ errors: { seed: 'is required' } });
+    // CooRMv2: lists typed as on the command line, sent as numbers.
+    expect(specOf(form('coorm', { seeds: 1, steps: 40, factors: '0.5, 1,2', intervals: '' }), experiment('coorm'))).toEqual({
+      spec: { kind: 'coorm', seeds: 1, steps: 40, factors: [0.5, 1, 2] },
+    });
+    expect(specOf(form('coorm', { factors: '1, soon' }), experiment('coorm'))).toEqual({ errors: { factors: 'must be numbers separated by commas' } });
+    expect(specOf(form('coorm'), undefined)).toEqual({ errors: { kind: 'the experiments are not loaded yet' } });
+  });
+
+  it('builds its form from the experiments the host offers, keeping what was typed', async () => {
+    const client = fakeClient({ 'lab.experiments': { ok: true, value: { experiments } }, 'lab.list': { ok: true, value: { runs: [] } } });
+    const store = defineLabStore(client)();
+    store.form = { kind: 'coorm', values: { coorm: { seeds: 2 } } };
+    await store.loadExperiments();
+    expect(store.experiments.map((e) => e.name)).toEqual(['simulate', 'koala', 'coorm']);
+    expect(store.experiment?.name).toBe('coorm');
+    expect(store.form.values.coorm).toEqual({ seeds: 2, steps: null, factors: null, intervals: null, twoPsaIntervals: null });
+    expect(store.form.values.simulate).toMatchObject({ grid: 'das3', workload: 'wm', approach: 'pra', policy: 'fpsma', seed: 1 });
   });
 
   it('starts a run, follows its progress from the stream, and charts it once done', async () => {
@@ -68,9 +91,10 @@ describe('lab store', () => {
       'lab.list': { ok: true, value: { runs: [run('lab-1', 'queued')] } },
       'lab.result': { ok: true, value: result('lab-1') },
     });
+    client.answers['lab.experiments'] = { ok: true, value: { experiments } };
     const store = defineLabStore(client)();
     store.connect();
-    await Promise.resolve();
+    await store.loadExperiments();
     store.form = form();
     expect(await store.start()).toBe('lab-1');
     expect(client.calls.find((c) => c.method === 'lab.start')!.payload).toEqual({
@@ -97,14 +121,17 @@ describe('lab store', () => {
       'lab.start': { ok: false, errors: [{ path: 'seeds', message: 'must be at least 1' }, { path: '', message: 'busy' }] },
     });
     const store = defineLabStore(client)();
-    store.form = form({ kind: 'koala', seeds: 0 });
+    client.answers['lab.experiments'] = { ok: true, value: { experiments } };
+    await store.loadExperiments();
+    store.form = form('koala', { seeds: 0 });
     expect(await store.start()).toBeUndefined();
     expect(store.errors).toEqual({ seeds: 'must be at least 1', form: 'busy' });
     store.touch('seeds');
     expect(store.errors).toEqual({});
     expect(store.runs).toEqual([]);
-    expect(labFieldOf('backgroundLoad')).toBe('backgroundLoad');
-    expect(labFieldOf('spec.other')).toBe('form');
+    expect(labFieldOf('backgroundLoad', experiment('koala'))).toBe('backgroundLoad');
+    expect(labFieldOf('factors[0]', experiment('coorm'))).toBe('factors');
+    expect(labFieldOf('spec.other', experiment('koala'))).toBe('form');
   });
 
   it('cancels a run and shows the answer', async () => {
@@ -126,6 +153,18 @@ describe('lab store', () => {
     const merged = mergePanels([result('lab-1'), result('lab-2', 2)]);
     expect(merged[0]!.series.map((s) => s.name)).toEqual(['lab-1 egs-wm', 'lab-2 egs-wm']);
     expect(merged[0]!.series[1]!.points).toEqual([[20, 0.5], [40, 1]]);
+    // Results of different experiments side by side: every chart of each, and every metric column once.
+    const coorm: LabResult = {
+      runId: 'lab-3', kind: 'coorm', label: 'CooRMv2', observations: [],
+      panels: [panel('fig10-used', [['used', [[0, 80], [300, 90]]]], false)],
+      metrics: [{ series: 'fig 10 announced', values: { used_percent: 85 } }],
+      columns: [{ key: 'points', label: 'points', format: 'whole' }, { key: 'used_percent', label: 'used (%)', format: 'fixed1' }],
+    };
+    const both = mergePanels([result('lab-1'), coorm]);
+    expect(both.map((p) => [p.id, p.step])).toEqual([['wait', true], ['response', true], ['utilization', false], ['activity', true], ['fig10-used', false]]);
+    expect(both.at(-1)!.series.map((s) => s.name)).toEqual(['lab-3 used']);
+    expect(mergeColumns([result('lab-1'), coorm]).map((c) => c.key)).toEqual([...SIMULATION_COLUMNS.map((c) => c.key), 'points', 'used_percent']);
+    expect([formatMetric(0.4, 'percent'), formatMetric(85, 'fixed1'), formatMetric(null, 'whole'), formatMetric(2.345, 'fixed2')]).toEqual(['40.0 %', '85.0', '–', '2.35']);
   });
 
   it('exports a panel as CSV, quoting what needs it', () => {

@@ -1,9 +1,14 @@
-// Grow and shrink activity from the event stream (job.grown, job.shrunk): a bounded list of those events, counts per
-// bucket of virtual time per cluster, evolving jobs' updates (evolve.requested, job.evolved, evolve.refused), and
-// every job's own events (bounded per job and in the number of jobs).
+// Grow and shrink activity: the host's counts over the whole run (activity.history, bucketed and bounded in the host),
+// loaded when the view opens and refreshed while it is open; from the event stream, a bounded list of those events
+// (job.grown, job.shrunk) — counted per bucket of virtual time per cluster when the host's history is not there —
+// evolving jobs' updates (evolve.requested, job.evolved, evolve.refused), and every job's own events (bounded per
+// job and in the number of jobs).
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { ApiClient, SchedulerEvent, StreamMessage } from '../api/types.js';
+import type { ApiClient, MethodOutput, SchedulerEvent, StreamMessage } from '../api/types.js';
+
+/** The host's activity over the whole run (activity.history). */
+export type ActivityHistory = MethodOutput<'activity.history'>;
 
 /** At most this many grow/shrink events are kept. */
 export const ACTIVITY_LIMIT = 5000;
@@ -38,6 +43,8 @@ export function jobOf(e: SchedulerEvent): string | undefined {
 }
 
 export interface Buckets {
+  /** Seconds per bucket. */
+  bucketS: number;
   /** Start time of each bucket, oldest first. */
   starts: number[];
   clusters: string[];
@@ -65,7 +72,7 @@ export function bucketize(events: readonly ResizeEvent[], now: number, size = BU
     const into = e.type === 'job.grown' ? grows : shrinks;
     into[e.cluster]![b - first]! += 1;
   }
-  return { starts, clusters, grows, shrinks };
+  return { bucketS: size, starts, clusters, grows, shrinks };
 }
 
 /**
@@ -99,8 +106,18 @@ export function defineActivityStore(client: ApiClient) {
     const jobEvents = shallowRef<Map<string, SchedulerEvent[]>>(new Map());
     /** The latest virtual time seen on the stream. */
     const now = ref(0);
+    /** The host's counts over the whole run, once loaded (loadHistory). */
+    const history = shallowRef<ActivityHistory | null>(null);
+    const historyError = ref('');
 
-    const buckets = computed(() => bucketize(events.value, now.value));
+    /** The whole run's counts from the host; before they come, what the stream brought since the page opened. */
+    const buckets = computed<Buckets>(() => history.value ?? bucketize(events.value, now.value));
+    /** Operations over the whole run (the host's totals), or those the stream brought. */
+    const totals = computed(() => {
+      if (history.value) return history.value.totals;
+      const grows = events.value.filter((e) => e.type === 'job.grown').length;
+      return { grows, shrinks: events.value.length - grows, updates: updates.value.length };
+    });
     /** The latest grow, shrink and update events, newest first. */
     const latest = computed<ActivityEvent[]>(() => {
       const merged: ActivityEvent[] = [...events.value.slice(-LATEST_COUNT), ...updates.value.slice(-LATEST_COUNT)];
@@ -181,6 +198,40 @@ export function defineActivityStore(client: ApiClient) {
       return resyncing;
     }
 
+    let loadingHistory: Promise<void> | undefined;
+    /** The host's totals when its latest operations were last merged into the lists. */
+    let mergedTotals = '';
+    /**
+     * The host's activity over the whole run: its bucketed counts for the chart, and its latest operations merged
+     * into the lists (each event once), so a page opened late shows what one open from the start shows.
+     */
+    function loadHistory(): Promise<void> {
+      loadingHistory ??= (async () => {
+        try {
+          const result = await client.call('activity.history', {});
+          if (!result.ok) {
+            historyError.value = result.errors.map((e) => e.message).join('; ');
+            return;
+          }
+          historyError.value = '';
+          const h = result.value;
+          history.value = h;
+          // The lists are merged again only when the host has had operations since its last answer.
+          const totals = `${h.totals.grows}:${h.totals.shrinks}:${h.totals.updates}`;
+          if (totals !== mergedTotals) {
+            mergedTotals = totals;
+            const latest = h.latest as unknown as SchedulerEvent[];
+            events.value = mergeEvents(events.value, latest.filter(isResize));
+            updates.value = mergeEvents(updates.value, latest.filter(isEvolve));
+          }
+          if (h.now > now.value) now.value = h.now;
+        } finally {
+          loadingHistory = undefined;
+        }
+      })();
+      return loadingHistory;
+    }
+
     function eventsOf(jobId: string): SchedulerEvent[] {
       return jobEvents.value.get(jobId) ?? [];
     }
@@ -201,6 +252,8 @@ export function defineActivityStore(client: ApiClient) {
       updates.value = [];
       jobEvents.value = new Map();
       now.value = 0;
+      history.value = null;
+      mergedTotals = '';
     }
 
     let stop: (() => void) | undefined;
@@ -212,7 +265,27 @@ export function defineActivityStore(client: ApiClient) {
       stop = undefined;
     }
 
-    return { events, updates, jobEvents, now, buckets, latest, add, receive, loadJob, resync, eventsOf, sizeSeries, clear, connect, disconnect };
+    return {
+      events,
+      updates,
+      jobEvents,
+      now,
+      history,
+      historyError,
+      buckets,
+      totals,
+      latest,
+      add,
+      receive,
+      loadJob,
+      loadHistory,
+      resync,
+      eventsOf,
+      sizeSeries,
+      clear,
+      connect,
+      disconnect,
+    };
   });
 }
 export type ActivityStore = ReturnType<ReturnType<typeof defineActivityStore>>;

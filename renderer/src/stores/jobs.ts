@@ -12,6 +12,8 @@ export function defineJobsStore(client: ApiClient) {
     const total = ref(0);
     const states = ref<string[]>([]);
     const search = ref('');
+    /** Only the jobs placed on this cluster (a Grid card's link), or all. */
+    const cluster = ref<string | null>(null);
     const loading = ref(false);
     const error = ref('');
 
@@ -22,10 +24,12 @@ export function defineJobsStore(client: ApiClient) {
       const q = search.value.trim().toLowerCase();
       const wanted = new Set(states.value);
       // Unfiltered, the table gets the list itself: a new array would make it reprocess 10,000 rows.
-      if (!q && wanted.size === 0) return jobs.value;
+      const on = cluster.value;
+      if (!q && wanted.size === 0 && on === null) return jobs.value;
       return jobs.value.filter(
         (j) =>
           (wanted.size === 0 || wanted.has(j.state)) &&
+          (on === null || j.clusters.includes(on)) &&
           (!q || j.id.toLowerCase().includes(q) || j.name.toLowerCase().includes(q) || j.clusters.some((c) => c.toLowerCase().includes(q))),
       );
     });
@@ -96,7 +100,7 @@ export function defineJobsStore(client: ApiClient) {
       unsubscribe = undefined;
     }
 
-    return { jobs, total, states, search, loading, error, filtered, refresh, cancel, resize, views, startPolling, stopPolling };
+    return { jobs, total, states, search, cluster, loading, error, filtered, refresh, cancel, resize, views, startPolling, stopPolling };
   });
 }
 export type JobsStore = ReturnType<ReturnType<typeof defineJobsStore>>;

@@ -1,98 +1,103 @@
-// The Lab: the form that starts a run (the KOALA experiment or one simulation), the runs with their progress as
-// the host pushes it (topic lab), the results of the runs chosen for the charts, and the charts' data merged over
-// those runs, with CSV export. The API's field errors land on their fields.
+// The Lab: the form that starts a run of one of the host's experiments (lab.experiments: one simulation, KOALA,
+// CooRMv2, ...; the form is built from their parameters), the runs with their progress as the host pushes it (topic
+// lab), the results of the runs chosen for the charts, and the charts' data merged over those runs, with CSV export.
+// The API's field errors land on their fields.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
 import type { ApiClient, FieldError, MethodInput, MethodOutput, StreamMessage } from '../api/types.js';
-import { APPROACH_OPTIONS, POLICY_OPTIONS } from './settings.js';
 import { csvLines } from '../../../core/text/csv.js';
 
 export type LabRun = MethodOutput<'lab.list'>['runs'][number];
 export type LabResult = MethodOutput<'lab.result'>;
-export type LabPanel = LabResult['utilization'];
+export type LabPanel = LabResult['panels'][number];
+export type LabColumn = LabResult['columns'][number];
 export type LabSpec = MethodInput<'lab.start'>;
-export type LabKind = LabSpec['kind'];
+export type LabExperiment = MethodOutput<'lab.experiments'>['experiments'][number];
+export type LabParam = LabExperiment['params'][number];
 
-/** The presets of core/sim (grids.ts, workloads/koala.ts), kept here so the core's runtime is not bundled. */
-export const LAB_GRIDS = ['das3'] as const;
-export const LAB_WORKLOADS = ['wm', 'wmr', 'wm-fast', 'wmr-fast', 'wme'] as const;
-export { APPROACH_OPTIONS, POLICY_OPTIONS };
+/** A field's value: a number, a choice, a list as typed (comma-separated), or empty. */
+export type LabValue = number | string | null;
 
-export const LAB_FIELDS = ['kind', 'seeds', 'poll', 'backgroundLoad', 'grid', 'workload', 'approach', 'policy', 'seed', 'maxJobs', 'form'] as const;
-export type LabField = (typeof LAB_FIELDS)[number];
-export type LabErrors = Partial<Record<LabField, string>>;
-
+/** The form: the experiment chosen, and each experiment's values (kept when another is chosen and back). */
 export interface LabForm {
-  kind: LabKind;
-  seeds: number | null;
-  /** Seconds; empty for the simulator's default. */
-  poll: number | null;
-  /** 0..1; empty for the default 7.5 %. */
-  backgroundLoad: number | null;
-  grid: string;
-  workload: string;
-  approach: string;
-  policy: string;
-  seed: number | null;
-  /** Empty for the whole workload. */
-  maxJobs: number | null;
+  kind: string;
+  values: Record<string, Record<string, LabValue>>;
 }
+
+/** Errors by parameter name, `kind`, or `form` for what names no field. */
+export type LabErrors = Record<string, string>;
 
 const ENDED = new Set<LabRun['status']>(['done', 'failed', 'cancelled']);
 export const isEnded = (run: LabRun): boolean => ENDED.has(run.status);
 
-/** The field an API error path names; anything else → form. */
-export function labFieldOf(path: string): LabField {
+/** The field an API error path names (a parameter of `experiment`, or `kind`); anything else → form. */
+export function labFieldOf(path: string, experiment?: LabExperiment): string {
   const key = path.split(/[.[\]"']+/).filter(Boolean)[0] ?? '';
-  return (LAB_FIELDS as readonly string[]).includes(key) ? (key as LabField) : 'form';
+  return key === 'kind' || experiment?.params.some((p) => p.name === key) ? key : 'form';
 }
 
-/** The spec the form asks for, or the fields it still lacks. */
-export function specOf(form: LabForm): { spec: LabSpec } | { errors: LabErrors } {
+/** Numbers written comma-separated (spaces allowed), or why not. */
+export function parseList(text: string): number[] | string {
+  const parts = text.split(',').map((p) => p.trim());
+  if (parts.some((p) => !/^-?\d+(\.\d+)?$/.test(p))) return 'must be numbers separated by commas';
+  return parts.map(Number);
+}
+
+/** The spec the form asks for, or the fields it still lacks or cannot read. */
+export function specOf(form: LabForm, experiment: LabExperiment | undefined): { spec: LabSpec } | { errors: LabErrors } {
+  if (!experiment) return { errors: { kind: 'the experiments are not loaded yet' } };
+  const values = form.values[experiment.name] ?? {};
   const errors: LabErrors = {};
-  const optional = <K extends string>(key: K, value: number | null) => (value === null ? {} : ({ [key]: value } as Record<K, number>));
-  if (form.kind === 'koala') {
-    if (form.seeds === null) errors.seeds = 'is required';
-    if (Object.keys(errors).length) return { errors };
-    return { spec: { kind: 'koala', seeds: form.seeds!, ...optional('poll', form.poll), ...optional('backgroundLoad', form.backgroundLoad) } };
+  const spec: Record<string, unknown> = { kind: experiment.name };
+  for (const p of experiment.params) {
+    const v = values[p.name] ?? null;
+    if (v === null || (typeof v === 'string' && v.trim() === '')) {
+      if (p.required) errors[p.name] = 'is required';
+      continue;
+    }
+    if (p.type === 'list') {
+      const parsed = parseList(String(v));
+      if (typeof parsed === 'string') errors[p.name] = parsed;
+      else spec[p.name] = parsed;
+    } else spec[p.name] = v;
   }
-  if (form.seed === null) errors.seed = 'is required';
-  if (Object.keys(errors).length) return { errors };
-  return {
-    spec: {
-      kind: 'simulate',
-      grid: form.grid,
-      workload: form.workload,
-      approach: form.approach,
-      policy: form.policy,
-      seed: form.seed!,
-      ...optional('poll', form.poll),
-      ...optional('maxJobs', form.maxJobs),
-    },
-  };
+  return Object.keys(errors).length ? { errors } : { spec: spec as LabSpec };
+}
+
+/** Each experiment's initial values, with what `held` already has kept. */
+export function initialValues(experiments: readonly LabExperiment[], held: LabForm['values'] = {}): LabForm['values'] {
+  return Object.fromEntries(experiments.map((e) => [e.name, { ...Object.fromEntries(e.params.map((p) => [p.name, p.initial])), ...held[e.name] }]));
 }
 
 /** A chart's data: one panel of every chosen result, series named after their run when there are several. */
-export interface MergedPanel extends LabPanel {
-  /** Steps (CDFs), or lines (time series). */
-  step: boolean;
+export type MergedPanel = LabPanel;
+
+/** Each chart of the chosen results once (in the order they first appear), with the series of every result that has it. */
+export function mergePanels(results: readonly LabResult[]): MergedPanel[] {
+  const name = (r: LabResult, series: string) => (results.length > 1 ? `${r.runId} ${series}` : series);
+  const merged = new Map<string, MergedPanel>();
+  for (const r of results) {
+    for (const p of r.panels) {
+      const into = merged.get(p.id) ?? { id: p.id, title: p.title, xName: p.xName, yName: p.yName, step: p.step, series: [] };
+      into.series = [...into.series, ...p.series.map((s) => ({ name: name(r, s.name), points: s.points }))];
+      merged.set(p.id, into);
+    }
+  }
+  return [...merged.values()];
 }
 
-export function mergePanels(results: readonly LabResult[]): MergedPanel[] {
-  if (results.length === 0) return [];
-  const name = (r: LabResult, series: string) => (results.length > 1 ? `${r.runId} ${series}` : series);
-  const merge = (pick: (r: LabResult) => LabPanel | undefined, step: boolean): MergedPanel | undefined => {
-    const first = pick(results[0]!);
-    if (!first) return undefined;
-    const series = results.flatMap((r) => (pick(r)?.series ?? []).map((s) => ({ name: name(r, s.name), points: s.points })));
-    return { id: first.id, title: first.title, xName: first.xName, yName: first.yName, series, step };
-  };
-  const cdfIds = results[0]!.cdfs.map((p) => p.id);
-  return [
-    ...cdfIds.map((id) => merge((r) => r.cdfs.find((p) => p.id === id), true)),
-    merge((r) => r.utilization, false),
-    merge((r) => r.activity, true),
-  ].filter((p): p is MergedPanel => p !== undefined);
+/** The metric columns of the chosen results, each once (the first result's label). */
+export function mergeColumns(results: readonly LabResult[]): LabColumn[] {
+  const columns = new Map<string, LabColumn>();
+  for (const r of results) for (const c of r.columns) if (!columns.has(c.key)) columns.set(c.key, c);
+  return [...columns.values()];
+}
+
+/** A metric as its column shows it. */
+export function formatMetric(value: number | null | undefined, format: LabColumn['format']): string {
+  if (value === null || value === undefined) return '–';
+  if (format === 'percent') return `${(value * 100).toFixed(1)} %`;
+  return value.toFixed(format === 'whole' ? 0 : format === 'fixed1' ? 1 : 2);
 }
 
 /** A panel as CSV: one row per point, `series,<x name>,<y name>`. */
@@ -104,18 +109,9 @@ export function panelCsv(panel: LabPanel): string {
 
 export function defineLabStore(client: ApiClient) {
   return defineStore('lab', () => {
-    const form = ref<LabForm>({
-      kind: 'simulate',
-      seeds: 1,
-      poll: null,
-      backgroundLoad: null,
-      grid: 'das3',
-      workload: 'wm',
-      approach: 'pra',
-      policy: 'fpsma',
-      seed: 1,
-      maxJobs: null,
-    });
+    /** The experiments the host offers (lab.experiments), in its order. */
+    const experiments = shallowRef<LabExperiment[]>([]);
+    const form = ref<LabForm>({ kind: 'simulate', values: {} });
     const runs = ref<LabRun[]>([]);
     const results = shallowRef<Record<string, LabResult>>({});
     /** The runs whose results are charted, in the order chosen. */
@@ -128,6 +124,22 @@ export function defineLabStore(client: ApiClient) {
     const newestFirst = computed(() => [...runs.value].reverse());
     const chosenResults = computed(() => chosen.value.flatMap((id) => (results.value[id] ? [results.value[id]!] : [])));
     const panels = computed(() => mergePanels(chosenResults.value));
+    const columns = computed(() => mergeColumns(chosenResults.value));
+    const experiment = computed(() => experiments.value.find((e) => e.name === form.value.kind));
+
+    async function loadExperiments(): Promise<boolean> {
+      const answer = await client.call('lab.experiments', {});
+      if (!answer.ok) {
+        errors.value = { form: answer.errors.map((e) => e.message).join('; ') };
+        return false;
+      }
+      experiments.value = answer.value.experiments;
+      form.value = {
+        kind: experiments.value.some((e) => e.name === form.value.kind) ? form.value.kind : (experiments.value[0]?.name ?? form.value.kind),
+        values: initialValues(experiments.value, form.value.values),
+      };
+      return true;
+    }
 
     function upsert(run: LabRun) {
       const i = runs.value.findIndex((r) => r.runId === run.runId);
@@ -153,7 +165,7 @@ export function defineLabStore(client: ApiClient) {
 
     async function start(): Promise<string | undefined> {
       if (starting.value) return undefined;
-      const built = specOf(form.value);
+      const built = specOf(form.value, experiment.value);
       if ('errors' in built) {
         errors.value = built.errors;
         return undefined;
@@ -162,7 +174,7 @@ export function defineLabStore(client: ApiClient) {
       try {
         const answer = await client.call('lab.start', built.spec);
         if (!answer.ok) {
-          errors.value = errorsOf(answer.errors);
+          errors.value = errorsOf(answer.errors, experiment.value);
           return undefined;
         }
         errors.value = {};
@@ -206,7 +218,7 @@ export function defineLabStore(client: ApiClient) {
     }
 
     /** An edit makes that field's error stale. */
-    function touch(field: LabField) {
+    function touch(field: string) {
       if (!errors.value[field] && !errors.value.form) return;
       const next = { ...errors.value };
       delete next[field];
@@ -219,19 +231,43 @@ export function defineLabStore(client: ApiClient) {
       if (stop) return;
       stop = client.subscribe(receive);
       void refresh();
+      if (experiments.value.length === 0) void loadExperiments();
     }
     function disconnect() {
       stop?.();
       stop = undefined;
     }
 
-    return { form, runs, results, chosen, errors, starting, newestFirst, chosenResults, panels, receive, refresh, start, cancel, load, choose, touch, connect, disconnect };
+    return {
+      experiments,
+      experiment,
+      form,
+      runs,
+      results,
+      chosen,
+      errors,
+      starting,
+      newestFirst,
+      chosenResults,
+      panels,
+      columns,
+      loadExperiments,
+      receive,
+      refresh,
+      start,
+      cancel,
+      load,
+      choose,
+      touch,
+      connect,
+      disconnect,
+    };
   });
 }
 export type LabStore = ReturnType<ReturnType<typeof defineLabStore>>;
 
-function errorsOf(errors: readonly FieldError[]): LabErrors {
+function errorsOf(errors: readonly FieldError[], experiment: LabExperiment | undefined): LabErrors {
   const out: LabErrors = {};
-  for (const e of errors) out[labFieldOf(e.path)] ??= e.message;
+  for (const e of errors) out[labFieldOf(e.path, experiment)] ??= e.message;
   return out;
 }

@@ -1,0 +1,97 @@
+// The KOALA experiment in the Lab, composed as `concertina experiment koala` composes it: the eight cases of the
+// paper's Figures 7 and 8 over seeds 1..n, reduced to CDFs, utilization, activity, metrics and observations.
+import { z } from 'zod';
+import { DAS3_BACKGROUND_UTILISATION } from '../../../core/sim/grids.js';
+import { ACTIVITY_BUCKET_S, KOALA_CASES, UTILIZATION_STEP_S, analyseKoala, koalaRunMatrix, runKoalaCase, type KoalaAnalysis, type KoalaCdfPanel, type KoalaRun } from '../../../core/sim/experiments/koala.js';
+import { DEFAULT_POLL_INTERVAL_S } from '../../../core/sim/world.js';
+import { LAB_MAX_SEEDS, SIMULATION_COLUMNS, pollSchema, whole, type LabSeries } from '../schemas.js';
+import { activitySeries, cdfCharts, cdfPoints, finiteOrNull } from './shared.js';
+import { defineExperiment } from './experiment.js';
+
+const KOALA_METRICS = [
+  'runs', 'completed', 'failed', 'refused', 'mean_wait_s', 'mean_execution_s', 'mean_response_s', 'mean_avg_size', 'mean_max_size',
+  'utilization', 'grow_ops', 'shrink_ops', 'malleable_at_minimum',
+] as const;
+
+const schema = z.strictObject({
+  kind: z.literal('koala'),
+  seeds: whole(1, LAB_MAX_SEEDS),
+  /** Seconds between information-service polls (the simulator's 60 s otherwise). */
+  poll: pollSchema.optional(),
+  /** Share of DAS-3 kept busy by local users (7.5 % otherwise). */
+  backgroundLoad: z.number({ error: 'must be a number' }).gt(0, 'must be above 0').lt(1, 'must be below 1').optional(),
+});
+export type KoalaLabSpec = z.infer<typeof schema>;
+
+function label(spec: KoalaLabSpec): string {
+  const extras = [spec.poll === undefined ? '' : `poll ${spec.poll} s`, spec.backgroundLoad === undefined ? '' : `background ${(spec.backgroundLoad * 100).toFixed(1)} %`];
+  return [`KOALA experiment, seeds 1..${spec.seeds}`, ...extras].filter(Boolean).join(', ');
+}
+
+export const koalaExperiment = defineExperiment({
+  name: 'koala',
+  title: 'KOALA',
+  description: "The KOALA paper's Figures 7 and 8: PRA and PWA with FPSMA and EGS on W_m and W_mr (and their fast variants) on DAS-3.",
+  schema,
+  params: [
+    { name: 'seeds', label: 'seeds per case', type: 'whole', required: true, initial: 1, min: 1, max: LAB_MAX_SEEDS },
+    { name: 'backgroundLoad', label: 'background load', type: 'number', required: false, initial: null, min: 0, max: 1, step: 0.025, placeholder: String(DAS3_BACKGROUND_UTILISATION) },
+    { name: 'poll', label: 'poll interval (s)', type: 'number', required: false, initial: null, min: 1, max: 86_400, placeholder: String(DEFAULT_POLL_INTERVAL_S) },
+  ],
+  label,
+  runsTotal: (spec) => KOALA_CASES.length * spec.seeds,
+  compute(spec, onProgress) {
+    const settings = {
+      seeds: spec.seeds,
+      pollIntervalS: spec.poll ?? DEFAULT_POLL_INTERVAL_S,
+      backgroundUtilization: spec.backgroundLoad ?? DAS3_BACKGROUND_UTILISATION,
+    };
+    const matrix = koalaRunMatrix(spec.seeds);
+    const runs: KoalaRun[] = [];
+    const note = (i: number) => (i < matrix.length ? `${matrix[i]!.series} seed ${matrix[i]!.seed}` : 'analysing');
+    onProgress({ fraction: 0, runsDone: 0, runsTotal: matrix.length, note: note(0) });
+    for (const run of matrix) {
+      runs.push(runKoalaCase(run, settings));
+      onProgress({ fraction: runs.length / matrix.length, runsDone: runs.length, runsTotal: matrix.length, note: note(runs.length) });
+    }
+    const analysis = analyseKoala(runs, settings);
+    return {
+      kind: 'koala',
+      label: label(spec),
+      panels: [
+        ...cdfCharts((p) => (p.koala ? koalaCdfSeries(analysis, p.koala) : koalaWaitSeries(runs))),
+        {
+          id: 'utilization',
+          title: `Grid utilization (mean over seeds, per ${UTILIZATION_STEP_S} s)`,
+          xName: 'time (s)',
+          yName: 'utilization (fraction of processors)',
+          step: false,
+          series: analysis.figures.flatMap((f) => f.utilization.map((s) => ({ name: s.series, points: s.points.map((p): [number, number] => [p.t, p.utilization]) }))),
+        },
+        {
+          id: 'activity',
+          title: `Malleability manager activity (mean over seeds, per ${ACTIVITY_BUCKET_S / 60} min)`,
+          xName: 'time (s)',
+          yName: `operations per ${ACTIVITY_BUCKET_S / 60} min`,
+          step: true,
+          series: analysis.figures.flatMap((f) => f.activity.flatMap((s) => activitySeries(s.series, s.points))),
+        },
+      ],
+      metrics: analysis.means.map((m) => ({ series: m.series, values: Object.fromEntries(KOALA_METRICS.map((k) => [k, finiteOrNull(m[k])])) })),
+      columns: SIMULATION_COLUMNS,
+      observations: analysis.observations.map((o) => ({ id: o.id, text: o.text, holds: o.holds, measured: o.measured })),
+    };
+  },
+});
+
+function koalaCdfSeries(analysis: KoalaAnalysis, panel: KoalaCdfPanel): LabSeries[] {
+  return analysis.figures.flatMap((f) => f.cdfs[panel].map((s) => ({ name: s.series, points: s.points.map((p): [number, number] => [p.value, p.fraction]) })));
+}
+
+/** Decision: a completed job's wait is its response time minus its execution time (the KOALA runs keep only those). */
+function koalaWaitSeries(runs: readonly KoalaRun[]): LabSeries[] {
+  return KOALA_CASES.map((c) => ({
+    name: c.series,
+    points: cdfPoints(runs.filter((r) => r.series === c.series).flatMap((r) => r.jobs.filter((j) => j.state === 'completed').map((j) => j.response_s - j.execution_s))),
+  }));
+}
