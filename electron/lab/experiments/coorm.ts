@@ -14,7 +14,7 @@ import {
   type CoormRunSpec,
 } from '../../../core/sim/experiments/coorm.js';
 import { LAB_MAX_SEEDS, whole, type LabPanel, type LabSeries } from '../schemas.js';
-import { finiteOrNull } from './shared.js';
+import { finiteOrNull, runMatrix } from './shared.js';
 import { defineExperiment } from './experiment.js';
 
 // Decision: the bounds of the command line's flags (electron/cli/experiment-coorm.ts): φ in (0, 10], intervals in
@@ -86,13 +86,7 @@ export const coormExperiment = defineExperiment({
     const config = coormConfigOf(spec);
     const matrix = coormRunMatrix(config);
     const cache = new Map<string, CoormRunFigures>();
-    const runs: CoormRun[] = [];
-    const note = (i: number) => (i < matrix.length ? describeRun(matrix[i]!) : 'analysing');
-    onProgress({ fraction: 0, runsDone: 0, runsTotal: matrix.length, note: note(0) });
-    for (const run of matrix) {
-      runs.push(runCoormCase(run, cache));
-      onProgress({ fraction: runs.length / matrix.length, runsDone: runs.length, runsTotal: matrix.length, note: note(runs.length) });
-    }
+    const runs: CoormRun[] = runMatrix(matrix, (run) => runCoormCase(run, cache), describeRun, onProgress);
     const a = analyseCoorm(runs, config);
     return {
       kind: 'coorm',

@@ -5,7 +5,7 @@ import { DAS3_BACKGROUND_UTILISATION } from '../../../core/sim/grids.js';
 import { ACTIVITY_BUCKET_S, KOALA_CASES, UTILIZATION_STEP_S, analyseKoala, koalaRunMatrix, runKoalaCase, type KoalaAnalysis, type KoalaCdfPanel, type KoalaRun } from '../../../core/sim/experiments/koala.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../../../core/sim/world.js';
 import { LAB_MAX_SEEDS, SIMULATION_COLUMNS, pollSchema, whole, type LabSeries } from '../schemas.js';
-import { activitySeries, cdfCharts, cdfPoints, finiteOrNull } from './shared.js';
+import { activitySeries, cdfCharts, cdfPoints, finiteOrNull, runMatrix } from './shared.js';
 import { defineExperiment } from './experiment.js';
 
 const KOALA_METRICS = [
@@ -47,13 +47,7 @@ export const koalaExperiment = defineExperiment({
       backgroundUtilization: spec.backgroundLoad ?? DAS3_BACKGROUND_UTILISATION,
     };
     const matrix = koalaRunMatrix(spec.seeds);
-    const runs: KoalaRun[] = [];
-    const note = (i: number) => (i < matrix.length ? `${matrix[i]!.series} seed ${matrix[i]!.seed}` : 'analysing');
-    onProgress({ fraction: 0, runsDone: 0, runsTotal: matrix.length, note: note(0) });
-    for (const run of matrix) {
-      runs.push(runKoalaCase(run, settings));
-      onProgress({ fraction: runs.length / matrix.length, runsDone: runs.length, runsTotal: matrix.length, note: note(runs.length) });
-    }
+    const runs: KoalaRun[] = runMatrix(matrix, (run) => runKoalaCase(run, settings), (run) => `${run.series} seed ${run.seed}`, onProgress);
     const analysis = analyseKoala(runs, settings);
     return {
       kind: 'koala',

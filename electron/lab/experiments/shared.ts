@@ -1,7 +1,7 @@
 // What the simulation experiments (KOALA, one simulation) share: CDF panels in the Lab's order, empirical CDF points,
 // grow/shrink series.
 import { KOALA_PANELS, cdf, type KoalaCdfPanel } from '../../../core/sim/experiments/koala.js';
-import type { LabCdfPanelId, LabPanel, LabSeries } from '../schemas.js';
+import type { LabCdfPanelId, LabPanel, LabProgress, LabSeries } from '../schemas.js';
 
 const CDF_Y = 'cumulative fraction of jobs';
 const koalaPanel = (p: KoalaCdfPanel) => KOALA_PANELS.find((k) => k.panel === p)!;
@@ -29,4 +29,16 @@ export function activitySeries(name: string, points: ReadonlyArray<{ t: number; 
   const out: LabSeries[] = [{ name: `${name} grows`, points: points.map((p) => [p.t, p.grows]) }];
   if (points.some((p) => p.shrinks > 0)) out.push({ name: `${name} shrinks`, points: points.map((p) => [p.t, p.shrinks]) });
   return out;
+}
+
+/** Runs each case of an experiment's matrix in order, telling the progress before the first and after each. */
+export function runMatrix<Case, Run>(matrix: readonly Case[], runCase: (c: Case) => Run, describe: (c: Case) => string, onProgress: (p: LabProgress) => void): Run[] {
+  const runs: Run[] = [];
+  const note = (i: number) => (i < matrix.length ? describe(matrix[i]!) : 'analysing');
+  onProgress({ fraction: 0, runsDone: 0, runsTotal: matrix.length, note: note(0) });
+  for (const c of matrix) {
+    runs.push(runCase(c));
+    onProgress({ fraction: runs.length / matrix.length, runsDone: runs.length, runsTotal: matrix.length, note: note(runs.length) });
+  }
+  return runs;
 }
