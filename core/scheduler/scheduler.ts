@@ -360,7 +360,7 @@ export class Scheduler {
     }
     const processors = -delta;
     if (processors > job.shrinkable) {
-      return fail([{ path: 'delta', message: `would take job ${jobId} below its minimum (${job.held - job.releasing} of min ${job.min}: shrink by ${job.shrinkable} at most)` }]);
+      return fail([{ path: 'delta', message: `would take job ${jobId} below its minimum (${job.size - job.releasing} of min ${job.min}: shrink by ${job.shrinkable} at most)` }]);
     }
     job.cap = job.held - job.releasing - processors;
     this.malleability.operatorShrink(state, job, processors, now);
