@@ -16,6 +16,8 @@ export class JobRecord {
   readonly transitions: Transition[] = [];
   state: JobState = 'submitted';
   tries = 0;
+  /** The poll round of its last counted try (a job counts one try per round); -1 before any. */
+  triedInRound = -1;
   private failure = '';
   /** A "no cluster has enough" failure is kept as two numbers and worded only when read (it is the common one). */
   private failureNeed = 0;

@@ -104,6 +104,13 @@ export class Scheduler {
   private arrivals: JobRecord[] = [];
   private growthDueClusters: ClusterState[] = [];
   private now = Number.NEGATIVE_INFINITY;
+  /** Poll rounds so far: a status from a local manager opens a new one; a job counts one failed try per round. */
+  private pollRound = 0;
+  /** Commands and polls so far: a pass after one is never skipped as a repeat. */
+  private epoch = 0;
+  /** The instant of the passes in `passStates`, and the states they started from and left. */
+  private passInstant = Number.NaN;
+  private readonly passStates = new Set<string>();
 
   constructor(
     grid: Grid,
@@ -159,6 +166,7 @@ export class Scheduler {
     const a = approachByName(name);
     if (!a) return fail([{ path: 'approach', message: `must be one of pra, pwa (got "${name}")` }]);
     this.approach = a;
+    this.epoch++;
     return ok(undefined);
   }
 
@@ -166,6 +174,7 @@ export class Scheduler {
     const p = malleabilityPolicy(name);
     if (!p) return fail([{ path: 'policy', message: `must be one of ${Object.keys(malleabilityPolicies).join(', ')} (got "${name}")` }]);
     this.malleability.policy = p;
+    this.epoch++;
     return ok(undefined);
   }
 
@@ -232,6 +241,7 @@ export class Scheduler {
   /** Queues a spec already validated by its schema (a workload loaded once); still checked against the grid. */
   submitSpec(spec: JobSpec, now: number): Result<JobRecord> {
     this.now = now;
+    this.epoch++;
     const errors = checkJobAgainstGrid(spec, this.grid);
     const id = spec.id ?? `job-${this.seq + 1}`;
     if (this.jobsById.has(id)) errors.push({ path: 'id', message: `duplicates job "${id}"` });
@@ -320,6 +330,7 @@ export class Scheduler {
 
   cancel(jobId: string, now: number, reason = 'cancelled by user'): Result<void> {
     this.now = now;
+    this.epoch++;
     const job = this.jobsById.get(jobId);
     if (!job) return fail([{ path: 'jobId', message: `names no job ("${jobId}")` }]);
     if (job.ended) return fail([{ path: 'jobId', message: `job ${jobId} has already ${job.state}` }]);
@@ -338,6 +349,7 @@ export class Scheduler {
    */
   resize(jobId: string, delta: number, now: number): Result<OperatorResize> {
     this.now = now;
+    this.epoch++;
     const job = this.jobsById.get(jobId);
     if (!job) return fail([{ path: 'jobId', message: `names no job ("${jobId}")` }]);
     if (!job.malleable) return fail([{ path: 'jobId', message: `job ${jobId} is not malleable (it is ${job.kind})` }]);
@@ -386,9 +398,10 @@ export class Scheduler {
     return this.seq;
   }
 
-  /** Asks for a scheduling pass at the next `advance`. */
+  /** Asks for a scheduling pass at the next `advance` (one that is not skipped as a repeat). */
   requestPass(): void {
     this.passRequested = true;
+    this.epoch++;
   }
 
   /** The next time `advance` has work to do (a claim or a staged start), or +Infinity. */
@@ -403,15 +416,48 @@ export class Scheduler {
   advance(now: number): void {
     this.now = now;
     this.timers.runDue(now);
+    if (now !== this.passInstant) {
+      this.passInstant = now;
+      this.passStates.clear();
+    }
     // Operations that end at once may ask for another pass; a few rounds settle any instant.
     for (let round = 0; round < 4 && (this.passRequested || this.arrivals.length > 0); round++) {
       const onlyArrivals = !this.passRequested;
       this.passRequested = false;
+      // A pass makes progress or stops: one from a state an earlier pass at this instant started from or left would
+      // only repeat it (a shrink that frees too little, then a grow that takes the freed processors back; issue 11).
+      const before = this.stateKey();
+      if (this.arrivals.length === 0 && this.passStates.has(before)) break;
       // Updates inside pre-allocations are guaranteed: they go before anything the approach decides.
       for (const state of this.evolvingClusters()) this.serveUpdates(state, now);
       this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
       this.arrivals = [];
+      this.passStates.add(before);
+      this.passStates.add(this.stateKey());
     }
+  }
+
+  /**
+   * What a pass decides from: each cluster's capacity classes, reservations, growth flag and operations, its
+   * malleable jobs' sizes (weighted by arrival, so that processors moving between jobs count), the queue, and the
+   * commands and polls so far. Two passes at one instant from equal keys decide the same.
+   */
+  stateKey(): string {
+    const parts: number[] = [this.epoch, this.pollRound, this.queue.length, this.live];
+    for (const s of this.clusters) {
+      let sizes = 0;
+      let pending = 0;
+      let releasing = 0;
+      for (const j of s.malleableJobs) {
+        const w = j.seq + 1;
+        sizes += j.size * w;
+        pending += j.pendingGrow * w;
+        releasing += j.releasing * w;
+      }
+      parts.push(s.background, s.nonPreemptible, s.preemptible, s.preallocatedUnused, s.offered, s.reserved, s.growDue ? 1 : 0,
+        this.malleability.busy(s) ? 1 : 0, s.malleableJobs.length, sizes, pending, releasing);
+    }
+    return parts.join(',');
   }
 
   /** An answer from a local manager or an application. */
@@ -432,6 +478,7 @@ export class Scheduler {
         state.reachable = message.status.reachable;
         state.lastPoll = now;
         this.passRequested = true;
+        this.pollRound++;
         if (changed) this.emit(now, { type: 'cluster.polled', cluster: message.cluster, processors: message.status.processors, background, reachable: state.reachable });
         return;
       }
@@ -518,7 +565,7 @@ export class Scheduler {
 
   /** `reason` undefined: already recorded on the job (and worded only if someone reads it). */
   private failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome {
-    const exhausted = this.queue.countTry(job, reason);
+    const exhausted = this.queue.countTry(job, reason, this.pollRound);
     if (this.wants('placement.failed')) this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason: job.lastFailure });
     else this.events++;
     if (!exhausted) return 'kept';

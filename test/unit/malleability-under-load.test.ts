@@ -52,3 +52,62 @@ describe('shrinkable processors are only those a job runs above its minimum', ()
     expect(h.apps.shrinkRequests[1]).toEqual({ offerId: 4, jobId: 'j1', processors: 3, mandatory: true });
   });
 });
+
+describe('a pass makes progress or stops', () => {
+  /**
+   * EGS under PWA on a 10-processor cluster, local users holding 2: j1 (started first) runs at 4, j2 at its minimum
+   * (and maximum) of 2, 2 idle. r needs 3: one more than idle, so a shrink of 1 — whose single share (the remainder)
+   * falls on j2, the latest started, at its minimum. It frees nothing, the operation ends at once, and the next pass
+   * would ask the same again.
+   */
+  function stuck() {
+    const h = harness(grid({ a: 10 }), { approach: 'pwa', policy: 'egs' });
+    h.submit(malleable('j1', 2, 10));
+    h.submit(malleable('j2', 2, 2));
+    h.pass();
+    h.startAll();
+    h.at(1).status('a', 4);
+    h.at(2).freed('a', 2); // 4 free: 2 offered to j1, j2's share dropped (it is at its maximum)
+    expect(h.apps.growOffers).toEqual([{ offerId: 1, jobId: 'j1', processors: 2 }]);
+    h.answerGrow(h.apps.growOffers[0]!, 2);
+    h.growAll(); // j1 at 4
+    expect(h.scheduler.snapshot()[0]).toMatchObject({ background: 2, nonPreemptible: 4, preemptible: 2, idle: 2 });
+    return h;
+  }
+
+  it('does not repeat a shrink that freed nothing at the same instant', () => {
+    const h = stuck();
+    const failed = () => h.ofType('placement.failed').filter((e) => e.jobId === 'r').length;
+    h.at(5).submit(rigid('r', 3));
+    h.scheduler.advance(5);
+    expect(h.scheduler.job('r')!.state).toBe('queued');
+    expect(h.apps.shrinkRequests).toEqual([]); // the share fell on j2, at its minimum: nobody was asked
+    expect(failed()).toBe(1);
+    // Nothing changed: the instant is over, not spun again and again.
+    expect(h.scheduler.nextWakeup()).not.toBe(5);
+    h.scheduler.advance(5);
+    expect(failed()).toBe(1);
+    // The next poll tries again, once.
+    h.at(60).status('a', 2);
+    expect(failed()).toBe(2);
+    expect(h.scheduler.nextWakeup()).not.toBe(60);
+  });
+
+  it('counts at most one failed try per poll, however many passes', () => {
+    const h = harness(grid({ a: 10 }), { triesThreshold: 3 });
+    h.status('a', 6);
+    h.submit(rigid('big', 8)); // its own first try at arrival
+    h.scheduler.advance(0);
+    const big = h.scheduler.job('big')!;
+    expect(big.tries).toBe(1);
+    for (let t = 1; t <= 20; t++) h.at(t).pass(); // passes for other reasons (processors freed, answers) count nothing
+    expect(big.tries).toBe(1);
+    h.at(60).status('a', 6);
+    expect(big.tries).toBe(2);
+    h.at(60).pass();
+    expect(big.tries).toBe(2);
+    h.at(120).status('a', 6);
+    expect(big.state).toBe('failed');
+    expect(big.transitions.at(-1)!.reason).toMatch(/^placement tries exhausted \(3\)/);
+  });
+});
