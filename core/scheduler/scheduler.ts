@@ -110,7 +110,7 @@ export class Scheduler {
   private epoch = 0;
   /** The instant of the passes in `passStates`, and the states they started from and left. */
   private passInstant = Number.NaN;
-  private readonly passStates = new Set<string>();
+  private readonly passStates: number[] = [];
 
   constructor(
     grid: Grid,
@@ -418,7 +418,7 @@ export class Scheduler {
     this.timers.runDue(now);
     if (now !== this.passInstant) {
       this.passInstant = now;
-      this.passStates.clear();
+      this.passStates.length = 0;
     }
     // Operations that end at once may ask for another pass; a few rounds settle any instant.
     for (let round = 0; round < 4 && (this.passRequested || this.arrivals.length > 0); round++) {
@@ -427,37 +427,31 @@ export class Scheduler {
       // A pass makes progress or stops: one from a state an earlier pass at this instant started from or left would
       // only repeat it (a shrink that frees too little, then a grow that takes the freed processors back; issue 11).
       const before = this.stateKey();
-      if (this.arrivals.length === 0 && this.passStates.has(before)) break;
+      if (this.arrivals.length === 0 && this.passStates.includes(before)) break;
       // Updates inside pre-allocations are guaranteed: they go before anything the approach decides.
       for (const state of this.evolvingClusters()) this.serveUpdates(state, now);
       this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
       this.arrivals = [];
-      this.passStates.add(before);
-      this.passStates.add(this.stateKey());
+      this.passStates.push(before, this.stateKey());
     }
   }
 
   /**
-   * What a pass decides from: each cluster's capacity classes, reservations, growth flag and operations, its
-   * malleable jobs' sizes (weighted by arrival, so that processors moving between jobs count), the queue, and the
-   * commands and polls so far. Two passes at one instant from equal keys decide the same.
+   * What a pass decides from, hashed: each cluster's capacity classes (background, non-preemptible, preemptible,
+   * pre-allocated, offered, reserved), growth flag, operation and malleable jobs, the queue, and the commands and polls
+   * so far. Two passes at one instant from equal states decide the same.
+   * Decision: processors that only move between the malleable jobs of a cluster do not count as progress.
    */
-  stateKey(): string {
-    const parts: number[] = [this.epoch, this.pollRound, this.queue.length, this.live];
+  stateKey(): number {
+    let h1 = mix(mix(mix(mix(0x2545f491, this.epoch), this.pollRound), this.queue.length), this.live);
+    let h2 = mix(0x9e3779b9, h1);
     for (const s of this.clusters) {
-      let sizes = 0;
-      let pending = 0;
-      let releasing = 0;
-      for (const j of s.malleableJobs) {
-        const w = j.seq + 1;
-        sizes += j.size * w;
-        pending += j.pendingGrow * w;
-        releasing += j.releasing * w;
-      }
-      parts.push(s.background, s.nonPreemptible, s.preemptible, s.preallocatedUnused, s.offered, s.reserved, s.growDue ? 1 : 0,
-        this.malleability.busy(s) ? 1 : 0, s.malleableJobs.length, sizes, pending, releasing);
+      const flags = (s.growDue ? 1 : 0) + (this.malleability.busy(s) ? 2 : 0) + s.malleableJobs.length * 4;
+      h1 = mix(mix(mix(mix(mix(mix(mix(h1, s.background), s.nonPreemptible), s.preemptible), s.preallocatedUnused), s.offered), s.reserved), flags);
+      h2 = mix(h2, h1);
     }
-    return parts.join(',');
+    // Two 32-bit hashes in one exact number (53 bits): a false repeat would need both to collide.
+    return (h1 >>> 0) * 0x200000 + (h2 & 0x1fffff);
   }
 
   /** An answer from a local manager or an application. */
@@ -729,8 +723,12 @@ export class Scheduler {
     });
     const cluster = job.components[0]!.cluster;
     job.recordSize(now);
-    if (job.evolving) this.emit(now, { type: 'job.evolved', jobId: job.id, cluster, size: job.size, preallocation: job.preallocation });
-    else this.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: n, size: job.size });
+    if (job.evolving) {
+      // Decision: an evolving job asked for a size: it hears of it once every processor of its update is active
+      // (a grow may start one processor at a time), not of each step on the way.
+      if (job.pendingGrow > 0) return;
+      this.emit(now, { type: 'job.evolved', jobId: job.id, cluster, size: job.size, preallocation: job.preallocation });
+    } else this.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: n, size: job.size });
     this.applications.resized(job.id, job.size);
   }
 
@@ -1027,6 +1025,15 @@ export class Scheduler {
     event.t = now;
     for (const l of this.listeners) if (!l.types || l.types.has(body.type)) l.listener(event as SchedulerEvent);
   }
+}
+
+/** One step of a 32-bit multiplicative hash (murmur3's mixing) over a whole number. */
+function mix(h: number, value: number): number {
+  let k = Math.imul(value | 0, 0xcc9e2d51);
+  k = Math.imul((k << 15) | (k >>> 17), 0x1b873593);
+  h ^= k;
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
 function required<T>(value: T | undefined, field: string, name: string): T {
