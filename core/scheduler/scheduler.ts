@@ -16,7 +16,7 @@ import type { PlacementContext } from '../placement/policy.js';
 import type { ApplicationPort, InboundMessage, LocalManager } from '../ports.js';
 import { PlacementQueue, TRIES_EXHAUSTED, type TryOutcome } from '../queue/placement-queue.js';
 import { Claimer } from './claimer.js';
-import { ClusterState, type CapacityBreakdown } from './cluster-state.js';
+import { ClusterState, type CapacityBreakdown, type ThresholdScope } from './cluster-state.js';
 import { JobRecord } from './job-record.js';
 import { Timers } from './timers.js';
 import type { Step } from '../time/step-function.js';
@@ -32,6 +32,8 @@ export interface SchedulerOptions {
   claimMarginS: number;
   /** Marks Concertina's jobs at the local managers. */
   tag: string;
+  /** What each cluster's threshold caps: all Concertina holds (`all`), or only growth (`growth`). */
+  thresholdScope: ThresholdScope;
 }
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
@@ -40,6 +42,8 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   triesThreshold: 1000,
   claimMarginS: 30,
   tag: 'concertina',
+  // Decision: live clusters keep the threshold on everything Concertina holds, the safer reading for their owners.
+  thresholdScope: 'all',
 };
 
 export interface ClusterSnapshot extends CapacityBreakdown {
@@ -120,7 +124,7 @@ export class Scheduler {
   ) {
     const o = { ...DEFAULT_SCHEDULER_OPTIONS, ...options };
     this.grid = grid;
-    this.clusters = grid.clusters.map((c) => new ClusterState(c));
+    this.clusters = grid.clusters.map((c) => new ClusterState(c, o.thresholdScope));
     this.managers = grid.clusters.map((c) => {
       const m = managers.find((x) => x.cluster === c.name);
       if (!m) throw new Error(`no local manager for cluster ${c.name}`);

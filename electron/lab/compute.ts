@@ -1,7 +1,7 @@
 // One Lab run, computed synchronously: the KOALA experiment (composed as `concertina experiment koala` composes it)
 // or one simulation, reduced to the series the Lab plots. Runs in the lab worker; tests run it in-process too.
 import { gridSpecSchema } from '../../core/model/schemas.js';
-import { DAS3_BACKGROUND_UTILISATION, gridPreset } from '../../core/sim/grids.js';
+import { gridPreset } from '../../core/sim/grids.js';
 import {
   ACTIVITY_BUCKET_S,
   KOALA_CASES,
@@ -65,7 +65,8 @@ function koalaOutcome(spec: KoalaLabSpec, onProgress: (p: LabProgress) => void):
   const settings = {
     seeds: spec.seeds,
     pollIntervalS: spec.poll ?? DEFAULT_POLL_INTERVAL_S,
-    backgroundUtilization: spec.backgroundLoad ?? DAS3_BACKGROUND_UTILISATION,
+    // Unset: each figure's own default load (KOALA_DEFAULTS).
+    ...(spec.backgroundLoad === undefined ? {} : { backgroundUtilization: spec.backgroundLoad }),
   };
   const matrix = koalaRunMatrix(spec.seeds);
   const runs: KoalaRun[] = [];
