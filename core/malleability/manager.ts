@@ -48,6 +48,11 @@ export class MalleabilityManager {
     public policy: MalleabilityPolicy,
   ) {}
 
+  /** Operations running now, on every cluster (a cheap part of the scheduler's state key). */
+  get running(): number {
+    return this.byCluster.size;
+  }
+
   /** Whether any operation runs on the cluster (growth and shrinks to place jobs wait for it). */
   busy(cluster: ClusterState): boolean {
     return this.byCluster.has(cluster.cluster.index) || this.byCluster.has(evolvingKey(cluster.cluster.index));

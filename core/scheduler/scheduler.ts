@@ -402,10 +402,11 @@ export class Scheduler {
     return this.seq;
   }
 
-  /** Asks for a scheduling pass at the next `advance` (one that is not skipped as a repeat). */
+  /** Asks for a full scheduling pass at the next `advance`, as a poll does: each queued job gets a counted try. */
   requestPass(): void {
     this.passRequested = true;
     this.epoch++;
+    this.pollRound++;
   }
 
   /** The next time `advance` has work to do (a claim or a staged start), or +Infinity. */
@@ -442,21 +443,28 @@ export class Scheduler {
 
   /**
    * What a pass decides from, hashed: each cluster's capacity classes (background, non-preemptible, preemptible,
-   * pre-allocated, offered, reserved), growth flag, operation and malleable jobs, the queue, and the commands and polls
-   * so far. Two passes at one instant from equal states decide the same.
+   * pre-allocated, offered, reserved), growth flag and malleable jobs, the operations running, the queue, and the
+   * commands and polls so far. Two passes at one instant from equal states decide the same.
    * Decision: processors that only move between the malleable jobs of a cluster do not count as progress.
    */
   stateKey(): number {
-    let h1 = mix(mix(mix(mix(0x2545f491, this.epoch), this.pollRound), this.queue.length), this.live);
-    let h2 = mix(0x9e3779b9, h1);
+    let h1 = mix(mix(mix(mix(mix(0x2545f491, this.epoch), this.pollRound), this.queue.length), this.live), this.malleability.running);
+    let h2 = h1;
     for (const s of this.clusters) {
-      const flags = (s.growDue ? 1 : 0) + (this.malleability.busy(s) ? 2 : 0) + s.malleableJobs.length * 4;
-      h1 = mix(mix(mix(mix(mix(mix(mix(h1, s.background), s.nonPreemptible), s.preemptible), s.preallocatedUnused), s.offered), s.reserved), flags);
-      h2 = mix(h2, h1);
+      // Kept cheap (it runs twice a pass): one multiply per value, a second chain over the first.
+      h1 = Math.imul(h1 ^ s.background, 0x9e3779b1);
+      h1 = Math.imul(h1 ^ s.nonPreemptible, 0x85ebca6b);
+      h1 = Math.imul(h1 ^ s.preemptible, 0xc2b2ae35);
+      h1 = Math.imul(h1 ^ s.preallocatedUnused, 0x27d4eb2f);
+      h1 = Math.imul(h1 ^ s.offered, 0x165667b1);
+      h1 = Math.imul(h1 ^ s.reserved, 0x9e3779b1);
+      h1 = Math.imul(h1 ^ ((s.growDue ? 1 : 0) + s.malleableJobs.length * 2), 0x85ebca6b);
+      h2 = Math.imul(h2 ^ (h1 >>> 15), 0xcc9e2d51);
     }
     // Two 32-bit hashes in one exact number (53 bits): a false repeat would need both to collide.
-    return (h1 >>> 0) * 0x200000 + (h2 & 0x1fffff);
+    return (mix(h1, h2) >>> 0) * 0x200000 + (h2 & 0x1fffff);
   }
+
 
   /** An answer from a local manager or an application. */
   receive(message: InboundMessage, now: number): void {
@@ -563,7 +571,10 @@ export class Scheduler {
 
   /** `reason` undefined: already recorded on the job (and worded only if someone reads it). */
   private failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome {
+    // A job tried again in the same poll round (processors freed meanwhile) counts nothing and says nothing new.
+    const counted = job.triedInRound !== this.pollRound;
     const exhausted = this.queue.countTry(job, reason, this.pollRound);
+    if (!counted) return 'kept';
     if (this.wants('placement.failed')) this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason: job.lastFailure });
     else this.events++;
     if (!exhausted) return 'kept';

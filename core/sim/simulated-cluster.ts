@@ -60,9 +60,9 @@ export class SimulatedCluster implements LocalManager {
    * Single-processor jobs of one grow that start at the same moment are announced together.
    */
   grow(jobId: string, processors: number): void {
-    if (processors <= 0) return;
-    for (let i = 0; i < processors; i++) this.pending.push({ kind: 'grow', jobId, processors: 1 });
-    this.drain();
+    // One entry stands for the grow's single-processor jobs, consecutive in the queue: each processor that starts
+    // leaves it, the rest wait at its place.
+    if (processors > 0) this.enqueue({ kind: 'grow', jobId, processors });
   }
 
   shrink(jobId: string, processors: number): void {
@@ -121,20 +121,26 @@ export class SimulatedCluster implements LocalManager {
     let grown: { jobId: string; processors: number } | undefined;
     while (this.head < this.pending.length) {
       const p = this.pending[this.head]!;
+      if (p.kind === 'grow') {
+        const n = Math.min(p.processors, this.free);
+        if (n <= 0) break;
+        startedAny = true;
+        this.concertina += n;
+        this.allocated.set(p.jobId, (this.allocated.get(p.jobId) ?? 0) + n);
+        if (grown?.jobId === p.jobId) grown.processors += n;
+        else {
+          if (grown) this.activateGrow(grown.jobId, grown.processors);
+          grown = { jobId: p.jobId, processors: n };
+        }
+        p.processors -= n;
+        if (p.processors > 0) break;
+        this.head++;
+        continue;
+      }
       const need = p.kind === 'submit' ? p.request.processors : p.processors;
       if (need > this.free) break;
       this.head++;
       startedAny = true;
-      if (p.kind === 'grow') {
-        this.concertina += need;
-        this.allocated.set(p.jobId, (this.allocated.get(p.jobId) ?? 0) + need);
-        if (grown?.jobId === p.jobId) grown.processors += need;
-        else {
-          if (grown) this.activateGrow(grown.jobId, grown.processors);
-          grown = { jobId: p.jobId, processors: need };
-        }
-        continue;
-      }
       if (grown) this.activateGrow(grown.jobId, grown.processors);
       grown = undefined;
       if (p.kind === 'background') {
