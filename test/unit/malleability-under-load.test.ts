@@ -122,3 +122,34 @@ describe('a pass makes progress or stops', () => {
     expect(big.transitions.at(-1)!.reason).toMatch(/^placement tries exhausted \(3\)/);
   });
 });
+
+describe('what the threshold caps', () => {
+  /** A 10-processor cluster with a threshold of 6: a rigid job of 5 and a malleable one at its minimum of 2 run. */
+  function filled(thresholdScope: 'all' | 'growth') {
+    const h = harness(grid({ a: { processors: 10, threshold: 6 } }), { thresholdScope });
+    h.status('a', 0);
+    h.submit(rigid('r1', 5));
+    h.submit(malleable('m', 2, 10));
+    h.pass();
+    h.startAll();
+    return h;
+  }
+
+  it('all: nothing Concertina holds goes past it', () => {
+    const h = filled('all');
+    expect(h.scheduler.job('m')!.state).toBe('queued'); // 5 + 2 > 6
+    h.at(1).submit(rigid('r2', 1));
+    h.pass();
+    expect(h.scheduler.job('r2')!.state).toBe('claiming'); // 5 + 1 = 6: within it
+  });
+
+  it('growth: placements take what local users leave, growth stops at the threshold', () => {
+    const h = filled('growth');
+    expect(h.scheduler.job('m')!.state).toBe('running'); // placed past the threshold: 7 of 10
+    h.at(1).freed('a', 0);
+    expect(h.apps.growOffers).toEqual([]); // 7 > 6: no growth
+    h.at(2).submit(rigid('r2', 3));
+    h.pass();
+    expect(h.scheduler.job('r2')!.state).toBe('claiming'); // 10 of 10
+  });
+});
