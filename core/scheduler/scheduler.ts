@@ -110,6 +110,11 @@ export class Scheduler {
   private now = Number.NEGATIVE_INFINITY;
   /** Poll rounds so far: a status from a local manager opens a new one; a job counts one failed try per round. */
   private pollRound = 0;
+  /** The poll round of the last full scan of the queue; whether an evolving job was ever submitted. */
+  private scannedInRound = -1;
+  /** The fewest processors any queued job could be placed with on one cluster (a lower bound). */
+  private queueSmallest = Number.POSITIVE_INFINITY;
+  private sawEvolving = false;
   /** Commands and polls so far: a pass after one is never skipped as a repeat. */
   private epoch = 0;
   /** The instant of the passes in `passStates`, and the states they started from and left. */
@@ -253,9 +258,11 @@ export class Scheduler {
     const job = new JobRecord(spec, id, this.seq++, now, placementPolicy(spec.placement)!);
     this.jobsById.set(id, job);
     this.live++;
+    if (job.evolving) this.sawEvolving = true;
     const name = spec.name ?? id;
     this.emit(now, { type: 'job.submitted', jobId: id, kind: spec.kind, name, min: job.min, max: job.max });
     job.transition('queued', now, 'waiting for placement');
+    this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));
     const position = this.queue.push(job);
     this.emit(now, { type: 'job.queued', jobId: id, position });
     // A new job gets its own try at once (paper IV-A); the rest of the queue waits for processors to free up.
@@ -557,16 +564,32 @@ export class Scheduler {
       mostFree = Math.max(mostFree, free);
       if (shrinkToPlace && !this.malleability.busy(s)) mostWithShrink = Math.max(mostWithShrink, free + s.shrinkableForPlacement);
     }
+    // Decision: between polls, when no cluster has room for the smallest queued job, nothing can be placed and no try
+    // counts: the queue is not visited (a long queue is scanned once a poll then, not at every operation). Not with
+    // a job owed reserved processors, nor once an evolving job (whose pre-allocation may overlap malleable extras)
+    // has been seen.
+    const smallest = this.queueSmallest;
+    if (!only && this.scannedInRound === this.pollRound && mostFree < smallest && mostWithShrink < smallest && !this.sawEvolving && this.clusters.every((c) => c.reserved === 0)) return;
+    if (!only) {
+      this.scannedInRound = this.pollRound;
+      this.queueSmallest = Number.POSITIVE_INFINITY;
+    }
     const scan = only ? (visit: (job: JobRecord) => TryOutcome) => this.queue.scanOnly(only, visit) : (visit: (job: JobRecord) => TryOutcome) => this.queue.scan(visit);
-    scan((job) => {
-      // The common case on a full grid, kept short: a single-cluster job larger than what any cluster has free.
-      // An evolving job's pre-allocation may overlap malleable extras: it is not bounded by what is free.
-      if (job.waitingOn.length === 0 && job.singleCluster && !job.evolving && job.min > mostFree && !(shrinkToPlace && job.min <= mostWithShrink)) {
-        job.tooLarge(job.min, mostFree);
-        return this.failedTry(job, undefined, now);
-      }
-      return this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, now);
-    });
+    const kept = (job: JobRecord, outcome: TryOutcome): TryOutcome => {
+      if (outcome === 'kept') this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));
+      return outcome;
+    };
+    scan((job) => kept(job, this.visit(job, shrinkToPlace, mostFree, mostWithShrink, now)));
+  }
+
+  private visit(job: JobRecord, shrinkToPlace: boolean, mostFree: number, mostWithShrink: number, now: number): TryOutcome {
+    // The common case on a full grid, kept short: a single-cluster job larger than what any cluster has free.
+    // An evolving job's pre-allocation may overlap malleable extras: it is not bounded by what is free.
+    if (job.waitingOn.length === 0 && job.singleCluster && !job.evolving && job.min > mostFree && !(shrinkToPlace && job.min <= mostWithShrink)) {
+      job.tooLarge(job.min, mostFree);
+      return this.failedTry(job, undefined, now);
+    }
+    return this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, now);
   }
 
   /** `reason` undefined: already recorded on the job (and worded only if someone reads it). */
@@ -699,6 +722,7 @@ export class Scheduler {
     this.emit(now, { type: 'claim.failed', jobId: job.id, reason });
     if (this.queue.countTry(job, reason)) return this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${reason}`, now);
     job.transition('queued', now, reason);
+    this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));
     const position = this.queue.push(job);
     this.emit(now, { type: 'job.queued', jobId: job.id, position });
     this.passRequested = true;
@@ -1040,6 +1064,11 @@ export class Scheduler {
     event.t = now;
     for (const l of this.listeners) if (!l.types || l.types.has(body.type)) l.listener(event as SchedulerEvent);
   }
+}
+
+/** A lower bound of what a queued job needs free on one cluster: its minimum, or 1 for a job split over clusters. */
+function smallestNeed(job: JobRecord): number {
+  return job.singleCluster && !job.evolving ? job.need : 1;
 }
 
 /** One step of a 32-bit multiplicative hash (murmur3's mixing) over a whole number. */
