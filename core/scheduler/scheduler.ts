@@ -430,7 +430,7 @@ export class Scheduler {
     this.timers.runDue(now);
     if (now !== this.passInstant) {
       this.passInstant = now;
-      this.passStates.length = 0;
+      if (this.passStates.length > 0) this.passStates.length = 0;
     }
     // Operations that end at once may ask for another pass; a few rounds settle any instant.
     for (let round = 0; round < 4 && (this.passRequested || this.arrivals.length > 0); round++) {
