@@ -48,6 +48,11 @@ export class MalleabilityManager {
     public policy: MalleabilityPolicy,
   ) {}
 
+  /** Operations running now, on every cluster (a cheap part of the scheduler's state key). */
+  get running(): number {
+    return this.byCluster.size;
+  }
+
   /** Whether any operation runs on the cluster (growth and shrinks to place jobs wait for it). */
   busy(cluster: ClusterState): boolean {
     return this.byCluster.has(cluster.cluster.index) || this.byCluster.has(evolvingKey(cluster.cluster.index));
@@ -173,6 +178,8 @@ export class MalleabilityManager {
       const room = step.kind === 'offerGrow' ? job.growable : job.shrinkable;
       // Decision: a job with no room (at its max, or at its min) is not asked; the procedure sees 0 at once.
       if (room === 0 || step.processors <= 0) continue;
+      // A shrink never asks a job for more than it runs above its minimum (the policy hears what it agrees to).
+      const processors = step.kind === 'requestShrink' ? Math.min(step.processors, room) : step.processors;
       const offerId = this.nextOfferId++;
       op.waiting = step;
       op.offerId = offerId;
@@ -182,9 +189,9 @@ export class MalleabilityManager {
         this.host.emit(now, byOperator(op, { type: 'grow.offered', jobId: job.id, cluster, offerId, processors: step.processors }));
         this.host.applications.offerGrow(offerId, job.id, step.processors);
       } else {
-        this.host.emit(now, byOperator(op, { type: 'shrink.requested', jobId: job.id, cluster, offerId, processors: step.processors, mandatory: op.mandatory }));
-        if (op.deadline === undefined) this.host.applications.requestShrink(offerId, job.id, step.processors, op.mandatory);
-        else this.host.applications.requestShrink(offerId, job.id, step.processors, op.mandatory, op.deadline);
+        this.host.emit(now, byOperator(op, { type: 'shrink.requested', jobId: job.id, cluster, offerId, processors, mandatory: op.mandatory }));
+        if (op.deadline === undefined) this.host.applications.requestShrink(offerId, job.id, processors, op.mandatory);
+        else this.host.applications.requestShrink(offerId, job.id, processors, op.mandatory, op.deadline);
       }
       return;
     }

@@ -41,10 +41,18 @@ export class PlacementQueue {
     return false;
   }
 
-  /** Counts a failed try (the reason already recorded on the job when not given); true when tries are exhausted. */
-  countTry(job: JobRecord, reason?: string): boolean {
-    job.tries++;
+  /**
+   * Counts a failed try (the reason already recorded on the job when not given); true when tries are exhausted.
+   * `round`: the poll round the try belongs to; a job counts at most one try per round (paper IV-A: a try per scan
+   * of the queue at each poll), however many passes the round has. Undefined counts it whatever the round.
+   */
+  countTry(job: JobRecord, reason?: string, round?: number): boolean {
     if (reason !== undefined) job.lastFailure = reason;
+    if (round !== undefined) {
+      if (job.triedInRound === round) return false;
+      job.triedInRound = round;
+    }
+    job.tries++;
     return job.tries >= this.triesThreshold;
   }
 

@@ -2,6 +2,13 @@
 // non-preemptible and preemptible processors, pre-allocated but unused ones (CooRMv2), and what is earmarked.
 import type { Cluster } from '../model/grid.js';
 
+/**
+ * What a cluster's threshold caps. `all`: everything Concertina holds there, placements included. `growth`: only
+ * growth — the paper's "never expands the total set of the jobs it manages" over the threshold — while a placement
+ * may take what local users leave.
+ */
+export type ThresholdScope = 'all' | 'growth';
+
 export interface CapacityBreakdown {
   readonly processors: number;
   readonly threshold: number;
@@ -47,7 +54,11 @@ export class ClusterState {
   /** Processors freed since growth last ran here: the trigger for growing running jobs. */
   growDue = false;
 
-  constructor(cluster: Cluster) {
+  constructor(
+    cluster: Cluster,
+    /** What the threshold caps: everything Concertina holds (`all`), or only what growth adds (`growth`). */
+    readonly thresholdScope: ThresholdScope = 'all',
+  ) {
     this.cluster = cluster;
   }
 
@@ -59,8 +70,15 @@ export class ClusterState {
     return this.nonPreemptible + Math.max(this.preallocatedUnused, this.preemptible);
   }
 
-  /** What Concertina may have here at most: the threshold, and what local users leave. */
+  /** What Concertina may have here at most: the threshold (unless it caps growth only), and what local users leave. */
   private get capacity(): number {
+    if (!this.reachable) return 0;
+    const left = this.cluster.processors - this.background;
+    return this.thresholdScope === 'all' ? Math.min(left, this.cluster.threshold) : left;
+  }
+
+  /** What Concertina may have here once its jobs have grown: always within the threshold. */
+  private get growthCapacity(): number {
     return this.reachable ? Math.min(this.cluster.processors - this.background, this.cluster.threshold) : 0;
   }
 
@@ -94,7 +112,7 @@ export class ClusterState {
    * aside, and the unfilled pre-allocated processors.
    */
   availableForGrowth(): number {
-    const physical = this.capacity - this.nonPreemptible - this.extras;
+    const physical = this.growthCapacity - this.nonPreemptible - this.extras;
     return Math.max(0, Math.min(physical, Math.max(0, this.free - this.reserved) + this.unfilledPreallocation));
   }
 

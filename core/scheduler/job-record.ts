@@ -16,6 +16,8 @@ export class JobRecord {
   readonly transitions: Transition[] = [];
   state: JobState = 'submitted';
   tries = 0;
+  /** The poll round of its last counted try (a job counts one try per round); -1 before any. */
+  triedInRound = -1;
   private failure = '';
   /** A "no cluster has enough" failure is kept as two numbers and worded only when read (it is the common one). */
   private failureNeed = 0;
@@ -144,9 +146,12 @@ export class JobRecord {
     return this.releasing - this.releasingByDeadline;
   }
 
-  /** Processors a mandatory shrink may still take from it. */
+  /**
+   * Processors a mandatory shrink may still take from it: what it runs above its minimum and has not yet agreed to
+   * give back. Processors of a grow whose local jobs have not started are not the application's to give (issue 11).
+   */
   get shrinkable(): number {
-    return this.state === 'running' && this.malleable ? Math.max(0, this.held - this.releasing - this.min) : 0;
+    return this.state === 'running' && this.malleable ? Math.max(0, this.size - this.releasing - this.min) : 0;
   }
 
   /** Processors a grow offer may still add. */

@@ -16,7 +16,7 @@ import type { PlacementContext } from '../placement/policy.js';
 import type { ApplicationPort, InboundMessage, LocalManager } from '../ports.js';
 import { PlacementQueue, TRIES_EXHAUSTED, type TryOutcome } from '../queue/placement-queue.js';
 import { Claimer } from './claimer.js';
-import { ClusterState, type CapacityBreakdown } from './cluster-state.js';
+import { ClusterState, type CapacityBreakdown, type ThresholdScope } from './cluster-state.js';
 import { JobRecord } from './job-record.js';
 import { Timers } from './timers.js';
 import type { Step } from '../time/step-function.js';
@@ -32,6 +32,8 @@ export interface SchedulerOptions {
   claimMarginS: number;
   /** Marks Concertina's jobs at the local managers. */
   tag: string;
+  /** What each cluster's threshold caps: all Concertina holds (`all`), or only growth (`growth`). */
+  thresholdScope: ThresholdScope;
 }
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
@@ -40,6 +42,8 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   triesThreshold: 1000,
   claimMarginS: 30,
   tag: 'concertina',
+  // Decision: live clusters keep the threshold on everything Concertina holds, the safer reading for their owners.
+  thresholdScope: 'all',
 };
 
 export interface ClusterSnapshot extends CapacityBreakdown {
@@ -104,6 +108,18 @@ export class Scheduler {
   private arrivals: JobRecord[] = [];
   private growthDueClusters: ClusterState[] = [];
   private now = Number.NEGATIVE_INFINITY;
+  /** Poll rounds so far: a status from a local manager opens a new one; a job counts one failed try per round. */
+  private pollRound = 0;
+  /** The poll round of the last full scan of the queue; whether an evolving job was ever submitted. */
+  private scannedInRound = -1;
+  /** The fewest processors any queued job could be placed with on one cluster (a lower bound). */
+  private queueSmallest = Number.POSITIVE_INFINITY;
+  private sawEvolving = false;
+  /** Commands and polls so far: a pass after one is never skipped as a repeat. */
+  private epoch = 0;
+  /** The instant of the passes in `passStates`, and the states they started from and left. */
+  private passInstant = Number.NaN;
+  private readonly passStates: number[] = [];
 
   constructor(
     grid: Grid,
@@ -113,7 +129,7 @@ export class Scheduler {
   ) {
     const o = { ...DEFAULT_SCHEDULER_OPTIONS, ...options };
     this.grid = grid;
-    this.clusters = grid.clusters.map((c) => new ClusterState(c));
+    this.clusters = grid.clusters.map((c) => new ClusterState(c, o.thresholdScope));
     this.managers = grid.clusters.map((c) => {
       const m = managers.find((x) => x.cluster === c.name);
       if (!m) throw new Error(`no local manager for cluster ${c.name}`);
@@ -159,6 +175,7 @@ export class Scheduler {
     const a = approachByName(name);
     if (!a) return fail([{ path: 'approach', message: `must be one of pra, pwa (got "${name}")` }]);
     this.approach = a;
+    this.epoch++;
     return ok(undefined);
   }
 
@@ -166,6 +183,7 @@ export class Scheduler {
     const p = malleabilityPolicy(name);
     if (!p) return fail([{ path: 'policy', message: `must be one of ${Object.keys(malleabilityPolicies).join(', ')} (got "${name}")` }]);
     this.malleability.policy = p;
+    this.epoch++;
     return ok(undefined);
   }
 
@@ -232,6 +250,7 @@ export class Scheduler {
   /** Queues a spec already validated by its schema (a workload loaded once); still checked against the grid. */
   submitSpec(spec: JobSpec, now: number): Result<JobRecord> {
     this.now = now;
+    this.epoch++;
     const errors = checkJobAgainstGrid(spec, this.grid);
     const id = spec.id ?? `job-${this.seq + 1}`;
     if (this.jobsById.has(id)) errors.push({ path: 'id', message: `duplicates job "${id}"` });
@@ -239,9 +258,11 @@ export class Scheduler {
     const job = new JobRecord(spec, id, this.seq++, now, placementPolicy(spec.placement)!);
     this.jobsById.set(id, job);
     this.live++;
+    if (job.evolving) this.sawEvolving = true;
     const name = spec.name ?? id;
     this.emit(now, { type: 'job.submitted', jobId: id, kind: spec.kind, name, min: job.min, max: job.max });
     job.transition('queued', now, 'waiting for placement');
+    this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));
     const position = this.queue.push(job);
     this.emit(now, { type: 'job.queued', jobId: id, position });
     // A new job gets its own try at once (paper IV-A); the rest of the queue waits for processors to free up.
@@ -320,6 +341,7 @@ export class Scheduler {
 
   cancel(jobId: string, now: number, reason = 'cancelled by user'): Result<void> {
     this.now = now;
+    this.epoch++;
     const job = this.jobsById.get(jobId);
     if (!job) return fail([{ path: 'jobId', message: `names no job ("${jobId}")` }]);
     if (job.ended) return fail([{ path: 'jobId', message: `job ${jobId} has already ${job.state}` }]);
@@ -338,6 +360,7 @@ export class Scheduler {
    */
   resize(jobId: string, delta: number, now: number): Result<OperatorResize> {
     this.now = now;
+    this.epoch++;
     const job = this.jobsById.get(jobId);
     if (!job) return fail([{ path: 'jobId', message: `names no job ("${jobId}")` }]);
     if (!job.malleable) return fail([{ path: 'jobId', message: `job ${jobId} is not malleable (it is ${job.kind})` }]);
@@ -360,7 +383,7 @@ export class Scheduler {
     }
     const processors = -delta;
     if (processors > job.shrinkable) {
-      return fail([{ path: 'delta', message: `would take job ${jobId} below its minimum (${job.held - job.releasing} of min ${job.min}: shrink by ${job.shrinkable} at most)` }]);
+      return fail([{ path: 'delta', message: `would take job ${jobId} below its minimum (${job.size - job.releasing} of min ${job.min}: shrink by ${job.shrinkable} at most)` }]);
     }
     job.cap = job.held - job.releasing - processors;
     this.malleability.operatorShrink(state, job, processors, now);
@@ -386,9 +409,11 @@ export class Scheduler {
     return this.seq;
   }
 
-  /** Asks for a scheduling pass at the next `advance`. */
+  /** Asks for a full scheduling pass at the next `advance`, as a poll does: each queued job gets a counted try. */
   requestPass(): void {
     this.passRequested = true;
+    this.epoch++;
+    this.pollRound++;
   }
 
   /** The next time `advance` has work to do (a claim or a staged start), or +Infinity. */
@@ -403,16 +428,50 @@ export class Scheduler {
   advance(now: number): void {
     this.now = now;
     this.timers.runDue(now);
+    if (now !== this.passInstant) {
+      this.passInstant = now;
+      if (this.passStates.length > 0) this.passStates.length = 0;
+    }
     // Operations that end at once may ask for another pass; a few rounds settle any instant.
     for (let round = 0; round < 4 && (this.passRequested || this.arrivals.length > 0); round++) {
       const onlyArrivals = !this.passRequested;
       this.passRequested = false;
+      // A pass makes progress or stops: one from a state an earlier pass at this instant started from or left would
+      // only repeat it (a shrink that frees too little, then a grow that takes the freed processors back; issue 11).
+      const before = this.stateKey();
+      if (this.arrivals.length === 0 && this.passStates.includes(before)) break;
       // Updates inside pre-allocations are guaranteed: they go before anything the approach decides.
       for (const state of this.evolvingClusters()) this.serveUpdates(state, now);
       this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
       this.arrivals = [];
+      this.passStates.push(before, this.stateKey());
     }
   }
+
+  /**
+   * What a pass decides from, hashed: each cluster's capacity classes (background, non-preemptible, preemptible,
+   * pre-allocated, offered, reserved), growth flag and malleable jobs, the operations running, the queue, and the
+   * commands and polls so far. Two passes at one instant from equal states decide the same.
+   * Decision: processors that only move between the malleable jobs of a cluster do not count as progress.
+   */
+  stateKey(): number {
+    let h1 = mix(mix(mix(mix(mix(0x2545f491, this.epoch), this.pollRound), this.queue.length), this.live), this.malleability.running);
+    let h2 = h1;
+    for (const s of this.clusters) {
+      // Kept cheap (it runs twice a pass): one multiply per value, a second chain over the first.
+      h1 = Math.imul(h1 ^ s.background, 0x9e3779b1);
+      h1 = Math.imul(h1 ^ s.nonPreemptible, 0x85ebca6b);
+      h1 = Math.imul(h1 ^ s.preemptible, 0xc2b2ae35);
+      h1 = Math.imul(h1 ^ s.preallocatedUnused, 0x27d4eb2f);
+      h1 = Math.imul(h1 ^ s.offered, 0x165667b1);
+      h1 = Math.imul(h1 ^ s.reserved, 0x9e3779b1);
+      h1 = Math.imul(h1 ^ ((s.growDue ? 1 : 0) + s.malleableJobs.length * 2), 0x85ebca6b);
+      h2 = Math.imul(h2 ^ (h1 >>> 15), 0xcc9e2d51);
+    }
+    // Two 32-bit hashes in one exact number (53 bits): a false repeat would need both to collide.
+    return (mix(h1, h2) >>> 0) * 0x200000 + (h2 & 0x1fffff);
+  }
+
 
   /** An answer from a local manager or an application. */
   receive(message: InboundMessage, now: number): void {
@@ -432,6 +491,7 @@ export class Scheduler {
         state.reachable = message.status.reachable;
         state.lastPoll = now;
         this.passRequested = true;
+        this.pollRound++;
         if (changed) this.emit(now, { type: 'cluster.polled', cluster: message.cluster, processors: message.status.processors, background, reachable: state.reachable });
         return;
       }
@@ -504,21 +564,40 @@ export class Scheduler {
       mostFree = Math.max(mostFree, free);
       if (shrinkToPlace && !this.malleability.busy(s)) mostWithShrink = Math.max(mostWithShrink, free + s.shrinkableForPlacement);
     }
+    // Decision: between polls, when no cluster has room for the smallest queued job, nothing can be placed and no try
+    // counts: the queue is not visited (a long queue is scanned once a poll then, not at every operation). Not with
+    // a job owed reserved processors, nor once an evolving job (whose pre-allocation may overlap malleable extras)
+    // has been seen.
+    const smallest = this.queueSmallest;
+    if (!only && this.scannedInRound === this.pollRound && mostFree < smallest && mostWithShrink < smallest && !this.sawEvolving && this.clusters.every((c) => c.reserved === 0)) return;
+    if (!only) {
+      this.scannedInRound = this.pollRound;
+      this.queueSmallest = Number.POSITIVE_INFINITY;
+    }
     const scan = only ? (visit: (job: JobRecord) => TryOutcome) => this.queue.scanOnly(only, visit) : (visit: (job: JobRecord) => TryOutcome) => this.queue.scan(visit);
-    scan((job) => {
-      // The common case on a full grid, kept short: a single-cluster job larger than what any cluster has free.
-      // An evolving job's pre-allocation may overlap malleable extras: it is not bounded by what is free.
-      if (job.waitingOn.length === 0 && job.singleCluster && !job.evolving && job.min > mostFree && !(shrinkToPlace && job.min <= mostWithShrink)) {
-        job.tooLarge(job.min, mostFree);
-        return this.failedTry(job, undefined, now);
-      }
-      return this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, now);
-    });
+    const kept = (job: JobRecord, outcome: TryOutcome): TryOutcome => {
+      if (outcome === 'kept') this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));
+      return outcome;
+    };
+    scan((job) => kept(job, this.visit(job, shrinkToPlace, mostFree, mostWithShrink, now)));
+  }
+
+  private visit(job: JobRecord, shrinkToPlace: boolean, mostFree: number, mostWithShrink: number, now: number): TryOutcome {
+    // The common case on a full grid, kept short: a single-cluster job larger than what any cluster has free.
+    // An evolving job's pre-allocation may overlap malleable extras: it is not bounded by what is free.
+    if (job.waitingOn.length === 0 && job.singleCluster && !job.evolving && job.min > mostFree && !(shrinkToPlace && job.min <= mostWithShrink)) {
+      job.tooLarge(job.min, mostFree);
+      return this.failedTry(job, undefined, now);
+    }
+    return this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, now);
   }
 
   /** `reason` undefined: already recorded on the job (and worded only if someone reads it). */
   private failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome {
-    const exhausted = this.queue.countTry(job, reason);
+    // A job tried again in the same poll round (processors freed meanwhile) counts nothing and says nothing new.
+    const counted = job.triedInRound !== this.pollRound;
+    const exhausted = this.queue.countTry(job, reason, this.pollRound);
+    if (!counted) return 'kept';
     if (this.wants('placement.failed')) this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason: job.lastFailure });
     else this.events++;
     if (!exhausted) return 'kept';
@@ -643,6 +722,7 @@ export class Scheduler {
     this.emit(now, { type: 'claim.failed', jobId: job.id, reason });
     if (this.queue.countTry(job, reason)) return this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${reason}`, now);
     job.transition('queued', now, reason);
+    this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));
     const position = this.queue.push(job);
     this.emit(now, { type: 'job.queued', jobId: job.id, position });
     this.passRequested = true;
@@ -682,8 +762,12 @@ export class Scheduler {
     });
     const cluster = job.components[0]!.cluster;
     job.recordSize(now);
-    if (job.evolving) this.emit(now, { type: 'job.evolved', jobId: job.id, cluster, size: job.size, preallocation: job.preallocation });
-    else this.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: n, size: job.size });
+    if (job.evolving) {
+      // Decision: an evolving job asked for a size: it hears of it once every processor of its update is active
+      // (a grow may start one processor at a time), not of each step on the way.
+      if (job.pendingGrow > 0) return;
+      this.emit(now, { type: 'job.evolved', jobId: job.id, cluster, size: job.size, preallocation: job.preallocation });
+    } else this.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: n, size: job.size });
     this.applications.resized(job.id, job.size);
   }
 
@@ -980,6 +1064,20 @@ export class Scheduler {
     event.t = now;
     for (const l of this.listeners) if (!l.types || l.types.has(body.type)) l.listener(event as SchedulerEvent);
   }
+}
+
+/** A lower bound of what a queued job needs free on one cluster: its minimum, or 1 for a job split over clusters. */
+function smallestNeed(job: JobRecord): number {
+  return job.singleCluster && !job.evolving ? job.need : 1;
+}
+
+/** One step of a 32-bit multiplicative hash (murmur3's mixing) over a whole number. */
+function mix(h: number, value: number): number {
+  let k = Math.imul(value | 0, 0xcc9e2d51);
+  k = Math.imul((k << 15) | (k >>> 17), 0x1b873593);
+  h ^= k;
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
 function required<T>(value: T | undefined, field: string, name: string): T {

@@ -17,6 +17,10 @@ class RunningApp {
   size = 0;
   /** Processors in use plus those accepted and on their way (what answers are based on). */
   committed = 0;
+  /** Processors it runs on once its adaptations in progress are done (the scheduler's count of its active ones). */
+  target = 0;
+  /** An adaptation to `target` is under way. */
+  adapting = false;
   /** Fraction of the work done. */
   done = 0;
   private since = 0;
@@ -51,6 +55,12 @@ export class SimulatedApplications implements ApplicationPort {
     private readonly finished: (jobId: string) => void,
     /** Draws each evolving application's working-set profile (forked per job, so one job's draws do not shift another's). */
     private readonly random: Random = new Random(0),
+    /**
+     * Seconds a malleable application takes to adapt to a new size: it goes on at its old size meanwhile, then runs
+     * on the processors it holds by then (grown ones that started during the adaptation included); a shrink's
+     * processors are let go once it has adapted.
+     */
+    private readonly adaptS = 0,
   ) {}
 
   /** The job's processors are all active: its application starts. */
@@ -81,6 +91,7 @@ export class SimulatedApplications implements ApplicationPort {
     this.apps.set(jobId, app);
     app.committed = size;
     const usable = spec.kind === 'malleable' ? model.usableSize(size, app.min) : size;
+    app.target = usable;
     this.setSize(app, usable);
     // FT given a size that is not a power of two lets the extra processors go on its own.
     if (usable < size) this.deliver({ type: 'released', jobId, processors: size - usable });
@@ -112,18 +123,20 @@ export class SimulatedApplications implements ApplicationPort {
 
   requestShrink(offerId: number, jobId: string, processors: number, _mandatory?: boolean, deadline?: number): void {
     const app = this.apps.get(jobId);
-    const accepted = app ? Math.min(app.model.acceptShrink(app.committed, processors, app.min), app.size - app.min) : 0;
+    const accepted = app ? Math.min(app.model.acceptShrink(app.committed, processors, app.min), app.target - app.min) : 0;
     this.deliver({ type: 'shrinkAnswer', offerId, jobId, accepted });
     if (!app || accepted <= 0) return;
     app.committed -= accepted;
+    app.target -= accepted;
     const release = () => {
       if (this.apps.get(jobId) !== app) return;
-      this.setSize(app, app.size - accepted);
+      this.setSize(app, Math.min(app.size, app.target));
       this.deliver({ type: 'released', jobId, processors: accepted, offerId });
     };
-    // Decision: adaptation is instantaneous in the simulator; the processors are let go right after the answer, or
-    // kept working until the deadline of a shrink ahead of an announced update.
-    if (deadline !== undefined && deadline > this.engine.now) this.engine.at(deadline, release);
+    // The processors are let go once the application has adapted (at once with no adapt time), or kept working
+    // until the deadline of a shrink ahead of an announced update.
+    const at = Math.max(this.engine.now + this.adaptS, deadline ?? Number.NEGATIVE_INFINITY);
+    if (at > this.engine.now) this.engine.at(at, release);
     else release();
   }
 
@@ -134,7 +147,18 @@ export class SimulatedApplications implements ApplicationPort {
       return;
     }
     const app = this.apps.get(jobId);
-    if (app && size !== app.size) this.setSize(app, size);
+    if (!app) return;
+    app.target = size;
+    if (this.adaptS <= 0) {
+      if (size !== app.size) this.setSize(app, size);
+      return;
+    }
+    if (app.adapting || size === app.size) return;
+    app.adapting = true;
+    this.engine.at(this.engine.now + this.adaptS, () => {
+      app.adapting = false;
+      if (this.apps.get(jobId) === app && app.target !== app.size) this.setSize(app, app.target);
+    });
   }
 
   private setSize(app: RunningApp, size: number): void {

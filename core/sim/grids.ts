@@ -26,8 +26,9 @@ function background(processors: number, utilisation: number): BackgroundSpec {
   };
 }
 
-function das3Cluster(name: string, processors: number, utilisation: number) {
-  return { name, processors, threshold: processors - LOCAL_RESERVE, supportsReservations: false, background: background(processors, utilisation) };
+function das3ClusterSpec(name: string, processors: number, utilisation: number, thresholdFraction: number | undefined) {
+  const threshold = thresholdFraction === undefined ? processors - LOCAL_RESERVE : Math.max(1, Math.floor(thresholdFraction * processors));
+  return { name, processors, threshold, supportsReservations: false, background: background(processors, utilisation) };
 }
 
 // 1 Gb/s and 10 Gb/s in MB/s.
@@ -39,9 +40,11 @@ const TEN_GBIT = 1250;
  * allocates whole nodes. Network: the three Amsterdam sites (vu, uva, mn) share 10 Gb/s metro links and VU has
  * 10 Gb/s lightpaths to Delft and Leiden; every other pair gets the 1 Gb/s default of the research network.
  */
-export function das3Grid(backgroundUtilisation = DAS3_BACKGROUND_UTILISATION): GridSpecInput {
+export function das3Grid(backgroundUtilisation = DAS3_BACKGROUND_UTILISATION, thresholdFraction?: number): GridSpecInput {
   if (!(backgroundUtilisation > 0 && backgroundUtilisation < 1)) throw new RangeError('background utilisation must lie in (0, 1)');
+  if (thresholdFraction !== undefined && !(thresholdFraction > 0 && thresholdFraction <= 1)) throw new RangeError('threshold must lie in (0, 1]');
   const u = backgroundUtilisation;
+  const das3Cluster = (name: string, processors: number, utilisation: number) => das3ClusterSpec(name, processors, utilisation, thresholdFraction);
   return {
     name: 'das3',
     clusters: [das3Cluster('vu', 85, u), das3Cluster('uva', 41, u), das3Cluster('delft', 68, u), das3Cluster('mn', 46, u), das3Cluster('leiden', 32, u)],

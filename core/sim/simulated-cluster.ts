@@ -54,7 +54,14 @@ export class SimulatedCluster implements LocalManager {
     this.enqueue({ kind: 'submit', request });
   }
 
+  /**
+   * A grow is one single-processor local job per processor, as KOALA's malleable runner does (paper V-A) and as the
+   * live managers do: each starts when a processor is free for it, and the application gets those that started.
+   * Single-processor jobs of one grow that start at the same moment are announced together.
+   */
   grow(jobId: string, processors: number): void {
+    // One entry stands for the grow's single-processor jobs, consecutive in the queue: each processor that starts
+    // leaves it, the rest wait at its place.
     if (processors > 0) this.enqueue({ kind: 'grow', jobId, processors });
   }
 
@@ -110,12 +117,32 @@ export class SimulatedCluster implements LocalManager {
   /** Starts waiting requests in arrival order while the first one fits. */
   private drain(): void {
     let startedAny = false;
+    // Single-processor grow jobs started one after another for the same job, announced as one `grown`.
+    let grown: { jobId: string; processors: number } | undefined;
     while (this.head < this.pending.length) {
       const p = this.pending[this.head]!;
+      if (p.kind === 'grow') {
+        const n = Math.min(p.processors, this.free);
+        if (n <= 0) break;
+        startedAny = true;
+        this.concertina += n;
+        this.allocated.set(p.jobId, (this.allocated.get(p.jobId) ?? 0) + n);
+        if (grown?.jobId === p.jobId) grown.processors += n;
+        else {
+          if (grown) this.activateGrow(grown.jobId, grown.processors);
+          grown = { jobId: p.jobId, processors: n };
+        }
+        p.processors -= n;
+        if (p.processors > 0) break;
+        this.head++;
+        continue;
+      }
       const need = p.kind === 'submit' ? p.request.processors : p.processors;
       if (need > this.free) break;
       this.head++;
       startedAny = true;
+      if (grown) this.activateGrow(grown.jobId, grown.processors);
+      grown = undefined;
       if (p.kind === 'background') {
         this.background += need;
         this.engine.at(this.engine.now + p.duration, () => {
@@ -123,28 +150,33 @@ export class SimulatedCluster implements LocalManager {
           this.changed();
         });
       } else {
-        const jobId = p.kind === 'submit' ? p.request.jobId : p.jobId;
+        const jobId = p.request.jobId;
         this.concertina += need;
         this.allocated.set(jobId, (this.allocated.get(jobId) ?? 0) + need);
-        const activate =
-          p.kind === 'submit'
-            ? () => {
-                this.deliver({ type: 'started', cluster: this.cluster, jobId, component: p.request.component, processors: need });
-                this.observer.started(jobId, p.request.component, need);
-              }
-            : () => this.deliver({ type: 'grown', cluster: this.cluster, jobId, processors: need });
-        // The processors are the job's from now; it can use them once its local job has launched.
-        if (this.launchDelayS > 0) {
-          this.engine.at(this.engine.now + this.launchDelayS, () => {
-            if (this.allocated.has(jobId)) activate();
-          });
-        } else activate();
+        this.afterLaunch(jobId, () => {
+          this.deliver({ type: 'started', cluster: this.cluster, jobId, component: p.request.component, processors: need });
+          this.observer.started(jobId, p.request.component, need);
+        });
       }
     }
+    if (grown) this.activateGrow(grown.jobId, grown.processors);
     if (this.head > 1024 && this.head * 2 > this.pending.length) {
       this.pending.splice(0, this.head);
       this.head = 0;
     }
     if (startedAny) this.observer.usage(this.index, this.concertina, this.background);
+  }
+
+  private activateGrow(jobId: string, processors: number): void {
+    this.afterLaunch(jobId, () => this.deliver({ type: 'grown', cluster: this.cluster, jobId, processors }));
+  }
+
+  /** The processors are the job's from now; it can use them once its local job has launched. */
+  private afterLaunch(jobId: string, activate: () => void): void {
+    if (this.launchDelayS > 0) {
+      this.engine.at(this.engine.now + this.launchDelayS, () => {
+        if (this.allocated.has(jobId)) activate();
+      });
+    } else activate();
   }
 }

@@ -24,6 +24,8 @@ export interface SimulationConfig {
   readonly background?: boolean;
   /** Seconds between a local job getting its processors and running (batch submission and launch); default 0. */
   readonly launchDelayS?: number;
+  /** Seconds a malleable application takes to adapt to a new size (grow or shrink); default 0. */
+  readonly adaptS?: number;
   /** Keep the grid alive (polls, background load) after the workload's jobs have ended: a hosted, living grid. */
   readonly endless?: boolean;
   /** Record the run's metrics (per-job figures, utilization history). Off for an endless hosted grid, whose
@@ -84,7 +86,7 @@ export class SimWorld {
           },
         }, config.launchDelayS ?? 0),
     );
-    this.applications = new SimulatedApplications(this.engine, deliver, (jobId) => this.applicationFinished(jobId), random.fork('applications'));
+    this.applications = new SimulatedApplications(this.engine, deliver, (jobId) => this.applicationFinished(jobId), random.fork('applications'), config.adaptS ?? 0);
     this.scheduler = new Scheduler(grid, this.clusters, this.applications, config.scheduler);
     this.scheduler.on((e) => this.onEvent(e, recordMetrics), recordMetrics ? MetricsCollector.EVENT_TYPES : ['job.ended']);
     this.jobs = [...config.jobs].sort((a, b) => a.submitTime - b.submitTime);

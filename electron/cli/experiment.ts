@@ -7,13 +7,18 @@ import {
   KOALA_PANELS,
   analyseKoala,
   koalaRunMatrix,
+  koalaParameters,
+  koalaSensitivity,
   runKoalaCase,
+  type KoalaOptions,
+  type KoalaSensitivity,
   type KoalaAnalysis,
   type KoalaFigure,
   type KoalaPanel,
   type KoalaRun,
 } from '../../core/sim/experiments/koala.js';
 import type { RunSummary } from '../../core/sim/metrics.js';
+import type { ThresholdScope } from '../../core/scheduler/cluster-state.js';
 import { toCsv, prepareOutDir, writeOutput, type CsvValue } from './export.js';
 import { printable } from './printable.js';
 import { alignColumns, emit, progressBar, type CliIo } from './main.js';
@@ -21,7 +26,12 @@ import { alignColumns, emit, progressBar, type CliIo } from './main.js';
 export interface KoalaCommandOptions {
   seeds: number;
   poll: number;
-  backgroundLoad: number;
+  praBackground: number;
+  pwaBackground: number;
+  threshold: number;
+  thresholdScope: ThresholdScope;
+  adaptS: number;
+  launchDelayS: number;
   json?: boolean;
   out: string;
 }
@@ -35,25 +45,38 @@ const SUMMARY_FIELDS = [
 export async function koalaExperimentCommand(o: KoalaCommandOptions, io: CliIo): Promise<number> {
   const outDir = await prepareOutDir(o.out);
   const matrix = koalaRunMatrix(o.seeds);
+  const options: KoalaOptions = {
+    pollIntervalS: o.poll,
+    praBackground: o.praBackground,
+    pwaBackground: o.pwaBackground,
+    threshold: o.threshold,
+    thresholdScope: o.thresholdScope,
+    adaptS: o.adaptS,
+    launchDelayS: o.launchDelayS,
+  };
   const bar = io.stderr.isTTY && !o.json ? progressBar(io.stderr, 'runs') : undefined;
   const runs: KoalaRun[] = [];
+  let sensitivity: KoalaSensitivity;
   try {
     bar?.start(matrix.length, 0, { note: `${matrix[0]!.series} seed ${matrix[0]!.seed}` });
     for (const spec of matrix) {
-      runs.push(runKoalaCase(spec, { pollIntervalS: o.poll, backgroundUtilization: o.backgroundLoad }));
+      runs.push(runKoalaCase(spec, options));
       const next = matrix[runs.length];
-      bar?.update(runs.length, { note: next ? `${next.series} seed ${next.seed}` : 'writing files' });
+      bar?.update(runs.length, { note: next ? `${next.series} seed ${next.seed}` : 'sensitivity' });
       // Each run is synchronous: yield so the bar can redraw between them.
       await nextTurn();
     }
+    // Decision: the sensitivity runs are synchronous and fast (about 100 runs a seed, seconds); the bar shows them once done.
+    sensitivity = koalaSensitivity(options, o.seeds, (done, total) => bar?.update(runs.length, { note: `sensitivity ${done}/${total}` }));
   } finally {
     bar?.stop();
   }
 
-  const analysis = analyseKoala(runs, { seeds: o.seeds, pollIntervalS: o.poll, backgroundUtilization: o.backgroundLoad });
+  const analysis = analyseKoala(runs, { ...options, seeds: o.seeds }, sensitivity);
   const written = await writeFiles(outDir, analysis);
   if (o.json) {
     const json = {
+      parameters: koalaParameters(options),
       runs: runs.map((r) => ({ approach: r.approach, policy: r.policy, workload: r.workload, seed: r.seed, series: r.series, ...r.summary, refused: r.refused })),
       observations: analysis.observations.map((ob) => ({ id: ob.id, text: ob.text, holds: ob.holds, figures: ob.figures, measured: ob.measured })),
     };

@@ -9,15 +9,15 @@ import cliProgress from 'cli-progress';
 import { APPROACHES, PLACEMENT_POLICIES, gridSpecSchema, type GridSpec, type JobSpec, type PlacementPolicyName } from '../../core/model/schemas.js';
 import { parseWith, type FieldError } from '../../core/model/result.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
-import { GRID_PRESETS, gridPreset } from '../../core/sim/grids.js';
+import { GRID_PRESETS, das3Grid, gridPreset } from '../../core/sim/grids.js';
+import type { ThresholdScope } from '../../core/scheduler/cluster-state.js';
 import type { RunSummary } from '../../core/sim/metrics.js';
 import { simulate, type SimulationOutcome } from '../../core/sim/simulate.js';
-import { DAS3_BACKGROUND_UTILISATION } from '../../core/sim/grids.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../../core/sim/world.js';
 import { parseGridJson, parseJobsJson } from '../../core/sim/workloads/json.js';
 import { WORKLOAD_PRESETS, workloadPreset } from '../../core/sim/workloads/koala.js';
 import { parseSwf } from '../../core/sim/workloads/swf.js';
-import { ACTIVITY_BUCKET_S, KOALA_DEFAULT_SEEDS } from '../../core/sim/experiments/koala.js';
+import { ACTIVITY_BUCKET_S, KOALA_DEFAULTS, KOALA_DEFAULT_SEEDS } from '../../core/sim/experiments/koala.js';
 import { COORM_DEFAULT_CONFIG } from '../../core/sim/experiments/coorm.js';
 import { printable } from './printable.js';
 import { UsageError, activityCsv, jobsCsv, prepareOutDir, systemReason, toJson, utilizationCsv, writeOutput } from './export.js';
@@ -73,6 +73,15 @@ function seconds(flag: string, min: number): (value: string) => number {
   };
 }
 
+/** A fraction in (0, 1], 1 included (a threshold may be the whole cluster). */
+function fractionUpToOne(flag: string): (value: string) => number {
+  return (value) => {
+    const n = /^(0?\.\d+|1(\.0*)?)$/.test(value.trim()) ? Number(value) : Number.NaN;
+    if (!(n > 0 && n <= 1)) throw new UsageError(`${flag} must be a fraction above 0 and at most 1, e.g. 0.95 (got "${value}")`);
+    return n;
+  };
+}
+
 function fraction(flag: string): (value: string) => number {
   return (value) => {
     const n = /^0?\.\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
@@ -99,6 +108,12 @@ function inputErrors(source: string, errors: readonly FieldError[]): UsageError 
   for (const e of errors.slice(1, SHOW_FIRST)) lines.push(`  also ${line(e)}`);
   if (errors.length > SHOW_FIRST) lines.push(`  and ${errors.length - SHOW_FIRST} more problems in ${source}`);
   return new UsageError(lines.join('\n'));
+}
+
+/** Each cluster's threshold set to `fraction` of its processors (at least 1), or the grid as it is. */
+function withThreshold(grid: GridSpec, fraction: number | undefined): GridSpec {
+  if (fraction === undefined) return grid;
+  return { ...grid, clusters: grid.clusters.map((c) => ({ ...c, threshold: Math.max(1, Math.floor(fraction * c.processors)) })) };
 }
 
 async function loadGrid(arg: string): Promise<GridSpec> {
@@ -167,6 +182,12 @@ interface SimulateOptions {
   maxJobs?: number;
   strict?: boolean;
   background: boolean;
+  threshold?: number;
+  thresholdScope: ThresholdScope;
+  adaptS: number;
+  launchDelayS: number;
+  praBackground?: number;
+  pwaBackground?: number;
   json?: boolean;
   out?: string;
 }
@@ -186,7 +207,11 @@ export type SimulateReport = {
 
 async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
   const outDir = o.out === undefined ? undefined : await prepareOutDir(o.out);
-  const grid = await loadGrid(o.grid);
+  const background = o.approach === 'pwa' ? o.pwaBackground : o.praBackground;
+  if ((o.praBackground !== undefined || o.pwaBackground !== undefined) && o.grid !== 'das3') {
+    throw new UsageError('--pra-background and --pwa-background apply to the das3 grid only');
+  }
+  const grid = withThreshold(background === undefined ? await loadGrid(o.grid) : gridSpecSchema.parse(das3Grid(background)), o.threshold);
   const workload = await loadWorkload(o.workload, o.seed, o.strict === true, o.maxJobs);
   if (workload.skipped.length > 0) {
     const lines = [`${PROGRAM}: warning: ${printable(o.workload)}: skipped ${workload.skipped.length} of ${workload.records} records:`];
@@ -208,7 +233,9 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
         seed: o.seed,
         pollIntervalS: o.poll,
         background: o.background,
-        scheduler: { approach: o.approach, policy: o.policy, ...(o.tries === undefined ? {} : { triesThreshold: o.tries }) },
+        adaptS: o.adaptS,
+        launchDelayS: o.launchDelayS,
+        scheduler: { approach: o.approach, policy: o.policy, thresholdScope: o.thresholdScope, ...(o.tries === undefined ? {} : { triesThreshold: o.tries }) },
       },
       { onProgress: (ended, _total, t) => bar?.update(ended, { note: `t = ${formatDuration(t)}` }) },
     );
@@ -319,7 +346,13 @@ export function progressBar(stream: CliStream, unit: string): cliProgress.Single
 interface ExperimentFlags {
   seeds: number;
   poll: number;
-  backgroundLoad: number;
+  backgroundLoad?: number;
+  praBackground?: number;
+  pwaBackground?: number;
+  threshold: number;
+  thresholdScope: ThresholdScope;
+  adaptS: number;
+  launchDelayS: number;
   steps?: number;
   factors?: string;
   intervals?: string;
@@ -329,6 +362,12 @@ interface ExperimentFlags {
 }
 
 // ---- the program ---------------------------------------------------------------------------------------------
+
+function thresholdScopeOption(fallback: ThresholdScope, prefix = ''): Option {
+  return new Option('--threshold-scope <scope>', `${prefix}what the threshold caps: growth (only what growth adds) or all (everything Concertina holds)`)
+    .default(fallback)
+    .argParser(choice('--threshold-scope', ['growth', 'all'] as const));
+}
 
 function packageVersion(): string {
   // dist/electron/cli/ when built, electron/cli/ when a test loads the source.
@@ -381,6 +420,12 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .addOption(new Option('--max-jobs <n>', 'use only the first n jobs of the workload').argParser(wholeNumber('--max-jobs', 1, Number.MAX_SAFE_INTEGER)))
     .option('--strict', 'refuse an SWF trace with malformed lines instead of skipping them')
     .option('--no-background', 'no background load from local users')
+    .addOption(new Option('--threshold <fraction>', "each cluster's threshold as a fraction of its processors (default: the grid's own)").argParser(fractionUpToOne('--threshold')))
+    .addOption(thresholdScopeOption('all'))
+    .addOption(new Option('--adapt-s <seconds>', 'seconds a malleable application takes to adapt to a new size').default(0).argParser(seconds('--adapt-s', 0)))
+    .addOption(new Option('--launch-delay-s <seconds>', 'seconds a local job takes to launch once it has its processors').default(0).argParser(seconds('--launch-delay-s', 0)))
+    .addOption(new Option('--pra-background <fraction>', 'das3: share busy with local users when the approach is pra').argParser(fraction('--pra-background')))
+    .addOption(new Option('--pwa-background <fraction>', 'das3: share busy with local users when the approach is pwa').argParser(fraction('--pwa-background')))
     .option('--json', 'print the summary as one JSON object')
     .option('--out <dir>', 'write summary.json, jobs.csv, utilization.csv and activity.csv to this directory')
     .action(async (options: SimulateOptions) => done(await simulateCommand(options, io)));
@@ -392,10 +437,16 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .addOption(new Option('--seeds <n>', 'seeds per combination (1..n)').default(KOALA_DEFAULT_SEEDS, `koala ${KOALA_DEFAULT_SEEDS}, coorm ${COORM_DEFAULT_CONFIG.seeds}`).argParser(wholeNumber('--seeds', 1, MAX_SEEDS)))
     .addOption(new Option('--poll <seconds>', 'koala: information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))
     .addOption(
-      new Option('--background-load <fraction>', 'koala: share of DAS-3 busy with local users bypassing the scheduler')
-        .default(DAS3_BACKGROUND_UTILISATION)
-        .argParser(fraction('--background-load')),
+      new Option('--background-load <fraction>', 'koala: share of DAS-3 busy with local users bypassing the scheduler, both figures').argParser(
+        fraction('--background-load'),
+      ),
     )
+    .addOption(new Option('--pra-background <fraction>', "koala: the same for Figure 7's runs (PRA)").default(KOALA_DEFAULTS.praBackground).argParser(fraction('--pra-background')))
+    .addOption(new Option('--pwa-background <fraction>', "koala: the same for Figure 8's runs (PWA)").default(KOALA_DEFAULTS.pwaBackground).argParser(fraction('--pwa-background')))
+    .addOption(new Option('--threshold <fraction>', "koala: each cluster's threshold as a fraction of its processors").default(KOALA_DEFAULTS.threshold).argParser(fractionUpToOne('--threshold')))
+    .addOption(thresholdScopeOption(KOALA_DEFAULTS.thresholdScope, 'koala: '))
+    .addOption(new Option('--adapt-s <seconds>', 'koala: seconds an application takes to adapt to a new size').default(KOALA_DEFAULTS.adaptS).argParser(seconds('--adapt-s', 0)))
+    .addOption(new Option('--launch-delay-s <seconds>', 'koala: seconds a local job takes to launch').default(KOALA_DEFAULTS.launchDelayS).argParser(seconds('--launch-delay-s', 0)))
     .addOption(new Option('--steps <n>', 'coorm: AMR steps per run (default 1000)').argParser(wholeNumber('--steps', 1, 100_000)))
     .option('--factors <list>', 'coorm: overcommit factors of Figure 9, comma-separated')
     .option('--intervals <list>', 'coorm: announce intervals of Figure 10 in seconds, comma-separated')
@@ -410,15 +461,29 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
       };
       // Loaded only here: echarts takes most of a second to load.
       if (name === 'coorm') {
-        onlyFor(['poll', 'backgroundLoad'], 'koala');
+        onlyFor(['poll', 'backgroundLoad', 'praBackground', 'pwaBackground', 'threshold', 'thresholdScope', 'adaptS', 'launchDelayS'], 'koala');
         const { coormExperimentCommand, coormConfigFromFlags } = await import('./experiment-coorm.js');
         const out = options.out ?? './coorm-experiment';
         done(await coormExperimentCommand({ config: coormConfigFromFlags({ ...options, seeds: given('seeds') ? options.seeds : undefined }), json: options.json, out }, io));
         return;
       }
       onlyFor(['steps', 'factors', 'intervals', 'twoPsaIntervals'], 'coorm');
+      if (options.backgroundLoad !== undefined && (given('praBackground') || given('pwaBackground'))) {
+        throw new UsageError('--background-load sets both figures: give it, or --pra-background and --pwa-background, not both');
+      }
       const { koalaExperimentCommand } = await import('./experiment.js');
-      done(await koalaExperimentCommand({ ...options, out: options.out ?? './koala-experiment' }, io));
+      const both = options.backgroundLoad;
+      done(
+        await koalaExperimentCommand(
+          {
+            ...options,
+            praBackground: both ?? options.praBackground ?? KOALA_DEFAULTS.praBackground,
+            pwaBackground: both ?? options.pwaBackground ?? KOALA_DEFAULTS.pwaBackground,
+            out: options.out ?? './koala-experiment',
+          },
+          io,
+        ),
+      );
     });
   program
     .command('serve')

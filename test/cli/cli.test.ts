@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliStream } from '../../electron/cli/main.js';
-import { averageSeries, cdf } from '../../core/sim/experiments/koala.js';
+import { KOALA_DEFAULTS, averageSeries, cdf } from '../../core/sim/experiments/koala.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.join(repoRoot, 'bin', 'concertina.js');
@@ -68,6 +68,22 @@ const JOBS = [
 ];
 
 describe('concertina simulate', () => {
+  it("takes the KOALA experiment's parameters: threshold and its scope, adapt time, launch delay, a figure's load", () => {
+    const base = ['simulate', '--workload', 'wm-fast', '--approach', 'pwa', '--max-jobs', '40', '--json'];
+    const loaded = cli(...base, '--pwa-background', '0.85', '--threshold', '0.9', '--threshold-scope', 'growth', '--adapt-s', '10', '--launch-delay-s', '5');
+    expect(loaded.code, loaded.stderr).toBe(0);
+    const light = cli(...base);
+    expect(light.code, light.stderr).toBe(0);
+    const a = parseSingleJson(loaded.stdout);
+    const b = parseSingleJson(light.stdout);
+    expect(a.completed).toBe(40);
+    // Local users hold most of DAS-3: the grid is far busier than at the preset's load.
+    expect(a.background_utilization as number).toBeGreaterThan((b.background_utilization as number) * 3);
+    expectUsageError(cli('simulate', '--grid', 'nope.json', '--pra-background', '0.5'), '--pra-background and --pwa-background apply to the das3 grid only');
+    expectUsageError(cli('simulate', '--threshold', '1.5'), '--threshold must be a fraction above 0 and at most 1');
+    expectUsageError(cli('simulate', '--adapt-s', '-1'), '--adapt-s must be a number of seconds, at least 0');
+  });
+
   it('--json prints one JSON object with the run summary in sane ranges', () => {
     const r = cli('simulate', '--json');
     expect(r.code, r.stderr).toBe(0);
@@ -212,7 +228,9 @@ describe('concertina experiment koala', () => {
     const r = cli('experiment', 'koala', '--seeds', '1', '--json', '--out', dir);
     expect(r.code, r.stderr).toBe(0);
     const result = parseSingleJson(r.stdout) as { runs: Array<Record<string, unknown>>; observations: Array<Record<string, unknown>> };
-    expect(Object.keys(result).sort()).toEqual(['observations', 'runs']);
+    expect(Object.keys(result).sort()).toEqual(['observations', 'parameters', 'runs']);
+    // Every parameter the paper leaves unstated, at its default.
+    expect((result as unknown as { parameters: unknown }).parameters).toEqual(KOALA_DEFAULTS);
     expect(result.runs).toHaveLength(8);
     for (const run of result.runs) {
       expect(run).toMatchObject({ seed: 1, jobs: 300 });
@@ -230,6 +248,11 @@ describe('concertina experiment koala', () => {
 
     const report = readFileSync(path.join(dir, 'report.md'), 'utf8');
     expect(report).toContain('| egs-wm |');
+    expect(report.indexOf('## Parameters')).toBeLessThan(report.indexOf('## What was run'));
+    expect(report).toContain('| threshold (share of each cluster) | `--threshold` | 0.95 | 0.95 |');
+    expect(report).toMatch(/## Failed jobs\n\n(No job failed in any run\.|\d+ of 8 runs had failed jobs)/);
+    expect(report).toContain('## Sensitivity');
+    expect(report).toMatch(/\| pwa-many-at-minimum \|/);
     expect(report).toMatch(/\*\*(holds|does not hold)\*\*/);
     expect(readFileSync(path.join(dir, 'runs.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(9);
     for (const fig of ['fig7', 'fig8']) {
@@ -243,6 +266,18 @@ describe('concertina experiment koala', () => {
     expect(cdfRows.filter((l) => l.startsWith('egs-wmr,')).at(-1)).toMatch(/,1$/);
     expect(readFileSync(path.join(dir, 'fig8-e-utilization.csv'), 'utf8')).toMatch(/^t,series,utilization\n0,fpsma-wm-fast,/);
     expect(readFileSync(path.join(dir, 'fig8-f-activity.csv'), 'utf8')).toMatch(/^t,series,grows,shrinks\n0,fpsma-wm-fast,/);
+  });
+
+  it('takes every unstated parameter as a flag, and refuses --background-load beside a per-figure load', () => {
+    const dir = path.join(tmp, 'koala-flags');
+    const r = cli('experiment', 'koala', '--seeds', '1', '--json', '--out', dir, '--pwa-background', '0.5', '--threshold', '1', '--threshold-scope', 'all', '--adapt-s', '0', '--launch-delay-s', '0', '--poll', '30');
+    expect(r.code, r.stderr).toBe(0);
+    const result = parseSingleJson(r.stdout) as { parameters: unknown };
+    expect(result.parameters).toEqual({ pollIntervalS: 30, praBackground: KOALA_DEFAULTS.praBackground, pwaBackground: 0.5, threshold: 1, thresholdScope: 'all', adaptS: 0, launchDelayS: 0 });
+    expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain('| what the threshold caps | `--threshold-scope` | all | growth |');
+    expectUsageError(cli('experiment', 'koala', '--background-load', '0.3', '--pwa-background', '0.5'), '--background-load sets both figures');
+    expectUsageError(cli('experiment', 'koala', '--threshold-scope', 'some'), '--threshold-scope must be one of growth, all');
+    expectUsageError(cli('experiment', 'coorm', '--adapt-s', '3'), '--adapt-s applies to experiment koala only');
   });
 
   it('pools CDFs with ties and averages series of unequal length', () => {

@@ -4,6 +4,7 @@
 // before charts were one list still reads back.
 import { afterEach, describe, expect, it } from 'vitest';
 import { COORM_DEFAULT_CONFIG, runCoormExperiment } from '../../core/sim/experiments/coorm.js';
+import { runKoalaExperiment } from '../../core/sim/experiments/koala.js';
 import { coormConfigFromFlags } from '../../electron/cli/experiment-coorm.js';
 import { Host } from '../../electron/host/host.js';
 import { computeLab } from '../../electron/lab/compute.js';
@@ -53,8 +54,9 @@ describe('lab experiments', () => {
       ['intervals', 'list', false],
       ['twoPsaIntervals', 'list', false],
     ]);
-    // `concertina experiment koala --seeds --poll --background-load`.
-    expect(byName.koala!.params.map((p) => p.name).sort()).toEqual(['backgroundLoad', 'poll', 'seeds']);
+    // `concertina experiment koala --seeds --background-load --poll --pra-background --pwa-background --threshold
+    // --threshold-scope --adapt-s --launch-delay-s`.
+    expect(byName.koala!.params.map((p) => p.name)).toEqual(['seeds', 'backgroundLoad', 'poll', 'praBackground', 'pwaBackground', 'threshold', 'thresholdScope', 'adaptS', 'launchDelayS']);
     expect(byName.coorm!.params[0]!.initial).toBe(COORM_DEFAULT_CONFIG.seeds);
   });
 
@@ -110,5 +112,28 @@ describe('lab experiments', () => {
     const parsed = labResultSchema.parse(old);
     expect(parsed.panels.map((p) => [p.id, p.step])).toEqual([['wait', true], ['utilization', false], ['activity', true]]);
     expect(parsed.columns.map((c) => c.key)).toContain('mean_wait_s');
+  });
+
+  it('takes the KOALA parameters of the command line: each refused at its field, each reaching the runs', () => {
+    const host = newHost();
+    const errorsOf = (payload: unknown) => {
+      const r = host.call('lab.start', payload);
+      return r.ok ? [] : r.errors;
+    };
+    expect(errorsOf({ kind: 'koala', seeds: 1, adaptS: 5_000 })).toEqual([{ path: 'adaptS', message: 'must be at most 3600 s' }]);
+    expect(errorsOf({ kind: 'koala', seeds: 1, launchDelayS: -1 })).toEqual([{ path: 'launchDelayS', message: 'must be at least 0 s' }]);
+    expect(errorsOf({ kind: 'koala', seeds: 1, threshold: 0 })).toEqual([{ path: 'threshold', message: 'must be above 0' }]);
+    expect(errorsOf({ kind: 'koala', seeds: 1, thresholdScope: 'some' })).toEqual([{ path: 'thresholdScope', message: 'must be one of growth, all' }]);
+    expect(errorsOf({ kind: 'koala', seeds: 1, pwaBackground: 1 })).toEqual([{ path: 'pwaBackground', message: 'must be below 1' }]);
+    // The same figures as the experiment run in-process with the same options (the command line's path).
+    const options = { praBackground: 0.2, pwaBackground: 0.6, threshold: 0.8, thresholdScope: 'all', adaptS: 0, launchDelayS: 1 } as const;
+    const lab = computeLab({ kind: 'koala', seeds: 1, ...options });
+    const direct = runKoalaExperiment({ seeds: 1, ...options });
+    expect(lab.kind === 'koala' && lab.metrics.map((m) => [m.series, m.values.mean_avg_size, m.values.utilization])).toEqual(
+      direct.means.map((m) => [m.series, m.mean_avg_size, m.utilization]),
+    );
+    // And they matter: the defaults give other figures.
+    const defaults = runKoalaExperiment({ seeds: 1 });
+    expect(defaults.means.map((m) => m.utilization)).not.toEqual(direct.means.map((m) => m.utilization));
   });
 });

@@ -58,9 +58,9 @@ describe('FPSMA shrink (PWA)', () => {
 
   it('asks the latest started job first and waits for its release before asking the next', () => {
     const h = grown();
-    h.at(10).submit(rigid('r', 9)); // needs 9, 2 idle: shrink 7
+    h.at(10).submit(rigid('r', 9)); // needs 9, 2 idle: shrink 7, of which j3 runs 4 above its minimum
     h.pass();
-    expect(h.apps.shrinkRequests).toEqual([{ offerId: 4, jobId: 'j3', processors: 7, mandatory: true }]);
+    expect(h.apps.shrinkRequests).toEqual([{ offerId: 4, jobId: 'j3', processors: 4, mandatory: true }]);
     h.answerShrink(h.apps.shrinkRequests[0]!, 4, false); // j3 can give 4 (down to its min 2) but has not let go yet
     expect(h.apps.shrinkRequests).toHaveLength(1);
     h.scheduler.receive({ type: 'released', jobId: 'j3', processors: 4, offerId: 4 }, 10);

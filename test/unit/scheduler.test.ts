@@ -34,10 +34,10 @@ describe('placement queue', () => {
     const h = harness(grid({ a: 10 }), { triesThreshold: 3 });
     h.status('a', 6);
     h.submit(rigid('big', 8));
-    h.pass();
-    h.pass();
+    h.pass(); // its first try, at arrival
+    h.at(60).status('a', 6); // a try per poll
     expect(h.scheduler.job('big')!.state).toBe('queued');
-    h.pass();
+    h.at(120).status('a', 6);
     const job = h.scheduler.job('big')!;
     expect(job.state).toBe('failed');
     expect(job.transitions.at(-1)!.reason).toMatch(/^placement tries exhausted \(3\)/);
@@ -60,12 +60,14 @@ describe('placement queue', () => {
   });
 
   it('does not lose a queued job when the job before it fails during the scan', () => {
-    const h = harness(grid({ a: 10 }), { triesThreshold: 2 });
+    const h = harness(grid({ a: 10 }), { triesThreshold: 3 });
     h.status('a', 6);
     h.submit(rigid('old', 8));
     h.pass(); // old: 1 try
-    h.at(1).submit(rigid('young', 9));
-    h.pass(); // old exhausts its 2nd try; young (1st try) must stay queued
+    h.at(60).status('a', 6); // old: 2 tries (one per poll)
+    h.at(61).submit(rigid('young', 9));
+    h.pass(); // young: 1 try
+    h.at(120).status('a', 6); // old exhausts its 3rd try; young (2nd try) must stay queued
     expect(h.scheduler.job('old')!.state).toBe('failed');
     expect(h.scheduler.queue.list().map((j) => j.id)).toEqual(['young']);
   });
