@@ -88,7 +88,9 @@ async function start(options: ConnectOptions): Promise<ConcertinaApp> {
 
 /** A node program that writes its argv, pid and slot variables to `out`, then exits with `code` (or sleeps). */
 function probe(out: string, then: string): string[] {
-  return [NODE, '-e', `require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({ argv: process.argv.slice(1), pid: process.pid, dir: process.env.CONCERTINA_JOB_DIR, slot: process.env.CONCERTINA_SLOT, extra: process.env.EXTRA })); ${then}`];
+  // Written aside and renamed: a file read while it is being written would not parse.
+  const file = JSON.stringify(out);
+  return [NODE, '-e', `const fs = require('fs'); fs.writeFileSync(${file} + '.tmp', JSON.stringify({ argv: process.argv.slice(1), pid: process.pid, dir: process.env.CONCERTINA_JOB_DIR, slot: process.env.CONCERTINA_SLOT, extra: process.env.EXTRA })); fs.renameSync(${file} + '.tmp', ${file}); ${then}`];
 }
 
 describe('slot stub and Node SDK recruitment', () => {
