@@ -5,6 +5,7 @@ import { gridSpecSchema, type GridSpec, type JobSpec } from '../../core/model/sc
 import { gridPreset } from '../../core/sim/grids.js';
 import { workloadPreset } from '../../core/sim/workloads/koala.js';
 import { SimWorld } from '../../core/sim/world.js';
+import { DEFAULT_JOB_STREAM, JobStream, NO_JOB_STREAM, type JobStreamSettings } from '../../core/sim/workloads/stream.js';
 import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type ClusterSample, type MethodName, type RunStatus, type Speed, type StreamMessage } from '../api/contract.js';
 import { createDispatcher, type Dispatch } from '../api/dispatcher.js';
 import { LabRunner } from '../lab/runner.js';
@@ -392,7 +393,10 @@ export class Host {
    */
   private open(run: RunConfig, how: { resumed?: boolean; idle?: boolean; beforeSwitch?: () => void } = {}): void {
     const jobs: JobSpec[] = run.workload === 'none' ? [] : (workloadPreset(run.workload, run.seed) ?? []);
-    const world = new SimWorld({ grid: gridSpecSchema.parse(run.grid), jobs, seed: run.seed, endless: true, metrics: false });
+    // Decision: after a preset workload's jobs, a stationary stream keeps the grid alive (core/sim/workloads/stream.ts);
+    // a run with no workload has the stream off until Settings turns it on.
+    const stream = new JobStream(run.seed, run.workload === 'none' ? NO_JOB_STREAM : DEFAULT_JOB_STREAM);
+    const world = new SimWorld({ grid: gridSpecSchema.parse(run.grid), jobs, seed: run.seed, endless: true, metrics: false, stream });
     how.beforeSwitch?.();
     this.current = world;
     this.submissionIds = new Map();
@@ -691,6 +695,7 @@ export class Host {
     if (key === 'approach') s.setApproach(String(value));
     else if (key === 'policy') s.setPolicy(String(value));
     else if (key === 'triesThreshold') s.queue.triesThreshold = Number(value);
+    else if (key === 'stream') this.world.setStream(value as JobStreamSettings);
     else if (key === 'jobs.cancel') s.cancel((value as { jobId: string }).jobId, now);
     else if (key === 'jobs.resize') s.resize((value as { jobId: string }).jobId, (value as { delta: number }).delta, now);
   }
@@ -744,6 +749,6 @@ export class Host {
 
   private settings() {
     const s = this.scheduler;
-    return { approach: s.approachName as 'pra' | 'pwa', policy: s.policy.name, triesThreshold: s.queue.triesThreshold };
+    return { approach: s.approachName as 'pra' | 'pwa', policy: s.policy.name, triesThreshold: s.queue.triesThreshold, stream: this.world.streamSettings ?? NO_JOB_STREAM };
   }
 }
