@@ -13,6 +13,7 @@ import { labExperimentInfos } from '../lab/registry.js';
 import { GridHistory } from './grid-history.js';
 import { ActivityHistory } from './activity-history.js';
 import { RecentJobEvents } from './recent-job-events.js';
+import { FinishedJobs, jobSummary, viewsFromEvents } from './finished-jobs.js';
 import type { RunConfig, Store, StoredCommand, StoredTemplate } from '../store/store.js';
 import { Replay } from './replay.js';
 import { RunRecorder } from './run-recorder.js';
@@ -59,7 +60,10 @@ export interface HostOptions {
   readonly sliceMs?: number;
   /** Wall seconds a stored run's replay may take before it is given up (default 120). */
   readonly replayLimitS?: number;
+  /** Virtual seconds a fresh simulated run computes before its clock starts (default 0; serve and the window: DEFAULT_WARM_UP_S, ./warm-up.ts). */
+  readonly warmUpS?: number;
 }
+
 
 /** How the store marks a live run (its clusters are the configured ones; its jobs' times are seconds since it began). */
 const LIVE_RUN: RunConfig = { grid: null, workload: 'none', seed: 0, mode: 'live' };
@@ -91,6 +95,9 @@ export class Host {
   readonly ready: Promise<void>;
   private readonly sliceMs: number;
   private readonly replayLimitS: number;
+  private readonly warmUpS: number;
+  /** Virtual seconds the current run computed before its clock started (0: none, or a resumed run). */
+  private warmedUpS = 0;
   /** Virtual seconds behind the chosen speed after the last tick. */
   private behindS = 0;
   /** Submissions by the console's id: the job each made and its spec, so that a retry is answered, not run twice. */
@@ -100,6 +107,10 @@ export class Host {
   private historySavedAt = Number.NEGATIVE_INFINITY;
   private historyDirty = false;
   private recentEvents = new RecentJobEvents(RECENT_EVENTS);
+  /** Ended jobs of a simulated run that have left the scheduler once stored (their summaries, capped; their ids). */
+  private finished = new FinishedJobs();
+  /** Ended jobs not yet released: released at the next flush that stores their end. */
+  private endedPending: string[] = [];
   /** Grow, shrink and evolve operations over the whole run, bucketed, for consoles that open late (activity.history). */
   private activity = new ActivityHistory();
   /** Live clusters' configurations, secrets and connection tests (the `clusters.*` methods). */
@@ -119,6 +130,7 @@ export class Host {
     this.recorder = this.store ? new RunRecorder(this.store) : undefined;
     this.sliceMs = options.sliceMs ?? SLICE_MS;
     this.replayLimitS = options.replayLimitS ?? REPLAY_LIMIT_S;
+    this.warmUpS = options.warmUpS ?? 0;
     this.clock = options.clock ?? (() => performance.now());
     this.speed = options.speed ?? '1x';
     this.clusters = new ClusterService({ ...options.clusters, ...(this.store ? { store: this.store } : {}) });
@@ -156,6 +168,7 @@ export class Host {
           mode: this.live || this.resuming ? 'live' : 'sim',
           run: this.runStatus(),
           behindS: this.live ? 0 : this.behindS,
+          ...(this.warmedUpS > 0 && !this.live ? { warmedUpS: this.warmedUpS } : {}),
         },
       }),
       'grid.history': () => ({ ok: true, value: { samples: this.history.view() } }),
@@ -164,7 +177,7 @@ export class Host {
         return { ok: true, value: { now, ...this.activity.view(now) } };
       },
       'jobs.events': ({ jobId }) => {
-        const known = this.scheduler.job(jobId) !== undefined || (this.status.state !== 'running' && this.store?.events(jobId).length);
+        const known = this.scheduler.job(jobId) !== undefined || this.finished.has(jobId) || (this.status.state !== 'running' && this.store?.events(jobId).length);
         if (!known) return { ok: false, errors: [{ path: 'jobId', message: `no job "${jobId}"` }] };
         this.flush();
         const events = this.store ? this.store.events(jobId) : this.recentEvents.of(jobId);
@@ -172,6 +185,10 @@ export class Host {
       },
       'jobs.views': ({ jobId }) => {
         const now = this.now();
+        if (!this.scheduler.job(jobId) && this.finished.has(jobId)) {
+          this.flush();
+          return { ok: true, value: viewsFromEvents(this.store ? this.store.events(jobId) : this.recentEvents.of(jobId), now) };
+        }
         const views = this.scheduler.views(jobId, now);
         if (!views) return { ok: false, errors: [{ path: 'jobId', message: `no job "${jobId}"` }] };
         return { ok: true, value: { now, ...views } };
@@ -185,6 +202,7 @@ export class Host {
           if (earlier.spec === canonical) return { ok: true, value: { jobId: earlier.jobId } };
           return { ok: false, errors: [{ path: 'submissionId', message: `was already used for another job (${earlier.jobId})` }] };
         }
+        if (spec.id !== undefined && this.finished.has(spec.id)) return { ok: false, errors: [{ path: 'id', message: `duplicates job "${spec.id}"` }] };
         const r = this.live ? this.live.act((s, now) => s.submit(spec, now)) : this.world.submit(spec);
         if (!r.ok) return r;
         const jobId = r.value.id;
@@ -196,6 +214,8 @@ export class Host {
       'jobs.cancel': ({ jobId }) => {
         if (this.resuming) return this.stillResuming();
         this.catchUp();
+        const gone = this.finished.get(jobId);
+        if (gone || this.finished.has(jobId)) return { ok: false, errors: [{ path: 'jobId', message: `job ${jobId} has already ${gone?.state ?? 'ended'}` }] };
         const r = this.act((s, now) => s.cancel(jobId, now));
         if (!r.ok) return r;
         this.record('jobs.cancel', { jobId });
@@ -204,6 +224,8 @@ export class Host {
       'jobs.resize': ({ jobId, delta }) => {
         if (this.resuming) return this.stillResuming();
         this.catchUp();
+        const gone = this.finished.get(jobId);
+        if (gone || this.finished.has(jobId)) return { ok: false, errors: [{ path: 'jobId', message: `job ${jobId} is not running (it is ${gone?.state ?? 'ended'})` }] };
         const r = this.act((s, now) => s.resize(jobId, delta, now));
         if (!r.ok) return r;
         this.record('jobs.resize', { jobId, delta });
@@ -216,24 +238,16 @@ export class Host {
         if (since === version) {
           let total = 0;
           for (const j of this.scheduler.jobs()) if (!wanted || wanted.has(j.state)) total++;
+          for (const j of this.finished.values()) if (!wanted || wanted.has(j.state)) total++;
           return { ok: true, value: { jobs: [], total, version, unchanged: true } };
         }
-        const all = [...this.scheduler.jobs()].filter((j) => !wanted || wanted.has(j.state));
-        const jobs = all.slice(-limit).map((j) => ({
-          id: j.id,
-          name: j.spec.name ?? j.id,
-          kind: j.kind,
-          state: j.state,
-          tries: j.tries,
-          lastFailure: j.lastFailure,
-          size: j.size,
-          min: j.min,
-          max: j.max,
-          placement: j.spec.placement,
-          clusters: j.components.map((c) => c.cluster),
-          submitted: j.transitions[0]!.time,
-        }));
-        return { ok: true, value: { jobs, total: all.length, version } };
+        // Jobs that left memory (ended, stored) first, then the scheduler's, each in submission order.
+        const gone = [...this.finished.values()].filter((j) => !wanted || wanted.has(j.state)).sort((a, b) => a.submitted - b.submitted);
+        const held = [...this.scheduler.jobs()].filter((j) => !wanted || wanted.has(j.state));
+        const total = gone.length + held.length;
+        const fromHeld = held.slice(-limit).map(jobSummary);
+        const jobs = fromHeld.length < limit ? [...gone.slice(-(limit - fromHeld.length)), ...fromHeld] : fromHeld;
+        return { ok: true, value: { jobs, total, version } };
       },
       'sim.setSpeed': ({ speed }) => {
         if (this.live || this.resuming) return { ok: false, errors: [{ path: 'speed', message: 'a live run follows real time: its speed cannot change (sim.reset starts a simulated run)' }] };
@@ -400,6 +414,7 @@ export class Host {
     how.beforeSwitch?.();
     this.current = world;
     this.submissionIds = new Map();
+    this.warmedUpS = 0;
     if (how.idle) return;
     const store = this.store;
     if (how.resumed && store) {
@@ -410,6 +425,11 @@ export class Host {
     } else {
       store?.startRun(run);
       this.follow(world.scheduler, { stored: 0, replaying: false, resumed: false });
+      // The warm-up is the run's own past: recorded and stored like any other, replayed on resume.
+      if (this.warmUpS > 0) {
+        world.runUntil(this.warmUpS);
+        this.warmedUpS = this.warmUpS;
+      }
     }
   }
 
@@ -427,6 +447,12 @@ export class Host {
   private follow(scheduler: Pick<Scheduler, 'on'>, o: { stored: number; replaying: boolean; resumed: boolean }): void {
     this.runNumber++;
     const recent = (this.recentEvents = new RecentJobEvents(RECENT_EVENTS));
+    this.finished = new FinishedJobs();
+    const pending: string[] = (this.endedPending = []);
+    // Decision: only a simulated run's ended jobs leave memory (a live run's are few, and its state names its jobs).
+    if (scheduler === this.world.scheduler) scheduler.on((e) => {
+        if (e.type === 'job.ended') pending.push(e.jobId);
+      }, ['job.ended']);
     if (!this.store)
       scheduler.on((e) => {
         recent.add(e);
@@ -708,7 +734,10 @@ export class Host {
   flush(command?: StoredCommand, final = false): boolean {
     const recorder = this.recorder;
     if (!recorder || this.status.state !== 'running' || this.resuming) {
-      if (this.status.state === 'running' && !this.resuming) this.history.offer(this.now(), () => this.clusterSamples());
+      if (this.status.state === 'running' && !this.resuming) {
+        this.history.offer(this.now(), () => this.clusterSamples());
+        if (!recorder) this.releaseEnded();
+      }
       return !recorder;
     }
     if (this.history.offer(this.now(), () => this.clusterSamples())) this.historyDirty = true;
@@ -733,7 +762,17 @@ export class Host {
       this.historySavedAt = this.clock();
       this.historyDirty = false;
     }
+    this.releaseEnded();
     return true;
+  }
+
+  /** Ended jobs whose end is stored (or, without a store, kept in the recent events) leave the scheduler's memory. */
+  private releaseEnded(): void {
+    const pending = this.endedPending;
+    if (!pending.length || this.live) return;
+    const scheduler = this.world.scheduler;
+    for (const jobId of pending) this.finished.release(scheduler, jobId);
+    pending.length = 0;
   }
 
   private clusterSamples(): ClusterSample[] {

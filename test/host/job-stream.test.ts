@@ -104,6 +104,42 @@ describe('the living default', () => {
     void host.stop();
   });
 
+  it('ended jobs leave memory once stored; the Queue, the drawer and commands still know them', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'concertina-ended-')), 'run.db');
+    const host = new Host({ store: openStore(file), speed: 'max' });
+    tickUntil(host, () => now(host) > 86_400);
+    host.flush();
+    const held = [...host.world.scheduler.jobs()];
+    expect(held.filter((j) => j.ended)).toEqual([]);
+    expect(held.length).toBeLessThan(100);
+    // j0001, W_m's first job, ended hours ago: listed, its events and size from the store, commands refused as ended.
+    const done = host.call('jobs.list', { states: ['completed'], limit: 100_000 });
+    if (!done.ok) throw new Error('no list');
+    expect(done.value.total).toBeGreaterThan(500);
+    const first = done.value.jobs.find((j) => j.id === 'j0001');
+    expect(first).toMatchObject({ id: 'j0001', kind: 'malleable', state: 'completed', placement: 'wf' });
+    const all = host.call('jobs.list', { limit: 100_000 });
+    expect(all.ok && all.value.jobs[0]!.id).toBe('j0001');
+    const events = host.call('jobs.events', { jobId: 'j0001' });
+    expect(events.ok && events.value.events.map((e) => e.type)).toContain('job.ended');
+    // A grown job that has left memory charts its size from its stored events.
+    const grownJob = done.value.jobs.find((j) => {
+      const e = host.call('jobs.events', { jobId: j.id });
+      return j.kind === 'malleable' && e.ok && e.value.events.some((x) => x.type === 'job.grown');
+    })!;
+    const grownEvents = host.call('jobs.events', { jobId: grownJob.id });
+    const largest = grownEvents.ok ? Math.max(...grownEvents.value.events.map((e) => (e.type === 'job.grown' ? (e as Extract<SchedulerEvent, { type: 'job.grown' }>).size : 0))) : 0;
+    const views = host.call('jobs.views', { jobId: grownJob.id });
+    expect(views.ok && views.value.allocated.at(-1)!.v).toBe(0);
+    expect(views.ok && Math.max(...views.value.allocated.map((s) => s.v))).toBe(largest);
+    expect(largest).toBeGreaterThan(2);
+    const cancel = host.call('jobs.cancel', { jobId: 'j0001' });
+    expect(!cancel.ok && cancel.errors[0]).toEqual({ path: 'jobId', message: 'job j0001 has already completed' });
+    const again = host.call('jobs.submit', { id: 'j0001', kind: 'rigid', components: [{ processors: 2, program: 'x' }], app: { model: 'fixed', runtime: 60 } });
+    expect(!again.ok && again.errors[0]!.path).toBe('id');
+    await host.stop();
+  });
+
   it('a resumed run replays a change of the stream', async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'concertina-stream-')), 'run.db');
     const first = new Host({ store: openStore(file), workload: 'none', speed: 'max' });
