@@ -144,6 +144,8 @@ export const methods = {
       run: runStatusSchema,
       /** Virtual seconds the simulation is behind where the chosen speed would have it (0 when it keeps up). */
       behindS: z.number(),
+      /** Virtual seconds this run computed before its clock started (a fresh run's warm-up), when it did. */
+      warmedUpS: z.number().optional(),
     }),
   },
   'grid.history': { input: z.strictObject({}), output: gridHistoryStateSchema.pick({ samples: true }) },
