@@ -30,8 +30,8 @@ export function jobSummary(j: JobRecord): JobSummary {
 export const FINISHED_LISTED = 10_000;
 
 export class FinishedJobs {
-  /** Summaries by id, oldest ended first. */
-  private readonly listed = new Map<string, JobSummary>();
+  /** Summaries by id with the job's submission number, oldest ended first. */
+  private readonly listed = new Map<string, { seq: number; summary: JobSummary }>();
   /** Ids of every job released, listed or not (so that a new job cannot take one). */
   private readonly ids = new Set<string>();
 
@@ -50,14 +50,14 @@ export class FinishedJobs {
     if (!job?.ended) return false;
     byId.delete(jobId);
     this.ids.add(jobId);
-    this.listed.set(jobId, jobSummary(job));
+    this.listed.set(jobId, { seq: job.seq, summary: jobSummary(job) });
     if (this.listed.size > this.limit) this.listed.delete(this.listed.keys().next().value!);
     return true;
   }
 
   /** The summary of a released job still listed. */
   get(jobId: string): JobSummary | undefined {
-    return this.listed.get(jobId);
+    return this.listed.get(jobId)?.summary;
   }
 
   /** Whether a job of this id was released (listed or not). */
@@ -65,14 +65,33 @@ export class FinishedJobs {
     return this.ids.has(jobId);
   }
 
-  /** Listed summaries, oldest ended first. */
-  values(): IterableIterator<JobSummary> {
+  /** Listed summaries with their submission numbers, oldest ended first. */
+  values(): IterableIterator<{ seq: number; summary: JobSummary }> {
     return this.listed.values();
   }
 
   get size(): number {
     return this.listed.size;
   }
+}
+
+/**
+ * The last `limit` of the jobs still held and those released, in submission order (as the scheduler alone lists them),
+ * and how many there are: a run lists the same before and after its ended jobs leave memory.
+ */
+export function listJobs(held: readonly JobRecord[], released: ReadonlyArray<{ seq: number; summary: JobSummary }>, limit: number): { jobs: JobSummary[]; total: number } {
+  const total = held.length + released.length;
+  if (!released.length) return { jobs: held.slice(-limit).map(jobSummary), total };
+  const gone = [...released].sort((a, b) => a.seq - b.seq);
+  // Merged from the end, newest first, until `limit`.
+  const out: JobSummary[] = [];
+  let h = held.length - 1;
+  let g = gone.length - 1;
+  while (out.length < limit && (h >= 0 || g >= 0)) {
+    if (g < 0 || (h >= 0 && held[h]!.seq > gone[g]!.seq)) out.push(jobSummary(held[h--]!));
+    else out.push(gone[g--]!.summary);
+  }
+  return { jobs: out.reverse(), total };
 }
 
 /**

@@ -13,7 +13,7 @@ import { labExperimentInfos } from '../lab/registry.js';
 import { GridHistory } from './grid-history.js';
 import { ActivityHistory } from './activity-history.js';
 import { RecentJobEvents } from './recent-job-events.js';
-import { FinishedJobs, jobSummary, viewsFromEvents } from './finished-jobs.js';
+import { FinishedJobs, listJobs, viewsFromEvents } from './finished-jobs.js';
 import type { RunConfig, Store, StoredCommand, StoredTemplate } from '../store/store.js';
 import { Replay } from './replay.js';
 import { RunRecorder } from './run-recorder.js';
@@ -39,6 +39,8 @@ const GRID_HISTORY_STEP_S = 10;
 const GRID_HISTORY_SAVE_MS = 5000;
 /** Without a store, the host remembers this many recent job events for jobs.events (memory stays bounded). */
 const RECENT_EVENTS = 20_000;
+/** Wall milliseconds a fresh run's warm-up may compute before its clock starts. */
+const WARM_UP_WALL_MS = 3000;
 /** A resumed live run's stored events are read back for the activity history in pages of this many. */
 const ACTIVITY_READ_PAGE = 10_000;
 
@@ -60,7 +62,8 @@ export interface HostOptions {
   readonly sliceMs?: number;
   /** Wall seconds a stored run's replay may take before it is given up (default 120). */
   readonly replayLimitS?: number;
-  /** Virtual seconds a fresh simulated run computes before its clock starts (default 0; serve and the window: DEFAULT_WARM_UP_S, ./warm-up.ts). */
+  /** Virtual seconds a fresh simulated run computes before its clock starts, at the host's first start only, not after
+   *  sim.reset (default 0; serve and the window: DEFAULT_WARM_UP_S, ./warm-up.ts). */
   readonly warmUpS?: number;
 }
 
@@ -151,7 +154,8 @@ export class Host {
       this.ready = Promise.resolve();
     } else {
       // A resumed live run keeps an idle simulated world underneath, never stored.
-      this.open(run, { resumed: resumed !== undefined && !resumedLive, idle: resumedLive });
+      // Only the first start of a fresh run is warmed up (a new run from Settings starts at 0).
+      this.open(run, { resumed: resumed !== undefined && !resumedLive, idle: resumedLive, warmUp: true });
       if (resumedLive) this.resumeLive();
       this.ready = this.replay ? new Promise((resolve) => this.replaySlices(performance.now(), resolve)) : Promise.resolve();
     }
@@ -238,16 +242,13 @@ export class Host {
         if (since === version) {
           let total = 0;
           for (const j of this.scheduler.jobs()) if (!wanted || wanted.has(j.state)) total++;
-          for (const j of this.finished.values()) if (!wanted || wanted.has(j.state)) total++;
+          for (const { summary } of this.finished.values()) if (!wanted || wanted.has(summary.state)) total++;
           return { ok: true, value: { jobs: [], total, version, unchanged: true } };
         }
-        // Jobs that left memory (ended, stored) first, then the scheduler's, each in submission order.
-        const gone = [...this.finished.values()].filter((j) => !wanted || wanted.has(j.state)).sort((a, b) => a.submitted - b.submitted);
+        // The scheduler's jobs and those that left memory (ended, stored), in submission order.
+        const released = [...this.finished.values()].filter((j) => !wanted || wanted.has(j.summary.state));
         const held = [...this.scheduler.jobs()].filter((j) => !wanted || wanted.has(j.state));
-        const total = gone.length + held.length;
-        const fromHeld = held.slice(-limit).map(jobSummary);
-        const jobs = fromHeld.length < limit ? [...gone.slice(-(limit - fromHeld.length)), ...fromHeld] : fromHeld;
-        return { ok: true, value: { jobs, total, version } };
+        return { ok: true, value: { ...listJobs(held, released, limit), version } };
       },
       'sim.setSpeed': ({ speed }) => {
         if (this.live || this.resuming) return { ok: false, errors: [{ path: 'speed', message: 'a live run follows real time: its speed cannot change (sim.reset starts a simulated run)' }] };
@@ -405,7 +406,7 @@ export class Host {
    * not resumed (not stored, not followed). `beforeSwitch` runs once the new world is built, before it replaces the
    * current one.
    */
-  private open(run: RunConfig, how: { resumed?: boolean; idle?: boolean; beforeSwitch?: () => void } = {}): void {
+  private open(run: RunConfig, how: { resumed?: boolean; idle?: boolean; warmUp?: boolean; beforeSwitch?: () => void } = {}): void {
     const jobs: JobSpec[] = run.workload === 'none' ? [] : (workloadPreset(run.workload, run.seed) ?? []);
     // Decision: after a preset workload's jobs, a stationary stream keeps the grid alive (core/sim/workloads/stream.ts);
     // a run with no workload has the stream off until Settings turns it on.
@@ -426,9 +427,18 @@ export class Host {
       store?.startRun(run);
       this.follow(world.scheduler, { stored: 0, replaying: false, resumed: false });
       // The warm-up is the run's own past: recorded and stored like any other, replayed on resume.
-      if (this.warmUpS > 0) {
-        world.runUntil(this.warmUpS);
-        this.warmedUpS = this.warmUpS;
+      if (how.warmUp && this.warmUpS > 0) {
+        // Decision: a warm-up computes for at most WARM_UP_WALL_MS (a grid too busy for it starts where it got to).
+        const deadline = performance.now() + WARM_UP_WALL_MS;
+        const outOfTime = () => performance.now() >= deadline;
+        // Sampled for the grid history as it goes, so that the cards' charts show the warm-up too.
+        for (let t = Math.min(GRID_HISTORY_STEP_S, this.warmUpS); ; t = Math.min(t + GRID_HISTORY_STEP_S, this.warmUpS)) {
+          const done = world.runUntil(t, outOfTime);
+          this.history.offer(world.engine.now, () => this.clusterSamples());
+          if (!done || t >= this.warmUpS || outOfTime()) break;
+        }
+        this.warmedUpS = world.engine.now;
+        this.historyDirty = true;
       }
     }
   }

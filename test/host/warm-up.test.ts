@@ -25,6 +25,10 @@ describe('warm-up', () => {
     expect(running.some((j) => j.size > j.min)).toBe(true);
     expect(snapshot.clusters.filter((c) => c.background > 0).length).toBeGreaterThan(2);
     expect(ok(host.call('activity.history', {})).totals.grows).toBeGreaterThan(10);
+    // The cards' charts cover the warm-up.
+    const samples = ok(host.call('grid.history', {})).samples;
+    expect(samples[0]!.time).toBeLessThan(120);
+    expect(samples.at(-1)!.time).toBe(DEFAULT_WARM_UP_S);
     await host.stop();
 
     // Resumed: the stored run goes on from where it was, not warmed up again, and says nothing of a warm-up.
