@@ -12,6 +12,7 @@ import { SimulatedApplications } from './applications.js';
 import { EventEngine } from './engine.js';
 import { MetricsCollector } from './metrics.js';
 import { SimulatedCluster } from './simulated-cluster.js';
+import type { JobStream, JobStreamSettings } from './workloads/stream.js';
 
 export interface SimulationConfig {
   readonly grid: GridSpec;
@@ -33,6 +34,8 @@ export interface SimulationConfig {
   readonly metrics?: boolean;
   /** Stop at this virtual time even if jobs remain. */
   readonly maxTimeS?: number;
+  /** Jobs that keep arriving once the workload's jobs are all submitted (an endless hosted grid's living default). */
+  readonly stream?: JobStream;
 }
 
 export interface RefusedJob {
@@ -55,6 +58,9 @@ export class SimWorld {
   private wakeAt = Number.NaN;
   private readonly maxTime: number;
   private readonly endless: boolean;
+  private readonly stream: JobStream | undefined;
+  /** The stream's next arrival is scheduled (false while it is off, or the workload's own jobs still come). */
+  private streamPending = false;
 
   constructor(config: SimulationConfig) {
     const grid = buildGrid(config.grid);
@@ -92,6 +98,7 @@ export class SimWorld {
     this.jobs = [...config.jobs].sort((a, b) => a.submitTime - b.submitTime);
     this.maxTime = config.maxTimeS ?? Number.POSITIVE_INFINITY;
     this.endless = config.endless ?? false;
+    this.stream = config.stream;
 
     const pollInterval = config.pollIntervalS ?? DEFAULT_POLL_INTERVAL_S;
     const poll = () => {
@@ -174,9 +181,34 @@ export class SimWorld {
     while (this.stepInstant()) onInstant?.();
   }
 
+  /** The stream's load and mix (undefined without a stream). */
+  get streamSettings(): JobStreamSettings | undefined {
+    return this.stream?.current;
+  }
+
+  /** New load and mix for the stream, from its next arrival on (a stream that was off starts from now). */
+  setStream(settings: JobStreamSettings): void {
+    if (!this.stream) return;
+    this.stream.set(settings);
+    if (this.submitted === this.jobs.length) this.scheduleStreamArrival(this.engine.now);
+  }
+
+  private scheduleStreamArrival(after: number): void {
+    if (!this.stream || this.streamPending || this.finished) return;
+    const spec = this.stream.next(after);
+    if (!spec) return;
+    this.streamPending = true;
+    this.engine.at(spec.submitTime, () => {
+      this.streamPending = false;
+      const result = this.scheduler.submitSpec(spec, this.engine.now);
+      if (!result.ok) this.refused.push({ jobId: spec.id ?? '?', errors: result.errors });
+      this.scheduleStreamArrival(this.engine.now);
+    });
+  }
+
   private scheduleNextSubmission(): void {
     const spec = this.jobs[this.submitted];
-    if (!spec) return;
+    if (!spec) return this.scheduleStreamArrival(this.engine.now);
     this.engine.at(spec.submitTime, () => {
       this.submitted++;
       const result = this.scheduler.submitSpec(spec, this.engine.now);

@@ -5,6 +5,7 @@ import type { SchedulerEvent } from '../../core/events.js';
 import { APPROACHES, gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
 import { GRID_PRESETS } from '../../core/sim/grids.js';
 import { WORKLOAD_PRESETS } from '../../core/sim/workloads/koala.js';
+import { jobStreamSettingsSchema } from '../../core/sim/workloads/stream.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { labExperimentInfoSchema, labResultSchema } from '../lab/schemas.js';
 import { labRunInfoSchema, labSpecSchema, type LabRunInfo } from '../lab/registry.js';
@@ -86,6 +87,8 @@ const settings = z.strictObject({
   approach: z.enum(APPROACHES),
   policy: z.enum(policyNames),
   triesThreshold: z.number().int().min(1),
+  /** The living default's stream of jobs: arrivals per hour and the mix of kinds (core/sim/workloads/stream.ts). */
+  stream: jobStreamSettingsSchema,
 });
 export type Settings = z.infer<typeof settings>;
 
@@ -141,6 +144,8 @@ export const methods = {
       run: runStatusSchema,
       /** Virtual seconds the simulation is behind where the chosen speed would have it (0 when it keeps up). */
       behindS: z.number(),
+      /** Virtual seconds this run computed before its clock started (a fresh run's warm-up), when it did. */
+      warmedUpS: z.number().optional(),
     }),
   },
   'grid.history': { input: z.strictObject({}), output: gridHistoryStateSchema.pick({ samples: true }) },

@@ -1,5 +1,6 @@
 // The `concertina` command line: `simulate` one run, or run a paper's experiment (`koala`, `coorm`). Any misuse (flag,
 // value, file, input field) ends with one message on stderr and exit code 2; an internal error with its message and 1.
+import { DEFAULT_WARM_UP_S } from '../host/warm-up.js';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -492,7 +493,12 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .addOption(new Option('--host <address>', 'address to bind').default('127.0.0.1'))
     .option('--store <file>', 'SQLite file that keeps the run (an existing run is resumed)')
     .option('--read-only', 'with --store: show the stored run without changing the file (nothing is accepted)')
-    .action(async (options: { port: number; host: string; store?: string; readOnly?: boolean }) => {
+    .addOption(
+      new Option('--warm-up <minutes>', 'virtual minutes a fresh run computes before its clock starts, so the console opens on a living grid (0: none)')
+        .default(DEFAULT_WARM_UP_S / 60)
+        .argParser(wholeNumber('--warm-up', 0, 7 * 24 * 60)),
+    )
+    .action(async (options: { port: number; host: string; store?: string; readOnly?: boolean; warmUp: number }) => {
       if (options.readOnly && !options.store) throw new UsageError('--read-only needs --store');
       const { serveCommand } = await import('./serve.js');
       done(await serveCommand(options, io));

@@ -15,6 +15,8 @@ export interface ServeOptions {
   store?: string;
   /** Open the store without changing it: its run is shown as far as it replays, and nothing is accepted. */
   readOnly?: boolean;
+  /** Virtual minutes a fresh run computes before its clock starts (default none). */
+  warmUp?: number;
 }
 
 // dist/electron/cli/serve.js -> dist/renderer, where `npm run build` puts the console.
@@ -25,7 +27,7 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 export async function serveCommand(o: ServeOptions, io: CliIo, stopped: Promise<void> = signalled()): Promise<number> {
   const storeIsNew = o.store !== undefined && !existsSync(o.store);
   const store = o.store ? openStoreFile('--store', o.store, (file) => openStore(file, { readOnly: o.readOnly === true })) : undefined;
-  const host = new Host({ store });
+  const host = new Host({ store, warmUpS: (o.warmUp ?? 0) * 60 });
   let server: WebServer;
   try {
     server = await startWebServer(host, { host: o.host, port: o.port, staticDir: CONSOLE_DIR });

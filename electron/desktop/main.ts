@@ -3,6 +3,7 @@
 // Written against the few Electron objects it uses, so it is tested with stubs where Electron cannot run.
 import path from 'node:path';
 import { Host } from '../host/host.js';
+import { DEFAULT_WARM_UP_S } from '../host/warm-up.js';
 import { safeStorageCipher, type SafeStorageLike } from '../live/cluster-secrets.js';
 import { openStore, type Store } from '../store/store.js';
 import { openFailure } from '../store/errors.js';
@@ -75,7 +76,7 @@ export async function startDesktop(electron: ElectronMain, paths: DesktopPaths, 
   }
   // Without OS encryption (e.g. no keyring on Linux), secrets are held for the session only, never written.
   const cipher = safeStorageCipher(electron.safeStorage);
-  const host = new Host({ store, clusters: cipher ? { cipher } : {} });
+  const host = new Host({ store, clusters: cipher ? { cipher } : {}, warmUpS: DEFAULT_WARM_UP_S });
   host.start();
   registerIpc(ipcMain, host.dispatch, (send) => host.stream(send));
 

@@ -5,6 +5,7 @@ import { gridSpecSchema, type GridSpec, type JobSpec } from '../../core/model/sc
 import { gridPreset } from '../../core/sim/grids.js';
 import { workloadPreset } from '../../core/sim/workloads/koala.js';
 import { SimWorld } from '../../core/sim/world.js';
+import { DEFAULT_JOB_STREAM, JobStream, NO_JOB_STREAM, type JobStreamSettings } from '../../core/sim/workloads/stream.js';
 import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type ClusterSample, type MethodName, type RunStatus, type Speed, type StreamMessage } from '../api/contract.js';
 import { createDispatcher, type Dispatch } from '../api/dispatcher.js';
 import { LabRunner } from '../lab/runner.js';
@@ -12,6 +13,7 @@ import { labExperimentInfos } from '../lab/registry.js';
 import { GridHistory } from './grid-history.js';
 import { ActivityHistory } from './activity-history.js';
 import { RecentJobEvents } from './recent-job-events.js';
+import { FinishedJobs, listJobs, viewsFromEvents } from './finished-jobs.js';
 import type { RunConfig, Store, StoredCommand, StoredTemplate } from '../store/store.js';
 import { Replay } from './replay.js';
 import { RunRecorder } from './run-recorder.js';
@@ -37,6 +39,8 @@ const GRID_HISTORY_STEP_S = 10;
 const GRID_HISTORY_SAVE_MS = 5000;
 /** Without a store, the host remembers this many recent job events for jobs.events (memory stays bounded). */
 const RECENT_EVENTS = 20_000;
+/** Wall milliseconds a fresh run's warm-up may compute before its clock starts. */
+const WARM_UP_WALL_MS = 3000;
 /** A resumed live run's stored events are read back for the activity history in pages of this many. */
 const ACTIVITY_READ_PAGE = 10_000;
 
@@ -58,7 +62,11 @@ export interface HostOptions {
   readonly sliceMs?: number;
   /** Wall seconds a stored run's replay may take before it is given up (default 120). */
   readonly replayLimitS?: number;
+  /** Virtual seconds a fresh simulated run computes before its clock starts, at the host's first start only, not after
+   *  sim.reset (default 0; serve and the window: DEFAULT_WARM_UP_S, ./warm-up.ts). */
+  readonly warmUpS?: number;
 }
+
 
 /** How the store marks a live run (its clusters are the configured ones; its jobs' times are seconds since it began). */
 const LIVE_RUN: RunConfig = { grid: null, workload: 'none', seed: 0, mode: 'live' };
@@ -90,6 +98,9 @@ export class Host {
   readonly ready: Promise<void>;
   private readonly sliceMs: number;
   private readonly replayLimitS: number;
+  private readonly warmUpS: number;
+  /** Virtual seconds the current run computed before its clock started (0: none, or a resumed run). */
+  private warmedUpS = 0;
   /** Virtual seconds behind the chosen speed after the last tick. */
   private behindS = 0;
   /** Submissions by the console's id: the job each made and its spec, so that a retry is answered, not run twice. */
@@ -99,6 +110,10 @@ export class Host {
   private historySavedAt = Number.NEGATIVE_INFINITY;
   private historyDirty = false;
   private recentEvents = new RecentJobEvents(RECENT_EVENTS);
+  /** Ended jobs of a simulated run that have left the scheduler once stored (their summaries, capped; their ids). */
+  private finished = new FinishedJobs();
+  /** Ended jobs not yet released: released at the next flush that stores their end. */
+  private endedPending: string[] = [];
   /** Grow, shrink and evolve operations over the whole run, bucketed, for consoles that open late (activity.history). */
   private activity = new ActivityHistory();
   /** Live clusters' configurations, secrets and connection tests (the `clusters.*` methods). */
@@ -118,6 +133,7 @@ export class Host {
     this.recorder = this.store ? new RunRecorder(this.store) : undefined;
     this.sliceMs = options.sliceMs ?? SLICE_MS;
     this.replayLimitS = options.replayLimitS ?? REPLAY_LIMIT_S;
+    this.warmUpS = options.warmUpS ?? 0;
     this.clock = options.clock ?? (() => performance.now());
     this.speed = options.speed ?? '1x';
     this.clusters = new ClusterService({ ...options.clusters, ...(this.store ? { store: this.store } : {}) });
@@ -138,7 +154,8 @@ export class Host {
       this.ready = Promise.resolve();
     } else {
       // A resumed live run keeps an idle simulated world underneath, never stored.
-      this.open(run, { resumed: resumed !== undefined && !resumedLive, idle: resumedLive });
+      // Only the first start of a fresh run is warmed up (a new run from Settings starts at 0).
+      this.open(run, { resumed: resumed !== undefined && !resumedLive, idle: resumedLive, warmUp: true });
       if (resumedLive) this.resumeLive();
       this.ready = this.replay ? new Promise((resolve) => this.replaySlices(performance.now(), resolve)) : Promise.resolve();
     }
@@ -155,6 +172,7 @@ export class Host {
           mode: this.live || this.resuming ? 'live' : 'sim',
           run: this.runStatus(),
           behindS: this.live ? 0 : this.behindS,
+          ...(this.warmedUpS > 0 && !this.live ? { warmedUpS: this.warmedUpS } : {}),
         },
       }),
       'grid.history': () => ({ ok: true, value: { samples: this.history.view() } }),
@@ -163,7 +181,7 @@ export class Host {
         return { ok: true, value: { now, ...this.activity.view(now) } };
       },
       'jobs.events': ({ jobId }) => {
-        const known = this.scheduler.job(jobId) !== undefined || (this.status.state !== 'running' && this.store?.events(jobId).length);
+        const known = this.scheduler.job(jobId) !== undefined || this.finished.has(jobId) || (this.status.state !== 'running' && this.store?.events(jobId).length);
         if (!known) return { ok: false, errors: [{ path: 'jobId', message: `no job "${jobId}"` }] };
         this.flush();
         const events = this.store ? this.store.events(jobId) : this.recentEvents.of(jobId);
@@ -171,6 +189,10 @@ export class Host {
       },
       'jobs.views': ({ jobId }) => {
         const now = this.now();
+        if (!this.scheduler.job(jobId) && this.finished.has(jobId)) {
+          this.flush();
+          return { ok: true, value: viewsFromEvents(this.store ? this.store.events(jobId) : this.recentEvents.of(jobId), now) };
+        }
         const views = this.scheduler.views(jobId, now);
         if (!views) return { ok: false, errors: [{ path: 'jobId', message: `no job "${jobId}"` }] };
         return { ok: true, value: { now, ...views } };
@@ -184,6 +206,7 @@ export class Host {
           if (earlier.spec === canonical) return { ok: true, value: { jobId: earlier.jobId } };
           return { ok: false, errors: [{ path: 'submissionId', message: `was already used for another job (${earlier.jobId})` }] };
         }
+        if (spec.id !== undefined && this.finished.has(spec.id)) return { ok: false, errors: [{ path: 'id', message: `duplicates job "${spec.id}"` }] };
         const r = this.live ? this.live.act((s, now) => s.submit(spec, now)) : this.world.submit(spec);
         if (!r.ok) return r;
         const jobId = r.value.id;
@@ -195,6 +218,8 @@ export class Host {
       'jobs.cancel': ({ jobId }) => {
         if (this.resuming) return this.stillResuming();
         this.catchUp();
+        const gone = this.finished.get(jobId);
+        if (gone || this.finished.has(jobId)) return { ok: false, errors: [{ path: 'jobId', message: `job ${jobId} has already ${gone?.state ?? 'ended'}` }] };
         const r = this.act((s, now) => s.cancel(jobId, now));
         if (!r.ok) return r;
         this.record('jobs.cancel', { jobId });
@@ -203,6 +228,8 @@ export class Host {
       'jobs.resize': ({ jobId, delta }) => {
         if (this.resuming) return this.stillResuming();
         this.catchUp();
+        const gone = this.finished.get(jobId);
+        if (gone || this.finished.has(jobId)) return { ok: false, errors: [{ path: 'jobId', message: `job ${jobId} is not running (it is ${gone?.state ?? 'ended'})` }] };
         const r = this.act((s, now) => s.resize(jobId, delta, now));
         if (!r.ok) return r;
         this.record('jobs.resize', { jobId, delta });
@@ -215,24 +242,13 @@ export class Host {
         if (since === version) {
           let total = 0;
           for (const j of this.scheduler.jobs()) if (!wanted || wanted.has(j.state)) total++;
+          for (const { summary } of this.finished.values()) if (!wanted || wanted.has(summary.state)) total++;
           return { ok: true, value: { jobs: [], total, version, unchanged: true } };
         }
-        const all = [...this.scheduler.jobs()].filter((j) => !wanted || wanted.has(j.state));
-        const jobs = all.slice(-limit).map((j) => ({
-          id: j.id,
-          name: j.spec.name ?? j.id,
-          kind: j.kind,
-          state: j.state,
-          tries: j.tries,
-          lastFailure: j.lastFailure,
-          size: j.size,
-          min: j.min,
-          max: j.max,
-          placement: j.spec.placement,
-          clusters: j.components.map((c) => c.cluster),
-          submitted: j.transitions[0]!.time,
-        }));
-        return { ok: true, value: { jobs, total: all.length, version } };
+        // The scheduler's jobs and those that left memory (ended, stored), in submission order.
+        const released = [...this.finished.values()].filter((j) => !wanted || wanted.has(j.summary.state));
+        const held = [...this.scheduler.jobs()].filter((j) => !wanted || wanted.has(j.state));
+        return { ok: true, value: { ...listJobs(held, released, limit), version } };
       },
       'sim.setSpeed': ({ speed }) => {
         if (this.live || this.resuming) return { ok: false, errors: [{ path: 'speed', message: 'a live run follows real time: its speed cannot change (sim.reset starts a simulated run)' }] };
@@ -390,12 +406,16 @@ export class Host {
    * not resumed (not stored, not followed). `beforeSwitch` runs once the new world is built, before it replaces the
    * current one.
    */
-  private open(run: RunConfig, how: { resumed?: boolean; idle?: boolean; beforeSwitch?: () => void } = {}): void {
+  private open(run: RunConfig, how: { resumed?: boolean; idle?: boolean; warmUp?: boolean; beforeSwitch?: () => void } = {}): void {
     const jobs: JobSpec[] = run.workload === 'none' ? [] : (workloadPreset(run.workload, run.seed) ?? []);
-    const world = new SimWorld({ grid: gridSpecSchema.parse(run.grid), jobs, seed: run.seed, endless: true, metrics: false });
+    // Decision: after a preset workload's jobs, a stationary stream keeps the grid alive (core/sim/workloads/stream.ts);
+    // a run with no workload has the stream off until Settings turns it on.
+    const stream = new JobStream(run.seed, run.workload === 'none' ? NO_JOB_STREAM : DEFAULT_JOB_STREAM);
+    const world = new SimWorld({ grid: gridSpecSchema.parse(run.grid), jobs, seed: run.seed, endless: true, metrics: false, stream });
     how.beforeSwitch?.();
     this.current = world;
     this.submissionIds = new Map();
+    this.warmedUpS = 0;
     if (how.idle) return;
     const store = this.store;
     if (how.resumed && store) {
@@ -406,6 +426,20 @@ export class Host {
     } else {
       store?.startRun(run);
       this.follow(world.scheduler, { stored: 0, replaying: false, resumed: false });
+      // The warm-up is the run's own past: recorded and stored like any other, replayed on resume.
+      if (how.warmUp && this.warmUpS > 0) {
+        // Decision: a warm-up computes for at most WARM_UP_WALL_MS (a grid too busy for it starts where it got to).
+        const deadline = performance.now() + WARM_UP_WALL_MS;
+        const outOfTime = () => performance.now() >= deadline;
+        // Sampled for the grid history as it goes, so that the cards' charts show the warm-up too.
+        for (let t = Math.min(GRID_HISTORY_STEP_S, this.warmUpS); ; t = Math.min(t + GRID_HISTORY_STEP_S, this.warmUpS)) {
+          const done = world.runUntil(t, outOfTime);
+          this.history.offer(world.engine.now, () => this.clusterSamples());
+          if (!done || t >= this.warmUpS || outOfTime()) break;
+        }
+        this.warmedUpS = world.engine.now;
+        this.historyDirty = true;
+      }
     }
   }
 
@@ -423,6 +457,12 @@ export class Host {
   private follow(scheduler: Pick<Scheduler, 'on'>, o: { stored: number; replaying: boolean; resumed: boolean }): void {
     this.runNumber++;
     const recent = (this.recentEvents = new RecentJobEvents(RECENT_EVENTS));
+    this.finished = new FinishedJobs();
+    const pending: string[] = (this.endedPending = []);
+    // Decision: only a simulated run's ended jobs leave memory (a live run's are few, and its state names its jobs).
+    if (scheduler === this.world.scheduler) scheduler.on((e) => {
+        if (e.type === 'job.ended') pending.push(e.jobId);
+      }, ['job.ended']);
     if (!this.store)
       scheduler.on((e) => {
         recent.add(e);
@@ -691,6 +731,7 @@ export class Host {
     if (key === 'approach') s.setApproach(String(value));
     else if (key === 'policy') s.setPolicy(String(value));
     else if (key === 'triesThreshold') s.queue.triesThreshold = Number(value);
+    else if (key === 'stream') this.world.setStream(value as JobStreamSettings);
     else if (key === 'jobs.cancel') s.cancel((value as { jobId: string }).jobId, now);
     else if (key === 'jobs.resize') s.resize((value as { jobId: string }).jobId, (value as { delta: number }).delta, now);
   }
@@ -703,7 +744,10 @@ export class Host {
   flush(command?: StoredCommand, final = false): boolean {
     const recorder = this.recorder;
     if (!recorder || this.status.state !== 'running' || this.resuming) {
-      if (this.status.state === 'running' && !this.resuming) this.history.offer(this.now(), () => this.clusterSamples());
+      if (this.status.state === 'running' && !this.resuming) {
+        this.history.offer(this.now(), () => this.clusterSamples());
+        if (!recorder) this.releaseEnded();
+      }
       return !recorder;
     }
     if (this.history.offer(this.now(), () => this.clusterSamples())) this.historyDirty = true;
@@ -728,7 +772,17 @@ export class Host {
       this.historySavedAt = this.clock();
       this.historyDirty = false;
     }
+    this.releaseEnded();
     return true;
+  }
+
+  /** Ended jobs whose end is stored (or, without a store, kept in the recent events) leave the scheduler's memory. */
+  private releaseEnded(): void {
+    const pending = this.endedPending;
+    if (!pending.length || this.live) return;
+    const scheduler = this.world.scheduler;
+    for (const jobId of pending) this.finished.release(scheduler, jobId);
+    pending.length = 0;
   }
 
   private clusterSamples(): ClusterSample[] {
@@ -744,6 +798,6 @@ export class Host {
 
   private settings() {
     const s = this.scheduler;
-    return { approach: s.approachName as 'pra' | 'pwa', policy: s.policy.name, triesThreshold: s.queue.triesThreshold };
+    return { approach: s.approachName as 'pra' | 'pwa', policy: s.policy.name, triesThreshold: s.queue.triesThreshold, stream: this.world.streamSettings ?? NO_JOB_STREAM };
   }
 }

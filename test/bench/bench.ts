@@ -19,6 +19,7 @@ import { managerParse } from './managers-bench.js';
 import { queueBench } from './queue-bench.js';
 import { liveBench } from './live-bench.js';
 import { overloadBench } from './overload-bench.js';
+import { execFileSync } from 'node:child_process';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const tracesDir = path.resolve(repoRoot, '..', 'shared', 'traces');
@@ -38,6 +39,7 @@ function benchTargets(f: Record<string, unknown>): Array<{ figure: string; targe
     below('pass_ms', 20),
     below('swf_nasa_s', 1),
     below('host_memory_10k_jobs_mb', 300),
+    below('soak_24h_rss_mb', 300),
     below('live_slurm_grow_p50_ms', 1500),
     below('live_sge_grow_p50_ms', 1000),
     below('live_slurm_shrink_p50_ms', 1000),
@@ -205,8 +207,18 @@ async function labApiLatency() {
   return figures;
 }
 
+/** The soak (soak-bench.ts) in a process of its own, so that its resident size is the host's alone. */
+function soak(): { rss_mb: number; heap_mb: number; rss_by_6h_mb: number[]; jobs: number; wall_s: number } {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'soak-bench.js');
+  const out = execFileSync(process.execPath, ['--expose-gc', script, '24'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const figures = JSON.parse(out.trim().split('\n').at(-1)!) as ReturnType<typeof soak>;
+  log(`soak: 24 h of virtual time at max of the default grid (${figures.jobs} jobs, ${figures.wall_s} s): rss ${figures.rss_mb} MB`);
+  return figures;
+}
+
 // First, while the process holds nothing else: its resident size is then the host's own.
 const host = hostMemory();
+const soak24h = soak();
 const das3_ms = das3();
 const s10 = synthetic(10_000);
 const s100 = synthetic(100_000);
@@ -236,6 +248,8 @@ const figures = {
   qstat_xml_parse_10k_ms: parse10k.qstat_xml_ms,
   host_memory_10k_jobs_mb: host.rss_mb,
   host_memory: host,
+  soak_24h_rss_mb: soak24h.rss_mb,
+  soak_24h: soak24h,
   lab_api_latency_median_ms: labLatency.median_ms,
   lab_api_latency_p99_ms: labLatency.p99_ms,
   lab_api_latency: labLatency,

@@ -7,24 +7,26 @@ import SettingsView from '../../renderer/src/views/SettingsView.vue';
 import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import { fakeClient } from './fake-client.js';
 
+const STREAM = { jobsPerHour: 24, malleablePct: 60, rigidPct: 25, evolvingPct: 15 };
+
 describe('settings store', () => {
   beforeEach(() => setActivePinia(createPinia()));
 
   it('loads the settings into the form', async () => {
-    const client = fakeClient({ 'settings.get': { ok: true, value: { approach: 'pwa', policy: 'egs', triesThreshold: 7 } } });
+    const client = fakeClient({ 'settings.get': { ok: true, value: { approach: 'pwa', policy: 'egs', triesThreshold: 7, stream: STREAM } } });
     const store = defineSettingsStore(client)();
     expect(await store.load()).toBe(true);
     expect(client.calls).toEqual([{ method: 'settings.get', payload: {} }]);
-    expect(store.form).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7 });
-    expect(store.loaded).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7 });
+    expect(store.form).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7, ...STREAM });
+    expect(store.loaded).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7, stream: STREAM });
   });
 
   it('saves the form and confirms', async () => {
-    const client = fakeClient({ 'settings.set': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 5 } } });
+    const client = fakeClient({ 'settings.set': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 5, stream: { ...STREAM, jobsPerHour: 30 } } } });
     const store = defineSettingsStore(client)();
-    store.form = { approach: 'pra', policy: 'fpsma', triesThreshold: 5 };
+    store.form = { approach: 'pra', policy: 'fpsma', triesThreshold: 5, ...STREAM, jobsPerHour: 30 };
     expect(await store.save()).toBe(true);
-    expect(client.calls).toEqual([{ method: 'settings.set', payload: { approach: 'pra', policy: 'fpsma', triesThreshold: 5 } }]);
+    expect(client.calls).toEqual([{ method: 'settings.set', payload: { approach: 'pra', policy: 'fpsma', triesThreshold: 5, stream: { ...STREAM, jobsPerHour: 30 } } }]);
     expect(store.saved).toBe(true);
     expect(store.errors).toEqual({});
     store.touch('policy');
@@ -60,7 +62,19 @@ describe('settings store', () => {
     expect(store.errors.triesThreshold).toBe('is required');
   });
 
+  it('refuses an empty arrival rate of the stream without calling the API', async () => {
+    const client = fakeClient({ 'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM } } });
+    const store = defineSettingsStore(client)();
+    await store.load();
+    store.form.jobsPerHour = null;
+    expect(await store.save()).toBe(false);
+    expect(client.calls.map((c) => c.method)).toEqual(['settings.get']);
+    expect(store.errors.jobsPerHour).toBe('is required');
+  });
+
   it('maps paths to fields', () => {
+    expect(settingsFieldOf('stream.evolvingPct')).toBe('evolvingPct');
+    expect(settingsFieldOf('stream')).toBe('jobsPerHour');
     expect(settingsFieldOf('policy')).toBe('policy');
     expect(settingsFieldOf('approach')).toBe('approach');
     expect(settingsFieldOf('triesThreshold')).toBe('triesThreshold');
@@ -74,7 +88,7 @@ describe('Settings view', () => {
     const pinia = createPinia();
     setActivePinia(pinia);
     const client = fakeClient({
-      'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3 } },
+      'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM } },
       'settings.set': { ok: false, errors: [{ path: 'policy', message: 'unknown policy' }] },
     });
     const stores = createStores(client);
@@ -84,13 +98,14 @@ describe('Settings view', () => {
     // (The Clusters section below loads its own list as well.)
     expect(client.calls.filter((c) => c.method.startsWith('settings.'))[0]!.method).toBe('settings.get');
     expect(wrapper.find('[data-testid="field-triesThreshold"] input').element).toHaveProperty('value', '3');
+    expect(wrapper.find('[data-testid="field-jobsPerHour"] input').element).toHaveProperty('value', '24');
 
     await wrapper.find('form').trigger('submit');
     await flushPromises();
     expect(wrapper.find('[data-testid="error-policy"]').text()).toBe('unknown policy');
     expect(wrapper.find('[data-testid="settings-saved"]').exists()).toBe(false);
 
-    client.answers['settings.set'] = { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3 } };
+    client.answers['settings.set'] = { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM } };
     await wrapper.find('[data-testid="save-settings"]').trigger('click');
     await flushPromises();
     expect(wrapper.find('[data-testid="error-policy"]').exists()).toBe(false);

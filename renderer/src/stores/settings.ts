@@ -1,4 +1,5 @@
-// The scheduler's settings (approach, malleability policy, placement tries threshold): loaded with settings.get,
+// The scheduler's settings (approach, malleability policy, placement tries threshold, the living grid's stream of
+// jobs: arrivals per hour and mix): loaded with settings.get,
 // edited in a form, saved with settings.set; the API's field errors land on their fields.
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
@@ -9,7 +10,9 @@ export const APPROACH_OPTIONS = ['pra', 'pwa'] as const;
 /** The malleability policies of core/malleability/registry.ts, kept here so the core's runtime is not bundled. */
 export const POLICY_OPTIONS = ['fpsma', 'egs', 'equipartition'] as const;
 
-export const SETTINGS_FIELDS = ['approach', 'policy', 'triesThreshold', 'form'] as const;
+export const STREAM_FIELDS = ['jobsPerHour', 'malleablePct', 'rigidPct', 'evolvingPct'] as const;
+export type StreamField = (typeof STREAM_FIELDS)[number];
+export const SETTINGS_FIELDS = ['approach', 'policy', 'triesThreshold', ...STREAM_FIELDS, 'form'] as const;
 export type SettingsField = (typeof SETTINGS_FIELDS)[number];
 export type SettingsErrors = Partial<Record<SettingsField, string>>;
 
@@ -17,11 +20,16 @@ export interface SettingsForm {
   approach: string;
   policy: string;
   triesThreshold: number | null;
+  jobsPerHour: number | null;
+  malleablePct: number | null;
+  rigidPct: number | null;
+  evolvingPct: number | null;
 }
 
-/** The field an API error path names (`triesThreshold`, `[\"policy\"]`…); anything else → form. */
+/** The field an API error path names (`triesThreshold`, `[\"policy\"]`, `stream.rigidPct`…); anything else → form. */
 export function settingsFieldOf(path: string): SettingsField {
-  const key = path.split(/[.[\]"']+/).filter(Boolean)[0] ?? '';
+  const keys = path.split(/[.[\]"']+/).filter(Boolean);
+  const key = (keys[0] === 'stream' ? (keys[1] ?? 'jobsPerHour') : keys[0]) ?? '';
   return (SETTINGS_FIELDS as readonly string[]).includes(key) ? (key as SettingsField) : 'form';
 }
 
@@ -33,7 +41,7 @@ export function settingsErrorsOf(errors: readonly FieldError[]): SettingsErrors 
 
 export function defineSettingsStore(client: ApiClient) {
   return defineStore('settings', () => {
-    const form = ref<SettingsForm>({ approach: 'pra', policy: 'fpsma', triesThreshold: 3 });
+    const form = ref<SettingsForm>({ approach: 'pra', policy: 'fpsma', triesThreshold: 3, jobsPerHour: null, malleablePct: null, rigidPct: null, evolvingPct: null });
     const loaded = ref<Settings | undefined>();
     const errors = ref<SettingsErrors>({});
     const loading = ref(false);
@@ -42,7 +50,7 @@ export function defineSettingsStore(client: ApiClient) {
 
     function apply(s: Settings) {
       loaded.value = s;
-      form.value = { approach: s.approach, policy: s.policy, triesThreshold: s.triesThreshold };
+      form.value = { approach: s.approach, policy: s.policy, triesThreshold: s.triesThreshold, ...(s.stream ?? { jobsPerHour: null, malleablePct: null, rigidPct: null, evolvingPct: null }) };
     }
 
     async function load(): Promise<boolean> {
@@ -64,16 +72,23 @@ export function defineSettingsStore(client: ApiClient) {
     async function save(): Promise<boolean> {
       saved.value = false;
       if (saving.value) return false;
-      if (form.value.triesThreshold === null) {
-        errors.value = { triesThreshold: 'is required' };
+      const f = form.value;
+      const missing = (['triesThreshold', ...STREAM_FIELDS] as const).filter((k) => f[k] === null && (k === 'triesThreshold' || loaded.value?.stream));
+      if (missing.length) {
+        errors.value = Object.fromEntries(missing.map((k) => [k, 'is required']));
         return false;
       }
       saving.value = true;
       try {
+        const stream =
+          f.jobsPerHour !== null && f.malleablePct !== null && f.rigidPct !== null && f.evolvingPct !== null
+            ? { stream: { jobsPerHour: f.jobsPerHour, malleablePct: f.malleablePct, rigidPct: f.rigidPct, evolvingPct: f.evolvingPct } }
+            : {};
         const result = await client.call('settings.set', {
-          approach: form.value.approach as Settings['approach'],
-          policy: form.value.policy,
-          triesThreshold: form.value.triesThreshold,
+          approach: f.approach as Settings['approach'],
+          policy: f.policy,
+          triesThreshold: f.triesThreshold!,
+          ...stream,
         });
         if (result.ok) {
           apply(result.value);
