@@ -224,6 +224,17 @@ export class Scheduler {
     return this.jobsById.values();
   }
 
+  /**
+   * Lets an ended job go (its record is kept elsewhere, e.g. a store) and returns it; a job not yet ended stays.
+   * Afterwards the scheduler knows the id no more: commands and late messages for it find no job.
+   */
+  forget(id: string): JobRecord | undefined {
+    const job = this.jobsById.get(id);
+    if (!job?.ended) return undefined;
+    this.jobsById.delete(id);
+    return job;
+  }
+
   /** Jobs not yet ended. */
   get liveJobs(): number {
     return this.live;

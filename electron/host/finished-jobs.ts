@@ -37,18 +37,10 @@ export class FinishedJobs {
 
   constructor(private readonly limit = FINISHED_LISTED) {}
 
-  /**
-   * Takes an ended job out of `scheduler`, keeping its summary. Decision: the scheduler has no method to forget a job
-   * (core/scheduler is another change's, in flight), so its map of jobs is reached here by name, checked; once the
-   * scheduler has `forget(id)`, call that instead. Nothing else in the scheduler looks an ended job up by id but
-   * commands and late messages, which find none, as for an unknown job.
-   */
+  /** Takes an ended job out of `scheduler`, keeping its summary. */
   release(scheduler: Scheduler, jobId: string): boolean {
-    const byId = (scheduler as unknown as { jobsById?: unknown }).jobsById;
-    if (!(byId instanceof Map)) return false;
-    const job = byId.get(jobId) as JobRecord | undefined;
-    if (!job?.ended) return false;
-    byId.delete(jobId);
+    const job = scheduler.forget(jobId);
+    if (!job) return false;
     this.ids.add(jobId);
     this.listed.set(jobId, { seq: job.seq, summary: jobSummary(job) });
     if (this.listed.size > this.limit) this.listed.delete(this.listed.keys().next().value!);

@@ -248,3 +248,21 @@ describe('event subscriptions', () => {
     expect(h.scheduler.eventCount).toBe(h.events.length);
   });
 });
+
+describe('forget', () => {
+  it('lets an ended job go, keeps one that is not ended, and afterwards finds no job of that id', () => {
+    const h = harness(grid({ a: 10 }), { triesThreshold: 1 });
+    h.status('a', 6);
+    h.submit(rigid('big', 8)); // fails at its only try
+    h.submit(rigid('waiting', 3)); // placed: claiming, not ended
+    h.pass();
+    expect(h.scheduler.job('big')!.state).toBe('failed');
+    expect(h.scheduler.forget('waiting')).toBeUndefined();
+    expect(h.scheduler.job('waiting')).toBeDefined();
+    expect(h.scheduler.forget('big')!.id).toBe('big');
+    expect(h.scheduler.job('big')).toBeUndefined();
+    expect([...h.scheduler.jobs()].map((j) => j.id)).not.toContain('big');
+    expect(h.scheduler.cancel('big', 1).ok).toBe(false);
+    expect(h.scheduler.forget('big')).toBeUndefined();
+  });
+});
