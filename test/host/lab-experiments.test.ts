@@ -2,39 +2,17 @@
 // parameters (lab.experiments); the CooRMv2 experiment runs in the worker with the figures of the same spec run
 // in-process (and of the command line's configuration); its parameters are refused at their field; a result stored
 // before charts were one list still reads back.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COORM_DEFAULT_CONFIG, runCoormExperiment } from '../../core/sim/experiments/coorm.js';
 import { runKoalaExperiment } from '../../core/sim/experiments/koala.js';
 import { coormConfigFromFlags } from '../../electron/cli/experiment-coorm.js';
-import { Host } from '../../electron/host/host.js';
 import { computeLab } from '../../electron/lab/compute.js';
 import { coormConfigOf } from '../../electron/lab/experiments/coorm.js';
-import type { LabRunInfo, LabSpec } from '../../electron/lab/registry.js';
+import type { LabSpec } from '../../electron/lab/registry.js';
 import { labResultSchema } from '../../electron/lab/schemas.js';
+import { ended, labHosts } from '../support/lab-host.js';
 
-let hosts: Host[] = [];
-function newHost(): Host {
-  const host = new Host({ workload: 'none', speed: 'pause' });
-  hosts.push(host);
-  return host;
-}
-afterEach(() => {
-  for (const h of hosts) void h.stop();
-  hosts = [];
-});
-
-function ended(host: Host, runId: string): Promise<LabRunInfo> {
-  return new Promise((resolve) => {
-    const check = (info: LabRunInfo | undefined) => info && ['done', 'failed', 'cancelled'].includes(info.status);
-    if (check(host.lab.info(runId))) return resolve(host.lab.info(runId)!);
-    const off = host.lab.subscribe((info) => {
-      if (info.runId === runId && check(info)) {
-        off();
-        resolve(info);
-      }
-    });
-  });
-}
+const newHost = labHosts();
 
 /** A CooRMv2 experiment small enough for a test: 1 seed, 40 AMR steps, two points per figure. */
 const smallCoorm: LabSpec = { kind: 'coorm', seeds: 1, steps: 40, factors: [1, 0.5], intervals: [0, 300], twoPsaIntervals: [0, 300] };
@@ -76,7 +54,7 @@ describe('lab experiments', () => {
     host.lab.subscribe((info) => {
       if (info.runId === runId) progress.push(info.runsDone);
     });
-    const info = await ended(host, runId);
+    const info = await ended(host.lab, runId);
     // Figure 9: 2 factors × 2 modes; Figure 10: 2 intervals; Figure 11: 2 intervals × 2 sharings.
     expect(info).toMatchObject({ status: 'done', runsDone: 10, runsTotal: 10, label: 'CooRMv2 experiment, seeds 1..1, 40 steps, φ 0.5/1' });
     for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]!);

@@ -1,53 +1,17 @@
 // The Lab: runs compute in a worker thread, report increasing progress on the host's stream, give the same figures
 // as the same spec computed in-process, can be cancelled (running or queued), refuse bad input naming the field,
 // and leave the host's API answering while they run.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Host } from '../../electron/host/host.js';
 import { computeLab } from '../../electron/lab/compute.js';
 import { LabRunner } from '../../electron/lab/runner.js';
+import { ended, labHosts, reached } from '../support/lab-host.js';
 import type { LabRunInfo, LabSpec } from '../../electron/lab/schemas.js';
 import type { StreamMessage } from '../../electron/api/contract.js';
 
-const ENDED = new Set(['done', 'failed', 'cancelled']);
-
-/** Resolves with the run's info once it has ended. */
-function ended(lab: LabRunner, runId: string): Promise<LabRunInfo> {
-  return new Promise((resolve) => {
-    const now = lab.info(runId);
-    if (now && ENDED.has(now.status)) return resolve(now);
-    const off = lab.subscribe((info) => {
-      if (info.runId === runId && ENDED.has(info.status)) {
-        off();
-        resolve(info);
-      }
-    });
-  });
-}
-
-/** Resolves once the run reports at least `runsDone` finished simulation runs. */
-function reached(lab: LabRunner, runId: string, runsDone: number): Promise<LabRunInfo> {
-  return new Promise((resolve) => {
-    const off = lab.subscribe((info) => {
-      if (info.runId === runId && info.runsDone >= runsDone) {
-        off();
-        resolve(info);
-      }
-    });
-  });
-}
-
 const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
 
-let hosts: Host[] = [];
-function newHost(): Host {
-  const host = new Host({ workload: 'none', speed: 'pause' });
-  hosts.push(host);
-  return host;
-}
-afterEach(() => {
-  for (const h of hosts) h.stop();
-  hosts = [];
-});
+const newHost = labHosts();
 
 describe('lab runs in a worker', () => {
   it('a simulation reports increasing progress on the stream and the figures of the same spec run in-process', async () => {
