@@ -8,6 +8,8 @@ export type TryOutcome = 'placed' | 'kept' | 'exhausted';
 
 export class PlacementQueue {
   private jobs: JobRecord[] = [];
+  /** The list a scan fills with the jobs it keeps, then swaps with `jobs` (a long queue is scanned often). */
+  private spare: JobRecord[] = [];
   private scanning = false;
   private arrivedDuringScan: JobRecord[] = [];
 
@@ -18,7 +20,7 @@ export class PlacementQueue {
   }
 
 
-  /** Jobs in queue order. */
+  /** Jobs in queue order (read it at once: a later scan reuses the list). */
   list(): readonly JobRecord[] {
     return this.arrivedDuringScan.length ? [...this.jobs, ...this.arrivedDuringScan] : this.jobs;
   }
@@ -74,15 +76,20 @@ export class PlacementQueue {
   scan(visit: (job: JobRecord) => TryOutcome): void {
     if (this.scanning) return;
     this.scanning = true;
-    const kept: JobRecord[] = [];
+    const jobs = this.jobs;
+    const kept = this.spare;
     try {
-      for (const job of this.jobs) {
+      for (let i = 0; i < jobs.length; i++) {
+        const job = jobs[i]!;
         if (job.state !== 'queued') continue;
         if (visit(job) === 'kept') kept.push(job);
       }
     } finally {
-      this.jobs = kept.concat(this.arrivedDuringScan);
-      this.arrivedDuringScan = [];
+      for (const job of this.arrivedDuringScan) kept.push(job);
+      if (this.arrivedDuringScan.length > 0) this.arrivedDuringScan = [];
+      jobs.length = 0;
+      this.spare = jobs;
+      this.jobs = kept;
       this.scanning = false;
     }
   }
