@@ -19,6 +19,11 @@ export class JobRecord {
   tries = 0;
   /** The poll round of its last counted try (a job counts one try per round); -1 before any. */
   triedInRound = -1;
+  /**
+   * Set by the scheduler at each visit of the queue scan: the processors under which, once tried in the round, a
+   * visit would only keep it unchanged (its minimum, for a single unpinned component); -1 when it must be visited.
+   */
+  passOver = -1;
   private failure = '';
   /**
    * A "no cluster has enough" failure is kept as two numbers (and, as a placement policy words it, the cluster with

@@ -583,32 +583,47 @@ export class Scheduler {
       this.scannedInRound = this.pollRound;
       this.queueSmallest = Number.POSITIVE_INFINITY;
     }
-    const scan = only ? (visit: (job: JobRecord) => TryOutcome) => this.queue.scanOnly(only, visit) : (visit: (job: JobRecord) => TryOutcome) => this.queue.scan(visit);
     this.roomKnown = false;
-    const kept = (job: JobRecord, outcome: TryOutcome): TryOutcome => {
+    const visit = (job: JobRecord): TryOutcome => {
+      const outcome = this.visit(job, shrinkToPlace, mostFree, mostWithShrink, now);
       if (outcome === 'kept') this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));
       else this.roomKnown = false;
       return outcome;
     };
-    scan((job) => kept(job, this.visit(job, shrinkToPlace, mostFree, mostWithShrink, now)));
+    if (only) return this.queue.scanOnly(only, visit);
+    // A job tried already in this round that fits nowhere now would only be kept again (no try counts, nothing is
+    // said, its reason stays): the scan passes over it without a visit while its minimum is above what is free.
+    const round = this.pollRound;
+    const limit = (): number => {
+      if (this.pollRound !== round) return Number.POSITIVE_INFINITY;
+      if (!this.roomKnown || this.roomEpoch !== this.epoch) this.measureRoom();
+      const most = Math.min(mostFree, this.roomMost);
+      return shrinkToPlace ? Math.max(most, mostWithShrink) : most;
+    };
+    const passedOver = this.queue.scan(visit, { round, limit });
+    this.queueSmallest = Math.min(this.queueSmallest, passedOver);
   }
 
   private visit(job: JobRecord, shrinkToPlace: boolean, mostFree: number, mostWithShrink: number, now: number): TryOutcome {
+    job.passOver = -1;
     // An evolving job's pre-allocation may overlap malleable extras: it is not bounded by what is free.
     if (job.waitingOn.length === 0 && job.singleCluster && !job.evolving && !(shrinkToPlace && job.min <= mostWithShrink)) {
+      const unpinned = job.spec.components[0]!.cluster === undefined;
       // The common case on a full grid, kept short: a single-cluster job larger than what any cluster had free when
       // the scan began.
       if (job.min > mostFree) {
         if (job.triedInRound !== this.pollRound) job.tooLarge(job.min, mostFree);
+        if (unpinned) job.passOver = job.min;
         return this.failedTry(job, undefined, now);
       }
       // Placements earlier in this scan may have taken that room: a job that fits on no cluster now fails as its
       // placement policy would (each one places a single unpinned component on a cluster with room for its
       // minimum, and says the same), without asking it to look at every cluster.
-      if (job.spec.components[0]!.cluster === undefined) {
+      if (unpinned) {
         if (!this.roomKnown || this.roomEpoch !== this.epoch) this.measureRoom();
         if (job.min > this.roomMost) {
           if (job.triedInRound !== this.pollRound) job.fitsNowhere(job.min, this.roomMost, this.clusters[this.roomAt]!.cluster.name);
+          job.passOver = job.min;
           return this.failedTry(job, undefined, now);
         }
       }

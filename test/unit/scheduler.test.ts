@@ -66,6 +66,30 @@ describe('placement queue', () => {
     expect(job.lastFailure).toBe('no cluster has 7 processors available (most: 2)');
   });
 
+  it('places a job tried already in the round once processors freed in that round make room for it', () => {
+    const h = harness(grid({ a: 10, b: 10 }));
+    h.status('a', 0);
+    h.status('b', 10);
+    h.submit(rigid('x', 3));
+    h.submit(rigid('y', 5));
+    h.pass();
+    h.startAll(); // x and y run on a: 2 free
+    h.submit(rigid('z', 4));
+    h.submit(rigid('r', 7));
+    h.pass();
+    h.at(60).status('a', 0); // a poll: z's and r's tries count
+    const r = h.scheduler.job('r')!;
+    const tries = r.tries;
+    h.at(61).finish('x'); // 5 free: z takes 4, r does not fit
+    expect(h.scheduler.job('z')!.state).toBe('claiming');
+    expect(r.state).toBe('queued');
+    h.at(62).finish('y'); // 1 + 5 = 6 free: still short of 7
+    expect(r.state).toBe('queued');
+    h.at(63).finish('z'); // z never started: its processors come back, 10 free
+    expect(r.state).toBe('claiming');
+    expect(r.tries).toBe(tries);
+  });
+
   it('fails a job with "placement tries exhausted" past the threshold', () => {
     const h = harness(grid({ a: 10 }), { triesThreshold: 3 });
     h.status('a', 6);
