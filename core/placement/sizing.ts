@@ -153,8 +153,16 @@ export function chooseCluster(ledger: Ledger, componentIndex: number, score?: Cl
     }
   }
   if (best >= 0) return best;
-  const what = job.kind === 'rigid' ? `${need} processors` : job.kind === 'evolving' ? `the pre-allocation of ${need} processors` : `the minimum of ${need} processors`;
-  return `no cluster has ${what} available for component ${componentIndex} (most available: ${mostLeft} on ${grid.clusters[most]!.name}${afterEarlier(ledger)})`;
+  return noClusterReason(job.kind, need, componentIndex, mostLeft, grid.clusters[most]!.name, afterEarlier(ledger));
+}
+
+/**
+ * Why no cluster can take a component of `need` processors: `mostLeft` is the most any cluster had left for it (the
+ * first such cluster is `mostCluster`). The scheduler words a failure it foresees without a placement the same way.
+ */
+export function noClusterReason(kind: JobSpec['kind'], need: number, componentIndex: number, mostLeft: number, mostCluster: string, after = ''): string {
+  const what = kind === 'rigid' ? `${need} processors` : kind === 'evolving' ? `the pre-allocation of ${need} processors` : `the minimum of ${need} processors`;
+  return `no cluster has ${what} available for component ${componentIndex} (most available: ${mostLeft} on ${mostCluster}${after})`;
 }
 
 function afterEarlier(ledger: Ledger): string {

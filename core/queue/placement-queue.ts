@@ -18,7 +18,7 @@ export class PlacementQueue {
   }
 
 
-  /** Jobs in queue order. */
+  /** Jobs in queue order (not while a scan runs). */
   list(): readonly JobRecord[] {
     return this.arrivedDuringScan.length ? [...this.jobs, ...this.arrivedDuringScan] : this.jobs;
   }
@@ -70,20 +70,53 @@ export class PlacementQueue {
    * Visits the queue head to tail. `visit` places the job (it leaves), keeps it (it goes to the tail, after the
    * jobs behind it, so the relative order of kept jobs holds), or drops it (exhausted). Jobs submitted while the
    * scan runs join the tail afterwards.
+   * With `passOver`, a job tried already in its poll round whose `passOver` is above what `limit()` says (asked again
+   * after each visit) is kept without a visit: the caller promises such a visit would keep it and change nothing.
+   * Returns the smallest `passOver` of the jobs kept so (+Infinity for none).
    */
-  scan(visit: (job: JobRecord) => TryOutcome): void {
-    if (this.scanning) return;
+  scan(visit: (job: JobRecord) => TryOutcome, passOver?: PassOver): number {
+    let smallest = Number.POSITIVE_INFINITY;
+    if (this.scanning) return smallest;
     this.scanning = true;
-    const kept: JobRecord[] = [];
+    // Kept jobs move up in place: a job is written only over one already visited.
+    const jobs = this.jobs;
+    const n = jobs.length;
+    const round = passOver ? passOver.round : Number.NaN;
+    let limit = Number.NaN;
+    let kept = 0;
+    let i = 0;
     try {
-      for (const job of this.jobs) {
+      for (; i < n; i++) {
+        const job = jobs[i]!;
         if (job.state !== 'queued') continue;
-        if (visit(job) === 'kept') kept.push(job);
+        if (job.triedInRound === round && job.passOver >= 0) {
+          if (Number.isNaN(limit)) limit = passOver!.limit();
+          if (job.passOver > limit) {
+            jobs[kept++] = job;
+            if (job.passOver < smallest) smallest = job.passOver;
+            continue;
+          }
+        }
+        const outcome = visit(job);
+        limit = Number.NaN;
+        if (outcome === 'kept') jobs[kept++] = job;
       }
     } finally {
-      this.jobs = kept.concat(this.arrivedDuringScan);
-      this.arrivedDuringScan = [];
+      // After a throw, the jobs not visited stay (and the one being visited, if it is still queued).
+      for (; i < n; i++) if (jobs[i]!.state === 'queued') jobs[kept++] = jobs[i]!;
+      if (kept < n) jobs.length = kept;
+      if (this.arrivedDuringScan.length > 0) {
+        for (const job of this.arrivedDuringScan) jobs.push(job);
+        this.arrivedDuringScan = [];
+      }
       this.scanning = false;
     }
+    return smallest;
   }
+}
+
+/** Jobs a scan keeps without a visit: those tried in poll round `round` whose `passOver` is above `limit()`. */
+export interface PassOver {
+  readonly round: number;
+  limit(): number;
 }

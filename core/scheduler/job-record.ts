@@ -5,6 +5,7 @@ import type { Step } from '../time/step-function.js';
 import { componentRequest, FINAL_STATES, type JobKind, type JobState, type Transition } from '../model/job.js';
 import type { JobSpec } from '../model/schemas.js';
 import type { PlacementPolicy } from '../placement/policy.js';
+import { noClusterReason } from '../placement/sizing.js';
 
 export class JobRecord {
   readonly id: string;
@@ -18,10 +19,19 @@ export class JobRecord {
   tries = 0;
   /** The poll round of its last counted try (a job counts one try per round); -1 before any. */
   triedInRound = -1;
+  /**
+   * Set by the scheduler at each visit of the queue scan: the processors under which, once tried in the round, a
+   * visit would only keep it unchanged (its minimum, for a single unpinned component); -1 when it must be visited.
+   */
+  passOver = -1;
   private failure = '';
-  /** A "no cluster has enough" failure is kept as two numbers and worded only when read (it is the common one). */
+  /**
+   * A "no cluster has enough" failure is kept as two numbers (and, as a placement policy words it, the cluster with
+   * the most) and worded only when read (it is the common one).
+   */
   private failureNeed = 0;
   private failureMost = -1;
+  private failureCluster: string | undefined = undefined;
   /** Where it was placed, and with how many processors per component (the start size). */
   components: PlacedComponent[] = [];
   /** Cluster index of a single-cluster job once placed; -1 before. */
@@ -87,7 +97,10 @@ export class JobRecord {
   /** Why the last placement try failed. */
   get lastFailure(): string {
     if (this.failureMost >= 0) {
-      this.failure = `no cluster has ${this.failureNeed} processors available (most: ${this.failureMost})`;
+      this.failure =
+        this.failureCluster === undefined
+          ? `no cluster has ${this.failureNeed} processors available (most: ${this.failureMost})`
+          : noClusterReason(this.kind, this.failureNeed, 0, this.failureMost, this.failureCluster);
       this.failureMost = -1;
     }
     return this.failure;
@@ -102,6 +115,17 @@ export class JobRecord {
   tooLarge(need: number, most: number): void {
     this.failureNeed = need;
     this.failureMost = most;
+    this.failureCluster = undefined;
+  }
+
+  /**
+   * Records a try that failed as a placement policy would have failed it: no cluster had `need` left for its one
+   * component, `most` at best, first on `cluster` (the policy's reason, worded only when read).
+   */
+  fitsNowhere(need: number, most: number, cluster: string): void {
+    this.failureNeed = need;
+    this.failureMost = most;
+    this.failureCluster = cluster;
   }
 
   get malleable(): boolean {

@@ -115,6 +115,15 @@ export class Scheduler {
   /** The fewest processors any queued job could be placed with on one cluster (a lower bound). */
   private queueSmallest = Number.POSITIVE_INFINITY;
   private sawEvolving = false;
+  /**
+   * While the queue is scanned: the most any cluster has available for a job without reservations now, and the first
+   * cluster with it; known since the last visit that may have changed any cluster (a placement, a shrink, a job
+   * ended), and for the commands so far (`roomEpoch`).
+   */
+  private roomMost = 0;
+  private roomAt = 0;
+  private roomKnown = false;
+  private roomEpoch = -1;
   /** Commands and polls so far: a pass after one is never skipped as a repeat. */
   private epoch = 0;
   /** The instant of the passes in `passStates`, and the states they started from and left. */
@@ -585,30 +594,79 @@ export class Scheduler {
       this.scannedInRound = this.pollRound;
       this.queueSmallest = Number.POSITIVE_INFINITY;
     }
-    const scan = only ? (visit: (job: JobRecord) => TryOutcome) => this.queue.scanOnly(only, visit) : (visit: (job: JobRecord) => TryOutcome) => this.queue.scan(visit);
-    const kept = (job: JobRecord, outcome: TryOutcome): TryOutcome => {
+    this.roomKnown = false;
+    const visit = (job: JobRecord): TryOutcome => {
+      const outcome = this.visit(job, shrinkToPlace, mostFree, mostWithShrink, now);
       if (outcome === 'kept') this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));
+      else this.roomKnown = false;
       return outcome;
     };
-    scan((job) => kept(job, this.visit(job, shrinkToPlace, mostFree, mostWithShrink, now)));
+    if (only) return this.queue.scanOnly(only, visit);
+    // A job tried already in this round that fits nowhere now would only be kept again (no try counts, nothing is
+    // said, its reason stays): the scan passes over it without a visit while its minimum is above what is free.
+    const round = this.pollRound;
+    const limit = (): number => {
+      if (this.pollRound !== round) return Number.POSITIVE_INFINITY;
+      if (!this.roomKnown || this.roomEpoch !== this.epoch) this.measureRoom();
+      const most = Math.min(mostFree, this.roomMost);
+      return shrinkToPlace ? Math.max(most, mostWithShrink) : most;
+    };
+    const passedOver = this.queue.scan(visit, { round, limit });
+    this.queueSmallest = Math.min(this.queueSmallest, passedOver);
   }
 
   private visit(job: JobRecord, shrinkToPlace: boolean, mostFree: number, mostWithShrink: number, now: number): TryOutcome {
-    // The common case on a full grid, kept short: a single-cluster job larger than what any cluster has free.
+    job.passOver = -1;
     // An evolving job's pre-allocation may overlap malleable extras: it is not bounded by what is free.
-    if (job.waitingOn.length === 0 && job.singleCluster && !job.evolving && job.min > mostFree && !(shrinkToPlace && job.min <= mostWithShrink)) {
-      job.tooLarge(job.min, mostFree);
-      return this.failedTry(job, undefined, now);
+    if (job.waitingOn.length === 0 && job.singleCluster && !job.evolving && !(shrinkToPlace && job.min <= mostWithShrink)) {
+      const unpinned = job.spec.components[0]!.cluster === undefined;
+      // The common case on a full grid, kept short: a single-cluster job larger than what any cluster had free when
+      // the scan began.
+      if (job.min > mostFree) {
+        if (job.triedInRound !== this.pollRound) job.tooLarge(job.min, mostFree);
+        if (unpinned) job.passOver = job.min;
+        return this.failedTry(job, undefined, now);
+      }
+      // Placements earlier in this scan may have taken that room: a job that fits on no cluster now fails as its
+      // placement policy would (each one places a single unpinned component on a cluster with room for its
+      // minimum, and says the same), without asking it to look at every cluster.
+      if (unpinned) {
+        if (!this.roomKnown || this.roomEpoch !== this.epoch) this.measureRoom();
+        if (job.min > this.roomMost) {
+          if (job.triedInRound !== this.pollRound) job.fitsNowhere(job.min, this.roomMost, this.clusters[this.roomAt]!.cluster.name);
+          job.passOver = job.min;
+          return this.failedTry(job, undefined, now);
+        }
+      }
     }
-    return this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, now);
+    const outcome = this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, now);
+    this.roomKnown = false;
+    return outcome;
+  }
+
+  /** The most a job without reservations may have on one cluster now, and the first cluster with it. */
+  private measureRoom(): void {
+    let most = Number.NEGATIVE_INFINITY;
+    let at = 0;
+    for (let i = 0; i < this.clusters.length; i++) {
+      const free = this.clusters[i]!.availableFor();
+      if (free > most) {
+        most = free;
+        at = i;
+      }
+    }
+    this.roomMost = most;
+    this.roomAt = at;
+    this.roomKnown = true;
+    this.roomEpoch = this.epoch;
   }
 
   /** `reason` undefined: already recorded on the job (and worded only if someone reads it). */
   private failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome {
-    // A job tried again in the same poll round (processors freed meanwhile) counts nothing and says nothing new.
-    const counted = job.triedInRound !== this.pollRound;
+    // A job tried again in the same poll round (processors freed meanwhile) counts nothing and says nothing new: it
+    // keeps the reason of the try that counted (callers record a reason only for a try that counts).
+    if (job.triedInRound === this.pollRound) return 'kept';
     const exhausted = this.queue.countTry(job, reason, this.pollRound);
-    if (!counted) return 'kept';
     if (this.wants('placement.failed')) this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason: job.lastFailure });
     else this.events++;
     if (!exhausted) return 'kept';
@@ -628,10 +686,10 @@ export class Scheduler {
     const waiting = job.waitingOn.length > 0;
     if (waiting && job.waitingOn.some((i) => this.malleability.busy(this.clusters[i]!))) return 'kept';
 
-    let reason: string;
+    let reason: string | undefined;
     if (!waiting && need > mostFree && job.singleCluster && !job.evolving) {
-      job.tooLarge(need, mostFree);
-      reason = job.lastFailure;
+      if (job.triedInRound !== this.pollRound) job.tooLarge(need, mostFree);
+      reason = undefined;
     } else {
       const placement = policy.place(job.spec, this.view((i) => this.roomFor(job, this.clusters[i]!, false)));
       if (placement.ok) {

@@ -8,7 +8,7 @@ import { closeToFiles } from '../../core/placement/close-to-files.js';
 import { clusterMinimization } from '../../core/placement/cluster-minimization.js';
 import { flexibleClusterMinimization } from '../../core/placement/flexible-cluster-minimization.js';
 import { placementPolicies, placementPolicy } from '../../core/placement/registry.js';
-import { sizeFor } from '../../core/placement/sizing.js';
+import { noClusterReason, sizeFor } from '../../core/placement/sizing.js';
 import { worstFit } from '../../core/placement/worst-fit.js';
 
 // ---- builders -------------------------------------------------------------------------------------------------------
@@ -326,6 +326,23 @@ describe('every policy', () => {
       for (const [cluster, n] of Object.entries(used)) expect(n, `${name} on ${cluster}`).toBeLessThanOrEqual(available[cluster] ?? 0);
     }
   });
+
+  // The scheduler fails such a job without asking its policy when no cluster has room for it (issue 11's bench): this
+  // holds only while every policy fails it the same way, with the same words.
+  it.each(PLACEMENT_POLICIES.map((name) => ({ name })))(
+    '$name fails a single unpinned component that fits nowhere as noClusterReason words it (most available, first such cluster)',
+    ({ name }) => {
+      const policy = placementPolicies[name];
+      // Most available: 5, first on leiden (utrecht ties it later); every job needs 6 at least.
+      const available = { delft: 3, leiden: 5, utrecht: 5 };
+      for (const job of [rigid(6), malleable(6, 20), moldable(6, 30), rigid([9, { inputFiles: ['f'] }])]) {
+        // fcm splits a rigid job over clusters: not a single-cluster job, the scheduler always asks it.
+        if (name === 'fcm' && job.kind === 'rigid') continue;
+        const need = job.components[0]!.processors ?? job.components[0]!.min!;
+        expect(show(policy.place(job, ctx(DLU, available))), `${name}, ${job.kind} ${need}`).toBe(`fail: ${noClusterReason(job.kind, need, 0, 5, 'leiden')}`);
+      }
+    },
+  );
 
   it('the same call gives the same answer (the reused ledger is reset between jobs)', () => {
     const context = ctx(DLU, { delft: 10, leiden: 10 });

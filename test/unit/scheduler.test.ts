@@ -30,6 +30,66 @@ describe('placement queue', () => {
     expect(h.scheduler.job('big')!.tries).toBe(2);
   });
 
+  it('words a job that no cluster has room for once earlier jobs of the scan took it as its placement policy does', () => {
+    const h = harness(grid({ a: 10, b: 10 }));
+    h.status('a', 10);
+    h.status('b', 10);
+    h.submit(rigid('z', 4));
+    h.submit(rigid('r', 7));
+    h.submit(malleable('m', 7, 9));
+    h.pass(); // nothing free: tried and kept
+    h.at(60).status('a', 0); // a poll: 10 free on a when the scan begins; z takes 4 of them
+    expect(h.scheduler.job('z')!.state).toBe('claiming');
+    expect(h.scheduler.job('r')!.tries).toBe(2); // the pass, the poll
+    expect(h.scheduler.job('r')!.lastFailure).toBe('no cluster has 7 processors available for component 0 (most available: 6 on a)');
+    expect(h.scheduler.job('m')!.lastFailure).toBe('no cluster has the minimum of 7 processors available for component 0 (most available: 6 on a)');
+    expect(h.ofType('placement.failed').filter((e) => e.jobId === 'r').at(-1)!.reason).toBe(h.scheduler.job('r')!.lastFailure);
+  });
+
+  it('a job tried again in the same poll round keeps the reason of the try that counted', () => {
+    const h = harness(grid({ a: 10, b: 10 }));
+    h.status('a', 0);
+    h.status('b', 10);
+    h.submit(rigid('y', 8));
+    h.pass();
+    h.startAll(); // y runs on a: 2 free
+    h.submit(rigid('z', 4));
+    h.submit(rigid('r', 7));
+    h.pass();
+    h.at(60).status('a', 0); // a poll: r's try counts
+    const job = h.scheduler.job('r')!;
+    const tries = job.tries;
+    expect(job.lastFailure).toBe('no cluster has 7 processors available (most: 2)');
+    h.at(61).finish('y'); // 10 free on a in the same round: z takes 4, r is tried again and still does not fit
+    expect(h.scheduler.job('z')!.state).toBe('claiming');
+    expect(job.tries).toBe(tries);
+    expect(job.lastFailure).toBe('no cluster has 7 processors available (most: 2)');
+  });
+
+  it('places a job tried already in the round once processors freed in that round make room for it', () => {
+    const h = harness(grid({ a: 10, b: 10 }));
+    h.status('a', 0);
+    h.status('b', 10);
+    h.submit(rigid('x', 3));
+    h.submit(rigid('y', 5));
+    h.pass();
+    h.startAll(); // x and y run on a: 2 free
+    h.submit(rigid('z', 4));
+    h.submit(rigid('r', 7));
+    h.pass();
+    h.at(60).status('a', 0); // a poll: z's and r's tries count
+    const r = h.scheduler.job('r')!;
+    const tries = r.tries;
+    h.at(61).finish('x'); // 5 free: z takes 4, r does not fit
+    expect(h.scheduler.job('z')!.state).toBe('claiming');
+    expect(r.state).toBe('queued');
+    h.at(62).finish('y'); // 1 + 5 = 6 free: still short of 7
+    expect(r.state).toBe('queued');
+    h.at(63).finish('z'); // z never started: its processors come back, 10 free
+    expect(r.state).toBe('claiming');
+    expect(r.tries).toBe(tries);
+  });
+
   it('fails a job with "placement tries exhausted" past the threshold', () => {
     const h = harness(grid({ a: 10 }), { triesThreshold: 3 });
     h.status('a', 6);
