@@ -43,11 +43,14 @@ describe('job stream', () => {
     const grid = gridSpecSchema.parse({ name: 'g', clusters: [{ name: 'a', processors: 48, threshold: 44 }, { name: 'b', processors: 24 }] });
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 10_000 }), mixArb, (seed, settings) => {
+        const jobsPerHour = Math.min(settings.jobsPerHour, 60);
+        // Long enough for about 40 arrivals whatever the rate (a Poisson stream of 1 an hour may bring none in 4 h).
+        const horizonS = Math.max(4, 40 / jobsPerHour) * 3600;
         const run = () => {
-          const world = new SimWorld({ grid, jobs: [], seed, endless: true, metrics: false, stream: new JobStream(seed, { ...settings, jobsPerHour: Math.min(settings.jobsPerHour, 60) }) });
+          const world = new SimWorld({ grid, jobs: [], seed, endless: true, metrics: false, stream: new JobStream(seed, { ...settings, jobsPerHour }) });
           const events: SchedulerEvent[] = [];
           world.scheduler.on((e) => events.push(e));
-          world.runUntil(4 * 3600);
+          world.runUntil(horizonS);
           return events;
         };
         const first = run();

@@ -18,7 +18,8 @@ let dir: string | undefined;
 afterEach(async () => {
   await world?.stop();
   await sshd?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  // A job of the local cluster may still be writing into it as it ends.
+  if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
   world = sshd = dir = undefined;
 });
 
