@@ -218,8 +218,7 @@ export class Host {
       'jobs.cancel': ({ jobId }) => {
         if (this.resuming) return this.stillResuming();
         this.catchUp();
-        const gone = this.finished.get(jobId);
-        if (gone || this.finished.has(jobId)) return { ok: false, errors: [{ path: 'jobId', message: `job ${jobId} has already ${gone?.state ?? 'ended'}` }] };
+        if (this.finished.has(jobId)) return { ok: false, errors: [{ path: 'jobId', message: `job ${jobId} has already ${this.endedState(jobId)}` }] };
         const r = this.act((s, now) => s.cancel(jobId, now));
         if (!r.ok) return r;
         this.record('jobs.cancel', { jobId });
@@ -228,8 +227,7 @@ export class Host {
       'jobs.resize': ({ jobId, delta }) => {
         if (this.resuming) return this.stillResuming();
         this.catchUp();
-        const gone = this.finished.get(jobId);
-        if (gone || this.finished.has(jobId)) return { ok: false, errors: [{ path: 'jobId', message: `job ${jobId} is not running (it is ${gone?.state ?? 'ended'})` }] };
+        if (this.finished.has(jobId)) return { ok: false, errors: [{ path: 'jobId', message: `job ${jobId} is not running (it is ${this.endedState(jobId)})` }] };
         const r = this.act((s, now) => s.resize(jobId, delta, now));
         if (!r.ok) return r;
         this.record('jobs.resize', { jobId, delta });
@@ -619,6 +617,11 @@ export class Host {
     this.resuming = undefined; // a world still starting stops itself when it has
 
     await world?.stop();
+  }
+
+  /** How a job that left memory ended, as far as its summary is still listed. */
+  private endedState(jobId: string): string {
+    return this.finished.get(jobId)?.state ?? 'ended';
   }
 
   /** Keeps an operator's command with the run, so that a resumed run replays it. */
