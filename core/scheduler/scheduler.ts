@@ -13,7 +13,7 @@ import type { MalleabilityPolicy } from '../malleability/policy.js';
 import { malleabilityPolicies, malleabilityPolicy } from '../malleability/registry.js';
 import { placementPolicy } from '../placement/registry.js';
 import type { PlacementContext } from '../placement/policy.js';
-import type { ApplicationPort, InboundMessage, LocalManager } from '../ports.js';
+import type { ApplicationPort, InboundMessage, JobOutput, LocalManager } from '../ports.js';
 import { PlacementQueue, TRIES_EXHAUSTED, type TryOutcome } from '../queue/placement-queue.js';
 import { Claimer } from './claimer.js';
 import { ClusterState, type CapacityBreakdown, type ThresholdScope } from './cluster-state.js';
@@ -532,7 +532,7 @@ export class Scheduler {
       case 'released':
         return this.released(job, message.processors, message.offerId !== undefined, now);
       case 'finished':
-        return this.endJob(job, message.state, message.reason, now);
+        return this.endJob(job, message.state, message.reason, now, message.output);
     }
   }
 
@@ -1041,7 +1041,7 @@ export class Scheduler {
 
   // ---- the end -------------------------------------------------------------------------------------------------
 
-  private endJob(job: JobRecord, state: 'completed' | 'failed' | 'cancelled', reason: string, now: number): void {
+  private endJob(job: JobRecord, state: 'completed' | 'failed' | 'cancelled', reason: string, now: number, output?: JobOutput): void {
     if (job.ended) return;
     if (job.state === 'queued' || job.state === 'submitted') this.queue.remove(job);
     // Only a job that held or had set aside processors frees any: only then is another pass worth it.
@@ -1051,7 +1051,7 @@ export class Scheduler {
     if (job.sizeHistory.length) job.recordSize(now);
     job.transition(state, now, reason);
     this.live--;
-    this.emit(now, { type: 'job.ended', jobId: job.id, state, reason, tries: job.tries });
+    this.emit(now, { type: 'job.ended', jobId: job.id, state, reason, tries: job.tries, ...(output ? { output } : {}) });
     this.malleability.onJobChanged(job, now);
     if (freed) this.passRequested = true;
   }

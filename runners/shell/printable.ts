@@ -1,5 +1,5 @@
-// Text from users (job ids, names, file contents) made safe to print on a terminal: no escape sequence or control
-// character in it can move the cursor, recolour, retitle or otherwise drive the terminal.
+// Text from users or clusters (job ids, names, file contents, a job's standard error) made safe to print on a terminal
+// or show in a page: no escape sequence or control character in it can move the cursor, recolour or retitle.
 import { stripVTControlCharacters } from 'node:util';
 
 // C0 controls but line feed and tab, DEL, and C1 controls (what is left of a sequence the first pass did not know).
