@@ -5,7 +5,7 @@ import type { EventListener, PlacedComponent, SchedulerEvent, SchedulerEventBody
 import type { Grid } from '../model/grid.js';
 import { checkJobAgainstGrid, componentRequest } from '../model/job.js';
 import { fail, ok, parseWith, type Result } from '../model/result.js';
-import { jobSpecSchema, type JobSpec } from '../model/schemas.js';
+import { jobSpecSchema, storedJobSpecSchema, type JobSpec } from '../model/schemas.js';
 import type { JobManagementApproach, PassContext } from '../malleability/approach.js';
 import { approach as approachByName } from '../malleability/approaches/index.js';
 import { MalleabilityManager } from '../malleability/manager.js';
@@ -261,9 +261,12 @@ export class Scheduler {
 
   // ---- commands ------------------------------------------------------------------------------------------------
 
-  /** Validates and queues a job; placement happens in the next pass. */
-  submit(input: unknown, now: number): Result<JobRecord> {
-    const parsed = parseWith(jobSpecSchema, input);
+  /**
+   * Validates and queues a job; placement happens in the next pass. `stored`: a submission accepted earlier and
+   * replayed from a store, read under the rules it was accepted by (storedJobSpecSchema).
+   */
+  submit(input: unknown, now: number, stored = false): Result<JobRecord> {
+    const parsed = parseWith(stored ? storedJobSpecSchema : jobSpecSchema, input);
     return parsed.ok ? this.submitSpec(parsed.value, now) : parsed;
   }
 
@@ -300,7 +303,8 @@ export class Scheduler {
    */
   adopt(input: unknown, adopted: AdoptedJob, now: number): Result<JobRecord> {
     this.now = now;
-    const parsed = parseWith(jobSpecSchema, input);
+    // A job of an earlier session: read as it was stored.
+    const parsed = parseWith(storedJobSpecSchema, input);
     if (!parsed.ok) return parsed;
     const spec = parsed.value;
     const errors = checkJobAgainstGrid(spec, this.grid);

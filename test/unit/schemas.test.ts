@@ -4,7 +4,7 @@ import { parseJob } from '../../core/model/job.js';
 import { parseGrid } from '../../core/model/grid.js';
 import { describeErrors } from '../../core/model/result.js';
 import { jobSpecSchema, storedJobSpecSchema } from '../../core/model/schemas.js';
-import { grid } from '../support/harness.js';
+import { grid, harness } from '../support/harness.js';
 
 const g = grid({ a: 32, b: { processors: 64, threshold: 60 } }, { files: [{ name: 'data', sizeMB: 10, replicas: ['a'] }] });
 const errorsOf = (input: unknown) => {
@@ -59,6 +59,14 @@ describe('job specs', () => {
     const stored = { kind: 'malleable', components: [{ min: 1, max: 2, program: 'app.mjs 400' }] };
     expect(storedJobSpecSchema.safeParse(stored).success).toBe(true);
     expect(jobSpecSchema.safeParse(stored).success).toBe(false);
+  });
+
+  it('a scheduler refuses such a program from a new submission, and takes it back from a store (replay, adoption)', () => {
+    const spaced = { id: 'old', kind: 'rigid', components: [{ processors: 1, program: 'app.mjs 400' }] };
+    const h = harness(g);
+    expect(h.scheduler.submit(spaced, 0)).toMatchObject({ ok: false, errors: [{ path: 'components[0].program' }] });
+    expect(h.scheduler.submit(spaced, 0, true).ok).toBe(true);
+    expect(h.scheduler.adopt({ ...spaced, id: 'adopted' }, { cluster: 'a', processors: 1, submitTime: 0 }, 1).ok).toBe(true);
   });
 
   it('lets flexible cluster minimization split a rigid job larger than any one cluster', () => {
