@@ -2,6 +2,7 @@
 // the metrics consume this stream; the same seed gives the same stream. Offers, requests and answers of an operator's
 // resize (not a policy's) carry `operator: true`.
 import type { JobKind, JobState } from './model/job.js';
+import type { JobOutput } from './ports.js';
 
 export interface PlacedComponent {
   readonly cluster: string;
@@ -30,7 +31,7 @@ export type SchedulerEventBody =
   /** An evolving job's size changed inside its pre-allocation. */
   | { type: 'job.evolved'; jobId: string; cluster: string; size: number; preallocation: number }
   | { type: 'evolve.refused'; jobId: string; reason: string }
-  | { type: 'job.ended'; jobId: string; state: Extract<JobState, 'completed' | 'failed' | 'cancelled'>; reason: string; tries: number }
+  | { type: 'job.ended'; jobId: string; state: Extract<JobState, 'completed' | 'failed' | 'cancelled'>; reason: string; tries: number; output?: JobOutput }
   | { type: 'cluster.polled'; cluster: string; processors: number; background: number; reachable: boolean };
 
 export type SchedulerEvent = SchedulerEventBody & { readonly t: number };

@@ -36,10 +36,18 @@ export interface ClusterStatus {
   readonly reachable: boolean;
 }
 
+/** Where a failed job's program wrote on its cluster, and the last lines of its standard error as read from there. */
+export interface JobOutput {
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Bounded, without terminal escapes; absent when it could not be read. */
+  readonly stderrTail?: string;
+}
+
 export type ManagerMessage =
   | { type: 'started'; cluster: string; jobId: string; component: number; processors: number }
   | { type: 'grown'; cluster: string; jobId: string; processors: number }
-  | { type: 'finished'; cluster: string; jobId: string; state: 'completed' | 'failed' | 'cancelled'; reason: string }
+  | { type: 'finished'; cluster: string; jobId: string; state: 'completed' | 'failed' | 'cancelled'; reason: string; output?: JobOutput }
   | { type: 'status'; cluster: string; status: ClusterStatus };
 
 /** The running application behind a malleable or evolving job (through its runner). */

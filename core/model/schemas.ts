@@ -63,65 +63,90 @@ export const appModelSchema = z.discriminatedUnion(
 );
 export type AppModelSpec = z.infer<typeof appModelSchema>;
 
-export const componentSchema = z.strictObject({
-  /** Rigid size. */
-  processors: processors.optional(),
-  /** Moldable and malleable bounds. */
-  min: processors.optional(),
-  max: processors.optional(),
-  /**
-   * Malleable: the size asked for at start (bounded by what is available). Evolving: its size at start, inside its
-   * pre-allocation `max` (peak processors, held on one cluster for the whole run). Defaults to min.
-   */
-  initial: processors.optional(),
-  program: z.string({ error: 'is required' }).trim().min(1, 'is required'),
-  args: z.array(z.string()).default([]),
-  inputFiles: z.array(name).default([]),
-  /** Pins the component to one cluster. */
-  cluster: name.optional(),
-});
+// A program as submitted: one word, the program alone. Decision: whitespace is refused even in a path (a path with
+// a space is rare on clusters, while "app.mjs 400" in this field is a user's arguments that would otherwise fail on
+// the cluster with exit status 127); control characters cannot be in a program's name either.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+const requiredProgram = z.string({ error: 'is required' }).trim().min(1, 'is required');
+const programWord = requiredProgram
+  .refine((p) => !/\s/.test(p), 'must be the program alone, one word without spaces: put its arguments in args')
+  .refine((p) => !CONTROL_CHARACTERS.test(p), 'must not contain control characters');
+/** One argument: any text, passed as one quoted word; a NUL cannot be passed to a program. */
+const argument = z.string({ error: 'must be a string' }).refine((a) => !a.includes('\0'), 'must not contain a NUL character');
+
+const componentShape = (program: z.ZodString, arg: z.ZodString) =>
+  z.strictObject({
+    /** Rigid size. */
+    processors: processors.optional(),
+    /** Moldable and malleable bounds. */
+    min: processors.optional(),
+    max: processors.optional(),
+    /**
+     * Malleable: the size asked for at start (bounded by what is available). Evolving: its size at start, inside its
+     * pre-allocation `max` (peak processors, held on one cluster for the whole run). Defaults to min.
+     */
+    initial: processors.optional(),
+    program,
+    /** Each one word for the program, quoted wherever it reaches a shell. */
+    args: z.array(arg).default([]),
+    inputFiles: z.array(name).default([]),
+    /** Pins the component to one cluster. */
+    cluster: name.optional(),
+  });
+
+export const componentSchema = componentShape(programWord, argument);
 export type ComponentSpec = z.infer<typeof componentSchema>;
 
 export const JOB_KINDS = ['rigid', 'moldable', 'malleable', 'evolving'] as const;
 
-export const jobSpecSchema = z
-  .strictObject({
-    id: name.optional(),
-    name: name.optional(),
-    kind: z.enum(JOB_KINDS, { error: () => `must be one of ${JOB_KINDS.join(', ')}` }),
-    components: z.array(componentSchema).min(1, 'must hold at least one component'),
-    placement: placementPolicyName.default('wf'),
-    /** Seconds from the start of the run (simulation) or of submission (live). */
-    submitTime: seconds.default(0),
-    /** Upper bound on run time, seconds. */
-    walltime: positiveSeconds.optional(),
-    app: appModelSchema.optional(),
-  })
-  .superRefine((job, ctx) => {
-    if (job.kind !== 'rigid' && job.components.length !== 1) {
-      // Decision: malleable, moldable and evolving jobs run in one cluster (the papers assume no co-allocation for them).
-      ctx.addIssue({ code: 'custom', path: ['components'], message: `${article(job.kind)} ${job.kind} job must have exactly one component` });
-    }
-    job.components.forEach((c, i) => {
-      const at = (field: string) => ['components', i, field];
-      if (job.kind === 'rigid') {
-        if (c.processors === undefined) ctx.addIssue({ code: 'custom', path: at('processors'), message: 'is required for a rigid job' });
-        for (const f of ['min', 'max', 'initial'] as const) {
-          if (c[f] !== undefined) ctx.addIssue({ code: 'custom', path: at(f), message: 'is only for moldable, malleable and evolving jobs; use processors' });
-        }
-      } else {
-        if (c.processors !== undefined) ctx.addIssue({ code: 'custom', path: at('processors'), message: `is only for rigid jobs; use min and max` });
-        if (c.min === undefined) ctx.addIssue({ code: 'custom', path: at('min'), message: `is required for ${article(job.kind)} ${job.kind} job` });
-        if (c.max === undefined) ctx.addIssue({ code: 'custom', path: at('max'), message: `is required for ${article(job.kind)} ${job.kind} job` });
-        if (c.min !== undefined && c.max !== undefined && c.min > c.max) {
-          ctx.addIssue({ code: 'custom', path: at('min'), message: `must not exceed max (min ${c.min} > max ${c.max})` });
-        }
-        if (c.initial !== undefined && ((c.min !== undefined && c.initial < c.min) || (c.max !== undefined && c.initial > c.max))) {
-          ctx.addIssue({ code: 'custom', path: at('initial'), message: 'must lie within min..max' });
-        }
+const jobShape = (component: typeof componentSchema) =>
+  z
+    .strictObject({
+      id: name.optional(),
+      name: name.optional(),
+      kind: z.enum(JOB_KINDS, { error: () => `must be one of ${JOB_KINDS.join(', ')}` }),
+      components: z.array(component).min(1, 'must hold at least one component'),
+      placement: placementPolicyName.default('wf'),
+      /** Seconds from the start of the run (simulation) or of submission (live). */
+      submitTime: seconds.default(0),
+      /** Upper bound on run time, seconds. */
+      walltime: positiveSeconds.optional(),
+      app: appModelSchema.optional(),
+    })
+    .superRefine((job, ctx) => {
+      if (job.kind !== 'rigid' && job.components.length !== 1) {
+        // Decision: malleable, moldable and evolving jobs run in one cluster (the papers assume no co-allocation for them).
+        ctx.addIssue({ code: 'custom', path: ['components'], message: `${article(job.kind)} ${job.kind} job must have exactly one component` });
       }
+      job.components.forEach((c, i) => {
+        const at = (field: string) => ['components', i, field];
+        if (job.kind === 'rigid') {
+          if (c.processors === undefined) ctx.addIssue({ code: 'custom', path: at('processors'), message: 'is required for a rigid job' });
+          for (const f of ['min', 'max', 'initial'] as const) {
+            if (c[f] !== undefined) ctx.addIssue({ code: 'custom', path: at(f), message: 'is only for moldable, malleable and evolving jobs; use processors' });
+          }
+        } else {
+          if (c.processors !== undefined) ctx.addIssue({ code: 'custom', path: at('processors'), message: `is only for rigid jobs; use min and max` });
+          if (c.min === undefined) ctx.addIssue({ code: 'custom', path: at('min'), message: `is required for ${article(job.kind)} ${job.kind} job` });
+          if (c.max === undefined) ctx.addIssue({ code: 'custom', path: at('max'), message: `is required for ${article(job.kind)} ${job.kind} job` });
+          if (c.min !== undefined && c.max !== undefined && c.min > c.max) {
+            ctx.addIssue({ code: 'custom', path: at('min'), message: `must not exceed max (min ${c.min} > max ${c.max})` });
+          }
+          if (c.initial !== undefined && ((c.min !== undefined && c.initial < c.min) || (c.max !== undefined && c.initial > c.max))) {
+            ctx.addIssue({ code: 'custom', path: at('initial'), message: 'must lie within min..max' });
+          }
+        }
+      });
     });
-  });
+
+/** A job as submitted (API, CLI, console): every field checked, the program one word. */
+export const jobSpecSchema = jobShape(componentSchema);
+/**
+ * A job as stored before (templates, a live run's state): as jobSpecSchema, but a program or argument that the
+ * earlier rules let through is read back as it was (it can still fail on the cluster), so that nothing stored is lost.
+ */
+export const storedJobSpecSchema = jobShape(componentShape(requiredProgram, z.string()));
 export type JobSpecInput = z.input<typeof jobSpecSchema>;
 export type JobSpec = z.infer<typeof jobSpecSchema>;
 

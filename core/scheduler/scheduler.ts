@@ -5,7 +5,7 @@ import type { EventListener, PlacedComponent, SchedulerEvent, SchedulerEventBody
 import type { Grid } from '../model/grid.js';
 import { checkJobAgainstGrid, componentRequest } from '../model/job.js';
 import { fail, ok, parseWith, type Result } from '../model/result.js';
-import { jobSpecSchema, type JobSpec } from '../model/schemas.js';
+import { jobSpecSchema, storedJobSpecSchema, type JobSpec } from '../model/schemas.js';
 import type { JobManagementApproach, PassContext } from '../malleability/approach.js';
 import { approach as approachByName } from '../malleability/approaches/index.js';
 import { MalleabilityManager } from '../malleability/manager.js';
@@ -13,7 +13,7 @@ import type { MalleabilityPolicy } from '../malleability/policy.js';
 import { malleabilityPolicies, malleabilityPolicy } from '../malleability/registry.js';
 import { placementPolicy } from '../placement/registry.js';
 import type { PlacementContext } from '../placement/policy.js';
-import type { ApplicationPort, InboundMessage, LocalManager } from '../ports.js';
+import type { ApplicationPort, InboundMessage, JobOutput, LocalManager } from '../ports.js';
 import { PlacementQueue, TRIES_EXHAUSTED, type TryOutcome } from '../queue/placement-queue.js';
 import { Claimer } from './claimer.js';
 import { ClusterState, type CapacityBreakdown, type ThresholdScope } from './cluster-state.js';
@@ -267,9 +267,12 @@ export class Scheduler {
 
   // ---- commands ------------------------------------------------------------------------------------------------
 
-  /** Validates and queues a job; placement happens in the next pass. */
-  submit(input: unknown, now: number): Result<JobRecord> {
-    const parsed = parseWith(jobSpecSchema, input);
+  /**
+   * Validates and queues a job; placement happens in the next pass. `stored`: a submission accepted earlier and
+   * replayed from a store, read under the rules it was accepted by (storedJobSpecSchema).
+   */
+  submit(input: unknown, now: number, stored = false): Result<JobRecord> {
+    const parsed = parseWith(stored ? storedJobSpecSchema : jobSpecSchema, input);
     return parsed.ok ? this.submitSpec(parsed.value, now) : parsed;
   }
 
@@ -306,7 +309,8 @@ export class Scheduler {
    */
   adopt(input: unknown, adopted: AdoptedJob, now: number): Result<JobRecord> {
     this.now = now;
-    const parsed = parseWith(jobSpecSchema, input);
+    // A job of an earlier session: read as it was stored.
+    const parsed = parseWith(storedJobSpecSchema, input);
     if (!parsed.ok) return parsed;
     const spec = parsed.value;
     const errors = checkJobAgainstGrid(spec, this.grid);
@@ -537,7 +541,7 @@ export class Scheduler {
       case 'released':
         return this.released(job, message.processors, message.offerId !== undefined, now);
       case 'finished':
-        return this.endJob(job, message.state, message.reason, now);
+        return this.endJob(job, message.state, message.reason, now, message.output);
     }
   }
 
@@ -1046,7 +1050,7 @@ export class Scheduler {
 
   // ---- the end -------------------------------------------------------------------------------------------------
 
-  private endJob(job: JobRecord, state: 'completed' | 'failed' | 'cancelled', reason: string, now: number): void {
+  private endJob(job: JobRecord, state: 'completed' | 'failed' | 'cancelled', reason: string, now: number, output?: JobOutput): void {
     if (job.ended) return;
     if (job.state === 'queued' || job.state === 'submitted') this.queue.remove(job);
     // Only a job that held or had set aside processors frees any: only then is another pass worth it.
@@ -1056,7 +1060,7 @@ export class Scheduler {
     if (job.sizeHistory.length) job.recordSize(now);
     job.transition(state, now, reason);
     this.live--;
-    this.emit(now, { type: 'job.ended', jobId: job.id, state, reason, tries: job.tries });
+    this.emit(now, { type: 'job.ended', jobId: job.id, state, reason, tries: job.tries, ...(output ? { output } : {}) });
     this.malleability.onJobChanged(job, now);
     if (freed) this.passRequested = true;
   }

@@ -145,14 +145,14 @@ export class SimWorld {
   /** Submits a job at virtual time `t` (not before now); for replaying what a hosted run accepted. */
   submitAt(t: number, input: unknown): void {
     this.engine.at(t, () => {
-      const result = this.scheduler.submit(input, this.engine.now);
+      const result = this.scheduler.submit(input, this.engine.now, true);
       if (!result.ok) this.refused.push({ jobId: String((input as { id?: unknown })?.id ?? '?'), errors: result.errors });
     });
   }
 
-  /** Submits a job now (validated by the scheduler). */
-  submit(input: unknown): ReturnType<Scheduler['submit']> {
-    const result = this.scheduler.submit(input, this.engine.now);
+  /** Submits a job now (validated by the scheduler; `stored`: replayed from a store, see Scheduler.submit). */
+  submit(input: unknown, stored = false): ReturnType<Scheduler['submit']> {
+    const result = this.scheduler.submit(input, this.engine.now, stored);
     // Its try happens in the scheduler's next pass: make sure the engine visits this instant again.
     this.engine.soon(() => undefined);
     return result;

@@ -2,7 +2,7 @@
 // topic. Both transports (Electron IPC and HTTP + WebSocket) carry exactly this; the renderer gets a typed client.
 import { z } from 'zod';
 import type { SchedulerEvent } from '../../core/events.js';
-import { APPROACHES, gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
+import { APPROACHES, gridSpecSchema, jobSpecSchema, storedJobSpecSchema } from '../../core/model/schemas.js';
 import { GRID_PRESETS } from '../../core/sim/grids.js';
 import { WORKLOAD_PRESETS } from '../../core/sim/workloads/koala.js';
 import { jobStreamSettingsSchema } from '../../core/sim/workloads/stream.js';
@@ -130,7 +130,8 @@ export const jobSubmissionSchema = jobSpecSchema.safeExtend({
 });
 
 const templateName = z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
-const template = z.object({ name: z.string(), spec: jobSpecSchema });
+// Read back as stored: a template saved before the program had to be one word is still listed (and fails at submit).
+const template = z.object({ name: z.string(), spec: storedJobSpecSchema });
 export type JobTemplate = z.infer<typeof template>;
 
 export const methods = {

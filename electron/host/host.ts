@@ -444,7 +444,7 @@ export class Host {
   /** A stored command applied again to the replayed world, as the API applied it. */
   private replayCommand(command: StoredCommand): void {
     if (command.key !== 'jobs.submit') return this.applySetting(command.key, command.value);
-    const r = this.world.submit(command.value);
+    const r = this.world.submit(command.value, true);
     if (r.ok && command.submissionId !== undefined) this.submissionIds.set(command.submissionId, { jobId: r.value.id, spec: JSON.stringify(command.value) });
   }
 

@@ -6,9 +6,20 @@ import type { LocalJobRequest } from '../../core/ports.js';
 export const ASSETS_PLACEHOLDER = '{assets}';
 
 /** The demo applications staged on every cluster (executable, `#!/usr/bin/env node`), as the Submit form offers them. */
+/** `args`: what its arguments are, the first that sets its amount of work, and how long the default runs. */
 export const DEMO_APPS = [
-  { program: `${ASSETS_PLACEHOLDER}/apps/ft-demo.mjs`, label: 'FT demo (accepts powers of two)', model: 'ft' },
-  { program: `${ASSETS_PLACEHOLDER}/apps/gadget-demo.mjs`, label: 'GADGET demo (accepts any size)', model: 'gadget2' },
+  {
+    program: `${ASSETS_PLACEHOLDER}/apps/ft-demo.mjs`,
+    label: 'FT demo (accepts powers of two)',
+    model: 'ft',
+    args: 'args: [blocks] [log2-points]; its work is the number of blocks (FFTs of 2^12 points): 400000 by default, a few minutes on 2 processors; 4000 takes seconds',
+  },
+  {
+    program: `${ASSETS_PLACEHOLDER}/apps/gadget-demo.mjs`,
+    label: 'GADGET demo (accepts any size)',
+    model: 'gadget2',
+    args: 'args: [bodies] [steps]; its work is the number of steps (of 1000 bodies): 30000 by default, a few minutes on 2 processors; 300 takes seconds',
+  },
 ] as const;
 
 /**

@@ -3,7 +3,7 @@
 // without the other.
 import { z } from 'zod';
 import type { SchedulerEvent } from '../../core/events.js';
-import { jobSpecSchema } from '../../core/model/schemas.js';
+import { storedJobSpecSchema } from '../../core/model/schemas.js';
 import type { Scheduler } from '../../core/scheduler/scheduler.js';
 import type { AppEvent } from '../protocol/application-port.js';
 
@@ -27,7 +27,7 @@ export interface LiveClusterState {
  */
 export const livePersistentJobSchema = z.strictObject({
   /** The job's spec, its `id` set. */
-  spec: jobSpecSchema,
+  spec: storedJobSpecSchema,
   /** Scheduler time of its submission. */
   submitTime: z.number(),
   /** Handed to a cluster's batch system: recovered from there by its tag, never submitted again. */

@@ -4,11 +4,12 @@
 // one processor each, grown by submitting more and shrunk by cancelling some; member 0 runs the program, the
 // others run a holder that keeps their processor until the application recruits it (through its runner).
 import { performance } from 'node:perf_hooks';
-import type { ClusterStatus, LocalJobRequest, LocalManager, ManagerMessage } from '../../core/ports.js';
+import type { ClusterStatus, JobOutput, LocalJobRequest, LocalManager, ManagerMessage } from '../../core/ports.js';
 import type { CommandRunner } from '../shell/command-runner.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
 import { clusterStatus, hiddenLoad, ParseError, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type SectionOutput } from './batch-system.js';
 import { jobDirName, localJobName, MAX_LOCAL_JOB_NAME, parseLocalJobName, type MemberKind } from './naming.js';
+import { parseTail, tailCommand } from './output-tail.js';
 import { framedScript, newNonce, splitSections } from './sections.js';
 import { TokenBucket, type RateLimit } from './token-bucket.js';
 
@@ -755,6 +756,8 @@ ${this.system.submitCommand(m.spec)}`;
 
   private memberEnded(m: Member, state: 'completed' | 'failed' | 'cancelled', reason: string): void {
     if (m.phase === 'ended') return;
+    // Submitted, or known to have run: its output files may be on the cluster.
+    const wrote = m.id !== undefined || m.phase === 'running' ? m : undefined;
     m.phase = 'ended';
     const job = m.job;
     if (m.released || job.finished) return;
@@ -765,9 +768,9 @@ ${this.system.submitCommand(m.spec)}`;
       this.log(`${this.cluster}: job ${job.jobId}: grown ${what} ended before it ran: ${reason}`);
       return;
     }
-    if (!m.announced && m.index > 0) return this.finish(job, 'failed', `${what} could not start: ${reason}`);
+    if (!m.announced && m.index > 0) return this.finish(job, 'failed', `${what} could not start: ${reason}`, wrote);
     if (m.index === 0) {
-      if (state !== 'completed') return this.finish(job, state, `${what} ${state}: ${reason}`);
+      if (state !== 'completed') return this.finish(job, state, `${what} ${state}: ${reason}`, wrote);
       component.completed = true;
       if ([...job.components.values()].every((c) => c.completed)) return this.finish(job, 'completed', reason);
       if (component.kind === 'malleable') for (const other of component.members) this.release(other);
@@ -775,16 +778,31 @@ ${this.system.submitCommand(m.spec)}`;
     }
     // Decision: a malleable job's holder that ends on its own takes a processor the application counts on; the job
     // fails (as a rigid job whose node fails), and its other local jobs are cancelled.
-    this.finish(job, state === 'completed' ? 'failed' : state, `${what} ended on its own: ${reason}`);
+    this.finish(job, state === 'completed' ? 'failed' : state, `${what} ended on its own: ${reason}`, wrote);
   }
 
-  private finish(job: TrackedJob, state: 'completed' | 'failed' | 'cancelled', reason: string): void {
+  /** `wrote`: the local job whose failure ends the job, when it may have left output files on the cluster. */
+  private finish(job: TrackedJob, state: 'completed' | 'failed' | 'cancelled', reason: string, wrote?: Member): void {
     if (job.finished) return;
     job.finished = true;
     this.cancelAnswers.delete(job);
     for (const m of this.membersOf(job)) this.release(m);
     if (this.toCancel.size) void this.flushCancels();
-    this.emit({ type: 'finished', cluster: this.cluster, jobId: job.jobId, state, reason });
+    const finished = { type: 'finished', cluster: this.cluster, jobId: job.jobId, state, reason } as const;
+    if (state !== 'failed' || !wrote) return this.emit(finished);
+    // Decision: a failure is answered once the end of its standard error has been read (one more command on the
+    // same connection, bounded by a timeout), so that the job's end carries why; unread, it carries the paths only.
+    const output: JobOutput = { stdout: `${wrote.spec.workDir}/${wrote.spec.stdoutFile}`, stderr: `${wrote.spec.workDir}/${wrote.spec.stderrFile}` };
+    void this.runner
+      .run(tailCommand(output.stderr).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 })
+      .then(
+        (result) => parseTail(result.stdout),
+        (error: unknown) => {
+          this.log(`${this.cluster}: job ${job.jobId}: cannot read ${output.stderr}: ${(error as Error).message}`);
+          return undefined;
+        },
+      )
+      .then((stderrTail) => this.emit({ ...finished, output: stderrTail === undefined ? output : { ...output, stderrTail } }));
   }
 
   private membersOf(job: TrackedJob): Member[] {

@@ -148,6 +148,9 @@ describe('concertina simulate', () => {
     const bad = [...JOBS, { kind: 'malleable', components: [{ min: 4, max: 2, program: 'd' }] }];
     const file = write('invalid.json', JSON.stringify({ jobs: bad }));
     expectUsageError(cli('simulate', '--workload', file), `${file}: jobs[3].components[0].min: must not exceed max (min 4 > max 2)`);
+    // A program with its arguments typed into it, as the Submit form and the API refuse it.
+    const typed = write('typed-args.json', JSON.stringify([{ kind: 'rigid', components: [{ processors: 1, program: 'a.out 400' }] }]));
+    expectUsageError(cli('simulate', '--workload', typed), `${typed}: jobs[0].components[0].program: must be the program alone, one word without spaces: put its arguments in args`);
   });
 
   it('refuses malformed JSON, a missing file and a bad grid', () => {

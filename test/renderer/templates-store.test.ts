@@ -75,6 +75,9 @@ describe('form from a template', () => {
       announceS: fc.option(fc.integer({ min: 0, max: 600 }), { nil: null }),
       placement: fc.constantFrom(...PLACEMENT_POLICIES),
       program: fc.constantFrom('ft', 'gadget2', 'a.out'),
+      // Words as typed: any spacing between them, before and after.
+      args: fc.array(fc.constantFrom('400000', '12', '--fast', "it's", '{assets}/x'), { maxLength: 4 }).chain((words) => fc.constantFrom(words.join(' '), ` ${words.join('   ')} `)),
+      cluster: fc.constantFrom(null, 'fs0', 'slurm'),
       walltime: fc.option(fc.integer({ min: 1, max: 86400 }), { nil: null }),
     });
     fc.assert(
@@ -83,6 +86,12 @@ describe('form from a template', () => {
         expect(toSpec(fromSpec(spec))).toEqual(spec);
       }),
     );
+  });
+
+  it('keeps the arguments and the fixed cluster', () => {
+    const spec = toSpec({ ...defaultForm(), program: '{assets}/apps/ft-demo.mjs', args: ' 4000  12 ', cluster: 'slurm' });
+    expect(spec.components).toEqual([{ program: '{assets}/apps/ft-demo.mjs', args: ['4000', '12'], cluster: 'slurm', min: 2, max: 32 }]);
+    expect(fromSpec(spec)).toMatchObject({ program: '{assets}/apps/ft-demo.mjs', args: '4000 12', cluster: 'slurm' });
   });
 
   it('keeps the defaults for what a spec does not say, and FT for a model the form does not offer', () => {

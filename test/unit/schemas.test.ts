@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { parseJob } from '../../core/model/job.js';
 import { parseGrid } from '../../core/model/grid.js';
 import { describeErrors } from '../../core/model/result.js';
-import { grid } from '../support/harness.js';
+import { jobSpecSchema, storedJobSpecSchema } from '../../core/model/schemas.js';
+import { grid, harness } from '../support/harness.js';
 
 const g = grid({ a: 32, b: { processors: 64, threshold: 60 } }, { files: [{ name: 'data', sizeMB: 10, replicas: ['a'] }] });
 const errorsOf = (input: unknown) => {
@@ -27,6 +28,11 @@ describe('job specs', () => {
     ['unknown kind', { kind: 'elastic', components: [{ program: 'x', processors: 1 }] }, 'kind: must be one of rigid, moldable, malleable'],
     ['missing program', { kind: 'rigid', components: [{ processors: 1 }] }, 'components[0].program: is required'],
     ['empty program', { kind: 'rigid', components: [{ processors: 1, program: '  ' }] }, 'components[0].program: is required'],
+    ['arguments typed into the program', m({ min: 1, max: 2, program: '{assets}/apps/ft-demo.mjs 400000' }), 'components[0].program: must be the program alone, one word without spaces: put its arguments in args'],
+    ['a tab in the program', m({ min: 1, max: 2, program: 'a\tb' }), 'components[0].program: must be the program alone'],
+    ['a control character in the program', m({ min: 1, max: 2, program: 'a\u001b[2Jb' }), 'components[0].program: must not contain control characters'],
+    ['a NUL in an argument', m({ min: 1, max: 2, args: ['ok', 'a\u0000b'] }), 'components[0].args[1]: must not contain a NUL character'],
+    ['an argument that is not text', m({ min: 1, max: 2, args: [400] }), 'components[0].args[0]: must be a string'],
     ['no components', { kind: 'rigid', components: [] }, 'components: must hold at least one component'],
     ['rigid with min', { kind: 'rigid', components: [{ processors: 1, min: 1, program: 'x' }] }, 'components[0].min: is only for moldable, malleable and evolving jobs; use processors'],
     ['malleable without max', m({ min: 1 }), 'components[0].max: is required for a malleable job'],
@@ -42,6 +48,25 @@ describe('job specs', () => {
   it('accepts a valid malleable job and fills defaults', () => {
     const r = parseJob(m({ min: 2, max: 46 }), g);
     expect(r.ok && r.value).toMatchObject({ placement: 'wf', submitTime: 0, components: [{ min: 2, max: 46, args: [], inputFiles: [] }] });
+  });
+
+  it('takes a program with its arguments apart, each argument as it is (quoted where it reaches a shell)', () => {
+    const r = parseJob(m({ min: 1, max: 2, program: ' {assets}/apps/ft-demo.mjs ', args: ['400000', 'two words', "it's"], cluster: 'a' }), g);
+    expect(r.ok && r.value.components[0]).toMatchObject({ program: '{assets}/apps/ft-demo.mjs', args: ['400000', 'two words', "it's"], cluster: 'a' });
+  });
+
+  it('reads back a stored job whose program the earlier rules let through', () => {
+    const stored = { kind: 'malleable', components: [{ min: 1, max: 2, program: 'app.mjs 400' }] };
+    expect(storedJobSpecSchema.safeParse(stored).success).toBe(true);
+    expect(jobSpecSchema.safeParse(stored).success).toBe(false);
+  });
+
+  it('a scheduler refuses such a program from a new submission, and takes it back from a store (replay, adoption)', () => {
+    const spaced = { id: 'old', kind: 'rigid', components: [{ processors: 1, program: 'app.mjs 400' }] };
+    const h = harness(g);
+    expect(h.scheduler.submit(spaced, 0)).toMatchObject({ ok: false, errors: [{ path: 'components[0].program' }] });
+    expect(h.scheduler.submit(spaced, 0, true).ok).toBe(true);
+    expect(h.scheduler.adopt({ ...spaced, id: 'adopted' }, { cluster: 'a', processors: 1, submitTime: 0 }, 1).ok).toBe(true);
   });
 
   it('lets flexible cluster minimization split a rigid job larger than any one cluster', () => {

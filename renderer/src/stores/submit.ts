@@ -11,7 +11,7 @@ export const APP_MODELS = ['ft', 'gadget2', 'evolving'] as const;
 export type AppModelName = (typeof APP_MODELS)[number];
 export { JOB_KINDS, PLACEMENT_POLICIES };
 
-export const FORM_FIELDS = ['name', 'kind', 'processors', 'min', 'max', 'initial', 'app', 'phases', 'phaseS', 'announceS', 'placement', 'program', 'walltime', 'form'] as const;
+export const FORM_FIELDS = ['name', 'kind', 'processors', 'min', 'max', 'initial', 'app', 'phases', 'phaseS', 'announceS', 'placement', 'program', 'args', 'cluster', 'walltime', 'form'] as const;
 /** The evolving application model's parameters: form fields named as the spec's `app` fields. */
 const EVOLVING_MODEL_FIELDS = ['phases', 'phaseS', 'announceS'] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
@@ -33,6 +33,10 @@ export interface SubmitForm {
   announceS: number | null;
   placement: PlacementPolicyName;
   program: string;
+  /** The program's arguments, words separated by spaces (each one word, quoted when it reaches a shell). */
+  args: string;
+  /** A fixed cluster for the job (optional: null lets the placement policy choose). */
+  cluster: string | null;
   /** Seconds (optional). */
   walltime: number | null;
 }
@@ -50,8 +54,16 @@ export const defaultForm = (): SubmitForm => ({
   announceS: 0,
   placement: 'wf',
   program: 'ft',
+  args: '',
+  cluster: null,
   walltime: null,
 });
+
+/**
+ * The arguments typed in the form, one per word. Decision: the form takes words separated by spaces (what a user
+ * types after a program); an argument holding a space can be given through the API or the command line.
+ */
+export const argsOf = (text: string): string[] => text.split(/\s+/).filter((word) => word.length > 0);
 
 /** Kinds that start at a chosen size inside min..max. */
 export const hasInitial = (kind: JobKindName): boolean => kind === 'malleable' || kind === 'evolving';
@@ -72,6 +84,9 @@ function appOf(form: SubmitForm): AppSpecInput {
 /** The job spec the form stands for: only the fields that apply to its kind. */
 export function toSpec(form: SubmitForm): JobSpecInput {
   const component: JobSpecInput['components'][number] = { program: form.program };
+  const args = argsOf(form.args);
+  if (args.length) component.args = args;
+  if (form.cluster !== null && form.cluster !== '') component.cluster = form.cluster;
   if (form.kind === 'rigid') {
     if (form.processors !== null) component.processors = form.processors;
   } else {
@@ -107,6 +122,8 @@ export function fromSpec(spec: JobSpecInput): SubmitForm {
     announceS: spec.app?.model === 'evolving' ? (spec.app.announceS ?? null) : base.announceS,
     placement: spec.placement ?? base.placement,
     program: c?.program ?? base.program,
+    args: (c?.args ?? []).join(' '),
+    cluster: c?.cluster ?? null,
     walltime: spec.walltime ?? null,
   };
 }
