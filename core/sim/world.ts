@@ -36,6 +36,8 @@ export interface SimulationConfig {
   readonly maxTimeS?: number;
   /** Jobs that keep arriving once the workload's jobs are all submitted (an endless hosted grid's living default). */
   readonly stream?: JobStream;
+  /** The stream's jobs arrive from the start, beside the workload's, instead of after its last submission. */
+  readonly streamBesideWorkload?: boolean;
 }
 
 export interface RefusedJob {
@@ -61,6 +63,7 @@ export class SimWorld {
   private readonly stream: JobStream | undefined;
   /** The stream's next arrival is scheduled (false while it is off, or the workload's own jobs still come). */
   private streamPending = false;
+  private readonly streamBesideWorkload: boolean;
 
   constructor(config: SimulationConfig) {
     const grid = buildGrid(config.grid);
@@ -99,6 +102,7 @@ export class SimWorld {
     this.maxTime = config.maxTimeS ?? Number.POSITIVE_INFINITY;
     this.endless = config.endless ?? false;
     this.stream = config.stream;
+    this.streamBesideWorkload = config.streamBesideWorkload ?? false;
 
     const pollInterval = config.pollIntervalS ?? DEFAULT_POLL_INTERVAL_S;
     const poll = () => {
@@ -120,6 +124,7 @@ export class SimWorld {
       }
     }
     this.scheduleNextSubmission();
+    if (this.streamBesideWorkload) this.scheduleStreamArrival(0);
   }
 
   /** Every job submitted has ended (or the time limit passed). */
@@ -190,7 +195,7 @@ export class SimWorld {
   setStream(settings: JobStreamSettings): void {
     if (!this.stream) return;
     this.stream.set(settings);
-    if (this.submitted === this.jobs.length) this.scheduleStreamArrival(this.engine.now);
+    if (this.streamBesideWorkload || this.submitted === this.jobs.length) this.scheduleStreamArrival(this.engine.now);
   }
 
   private scheduleStreamArrival(after: number): void {

@@ -141,7 +141,9 @@ export class Host {
     const resumed = this.store?.run();
     const resumedLive = resumed?.mode === 'live';
     const run: RunConfig =
-      resumed && !resumedLive ? resumed : { grid: options.grid ?? gridSpecSchema.parse(gridPreset('das3')), workload: resumedLive ? 'none' : (options.workload ?? 'wm'), seed: options.seed ?? 1 };
+      resumed && !resumedLive
+        ? resumed
+        : { grid: options.grid ?? gridSpecSchema.parse(gridPreset('das3')), workload: resumedLive ? 'none' : (options.workload ?? 'wm'), seed: options.seed ?? 1, streamFrom: 'start' };
     const problems = resumed ? this.store!.check() : [];
     if (problems.length) {
       // Nothing is replayed or written: the user chooses a fresh run (the store kept as a backup) or read-only.
@@ -261,7 +263,7 @@ export class Host {
         let backup: string | undefined;
         // The world is built before the store forgets the old run: a grid the simulator refuses changes nothing.
         try {
-          this.open({ grid, workload, seed }, {
+          this.open({ grid, workload, seed, streamFrom: 'start' }, {
             beforeSwitch: () => {
               backup = this.keepUnresumedRun();
               void this.stopLive();
@@ -406,10 +408,11 @@ export class Host {
    */
   private open(run: RunConfig, how: { resumed?: boolean; idle?: boolean; warmUp?: boolean; beforeSwitch?: () => void } = {}): void {
     const jobs: JobSpec[] = run.workload === 'none' ? [] : (workloadPreset(run.workload, run.seed) ?? []);
-    // Decision: after a preset workload's jobs, a stationary stream keeps the grid alive (core/sim/workloads/stream.ts);
-    // a run with no workload has the stream off until Settings turns it on.
+    // Decision: beside a preset workload's jobs, a stationary stream keeps the grid alive (core/sim/workloads/stream.ts)
+    // from the start: W_m alone holds DAS-3 at 1-5 running jobs and never queues one for its 10 h. A run with no
+    // workload has the stream off until Settings turns it on; runs stored before `streamFrom` keep theirs after.
     const stream = new JobStream(run.seed, run.workload === 'none' ? NO_JOB_STREAM : DEFAULT_JOB_STREAM);
-    const world = new SimWorld({ grid: gridSpecSchema.parse(run.grid), jobs, seed: run.seed, endless: true, metrics: false, stream });
+    const world = new SimWorld({ grid: gridSpecSchema.parse(run.grid), jobs, seed: run.seed, endless: true, metrics: false, stream, streamBesideWorkload: run.streamFrom === 'start' });
     how.beforeSwitch?.();
     this.current = world;
     this.submissionIds = new Map();
@@ -429,11 +432,14 @@ export class Host {
         // Decision: a warm-up computes for at most WARM_UP_WALL_MS (a grid too busy for it starts where it got to).
         const deadline = performance.now() + WARM_UP_WALL_MS;
         const outOfTime = () => performance.now() >= deadline;
+        // Decision: past the warm-up's length it goes on until a job waits in the queue (at most as long again), so
+        // that the first view shows every state: running, grown and queued jobs.
+        const longest = 2 * this.warmUpS;
         // Sampled for the grid history as it goes, so that the cards' charts show the warm-up too.
-        for (let t = Math.min(GRID_HISTORY_STEP_S, this.warmUpS); ; t = Math.min(t + GRID_HISTORY_STEP_S, this.warmUpS)) {
+        for (let t = Math.min(GRID_HISTORY_STEP_S, longest); ; t = Math.min(t + GRID_HISTORY_STEP_S, longest)) {
           const done = world.runUntil(t, outOfTime);
           this.history.offer(world.engine.now, () => this.clusterSamples());
-          if (!done || t >= this.warmUpS || outOfTime()) break;
+          if (!done || outOfTime() || t >= longest || (t >= this.warmUpS && world.scheduler.queue.length > 0)) break;
         }
         this.warmedUpS = world.engine.now;
         this.historyDirty = true;

@@ -12,6 +12,9 @@ export interface RunConfig {
   readonly seed: number;
   /** `live`: a run on the real clusters configured (table `clusters`); absent for a simulated run. */
   readonly mode?: 'live';
+  /** `start`: the living stream's jobs arrive from the start, beside the workload's; absent (runs stored before):
+   *  after the workload's last job. */
+  readonly streamFrom?: 'start';
 }
 
 /**

@@ -1,5 +1,5 @@
-// The living default: after the W_m workload's 300 jobs, a stationary stream of malleable, rigid and evolving jobs
-// keeps arriving, and malleable jobs keep running and growing; Settings changes its load and mix (validated at the
+// The living default: beside the W_m workload's 300 jobs and after them, a stationary stream of malleable, rigid and
+// evolving jobs keeps arriving, and malleable jobs keep running and growing; Settings changes its load and mix (validated at the
 // field), and a resumed run replays the change.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,6 +53,18 @@ describe('the living default', () => {
     // Every sample of the last day has some; checked at this instant.
     expect(malleable.length).toBeGreaterThan(0);
     void host.stop();
+  });
+
+  it("a new run's stream arrives beside W_m from the start; a run stored before that keeps it after W_m", () => {
+    const streamJobsBy = (t: number, beside: boolean) => {
+      const grid = gridSpecSchema.parse(gridPreset('das3'));
+      const world = new SimWorld({ grid, jobs: workloadPreset('wm', 1)!, seed: 1, endless: true, metrics: false, stream: new JobStream(1), streamBesideWorkload: beside });
+      world.runUntil(t);
+      return [...world.scheduler.jobs()].filter((j) => j.id.startsWith('s')).length;
+    };
+    // 24 an hour: about 48 in 2 h (fewer than 20 would be a very unlikely draw).
+    expect(streamJobsBy(2 * 3600, true)).toBeGreaterThan(20);
+    expect(streamJobsBy(2 * 3600, false)).toBe(0);
   });
 
   it('holds each cluster busy but not saturated over days (the Decision beside DEFAULT_JOB_STREAM)', () => {
