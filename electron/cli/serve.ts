@@ -39,14 +39,15 @@ export async function serveCommand(o: ServeOptions, io: CliIo, stopped: Promise<
   }
   host.start();
   if (!LOOPBACK.has(o.host)) await emit(io.stderr, `concertina: warning: --host ${o.host} exposes the host beyond this machine; the token is its only guard\n`);
-  await emit(io.stdout, `Concertina is running (simulated DAS-3). Open: ${server.url}\n`);
+  await emit(io.stdout, `Concertina is running (${host.startedWith}). Open: ${server.url}\n`);
   void host.ready.then(() => {
     const run = host.run;
     if (run.state === 'unresumable') void emit(io.stderr, `${PROGRAM}: warning: the stored run cannot be resumed: ${run.reason}. The console offers a fresh run (the store is kept as a backup) or to open it read-only.\n`);
     else if (run.state === 'read-only') void emit(io.stderr, `${PROGRAM}: the run is open read-only: ${run.reason}\n`);
   });
   await stopped;
-  host.stop();
+  // A live run's connections are closed before the store (its last state is written first, at once).
+  await host.stop();
   await server.close();
   store?.close();
   return 0;

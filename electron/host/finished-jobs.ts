@@ -6,6 +6,8 @@ import type { SchedulerEvent } from '../../core/events.js';
 import type { JobRecord } from '../../core/scheduler/job-record.js';
 import type { Scheduler } from '../../core/scheduler/scheduler.js';
 import type { JobSummary, ViewStep } from '../api/contract.js';
+import { jobSpecSchema } from '../../core/model/schemas.js';
+import type { StoredCommand } from '../store/store.js';
 
 /** What the Queue lists of a job (jobs.list). */
 export function jobSummary(j: JobRecord): JobSummary {
@@ -47,6 +49,16 @@ export class FinishedJobs {
     return true;
   }
 
+  /**
+   * Lists a job that ended in an earlier session of the run (rebuilt from the store: endedSummaries), as released.
+   * `seq` orders it among jobs submitted at the same instant.
+   */
+  restore(seq: number, summary: JobSummary): void {
+    this.ids.add(summary.id);
+    this.listed.set(summary.id, { seq, summary });
+    if (this.listed.size > this.limit) this.listed.delete(this.listed.keys().next().value!);
+  }
+
   /** The summary of a released job still listed. */
   get(jobId: string): JobSummary | undefined {
     return this.listed.get(jobId)?.summary;
@@ -67,20 +79,25 @@ export class FinishedJobs {
   }
 }
 
+/** Submission order: by the time submitted, then by the submission number (one scheduler's jobs: the same order). */
+const before = (a: { submitted: number; seq: number }, b: { submitted: number; seq: number }) => a.submitted < b.submitted || (a.submitted === b.submitted && a.seq < b.seq);
+
 /**
  * The last `limit` of the jobs still held and those released, in submission order (as the scheduler alone lists them),
- * and how many there are: a run lists the same before and after its ended jobs leave memory.
+ * and how many there are: a run lists the same before and after its ended jobs leave memory, and a resumed live run
+ * (whose jobs of earlier sessions were numbered by another scheduler) the same as before its restart.
  */
 export function listJobs(held: readonly JobRecord[], released: ReadonlyArray<{ seq: number; summary: JobSummary }>, limit: number): { jobs: JobSummary[]; total: number } {
   const total = held.length + released.length;
   if (!released.length) return { jobs: held.slice(-limit).map(jobSummary), total };
-  const gone = [...released].sort((a, b) => a.seq - b.seq);
+  const key = (r: { seq: number; summary: JobSummary }) => ({ submitted: r.summary.submitted, seq: r.seq });
+  const gone = [...released].sort((a, b) => (before(key(a), key(b)) ? -1 : before(key(b), key(a)) ? 1 : 0));
   // Merged from the end, newest first, until `limit`.
   const out: JobSummary[] = [];
   let h = held.length - 1;
   let g = gone.length - 1;
   while (out.length < limit && (h >= 0 || g >= 0)) {
-    if (g < 0 || (h >= 0 && held[h]!.seq > gone[g]!.seq)) out.push(jobSummary(held[h--]!));
+    if (g < 0 || (h >= 0 && before(key(gone[g]!), { submitted: held[h]!.transitions[0]!.time, seq: held[h]!.seq }))) out.push(jobSummary(held[h--]!));
     else out.push(gone[g--]!.summary);
   }
   return { jobs: out.reverse(), total };
@@ -102,4 +119,96 @@ export function viewsFromEvents(events: readonly SchedulerEvent[], now: number):
   }
   const ended = [{ t: end, v: 0 }];
   return { now, nonPreemptive: ended, preemptive: ended, allocated: allocated.length ? allocated : ended };
+}
+
+/** What a job's events say of it so far, while they are read in run order. */
+interface SummaryDraft {
+  readonly order: number;
+  readonly summary: JobSummary;
+}
+
+/**
+ * The summaries of the jobs that ended in `events` (a run's stored events in run order), as the Queue listed them
+ * when they ended, oldest ended first, each with its place among the run's submissions (`order`, from 0). Rebuilt
+ * from the events, as a resumed live run's earlier sessions left no job records: its name, kind and bounds from its
+ * submission, its clusters from its placement (or adoption), its size from the last event that gave one (0 once a resizable job ended), its tries
+ * and last failure from its placement tries, its state from its end. `placementOf`: the placement policy its spec
+ * asked for (which no event carries).
+ */
+export class EndedSummaries {
+  private readonly drafts = new Map<string, SummaryDraft>();
+  private submitted = 0;
+  readonly ended: Array<{ order: number; summary: JobSummary }> = [];
+
+  constructor(private readonly placementOf: (jobId: string) => string) {}
+
+  /** Jobs submitted in the events read so far. */
+  get submissions(): number {
+    return this.submitted;
+  }
+
+  add(e: SchedulerEvent): void {
+    if (!('jobId' in e)) return;
+    if (e.type === 'job.submitted') {
+      const summary: JobSummary = { id: e.jobId, name: e.name, kind: e.kind, state: 'queued', tries: 0, lastFailure: '', size: 0, min: e.min, max: e.max, placement: this.placementOf(e.jobId), clusters: [], submitted: e.t };
+      this.drafts.set(e.jobId, { order: this.submitted++, summary });
+      return;
+    }
+    const draft = this.drafts.get(e.jobId);
+    if (!draft) return;
+    const s = draft.summary;
+    switch (e.type) {
+      case 'placement.failed':
+        s.tries = e.tries;
+        s.lastFailure = e.reason;
+        break;
+      case 'job.placed':
+      case 'job.claimed':
+        s.clusters = e.components.map((c) => c.cluster);
+        break;
+      case 'job.adopted':
+        s.clusters = [e.cluster];
+        s.size = e.size;
+        break;
+      case 'job.started':
+      case 'job.grown':
+      case 'job.shrunk':
+      case 'job.evolved':
+        s.size = e.size;
+        break;
+      case 'job.ended':
+        s.state = e.state;
+        s.tries = e.tries;
+        // A malleable or evolving job gives back what it held: it ends at size 0 (a rigid job keeps its size).
+        if (s.kind === 'malleable' || s.kind === 'evolving') s.size = 0;
+        this.drafts.delete(e.jobId);
+        this.ended.push({ order: draft.order, summary: s });
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+/** The placement policy each stored submission asked for (its spec's, defaults filled in), by job id. */
+export function placementsOf(commands: readonly StoredCommand[]): (jobId: string) => string {
+  const byJob = new Map<string, string>();
+  for (const c of commands) {
+    if (c.key !== 'jobs.submit' || c.jobId === undefined) continue;
+    const spec = jobSpecSchema.safeParse(c.value);
+    if (spec.success) byJob.set(c.jobId, spec.data.placement);
+  }
+  // Decision: a job whose submission is not stored (or no longer parses) is listed with the spec's default policy.
+  return (jobId) => byJob.get(jobId) ?? 'wf';
+}
+
+/** Size steps as a job record keeps them: a later step at the same time replaces the earlier, an unchanged size adds none. */
+export function sizeSteps(steps: readonly ViewStep[]): ViewStep[] {
+  const out: ViewStep[] = [];
+  for (const s of steps) {
+    const last = out.at(-1);
+    if (last && last.t === s.t) out[out.length - 1] = { t: s.t, v: s.v };
+    else if (!last || last.v !== s.v) out.push({ t: s.t, v: s.v });
+  }
+  return out;
 }

@@ -6,14 +6,14 @@ import { gridPreset } from '../../core/sim/grids.js';
 import { workloadPreset } from '../../core/sim/workloads/koala.js';
 import { SimWorld } from '../../core/sim/world.js';
 import { DEFAULT_JOB_STREAM, JobStream, NO_JOB_STREAM, type JobStreamSettings } from '../../core/sim/workloads/stream.js';
-import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type ClusterSample, type MethodName, type RunStatus, type Speed, type StreamMessage } from '../api/contract.js';
+import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type ClusterSample, type MethodName, type RunStatus, type Speed, type StreamMessage, type ViewStep } from '../api/contract.js';
 import { createDispatcher, type Dispatch } from '../api/dispatcher.js';
 import { LabRunner } from '../lab/runner.js';
 import { labExperimentInfos } from '../lab/registry.js';
 import { GridHistory } from './grid-history.js';
 import { ActivityHistory } from './activity-history.js';
 import { RecentJobEvents } from './recent-job-events.js';
-import { FinishedJobs, listJobs, viewsFromEvents } from './finished-jobs.js';
+import { EndedSummaries, FinishedJobs, listJobs, placementsOf, sizeSteps, viewsFromEvents } from './finished-jobs.js';
 import type { RunConfig, Store, StoredCommand, StoredTemplate } from '../store/store.js';
 import { Replay } from './replay.js';
 import { RunRecorder } from './run-recorder.js';
@@ -41,8 +41,8 @@ const GRID_HISTORY_SAVE_MS = 5000;
 const RECENT_EVENTS = 20_000;
 /** Wall milliseconds a fresh run's warm-up may compute before its clock starts. */
 const WARM_UP_WALL_MS = 3000;
-/** A resumed live run's stored events are read back for the activity history in pages of this many. */
-const ACTIVITY_READ_PAGE = 10_000;
+/** A resumed live run's stored events are read back (activity history, ended jobs) in pages of this many. */
+const STORED_READ_PAGE = 10_000;
 
 export interface HostOptions {
   readonly grid?: GridSpec;
@@ -70,6 +70,15 @@ export interface HostOptions {
 
 /** How the store marks a live run (its clusters are the configured ones; its jobs' times are seconds since it began). */
 const LIVE_RUN: RunConfig = { grid: null, workload: 'none', seed: 0, mode: 'live' };
+
+/** What a host opens at start, in words: `stored` the store's run, else `run` is a new one. */
+function describeStart(stored: RunConfig | undefined, run: RunConfig, clusters: readonly string[]): string {
+  if (stored?.mode === 'live') return `resuming a live run on ${clusters.length} cluster${clusters.length === 1 ? '' : 's'}${clusters.length ? ` (${clusters.join(', ')})` : ''}`;
+  const grid = gridSpecSchema.safeParse(run.grid);
+  const name = grid.success ? (grid.data.name === 'das3' ? 'DAS-3' : grid.data.name) : 'a stored grid';
+  const simulated = `a simulated run on ${name}, workload ${run.workload}, seed ${run.seed}`;
+  return stored ? `resuming ${simulated}` : `a new ${simulated.slice(2)}`;
+}
 
 export class Host {
   readonly dispatch: Dispatch;
@@ -127,6 +136,10 @@ export class Host {
   private resuming: LiveWorld | undefined;
   /** Why the live world could not start (connection errors are per cluster, in the snapshot). */
   private liveStartError: string | undefined;
+  /** What the host opened at start, in words (the start-up banner): a new simulated run, or which stored run it resumes. */
+  readonly startedWith: string;
+  /** The live run was resumed from the store: its jobs' sizes before this session are in the store, not the world. */
+  private liveResumed = false;
 
   constructor(options: HostOptions = {}) {
     this.store = options.store;
@@ -144,6 +157,7 @@ export class Host {
       resumed && !resumedLive
         ? resumed
         : { grid: options.grid ?? gridSpecSchema.parse(gridPreset('das3')), workload: resumedLive ? 'none' : (options.workload ?? 'wm'), seed: options.seed ?? 1, streamFrom: 'start' };
+    this.startedWith = describeStart(resumed, run, this.clusters.configs().map((c) => c.name));
     const problems = resumed ? this.store!.check() : [];
     if (problems.length) {
       // Nothing is replayed or written: the user chooses a fresh run (the store kept as a backup) or read-only.
@@ -197,7 +211,7 @@ export class Host {
         }
         const views = this.scheduler.views(jobId, now);
         if (!views) return { ok: false, errors: [{ path: 'jobId', message: `no job "${jobId}"` }] };
-        return { ok: true, value: { now, ...views } };
+        return { ok: true, value: { now, ...views, allocated: this.withEarlierSizes(jobId, views.allocated) } };
       },
       'jobs.submit': ({ submissionId, ...spec }) => {
         if (this.resuming) return this.stillResuming();
@@ -463,18 +477,27 @@ export class Host {
     const recent = (this.recentEvents = new RecentJobEvents(RECENT_EVENTS));
     this.finished = new FinishedJobs();
     const pending: string[] = (this.endedPending = []);
-    // Decision: only a simulated run's ended jobs leave memory (a live run's are few, and its state names its jobs).
-    if (scheduler === this.world.scheduler) scheduler.on((e) => {
-        if (e.type === 'job.ended') pending.push(e.jobId);
-      }, ['job.ended']);
+    // Ended jobs leave memory once stored, in a simulated run and a live one alike (a live world's state lists only
+    // the jobs not ended).
+    scheduler.on((e) => {
+      if (e.type === 'job.ended') pending.push(e.jobId);
+    }, ['job.ended']);
     if (!this.store)
       scheduler.on((e) => {
         recent.add(e);
       });
     const activity = (this.activity = new ActivityHistory());
-    // A replay emits the stored events again; a resumed live run's earlier sessions are read back from the store once.
+    // A replay emits the stored events again; a resumed live run's earlier sessions are read back from the store once:
+    // their operations, and their ended jobs as the Queue listed them (the world holds only the jobs not ended).
     if (o.resumed && !o.replaying && this.store) {
-      for (let first = 0; first < o.stored; first += ACTIVITY_READ_PAGE) for (const { event } of this.store.eventsFrom(first, ACTIVITY_READ_PAGE)) activity.add(event);
+      const ended = new EndedSummaries(placementsOf(this.store.commands()));
+      for (let first = 0; first < o.stored; first += STORED_READ_PAGE)
+        for (const { event } of this.store.eventsFrom(first, STORED_READ_PAGE)) {
+          activity.add(event);
+          ended.add(event);
+        }
+      // Numbered before this session's jobs, in their submission order (listJobs orders by time, then number).
+      for (const { order, summary } of ended.ended) if (!this.scheduler.job(summary.id)) this.finished.restore(order - ended.submissions, summary);
     }
     scheduler.on((e) => activity.add(e));
     const recorder = this.recorder;
@@ -597,7 +620,12 @@ export class Host {
         }
         // Events of the earlier sessions are kept; the resumed world's are appended.
         this.follow(world, { stored: store.eventCount(), replaying: false, resumed: true });
-        for (const e of duringStart) this.recorder?.record(e);
+        this.liveResumed = true;
+        for (const e of duringStart) {
+          this.recorder?.record(e);
+          // A job that ended while the host was away leaves memory too, once its end is stored.
+          if (e.type === 'job.ended') this.endedPending.push(e.jobId);
+        }
       },
       (error: unknown) => {
         // Commands stay refused, with why, until another run is started (sim.reset or run.startLive).
@@ -620,9 +648,21 @@ export class Host {
     const world = this.live;
     this.live = undefined;
     this.liveReady = false;
+    this.liveResumed = false;
     this.resuming = undefined; // a world still starting stops itself when it has
 
     await world?.stop();
+  }
+
+  /**
+   * A job of a resumed live run: its sizes over its whole run from its stored events (an adopted job's record starts
+   * at its adoption, with its size then), so that the drawer charts the earlier sessions too.
+   */
+  private withEarlierSizes(jobId: string, allocated: ViewStep[]): ViewStep[] {
+    if (!this.live || !this.liveResumed || !this.store) return allocated;
+    this.flush();
+    const stored = sizeSteps(viewsFromEvents(this.store.events(jobId), this.now()).allocated);
+    return stored.length ? stored : allocated;
   }
 
   /** How a job that left memory ended, as far as its summary is still listed. */
@@ -788,8 +828,8 @@ export class Host {
   /** Ended jobs whose end is stored (or, without a store, kept in the recent events) leave the scheduler's memory. */
   private releaseEnded(): void {
     const pending = this.endedPending;
-    if (!pending.length || this.live) return;
-    const scheduler = this.world.scheduler;
+    if (!pending.length) return;
+    const scheduler = this.scheduler;
     for (const jobId of pending) this.finished.release(scheduler, jobId);
     pending.length = 0;
   }

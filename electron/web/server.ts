@@ -73,6 +73,10 @@ const refusedBody = (message: string) => ({ ok: false, errors: [{ path: '', mess
 
 export async function startWebServer(host: HostedApi, options: WebServerOptions = {}): Promise<WebServer> {
   const bindHost = options.host ?? '127.0.0.1';
+  // Decision: the token does not survive a restart, even of the same store: it is the host's only guard, so one that
+  // leaked (terminal scroll-back, shell or browser history) must die with the process; it is never stored, not even
+  // hashed (a hash would let only old pages back in, and the URL printed at the next start could not carry it). A
+  // page of the earlier host is refused and says so, with how to open the new address (ConnectionBanner.vue).
   const token = options.token ?? randomBytes(24).toString('base64url');
   let port = 0;
 

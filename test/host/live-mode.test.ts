@@ -195,3 +195,44 @@ describe('host live mode', () => {
     expect(opened[0]!.store.run()?.mode).toBeUndefined();
   });
 });
+
+describe('host live mode: ended jobs', () => {
+  it('leave the live world\'s memory once stored; after a restart the Queue and the drawer show them as before', async () => {
+    const file = storeFile();
+    const built: FakeWorld[] = [];
+    const host = hostOn(file, fakeFactory(built));
+    host.call('clusters.save', { name: 'a', login: { via: 'local' }, system: 'local', slots: 4 });
+    expect((await host.call('run.startLive', {})).ok).toBe(true);
+    const world = built[0]!;
+    expect(host.call('jobs.submit', { ...rigid, app: { model: 'fixed', runtime: 5 } })).toEqual({ ok: true, value: { jobId: 'r1' } });
+    world.sim.runUntil(20);
+    expect(world.sim.scheduler.job('r1')?.state).toBe('completed');
+    host.flush();
+    // Stored, then released: the world no longer holds it; the API still knows it.
+    expect(world.sim.scheduler.job('r1')).toBeUndefined();
+    const listed = host.call('jobs.list', {});
+    if (!listed.ok) throw new Error(JSON.stringify(listed.errors));
+    const before = listed.value.jobs;
+    expect(before.map((j) => [j.id, j.state])).toEqual([['r1', 'completed']]);
+    const events = host.call('jobs.events', { jobId: 'r1' });
+    if (!events.ok) throw new Error(JSON.stringify(events.errors));
+    expect(events.value.events.at(-1)).toMatchObject({ type: 'job.ended', state: 'completed' });
+
+    opened.splice(0).forEach(({ host: h, store }) => {
+      h.stop();
+      store.close();
+    });
+    const again = hostOn(file, fakeFactory(built));
+    // Once the resumed world has started (its start() settles on the event loop), it is the run's.
+    const resumedLive = () => {
+      const s = again.call('grid.snapshot', {});
+      return s.ok && s.value.clusters.length > 0;
+    };
+    for (let i = 0; i < 1000 && !resumedLive(); i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(resumedLive()).toBe(true);
+    const after = again.call('jobs.list', {});
+    expect(after.ok && after.value.jobs).toEqual(before);
+    expect(again.call('jobs.events', { jobId: 'r1' })).toEqual(events);
+    expect(again.call('jobs.submit', { ...rigid })).toEqual({ ok: false, errors: [{ path: 'id', message: 'duplicates job "r1"' }] });
+  });
+});

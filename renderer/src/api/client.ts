@@ -1,9 +1,12 @@
 // The one API client of the console: `call` over fetch (POST /api/<method>, Bearer token) and `subscribe` over the
-// WebSocket /events, reconnecting with exponential backoff. The token comes from the page URL (?token=) once, is
+// WebSocket /events, reconnecting with exponential backoff (not when the host refuses the token: it was restarted,
+// see ConnectionState). The token comes from the page URL (?token=) once, is
 // kept in sessionStorage and removed from the address bar.
 import { unanswered, type ApiClient, type ApiResult, type CallOptions, type CallResult, type ConnectionState, type MethodInput, type MethodName, type StreamListener, type StreamMessage } from './types.js';
 
 const TOKEN_KEY = 'concertina-token';
+/** How long the check of a lost connection waits for the host's answer. */
+const PROBE_TIMEOUT_MS = 5000;
 
 /** Takes the token from `?token=` (then hides it with history.replaceState), else from sessionStorage. */
 export function takeToken(win: Window = window): string {
@@ -68,12 +71,34 @@ export function createHttpClient(options: HttpClientOptions): ApiClient {
       listeners.forEach((l) => l(parsed));
     };
     ws.onclose = () => {
+      if (socket !== ws) return; // closed by unsubscribing
       socket = undefined;
       setState('closed');
       if (listeners.size === 0) return;
-      retryTimer = setTimeout(connect, backoff);
-      backoff = Math.min(maxBackoff, backoff * 2);
+      // A browser does not say why a socket closed or was refused: the host is asked with a plain call. A host that
+      // refuses the token was restarted (a new token); one that answers, or cannot be reached, is tried again.
+      void tokenRefused().then((refused) => {
+        if (socket || listeners.size === 0) return;
+        if (refused) return setState('refused');
+        retryTimer = setTimeout(connect, backoff);
+        backoff = Math.min(maxBackoff, backoff * 2);
+      });
     };
+  };
+
+  /** Whether the host answers, and refuses this page's token (401). */
+  const tokenRefused = async (): Promise<boolean> => {
+    try {
+      const response = await fetch(new URL('/api/grid.snapshot', origin), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${options.token}` },
+        body: '{}',
+        signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+      });
+      return response.status === 401;
+    } catch {
+      return false;
+    }
   };
 
   return {
@@ -100,8 +125,9 @@ export function createHttpClient(options: HttpClientOptions): ApiClient {
         listeners.delete(listener);
         if (listeners.size === 0) {
           if (retryTimer) clearTimeout(retryTimer);
-          socket?.close();
+          const ws = socket;
           socket = undefined;
+          ws?.close();
         }
       };
     },

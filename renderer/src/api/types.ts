@@ -16,7 +16,12 @@ export interface FieldError {
 }
 
 export type StreamListener = (message: StreamMessage) => void;
-export type ConnectionState = 'connecting' | 'open' | 'closed';
+/**
+ * The page's link to the host's event stream: `closed` is lost and tried again with backoff; `refused`: the host
+ * answers but no longer takes this page's token (it was restarted: each start has a new token), so it is not tried
+ * again — the page must be opened at the address the host printed.
+ */
+export type ConnectionState = 'connecting' | 'open' | 'closed' | 'refused';
 
 /**
  * What a call gives: the host's answer, or — when none came (the transport failed, the answer was lost or not one,

@@ -64,6 +64,13 @@ export function defineGridStore(client: ApiClient) {
     const speed = ref<Speed>('pause');
     const time = ref(0);
     const connection = ref<ConnectionState>('connecting');
+    /** The event stream was open once: losing it now is news (before, the page is still connecting). */
+    const everOpen = ref(false);
+    /**
+     * The page has lost its host: the stream dropped (tried again), or the host refuses the page's token (it was
+     * restarted). What the page shows is as the host last said.
+     */
+    const hostLost = computed(() => connection.value === 'refused' || (everOpen.value && connection.value !== 'open'));
     const lastEvents = shallowRef<SchedulerEvent[]>([]);
     const errors = ref<string[]>([]);
     /** Why the host refused the last speed change ('' when it took it). */
@@ -166,7 +173,10 @@ export function defineGridStore(client: ApiClient) {
     function connect() {
       if (stop) return;
       const unsubscribe = client.subscribe(receive);
-      const unwatch = client.onConnection?.((state) => (connection.value = state));
+      const unwatch = client.onConnection?.((state) => {
+        connection.value = state;
+        if (state === 'open') everOpen.value = true;
+      });
       stop = () => {
         unsubscribe();
         unwatch?.();
@@ -185,6 +195,7 @@ export function defineGridStore(client: ApiClient) {
       speed,
       time,
       connection,
+      hostLost,
       lastEvents,
       errors,
       speedError,
