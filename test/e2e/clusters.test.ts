@@ -1,8 +1,8 @@
 // End to end in Chromium: Settings → Clusters adds a cluster on this machine (a `local` login, so no sshd is
 // needed), tests its connection and shows what was found; a bad value is refused at its field; adding and editing
 // stay apart (a rename is asked first, a name taken is refused, nothing is replaced unasked); then a live run on it
-// (the real LiveWorld) shows the cluster's card with its connection, its speed fixed with the reason, and a job's
-// Cancel asked first.
+// (the real LiveWorld) shows the cluster's card with its connection, its speed fixed with the reason, a job's
+// Cancel asked first, and switching the live run off asked first.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -149,7 +149,7 @@ describe.skipIf(!ready)('Settings → Clusters in Chromium', () => {
     await page.screenshot({ path: path.join(artifacts, 'clusters-live-grid.png') });
   });
 
-  it('in the live run the speed buttons are disabled with the host\'s reason, and a cancel is asked first', async () => {
+  it('in the live run the speed buttons are disabled with the host\'s reason; a cancel, and switching the run off, are asked first', async () => {
     const { page, host } = session;
     await page.getByTestId('speed-fixed').filter({ hasText: 'a live run follows real time' }).waitFor();
     for (const s of ['pause', '1x', '10x', '100x', 'max']) expect(await page.getByTestId(`speed-${s}`).isDisabled()).toBe(true);
@@ -173,5 +173,24 @@ describe.skipIf(!ready)('Settings → Clusters in Chromium', () => {
     await page.getByRole('button', { name: 'Cancel the job' }).click();
     await expect.poll(() => stateOf(host, 'long'), { timeout: 30_000, interval: 100 }).toBe('cancelled');
     await page.getByTestId('job-drawer').getByText('rigid · cancelled').waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByTestId('job-drawer').waitFor({ state: 'hidden' });
+
+    // Switching the live run off is asked too: kept, the run stays live; said so, a simulated run replaces it.
+    const mode = () => {
+      const r = host.call('grid.snapshot', {});
+      return r.ok ? r.value.mode : undefined;
+    };
+    await page.getByTestId('tab-settings').click();
+    await page.getByTestId('live-switch').click();
+    await page.getByTestId('live-stop-confirm').filter({ hasText: 'Switch the live run off?' }).waitFor();
+    await page.getByRole('button', { name: 'Keep the live run' }).click();
+    await page.getByTestId('live-stop-confirm').waitFor({ state: 'hidden' });
+    expect(mode()).toBe('live');
+    await page.getByTestId('live-switch').click();
+    await page.getByRole('button', { name: 'Switch it off' }).click();
+    await expect.poll(mode, { timeout: 30_000, interval: 100 }).toBe('sim');
+    await page.getByTestId('speed-fixed').waitFor({ state: 'detached' });
+    expect(await page.getByTestId('speed-10x').isDisabled()).toBe(false);
   });
 });
