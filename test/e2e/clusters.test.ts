@@ -125,6 +125,7 @@ describe.skipIf(!ready)('Settings → Clusters in Chromium', () => {
     const options = page.getByLabel('more submit options');
     expect(await options.getAttribute('placeholder')).not.toContain('--qos');
     expect(await options.getAttribute('placeholder')).toContain('h_rt');
+    expect(await page.getByLabel('environment', { exact: true }).getAttribute('placeholder')).toMatch(/^SGE_ROOT=/);
 
     // Removed (asked first), for the live run to be on one cluster.
     await page.getByTestId('cluster-remove-renamed').click();
