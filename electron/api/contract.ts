@@ -147,6 +147,8 @@ export const methods = {
       behindS: z.number(),
       /** Virtual seconds this run computed before its clock started (a fresh run's warm-up), when it did. */
       warmedUpS: z.number().optional(),
+      /** Why the speed cannot be changed now (sim.setSpeed's refusal), when it cannot: a live run follows real time. */
+      speedFixed: z.string().optional(),
     }),
   },
   'grid.history': { input: z.strictObject({}), output: gridHistoryStateSchema.pick({ samples: true }) },
@@ -237,8 +239,16 @@ export const methods = {
   'lab.result': { input: z.strictObject({ runId: z.string({ error: 'is required' }).min(1, 'is required') }), output: labResultSchema },
   /** Live clusters' configurations (kept by the host), each with which secrets it holds (never their values). */
   'clusters.list': { input: z.strictObject({}), output: z.object({ clusters: z.array(storedCluster), secretsPersist: z.boolean() }) },
-  /** Adds or replaces the cluster of that name. */
+  /** Adds a cluster. A name already configured is refused at `name`: nothing is replaced unless asked with clusters.update. */
   'clusters.save': { input: liveClusterSchema, output: z.object({ name: z.string() }) },
+  /**
+   * Changes the configured cluster `name` to `config`. A `config.name` other than `name` renames it (its secrets go
+   * with it), refused at `config.name` when another cluster has that name, or during a live run.
+   */
+  'clusters.update': {
+    input: z.strictObject({ name: clusterName, config: liveClusterSchema }),
+    output: z.object({ name: z.string(), renamedFrom: z.string().optional() }),
+  },
   'clusters.remove': { input: z.strictObject({ name: clusterName }), output: z.object({ name: z.string() }) },
   /** Connects (strict host keys), detects the batch system and reads the processor counts. Asynchronous. */
   'clusters.test': { input: liveClusterSchema, output: connectionTest },

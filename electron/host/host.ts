@@ -31,8 +31,10 @@ const MAX_BACKLOG_WALL_S = 10;
 /** A stored run whose replay takes longer than this is not resumed (the user chooses a fresh run or read-only). */
 const REPLAY_LIMIT_S = 120;
 /** Methods that change the run or the store: refused while a run is resumed, cannot be, or is read-only. */
+/** Why a live run's speed cannot change: the refusal of sim.setSpeed, and what the snapshot says beside the speed. */
+const LIVE_SPEED_FIXED = 'a live run follows real time: its speed cannot change (a simulated run can: switch the live run off in Settings → Clusters, or sim.reset)';
 const RUN_COMMANDS = new Set<MethodName>(['jobs.submit', 'jobs.cancel', 'jobs.resize', 'settings.set', 'sim.setSpeed']);
-const STORE_WRITES = new Set<MethodName>(['templates.save', 'templates.delete', 'clusters.save', 'clusters.remove', 'clusters.setSecret', 'run.startLive', 'lab.start', 'sim.reset']);
+const STORE_WRITES = new Set<MethodName>(['templates.save', 'templates.delete', 'clusters.save', 'clusters.update', 'clusters.remove', 'clusters.setSecret', 'run.startLive', 'lab.start', 'sim.reset']);
 /** The grid history: samples shown (as many as a console chart keeps), first spacing, how often it is stored. */
 const GRID_HISTORY_LIMIT = 300;
 const GRID_HISTORY_STEP_S = 10;
@@ -189,6 +191,7 @@ export class Host {
           run: this.runStatus(),
           behindS: this.live ? 0 : this.behindS,
           ...(this.warmedUpS > 0 && !this.live ? { warmedUpS: this.warmedUpS } : {}),
+          ...(this.live || this.resuming ? { speedFixed: LIVE_SPEED_FIXED } : {}),
         },
       }),
       'grid.history': () => ({ ok: true, value: { samples: this.history.view() } }),
@@ -265,7 +268,7 @@ export class Host {
         return { ok: true, value: { ...listJobs(held, released, limit), version } };
       },
       'sim.setSpeed': ({ speed }) => {
-        if (this.live || this.resuming) return { ok: false, errors: [{ path: 'speed', message: 'a live run follows real time: its speed cannot change (sim.reset starts a simulated run)' }] };
+        if (this.live || this.resuming) return { ok: false, errors: [{ path: 'speed', message: LIVE_SPEED_FIXED }] };
         this.catchUp();
         this.speed = speed;
         this.behindS = 0;
@@ -324,6 +327,9 @@ export class Host {
       'lab.cancel': ({ runId }) => this.lab.cancel(runId),
       'clusters.list': () => this.clusters.list(),
       'clusters.save': (config) => this.clusters.save(config),
+      // Decision: no cluster is renamed during a live run: its jobs, and the run resumed after a restart, find their cluster by name.
+      'clusters.update': ({ name, config }) =>
+        this.clusters.update(name, config, this.live || this.resuming ? 'a cluster is not renamed during a live run: switch the live run off first' : undefined),
       'clusters.remove': ({ name }) => this.clusters.remove(name),
       'clusters.test': (config) => this.clusters.test(config),
       'clusters.acceptHostKey': ({ host, port, fingerprint, cluster }) => this.clusters.acceptHostKey(host, port, fingerprint, cluster),

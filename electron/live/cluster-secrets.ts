@@ -60,6 +60,17 @@ export class ClusterSecrets {
     return this.memory.has(`${kind}:${cluster}`) || (this.cipher !== undefined && this.store?.secret(cluster, kind) !== undefined);
   }
 
+  /** Gives a renamed cluster's secrets to its new name too (the old name's go with the old name's removal). */
+  rename(from: string, to: string): void {
+    this.changes++;
+    for (const kind of ['password', 'passphrase'] as const) {
+      const held = this.memory.get(`${kind}:${from}`);
+      if (held !== undefined) this.memory.set(`${kind}:${to}`, held);
+      const ciphertext = this.cipher ? this.store?.secret(from, kind) : undefined;
+      if (ciphertext !== undefined) this.store!.saveSecret(to, kind, ciphertext);
+    }
+  }
+
   /** Forgets a removed cluster's session secrets (the store drops its stored ones with the cluster). */
   forget(cluster: string): void {
     this.changes++;

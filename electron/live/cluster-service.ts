@@ -48,10 +48,42 @@ export class ClusterService {
     return { ok: true, value: { clusters, secretsPersist: this.secrets.persistent } };
   }
 
-  save(config: LiveClusterConfig): ApiResult<'clusters.save'> {
+  private has(name: string): boolean {
+    return this.configs().some((c) => c.name === name);
+  }
+
+  private put(config: LiveClusterConfig): void {
     if (this.options.store) this.options.store.saveCluster(config.name, config);
     else this.memory.set(config.name, config);
+  }
+
+  /** Adds a cluster; a name already configured is refused at `name`: changing a cluster is `update`, said so. */
+  save(config: LiveClusterConfig): ApiResult<'clusters.save'> {
+    if (this.has(config.name)) return fail('name', `a cluster named "${config.name}" is configured already: edit it, or choose another name`);
+    this.put(config);
     return { ok: true, value: { name: config.name } };
+  }
+
+  /**
+   * Changes the configured cluster `name` to `config`; a `config.name` of its own renames it, refused when another
+   * cluster has that name. `renameRefused`: why no cluster may be renamed now (a live run), if it may not.
+   */
+  update(name: string, config: LiveClusterConfig, renameRefused?: string): ApiResult<'clusters.update'> {
+    if (!this.has(name)) return fail('name', `names no cluster ("${name}")`);
+    if (config.name === name) {
+      this.put(config);
+      return { ok: true, value: { name } };
+    }
+    if (renameRefused !== undefined) return fail('config.name', renameRefused);
+    if (this.has(config.name)) return fail('config.name', `a cluster named "${config.name}" is configured already: choose another name`);
+    // Decision: a rename is the same cluster under a new name, so its password and passphrase go with it. Written
+    // new first, old dropped last: a crash in between leaves both, never neither.
+    this.put(config);
+    this.secrets.rename(name, config.name);
+    if (this.options.store) this.options.store.deleteCluster(name);
+    else this.memory.delete(name);
+    this.secrets.forget(name);
+    return { ok: true, value: { name: config.name, renamedFrom: name } };
   }
 
   remove(name: string): ApiResult<'clusters.remove'> {

@@ -61,7 +61,7 @@ const lab = { name: 'lab1', login: { via: 'ssh', host: 'login.example.org', user
 const onLab = { user: 'alice', host: 'login.example.org', port: 22, destination: true, connection: 'lab1' };
 
 describe('clusters.* configuration', () => {
-  it('saves, lists with defaults filled in, replaces by name, removes, and keeps them in the store', () => {
+  it('saves, lists with defaults filled in, changes one only when asked to (clusters.update), removes, and keeps them in the store', () => {
     const file = path.join(tempDir(), 'run.db');
     const host = hostOn(file);
     expect(host.call('clusters.save', lab)).toEqual({ ok: true, value: { name: 'lab1' } });
@@ -71,7 +71,12 @@ describe('clusters.* configuration', () => {
     expect(listed.ok && listed.value.clusters[1]!.config).toEqual(liveClusterSchema.parse(lab));
     expect(listed.ok && listed.value.clusters[1]!.config).toMatchObject({ workRoot: '.concertina', pollIntervalS: 10, env: {}, login: { keepaliveS: 20 } });
 
-    expect(host.call('clusters.save', { ...lab, threshold: 0.8 }).ok).toBe(true);
+    // An add never replaces: the name taken is refused at its field, and the cluster is as it was.
+    expect(host.call('clusters.save', { ...lab, threshold: 0.8 })).toEqual({ ok: false, errors: [{ path: 'name', message: 'a cluster named "lab1" is configured already: edit it, or choose another name' }] });
+    const unchanged = host.call('clusters.list', {});
+    expect(unchanged.ok && unchanged.value.clusters[1]!.config.threshold).toBe(0.5);
+    expect(host.call('clusters.update', { name: 'lab1', config: { ...lab, threshold: 0.8 } })).toEqual({ ok: true, value: { name: 'lab1' } });
+    expect(host.call('clusters.update', { name: 'gone', config: lab })).toEqual({ ok: false, errors: [{ path: 'name', message: 'names no cluster ("gone")' }] });
     host.stop();
     opened.splice(0).forEach((o) => o.store?.close());
 
@@ -108,6 +113,46 @@ describe('clusters.* configuration', () => {
     // Refused by its schema before any connection is tried (the dispatcher answers at once, not a promise).
     const accept: unknown = host.dispatch('clusters.acceptHostKey', { host: 'h', fingerprint: 'MD5:aa' });
     expect(accept).toEqual({ ok: false, errors: [{ path: 'fingerprint', message: expect.stringContaining('SHA256') }] });
+  });
+});
+
+describe('clusters.update renames only when asked', () => {
+  it('renames a cluster with its secrets; a name taken is refused at config.name and nothing changes', () => {
+    const file = path.join(tempDir(), 'run.db');
+    const host = hostOn(file, stubSafeStorage());
+    const here = { name: 'here', login: { via: 'local' }, system: 'local', slots: 4 };
+    host.call('clusters.save', lab);
+    host.call('clusters.save', here);
+    host.call('clusters.setSecret', { cluster: 'lab1', kind: 'password', value: 'pw' });
+    const names = () => {
+      const r = host.call('clusters.list', {});
+      return r.ok ? r.value.clusters.map((c) => `${c.config.name}:${c.config.login.via === 'ssh' ? c.config.login.host : 'local'}:${c.secrets.join('+')}`) : [];
+    };
+
+    // Onto another cluster's name: refused, both kept as they were.
+    const onto = host.call('clusters.update', { name: 'lab1', config: { ...lab, name: 'here' } });
+    expect(onto).toEqual({ ok: false, errors: [{ path: 'config.name', message: 'a cluster named "here" is configured already: choose another name' }] });
+    expect(names()).toEqual(['here:local:', 'lab1:login.example.org:password']);
+    // Field errors of the new configuration are named under config.
+    const bad = host.call('clusters.update', { name: 'lab1', config: { ...lab, login: { via: 'ssh', host: '' } } });
+    expect(!bad.ok && bad.errors.map((e) => e.path)).toEqual(['config.login.host']);
+
+    const renamed = host.call('clusters.update', { name: 'lab1', config: { ...lab, name: 'lab2', login: { via: 'ssh', host: 'login2.example.org' } } });
+    expect(renamed).toEqual({ ok: true, value: { name: 'lab2', renamedFrom: 'lab1' } });
+    expect(names()).toEqual(['here:local:', 'lab2:login2.example.org:password']);
+    // The secret went with it (the same ciphertext), and none is left under the old name.
+    const store = opened[0]!.store!;
+    expect([store.secret('lab1', 'password'), typeof store.secret('lab2', 'password')]).toEqual([undefined, 'string']);
+  });
+
+  it('renames in memory too (no store): session secrets follow', () => {
+    const host = hostOn(undefined);
+    host.call('clusters.save', lab);
+    host.call('clusters.setSecret', { cluster: 'lab1', kind: 'passphrase', value: 'pp' });
+    expect(host.call('clusters.save', lab).ok).toBe(false);
+    expect(host.call('clusters.update', { name: 'lab1', config: { ...lab, name: 'lab3' } })).toEqual({ ok: true, value: { name: 'lab3', renamedFrom: 'lab1' } });
+    const r = host.call('clusters.list', {});
+    expect(r.ok && r.value.clusters.map((c) => [c.config.name, c.secrets])).toEqual([['lab3', ['passphrase']]]);
   });
 });
 

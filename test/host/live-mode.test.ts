@@ -150,7 +150,14 @@ describe('host live mode', () => {
     ]);
     expect(snapshot.value.clusters[0]!.lastPoll).not.toBeUndefined();
 
-    expect(host.call('sim.setSpeed', { speed: '10x' })).toEqual({ ok: false, errors: [{ path: 'speed', message: expect.stringContaining('real time') }] });
+    const refused = host.call('sim.setSpeed', { speed: '10x' });
+    expect(refused).toEqual({ ok: false, errors: [{ path: 'speed', message: expect.stringContaining('real time') }] });
+    // The snapshot says so before anyone tries: the console disables its speed buttons with this reason.
+    expect(snapshot.value.speedFixed).toBe(!refused.ok && refused.errors[0]!.message);
+    // No cluster is renamed during a live run (its jobs and a resumed run find it by name); edited in place, it may be.
+    const a = { name: 'a', login: { via: 'local' }, system: 'local', slots: 4 };
+    expect(host.call('clusters.update', { name: 'a', config: { ...a, name: 'a2' } })).toEqual({ ok: false, errors: [{ path: 'config.name', message: expect.stringContaining('live run') }] });
+    expect(host.call('clusters.update', { name: 'a', config: { ...a, pollIntervalS: 5 } })).toEqual({ ok: true, value: { name: 'a' } });
 
     const acts = world.acts;
     expect(host.call('jobs.submit', rigid)).toEqual({ ok: true, value: { jobId: 'r1' } });

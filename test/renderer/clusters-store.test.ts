@@ -62,6 +62,47 @@ describe('clusters store', () => {
     expect(store.editing).toBe('lab1');
   });
 
+  it('edits the cluster edited (clusters.update), renames it only by its name changed, and adds a new one only when asked', async () => {
+    const client = fakeClient({
+      'clusters.list': { ok: true, value: { clusters: [{ config: lab, secrets: [] }], secretsPersist: false } },
+      'clusters.update': { ok: true, value: { name: 'lab1' } },
+    });
+    const store = defineClustersStore(client)();
+    await store.load();
+    store.edit('lab1');
+    expect(store.renaming).toBe(false);
+    store.form.threshold = 0.8;
+    expect(await store.save()).toBe(true);
+    const config = (configOf(store.form) as { config: unknown }).config;
+    expect(client.calls.filter((c) => c.method.startsWith('clusters.') && c.method !== 'clusters.list')).toEqual([{ method: 'clusters.update', payload: { name: 'lab1', config } }]);
+    expect(store.message).toBe('Saved lab1.');
+
+    // A new name is a rename of lab1 (the view asks first); the host's errors under config land on their fields.
+    store.form.name = 'lab2';
+    store.form.host = 'login2.example.org';
+    expect(store.renaming).toBe(true);
+    client.answers['clusters.update'] = { ok: false, errors: [{ path: 'config.name', message: 'a cluster named "lab2" is configured already: choose another name' }, { path: 'config.login.user', message: 'bad' }] };
+    expect(await store.save()).toBe(false);
+    expect(store.errors).toEqual({ name: 'a cluster named "lab2" is configured already: choose another name', user: 'bad' });
+    client.answers['clusters.update'] = { ok: true, value: { name: 'lab2', renamedFrom: 'lab1' } };
+    expect(await store.save()).toBe(true);
+    expect(client.calls.at(-2)).toMatchObject({ method: 'clusters.update', payload: { name: 'lab1', config: { name: 'lab2', login: { host: 'login2.example.org' } } } });
+    expect(store.message).toBe('Renamed lab1 to lab2.');
+    expect([store.editing, store.renaming]).toEqual(['lab2', false]);
+    // Nothing is removed by the console: the host renames in one call.
+    expect(client.calls.some((c) => c.method === 'clusters.remove')).toBe(false);
+
+    // Add as a new cluster while editing: clusters.save (which refuses a name taken), and the new one is then edited.
+    store.form.name = 'lab3';
+    client.answers['clusters.save'] = { ok: true, value: { name: 'lab3' } };
+    expect(await store.add()).toBe(true);
+    expect(client.calls.at(-2)).toMatchObject({ method: 'clusters.save', payload: { name: 'lab3' } });
+    expect(store.editing).toBe('lab3');
+    client.answers['clusters.update'] = { ok: false, errors: [{ path: 'name', message: 'names no cluster ("lab3")' }] };
+    expect(await store.save()).toBe(false);
+    expect(store.errors).toEqual({ form: 'names no cluster ("lab3")' });
+  });
+
   it('puts a failed test at its field, and accepts an unknown host key with what was shown, then tests again', async () => {
     const client = fakeClient({ 'clusters.test': { ok: true, value: { ok: false, kind: 'auth-failed', message: 'alice@login: authentication failed' } } });
     const store = defineClustersStore(client)();

@@ -56,7 +56,13 @@ describe('Job drawer', () => {
     expect(drawer).not.toBeNull();
     expect(drawer!.querySelector('[data-testid="job-events"]')!.textContent).toContain('+4 on fs0 → 6');
 
+    // Cancel asks first: nothing is sent until the user says so.
     find('[data-testid="cancel-job"]')!.click();
+    await flushPromises();
+    expect(find('[data-testid="cancel-confirm"]')!.textContent).toContain('It is stopped on fs0');
+    expect(client.calls.filter((c) => c.method === 'jobs.cancel')).toEqual([]);
+    const confirm = Array.from((globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<Found> } }).document.querySelectorAll('button')).find((b) => b.textContent?.includes('Cancel the job'));
+    confirm!.click();
     await flushPromises();
     expect(client.calls.filter((c) => c.method === 'jobs.cancel')).toEqual([{ method: 'jobs.cancel', payload: { jobId: 'job-1' } }]);
     expect(find('[data-testid="cancel-error"]')!.textContent).toContain('job-1 has already ended');

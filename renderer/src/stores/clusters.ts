@@ -1,9 +1,10 @@
-// Live clusters in Settings: the configured clusters (clusters.list), a form to add or edit one (clusters.save) with
-// the host's field errors on their fields, "Test connection" (clusters.test) and accepting the host key it shows
+// Live clusters in Settings: the configured clusters (clusters.list), a form to add one (clusters.save, which refuses
+// a name taken) or edit one (clusters.update, renaming it only when asked to) with the host's field errors on their
+// fields, "Test connection" (clusters.test) and accepting the host key it shows
 // (clusters.acceptHostKey), passwords and passphrases (clusters.setSecret: the value is sent once and then
 // forgotten here), and starting a live run (run.startLive).
 import { defineStore } from 'pinia';
-import { ref } from 'vue';
+import { computed, ref } from 'vue';
 import { BATCH_OPTION_SYSTEMS, BATCH_SYSTEMS } from '../../../runners/live/config.js';
 import type { ApiClient, FieldError, MethodInput, MethodOutput } from '../api/types.js';
 
@@ -152,6 +153,11 @@ export function clusterFieldOf(path: string): ClusterField {
   return (CLUSTER_FIELDS as readonly string[]).includes(key) ? (key as ClusterField) : 'form';
 }
 
+/** clusters.update's errors as clusters.save's: `config.login.host` → `login.host`; its `name` (the cluster edited) on the form. */
+export function updateErrorsOf(errors: readonly FieldError[]): FieldError[] {
+  return errors.map((e) => (e.path.startsWith('config.') ? { ...e, path: e.path.slice('config.'.length) } : e.path === 'name' ? { path: '', message: e.message } : e));
+}
+
 export function clusterErrorsOf(errors: readonly FieldError[]): ClusterErrors {
   const out: ClusterErrors = {};
   for (const e of errors) {
@@ -241,23 +247,47 @@ export function defineClustersStore(client: ApiClient) {
       return built.config;
     }
 
+    /** Whether saving the form renames the cluster edited (the view asks first). */
+    const renaming = computed(() => editing.value !== undefined && form.value.name.trim() !== editing.value);
+
+    /** The form as the cluster edited (its name changed only by a rename the user confirmed), or as a new cluster. */
     async function save(): Promise<boolean> {
+      return editing.value === undefined ? add() : update(editing.value);
+    }
+
+    /** Adds the form as a new cluster, even while one is edited (the host refuses a name taken: nothing is replaced). */
+    async function add(): Promise<boolean> {
       const config = current();
       if (!config) return false;
       busy.value = true;
       try {
         const r = await client.call('clusters.save', config);
         if (!r.ok) return fail(r.errors);
-        // A renamed cluster replaces the one edited.
-        if (editing.value !== undefined && editing.value !== r.value.name) await client.call('clusters.remove', { name: editing.value });
-        editing.value = r.value.name;
-        errors.value = {};
-        message.value = `Saved ${r.value.name}.`;
-        await load();
-        return true;
+        return saved(r.value.name, `Saved ${r.value.name}.`);
       } finally {
         busy.value = false;
       }
+    }
+
+    async function update(name: string): Promise<boolean> {
+      const config = current();
+      if (!config) return false;
+      busy.value = true;
+      try {
+        const r = await client.call('clusters.update', { name, config });
+        if (!r.ok) return fail(updateErrorsOf(r.errors));
+        return saved(r.value.name, r.value.renamedFrom ? `Renamed ${r.value.renamedFrom} to ${r.value.name}.` : `Saved ${r.value.name}.`);
+      } finally {
+        busy.value = false;
+      }
+    }
+
+    async function saved(name: string, text: string): Promise<true> {
+      editing.value = name;
+      errors.value = {};
+      message.value = text;
+      await load();
+      return true;
     }
 
     async function remove(name: string): Promise<boolean> {
@@ -348,7 +378,7 @@ export function defineClustersStore(client: ApiClient) {
       }
     }
 
-    return { clusters, secretsPersist, form, editing, errors, busy, testing, staging, testResult, message, liveStarted, load, startNew, edit, touch, save, remove, test, acceptKey, setSecret, stageAssets, startLive };
+    return { clusters, secretsPersist, form, editing, renaming, errors, busy, testing, staging, testResult, message, liveStarted, load, startNew, edit, touch, save, add, remove, test, acceptKey, setSecret, stageAssets, startLive };
   });
 }
 

@@ -81,6 +81,8 @@ export function defineGridStore(client: ApiClient) {
 
     const run = computed<RunStatus>(() => snapshot.value?.run ?? { state: 'running' });
     const behindS = computed(() => snapshot.value?.behindS ?? 0);
+    /** Why the speed cannot be changed now, as the host says it (a live run follows real time); '' when it can. */
+    const speedFixed = computed(() => snapshot.value?.speedFixed ?? '');
     const clusters = computed(() => snapshot.value?.clusters ?? []);
     const current = computed(() => {
       const t = snapshot.value?.time ?? 0;
@@ -203,6 +205,7 @@ export function defineGridStore(client: ApiClient) {
       openingReadOnly,
       run,
       behindS,
+      speedFixed,
       clusters,
       current,
       clear,
