@@ -37,6 +37,15 @@ describe('first start hint', () => {
     wrapper.unmount();
   });
 
+  it('words a warm-up that went on past whole hours (until a job waited) in hours and minutes', async () => {
+    for (const [warmedUpS, words] of [[11_280, '3 h 8 min'], [2_400, '40 min'], [21_600, '6 h']] as const) {
+      const wrapper = mountGrid({ time: warmedUpS + 10, warmedUpS });
+      await flushPromises();
+      expect(wrapper.find('[data-testid="warm-up-note"]').text()).toContain(`first ${words} of virtual time`);
+      wrapper.unmount();
+    }
+  });
+
   it('says nothing of a warm-up the run did not have', async () => {
     const wrapper = mountGrid({ time: 5 });
     await flushPromises();
