@@ -493,13 +493,24 @@ class LiveWorldImpl implements LiveWorld {
       await this.openCluster(config);
       const runtime = this.runtimes.get(name)!;
       await this.firstPoll(runtime);
-      if (!this.running) return;
+      if (!this.running) return await this.closeAfterStop(name);
       await this.join(runtime);
+      if (!this.running) return await this.closeAfterStop(name);
     } catch (error) {
-      if (!this.running) return;
+      if (!this.running) return await this.closeAfterStop(name);
       await this.dropCluster(name, error);
       this.scheduleRejoin(name, failures + 1);
     }
+  }
+
+  /** A try that was under way when the world stopped: its connection is closed too (stop closed those it saw). */
+  private async closeAfterStop(name: string): Promise<void> {
+    const runtime = this.runtimes.get(name);
+    if (!runtime || runtime.closed) return;
+    runtime.closed = true;
+    if (runtime.appTimer) clearTimeout(runtime.appTimer);
+    await runtime.manager.close().catch(() => undefined);
+    await runtime.runner.close().catch(() => undefined);
   }
 
   /**

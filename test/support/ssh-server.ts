@@ -37,6 +37,8 @@ export async function startFakeSshd(options: FakeSshdOptions): Promise<FakeSshd>
   const hostPair = sshKeyPair('ed25519');
   const attempts: LoginAttempt[] = [];
   const clients = new Set<Connection>();
+  /** Commands running, each with the promise of its shell's exit. */
+  const children = new Map<number, Promise<void>>();
   const authorised = (user: string, key: { algo: string; data: Buffer }) =>
     (options.keys?.[user] ?? []).map((line) => ssh2.utils.parseKey(line) as ParsedKey).find((parsed) => parsed.type === key.algo && parsed.getPublicSSH().equals(key.data));
   const server = new ssh2.Server({ hostKeys: [hostPair.private] }, (client: Connection) => {
@@ -78,7 +80,14 @@ export async function startFakeSshd(options: FakeSshdOptions): Promise<FakeSshd>
       const session = acceptSession();
       session.on('exec', (acceptExec, _reject, info) => {
         const channel = acceptExec();
-        const child = spawn('/bin/sh', ['-c', info.command], { stdio: ['pipe', 'pipe', 'pipe'] });
+        // Like sshd, each command leads its own process group, killed whole when its channel closes: a loop the
+        // command started must not go on writing into a test's folder after the test (ENOTEMPTY on its removal).
+        const child = spawn('/bin/sh', ['-c', info.command], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+        const pid = child.pid;
+        if (pid !== undefined) {
+          children.set(pid, new Promise<void>((resolve) => child.on('exit', () => resolve())));
+          child.on('exit', () => children.delete(pid));
+        }
         channel.pipe(child.stdin).on('error', () => {});
         child.stdout.pipe(channel, { end: false });
         child.stderr.pipe(channel.stderr, { end: false });
@@ -87,7 +96,7 @@ export async function startFakeSshd(options: FakeSshdOptions): Promise<FakeSshd>
           else channel.exit(signal ?? 'KILL');
           channel.close();
         });
-        channel.on('close', () => child.kill('SIGKILL'));
+        channel.on('close', () => killGroup(child.pid));
         session.on('signal', (_accept, _reject, { name }) => child.kill(`SIG${name}` as NodeJS.Signals));
       });
     });
@@ -101,6 +110,18 @@ export async function startFakeSshd(options: FakeSshdOptions): Promise<FakeSshd>
     close: async () => {
       for (const client of clients) client.end();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      // No command outlives the server: each group killed, each shell reaped.
+      for (const pid of children.keys()) killGroup(pid);
+      await Promise.all(children.values());
     },
   };
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
 }

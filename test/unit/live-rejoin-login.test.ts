@@ -18,11 +18,20 @@ let dir: string | undefined;
 afterEach(async () => {
   await world?.stop();
   await sshd?.close();
-  // A job of the local cluster may still be writing into it as it ends.
-  if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
+  // A command the stop killed may still be writing into it as it ends: removed once nothing writes.
+  const folder = dir;
+  if (folder) await expect.poll(() => removed(folder), { timeout: 30_000, interval: 50 }).toBe(true);
   world = sshd = dir = undefined;
 });
 
+function removed(folder: string): boolean {
+  try {
+    rmSync(folder, { recursive: true, force: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe('a cluster whose login is refused at start', () => {
   it('is tried again with a growing backoff, and at once when its password changes', async () => {
