@@ -30,140 +30,36 @@ export interface CapacityBreakdown {
 
 export class ClusterState {
   readonly cluster: Cluster;
+  background = 0;
   reachable = true;
   lastPoll = Number.NEGATIVE_INFINITY;
+  /** Rigid and moldable jobs, malleable minimums, and what evolving jobs use (or were promised) of their pre-allocations. */
+  nonPreemptible = 0;
+  /** Malleable extras: processors above their jobs' minimums. */
+  preemptible = 0;
+  /**
+   * Pre-allocated by evolving jobs and not in use by them. Never given non-preemptibly to another job; malleable
+   * extras may fill them (preemptibly: they are shrunk when the evolving job grows).
+   */
+  preallocatedUnused = 0;
+  /** Processors offered in grow offers awaiting an answer. */
+  offered = 0;
   /** Processors set aside for queued jobs waiting for a mandatory shrink here, by job id. */
   readonly reservations = new Map<string, number>();
+  reserved = 0;
+  /** Running malleable jobs here, in start order (ties by arrival). */
+  readonly malleableJobs: import('./job-record.js').JobRecord[] = [];
   /** Evolving jobs placed here and not ended, in placement order. */
   readonly evolvingJobs: import('./job-record.js').JobRecord[] = [];
-  // The counters a pass decides from sit behind setters that note the change, so that the scheduler's pass-state
-  // hash (`passHash`) rehashes only the clusters that changed since it last looked (most passes change one or none).
-  #background = 0;
-  #nonPreemptible = 0;
-  #preemptible = 0;
-  #preallocatedUnused = 0;
-  #offered = 0;
-  #reserved = 0;
-  #growDue = false;
-  readonly #malleableJobs: import('./job-record.js').JobRecord[] = [];
-  #changed = false;
+  /** Processors freed since growth last ran here: the trigger for growing running jobs. */
+  growDue = false;
 
   constructor(
     cluster: Cluster,
     /** What the threshold caps: everything Concertina holds (`all`), or only what growth adds (`growth`). */
     readonly thresholdScope: ThresholdScope = 'all',
-    /** Where this cluster adds itself the first time a counter changes after `passHash` (the scheduler's list). */
-    private readonly changes?: ClusterState[],
   ) {
     this.cluster = cluster;
-    this.noteChange();
-  }
-
-  /** Background load from the last poll: held by users who bypass Concertina. */
-  get background(): number {
-    return this.#background;
-  }
-  set background(n: number) {
-    this.#background = n;
-    this.noteChange();
-  }
-
-  /** Rigid and moldable jobs, malleable minimums, and what evolving jobs use (or were promised) of their pre-allocations. */
-  get nonPreemptible(): number {
-    return this.#nonPreemptible;
-  }
-  set nonPreemptible(n: number) {
-    this.#nonPreemptible = n;
-    this.noteChange();
-  }
-
-  /** Malleable extras: processors above their jobs' minimums. */
-  get preemptible(): number {
-    return this.#preemptible;
-  }
-  set preemptible(n: number) {
-    this.#preemptible = n;
-    this.noteChange();
-  }
-
-  /**
-   * Pre-allocated by evolving jobs and not in use by them. Never given non-preemptibly to another job; malleable
-   * extras may fill them (preemptibly: they are shrunk when the evolving job grows).
-   */
-  get preallocatedUnused(): number {
-    return this.#preallocatedUnused;
-  }
-  set preallocatedUnused(n: number) {
-    this.#preallocatedUnused = n;
-    this.noteChange();
-  }
-
-  /** Processors offered in grow offers awaiting an answer. */
-  get offered(): number {
-    return this.#offered;
-  }
-  set offered(n: number) {
-    this.#offered = n;
-    this.noteChange();
-  }
-
-  /** The sum of `reservations`. */
-  get reserved(): number {
-    return this.#reserved;
-  }
-
-  /** Processors freed since growth last ran here: the trigger for growing running jobs. */
-  get growDue(): boolean {
-    return this.#growDue;
-  }
-  set growDue(due: boolean) {
-    this.#growDue = due;
-    this.noteChange();
-  }
-
-  /** Running malleable jobs here, in start order (ties by arrival). */
-  get malleableJobs(): readonly import('./job-record.js').JobRecord[] {
-    return this.#malleableJobs;
-  }
-
-  addMalleableJob(job: import('./job-record.js').JobRecord): void {
-    this.#malleableJobs.push(job);
-    this.noteChange();
-  }
-
-  removeMalleableJob(job: import('./job-record.js').JobRecord): void {
-    const i = this.#malleableJobs.indexOf(job);
-    if (i < 0) return;
-    this.#malleableJobs.splice(i, 1);
-    this.noteChange();
-  }
-
-  private noteChange(): void {
-    if (this.#changed) return;
-    this.#changed = true;
-    this.changes?.push(this);
-  }
-
-  /**
-   * What a pass decides from here, hashed into two 32-bit numbers: the capacity classes (background,
-   * non-preemptible, preemptible, pre-allocated, offered, reserved), the growth flag and the number of malleable
-   * jobs, seeded by the cluster's index. Clears the change mark.
-   * Decision: processors that only move between the malleable jobs of a cluster do not count as progress.
-   */
-  passHash(into: [number, number]): void {
-    this.#changed = false;
-    // Two independent chains over the same values: a false repeat needs both sums to collide.
-    const values = [this.#background, this.#nonPreemptible, this.#preemptible, this.#preallocatedUnused, this.#offered, this.#reserved, (this.#growDue ? 1 : 0) + this.#malleableJobs.length * 2];
-    let h1 = Math.imul(this.cluster.index + 1, 0x2545f491);
-    let h2 = Math.imul(this.cluster.index + 1, 0x68e31da4);
-    for (const v of values) {
-      h1 = Math.imul(h1 ^ v, 0x9e3779b1);
-      h1 ^= h1 >>> 15;
-      h2 = Math.imul(h2 ^ v, 0x85ebca6b);
-      h2 ^= h2 >>> 13;
-    }
-    into[0] = h1;
-    into[1] = h2;
   }
 
   /**
@@ -234,16 +130,14 @@ export class ClusterState {
   reserve(jobId: string, processors: number): void {
     this.release(jobId);
     this.reservations.set(jobId, processors);
-    this.#reserved += processors;
-    this.noteChange();
+    this.reserved += processors;
   }
 
   release(jobId: string): void {
     const had = this.reservations.get(jobId);
     if (had === undefined) return;
     this.reservations.delete(jobId);
-    this.#reserved -= had;
-    this.noteChange();
+    this.reserved -= had;
   }
 
   /** How far what Concertina's jobs use or were promised here goes over what it may have (malleable extras to shrink). */

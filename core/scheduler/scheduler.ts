@@ -129,11 +129,6 @@ export class Scheduler {
   /** The instant of the passes in `passStates`, and the states they started from and left. */
   private passInstant = Number.NaN;
   private readonly passStates: number[] = [];
-  /** Clusters whose counters changed since `stateKey` last hashed them, and the sums of every cluster's hashes. */
-  private readonly changedClusters: ClusterState[] = [];
-  private readonly clusterHashSums: [number, number] = [0, 0];
-  /** Each cluster's last hashes, two per cluster by index. */
-  private readonly clusterHashes: Int32Array;
 
   constructor(
     grid: Grid,
@@ -143,8 +138,7 @@ export class Scheduler {
   ) {
     const o = { ...DEFAULT_SCHEDULER_OPTIONS, ...options };
     this.grid = grid;
-    this.clusters = grid.clusters.map((c) => new ClusterState(c, o.thresholdScope, this.changedClusters));
-    this.clusterHashes = new Int32Array(2 * grid.clusters.length);
+    this.clusters = grid.clusters.map((c) => new ClusterState(c, o.thresholdScope));
     this.managers = grid.clusters.map((c) => {
       const m = managers.find((x) => x.cluster === c.name);
       if (!m) throw new Error(`no local manager for cluster ${c.name}`);
@@ -353,7 +347,7 @@ export class Scheduler {
     }
     if (job.malleable) {
       this.account(job, () => (job.size = adopted.processors));
-      state.addMalleableJob(job);
+      state.malleableJobs.push(job);
     } else if (job.evolving) {
       this.holdPreallocation(job);
       this.account(job, () => (job.size = adopted.processors));
@@ -479,28 +473,29 @@ export class Scheduler {
   }
 
   /**
-   * What a pass decides from, hashed: each cluster's counters (`ClusterState.passHash`), the operations running, the
-   * queue, and the commands and polls so far. Two passes at one instant from equal states decide the same.
+   * What a pass decides from, hashed: each cluster's capacity classes (background, non-preemptible, preemptible,
+   * pre-allocated, offered, reserved), growth flag and malleable jobs, the operations running, the queue, and the
+   * commands and polls so far. Two passes at one instant from equal states decide the same.
+   * Decision: processors that only move between the malleable jobs of a cluster do not count as progress.
    */
   stateKey(): number {
-    const sums = this.clusterHashSums;
-    const fresh: [number, number] = [0, 0];
-    // Only clusters that changed are rehashed; the sums of per-cluster hashes update in place.
-    const hashes = this.clusterHashes;
-    for (const s of this.changedClusters) {
-      const i = 2 * s.cluster.index;
-      s.passHash(fresh);
-      sums[0] = (sums[0] - hashes[i]! + fresh[0]) | 0;
-      sums[1] = (sums[1] - hashes[i + 1]! + fresh[1]) | 0;
-      hashes[i] = fresh[0];
-      hashes[i + 1] = fresh[1];
+    let h1 = mix(mix(mix(mix(mix(0x2545f491, this.epoch), this.pollRound), this.queue.length), this.live), this.malleability.running);
+    let h2 = h1;
+    for (const s of this.clusters) {
+      // Kept cheap (it runs twice a pass): one multiply per value, a second chain over the first.
+      h1 = Math.imul(h1 ^ s.background, 0x9e3779b1);
+      h1 = Math.imul(h1 ^ s.nonPreemptible, 0x85ebca6b);
+      h1 = Math.imul(h1 ^ s.preemptible, 0xc2b2ae35);
+      h1 = Math.imul(h1 ^ s.preallocatedUnused, 0x27d4eb2f);
+      h1 = Math.imul(h1 ^ s.offered, 0x165667b1);
+      h1 = Math.imul(h1 ^ s.reserved, 0x9e3779b1);
+      h1 = Math.imul(h1 ^ ((s.growDue ? 1 : 0) + s.malleableJobs.length * 2), 0x85ebca6b);
+      h2 = Math.imul(h2 ^ (h1 >>> 15), 0xcc9e2d51);
     }
-    this.changedClusters.length = 0;
-    const h1 = mix(mix(mix(mix(mix(mix(0x2545f491, this.epoch), this.pollRound), this.queue.length), this.live), this.malleability.running), sums[0]);
-    const h2 = mix(h1, sums[1]);
     // Two 32-bit hashes in one exact number (53 bits): a false repeat would need both to collide.
-    return (h1 >>> 0) * 0x200000 + (h2 & 0x1fffff);
+    return (mix(h1, h2) >>> 0) * 0x200000 + (h2 & 0x1fffff);
   }
+
 
   /** An answer from a local manager or an application. */
   receive(message: InboundMessage, now: number): void {
@@ -818,7 +813,7 @@ export class Scheduler {
     job.startTime = now;
     const first = job.components[0]!;
     job.transition('running', now, `started on ${job.components.map((c) => c.cluster).join(', ')}`);
-    if (job.malleable) this.clusters[job.clusterIndex]!.addMalleableJob(job);
+    if (job.malleable) this.clusters[job.clusterIndex]!.malleableJobs.push(job);
     job.recordSize(now);
     if (job.evolving) this.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size, preallocation: job.preallocation });
     else this.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size });
@@ -1112,7 +1107,9 @@ export class Scheduler {
         job.releasing = 0;
       });
       job.releasingByDeadline = 0;
-      this.clusters[job.clusterIndex]!.removeMalleableJob(job);
+      const list = this.clusters[job.clusterIndex]!.malleableJobs;
+      const i = list.indexOf(job);
+      if (i >= 0) list.splice(i, 1);
     } else {
       for (const c of job.components) this.clusterOf(c.cluster).nonPreemptible -= c.processors;
     }
