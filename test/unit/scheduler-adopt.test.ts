@@ -22,7 +22,7 @@ describe('Scheduler.adopt', () => {
     expect(h.events[0]).toEqual({ type: 'job.adopted', jobId: 'm1', cluster: 'a', size: 5, state: 'running', t: 0 });
     // It grows when processors free up on its cluster, like any running malleable job.
     h.freed('a', 0);
-    expect(h.apps.growOffers).toEqual([{ offerId: 1, jobId: 'm1', processors: 11 }]); // all that is free (16 - 5)
+    expect(h.apps.growOffers).toEqual([{ offerId: 1, jobId: 'm1', processors: 5 }]); // all that is free (16 - 5), cut to its room (10 - 5)
     // And a cancel reaches its local manager (it was launched).
     expect(h.scheduler.cancel('m1', 1).ok).toBe(true);
     expect(h.manager('a').cancelled).toEqual(['m1']);
