@@ -29,6 +29,21 @@ describe('Scheduler.adopt', () => {
     expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 0, preemptible: 0 });
   });
 
+  it('keeps an operator\'s cap across the restart: the policies grow the job no further than it', () => {
+    const h = harness(grid({ a: 16 }), { policy: 'fpsma', approach: 'pra' });
+    expect(h.scheduler.adopt(malleable('g', 2, 8), { cluster: 'a', processors: 5, submitTime: -40, startTime: -30, cap: 5 }, 0).ok).toBe(true);
+    expect(h.scheduler.adopt(malleable('h', 2, 8), { cluster: 'a', processors: 2, submitTime: -20, startTime: -10, cap: 99 }, 0).ok).toBe(true);
+    expect(h.scheduler.job('g')!.cap).toBe(5);
+    expect(h.scheduler.job('h')!.cap).toBe(8); // brought inside min..max
+    h.at(1).freed('a', 0); // 9 free: g is at its cap, so only h is offered (up to its max)
+    expect(h.apps.growOffers).toEqual([{ offerId: 1, jobId: 'h', processors: 6 }]);
+    // An operator's grow lifts the cap again.
+    h.answerGrow(h.apps.growOffers[0]!, 6);
+    h.growAll();
+    expect(h.scheduler.resize('g', 1, h.now).ok).toBe(true);
+    expect(h.scheduler.job('g')!.cap).toBe(8);
+  });
+
   it('holds a launched job that has not started yet until its manager answers started', () => {
     const h = harness(grid({ a: 16 }));
     expect(h.scheduler.adopt(rigid('r1', 6), { cluster: 'a', processors: 6, submitTime: 0 }, 5).ok).toBe(true);

@@ -238,8 +238,8 @@ describe('PRA and PWA', () => {
     expect(h.apps.shrinkRequests).toHaveLength(0);
   });
 
-  it('grows running jobs only when processors come free: a job ends, or local users give some back', () => {
-    const h = harness(grid({ a: 10 }));
+  it('with the paper\'s trigger, grows running jobs only when processors come free: a job ends, or local users give some back', () => {
+    const h = harness(grid({ a: 10 }), { growthAtPoll: 'freed' });
     h.submit(malleable('m', 2, 10));
     h.pass();
     h.startAll();
