@@ -122,6 +122,8 @@ export class Scheduler {
   /** Jobs submitted since the last pass: each gets a try of its own. */
   private arrivals: JobRecord[] = [];
   private growthDueClusters: ClusterState[] = [];
+  /** Clusters polled since the last pass, whose idle processors may go to growth once that pass has run. */
+  private idlePolled: ClusterState[] = [];
   private now = Number.NEGATIVE_INFINITY;
   /** Poll rounds so far: a status from a local manager opens a new one; a job counts one failed try per round. */
   private pollRound = 0;
@@ -484,6 +486,11 @@ export class Scheduler {
       this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
       this.arrivals = [];
       this.passStates.push(before, this.stateKey());
+      // After the pass's states are kept: growth made due here is a change the next round acts on, not a repeat.
+      if (this.idlePolled.length > 0 && !onlyArrivals) {
+        for (const state of this.idlePolled.splice(0)) this.idleGrowthDue(state);
+        if (this.growthDueClusters.length > 0) this.passRequested = true;
+      }
     }
   }
 
@@ -529,7 +536,9 @@ export class Scheduler {
         state.background = background;
         state.reachable = message.status.reachable;
         state.lastPoll = now;
-        if (this.growthAtPoll === 'idle' && state.reachable) this.idleGrowthDue(state);
+        // Decision: idle processors go to growth only after the pass that follows the poll has tried the queue, so a
+        // job waiting for them is placed first (what a release frees still goes to the approach's order).
+        if (this.growthAtPoll === 'idle' && state.reachable && !this.idlePolled.includes(state)) this.idlePolled.push(state);
         this.passRequested = true;
         this.pollRound++;
         if (changed) this.emit(now, { type: 'cluster.polled', cluster: message.cluster, processors: message.status.processors, background, reachable: state.reachable });
