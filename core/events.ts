@@ -1,6 +1,7 @@
 // Every decision and state change of the scheduler, as a typed, timestamped event. The console, persistence and
 // the metrics consume this stream; the same seed gives the same stream. Offers, requests and answers of an operator's
-// resize (not a policy's) carry `operator: true`.
+// resize (not a policy's) carry `operator: true`. An answer carries `answered`, the application's own figure, only
+// when it differed from what was taken (an offer is never more than the job may take, so a well-behaved one never does).
 import type { JobKind, JobState } from './model/job.js';
 import type { JobOutput } from './ports.js';
 
@@ -21,10 +22,10 @@ export type SchedulerEventBody =
   /** Taken over after a restart (Scheduler.adopt): `claiming` until its local jobs run, else `running` with `size`. */
   | { type: 'job.adopted'; jobId: string; cluster: string; size: number; state: 'claiming' | 'running' }
   | { type: 'grow.offered'; jobId: string; cluster: string; offerId: number; processors: number; operator?: true }
-  | { type: 'grow.answered'; jobId: string; offerId: number; accepted: number; operator?: true }
+  | { type: 'grow.answered'; jobId: string; offerId: number; accepted: number; answered?: number; operator?: true }
   | { type: 'job.grown'; jobId: string; cluster: string; processors: number; size: number }
   | { type: 'shrink.requested'; jobId: string; cluster: string; offerId: number; processors: number; mandatory: boolean; operator?: true }
-  | { type: 'shrink.answered'; jobId: string; offerId: number; accepted: number; operator?: true }
+  | { type: 'shrink.answered'; jobId: string; offerId: number; accepted: number; answered?: number; operator?: true }
   | { type: 'job.shrunk'; jobId: string; cluster: string; processors: number; size: number; voluntary: boolean }
   /** An evolving job asked for a new size (`announceS` 0: spontaneous). */
   | { type: 'evolve.requested'; jobId: string; cluster: string; processors: number; announceS: number }

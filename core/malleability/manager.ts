@@ -26,6 +26,8 @@ interface Operation {
   /** The step it waits on: an answer to an offer or request, or releases. */
   waiting: PolicyStep | undefined;
   offerId: number;
+  /** Processors its pending offer or request named to the application (a policy's figure cut to the job's room). */
+  offered: number;
   /** Processors set aside for a grow operation from its start, so that nothing else takes them meanwhile. */
   earmarked: number;
   /** A shrink's deadline: when the processors must be released (ahead of an evolving job's announced update). */
@@ -97,13 +99,17 @@ export class MalleabilityManager {
     const step = op?.waiting;
     if (!op || step?.kind !== 'offerGrow') return;
     this.byOffer.delete(offerId);
-    // The job cannot take more than offered nor beyond its maximum; a negative answer is a refusal. Nor what an
+    // The job cannot take more than offered nor beyond its cap; a negative answer is a refusal. Nor what an
     // evolving job's update was promised meanwhile (the cluster is then over its capacity by that much).
-    const taken = clamp(accepted, 0, Math.min(step.processors, step.job.growable, op.earmarked - op.cluster.overcommitted));
+    const taken = clamp(accepted, 0, Math.min(op.offered, step.job.growable, op.earmarked - op.cluster.overcommitted));
     // What the job takes becomes its own (pending) allocation; the rest stays set aside for the next offers.
     op.earmarked -= taken;
     op.cluster.offered -= taken;
-    this.host.emit(now, byOperator(op, { type: 'grow.answered', jobId: step.job.id, offerId, accepted: taken }));
+    const answer: OperationEvent = { type: 'grow.answered', jobId: step.job.id, offerId, accepted: taken };
+    // Decision: an answer cut to what could be granted keeps the application's own word beside it (`answered`), so
+    // that the record never says the application accepted what it did not.
+    if (taken !== accepted && Number.isFinite(accepted) && accepted > 0) answer.answered = accepted;
+    this.host.emit(now, byOperator(op, answer));
     if (taken > 0) this.host.grantGrow(step.job, taken);
     this.resume(op, taken, now);
   }
@@ -115,12 +121,14 @@ export class MalleabilityManager {
     this.byOffer.delete(offerId);
     // A job may give back more than asked (FT keeps a power of two), never below its minimum.
     const agreed = clamp(accepted, 0, step.job.shrinkable);
+    const answer: OperationEvent = { type: 'shrink.answered', jobId: step.job.id, offerId, accepted: agreed };
+    if (agreed !== accepted && Number.isFinite(accepted) && accepted > 0) answer.answered = accepted;
     step.job.releasing += agreed;
     if (agreed > 0 && op.deadline !== undefined) {
       step.job.releasingByDeadline += agreed;
       step.job.releaseBy = Math.min(Number.isNaN(step.job.releaseBy) ? Infinity : step.job.releaseBy, op.deadline);
     }
-    this.host.emit(now, byOperator(op, { type: 'shrink.answered', jobId: step.job.id, offerId, accepted: agreed }));
+    this.host.emit(now, byOperator(op, answer));
     this.resume(op, agreed, now);
   }
 
@@ -154,7 +162,7 @@ export class MalleabilityManager {
     now: number,
   ): void {
     if (this.byCluster.has(key)) throw new Error(`a malleability operation is already running on ${cluster.cluster.name}`);
-    const op: Operation = { cluster, procedure, mandatory, operator, waiting: undefined, offerId: 0, earmarked: earmark, deadline, key };
+    const op: Operation = { cluster, procedure, mandatory, operator, waiting: undefined, offerId: 0, offered: 0, earmarked: earmark, deadline, key };
     cluster.offered += earmark;
     this.byCluster.set(key, op);
     this.resume(op, 0, now);
@@ -178,16 +186,19 @@ export class MalleabilityManager {
       const room = step.kind === 'offerGrow' ? job.growable : job.shrinkable;
       // Decision: a job with no room (at its max, or at its min) is not asked; the procedure sees 0 at once.
       if (room === 0 || step.processors <= 0) continue;
-      // A shrink never asks a job for more than it runs above its minimum (the policy hears what it agrees to).
-      const processors = step.kind === 'requestShrink' ? Math.min(step.processors, room) : step.processors;
+      // A shrink never asks a job for more than it runs above its minimum (the policy hears what it agrees to); an
+      // offer never names more than the job may take (its cap, which an operator's shrink sets below the maximum the
+      // application knows): an application that takes only some sizes then picks one it may have.
+      const processors = Math.min(step.processors, room);
       const offerId = this.nextOfferId++;
       op.waiting = step;
       op.offerId = offerId;
+      op.offered = processors;
       this.byOffer.set(offerId, op);
       const cluster = op.cluster.cluster.name;
       if (step.kind === 'offerGrow') {
-        this.host.emit(now, byOperator(op, { type: 'grow.offered', jobId: job.id, cluster, offerId, processors: step.processors }));
-        this.host.applications.offerGrow(offerId, job.id, step.processors);
+        this.host.emit(now, byOperator(op, { type: 'grow.offered', jobId: job.id, cluster, offerId, processors }));
+        this.host.applications.offerGrow(offerId, job.id, processors);
       } else {
         this.host.emit(now, byOperator(op, { type: 'shrink.requested', jobId: job.id, cluster, offerId, processors, mandatory: op.mandatory }));
         if (op.deadline === undefined) this.host.applications.requestShrink(offerId, job.id, processors, op.mandatory);

@@ -8,8 +8,14 @@ export function* operatorGrow(job: JobRecord, processors: number): PolicyProcedu
   yield { kind: 'offerGrow', job, processors };
 }
 
-/** Asks one job to give back `processors` (mandatory) and waits until it has let them go. */
+/**
+ * Asks one job to give back `processors` (mandatory) and waits until it has let them go. The job's cap becomes the
+ * size it keeps once it has released what it agreed to, which may be less than asked: an application gives back more
+ * than asked when it runs only at some sizes (FT keeps a power of two: 8 shrunk by 1 gives back 4, and is capped at 4,
+ * never at 7, a size it cannot run at).
+ */
 export function* operatorShrink(job: JobRecord, processors: number): PolicyProcedure {
   const accepted = yield { kind: 'requestShrink', job, processors };
+  job.cap = Math.max(job.min, job.held - job.releasing);
   if (accepted > 0) yield { kind: 'awaitRelease', jobs: [job] };
 }

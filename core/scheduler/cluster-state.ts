@@ -53,6 +53,19 @@ export class ClusterState {
   readonly evolvingJobs: import('./job-record.js').JobRecord[] = [];
   /** Processors freed since growth last ran here: the trigger for growing running jobs. */
   growDue = false;
+  /**
+   * What the last policy grow here started from: processors free for growth, and what its jobs could still take.
+   * A poll that finds the same offers nothing again (the jobs declined those very processors).
+   */
+  lastGrowFree = -1;
+  lastGrowRoom = -1;
+
+  /** Processors its running malleable jobs could still take (up to their caps). */
+  get growRoom(): number {
+    let room = 0;
+    for (const j of this.malleableJobs) room += j.growable;
+    return room;
+  }
 
   constructor(
     cluster: Cluster,

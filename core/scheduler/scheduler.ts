@@ -34,7 +34,16 @@ export interface SchedulerOptions {
   tag: string;
   /** What each cluster's threshold caps: all Concertina holds (`all`), or only growth (`growth`). */
   thresholdScope: ThresholdScope;
+  /**
+   * When a poll makes growth due: `idle`, whenever processors are free for growth and a running malleable job could
+   * take some (an idle cluster grows its jobs without waiting for a release); `freed`, only when local users gave
+   * processors back (the KOALA paper's trigger, section V-B).
+   */
+  growthAtPoll: GrowthAtPoll;
 }
+
+export type GrowthAtPoll = 'idle' | 'freed';
+export const GROWTH_AT_POLL = ['idle', 'freed'] as const satisfies readonly GrowthAtPoll[];
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   approach: 'pra',
@@ -44,6 +53,9 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   tag: 'concertina',
   // Decision: live clusters keep the threshold on everything Concertina holds, the safer reading for their owners.
   thresholdScope: 'all',
+  // Decision: an operator reads a malleable job left small beside idle processors as broken; KOALA's information
+  // service polls for exactly this, so growth is offered at every poll that finds room.
+  growthAtPoll: 'idle',
 };
 
 export interface ClusterSnapshot extends CapacityBreakdown {
@@ -65,6 +77,8 @@ export interface AdoptedJob {
   readonly submitTime: number;
   readonly startTime?: number;
   readonly ended?: { readonly state: 'completed' | 'failed' | 'cancelled'; readonly reason: string };
+  /** A malleable job's cap, when an operator's shrink set it below its max (it sticks across a restart). */
+  readonly cap?: number;
 }
 
 /**
@@ -101,12 +115,15 @@ export class Scheduler {
   private events = 0;
   private approach: JobManagementApproach;
   private readonly tag: string;
+  private readonly growthAtPoll: GrowthAtPoll;
   private seq = 0;
   private live = 0;
   private passRequested = false;
   /** Jobs submitted since the last pass: each gets a try of its own. */
   private arrivals: JobRecord[] = [];
   private growthDueClusters: ClusterState[] = [];
+  /** Clusters polled since the last pass, whose idle processors may go to growth once that pass has run. */
+  private idlePolled: ClusterState[] = [];
   private now = Number.NEGATIVE_INFINITY;
   /** Poll rounds so far: a status from a local manager opens a new one; a job counts one failed try per round. */
   private pollRound = 0;
@@ -146,6 +163,7 @@ export class Scheduler {
     });
     this.queue = new PlacementQueue(o.triesThreshold);
     this.tag = o.tag;
+    this.growthAtPoll = o.growthAtPoll;
     this.approach = required(approachByName(o.approach), 'approach', o.approach);
     this.malleability = new MalleabilityManager(
       {
@@ -322,9 +340,12 @@ export class Scheduler {
         errors.push({ path: 'processors', message: `must be a whole number within ${request.min}..${request.max} (got ${n})` });
       }
     }
+    if (adopted.cap !== undefined && !Number.isInteger(adopted.cap)) errors.push({ path: 'cap', message: `must be a whole number (got ${adopted.cap})` });
     if (errors.length || id === undefined || !cluster) return fail(errors);
     const job = new JobRecord(spec, id, this.seq++, adopted.submitTime, placementPolicy(spec.placement)!);
     this.jobsById.set(id, job);
+    // Decision: a stored cap outside min..max (the spec changed meaning) is brought inside it, never refused.
+    if (job.malleable && adopted.cap !== undefined) job.cap = Math.max(job.min, Math.min(job.max, adopted.cap));
     if (adopted.ended) {
       job.transition(adopted.ended.state, now, adopted.ended.reason);
       this.emit(now, { type: 'job.ended', jobId: id, state: adopted.ended.state, reason: adopted.ended.reason, tries: 0 });
@@ -469,6 +490,11 @@ export class Scheduler {
       this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
       this.arrivals = [];
       this.passStates.push(before, this.stateKey());
+      // After the pass's states are kept: growth made due here is a change the next round acts on, not a repeat.
+      if (this.idlePolled.length > 0 && !onlyArrivals) {
+        for (const state of this.idlePolled.splice(0)) this.idleGrowthDue(state);
+        if (this.growthDueClusters.length > 0) this.passRequested = true;
+      }
     }
   }
 
@@ -514,6 +540,9 @@ export class Scheduler {
         state.background = background;
         state.reachable = message.status.reachable;
         state.lastPoll = now;
+        // Decision: idle processors go to growth only after the pass that follows the poll has tried the queue, so a
+        // job waiting for them is placed first (what a release frees still goes to the approach's order).
+        if (this.growthAtPoll === 'idle' && state.reachable && !this.idlePolled.includes(state)) this.idlePolled.push(state);
         this.passRequested = true;
         this.pollRound++;
         if (changed) this.emit(now, { type: 'cluster.polled', cluster: message.cluster, processors: message.status.processors, background, reachable: state.reachable });
@@ -560,6 +589,19 @@ export class Scheduler {
     this.growthDueClusters.push(state);
   }
 
+  /**
+   * A poll found the cluster: growth is due when processors are free for growth and its running malleable jobs could
+   * take some, as at a release. Decision: not again for the very processors its jobs were last offered and declined
+   * (the same free count and the same room), so that a job that takes only some sizes (FT) is not asked at every poll.
+   */
+  private idleGrowthDue(state: ClusterState): void {
+    if (state.growDue || state.malleableJobs.length === 0) return;
+    const free = state.availableForGrowth();
+    if (free <= 0) return;
+    const room = state.growRoom;
+    if (room > 0 && (free !== state.lastGrowFree || room !== state.lastGrowRoom)) this.growthDue(state);
+  }
+
   /** Clusters where growth is due, in grid order; each pass reads this rather than every cluster. */
   private dueClusters(): ClusterState[] {
     // A cluster stays listed while its flag is up (busy, or skipped by the approach); duplicates are dropped here.
@@ -574,6 +616,8 @@ export class Scheduler {
     state.growDue = false;
     const free = state.availableForGrowth();
     if (free <= 0 || !state.malleableJobs.some((j) => j.growable > 0)) return false;
+    state.lastGrowFree = free;
+    state.lastGrowRoom = state.growRoom;
     this.malleability.grow(state, free, now);
     return true;
   }

@@ -63,6 +63,8 @@ const jobSummary = z.object({
   size: z.number(),
   min: z.number(),
   max: z.number(),
+  /** A running malleable job's cap, when an operator's shrink set it below its max (the policies grow it no further). */
+  cap: z.number().optional(),
   placement: z.string(),
   clusters: z.array(z.string()),
   submitted: z.number(),

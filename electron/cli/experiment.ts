@@ -19,6 +19,7 @@ import {
 } from '../../core/sim/experiments/koala.js';
 import type { RunSummary } from '../../core/sim/metrics.js';
 import type { ThresholdScope } from '../../core/scheduler/cluster-state.js';
+import type { GrowthAtPoll } from '../../core/scheduler/scheduler.js';
 import { toCsv, prepareOutDir, writeOutput, type CsvValue } from './export.js';
 import { printable } from './printable.js';
 import { alignColumns, emit, progressBar, type CliIo } from './main.js';
@@ -32,6 +33,7 @@ export interface KoalaCommandOptions {
   thresholdScope: ThresholdScope;
   adaptS: number;
   launchDelayS: number;
+  growthAtPoll: GrowthAtPoll;
   json?: boolean;
   out: string;
 }
@@ -53,6 +55,7 @@ export async function koalaExperimentCommand(o: KoalaCommandOptions, io: CliIo):
     thresholdScope: o.thresholdScope,
     adaptS: o.adaptS,
     launchDelayS: o.launchDelayS,
+    growthAtPoll: o.growthAtPoll,
   };
   const bar = io.stderr.isTTY && !o.json ? progressBar(io.stderr, 'runs') : undefined;
   const runs: KoalaRun[] = [];

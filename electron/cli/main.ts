@@ -12,6 +12,7 @@ import { parseWith, type FieldError } from '../../core/model/result.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { GRID_PRESETS, das3Grid, gridPreset } from '../../core/sim/grids.js';
 import type { ThresholdScope } from '../../core/scheduler/cluster-state.js';
+import { GROWTH_AT_POLL, type GrowthAtPoll } from '../../core/scheduler/scheduler.js';
 import type { RunSummary } from '../../core/sim/metrics.js';
 import { simulate, type SimulationOutcome } from '../../core/sim/simulate.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../../core/sim/world.js';
@@ -354,6 +355,7 @@ interface ExperimentFlags {
   thresholdScope: ThresholdScope;
   adaptS: number;
   launchDelayS: number;
+  growthAtPoll: GrowthAtPoll;
   steps?: number;
   factors?: string;
   intervals?: string;
@@ -448,6 +450,11 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .addOption(thresholdScopeOption(KOALA_DEFAULTS.thresholdScope, 'koala: '))
     .addOption(new Option('--adapt-s <seconds>', 'koala: seconds an application takes to adapt to a new size').default(KOALA_DEFAULTS.adaptS).argParser(seconds('--adapt-s', 0)))
     .addOption(new Option('--launch-delay-s <seconds>', 'koala: seconds a local job takes to launch').default(KOALA_DEFAULTS.launchDelayS).argParser(seconds('--launch-delay-s', 0)))
+    .addOption(
+      new Option('--growth-at-poll <trigger>', "koala: what makes growth due at a poll: freed (the paper's: processors local users gave back) or idle (any idle under the threshold)")
+        .default(KOALA_DEFAULTS.growthAtPoll)
+        .argParser(choice('--growth-at-poll', GROWTH_AT_POLL)),
+    )
     .addOption(new Option('--steps <n>', 'coorm: AMR steps per run (default 1000)').argParser(wholeNumber('--steps', 1, 100_000)))
     .option('--factors <list>', 'coorm: overcommit factors of Figure 9, comma-separated')
     .option('--intervals <list>', 'coorm: announce intervals of Figure 10 in seconds, comma-separated')
@@ -462,7 +469,7 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
       };
       // Loaded only here: echarts takes most of a second to load.
       if (name === 'coorm') {
-        onlyFor(['poll', 'backgroundLoad', 'praBackground', 'pwaBackground', 'threshold', 'thresholdScope', 'adaptS', 'launchDelayS'], 'koala');
+        onlyFor(['poll', 'backgroundLoad', 'praBackground', 'pwaBackground', 'threshold', 'thresholdScope', 'adaptS', 'launchDelayS', 'growthAtPoll'], 'koala');
         const { coormExperimentCommand, coormConfigFromFlags } = await import('./experiment-coorm.js');
         const out = options.out ?? './coorm-experiment';
         done(await coormExperimentCommand({ config: coormConfigFromFlags({ ...options, seeds: given('seeds') ? options.seeds : undefined }), json: options.json, out }, io));

@@ -21,6 +21,7 @@ export function jobSummary(j: JobRecord): JobSummary {
     size: j.size,
     min: j.min,
     max: j.max,
+    ...(j.malleable && !j.ended && j.cap < j.max ? { cap: j.cap } : {}),
     placement: j.spec.placement,
     clusters: j.components.map((c) => c.cluster),
     submitted: j.transitions[0]!.time,

@@ -50,3 +50,32 @@ export function describeEvent(e: import('./api/types.js').SchedulerEvent): strin
       return `${e.cluster}: ${e.processors} processors, ${e.background} background${e.reachable ? '' : ', unreachable'}`;
   }
 }
+
+/**
+ * The operator's latest grow or shrink of a job, from its events, in one line: what the operator asked, what the
+ * application did (its own figure too when it said more than was taken), and the cap that results (`cap` below
+ * `max`: the policies grow the job no further until an operator grows it). Undefined before any operator resize.
+ */
+export function operatorResizeLine(
+  events: ReadonlyArray<import('./api/types.js').SchedulerEvent>,
+  job: { readonly max: number; readonly cap?: number | undefined },
+): string | undefined {
+  let asked: Extract<import('./api/types.js').SchedulerEvent, { type: 'grow.offered' | 'shrink.requested' }> | undefined;
+  for (let i = events.length - 1; i >= 0 && !asked; i--) {
+    const e = events[i]!;
+    if ((e.type === 'grow.offered' || e.type === 'shrink.requested') && e.operator) asked = e;
+  }
+  if (!asked) return undefined;
+  const grow = asked.type === 'grow.offered';
+  const offerId = asked.offerId;
+  const answer = events.find((e) => (e.type === 'grow.answered' || e.type === 'shrink.answered') && e.offerId === offerId);
+  const said = answer && (answer.type === 'grow.answered' || answer.type === 'shrink.answered') ? answer : undefined;
+  const parts = [`operator asked to ${grow ? 'grow' : 'shrink'} by ${asked.processors}`];
+  if (!said) parts.push('waiting for the application');
+  else {
+    const own = said.answered !== undefined ? ` (it answered ${said.answered})` : '';
+    parts.push(grow ? `the application took ${said.accepted}${own}` : `the application gave back ${said.accepted}${own}`);
+  }
+  parts.push(job.cap !== undefined && job.cap < job.max ? `cap ${job.cap}: the policies grow it no further until an operator grows it` : `no cap below its max ${job.max}`);
+  return parts.join(' · ');
+}

@@ -654,7 +654,7 @@ class LiveWorldImpl implements LiveWorld {
     const cluster = runtime.config.name;
     const local = found.find((f) => f.jobId === id && f.component === 0);
     const adopted = await this.adoption(runtime, job, local);
-    const r = scheduler.adopt({ ...job.spec, id }, { cluster, submitTime: job.submitTime, ...adopted }, this.now());
+    const r = scheduler.adopt({ ...job.spec, id }, { cluster, submitTime: job.submitTime, ...adopted, ...(job.cap !== undefined && { cap: job.cap }) }, this.now());
     if (!r.ok) {
       const detail = r.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
       this.outcomes.push({ jobId: id, cluster, outcome: 'refused', detail });
@@ -722,6 +722,7 @@ class LiveWorldImpl implements LiveWorld {
         ...(Number.isFinite(job.startTime) && { startTime: job.startTime }),
         ...(lastSeq !== undefined && { lastSeq }),
         ...(updateTarget !== undefined && { updateTarget }),
+        ...(job.malleable && job.cap < job.max && { cap: job.cap }),
       });
     }
     return { version: 1, epochMs: this.epochMs, submitted: scheduler.jobNumber, ...(this.runId !== undefined && { runId: this.runId }), jobs: [...jobs, ...this.stranded] };

@@ -40,6 +40,12 @@ export const livePersistentJobSchema = z.strictObject({
   lastSeq: z.number().int().min(0).optional(),
   /** Evolving: the size its last update asked for, when not yet in effect (asked again once it is adopted). */
   updateTarget: z.number().int().min(0).optional(),
+  /**
+   * Malleable: the most the policies may grow it to, when an operator's shrink set it below its max (restored on
+   * adoption, so that the shrink sticks across a restart). Decision: an optional field of version 1, not a new
+   * version: every state stored before it reads the same (no cap: the job's max).
+   */
+  cap: z.number().int().min(0).optional(),
 });
 export const livePersistentStateSchema = z.strictObject({
   version: z.literal(1),

@@ -273,11 +273,13 @@ describe('concertina experiment koala', () => {
 
   it('takes every unstated parameter as a flag, and refuses --background-load beside a per-figure load', () => {
     const dir = path.join(tmp, 'koala-flags');
-    const r = cli('experiment', 'koala', '--seeds', '1', '--json', '--out', dir, '--pwa-background', '0.5', '--threshold', '1', '--threshold-scope', 'all', '--adapt-s', '0', '--launch-delay-s', '0', '--poll', '30');
+    const r = cli('experiment', 'koala', '--seeds', '1', '--json', '--out', dir, '--pwa-background', '0.5', '--threshold', '1', '--threshold-scope', 'all', '--adapt-s', '0', '--launch-delay-s', '0', '--poll', '30', '--growth-at-poll', 'idle');
     expect(r.code, r.stderr).toBe(0);
     const result = parseSingleJson(r.stdout) as { parameters: unknown };
-    expect(result.parameters).toEqual({ pollIntervalS: 30, praBackground: KOALA_DEFAULTS.praBackground, pwaBackground: 0.5, threshold: 1, thresholdScope: 'all', adaptS: 0, launchDelayS: 0 });
+    expect(result.parameters).toEqual({ pollIntervalS: 30, praBackground: KOALA_DEFAULTS.praBackground, pwaBackground: 0.5, threshold: 1, thresholdScope: 'all', adaptS: 0, launchDelayS: 0, growthAtPoll: 'idle' });
     expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain('| what the threshold caps | `--threshold-scope` | all | growth |');
+    expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain('| what makes growth due at a poll | `--growth-at-poll` | idle | freed |');
+    expectUsageError(cli('experiment', 'koala', '--growth-at-poll', 'always'), '--growth-at-poll must be one of idle, freed');
     expectUsageError(cli('experiment', 'koala', '--background-load', '0.3', '--pwa-background', '0.5'), '--background-load sets both figures');
     expectUsageError(cli('experiment', 'koala', '--threshold-scope', 'some'), '--threshold-scope must be one of growth, all');
     expectUsageError(cli('experiment', 'coorm', '--adapt-s', '3'), '--adapt-s applies to experiment koala only');

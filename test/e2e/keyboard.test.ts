@@ -22,8 +22,9 @@ const focusVisible = (s: Session) =>
 
 describe.skipIf(!ready)('the console with the keyboard in Chromium', () => {
   beforeAll(async () => {
-    // An empty DAS-3 with one malleable job, run until it has started, then paused for the operator.
-    session = await openSession({ workload: 'none', speed: '100x' });
+    // An empty DAS-3 with one malleable job, run until it has started, then paused for the operator. At 1x: started
+    // at once, it is paused long before a poll (one a minute) could grow it into the idle processors.
+    session = await openSession({ workload: 'none', speed: '1x' });
     const r = session.host.call('jobs.submit', { id: 'wide', name: 'wide', kind: 'malleable', app: { model: 'gadget2' }, walltime: 1e6, components: [{ min: 2, max: 40, program: 'gadget2' }] });
     expect(r.ok).toBe(true);
     const started = Date.now();
@@ -98,7 +99,12 @@ describe.skipIf(!ready)('the console with the keyboard in Chromium', () => {
     await page.getByTestId('resize-done').waitFor();
     expect(await page.getByTestId('resize-done').textContent()).toContain('offered 3 more');
     host.call('sim.setSpeed', { speed: '100x' });
-    await expect.poll(() => host.world.scheduler.job('wide')!.size, { timeout: 10_000 }).toBe(size + 3);
+    // The application took the 3 the operator offered (a poll may grow it further afterwards, into idle processors).
+    const operatorGrows = () => {
+      const r = host.call('jobs.events', { jobId: 'wide' });
+      return r.ok ? r.value.events.filter((e) => e.type === 'job.grown' || (e.type === 'grow.answered' && e.operator)).map((e) => (e.type === 'job.grown' ? `grown ${e.size}` : `took ${e.accepted}`)) : [];
+    };
+    await expect.poll(operatorGrows, { timeout: 10_000 }).toEqual(expect.arrayContaining(['took 3', `grown ${size + 3}`]));
     host.call('sim.setSpeed', { speed: 'pause' });
     await page.screenshot({ path: path.join(artifacts, 'keyboard-drawer.png') });
 

@@ -37,23 +37,24 @@ describe('jobs.resize', () => {
     run(120);
     const m = host.world.scheduler.job('m')!;
     expect(m.state).toBe('running');
-    const start = m.size;
+    // A poll found idle processors: the policy grew it to its max.
+    expect(m.size).toBe(12);
 
     // Paused, the simulated application's answer waits: meanwhile the cluster is busy with the operation.
     host.call('sim.setSpeed', { speed: 'pause' });
-    expect(host.call('jobs.resize', { jobId: 'm', delta: 4 })).toEqual({ ok: true, value: { jobId: 'm', cluster: 'a', processors: 4, direction: 'grow' } });
+    expect(host.call('jobs.resize', { jobId: 'm', delta: -4 })).toEqual({ ok: true, value: { jobId: 'm', cluster: 'a', processors: 4, direction: 'shrink' } });
     expect(errorsOf(host.call('jobs.resize', { jobId: 'm', delta: 1 }))).toEqual([
       { path: 'jobId', message: 'cluster a is busy with another grow or shrink operation; try again when it ends' },
     ]);
     host.call('sim.setSpeed', { speed: '1x' });
     run(1);
-    expect(m.size).toBe(start + 4);
+    expect(m.size).toBe(8);
     const offered = [] as SchedulerEvent[];
     host.subscribe((e) => offered.push(e));
-    expect(host.call('jobs.resize', { jobId: 'm', delta: -3 }).ok).toBe(true);
+    expect(host.call('jobs.resize', { jobId: 'm', delta: 3 }).ok).toBe(true);
     run(1);
-    expect(m.size).toBe(start + 1);
-    expect(offered.find((e) => e.type === 'shrink.requested')).toMatchObject({ jobId: 'm', processors: 3, mandatory: true, operator: true });
+    expect(m.size).toBe(11);
+    expect(offered.find((e) => e.type === 'grow.offered')).toMatchObject({ jobId: 'm', processors: 3, operator: true });
 
     expect(errorsOf(host.call('jobs.resize', { jobId: 'm', delta: 0 }))).toEqual([{ path: 'delta', message: 'must not be 0' }]);
     expect(errorsOf(host.call('jobs.resize', { jobId: 'm', delta: 1.5 }))).toEqual([{ path: 'delta', message: 'must be a whole number' }]);
@@ -71,15 +72,16 @@ describe('jobs.resize', () => {
     first.host.call('jobs.submit', malleable('m'));
     first.host.call('jobs.submit', malleable('n', 2, 6));
     first.host.call('jobs.submit', rigid('r'));
-    first.run(120);
-    expect(first.host.call('jobs.resize', { jobId: 'm', delta: 5 }).ok).toBe(true);
-    first.run(30);
-    expect(first.host.call('jobs.resize', { jobId: 'm', delta: -2 }).ok).toBe(true);
+    first.run(120); // m and n grown to their max at a poll that found idle processors
     expect(first.host.call('jobs.cancel', { jobId: 'r' }).ok).toBe(true);
     first.run(30);
+    expect(first.host.call('jobs.resize', { jobId: 'm', delta: -5 }).ok).toBe(true);
+    first.run(35);
+    expect(first.host.call('jobs.resize', { jobId: 'm', delta: 2 }).ok).toBe(true);
+    first.run(10); // no poll since the grow (one a minute)
     const before = first.host.call('jobs.list', { limit: 100 });
     const size = first.host.world.scheduler.job('m')!.size;
-    expect(size).toBe(2 + 5 - 2);
+    expect(size).toBe(12 - 5 + 2);
     const clock = first.host.world.engine.now;
     first.host.stop();
     const events = store.events();

@@ -33,8 +33,8 @@ describe('lab experiments', () => {
       ['twoPsaIntervals', 'list', false],
     ]);
     // `concertina experiment koala --seeds --background-load --poll --pra-background --pwa-background --threshold
-    // --threshold-scope --adapt-s --launch-delay-s`.
-    expect(byName.koala!.params.map((p) => p.name)).toEqual(['seeds', 'backgroundLoad', 'poll', 'praBackground', 'pwaBackground', 'threshold', 'thresholdScope', 'adaptS', 'launchDelayS']);
+    // --threshold-scope --adapt-s --launch-delay-s --growth-at-poll`.
+    expect(byName.koala!.params.map((p) => p.name)).toEqual(['seeds', 'backgroundLoad', 'poll', 'praBackground', 'pwaBackground', 'threshold', 'thresholdScope', 'adaptS', 'launchDelayS', 'growthAtPoll']);
     expect(byName.coorm!.params[0]!.initial).toBe(COORM_DEFAULT_CONFIG.seeds);
   });
 

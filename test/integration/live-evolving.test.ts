@@ -115,7 +115,9 @@ describe.skipIf(!ready)('an evolving job in live mode on loopback Slurm, over SS
         },
       ],
       // CooRMv2's rule for the preemptible processors, with precedence to running jobs (they grow into free room).
-      scheduler: { approach: 'pra', policy: 'equipartition', tag: TAG },
+      // The paper's trigger: the processors left idle beside the malleable job stay for the evolving job submitted
+      // next (under PRA, growth at a poll would give them to the running job first, and PRA never shrinks it back).
+      scheduler: { approach: 'pra', policy: 'equipartition', tag: TAG, growthAtPoll: 'freed' },
       knownHosts: new KnownHosts(knownHostsFile, []),
       sshConfigFile,
       graceMs: 10_000,

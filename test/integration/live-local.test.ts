@@ -67,7 +67,8 @@ describe('live mode on a plain host (this machine)', () => {
     options = {
       // The cluster's environment reaches its commands and so the jobs they start (checked by `waits`).
       clusters: [{ name: 'here', login: { via: 'local' }, system: 'local', slots: 4, workRoot: path.join(dir, 'work'), env: { CNC_PROBE: `it's "$(nothing)"` }, pollIntervalS: 1 }],
-      scheduler: { approach: 'pra', policy: 'fpsma' },
+      // The paper's trigger: sizes change here only by the operator's commands (idle growth: live-operator.test.ts).
+      scheduler: { approach: 'pra', policy: 'fpsma', growthAtPoll: 'freed' },
       graceMs: 5_000,
       idleWatchIntervalMs: 500,
       log: () => {},
@@ -169,7 +170,8 @@ describe('consecutive live runs on one plain host', () => {
   async function startRun(restore?: unknown): Promise<LiveWorld> {
     const w = createLiveWorld({
       clusters: [{ name: 'here', login: { via: 'local' }, system: 'local', slots: 4, workRoot: path.join(root, 'work'), pollIntervalS: 1 }],
-      scheduler: { approach: 'pra', policy: 'fpsma' },
+      // The paper's trigger: sizes change here only by the operator's commands (idle growth: live-operator.test.ts).
+      scheduler: { approach: 'pra', policy: 'fpsma', growthAtPoll: 'freed' },
       idleWatchIntervalMs: 500,
       log: () => {},
       ...(restore !== undefined && { restore }),

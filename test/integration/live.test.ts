@@ -112,7 +112,9 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
         { name: 'sge', login, system: 'sge', env: sge.env, workRoot: workRoot('sge'), pollIntervalS: 1 },
         { name: 'plain', login, system: 'local', slots: 4, workRoot: workRoot('plain'), pollIntervalS: 1 },
       ],
-      scheduler: { approach: 'pra', policy: 'fpsma', tag: TAG },
+      // The paper's trigger: sizes change here only by the operator's commands and by releases, as each case expects
+      // (growth at a poll that finds idle processors: live-operator.test.ts).
+      scheduler: { approach: 'pra', policy: 'fpsma', tag: TAG, growthAtPoll: 'freed' },
       knownHosts: new KnownHosts(knownHostsFile, []),
       sshConfigFile,
       // Short, yet long enough for a loaded machine: the demo applications answer within a few hundred ms.

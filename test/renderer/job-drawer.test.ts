@@ -108,6 +108,36 @@ describe('Job drawer', () => {
     wrapper.unmount();
   });
 
+  it('shows what the operator asked, what the application did, and the cap that results', async () => {
+    const pinia = createPinia();
+    setActivePinia(pinia);
+    const client = fakeClient({ 'jobs.list': { ok: true, value: { jobs: [{ ...job, size: 4, cap: 4 }], total: 1, version: '1:1' } } });
+    const stores = createStores(client);
+    stores.activity.add({ type: 'job.started', t: 10, jobId: 'job-1', cluster: 'fs0', size: 8 });
+    stores.activity.add({ type: 'shrink.requested', t: 20, jobId: 'job-1', cluster: 'fs0', offerId: 7, processors: 1, mandatory: true, operator: true });
+    await stores.jobs.refresh();
+    const wrapper = mount(JobDrawer, { props: { jobId: 'job-1' }, global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    await flushPromises();
+    expect(find('[data-testid="operator-resize"]')!.textContent).toContain('operator asked to shrink by 1 · waiting for the application');
+    // FT keeps a power of two: asked for 1 of 8, it gives back 4, and is capped at 4.
+    stores.activity.add({ type: 'shrink.answered', t: 20, jobId: 'job-1', offerId: 7, accepted: 4, operator: true });
+    await flushPromises();
+    expect(find('[data-testid="operator-resize"]')!.textContent).toBe('operator asked to shrink by 1 · the application gave back 4 · cap 4: the policies grow it no further until an operator grows it');
+    wrapper.unmount();
+  });
+
+  it('shows an operator\'s cap after a restart, when the events of the shrink are not at hand', async () => {
+    const pinia = createPinia();
+    setActivePinia(pinia);
+    const client = fakeClient({ 'jobs.list': { ok: true, value: { jobs: [{ ...job, size: 5, cap: 5 }], total: 1, version: '1:1' } } });
+    const stores = createStores(client);
+    await stores.jobs.refresh();
+    const wrapper = mount(JobDrawer, { props: { jobId: 'job-1' }, global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    await flushPromises();
+    expect(find('[data-testid="operator-resize"]')!.textContent).toContain('cap 5 (set by an operator\'s shrink)');
+    wrapper.unmount();
+  });
+
   it('offers no grow or shrink for a job that is not running', async () => {
     const pinia = createPinia();
     setActivePinia(pinia);

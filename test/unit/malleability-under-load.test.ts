@@ -61,7 +61,8 @@ describe('a pass makes progress or stops', () => {
    * would ask the same again.
    */
   function stuck() {
-    const h = harness(grid({ a: 10 }), { approach: 'pwa', policy: 'egs' });
+    // The paper's trigger: growth only when processors come free, so that the poll below is only a placement try.
+    const h = harness(grid({ a: 10 }), { approach: 'pwa', policy: 'egs', growthAtPoll: 'freed' });
     h.submit(malleable('j1', 2, 10));
     h.submit(malleable('j2', 2, 2));
     h.pass();

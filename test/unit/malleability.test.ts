@@ -17,7 +17,8 @@ describe('FPSMA grow', () => {
   it('offers everything to the earliest started job, then the rest to the next, and stops at zero', () => {
     const h = threeRunning('fpsma');
     h.at(3).freed('a', 0); // a poll sees processors freed by local users: growth is due with 20 - 3*2 = 14 free
-    expect(h.apps.growOffers).toEqual([{ offerId: 1, jobId: 'j1', processors: 14 }]);
+    // FPSMA offers all 14 to j1; the message names only what j1 may take (8, to its max 10).
+    expect(h.apps.growOffers).toEqual([{ offerId: 1, jobId: 'j1', processors: 8 }]);
     h.answerGrow(h.apps.growOffers[0]!, 8); // j1 reaches its max of 10
     expect(h.apps.growOffers[1]).toMatchObject({ jobId: 'j2', processors: 6 }); // 14 - 8
     h.answerGrow(h.apps.growOffers[1]!, 6);
@@ -40,6 +41,7 @@ describe('FPSMA grow', () => {
     h.answerGrow(h.apps.growOffers[0]!, 50); // answers more than offered and than max 10
     expect(h.manager('a').grows[0]).toEqual({ jobId: 'j1', processors: 8 });
     expect(h.ofType('grow.answered')[0]!.accepted).toBe(8);
+    expect(h.ofType('grow.answered')[0]!.answered).toBe(50); // the application's own answer, kept beside it
   });
 });
 

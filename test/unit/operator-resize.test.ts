@@ -74,8 +74,8 @@ describe('operator grow', () => {
     h.at(5).freed('a', 0); // growth is due, but the cluster is busy with the operator's offer
     expect(h.apps.growOffers).toHaveLength(1);
     h.answerGrow(h.apps.growOffers[0]!, 0);
-    h.pass(); // the policy (FPSMA) offers all that is free to the oldest job
-    expect(h.apps.growOffers[1]).toMatchObject({ jobId: 'j1', processors: 16 });
+    h.pass(); // the policy (FPSMA) offers all that is free (16) to the oldest job, cut to its room (10 - 2)
+    expect(h.apps.growOffers[1]).toMatchObject({ jobId: 'j1', processors: 8 });
     expect(h.ofType('grow.offered')[1]!.operator).toBeUndefined();
   });
 });
@@ -124,6 +124,69 @@ describe('operator shrink', () => {
     h.growAll();
     h.at(10).freed('a', 0);
     expect(h.apps.growOffers.at(-1)).toMatchObject({ jobId: 'j1', processors: 3 }); // up to its max again
+  });
+});
+
+describe('operator shrink of an application that gives back more than asked', () => {
+  /** An FT-like job (2..8) grown to 8 on a 20-processor cluster, alone. */
+  function ftAt8() {
+    const h = harness(grid({ a: 20 }), { policy: 'fpsma', approach: 'pra' });
+    h.submit(malleable('ft', 2, 8));
+    h.pass();
+    h.startAll();
+    h.at(1).freed('a', 0);
+    h.answerGrow(h.apps.growOffers.at(-1)!, 6);
+    h.growAll();
+    expect(h.scheduler.job('ft')!.size).toBe(8);
+    return h;
+  }
+
+  it('caps the job at the size it keeps after the release (8 shrunk by 1 gives back 4: cap 4, never 7)', () => {
+    const h = ftAt8();
+    const offers = h.apps.growOffers.length;
+    expect(h.scheduler.resize('ft', -1, h.now).ok).toBe(true);
+    expect(h.apps.shrinkRequests.at(-1)).toMatchObject({ jobId: 'ft', processors: 1, mandatory: true });
+    h.answerShrink(h.apps.shrinkRequests.at(-1)!, 4); // keeps a power of two: 8 - 1 = 7 → 4
+    const job = h.scheduler.job('ft')!;
+    // The record says what the application said.
+    expect(h.ofType('shrink.answered').at(-1)).toMatchObject({ jobId: 'ft', accepted: 4, operator: true });
+    expect(h.ofType('shrink.answered').at(-1)!.answered).toBeUndefined();
+    expect(job.size).toBe(4);
+    expect(job.cap).toBe(4); // 8 - 4, not 8 - 1
+    expect(job.growable).toBe(0);
+    // 4 came free and more at the next polls: the policy does not offer the job anything, so it stays at 4.
+    h.at(2).freed('a', 0);
+    h.at(3).status('a', 0);
+    expect(h.apps.growOffers).toHaveLength(offers);
+    expect(job.size).toBe(4);
+  });
+
+  it('offers a job below its cap no more than it may take, so its answer is never cut', () => {
+    const h = harness(grid({ a: 20 }), { policy: 'fpsma', approach: 'pra' });
+    h.submit(malleable('g', 2, 10, { initial: 10 }));
+    h.pass();
+    h.startAll();
+    h.scheduler.resize('g', -4, h.now);
+    h.answerShrink(h.apps.shrinkRequests.at(-1)!, 4);
+    const job = h.scheduler.job('g')!;
+    expect(job.cap).toBe(6);
+    // It lets 2 go on its own: at 4, 2 below its cap; 16 are free for growth.
+    h.scheduler.receive({ type: 'released', jobId: 'g', processors: 2 }, h.now);
+    h.at(5).freed('a', 0);
+    expect(h.apps.growOffers.at(-1)).toMatchObject({ jobId: 'g', processors: 2 }); // FPSMA's 16, cut to 6 - 4
+    h.answerGrow(h.apps.growOffers.at(-1)!, 2);
+    expect(h.ofType('grow.answered').at(-1)).toEqual({ type: 'grow.answered', jobId: 'g', offerId: h.apps.growOffers.at(-1)!.offerId, accepted: 2, t: 5 });
+    h.growAll();
+    expect(job.size).toBe(6);
+  });
+
+  it('keeps the application\'s own answer beside what was taken when it answers more than it was offered', () => {
+    const h = ftAt8();
+    h.scheduler.resize('ft', -1, h.now);
+    h.answerShrink(h.apps.shrinkRequests.at(-1)!, 4);
+    h.scheduler.resize('ft', 2, h.now); // the operator lifts the cap, offering 2
+    h.answerGrow(h.apps.growOffers.at(-1)!, 4); // a misbehaving application takes 4
+    expect(h.ofType('grow.answered').at(-1)).toMatchObject({ accepted: 2, answered: 4, operator: true });
   });
 });
 

@@ -22,11 +22,26 @@ describe('Scheduler.adopt', () => {
     expect(h.events[0]).toEqual({ type: 'job.adopted', jobId: 'm1', cluster: 'a', size: 5, state: 'running', t: 0 });
     // It grows when processors free up on its cluster, like any running malleable job.
     h.freed('a', 0);
-    expect(h.apps.growOffers).toEqual([{ offerId: 1, jobId: 'm1', processors: 11 }]); // all that is free (16 - 5)
+    expect(h.apps.growOffers).toEqual([{ offerId: 1, jobId: 'm1', processors: 5 }]); // all that is free (16 - 5), cut to its room (10 - 5)
     // And a cancel reaches its local manager (it was launched).
     expect(h.scheduler.cancel('m1', 1).ok).toBe(true);
     expect(h.manager('a').cancelled).toEqual(['m1']);
     expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 0, preemptible: 0 });
+  });
+
+  it('keeps an operator\'s cap across the restart: the policies grow the job no further than it', () => {
+    const h = harness(grid({ a: 16 }), { policy: 'fpsma', approach: 'pra' });
+    expect(h.scheduler.adopt(malleable('g', 2, 8), { cluster: 'a', processors: 5, submitTime: -40, startTime: -30, cap: 5 }, 0).ok).toBe(true);
+    expect(h.scheduler.adopt(malleable('h', 2, 8), { cluster: 'a', processors: 2, submitTime: -20, startTime: -10, cap: 99 }, 0).ok).toBe(true);
+    expect(h.scheduler.job('g')!.cap).toBe(5);
+    expect(h.scheduler.job('h')!.cap).toBe(8); // brought inside min..max
+    h.at(1).freed('a', 0); // 9 free: g is at its cap, so only h is offered (up to its max)
+    expect(h.apps.growOffers).toEqual([{ offerId: 1, jobId: 'h', processors: 6 }]);
+    // An operator's grow lifts the cap again.
+    h.answerGrow(h.apps.growOffers[0]!, 6);
+    h.growAll();
+    expect(h.scheduler.resize('g', 1, h.now).ok).toBe(true);
+    expect(h.scheduler.job('g')!.cap).toBe(8);
   });
 
   it('holds a launched job that has not started yet until its manager answers started', () => {

@@ -238,8 +238,8 @@ describe('PRA and PWA', () => {
     expect(h.apps.shrinkRequests).toHaveLength(0);
   });
 
-  it('grows running jobs only when processors come free: a job ends, or local users give some back', () => {
-    const h = harness(grid({ a: 10 }));
+  it('with the paper\'s trigger, grows running jobs only when processors come free: a job ends, or local users give some back', () => {
+    const h = harness(grid({ a: 10 }), { growthAtPoll: 'freed' });
     h.submit(malleable('m', 2, 10));
     h.pass();
     h.startAll();
@@ -274,7 +274,7 @@ describe('PRA and PWA', () => {
     h.at(1).submit(rigid('r', 6)); // 4 idle + 0 shrinkable (m at its min 6) < 6
     h.freed('a', 0);
     expect(h.apps.shrinkRequests).toHaveLength(0);
-    expect(h.apps.growOffers[0]).toMatchObject({ jobId: 'm', processors: 4 });
+    expect(h.apps.growOffers[0]).toMatchObject({ jobId: 'm', processors: 2 }); // 4 idle, cut to its room (8 - 6)
   });
 
   it('PWA keeps the released processors for the job they were released for', () => {

@@ -2,6 +2,7 @@
 // paper's Figures 7 and 8 over seeds 1..n, reduced to CDFs, utilization, activity, metrics and observations.
 import { z } from 'zod';
 import { ACTIVITY_BUCKET_S, KOALA_CASES, KOALA_DEFAULTS, UTILIZATION_STEP_S, analyseKoala, koalaRunMatrix, runKoalaCase, type KoalaAnalysis, type KoalaCdfPanel, type KoalaRun } from '../../../core/sim/experiments/koala.js';
+import { GROWTH_AT_POLL } from '../../../core/scheduler/scheduler.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../../../core/sim/world.js';
 import { LAB_MAX_SEEDS, SIMULATION_COLUMNS, pollSchema, whole, type LabSeries } from '../schemas.js';
 import { activitySeries, cdfCharts, cdfPoints, finiteOrNull, runMatrix } from './shared.js';
@@ -33,6 +34,7 @@ const schema = z.strictObject({
   thresholdScope: z.enum(THRESHOLD_SCOPES, { error: `must be one of ${THRESHOLD_SCOPES.join(', ')}` }).optional(),
   adaptS: delayS.optional(),
   launchDelayS: delayS.optional(),
+  growthAtPoll: z.enum(GROWTH_AT_POLL, { error: `must be one of ${GROWTH_AT_POLL.join(', ')}` }).optional(),
 });
 export type KoalaLabSpec = z.infer<typeof schema>;
 
@@ -53,6 +55,7 @@ function label(spec: KoalaLabSpec): string {
     spec.thresholdScope === undefined ? '' : `threshold caps ${spec.thresholdScope}`,
     spec.adaptS === undefined ? '' : `adapt ${spec.adaptS} s`,
     spec.launchDelayS === undefined ? '' : `launch ${spec.launchDelayS} s`,
+    spec.growthAtPoll === undefined ? '' : `growth at a poll: ${spec.growthAtPoll}`,
   ];
   return [`KOALA experiment, seeds 1..${spec.seeds}`, ...extras].filter(Boolean).join(', ');
 }
@@ -72,6 +75,7 @@ export const koalaExperiment = defineExperiment({
     { name: 'thresholdScope', label: 'threshold caps', type: 'choice', required: false, initial: KOALA_DEFAULTS.thresholdScope, options: [...THRESHOLD_SCOPES], help: 'growth: only what growth adds; all: everything Concertina holds' },
     { name: 'adaptS', label: 'adapt time (s)', type: 'number', required: false, initial: null, min: 0, max: 3_600, placeholder: String(KOALA_DEFAULTS.adaptS) },
     { name: 'launchDelayS', label: 'launch delay (s)', type: 'number', required: false, initial: null, min: 0, max: 3_600, placeholder: String(KOALA_DEFAULTS.launchDelayS) },
+    { name: 'growthAtPoll', label: 'growth at a poll', type: 'choice', required: false, initial: KOALA_DEFAULTS.growthAtPoll, options: [...GROWTH_AT_POLL], help: "freed: the paper's, when local users gave processors back; idle: whenever some are idle" },
   ],
   label,
   runsTotal: (spec) => KOALA_CASES.length * spec.seeds,
@@ -88,6 +92,7 @@ export const koalaExperiment = defineExperiment({
         thresholdScope: spec.thresholdScope,
         adaptS: spec.adaptS,
         launchDelayS: spec.launchDelayS,
+        growthAtPoll: spec.growthAtPoll,
       }),
     };
     const matrix = koalaRunMatrix(spec.seeds);
