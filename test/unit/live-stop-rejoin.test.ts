@@ -21,9 +21,9 @@ afterEach(async () => {
 
 /** A runner that counts its closing. */
 class TrackedRunner extends LocalRunner {
-  closed = false;
+  closedByWorld = false;
   override async close(): Promise<void> {
-    this.closed = true;
+    this.closedByWorld = true;
     await super.close();
   }
 }
@@ -56,7 +56,7 @@ describe('a live world stopped while a cluster tries to join', () => {
     await expect.poll(() => release !== undefined, { timeout: 30_000, interval: 10 }).toBe(true);
     await world.stop();
     release!(late);
-    await expect.poll(() => late.closed, { timeout: 30_000, interval: 10 }).toBe(true);
+    await expect.poll(() => late.closedByWorld, { timeout: 30_000, interval: 10 }).toBe(true);
     expect(farOpens).toBe(2);
   });
 });
