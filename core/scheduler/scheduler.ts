@@ -487,11 +487,9 @@ export class Scheduler {
       if (this.arrivals.length === 0 && this.passStates.includes(before)) break;
       // Updates inside pre-allocations are guaranteed: they go before anything the approach decides.
       for (const state of this.evolvingClusters()) this.serveUpdates(state, now);
-      const eventsBefore = this.events;
       this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
       this.arrivals = [];
-      // Every decision of a pass is an event: a pass that emitted none left the state it started from (most polls).
-      this.passStates.push(before, this.events === eventsBefore ? before : this.stateKey());
+      this.passStates.push(before, this.stateKey());
       // After the pass's states are kept: growth made due here is a change the next round acts on, not a repeat.
       if (this.idlePolled.length > 0 && !onlyArrivals) {
         for (const state of this.idlePolled.splice(0)) this.idleGrowthDue(state);
