@@ -500,7 +500,7 @@ export class Scheduler {
 
   /**
    * What a pass decides from, hashed: each cluster's capacity classes (background, non-preemptible, preemptible,
-   * pre-allocated, offered, reserved), growth flag and malleable jobs, the operations running, the queue, and the
+   * pre-allocated, offered, reserved), growth flag, malleable jobs and last growth, the operations running, the queue, and the
    * commands and polls so far. Two passes at one instant from equal states decide the same.
    * Decision: processors that only move between the malleable jobs of a cluster do not count as progress.
    */
@@ -516,6 +516,8 @@ export class Scheduler {
       h1 = Math.imul(h1 ^ s.offered, 0x165667b1);
       h1 = Math.imul(h1 ^ s.reserved, 0x9e3779b1);
       h1 = Math.imul(h1 ^ ((s.growDue ? 1 : 0) + s.malleableJobs.length * 2), 0x85ebca6b);
+      // What growth was last offered from (a growth that offered nothing still learnt not to ask again).
+      h1 = Math.imul(h1 ^ (s.lastGrowFree + s.lastGrowRoom * 0x10001), 0xc2b2ae35);
       h2 = Math.imul(h2 ^ (h1 >>> 15), 0xcc9e2d51);
     }
     // Two 32-bit hashes in one exact number (53 bits): a false repeat would need both to collide.
