@@ -64,20 +64,31 @@ export function addRect(f: StepFunction, t0: number, t1: number, v: number, from
 }
 
 /**
+ * Earliest t >= from at which n fit for `duration` (see fitsAt), or Infinity if they never do. One forward scan.
+ */
+export function earliestStart(f: StepFunction, from: number, duration: number, n: number): number {
+  // Decision: a zero-length request still needs its n processors at its start instant (a trace's job that ran 0 s
+  // started somewhere), rather than fitting anywhere in an empty window.
+  return duration === 0 ? f.firstTimeAtLeast(from, n) : f.earliestFit(from, duration, n);
+}
+
+/**
  * First t >= from with at least n throughout [t, t + duration); Infinity if none (and when `from` is Infinity or
  * NaN). A `from` of -Infinity searches from the profile's first breakpoint (or 0, whichever is earlier).
  */
 export function profileHole(f: StepFunction, n: number, duration: number, from: number): number {
   if (from === Infinity || from !== from) return Infinity;
   if (from === -Infinity) from = f.times.length > 0 ? Math.min(f.times[0]!, 0) : 0;
-  return f.earliestFit(from, duration, n);
+  return earliestStart(f, from, duration, n);
 }
 
 /**
- * Whether n fit throughout [start, start + duration). An empty window (duration 0, or a start at Infinity) always
- * fits.
+ * Whether n fit throughout [start, start + duration): the window is half-open, so a request may start at the
+ * instant a step rises and end at the instant it falls. A zero-length request needs its n at `start` itself; a
+ * window that never begins (start at Infinity) always fits.
  */
 export function fitsAt(f: StepFunction, start: number, duration: number, n: number): boolean {
+  if (duration === 0 && start !== Infinity) return f.valueAt(start) >= n;
   const end = start + duration;
   return !(end > start) || f.minOver(start, end) >= n;
 }

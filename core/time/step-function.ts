@@ -393,6 +393,18 @@ export class StepFunction {
     return Infinity;
   }
 
+  /** Earliest t >= from with value >= threshold, or Infinity: when a request of `threshold` for an instant fits. */
+  firstTimeAtLeast(from: number, threshold: number): number {
+    checkTime(from, 'firstTimeAtLeast: from');
+    checkValue(threshold, 'firstTimeAtLeast: threshold');
+    let i = this.lastIndexAtOrBefore(from);
+    if ((i < 0 ? this.init : this.values[i]!) >= threshold) return from;
+    const ts = this.times;
+    const vs = this.values;
+    for (i++; i < ts.length; i++) if (vs[i]! >= threshold) return ts[i]!;
+    return Infinity;
+  }
+
   /** Pointwise equality within `eps` (absolute), everywhere on the time line. */
   equals(other: StepFunction, eps = 0): boolean {
     if (!(eps >= 0)) throw new RangeError(`StepFunction: equals: eps must be >= 0, got ${eps}`);

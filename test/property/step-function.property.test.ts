@@ -256,6 +256,18 @@ describe('StepFunction properties', () => {
     );
   });
 
+  it('firstTimeAtLeast agrees with brute force', () => {
+    fc.assert(
+      fc.property(rawArb, probeArb, fc.integer({ min: -6, max: 6 }), (raw, from, threshold) => {
+        const f = build(raw);
+        const candidates = [from, ...stepTimes(raw).filter((t) => t > from)];
+        const expected = candidates.find((t) => refValue(raw, t) >= threshold) ?? Infinity;
+        expect(f.firstTimeAtLeast(from, threshold)).toBe(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('truncateBefore preserves every value from the cut on and keeps no breakpoint at or before it', () => {
     fc.assert(
       fc.property(rawArb, probeArb, fc.array(probeArb, { maxLength: 20 }), (raw, cut, probes) => {
