@@ -170,6 +170,27 @@ describe('StepFunction properties', () => {
     );
   });
 
+  it('addInterval equals plus(interval) on long functions too (copied in bulk past 64 breakpoints)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: -3, max: 3 }), { minLength: 60, maxLength: 300 }),
+        fc.integer({ min: -5, max: 310 }),
+        fc.oneof(fc.integer({ min: 1, max: 300 }), fc.constant(Infinity)),
+        fc.integer({ min: -4, max: 4 }),
+        fc.boolean(),
+        (vs, start, len, d, between) => {
+          const f = StepFunction.fromSteps(0, vs.map((v, t) => ({ t, v })));
+          // On a breakpoint or between two.
+          const t0 = between ? start + 0.5 : start;
+          const got = f.addInterval(t0, start + len, d);
+          expect(isNormalised(got)).toBe(true);
+          expect(got.equals(f.plus(StepFunction.interval(t0, start + len, d)))).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   const queryArb = fc
     .record({
       t0: fc.oneof(fc.integer({ min: TMIN - 2, max: TMAX + 2 }), fc.constant(-Infinity)),
