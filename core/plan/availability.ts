@@ -80,8 +80,10 @@ export class AvailabilityProfile {
   static build(input: AvailabilityInput): AvailabilityProfile {
     const now = input.now;
     checkFinite(now, 'now');
-    const capacity = typeof input.capacity === 'number' ? StepFunction.constant(input.capacity) : input.capacity.truncateBefore(now);
     if (typeof input.capacity === 'number') checkAmount(input.capacity, 'capacity');
+    // Decision: the plan has no past: a capacity profile is read from now on, and every query or reservation time
+    // before now is read as now.
+    const capacity = typeof input.capacity === 'number' ? StepFunction.constant(input.capacity) : input.capacity.truncateBefore(now);
     const rects: number[] = [];
     const releases: Release[] = [];
     const running = input.running ?? [];
