@@ -5,7 +5,8 @@
 // non-preemptible requests inside them, plus its wrapped non-preemptible requests.
 import type { FieldError } from '../model/result.js';
 import { StepFunction } from '../time/step-function.js';
-import { profileHole, profileOfRects, pushRect } from './views.js';
+import { fitsAt, profileHole, profileOfRects } from '../time/profile.js';
+import { pushRect } from './views.js';
 import { started, type CoormRequest, type RelatedHow, type RequestType } from './types.js';
 
 /** One application's live requests, as the admission checks read them. */
@@ -102,8 +103,8 @@ export function checkInside(app: AdmittedRequests, spec: NewRequest, now: number
   const room = pre.minus(inside);
   const start = prospectiveStart(spec.type, spec.how, spec.parent, now);
   if (start !== undefined) {
+    if (fitsAt(room, start, spec.duration, spec.n)) return [];
     const least = room.minOver(start, start + spec.duration);
-    if (least >= spec.n) return [];
     return [{ path: 'n', message: `${spec.n} nodes outgrow the pre-allocation on '${spec.cid}' from t=${start}: ${Math.max(0, least)} are left in it beside the application's other requests` }];
   }
   if (profileHole(room, spec.n, spec.duration, now) < Infinity) return [];

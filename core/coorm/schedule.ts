@@ -1,5 +1,6 @@
 // The main scheduling pass (appendix A, Algorithm 4): conservative backfilling of pre-allocations, non-preemptible
 // requests inside them (or wrapped in implicit ones of their size), then equi-partitioning of what is preemptible.
+import { fitsAt } from '../time/profile.js';
 import { StepFunction } from '../time/step-function.js';
 import { eqSchedule } from './eq-schedule.js';
 import { fit } from './fit.js';
@@ -162,7 +163,7 @@ export function schedulePass(clusters: readonly ClusterSpec[], apps: readonly Ap
     const end = endOf(r);
     const held = r.type === 'PA' ? excess[app]?.get(r.cid) : undefined;
     if (held === undefined) {
-      if (end > r.scheduledAt && f.minOver(r.scheduledAt, end) < r.n) {
+      if (!fitsAt(f, r.scheduledAt, r.duration, r.n)) {
         r.fixed = false;
         continue;
       }
@@ -171,7 +172,7 @@ export function schedulePass(clusters: readonly ClusterSpec[], apps: readonly Ap
       const rect = addRect(ZERO, r.scheduledAt, end, r.n, now);
       const reused = rect.pointwiseMin(held);
       const left = f.minus(rect).plus(reused);
-      if (end > r.scheduledAt && left.minOver(r.scheduledAt, end) < 0) {
+      if (!fitsAt(left, r.scheduledAt, r.duration, 0)) {
         r.fixed = false;
         continue;
       }
@@ -205,7 +206,7 @@ export function schedulePass(clusters: readonly ClusterSpec[], apps: readonly Ap
       room ??= new Map(difference(fixedPAOf(app), startedView(insideSets[app]!, now))) as MutableView;
       const f = profile(room, r.cid);
       const end = endOf(r);
-      if (end > r.scheduledAt && f.minOver(r.scheduledAt, end) < r.n) return false;
+      if (!fitsAt(f, r.scheduledAt, r.duration, r.n)) return false;
       room.set(r.cid, addRect(f, r.scheduledAt, end, -r.n, now));
       return true;
     },

@@ -1,5 +1,7 @@
-// View algebra of appendix A.3 on the core's StepFunction: cap, union, sum, difference, alloc, findHole.
-import { StepFunction, StepRecorder } from '../time/step-function.js';
+// View algebra of appendix A.3 on the core's StepFunction: cap, union, sum, difference, alloc, findHole. The profile
+// operations under it (holes, fits, rectangles) are core/time/profile.ts, shared with the scheduler's plan.
+import { StepFunction } from '../time/step-function.js';
+import { profileAlloc, profileHole, profileOfRects, pushSpan, type Placed as PlacedOnProfile } from '../time/profile.js';
 import type { View } from './types.js';
 
 const ZERO = StepFunction.constant(0);
@@ -77,11 +79,10 @@ export function difference(a: View, b: View): View {
   return out;
 }
 
-export interface Placed {
+export { addRect, profileAlloc, profileHole, profileOfRects } from '../time/profile.js';
+
+export interface Placed extends PlacedOnProfile {
   cid: string;
-  n: number;
-  duration: number;
-  scheduledAt: number;
 }
 
 /**
@@ -90,14 +91,6 @@ export interface Placed {
  */
 export function alloc(view: View, r: Placed, from = -Infinity): number {
   return profileAlloc(profile(view, r.cid), r, from);
-}
-
-export function profileAlloc(f: StepFunction, r: Placed, from = -Infinity): number {
-  const t0 = Math.max(r.scheduledAt, from);
-  const t1 = r.scheduledAt + r.duration;
-  if (t0 === Infinity || !(t1 > t0)) return r.n;
-  const least = f.minOver(t0, t1);
-  return Math.max(0, Math.min(r.n, least));
 }
 
 export interface Holeable {
@@ -112,45 +105,6 @@ export function findHole(view: View, r: Holeable, t0: number): number {
   return profileHole(profile(view, r.cid), r.n, r.duration, Math.max(t0, r.earliestScheduleAt));
 }
 
-export function profileHole(f: StepFunction, n: number, duration: number, from: number): number {
-  if (from === Infinity || from !== from) return Infinity;
-  if (from === -Infinity) from = f.times.length > 0 ? Math.min(f.times[0]!, 0) : 0;
-  return f.earliestFit(from, duration, n);
-}
-
-/**
- * Sum of rectangles [t0, t1) x v, built by one sort and sweep (O(k log k)) rather than k insertions.
- * `rects` holds flat triples t0, t1, v; t1 > t0, t0 may be -Infinity (counts from the start), t1 Infinity.
- */
-export function profileOfRects(rects: readonly number[]): StepFunction {
-  const k = rects.length / 3;
-  if (k === 0) return ZERO;
-  if (k === 1) {
-    const [t0, t1, v] = rects as [number, number, number];
-    if (t0 !== -Infinity) return StepFunction.interval(t0, t1, v);
-    return t1 === Infinity ? StepFunction.constant(v) : StepFunction.fromSteps(v, [{ t: t1, v: 0 }]);
-  }
-  let initial = 0;
-  const events: Array<{ t: number; d: number }> = [];
-  for (let i = 0; i < rects.length; i += 3) {
-    const v = rects[i + 2]!;
-    if (v === 0) continue;
-    if (rects[i]! === -Infinity) initial += v;
-    else events.push({ t: rects[i]!, d: v });
-    if (rects[i + 1]! !== Infinity) events.push({ t: rects[i + 1]!, d: -v });
-  }
-  events.sort((a, b) => a.t - b.t);
-  // Appended in time order: the recorder keeps it normalised without another sort.
-  const out = new StepRecorder(initial);
-  let level = initial;
-  for (let i = 0; i < events.length; ) {
-    const t = events[i]!.t;
-    for (; i < events.length && events[i]!.t === t; i++) level += events[i]!.d;
-    out.set(t, level);
-  }
-  return out.toStepFunction();
-}
-
 /** A view from per-cluster rectangle lists (see profileOfRects). */
 export function viewOfRects(rects: ReadonlyMap<string, number[]>): View {
   if (rects.size === 0) return emptyView;
@@ -159,24 +113,12 @@ export function viewOfRects(rects: ReadonlyMap<string, number[]>): View {
   return out;
 }
 
-/**
- * Appends one rectangle to a per-cluster rectangle list. Rectangles at Infinity or of zero width add nothing.
- * The part before `from` is dropped and a rectangle already under way at `from` counts from the start, so
- * profiles built from "now" have no breakpoint at or before now (views need no trimming, compare as they are).
- */
+/** Appends one rectangle to a per-cluster rectangle list (see pushSpan: clipped at `from`, empty ones dropped). */
 export function pushRect(rects: Map<string, number[]>, cid: string, t0: number, t1: number, v: number, from = -Infinity): void {
   if (v === 0 || t0 === Infinity || !(t1 > t0) || !(t1 > from)) return;
   let list = rects.get(cid);
   if (list === undefined) rects.set(cid, (list = []));
-  list.push(t0 <= from ? -Infinity : t0, t1, v);
-}
-
-/** Profile with `v` added on [t0, t1), tolerating empty and infinite intervals; clipped at `from` as pushRect. */
-export function addRect(f: StepFunction, t0: number, t1: number, v: number, from = -Infinity): StepFunction {
-  if (v === 0 || t0 === Infinity || !(t1 > t0) || !(t1 > from)) return f;
-  if (t0 > from) return f.addInterval(t0, t1, v);
-  const shifted = f.map((x) => x + v);
-  return t1 === Infinity ? shifted : shifted.addInterval(t1, Infinity, -v);
+  pushSpan(list, t0, t1, v, from);
 }
 
 /** Views equal on [from, ∞) for every cluster of either. */

@@ -257,7 +257,10 @@ export class StepFunction {
     return this.map((v) => v * k);
   }
 
-  /** A new function with `delta` added on [t0, t1); t0 finite, t1 > t0 (possibly Infinity). O(n). */
+  /**
+   * A new function with `delta` added on [t0, t1); t0 finite, t1 > t0 (possibly Infinity). O(n) copying (the parts
+   * before t0 and after t1 are copied whole) plus O(k) for the k breakpoints inside [t0, t1).
+   */
   addInterval(t0: number, t1: number, delta: number): StepFunction {
     checkBreakpointInterval(t0, t1, 'addInterval');
     checkValue(delta, 'addInterval delta');
@@ -265,33 +268,46 @@ export class StepFunction {
     const ts = this.times;
     const vs = this.values;
     const n = ts.length;
-    const init = this.init;
-    const times: number[] = [];
-    const values: number[] = [];
-    let i = 0;
-    let before = init; // value of the original function just before the current position
-    for (; i < n && ts[i]! < t0; i++) {
-      times.push(ts[i]!);
-      values.push(vs[i]!);
-      before = vs[i]!;
+    // First breakpoint at or after t0.
+    const k = this.lastIndexAtOrBefore(t0);
+    const lo = k >= 0 && ts[k] === t0 ? k : k + 1;
+    // The prefix before t0 is kept; the breakpoints in [t0, t1] are rebuilt, then the rest is appended unchanged.
+    // Decision: arrays of 64 or more are copied natively (slice/concat), shorter ones element by element, which is
+    // cheaper for the few-step profiles CooRMv2 works on.
+    let times: number[];
+    let values: number[];
+    if (lo < 64) {
+      times = [];
+      values = [];
+      for (let j = 0; j < lo; j++) {
+        times.push(ts[j]!);
+        values.push(vs[j]!);
+      }
+    } else {
+      times = ts.slice(0, lo);
+      values = vs.slice(0, lo);
     }
+    let i = lo;
+    let before = i > 0 ? vs[i - 1]! : this.init;
     // At t0: shift whatever holds there (an existing breakpoint at t0 or the carried-over value).
-    if (i < n && ts[i] === t0) {
-      before = vs[i]!;
-      i++;
-    }
-    pushChecked(times, values, init, t0, before + delta);
+    if (i < n && ts[i] === t0) before = vs[i++]!;
+    pushChecked(times, values, this.init, t0, before + delta);
     for (; i < n && ts[i]! < t1; i++) {
       before = vs[i]!;
-      pushChecked(times, values, init, ts[i]!, before + delta);
+      pushChecked(times, values, this.init, ts[i]!, before + delta);
     }
-    if (t1 !== Infinity) {
-      // At t1 the original value resumes; an original breakpoint at t1 already says what that is.
-      const resume = i < n && ts[i] === t1 ? vs[i++]! : before;
-      pushNormalised(times, values, init, t1, resume);
+    // At t1 the original value resumes; an original breakpoint at t1 already says what that is.
+    if (t1 !== Infinity) pushNormalised(times, values, this.init, t1, i < n && ts[i] === t1 ? vs[i++]! : before);
+    // The rest is normalised already; only its first breakpoint may repeat the value now in force.
+    if (i < n) pushNormalised(times, values, this.init, ts[i]!, vs[i++]!);
+    if (n - i < 64) {
+      for (; i < n; i++) {
+        times.push(ts[i]!);
+        values.push(vs[i]!);
+      }
+      return new StepFunction(this.init, times, values);
     }
-    for (; i < n; i++) pushNormalised(times, values, init, ts[i]!, vs[i]!);
-    return new StepFunction(init, times, values);
+    return new StepFunction(this.init, times.concat(ts.slice(i)), values.concat(vs.slice(i)));
   }
 
   /** Drops history strictly before t; the value at t is extended backwards as the new initial value. */
@@ -390,6 +406,18 @@ export class StepFunction {
     const ts = this.times;
     const vs = this.values;
     for (i++; i < ts.length; i++) if (vs[i]! < threshold) return ts[i]!;
+    return Infinity;
+  }
+
+  /** Earliest t >= from with value >= threshold, or Infinity: when a request of `threshold` for an instant fits. */
+  firstTimeAtLeast(from: number, threshold: number): number {
+    checkTime(from, 'firstTimeAtLeast: from');
+    checkValue(threshold, 'firstTimeAtLeast: threshold');
+    let i = this.lastIndexAtOrBefore(from);
+    if ((i < 0 ? this.init : this.values[i]!) >= threshold) return from;
+    const ts = this.times;
+    const vs = this.values;
+    for (i++; i < ts.length; i++) if (vs[i]! >= threshold) return ts[i]!;
     return Infinity;
   }
 

@@ -275,6 +275,7 @@ const figures = {
   live,
   ...overload,
   ...(await import('./coorm-bench.js')).coormBench(log),
+  ...(await import('./plan-bench.js')).planBench(log),
   node: process.version,
 };
 const targets = benchTargets(figures);

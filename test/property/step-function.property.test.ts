@@ -170,6 +170,27 @@ describe('StepFunction properties', () => {
     );
   });
 
+  it('addInterval equals plus(interval) on long functions too (copied in bulk past 64 breakpoints)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: -3, max: 3 }), { minLength: 60, maxLength: 300 }),
+        fc.integer({ min: -5, max: 310 }),
+        fc.oneof(fc.integer({ min: 1, max: 300 }), fc.constant(Infinity)),
+        fc.integer({ min: -4, max: 4 }),
+        fc.boolean(),
+        (vs, start, len, d, between) => {
+          const f = StepFunction.fromSteps(0, vs.map((v, t) => ({ t, v })));
+          // On a breakpoint or between two.
+          const t0 = between ? start + 0.5 : start;
+          const got = f.addInterval(t0, start + len, d);
+          expect(isNormalised(got)).toBe(true);
+          expect(got.equals(f.plus(StepFunction.interval(t0, start + len, d)))).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   const queryArb = fc
     .record({
       t0: fc.oneof(fc.integer({ min: TMIN - 2, max: TMAX + 2 }), fc.constant(-Infinity)),
@@ -251,6 +272,18 @@ describe('StepFunction properties', () => {
         const candidates = [from, ...stepTimes(raw).filter((t) => t > from)];
         const expected = candidates.find((t) => refValue(raw, t) < threshold) ?? Infinity;
         expect(f.firstTimeBelow(from, threshold)).toBe(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('firstTimeAtLeast agrees with brute force', () => {
+    fc.assert(
+      fc.property(rawArb, probeArb, fc.integer({ min: -6, max: 6 }), (raw, from, threshold) => {
+        const f = build(raw);
+        const candidates = [from, ...stepTimes(raw).filter((t) => t > from)];
+        const expected = candidates.find((t) => refValue(raw, t) >= threshold) ?? Infinity;
+        expect(f.firstTimeAtLeast(from, threshold)).toBe(expected);
       }),
       { numRuns: 500 },
     );

@@ -683,6 +683,28 @@ describe('StepFunction.firstTimeBelow', () => {
   });
 });
 
+describe('StepFunction.firstTimeAtLeast', () => {
+  const f = sf(1, [10, 3], [20, 0], [30, 6]);
+
+  it('returns from when already at the threshold, else the first breakpoint reaching it', () => {
+    expect(f.firstTimeAtLeast(12, 3)).toBe(12);
+    expect(f.firstTimeAtLeast(0, 3)).toBe(10);
+    expect(f.firstTimeAtLeast(20, 3)).toBe(30);
+    expect(f.firstTimeAtLeast(-Infinity, 1)).toBe(-Infinity);
+    expect(f.firstTimeAtLeast(0, 6)).toBe(30);
+  });
+
+  it('returns Infinity when it never reaches the threshold', () => {
+    expect(f.firstTimeAtLeast(0, 7)).toBe(Infinity);
+    expect(StepFunction.constant(1).firstTimeAtLeast(0, 2)).toBe(Infinity);
+  });
+
+  it('validates', () => {
+    expect(() => f.firstTimeAtLeast(NaN, 1)).toThrow(RangeError);
+    expect(() => f.firstTimeAtLeast(0, NaN)).toThrow(RangeError);
+  });
+});
+
 describe('StepFunction.truncateBefore', () => {
   const f = sf(0, [0, 1], [10, 2], [20, 3]);
 

@@ -1,0 +1,217 @@
+// The availability profile of one cluster: what Concertina may use there over time (its capacity after the threshold
+// and the background load as last seen) minus what running jobs hold until their estimated end, minus reservations.
+// It answers when a request of n processors for d seconds can start, which running jobs that start waits for, and
+// what is free between two times; reservations are added and removed as spans (Fluxion's planner in spirit).
+// Pure: built from plain numbers, on the core's StepFunction and the profile operations of core/time/profile.ts.
+import { StepFunction } from '../time/step-function.js';
+import { addRect, earliestStart, profileOfRects, pushSpan } from '../time/profile.js';
+
+/** A running job as the plan sees it: n processors held from now until `end` (its estimated end). */
+export interface Holding {
+  readonly id: string;
+  readonly n: number;
+  /** Estimated end; Infinity for a job without one (it holds its processors with no end in the plan). */
+  readonly end: number;
+}
+
+/** n processors set aside over [start, start + duration) for a waiting job. */
+export interface Reservation {
+  readonly id: string;
+  readonly n: number;
+  readonly start: number;
+  /** Seconds; may be Infinity. */
+  readonly duration: number;
+}
+
+export interface AvailabilityInput {
+  /** The plan starts here: times before it are read as now. */
+  readonly now: number;
+  /** What Concertina may use from now on: a constant (threshold and background as last seen) or a profile. */
+  readonly capacity: number | StepFunction;
+  readonly running?: readonly Holding[];
+  readonly reservations?: readonly Reservation[];
+}
+
+/**
+ * Where a request can start. `waitsFor`: the running jobs whose release that start needs (see waitsFor). When it
+ * never fits, `most` is the most processors free at once from the time asked on, and the reason says whether the
+ * request is larger than the capacity itself or the plan never frees enough for long enough.
+ */
+export type Fit =
+  | { readonly fits: true; readonly start: number; readonly waitsFor: readonly string[] }
+  | { readonly fits: false; readonly reason: 'exceeds-capacity' | 'never-free'; readonly most: number };
+
+function checkAmount(n: number, what: string): void {
+  if (!(n >= 0) || n === Infinity) throw new RangeError(`AvailabilityProfile: ${what} must be a finite number >= 0, got ${n}`);
+}
+
+function checkDuration(d: number, what: string): void {
+  if (!(d >= 0)) throw new RangeError(`AvailabilityProfile: ${what} must be >= 0 (Infinity allowed), got ${d}`);
+}
+
+function checkFinite(t: number, what: string): void {
+  if (!Number.isFinite(t)) throw new RangeError(`AvailabilityProfile: ${what} must be a finite time, got ${t}`);
+}
+
+// Running jobs that end inside the plan, in the order their release is excused when answering waitsFor.
+interface Release {
+  readonly id: string;
+  readonly n: number;
+  readonly end: number;
+  readonly order: number;
+}
+
+export class AvailabilityProfile {
+  readonly now: number;
+  readonly #capacity: StepFunction;
+  #free: StepFunction;
+  /** Running jobs with now < end < Infinity, by end, then size, then input order. */
+  readonly #releases: readonly Release[];
+  readonly #reservations = new Map<string, Reservation>();
+
+  private constructor(now: number, capacity: StepFunction, free: StepFunction, releases: readonly Release[]) {
+    this.now = now;
+    this.#capacity = capacity;
+    this.#free = free;
+    this.#releases = releases;
+  }
+
+  /** O(k log k) for k running jobs and reservations. */
+  static build(input: AvailabilityInput): AvailabilityProfile {
+    const now = input.now;
+    checkFinite(now, 'now');
+    if (typeof input.capacity === 'number') checkAmount(input.capacity, 'capacity');
+    // Decision: the plan has no past: a capacity profile is read from now on, and every query or reservation time
+    // before now is read as now.
+    const capacity = typeof input.capacity === 'number' ? StepFunction.constant(input.capacity) : input.capacity.truncateBefore(now);
+    const rects: number[] = [];
+    const releases: Release[] = [];
+    const running = input.running ?? [];
+    for (let i = 0; i < running.length; i++) {
+      const j = running[i]!;
+      checkAmount(j.n, `running job '${j.id}': n`);
+      if (j.end !== j.end) throw new RangeError(`AvailabilityProfile: running job '${j.id}': end is NaN`);
+      // Decision: a job whose estimated end has passed holds nothing from now on: its release is due now (the
+      // scheduler kills a job past its walltime), and it is never one that a later start waits for.
+      pushSpan(rects, now, j.end, j.n, now);
+      if (j.n > 0 && j.end > now && j.end < Infinity) releases.push({ id: j.id, n: j.n, end: j.end, order: i });
+    }
+    // Decision: "waits for" excuses the earliest releases first; at equal ends the smaller job first, then the one
+    // listed first, so the jobs named are the latest (and at a tie the largest, then the last listed) needed.
+    releases.sort((a, b) => a.end - b.end || a.n - b.n || a.order - b.order);
+    const held = profileOfRects(rects);
+    const plan = new AvailabilityProfile(now, capacity, capacity.minus(held), releases);
+    for (const r of input.reservations ?? []) plan.reserve(r);
+    return plan;
+  }
+
+  /** Free processors over time (negative where the plan is overbooked, e.g. jobs hold more than the capacity). */
+  get free(): StepFunction {
+    return this.#free;
+  }
+
+  /** Free processors at t (t before now is read as now). */
+  freeAt(t: number): number {
+    if (t !== t) throw new RangeError('AvailabilityProfile: freeAt: t is NaN');
+    return this.#free.valueAt(Math.max(t, this.now));
+  }
+
+  /**
+   * The least free during [t1, t2): what a request over that window can have. t2 may be Infinity; t2 === t1 is the
+   * instant t1 (as for a zero-length request); times before now are read as now.
+   */
+  freeBetween(t1: number, t2: number): number {
+    checkFinite(t1, 'freeBetween: t1');
+    if (t2 !== t2 || t2 < t1) throw new RangeError(`AvailabilityProfile: freeBetween: need t2 >= t1, got [${t1}, ${t2})`);
+    const from = Math.max(t1, this.now);
+    const to = Math.max(t2, this.now);
+    return to > from ? this.#free.minOver(from, to) : this.#free.valueAt(from);
+  }
+
+  /**
+   * The earliest start >= max(from, now) at which n processors are free throughout [start, start + duration), and
+   * the running jobs that start waits for. O(log s + s) over the s steps scanned, plus O(r) for the r running jobs
+   * that end before the start.
+   */
+  earliestFit(n: number, duration: number, from = this.now): Fit {
+    checkAmount(n, 'earliestFit: n');
+    checkDuration(duration, 'earliestFit: duration');
+    checkFinite(from, 'earliestFit: from');
+    const t = Math.max(from, this.now);
+    // Decision: a request for no processors starts at once, even on an overbooked plan.
+    if (n === 0) return { fits: true, start: t, waitsFor: [] };
+    // Decision: a request larger than all Concertina may use never fits, whatever its duration (zero included).
+    const capacity = this.#capacity.maxOver(t, Infinity);
+    if (n > capacity) return { fits: false, reason: 'exceeds-capacity', most: Math.max(0, this.#free.maxOver(t, Infinity)) };
+    const start = earliestStart(this.#free, t, duration, n);
+    if (start === Infinity) return { fits: false, reason: 'never-free', most: Math.max(0, this.#free.maxOver(t, Infinity)) };
+    return { fits: true, start, waitsFor: this.#waitsFor(start, this.freeBetween(start, start + duration) - n) };
+  }
+
+  /**
+   * The running jobs whose release a request of n processors for `duration` starting at `start` needs: were they to
+   * hold their processors past `start`, it could not start then. Jobs ending by `start` are excused (taken as free
+   * of need) in order of end while what they release fits in the slack (what is free over the window beyond n);
+   * the others are named, by end. Each job named is needed given the excused ones; on an overbooked window (no
+   * slack at all) every job ending by `start` is named.
+   */
+  waitsFor(start: number, n: number, duration: number): string[] {
+    checkFinite(start, 'waitsFor: start');
+    checkAmount(n, 'waitsFor: n');
+    checkDuration(duration, 'waitsFor: duration');
+    return this.#waitsFor(start, this.freeBetween(start, start + duration) - n);
+  }
+
+  /** What a reservation in this plan waits for (as waitsFor, its own processors given back to it). */
+  reservationWaitsFor(id: string): string[] {
+    const r = this.#reservations.get(id);
+    if (r === undefined) return [];
+    // Without r the window has r.n more free, which r then takes: the slack is what is free with r in the plan.
+    return this.#waitsFor(r.start, this.freeBetween(r.start, r.start + r.duration));
+  }
+
+  #waitsFor(start: number, slack: number): string[] {
+    const out: string[] = [];
+    let excused = 0;
+    const rs = this.#releases;
+    for (let i = 0; i < rs.length && rs[i]!.end <= start; i++) {
+      const j = rs[i]!;
+      if (excused + j.n <= slack) excused += j.n;
+      else out.push(j.id);
+    }
+    return out;
+  }
+
+  /**
+   * Sets n processors aside over [start, start + duration), the part before now ignored. It need not fit: a plan may
+   * be overbooked, e.g. when jobs overrun their estimates. Decision: a zero-length reservation holds nothing.
+   * O(s) for the plan's s steps.
+   */
+  reserve(r: Reservation): void {
+    if (this.#reservations.has(r.id)) throw new RangeError(`AvailabilityProfile: reservation '${r.id}' already exists`);
+    checkAmount(r.n, `reservation '${r.id}': n`);
+    checkFinite(r.start, `reservation '${r.id}': start`);
+    checkDuration(r.duration, `reservation '${r.id}': duration`);
+    const kept: Reservation = { id: r.id, n: r.n, start: r.start, duration: r.duration };
+    this.#reservations.set(r.id, kept);
+    this.#free = addRect(this.#free, r.start, r.start + r.duration, -r.n, this.now);
+  }
+
+  /** Gives a reservation's processors back; false if there is none by that id. O(s). */
+  unreserve(id: string): boolean {
+    const r = this.#reservations.get(id);
+    if (r === undefined) return false;
+    this.#reservations.delete(id);
+    this.#free = addRect(this.#free, r.start, r.start + r.duration, r.n, this.now);
+    return true;
+  }
+
+  reservation(id: string): Reservation | undefined {
+    return this.#reservations.get(id);
+  }
+
+  /** Reservations in the order they were made. */
+  reservations(): Reservation[] {
+    return [...this.#reservations.values()];
+  }
+}
