@@ -348,7 +348,7 @@ function summaryTable(r: SimulateReport, grid: GridSpec): string {
     ['scheduler events', String(r.events), '', ''],
   ];
   const head =
-    `Simulation: grid ${r.grid} (${grid.clusters.length} clusters, ${processors} processors${r.background ? ', background load' : ''}), ` +
+    `Simulation: grid ${r.grid} (${grid.clusters.length} clusters, ${processors} processors${r.background && grid.clusters.some((c) => c.background) ? ', background load' : ''}), ` +
     `workload ${r.workload}, approach ${r.approach}, policy ${r.policy}, placement ${r.placement}, seed ${r.seed}, poll ${r.poll_s} s`;
   return `${printable(head)}\n\n${alignColumns(rows, [1])}\n`;
 }

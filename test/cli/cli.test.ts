@@ -241,6 +241,12 @@ describe('concertina simulate', () => {
     expect((s.completed as number) + (s.failed as number) + (s.cancelled as number)).toBe(s.jobs);
     expect(s.utilization).toBeGreaterThan(0);
     expect(s.utilization).toBeLessThanOrEqual(1);
+    // Every job of this trace gives its requested time (field 9): no note about walltimes taken from run times.
+    expect(r.stderr).not.toContain('requested time');
+    // The shorthand is the same grid: the same schedule.
+    const shorthand = cli('simulate', '--json', '--grid', 'single:32', '--workload', batsimTrace);
+    expect(shorthand.code, shorthand.stderr).toBe(0);
+    expect({ ...parseSingleJson(shorthand.stdout), grid: grid }).toEqual(s);
   });
 
   it('skips malformed SWF lines and says so, or refuses them with --strict', () => {

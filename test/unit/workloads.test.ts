@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { buildGrid, parseGrid } from '../../core/model/grid.js';
 import { gridSpecSchema, jobSpecSchema, type JobSpec } from '../../core/model/schemas.js';
-import { GRID_PRESETS, gridPreset, syntheticGrid } from '../../core/sim/grids.js';
+import { GRID_PRESETS, gridPreset, singleCluster, syntheticGrid } from '../../core/sim/grids.js';
 import { WORKLOAD_PRESETS, koalaWorkload, workloadPreset } from '../../core/sim/workloads/koala.js';
 import { syntheticDefaultInterarrival, syntheticWorkload } from '../../core/sim/workloads/synthetic.js';
 import { parseSwf } from '../../core/sim/workloads/swf.js';
@@ -243,6 +243,13 @@ describe('sample assets', () => {
     expect(JSON.parse(text)).toEqual(GRID_PRESETS.das3);
     const spec = mustOk(parseGridJson(text, 'das3.json'));
     expect(spec.clusters).toHaveLength(5);
+  });
+
+  it('assets/grids/single-32.json is --grid single:32: one cluster, no threshold, no background load', () => {
+    const text = readFileSync(path.join(repoRoot, 'assets', 'grids', 'single-32.json'), 'utf8');
+    const spec = mustOk(parseGridJson(text, 'single-32.json'));
+    expect(spec).toEqual(gridSpecSchema.parse(singleCluster(32)));
+    expect(spec.clusters).toEqual([{ name: 'single', processors: 32, supportsReservations: false }]);
   });
 
   it('assets/workloads/sample-malleable.json validates against das3', () => {
