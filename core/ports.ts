@@ -10,6 +10,8 @@ export interface LocalJobRequest {
   readonly args: readonly string[];
   /** Marks the job as Concertina's, so that it is recognised after a restart. */
   readonly tag: string;
+  /** The job's walltime in seconds: the batch system kills the local job once it has run that long. */
+  readonly walltimeS?: number;
 }
 
 /** A cluster's own resource manager (Slurm, Grid Engine, PBS, plain processes, or the simulator). */

@@ -13,6 +13,11 @@ export interface Transition {
   readonly reason: string;
 }
 
+/** Why a job past its walltime ended: the batch system killed it (the simulator's, or a cluster's own). */
+export function walltimeReason(walltimeS: number): string {
+  return `killed by the batch system: walltime of ${walltimeS} s exceeded`;
+}
+
 /** The processors a job asks for, folded over its components. */
 export interface SizeRequest {
   readonly min: number;

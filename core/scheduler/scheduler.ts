@@ -825,7 +825,8 @@ export class Scheduler {
       const spec = job.spec.components[Math.min(component, job.spec.components.length - 1)]!;
       // An evolving job's local job starts with its initial size; the rest of its pre-allocation is added by updates.
       const processors = job.evolving ? job.claimed : c.processors;
-      this.managerOf(c.cluster).submit({ jobId: job.id, component, processors, program: spec.program, args: spec.args, tag: this.tagFor(job) });
+      const walltime = job.spec.walltime === undefined ? {} : { walltimeS: job.spec.walltime };
+      this.managerOf(c.cluster).submit({ jobId: job.id, component, processors, program: spec.program, args: spec.args, tag: this.tagFor(job), ...walltime });
     });
   }
 

@@ -79,6 +79,14 @@ export function gridPreset(name: string): GridSpecInput | undefined {
   return JSON.parse(JSON.stringify(GRID_PRESETS[name])) as GridSpecInput;
 }
 
+/**
+ * One cluster of `processors` processors with no threshold and no background load: a trace replay on it is the
+ * textbook setting of the scheduling literature (`--grid single:N`).
+ */
+export function singleCluster(processors: number): GridSpecInput {
+  return { name: `single-${processors}`, clusters: [{ name: 'single', processors }] };
+}
+
 const SYNTHETIC_MIN_SIZE = 32;
 const SYNTHETIC_MAX_SIZE = 512;
 

@@ -22,6 +22,19 @@ export interface JobMetrics {
   readonly grows: number;
   readonly shrinks: number;
   readonly tries: number;
+  /** The job's walltime; NaN when it has none. */
+  readonly walltime_s: number;
+}
+
+/**
+ * Bounded slowdown's threshold: a job shorter than this counts as running this long, so that very short jobs do not
+ * dominate the mean (Feitelson et al.'s usual 10 s).
+ */
+export const BOUNDED_SLOWDOWN_TAU_S = 10;
+
+/** max(1, (wait + run) / max(run, τ)): a job's response time relative to its run time, bounded for short jobs. */
+export function boundedSlowdown(waitS: number, runS: number, tauS = BOUNDED_SLOWDOWN_TAU_S): number {
+  return Math.max(1, (waitS + runS) / Math.max(runS, tauS));
 }
 
 export interface RunSummary {
@@ -37,6 +50,10 @@ export interface RunSummary {
   mean_wait_s: number;
   mean_response_s: number;
   mean_execution_s: number;
+  /** Mean of boundedSlowdown(wait, execution) over completed jobs (τ = 10 s). */
+  mean_bounded_slowdown: number;
+  /** Longest wait of a completed job. */
+  max_wait_s: number;
   mean_avg_size: number;
   mean_max_size: number;
   grow_ops: number;
@@ -75,6 +92,7 @@ interface Tracking {
   grows: number;
   shrinks: number;
   tries: number;
+  walltime: number;
 }
 
 export class MetricsCollector {
@@ -91,7 +109,11 @@ export class MetricsCollector {
   private firstSubmit = Number.POSITIVE_INFINITY;
   private lastEnd = 0;
 
-  constructor(private readonly clusters: ReadonlyArray<{ name: string; processors: number }>) {
+  constructor(
+    private readonly clusters: ReadonlyArray<{ name: string; processors: number }>,
+    /** A submitted job's walltime, if it has one. */
+    private readonly walltimeOf: (jobId: string) => number | undefined = () => undefined,
+  ) {
     this.concertina = clusters.map(() => new StepRecorder(0));
     this.background = clusters.map(() => new StepRecorder(0));
   }
@@ -109,7 +131,7 @@ export class MetricsCollector {
         this.firstSubmit = Math.min(this.firstSubmit, e.t);
         this.tracked.set(e.jobId, {
           id: e.jobId, name: e.name, kind: e.kind, submit: e.t, start: Number.NaN, end: Number.NaN, state: 'queued', reason: '',
-          cluster: '', size: 0, since: e.t, area: 0, max: 0, grows: 0, shrinks: 0, tries: 0,
+          cluster: '', size: 0, since: e.t, area: 0, max: 0, grows: 0, shrinks: 0, tries: 0, walltime: this.walltimeOf(e.jobId) ?? Number.NaN,
         });
         return;
       case 'job.started': {
@@ -179,7 +201,7 @@ export class MetricsCollector {
         execution_s: execution,
         response_s: j.end - j.submit,
         avg_size: execution > 0 ? j.area / execution : j.max,
-        max_size: j.max, grows: j.grows, shrinks: j.shrinks, tries: j.tries,
+        max_size: j.max, grows: j.grows, shrinks: j.shrinks, tries: j.tries, walltime_s: j.walltime,
       };
     });
   }
@@ -235,6 +257,8 @@ export class MetricsCollector {
       mean_wait_s: mean((j) => j.wait_s),
       mean_response_s: mean((j) => j.response_s),
       mean_execution_s: mean((j) => j.execution_s),
+      mean_bounded_slowdown: mean((j) => boundedSlowdown(j.wait_s, j.execution_s)),
+      max_wait_s: completed.reduce((m, j) => Math.max(m, j.wait_s), 0),
       mean_avg_size: mean((j) => j.avg_size),
       mean_max_size: mean((j) => j.max_size),
       grow_ops: this.growTimes.length,

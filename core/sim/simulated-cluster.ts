@@ -4,6 +4,7 @@
 import type { ClusterSpec } from '../model/schemas.js';
 import type { LocalJobRequest, LocalManager, ManagerMessage } from '../ports.js';
 import type { EventEngine } from './engine.js';
+import { walltimeReason } from '../model/job.js';
 
 type Pending =
   | { kind: 'background'; processors: number; duration: number }
@@ -26,6 +27,8 @@ export class SimulatedCluster implements LocalManager {
   private readonly pending: Pending[] = [];
   private head = 0;
   private readonly allocated = new Map<string, number>();
+  /** Running jobs with a walltime, each with a token of its run (so that a kill applies to that run only). */
+  private readonly timed = new Map<string, object>();
 
   constructor(
     spec: ClusterSpec,
@@ -94,6 +97,7 @@ export class SimulatedCluster implements LocalManager {
     const held = this.allocated.get(jobId);
     if (held === undefined && !removed) return;
     this.allocated.delete(jobId);
+    this.timed.delete(jobId);
     this.concertina -= held ?? 0;
     this.deliver({ type: 'finished', cluster: this.cluster, jobId, state, reason });
     this.changed();
@@ -153,9 +157,11 @@ export class SimulatedCluster implements LocalManager {
         const jobId = p.request.jobId;
         this.concertina += need;
         this.allocated.set(jobId, (this.allocated.get(jobId) ?? 0) + need);
+        const walltime = p.request.walltimeS;
         this.afterLaunch(jobId, () => {
           this.deliver({ type: 'started', cluster: this.cluster, jobId, component: p.request.component, processors: need });
           this.observer.started(jobId, p.request.component, need);
+          if (walltime !== undefined) this.killAtWalltime(jobId, walltime);
         });
       }
     }
@@ -165,6 +171,24 @@ export class SimulatedCluster implements LocalManager {
       this.head = 0;
     }
     if (startedAny) this.observer.usage(this.index, this.concertina, this.background);
+  }
+
+  /**
+   * Kills the local job once it has run for its walltime, as batch systems do. Decision: the walltime counts from
+   * the local job's start as the scheduler sees it (after its launch delay), so a single-component job that runs
+   * past it ends at exactly start + walltime. An application that finishes at that very instant completes: the kill
+   * runs after everything else due then.
+   */
+  private killAtWalltime(jobId: string, walltimeS: number): void {
+    const at = this.engine.now + walltimeS;
+    // Only the run it was set for: not a later one of the same job (placed again after it ended here).
+    const run = {};
+    this.timed.set(jobId, run);
+    this.engine.at(at, () =>
+      this.engine.soon(() => {
+        if (this.timed.get(jobId) === run) this.end(jobId, 'failed', walltimeReason(walltimeS));
+      }),
+    );
   }
 
   private activateGrow(jobId: string, processors: number): void {

@@ -84,7 +84,7 @@ export class SimWorld {
         this.engine.soon(drain);
       }
     };
-    this.metrics = new MetricsCollector(grid.clusters);
+    this.metrics = new MetricsCollector(grid.clusters, (jobId) => this.scheduler.job(jobId)?.spec.walltime);
     const recordMetrics = config.metrics !== false;
     this.clusters = grid.clusters.map(
       (c) =>

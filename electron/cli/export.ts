@@ -92,10 +92,10 @@ export function systemReason(error: unknown): string {
 
 const JOB_COLUMNS = [
   'id', 'name', 'kind', 'state', 'reason', 'cluster', 'submit', 'start', 'end', 'wait_s', 'execution_s', 'response_s',
-  'avg_size', 'max_size', 'grows', 'shrinks', 'tries',
+  'avg_size', 'max_size', 'grows', 'shrinks', 'tries', 'walltime_s',
 ] as const satisfies ReadonlyArray<keyof JobMetrics>;
 
-/** One row per ended job; times never reached (a job that never started) are empty. */
+/** One row per ended job; times never reached (a job that never started) and a walltime not given are empty. */
 export function jobsCsv(jobs: readonly JobMetrics[]): string {
   return toCsv(JOB_COLUMNS, jobs.map((j) => JOB_COLUMNS.map((c) => j[c])));
 }

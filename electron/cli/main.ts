@@ -7,10 +7,10 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { Command, CommanderError, Option } from 'commander';
 import cliProgress from 'cli-progress';
-import { APPROACHES, PLACEMENT_POLICIES, gridSpecSchema, type GridSpec, type JobSpec, type PlacementPolicyName } from '../../core/model/schemas.js';
+import { APPROACHES, MAX_PROCESSORS, PLACEMENT_POLICIES, gridSpecSchema, type GridSpec, type JobSpec, type PlacementPolicyName } from '../../core/model/schemas.js';
 import { parseWith, type FieldError } from '../../core/model/result.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
-import { GRID_PRESETS, das3Grid, gridPreset } from '../../core/sim/grids.js';
+import { GRID_PRESETS, das3Grid, gridPreset, singleCluster } from '../../core/sim/grids.js';
 import type { ThresholdScope } from '../../core/scheduler/cluster-state.js';
 import { GROWTH_AT_POLL, type GrowthAtPoll } from '../../core/scheduler/scheduler.js';
 import type { RunSummary } from '../../core/sim/metrics.js';
@@ -118,7 +118,21 @@ function withThreshold(grid: GridSpec, fraction: number | undefined): GridSpec {
   return { ...grid, clusters: grid.clusters.map((c) => ({ ...c, threshold: Math.max(1, Math.floor(fraction * c.processors)) })) };
 }
 
+/** `single:N`: one cluster of N processors, no threshold, no background load (the textbook setting of a trace replay). */
+function singleClusterGrid(arg: string): GridSpec | undefined {
+  const m = /^single:(.*)$/.exec(arg);
+  if (!m) return undefined;
+  const value = m[1]!;
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_PROCESSORS) {
+    throw new UsageError(`--grid single:N needs N a whole number of processors from 1 to ${MAX_PROCESSORS} (got "${arg}")`);
+  }
+  return gridSpecSchema.parse(singleCluster(n));
+}
+
 async function loadGrid(arg: string): Promise<GridSpec> {
+  const single = singleClusterGrid(arg);
+  if (single) return single;
   const preset = gridPreset(arg);
   if (preset) {
     const parsed = parseWith(gridSpecSchema, preset);
@@ -126,7 +140,7 @@ async function loadGrid(arg: string): Promise<GridSpec> {
     return parsed.value;
   }
   if (!/\.json$/i.test(arg)) {
-    throw new UsageError(`--grid must be a preset (${Object.keys(GRID_PRESETS).join(', ')}) or a .json file (got "${arg}")`);
+    throw new UsageError(`--grid must be a preset (${Object.keys(GRID_PRESETS).join(', ')}), single:N or a .json file (got "${arg}")`);
   }
   const parsed = parseGridJson((await readInput('--grid', arg)).toString('utf8'), arg);
   if (!parsed.ok) throw inputErrors(arg, parsed.errors);
@@ -135,6 +149,8 @@ async function loadGrid(arg: string): Promise<GridSpec> {
 
 interface Workload {
   jobs: JobSpec[];
+  /** Jobs of an SWF trace without a requested time, whose run time is their walltime. */
+  walltimeFromRunTime: number;
   /** Lines of an SWF file that gave no job, with why. */
   skipped: Array<{ line: number; reason: string }>;
   records: number;
@@ -143,13 +159,13 @@ interface Workload {
 async function loadWorkload(arg: string, seed: number, strict: boolean, maxJobs: number | undefined): Promise<Workload> {
   if (Object.hasOwn(WORKLOAD_PRESETS, arg)) {
     const jobs = workloadPreset(arg, seed)!;
-    return { jobs: maxJobs === undefined ? jobs : jobs.slice(0, maxJobs), skipped: [], records: jobs.length };
+    return { jobs: maxJobs === undefined ? jobs : jobs.slice(0, maxJobs), skipped: [], records: jobs.length, walltimeFromRunTime: 0 };
   }
   if (/\.json$/i.test(arg)) {
     const parsed = parseJobsJson((await readInput('--workload', arg)).toString('utf8'), arg);
     if (!parsed.ok) throw inputErrors(arg, parsed.errors);
     const jobs = maxJobs === undefined ? parsed.value : parsed.value.slice(0, maxJobs);
-    return { jobs, skipped: [], records: parsed.value.length };
+    return { jobs, skipped: [], records: parsed.value.length, walltimeFromRunTime: 0 };
   }
   if (/\.swf(\.gz)?$/i.test(arg)) {
     let data = await readInput('--workload', arg);
@@ -162,8 +178,8 @@ async function loadWorkload(arg: string, seed: number, strict: boolean, maxJobs:
     }
     const parsed = parseSwf(data.toString('utf8'), arg, { strict, ...(maxJobs === undefined ? {} : { maxJobs }) });
     if (!parsed.ok) throw inputErrors(arg, parsed.errors);
-    const { jobs, skipped } = parsed.value;
-    return { jobs, skipped, records: jobs.length + skipped.length };
+    const { jobs, skipped, walltimeFromRunTime } = parsed.value;
+    return { jobs, skipped, records: jobs.length + skipped.length, walltimeFromRunTime };
   }
   throw new UsageError(
     `--workload must be a preset (${Object.keys(WORKLOAD_PRESETS).join(', ')}) or a .json, .swf or .swf.gz file (got "${arg}")`,
@@ -220,6 +236,11 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
     for (const s of workload.skipped.slice(0, SHOW_FIRST)) lines.push(`  line ${s.line}: ${printable(s.reason)}`);
     if (workload.skipped.length > SHOW_FIRST) lines.push(`  and ${workload.skipped.length - SHOW_FIRST} more`);
     await emit(io.stderr, `${lines.join('\n')}\n`);
+  }
+  if (workload.walltimeFromRunTime > 0) {
+    const n = workload.walltimeFromRunTime;
+    const which = n === workload.jobs.length ? 'no job gives a' : `${n} of ${workload.jobs.length} jobs give no`;
+    await emit(io.stderr, `${PROGRAM}: note: ${printable(o.workload)}: ${which} requested time (SWF field 9): their run time is used as their walltime\n`);
   }
   const placement = o.placement;
   const jobs = placement === undefined ? workload.jobs : workload.jobs.map((j) => ({ ...j, placement }));
@@ -319,6 +340,8 @@ function summaryTable(r: SimulateReport, grid: GridSpec): string {
     ['mean wait', n(r.mean_wait_s, 1), 's', 'completed jobs'],
     ['mean execution', n(r.mean_execution_s, 1), 's', 'completed jobs'],
     ['mean response', n(r.mean_response_s, 1), 's', 'completed jobs'],
+    ['mean bounded slowdown', n(r.mean_bounded_slowdown, 2), '', 'completed jobs; max(1, response / max(execution, 10 s))'],
+    ['max wait', n(r.max_wait_s, 1), 's', 'completed jobs'],
     ['mean average size', n(r.mean_avg_size, 2), 'processors', 'time-weighted over each job'],
     ['mean maximum size', n(r.mean_max_size, 2), 'processors', ''],
     ['grow operations', String(r.grow_ops), '', ''],
@@ -326,7 +349,7 @@ function summaryTable(r: SimulateReport, grid: GridSpec): string {
     ['scheduler events', String(r.events), '', ''],
   ];
   const head =
-    `Simulation: grid ${r.grid} (${grid.clusters.length} clusters, ${processors} processors${r.background ? ', background load' : ''}), ` +
+    `Simulation: grid ${r.grid} (${grid.clusters.length} clusters, ${processors} processors${r.background && grid.clusters.some((c) => c.background) ? ', background load' : ''}), ` +
     `workload ${r.workload}, approach ${r.approach}, policy ${r.policy}, placement ${r.placement}, seed ${r.seed}, poll ${r.poll_s} s`;
   return `${printable(head)}\n\n${alignColumns(rows, [1])}\n`;
 }
@@ -404,7 +427,11 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
   program
     .command('simulate')
     .description('Simulate one run of a workload on a grid, in virtual time.')
-    .addOption(new Option('--grid <name|file.json>', `grid preset (${Object.keys(GRID_PRESETS).join(', ')}) or grid JSON file`).default('das3'))
+    .addOption(
+      new Option('--grid <name|single:N|file.json>', `grid preset (${Object.keys(GRID_PRESETS).join(', ')}), one cluster of N processors (single:N), or grid JSON file`).default(
+        'das3',
+      ),
+    )
     .addOption(
       new Option('--workload <name|file>', `workload preset (${Object.keys(WORKLOAD_PRESETS).join(', ')}), jobs JSON file, or .swf / .swf.gz trace`).default(
         'wm',

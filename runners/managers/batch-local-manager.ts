@@ -12,6 +12,7 @@ import { jobDirName, localJobName, MAX_LOCAL_JOB_NAME, parseLocalJobName, type M
 import { parseTail, tailCommand } from './output-tail.js';
 import { framedScript, newNonce, splitSections } from './sections.js';
 import { TokenBucket, type RateLimit } from './token-bucket.js';
+import { walltimeReason } from '../../core/model/job.js';
 
 export interface BatchLocalManagerOptions {
   readonly cluster: string;
@@ -104,6 +105,8 @@ interface TrackedJob {
   readonly components: Map<number, Component>;
   finished: boolean;
   cancelling: boolean;
+  /** The job's walltime, given to each of its local jobs. */
+  walltimeS?: number;
 }
 
 const DEFAULT_HOLDER = { program: '/bin/sh', args: ['-c', 'while :; do sleep 3600; done'] };
@@ -164,7 +167,8 @@ export class BatchLocalManager implements LocalManager {
       return;
     }
     const known = this.jobs.get(request.jobId);
-    const job = known && !known.finished ? known : { jobId: request.jobId, components: new Map<number, Component>(), finished: false, cancelling: false };
+    const job: TrackedJob = known && !known.finished ? known : { jobId: request.jobId, components: new Map<number, Component>(), finished: false, cancelling: false };
+    if (request.walltimeS !== undefined) job.walltimeS = request.walltimeS;
     const existing = job.components.get(request.component);
     if (existing) {
       // Decision: submitting a component that is already there (after a restart) starts nothing new; the answer is
@@ -357,6 +361,9 @@ export class BatchLocalManager implements LocalManager {
       stderrFile: `${name}.err`,
       exitFile: `${name}.exit`,
       env: { CONCERTINA_JOB_ID: job.jobId, CONCERTINA_COMPONENT: String(component.index), CONCERTINA_MEMBER: String(index), CONCERTINA_CLUSTER: this.cluster },
+      // Decision: a grow's local jobs get the job's walltime too: they never outlive the job (cancelled at its end),
+      // and a bounded time lets the cluster's own scheduler backfill around them.
+      ...(job.walltimeS === undefined ? {} : { walltimeS: job.walltimeS }),
     };
     const member: Member = { job, component, index, name, spec, grow, phase: 'queued', announced: false, released: false, missingRounds: 0, sinceCancel: 0, deleting: false };
     component.members.push(member);
@@ -704,7 +711,9 @@ ${this.system.submitCommand(m.spec)}`;
         default: {
           const detail = exit !== undefined ? exitText(exit) : info.exitCode !== undefined ? `exit status ${info.exitCode}` : info.reason;
           if (info.state === 'completed' || exit !== undefined || info.exitCode !== undefined) this.ran(m);
-          this.memberEnded(m, info.state, `${this.system.kind} state ${info.rawState}${detail ? ` (${detail})` : ''}`);
+          const said = `${this.system.kind} state ${info.rawState}${detail ? ` (${detail})` : ''}`;
+          const walltime = m.spec.walltimeS;
+          this.memberEnded(m, info.state, info.timedOut && walltime !== undefined ? `${walltimeReason(walltime)} (${said})` : said);
         }
       }
     }

@@ -23,6 +23,8 @@ export interface LocalJobSpec {
   readonly exitFile: string;
   /** Exported to the program. Names must be shell identifiers. */
   readonly env: Readonly<Record<string, string>>;
+  /** Seconds after which the batch system kills the local job (Slurm --time, Grid Engine h_rt, PBS walltime). */
+  readonly walltimeS?: number;
 }
 
 /** One local job as the status command reported it. */
@@ -44,6 +46,8 @@ export interface LocalJobInfo {
   readonly deleting?: boolean;
   /** Not running yet but its processors already given to it (Slurm's CONFIGURING: nodes being readied). */
   readonly allocated?: boolean;
+  /** Killed by the batch system for running past its time limit (Slurm's TIMEOUT). */
+  readonly timedOut?: boolean;
 }
 
 /** Processor counts of the whole cluster (every node and queue the adapter sees). */
@@ -119,6 +123,19 @@ export function sectionText(sections: ReadonlyMap<string, SectionOutput>, name: 
     throw new ParseError(`${command} exited with status ${section.code}: ${firstLine(section.stderr) || firstLine(section.text) || 'no message'}`);
   }
   return section.text;
+}
+
+/**
+ * A walltime as batch systems write it, `H:MM:SS` (hours past 24 as they are), rounded up to a whole second, or with
+ * `days` `D-HH:MM:SS` (Slurm reads hours past 24 in that form only).
+ */
+export function clockTime(seconds: number, days = false): string {
+  let s = Math.max(1, Math.ceil(seconds));
+  const d = days ? Math.floor(s / 86400) : 0;
+  s -= d * 86400;
+  const two = (n: number) => String(n).padStart(2, '0');
+  const hms = `${days ? two(Math.floor(s / 3600)) : Math.floor(s / 3600)}:${two(Math.floor((s % 3600) / 60))}:${two(s % 60)}`;
+  return days ? `${d}-${hms}` : hms;
 }
 
 export const firstLine = (text: string) => text.trim().split('\n')[0]?.trim() ?? '';

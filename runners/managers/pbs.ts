@@ -4,7 +4,7 @@
 // No PBS server can be installed here (Debian ships none): this adapter is tested ONLY on recorded outputs written
 // from the PBS Professional Reference Guide and TORQUE's documentation (test/fixtures/managers/pbs/), never on a
 // live server. Decision: processors are counted from `exec_host` when a job runs, else from its resource request.
-import { count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type NodeCounts, type SectionOutput } from './batch-system.js';
+import { clockTime, count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type NodeCounts, type SectionOutput } from './batch-system.js';
 import { enterWorkDir, jobScript } from './job-script.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
 
@@ -48,7 +48,8 @@ export class PbsSystem implements BatchSystem {
 
   submitCommand(job: LocalJobSpec): ShellFragment {
     const resources = this.options.flavour === 'torque' ? `procs=${job.processors}` : `select=${job.processors}:ncpus=1`;
-    const extra = [...(this.options.queue ? ['-q', this.options.queue] : []), ...(this.options.extraArgs ?? [])];
+    const walltime = job.walltimeS === undefined ? [] : ['-l', `walltime=${clockTime(job.walltimeS)}`];
+    const extra = [...walltime, ...(this.options.queue ? ['-q', this.options.queue] : []), ...(this.options.extraArgs ?? [])];
     // PBS starts a job in the home directory; PBS_O_WORKDIR is where qsub ran (the job's directory).
     const script = jobScript(job, sh`cd "$PBS_O_WORKDIR" || exit 1`);
     return sh`${enterWorkDir(job)} && printf '%s' ${script} | qsub -N ${job.name} -o ${job.stdoutFile} -e ${job.stderrFile} -l ${resources} ${extra}`;

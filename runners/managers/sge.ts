@@ -6,7 +6,7 @@
 // XML is read with saxes (well kept, strict, streaming): about six times faster than fast-xml-parser on a 10,000-job
 // listing here, which matters for a status round every second. Job names and owners arrive entity-decoded.
 import { SaxesParser } from 'saxes';
-import { count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type NodeCounts, type SectionOutput } from './batch-system.js';
+import { clockTime, count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type NodeCounts, type SectionOutput } from './batch-system.js';
 import { enterWorkDir, jobScript } from './job-script.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
 
@@ -43,7 +43,8 @@ export class SgeSystem implements BatchSystem {
 
   submitCommand(job: LocalJobSpec): ShellFragment {
     const pe = job.processors > 1 ? ['-pe', this.options.parallelEnvironment ?? 'smp', String(job.processors)] : [];
-    const extra = [...pe, ...(this.options.queue ? ['-q', this.options.queue] : []), ...(this.options.extraArgs ?? [])];
+    const walltime = job.walltimeS === undefined ? [] : ['-l', `h_rt=${clockTime(job.walltimeS)}`];
+    const extra = [...pe, ...walltime, ...(this.options.queue ? ['-q', this.options.queue] : []), ...(this.options.extraArgs ?? [])];
     // qsub reads `#$` lines anywhere in the script as options, and a job's arguments and id may hold such a line
     // (quoted, after a newline): `-C ''` turns that scanning off (every option is on this command line).
     return sh`${enterWorkDir(job)} && printf '%s' ${jobScript(job)} | qsub -terse -C ${''} -cwd -S /bin/sh -N ${job.name} -o ${job.stdoutFile} -e ${job.stderrFile} ${extra}`;

@@ -1,6 +1,6 @@
 // Slurm: `sbatch --parsable` with the job script on stdin, `squeue` and `sinfo` with explicit formats (not --json:
 // slow, and its schema changes between versions), `scancel`. Tested on recorded outputs and on a real slurmctld.
-import { count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type NodeCounts, type SectionOutput } from './batch-system.js';
+import { clockTime, count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type NodeCounts, type SectionOutput } from './batch-system.js';
 import { enterWorkDir, jobScript } from './job-script.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
 
@@ -57,6 +57,7 @@ export class SlurmSystem implements BatchSystem {
     const extra = [
       ...(this.options.partition ? [`--partition=${this.options.partition}`] : []),
       ...(this.options.account ? [`--account=${this.options.account}`] : []),
+      ...(job.walltimeS === undefined ? [] : [`--time=${clockTime(job.walltimeS, true)}`]),
       ...(this.options.extraArgs ?? []),
     ];
     // sbatch stops reading #SBATCH lines at the first executable line, but reads #PBS ones (e.g. `#PBS -J 1-5`, an
@@ -128,6 +129,7 @@ export function parseSqueue(text: string, nonce: string): LocalJobInfo[] {
       state: SLURM_STATES[rawState] ?? 'unknown',
       rawState,
       ...(rawState === 'CONFIGURING' ? { allocated: true } : {}),
+      ...(rawState === 'TIMEOUT' ? { timedOut: true } : {}),
       processors: count(cpus, `squeue line ${index + 1}: CPUs`),
       ...(reason && reason !== 'None' ? { reason } : {}),
     });

@@ -89,7 +89,7 @@ describe('concertina simulate', () => {
     expect(r.code, r.stderr).toBe(0);
     const s = parseSingleJson(r.stdout);
     expect(s).toMatchObject({ grid: 'das3', workload: 'wm', approach: 'pra', policy: 'fpsma', seed: 1, refused: 0, jobs: 300 });
-    for (const key of ['jobs', 'completed', 'failed', 'cancelled', 'makespan_s', 'utilization', 'mean_wait_s', 'mean_response_s', 'mean_execution_s', 'mean_avg_size', 'mean_max_size', 'grow_ops', 'shrink_ops']) {
+    for (const key of ['jobs', 'completed', 'failed', 'cancelled', 'makespan_s', 'utilization', 'mean_wait_s', 'mean_response_s', 'mean_execution_s', 'mean_bounded_slowdown', 'max_wait_s', 'mean_avg_size', 'mean_max_size', 'grow_ops', 'shrink_ops']) {
       expect(typeof s[key], key).toBe('number');
       expect(Number.isFinite(s[key]), key).toBe(true);
       expect(s[key] as number, key).toBeGreaterThanOrEqual(0);
@@ -102,6 +102,8 @@ describe('concertina simulate', () => {
     expect(n('mean_avg_size')).toBeGreaterThanOrEqual(2);
     expect(n('mean_max_size')).toBeLessThanOrEqual(46);
     expect(n('mean_response_s')).toBeGreaterThanOrEqual(n('mean_execution_s'));
+    expect(n('mean_bounded_slowdown')).toBeGreaterThanOrEqual(1);
+    expect(n('max_wait_s')).toBeGreaterThanOrEqual(n('mean_wait_s'));
   });
 
   it('is deterministic: the same seed twice gives identical JSON, another seed another run', () => {
@@ -182,7 +184,9 @@ describe('concertina simulate', () => {
     expect(JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8'))).toEqual(parseSingleJson(r.stdout));
     const jobs = readFileSync(path.join(dir, 'jobs.csv'), 'utf8').trimEnd().split('\n');
     expect(jobs).toHaveLength(301);
-    expect(jobs[0]).toBe('id,name,kind,state,reason,cluster,submit,start,end,wait_s,execution_s,response_s,avg_size,max_size,grows,shrinks,tries');
+    expect(jobs[0]).toBe('id,name,kind,state,reason,cluster,submit,start,end,wait_s,execution_s,response_s,avg_size,max_size,grows,shrinks,tries,walltime_s');
+    // W_m's jobs have no walltime: the column is empty.
+    expect(jobs[1]).toMatch(/,$/);
     expect(jobs[1]).toMatch(/^j0001,ft-0001|^j0001,gadget2-0001/);
     const utilization = readFileSync(path.join(dir, 'utilization.csv'), 'utf8').trimEnd().split('\n');
     expect(utilization[0]).toBe('t,cluster,concertina,background,processors');
@@ -191,6 +195,36 @@ describe('concertina simulate', () => {
     const activity = readFileSync(path.join(dir, 'activity.csv'), 'utf8').trimEnd().split('\n');
     expect(activity[0]).toBe('t,grows,shrinks');
     expect(activity[2]).toMatch(/^600,\d+,\d+$/);
+  });
+
+  it('--grid single:N is one cluster of N processors without threshold or background load', () => {
+    const swf = write('walltimes.swf', [
+      '1 0 -1 50 8 -1 -1 8 100 -1 1 -1 -1 -1 -1 -1 -1 -1', // 50 s of 100 requested
+      '2 0 -1 130 8 -1 -1 8 120 -1 1 -1 -1 -1 -1 -1 -1 -1', // waits for 1; ran past its request: killed at 120 s
+      '3 5 -1 40 16 -1 -1 16 -1 -1 1 -1 -1 -1 -1 -1 -1 -1', // no request: its run time is its walltime
+      '',
+    ].join('\n'));
+    const dir = path.join(tmp, 'out', 'single');
+    const r = cli('simulate', '--json', '--grid', 'single:16', '--workload', swf, '--out', dir);
+    expect(r.code, r.stderr).toBe(0);
+    const s = parseSingleJson(r.stdout);
+    // 1 runs 0-50 alone (8 of 16 processors) beside 2 (0-120); 3 needs all 16: 120-160.
+    expect(s).toMatchObject({ grid: 'single:16', jobs: 3, completed: 2, failed: 1, makespan_s: 160, background_utilization: 0, max_wait_s: 115 });
+    expect(s.mean_bounded_slowdown).toBeCloseTo((1 + 155 / 40) / 2, 12);
+    expect(r.stderr.match(/requested time/g)).toHaveLength(1);
+    expect(r.stderr).toContain('1 of 3 jobs give no requested time (SWF field 9): their run time is used as their walltime');
+    const rows = readFileSync(path.join(dir, 'jobs.csv'), 'utf8').trimEnd().split('\n');
+    const killed = rows.find((l) => l.startsWith('swf-2,'))!;
+    expect(killed).toContain(',failed,killed by the batch system: walltime of 120 s exceeded,single,');
+    expect(killed).toMatch(/,120$/);
+    // The textbook grid exactly: the utilization table has the one cluster of 16 processors.
+    expect(readFileSync(path.join(dir, 'utilization.csv'), 'utf8')).toMatch(/^0,single,16,0,16$/m);
+  });
+
+  it('refuses a bad --grid single:N naming --grid', () => {
+    for (const bad of ['single:0', 'single:-4', 'single:1.5', 'single:abc', 'single:', 'single:10000001', 'single:99999999999999999999']) {
+      expectUsageError(cli('simulate', '--grid', bad), '--grid', bad, 'from 1 to 10000000');
+    }
   });
 
   it('refuses an --out that cannot be a directory', () => {
@@ -207,6 +241,12 @@ describe('concertina simulate', () => {
     expect((s.completed as number) + (s.failed as number) + (s.cancelled as number)).toBe(s.jobs);
     expect(s.utilization).toBeGreaterThan(0);
     expect(s.utilization).toBeLessThanOrEqual(1);
+    // Every job of this trace gives its requested time (field 9): no note about walltimes taken from run times.
+    expect(r.stderr).not.toContain('requested time');
+    // The shorthand is the same grid: the same schedule.
+    const shorthand = cli('simulate', '--json', '--grid', 'single:32', '--workload', batsimTrace);
+    expect(shorthand.code, shorthand.stderr).toBe(0);
+    expect({ ...parseSingleJson(shorthand.stdout), grid: grid }).toEqual(s);
   });
 
   it('skips malformed SWF lines and says so, or refuses them with --strict', () => {

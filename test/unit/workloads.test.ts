@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { buildGrid, parseGrid } from '../../core/model/grid.js';
 import { gridSpecSchema, jobSpecSchema, type JobSpec } from '../../core/model/schemas.js';
-import { GRID_PRESETS, gridPreset, syntheticGrid } from '../../core/sim/grids.js';
+import { GRID_PRESETS, gridPreset, singleCluster, syntheticGrid } from '../../core/sim/grids.js';
 import { WORKLOAD_PRESETS, koalaWorkload, workloadPreset } from '../../core/sim/workloads/koala.js';
 import { syntheticDefaultInterarrival, syntheticWorkload } from '../../core/sim/workloads/synthetic.js';
 import { parseSwf } from '../../core/sim/workloads/swf.js';
@@ -245,6 +245,13 @@ describe('sample assets', () => {
     expect(spec.clusters).toHaveLength(5);
   });
 
+  it('assets/grids/single-32.json is --grid single:32: one cluster, no threshold, no background load', () => {
+    const text = readFileSync(path.join(repoRoot, 'assets', 'grids', 'single-32.json'), 'utf8');
+    const spec = mustOk(parseGridJson(text, 'single-32.json'));
+    expect(spec).toEqual(gridSpecSchema.parse(singleCluster(32)));
+    expect(spec.clusters).toEqual([{ name: 'single', processors: 32, supportsReservations: false }]);
+  });
+
   it('assets/workloads/sample-malleable.json validates against das3', () => {
     const text = readFileSync(path.join(repoRoot, 'assets', 'workloads', 'sample-malleable.json'), 'utf8');
     const jobs = mustOk(parseJobsJson(text, 'sample-malleable.json', das3));
@@ -352,6 +359,7 @@ describe('SWF import', () => {
         components: [{ processors: 4, program: 'swf', args: [], inputFiles: [] }],
         placement: 'wf',
         submitTime: 0,
+        walltime: 100,
         app: { model: 'fixed', runtime: 60 },
       },
     ]);
@@ -378,7 +386,25 @@ describe('SWF import', () => {
     const r = mustOk(parseSwf('1 0 -1 abc 2 -1 -1 2 -1 -1 1 1 1 -1 1 -1 -1 -1', 't'));
     expect(r.jobs).toEqual([]);
     expect(r.skipped).toEqual([{ line: 1, reason: expect.stringMatching(/field 4 "abc" is not a number/) }]);
-    expect(mustOk(parseSwf('', 'empty'))).toEqual({ jobs: [], skipped: [], header: {} });
+    expect(mustOk(parseSwf('', 'empty'))).toEqual({ jobs: [], skipped: [], header: {}, walltimeFromRunTime: 0 });
+  });
+
+  it('takes the requested time (field 9) as walltime, the run time where it is unknown, and counts those', () => {
+    const text = [
+      '1 0 -1 60 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1', // requested 100 s
+      '2 10 -1 75 4 -1 -1 4 -1 -1 1 1 1 -1 1 -1 -1 -1', // unknown: its run time, 75 s
+      '3 20 -1 90 4 -1 -1 4 0 -1 1 1 1 -1 1 -1 -1 -1', // 0, as some logs write unknown: 90 s
+      '4 30 -1 130.5 4 -1 -1 4 120 -1 1 1 1 -1 1 -1 -1 -1', // ran past its request: kept, killed in the replay
+    ].join('\n');
+    const r = mustOk(parseSwf(text, 't'));
+    expect(r.jobs.map((j) => [j.id, j.walltime, j.app])).toEqual([
+      ['swf-1', 100, { model: 'fixed', runtime: 60 }],
+      ['swf-2', 75, { model: 'fixed', runtime: 75 }],
+      ['swf-3', 90, { model: 'fixed', runtime: 90 }],
+      ['swf-4', 120, { model: 'fixed', runtime: 130.5 }],
+    ]);
+    expect(r.walltimeFromRunTime).toBe(2);
+    for (const job of r.jobs) expect(jobSpecSchema.parse(job)).toEqual(job);
   });
 
   it('strict mode fails naming source:line', () => {
@@ -398,7 +424,10 @@ describe('SWF import', () => {
 
   it.skipIf(!haveNasa)('parses the 18,239-line NASA iPSC trace, accounting for every line', () => {
     const text = gunzipSync(readFileSync(nasa)).toString('utf8');
-    const { jobs, skipped, header } = mustOk(parseSwf(text, 'NASA-iPSC-1993-3.1-cln.swf'));
+    const { jobs, skipped, header, walltimeFromRunTime } = mustOk(parseSwf(text, 'NASA-iPSC-1993-3.1-cln.swf'));
+    // NASA iPSC records no requested time: every job's walltime is its run time.
+    expect(walltimeFromRunTime).toBe(jobs.length);
+    expect(jobs.every((j) => j.walltime === (j.app as { runtime: number }).runtime)).toBe(true);
     const dataLines = text.split('\n').filter((l) => l.trim() !== '' && !l.trimStart().startsWith(';')).length;
     expect(dataLines).toBe(18_239);
     expect(jobs.length + skipped.length).toBe(dataLines);

@@ -20,6 +20,8 @@ export interface SwfWorkload {
   skipped: SwfSkip[];
   /** `; Key: value` header pairs; repeated keys are joined with newlines. */
   header: Record<string, string>;
+  /** Jobs without a requested time (field 9 unknown), whose run time became their walltime. */
+  walltimeFromRunTime: number;
 }
 
 const FIELDS = 18;
@@ -39,19 +41,21 @@ interface ParseState {
   readonly header: Record<string, string>;
   readonly errors: FieldError[];
   malformed: number;
+  walltimeFromRunTime: number;
   /** The header key an indented comment line continues. */
   lastKey: string | undefined;
   earliest: number;
 }
 
 /** The job a usable record becomes. */
-function swfJob(jobNumber: number, processors: number, submitTime: number, runtime: number): JobSpec {
+function swfJob(jobNumber: number, processors: number, submitTime: number, runtime: number, walltime: number): JobSpec {
   return {
     id: `swf-${jobNumber}`,
     kind: 'rigid',
     components: [{ processors, program: 'swf', args: [], inputFiles: [] }],
     placement: 'wf',
     submitTime,
+    walltime,
     app: { model: 'fixed', runtime },
   };
 }
@@ -89,6 +93,7 @@ function dataLine(state: ParseState, values: Float64Array, count: number, line: 
   const runtime = values[3]!;
   const allocated = values[4]!;
   const requested = values[7]!;
+  const requestedTime = values[8]!;
   const processors = allocated >= 1 ? allocated : requested;
   let reason: string | undefined;
   if (!(runtime > 0)) reason = `run time ${runtime} is not positive`;
@@ -100,7 +105,10 @@ function dataLine(state: ParseState, values: Float64Array, count: number, line: 
     return;
   }
   if (submit < state.earliest) state.earliest = submit;
-  state.jobs.push(swfJob(values[0]!, processors, submit, runtime));
+  // Decision: a requested time of -1 (unknown) or 0 (some logs use it alike) gives the job its run time as walltime.
+  const known = requestedTime > 0;
+  if (!known) state.walltimeFromRunTime++;
+  state.jobs.push(swfJob(values[0]!, processors, submit, runtime, known ? requestedTime : runtime));
 }
 
 /**
@@ -110,7 +118,11 @@ function dataLine(state: ParseState, values: Float64Array, count: number, line: 
  * real logs hold them and the format allows them.
  *
  * Fields used: 1 job number (id `swf-<n>`), 2 submit time, 4 run time, 5 allocated processors, falling back to
- * 8 requested processors when 5 is unknown (-1, or 0 which some logs use alike). Decision: submit times are made
+ * 8 requested processors when 5 is unknown (-1, or 0 which some logs use alike), 9 requested time as the job's
+ * walltime, falling back to its run time when unknown (counted in `walltimeFromRunTime`).
+ * Decision: a job whose run time exceeds its requested time (10 % of HPC2N's first 3,170 jobs, by 1 s to 3 h) is
+ * replayed as it would run under a batch system: killed at its walltime, its run time capped there as Batsim and
+ * the textbook simulators do, and it ends failed with the walltime as reason. Decision: submit times are made
  * relative to the earliest kept job, which is the first one in a log sorted by submit time as SWF requires, and
  * can never turn negative in one that is not.
  */
@@ -124,6 +136,7 @@ export function parseSwf(text: string, source: string, options: SwfOptions = {})
     header: {},
     errors: [],
     malformed: 0,
+    walltimeFromRunTime: 0,
     lastKey: undefined,
     earliest: Infinity,
   };
@@ -193,5 +206,5 @@ export function parseSwf(text: string, source: string, options: SwfOptions = {})
     return fail(errors);
   }
   for (const job of jobs) job.submitTime -= state.earliest;
-  return ok({ jobs, skipped: state.skipped, header: state.header });
+  return ok({ jobs, skipped: state.skipped, header: state.header, walltimeFromRunTime: state.walltimeFromRunTime });
 }

@@ -161,6 +161,25 @@ describe('BatchLocalManager under faults', () => {
     await runner.close();
   });
 
+  it('passes the job\'s walltime to the batch system, and says a job it ended for its time limit ran past its walltime', async () => {
+    // A Slurm stand-in: sbatch records its arguments and the job's name; squeue then lists the job as TIMEOUT.
+    const bin = mkdtempSync(path.join(root, 'bin-'));
+    writeFileSync(path.join(bin, 'sbatch'), `#!/bin/sh\ncat > /dev/null\nprintf '%s\\n' "$@" > ${bin}/sbatch.args\nprintf '%s\\n' "$@" | sed -n 's/^--job-name=//p' > ${bin}/name\necho 77\n`);
+    writeFileSync(path.join(bin, 'squeue'), `#!/bin/sh\nformat=$(printf '%s\\n' "$@" | sed -n 's/^--format=\\([^|]*\\)|.*/\\1/p')\n[ -f ${bin}/name ] && [ -n "$format" ] && printf '%s|77|TIMEOUT|1|me|TimeLimit|%s\\n' "$format" "$(cat ${bin}/name)"\nexit 0\n`);
+    writeFileSync(path.join(bin, 'sinfo'), `#!/bin/sh\nformat=$(printf '%s\\n' "$@" | sed -n 's/^--format=\\([^|]*\\)|.*/\\1/p')\nprintf '%s|n1|1/7/0/8|mixed\\n' "$format"\n`);
+    for (const f of ['sbatch', 'squeue', 'sinfo']) chmodSync(path.join(bin, f), 0o755);
+    const log = new MessageLog();
+    const runner = new LocalRunner({ cwd: root, env: { PATH: `${bin}:${process.env.PATH}` } });
+    const m = manager(log, { runner, system: new SlurmSystem() });
+    m.submit({ ...sleeper('late'), walltimeS: 60 });
+    const finished = await log.waitFor('finished', (f) => f.jobId === 'late');
+    expect(readFileSync(path.join(bin, 'sbatch.args'), 'utf8')).toContain('--time=0-00:01:00\n');
+    expect(finished.state).toBe('failed');
+    expect(finished.reason).toBe('local job 77 failed: killed by the batch system: walltime of 60 s exceeded (slurm state TIMEOUT (TimeLimit))');
+    await m.close();
+    await runner.close();
+  });
+
   it('reports the cluster unreachable when its status output does not parse, and says why', async () => {
     const bin = mkdtempSync(path.join(root, 'bin-'));
     writeFileSync(path.join(bin, 'squeue'), '#!/bin/sh\nexit 0\n');

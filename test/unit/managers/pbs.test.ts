@@ -122,6 +122,13 @@ describe('PBS adapter', () => {
     expect(new PbsSystem().submitCommand(job).text).toContain('cd "$PBS_O_WORKDIR" || exit 1');
   });
 
+  it('asks both flavours for the job\'s walltime, and none without one', () => {
+    const job = { name: 'n', processors: 3, program: 'p', args: [], workDir: 'w', stdoutFile: 'o', stderrFile: 'e', exitFile: 'x', env: {} };
+    expect(new PbsSystem().submitCommand({ ...job, walltimeS: 100_000 }).text).toContain("'-l' 'walltime=27:46:40'");
+    expect(new PbsSystem({ flavour: 'torque' }).submitCommand({ ...job, walltimeS: 60 }).text).toContain("'-l' 'walltime=0:01:00'");
+    expect(new PbsSystem().submitCommand(job).text).not.toContain('walltime');
+  });
+
   it('reads a status round in either form, and gives the background load', () => {
     const pbs = new PbsSystem();
     const pro = pbs.parseStatus(sections({ qstat: fixture('pbs-pro-qstat-f.json'), pbsnodes: fixture('pbs-pro-pbsnodes-a.txt') }));

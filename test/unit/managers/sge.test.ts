@@ -106,6 +106,12 @@ describe('qsub -terse output', () => {
     expect(new SgeSystem().submitCommand(job).text).not.toContain('-pe');
     expect(new SgeSystem({ parallelEnvironment: 'mpi' }).submitCommand({ ...job, processors: 4 }).text).toContain("'-pe' 'mpi' '4'");
   });
+
+  it('asks for the job\'s walltime as a hard run-time limit (h_rt), and none without one', () => {
+    const job = { name: 'n', processors: 1, program: 'p', args: [], workDir: 'w', stdoutFile: 'o', stderrFile: 'e', exitFile: 'x', env: {} };
+    expect(new SgeSystem().submitCommand({ ...job, walltimeS: 7200 }).text).toContain("'-l' 'h_rt=2:00:00'");
+    expect(new SgeSystem().submitCommand(job).text).not.toContain('h_rt');
+  });
 });
 
 describe('waiting for grown local jobs to start', () => {

@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterStatus, hiddenLoad, ParseError } from '../../../runners/managers/batch-system.js';
+import { clockTime, clusterStatus, hiddenLoad, ParseError } from '../../../runners/managers/batch-system.js';
 import { parseLocalJobName } from '../../../runners/managers/naming.js';
 import { framedScript, splitSections } from '../../../runners/managers/sections.js';
 import { parseSbatch, parseSinfo, parseSqueue, SLURM_STATES, SlurmSystem } from '../../../runners/managers/slurm.js';
@@ -105,6 +105,30 @@ describe('sinfo parser and background load', () => {
     expect(clusterStatus(report, (j) => j.id === '7', hiddenLoad(report)).background).toBe(0);
     // The same CPUs busy with no job listed are hidden load (another partition's job, say).
     expect(hiddenLoad({ jobs: [], nodes: report.nodes })).toBe(4);
+  });
+});
+
+describe('walltimes', () => {
+  const job = { name: 'n', processors: 2, program: 'p', args: [], workDir: 'w', stdoutFile: 'o', stderrFile: 'e', exitFile: 'x', env: {} };
+
+  it('writes a walltime as H:MM:SS, or D-HH:MM:SS, rounded up to a whole second', () => {
+    expect(clockTime(3600)).toBe('1:00:00');
+    expect(clockTime(59.2)).toBe('0:01:00');
+    expect(clockTime(90061)).toBe('25:01:01'); // 1 day, 1 h, 1 min, 1 s
+    expect(clockTime(90061, true)).toBe('1-01:01:01');
+    expect(clockTime(149, true)).toBe('0-00:02:29');
+  });
+
+  it('asks Slurm for the job\'s walltime with --time, and nothing without one', () => {
+    expect(new SlurmSystem().submitCommand({ ...job, walltimeS: 3601 }).text).toContain("'--time=0-01:00:01'");
+    expect(new SlurmSystem().submitCommand(job).text).not.toContain('--time');
+  });
+
+  it('marks a job Slurm ended for its time limit (TIMEOUT)', () => {
+    const text = `${N}|12|TIMEOUT|2|alice|TimeLimit|cnc-concertina-j-0-r0\n${N}|13|FAILED|2|alice|NonZeroExitCode|other\n`;
+    const [timedOut, failed] = parseSqueue(text, N);
+    expect(timedOut).toMatchObject({ state: 'failed', rawState: 'TIMEOUT', timedOut: true });
+    expect(failed!.timedOut).toBeUndefined();
   });
 });
 
