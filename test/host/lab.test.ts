@@ -76,7 +76,7 @@ describe('lab runs in a worker', () => {
     const result = host.call('lab.result', { runId });
     expect(result.ok && result.value).toEqual({ runId, ...computeLab(spec) });
     if (!result.ok) return;
-    expect(result.value.observations).toHaveLength(13);
+    expect(result.value.observations).toHaveLength(14);
     expect(result.value.panels.map((p) => p.id)).toEqual(['wait', 'execution', 'response', 'avg_size', 'max_size', 'utilization', 'activity']);
     expect(result.value.panels[0]!.series.map((s) => s.name)).toEqual([
       'fpsma-wm', 'egs-wm', 'fpsma-wmr', 'egs-wmr', 'fpsma-wm-fast', 'egs-wm-fast', 'fpsma-wmr-fast', 'egs-wmr-fast',

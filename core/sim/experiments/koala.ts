@@ -426,6 +426,11 @@ export const OBSERVATION_THRESHOLDS = {
   gadget2AboveS: 400,
   /** "Many jobs stuck at their minimal size": at least this share of the malleable jobs. */
   manyAtMinimum: 0.25,
+  /**
+   * "Beyond a certain time, no change but initial placements" (Figure 8(f)). Decision: at most this share of a PWA
+   * series' grow and shrink operations fall in the second half of its runs (a uniform spread would put half there).
+   */
+  lateOperationsShare: 0.1,
 } as const;
 
 const fmt = (x: number, digits: number): string => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
@@ -570,6 +575,32 @@ function observations(means: readonly KoalaSeriesMeans[], runs: readonly KoalaRu
       measured: pwaSeries
         .map((s) => `${label(m(s))}: ${pct(m(s).malleable_at_minimum)} of malleable jobs (${pct(m(s).jobs_at_minimum)} of all jobs)`)
         .join('; '),
+    });
+  }
+  {
+    // Over each series' runs: operations in buckets starting in the second half of the run, against all of them.
+    const figures: Record<string, number> = {};
+    const lateShare = (series: string): number => {
+      let late = 0;
+      let all = 0;
+      for (const r of runs.filter((x) => x.series === series)) {
+        const half = r.summary.makespan_s / 2;
+        r.activity.forEach((b, i) => {
+          const n = b.grows + b.shrinks;
+          all += n;
+          if (i * ACTIVITY_BUCKET_S >= half) late += n;
+        });
+      }
+      return all > 0 ? late / all : 0;
+    };
+    for (const s of pwaSeries) figures[s] = lateShare(s);
+    const limit = OBSERVATION_THRESHOLDS.lateOperationsShare;
+    out.push({
+      id: 'pwa-few-operations-late',
+      text: `Under PWA, beyond some time the malleability manager grows and shrinks nothing more (at most ${pct(limit)} of the operations in the second half of a run)`,
+      holds: pwaSeries.every((s) => figures[s]! <= limit),
+      figures,
+      measured: pwaSeries.map((s) => `${label(m(s))}: ${pct(figures[s]!)} of its grows and shrinks in the second half`).join('; ') + failureNote(pwaSeries),
     });
   }
   compare(
