@@ -27,12 +27,17 @@ export const easy: QueuePolicy = {
         if (room.some((r) => r >= job.need)) return { room };
         const reserved = reserveHead(job, view);
         if (reserved === undefined) {
-          // Decision: a head that can never fit on the plan (larger than what Concertina may use) takes no
-          // reservation: it is tried as in KOALA's queue (its tries count), and the job behind it becomes the head.
-          return { room: candidateRoomNow(job, view) };
+          // Decision: a head the plan can never fit (larger than what Concertina may use, or waiting for running jobs
+          // without a walltime) takes no reservation: it waits, not tried, and the job behind it is planned as the
+          // head (it starts when processors come free, as any job that fits).
+          return { room: room.fill(0), reason: `waiting for ${job.need} processors: the plan cannot say when (easy)` };
         }
         head = reserved;
-        return { room: room.fill(0), reason: `reserved to start at ${reserved.start} (easy)` };
+        return {
+          room: room.fill(0),
+          reason: `reserved to start at ${reserved.start} (easy)`,
+          reserved: { cluster: reserved.cluster, start: reserved.start },
+        };
       },
       placed: (job, processors) => holdInPlans(job, view, processors),
       notPlaced(job) {
@@ -53,10 +58,4 @@ function reserveHead(job: WaitingJob, view: QueueView): { id: string; start: num
   if (best === undefined) return undefined;
   view.plan(best.cluster).reserve({ id: `${job.id}#head`, n: job.need, start: best.start, duration: job.walltime });
   return best;
-}
-
-function candidateRoomNow(job: WaitingJob, view: QueueView): number[] {
-  const room = new Array<number>(view.clusterCount).fill(0);
-  for (const c of candidateClusters(job, view)) room[c] = view.plan(c).freeAt(view.now);
-  return room;
 }

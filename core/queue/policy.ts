@@ -33,6 +33,8 @@ export interface QueueView {
 export interface Admission {
   readonly room: readonly number[];
   readonly reason?: string;
+  /** The reservation this job took in the plans at this admission (EASY's head): where and when it will start. */
+  readonly reserved?: { readonly cluster: number; readonly start: number };
 }
 
 /** One pass over the queue: the scheduler asks `admit` for every waiting job in queue order, then says what came of it. */
