@@ -13,6 +13,7 @@ import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { GRID_PRESETS, das3Grid, gridPreset, singleCluster } from '../../core/sim/grids.js';
 import type { ThresholdScope } from '../../core/scheduler/cluster-state.js';
 import { GROWTH_AT_POLL, type GrowthAtPoll } from '../../core/scheduler/scheduler.js';
+import { QUEUE_POLICIES, type QueuePolicyName } from '../../core/queue/policy.js';
 import type { RunSummary } from '../../core/sim/metrics.js';
 import { simulate, type SimulationOutcome } from '../../core/sim/simulate.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../../core/sim/world.js';
@@ -194,6 +195,7 @@ interface SimulateOptions {
   approach: string;
   policy: string;
   placement?: PlacementPolicyName;
+  queue: QueuePolicyName;
   seed: number;
   poll: number;
   tries?: number;
@@ -258,7 +260,7 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
         background: o.background,
         adaptS: o.adaptS,
         launchDelayS: o.launchDelayS,
-        scheduler: { approach: o.approach, policy: o.policy, thresholdScope: o.thresholdScope, ...(o.tries === undefined ? {} : { triesThreshold: o.tries }) },
+        scheduler: { approach: o.approach, policy: o.policy, queue: o.queue, thresholdScope: o.thresholdScope, ...(o.tries === undefined ? {} : { triesThreshold: o.tries }) },
       },
       { onProgress: (ended, _total, t) => bar?.update(ended, { note: `t = ${formatDuration(t)}` }) },
     );
@@ -443,6 +445,11 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
       new Option('--placement <name>', `placement policy for every job: ${PLACEMENT_POLICIES.join(', ')} (default: each job's own)`).argParser(
         choice('--placement', PLACEMENT_POLICIES),
       ),
+    )
+    .addOption(
+      new Option('--queue <name>', `queue policy: ${QUEUE_POLICIES.join(', ')} (koala: every job tried head to tail; fcfs: strict order; easy: EASY backfilling)`)
+        .default('koala')
+        .argParser(choice('--queue', QUEUE_POLICIES)),
     )
     .addOption(new Option('--seed <n>', 'random seed (workload presets and background load)').default(1).argParser(wholeNumber('--seed', 0, MAX_SEED)))
     .addOption(new Option('--poll <seconds>', 'information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))

@@ -221,6 +221,37 @@ describe('concertina simulate', () => {
     expect(readFileSync(path.join(dir, 'utilization.csv'), 'utf8')).toMatch(/^0,single,16,0,16$/m);
   });
 
+  it('--queue koala|fcfs|easy: the same trace gives the hand-computed schedule of each', () => {
+    // 4 processors. 1: 2 procs, 100 s (0-100). 2: all 4, 10 s, at 1. 3: 2 procs, 10 s, at 2. 4: 2 procs, 200 s, at 3.
+    // koala: 3 at 2, 4 at 12 (when 3 ends), 2 at 212 (after 4): waits 0, 211, 0, 9; makespan 222.
+    // easy: 2 reserved at 100; 3 backfills at 2 (ends 12); 4 would end past 100 and no processor is spare: it
+    // starts at 110 after 2 (100-110): waits 0, 99, 0, 107; makespan 310.
+    // fcfs: 2 at 100, then 3 and 4 at 110: waits 0, 99, 108, 107; makespan 310.
+    const swf = write('queues.swf', [
+      '1 0 -1 100 2 -1 -1 2 100 -1 1 -1 -1 -1 -1 -1 -1 -1',
+      '2 1 -1 10 4 -1 -1 4 10 -1 1 -1 -1 -1 -1 -1 -1 -1',
+      '3 2 -1 10 2 -1 -1 2 10 -1 1 -1 -1 -1 -1 -1 -1 -1',
+      '4 3 -1 200 2 -1 -1 2 200 -1 1 -1 -1 -1 -1 -1 -1 -1',
+      '',
+    ].join('\n'));
+    const expected = {
+      koala: { makespan_s: 222, max_wait_s: 211, mean_wait_s: 220 / 4 },
+      easy: { makespan_s: 310, max_wait_s: 107, mean_wait_s: 206 / 4 },
+      fcfs: { makespan_s: 310, max_wait_s: 108, mean_wait_s: 314 / 4 },
+    };
+    for (const [queue, figures] of Object.entries(expected)) {
+      const r = cli('simulate', '--json', '--grid', 'single:4', '--workload', swf, '--queue', queue);
+      expect(r.code, r.stderr).toBe(0);
+      expect(parseSingleJson(r.stdout), queue).toMatchObject({ completed: 4, ...figures });
+    }
+    // The default is koala.
+    expect(parseSingleJson(cli('simulate', '--json', '--grid', 'single:4', '--workload', swf).stdout)).toMatchObject(expected.koala);
+  });
+
+  it('refuses a bad --queue naming --queue', () => {
+    expectUsageError(cli('simulate', '--queue', 'sjf'), '--queue must be one of koala, fcfs, easy (got "sjf")');
+  });
+
   it('refuses a bad --grid single:N naming --grid', () => {
     for (const bad of ['single:0', 'single:-4', 'single:1.5', 'single:abc', 'single:', 'single:10000001', 'single:99999999999999999999']) {
       expectUsageError(cli('simulate', '--grid', bad), '--grid', bad, 'from 1 to 10000000');

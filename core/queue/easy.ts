@@ -1,0 +1,61 @@
+// EASY backfilling: jobs start in queue order while they fit; the first that does not (the head) gets a reservation
+// at its earliest start on its cluster's plan; a job behind it starts now only if it fits now without delaying that
+// reservation — it ends before the reservation starts, or it takes only processors the reservation leaves free.
+import { candidateClusters, holdInPlans, roomOverWalltime, type Admission, type QueuePass, type QueuePolicy, type QueueView, type WaitingJob } from './policy.js';
+
+// Decision: as in the textbook EASY (and pyss / Batsim's reference schedulers), reservations and backfilling read
+// the walltime (the user's estimate), never the run time; running jobs are planned to end at start + walltime.
+// Decision: a job without a walltime is planned as holding its processors with no end: it may backfill only into
+// processors the head's reservation leaves free, and as the head its reservation lasts for ever.
+// Decision: a backfilled job that ends exactly when the reservation starts does not delay it (the plan's spans are
+// half-open [start, end)).
+export const easy: QueuePolicy = {
+  name: 'easy',
+  description: "EASY backfilling: a reservation for the head job; a later job starts now if it does not delay it.",
+  begin(view: QueueView): QueuePass {
+    let head: { readonly id: string; readonly start: number; readonly cluster: number } | undefined;
+    return {
+      admit(job: WaitingJob): Admission {
+        const room = roomOverWalltime(job, view);
+        if (head !== undefined) {
+          // Behind the head: its reservation is in the plans, so what is free over this job's walltime from now is
+          // exactly what it may take without delaying it.
+          if (room.some((r) => r >= job.need)) return { room };
+          return { room, reason: `waiting: cannot start now without delaying job ${head.id}'s reservation at ${head.start} (easy)` };
+        }
+        // Every job ahead has started: this one starts now if it can, else it is the head and takes a reservation.
+        if (room.some((r) => r >= job.need)) return { room };
+        const reserved = reserveHead(job, view);
+        if (reserved === undefined) {
+          // Decision: a head the plan can never fit (larger than what Concertina may use, or waiting for running jobs
+          // without a walltime) takes no reservation: it waits, not tried, and the job behind it is planned as the
+          // head (it starts when processors come free, as any job that fits).
+          return { room: room.fill(0), reason: `waiting for ${job.need} processors: the plan cannot say when (easy)` };
+        }
+        head = reserved;
+        return {
+          room: room.fill(0),
+          reason: `reserved to start at ${reserved.start} (easy)`,
+          reserved: { cluster: reserved.cluster, start: reserved.start },
+        };
+      },
+      placed: (job, processors) => holdInPlans(job, view, processors),
+      notPlaced(job) {
+        // Decision: an admitted job its placement policy did not place, when no reservation is made yet, takes one.
+        if (head === undefined) head = reserveHead(job, view);
+      },
+    };
+  },
+};
+
+/** The head's reservation: its earliest start over the clusters it may run on (Decision: at a tie, the first). */
+function reserveHead(job: WaitingJob, view: QueueView): { id: string; start: number; cluster: number } | undefined {
+  let best: { id: string; start: number; cluster: number } | undefined;
+  for (const c of candidateClusters(job, view)) {
+    const fit = view.plan(c).earliestFit(job.need, job.walltime, view.now);
+    if (fit.fits && (best === undefined || fit.start < best.start)) best = { id: job.id, start: fit.start, cluster: c };
+  }
+  if (best === undefined) return undefined;
+  view.plan(best.cluster).reserve({ id: `${job.id}#head`, n: job.need, start: best.start, duration: job.walltime });
+  return best;
+}

@@ -1,0 +1,78 @@
+// The queue-policy extension point: which waiting jobs may start now, in queue order. A policy reads a read-only view
+// of the waiting jobs and each cluster's plan (core/plan/availability.ts) and answers, job by job, how many
+// processors the job may take on each cluster now; the scheduler's placement policy then chooses among them. Each
+// policy is a file registered by name in registry.ts.
+import type { AvailabilityProfile } from '../plan/availability.js';
+
+export const QUEUE_POLICIES = ['koala', 'fcfs', 'easy'] as const;
+export type QueuePolicyName = (typeof QUEUE_POLICIES)[number];
+
+/** A waiting job as a queue policy sees it. */
+export interface WaitingJob {
+  readonly id: string;
+  /** Processors it needs on one cluster to start (its minimum; an evolving job's pre-allocation). */
+  readonly need: number;
+  /** Its walltime in seconds; Infinity for a job without one (it would hold its processors with no end). */
+  readonly walltime: number;
+  /** The cluster it is pinned to (by index), or undefined when any cluster may take it. */
+  readonly cluster: number | undefined;
+}
+
+/** What a queue policy may look at at the start of a pass over the queue. */
+export interface QueueView {
+  readonly now: number;
+  readonly clusterCount: number;
+  /**
+   * Cluster i's plan: what Concertina may use there now and ahead, minus what its placed jobs hold until their
+   * estimated ends. The policy may reserve in it (it is its own copy for this pass).
+   */
+  plan(clusterIndex: number): AvailabilityProfile;
+}
+
+/** How many processors a job may take on each cluster now (0: not there); `reason` says why it waits when all are 0. */
+export interface Admission {
+  readonly room: readonly number[];
+  readonly reason?: string;
+  /** The reservation this job took in the plans at this admission (EASY's head): where and when it will start. */
+  readonly reserved?: { readonly cluster: number; readonly start: number };
+}
+
+/** One pass over the queue: the scheduler asks `admit` for every waiting job in queue order, then says what came of it. */
+export interface QueuePass {
+  admit(job: WaitingJob): Admission;
+  /** The job was placed now with these processors on these clusters (by index). */
+  placed(job: WaitingJob, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void;
+  /** The job was admitted but its placement policy did not place it. */
+  notPlaced(job: WaitingJob): void;
+}
+
+export interface QueuePolicy {
+  readonly name: QueuePolicyName;
+  readonly description: string;
+  /**
+   * Starts a pass over the queue, or undefined for the scheduler's own head-to-tail scan (KOALA's placement queue:
+   * every job tried, those that fail go to the tail and count a try).
+   */
+  begin(view: QueueView): QueuePass | undefined;
+}
+
+/** The clusters a job may start on: its pinned one, or all. */
+export function candidateClusters(job: WaitingJob, view: QueueView): number[] {
+  if (job.cluster !== undefined) return [job.cluster];
+  return Array.from({ length: view.clusterCount }, (_, i) => i);
+}
+
+/** Room now on each cluster for a job: what its plan has free over the job's whole walltime from now, or 0. */
+export function roomOverWalltime(job: WaitingJob, view: QueueView): number[] {
+  const room = new Array<number>(view.clusterCount).fill(0);
+  for (const c of candidateClusters(job, view)) {
+    const free = view.plan(c).freeBetween(view.now, view.now + job.walltime);
+    if (free >= job.need) room[c] = free;
+  }
+  return room;
+}
+
+/** Records a placed job in the plans: it holds its processors from now until now + its walltime. */
+export function holdInPlans(job: WaitingJob, view: QueueView, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void {
+  processors.forEach((p, i) => view.plan(p.cluster).reserve({ id: `${job.id}#${i}`, n: p.processors, start: view.now, duration: job.walltime }));
+}
