@@ -37,6 +37,10 @@ export class JobRecord {
   /** Cluster index of a single-cluster job once placed; -1 before. */
   clusterIndex = -1;
   startTime = Number.NaN;
+  /** Where and when a planning queue policy (easy, cbf) reserved this waiting job to start, at its last pass. */
+  plannedStart: { readonly cluster: number; readonly start: number } | undefined = undefined;
+  /** It started while a job submitted before it was still waiting. */
+  backfilled = false;
   /** Handed to the local managers (after the claim). */
   launched = false;
   /** Components whose local job has started. */

@@ -16,7 +16,8 @@ import type { PlacementContext } from '../placement/policy.js';
 import type { ApplicationPort, InboundMessage, JobOutput, LocalManager } from '../ports.js';
 import { PlacementQueue, TRIES_EXHAUSTED, type TryOutcome } from '../queue/placement-queue.js';
 import type { QueuePass, QueuePolicy, QueuePolicyName, QueueView, WaitingJob } from '../queue/policy.js';
-import { queuePolicy } from '../queue/registry.js';
+import { queuePolicies, queuePolicy } from '../queue/registry.js';
+import { QUEUE_PRIORITIES, type QueuePriorityName } from '../queue/priority.js';
 import { AvailabilityProfile, type Holding } from '../plan/availability.js';
 import { Claimer } from './claimer.js';
 import { ClusterState, type CapacityBreakdown, type ThresholdScope } from './cluster-state.js';
@@ -45,6 +46,10 @@ export interface SchedulerOptions {
   growthAtPoll: GrowthAtPoll;
   /** Which waiting jobs may start now: `koala` (every job tried head to tail), `fcfs` or `easy` (core/queue/). */
   queue: QueuePolicyName;
+  /** How many waiting jobs get reservations (Maui's ReservationDepth); undefined: the queue policy's own. */
+  reservationDepth: number | undefined;
+  /** The order a planning queue policy takes waiting jobs in. */
+  priority: QueuePriorityName;
 }
 
 export type GrowthAtPoll = 'idle' | 'freed';
@@ -62,6 +67,8 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   // service polls for exactly this, so growth is offered at every poll that finds room.
   growthAtPoll: 'idle',
   queue: 'koala',
+  reservationDepth: undefined,
+  priority: 'submit',
 };
 
 export interface ClusterSnapshot extends CapacityBreakdown {
@@ -122,7 +129,9 @@ export class Scheduler {
   private approach: JobManagementApproach;
   private readonly tag: string;
   private readonly growthAtPoll: GrowthAtPoll;
-  private readonly queuePolicy: QueuePolicy;
+  private queuePolicy: QueuePolicy;
+  private reservationDepthOption: number | undefined;
+  private priorityOption: QueuePriorityName;
   /** Jobs placed and not yet ended: what the queue policies' plans hold. */
   private readonly placedJobs = new Set<JobRecord>();
   private seq = 0;
@@ -174,6 +183,8 @@ export class Scheduler {
     this.tag = o.tag;
     this.growthAtPoll = o.growthAtPoll;
     this.queuePolicy = required(queuePolicy(o.queue), 'queue', o.queue);
+    this.reservationDepthOption = o.reservationDepth;
+    this.priorityOption = o.priority;
     this.approach = required(approachByName(o.approach), 'approach', o.approach);
     this.malleability = new MalleabilityManager(
       {
@@ -206,6 +217,44 @@ export class Scheduler {
 
   get queuePolicyName(): QueuePolicyName {
     return this.queuePolicy.name;
+  }
+
+  get reservationDepth(): number | undefined {
+    return this.reservationDepthOption;
+  }
+
+  get priority(): QueuePriorityName {
+    return this.priorityOption;
+  }
+
+  setQueuePolicy(name: string): Result<void> {
+    const q = queuePolicy(name);
+    if (!q) return fail([{ path: 'queue', message: `must be one of ${Object.keys(queuePolicies).join(', ')} (got "${name}")` }]);
+    this.queuePolicy = q;
+    this.passRequested = true;
+    this.epoch++;
+    return ok(undefined);
+  }
+
+  /** undefined: the queue policy's own depth. */
+  setReservationDepth(depth: number | undefined): Result<void> {
+    if (depth !== undefined && !(Number.isInteger(depth) && depth >= 0)) {
+      return fail([{ path: 'reservationDepth', message: `must be a whole number of jobs, 0 or more (got ${depth})` }]);
+    }
+    this.reservationDepthOption = depth;
+    this.passRequested = true;
+    this.epoch++;
+    return ok(undefined);
+  }
+
+  setPriority(name: string): Result<void> {
+    if (!(QUEUE_PRIORITIES as readonly string[]).includes(name)) {
+      return fail([{ path: 'priority', message: `must be one of ${QUEUE_PRIORITIES.join(', ')} (got "${name}")` }]);
+    }
+    this.priorityOption = name as QueuePriorityName;
+    this.passRequested = true;
+    this.epoch++;
+    return ok(undefined);
   }
 
   get policy(): MalleabilityPolicy {
@@ -721,6 +770,7 @@ export class Scheduler {
     this.queue.scan((job) => {
       const waiting = this.waitingJob(job);
       const admission = pass.admit(waiting);
+      job.plannedStart = admission.reserved;
       if (!admission.room.some((r) => r >= waiting.need)) {
         if (admission.reason !== undefined) job.lastFailure = admission.reason;
         return 'kept';
@@ -898,6 +948,7 @@ export class Scheduler {
 
   private place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void {
     this.dropReservations(job);
+    job.plannedStart = undefined;
     this.placedJobs.add(job);
     job.components = components;
     job.clusterIndex = this.grid.cluster(components[0]!.cluster)!.index;
@@ -1193,6 +1244,7 @@ export class Scheduler {
     // Only a job that held or had set aside processors frees any: only then is another pass worth it.
     const freed = job.components.length > 0 || job.waitingOn.length > 0;
     this.dropReservations(job);
+    job.plannedStart = undefined;
     if (job.components.length) this.unaccount(job);
     this.placedJobs.delete(job);
     if (job.sizeHistory.length) job.recordSize(now);
