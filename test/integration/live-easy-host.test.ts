@@ -75,7 +75,7 @@ describe('queue settings from the API to a live run (this machine)', () => {
     submit(host, 'c', 1, 10, 'true');
     await waitFor('c completed', () => jobOf(host, 'c')?.state === 'completed', 30_000, 100);
     expect(jobOf(host, 'b')?.state).toBe('queued');
-    expect(jobOf(host, 'b')?.lastFailure).toMatch(/reserved/);
+    expect(jobOf(host, 'b')?.lastFailure).toMatch(/reserv/);
     // D (1 slot, 300 s) fits now but would delay B's reservation: it waits.
     submit(host, 'd', 1, 300, 'true');
     await waitFor("d held for b's reservation", () => /reservation/.test(jobOf(host, 'd')?.lastFailure ?? ''), 30_000, 100);
