@@ -89,10 +89,22 @@ const PRIORITY_DESCRIPTIONS: Readonly<Record<QueuePriorityName, string>> = {
 /**
  * Whether a queue policy plans over time (its jobs' walltimes say when processors come free). Decision: a policy
  * plans ahead when it runs its own pass over the plans (fcfs, easy, cbf...), not the scheduler's scan (koala): asked
- * of the policy itself, so a policy added to core/queue is classed without a list here.
+ * of the policy itself on an empty view, so a policy added to core/queue is classed without a list here; one whose
+ * pass cannot begin on an empty view reads the view, so it plans.
  */
 function plansAhead(policy: QueuePolicy): boolean {
-  return policy.begin({ now: 0, clusterCount: 0, plan: () => { throw new Error('no cluster'); } }) !== undefined;
+  const empty = {
+    now: 0,
+    clusterCount: 0,
+    plan: () => {
+      throw new Error('no cluster');
+    },
+  };
+  try {
+    return policy.begin(empty) !== undefined;
+  } catch {
+    return true;
+  }
 }
 
 /** A run's stored queue settings as the scheduler takes them (undefined: its defaults). */
