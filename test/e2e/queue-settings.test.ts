@@ -33,7 +33,7 @@ describe.skipIf(!ready)('queue settings and the Submit form’s walltime in Chro
     await page.getByTestId('save-settings').click();
     await page.getByTestId('settings-saved').waitFor();
     expect(host.world.scheduler.queuePolicyName).toBe('easy');
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: path.join(artifacts, 'settings-queue-easy.png') });
   }, 180_000);
 
