@@ -62,6 +62,16 @@ describe('reference simulator on 4 processors', () => {
     expect(starts(4, [job('a', 0, 4, 10), job('b', 1, 4, 10), job('c', 2, 2, 10)], 'cbf')).toEqual({ a: 0, b: 10, c: 20 });
   });
 
+  it('CBF compresses at every end, early or not: a slot freed by a later job in one compression is taken at the next end', () => {
+    // 8 procs. j0 (1, runs 23 of 25) and j1 (all 8, 1 s) at 0: j0 starts, j1 is reserved at 25. At 5, j2 (4, killed at
+    // its 19 s) starts [5, 24); j3 (4, 1 s) is reserved [24, 25). At 23 j0 ends early: in queue order j1 still fits only
+    // at 25 (j2 until 24, j3 over [24, 25)), then j3 fits now and starts. At 24 j2 is killed and j3 ends, both when
+    // planned: compressing again moves j1 to 24. Compressing only after early ends would leave j1 at 25, when nothing
+    // happens (j0's planned end).
+    const jobs = [job('j0', 0, 1, 23, 25), job('j1', 0, 8, 1), job('j2', 5, 4, 23, 19), job('j3', 5, 4, 1)];
+    expect(starts(8, jobs, 'cbf')).toEqual({ j0: 0, j1: 24, j2: 5, j3: 23 });
+  });
+
   it('decisions read the requested time: a job that would fit by its run time but not by its requested time waits', () => {
     // a: 2 procs, runs 100 (requested 100). b (4, at 1) head at 100. c (2, at 2) runs 10 but asked for 200: waits.
     const jobs = [job('a', 0, 2, 100), job('b', 1, 4, 10), job('c', 2, 2, 10, 200)];
