@@ -6,7 +6,7 @@ import { readSwf, simulate, summarize, type ReferenceJob, type ReferencePolicy }
 const job = (id: string, submit: number, processors: number, runtime: number, walltime = runtime): ReferenceJob => ({ id, submit, processors, runtime, walltime });
 const starts = (processors: number, jobs: ReferenceJob[], policy: ReferencePolicy) => Object.fromEntries(simulate(jobs, processors, policy).jobs.map((j) => [j.id, j.start]));
 
-describe('reference simulator on 4 processors', () => {
+describe('reference simulator on hand-computed schedules', () => {
   // a holds 2 of 4 until 100; b (all 4, at 1) waits for it; c (2 for 10 s, at 2) fits now and ends by 100.
   const a = job('a', 0, 2, 100);
   const b = job('b', 1, 4, 10);
