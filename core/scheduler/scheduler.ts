@@ -232,6 +232,8 @@ export class Scheduler {
     const q = queuePolicy(name);
     if (!q) return fail([{ path: 'queue', message: `must be one of ${Object.keys(queuePolicies).join(', ')} (got "${name}")` }]);
     this.queuePolicy = q;
+    // Reservations were the old policy's: the new one plans its own at its first pass (koala plans none).
+    for (const job of this.queue.list()) job.plannedStart = undefined;
     this.passRequested = true;
     this.epoch++;
     return ok(undefined);
