@@ -26,14 +26,14 @@ describe('plan layout', () => {
     ]);
     expect(l.top).toBe(10);
     expect(l.left).toBe(0);
-    expect(l.right).toBe(220); // 200 + a tenth of the 200 s shown
+    expect(l.right).toBe(671); // at least 10 minutes ahead: 10 + 600, and a tenth of the 610 s shown past it
     expect(l.boxes[3]!.text).toBe('job h reserved · 6 processors · starts 0:01:40 · ends by 0:02:30 (walltime) · waits for job r1');
     expect(l.boxes[2]!.text).toContain('backfilled');
     // Past sizes: each running job's size from its start (or the window's left) to now.
     expect(l.sizes).toEqual([{ box: 0, t0: 0, t1: 10, v: 4 }, { box: 1, t0: 0, t1: 10, v: 4 }, { box: 2, t0: 5, t1: 10, v: 2 }]);
   });
 
-  it('reuses a band once its job has ended; a job without an end reaches the right edge; at most an hour of past', () => {
+  it('reuses a band once its job has ended; a job without an end reaches the right edge; at most an hour of past, as much ahead', () => {
     const now = 10_000;
     const plan: ClusterPlanView = {
       ...base,
@@ -42,6 +42,7 @@ describe('plan layout', () => {
     };
     const l = layoutPlan(plan, now);
     expect(l.left).toBe(now - PAST_S);
+    expect(l.right).toBe(now + PAST_S + (2 * PAST_S) / 10);
     const [old, x, y] = l.boxes;
     expect([old!.x0, old!.x1]).toEqual([now - PAST_S, l.right]);
     expect([x!.bands, y!.bands]).toEqual([[[3, 6]], [[3, 6]]]);

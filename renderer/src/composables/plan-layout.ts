@@ -35,6 +35,8 @@ export interface GanttLayout {
 
 /** Past shown left of now at most (seconds). */
 export const PAST_S = 3600;
+/** Future shown right of now at least (seconds). */
+export const FUTURE_S = 600;
 
 function endText(end: number | null): string {
   return end === null ? 'no walltime: no end in the plan' : `ends by ${hms(end)} (walltime)`;
@@ -45,9 +47,10 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
   let left = now;
   for (const r of plan.running) left = Math.min(left, r.start);
   left = Math.max(left, now - PAST_S);
-  let right = now + 60;
+  // Decision: the plan ahead is what the view is for: at least as much future as past is shown (and 10 minutes).
+  let right = now + Math.max(FUTURE_S, now - left);
   for (const r of plan.running) if (r.end !== null) right = Math.max(right, r.end);
-  for (const r of plan.reservations) right = Math.max(right, r.end ?? r.start + 60);
+  for (const r of plan.reservations) right = Math.max(right, r.end ?? r.start + FUTURE_S);
   // Decision: a job without an end is drawn to the right edge, a tenth of the window past the last known time.
   const open = right + (right - left) / 10;
   right = open;
