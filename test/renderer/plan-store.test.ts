@@ -1,15 +1,22 @@
-// The Plan view's store: loads the plan when polling starts, again after a job event that changes the plan (not after
-// others), one request in flight with at most one more queued, and says why when the host refuses.
-import { beforeEach, describe, expect, it } from 'vitest';
+// The Plan view's store: loads the plan when polling starts, again soon after job events that change the plan (not
+// after others; a burst gives one request), one request in flight with at most one more queued, and says why when the
+// host refuses.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPinia, setActivePinia } from 'pinia';
-import { definePlanStore, type PlanSnapshot } from '../../renderer/src/stores/plan.js';
+import { definePlanStore, EVENT_DELAY_MS, type PlanSnapshot } from '../../renderer/src/stores/plan.js';
 import type { SchedulerEvent } from '../../renderer/src/api/types.js';
 import { fakeClient } from './fake-client.js';
 
 const plan = (now: number): PlanSnapshot => ({ now, queuePolicy: 'easy', limit: 200, clusters: [] });
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+};
 
-beforeEach(() => setActivePinia(createPinia()));
+beforeEach(() => {
+  setActivePinia(createPinia());
+  vi.useFakeTimers();
+});
+afterEach(() => vi.useRealTimers());
 
 describe('plan store', () => {
   it('loads at start and after job events that change the plan, not after others', async () => {
@@ -18,23 +25,41 @@ describe('plan store', () => {
     const store = definePlanStore(client)();
     store.startPolling(60_000);
     await settle();
+    expect(client.calls.length).toBe(1);
     expect(store.plan?.now).toBe(0);
     const send = (type: string) => {
       for (const l of client.listeners) l({ topic: 'event', event: { type, t: 1, jobId: 'x' } as unknown as SchedulerEvent });
     };
     send('placement.failed');
-    await settle();
+    await vi.advanceTimersByTimeAsync(EVENT_DELAY_MS);
     expect(client.calls.length).toBe(1);
     send('job.started');
     await settle();
+    expect(client.calls.length).toBe(1);
+    await vi.advanceTimersByTimeAsync(EVENT_DELAY_MS);
     expect(store.plan?.now).toBe(1);
-    // Three events at once while a request is in flight: one more request, not three.
+    // A burst of events: one request.
     send('job.ended');
     send('job.ended');
     send('job.submitted');
+    await vi.advanceTimersByTimeAsync(EVENT_DELAY_MS);
+    expect(client.calls.length).toBe(3);
+    // Asked again while a request is in flight: one more once it is answered, whatever the number of asks.
+    let answer: (() => void) | undefined;
+    client.answers['plan.snapshot'] = () => ({ ok: true, value: plan(now++) });
+    const slow = client.call.bind(client);
+    client.call = ((method: 'plan.snapshot', payload: object) =>
+      new Promise((resolve) => {
+        answer = () => resolve(slow(method, payload));
+      })) as typeof client.call;
+    const first = store.load();
+    void store.load();
+    void store.load();
+    answer!();
     await settle();
-    await settle();
-    expect(client.calls.length).toBe(4);
+    answer!();
+    await first;
+    expect(client.calls.length).toBe(5);
     store.stopPolling();
     expect(client.listeners.size).toBe(0);
   });
