@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPinia, setActivePinia } from 'pinia';
 import { definePlanStore, EVENT_DELAY_MS, type PlanSnapshot } from '../../renderer/src/stores/plan.js';
-import type { SchedulerEvent } from '../../renderer/src/api/types.js';
+import type { ApiClient, SchedulerEvent } from '../../renderer/src/api/types.js';
 import { fakeClient } from './fake-client.js';
 
 const plan = (now: number): PlanSnapshot => ({ now, queuePolicy: 'easy', limit: 200, clusters: [] });
@@ -44,24 +44,29 @@ describe('plan store', () => {
     send('job.submitted');
     await vi.advanceTimersByTimeAsync(EVENT_DELAY_MS);
     expect(client.calls.length).toBe(3);
-    // Asked again while a request is in flight: one more once it is answered, whatever the number of asks.
-    let answer: (() => void) | undefined;
-    client.answers['plan.snapshot'] = () => ({ ok: true, value: plan(now++) });
-    const slow = client.call.bind(client);
-    client.call = ((method: 'plan.snapshot', payload: object) =>
-      new Promise((resolve) => {
-        answer = () => resolve(slow(method, payload));
-      })) as typeof client.call;
+    store.stopPolling();
+    expect(client.listeners.size).toBe(0);
+  });
+
+  it('asked again while a request is in flight: one more request once it is answered, whatever the number of asks', async () => {
+    const pending: Array<() => void> = [];
+    let now = 0;
+    const client: ApiClient = {
+      call: (() => new Promise((resolve) => pending.push(() => resolve({ ok: true, value: plan(now++) })))) as ApiClient['call'],
+      subscribe: () => () => undefined,
+    };
+    const store = definePlanStore(client)();
     const first = store.load();
     void store.load();
     void store.load();
-    answer!();
+    expect(pending.length).toBe(1);
+    pending.shift()!();
     await settle();
-    answer!();
+    expect(pending.length).toBe(1);
+    pending.shift()!();
     await first;
-    expect(client.calls.length).toBe(5);
-    store.stopPolling();
-    expect(client.listeners.size).toBe(0);
+    expect(pending.length).toBe(0);
+    expect(store.plan?.now).toBe(1);
   });
 
   it('says why when the host refuses', async () => {
