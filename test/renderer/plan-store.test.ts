@@ -52,7 +52,7 @@ describe('plan store', () => {
     const pending: Array<() => void> = [];
     let now = 0;
     const client: ApiClient = {
-      call: (() => new Promise((resolve) => pending.push(() => resolve({ ok: true, value: plan(now++) })))) as ApiClient['call'],
+      call: (() => new Promise<unknown>((resolve) => pending.push(() => resolve({ ok: true, value: plan(now++) })))) as unknown as ApiClient['call'],
       subscribe: () => () => undefined,
     };
     const store = definePlanStore(client)();
