@@ -10,6 +10,8 @@ import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { labExperimentInfoSchema, labResultSchema } from '../lab/schemas.js';
 import { labRunInfoSchema, labSpecSchema, type LabRunInfo } from '../lab/registry.js';
 import { BATCH_SYSTEMS, liveClusterSchema } from '../../runners/live/config.js';
+import { QUEUE_POLICIES } from '../../core/queue/policy.js';
+import { QUEUE_PRIORITIES } from '../../core/queue/priority.js';
 
 export const SPEEDS = ['pause', '1x', '10x', '100x', 'max'] as const;
 export const speedSchema = z.enum(SPEEDS, { error: () => `must be one of ${SPEEDS.join(', ')}` });
@@ -121,14 +123,34 @@ export type PlanSnapshotView = z.infer<typeof planSnapshot>;
 /** A scheduler event as the API carries it (the core's typed events; only their common fields are checked). */
 const schedulerEvent = z.looseObject({ type: z.string(), t: z.number() });
 
+/** The queue settings (core/queue/): which waiting jobs may start now, how many get reservations, in what order. */
+export const queuePolicySchema = z.enum(QUEUE_POLICIES, { error: () => `must be one of ${QUEUE_POLICIES.join(', ')}` });
+export const queuePrioritySchema = z.enum(QUEUE_PRIORITIES, { error: () => `must be one of ${QUEUE_PRIORITIES.join(', ')}` });
+/** How many waiting jobs get reservations (Maui's ReservationDepth); null: the queue policy's own. */
+export const reservationDepthSchema = z
+  .number({ error: 'must be a whole number of jobs, 0 or more (or empty: the queue policy\'s own)' })
+  .int('must be a whole number of jobs')
+  .min(0, 'must be 0 or more')
+  .nullable();
+export const queueSettingsSchema = z.strictObject({ queue: queuePolicySchema, reservationDepth: reservationDepthSchema, priority: queuePrioritySchema });
+export type QueueSettings = z.infer<typeof queueSettingsSchema>;
+
 const settings = z.strictObject({
   approach: z.enum(APPROACHES),
   policy: z.enum(policyNames),
   triesThreshold: z.number().int().min(1),
   /** The living default's stream of jobs: arrivals per hour and the mix of kinds (core/sim/workloads/stream.ts). */
   stream: jobStreamSettingsSchema,
+  ...queueSettingsSchema.shape,
 });
 export type Settings = z.infer<typeof settings>;
+
+/** What the settings may be, with words for the console: the names come from the core, never copied. */
+const settingsChoices = z.object({
+  queuePolicies: z.array(z.object({ name: queuePolicySchema, description: z.string(), /** It plans over time: jobs need a walltime. */ plansAhead: z.boolean() })),
+  priorities: z.array(z.object({ name: queuePrioritySchema, description: z.string() })),
+});
+export type SettingsChoices = z.infer<typeof settingsChoices>;
 
 const gridPresetNames = Object.keys(GRID_PRESETS);
 /** A grid preset by name, or a whole grid as JSON; a bad grid's errors name their field under `grid`. */
@@ -258,6 +280,10 @@ export const methods = {
       grid: gridChoice,
       workload: z.enum(RESET_WORKLOADS, { error: () => `must be one of ${RESET_WORKLOADS.join(', ')}` }),
       seed: z.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be at least 0').max(2 ** 32 - 1, 'must be at most 4294967295').default(1),
+      /** The new run's queue settings; each one left out is the current run's. */
+      queue: queuePolicySchema.optional(),
+      reservationDepth: reservationDepthSchema.optional(),
+      priority: queuePrioritySchema.optional(),
     }),
     output: z.object({
       grid: z.string(),
@@ -273,6 +299,8 @@ export const methods = {
   'run.openReadOnly': { input: z.strictObject({}), output: runStatusSchema },
   'settings.get': { input: z.strictObject({}), output: settings },
   'settings.set': { input: settings.partial(), output: settings },
+  /** The queue policies (with their descriptions, and whether they plan ahead) and priorities Settings offers. */
+  'settings.choices': { input: z.strictObject({}), output: settingsChoices },
   /** Submit-form templates, kept by the host (in its store when it has one). */
   'templates.list': { input: z.strictObject({}), output: z.object({ templates: z.array(template) }) },
   'templates.save': { input: z.strictObject({ name: templateName, spec: jobSpecSchema }), output: z.object({ name: z.string() }) },

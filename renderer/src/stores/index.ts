@@ -30,11 +30,13 @@ export const STORES: InjectionKey<Stores> = Symbol('concertina-stores');
 
 /** Needs an active Pinia (app.use(pinia) or setActivePinia). */
 export function createStores(client: ApiClient): Stores {
+  const settings = defineSettingsStore(client)();
   return {
     grid: defineGridStore(client)(),
     jobs: defineJobsStore(client)(),
-    submit: defineSubmitStore(client)(),
-    settings: defineSettingsStore(client)(),
+    // The Submit form requires a walltime when the run's queue policy plans ahead (as Settings last read it).
+    submit: defineSubmitStore(client, () => settings.planningPolicy)(),
+    settings,
     activity: defineActivityStore(client)(),
     lab: defineLabStore(client)(),
     templates: defineTemplatesStore(client)(),
