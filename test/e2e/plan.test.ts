@@ -27,8 +27,7 @@ describe.skipIf(!ready)('the Plan view in Chromium', () => {
   beforeAll(async () => {
     const grid = gridSpecSchema.parse({ name: 'one', clusters: [{ name: 'a', processors: 12 }] });
     session = await openSession({ grid, workload: 'none', speed: '1x' });
-    // Decision: the queue policy is set on the host's scheduler (the harness's way until Settings offers it).
-    expect(session.host.world.scheduler.setQueuePolicy('easy')).toMatchObject({ ok: true });
+    expect(session.host.call('settings.set', { queue: 'easy' })).toMatchObject({ ok: true });
     for (const spec of [rigid('a', 4, 3600), rigid('b', 4, 7200)]) expect(session.host.call('jobs.submit', spec)).toMatchObject({ ok: true });
     const scheduler = session.host.world.scheduler;
     await until(() => scheduler.job('a')?.state === 'running' && scheduler.job('b')?.state === 'running', 'a and b to run');
@@ -74,7 +73,7 @@ describe.skipIf(!ready)('the Plan view in Chromium', () => {
 
   it('under koala, explains that no reservation is planned', async () => {
     const { page, host } = session;
-    expect(host.world.scheduler.setQueuePolicy('koala')).toMatchObject({ ok: true });
+    expect(host.call('settings.set', { queue: 'koala' })).toMatchObject({ ok: true });
     await page.getByTestId('tab-plan').click();
     await expect.poll(() => page.getByTestId('plan-policy').textContent(), { timeout: 10_000 }).toBe('koala');
     await expect.poll(() => page.getByTestId('plan-empty').textContent()).toContain('the queue policy is koala, which plans none');

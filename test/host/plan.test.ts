@@ -40,7 +40,7 @@ function http(method: string, body: unknown): Promise<unknown> {
 beforeAll(async () => {
   host = new Host({ grid, workload: 'none', clock: () => wall, speed: '1x', sliceMs: Number.POSITIVE_INFINITY });
   server = await startWebServer(host, { snapshotIntervalMs: 60_000 });
-  expect(host.world.scheduler.setQueuePolicy('easy')).toMatchObject({ ok: true });
+  expect(host.call('settings.set', { queue: 'easy' })).toMatchObject({ ok: true });
   // a (4, 1000 s) and b (4, 2000 s) run; h (6) waits: 4 free, reserved when a ends (8 free then); c (2, 100 s)
   // backfills beside it.
   for (const spec of [rigid('a', 4, 1000), rigid('b', 4, 2000)]) expect(host.call('jobs.submit', spec)).toMatchObject({ ok: true });
@@ -95,7 +95,7 @@ describe('plan.snapshot', () => {
   });
 
   it('under koala plans no reservation', () => {
-    expect(host.world.scheduler.setQueuePolicy('koala')).toMatchObject({ ok: true });
+    expect(host.call('settings.set', { queue: 'koala' })).toMatchObject({ ok: true });
     run(2);
     const plan = host.call('plan.snapshot', {});
     if (!plan.ok) throw new Error('plan.snapshot failed');
