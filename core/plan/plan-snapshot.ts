@@ -87,7 +87,7 @@ export interface ClusterPlan {
   readonly processors: number;
   /** What Concertina may use there from now on (threshold, background load as last seen). */
   readonly capacity: Step[];
-  /** What is left free over time once running jobs and the reservations listed are in the plan. */
+  /** What is left free over time once running jobs (all of them, listed or not) and the reservations listed are in the plan. */
   readonly free: Step[];
   readonly running: PlannedRunning[];
   readonly runningTotal: number;
@@ -117,9 +117,13 @@ function holdingOn(job: PlanJob, processors: number, now: number): { n: number; 
 
 const finiteOrNull = (t: number): number | null => (Number.isFinite(t) ? t : null);
 
-function steps(profile: { times: readonly number[]; values: readonly number[]; valueAt(t: number): number }, now: number, limit: number): Step[] {
+/**
+ * A profile's steps from now on. Whole: one per running job's end (at most one per processor of the cluster, each job
+ * holding one at least) and two per reservation listed.
+ */
+function steps(profile: { times: readonly number[]; values: readonly number[]; valueAt(t: number): number }, now: number): Step[] {
   const out: Step[] = [{ t: now, v: profile.valueAt(now) }];
-  for (let i = 0; i < profile.times.length && out.length < limit; i++) {
+  for (let i = 0; i < profile.times.length; i++) {
     const t = profile.times[i]!;
     if (t > now) out.push({ t, v: profile.values[i]! });
   }
@@ -176,7 +180,7 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
       name: cluster.name,
       processors: cluster.processors,
       capacity: [{ t: now, v: capacity }],
-      free: steps(plan.free, now, 2 * limit + 2),
+      free: steps(plan.free, now),
       running: c.running,
       runningTotal: c.runningTotal,
       reservations,
