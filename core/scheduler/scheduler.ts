@@ -19,6 +19,7 @@ import type { QueuePass, QueuePolicy, QueuePolicyName, QueueView, WaitingJob } f
 import { queuePolicies, queuePolicy } from '../queue/registry.js';
 import { QUEUE_PRIORITIES, type QueuePriorityName } from '../queue/priority.js';
 import { AvailabilityProfile, type Holding } from '../plan/availability.js';
+import { planSnapshot, reservedViews, type PlanSnapshot } from '../plan/plan-snapshot.js';
 import { Claimer } from './claimer.js';
 import { ClusterState, type CapacityBreakdown, type ThresholdScope } from './cluster-state.js';
 import { JobRecord } from './job-record.js';
@@ -231,6 +232,8 @@ export class Scheduler {
     const q = queuePolicy(name);
     if (!q) return fail([{ path: 'queue', message: `must be one of ${Object.keys(queuePolicies).join(', ')} (got "${name}")` }]);
     this.queuePolicy = q;
+    // Reservations were the old policy's: the new one plans its own at its first pass (koala plans none).
+    for (const job of this.queue.list()) job.plannedStart = undefined;
     this.passRequested = true;
     this.epoch++;
     return ok(undefined);
@@ -338,6 +341,22 @@ export class Scheduler {
       runningMalleable: s.malleableJobs.length,
       ...s.breakdown(),
     }));
+  }
+
+  /**
+   * The plan per cluster at `now` (core/plan/plan-snapshot.ts): capacity, running jobs with their estimated ends, and
+   * the reservations the queue policy made for waiting jobs, each with the running jobs its start waits for.
+   */
+  planSnapshot(now: number, limit?: number): PlanSnapshot {
+    return planSnapshot({
+      now,
+      queuePolicy: this.queuePolicy.name,
+      clusters: this.clusters.map((s) => ({ name: s.cluster.name, processors: s.cluster.processors, availableNow: s.availableFor() })),
+      clusterIndex: (name) => this.grid.cluster(name)?.index,
+      placed: this.placedJobs,
+      waiting: this.queue.list(),
+      ...(limit === undefined ? {} : { limit }),
+    });
   }
 
   // ---- commands ------------------------------------------------------------------------------------------------
@@ -1213,8 +1232,11 @@ export class Scheduler {
     const since = (t: number) => (Number.isFinite(t) ? t : now);
     const until = (steps: Step[]): Step[] => (job.ended && end > steps[steps.length - 1]!.t ? [...steps, { t: end, v: 0 }] : steps);
     if (job.ended && !Number.isFinite(job.startTime)) return { nonPreemptive: [{ t: end, v: 0 }], preemptive: [{ t: end, v: 0 }], allocated };
-    // Waiting: what it could be placed with now, on the cluster with the most room for it.
+    // Waiting: with a reservation, the plan's promise (core/plan/plan-snapshot.ts reservedViews); without, what it
+    // could be placed with now, on the cluster with the most room for it.
     if (job.state === 'queued' || job.state === 'submitted') {
+      const reserved = reservedViews(job, now);
+      if (reserved) return { ...reserved, allocated };
       let most = 0;
       for (const state of this.clusters) most = Math.max(most, this.roomFor(job, state, false));
       return { nonPreemptive: [{ t: now, v: job.evolving ? Math.min(most, job.max) : most }], preemptive: [{ t: now, v: 0 }], allocated };

@@ -70,6 +70,8 @@ const jobSummary = z.object({
   placement: z.string(),
   clusters: z.array(z.string()),
   submitted: z.number(),
+  /** A waiting job's reservation under a planning queue policy (easy, cbf): the cluster and time it is planned to start. */
+  plannedStart: z.object({ cluster: z.string(), start: z.number() }).optional(),
 });
 export type JobSummary = z.infer<typeof jobSummary>;
 export type ClusterSample = z.infer<typeof clusterSnapshot>;
@@ -83,6 +85,40 @@ export const gridHistoryStateSchema = z.object({
 /** One step of a job's view or size history (core/time/step-function.ts Step): value `v` from time `t` on. */
 const viewStep = z.object({ t: z.number(), v: z.number() });
 export type ViewStep = z.infer<typeof viewStep>;
+
+/** A plan item's end: a time, or null for a job without a walltime (it holds its processors with no end in the plan). */
+const planEnd = z.number().nullable();
+/** The plan per cluster at `now` (core/plan/plan-snapshot.ts PlanSnapshot). */
+const planSnapshot = z.object({
+  now: z.number(),
+  queuePolicy: z.string(),
+  /** Items of each kind listed per cluster at most; `runningTotal` and `reservationsTotal` say how many there are. */
+  limit: z.number(),
+  clusters: z.array(
+    z.object({
+      name: z.string(),
+      processors: z.number(),
+      capacity: z.array(viewStep),
+      free: z.array(viewStep),
+      running: z.array(
+        z.object({
+          id: z.string(),
+          kind: z.string(),
+          processors: z.number(),
+          size: z.number(),
+          start: z.number(),
+          end: planEnd,
+          backfilled: z.boolean(),
+          sizes: z.array(viewStep),
+        }),
+      ),
+      runningTotal: z.number(),
+      reservations: z.array(z.object({ id: z.string(), processors: z.number(), start: z.number(), end: planEnd, waitsFor: z.array(z.string()) })),
+      reservationsTotal: z.number(),
+    }),
+  ),
+});
+export type PlanSnapshotView = z.infer<typeof planSnapshot>;
 
 /** A scheduler event as the API carries it (the core's typed events; only their common fields are checked). */
 const schedulerEvent = z.looseObject({ type: z.string(), t: z.number() });
@@ -205,6 +241,15 @@ export const methods = {
   'jobs.views': {
     input: z.strictObject({ jobId: z.string({ error: 'is required' }).min(1, 'is required') }),
     output: z.object({ now: z.number(), nonPreemptive: z.array(viewStep), preemptive: z.array(viewStep), allocated: z.array(viewStep) }),
+  },
+  /**
+   * The plan per cluster at the run's time: what Concertina may use, running jobs with their estimated ends, and the
+   * reservations a planning queue policy (easy, cbf) made for waiting jobs, each with the running jobs it waits for.
+   * At most `limit` (default and most 200) running jobs and reservations per cluster.
+   */
+  'plan.snapshot': {
+    input: z.strictObject({ limit: z.number().int('must be a whole number').min(1, 'must be at least 1').max(200, 'must be at most 200').default(200) }),
+    output: planSnapshot,
   },
   /** A repeated `submissionId` with the same spec answers with the job it made; with another spec it is refused. */
   'jobs.submit': { input: jobSubmissionSchema, output: z.object({ jobId: z.string() }) },

@@ -305,7 +305,14 @@ export class Host {
         // The scheduler's jobs and those that left memory (ended, stored), in submission order.
         const released = [...this.finished.values()].filter((j) => !wanted || wanted.has(j.summary.state));
         const held = [...this.scheduler.jobs()].filter((j) => !wanted || wanted.has(j.state));
-        return { ok: true, value: { ...listJobs(held, released, limit), version } };
+        // Decision: a waiting job's planned start is listed as of the last event (the version): a pass that moves only
+        // reservations (a poll that saw another background load) shows at the next event.
+        const grid = this.scheduler.grid;
+        return { ok: true, value: { ...listJobs(held, released, limit, (i) => grid.clusters[i]?.name), version } };
+      },
+      'plan.snapshot': ({ limit }) => {
+        if (this.resuming) return { ok: true, value: { now: 0, queuePolicy: this.scheduler.queuePolicyName, limit, clusters: [] } };
+        return { ok: true, value: this.scheduler.planSnapshot(this.now(), limit) };
       },
       'sim.setSpeed': ({ speed }) => {
         if (this.live || this.resuming) return { ok: false, errors: [{ path: 'speed', message: LIVE_SPEED_FIXED }] };

@@ -11,6 +11,7 @@ import { defineLabStore, type LabStore } from './lab.js';
 import { defineTemplatesStore, type TemplatesStore } from './templates.js';
 import { defineResetStore, type ResetStore } from './reset.js';
 import { defineClustersStore, type ClustersStore } from './clusters.js';
+import { definePlanStore, type PlanStore } from './plan.js';
 
 export interface Stores {
   grid: GridStore;
@@ -22,6 +23,7 @@ export interface Stores {
   templates: TemplatesStore;
   reset: ResetStore;
   clusters: ClustersStore;
+  plan: PlanStore;
 }
 
 export const STORES: InjectionKey<Stores> = Symbol('concertina-stores');
@@ -40,6 +42,7 @@ export function createStores(client: ApiClient): Stores {
     templates: defineTemplatesStore(client)(),
     reset: defineResetStore(client)(),
     clusters: defineClustersStore(client)(),
+    plan: definePlanStore(client)(),
   };
 }
 
