@@ -1,7 +1,7 @@
 // The multicluster scheduler: placement queue, placement policies, claimer, information service and malleability
 // manager over one capacity model. It is driven from outside — `submit`, `receive` (port answers), `poll`,
 // `advance(now)` — and acts only through its ports, so the simulator and live mode run the very same code.
-import type { EventListener, PlacedComponent, SchedulerEvent, SchedulerEventBody, SchedulerEventType } from '../events.js';
+import type { EventListener, PlacedComponent, SchedulerEventBody, SchedulerEventType } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import { checkJobAgainstGrid, componentRequest } from '../model/job.js';
 import { fail, ok, parseWith, type Result } from '../model/result.js';
@@ -20,6 +20,8 @@ import { queuePolicies, queuePolicy } from '../queue/registry.js';
 import { QUEUE_PRIORITIES, type QueuePriorityName } from '../queue/priority.js';
 import { AvailabilityProfile, type Holding } from '../plan/availability.js';
 import { Claimer } from './claimer.js';
+import { EventBus } from './event-bus.js';
+import { CapacityLedger } from './ledger.js';
 import { ClusterState, type CapacityBreakdown, type ThresholdScope } from './cluster-state.js';
 import { JobRecord } from './job-record.js';
 import { Timers } from './timers.js';
@@ -123,9 +125,8 @@ export class Scheduler {
   private readonly malleability: MalleabilityManager;
   private readonly claimer: Claimer;
   private readonly jobsById = new Map<string, JobRecord>();
-  private readonly listeners: Array<{ listener: EventListener; types: ReadonlySet<string> | undefined }> = [];
-  private readonly wanted = new Map<SchedulerEventType, boolean>();
-  private events = 0;
+  private readonly bus = new EventBus();
+  private readonly ledger: CapacityLedger;
   private approach: JobManagementApproach;
   private readonly tag: string;
   private readonly growthAtPoll: GrowthAtPoll;
@@ -174,6 +175,7 @@ export class Scheduler {
     const o = { ...DEFAULT_SCHEDULER_OPTIONS, ...options };
     this.grid = grid;
     this.clusters = grid.clusters.map((c) => new ClusterState(c, o.thresholdScope));
+    this.ledger = new CapacityLedger(grid, this.clusters, (state) => this.growthDue(state));
     this.managers = grid.clusters.map((c) => {
       const m = managers.find((x) => x.cluster === c.name);
       if (!m) throw new Error(`no local manager for cluster ${c.name}`);
@@ -284,26 +286,12 @@ export class Scheduler {
    * (failed tries are the bulk of the stream on a full grid).
    */
   on(listener: EventListener, types?: readonly SchedulerEventType[]): () => void {
-    const entry = { listener, types: types ? new Set<string>(types) : undefined };
-    this.listeners.push(entry);
-    this.wanted.clear();
-    return () => {
-      const i = this.listeners.indexOf(entry);
-      if (i >= 0) this.listeners.splice(i, 1);
-      this.wanted.clear();
-    };
+    return this.bus.on(listener, types);
   }
 
   /** Events decided so far, whether or not anyone listened to them. */
   get eventCount(): number {
-    return this.events;
-  }
-
-  /** Whether any listener takes events of this type. */
-  private wants(type: SchedulerEventType): boolean {
-    let wanted = this.wanted.get(type);
-    if (wanted === undefined) this.wanted.set(type, (wanted = this.listeners.some((l) => !l.types || l.types.has(type))));
-    return wanted;
+    return this.bus.count;
   }
 
   job(id: string): JobRecord | undefined {
@@ -425,7 +413,7 @@ export class Scheduler {
       // Launched, its local jobs not all running yet: held as a placed job until the manager answers `started`.
       if (job.evolving) this.holdPreallocation(job);
       if (job.malleable || job.evolving) this.account(job, () => (job.claimed = adopted.processors));
-      else state.nonPreemptible += adopted.processors;
+      else this.ledger.holdRigid(state, adopted.processors);
       job.transition('claiming', now, `adopted after a restart: launched on ${cluster.name}, waiting for its local jobs to start`);
       this.emit(now, { type: 'job.adopted', jobId: id, cluster: cluster.name, size: adopted.processors, state: 'claiming' });
       return ok(job);
@@ -437,7 +425,7 @@ export class Scheduler {
       this.holdPreallocation(job);
       this.account(job, () => (job.size = adopted.processors));
     } else {
-      state.nonPreemptible += adopted.processors;
+      this.ledger.holdRigid(state, adopted.processors);
       job.size = adopted.processors;
     }
     job.recordSize(adopted.startTime);
@@ -860,8 +848,8 @@ export class Scheduler {
     // keeps the reason of the try that counted (callers record a reason only for a try that counts).
     if (job.triedInRound === this.pollRound) return 'kept';
     const exhausted = this.queue.countTry(job, reason, this.pollRound);
-    if (this.wants('placement.failed')) this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason: job.lastFailure });
-    else this.events++;
+    if (this.bus.wants('placement.failed')) this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason: job.lastFailure });
+    else this.bus.skip();
     if (!exhausted) return 'kept';
     this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${job.lastFailure}`, now);
     return 'exhausted';
@@ -917,8 +905,7 @@ export class Scheduler {
     for (const [i, processors] of perCluster) {
       const state = this.clusters[i]!;
       const missing = processors - this.roomFor(job, state, false);
-      state.reserve(job.id, processors);
-      job.waitingOn.push(i);
+      this.ledger.reserve(job, state, processors);
       if (missing > 0) {
         this.malleability.shrink(state, missing, true, now);
         asked.push(`${missing} on ${state.cluster.name}`);
@@ -980,7 +967,7 @@ export class Scheduler {
   }
 
   private claimFailed(job: JobRecord, reason: string, now: number): void {
-    this.unaccount(job);
+    this.ledger.unaccount(job);
     this.placedJobs.delete(job);
     job.components = [];
     job.clusterIndex = -1;
@@ -1245,7 +1232,7 @@ export class Scheduler {
     const freed = job.components.length > 0 || job.waitingOn.length > 0;
     this.dropReservations(job);
     job.plannedStart = undefined;
-    if (job.components.length) this.unaccount(job);
+    if (job.components.length) this.ledger.unaccount(job);
     this.placedJobs.delete(job);
     if (job.sizeHistory.length) job.recordSize(now);
     job.transition(state, now, reason);
@@ -1255,65 +1242,18 @@ export class Scheduler {
     if (freed) this.passRequested = true;
   }
 
-  // ---- accounting ----------------------------------------------------------------------------------------------
+  // ---- accounting (core/scheduler/ledger.ts) ---------------------------------------------------------------------
 
-  /** Applies a change to a malleable job's processors and moves the difference between the capacity classes. */
   private account(job: JobRecord, change: () => void): void {
-    const state = this.clusters[job.clusterIndex]!;
-    const before = job.held;
-    change();
-    const after = job.held;
-    if (job.evolving) {
-      // What an evolving job holds moves between its pre-allocation's unused part and non-preemptible use.
-      state.nonPreemptible += after - before;
-      state.preallocatedUnused -= after - before;
-      return;
-    }
-    state.nonPreemptible += Math.min(after, job.min) - Math.min(before, job.min);
-    state.preemptible += Math.max(0, after - job.min) - Math.max(0, before - job.min);
+    this.ledger.account(job, change);
   }
 
-  /** Holds an evolving job's whole pre-allocation on its cluster, all of it unused so far. */
   private holdPreallocation(job: JobRecord): void {
-    const state = this.clusters[job.clusterIndex]!;
-    state.preallocatedUnused += job.preallocation;
-    state.evolvingJobs.push(job);
-  }
-
-  /** Gives back everything a placed job holds. */
-  private unaccount(job: JobRecord): void {
-    if (job.evolving) {
-      this.account(job, () => {
-        job.claimed = 0;
-        job.size = 0;
-        job.pendingGrow = 0;
-        job.promised = 0;
-      });
-      job.evolveDemands.length = 0;
-      const state = this.clusters[job.clusterIndex]!;
-      state.preallocatedUnused -= job.preallocation;
-      const i = state.evolvingJobs.indexOf(job);
-      if (i >= 0) state.evolvingJobs.splice(i, 1);
-    } else if (job.malleable) {
-      this.account(job, () => {
-        job.claimed = 0;
-        job.size = 0;
-        job.pendingGrow = 0;
-        job.releasing = 0;
-      });
-      job.releasingByDeadline = 0;
-      const list = this.clusters[job.clusterIndex]!.malleableJobs;
-      const i = list.indexOf(job);
-      if (i >= 0) list.splice(i, 1);
-    } else {
-      for (const c of job.components) this.clusterOf(c.cluster).nonPreemptible -= c.processors;
-    }
-    for (const c of job.components) this.growthDue(this.clusterOf(c.cluster));
+    this.ledger.holdPreallocation(job);
   }
 
   private dropReservations(job: JobRecord): void {
-    for (const i of job.waitingOn) this.clusters[i]!.release(job.id);
-    job.waitingOn = [];
+    this.ledger.dropReservations(job);
   }
 
   private clusterOf(name: string): ClusterState {
@@ -1325,12 +1265,7 @@ export class Scheduler {
   }
 
   private emit(now: number, body: SchedulerEventBody): void {
-    this.events++;
-    if (!this.wants(body.type)) return;
-    // Bodies are fresh literals: stamping the time in place spares a copy per event on the hot path.
-    const event = body as { t?: number } & SchedulerEventBody;
-    event.t = now;
-    for (const l of this.listeners) if (!l.types || l.types.has(body.type)) l.listener(event as SchedulerEvent);
+    this.bus.emit(now, body);
   }
 }
 
