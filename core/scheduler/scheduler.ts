@@ -21,6 +21,8 @@ import { QUEUE_PRIORITIES, type QueuePriorityName } from '../queue/priority.js';
 import { AvailabilityProfile, type Holding } from '../plan/availability.js';
 import { Claimer } from './claimer.js';
 import { EventBus } from './event-bus.js';
+import { EvolvingUpdates } from './evolving.js';
+import { GrowthTrigger } from './growth.js';
 import { CapacityLedger } from './ledger.js';
 import { ClusterState, type CapacityBreakdown, type ThresholdScope } from './cluster-state.js';
 import { JobRecord } from './job-record.js';
@@ -127,6 +129,8 @@ export class Scheduler {
   private readonly jobsById = new Map<string, JobRecord>();
   private readonly bus = new EventBus();
   private readonly ledger: CapacityLedger;
+  private readonly growth: GrowthTrigger;
+  private readonly evolving: EvolvingUpdates;
   private approach: JobManagementApproach;
   private readonly tag: string;
   private readonly growthAtPoll: GrowthAtPoll;
@@ -140,9 +144,6 @@ export class Scheduler {
   private passRequested = false;
   /** Jobs submitted since the last pass: each gets a try of its own. */
   private arrivals: JobRecord[] = [];
-  private growthDueClusters: ClusterState[] = [];
-  /** Clusters polled since the last pass, whose idle processors may go to growth once that pass has run. */
-  private idlePolled: ClusterState[] = [];
   private now = Number.NEGATIVE_INFINITY;
   /** Poll rounds so far: a status from a local manager opens a new one; a job counts one failed try per round. */
   private pollRound = 0;
@@ -209,6 +210,21 @@ export class Scheduler {
       },
       o.claimMarginS,
     );
+    this.growth = new GrowthTrigger(this.malleability);
+    this.evolving = new EvolvingUpdates({
+      clusters: this.clusters,
+      managers: this.managers,
+      applications,
+      timers: this.timers,
+      ledger: this.ledger,
+      malleability: this.malleability,
+      job: (id) => this.jobsById.get(id),
+      emit: (now, e) => this.emit(now, e),
+      freed: (state) => {
+        this.growthDue(state);
+        this.passRequested = true;
+      },
+    });
   }
 
   // ---- settings ------------------------------------------------------------------------------------------------
@@ -538,15 +554,12 @@ export class Scheduler {
       const before = this.stateKey();
       if (this.arrivals.length === 0 && this.passStates.includes(before)) break;
       // Updates inside pre-allocations are guaranteed: they go before anything the approach decides.
-      for (const state of this.evolvingClusters()) this.serveUpdates(state, now);
+      this.evolving.serveAll(now);
       this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
       this.arrivals = [];
       this.passStates.push(before, this.stateKey());
       // After the pass's states are kept: growth made due here is a change the next round acts on, not a repeat.
-      if (this.idlePolled.length > 0 && !onlyArrivals) {
-        for (const state of this.idlePolled.splice(0)) this.idleGrowthDue(state);
-        if (this.growthDueClusters.length > 0) this.passRequested = true;
-      }
+      if (!onlyArrivals && this.growth.afterFullPass()) this.passRequested = true;
     }
   }
 
@@ -596,7 +609,7 @@ export class Scheduler {
         state.lastPoll = now;
         // Decision: idle processors go to growth only after the pass that follows the poll has tried the queue, so a
         // job waiting for them is placed first (what a release frees still goes to the approach's order).
-        if (this.growthAtPoll === 'idle' && state.reachable && !this.idlePolled.includes(state)) this.idlePolled.push(state);
+        if (this.growthAtPoll === 'idle' && state.reachable) this.growth.polled(state);
         this.passRequested = true;
         this.pollRound++;
         if (changed) this.emit(now, { type: 'cluster.polled', cluster: message.cluster, processors: message.status.processors, background, reachable: state.reachable });
@@ -607,7 +620,7 @@ export class Scheduler {
       case 'shrinkAnswer':
         return this.malleability.onShrinkAnswer(message.offerId, message.accepted, now);
       case 'update':
-        return this.update(message.jobId, message.processors, message.announceS ?? 0, now);
+        return this.evolving.update(message.jobId, message.processors, message.announceS ?? 0, now);
     }
     const job = this.jobsById.get(message.jobId);
     if (!job || job.ended) return;
@@ -627,53 +640,18 @@ export class Scheduler {
 
   /** `arrivals`: the pass only tries these newly submitted jobs, the rest of the queue is not scanned. */
   private passContext(now: number, arrivals?: readonly JobRecord[]): PassContext {
-    const due = this.dueClusters();
+    const due = this.growth.dueClusters();
     return {
       clusters: this.clusters,
       growthDue: due,
-      growRunning: (state) => this.growRunning(state, now),
+      growRunning: (state) => this.growth.growRunning(state, now),
       scanQueue: ({ shrinkToPlace }) => this.scanQueue(shrinkToPlace, now, arrivals),
     };
   }
 
   /** Processors came free on a cluster: its running malleable jobs may grow at the next pass. */
   private growthDue(state: ClusterState): void {
-    if (state.growDue) return;
-    state.growDue = true;
-    this.growthDueClusters.push(state);
-  }
-
-  /**
-   * A poll found the cluster: growth is due when processors are free for growth and its running malleable jobs could
-   * take some, as at a release. Decision: not again for the very processors its jobs were last offered and declined
-   * (the same free count and the same room), so that a job that takes only some sizes (FT) is not asked at every poll.
-   */
-  private idleGrowthDue(state: ClusterState): void {
-    if (state.growDue || state.malleableJobs.length === 0) return;
-    const free = state.availableForGrowth();
-    if (free <= 0) return;
-    const room = state.growRoom;
-    if (room > 0 && (free !== state.lastGrowFree || room !== state.lastGrowRoom)) this.growthDue(state);
-  }
-
-  /** Clusters where growth is due, in grid order; each pass reads this rather than every cluster. */
-  private dueClusters(): ClusterState[] {
-    // A cluster stays listed while its flag is up (busy, or skipped by the approach); duplicates are dropped here.
-    const due = this.growthDueClusters.filter((c, i, all) => c.growDue && all.indexOf(c) === i);
-    due.sort((a, b) => a.cluster.index - b.cluster.index);
-    this.growthDueClusters = due.slice();
-    return due;
-  }
-
-  private growRunning(state: ClusterState, now: number): boolean {
-    if (!state.growDue || this.malleability.busy(state)) return false;
-    state.growDue = false;
-    const free = state.availableForGrowth();
-    if (free <= 0 || !state.malleableJobs.some((j) => j.growable > 0)) return false;
-    state.lastGrowFree = free;
-    state.lastGrowRoom = state.growRoom;
-    this.malleability.grow(state, free, now);
-    return true;
+    this.growth.due(state);
   }
 
   private scanQueue(shrinkToPlace: boolean, now: number, only?: readonly JobRecord[]): void {
@@ -1026,7 +1004,7 @@ export class Scheduler {
 
   private released(job: JobRecord, processors: number, requested: boolean, now: number): void {
     // Decision: an evolving job letting processors go on its own is a spontaneous update to the smaller size.
-    if (job.evolving) return this.update(job.id, Math.max(job.min, job.held - processors), 0, now);
+    if (job.evolving) return this.evolving.update(job.id, Math.max(job.min, job.held - processors), 0, now);
     // Decision: a malleable job never drops below its minimum; a release past it is not taken from the count.
     const n = Math.max(0, Math.min(processors, job.size - job.min));
     if (n === 0) return;
@@ -1044,151 +1022,6 @@ export class Scheduler {
     this.growthDue(state);
     this.passRequested = true;
     this.malleability.onJobChanged(job, now);
-  }
-
-  // ---- evolving jobs --------------------------------------------------------------------------------------------
-
-  /**
-   * An evolving job asks for a new total size (ApplicationMessage `update`). Inside its pre-allocation a grow is
-   * guaranteed: its processors are promised at once (nobody else is given them from now), malleable extras holding
-   * them are shrunk mandatorily — at once for a spontaneous update, by its time for an announced one — and the local
-   * manager is asked for them when the update takes effect. A shrink frees processors for malleable growth.
-   */
-  private update(jobId: string, processors: number, announceS: number, now: number): void {
-    const job = this.jobsById.get(jobId);
-    const refuse = (reason: string) => {
-      this.emit(now, { type: 'evolve.refused', jobId, reason });
-      this.applications.updateRefused(jobId, reason);
-    };
-    if (!job) return refuse(`names no job ("${jobId}")`);
-    if (!job.evolving) return refuse(`job ${jobId} is not evolving (it is ${job.kind}): only an evolving job asks for updates`);
-    if (job.state !== 'running') return refuse(`job ${jobId} is not running (it is ${job.state})`);
-    if (!Number.isInteger(processors) || processors < job.min || processors > job.max) {
-      return refuse(`asks for ${processors} processors, outside its ${job.min}..${job.max}: an update must stay inside its pre-allocation of ${job.max}`);
-    }
-    if (!Number.isFinite(announceS) || announceS < 0) return refuse(`announceS must be a number of seconds, 0 or more (got ${announceS})`);
-    if (processors < job.held && job.pendingGrow > 0 && processors < job.size + job.promised) {
-      return refuse(`${job.pendingGrow} processors of an earlier update are still being activated; ask again once resized`);
-    }
-    const cluster = job.components[0]!.cluster;
-    this.emit(now, { type: 'evolve.requested', jobId, cluster, processors, announceS });
-    this.settleAnnounced(job, now);
-    if (announceS > 0 && processors < job.held) {
-      // Decision: an announced shrink keeps its processors until its time, then takes effect like a spontaneous one.
-      const shrink = { processors, at: now + announceS };
-      job.announcedShrink = shrink;
-      this.timers.at(shrink.at, (t) => {
-        if (job.announcedShrink !== shrink || job.state !== 'running') return;
-        job.announcedShrink = undefined;
-        this.applyUpdate(job, processors, 0, t);
-      });
-      return;
-    }
-    this.applyUpdate(job, processors, announceS, now);
-  }
-
-  /**
-   * Before a new update: an announced shrink due now takes effect first; announced updates not yet due are dropped.
-   * Decision: the newest update is the job's word on its future, so it supersedes what it announced before.
-   */
-  private settleAnnounced(job: JobRecord, now: number): void {
-    const shrink = job.announcedShrink;
-    job.announcedShrink = undefined;
-    if (shrink && shrink.at <= now) this.applyUpdate(job, shrink.processors, 0, now);
-    let dropped = 0;
-    for (let i = job.evolveDemands.length - 1; i >= 0; i--) {
-      const d = job.evolveDemands[i]!;
-      if (d.at <= now) continue;
-      dropped += d.processors;
-      job.evolveDemands.splice(i, 1);
-    }
-    if (dropped === 0) return;
-    this.account(job, () => (job.promised -= dropped));
-    this.growthDue(this.clusters[job.clusterIndex]!);
-    this.passRequested = true;
-  }
-
-  private applyUpdate(job: JobRecord, processors: number, announceS: number, now: number): void {
-    const jobId = job.id;
-    const cluster = job.components[0]!.cluster;
-    const state = this.clusters[job.clusterIndex]!;
-    if (processors > job.held) {
-      const more = processors - job.held;
-      this.account(job, () => (job.promised += more));
-      const at = now + announceS;
-      let i = job.evolveDemands.length;
-      while (i > 0 && job.evolveDemands[i - 1]!.at > at) i--;
-      job.evolveDemands.splice(i, 0, { processors: more, at, shrunkFor: false });
-      if (announceS > 0) this.timers.at(at, (t) => this.serveUpdates(state, t));
-      this.serveUpdates(state, now);
-      return;
-    }
-    let fewer = job.held - processors;
-    // Promises not yet handed to the local manager go first, the latest first.
-    while (fewer > 0 && job.evolveDemands.length > 0) {
-      const last = job.evolveDemands[job.evolveDemands.length - 1]!;
-      const k = Math.min(fewer, last.processors);
-      last.processors -= k;
-      if (last.processors === 0) job.evolveDemands.pop();
-      this.account(job, () => (job.promised -= k));
-      fewer -= k;
-    }
-    // Decision: never below its minimum in use, even while an earlier grow is still being activated.
-    fewer = Math.min(fewer, job.size - job.min);
-    if (fewer > 0) {
-      this.account(job, () => (job.size -= fewer));
-      this.managers[job.clusterIndex]!.shrink(job.id, fewer);
-    }
-    job.recordSize(now);
-    this.emit(now, { type: 'job.evolved', jobId, cluster, size: job.size, preallocation: job.preallocation });
-    this.applications.resized(jobId, job.size);
-    // Processors of its pre-allocation came free: malleable jobs may fill them.
-    this.growthDue(state);
-    this.passRequested = true;
-  }
-
-  /** Clusters where an evolving job waits for promised processors. */
-  private evolvingClusters(): ClusterState[] {
-    return this.clusters.filter((s) => s.evolvingJobs.some((j) => j.promised > 0));
-  }
-
-  /**
-   * Serves the evolving jobs' promised processors on a cluster: first mandatory shrinks of malleable extras where
-   * the promises leave Concertina over what the cluster has (once per update; the deadline is the earliest announced
-   * update's time, none for a spontaneous one), then each update whose time has come is handed to the local manager.
-   */
-  private serveUpdates(state: ClusterState, now: number): void {
-    if (this.malleability.busyForUpdates(state)) return;
-    let unshrunk = 0;
-    let due = false;
-    let deadline = Number.POSITIVE_INFINITY;
-    for (const job of state.evolvingJobs) {
-      for (const d of job.evolveDemands) {
-        if (d.shrunkFor) continue;
-        unshrunk += d.processors;
-        deadline = Math.min(deadline, d.at);
-        if (d.at <= now) due = true;
-      }
-    }
-    const shortage = Math.min(state.overcommitted, unshrunk);
-    if (shortage > 0 && state.shrinkable > 0) {
-      for (const job of state.evolvingJobs) for (const d of job.evolveDemands) d.shrunkFor = true;
-      this.malleability.shrinkForUpdates(state, shortage, now, due ? undefined : deadline);
-      // A shrink with a deadline ends at once; updates already due are served when releases end the other kind.
-      if (due) return;
-    }
-    for (const job of state.evolvingJobs) {
-      let grant = 0;
-      while (job.evolveDemands.length > 0 && job.evolveDemands[0]!.at <= now) grant += job.evolveDemands.shift()!.processors;
-      if (grant === 0) continue;
-      // Decision: what shrinks could not free (local users took it meanwhile) is asked anyway; the local manager
-      // starts it when it can.
-      this.account(job, () => {
-        job.promised -= grant;
-        job.pendingGrow += grant;
-      });
-      this.managers[job.clusterIndex]!.grow(job.id, grant);
-    }
   }
 
   /** A job's views (see JobViews); undefined for an unknown job. */
