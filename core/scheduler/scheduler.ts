@@ -23,7 +23,10 @@ import { Claimer } from './claimer.js';
 import { EventBus } from './event-bus.js';
 import { EvolvingUpdates } from './evolving.js';
 import { GrowthTrigger } from './growth.js';
+import { KoalaScan } from './koala-scan.js';
 import { CapacityLedger } from './ledger.js';
+import { roomFor } from './room.js';
+import { ShrinkToPlace } from './shrink-to-place.js';
 import { ClusterState, type CapacityBreakdown, type ThresholdScope } from './cluster-state.js';
 import { JobRecord } from './job-record.js';
 import { Timers } from './timers.js';
@@ -131,6 +134,7 @@ export class Scheduler {
   private readonly ledger: CapacityLedger;
   private readonly growth: GrowthTrigger;
   private readonly evolving: EvolvingUpdates;
+  private readonly koalaScan: KoalaScan;
   private approach: JobManagementApproach;
   private readonly tag: string;
   private readonly growthAtPoll: GrowthAtPoll;
@@ -147,20 +151,6 @@ export class Scheduler {
   private now = Number.NEGATIVE_INFINITY;
   /** Poll rounds so far: a status from a local manager opens a new one; a job counts one failed try per round. */
   private pollRound = 0;
-  /** The poll round of the last full scan of the queue; whether an evolving job was ever submitted. */
-  private scannedInRound = -1;
-  /** The fewest processors any queued job could be placed with on one cluster (a lower bound). */
-  private queueSmallest = Number.POSITIVE_INFINITY;
-  private sawEvolving = false;
-  /**
-   * While the queue is scanned: the most any cluster has available for a job without reservations now, and the first
-   * cluster with it; known since the last visit that may have changed any cluster (a placement, a shrink, a job
-   * ended), and for the commands so far (`roomEpoch`).
-   */
-  private roomMost = 0;
-  private roomAt = 0;
-  private roomKnown = false;
-  private roomEpoch = -1;
   /** Commands and polls so far: a pass after one is never skipped as a repeat. */
   private epoch = 0;
   /** The instant of the passes in `passStates`, and the states they started from and left. */
@@ -211,6 +201,18 @@ export class Scheduler {
       o.claimMarginS,
     );
     this.growth = new GrowthTrigger(this.malleability);
+    this.koalaScan = new KoalaScan({
+      grid,
+      clusters: this.clusters,
+      queue: this.queue,
+      ledger: this.ledger,
+      pwa: new ShrinkToPlace(grid, this.clusters, this.ledger, this.malleability),
+      malleability: this.malleability,
+      round: () => this.pollRound,
+      epoch: () => this.epoch,
+      place: (job, components, policy, now) => this.place(job, components, policy, now),
+      failedTry: (job, reason, now) => this.failedTry(job, reason, now),
+    });
     this.evolving = new EvolvingUpdates({
       clusters: this.clusters,
       managers: this.managers,
@@ -366,11 +368,10 @@ export class Scheduler {
     const job = new JobRecord(spec, id, this.seq++, now, placementPolicy(spec.placement)!);
     this.jobsById.set(id, job);
     this.live++;
-    if (job.evolving) this.sawEvolving = true;
     const name = spec.name ?? id;
     this.emit(now, { type: 'job.submitted', jobId: id, kind: spec.kind, name, min: job.min, max: job.max });
     job.transition('queued', now, 'waiting for placement');
-    this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));
+    this.koalaScan.queued(job);
     const position = this.queue.push(job);
     this.emit(now, { type: 'job.queued', jobId: id, position });
     // A new job gets its own try at once (paper IV-A); the rest of the queue waits for processors to free up.
@@ -658,72 +659,7 @@ export class Scheduler {
     if (this.queue.length === 0) return;
     const planned = this.queuePolicy.begin(this.queueView(now));
     if (planned !== undefined) return this.scanPlanned(planned, now);
-    // Upper bounds of what any job may get, to refuse most jobs in O(1) when the grid is full.
-    let mostFree = 0;
-    let mostWithShrink = 0;
-    for (const s of this.clusters) {
-      const free = s.availableFor();
-      mostFree = Math.max(mostFree, free);
-      if (shrinkToPlace && !this.malleability.busy(s)) mostWithShrink = Math.max(mostWithShrink, free + s.shrinkableForPlacement);
-    }
-    // Decision: between polls, when no cluster has room for the smallest queued job, nothing can be placed and no try
-    // counts: the queue is not visited (a long queue is scanned once a poll then, not at every operation). Not with
-    // a job owed reserved processors, nor once an evolving job (whose pre-allocation may overlap malleable extras)
-    // has been seen.
-    const smallest = this.queueSmallest;
-    if (!only && this.scannedInRound === this.pollRound && mostFree < smallest && mostWithShrink < smallest && !this.sawEvolving && this.clusters.every((c) => c.reserved === 0)) return;
-    if (!only) {
-      this.scannedInRound = this.pollRound;
-      this.queueSmallest = Number.POSITIVE_INFINITY;
-    }
-    this.roomKnown = false;
-    const visit = (job: JobRecord): TryOutcome => {
-      const outcome = this.visit(job, shrinkToPlace, mostFree, mostWithShrink, now);
-      if (outcome === 'kept') this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));
-      else this.roomKnown = false;
-      return outcome;
-    };
-    if (only) return this.queue.scanOnly(only, visit);
-    // A job tried already in this round that fits nowhere now would only be kept again (no try counts, nothing is
-    // said, its reason stays): the scan passes over it without a visit while its minimum is above what is free.
-    const round = this.pollRound;
-    const limit = (): number => {
-      if (this.pollRound !== round) return Number.POSITIVE_INFINITY;
-      if (!this.roomKnown || this.roomEpoch !== this.epoch) this.measureRoom();
-      const most = Math.min(mostFree, this.roomMost);
-      return shrinkToPlace ? Math.max(most, mostWithShrink) : most;
-    };
-    const passedOver = this.queue.scan(visit, { round, limit });
-    this.queueSmallest = Math.min(this.queueSmallest, passedOver);
-  }
-
-  private visit(job: JobRecord, shrinkToPlace: boolean, mostFree: number, mostWithShrink: number, now: number): TryOutcome {
-    job.passOver = -1;
-    // An evolving job's pre-allocation may overlap malleable extras: it is not bounded by what is free.
-    if (job.waitingOn.length === 0 && job.singleCluster && !job.evolving && !(shrinkToPlace && job.min <= mostWithShrink)) {
-      const unpinned = job.spec.components[0]!.cluster === undefined;
-      // The common case on a full grid, kept short: a single-cluster job larger than what any cluster had free when
-      // the scan began.
-      if (job.min > mostFree) {
-        if (job.triedInRound !== this.pollRound) job.tooLarge(job.min, mostFree);
-        if (unpinned) job.passOver = job.min;
-        return this.failedTry(job, undefined, now);
-      }
-      // Placements earlier in this scan may have taken that room: a job that fits on no cluster now fails as its
-      // placement policy would (each one places a single unpinned component on a cluster with room for its
-      // minimum, and says the same), without asking it to look at every cluster.
-      if (unpinned) {
-        if (!this.roomKnown || this.roomEpoch !== this.epoch) this.measureRoom();
-        if (job.min > this.roomMost) {
-          if (job.triedInRound !== this.pollRound) job.fitsNowhere(job.min, this.roomMost, this.clusters[this.roomAt]!.cluster.name);
-          job.passOver = job.min;
-          return this.failedTry(job, undefined, now);
-        }
-      }
-    }
-    const outcome = this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, now);
-    this.roomKnown = false;
-    return outcome;
+    this.koalaScan.scan(shrinkToPlace, now, only);
   }
 
   /**
@@ -803,23 +739,6 @@ export class Scheduler {
     };
   }
 
-  /** The most a job without reservations may have on one cluster now, and the first cluster with it. */
-  private measureRoom(): void {
-    let most = Number.NEGATIVE_INFINITY;
-    let at = 0;
-    for (let i = 0; i < this.clusters.length; i++) {
-      const free = this.clusters[i]!.availableFor();
-      if (free > most) {
-        most = free;
-        at = i;
-      }
-    }
-    this.roomMost = most;
-    this.roomAt = at;
-    this.roomKnown = true;
-    this.roomEpoch = this.epoch;
-  }
-
   /** `reason` undefined: already recorded on the job (and worded only if someone reads it). */
   private failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome {
     // A job tried again in the same poll round (processors freed meanwhile) counts nothing and says nothing new: it
@@ -833,76 +752,9 @@ export class Scheduler {
     return 'exhausted';
   }
 
-  private tryPlace(
-    job: JobRecord,
-    shrinkToPlace: boolean,
-    mostFree: number,
-    mostWithShrink: number,
-    now: number,
-  ): TryOutcome {
-    const policy = job.placementPolicy;
-    const need = job.need;
-    const waiting = job.waitingOn.length > 0;
-    if (waiting && job.waitingOn.some((i) => this.malleability.busy(this.clusters[i]!))) return 'kept';
-
-    let reason: string | undefined;
-    if (!waiting && need > mostFree && job.singleCluster && !job.evolving) {
-      if (job.triedInRound !== this.pollRound) job.tooLarge(need, mostFree);
-      reason = undefined;
-    } else {
-      const placement = policy.place(job.spec, this.view((i) => this.roomFor(job, this.clusters[i]!, false)));
-      if (placement.ok) {
-        this.place(job, placement.components, policy.name, now);
-        return 'placed';
-      }
-      reason = placement.reason;
-    }
-    if (waiting) this.dropReservations(job);
-
-    if (shrinkToPlace && (need <= mostWithShrink || !job.singleCluster || job.evolving)) {
-      const busy = (i: number) => this.malleability.busy(this.clusters[i]!);
-      const withShrink = policy.place(
-        job.spec,
-        this.view((i) => this.roomFor(job, this.clusters[i]!, !busy(i))),
-      );
-      if (withShrink.ok) {
-        reason = this.shrinkToPlace(job, withShrink.components, now);
-      }
-    }
-    return this.failedTry(job, reason, now);
-  }
-
-  /** PWA: reclaims processors from running malleable jobs for a job that fits only that way, and sets them aside. */
-  private shrinkToPlace(job: JobRecord, components: readonly PlacedComponent[], now: number): string {
-    const perCluster = new Map<number, number>();
-    for (const c of components) {
-      const i = this.grid.cluster(c.cluster)!.index;
-      perCluster.set(i, (perCluster.get(i) ?? 0) + c.processors);
-    }
-    const asked: string[] = [];
-    for (const [i, processors] of perCluster) {
-      const state = this.clusters[i]!;
-      const missing = processors - this.roomFor(job, state, false);
-      this.ledger.reserve(job, state, processors);
-      if (missing > 0) {
-        this.malleability.shrink(state, missing, true, now);
-        asked.push(`${missing} on ${state.cluster.name}`);
-      }
-    }
-    return asked.length ? `waiting for mandatory shrinks to release ${asked.join(', ')}` : 'processors set aside; placing at the next pass';
-  }
-
   /** What a placement of `job` may take on a cluster now, or with mandatory shrinks of malleable extras there. */
   private roomFor(job: JobRecord, state: ClusterState, withShrink: boolean): number {
-    if (!job.evolving) {
-      const free = state.availableFor(job.id) + (withShrink ? state.shrinkableForPlacement : 0);
-      // Decision: a malleable job whose minimum fits may start above it into what growth could take (unused
-      // pre-allocated processors included): what it has above its minimum is preemptible, as grown processors are.
-      if (job.malleable && free >= job.min && !withShrink) return Math.max(free, state.availableForGrowth());
-      return free;
-    }
-    const initial = componentRequest(job.spec, 0).initial;
-    return state.availableForPreallocation(job.id, initial, job.max, withShrink ? state.shrinkable : 0);
+    return roomFor(job, state, withShrink);
   }
 
   private view(available: (clusterIndex: number) => number): PlacementContext {
@@ -953,7 +805,7 @@ export class Scheduler {
     this.emit(now, { type: 'claim.failed', jobId: job.id, reason });
     if (this.queue.countTry(job, reason)) return this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${reason}`, now);
     job.transition('queued', now, reason);
-    this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));
+    this.koalaScan.queued(job);
     const position = this.queue.push(job);
     this.emit(now, { type: 'job.queued', jobId: job.id, position });
     this.passRequested = true;
@@ -1100,11 +952,6 @@ export class Scheduler {
   private emit(now: number, body: SchedulerEventBody): void {
     this.bus.emit(now, body);
   }
-}
-
-/** A lower bound of what a queued job needs free on one cluster: its minimum, or 1 for a job split over clusters. */
-function smallestNeed(job: JobRecord): number {
-  return job.singleCluster && !job.evolving ? job.need : 1;
 }
 
 /** One step of a 32-bit multiplicative hash (murmur3's mixing) over a whole number. */
