@@ -24,6 +24,9 @@ import { EventBus } from './event-bus.js';
 import { EvolvingUpdates } from './evolving.js';
 import { GrowthTrigger } from './growth.js';
 import { KoalaScan } from './koala-scan.js';
+import { passStateKey } from './state-key.js';
+import { resizeByOperator, type OperatorResize } from './operator-resize.js';
+import { checkAdoption, resumeAdopted, type AdoptedJob } from './adoption.js';
 import { CapacityLedger } from './ledger.js';
 import { roomFor } from './room.js';
 import { ShrinkToPlace } from './shrink-to-place.js';
@@ -31,6 +34,9 @@ import { ClusterState, type CapacityBreakdown, type ThresholdScope } from './clu
 import { JobRecord } from './job-record.js';
 import { Timers } from './timers.js';
 import type { Step } from '../time/step-function.js';
+
+export type { AdoptedJob } from './adoption.js';
+export type { OperatorResize } from './operator-resize.js';
 
 export interface SchedulerOptions {
   /** Job-management approach: `pra` or `pwa`. */
@@ -86,22 +92,6 @@ export interface ClusterSnapshot extends CapacityBreakdown {
 }
 
 /**
- * A job an earlier run of Concertina launched, found again on its cluster after a restart (live mode): it runs
- * there with `processors` since `startTime`, or waits for its local jobs to start (`startTime` undefined), or has
- * ended meanwhile (`ended`).
- */
-export interface AdoptedJob {
-  readonly cluster: string;
-  readonly processors: number;
-  /** When it was submitted, in the scheduler's time. */
-  readonly submitTime: number;
-  readonly startTime?: number;
-  readonly ended?: { readonly state: 'completed' | 'failed' | 'cancelled'; readonly reason: string };
-  /** A malleable job's cap, when an operator's shrink set it below its max (it sticks across a restart). */
-  readonly cap?: number;
-}
-
-/**
  * A job's views (CooRMv2), in absolute scheduler time; the last step of each holds on. `nonPreemptive`: what it may
  * hold with a guarantee (an evolving job: its pre-allocation); `preemptive`: what it could hold preemptibly now and
  * ahead (a malleable job: its size and what it could grow into, less what it must release by a deadline);
@@ -111,14 +101,6 @@ export interface JobViews {
   readonly nonPreemptive: Step[];
   readonly preemptive: Step[];
   readonly allocated: Step[];
-}
-
-/** What an operator's resize set going: processors offered to the job, or asked back from it. */
-export interface OperatorResize {
-  readonly jobId: string;
-  readonly cluster: string;
-  readonly processors: number;
-  readonly direction: 'grow' | 'shrink';
 }
 
 export class Scheduler {
@@ -389,67 +371,16 @@ export class Scheduler {
    */
   adopt(input: unknown, adopted: AdoptedJob, now: number): Result<JobRecord> {
     this.now = now;
-    // A job of an earlier session: read as it was stored.
-    const parsed = parseWith(storedJobSpecSchema, input);
-    if (!parsed.ok) return parsed;
-    const spec = parsed.value;
-    const errors = checkJobAgainstGrid(spec, this.grid);
-    const id = spec.id;
-    if (id === undefined) errors.push({ path: 'id', message: 'is required to adopt a job' });
-    else if (this.jobsById.has(id)) errors.push({ path: 'id', message: `duplicates job "${id}"` });
-    // Decision: only single-cluster jobs are adopted; a co-allocated rigid job split over clusters is not resumed.
-    if (spec.components.length !== 1) errors.push({ path: 'components', message: `only a single-component job can be adopted (got ${spec.components.length})` });
-    const cluster = this.grid.cluster(adopted.cluster);
-    if (!cluster) errors.push({ path: 'cluster', message: `names no cluster ("${adopted.cluster}")` });
-    if (!adopted.ended && spec.components.length === 1) {
-      const request = componentRequest(spec, 0);
-      const n = adopted.processors;
-      if (!Number.isInteger(n) || n < request.min || n > request.max) {
-        errors.push({ path: 'processors', message: `must be a whole number within ${request.min}..${request.max} (got ${n})` });
-      }
-    }
-    if (adopted.cap !== undefined && !Number.isInteger(adopted.cap)) errors.push({ path: 'cap', message: `must be a whole number (got ${adopted.cap})` });
-    if (errors.length || id === undefined || !cluster) return fail(errors);
+    const checked = checkAdoption(input, adopted, this.grid, (id) => this.jobsById.has(id));
+    if (!checked.ok) return checked;
+    const { spec, id, cluster } = checked.value;
     const job = new JobRecord(spec, id, this.seq++, adopted.submitTime, placementPolicy(spec.placement)!);
     this.jobsById.set(id, job);
-    // Decision: a stored cap outside min..max (the spec changed meaning) is brought inside it, never refused.
-    if (job.malleable && adopted.cap !== undefined) job.cap = Math.max(job.min, Math.min(job.max, adopted.cap));
-    if (adopted.ended) {
-      job.transition(adopted.ended.state, now, adopted.ended.reason);
-      this.emit(now, { type: 'job.ended', jobId: id, state: adopted.ended.state, reason: adopted.ended.reason, tries: 0 });
-      return ok(job);
+    if (!adopted.ended) {
+      this.live++;
+      this.placedJobs.add(job);
     }
-    this.live++;
-    this.placedJobs.add(job);
-    const components = [{ cluster: cluster.name, processors: adopted.processors }];
-    job.components = components;
-    job.clusterIndex = cluster.index;
-    job.launched = true;
-    const state = this.clusters[cluster.index]!;
-    if (adopted.startTime === undefined) {
-      // Launched, its local jobs not all running yet: held as a placed job until the manager answers `started`.
-      if (job.evolving) this.holdPreallocation(job);
-      if (job.malleable || job.evolving) this.account(job, () => (job.claimed = adopted.processors));
-      else this.ledger.holdRigid(state, adopted.processors);
-      job.transition('claiming', now, `adopted after a restart: launched on ${cluster.name}, waiting for its local jobs to start`);
-      this.emit(now, { type: 'job.adopted', jobId: id, cluster: cluster.name, size: adopted.processors, state: 'claiming' });
-      return ok(job);
-    }
-    if (job.malleable) {
-      this.account(job, () => (job.size = adopted.processors));
-      state.malleableJobs.push(job);
-    } else if (job.evolving) {
-      this.holdPreallocation(job);
-      this.account(job, () => (job.size = adopted.processors));
-    } else {
-      this.ledger.holdRigid(state, adopted.processors);
-      job.size = adopted.processors;
-    }
-    job.recordSize(adopted.startTime);
-    job.startedComponents = 1;
-    job.startTime = adopted.startTime;
-    job.transition('running', now, `adopted after a restart: running on ${cluster.name} with ${adopted.processors} processors`);
-    this.emit(now, { type: 'job.adopted', jobId: id, cluster: cluster.name, size: job.size, state: 'running' });
+    this.emit(now, resumeAdopted(job, adopted, this.clusters[cluster.index]!, this.ledger, now));
     return ok(job);
   }
 
@@ -477,31 +408,7 @@ export class Scheduler {
     this.epoch++;
     const job = this.jobsById.get(jobId);
     if (!job) return fail([{ path: 'jobId', message: `names no job ("${jobId}")` }]);
-    if (!job.malleable) return fail([{ path: 'jobId', message: `job ${jobId} is not malleable (it is ${job.kind})` }]);
-    if (job.state !== 'running') return fail([{ path: 'jobId', message: `job ${jobId} is not running (it is ${job.state})` }]);
-    if (!Number.isInteger(delta) || delta === 0) return fail([{ path: 'delta', message: 'must be a whole number other than 0' }]);
-    const state = this.clusters[job.clusterIndex]!;
-    const cluster = state.cluster.name;
-    if (this.malleability.busy(state)) {
-      return fail([{ path: 'jobId', message: `cluster ${cluster} is busy with another grow or shrink operation; try again when it ends` }]);
-    }
-    if (delta > 0) {
-      const room = job.max - job.held;
-      if (delta > room) return fail([{ path: 'delta', message: `would take job ${jobId} beyond its maximum (${job.held} of max ${job.max}: grow by ${room} at most)` }]);
-      const free = state.availableForGrowth();
-      if (free === 0) return fail([{ path: 'delta', message: `no processors are free for growth on ${cluster}` }]);
-      const processors = Math.min(delta, free);
-      job.cap = job.max;
-      this.malleability.operatorGrow(state, job, processors, now);
-      return ok({ jobId, cluster, processors, direction: 'grow' });
-    }
-    const processors = -delta;
-    if (processors > job.shrinkable) {
-      return fail([{ path: 'delta', message: `would take job ${jobId} below its minimum (${job.size - job.releasing} of min ${job.min}: shrink by ${job.shrinkable} at most)` }]);
-    }
-    job.cap = job.held - job.releasing - processors;
-    this.malleability.operatorShrink(state, job, processors, now);
-    return ok({ jobId, cluster, processors, direction: 'shrink' });
+    return resizeByOperator(job, delta, this.clusters, this.malleability, now);
   }
 
   /** The information service: asks every cluster for its status (background load). */
@@ -571,25 +478,8 @@ export class Scheduler {
    * Decision: processors that only move between the malleable jobs of a cluster do not count as progress.
    */
   stateKey(): number {
-    let h1 = mix(mix(mix(mix(mix(0x2545f491, this.epoch), this.pollRound), this.queue.length), this.live), this.malleability.running);
-    let h2 = h1;
-    for (const s of this.clusters) {
-      // Kept cheap (it runs twice a pass): one multiply per value, a second chain over the first.
-      h1 = Math.imul(h1 ^ s.background, 0x9e3779b1);
-      h1 = Math.imul(h1 ^ s.nonPreemptible, 0x85ebca6b);
-      h1 = Math.imul(h1 ^ s.preemptible, 0xc2b2ae35);
-      h1 = Math.imul(h1 ^ s.preallocatedUnused, 0x27d4eb2f);
-      h1 = Math.imul(h1 ^ s.offered, 0x165667b1);
-      h1 = Math.imul(h1 ^ s.reserved, 0x9e3779b1);
-      h1 = Math.imul(h1 ^ ((s.growDue ? 1 : 0) + s.malleableJobs.length * 2), 0x85ebca6b);
-      // What growth was last offered from (a growth that offered nothing still learnt not to ask again).
-      h1 = Math.imul(h1 ^ (s.lastGrowFree + s.lastGrowRoom * 0x10001), 0xc2b2ae35);
-      h2 = Math.imul(h2 ^ (h1 >>> 15), 0xcc9e2d51);
-    }
-    // Two 32-bit hashes in one exact number (53 bits): a false repeat would need both to collide.
-    return (mix(h1, h2) >>> 0) * 0x200000 + (h2 & 0x1fffff);
+    return passStateKey([this.epoch, this.pollRound, this.queue.length, this.live, this.malleability.running], this.clusters);
   }
-
 
   /** An answer from a local manager or an application. */
   receive(message: InboundMessage, now: number): void {
@@ -952,15 +842,6 @@ export class Scheduler {
   private emit(now: number, body: SchedulerEventBody): void {
     this.bus.emit(now, body);
   }
-}
-
-/** One step of a 32-bit multiplicative hash (murmur3's mixing) over a whole number. */
-function mix(h: number, value: number): number {
-  let k = Math.imul(value | 0, 0xcc9e2d51);
-  k = Math.imul((k << 15) | (k >>> 17), 0x1b873593);
-  h ^= k;
-  h = (h << 13) | (h >>> 19);
-  return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
 function required<T>(value: T | undefined, field: string, name: string): T {
