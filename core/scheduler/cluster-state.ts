@@ -28,6 +28,13 @@ export interface CapacityBreakdown {
   readonly idle: number;
 }
 
+export interface ClusterSnapshot extends CapacityBreakdown {
+  readonly name: string;
+  readonly reachable: boolean;
+  readonly lastPoll: number;
+  readonly runningMalleable: number;
+}
+
 export class ClusterState {
   readonly cluster: Cluster;
   background = 0;
@@ -168,6 +175,26 @@ export class ClusterState {
   /** What mandatory shrinks could free here for a non-preemptible placement: extras filling pre-allocations free nothing. */
   get shrinkableForPlacement(): number {
     return Math.min(this.shrinkable, Math.max(0, this.extras - this.preallocatedUnused));
+  }
+
+  /**
+   * Records a poll's answer (its background load bounded by the cluster's size). Says whether processors came free
+   * (local users gave some back, or the cluster came back) and whether it changed what Concertina knows.
+   * Decision: a poll is an event only when it changes what Concertina knows (load or reachability); the time of the
+   * last poll is in the snapshot.
+   */
+  recordPoll(status: { readonly background: number; readonly reachable: boolean }, now: number): { freed: boolean; changed: boolean } {
+    const background = Math.max(0, Math.min(status.background, this.cluster.processors));
+    const freed = background < this.background || (status.reachable && !this.reachable);
+    const changed = background !== this.background || status.reachable !== this.reachable || this.lastPoll === Number.NEGATIVE_INFINITY;
+    this.background = background;
+    this.reachable = status.reachable;
+    this.lastPoll = now;
+    return { freed, changed };
+  }
+
+  snapshot(): ClusterSnapshot {
+    return { name: this.cluster.name, reachable: this.reachable, lastPoll: this.lastPoll, runningMalleable: this.malleableJobs.length, ...this.breakdown() };
   }
 
   breakdown(): CapacityBreakdown {

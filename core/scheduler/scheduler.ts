@@ -23,6 +23,7 @@ import { Claimer } from './claimer.js';
 import { EventBus } from './event-bus.js';
 import { EvolvingUpdates } from './evolving.js';
 import { GrowthTrigger } from './growth.js';
+import { JobSizes } from './job-sizes.js';
 import { KoalaScan } from './koala-scan.js';
 import { passStateKey } from './state-key.js';
 import { resizeByOperator, type OperatorResize } from './operator-resize.js';
@@ -30,12 +31,13 @@ import { checkAdoption, resumeAdopted, type AdoptedJob } from './adoption.js';
 import { CapacityLedger } from './ledger.js';
 import { roomFor } from './room.js';
 import { ShrinkToPlace } from './shrink-to-place.js';
-import { ClusterState, type CapacityBreakdown, type ThresholdScope } from './cluster-state.js';
+import { ClusterState, type ClusterSnapshot, type ThresholdScope } from './cluster-state.js';
 import { JobRecord } from './job-record.js';
 import { Timers } from './timers.js';
 import type { Step } from '../time/step-function.js';
 
 export type { AdoptedJob } from './adoption.js';
+export type { ClusterSnapshot } from './cluster-state.js';
 export type { OperatorResize } from './operator-resize.js';
 
 export interface SchedulerOptions {
@@ -84,13 +86,6 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   priority: 'submit',
 };
 
-export interface ClusterSnapshot extends CapacityBreakdown {
-  readonly name: string;
-  readonly reachable: boolean;
-  readonly lastPoll: number;
-  readonly runningMalleable: number;
-}
-
 /**
  * A job's views (CooRMv2), in absolute scheduler time; the last step of each holds on. `nonPreemptive`: what it may
  * hold with a guarantee (an evolving job: its pre-allocation); `preemptive`: what it could hold preemptibly now and
@@ -117,6 +112,7 @@ export class Scheduler {
   private readonly growth: GrowthTrigger;
   private readonly evolving: EvolvingUpdates;
   private readonly koalaScan: KoalaScan;
+  private readonly sizes: JobSizes;
   private approach: JobManagementApproach;
   private readonly tag: string;
   private readonly growthAtPoll: GrowthAtPoll;
@@ -165,7 +161,7 @@ export class Scheduler {
       {
         applications,
         emit: (now, e) => this.emit(now, e),
-        grantGrow: (job, n) => this.grantGrow(job, n),
+        grantGrow: (job, n) => this.sizes.grantGrow(job, n),
         // What an operation leaves unclaimed was already offered: only processors freed meanwhile re-trigger growth.
         operationDone: () => (this.passRequested = true),
       },
@@ -195,6 +191,11 @@ export class Scheduler {
       place: (job, components, policy, now) => this.place(job, components, policy, now),
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
     });
+    const freed = (state: ClusterState) => {
+      this.growthDue(state);
+      this.passRequested = true;
+    };
+    const emit = (now: number, e: SchedulerEventBody) => this.emit(now, e);
     this.evolving = new EvolvingUpdates({
       clusters: this.clusters,
       managers: this.managers,
@@ -203,11 +204,19 @@ export class Scheduler {
       ledger: this.ledger,
       malleability: this.malleability,
       job: (id) => this.jobsById.get(id),
-      emit: (now, e) => this.emit(now, e),
-      freed: (state) => {
-        this.growthDue(state);
-        this.passRequested = true;
-      },
+      emit,
+      freed,
+    });
+    this.sizes = new JobSizes({
+      grid,
+      clusters: this.clusters,
+      managers: this.managers,
+      applications,
+      ledger: this.ledger,
+      emit,
+      update: (jobId, processors, announceS, now) => this.evolving.update(jobId, processors, announceS, now),
+      freed,
+      jobChanged: (job, now) => this.malleability.onJobChanged(job, now),
     });
   }
 
@@ -319,13 +328,7 @@ export class Scheduler {
   }
 
   snapshot(): ClusterSnapshot[] {
-    return this.clusters.map((s) => ({
-      name: s.cluster.name,
-      reachable: s.reachable,
-      lastPoll: s.lastPoll,
-      runningMalleable: s.malleableJobs.length,
-      ...s.breakdown(),
-    }));
+    return this.clusters.map((s) => s.snapshot());
   }
 
   // ---- commands ------------------------------------------------------------------------------------------------
@@ -488,22 +491,16 @@ export class Scheduler {
       case 'status': {
         const state = this.clusters[this.grid.cluster(message.cluster)?.index ?? -1];
         if (!state) return;
-        const background = Math.max(0, Math.min(message.status.background, state.cluster.processors));
         // Polling triggers job management (paper V-B): processors local users gave back count as freed, so running
         // jobs may grow; the queue is scanned on every poll whatever changed.
-        if (background < state.background || (message.status.reachable && !state.reachable)) this.growthDue(state);
-        // Decision: a poll is an event only when it changes what Concertina knows (load or reachability); the time
-        // of the last poll is in the snapshot.
-        const changed = background !== state.background || message.status.reachable !== state.reachable || state.lastPoll === Number.NEGATIVE_INFINITY;
-        state.background = background;
-        state.reachable = message.status.reachable;
-        state.lastPoll = now;
+        const { freed, changed } = state.recordPoll(message.status, now);
+        if (freed) this.growthDue(state);
         // Decision: idle processors go to growth only after the pass that follows the poll has tried the queue, so a
         // job waiting for them is placed first (what a release frees still goes to the approach's order).
         if (this.growthAtPoll === 'idle' && state.reachable) this.growth.polled(state);
         this.passRequested = true;
         this.pollRound++;
-        if (changed) this.emit(now, { type: 'cluster.polled', cluster: message.cluster, processors: message.status.processors, background, reachable: state.reachable });
+        if (changed) this.emit(now, { type: 'cluster.polled', cluster: message.cluster, processors: message.status.processors, background: state.background, reachable: state.reachable });
         return;
       }
       case 'growAnswer':
@@ -517,11 +514,11 @@ export class Scheduler {
     if (!job || job.ended) return;
     switch (message.type) {
       case 'started':
-        return this.started(job, message.processors, now);
+        return this.sizes.started(job, message.processors, now);
       case 'grown':
-        return this.grown(job, message.processors, now);
+        return this.sizes.grown(job, message.processors, now);
       case 'released':
-        return this.released(job, message.processors, message.offerId !== undefined, now);
+        return this.sizes.released(job, message.processors, message.offerId !== undefined, now);
       case 'finished':
         return this.endJob(job, message.state, message.reason, now, message.output);
     }
@@ -699,71 +696,6 @@ export class Scheduler {
     const position = this.queue.push(job);
     this.emit(now, { type: 'job.queued', jobId: job.id, position });
     this.passRequested = true;
-  }
-
-  private started(job: JobRecord, processors: number, now: number): void {
-    job.startedComponents++;
-    if (job.malleable || job.evolving) {
-      this.account(job, () => {
-        job.claimed -= processors;
-        job.size += processors;
-      });
-    } else job.size += processors;
-    if (job.startedComponents < job.components.length) return;
-    job.startTime = now;
-    const first = job.components[0]!;
-    job.transition('running', now, `started on ${job.components.map((c) => c.cluster).join(', ')}`);
-    if (job.malleable) this.clusters[job.clusterIndex]!.malleableJobs.push(job);
-    job.recordSize(now);
-    if (job.evolving) this.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size, preallocation: job.preallocation });
-    else this.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size });
-  }
-
-  // ---- malleability ----------------------------------------------------------------------------------------------
-
-  private grantGrow(job: JobRecord, processors: number): void {
-    this.account(job, () => (job.pendingGrow += processors));
-    this.managerOf(job.components[0]!.cluster).grow(job.id, processors);
-  }
-
-  private grown(job: JobRecord, processors: number, now: number): void {
-    const n = Math.min(processors, job.pendingGrow);
-    if (n <= 0) return;
-    this.account(job, () => {
-      job.pendingGrow -= n;
-      job.size += n;
-    });
-    const cluster = job.components[0]!.cluster;
-    job.recordSize(now);
-    if (job.evolving) {
-      // Decision: an evolving job asked for a size: it hears of it once every processor of its update is active
-      // (a grow may start one processor at a time), not of each step on the way.
-      if (job.pendingGrow > 0) return;
-      this.emit(now, { type: 'job.evolved', jobId: job.id, cluster, size: job.size, preallocation: job.preallocation });
-    } else this.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: n, size: job.size });
-    this.applications.resized(job.id, job.size);
-  }
-
-  private released(job: JobRecord, processors: number, requested: boolean, now: number): void {
-    // Decision: an evolving job letting processors go on its own is a spontaneous update to the smaller size.
-    if (job.evolving) return this.evolving.update(job.id, Math.max(job.min, job.held - processors), 0, now);
-    // Decision: a malleable job never drops below its minimum; a release past it is not taken from the count.
-    const n = Math.max(0, Math.min(processors, job.size - job.min));
-    if (n === 0) return;
-    this.account(job, () => {
-      job.size -= n;
-      job.releasing = Math.max(0, job.releasing - n);
-    });
-    // Releases pay what is owed at once first, then what is owed by a deadline.
-    job.releasingByDeadline = Math.min(job.releasingByDeadline, job.releasing);
-    const state = this.clusters[job.clusterIndex]!;
-    this.managers[job.clusterIndex]!.shrink(job.id, n);
-    if (job.releasingByDeadline === 0) job.releaseBy = Number.NaN;
-    job.recordSize(now);
-    this.emit(now, { type: 'job.shrunk', jobId: job.id, cluster: state.cluster.name, processors: n, size: job.size, voluntary: !requested });
-    this.growthDue(state);
-    this.passRequested = true;
-    this.malleability.onJobChanged(job, now);
   }
 
   /** A job's views (see JobViews); undefined for an unknown job. */
