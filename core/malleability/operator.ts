@@ -4,7 +4,7 @@ import type { JobRecord } from '../scheduler/job-record.js';
 import type { PolicyProcedure } from './policy.js';
 
 /** Offers `processors` more to one job (voluntary: it takes what it wants of them). */
-export function* operatorGrow(job: JobRecord, processors: number): PolicyProcedure {
+export function* operatorGrow(job: JobRecord, processors: number): PolicyProcedure<JobRecord> {
   yield { kind: 'offerGrow', job, processors };
 }
 
@@ -14,7 +14,7 @@ export function* operatorGrow(job: JobRecord, processors: number): PolicyProcedu
  * than asked when it runs only at some sizes (FT keeps a power of two: 8 shrunk by 1 gives back 4, and is capped at 4,
  * never at 7, a size it cannot run at).
  */
-export function* operatorShrink(job: JobRecord, processors: number): PolicyProcedure {
+export function* operatorShrink(job: JobRecord, processors: number): PolicyProcedure<JobRecord> {
   const accepted = yield { kind: 'requestShrink', job, processors };
   job.cap = Math.max(job.min, job.held - job.releasing);
   if (accepted > 0) yield { kind: 'awaitRelease', jobs: [job] };

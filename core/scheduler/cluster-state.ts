@@ -1,6 +1,7 @@
 // The capacity model of one cluster as Concertina sees it: background load from the last poll, Concertina's
 // non-preemptible and preemptible processors, pre-allocated but unused ones (CooRMv2), and what is earmarked.
 import type { Cluster } from '../model/grid.js';
+import type { JobRecord, ReadonlyJobRecord } from './job-record.js';
 
 /**
  * What a cluster's threshold caps. `all`: everything Concertina holds there, placements included. `growth`: only
@@ -35,7 +36,34 @@ export interface ClusterSnapshot extends CapacityBreakdown {
   readonly runningMalleable: number;
 }
 
-export class ClusterState {
+/** A cluster's capacity model as policies see it (approaches, placement room): read-only. */
+export interface ReadonlyClusterState {
+  readonly cluster: Cluster;
+  readonly reachable: boolean;
+  readonly background: number;
+  readonly nonPreemptible: number;
+  readonly preemptible: number;
+  readonly preallocatedUnused: number;
+  readonly offered: number;
+  /** Processors set aside for waiting jobs (PWA's shrink-to-place). */
+  readonly reserved: number;
+  readonly growDue: boolean;
+  readonly malleableJobs: readonly ReadonlyJobRecord[];
+  readonly evolvingJobs: readonly ReadonlyJobRecord[];
+  readonly growRoom: number;
+  readonly concertina: number;
+  readonly free: number;
+  readonly unfilledPreallocation: number;
+  readonly overcommitted: number;
+  readonly shrinkable: number;
+  readonly shrinkableForPlacement: number;
+  availableFor(jobId?: string): number;
+  availableForGrowth(): number;
+  availableForPreallocation(jobId: string | undefined, initial: number, max: number, shrinkExtras?: number): number;
+  breakdown(): CapacityBreakdown;
+}
+
+export class ClusterState implements ReadonlyClusterState {
   readonly cluster: Cluster;
   background = 0;
   reachable = true;
@@ -55,9 +83,9 @@ export class ClusterState {
   readonly reservations = new Map<string, number>();
   reserved = 0;
   /** Running malleable jobs here, in start order (ties by arrival). */
-  readonly malleableJobs: import('./job-record.js').JobRecord[] = [];
+  readonly malleableJobs: JobRecord[] = [];
   /** Evolving jobs placed here and not ended, in placement order. */
-  readonly evolvingJobs: import('./job-record.js').JobRecord[] = [];
+  readonly evolvingJobs: JobRecord[] = [];
   /** Processors freed since growth last ran here: the trigger for growing running jobs. */
   growDue = false;
   /**

@@ -1,6 +1,7 @@
 // The capacity ledger: the one owner of the capacity counters that placed jobs move — what a job holds on its
 // cluster as non-preemptible, preemptible or pre-allocated processors, and what waiting jobs have set aside there —
-// as jobs are placed, started, resized and ended. ClusterState keeps the counters and answers from them.
+// as jobs are placed, started, resized and ended, and what grow offers earmark and shrinks agree to release.
+// ClusterState keeps the counters and answers from them; the malleability manager changes them only through here.
 import type { Grid } from '../model/grid.js';
 import type { ClusterState } from './cluster-state.js';
 import type { JobRecord } from './job-record.js';
@@ -76,6 +77,25 @@ export class CapacityLedger {
   reserve(job: JobRecord, state: ClusterState, processors: number): void {
     state.reserve(job.id, processors);
     job.waitingOn.push(state.cluster.index);
+  }
+
+  /** Sets `processors` of a cluster aside for a grow operation's offers, so that nothing else takes them meanwhile. */
+  earmark(state: ClusterState, processors: number): void {
+    state.offered += processors;
+  }
+
+  /** Processors set aside for grow offers stop being so: a job took them (now pending), or the operation ended. */
+  unearmark(state: ClusterState, processors: number): void {
+    state.offered -= processors;
+  }
+
+  /** A job agreed to give back `processors`: at once, or by `deadline` (ahead of an evolving job's announced update). */
+  agreeToRelease(job: JobRecord, processors: number, deadline: number | undefined): void {
+    job.releasing += processors;
+    if (processors > 0 && deadline !== undefined) {
+      job.releasingByDeadline += processors;
+      job.releaseBy = Math.min(Number.isNaN(job.releaseBy) ? Infinity : job.releaseBy, deadline);
+    }
   }
 
   /** Gives back what was set aside for a waiting job. */

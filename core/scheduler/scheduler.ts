@@ -160,6 +160,7 @@ export class Scheduler {
     this.malleability = new MalleabilityManager(
       {
         applications,
+        ledger: this.ledger,
         emit: (now, e) => this.emit(now, e),
         grantGrow: (job, n) => this.sizes.grantGrow(job, n),
         // What an operation leaves unclaimed was already offered: only processors freed meanwhile re-trigger growth.
@@ -532,7 +533,7 @@ export class Scheduler {
     return {
       clusters: this.clusters,
       growthDue: due,
-      growRunning: (state) => this.growth.growRunning(state, now),
+      growRunning: (state) => this.growth.growRunning(this.clusters[state.cluster.index]!, now),
       scanQueue: ({ shrinkToPlace }) => this.scanQueue(shrinkToPlace, now, arrivals),
     };
   }
