@@ -2,6 +2,13 @@
 // idle processors its jobs could take — and a policy grow started there when a pass asks for it.
 import type { ClusterState } from './cluster-state.js';
 
+/**
+ * When a poll makes growth due: `idle`, whenever processors are free for growth and a running malleable job could
+ * take some; `freed`, only when local users gave processors back (the KOALA paper's trigger, section V-B).
+ */
+export type GrowthAtPoll = 'idle' | 'freed';
+export const GROWTH_AT_POLL = ['idle', 'freed'] as const satisfies readonly GrowthAtPoll[];
+
 /** What growth needs of the malleability manager. */
 export interface GrowthOperations {
   /** Whether an operation runs on the cluster. */

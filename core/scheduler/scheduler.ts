@@ -22,7 +22,7 @@ import { AvailabilityProfile, type Holding } from '../plan/availability.js';
 import { Claimer } from './claimer.js';
 import { EventBus } from './event-bus.js';
 import { EvolvingUpdates } from './evolving.js';
-import { GrowthTrigger } from './growth.js';
+import { GrowthTrigger, type GrowthAtPoll } from './growth.js';
 import { JobSizes } from './job-sizes.js';
 import { KoalaScan } from './koala-scan.js';
 import { passStateKey } from './state-key.js';
@@ -37,6 +37,7 @@ import { Timers } from './timers.js';
 import type { Step } from '../time/step-function.js';
 
 export type { AdoptedJob } from './adoption.js';
+export { GROWTH_AT_POLL, type GrowthAtPoll } from './growth.js';
 export type { ClusterSnapshot } from './cluster-state.js';
 export type { OperatorResize } from './operator-resize.js';
 
@@ -66,9 +67,6 @@ export interface SchedulerOptions {
   /** The order a planning queue policy takes waiting jobs in. */
   priority: QueuePriorityName;
 }
-
-export type GrowthAtPoll = 'idle' | 'freed';
-export const GROWTH_AT_POLL = ['idle', 'freed'] as const satisfies readonly GrowthAtPoll[];
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   approach: 'pra',
@@ -114,7 +112,6 @@ export class Scheduler {
   private readonly koalaScan: KoalaScan;
   private readonly sizes: JobSizes;
   private approach: JobManagementApproach;
-  private readonly tag: string;
   private readonly growthAtPoll: GrowthAtPoll;
   private queuePolicy: QueuePolicy;
   private reservationDepthOption: number | undefined;
@@ -151,17 +148,21 @@ export class Scheduler {
       return m;
     });
     this.queue = new PlacementQueue(o.triesThreshold);
-    this.tag = o.tag;
     this.growthAtPoll = o.growthAtPoll;
     this.queuePolicy = required(queuePolicy(o.queue), 'queue', o.queue);
     this.reservationDepthOption = o.reservationDepth;
     this.priorityOption = o.priority;
     this.approach = required(approachByName(o.approach), 'approach', o.approach);
+    // What every part shares: the grid, each cluster's state and local manager, the ports, the timers, the ledger.
+    const emit = (now: number, e: SchedulerEventBody) => this.emit(now, e);
+    const parts = { grid, clusters: this.clusters, managers: this.managers, applications, timers: this.timers, ledger: this.ledger, emit };
+    const freed = (state: ClusterState) => {
+      this.growthDue(state);
+      this.passRequested = true;
+    };
     this.malleability = new MalleabilityManager(
       {
-        applications,
-        ledger: this.ledger,
-        emit: (now, e) => this.emit(now, e),
+        ...parts,
         grantGrow: (job, n) => this.sizes.grantGrow(job, n),
         // What an operation leaves unclaimed was already offered: only processors freed meanwhile re-trigger growth.
         operationDone: () => (this.passRequested = true),
@@ -170,21 +171,17 @@ export class Scheduler {
     );
     this.claimer = new Claimer(
       {
-        grid,
-        clusters: this.clusters,
-        timers: this.timers,
+        ...parts,
+        tag: o.tag,
         claimed: (job, now) => this.emit(now, { type: 'job.claimed', jobId: job.id, components: job.components }),
-        launch: (job) => this.launch(job),
         claimFailed: (job, reason, now) => this.claimFailed(job, reason, now),
       },
       o.claimMarginS,
     );
     this.growth = new GrowthTrigger(this.malleability);
     this.koalaScan = new KoalaScan({
-      grid,
-      clusters: this.clusters,
+      ...parts,
       queue: this.queue,
-      ledger: this.ledger,
       pwa: new ShrinkToPlace(grid, this.clusters, this.ledger, this.malleability),
       malleability: this.malleability,
       round: () => this.pollRound,
@@ -192,29 +189,9 @@ export class Scheduler {
       place: (job, components, policy, now) => this.place(job, components, policy, now),
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
     });
-    const freed = (state: ClusterState) => {
-      this.growthDue(state);
-      this.passRequested = true;
-    };
-    const emit = (now: number, e: SchedulerEventBody) => this.emit(now, e);
-    this.evolving = new EvolvingUpdates({
-      clusters: this.clusters,
-      managers: this.managers,
-      applications,
-      timers: this.timers,
-      ledger: this.ledger,
-      malleability: this.malleability,
-      job: (id) => this.jobsById.get(id),
-      emit,
-      freed,
-    });
+    this.evolving = new EvolvingUpdates({ ...parts, malleability: this.malleability, job: (id) => this.jobsById.get(id), freed });
     this.sizes = new JobSizes({
-      grid,
-      clusters: this.clusters,
-      managers: this.managers,
-      applications,
-      ledger: this.ledger,
-      emit,
+      ...parts,
       update: (jobId, processors, announceS, now) => this.evolving.update(jobId, processors, announceS, now),
       freed,
       jobChanged: (job, now) => this.malleability.onJobChanged(job, now),
@@ -401,12 +378,7 @@ export class Scheduler {
     return ok(undefined);
   }
 
-  /**
-   * An operator's resize of a running malleable job, run by the malleability manager like a policy's operation (and
-   * like one, alone on its cluster). `delta` > 0 offers the job up to that many more processors, voluntarily and only
-   * from what the capacity model has free for growth there (threshold, background load and waiting jobs' shares
-   * respected): the offer is cut to what is free. `delta` < 0 makes it give back that many, mandatorily.
-   */
+  /** An operator's resize of a running malleable job by `delta` processors (operator-resize.ts). */
   resize(jobId: string, delta: number, now: number): Result<OperatorResize> {
     this.now = now;
     this.epoch++;
@@ -475,12 +447,7 @@ export class Scheduler {
     }
   }
 
-  /**
-   * What a pass decides from, hashed: each cluster's capacity classes (background, non-preemptible, preemptible,
-   * pre-allocated, offered, reserved), growth flag, malleable jobs and last growth, the operations running, the queue, and the
-   * commands and polls so far. Two passes at one instant from equal states decide the same.
-   * Decision: processors that only move between the malleable jobs of a cluster do not count as progress.
-   */
+  /** What a pass decides from, hashed (state-key.ts): two passes at one instant from equal states decide the same. */
   stateKey(): number {
     return passStateKey([this.epoch, this.pollRound, this.queue.length, this.live, this.malleability.running], this.clusters);
   }
@@ -667,21 +634,6 @@ export class Scheduler {
     job.transition('claiming', now, `placed by ${policy}: ${where}`);
     this.emit(now, { type: 'job.placed', jobId: job.id, policy, components });
     this.claimer.claim(job, now);
-  }
-
-  private launch(job: JobRecord): void {
-    job.launched = true;
-    job.components.forEach((c, component) => {
-      const spec = job.spec.components[Math.min(component, job.spec.components.length - 1)]!;
-      // An evolving job's local job starts with its initial size; the rest of its pre-allocation is added by updates.
-      const processors = job.evolving ? job.claimed : c.processors;
-      const walltime = job.spec.walltime === undefined ? {} : { walltimeS: job.spec.walltime };
-      this.managerOf(c.cluster).submit({ jobId: job.id, component, processors, program: spec.program, args: spec.args, tag: this.tagFor(job), ...walltime });
-    });
-  }
-
-  private tagFor(job: JobRecord): string {
-    return `${this.tag}:${job.id}`;
   }
 
   private claimFailed(job: JobRecord, reason: string, now: number): void {
