@@ -1,6 +1,10 @@
-// The multicluster scheduler: placement queue, placement policies, claimer, information service and malleability
-// manager over one capacity model. It is driven from outside — `submit`, `receive` (port answers), `poll`,
-// `advance(now)` — and acts only through its ports, so the simulator and live mode run the very same code.
+// The multicluster scheduler: the orchestration of a pass over one capacity model. It is driven from outside —
+// `submit`, `receive` (port answers), `poll`, `advance(now)` — and acts only through its ports, so the simulator and
+// live mode run the very same code. Its parts, each behind a small interface: the placement queue and the queue
+// policies (core/queue/), KOALA's scan (koala-scan.ts) with PWA's shrink-to-place (shrink-to-place.ts), the claimer,
+// the malleability manager and its policies (core/malleability/), growth at polls (growth.ts), the evolving jobs'
+// updates (evolving.ts), size changes (job-sizes.ts), restart adoption (adoption.ts), operator resizes
+// (operator-resize.ts), the event bus (event-bus.ts) and the ledger that alone moves the counters (ledger.ts).
 import type { EventListener, PlacedComponent, SchedulerEventBody, SchedulerEventType } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import { checkJobAgainstGrid, componentRequest } from '../model/job.js';
@@ -19,20 +23,20 @@ import type { QueuePass, QueuePolicy, QueuePolicyName, QueueView, WaitingJob } f
 import { queuePolicies, queuePolicy } from '../queue/registry.js';
 import { QUEUE_PRIORITIES, type QueuePriorityName } from '../queue/priority.js';
 import { AvailabilityProfile, type Holding } from '../plan/availability.js';
+import { checkAdoption, resumeAdopted, type AdoptedJob } from './adoption.js';
 import { Claimer } from './claimer.js';
+import { ClusterState, type ClusterSnapshot, type ThresholdScope } from './cluster-state.js';
 import { EventBus } from './event-bus.js';
 import { EvolvingUpdates } from './evolving.js';
 import { GrowthTrigger, type GrowthAtPoll } from './growth.js';
+import { JobRecord } from './job-record.js';
 import { JobSizes } from './job-sizes.js';
 import { KoalaScan } from './koala-scan.js';
-import { passStateKey } from './state-key.js';
-import { resizeByOperator, type OperatorResize } from './operator-resize.js';
-import { checkAdoption, resumeAdopted, type AdoptedJob } from './adoption.js';
 import { CapacityLedger } from './ledger.js';
+import { resizeByOperator, type OperatorResize } from './operator-resize.js';
 import { roomFor } from './room.js';
 import { ShrinkToPlace } from './shrink-to-place.js';
-import { ClusterState, type ClusterSnapshot, type ThresholdScope } from './cluster-state.js';
-import { JobRecord } from './job-record.js';
+import { PassHistory, passStateKey } from './state-key.js';
 import { Timers } from './timers.js';
 import type { Step } from '../time/step-function.js';
 
@@ -54,11 +58,7 @@ export interface SchedulerOptions {
   tag: string;
   /** What each cluster's threshold caps: all Concertina holds (`all`), or only growth (`growth`). */
   thresholdScope: ThresholdScope;
-  /**
-   * When a poll makes growth due: `idle`, whenever processors are free for growth and a running malleable job could
-   * take some (an idle cluster grows its jobs without waiting for a release); `freed`, only when local users gave
-   * processors back (the KOALA paper's trigger, section V-B).
-   */
+  /** When a poll makes growth due: `idle` (whenever some could be taken) or `freed` (the paper's, see growth.ts). */
   growthAtPoll: GrowthAtPoll;
   /** Which waiting jobs may start now: `koala` (every job tried head to tail), `fcfs` or `easy` (core/queue/). */
   queue: QueuePolicyName;
@@ -128,9 +128,7 @@ export class Scheduler {
   private pollRound = 0;
   /** Commands and polls so far: a pass after one is never skipped as a repeat. */
   private epoch = 0;
-  /** The instant of the passes in `passStates`, and the states they started from and left. */
-  private passInstant = Number.NaN;
-  private readonly passStates: number[] = [];
+  private readonly passes = new PassHistory();
 
   constructor(
     grid: Grid,
@@ -141,7 +139,7 @@ export class Scheduler {
     const o = { ...DEFAULT_SCHEDULER_OPTIONS, ...options };
     this.grid = grid;
     this.clusters = grid.clusters.map((c) => new ClusterState(c, o.thresholdScope));
-    this.ledger = new CapacityLedger(grid, this.clusters, (state) => this.growthDue(state));
+    this.ledger = new CapacityLedger(grid, this.clusters, (state) => this.growth.due(state));
     this.managers = grid.clusters.map((c) => {
       const m = managers.find((x) => x.cluster === c.name);
       if (!m) throw new Error(`no local manager for cluster ${c.name}`);
@@ -157,7 +155,7 @@ export class Scheduler {
     const emit = (now: number, e: SchedulerEventBody) => this.emit(now, e);
     const parts = { grid, clusters: this.clusters, managers: this.managers, applications, timers: this.timers, ledger: this.ledger, emit };
     const freed = (state: ClusterState) => {
-      this.growthDue(state);
+      this.growth.due(state);
       this.passRequested = true;
     };
     this.malleability = new MalleabilityManager(
@@ -333,10 +331,7 @@ export class Scheduler {
     this.live++;
     const name = spec.name ?? id;
     this.emit(now, { type: 'job.submitted', jobId: id, kind: spec.kind, name, min: job.min, max: job.max });
-    job.transition('queued', now, 'waiting for placement');
-    this.koalaScan.queued(job);
-    const position = this.queue.push(job);
-    this.emit(now, { type: 'job.queued', jobId: id, position });
+    this.enqueue(job, 'waiting for placement', now);
     // A new job gets its own try at once (paper IV-A); the rest of the queue waits for processors to free up.
     this.arrivals.push(job);
     return ok(job);
@@ -425,10 +420,7 @@ export class Scheduler {
   advance(now: number): void {
     this.now = now;
     this.timers.runDue(now);
-    if (now !== this.passInstant) {
-      this.passInstant = now;
-      if (this.passStates.length > 0) this.passStates.length = 0;
-    }
+    this.passes.at(now);
     // Operations that end at once may ask for another pass; a few rounds settle any instant.
     for (let round = 0; round < 4 && (this.passRequested || this.arrivals.length > 0); round++) {
       const onlyArrivals = !this.passRequested;
@@ -436,12 +428,12 @@ export class Scheduler {
       // A pass makes progress or stops: one from a state an earlier pass at this instant started from or left would
       // only repeat it (a shrink that frees too little, then a grow that takes the freed processors back; issue 11).
       const before = this.stateKey();
-      if (this.arrivals.length === 0 && this.passStates.includes(before)) break;
+      if (this.arrivals.length === 0 && this.passes.seen(before)) break;
       // Updates inside pre-allocations are guaranteed: they go before anything the approach decides.
       this.evolving.serveAll(now);
       this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
       this.arrivals = [];
-      this.passStates.push(before, this.stateKey());
+      this.passes.record(before, this.stateKey());
       // After the pass's states are kept: growth made due here is a change the next round acts on, not a repeat.
       if (!onlyArrivals && this.growth.afterFullPass()) this.passRequested = true;
     }
@@ -462,7 +454,7 @@ export class Scheduler {
         // Polling triggers job management (paper V-B): processors local users gave back count as freed, so running
         // jobs may grow; the queue is scanned on every poll whatever changed.
         const { freed, changed } = state.recordPoll(message.status, now);
-        if (freed) this.growthDue(state);
+        if (freed) this.growth.due(state);
         // Decision: idle processors go to growth only after the pass that follows the poll has tried the queue, so a
         // job waiting for them is placed first (what a release frees still goes to the approach's order).
         if (this.growthAtPoll === 'idle' && state.reachable) this.growth.polled(state);
@@ -503,11 +495,6 @@ export class Scheduler {
       growRunning: (state) => this.growth.growRunning(this.clusters[state.cluster.index]!, now),
       scanQueue: ({ shrinkToPlace }) => this.scanQueue(shrinkToPlace, now, arrivals),
     };
-  }
-
-  /** Processors came free on a cluster: its running malleable jobs may grow at the next pass. */
-  private growthDue(state: ClusterState): void {
-    this.growth.due(state);
   }
 
   private scanQueue(shrinkToPlace: boolean, now: number, only?: readonly JobRecord[]): void {
@@ -644,11 +631,16 @@ export class Scheduler {
     job.launched = false;
     this.emit(now, { type: 'claim.failed', jobId: job.id, reason });
     if (this.queue.countTry(job, reason)) return this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${reason}`, now);
+    this.enqueue(job, reason, now);
+    this.passRequested = true;
+  }
+
+  /** Puts a job (submitted, or back from a failed claim) at the tail of the placement queue. */
+  private enqueue(job: JobRecord, reason: string, now: number): void {
     job.transition('queued', now, reason);
     this.koalaScan.queued(job);
     const position = this.queue.push(job);
     this.emit(now, { type: 'job.queued', jobId: job.id, position });
-    this.passRequested = true;
   }
 
   /** A job's views (see JobViews); undefined for an unknown job. */

@@ -1,5 +1,5 @@
 // The state a scheduling pass decides from, hashed: two passes at one instant from equal states decide the same, so
-// the scheduler stops a round of passes that would only repeat one (issue 11).
+// the scheduler stops a round of passes that would only repeat one (issue 11). PassHistory keeps the states seen.
 import type { ClusterState } from './cluster-state.js';
 
 /**
@@ -27,6 +27,28 @@ export function passStateKey(counts: readonly number[], clusters: readonly Clust
   }
   // Two 32-bit hashes in one exact number (53 bits): a false repeat would need both to collide.
   return (mix(h1, h2) >>> 0) * 0x200000 + (h2 & 0x1fffff);
+}
+
+/** The states the passes at one instant started from and left. */
+export class PassHistory {
+  private instant = Number.NaN;
+  private readonly states: number[] = [];
+
+  /** Forgets the states of an earlier instant. */
+  at(now: number): void {
+    if (now === this.instant) return;
+    this.instant = now;
+    if (this.states.length > 0) this.states.length = 0;
+  }
+
+  /** Whether a pass at this instant already started from or left this state. */
+  seen(key: number): boolean {
+    return this.states.includes(key);
+  }
+
+  record(before: number, after: number): void {
+    this.states.push(before, after);
+  }
 }
 
 /** One step of a 32-bit multiplicative hash (murmur3's mixing) over a whole number. */
