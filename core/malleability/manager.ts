@@ -94,7 +94,8 @@ export class MalleabilityManager {
 
   /** An operator makes one job of `cluster` give back `processors` (mandatory). */
   operatorShrink(cluster: ClusterState, job: JobRecord, processors: number, now: number): void {
-    this.start(cluster, operatorShrink(job, processors), { mandatory: true, earmark: 0, operator: true }, now);
+    const capAtKept = () => (job.cap = Math.max(job.min, job.held - job.releasing));
+    this.start(cluster, operatorShrink(job, processors, capAtKept), { mandatory: true, earmark: 0, operator: true }, now);
   }
 
   onGrowAnswer(offerId: number, accepted: number, now: number): void {
