@@ -1,5 +1,9 @@
 // Adoption after a restart (live mode): a job an earlier run of Concertina launched, found again on its cluster, is
-// checked against the grid and counted in the capacity model as it stands there, without being submitted again.
+// checked against the grid and counted in the capacity model as it stands there (a malleable job's processors above
+// its minimum as preemptible), without being submitted again: its local manager, which has recovered it by its tag,
+// answers for it from now on. A job that ended meanwhile is only recorded, with its end state.
+// Decision: the earlier run already emitted its submitted, placed and started events (a host stores them), so
+// adoption emits exactly one event: `job.adopted` (cluster, size, state), or `job.ended` for a job that ended.
 import type { SchedulerEventBody } from '../events.js';
 import type { Cluster, Grid } from '../model/grid.js';
 import { checkJobAgainstGrid, componentRequest } from '../model/job.js';

@@ -337,14 +337,7 @@ export class Scheduler {
     return ok(job);
   }
 
-  /**
-   * Takes over a job an earlier run launched (after a console restart): nothing is submitted again; it is counted in
-   * the capacity model as it stands on its cluster (a malleable job's processors above its minimum as preemptible),
-   * and its local manager, which has recovered it by its tag, answers for it from now on. A job that ended
-   * meanwhile is only recorded, with its end state. The spec must carry the job's id.
-   * Decision: the earlier run already emitted its submitted, placed and started events (a host stores them), so
-   * adoption emits exactly one event: `job.adopted` (cluster, size, state), or `job.ended` for a job that ended.
-   */
+  /** Takes over a job an earlier run launched, after a restart (adoption.ts); the spec must carry the job's id. */
   adopt(input: unknown, adopted: AdoptedJob, now: number): Result<JobRecord> {
     this.now = now;
     const checked = checkAdoption(input, adopted, this.grid, (id) => this.jobsById.has(id));
