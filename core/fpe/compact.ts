@@ -16,7 +16,7 @@ export function compact(found: ScheduledEp, requested: EvolutionProfile, resourc
   const reversed = [...requested].reverse();
   const back = baseFit(reversed, mirror(resource), nnodes, -completion, { expandLimit });
   const steps = [...back.steps].reverse();
-  const start = -(back.start + totalDuration(back.steps));
+  const start = 0 - (back.start + totalDuration(back.steps));
   // Decision: the pass keeps the base fit's result when the mirrored search would start the application before t0
   // (it may go that far back, as it knows nothing of t0) or would not shorten it.
   if (start < t0 || totalDuration(steps) > totalDuration(found.steps)) return found;

@@ -37,7 +37,8 @@ export function mirror(ep: StepFunction): StepFunction {
   const times = ep.times;
   const values = ep.values;
   const steps: Step[] = [];
-  for (let k = times.length - 1; k >= 0; k--) steps.push({ t: -times[k]!, v: k > 0 ? values[k - 1]! : ep.initial });
+  // 0 - t rather than -t: a breakpoint at 0 stays at 0, not -0.
+  for (let k = times.length - 1; k >= 0; k--) steps.push({ t: 0 - times[k]!, v: k > 0 ? values[k - 1]! : ep.initial });
   return StepFunction.fromSteps(ep.finalValue, steps);
 }
 
