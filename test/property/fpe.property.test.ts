@@ -1,7 +1,8 @@
 // Properties of the evolving-application schedules on random queues (small integer EPs, small clusters, so that
 // collisions and expansions are frequent): every scheduled EP is the requested one expanded and/or delayed (C1), the
 // scheduled EPs never overflow the cluster (C2), expansions respect the expand limit, noX never wastes and starts each
-// application at the earliest time it fits whole (checked by brute force), compacting ends when the base fit does and never starts earlier.
+// application at the earliest time it fits whole, the base fit reaches the earliest completion (both by brute force), and
+// compacting ends when the base fit does and never starts earlier.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { baseFit } from '../../core/fpe/base-fit.js';
@@ -29,6 +30,26 @@ const caseArb: fc.Arbitrary<Case> = fc.integer({ min: 2, max: 12 }).chain((nodes
 );
 
 const peak = (f: StepFunction) => f.maxOver(-Infinity, Infinity);
+
+/**
+ * The earliest completion of `req` over `res` by brute force over whole seconds: step 1 lasts its duration from any
+ * start >= t0 (delaying it is never worse than expanding it), each middle step from d to l·d (and no longer than it
+ * needs to outlast the resource EP), the last its duration,
+ * each holding its nodes throughout. `horizon` bounds the first step's start.
+ */
+function earliestCompletion(req: EvolutionProfile, res: StepFunction, nodes: number, t0: number, l: number, horizon: number): number {
+  const fits = (a: number, b: number, n: number) => nodes - res.maxOver(a, b) >= n;
+  let ends = new Set<number>();
+  for (let s = t0; s <= horizon; s++) if (fits(s, s + req[0]!.duration, req[0]!.nodes)) ends.add(s + req[0]!.duration);
+  for (let i = 1; i < req.length; i++) {
+    const { duration: d, nodes: n } = req[i]!;
+    const longest = i === req.length - 1 ? d : Math.min(l * d, d + horizon);
+    const next = new Set<number>();
+    for (const s of ends) for (let len = d; len <= longest && fits(s, s + len, n); len++) next.add(s + len);
+    ends = next;
+  }
+  return Math.min(...ends);
+}
 
 describe('evolving-application schedules', () => {
   it('C1 and C2 for every variant; the resource EP is the sum of the scheduled EPs; the expand limit holds', () => {
@@ -69,6 +90,19 @@ describe('evolving-application schedules', () => {
         });
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it("the base fit gives the earliest completion any schedule within the expand limit has (the paper's claim; brute force)", () => {
+    fc.assert(
+      fc.property(caseArb, fc.constantFrom(1, 2, 3, Infinity), ({ nodes, t0, queue }, l) => {
+        const head = listSchedule(queue.slice(0, -1), nodes, fpeVariants.infX.fit, t0);
+        const req = queue.at(-1)!;
+        const found = baseFit(req, head.resource, nodes, t0, { expandLimit: l });
+        const horizon = Math.max(t0, head.resource.times.at(-1) ?? 0) + 1;
+        expect(found.start + totalDuration(found.steps)).toBe(earliestCompletion(req, head.resource, nodes, t0, l, horizon));
+      }),
+      { numRuns: 300 },
     );
   });
 
