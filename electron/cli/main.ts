@@ -1,4 +1,4 @@
-// The `concertina` command line: `simulate` one run, or run a paper's experiment (`koala`, `coorm`). Any misuse (flag,
+// The `concertina` command line: `simulate` one run, or run a paper's experiment (`koala`, `coorm`, `interactive`). Any misuse (flag,
 // value, file, input field) ends with one message on stderr and exit code 2; an internal error with its message and 1.
 import { DEFAULT_WARM_UP_S } from '../host/warm-up.js';
 import { readFileSync } from 'node:fs';
@@ -22,6 +22,7 @@ import { WORKLOAD_PRESETS, workloadPreset } from '../../core/sim/workloads/koala
 import { parseSwf } from '../../core/sim/workloads/swf.js';
 import { ACTIVITY_BUCKET_S, KOALA_DEFAULTS, KOALA_DEFAULT_SEEDS } from '../../core/sim/experiments/koala.js';
 import { COORM_DEFAULT_CONFIG } from '../../core/sim/experiments/coorm.js';
+import { INTERACTIVE_DEFAULT_CONFIG } from '../../core/sim/experiments/interactive.js';
 import { printable } from './printable.js';
 import { UsageError, activityCsv, jobsCsv, prepareOutDir, systemReason, toJson, utilizationCsv, writeOutput } from './export.js';
 
@@ -385,6 +386,9 @@ interface ExperimentFlags {
   factors?: string;
   intervals?: string;
   twoPsaIntervals?: string;
+  loads?: string;
+  overrunShare?: string;
+  minutes?: number;
   json?: boolean;
   out?: string;
 }
@@ -469,9 +473,15 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
 
   program
     .command('experiment')
-    .description("Run one of the papers' experiments: koala (KOALA section VII, Figures 7 and 8) or coorm (CooRMv2 section 5, Figures 9-11).")
-    .argument('<name>', 'experiment: koala or coorm', choice('experiment', ['koala', 'coorm']))
-    .addOption(new Option('--seeds <n>', 'seeds per combination (1..n)').default(KOALA_DEFAULT_SEEDS, `koala ${KOALA_DEFAULT_SEEDS}, coorm ${COORM_DEFAULT_CONFIG.seeds}`).argParser(wholeNumber('--seeds', 1, MAX_SEEDS)))
+    .description(
+      "Run one of the papers' experiments: koala (KOALA section VII, Figures 7 and 8), coorm (CooRMv2 section 5, Figures 9-11) or interactive (interactive periodic divisible jobs: interleaved against exclusive nodes).",
+    )
+    .argument('<name>', 'experiment: koala, coorm or interactive', choice('experiment', ['koala', 'coorm', 'interactive']))
+    .addOption(
+      new Option('--seeds <n>', 'seeds per combination (1..n)')
+        .default(KOALA_DEFAULT_SEEDS, `koala ${KOALA_DEFAULT_SEEDS}, coorm ${COORM_DEFAULT_CONFIG.seeds}, interactive ${INTERACTIVE_DEFAULT_CONFIG.seeds}`)
+        .argParser(wholeNumber('--seeds', 1, MAX_SEEDS)),
+    )
     .addOption(new Option('--poll <seconds>', 'koala: information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))
     .addOption(
       new Option('--background-load <fraction>', 'koala: share of DAS-3 busy with local users bypassing the scheduler, both figures').argParser(
@@ -493,6 +503,9 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .option('--factors <list>', 'coorm: overcommit factors of Figure 9, comma-separated')
     .option('--intervals <list>', 'coorm: announce intervals of Figure 10 in seconds, comma-separated')
     .option('--two-psa-intervals <list>', 'coorm: announce intervals of Figure 11 in seconds, comma-separated')
+    .option('--loads <list>', `interactive: offered loads (multiples of the cluster's capacity), comma-separated (default ${INTERACTIVE_DEFAULT_CONFIG.loads.join(',')})`)
+    .addOption(new Option('--minutes <n>', `interactive: simulated minutes per run (default ${INTERACTIVE_DEFAULT_CONFIG.horizonMs / 60_000})`).argParser(wholeNumber('--minutes', 1, 24 * 60)))
+    .option('--overrun-share <fraction>', `interactive: share of jobs whose data grows once in the runs with overruns (default ${INTERACTIVE_DEFAULT_CONFIG.overrunShare})`)
     .option('--json', 'print the results as one JSON object')
     .option('--out <dir>', 'directory for the report, CSV files and SVG plots (default: ./<name>-experiment)')
     .action(async (name: string, options: ExperimentFlags, command: Command) => {
@@ -501,7 +514,19 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
         const wrong = flags.find(given);
         if (wrong) throw new UsageError(`--${wrong.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to experiment ${experiment} only`);
       };
+      const koalaFlags = ['poll', 'backgroundLoad', 'praBackground', 'pwaBackground', 'threshold', 'thresholdScope', 'adaptS', 'launchDelayS', 'growthAtPoll'];
+      const coormFlags = ['steps', 'factors', 'intervals', 'twoPsaIntervals'];
+      const interactiveFlags = ['loads', 'overrunShare', 'minutes'];
       // Loaded only here: echarts takes most of a second to load.
+      if (name === 'interactive') {
+        onlyFor(koalaFlags, 'koala');
+        onlyFor(coormFlags, 'coorm');
+        const { interactiveExperimentCommand, interactiveConfigFromFlags } = await import('./experiment-interactive.js');
+        const config = interactiveConfigFromFlags({ seeds: given('seeds') ? options.seeds : undefined, loads: options.loads, overrunShare: options.overrunShare, minutes: options.minutes });
+        done(await interactiveExperimentCommand({ config, json: options.json, out: options.out ?? './interactive-experiment' }, io));
+        return;
+      }
+      onlyFor(interactiveFlags, 'interactive');
       if (name === 'coorm') {
         onlyFor(['poll', 'backgroundLoad', 'praBackground', 'pwaBackground', 'threshold', 'thresholdScope', 'adaptS', 'launchDelayS', 'growthAtPoll'], 'koala');
         const { coormExperimentCommand, coormConfigFromFlags } = await import('./experiment-coorm.js');

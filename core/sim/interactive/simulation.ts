@@ -38,6 +38,8 @@ export interface InteractiveRunResult {
   readonly missesWithoutOverrun: number;
   /** Instances that executed longer than their task's C. */
   readonly overrunInstances: number;
+  /** Instances released by jobs whose data had grown (the ones that could overrun). */
+  readonly instancesAfterGrowth: number;
   readonly replacements: number;
   readonly droppedOnReplacement: number;
   /** RT-DLT divisions the head computed (admissions and re-placements, widening tries not counted). */
@@ -76,6 +78,7 @@ export function runInteractive(config: InteractiveRunConfig): InteractiveRunResu
   let misses = 0;
   let missesAfterOverrun = 0;
   let overrunInstances = 0;
+  let instancesAfterGrowth = 0;
   let firstK = 0;
   let instanceSeq = 0;
   const refusalSamples: string[] = [];
@@ -164,6 +167,7 @@ export function runInteractive(config: InteractiveRunConfig): InteractiveRunResu
         executedMs: 0,
       });
       instances++;
+      if (growth > 1) instancesAfterGrowth++;
     });
     for (const node of new Set(placement.nodes)) reschedule(node);
     if (t + job.periodMs < horizon) push(t + job.periodMs, 'fork', e.job!);
@@ -196,6 +200,7 @@ export function runInteractive(config: InteractiveRunConfig): InteractiveRunResu
     missesAfterOverrun,
     missesWithoutOverrun: misses - missesAfterOverrun,
     overrunInstances,
+    instancesAfterGrowth,
     replacements: c.replacements,
     droppedOnReplacement: c.droppedOnReplacement,
     divisions: c.admitted + c.refused['no-placement'] + c.refused['too-many-nodes'] + c.refused['deadline-too-short'] + c.replacements + c.droppedOnReplacement,
