@@ -208,8 +208,9 @@ export class InteractiveHead {
       };
       const i = this.policy.choose(this.workers, verdict);
       if (i === undefined) {
+        const why = `task ${index + 1} of ${k} (C ${costMs} ms, T ${job.periodMs} ms, D ${job.deadlineMs} ms) fits on no node: ${this.whyNot(task)}`;
         for (let j = 0; j < added.length; j++) this.workers[chosen[j]!]!.retract(added[j]!);
-        return `task ${index + 1} of ${k} (C ${costMs} ms, T ${job.periodMs} ms, D ${job.deadlineMs} ms) fits on no node: ${this.whyNot(task)}`;
+        return why;
       }
       this.workers[i]!.add(task);
       chosen.push(i);
