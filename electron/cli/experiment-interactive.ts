@@ -119,10 +119,10 @@ async function writeFiles(dir: string, a: InteractiveAnalysis): Promise<number> 
   await write(
     'runs.csv',
     toCsv(
-      ['kind', 'seed', 'load', 'model', 'overruns', 'placement', 'arrived', 'admitted', 'refused_no_placement', 'refused_other', 'widened', 'mean_nodes_per_job', 'utilization_percent', 'iterations', 'instances', 'misses', 'misses_after_overrun', 'misses_without_overrun', 'overrun_instances', 'instances_after_growth', 'replacements', 'dropped_on_replacement'],
+      ['kind', 'seed', 'load', 'model', 'overruns', 'placement', 'arrived', 'admitted', 'refused_no_placement', 'refused_other', 'widened', 'mean_nodes_per_job', 'utilization_percent', 'iterations', 'instances', 'misses', 'misses_after_overrun', 'misses_without_overrun', 'overrun_instances', 'instances_after_growth', 'replacements', 'dropped_on_replacement', 'divisions'],
       a.runs.map((r): CsvValue[] => [
         r.kind, r.seed, r.load, r.model, r.overruns, r.placement, r.arrived, r.admitted, r.refusedNoPlacement, r.refusedOther, r.widened, r.meanNodesPerJob, r.utilizationPercent, r.iterations, r.instances,
-        r.misses, r.missesAfterOverrun, r.missesWithoutOverrun, r.overrunInstances, r.instancesAfterGrowth, r.replacements, r.droppedOnReplacement,
+        r.misses, r.missesAfterOverrun, r.missesWithoutOverrun, r.overrunInstances, r.instancesAfterGrowth, r.replacements, r.droppedOnReplacement, r.divisions,
       ]),
     ),
   );

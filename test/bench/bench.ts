@@ -276,6 +276,7 @@ const figures = {
   ...overload,
   ...(await import('./coorm-bench.js')).coormBench(log),
   ...(await import('./plan-bench.js')).planBench(log),
+  ...(await import('./interactive-bench.js')).interactiveBench(log),
   node: process.version,
 };
 const targets = benchTargets(figures);

@@ -42,7 +42,7 @@ export interface InteractiveRunResult {
   readonly instancesAfterGrowth: number;
   readonly replacements: number;
   readonly droppedOnReplacement: number;
-  /** RT-DLT divisions the head computed (admissions and re-placements, widening tries not counted). */
+  /** RT-DLT divisions the head computed: every admission tried (refused or not) and every re-placement. */
   readonly divisions: number;
   /** A few refusal messages, for the report. */
   readonly refusalSamples: readonly string[];
@@ -203,7 +203,7 @@ export function runInteractive(config: InteractiveRunConfig): InteractiveRunResu
     instancesAfterGrowth,
     replacements: c.replacements,
     droppedOnReplacement: c.droppedOnReplacement,
-    divisions: c.admitted + c.refused['no-placement'] + c.refused['too-many-nodes'] + c.refused['deadline-too-short'] + c.replacements + c.droppedOnReplacement,
+    divisions: c.divisions,
     refusalSamples,
   };
 }

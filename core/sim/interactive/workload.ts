@@ -91,11 +91,6 @@ export function meanJobDemand(config: InteractiveWorkloadConfig, cost: CostModel
   return n === 0 ? 0 : sum / n;
 }
 
-/** Mean lifetime of the config's jobs (ms). */
-export function meanLifetimeMs(config: InteractiveWorkloadConfig): number {
-  return config.meanLifetimeMs;
-}
-
 /** The arrival rate (jobs per ms) that offers `load` times the cluster's processor capacity. */
 export function arrivalRateForLoad(load: number, config: InteractiveWorkloadConfig, cost: CostModel, nodes: number): number {
   const demand = meanJobDemand(config, cost, nodes);
