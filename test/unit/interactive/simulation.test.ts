@@ -62,3 +62,25 @@ describe('runInteractive', () => {
     }
   });
 });
+
+describe('workload and determinism', () => {
+  it('the same seed gives the same jobs and the same run', async () => {
+    const { generateJobs, arrivalRateForLoad, INTERACTIVE_WORKLOAD_DEFAULTS } = await import('../../../core/sim/interactive/workload.js');
+    const cost = { cmsMsPerUnit: 0.05, cpsMsPerUnit: 5 };
+    const wl = { ...INTERACTIVE_WORKLOAD_DEFAULTS, horizonMs: 60_000, overrunShare: 0.5 };
+    const rate = arrivalRateForLoad(1, wl, cost, 16);
+    // twice the load, twice the arrival rate
+    expect(arrivalRateForLoad(2, wl, cost, 16)).toBeCloseTo(2 * rate, 12);
+    const jobs = generateJobs(wl, cost, rate, 42);
+    expect(generateJobs(wl, cost, rate, 42)).toEqual(jobs);
+    expect(generateJobs(wl, cost, rate, 43)).not.toEqual(jobs);
+    for (const j of jobs) {
+      expect(j.deadlineMs).toBeLessThanOrEqual(j.periodMs);
+      expect(wl.periodsMs).toContain(j.periodMs);
+    }
+    const config = { nodes: 16, cost, sharing: 'interleaved' as const, placement: 'best-fit' as const, widen: 2, horizonMs: 60_000, jobs, dataFractionMin: 0.6 };
+    const first = runInteractive(config);
+    expect(runInteractive(config)).toEqual(first);
+    expect(first.missesWithoutOverrun).toBe(0);
+  });
+});
