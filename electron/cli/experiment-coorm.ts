@@ -35,7 +35,7 @@ export interface CoormFlags {
 const MAX_LIST = 100;
 
 /** A comma-separated list of distinct numbers in [min, max], in increasing order. */
-function numberList(flag: string, text: string, min: number, max: number, exclusiveMin: boolean): number[] {
+export function numberList(flag: string, text: string, min: number, max: number, exclusiveMin: boolean): number[] {
   const parts = text.split(',').map((p) => p.trim());
   const values = parts.map((p) => (/^\d+(\.\d+)?$/.test(p) ? Number(p) : Number.NaN));
   const bad = parts.find((_, i) => {
@@ -199,7 +199,7 @@ async function writeFiles(dir: string, a: CoormAnalysis): Promise<number> {
 
 const WIDTH = 900;
 const HEIGHT = 520;
-const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e'] as const;
+export const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e'] as const;
 
 interface LineSeries {
   name: string;
@@ -207,7 +207,7 @@ interface LineSeries {
   data: Array<[number, number]>;
 }
 
-function lineChart(title: string, subtitle: string, xName: string, yName: string, lines: LineSeries[]): string {
+export function lineChart(title: string, subtitle: string, xName: string, yName: string, lines: LineSeries[]): string {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: WIDTH, height: HEIGHT });
   try {
     chart.setOption({

@@ -1,4 +1,4 @@
-// The `concertina` command line: `simulate` one run, or run a paper's experiment (`koala`, `coorm`, `fpe`). Any misuse (flag,
+// The `concertina` command line: `simulate` one run, or run a paper's experiment (`koala`, `coorm`, `fpe`, `interactive`). Any misuse (flag,
 // value, file, input field) ends with one message on stderr and exit code 2; an internal error with its message and 1.
 import { DEFAULT_WARM_UP_S } from '../host/warm-up.js';
 import { readFileSync } from 'node:fs';
@@ -23,6 +23,7 @@ import { parseSwf } from '../../core/sim/workloads/swf.js';
 import { ACTIVITY_BUCKET_S, KOALA_DEFAULTS, KOALA_DEFAULT_SEEDS } from '../../core/sim/experiments/koala.js';
 import { COORM_DEFAULT_CONFIG } from '../../core/sim/experiments/coorm.js';
 import { FPE_DEFAULT_CONFIG } from '../../core/sim/experiments/fpe.js';
+import { INTERACTIVE_DEFAULT_CONFIG } from '../../core/sim/experiments/interactive.js';
 import { printable } from './printable.js';
 import { UsageError, activityCsv, jobsCsv, prepareOutDir, systemReason, toJson, utilizationCsv, writeOutput } from './export.js';
 
@@ -389,6 +390,9 @@ interface ExperimentFlags {
   tests?: number;
   seed?: number;
   nodes?: number;
+  loads?: string;
+  overrunShare?: string;
+  minutes?: number;
   json?: boolean;
   out?: string;
 }
@@ -474,10 +478,14 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
   program
     .command('experiment')
     .description(
-      "Run one of the papers' experiments: koala (KOALA section VII, Figures 7 and 8), coorm (CooRMv2 section 5, Figures 9-11) or fpe (fully-predictably evolving applications, Tables 1 and 2).",
+      "Run one of the papers' experiments: koala (KOALA section VII, Figures 7 and 8), coorm (CooRMv2 section 5, Figures 9-11), fpe (fully-predictably evolving applications, Tables 1 and 2) or interactive (interactive periodic divisible jobs: interleaved against exclusive nodes).",
     )
-    .argument('<name>', 'experiment: koala, coorm or fpe', choice('experiment', ['koala', 'coorm', 'fpe']))
-    .addOption(new Option('--seeds <n>', 'seeds per combination (1..n)').default(KOALA_DEFAULT_SEEDS, `koala ${KOALA_DEFAULT_SEEDS}, coorm ${COORM_DEFAULT_CONFIG.seeds}`).argParser(wholeNumber('--seeds', 1, MAX_SEEDS)))
+    .argument('<name>', 'experiment: koala, coorm, fpe or interactive', choice('experiment', ['koala', 'coorm', 'fpe', 'interactive']))
+    .addOption(
+      new Option('--seeds <n>', 'seeds per combination (1..n)')
+        .default(KOALA_DEFAULT_SEEDS, `koala ${KOALA_DEFAULT_SEEDS}, coorm ${COORM_DEFAULT_CONFIG.seeds}, interactive ${INTERACTIVE_DEFAULT_CONFIG.seeds}`)
+        .argParser(wholeNumber('--seeds', 1, MAX_SEEDS)),
+    )
     .addOption(new Option('--poll <seconds>', 'koala: information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))
     .addOption(
       new Option('--background-load <fraction>', 'koala: share of DAS-3 busy with local users bypassing the scheduler, both figures').argParser(
@@ -502,6 +510,9 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .addOption(new Option('--tests <n>', `fpe: tests, each a queue of 15-20 evolving applications (default ${FPE_DEFAULT_CONFIG.tests})`).argParser(wholeNumber('--tests', 1, 100_000)))
     .addOption(new Option('--seed <n>', `fpe: random seed of the tests (default ${FPE_DEFAULT_CONFIG.seed})`).argParser(wholeNumber('--seed', 0, MAX_SEED)))
     .addOption(new Option('--nodes <n>', `fpe: nodes of the cluster, at least the largest step (default ${FPE_DEFAULT_CONFIG.nodes})`).argParser(wholeNumber('--nodes', 75, MAX_PROCESSORS)))
+    .option('--loads <list>', `interactive: offered loads (multiples of the cluster's capacity), comma-separated (default ${INTERACTIVE_DEFAULT_CONFIG.loads.join(',')})`)
+    .addOption(new Option('--minutes <n>', `interactive: simulated minutes per run (default ${INTERACTIVE_DEFAULT_CONFIG.horizonMs / 60_000})`).argParser(wholeNumber('--minutes', 1, 24 * 60)))
+    .option('--overrun-share <fraction>', `interactive: share of jobs whose data grows once in the runs with overruns (default ${INTERACTIVE_DEFAULT_CONFIG.overrunShare})`)
     .option('--json', 'print the results as one JSON object')
     .option('--out <dir>', 'directory for the report, CSV files and SVG plots (default: ./<name>-experiment)')
     .action(async (name: string, options: ExperimentFlags, command: Command) => {
@@ -512,10 +523,12 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
       };
       const koalaFlags = ['poll', 'backgroundLoad', 'praBackground', 'pwaBackground', 'threshold', 'thresholdScope', 'adaptS', 'launchDelayS', 'growthAtPoll'];
       const coormFlags = ['steps', 'factors', 'intervals', 'twoPsaIntervals'];
+      const interactiveFlags = ['loads', 'overrunShare', 'minutes'];
       if (name === 'fpe') {
         onlyFor(koalaFlags, 'koala');
         onlyFor(coormFlags, 'coorm');
-        if (given('seeds')) throw new UsageError('--seeds applies to experiments koala and coorm only (fpe has --seed and --tests)');
+        onlyFor(interactiveFlags, 'interactive');
+        if (given('seeds')) throw new UsageError('--seeds applies to experiments koala, coorm and interactive only (fpe has --seed and --tests)');
         const { fpeExperimentCommand } = await import('./experiment-fpe.js');
         const d = FPE_DEFAULT_CONFIG;
         const config = { tests: options.tests ?? d.tests, seed: options.seed ?? d.seed, nodes: options.nodes ?? d.nodes };
@@ -524,6 +537,15 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
       }
       onlyFor(['tests', 'seed', 'nodes'], 'fpe');
       // Loaded only here: echarts takes most of a second to load.
+      if (name === 'interactive') {
+        onlyFor(koalaFlags, 'koala');
+        onlyFor(coormFlags, 'coorm');
+        const { interactiveExperimentCommand, interactiveConfigFromFlags } = await import('./experiment-interactive.js');
+        const config = interactiveConfigFromFlags({ seeds: given('seeds') ? options.seeds : undefined, loads: options.loads, overrunShare: options.overrunShare, minutes: options.minutes });
+        done(await interactiveExperimentCommand({ config, json: options.json, out: options.out ?? './interactive-experiment' }, io));
+        return;
+      }
+      onlyFor(interactiveFlags, 'interactive');
       if (name === 'coorm') {
         onlyFor(koalaFlags, 'koala');
         const { coormExperimentCommand, coormConfigFromFlags } = await import('./experiment-coorm.js');

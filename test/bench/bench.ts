@@ -278,6 +278,7 @@ const figures = {
   ...(await import('./coorm-bench.js')).coormBench(log),
   ...(await import('./plan-bench.js')).planBench(log),
   ...(await import('./fpe-bench.js')).fpeBench(log),
+  ...(await import('./interactive-bench.js')).interactiveBench(log),
   node: process.version,
 };
 const targets = benchTargets(figures);
