@@ -110,7 +110,7 @@ describe('concertina experiment interactive', () => {
       [['experiment', 'koala', '--loads', '1'], '--loads applies to experiment interactive only'],
       [['experiment', 'coorm', '--overrun-share', '0.5'], '--overrun-share applies to experiment interactive only'],
       [['experiment', 'coorm', '--minutes', '5'], '--minutes applies to experiment interactive only'],
-      [['experiment', 'fcfs'], 'koala, coorm, interactive'],
+      [['experiment', 'fcfs'], 'koala, coorm, fpe, interactive'],
     ];
     for (const [args, message] of cases) {
       const r = await run(...args, '--out', path.join(tmp, 'never'));
