@@ -15,10 +15,10 @@ import { placementPolicy } from '../placement/registry.js';
 import type { PlacementContext } from '../placement/policy.js';
 import type { ApplicationPort, InboundMessage, JobOutput, LocalManager } from '../ports.js';
 import { PlacementQueue, TRIES_EXHAUSTED, type TryOutcome } from '../queue/placement-queue.js';
-import type { QueuePass, QueuePolicy, QueuePolicyName, QueueView, WaitingJob } from '../queue/policy.js';
+import { PlannedPass } from '../queue/planned-pass.js';
+import type { QueuePolicy, QueuePolicyName } from '../queue/policy.js';
 import { queuePolicies, queuePolicy } from '../queue/registry.js';
 import { QUEUE_PRIORITIES, type QueuePriorityName } from '../queue/priority.js';
-import { AvailabilityProfile, type Holding } from '../plan/availability.js';
 import { Claimer } from './claimer.js';
 import { ClusterState, type CapacityBreakdown, type ThresholdScope } from './cluster-state.js';
 import { JobRecord } from './job-record.js';
@@ -134,6 +134,8 @@ export class Scheduler {
   private priorityOption: QueuePriorityName;
   /** Jobs placed and not yet ended: what the queue policies' plans hold. */
   private readonly placedJobs = new Set<JobRecord>();
+  /** Passes of the planning queue policies (fcfs, easy, cbf). */
+  private readonly plannedPass: PlannedPass;
   private seq = 0;
   private live = 0;
   private passRequested = false;
@@ -185,6 +187,14 @@ export class Scheduler {
     this.queuePolicy = required(queuePolicy(o.queue), 'queue', o.queue);
     this.reservationDepthOption = o.reservationDepth;
     this.priorityOption = o.priority;
+    this.plannedPass = new PlannedPass({
+      grid,
+      availableFor: (i) => this.clusters[i]!.availableFor(),
+      placedJobs: () => this.placedJobs,
+      roomFor: (job, i) => this.roomFor(job, this.clusters[i]!, false),
+      place: (job, components, policy, now) => this.place(job, components, policy, now),
+      failedTry: (job, reason, now) => this.failedTry(job, reason, now),
+    });
     this.approach = required(approachByName(o.approach), 'approach', o.approach);
     this.malleability = new MalleabilityManager(
       {
@@ -690,8 +700,7 @@ export class Scheduler {
 
   private scanQueue(shrinkToPlace: boolean, now: number, only?: readonly JobRecord[]): void {
     if (this.queue.length === 0) return;
-    const planned = this.queuePolicy.begin(this.queueView(now));
-    if (planned !== undefined) return this.scanPlanned(planned, now);
+    if (this.plannedPass.run(this.queuePolicy, this.queue, now)) return;
     // Upper bounds of what any job may get, to refuse most jobs in O(1) when the grid is full.
     let mostFree = 0;
     let mostWithShrink = 0;
@@ -758,83 +767,6 @@ export class Scheduler {
     const outcome = this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, now);
     this.roomKnown = false;
     return outcome;
-  }
-
-  /**
-   * A pass of a queue policy other than KOALA's: every waiting job in queue order, asked of the policy first. A job the
-   * policy holds back waits its turn: it is not tried, counts no try and is never failed for waiting.
-   * Decision: under these policies a full pass follows every arrival (a new job may start only as the policy lets
-   * it), and PWA's shrink-to-place does not apply (a later step plans shrinks).
-   */
-  private scanPlanned(pass: QueuePass, now: number): void {
-    this.queue.scan((job) => {
-      const waiting = this.waitingJob(job);
-      const admission = pass.admit(waiting);
-      job.plannedStart = admission.reserved;
-      if (!admission.room.some((r) => r >= waiting.need)) {
-        if (admission.reason !== undefined) job.lastFailure = admission.reason;
-        return 'kept';
-      }
-      const policy = job.placementPolicy;
-      const placement = policy.place(job.spec, this.view((i) => Math.min(admission.room[i] ?? 0, this.roomFor(job, this.clusters[i]!, false))));
-      if (!placement.ok) {
-        pass.notPlaced(waiting);
-        return this.failedTry(job, placement.reason, now);
-      }
-      this.place(job, placement.components, policy.name, now);
-      const held = placement.components.map((c) => ({
-        cluster: this.grid.cluster(c.cluster)!.index,
-        processors: job.evolving ? job.preallocation : c.processors,
-      }));
-      pass.placed(waiting, held);
-      return 'placed';
-    });
-  }
-
-  private waitingJob(job: JobRecord): WaitingJob {
-    const pinned = job.spec.components[0]!.cluster;
-    return {
-      id: job.id,
-      need: job.need,
-      walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY,
-      cluster: pinned === undefined ? undefined : this.grid.cluster(pinned)?.index,
-    };
-  }
-
-  /**
-   * What a queue policy reads: each cluster's plan, built on first use. Its capacity is what Concertina may take
-   * there now plus what its placed jobs hold, so that the plan's free processors now are exactly what a job may take.
-   * Decision: a placed job holds its processors (an evolving job its pre-allocation, a malleable one what it holds
-   * now) until its start plus its walltime, counted from now while it has not started; without a walltime, with no end.
-   */
-  private queueView(now: number): QueueView {
-    let plans: Array<AvailabilityProfile | undefined> | undefined;
-    let holdings: Holding[][] | undefined;
-    const build = (i: number): AvailabilityProfile => {
-      if (holdings === undefined) {
-        holdings = this.clusters.map(() => []);
-        for (const job of this.placedJobs) {
-          const walltime = job.spec.walltime;
-          const end = walltime === undefined ? Number.POSITIVE_INFINITY : (Number.isFinite(job.startTime) ? job.startTime : now) + walltime;
-          job.components.forEach((c, k) => {
-            const n = job.evolving ? job.preallocation : job.malleable ? job.held : c.processors;
-            holdings![this.grid.cluster(c.cluster)!.index]!.push({ id: `${job.id}#${k}`, n, end });
-          });
-        }
-      }
-      const running = holdings[i]!;
-      let held = 0;
-      for (const h of running) held += h.n;
-      return AvailabilityProfile.build({ now, capacity: this.clusters[i]!.availableFor() + held, running });
-    };
-    return {
-      now,
-      clusterCount: this.clusters.length,
-      plan: (i: number): AvailabilityProfile => {
-        plans ??= new Array<AvailabilityProfile | undefined>(this.clusters.length);
-        return (plans[i] ??= build(i));
-      },
-    };
   }
 
   /** The most a job without reservations may have on one cluster now, and the first cluster with it. */

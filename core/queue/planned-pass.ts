@@ -1,0 +1,114 @@
+// A pass of a planning queue policy (fcfs, easy, cbf) over the scheduler's queue: builds each cluster's plan from the
+// placed jobs, shows the policy each waiting job in turn, and places those it admits through the scheduler. The
+// scheduler keeps its records; this module reads them and acts through the small host below.
+import type { PlacedComponent } from '../events.js';
+import type { Grid } from '../model/grid.js';
+import type { PlacementContext } from '../placement/policy.js';
+import { AvailabilityProfile, type Holding } from '../plan/availability.js';
+import type { JobRecord } from '../scheduler/job-record.js';
+import type { PlacementQueue, TryOutcome } from './placement-queue.js';
+import type { QueuePass, QueuePolicy, QueueView, WaitingJob } from './policy.js';
+
+/** What a planned pass needs of the scheduler. */
+export interface PlannedPassHost {
+  readonly grid: Grid;
+  /** What Concertina may take on cluster i now for a job without reservations. */
+  availableFor(clusterIndex: number): number;
+  /** Jobs placed and not yet ended: what the plans hold. */
+  placedJobs(): Iterable<JobRecord>;
+  /** What a placement of `job` may take on cluster i now. */
+  roomFor(job: JobRecord, clusterIndex: number): number;
+  place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void;
+  /** Counts a failed try (`reason` recorded), which may end the job. */
+  failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome;
+}
+
+export class PlannedPass {
+  constructor(private readonly host: PlannedPassHost) {}
+
+  /**
+   * Runs a pass of `policy` over the queue; false when the policy plans nothing (KOALA's own scan runs instead).
+   * A job the policy holds back waits its turn: it is not tried, counts no try and is never failed for waiting.
+   * Decision: under these policies a full pass follows every arrival (a new job may start only as the policy lets
+   * it), and PWA's shrink-to-place does not apply (a later step plans shrinks).
+   */
+  run(policy: QueuePolicy, queue: PlacementQueue, now: number): boolean {
+    const pass = policy.begin(this.view(now));
+    if (pass === undefined) return false;
+    queue.scan((job) => this.visit(pass, job, now));
+    return true;
+  }
+
+  private visit(pass: QueuePass, job: JobRecord, now: number): TryOutcome {
+    const host = this.host;
+    const waiting = this.waitingJob(job);
+    const admission = pass.admit(waiting);
+    job.plannedStart = admission.reserved;
+    if (!admission.room.some((r) => r >= waiting.need)) {
+      if (admission.reason !== undefined) job.lastFailure = admission.reason;
+      return 'kept';
+    }
+    const placementPolicy = job.placementPolicy;
+    const context: PlacementContext = { grid: host.grid, available: (i) => Math.min(admission.room[i] ?? 0, host.roomFor(job, i)) };
+    const placement = placementPolicy.place(job.spec, context);
+    if (!placement.ok) {
+      pass.notPlaced(waiting);
+      return host.failedTry(job, placement.reason, now);
+    }
+    host.place(job, placement.components, placementPolicy.name, now);
+    const held = placement.components.map((c) => ({
+      cluster: host.grid.cluster(c.cluster)!.index,
+      processors: job.evolving ? job.preallocation : c.processors,
+    }));
+    pass.placed(waiting, held);
+    return 'placed';
+  }
+
+  private waitingJob(job: JobRecord): WaitingJob {
+    const pinned = job.spec.components[0]!.cluster;
+    return {
+      id: job.id,
+      need: job.need,
+      walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY,
+      cluster: pinned === undefined ? undefined : this.host.grid.cluster(pinned)?.index,
+    };
+  }
+
+  /**
+   * What a queue policy reads: each cluster's plan, built on first use. Its capacity is what Concertina may take
+   * there now plus what its placed jobs hold, so that the plan's free processors now are exactly what a job may take.
+   * Decision: a placed job holds its processors (an evolving job its pre-allocation, a malleable one what it holds
+   * now) until its start plus its walltime, counted from now while it has not started; without a walltime, with no end.
+   */
+  private view(now: number): QueueView {
+    const host = this.host;
+    const clusterCount = host.grid.clusters.length;
+    let plans: Array<AvailabilityProfile | undefined> | undefined;
+    let holdings: Holding[][] | undefined;
+    const build = (i: number): AvailabilityProfile => {
+      if (holdings === undefined) {
+        holdings = Array.from({ length: clusterCount }, (): Holding[] => []);
+        for (const job of host.placedJobs()) {
+          const walltime = job.spec.walltime;
+          const end = walltime === undefined ? Number.POSITIVE_INFINITY : (Number.isFinite(job.startTime) ? job.startTime : now) + walltime;
+          job.components.forEach((c, k) => {
+            const n = job.evolving ? job.preallocation : job.malleable ? job.held : c.processors;
+            holdings![host.grid.cluster(c.cluster)!.index]!.push({ id: `${job.id}#${k}`, n, end });
+          });
+        }
+      }
+      const running = holdings[i]!;
+      let held = 0;
+      for (const h of running) held += h.n;
+      return AvailabilityProfile.build({ now, capacity: host.availableFor(i) + held, running });
+    };
+    return {
+      now,
+      clusterCount,
+      plan: (i: number): AvailabilityProfile => {
+        plans ??= new Array<AvailabilityProfile | undefined>(clusterCount);
+        return (plans[i] ??= build(i));
+      },
+    };
+  }
+}
