@@ -8,6 +8,9 @@ import { AvailabilityProfile, type Holding } from '../plan/availability.js';
 import type { JobRecord } from '../scheduler/job-record.js';
 import type { PlacementQueue, TryOutcome } from './placement-queue.js';
 import type { QueuePass, QueuePolicy, QueueView, WaitingJob } from './policy.js';
+import { prioritized, type PrioritizedJob, type QueuePriority } from './priority.js';
+import { withReservationDepth } from './registry.js';
+import type { StepFunction } from '../time/step-function.js';
 
 /** What a planned pass needs of the scheduler. */
 export interface PlannedPassHost {
@@ -23,19 +26,48 @@ export interface PlannedPassHost {
   failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome;
 }
 
+function prioritizedJob(job: JobRecord): PrioritizedJob {
+  return { seq: job.seq, submitTime: job.transitions[0]!.time, need: job.need, walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY };
+}
+
 export class PlannedPass {
+  /** For a policy with promises: each cluster's free processors at the end of its last pass, and which policy. */
+  private lastFree: Array<StepFunction | undefined> = [];
+  private lastPolicy = '';
+  /** The promises shown to the policy in this pass, by job id (those the plans still hold). */
+  private promises = new Map<string, { readonly cluster: number; readonly start: number }>();
+
   constructor(private readonly host: PlannedPassHost) {}
 
   /**
-   * Runs a pass of `policy` over the queue; false when the policy plans nothing (KOALA's own scan runs instead).
-   * A job the policy holds back waits its turn: it is not tried, counts no try and is never failed for waiting.
+   * Runs a pass of `policy` over the queue, in `priority`'s order; false when the policy plans nothing (KOALA's own
+   * scan runs instead). A job the policy holds back waits its turn: it is not tried, counts no try and is never
+   * failed for waiting. `depth`: the reservation depth that overrides a backfilling policy's own.
    * Decision: under these policies a full pass follows every arrival (a new job may start only as the policy lets
    * it), and PWA's shrink-to-place does not apply (a later step plans shrinks).
    */
-  run(policy: QueuePolicy, queue: PlacementQueue, now: number): boolean {
-    const pass = policy.begin(this.view(now));
+  run(base: QueuePolicy, queue: PlacementQueue, now: number, depth?: number, priority?: QueuePriority): boolean {
+    const policy = withReservationDepth(base, depth);
+    const sorted = priority?.score !== undefined;
+    let ordered: readonly JobRecord[] | undefined;
+    let view: QueueView;
+    if (policy.promises) {
+      ordered = sorted ? prioritized(queue.list(), priority!, now, prioritizedJob) : queue.list();
+      view = this.promisingView(policy, ordered, now);
+    } else view = this.view(now);
+    const pass = policy.begin(view);
     if (pass === undefined) return false;
-    queue.scan((job) => this.visit(pass, job, now));
+    if (!sorted) queue.scan((job) => this.visit(pass, job, now));
+    else {
+      ordered ??= prioritized(queue.list(), priority!, now, prioritizedJob);
+      for (const job of ordered!) if (job.state === 'queued') this.visit(pass, job, now);
+      // The jobs placed or ended leave the queue, which keeps its order.
+      queue.scan(() => 'kept');
+    }
+    if (policy.promises) {
+      for (let c = 0; c < this.lastFree.length; c++) this.lastFree[c] = view.plan(c).free;
+    } else this.lastPolicy = '';
+    this.promises.clear();
     return true;
   }
 
@@ -71,6 +103,7 @@ export class PlannedPass {
       need: job.need,
       walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY,
       cluster: pinned === undefined ? undefined : this.host.grid.cluster(pinned)?.index,
+      promise: this.promises.get(job.id),
     };
   }
 
@@ -109,6 +142,40 @@ export class PlannedPass {
         plans ??= new Array<AvailabilityProfile | undefined>(clusterCount);
         return (plans[i] ??= build(i));
       },
+      freed: () => true,
+      promised: 0,
     };
+  }
+
+  /**
+   * The view of a policy whose reservations persist: every cluster's plan with the promises of the waiting jobs in
+   * (in `ordered`'s order), and which clusters freed something since the last pass.
+   * Decision: a promise the plan can no longer hold (its start has passed, or a job overran its walltime, or the
+   * capacity fell) is dropped: the job is planned afresh, as a new one.
+   */
+  private promisingView(policy: QueuePolicy, ordered: readonly JobRecord[], now: number): QueueView {
+    const base = this.view(now);
+    const clusterCount = base.clusterCount;
+    if (this.lastPolicy !== policy.name || this.lastFree.length !== clusterCount) {
+      this.lastFree = new Array<StepFunction | undefined>(clusterCount);
+      this.lastPolicy = policy.name;
+    }
+    const plans = Array.from({ length: clusterCount }, (_, c) => base.plan(c));
+    let promised = 0;
+    for (const job of ordered) {
+      const p = job.plannedStart;
+      if (p === undefined || job.state !== 'queued') continue;
+      const walltime = job.spec.walltime ?? Number.POSITIVE_INFINITY;
+      const plan = plans[p.cluster];
+      if (plan === undefined || p.start < now || plan.freeBetween(p.start, p.start + walltime) < job.need) continue;
+      plan.reserve({ id: job.id, n: job.need, start: p.start, duration: walltime });
+      this.promises.set(job.id, p);
+      promised++;
+    }
+    const freed = plans.map((plan, c) => {
+      const last = this.lastFree[c];
+      return last === undefined || plan.free.minus(last).maxOver(now, Number.POSITIVE_INFINITY) > 0;
+    });
+    return { now, clusterCount, plan: (c) => plans[c]!, freed: (c) => freed[c]!, promised };
   }
 }

@@ -18,7 +18,7 @@ import { PlacementQueue, TRIES_EXHAUSTED, type TryOutcome } from '../queue/place
 import { PlannedPass } from '../queue/planned-pass.js';
 import type { QueuePolicy, QueuePolicyName } from '../queue/policy.js';
 import { queuePolicies, queuePolicy } from '../queue/registry.js';
-import { QUEUE_PRIORITIES, type QueuePriorityName } from '../queue/priority.js';
+import { QUEUE_PRIORITIES, queuePriority, type QueuePriorityName } from '../queue/priority.js';
 import { Claimer } from './claimer.js';
 import { ClusterState, type CapacityBreakdown, type ThresholdScope } from './cluster-state.js';
 import { JobRecord } from './job-record.js';
@@ -134,6 +134,12 @@ export class Scheduler {
   private priorityOption: QueuePriorityName;
   /** Jobs placed and not yet ended: what the queue policies' plans hold. */
   private readonly placedJobs = new Set<JobRecord>();
+  /**
+   * Jobs in submission order (jobsById keeps it), walked once: `firstWaiting` is the earliest submitted job not yet
+   * placed, as far as placements so far have moved it on (what says whether a job starting now is backfilled).
+   */
+  private readonly submitOrder: IterableIterator<JobRecord> = this.jobsById.values();
+  private firstWaiting: JobRecord | undefined;
   /** Passes of the planning queue policies (fcfs, easy, cbf). */
   private readonly plannedPass: PlannedPass;
   private seq = 0;
@@ -700,7 +706,7 @@ export class Scheduler {
 
   private scanQueue(shrinkToPlace: boolean, now: number, only?: readonly JobRecord[]): void {
     if (this.queue.length === 0) return;
-    if (this.plannedPass.run(this.queuePolicy, this.queue, now)) return;
+    if (this.plannedPass.run(this.queuePolicy, this.queue, now, this.reservationDepthOption, queuePriority(this.priorityOption))) return;
     // Upper bounds of what any job may get, to refuse most jobs in O(1) when the grid is full.
     let mostFree = 0;
     let mostWithShrink = 0;
@@ -881,6 +887,7 @@ export class Scheduler {
   private place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void {
     this.dropReservations(job);
     job.plannedStart = undefined;
+    job.backfilled = this.startsAhead(job);
     this.placedJobs.add(job);
     job.components = components;
     job.clusterIndex = this.grid.cluster(components[0]!.cluster)!.index;
@@ -894,6 +901,24 @@ export class Scheduler {
     job.transition('claiming', now, `placed by ${policy}: ${where}`);
     this.emit(now, { type: 'job.placed', jobId: job.id, policy, components });
     this.claimer.claim(job, now);
+  }
+
+  /**
+   * Whether a job placed now starts while a job submitted before it still waits. Amortized O(1): the pointer over the
+   * jobs in submission order only moves forward. Decision: a job sent back to the queue (its claim failed) after the
+   * pointer passed it is not seen as waiting by the jobs after it, and is not counted as backfilled itself.
+   */
+  private startsAhead(job: JobRecord): boolean {
+    let w = this.firstWaiting;
+    if (w !== undefined && w.seq > job.seq) return false;
+    // The job itself is in jobsById and waiting: the walk stops at it at the latest, never running off the end.
+    while (w === undefined || (w !== job && w.state !== 'queued' && w.state !== 'submitted')) {
+      const next = this.submitOrder.next();
+      if (next.done === true) return false;
+      w = next.value;
+    }
+    this.firstWaiting = w;
+    return w !== job;
   }
 
   private launch(job: JobRecord): void {
