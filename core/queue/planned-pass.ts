@@ -24,6 +24,8 @@ export interface PlannedPassHost {
   place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void;
   /** Counts a failed try (`reason` recorded), which may end the job. */
   failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome;
+  /** Asks for a pass at time t (a promised start that no job's end will announce). */
+  wake(t: number): void;
 }
 
 function prioritizedJob(job: JobRecord): PrioritizedJob {
@@ -36,6 +38,9 @@ export class PlannedPass {
   private lastPolicy = '';
   /** The promises shown to the policy in this pass, by job id (those the plans still hold). */
   private promises = new Map<string, { readonly cluster: number; readonly start: number }>();
+  /** The earliest reserved start of the pass running, and the earliest wake-up asked for and not yet due. */
+  private earliestReserved = Number.POSITIVE_INFINITY;
+  private wakeAsked = Number.POSITIVE_INFINITY;
 
   constructor(private readonly host: PlannedPassHost) {}
 
@@ -57,6 +62,7 @@ export class PlannedPass {
     } else view = this.view(now);
     const pass = policy.begin(view);
     if (pass === undefined) return false;
+    this.earliestReserved = Number.POSITIVE_INFINITY;
     if (!sorted) queue.scan((job) => this.visit(pass, job, now));
     else {
       ordered ??= prioritized(queue.list(), priority!, now, prioritizedJob);
@@ -66,6 +72,13 @@ export class PlannedPass {
     }
     if (policy.promises) {
       for (let c = 0; c < this.lastFree.length; c++) this.lastFree[c] = view.plan(c).free;
+      // Decision: a promised start is a time to act at even when no job ends then (the plan's holes are where
+      // walltimes end, but a job that ended early opens one between them): the first is woken for, once.
+      if (this.wakeAsked <= now) this.wakeAsked = Number.POSITIVE_INFINITY;
+      if (this.earliestReserved < this.wakeAsked) {
+        this.wakeAsked = this.earliestReserved;
+        this.host.wake(this.earliestReserved);
+      }
     } else this.lastPolicy = '';
     this.promises.clear();
     return true;
@@ -76,6 +89,7 @@ export class PlannedPass {
     const waiting = this.waitingJob(job);
     const admission = pass.admit(waiting);
     job.plannedStart = admission.reserved;
+    if (admission.reserved !== undefined && admission.reserved.start < this.earliestReserved) this.earliestReserved = admission.reserved.start;
     if (!admission.room.some((r) => r >= waiting.need)) {
       if (admission.reason !== undefined) job.lastFailure = admission.reason;
       return 'kept';

@@ -200,6 +200,7 @@ export class Scheduler {
       roomFor: (job, i) => this.roomFor(job, this.clusters[i]!, false),
       place: (job, components, policy, now) => this.place(job, components, policy, now),
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
+      wake: (t) => this.timers.at(t, () => (this.passRequested = true)),
     });
     this.approach = required(approachByName(o.approach), 'approach', o.approach);
     this.malleability = new MalleabilityManager(

@@ -97,6 +97,16 @@ describe('CBF compression', () => {
   });
 });
 
+describe('CBF wakes up for a promised start no job end announces', () => {
+  it('a reservation in a hole between walltime ends starts on time, not at the next poll', () => {
+    // 1 processor. a runs 140-312 (asks 173: planned to 313). x (3 s) and y (asks 2 s) arrive at 311, reserved at
+    // 313 and 316. a ends at 312: by expansion factor y goes first but cannot move (x still holds 313-316); x moves
+    // to 312 and ends at 315. y starts at its promise, 316, though nothing ends then (the next poll is at 360).
+    const jobs = [rigid('a', 1, 172, 173, 140), rigid('x', 1, 3, 3, 311), rigid('y', 1, 1, 2, 311)];
+    expect(run(1, jobs, { queue: 'cbf', priority: 'wait' }).starts).toEqual({ a: 140, x: 312, y: 316 });
+  });
+});
+
 describe('CBF over clusters', () => {
   it('a reservation goes where the job starts earliest; at a tie, to the first cluster', () => {
     // Clusters a and b of 4: x holds a until 100, y holds b until 50. z (4) is reserved on b at 50.
