@@ -4,7 +4,7 @@
 // plan frees processors (a job ended before its walltime), reservations are re-made in order, each at its earliest
 // start but never later than before (compression). With a reservation depth N (Maui's ReservationDepth) only N jobs
 // hold reservations at once; the others start only when they fit now without delaying any.
-import { candidateClusters, holdInPlans, roomOverWalltime, type Admission, type QueuePass, type QueuePolicy, type QueuePolicyName, type QueueView, type WaitingJob } from './policy.js';
+import { holdInPlans, roomOverWalltime, type Admission, type QueuePass, type QueuePolicy, type QueuePolicyName, type QueueView, type WaitingJob } from './policy.js';
 
 // Decision: as pyss's ConservativeScheduler and Batsim's batsched conservative_bf do, a new job is put at its earliest
 // start among the reservations already made, and only when a job ended early are the waiting jobs taken again, in
@@ -30,6 +30,11 @@ export const cbf: QueuePolicy = backfilling(
   Number.POSITIVE_INFINITY,
   'Conservative backfilling: every waiting job gets a reservation; a job starts early only if it delays none.',
 );
+
+/** The clusters a job may start on, as a range (its pinned one, or all): no array per job and pass. */
+function clusterRange(job: WaitingJob, view: QueueView): [number, number] {
+  return job.cluster === undefined ? [0, view.clusterCount] : [job.cluster, job.cluster + 1];
+}
 
 interface Slot {
   cluster: number;
@@ -82,7 +87,8 @@ class BackfillingPass implements QueuePass {
     if (this.anyDirty) {
       view.plan(p.cluster).unreserve(job.id);
       // Its old slot is free again in the plans, so no cluster gives a later start than the promise.
-      for (const c of candidateClusters(job, view)) {
+      const [from, to] = clusterRange(job, view);
+      for (let c = from; c < to; c++) {
         if (!this.dirty[c]) continue;
         const start = view.plan(c).earliestStart(job.need, job.walltime, view.now, slot.start);
         if (start < slot.start || (start === slot.start && c === p.cluster)) slot = { cluster: c, start };
@@ -111,7 +117,8 @@ class BackfillingPass implements QueuePass {
   private earliest(job: WaitingJob): Slot | undefined {
     const view = this.view;
     let best: Slot | undefined;
-    for (const c of candidateClusters(job, view)) {
+    const [from, to] = clusterRange(job, view);
+    for (let c = from; c < to; c++) {
       // Bounded by the best start so far: a cluster is searched no further than it could win.
       const start = view.plan(c).earliestStart(job.need, job.walltime, view.now, best === undefined ? Number.POSITIVE_INFINITY : best.start);
       if (start < (best?.start ?? Number.POSITIVE_INFINITY)) best = { cluster: c, start };

@@ -4,7 +4,7 @@
 import type { PlacedComponent } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import type { PlacementContext } from '../placement/policy.js';
-import { AvailabilityProfile, type Holding } from '../plan/availability.js';
+import { AvailabilityProfile, type Holding, type Reservation } from '../plan/availability.js';
 import type { JobRecord } from '../scheduler/job-record.js';
 import type { PlacementQueue, TryOutcome } from './placement-queue.js';
 import type { QueuePass, QueuePolicy, QueueView, WaitingJob } from './policy.js';
@@ -175,17 +175,28 @@ export class PlannedPass {
       this.lastPolicy = policy.name;
     }
     const plans = Array.from({ length: clusterCount }, (_, c) => base.plan(c));
-    let promised = 0;
+    const kept: Array<Array<{ job: JobRecord; reservation: Reservation }>> = plans.map(() => []);
     for (const job of ordered) {
       const p = job.plannedStart;
-      if (p === undefined || job.state !== 'queued') continue;
-      const walltime = job.spec.walltime ?? Number.POSITIVE_INFINITY;
-      const plan = plans[p.cluster];
-      if (plan === undefined || p.start < now || plan.freeBetween(p.start, p.start + walltime) < job.need) continue;
-      plan.reserve({ id: job.id, n: job.need, start: p.start, duration: walltime });
-      this.promises.set(job.id, p);
-      promised++;
+      if (p === undefined || job.state !== 'queued' || p.cluster >= clusterCount || p.start < now) continue;
+      kept[p.cluster]!.push({ job, reservation: { id: job.id, n: job.need, start: p.start, duration: job.spec.walltime ?? Number.POSITIVE_INFINITY } });
     }
+    let promised = 0;
+    kept.forEach((list, c) => {
+      const plan = plans[c]!;
+      // Usually every promise still fits (no job overran its walltime): all go in at once.
+      if (plan.reserveAll(list.map((k) => k.reservation))) {
+        for (const k of list) this.promises.set(k.job.id, k.job.plannedStart!);
+        promised += list.length;
+        return;
+      }
+      for (const { job, reservation: r } of list) {
+        if (plan.freeBetween(r.start, r.start + r.duration) < r.n) continue;
+        plan.reserve(r);
+        this.promises.set(job.id, job.plannedStart!);
+        promised++;
+      }
+    });
     const freed = plans.map((plan, c) => {
       const last = this.lastFree[c];
       return last === undefined || plan.free.minus(last).maxOver(now, Number.POSITIVE_INFINITY) > 0;

@@ -38,6 +38,9 @@ function benchTargets(f: Record<string, unknown>): Array<{ figure: string; targe
     atMost('synthetic_scaling', 15),
     below('pass_ms', 20),
     below('swf_nasa_s', 1),
+    below('easy_nasa_s', 0.3),
+    below('cbf_hpc2n_s', 0.3),
+    below('pass_cbf_ms', 100),
     below('host_memory_10k_jobs_mb', 300),
     below('soak_24h_rss_mb', 300),
     below('live_slurm_grow_p50_ms', 1500),
@@ -276,6 +279,7 @@ const figures = {
   ...overload,
   ...(await import('./coorm-bench.js')).coormBench(log),
   ...(await import('./plan-bench.js')).planBench(log),
+  ...(await import('./backfill-bench.js')).backfillBench(log),
   node: process.version,
 };
 const targets = benchTargets(figures);
