@@ -14,6 +14,11 @@ import { holdInPlans, roomOverWalltime, type Admission, type QueuePass, type Que
 // Decision: at equal starts, a reservation keeps its cluster; a new one goes to the first cluster (lowest index); a
 // job that can start now is offered every cluster where it fits now, and its placement policy chooses.
 // Decision: reservations read walltimes, never run times; a job without a walltime is planned with no end.
+// Decision (OAR's rule for moldable jobs: the size that ends first): a job has one walltime whatever its size, so
+// every size of a moldable job is planned to end at its start plus that walltime and the size that ends first is the
+// one that starts first: its minimum is reserved; when it can start now it is offered what is free over its walltime
+// without delaying any reservation, and sizing.ts gives it the most of that up to its max (which, with any speed-up,
+// also ends first in fact).
 
 /** A backfilling policy keeping reservations for at most `depth` waiting jobs at once (Infinity: every job). */
 export function backfilling(name: QueuePolicyName, depth: number, description: string): QueuePolicy {

@@ -123,6 +123,21 @@ describe('CBF over clusters', () => {
   });
 });
 
+describe('moldable jobs under the planning policies', () => {
+  it('a moldable job starts as early as it can, with the most processors free over its walltime up to its max', () => {
+    // 4 processors; a holds 2 until 100; m (2..4, 50 s) at 1 starts now with the 2 free.
+    const m: JobSpecInput = { id: 'm', kind: 'moldable', submitTime: 1, walltime: 50, app: { model: 'fixed', runtime: 50 }, components: [{ min: 2, max: 4, program: 'x' }] };
+    const withA = run(4, [rigid('a', 2, 100, 100, 0), m], { queue: 'cbf' });
+    expect(withA.starts).toEqual({ a: 0, m: 1 });
+    expect(withA.world.scheduler.job('m')!.components[0]!.processors).toBe(2);
+    // Alone, it takes all 4; behind a reservation of all 4 at 100 (b), it still fits before it with 2 of them.
+    expect(run(4, [m], { queue: 'cbf' }).world.scheduler.job('m')!.components[0]!.processors).toBe(4);
+    const behind = run(4, [rigid('a', 2, 100, 100, 0), rigid('b', 4, 10, 10, 0.5), m], { queue: 'cbf' });
+    expect(behind.starts).toEqual({ a: 0, m: 1, b: 100 });
+    expect(behind.world.scheduler.job('m')!.components[0]!.processors).toBe(2);
+  });
+});
+
 describe('priorities', () => {
   it('size: the largest waiting job first (fcfs and easy); submit keeps the queue order', () => {
     // a holds all 4 until 100. b (1 proc, 10 s) at 1, c (4, 10 s) at 2. By size c goes first at 100, b after it.
