@@ -28,6 +28,39 @@ export interface PlannedPassHost {
   wake(t: number): void;
 }
 
+/** Whether f is above g anywhere from `from` on (walks both breakpoint lists once; nothing allocated). */
+function risesAbove(f: StepFunction, g: StepFunction, from: number): boolean {
+  const ft = f.times;
+  const fv = f.values;
+  const gt = g.times;
+  const gv = g.values;
+  // Values in force at `from`.
+  let i = upperIndex(ft, from);
+  let j = upperIndex(gt, from);
+  let a = i > 0 ? fv[i - 1]! : f.initial;
+  let b = j > 0 ? gv[j - 1]! : g.initial;
+  for (;;) {
+    if (a > b) return true;
+    const tf = i < ft.length ? ft[i]! : Number.POSITIVE_INFINITY;
+    const tg = j < gt.length ? gt[j]! : Number.POSITIVE_INFINITY;
+    if (tf === Number.POSITIVE_INFINITY && tg === Number.POSITIVE_INFINITY) return false;
+    if (tf <= tg) a = fv[i++]!;
+    if (tg <= tf) b = gv[j++]!;
+  }
+}
+
+/** The number of breakpoints at or before t. */
+function upperIndex(times: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (times[mid]! <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 function prioritizedJob(job: JobRecord): PrioritizedJob {
   return { seq: job.seq, submitTime: job.transitions[0]!.time, need: job.need, walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY };
 }
@@ -175,31 +208,33 @@ export class PlannedPass {
       this.lastPolicy = policy.name;
     }
     const plans = Array.from({ length: clusterCount }, (_, c) => base.plan(c));
-    const kept: Array<Array<{ job: JobRecord; reservation: Reservation }>> = plans.map(() => []);
+    const jobs: JobRecord[][] = plans.map(() => []);
+    const reservations: Reservation[][] = plans.map(() => []);
     for (const job of ordered) {
       const p = job.plannedStart;
       if (p === undefined || job.state !== 'queued' || p.cluster >= clusterCount || p.start < now) continue;
-      kept[p.cluster]!.push({ job, reservation: { id: job.id, n: job.need, start: p.start, duration: job.spec.walltime ?? Number.POSITIVE_INFINITY } });
+      jobs[p.cluster]!.push(job);
+      reservations[p.cluster]!.push({ id: job.id, n: job.need, start: p.start, duration: job.spec.walltime ?? Number.POSITIVE_INFINITY });
     }
     let promised = 0;
-    kept.forEach((list, c) => {
+    for (let c = 0; c < clusterCount; c++) {
       const plan = plans[c]!;
+      const list = jobs[c]!;
       // Usually every promise still fits (no job overran its walltime): all go in at once.
-      if (plan.reserveAll(list.map((k) => k.reservation))) {
-        for (const k of list) this.promises.set(k.job.id, k.job.plannedStart!);
-        promised += list.length;
-        return;
-      }
-      for (const { job, reservation: r } of list) {
-        if (plan.freeBetween(r.start, r.start + r.duration) < r.n) continue;
-        plan.reserve(r);
-        this.promises.set(job.id, job.plannedStart!);
+      const all = list.length > 0 && plan.reserveAll(reservations[c]!);
+      for (let k = 0; k < list.length; k++) {
+        const r = reservations[c]![k]!;
+        if (!all) {
+          if (plan.freeBetween(r.start, r.start + r.duration) < r.n) continue;
+          plan.reserve(r);
+        }
+        this.promises.set(r.id, list[k]!.plannedStart!);
         promised++;
       }
-    });
+    }
     const freed = plans.map((plan, c) => {
       const last = this.lastFree[c];
-      return last === undefined || plan.free.minus(last).maxOver(now, Number.POSITIVE_INFINITY) > 0;
+      return last === undefined || risesAbove(plan.free, last, now);
     });
     return { now, clusterCount, plan: (c) => plans[c]!, freed: (c) => freed[c]!, promised };
   }
