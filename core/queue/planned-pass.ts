@@ -29,7 +29,7 @@ export interface PlannedPassHost {
 }
 
 /** Whether f is above g anywhere from `from` on (walks both breakpoint lists once; nothing allocated). */
-function risesAbove(f: StepFunction, g: StepFunction, from: number): boolean {
+export function risesAbove(f: StepFunction, g: StepFunction, from: number): boolean {
   const ft = f.times;
   const fv = f.values;
   const gt = g.times;

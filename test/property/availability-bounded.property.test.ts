@@ -4,6 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AvailabilityProfile } from '../../core/plan/availability.js';
+import { risesAbove } from '../../core/queue/planned-pass.js';
+import { StepFunction } from '../../core/time/step-function.js';
 
 const planArb = fc.record({
   capacity: fc.integer({ min: 0, max: 20 }),
@@ -48,6 +50,20 @@ describe('availability profile: bounded earliest start and reservations in one s
         }
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('risesAbove (what a CBF pass reads as a cluster that freed something)', () => {
+  const stepsArb = fc.array(fc.record({ t: fc.integer({ min: 0, max: 100 }), v: fc.integer({ min: -5, max: 5 }) }), { maxLength: 8 });
+  it('is whether f - g has a positive value from `from` on', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -5, max: 5 }), stepsArb, fc.integer({ min: -5, max: 5 }), stepsArb, fc.integer({ min: -10, max: 110 }), (fi, fs, gi, gs, from) => {
+        const f = StepFunction.fromSteps(fi, fs);
+        const g = StepFunction.fromSteps(gi, gs);
+        expect(risesAbove(f, g, from)).toBe(f.minus(g).maxOver(from, Infinity) > 0);
+      }),
+      { numRuns: 1000 },
     );
   });
 });
