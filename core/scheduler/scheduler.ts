@@ -44,7 +44,7 @@ export interface SchedulerOptions {
    * processors back (the KOALA paper's trigger, section V-B).
    */
   growthAtPoll: GrowthAtPoll;
-  /** Which waiting jobs may start now: `koala` (every job tried head to tail), `fcfs` or `easy` (core/queue/). */
+  /** Which waiting jobs may start now: `koala` (every job tried head to tail), `fcfs`, `easy` or `cbf` (core/queue/). */
   queue: QueuePolicyName;
   /** How many waiting jobs get reservations (Maui's ReservationDepth); undefined: the queue policy's own. */
   reservationDepth: number | undefined;
