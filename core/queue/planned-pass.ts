@@ -74,6 +74,8 @@ export class PlannedPass {
   /** The earliest reserved start of the pass running, and the earliest wake-up asked for and not yet due. */
   private earliestReserved = Number.POSITIVE_INFINITY;
   private wakeAsked = Number.POSITIVE_INFINITY;
+  /** The policy whose passes planned nothing (KOALA's: the scheduler's own scan runs). */
+  private unplanned: QueuePolicy | undefined;
 
   constructor(private readonly host: PlannedPassHost) {}
 
@@ -85,6 +87,8 @@ export class PlannedPass {
    * it), and PWA's shrink-to-place does not apply (a later step plans shrinks).
    */
   run(base: QueuePolicy, queue: PlacementQueue, now: number, depth?: number, priority?: QueuePriority): boolean {
+    // A policy that planned nothing once (koala) never does: its passes cost nothing here.
+    if (base === this.unplanned) return false;
     const policy = withReservationDepth(base, depth);
     const sorted = priority?.score !== undefined;
     let ordered: readonly JobRecord[] | undefined;
@@ -94,7 +98,10 @@ export class PlannedPass {
       view = this.promisingView(policy, ordered, now);
     } else view = this.view(now);
     const pass = policy.begin(view);
-    if (pass === undefined) return false;
+    if (pass === undefined) {
+      if (policy === base) this.unplanned = base;
+      return false;
+    }
     this.earliestReserved = Number.POSITIVE_INFINITY;
     if (!sorted) queue.scan((job) => this.visit(pass, job, now));
     else {
