@@ -26,6 +26,8 @@ export interface PlannedPassHost {
   failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome;
   /** Asks for a pass at time t (a promised start that no job's end will announce). */
   wake(t: number): void;
+  /** Events emitted so far: unchanged, nothing a plan is built from has changed (jobs, queue, load). */
+  eventCount(): number;
 }
 
 /** Whether f is above g anywhere from `from` on (walks both breakpoint lists once; nothing allocated). */
@@ -74,6 +76,8 @@ export class PlannedPass {
   /** The earliest reserved start of the pass running, and the earliest wake-up asked for and not yet due. */
   private earliestReserved = Number.POSITIVE_INFINITY;
   private wakeAsked = Number.POSITIVE_INFINITY;
+  /** What the last pass of a policy with promises started from: events, settings and capacities (see `unchanged`). */
+  private lastSignature = '';
   /** The policy whose passes planned nothing (KOALA's: the scheduler's own scan runs). */
   private unplanned: QueuePolicy | undefined;
 
@@ -93,7 +97,12 @@ export class PlannedPass {
     const sorted = priority?.score !== undefined;
     let ordered: readonly JobRecord[] | undefined;
     let view: QueueView;
+    let signature = '';
     if (policy.promises) {
+      // Decision: a pass of a policy with promises (a poll's) when nothing changed since the last one (no event, the
+      // same settings and capacities) and no promise is due would keep every promise and start nothing: it is skipped.
+      signature = this.signature(policy, depth, priority);
+      if (signature === this.lastSignature && now < this.wakeAsked) return true;
       ordered = sorted ? prioritized(queue.list(), priority!, now, prioritizedJob) : queue.list();
       view = this.promisingView(policy, ordered, now);
     } else view = this.view(now);
@@ -119,9 +128,19 @@ export class PlannedPass {
         this.wakeAsked = this.earliestReserved;
         this.host.wake(this.earliestReserved);
       }
-    } else this.lastPolicy = '';
+      this.lastSignature = this.signature(policy, depth, priority);
+    } else {
+      this.lastPolicy = '';
+      this.lastSignature = '';
+    }
     this.promises.clear();
     return true;
+  }
+
+  private signature(policy: QueuePolicy, depth: number | undefined, priority: QueuePriority | undefined): string {
+    let capacity = '';
+    for (let c = 0; c < this.host.grid.clusters.length; c++) capacity += `${this.host.availableFor(c)},`;
+    return `${this.host.eventCount()}|${policy.name}|${depth}|${priority?.name}|${capacity}`;
   }
 
   private visit(pass: QueuePass, job: JobRecord, now: number): TryOutcome {

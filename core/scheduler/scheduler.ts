@@ -201,6 +201,7 @@ export class Scheduler {
       place: (job, components, policy, now) => this.place(job, components, policy, now),
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
       wake: (t) => this.timers.at(t, () => (this.passRequested = true)),
+      eventCount: () => this.events,
     });
     this.approach = required(approachByName(o.approach), 'approach', o.approach);
     this.malleability = new MalleabilityManager(
