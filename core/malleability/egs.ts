@@ -2,13 +2,13 @@
 // all running malleable jobs; the remainder goes as a bonus to the least recently started jobs, or is taken as a
 // malus from the most recently started ones.
 import type { MalleabilityPolicy, PolicyProcedure } from './policy.js';
-import type { JobRecord } from '../scheduler/job-record.js';
+import type { ReadonlyJobRecord } from '../scheduler/job-record.js';
 
 export const egs: MalleabilityPolicy = {
   name: 'egs',
   description: 'Equi-grow and shrink: every running malleable job grows (or shrinks) by an equal share.',
 
-  *grow(jobs: readonly JobRecord[], growValue: number): PolicyProcedure {
+  *grow<J extends ReadonlyJobRecord>(jobs: readonly J[], growValue: number): PolicyProcedure<J> {
     if (jobs.length === 0) return;
     const share = Math.floor(growValue / jobs.length);
     const remainder = growValue % jobs.length;
@@ -19,12 +19,12 @@ export const egs: MalleabilityPolicy = {
     }
   },
 
-  *shrink(jobs: readonly JobRecord[], shrinkValue: number): PolicyProcedure {
+  *shrink<J extends ReadonlyJobRecord>(jobs: readonly J[], shrinkValue: number): PolicyProcedure<J> {
     if (jobs.length === 0) return;
     const newestFirst = [...jobs].reverse();
     const share = Math.floor(shrinkValue / newestFirst.length);
     const remainder = shrinkValue % newestFirst.length;
-    const asked: JobRecord[] = [];
+    const asked: J[] = [];
     for (let i = 0; i < newestFirst.length; i++) {
       // Decision: the malus falls on the `remainder` most recently started jobs (i < remainder), as the text says;
       // Fig. 5's `i >= shrinkRemainder` would reclaim more or less than asked.

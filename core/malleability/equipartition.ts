@@ -4,11 +4,11 @@
 // equal amount to every job, it evens out the jobs' extras: growth goes to the jobs with the fewest extras, shrinks
 // are taken from those with the most.
 import type { MalleabilityPolicy, PolicyProcedure } from './policy.js';
-import type { JobRecord } from '../scheduler/job-record.js';
+import type { ReadonlyJobRecord } from '../scheduler/job-record.js';
 
 // Decision: the shares are of extras (processors above the minimum), since only those are preemptible; minimums
 // are each job's own non-preemptible part.
-function extras(job: JobRecord): number {
+function extras(job: ReadonlyJobRecord): number {
   return Math.max(0, job.held - job.releasing - job.min);
 }
 
@@ -90,7 +90,7 @@ export const equipartition: MalleabilityPolicy = {
   name: 'equipartition',
   description: 'Equipartition with filling: even out the running malleable jobs’ extras; what one job leaves is offered to the others.',
 
-  *grow(jobs: readonly JobRecord[], growValue: number): PolicyProcedure {
+  *grow<J extends ReadonlyJobRecord>(jobs: readonly J[], growValue: number): PolicyProcedure<J> {
     let candidates = jobs.filter((j) => j.growable > 0);
     let left = growValue;
     // Filling: a round offers each job its share; jobs that took all of theirs share what the others left.
@@ -100,7 +100,7 @@ export const equipartition: MalleabilityPolicy = {
         candidates.map((j) => j.growable),
         left,
       );
-      const tookAll: JobRecord[] = [];
+      const tookAll: J[] = [];
       let handed = 0;
       for (let i = 0; i < candidates.length; i++) {
         const offer = offers[i]!;
@@ -119,17 +119,17 @@ export const equipartition: MalleabilityPolicy = {
     }
   },
 
-  *shrink(jobs: readonly JobRecord[], shrinkValue: number): PolicyProcedure {
+  *shrink<J extends ReadonlyJobRecord>(jobs: readonly J[], shrinkValue: number): PolicyProcedure<J> {
     let candidates = jobs.filter((j) => j.shrinkable > 0);
     let left = shrinkValue;
-    const asked: JobRecord[] = [];
+    const asked: J[] = [];
     // A job may give back less than asked (or more: FT keeps a power of two); the rest is asked of the others.
     while (left > 0 && candidates.length > 0) {
       const requests = levelDown(
         candidates.map((j) => Math.min(extras(j), j.shrinkable)),
         left,
       );
-      const next: JobRecord[] = [];
+      const next: J[] = [];
       let agreed = 0;
       for (let i = candidates.length - 1; i >= 0; i--) {
         const request = requests[i]!;

@@ -4,12 +4,15 @@ import type { ApplicationPort } from '../ports.js';
 import type { SchedulerEventBody } from '../events.js';
 import type { ClusterState } from '../scheduler/cluster-state.js';
 import type { JobRecord } from '../scheduler/job-record.js';
+import type { CapacityLedger } from '../scheduler/ledger.js';
 import { operatorGrow, operatorShrink } from './operator.js';
 import type { MalleabilityPolicy, PolicyProcedure, PolicyStep } from './policy.js';
 
 /** What the manager needs from the scheduler that owns it. */
 export interface ManagerHost {
   readonly applications: ApplicationPort;
+  /** Where the processors offers earmark and shrinks agree to release are counted. */
+  readonly ledger: CapacityLedger;
   emit(now: number, event: SchedulerEventBody): void;
   /** The application accepted `processors` more: account them and ask the local manager for them. */
   grantGrow(job: JobRecord, processors: number): void;
@@ -19,12 +22,12 @@ export interface ManagerHost {
 
 interface Operation {
   readonly cluster: ClusterState;
-  readonly procedure: PolicyProcedure;
+  readonly procedure: PolicyProcedure<JobRecord>;
   readonly mandatory: boolean;
   /** Started by an operator (one job resized by hand), not by the policy: its events say so. */
   readonly operator: boolean;
   /** The step it waits on: an answer to an offer or request, or releases. */
-  waiting: PolicyStep | undefined;
+  waiting: PolicyStep<JobRecord> | undefined;
   offerId: number;
   /** Processors its pending offer or request named to the application (a policy's figure cut to the job's room). */
   offered: number;
@@ -91,7 +94,8 @@ export class MalleabilityManager {
 
   /** An operator makes one job of `cluster` give back `processors` (mandatory). */
   operatorShrink(cluster: ClusterState, job: JobRecord, processors: number, now: number): void {
-    this.start(cluster, operatorShrink(job, processors), { mandatory: true, earmark: 0, operator: true }, now);
+    const capAtKept = () => (job.cap = Math.max(job.min, job.held - job.releasing));
+    this.start(cluster, operatorShrink(job, processors, capAtKept), { mandatory: true, earmark: 0, operator: true }, now);
   }
 
   onGrowAnswer(offerId: number, accepted: number, now: number): void {
@@ -104,7 +108,7 @@ export class MalleabilityManager {
     const taken = clamp(accepted, 0, Math.min(op.offered, step.job.growable, op.earmarked - op.cluster.overcommitted));
     // What the job takes becomes its own (pending) allocation; the rest stays set aside for the next offers.
     op.earmarked -= taken;
-    op.cluster.offered -= taken;
+    this.host.ledger.unearmark(op.cluster, taken);
     const answer: OperationEvent = { type: 'grow.answered', jobId: step.job.id, offerId, accepted: taken };
     // Decision: an answer cut to what could be granted keeps the application's own word beside it (`answered`), so
     // that the record never says the application accepted what it did not.
@@ -123,11 +127,7 @@ export class MalleabilityManager {
     const agreed = clamp(accepted, 0, step.job.shrinkable);
     const answer: OperationEvent = { type: 'shrink.answered', jobId: step.job.id, offerId, accepted: agreed };
     if (agreed !== accepted && Number.isFinite(accepted) && accepted > 0) answer.answered = accepted;
-    step.job.releasing += agreed;
-    if (agreed > 0 && op.deadline !== undefined) {
-      step.job.releasingByDeadline += agreed;
-      step.job.releaseBy = Math.min(Number.isNaN(step.job.releaseBy) ? Infinity : step.job.releaseBy, op.deadline);
-    }
+    this.host.ledger.agreeToRelease(step.job, agreed, op.deadline);
     this.host.emit(now, byOperator(op, answer));
     this.resume(op, agreed, now);
   }
@@ -151,7 +151,7 @@ export class MalleabilityManager {
   /** `earmark`: processors set aside for the operation from its start (a grow's). */
   private start(
     cluster: ClusterState,
-    procedure: PolicyProcedure,
+    procedure: PolicyProcedure<JobRecord>,
     {
       mandatory,
       earmark,
@@ -163,7 +163,7 @@ export class MalleabilityManager {
   ): void {
     if (this.byCluster.has(key)) throw new Error(`a malleability operation is already running on ${cluster.cluster.name}`);
     const op: Operation = { cluster, procedure, mandatory, operator, waiting: undefined, offerId: 0, offered: 0, earmarked: earmark, deadline, key };
-    cluster.offered += earmark;
+    this.host.ledger.earmark(cluster, earmark);
     this.byCluster.set(key, op);
     this.resume(op, 0, now);
   }
@@ -209,7 +209,7 @@ export class MalleabilityManager {
   }
 
   private finish(op: Operation, now: number): void {
-    op.cluster.offered -= op.earmarked;
+    this.host.ledger.unearmark(op.cluster, op.earmarked);
     op.earmarked = 0;
     this.byCluster.delete(op.key);
     this.host.operationDone(op.cluster, now);

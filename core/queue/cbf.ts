@@ -7,10 +7,10 @@
 import { holdInPlans, roomOverWalltime, type Admission, type QueuePass, type QueuePolicy, type QueuePolicyName, type QueueView, type WaitingJob } from './policy.js';
 
 // Decision: as pyss's ConservativeScheduler and Batsim's batsched conservative_bf do, a new job is put at its earliest
-// start among the reservations already made, and only when a job ended early are the waiting jobs taken again, in
-// queue order, each removed and put back at its earliest start with the others in place (so it never moves later).
-// Decision: compression looks only at clusters whose plan freed something since the last pass or during this pass
-// (a reservation moved off them or earlier on them): on any other cluster no job's earliest start can have improved.
+// start among the reservations already made, and when a job has ended the waiting jobs are taken again, in queue
+// order, each removed and put back at its earliest start with the others in place (so it never moves later).
+// Decision: otherwise compression looks only at clusters whose plan freed something since the last pass or during
+// this pass (a reservation moved off them or earlier on them): on any other cluster no earliest start can improve.
 // Decision: at equal starts, a reservation keeps its cluster; a new one goes to the first cluster (lowest index); a
 // job that can start now is offered every cluster where it fits now, and its placement policy chooses.
 // Decision: reservations read walltimes, never run times; a job without a walltime is planned with no end.

@@ -78,6 +78,8 @@ export class PlannedPass {
   private wakeAsked = Number.POSITIVE_INFINITY;
   /** What the last pass of a policy with promises started from: events, settings and capacities (see `unchanged`). */
   private lastSignature = '';
+  /** The placed jobs at the end of the last pass of a policy with promises: how many, and the sum of their numbers. */
+  private lastPlaced = '';
   /** The policy whose passes planned nothing (KOALA's: the scheduler's own scan runs). */
   private unplanned: QueuePolicy | undefined;
 
@@ -129,12 +131,24 @@ export class PlannedPass {
         this.host.wake(this.earliestReserved);
       }
       this.lastSignature = this.signature(policy, depth, priority);
+      this.lastPlaced = this.placedSignature();
     } else {
       this.lastPolicy = '';
       this.lastSignature = '';
     }
     this.promises.clear();
     return true;
+  }
+
+  /** The placed jobs, as a count and a sum of their submission numbers: a job that ended (or came) changes it. */
+  private placedSignature(): string {
+    let count = 0;
+    let sum = 0;
+    for (const job of this.host.placedJobs()) {
+      count++;
+      sum += job.seq;
+    }
+    return `${count}:${sum}`;
   }
 
   private signature(policy: QueuePolicy, depth: number | undefined, priority: QueuePriority | undefined): string {
@@ -258,9 +272,12 @@ export class PlannedPass {
         promised++;
       }
     }
+    // Decision: as pyss and batsched do, every job's end (early or at its walltime) compresses the whole plan: a move
+    // made late in the last pass may have opened a hole for a job taken before it, which only the next end offers it.
+    const ended = this.placedSignature() !== this.lastPlaced;
     const freed = plans.map((plan, c) => {
       const last = this.lastFree[c];
-      return last === undefined || risesAbove(plan.free, last, now);
+      return ended || last === undefined || risesAbove(plan.free, last, now);
     });
     return { now, clusterCount, plan: (c) => plans[c]!, freed: (c) => freed[c]!, promised };
   }

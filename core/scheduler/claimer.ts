@@ -1,7 +1,9 @@
 // The processor claimer (KOALA paper, IV-A): makes sure a placed job's processors are still there when it starts.
 // With reservations it claims at placement; without, it claims shortly before the estimated start (after the
-// job's input files are staged) and sends the job back to the queue if its processors are gone.
+// job's input files are staged) and sends the job back to the queue if its processors are gone. Then it launches the
+// job: its components go to the local managers.
 import type { Grid } from '../model/grid.js';
+import type { LocalManager } from '../ports.js';
 import type { ClusterState } from './cluster-state.js';
 import type { JobRecord } from './job-record.js';
 import type { Timers } from './timers.js';
@@ -10,9 +12,11 @@ export interface ClaimerHost {
   readonly grid: Grid;
   readonly clusters: readonly ClusterState[];
   readonly timers: Timers;
+  /** The local managers, by cluster index. */
+  readonly managers: readonly LocalManager[];
+  /** Marks Concertina's jobs at the local managers. */
+  readonly tag: string;
   claimed(job: JobRecord, now: number): void;
-  /** Hand the job's components to the local managers. */
-  launch(job: JobRecord, now: number): void;
   claimFailed(job: JobRecord, reason: string, now: number): void;
 }
 
@@ -57,9 +61,22 @@ export class Claimer {
   }
 
   private launchAt(job: JobRecord, start: number, now: number): void {
-    if (start <= now) return this.host.launch(job, now);
-    this.host.timers.at(start, (t) => {
-      if (job.state === 'claiming') this.host.launch(job, t);
+    if (start <= now) return this.launch(job);
+    this.host.timers.at(start, () => {
+      if (job.state === 'claiming') this.launch(job);
+    });
+  }
+
+  /** Hands the job's components to the local managers. */
+  private launch(job: JobRecord): void {
+    job.launched = true;
+    job.components.forEach((c, component) => {
+      const spec = job.spec.components[Math.min(component, job.spec.components.length - 1)]!;
+      // An evolving job's local job starts with its initial size; the rest of its pre-allocation is added by updates.
+      const processors = job.evolving ? job.claimed : c.processors;
+      const walltime = job.spec.walltime === undefined ? {} : { walltimeS: job.spec.walltime };
+      const manager = this.host.managers[this.host.grid.cluster(c.cluster)!.index]!;
+      manager.submit({ jobId: job.id, component, processors, program: spec.program, args: spec.args, tag: `${this.host.tag}:${job.id}`, ...walltime });
     });
   }
 }

@@ -1,6 +1,7 @@
 // The capacity model of one cluster as Concertina sees it: background load from the last poll, Concertina's
 // non-preemptible and preemptible processors, pre-allocated but unused ones (CooRMv2), and what is earmarked.
 import type { Cluster } from '../model/grid.js';
+import type { JobRecord, ReadonlyJobRecord } from './job-record.js';
 
 /**
  * What a cluster's threshold caps. `all`: everything Concertina holds there, placements included. `growth`: only
@@ -28,7 +29,41 @@ export interface CapacityBreakdown {
   readonly idle: number;
 }
 
-export class ClusterState {
+export interface ClusterSnapshot extends CapacityBreakdown {
+  readonly name: string;
+  readonly reachable: boolean;
+  readonly lastPoll: number;
+  readonly runningMalleable: number;
+}
+
+/** A cluster's capacity model as policies see it (approaches, placement room): read-only. */
+export interface ReadonlyClusterState {
+  readonly cluster: Cluster;
+  readonly reachable: boolean;
+  readonly background: number;
+  readonly nonPreemptible: number;
+  readonly preemptible: number;
+  readonly preallocatedUnused: number;
+  readonly offered: number;
+  /** Processors set aside for waiting jobs (PWA's shrink-to-place). */
+  readonly reserved: number;
+  readonly growDue: boolean;
+  readonly malleableJobs: readonly ReadonlyJobRecord[];
+  readonly evolvingJobs: readonly ReadonlyJobRecord[];
+  readonly growRoom: number;
+  readonly concertina: number;
+  readonly free: number;
+  readonly unfilledPreallocation: number;
+  readonly overcommitted: number;
+  readonly shrinkable: number;
+  readonly shrinkableForPlacement: number;
+  availableFor(jobId?: string): number;
+  availableForGrowth(): number;
+  availableForPreallocation(jobId: string | undefined, initial: number, max: number, shrinkExtras?: number): number;
+  breakdown(): CapacityBreakdown;
+}
+
+export class ClusterState implements ReadonlyClusterState {
   readonly cluster: Cluster;
   background = 0;
   reachable = true;
@@ -48,9 +83,9 @@ export class ClusterState {
   readonly reservations = new Map<string, number>();
   reserved = 0;
   /** Running malleable jobs here, in start order (ties by arrival). */
-  readonly malleableJobs: import('./job-record.js').JobRecord[] = [];
+  readonly malleableJobs: JobRecord[] = [];
   /** Evolving jobs placed here and not ended, in placement order. */
-  readonly evolvingJobs: import('./job-record.js').JobRecord[] = [];
+  readonly evolvingJobs: JobRecord[] = [];
   /** Processors freed since growth last ran here: the trigger for growing running jobs. */
   growDue = false;
   /**
@@ -168,6 +203,26 @@ export class ClusterState {
   /** What mandatory shrinks could free here for a non-preemptible placement: extras filling pre-allocations free nothing. */
   get shrinkableForPlacement(): number {
     return Math.min(this.shrinkable, Math.max(0, this.extras - this.preallocatedUnused));
+  }
+
+  /**
+   * Records a poll's answer (its background load bounded by the cluster's size). Says whether processors came free
+   * (local users gave some back, or the cluster came back) and whether it changed what Concertina knows.
+   * Decision: a poll is an event only when it changes what Concertina knows (load or reachability); the time of the
+   * last poll is in the snapshot.
+   */
+  recordPoll(status: { readonly background: number; readonly reachable: boolean }, now: number): { freed: boolean; changed: boolean } {
+    const background = Math.max(0, Math.min(status.background, this.cluster.processors));
+    const freed = background < this.background || (status.reachable && !this.reachable);
+    const changed = background !== this.background || status.reachable !== this.reachable || this.lastPoll === Number.NEGATIVE_INFINITY;
+    this.background = background;
+    this.reachable = status.reachable;
+    this.lastPoll = now;
+    return { freed, changed };
+  }
+
+  snapshot(): ClusterSnapshot {
+    return { name: this.cluster.name, reachable: this.reachable, lastPoll: this.lastPoll, runningMalleable: this.malleableJobs.length, ...this.breakdown() };
   }
 
   breakdown(): CapacityBreakdown {

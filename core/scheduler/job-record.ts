@@ -7,7 +7,37 @@ import type { JobSpec } from '../model/schemas.js';
 import type { PlacementPolicy } from '../placement/policy.js';
 import { noClusterReason } from '../placement/sizing.js';
 
-export class JobRecord {
+/**
+ * A job as policies see it (malleability policies and approaches, placement sizing): read-only. Only the scheduler's
+ * own modules change a record, through `JobRecord`.
+ */
+export interface ReadonlyJobRecord {
+  readonly id: string;
+  readonly spec: JobSpec;
+  readonly kind: JobKind;
+  readonly min: number;
+  readonly max: number;
+  /** Order of arrival in the grid. */
+  readonly seq: number;
+  readonly state: JobState;
+  readonly startTime: number;
+  readonly clusterIndex: number;
+  readonly components: readonly PlacedComponent[];
+  readonly size: number;
+  readonly held: number;
+  readonly releasing: number;
+  readonly releasingNow: number;
+  readonly cap: number;
+  readonly shrinkable: number;
+  readonly growable: number;
+  readonly malleable: boolean;
+  readonly evolving: boolean;
+  readonly ended: boolean;
+  readonly preallocation: number;
+  readonly need: number;
+}
+
+export class JobRecord implements ReadonlyJobRecord {
   readonly id: string;
   readonly spec: JobSpec;
   readonly kind: JobKind;

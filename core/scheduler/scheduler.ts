@@ -1,7 +1,11 @@
-// The multicluster scheduler: placement queue, placement policies, claimer, information service and malleability
-// manager over one capacity model. It is driven from outside — `submit`, `receive` (port answers), `poll`,
-// `advance(now)` — and acts only through its ports, so the simulator and live mode run the very same code.
-import type { EventListener, PlacedComponent, SchedulerEvent, SchedulerEventBody, SchedulerEventType } from '../events.js';
+// The multicluster scheduler: the orchestration of a pass over one capacity model. It is driven from outside —
+// `submit`, `receive` (port answers), `poll`, `advance(now)` — and acts only through its ports, so the simulator and
+// live mode run the very same code. Its parts, each behind a small interface: the placement queue and the queue
+// policies (core/queue/), KOALA's scan (koala-scan.ts) with PWA's shrink-to-place (shrink-to-place.ts), the claimer,
+// the malleability manager and its policies (core/malleability/), growth at polls (growth.ts), the evolving jobs'
+// updates (evolving.ts), size changes (job-sizes.ts), restart adoption (adoption.ts), operator resizes
+// (operator-resize.ts), the event bus (event-bus.ts) and the ledger that alone moves the counters (ledger.ts).
+import type { EventListener, PlacedComponent, SchedulerEventBody, SchedulerEventType } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import { checkJobAgainstGrid, componentRequest } from '../model/job.js';
 import { fail, ok, parseWith, type Result } from '../model/result.js';
@@ -19,11 +23,28 @@ import { PlannedPass } from '../queue/planned-pass.js';
 import type { QueuePolicy, QueuePolicyName } from '../queue/policy.js';
 import { queuePolicies, queuePolicy } from '../queue/registry.js';
 import { QUEUE_PRIORITIES, queuePriority, type QueuePriorityName } from '../queue/priority.js';
+import { planSnapshot, reservedViews, type PlanSnapshot } from '../plan/plan-snapshot.js';
+import { checkAdoption, resumeAdopted, type AdoptedJob } from './adoption.js';
 import { Claimer } from './claimer.js';
-import { ClusterState, type CapacityBreakdown, type ThresholdScope } from './cluster-state.js';
+import { ClusterState, type ClusterSnapshot, type ThresholdScope } from './cluster-state.js';
+import { EventBus } from './event-bus.js';
+import { EvolvingUpdates } from './evolving.js';
+import { GrowthTrigger, type GrowthAtPoll } from './growth.js';
 import { JobRecord } from './job-record.js';
+import { JobSizes } from './job-sizes.js';
+import { KoalaScan } from './koala-scan.js';
+import { CapacityLedger } from './ledger.js';
+import { resizeByOperator, type OperatorResize } from './operator-resize.js';
+import { roomFor } from './room.js';
+import { ShrinkToPlace } from './shrink-to-place.js';
+import { PassHistory, passStateKey } from './state-key.js';
 import { Timers } from './timers.js';
 import type { Step } from '../time/step-function.js';
+
+export type { AdoptedJob } from './adoption.js';
+export { GROWTH_AT_POLL, type GrowthAtPoll } from './growth.js';
+export type { ClusterSnapshot } from './cluster-state.js';
+export type { OperatorResize } from './operator-resize.js';
 
 export interface SchedulerOptions {
   /** Job-management approach: `pra` or `pwa`. */
@@ -38,11 +59,7 @@ export interface SchedulerOptions {
   tag: string;
   /** What each cluster's threshold caps: all Concertina holds (`all`), or only growth (`growth`). */
   thresholdScope: ThresholdScope;
-  /**
-   * When a poll makes growth due: `idle`, whenever processors are free for growth and a running malleable job could
-   * take some (an idle cluster grows its jobs without waiting for a release); `freed`, only when local users gave
-   * processors back (the KOALA paper's trigger, section V-B).
-   */
+  /** When a poll makes growth due: `idle` (whenever some could be taken) or `freed` (the paper's, see growth.ts). */
   growthAtPoll: GrowthAtPoll;
   /** Which waiting jobs may start now: `koala` (every job tried head to tail), `fcfs`, `easy` or `cbf` (core/queue/). */
   queue: QueuePolicyName;
@@ -51,9 +68,6 @@ export interface SchedulerOptions {
   /** The order a planning queue policy takes waiting jobs in. */
   priority: QueuePriorityName;
 }
-
-export type GrowthAtPoll = 'idle' | 'freed';
-export const GROWTH_AT_POLL = ['idle', 'freed'] as const satisfies readonly GrowthAtPoll[];
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   approach: 'pra',
@@ -71,29 +85,6 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   priority: 'submit',
 };
 
-export interface ClusterSnapshot extends CapacityBreakdown {
-  readonly name: string;
-  readonly reachable: boolean;
-  readonly lastPoll: number;
-  readonly runningMalleable: number;
-}
-
-/**
- * A job an earlier run of Concertina launched, found again on its cluster after a restart (live mode): it runs
- * there with `processors` since `startTime`, or waits for its local jobs to start (`startTime` undefined), or has
- * ended meanwhile (`ended`).
- */
-export interface AdoptedJob {
-  readonly cluster: string;
-  readonly processors: number;
-  /** When it was submitted, in the scheduler's time. */
-  readonly submitTime: number;
-  readonly startTime?: number;
-  readonly ended?: { readonly state: 'completed' | 'failed' | 'cancelled'; readonly reason: string };
-  /** A malleable job's cap, when an operator's shrink set it below its max (it sticks across a restart). */
-  readonly cap?: number;
-}
-
 /**
  * A job's views (CooRMv2), in absolute scheduler time; the last step of each holds on. `nonPreemptive`: what it may
  * hold with a guarantee (an evolving job: its pre-allocation); `preemptive`: what it could hold preemptibly now and
@@ -106,14 +97,6 @@ export interface JobViews {
   readonly allocated: Step[];
 }
 
-/** What an operator's resize set going: processors offered to the job, or asked back from it. */
-export interface OperatorResize {
-  readonly jobId: string;
-  readonly cluster: string;
-  readonly processors: number;
-  readonly direction: 'grow' | 'shrink';
-}
-
 export class Scheduler {
   readonly grid: Grid;
   readonly clusters: readonly ClusterState[];
@@ -123,11 +106,13 @@ export class Scheduler {
   private readonly malleability: MalleabilityManager;
   private readonly claimer: Claimer;
   private readonly jobsById = new Map<string, JobRecord>();
-  private readonly listeners: Array<{ listener: EventListener; types: ReadonlySet<string> | undefined }> = [];
-  private readonly wanted = new Map<SchedulerEventType, boolean>();
-  private events = 0;
+  private readonly bus = new EventBus();
+  private readonly ledger: CapacityLedger;
+  private readonly growth: GrowthTrigger;
+  private readonly evolving: EvolvingUpdates;
+  private readonly koalaScan: KoalaScan;
+  private readonly sizes: JobSizes;
   private approach: JobManagementApproach;
-  private readonly tag: string;
   private readonly growthAtPoll: GrowthAtPoll;
   private queuePolicy: QueuePolicy;
   private reservationDepthOption: number | undefined;
@@ -147,31 +132,12 @@ export class Scheduler {
   private passRequested = false;
   /** Jobs submitted since the last pass: each gets a try of its own. */
   private arrivals: JobRecord[] = [];
-  private growthDueClusters: ClusterState[] = [];
-  /** Clusters polled since the last pass, whose idle processors may go to growth once that pass has run. */
-  private idlePolled: ClusterState[] = [];
   private now = Number.NEGATIVE_INFINITY;
   /** Poll rounds so far: a status from a local manager opens a new one; a job counts one failed try per round. */
   private pollRound = 0;
-  /** The poll round of the last full scan of the queue; whether an evolving job was ever submitted. */
-  private scannedInRound = -1;
-  /** The fewest processors any queued job could be placed with on one cluster (a lower bound). */
-  private queueSmallest = Number.POSITIVE_INFINITY;
-  private sawEvolving = false;
-  /**
-   * While the queue is scanned: the most any cluster has available for a job without reservations now, and the first
-   * cluster with it; known since the last visit that may have changed any cluster (a placement, a shrink, a job
-   * ended), and for the commands so far (`roomEpoch`).
-   */
-  private roomMost = 0;
-  private roomAt = 0;
-  private roomKnown = false;
-  private roomEpoch = -1;
   /** Commands and polls so far: a pass after one is never skipped as a repeat. */
   private epoch = 0;
-  /** The instant of the passes in `passStates`, and the states they started from and left. */
-  private passInstant = Number.NaN;
-  private readonly passStates: number[] = [];
+  private readonly passes = new PassHistory();
 
   constructor(
     grid: Grid,
@@ -182,13 +148,13 @@ export class Scheduler {
     const o = { ...DEFAULT_SCHEDULER_OPTIONS, ...options };
     this.grid = grid;
     this.clusters = grid.clusters.map((c) => new ClusterState(c, o.thresholdScope));
+    this.ledger = new CapacityLedger(grid, this.clusters, (state) => this.growth.due(state));
     this.managers = grid.clusters.map((c) => {
       const m = managers.find((x) => x.cluster === c.name);
       if (!m) throw new Error(`no local manager for cluster ${c.name}`);
       return m;
     });
     this.queue = new PlacementQueue(o.triesThreshold);
-    this.tag = o.tag;
     this.growthAtPoll = o.growthAtPoll;
     this.queuePolicy = required(queuePolicy(o.queue), 'queue', o.queue);
     this.reservationDepthOption = o.reservationDepth;
@@ -201,14 +167,20 @@ export class Scheduler {
       place: (job, components, policy, now) => this.place(job, components, policy, now),
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
       wake: (t) => this.timers.at(t, () => (this.passRequested = true)),
-      eventCount: () => this.events,
+      eventCount: () => this.bus.count,
     });
     this.approach = required(approachByName(o.approach), 'approach', o.approach);
+    // What every part shares: the grid, each cluster's state and local manager, the ports, the timers, the ledger.
+    const emit = (now: number, e: SchedulerEventBody) => this.emit(now, e);
+    const parts = { grid, clusters: this.clusters, managers: this.managers, applications, timers: this.timers, ledger: this.ledger, emit };
+    const freed = (state: ClusterState) => {
+      this.growth.due(state);
+      this.passRequested = true;
+    };
     this.malleability = new MalleabilityManager(
       {
-        applications,
-        emit: (now, e) => this.emit(now, e),
-        grantGrow: (job, n) => this.grantGrow(job, n),
+        ...parts,
+        grantGrow: (job, n) => this.sizes.grantGrow(job, n),
         // What an operation leaves unclaimed was already offered: only processors freed meanwhile re-trigger growth.
         operationDone: () => (this.passRequested = true),
       },
@@ -216,15 +188,31 @@ export class Scheduler {
     );
     this.claimer = new Claimer(
       {
-        grid,
-        clusters: this.clusters,
-        timers: this.timers,
+        ...parts,
+        tag: o.tag,
         claimed: (job, now) => this.emit(now, { type: 'job.claimed', jobId: job.id, components: job.components }),
-        launch: (job) => this.launch(job),
         claimFailed: (job, reason, now) => this.claimFailed(job, reason, now),
       },
       o.claimMarginS,
     );
+    this.growth = new GrowthTrigger(this.malleability);
+    this.koalaScan = new KoalaScan({
+      ...parts,
+      queue: this.queue,
+      pwa: new ShrinkToPlace(grid, this.clusters, this.ledger, this.malleability),
+      malleability: this.malleability,
+      round: () => this.pollRound,
+      epoch: () => this.epoch,
+      place: (job, components, policy, now) => this.place(job, components, policy, now),
+      failedTry: (job, reason, now) => this.failedTry(job, reason, now),
+    });
+    this.evolving = new EvolvingUpdates({ ...parts, malleability: this.malleability, job: (id) => this.jobsById.get(id), freed });
+    this.sizes = new JobSizes({
+      ...parts,
+      update: (jobId, processors, announceS, now) => this.evolving.update(jobId, processors, announceS, now),
+      freed,
+      jobChanged: (job, now) => this.malleability.onJobChanged(job, now),
+    });
   }
 
   // ---- settings ------------------------------------------------------------------------------------------------
@@ -249,6 +237,8 @@ export class Scheduler {
     const q = queuePolicy(name);
     if (!q) return fail([{ path: 'queue', message: `must be one of ${Object.keys(queuePolicies).join(', ')} (got "${name}")` }]);
     this.queuePolicy = q;
+    // Reservations were the old policy's: the new one plans its own at its first pass (koala plans none).
+    for (const job of this.queue.list()) job.plannedStart = undefined;
     this.passRequested = true;
     this.epoch++;
     return ok(undefined);
@@ -302,26 +292,12 @@ export class Scheduler {
    * (failed tries are the bulk of the stream on a full grid).
    */
   on(listener: EventListener, types?: readonly SchedulerEventType[]): () => void {
-    const entry = { listener, types: types ? new Set<string>(types) : undefined };
-    this.listeners.push(entry);
-    this.wanted.clear();
-    return () => {
-      const i = this.listeners.indexOf(entry);
-      if (i >= 0) this.listeners.splice(i, 1);
-      this.wanted.clear();
-    };
+    return this.bus.on(listener, types);
   }
 
   /** Events decided so far, whether or not anyone listened to them. */
   get eventCount(): number {
-    return this.events;
-  }
-
-  /** Whether any listener takes events of this type. */
-  private wants(type: SchedulerEventType): boolean {
-    let wanted = this.wanted.get(type);
-    if (wanted === undefined) this.wanted.set(type, (wanted = this.listeners.some((l) => !l.types || l.types.has(type))));
-    return wanted;
+    return this.bus.count;
   }
 
   job(id: string): JobRecord | undefined {
@@ -349,13 +325,23 @@ export class Scheduler {
   }
 
   snapshot(): ClusterSnapshot[] {
-    return this.clusters.map((s) => ({
-      name: s.cluster.name,
-      reachable: s.reachable,
-      lastPoll: s.lastPoll,
-      runningMalleable: s.malleableJobs.length,
-      ...s.breakdown(),
-    }));
+    return this.clusters.map((s) => s.snapshot());
+  }
+
+  /**
+   * The plan per cluster at `now` (core/plan/plan-snapshot.ts): capacity, running jobs with their estimated ends, and
+   * the reservations the queue policy made for waiting jobs, each with the running jobs its start waits for.
+   */
+  planSnapshot(now: number, limit?: number): PlanSnapshot {
+    return planSnapshot({
+      now,
+      queuePolicy: this.queuePolicy.name,
+      clusters: this.clusters.map((s) => ({ name: s.cluster.name, processors: s.cluster.processors, availableNow: s.availableFor() })),
+      clusterIndex: (name) => this.grid.cluster(name)?.index,
+      placed: this.placedJobs,
+      waiting: this.queue.list(),
+      ...(limit === undefined ? {} : { limit }),
+    });
   }
 
   // ---- commands ------------------------------------------------------------------------------------------------
@@ -380,89 +366,27 @@ export class Scheduler {
     const job = new JobRecord(spec, id, this.seq++, now, placementPolicy(spec.placement)!);
     this.jobsById.set(id, job);
     this.live++;
-    if (job.evolving) this.sawEvolving = true;
     const name = spec.name ?? id;
     this.emit(now, { type: 'job.submitted', jobId: id, kind: spec.kind, name, min: job.min, max: job.max });
-    job.transition('queued', now, 'waiting for placement');
-    this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));
-    const position = this.queue.push(job);
-    this.emit(now, { type: 'job.queued', jobId: id, position });
+    this.enqueue(job, 'waiting for placement', now);
     // A new job gets its own try at once (paper IV-A); the rest of the queue waits for processors to free up.
     this.arrivals.push(job);
     return ok(job);
   }
 
-  /**
-   * Takes over a job an earlier run launched (after a console restart): nothing is submitted again; it is counted in
-   * the capacity model as it stands on its cluster (a malleable job's processors above its minimum as preemptible),
-   * and its local manager, which has recovered it by its tag, answers for it from now on. A job that ended
-   * meanwhile is only recorded, with its end state. The spec must carry the job's id.
-   * Decision: the earlier run already emitted its submitted, placed and started events (a host stores them), so
-   * adoption emits exactly one event: `job.adopted` (cluster, size, state), or `job.ended` for a job that ended.
-   */
+  /** Takes over a job an earlier run launched, after a restart (adoption.ts); the spec must carry the job's id. */
   adopt(input: unknown, adopted: AdoptedJob, now: number): Result<JobRecord> {
     this.now = now;
-    // A job of an earlier session: read as it was stored.
-    const parsed = parseWith(storedJobSpecSchema, input);
-    if (!parsed.ok) return parsed;
-    const spec = parsed.value;
-    const errors = checkJobAgainstGrid(spec, this.grid);
-    const id = spec.id;
-    if (id === undefined) errors.push({ path: 'id', message: 'is required to adopt a job' });
-    else if (this.jobsById.has(id)) errors.push({ path: 'id', message: `duplicates job "${id}"` });
-    // Decision: only single-cluster jobs are adopted; a co-allocated rigid job split over clusters is not resumed.
-    if (spec.components.length !== 1) errors.push({ path: 'components', message: `only a single-component job can be adopted (got ${spec.components.length})` });
-    const cluster = this.grid.cluster(adopted.cluster);
-    if (!cluster) errors.push({ path: 'cluster', message: `names no cluster ("${adopted.cluster}")` });
-    if (!adopted.ended && spec.components.length === 1) {
-      const request = componentRequest(spec, 0);
-      const n = adopted.processors;
-      if (!Number.isInteger(n) || n < request.min || n > request.max) {
-        errors.push({ path: 'processors', message: `must be a whole number within ${request.min}..${request.max} (got ${n})` });
-      }
-    }
-    if (adopted.cap !== undefined && !Number.isInteger(adopted.cap)) errors.push({ path: 'cap', message: `must be a whole number (got ${adopted.cap})` });
-    if (errors.length || id === undefined || !cluster) return fail(errors);
+    const checked = checkAdoption(input, adopted, this.grid, (id) => this.jobsById.has(id));
+    if (!checked.ok) return checked;
+    const { spec, id, cluster } = checked.value;
     const job = new JobRecord(spec, id, this.seq++, adopted.submitTime, placementPolicy(spec.placement)!);
     this.jobsById.set(id, job);
-    // Decision: a stored cap outside min..max (the spec changed meaning) is brought inside it, never refused.
-    if (job.malleable && adopted.cap !== undefined) job.cap = Math.max(job.min, Math.min(job.max, adopted.cap));
-    if (adopted.ended) {
-      job.transition(adopted.ended.state, now, adopted.ended.reason);
-      this.emit(now, { type: 'job.ended', jobId: id, state: adopted.ended.state, reason: adopted.ended.reason, tries: 0 });
-      return ok(job);
+    if (!adopted.ended) {
+      this.live++;
+      this.placedJobs.add(job);
     }
-    this.live++;
-    this.placedJobs.add(job);
-    const components = [{ cluster: cluster.name, processors: adopted.processors }];
-    job.components = components;
-    job.clusterIndex = cluster.index;
-    job.launched = true;
-    const state = this.clusters[cluster.index]!;
-    if (adopted.startTime === undefined) {
-      // Launched, its local jobs not all running yet: held as a placed job until the manager answers `started`.
-      if (job.evolving) this.holdPreallocation(job);
-      if (job.malleable || job.evolving) this.account(job, () => (job.claimed = adopted.processors));
-      else state.nonPreemptible += adopted.processors;
-      job.transition('claiming', now, `adopted after a restart: launched on ${cluster.name}, waiting for its local jobs to start`);
-      this.emit(now, { type: 'job.adopted', jobId: id, cluster: cluster.name, size: adopted.processors, state: 'claiming' });
-      return ok(job);
-    }
-    if (job.malleable) {
-      this.account(job, () => (job.size = adopted.processors));
-      state.malleableJobs.push(job);
-    } else if (job.evolving) {
-      this.holdPreallocation(job);
-      this.account(job, () => (job.size = adopted.processors));
-    } else {
-      state.nonPreemptible += adopted.processors;
-      job.size = adopted.processors;
-    }
-    job.recordSize(adopted.startTime);
-    job.startedComponents = 1;
-    job.startTime = adopted.startTime;
-    job.transition('running', now, `adopted after a restart: running on ${cluster.name} with ${adopted.processors} processors`);
-    this.emit(now, { type: 'job.adopted', jobId: id, cluster: cluster.name, size: job.size, state: 'running' });
+    this.emit(now, resumeAdopted(job, adopted, this.clusters[cluster.index]!, this.ledger, now));
     return ok(job);
   }
 
@@ -479,42 +403,13 @@ export class Scheduler {
     return ok(undefined);
   }
 
-  /**
-   * An operator's resize of a running malleable job, run by the malleability manager like a policy's operation (and
-   * like one, alone on its cluster). `delta` > 0 offers the job up to that many more processors, voluntarily and only
-   * from what the capacity model has free for growth there (threshold, background load and waiting jobs' shares
-   * respected): the offer is cut to what is free. `delta` < 0 makes it give back that many, mandatorily.
-   */
+  /** An operator's resize of a running malleable job by `delta` processors (operator-resize.ts). */
   resize(jobId: string, delta: number, now: number): Result<OperatorResize> {
     this.now = now;
     this.epoch++;
     const job = this.jobsById.get(jobId);
     if (!job) return fail([{ path: 'jobId', message: `names no job ("${jobId}")` }]);
-    if (!job.malleable) return fail([{ path: 'jobId', message: `job ${jobId} is not malleable (it is ${job.kind})` }]);
-    if (job.state !== 'running') return fail([{ path: 'jobId', message: `job ${jobId} is not running (it is ${job.state})` }]);
-    if (!Number.isInteger(delta) || delta === 0) return fail([{ path: 'delta', message: 'must be a whole number other than 0' }]);
-    const state = this.clusters[job.clusterIndex]!;
-    const cluster = state.cluster.name;
-    if (this.malleability.busy(state)) {
-      return fail([{ path: 'jobId', message: `cluster ${cluster} is busy with another grow or shrink operation; try again when it ends` }]);
-    }
-    if (delta > 0) {
-      const room = job.max - job.held;
-      if (delta > room) return fail([{ path: 'delta', message: `would take job ${jobId} beyond its maximum (${job.held} of max ${job.max}: grow by ${room} at most)` }]);
-      const free = state.availableForGrowth();
-      if (free === 0) return fail([{ path: 'delta', message: `no processors are free for growth on ${cluster}` }]);
-      const processors = Math.min(delta, free);
-      job.cap = job.max;
-      this.malleability.operatorGrow(state, job, processors, now);
-      return ok({ jobId, cluster, processors, direction: 'grow' });
-    }
-    const processors = -delta;
-    if (processors > job.shrinkable) {
-      return fail([{ path: 'delta', message: `would take job ${jobId} below its minimum (${job.size - job.releasing} of min ${job.min}: shrink by ${job.shrinkable} at most)` }]);
-    }
-    job.cap = job.held - job.releasing - processors;
-    this.malleability.operatorShrink(state, job, processors, now);
-    return ok({ jobId, cluster, processors, direction: 'shrink' });
+    return resizeByOperator(job, delta, this.clusters, this.malleability, now);
   }
 
   /** The information service: asks every cluster for its status (background load). */
@@ -555,10 +450,7 @@ export class Scheduler {
   advance(now: number): void {
     this.now = now;
     this.timers.runDue(now);
-    if (now !== this.passInstant) {
-      this.passInstant = now;
-      if (this.passStates.length > 0) this.passStates.length = 0;
-    }
+    this.passes.at(now);
     // Operations that end at once may ask for another pass; a few rounds settle any instant.
     for (let round = 0; round < 4 && (this.passRequested || this.arrivals.length > 0); round++) {
       const onlyArrivals = !this.passRequested;
@@ -566,46 +458,21 @@ export class Scheduler {
       // A pass makes progress or stops: one from a state an earlier pass at this instant started from or left would
       // only repeat it (a shrink that frees too little, then a grow that takes the freed processors back; issue 11).
       const before = this.stateKey();
-      if (this.arrivals.length === 0 && this.passStates.includes(before)) break;
+      if (this.arrivals.length === 0 && this.passes.seen(before)) break;
       // Updates inside pre-allocations are guaranteed: they go before anything the approach decides.
-      for (const state of this.evolvingClusters()) this.serveUpdates(state, now);
+      this.evolving.serveAll(now);
       this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
       this.arrivals = [];
-      this.passStates.push(before, this.stateKey());
+      this.passes.record(before, this.stateKey());
       // After the pass's states are kept: growth made due here is a change the next round acts on, not a repeat.
-      if (this.idlePolled.length > 0 && !onlyArrivals) {
-        for (const state of this.idlePolled.splice(0)) this.idleGrowthDue(state);
-        if (this.growthDueClusters.length > 0) this.passRequested = true;
-      }
+      if (!onlyArrivals && this.growth.afterFullPass()) this.passRequested = true;
     }
   }
 
-  /**
-   * What a pass decides from, hashed: each cluster's capacity classes (background, non-preemptible, preemptible,
-   * pre-allocated, offered, reserved), growth flag, malleable jobs and last growth, the operations running, the queue, and the
-   * commands and polls so far. Two passes at one instant from equal states decide the same.
-   * Decision: processors that only move between the malleable jobs of a cluster do not count as progress.
-   */
+  /** What a pass decides from, hashed (state-key.ts): two passes at one instant from equal states decide the same. */
   stateKey(): number {
-    let h1 = mix(mix(mix(mix(mix(0x2545f491, this.epoch), this.pollRound), this.queue.length), this.live), this.malleability.running);
-    let h2 = h1;
-    for (const s of this.clusters) {
-      // Kept cheap (it runs twice a pass): one multiply per value, a second chain over the first.
-      h1 = Math.imul(h1 ^ s.background, 0x9e3779b1);
-      h1 = Math.imul(h1 ^ s.nonPreemptible, 0x85ebca6b);
-      h1 = Math.imul(h1 ^ s.preemptible, 0xc2b2ae35);
-      h1 = Math.imul(h1 ^ s.preallocatedUnused, 0x27d4eb2f);
-      h1 = Math.imul(h1 ^ s.offered, 0x165667b1);
-      h1 = Math.imul(h1 ^ s.reserved, 0x9e3779b1);
-      h1 = Math.imul(h1 ^ ((s.growDue ? 1 : 0) + s.malleableJobs.length * 2), 0x85ebca6b);
-      // What growth was last offered from (a growth that offered nothing still learnt not to ask again).
-      h1 = Math.imul(h1 ^ (s.lastGrowFree + s.lastGrowRoom * 0x10001), 0xc2b2ae35);
-      h2 = Math.imul(h2 ^ (h1 >>> 15), 0xcc9e2d51);
-    }
-    // Two 32-bit hashes in one exact number (53 bits): a false repeat would need both to collide.
-    return (mix(h1, h2) >>> 0) * 0x200000 + (h2 & 0x1fffff);
+    return passStateKey([this.epoch, this.pollRound, this.queue.length, this.live, this.malleability.running], this.clusters);
   }
-
 
   /** An answer from a local manager or an application. */
   receive(message: InboundMessage, now: number): void {
@@ -614,22 +481,16 @@ export class Scheduler {
       case 'status': {
         const state = this.clusters[this.grid.cluster(message.cluster)?.index ?? -1];
         if (!state) return;
-        const background = Math.max(0, Math.min(message.status.background, state.cluster.processors));
         // Polling triggers job management (paper V-B): processors local users gave back count as freed, so running
         // jobs may grow; the queue is scanned on every poll whatever changed.
-        if (background < state.background || (message.status.reachable && !state.reachable)) this.growthDue(state);
-        // Decision: a poll is an event only when it changes what Concertina knows (load or reachability); the time
-        // of the last poll is in the snapshot.
-        const changed = background !== state.background || message.status.reachable !== state.reachable || state.lastPoll === Number.NEGATIVE_INFINITY;
-        state.background = background;
-        state.reachable = message.status.reachable;
-        state.lastPoll = now;
+        const { freed, changed } = state.recordPoll(message.status, now);
+        if (freed) this.growth.due(state);
         // Decision: idle processors go to growth only after the pass that follows the poll has tried the queue, so a
         // job waiting for them is placed first (what a release frees still goes to the approach's order).
-        if (this.growthAtPoll === 'idle' && state.reachable && !this.idlePolled.includes(state)) this.idlePolled.push(state);
+        if (this.growthAtPoll === 'idle' && state.reachable) this.growth.polled(state);
         this.passRequested = true;
         this.pollRound++;
-        if (changed) this.emit(now, { type: 'cluster.polled', cluster: message.cluster, processors: message.status.processors, background, reachable: state.reachable });
+        if (changed) this.emit(now, { type: 'cluster.polled', cluster: message.cluster, processors: message.status.processors, background: state.background, reachable: state.reachable });
         return;
       }
       case 'growAnswer':
@@ -637,17 +498,17 @@ export class Scheduler {
       case 'shrinkAnswer':
         return this.malleability.onShrinkAnswer(message.offerId, message.accepted, now);
       case 'update':
-        return this.update(message.jobId, message.processors, message.announceS ?? 0, now);
+        return this.evolving.update(message.jobId, message.processors, message.announceS ?? 0, now);
     }
     const job = this.jobsById.get(message.jobId);
     if (!job || job.ended) return;
     switch (message.type) {
       case 'started':
-        return this.started(job, message.processors, now);
+        return this.sizes.started(job, message.processors, now);
       case 'grown':
-        return this.grown(job, message.processors, now);
+        return this.sizes.grown(job, message.processors, now);
       case 'released':
-        return this.released(job, message.processors, message.offerId !== undefined, now);
+        return this.sizes.released(job, message.processors, message.offerId !== undefined, now);
       case 'finished':
         return this.endJob(job, message.state, message.reason, now, message.output);
     }
@@ -657,141 +518,19 @@ export class Scheduler {
 
   /** `arrivals`: the pass only tries these newly submitted jobs, the rest of the queue is not scanned. */
   private passContext(now: number, arrivals?: readonly JobRecord[]): PassContext {
-    const due = this.dueClusters();
+    const due = this.growth.dueClusters();
     return {
       clusters: this.clusters,
       growthDue: due,
-      growRunning: (state) => this.growRunning(state, now),
+      growRunning: (state) => this.growth.growRunning(this.clusters[state.cluster.index]!, now),
       scanQueue: ({ shrinkToPlace }) => this.scanQueue(shrinkToPlace, now, arrivals),
     };
-  }
-
-  /** Processors came free on a cluster: its running malleable jobs may grow at the next pass. */
-  private growthDue(state: ClusterState): void {
-    if (state.growDue) return;
-    state.growDue = true;
-    this.growthDueClusters.push(state);
-  }
-
-  /**
-   * A poll found the cluster: growth is due when processors are free for growth and its running malleable jobs could
-   * take some, as at a release. Decision: not again for the very processors its jobs were last offered and declined
-   * (the same free count and the same room), so that a job that takes only some sizes (FT) is not asked at every poll.
-   */
-  private idleGrowthDue(state: ClusterState): void {
-    if (state.growDue || state.malleableJobs.length === 0) return;
-    const free = state.availableForGrowth();
-    if (free <= 0) return;
-    const room = state.growRoom;
-    if (room > 0 && (free !== state.lastGrowFree || room !== state.lastGrowRoom)) this.growthDue(state);
-  }
-
-  /** Clusters where growth is due, in grid order; each pass reads this rather than every cluster. */
-  private dueClusters(): ClusterState[] {
-    // A cluster stays listed while its flag is up (busy, or skipped by the approach); duplicates are dropped here.
-    const due = this.growthDueClusters.filter((c, i, all) => c.growDue && all.indexOf(c) === i);
-    due.sort((a, b) => a.cluster.index - b.cluster.index);
-    this.growthDueClusters = due.slice();
-    return due;
-  }
-
-  private growRunning(state: ClusterState, now: number): boolean {
-    if (!state.growDue || this.malleability.busy(state)) return false;
-    state.growDue = false;
-    const free = state.availableForGrowth();
-    if (free <= 0 || !state.malleableJobs.some((j) => j.growable > 0)) return false;
-    state.lastGrowFree = free;
-    state.lastGrowRoom = state.growRoom;
-    this.malleability.grow(state, free, now);
-    return true;
   }
 
   private scanQueue(shrinkToPlace: boolean, now: number, only?: readonly JobRecord[]): void {
     if (this.queue.length === 0) return;
     if (this.plannedPass.run(this.queuePolicy, this.queue, now, this.reservationDepthOption, queuePriority(this.priorityOption))) return;
-    // Upper bounds of what any job may get, to refuse most jobs in O(1) when the grid is full.
-    let mostFree = 0;
-    let mostWithShrink = 0;
-    for (const s of this.clusters) {
-      const free = s.availableFor();
-      mostFree = Math.max(mostFree, free);
-      if (shrinkToPlace && !this.malleability.busy(s)) mostWithShrink = Math.max(mostWithShrink, free + s.shrinkableForPlacement);
-    }
-    // Decision: between polls, when no cluster has room for the smallest queued job, nothing can be placed and no try
-    // counts: the queue is not visited (a long queue is scanned once a poll then, not at every operation). Not with
-    // a job owed reserved processors, nor once an evolving job (whose pre-allocation may overlap malleable extras)
-    // has been seen.
-    const smallest = this.queueSmallest;
-    if (!only && this.scannedInRound === this.pollRound && mostFree < smallest && mostWithShrink < smallest && !this.sawEvolving && this.clusters.every((c) => c.reserved === 0)) return;
-    if (!only) {
-      this.scannedInRound = this.pollRound;
-      this.queueSmallest = Number.POSITIVE_INFINITY;
-    }
-    this.roomKnown = false;
-    const visit = (job: JobRecord): TryOutcome => {
-      const outcome = this.visit(job, shrinkToPlace, mostFree, mostWithShrink, now);
-      if (outcome === 'kept') this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));
-      else this.roomKnown = false;
-      return outcome;
-    };
-    if (only) return this.queue.scanOnly(only, visit);
-    // A job tried already in this round that fits nowhere now would only be kept again (no try counts, nothing is
-    // said, its reason stays): the scan passes over it without a visit while its minimum is above what is free.
-    const round = this.pollRound;
-    const limit = (): number => {
-      if (this.pollRound !== round) return Number.POSITIVE_INFINITY;
-      if (!this.roomKnown || this.roomEpoch !== this.epoch) this.measureRoom();
-      const most = Math.min(mostFree, this.roomMost);
-      return shrinkToPlace ? Math.max(most, mostWithShrink) : most;
-    };
-    const passedOver = this.queue.scan(visit, { round, limit });
-    this.queueSmallest = Math.min(this.queueSmallest, passedOver);
-  }
-
-  private visit(job: JobRecord, shrinkToPlace: boolean, mostFree: number, mostWithShrink: number, now: number): TryOutcome {
-    job.passOver = -1;
-    // An evolving job's pre-allocation may overlap malleable extras: it is not bounded by what is free.
-    if (job.waitingOn.length === 0 && job.singleCluster && !job.evolving && !(shrinkToPlace && job.min <= mostWithShrink)) {
-      const unpinned = job.spec.components[0]!.cluster === undefined;
-      // The common case on a full grid, kept short: a single-cluster job larger than what any cluster had free when
-      // the scan began.
-      if (job.min > mostFree) {
-        if (job.triedInRound !== this.pollRound) job.tooLarge(job.min, mostFree);
-        if (unpinned) job.passOver = job.min;
-        return this.failedTry(job, undefined, now);
-      }
-      // Placements earlier in this scan may have taken that room: a job that fits on no cluster now fails as its
-      // placement policy would (each one places a single unpinned component on a cluster with room for its
-      // minimum, and says the same), without asking it to look at every cluster.
-      if (unpinned) {
-        if (!this.roomKnown || this.roomEpoch !== this.epoch) this.measureRoom();
-        if (job.min > this.roomMost) {
-          if (job.triedInRound !== this.pollRound) job.fitsNowhere(job.min, this.roomMost, this.clusters[this.roomAt]!.cluster.name);
-          job.passOver = job.min;
-          return this.failedTry(job, undefined, now);
-        }
-      }
-    }
-    const outcome = this.tryPlace(job, shrinkToPlace, mostFree, mostWithShrink, now);
-    this.roomKnown = false;
-    return outcome;
-  }
-
-  /** The most a job without reservations may have on one cluster now, and the first cluster with it. */
-  private measureRoom(): void {
-    let most = Number.NEGATIVE_INFINITY;
-    let at = 0;
-    for (let i = 0; i < this.clusters.length; i++) {
-      const free = this.clusters[i]!.availableFor();
-      if (free > most) {
-        most = free;
-        at = i;
-      }
-    }
-    this.roomMost = most;
-    this.roomAt = at;
-    this.roomKnown = true;
-    this.roomEpoch = this.epoch;
+    this.koalaScan.scan(shrinkToPlace, now, only);
   }
 
   /** `reason` undefined: already recorded on the job (and worded only if someone reads it). */
@@ -800,84 +539,16 @@ export class Scheduler {
     // keeps the reason of the try that counted (callers record a reason only for a try that counts).
     if (job.triedInRound === this.pollRound) return 'kept';
     const exhausted = this.queue.countTry(job, reason, this.pollRound);
-    if (this.wants('placement.failed')) this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason: job.lastFailure });
-    else this.events++;
+    if (this.bus.wants('placement.failed')) this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason: job.lastFailure });
+    else this.bus.skip();
     if (!exhausted) return 'kept';
     this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${job.lastFailure}`, now);
     return 'exhausted';
   }
 
-  private tryPlace(
-    job: JobRecord,
-    shrinkToPlace: boolean,
-    mostFree: number,
-    mostWithShrink: number,
-    now: number,
-  ): TryOutcome {
-    const policy = job.placementPolicy;
-    const need = job.need;
-    const waiting = job.waitingOn.length > 0;
-    if (waiting && job.waitingOn.some((i) => this.malleability.busy(this.clusters[i]!))) return 'kept';
-
-    let reason: string | undefined;
-    if (!waiting && need > mostFree && job.singleCluster && !job.evolving) {
-      if (job.triedInRound !== this.pollRound) job.tooLarge(need, mostFree);
-      reason = undefined;
-    } else {
-      const placement = policy.place(job.spec, this.view((i) => this.roomFor(job, this.clusters[i]!, false)));
-      if (placement.ok) {
-        this.place(job, placement.components, policy.name, now);
-        return 'placed';
-      }
-      reason = placement.reason;
-    }
-    if (waiting) this.dropReservations(job);
-
-    if (shrinkToPlace && (need <= mostWithShrink || !job.singleCluster || job.evolving)) {
-      const busy = (i: number) => this.malleability.busy(this.clusters[i]!);
-      const withShrink = policy.place(
-        job.spec,
-        this.view((i) => this.roomFor(job, this.clusters[i]!, !busy(i))),
-      );
-      if (withShrink.ok) {
-        reason = this.shrinkToPlace(job, withShrink.components, now);
-      }
-    }
-    return this.failedTry(job, reason, now);
-  }
-
-  /** PWA: reclaims processors from running malleable jobs for a job that fits only that way, and sets them aside. */
-  private shrinkToPlace(job: JobRecord, components: readonly PlacedComponent[], now: number): string {
-    const perCluster = new Map<number, number>();
-    for (const c of components) {
-      const i = this.grid.cluster(c.cluster)!.index;
-      perCluster.set(i, (perCluster.get(i) ?? 0) + c.processors);
-    }
-    const asked: string[] = [];
-    for (const [i, processors] of perCluster) {
-      const state = this.clusters[i]!;
-      const missing = processors - this.roomFor(job, state, false);
-      state.reserve(job.id, processors);
-      job.waitingOn.push(i);
-      if (missing > 0) {
-        this.malleability.shrink(state, missing, true, now);
-        asked.push(`${missing} on ${state.cluster.name}`);
-      }
-    }
-    return asked.length ? `waiting for mandatory shrinks to release ${asked.join(', ')}` : 'processors set aside; placing at the next pass';
-  }
-
   /** What a placement of `job` may take on a cluster now, or with mandatory shrinks of malleable extras there. */
   private roomFor(job: JobRecord, state: ClusterState, withShrink: boolean): number {
-    if (!job.evolving) {
-      const free = state.availableFor(job.id) + (withShrink ? state.shrinkableForPlacement : 0);
-      // Decision: a malleable job whose minimum fits may start above it into what growth could take (unused
-      // pre-allocated processors included): what it has above its minimum is preemptible, as grown processors are.
-      if (job.malleable && free >= job.min && !withShrink) return Math.max(free, state.availableForGrowth());
-      return free;
-    }
-    const initial = componentRequest(job.spec, 0).initial;
-    return state.availableForPreallocation(job.id, initial, job.max, withShrink ? state.shrinkable : 0);
+    return roomFor(job, state, withShrink);
   }
 
   private view(available: (clusterIndex: number) => number): PlacementContext {
@@ -923,244 +594,24 @@ export class Scheduler {
     return w !== job;
   }
 
-  private launch(job: JobRecord): void {
-    job.launched = true;
-    job.components.forEach((c, component) => {
-      const spec = job.spec.components[Math.min(component, job.spec.components.length - 1)]!;
-      // An evolving job's local job starts with its initial size; the rest of its pre-allocation is added by updates.
-      const processors = job.evolving ? job.claimed : c.processors;
-      const walltime = job.spec.walltime === undefined ? {} : { walltimeS: job.spec.walltime };
-      this.managerOf(c.cluster).submit({ jobId: job.id, component, processors, program: spec.program, args: spec.args, tag: this.tagFor(job), ...walltime });
-    });
-  }
-
-  private tagFor(job: JobRecord): string {
-    return `${this.tag}:${job.id}`;
-  }
-
   private claimFailed(job: JobRecord, reason: string, now: number): void {
-    this.unaccount(job);
+    this.ledger.unaccount(job);
     this.placedJobs.delete(job);
     job.components = [];
     job.clusterIndex = -1;
     job.launched = false;
     this.emit(now, { type: 'claim.failed', jobId: job.id, reason });
     if (this.queue.countTry(job, reason)) return this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${reason}`, now);
+    this.enqueue(job, reason, now);
+    this.passRequested = true;
+  }
+
+  /** Puts a job (submitted, or back from a failed claim) at the tail of the placement queue. */
+  private enqueue(job: JobRecord, reason: string, now: number): void {
     job.transition('queued', now, reason);
-    this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));
+    this.koalaScan.queued(job);
     const position = this.queue.push(job);
     this.emit(now, { type: 'job.queued', jobId: job.id, position });
-    this.passRequested = true;
-  }
-
-  private started(job: JobRecord, processors: number, now: number): void {
-    job.startedComponents++;
-    if (job.malleable || job.evolving) {
-      this.account(job, () => {
-        job.claimed -= processors;
-        job.size += processors;
-      });
-    } else job.size += processors;
-    if (job.startedComponents < job.components.length) return;
-    job.startTime = now;
-    const first = job.components[0]!;
-    job.transition('running', now, `started on ${job.components.map((c) => c.cluster).join(', ')}`);
-    if (job.malleable) this.clusters[job.clusterIndex]!.malleableJobs.push(job);
-    job.recordSize(now);
-    if (job.evolving) this.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size, preallocation: job.preallocation });
-    else this.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size });
-  }
-
-  // ---- malleability ----------------------------------------------------------------------------------------------
-
-  private grantGrow(job: JobRecord, processors: number): void {
-    this.account(job, () => (job.pendingGrow += processors));
-    this.managerOf(job.components[0]!.cluster).grow(job.id, processors);
-  }
-
-  private grown(job: JobRecord, processors: number, now: number): void {
-    const n = Math.min(processors, job.pendingGrow);
-    if (n <= 0) return;
-    this.account(job, () => {
-      job.pendingGrow -= n;
-      job.size += n;
-    });
-    const cluster = job.components[0]!.cluster;
-    job.recordSize(now);
-    if (job.evolving) {
-      // Decision: an evolving job asked for a size: it hears of it once every processor of its update is active
-      // (a grow may start one processor at a time), not of each step on the way.
-      if (job.pendingGrow > 0) return;
-      this.emit(now, { type: 'job.evolved', jobId: job.id, cluster, size: job.size, preallocation: job.preallocation });
-    } else this.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: n, size: job.size });
-    this.applications.resized(job.id, job.size);
-  }
-
-  private released(job: JobRecord, processors: number, requested: boolean, now: number): void {
-    // Decision: an evolving job letting processors go on its own is a spontaneous update to the smaller size.
-    if (job.evolving) return this.update(job.id, Math.max(job.min, job.held - processors), 0, now);
-    // Decision: a malleable job never drops below its minimum; a release past it is not taken from the count.
-    const n = Math.max(0, Math.min(processors, job.size - job.min));
-    if (n === 0) return;
-    this.account(job, () => {
-      job.size -= n;
-      job.releasing = Math.max(0, job.releasing - n);
-    });
-    // Releases pay what is owed at once first, then what is owed by a deadline.
-    job.releasingByDeadline = Math.min(job.releasingByDeadline, job.releasing);
-    const state = this.clusters[job.clusterIndex]!;
-    this.managers[job.clusterIndex]!.shrink(job.id, n);
-    if (job.releasingByDeadline === 0) job.releaseBy = Number.NaN;
-    job.recordSize(now);
-    this.emit(now, { type: 'job.shrunk', jobId: job.id, cluster: state.cluster.name, processors: n, size: job.size, voluntary: !requested });
-    this.growthDue(state);
-    this.passRequested = true;
-    this.malleability.onJobChanged(job, now);
-  }
-
-  // ---- evolving jobs --------------------------------------------------------------------------------------------
-
-  /**
-   * An evolving job asks for a new total size (ApplicationMessage `update`). Inside its pre-allocation a grow is
-   * guaranteed: its processors are promised at once (nobody else is given them from now), malleable extras holding
-   * them are shrunk mandatorily — at once for a spontaneous update, by its time for an announced one — and the local
-   * manager is asked for them when the update takes effect. A shrink frees processors for malleable growth.
-   */
-  private update(jobId: string, processors: number, announceS: number, now: number): void {
-    const job = this.jobsById.get(jobId);
-    const refuse = (reason: string) => {
-      this.emit(now, { type: 'evolve.refused', jobId, reason });
-      this.applications.updateRefused(jobId, reason);
-    };
-    if (!job) return refuse(`names no job ("${jobId}")`);
-    if (!job.evolving) return refuse(`job ${jobId} is not evolving (it is ${job.kind}): only an evolving job asks for updates`);
-    if (job.state !== 'running') return refuse(`job ${jobId} is not running (it is ${job.state})`);
-    if (!Number.isInteger(processors) || processors < job.min || processors > job.max) {
-      return refuse(`asks for ${processors} processors, outside its ${job.min}..${job.max}: an update must stay inside its pre-allocation of ${job.max}`);
-    }
-    if (!Number.isFinite(announceS) || announceS < 0) return refuse(`announceS must be a number of seconds, 0 or more (got ${announceS})`);
-    if (processors < job.held && job.pendingGrow > 0 && processors < job.size + job.promised) {
-      return refuse(`${job.pendingGrow} processors of an earlier update are still being activated; ask again once resized`);
-    }
-    const cluster = job.components[0]!.cluster;
-    this.emit(now, { type: 'evolve.requested', jobId, cluster, processors, announceS });
-    this.settleAnnounced(job, now);
-    if (announceS > 0 && processors < job.held) {
-      // Decision: an announced shrink keeps its processors until its time, then takes effect like a spontaneous one.
-      const shrink = { processors, at: now + announceS };
-      job.announcedShrink = shrink;
-      this.timers.at(shrink.at, (t) => {
-        if (job.announcedShrink !== shrink || job.state !== 'running') return;
-        job.announcedShrink = undefined;
-        this.applyUpdate(job, processors, 0, t);
-      });
-      return;
-    }
-    this.applyUpdate(job, processors, announceS, now);
-  }
-
-  /**
-   * Before a new update: an announced shrink due now takes effect first; announced updates not yet due are dropped.
-   * Decision: the newest update is the job's word on its future, so it supersedes what it announced before.
-   */
-  private settleAnnounced(job: JobRecord, now: number): void {
-    const shrink = job.announcedShrink;
-    job.announcedShrink = undefined;
-    if (shrink && shrink.at <= now) this.applyUpdate(job, shrink.processors, 0, now);
-    let dropped = 0;
-    for (let i = job.evolveDemands.length - 1; i >= 0; i--) {
-      const d = job.evolveDemands[i]!;
-      if (d.at <= now) continue;
-      dropped += d.processors;
-      job.evolveDemands.splice(i, 1);
-    }
-    if (dropped === 0) return;
-    this.account(job, () => (job.promised -= dropped));
-    this.growthDue(this.clusters[job.clusterIndex]!);
-    this.passRequested = true;
-  }
-
-  private applyUpdate(job: JobRecord, processors: number, announceS: number, now: number): void {
-    const jobId = job.id;
-    const cluster = job.components[0]!.cluster;
-    const state = this.clusters[job.clusterIndex]!;
-    if (processors > job.held) {
-      const more = processors - job.held;
-      this.account(job, () => (job.promised += more));
-      const at = now + announceS;
-      let i = job.evolveDemands.length;
-      while (i > 0 && job.evolveDemands[i - 1]!.at > at) i--;
-      job.evolveDemands.splice(i, 0, { processors: more, at, shrunkFor: false });
-      if (announceS > 0) this.timers.at(at, (t) => this.serveUpdates(state, t));
-      this.serveUpdates(state, now);
-      return;
-    }
-    let fewer = job.held - processors;
-    // Promises not yet handed to the local manager go first, the latest first.
-    while (fewer > 0 && job.evolveDemands.length > 0) {
-      const last = job.evolveDemands[job.evolveDemands.length - 1]!;
-      const k = Math.min(fewer, last.processors);
-      last.processors -= k;
-      if (last.processors === 0) job.evolveDemands.pop();
-      this.account(job, () => (job.promised -= k));
-      fewer -= k;
-    }
-    // Decision: never below its minimum in use, even while an earlier grow is still being activated.
-    fewer = Math.min(fewer, job.size - job.min);
-    if (fewer > 0) {
-      this.account(job, () => (job.size -= fewer));
-      this.managers[job.clusterIndex]!.shrink(job.id, fewer);
-    }
-    job.recordSize(now);
-    this.emit(now, { type: 'job.evolved', jobId, cluster, size: job.size, preallocation: job.preallocation });
-    this.applications.resized(jobId, job.size);
-    // Processors of its pre-allocation came free: malleable jobs may fill them.
-    this.growthDue(state);
-    this.passRequested = true;
-  }
-
-  /** Clusters where an evolving job waits for promised processors. */
-  private evolvingClusters(): ClusterState[] {
-    return this.clusters.filter((s) => s.evolvingJobs.some((j) => j.promised > 0));
-  }
-
-  /**
-   * Serves the evolving jobs' promised processors on a cluster: first mandatory shrinks of malleable extras where
-   * the promises leave Concertina over what the cluster has (once per update; the deadline is the earliest announced
-   * update's time, none for a spontaneous one), then each update whose time has come is handed to the local manager.
-   */
-  private serveUpdates(state: ClusterState, now: number): void {
-    if (this.malleability.busyForUpdates(state)) return;
-    let unshrunk = 0;
-    let due = false;
-    let deadline = Number.POSITIVE_INFINITY;
-    for (const job of state.evolvingJobs) {
-      for (const d of job.evolveDemands) {
-        if (d.shrunkFor) continue;
-        unshrunk += d.processors;
-        deadline = Math.min(deadline, d.at);
-        if (d.at <= now) due = true;
-      }
-    }
-    const shortage = Math.min(state.overcommitted, unshrunk);
-    if (shortage > 0 && state.shrinkable > 0) {
-      for (const job of state.evolvingJobs) for (const d of job.evolveDemands) d.shrunkFor = true;
-      this.malleability.shrinkForUpdates(state, shortage, now, due ? undefined : deadline);
-      // A shrink with a deadline ends at once; updates already due are served when releases end the other kind.
-      if (due) return;
-    }
-    for (const job of state.evolvingJobs) {
-      let grant = 0;
-      while (job.evolveDemands.length > 0 && job.evolveDemands[0]!.at <= now) grant += job.evolveDemands.shift()!.processors;
-      if (grant === 0) continue;
-      // Decision: what shrinks could not free (local users took it meanwhile) is asked anyway; the local manager
-      // starts it when it can.
-      this.account(job, () => {
-        job.promised -= grant;
-        job.pendingGrow += grant;
-      });
-      this.managers[job.clusterIndex]!.grow(job.id, grant);
-    }
   }
 
   /** A job's views (see JobViews); undefined for an unknown job. */
@@ -1172,8 +623,11 @@ export class Scheduler {
     const since = (t: number) => (Number.isFinite(t) ? t : now);
     const until = (steps: Step[]): Step[] => (job.ended && end > steps[steps.length - 1]!.t ? [...steps, { t: end, v: 0 }] : steps);
     if (job.ended && !Number.isFinite(job.startTime)) return { nonPreemptive: [{ t: end, v: 0 }], preemptive: [{ t: end, v: 0 }], allocated };
-    // Waiting: what it could be placed with now, on the cluster with the most room for it.
+    // Waiting: with a reservation, the plan's promise (core/plan/plan-snapshot.ts reservedViews); without, what it
+    // could be placed with now, on the cluster with the most room for it.
     if (job.state === 'queued' || job.state === 'submitted') {
+      const reserved = reservedViews(job, now);
+      if (reserved) return { ...reserved, allocated };
       let most = 0;
       for (const state of this.clusters) most = Math.max(most, this.roomFor(job, state, false));
       return { nonPreemptive: [{ t: now, v: job.evolving ? Math.min(most, job.max) : most }], preemptive: [{ t: now, v: 0 }], allocated };
@@ -1204,7 +658,7 @@ export class Scheduler {
     const freed = job.components.length > 0 || job.waitingOn.length > 0;
     this.dropReservations(job);
     job.plannedStart = undefined;
-    if (job.components.length) this.unaccount(job);
+    if (job.components.length) this.ledger.unaccount(job);
     this.placedJobs.delete(job);
     if (job.sizeHistory.length) job.recordSize(now);
     job.transition(state, now, reason);
@@ -1214,65 +668,18 @@ export class Scheduler {
     if (freed) this.passRequested = true;
   }
 
-  // ---- accounting ----------------------------------------------------------------------------------------------
+  // ---- accounting (core/scheduler/ledger.ts) ---------------------------------------------------------------------
 
-  /** Applies a change to a malleable job's processors and moves the difference between the capacity classes. */
   private account(job: JobRecord, change: () => void): void {
-    const state = this.clusters[job.clusterIndex]!;
-    const before = job.held;
-    change();
-    const after = job.held;
-    if (job.evolving) {
-      // What an evolving job holds moves between its pre-allocation's unused part and non-preemptible use.
-      state.nonPreemptible += after - before;
-      state.preallocatedUnused -= after - before;
-      return;
-    }
-    state.nonPreemptible += Math.min(after, job.min) - Math.min(before, job.min);
-    state.preemptible += Math.max(0, after - job.min) - Math.max(0, before - job.min);
+    this.ledger.account(job, change);
   }
 
-  /** Holds an evolving job's whole pre-allocation on its cluster, all of it unused so far. */
   private holdPreallocation(job: JobRecord): void {
-    const state = this.clusters[job.clusterIndex]!;
-    state.preallocatedUnused += job.preallocation;
-    state.evolvingJobs.push(job);
-  }
-
-  /** Gives back everything a placed job holds. */
-  private unaccount(job: JobRecord): void {
-    if (job.evolving) {
-      this.account(job, () => {
-        job.claimed = 0;
-        job.size = 0;
-        job.pendingGrow = 0;
-        job.promised = 0;
-      });
-      job.evolveDemands.length = 0;
-      const state = this.clusters[job.clusterIndex]!;
-      state.preallocatedUnused -= job.preallocation;
-      const i = state.evolvingJobs.indexOf(job);
-      if (i >= 0) state.evolvingJobs.splice(i, 1);
-    } else if (job.malleable) {
-      this.account(job, () => {
-        job.claimed = 0;
-        job.size = 0;
-        job.pendingGrow = 0;
-        job.releasing = 0;
-      });
-      job.releasingByDeadline = 0;
-      const list = this.clusters[job.clusterIndex]!.malleableJobs;
-      const i = list.indexOf(job);
-      if (i >= 0) list.splice(i, 1);
-    } else {
-      for (const c of job.components) this.clusterOf(c.cluster).nonPreemptible -= c.processors;
-    }
-    for (const c of job.components) this.growthDue(this.clusterOf(c.cluster));
+    this.ledger.holdPreallocation(job);
   }
 
   private dropReservations(job: JobRecord): void {
-    for (const i of job.waitingOn) this.clusters[i]!.release(job.id);
-    job.waitingOn = [];
+    this.ledger.dropReservations(job);
   }
 
   private clusterOf(name: string): ClusterState {
@@ -1284,27 +691,8 @@ export class Scheduler {
   }
 
   private emit(now: number, body: SchedulerEventBody): void {
-    this.events++;
-    if (!this.wants(body.type)) return;
-    // Bodies are fresh literals: stamping the time in place spares a copy per event on the hot path.
-    const event = body as { t?: number } & SchedulerEventBody;
-    event.t = now;
-    for (const l of this.listeners) if (!l.types || l.types.has(body.type)) l.listener(event as SchedulerEvent);
+    this.bus.emit(now, body);
   }
-}
-
-/** A lower bound of what a queued job needs free on one cluster: its minimum, or 1 for a job split over clusters. */
-function smallestNeed(job: JobRecord): number {
-  return job.singleCluster && !job.evolving ? job.need : 1;
-}
-
-/** One step of a 32-bit multiplicative hash (murmur3's mixing) over a whole number. */
-function mix(h: number, value: number): number {
-  let k = Math.imul(value | 0, 0xcc9e2d51);
-  k = Math.imul((k << 15) | (k >>> 17), 0x1b873593);
-  h ^= k;
-  h = (h << 13) | (h >>> 19);
-  return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
 function required<T>(value: T | undefined, field: string, name: string): T {

@@ -10,6 +10,8 @@ import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { labExperimentInfoSchema, labResultSchema } from '../lab/schemas.js';
 import { labRunInfoSchema, labSpecSchema, type LabRunInfo } from '../lab/registry.js';
 import { BATCH_SYSTEMS, liveClusterSchema } from '../../runners/live/config.js';
+import { QUEUE_POLICIES } from '../../core/queue/policy.js';
+import { QUEUE_PRIORITIES } from '../../core/queue/priority.js';
 
 export const SPEEDS = ['pause', '1x', '10x', '100x', 'max'] as const;
 export const speedSchema = z.enum(SPEEDS, { error: () => `must be one of ${SPEEDS.join(', ')}` });
@@ -68,6 +70,8 @@ const jobSummary = z.object({
   placement: z.string(),
   clusters: z.array(z.string()),
   submitted: z.number(),
+  /** A waiting job's reservation under a planning queue policy (easy, cbf): the cluster and time it is planned to start. */
+  plannedStart: z.object({ cluster: z.string(), start: z.number() }).optional(),
 });
 export type JobSummary = z.infer<typeof jobSummary>;
 export type ClusterSample = z.infer<typeof clusterSnapshot>;
@@ -82,8 +86,54 @@ export const gridHistoryStateSchema = z.object({
 const viewStep = z.object({ t: z.number(), v: z.number() });
 export type ViewStep = z.infer<typeof viewStep>;
 
+/** A plan item's end: a time, or null for a job without a walltime (it holds its processors with no end in the plan). */
+const planEnd = z.number().nullable();
+/** The plan per cluster at `now` (core/plan/plan-snapshot.ts PlanSnapshot). */
+const planSnapshot = z.object({
+  now: z.number(),
+  queuePolicy: z.string(),
+  /** Items of each kind listed per cluster at most; `runningTotal` and `reservationsTotal` say how many there are. */
+  limit: z.number(),
+  clusters: z.array(
+    z.object({
+      name: z.string(),
+      processors: z.number(),
+      capacity: z.array(viewStep),
+      free: z.array(viewStep),
+      running: z.array(
+        z.object({
+          id: z.string(),
+          kind: z.string(),
+          processors: z.number(),
+          size: z.number(),
+          start: z.number(),
+          end: planEnd,
+          backfilled: z.boolean(),
+          sizes: z.array(viewStep),
+        }),
+      ),
+      runningTotal: z.number(),
+      reservations: z.array(z.object({ id: z.string(), processors: z.number(), start: z.number(), end: planEnd, waitsFor: z.array(z.string()) })),
+      reservationsTotal: z.number(),
+    }),
+  ),
+});
+export type PlanSnapshotView = z.infer<typeof planSnapshot>;
+
 /** A scheduler event as the API carries it (the core's typed events; only their common fields are checked). */
 const schedulerEvent = z.looseObject({ type: z.string(), t: z.number() });
+
+/** The queue settings (core/queue/): which waiting jobs may start now, how many get reservations, in what order. */
+export const queuePolicySchema = z.enum(QUEUE_POLICIES, { error: () => `must be one of ${QUEUE_POLICIES.join(', ')}` });
+export const queuePrioritySchema = z.enum(QUEUE_PRIORITIES, { error: () => `must be one of ${QUEUE_PRIORITIES.join(', ')}` });
+/** How many waiting jobs get reservations (Maui's ReservationDepth); null: the queue policy's own. */
+export const reservationDepthSchema = z
+  .number({ error: 'must be a whole number of jobs, 0 or more (or empty: the queue policy\'s own)' })
+  .int('must be a whole number of jobs')
+  .min(0, 'must be 0 or more')
+  .nullable();
+export const queueSettingsSchema = z.strictObject({ queue: queuePolicySchema, reservationDepth: reservationDepthSchema, priority: queuePrioritySchema });
+export type QueueSettings = z.infer<typeof queueSettingsSchema>;
 
 const settings = z.strictObject({
   approach: z.enum(APPROACHES),
@@ -91,8 +141,16 @@ const settings = z.strictObject({
   triesThreshold: z.number().int().min(1),
   /** The living default's stream of jobs: arrivals per hour and the mix of kinds (core/sim/workloads/stream.ts). */
   stream: jobStreamSettingsSchema,
+  ...queueSettingsSchema.shape,
 });
 export type Settings = z.infer<typeof settings>;
+
+/** What the settings may be, with words for the console: the names come from the core, never copied. */
+const settingsChoices = z.object({
+  queuePolicies: z.array(z.object({ name: queuePolicySchema, description: z.string(), /** It plans over time: jobs need a walltime. */ plansAhead: z.boolean() })),
+  priorities: z.array(z.object({ name: queuePrioritySchema, description: z.string() })),
+});
+export type SettingsChoices = z.infer<typeof settingsChoices>;
 
 const gridPresetNames = Object.keys(GRID_PRESETS);
 /** A grid preset by name, or a whole grid as JSON; a bad grid's errors name their field under `grid`. */
@@ -184,6 +242,15 @@ export const methods = {
     input: z.strictObject({ jobId: z.string({ error: 'is required' }).min(1, 'is required') }),
     output: z.object({ now: z.number(), nonPreemptive: z.array(viewStep), preemptive: z.array(viewStep), allocated: z.array(viewStep) }),
   },
+  /**
+   * The plan per cluster at the run's time: what Concertina may use, running jobs with their estimated ends, and the
+   * reservations a planning queue policy (easy, cbf) made for waiting jobs, each with the running jobs it waits for.
+   * At most `limit` (default and most 200) running jobs and reservations per cluster.
+   */
+  'plan.snapshot': {
+    input: z.strictObject({ limit: z.number().int('must be a whole number').min(1, 'must be at least 1').max(200, 'must be at most 200').default(200) }),
+    output: planSnapshot,
+  },
   /** A repeated `submissionId` with the same spec answers with the job it made; with another spec it is refused. */
   'jobs.submit': { input: jobSubmissionSchema, output: z.object({ jobId: z.string() }) },
   'jobs.cancel': { input: z.strictObject({ jobId: z.string().min(1, 'is required') }), output: z.object({ jobId: z.string() }) },
@@ -213,6 +280,10 @@ export const methods = {
       grid: gridChoice,
       workload: z.enum(RESET_WORKLOADS, { error: () => `must be one of ${RESET_WORKLOADS.join(', ')}` }),
       seed: z.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be at least 0').max(2 ** 32 - 1, 'must be at most 4294967295').default(1),
+      /** The new run's queue settings; each one left out is the current run's. */
+      queue: queuePolicySchema.optional(),
+      reservationDepth: reservationDepthSchema.optional(),
+      priority: queuePrioritySchema.optional(),
     }),
     output: z.object({
       grid: z.string(),
@@ -228,6 +299,8 @@ export const methods = {
   'run.openReadOnly': { input: z.strictObject({}), output: runStatusSchema },
   'settings.get': { input: z.strictObject({}), output: settings },
   'settings.set': { input: settings.partial(), output: settings },
+  /** The queue policies (with their descriptions, and whether they plan ahead) and priorities Settings offers. */
+  'settings.choices': { input: z.strictObject({}), output: settingsChoices },
   /** Submit-form templates, kept by the host (in its store when it has one). */
   'templates.list': { input: z.strictObject({}), output: z.object({ templates: z.array(template) }) },
   'templates.save': { input: z.strictObject({ name: templateName, spec: jobSpecSchema }), output: z.object({ name: z.string() }) },

@@ -1,4 +1,4 @@
-// The `concertina` command line: `simulate` one run, or run a paper's experiment (`koala`, `coorm`). Any misuse (flag,
+// The `concertina` command line: `simulate` one run, or run a paper's experiment (`koala`, `coorm`, `fpe`). Any misuse (flag,
 // value, file, input field) ends with one message on stderr and exit code 2; an internal error with its message and 1.
 import { DEFAULT_WARM_UP_S } from '../host/warm-up.js';
 import { readFileSync } from 'node:fs';
@@ -24,6 +24,7 @@ import { WORKLOAD_PRESETS, workloadPreset } from '../../core/sim/workloads/koala
 import { parseSwf } from '../../core/sim/workloads/swf.js';
 import { ACTIVITY_BUCKET_S, KOALA_DEFAULTS, KOALA_DEFAULT_SEEDS } from '../../core/sim/experiments/koala.js';
 import { COORM_DEFAULT_CONFIG } from '../../core/sim/experiments/coorm.js';
+import { FPE_DEFAULT_CONFIG } from '../../core/sim/experiments/fpe.js';
 import { printable } from './printable.js';
 import { UsageError, activityCsv, jobsCsv, prepareOutDir, systemReason, toJson, utilizationCsv, writeOutput } from './export.js';
 
@@ -404,6 +405,9 @@ interface ExperimentFlags {
   factors?: string;
   intervals?: string;
   twoPsaIntervals?: string;
+  tests?: number;
+  seed?: number;
+  nodes?: number;
   json?: boolean;
   out?: string;
 }
@@ -501,8 +505,10 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
 
   program
     .command('experiment')
-    .description("Run one of the papers' experiments: koala (KOALA section VII, Figures 7 and 8) or coorm (CooRMv2 section 5, Figures 9-11).")
-    .argument('<name>', 'experiment: koala or coorm', choice('experiment', ['koala', 'coorm']))
+    .description(
+      "Run one of the papers' experiments: koala (KOALA section VII, Figures 7 and 8), coorm (CooRMv2 section 5, Figures 9-11) or fpe (fully-predictably evolving applications, Tables 1 and 2).",
+    )
+    .argument('<name>', 'experiment: koala, coorm or fpe', choice('experiment', ['koala', 'coorm', 'fpe']))
     .addOption(new Option('--seeds <n>', 'seeds per combination (1..n)').default(KOALA_DEFAULT_SEEDS, `koala ${KOALA_DEFAULT_SEEDS}, coorm ${COORM_DEFAULT_CONFIG.seeds}`).argParser(wholeNumber('--seeds', 1, MAX_SEEDS)))
     .addOption(new Option('--poll <seconds>', 'koala: information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))
     .addOption(
@@ -525,6 +531,9 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .option('--factors <list>', 'coorm: overcommit factors of Figure 9, comma-separated')
     .option('--intervals <list>', 'coorm: announce intervals of Figure 10 in seconds, comma-separated')
     .option('--two-psa-intervals <list>', 'coorm: announce intervals of Figure 11 in seconds, comma-separated')
+    .addOption(new Option('--tests <n>', `fpe: tests, each a queue of 15-20 evolving applications (default ${FPE_DEFAULT_CONFIG.tests})`).argParser(wholeNumber('--tests', 1, 100_000)))
+    .addOption(new Option('--seed <n>', `fpe: random seed of the tests (default ${FPE_DEFAULT_CONFIG.seed})`).argParser(wholeNumber('--seed', 0, MAX_SEED)))
+    .addOption(new Option('--nodes <n>', `fpe: nodes of the cluster, at least the largest step (default ${FPE_DEFAULT_CONFIG.nodes})`).argParser(wholeNumber('--nodes', 75, MAX_PROCESSORS)))
     .option('--json', 'print the results as one JSON object')
     .option('--out <dir>', 'directory for the report, CSV files and SVG plots (default: ./<name>-experiment)')
     .action(async (name: string, options: ExperimentFlags, command: Command) => {
@@ -533,15 +542,28 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
         const wrong = flags.find(given);
         if (wrong) throw new UsageError(`--${wrong.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to experiment ${experiment} only`);
       };
+      const koalaFlags = ['poll', 'backgroundLoad', 'praBackground', 'pwaBackground', 'threshold', 'thresholdScope', 'adaptS', 'launchDelayS', 'growthAtPoll'];
+      const coormFlags = ['steps', 'factors', 'intervals', 'twoPsaIntervals'];
+      if (name === 'fpe') {
+        onlyFor(koalaFlags, 'koala');
+        onlyFor(coormFlags, 'coorm');
+        if (given('seeds')) throw new UsageError('--seeds applies to experiments koala and coorm only (fpe has --seed and --tests)');
+        const { fpeExperimentCommand } = await import('./experiment-fpe.js');
+        const d = FPE_DEFAULT_CONFIG;
+        const config = { tests: options.tests ?? d.tests, seed: options.seed ?? d.seed, nodes: options.nodes ?? d.nodes };
+        done(await fpeExperimentCommand({ config, json: options.json, out: options.out ?? './fpe-experiment' }, io));
+        return;
+      }
+      onlyFor(['tests', 'seed', 'nodes'], 'fpe');
       // Loaded only here: echarts takes most of a second to load.
       if (name === 'coorm') {
-        onlyFor(['poll', 'backgroundLoad', 'praBackground', 'pwaBackground', 'threshold', 'thresholdScope', 'adaptS', 'launchDelayS', 'growthAtPoll'], 'koala');
+        onlyFor(koalaFlags, 'koala');
         const { coormExperimentCommand, coormConfigFromFlags } = await import('./experiment-coorm.js');
         const out = options.out ?? './coorm-experiment';
         done(await coormExperimentCommand({ config: coormConfigFromFlags({ ...options, seeds: given('seeds') ? options.seeds : undefined }), json: options.json, out }, io));
         return;
       }
-      onlyFor(['steps', 'factors', 'intervals', 'twoPsaIntervals'], 'coorm');
+      onlyFor(coormFlags, 'coorm');
       if (options.backgroundLoad !== undefined && (given('praBackground') || given('pwaBackground'))) {
         throw new UsageError('--background-load sets both figures: give it, or --pra-background and --pwa-background, not both');
       }

@@ -9,8 +9,13 @@ import type { JobSummary, ViewStep } from '../api/contract.js';
 import { jobSpecSchema } from '../../core/model/schemas.js';
 import type { StoredCommand } from '../store/store.js';
 
-/** What the Queue lists of a job (jobs.list). */
-export function jobSummary(j: JobRecord): JobSummary {
+/**
+ * What the Queue lists of a job (jobs.list). `clusterName`: names a waiting job's planned start's cluster (without it,
+ * the planned start is left out).
+ */
+export function jobSummary(j: JobRecord, clusterName?: (index: number) => string | undefined): JobSummary {
+  const planned = j.plannedStart;
+  const plannedCluster = planned && clusterName ? clusterName(planned.cluster) : undefined;
   return {
     id: j.id,
     name: j.spec.name ?? j.id,
@@ -25,6 +30,7 @@ export function jobSummary(j: JobRecord): JobSummary {
     placement: j.spec.placement,
     clusters: j.components.map((c) => c.cluster),
     submitted: j.transitions[0]!.time,
+    ...(planned && plannedCluster !== undefined ? { plannedStart: { cluster: plannedCluster, start: planned.start } } : {}),
   };
 }
 
@@ -88,9 +94,15 @@ const before = (a: { submitted: number; seq: number }, b: { submitted: number; s
  * and how many there are: a run lists the same before and after its ended jobs leave memory, and a resumed live run
  * (whose jobs of earlier sessions were numbered by another scheduler) the same as before its restart.
  */
-export function listJobs(held: readonly JobRecord[], released: ReadonlyArray<{ seq: number; summary: JobSummary }>, limit: number): { jobs: JobSummary[]; total: number } {
+export function listJobs(
+  held: readonly JobRecord[],
+  released: ReadonlyArray<{ seq: number; summary: JobSummary }>,
+  limit: number,
+  clusterName?: (index: number) => string | undefined,
+): { jobs: JobSummary[]; total: number } {
   const total = held.length + released.length;
-  if (!released.length) return { jobs: held.slice(-limit).map(jobSummary), total };
+  const summary = (j: JobRecord) => jobSummary(j, clusterName);
+  if (!released.length) return { jobs: held.slice(-limit).map(summary), total };
   const key = (r: { seq: number; summary: JobSummary }) => ({ submitted: r.summary.submitted, seq: r.seq });
   const gone = [...released].sort((a, b) => (before(key(a), key(b)) ? -1 : before(key(b), key(a)) ? 1 : 0));
   // Merged from the end, newest first, until `limit`.
@@ -98,7 +110,7 @@ export function listJobs(held: readonly JobRecord[], released: ReadonlyArray<{ s
   let h = held.length - 1;
   let g = gone.length - 1;
   while (out.length < limit && (h >= 0 || g >= 0)) {
-    if (g < 0 || (h >= 0 && before(key(gone[g]!), { submitted: held[h]!.transitions[0]!.time, seq: held[h]!.seq }))) out.push(jobSummary(held[h--]!));
+    if (g < 0 || (h >= 0 && before(key(gone[g]!), { submitted: held[h]!.transitions[0]!.time, seq: held[h]!.seq }))) out.push(summary(held[h--]!));
     else out.push(gone[g--]!.summary);
   }
   return { jobs: out.reverse(), total };

@@ -14,11 +14,14 @@ import { GridHistory } from './grid-history.js';
 import { ActivityHistory } from './activity-history.js';
 import { RecentJobEvents } from './recent-job-events.js';
 import { EndedSummaries, FinishedJobs, listJobs, placementsOf, sizeSteps, viewsFromEvents } from './finished-jobs.js';
-import type { RunConfig, Store, StoredCommand, StoredTemplate } from '../store/store.js';
+import type { RunConfig, Store, StoredCommand, StoredQueueSettings, StoredTemplate } from '../store/store.js';
 import { Replay } from './replay.js';
 import { RunRecorder } from './run-recorder.js';
 import { backupName } from './backup-name.js';
-import type { Scheduler } from '../../core/scheduler/scheduler.js';
+import type { Scheduler, SchedulerOptions } from '../../core/scheduler/scheduler.js';
+import { queuePolicies } from '../../core/queue/registry.js';
+import type { QueuePolicy, QueuePolicyName } from '../../core/queue/policy.js';
+import { QUEUE_PRIORITIES, type QueuePriorityName } from '../../core/queue/priority.js';
 import type { LiveClusterConfig, LiveWorld } from '../../runners/live/types.js';
 import { ClusterService, type ClusterServiceOptions } from '../live/cluster-service.js';
 import { clustersSecretSource, createLiveWorldFromConfig, liveClusterSnapshots, type LiveWorldFactory, type LiveWorldFactoryOptions } from '../live/live-run.js';
@@ -72,6 +75,45 @@ export interface HostOptions {
 
 /** How the store marks a live run (its clusters are the configured ones; its jobs' times are seconds since it began). */
 const LIVE_RUN: RunConfig = { grid: null, workload: 'none', seed: 0, mode: 'live' };
+
+/** The settings kept as stored commands and applied again when a run is resumed (a live run's too). */
+const SCHEDULER_SETTINGS = new Set(['approach', 'policy', 'triesThreshold', 'queue', 'reservationDepth', 'priority']);
+
+/** The priorities in words for Settings (a new name in QUEUE_PRIORITIES needs its words here: the Record says so). */
+const PRIORITY_DESCRIPTIONS: Readonly<Record<QueuePriorityName, string>> = {
+  submit: 'submission order: the earliest submitted job first',
+  wait: 'waiting time: the job that has waited longest first',
+  size: 'size: ordered by the processors each job needs',
+};
+
+/**
+ * Whether a queue policy plans over time (its jobs' walltimes say when processors come free). Decision: a policy
+ * plans ahead when it runs its own pass over the plans (fcfs, easy, cbf...), not the scheduler's scan (koala): asked
+ * of the policy itself on an empty view, so a policy added to core/queue is classed without a list here; one whose
+ * pass cannot begin on an empty view reads the view, so it plans.
+ */
+function plansAhead(policy: QueuePolicy): boolean {
+  const empty = {
+    now: 0,
+    clusterCount: 0,
+    plan: () => {
+      throw new Error('no cluster');
+    },
+    freed: () => true,
+    promised: 0,
+  };
+  try {
+    return policy.begin(empty) !== undefined;
+  } catch {
+    return true;
+  }
+}
+
+/** A run's stored queue settings as the scheduler takes them (undefined: its defaults). */
+function schedulerQueueOptions(q: StoredQueueSettings | undefined): Pick<SchedulerOptions, 'queue' | 'reservationDepth' | 'priority'> | undefined {
+  if (!q) return undefined;
+  return { queue: q.queue as QueuePolicyName, reservationDepth: q.reservationDepth ?? undefined, priority: q.priority as QueuePriorityName };
+}
 
 /** What a host opens at start, in words: `stored` the store's run, else `run` is a new one. */
 function describeStart(stored: RunConfig | undefined, run: RunConfig, clusters: readonly string[]): string {
@@ -265,7 +307,14 @@ export class Host {
         // The scheduler's jobs and those that left memory (ended, stored), in submission order.
         const released = [...this.finished.values()].filter((j) => !wanted || wanted.has(j.summary.state));
         const held = [...this.scheduler.jobs()].filter((j) => !wanted || wanted.has(j.state));
-        return { ok: true, value: { ...listJobs(held, released, limit), version } };
+        // Decision: a waiting job's planned start is listed as of the last event (the version): a pass that moves only
+        // reservations (a poll that saw another background load) shows at the next event.
+        const grid = this.scheduler.grid;
+        return { ok: true, value: { ...listJobs(held, released, limit, (i) => grid.clusters[i]?.name), version } };
+      },
+      'plan.snapshot': ({ limit }) => {
+        if (this.resuming) return { ok: true, value: { now: 0, queuePolicy: this.scheduler.queuePolicyName, limit, clusters: [] } };
+        return { ok: true, value: this.scheduler.planSnapshot(this.now(), limit) };
       },
       'sim.setSpeed': ({ speed }) => {
         if (this.live || this.resuming) return { ok: false, errors: [{ path: 'speed', message: LIVE_SPEED_FIXED }] };
@@ -275,12 +324,19 @@ export class Host {
         this.reanchor();
         return { ok: true, value: { speed } };
       },
-      'sim.reset': ({ grid, workload, seed }) => {
+      'sim.reset': ({ grid, workload, seed, ...queueChanges }) => {
         this.catchUp();
         let backup: string | undefined;
+        // Decision: a new run keeps the current run's queue settings, except those the reset gives.
+        const current = this.queueSettings();
+        const queue: StoredQueueSettings = {
+          queue: queueChanges.queue ?? current.queue,
+          reservationDepth: queueChanges.reservationDepth !== undefined ? queueChanges.reservationDepth : current.reservationDepth,
+          priority: queueChanges.priority ?? current.priority,
+        };
         // The world is built before the store forgets the old run: a grid the simulator refuses changes nothing.
         try {
-          this.open({ grid, workload, seed, streamFrom: 'start' }, {
+          this.open({ grid, workload, seed, streamFrom: 'start', queue }, {
             beforeSwitch: () => {
               backup = this.keepUnresumedRun();
               void this.stopLive();
@@ -307,11 +363,19 @@ export class Host {
         const t = this.now();
         for (const [key, value] of Object.entries(changes)) {
           if (value === undefined) continue;
-          this.applySetting(key, value);
+          const r = this.applySetting(key, value);
+          if (!r.ok) return r;
           this.flush({ t, key, value });
         }
         return { ok: true, value: this.settings() };
       },
+      'settings.choices': () => ({
+        ok: true,
+        value: {
+          queuePolicies: Object.values(queuePolicies).map((q) => ({ name: q.name, description: q.description, plansAhead: plansAhead(q) })),
+          priorities: QUEUE_PRIORITIES.map((name) => ({ name, description: PRIORITY_DESCRIPTIONS[name] })),
+        },
+      }),
       'templates.list': () => ({ ok: true, value: { templates: this.templates() as Array<{ name: string; spec: JobSpec }> } }),
       'templates.save': ({ name, spec }) => {
         if (this.store) this.store.saveTemplate({ name, spec });
@@ -432,7 +496,17 @@ export class Host {
     // from the start: W_m alone holds DAS-3 at 1-5 running jobs and never queues one for its 10 h. A run with no
     // workload has the stream off until Settings turns it on; runs stored before `streamFrom` keep theirs after.
     const stream = new JobStream(run.seed, run.workload === 'none' ? NO_JOB_STREAM : DEFAULT_JOB_STREAM);
-    const world = new SimWorld({ grid: gridSpecSchema.parse(run.grid), jobs, seed: run.seed, endless: true, metrics: false, stream, streamBesideWorkload: run.streamFrom === 'start' });
+    const queue = schedulerQueueOptions(run.queue);
+    const world = new SimWorld({
+      grid: gridSpecSchema.parse(run.grid),
+      jobs,
+      seed: run.seed,
+      endless: true,
+      metrics: false,
+      stream,
+      streamBesideWorkload: run.streamFrom === 'start',
+      ...(queue ? { scheduler: queue } : {}),
+    });
     how.beforeSwitch?.();
     this.current = world;
     this.submissionIds = new Map();
@@ -469,7 +543,7 @@ export class Host {
 
   /** A stored command applied again to the replayed world, as the API applied it. */
   private replayCommand(command: StoredCommand): void {
-    if (command.key !== 'jobs.submit') return this.applySetting(command.key, command.value);
+    if (command.key !== 'jobs.submit') return void this.applySetting(command.key, command.value);
     const r = this.world.submit(command.value, true);
     if (r.ok && command.submissionId !== undefined) this.submissionIds.set(command.submissionId, { jobId: r.value.id, spec: JSON.stringify(command.value) });
   }
@@ -564,9 +638,11 @@ export class Host {
   private async startLive(): Promise<ApiResult<'run.startLive'>> {
     const clusters = this.clusters.configs();
     if (!clusters.length) return { ok: false, errors: [{ path: 'clusters', message: 'no live cluster is configured: add one in Settings → Clusters' }] };
+    // The live run starts with the current run's queue settings, kept with it for a resume.
+    const queue = this.queueSettings();
     let world: LiveWorld;
     try {
-      world = this.liveWorldFactory(this.liveWorldOptions(clusters));
+      world = this.liveWorldFactory(this.liveWorldOptions(clusters, undefined, queue));
       await world.start();
     } catch (error) {
       return { ok: false, errors: [{ path: 'clusters', message: `the live run could not start: ${error instanceof Error ? error.message : String(error)}` }] };
@@ -574,7 +650,7 @@ export class Host {
     this.catchUp();
     await this.stopLive();
     const backup = this.keepUnresumedRun();
-    this.store?.startRun(LIVE_RUN);
+    this.store?.startRun({ ...LIVE_RUN, queue });
     this.live = world;
     this.liveReady = true;
     this.follow(world, { stored: 0, replaying: false, resumed: false });
@@ -583,8 +659,10 @@ export class Host {
     return { ok: true, value: { clusters: clusters.map((c) => c.name), ...(backup ? { backup } : {}) } };
   }
 
-  private liveWorldOptions(clusters: readonly LiveClusterConfig[], restore?: unknown): LiveWorldFactoryOptions {
+  private liveWorldOptions(clusters: readonly LiveClusterConfig[], restore?: unknown, queue?: StoredQueueSettings): LiveWorldFactoryOptions {
+    const queueOptions = schedulerQueueOptions(queue);
     return {
+      ...(queueOptions ? { queue: queueOptions } : {}),
       clusters,
       knownHosts: this.clusters.knownHosts,
       secrets: clustersSecretSource(clusters, (c) => this.clusters.secrets.sourceFor(c)),
@@ -603,7 +681,7 @@ export class Host {
     const store = this.store!;
     let world: LiveWorld;
     try {
-      world = this.liveWorldFactory(this.liveWorldOptions(this.clusters.configs(), store.liveState()));
+      world = this.liveWorldFactory(this.liveWorldOptions(this.clusters.configs(), store.liveState(), store.run()?.queue));
     } catch (error) {
       this.liveStartError = `the live run could not resume: ${error instanceof Error ? error.message : String(error)}`;
       return;
@@ -622,7 +700,7 @@ export class Host {
         this.live = world;
         this.liveReady = true;
         for (const command of store.commands()) {
-          if (command.key === 'approach' || command.key === 'policy' || command.key === 'triesThreshold') this.applySetting(command.key, command.value);
+          if (SCHEDULER_SETTINGS.has(command.key)) this.applySetting(command.key, command.value);
         }
         // Events of the earlier sessions are kept; the resumed world's are appended.
         this.follow(world, { stored: store.eventCount(), replaying: false, resumed: true });
@@ -778,17 +856,22 @@ export class Host {
     return this.stopLive();
   }
 
-  private applySetting(key: string, value: unknown): void {
-    this.act((s, now) => this.applySettingTo(s, now, key, value));
+  private applySetting(key: string, value: unknown): { ok: true } | { ok: false; errors: Array<{ path: string; message: string }> } {
+    return this.act((s, now) => this.applySettingTo(s, now, key, value));
   }
 
-  private applySettingTo(s: Scheduler, now: number, key: string, value: unknown): void {
+  private applySettingTo(s: Scheduler, now: number, key: string, value: unknown): { ok: true } | { ok: false; errors: Array<{ path: string; message: string }> } {
+    // The queue settings are checked by the scheduler too: its refusal names the field.
+    if (key === 'queue') return s.setQueuePolicy(String(value));
+    if (key === 'reservationDepth') return s.setReservationDepth(value === null ? undefined : Number(value));
+    if (key === 'priority') return s.setPriority(String(value));
     if (key === 'approach') s.setApproach(String(value));
     else if (key === 'policy') s.setPolicy(String(value));
     else if (key === 'triesThreshold') s.queue.triesThreshold = Number(value);
     else if (key === 'stream') this.world.setStream(value as JobStreamSettings);
     else if (key === 'jobs.cancel') s.cancel((value as { jobId: string }).jobId, now);
     else if (key === 'jobs.resize') s.resize((value as { jobId: string }).jobId, (value as { delta: number }).delta, now);
+    return { ok: true };
   }
 
   /**
@@ -853,6 +936,18 @@ export class Host {
 
   private settings() {
     const s = this.scheduler;
-    return { approach: s.approachName as 'pra' | 'pwa', policy: s.policy.name, triesThreshold: s.queue.triesThreshold, stream: this.world.streamSettings ?? NO_JOB_STREAM };
+    return {
+      approach: s.approachName as 'pra' | 'pwa',
+      policy: s.policy.name,
+      triesThreshold: s.queue.triesThreshold,
+      stream: this.world.streamSettings ?? NO_JOB_STREAM,
+      ...this.queueSettings(),
+    };
+  }
+
+  /** The run's queue settings now. */
+  private queueSettings(): { queue: QueuePolicyName; reservationDepth: number | null; priority: QueuePriorityName } {
+    const s = this.scheduler;
+    return { queue: s.queuePolicyName, reservationDepth: s.reservationDepth ?? null, priority: s.priority };
   }
 }

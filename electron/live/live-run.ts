@@ -1,6 +1,6 @@
 // What the host needs to run a live grid: how a LiveWorld is built from the stored cluster configurations (the
 // factory: createLiveWorld in production, a fake in tests), and the live clusters' part of a grid snapshot.
-import type { ClusterSnapshot } from '../../core/scheduler/scheduler.js';
+import type { ClusterSnapshot, SchedulerOptions } from '../../core/scheduler/scheduler.js';
 import type { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import type { SecretSource } from '../../runners/ssh/secrets.js';
 import { createLiveWorld } from '../../runners/live/live-world.js';
@@ -15,6 +15,8 @@ export interface LiveWorldFactoryOptions {
   readonly sshConfigFile?: string;
   /** A resumed run: what the previous world's persistentState() returned (its jobs are recovered by tag). */
   readonly restore?: unknown;
+  /** The queue settings the live world's scheduler starts with (the run's: Settings, or the stored run's). */
+  readonly queue?: Pick<SchedulerOptions, 'queue' | 'reservationDepth' | 'priority'>;
 }
 
 export type LiveWorldFactory = (options: LiveWorldFactoryOptions) => LiveWorld;
@@ -26,6 +28,7 @@ export const createLiveWorldFromConfig: LiveWorldFactory = (options) =>
     secrets: options.secrets,
     ...(options.sshConfigFile !== undefined ? { sshConfigFile: options.sshConfigFile } : {}),
     ...(options.restore !== undefined ? { restore: options.restore } : {}),
+    ...(options.queue !== undefined ? { scheduler: options.queue } : {}),
   });
 
 /**

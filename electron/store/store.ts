@@ -15,6 +15,15 @@ export interface RunConfig {
   /** `start`: the living stream's jobs arrive from the start, beside the workload's; absent (runs stored before):
    *  after the workload's last job. */
   readonly streamFrom?: 'start';
+  /** The queue settings the run started with (later changes are stored commands); absent: the scheduler's defaults. */
+  readonly queue?: StoredQueueSettings;
+}
+
+/** A run's queue settings as stored: policy and priority by name, reservation depth (null: the policy's own). */
+export interface StoredQueueSettings {
+  readonly queue: string;
+  readonly reservationDepth: number | null;
+  readonly priority: string;
 }
 
 /**

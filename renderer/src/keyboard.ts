@@ -11,6 +11,7 @@ export interface ViewShortcut {
 export const VIEW_SHORTCUTS: readonly ViewShortcut[] = [
   { key: 'g', view: 'grid', label: 'Grid' },
   { key: 'q', view: 'queue', label: 'Queue' },
+  { key: 'p', view: 'plan', label: 'Plan' },
   { key: 's', view: 'submit', label: 'Submit' },
   { key: 'a', view: 'activity', label: 'Activity' },
   { key: 'e', view: 'settings', label: 'Settings' },

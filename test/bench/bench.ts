@@ -50,6 +50,7 @@ function benchTargets(f: Record<string, unknown>): Array<{ figure: string; targe
     atLeast('coorm_requests_per_s', 50_000),
     below('overload_snapshot_max_p99_ms', 1000),
     below('sigterm_stop_ms', 2000),
+    below('fpe_schedule_ms', 0.5),
   ];
 }
 
@@ -280,6 +281,7 @@ const figures = {
   ...(await import('./coorm-bench.js')).coormBench(log),
   ...(await import('./plan-bench.js')).planBench(log),
   ...(await import('./backfill-bench.js')).backfillBench(log),
+  ...(await import('./fpe-bench.js')).fpeBench(log),
   node: process.version,
 };
 const targets = benchTargets(figures);

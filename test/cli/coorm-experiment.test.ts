@@ -101,7 +101,7 @@ describe('concertina experiment coorm', () => {
   it('is listed in the help of experiment, with its own default seeds', async () => {
     const r = await run('experiment', '--help');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('koala or coorm');
+    expect(r.stdout).toContain('koala, coorm or fpe');
     expect(r.stdout).toContain('coorm 3');
   });
 

@@ -39,7 +39,7 @@ describe.skipIf(!ready)('the console with the keyboard in Chromium', () => {
     const { page, server } = session;
     await page.goto(server.url);
     await page.getByTestId('grid-view').waitFor();
-    for (const [key, view] of [['q', 'queue'], ['s', 'submit'], ['a', 'activity'], ['e', 'settings'], ['l', 'lab'], ['g', 'grid']] as const) {
+    for (const [key, view] of [['q', 'queue'], ['p', 'plan'], ['s', 'submit'], ['a', 'activity'], ['e', 'settings'], ['l', 'lab'], ['g', 'grid']] as const) {
       await page.keyboard.press('g');
       await page.keyboard.press(key);
       await page.getByTestId(`${view}-view`).waitFor();
@@ -53,7 +53,7 @@ describe.skipIf(!ready)('the console with the keyboard in Chromium', () => {
 
   it('names every button that Tab reaches, in every view, for assistive technology', async () => {
     const { page } = session;
-    for (const [key, view] of [['g', 'grid'], ['q', 'queue'], ['s', 'submit'], ['a', 'activity'], ['e', 'settings'], ['l', 'lab']] as const) {
+    for (const [key, view] of [['g', 'grid'], ['q', 'queue'], ['p', 'plan'], ['s', 'submit'], ['a', 'activity'], ['e', 'settings'], ['l', 'lab']] as const) {
       await page.keyboard.press('g');
       await page.keyboard.press(key);
       await page.getByTestId(`${view}-view`).waitFor();

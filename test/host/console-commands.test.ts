@@ -160,7 +160,7 @@ describe('sim.reset', () => {
     expect(host.world.scheduler.job('old')).toBeUndefined();
     run(65); // the workload's first jobs arrive (one every 30 s)
     expect(seen.some((e) => e.type === 'job.submitted' && e.jobId === 'j0001')).toBe(true);
-    expect(store.run()).toEqual({ grid: expect.objectContaining({ name: 'tiny' }), workload: 'wm-fast', seed: 7, streamFrom: 'start' });
+    expect(store.run()).toEqual({ grid: expect.objectContaining({ name: 'tiny' }), workload: 'wm-fast', seed: 7, streamFrom: 'start', queue: { queue: 'koala', reservationDepth: null, priority: 'submit' } });
     expect(store.commands()).toEqual([]);
     expect(store.events().some((e) => 'jobId' in e && e.jobId === 'old')).toBe(false);
     const before = host.call('jobs.list', { limit: 1000 });

@@ -8,25 +8,26 @@ import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import { fakeClient } from './fake-client.js';
 
 const STREAM = { jobsPerHour: 24, malleablePct: 60, rigidPct: 25, evolvingPct: 15 };
+const QUEUE = { queue: 'koala' as const, reservationDepth: null, priority: 'submit' as const };
 
 describe('settings store', () => {
   beforeEach(() => setActivePinia(createPinia()));
 
   it('loads the settings into the form', async () => {
-    const client = fakeClient({ 'settings.get': { ok: true, value: { approach: 'pwa', policy: 'egs', triesThreshold: 7, stream: STREAM } } });
+    const client = fakeClient({ 'settings.get': { ok: true, value: { approach: 'pwa', policy: 'egs', triesThreshold: 7, stream: STREAM, ...QUEUE } } });
     const store = defineSettingsStore(client)();
     expect(await store.load()).toBe(true);
     expect(client.calls).toEqual([{ method: 'settings.get', payload: {} }]);
-    expect(store.form).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7, ...STREAM });
-    expect(store.loaded).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7, stream: STREAM });
+    expect(store.form).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7, ...STREAM, ...QUEUE });
+    expect(store.loaded).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7, stream: STREAM, ...QUEUE });
   });
 
   it('saves the form and confirms', async () => {
-    const client = fakeClient({ 'settings.set': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 5, stream: { ...STREAM, jobsPerHour: 30 } } } });
+    const client = fakeClient({ 'settings.set': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 5, stream: { ...STREAM, jobsPerHour: 30 }, ...QUEUE } } });
     const store = defineSettingsStore(client)();
-    store.form = { approach: 'pra', policy: 'fpsma', triesThreshold: 5, ...STREAM, jobsPerHour: 30 };
+    store.form = { approach: 'pra', policy: 'fpsma', triesThreshold: 5, ...STREAM, jobsPerHour: 30, ...QUEUE };
     expect(await store.save()).toBe(true);
-    expect(client.calls).toEqual([{ method: 'settings.set', payload: { approach: 'pra', policy: 'fpsma', triesThreshold: 5, stream: { ...STREAM, jobsPerHour: 30 } } }]);
+    expect(client.calls).toEqual([{ method: 'settings.set', payload: { approach: 'pra', policy: 'fpsma', triesThreshold: 5, stream: { ...STREAM, jobsPerHour: 30 }, ...QUEUE } }]);
     expect(store.saved).toBe(true);
     expect(store.errors).toEqual({});
     store.touch('policy');
@@ -63,7 +64,7 @@ describe('settings store', () => {
   });
 
   it('refuses an empty arrival rate of the stream without calling the API', async () => {
-    const client = fakeClient({ 'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM } } });
+    const client = fakeClient({ 'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE } } });
     const store = defineSettingsStore(client)();
     await store.load();
     store.form.jobsPerHour = null;
@@ -88,7 +89,7 @@ describe('Settings view', () => {
     const pinia = createPinia();
     setActivePinia(pinia);
     const client = fakeClient({
-      'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM } },
+      'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE } },
       'settings.set': { ok: false, errors: [{ path: 'policy', message: 'unknown policy' }] },
     });
     const stores = createStores(client);
@@ -105,7 +106,7 @@ describe('Settings view', () => {
     expect(wrapper.find('[data-testid="error-policy"]').text()).toBe('unknown policy');
     expect(wrapper.find('[data-testid="settings-saved"]').exists()).toBe(false);
 
-    client.answers['settings.set'] = { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM } };
+    client.answers['settings.set'] = { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE } };
     await wrapper.find('[data-testid="save-settings"]').trigger('click');
     await flushPromises();
     expect(wrapper.find('[data-testid="error-policy"]').exists()).toBe(false);

@@ -27,7 +27,7 @@ describe('submit store', () => {
     store.form.min = 2;
     store.form.max = 16;
     store.form.initial = 4;
-    store.form.walltime = 3600;
+    store.form.walltime = '1:00:00';
     expect(store.valid).toBe(true);
     expect(await store.submit()).toBe(true);
     expect(store.submittedId).toBe('job-42');

@@ -10,6 +10,7 @@ import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import { defineTemplatesStore } from '../../renderer/src/stores/templates.js';
 import { APP_MODELS, defaultForm, fromSpec, JOB_KINDS, PLACEMENT_POLICIES, toSpec, type SubmitForm } from '../../renderer/src/stores/submit.js';
 import { fakeClient } from './fake-client.js';
+import { hms } from '../../renderer/src/format.js';
 
 const ft = { name: 'ft-8', kind: 'malleable' as const, placement: 'cf' as const, submitTime: 0, app: { model: 'ft' as const }, walltime: 900, components: [{ min: 2, max: 8, initial: 4, program: 'ft', args: [], inputFiles: [] }] };
 const rigid = { kind: 'rigid' as const, placement: 'wf' as const, submitTime: 0, components: [{ processors: 6, program: 'x', args: [], inputFiles: [] }] };
@@ -78,7 +79,8 @@ describe('form from a template', () => {
       // Words as typed: any spacing between them, before and after.
       args: fc.array(fc.constantFrom('400000', '12', '--fast', "it's", '{assets}/x'), { maxLength: 4 }).chain((words) => fc.constantFrom(words.join(' '), ` ${words.join('   ')} `)),
       cluster: fc.constantFrom(null, 'fs0', 'slurm'),
-      walltime: fc.option(fc.integer({ min: 1, max: 86400 }), { nil: null }),
+      // As typed: empty, seconds, or h:mm:ss.
+      walltime: fc.oneof(fc.constant(''), fc.integer({ min: 1, max: 86400 }).map(String), fc.integer({ min: 1, max: 86400 }).map(hms)),
     });
     fc.assert(
       fc.property(formArb, (form: SubmitForm) => {
@@ -113,7 +115,7 @@ describe('Submit view templates', () => {
     await flushPromises();
     await wrapper.find('[data-testid="template-apply"]').trigger('click');
     await flushPromises();
-    expect(stores.submit.form).toMatchObject({ name: 'ft-8', kind: 'malleable', min: 2, max: 8, initial: 4, placement: 'cf', walltime: 900 });
+    expect(stores.submit.form).toMatchObject({ name: 'ft-8', kind: 'malleable', min: 2, max: 8, initial: 4, placement: 'cf', walltime: '0:15:00' });
     expect((wrapper.find('[data-testid="field-max"] input').element as unknown as { value: string }).value).toBe('8');
 
     await wrapper.find('[data-testid="template-name"] input').setValue('mine');

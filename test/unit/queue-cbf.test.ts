@@ -97,13 +97,13 @@ describe('CBF compression', () => {
   });
 });
 
-describe('CBF wakes up for a promised start no job end announces', () => {
-  it('a reservation in a hole between walltime ends starts on time, not at the next poll', () => {
+describe('CBF compresses at every job end, early or not', () => {
+  it('a hole a move opened late in a pass is offered at the next end to the job taken before the move', () => {
     // 1 processor. a runs 140-312 (asks 173: planned to 313). x (3 s) and y (asks 2 s) arrive at 311, reserved at
-    // 313 and 316. a ends at 312: by expansion factor y goes first but cannot move (x still holds 313-316); x moves
-    // to 312 and ends at 315. y starts at its promise, 316, though nothing ends then (the next poll is at 360).
+    // 313 and 316. a ends early at 312: by expansion factor y is taken first but cannot move (x still holds 313-316);
+    // x moves to 312. x ends at 315, at its walltime: compression again, and y starts then rather than at 316.
     const jobs = [rigid('a', 1, 172, 173, 140), rigid('x', 1, 3, 3, 311), rigid('y', 1, 1, 2, 311)];
-    expect(run(1, jobs, { queue: 'cbf', priority: 'wait' }).starts).toEqual({ a: 140, x: 312, y: 316 });
+    expect(run(1, jobs, { queue: 'cbf', priority: 'wait' }).starts).toEqual({ a: 140, x: 312, y: 315 });
   });
 });
 

@@ -11,6 +11,7 @@ import { defineLabStore, type LabStore } from './lab.js';
 import { defineTemplatesStore, type TemplatesStore } from './templates.js';
 import { defineResetStore, type ResetStore } from './reset.js';
 import { defineClustersStore, type ClustersStore } from './clusters.js';
+import { definePlanStore, type PlanStore } from './plan.js';
 
 export interface Stores {
   grid: GridStore;
@@ -22,22 +23,26 @@ export interface Stores {
   templates: TemplatesStore;
   reset: ResetStore;
   clusters: ClustersStore;
+  plan: PlanStore;
 }
 
 export const STORES: InjectionKey<Stores> = Symbol('concertina-stores');
 
 /** Needs an active Pinia (app.use(pinia) or setActivePinia). */
 export function createStores(client: ApiClient): Stores {
+  const settings = defineSettingsStore(client)();
   return {
     grid: defineGridStore(client)(),
     jobs: defineJobsStore(client)(),
-    submit: defineSubmitStore(client)(),
-    settings: defineSettingsStore(client)(),
+    // The Submit form requires a walltime when the run's queue policy plans ahead (as Settings last read it).
+    submit: defineSubmitStore(client, () => settings.planningPolicy)(),
+    settings,
     activity: defineActivityStore(client)(),
     lab: defineLabStore(client)(),
     templates: defineTemplatesStore(client)(),
     reset: defineResetStore(client)(),
     clusters: defineClustersStore(client)(),
+    plan: definePlanStore(client)(),
   };
 }
 

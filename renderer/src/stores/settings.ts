@@ -1,18 +1,20 @@
 // The scheduler's settings (approach, malleability policy, placement tries threshold, the living grid's stream of
-// jobs: arrivals per hour and mix): loaded with settings.get,
-// edited in a form, saved with settings.set; the API's field errors land on their fields.
+// jobs: arrivals per hour and mix, the queue policy, reservation depth and priority): loaded with settings.get,
+// edited in a form, saved with settings.set; the API's field errors land on their fields. The queue policies and
+// priorities offered come from the host (settings.choices), never copied here.
 import { defineStore } from 'pinia';
-import { ref } from 'vue';
+import { computed, ref } from 'vue';
 import type { ApiClient, FieldError, MethodOutput } from '../api/types.js';
 
 export type Settings = MethodOutput<'settings.get'>;
+export type SettingsChoices = MethodOutput<'settings.choices'>;
 export const APPROACH_OPTIONS = ['pra', 'pwa'] as const;
 /** The malleability policies of core/malleability/registry.ts, kept here so the core's runtime is not bundled. */
 export const POLICY_OPTIONS = ['fpsma', 'egs', 'equipartition'] as const;
 
 export const STREAM_FIELDS = ['jobsPerHour', 'malleablePct', 'rigidPct', 'evolvingPct'] as const;
 export type StreamField = (typeof STREAM_FIELDS)[number];
-export const SETTINGS_FIELDS = ['approach', 'policy', 'triesThreshold', ...STREAM_FIELDS, 'form'] as const;
+export const SETTINGS_FIELDS = ['approach', 'policy', 'triesThreshold', ...STREAM_FIELDS, 'queue', 'reservationDepth', 'priority', 'form'] as const;
 export type SettingsField = (typeof SETTINGS_FIELDS)[number];
 export type SettingsErrors = Partial<Record<SettingsField, string>>;
 
@@ -24,6 +26,16 @@ export interface SettingsForm {
   malleablePct: number | null;
   rigidPct: number | null;
   evolvingPct: number | null;
+  queue: string;
+  /** Empty (null): the queue policy's own depth. */
+  reservationDepth: number | null;
+  priority: string;
+}
+
+/** What is wrong with a reservation depth as typed, if anything (null, empty, is the policy's own). */
+export function reservationDepthError(depth: number | null): string | undefined {
+  if (depth === null) return undefined;
+  return Number.isInteger(depth) && depth >= 0 ? undefined : 'must be a whole number of jobs, 0 or more (or empty: the queue policy\'s own)';
 }
 
 /** The field an API error path names (`triesThreshold`, `[\"policy\"]`, `stream.rigidPct`…); anything else → form. */
@@ -41,8 +53,25 @@ export function settingsErrorsOf(errors: readonly FieldError[]): SettingsErrors 
 
 export function defineSettingsStore(client: ApiClient) {
   return defineStore('settings', () => {
-    const form = ref<SettingsForm>({ approach: 'pra', policy: 'fpsma', triesThreshold: 3, jobsPerHour: null, malleablePct: null, rigidPct: null, evolvingPct: null });
+    const form = ref<SettingsForm>({
+      approach: 'pra',
+      policy: 'fpsma',
+      triesThreshold: 3,
+      jobsPerHour: null,
+      malleablePct: null,
+      rigidPct: null,
+      evolvingPct: null,
+      queue: 'koala',
+      reservationDepth: null,
+      priority: 'submit',
+    });
     const loaded = ref<Settings | undefined>();
+    const choices = ref<SettingsChoices | undefined>();
+    /** The run's queue policy when it plans ahead with the jobs' walltimes (fcfs, easy, cbf...), else undefined. */
+    const planningPolicy = computed(() => {
+      const name = loaded.value?.queue;
+      return choices.value?.queuePolicies.find((q) => q.name === name)?.plansAhead ? name : undefined;
+    });
     const errors = ref<SettingsErrors>({});
     const loading = ref(false);
     const saving = ref(false);
@@ -50,7 +79,29 @@ export function defineSettingsStore(client: ApiClient) {
 
     function apply(s: Settings) {
       loaded.value = s;
-      form.value = { approach: s.approach, policy: s.policy, triesThreshold: s.triesThreshold, ...(s.stream ?? { jobsPerHour: null, malleablePct: null, rigidPct: null, evolvingPct: null }) };
+      form.value = {
+        approach: s.approach,
+        policy: s.policy,
+        triesThreshold: s.triesThreshold,
+        ...(s.stream ?? { jobsPerHour: null, malleablePct: null, rigidPct: null, evolvingPct: null }),
+        queue: s.queue,
+        reservationDepth: s.reservationDepth,
+        priority: s.priority,
+      };
+    }
+
+    /** The queue policies and priorities the host offers (once: they do not change during a run). */
+    async function loadChoices(): Promise<boolean> {
+      if (choices.value) return true;
+      const result = await client.call('settings.choices', {});
+      if (result.ok) choices.value = result.value;
+      return result.ok;
+    }
+
+    /** The run's settings as they are now, for other views (the Submit form), leaving the form's edits alone. */
+    async function refresh(): Promise<void> {
+      const [current] = await Promise.all([client.call('settings.get', {}), loadChoices()]);
+      if (current.ok) loaded.value = current.value;
     }
 
     async function load(): Promise<boolean> {
@@ -74,8 +125,9 @@ export function defineSettingsStore(client: ApiClient) {
       if (saving.value) return false;
       const f = form.value;
       const missing = (['triesThreshold', ...STREAM_FIELDS] as const).filter((k) => f[k] === null && (k === 'triesThreshold' || loaded.value?.stream));
-      if (missing.length) {
-        errors.value = Object.fromEntries(missing.map((k) => [k, 'is required']));
+      const depthError = reservationDepthError(f.reservationDepth);
+      if (missing.length || depthError) {
+        errors.value = { ...Object.fromEntries(missing.map((k) => [k, 'is required'])), ...(depthError ? { reservationDepth: depthError } : {}) };
         return false;
       }
       saving.value = true;
@@ -89,6 +141,9 @@ export function defineSettingsStore(client: ApiClient) {
           policy: f.policy,
           triesThreshold: f.triesThreshold!,
           ...stream,
+          queue: f.queue as Settings['queue'],
+          reservationDepth: f.reservationDepth,
+          priority: f.priority as Settings['priority'],
         });
         if (result.ok) {
           apply(result.value);
@@ -113,7 +168,7 @@ export function defineSettingsStore(client: ApiClient) {
       }
     }
 
-    return { form, loaded, errors, loading, saving, saved, load, save, touch };
+    return { form, loaded, choices, planningPolicy, errors, loading, saving, saved, load, loadChoices, refresh, save, touch };
   });
 }
 export type SettingsStore = ReturnType<ReturnType<typeof defineSettingsStore>>;

@@ -1,9 +1,11 @@
 // The submit form: its state, live validation with the core's own jobSpecSchema (each zod issue lands on its form
-// field), the API's field errors mapped the same way, and the submit action.
+// field), the API's field errors mapped the same way, and the submit action. When the run's queue policy plans ahead
+// (fcfs, easy, cbf: it reads each job's walltime), the form requires a walltime.
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
 import { jobSpecSchema, JOB_KINDS, PLACEMENT_POLICIES, type JobSpecInput, type PlacementPolicyName } from '../../../core/model/schemas.js';
 import { isUnanswered, type ApiClient, type FieldError } from '../api/types.js';
+import { hms } from '../format.js';
 import { callRetryingOnce } from '../api/retry.js';
 
 export type JobKindName = (typeof JOB_KINDS)[number];
@@ -37,9 +39,33 @@ export interface SubmitForm {
   args: string;
   /** A fixed cluster for the job (optional: null lets the placement policy choose). */
   cluster: string | null;
-  /** Seconds (optional). */
-  walltime: number | null;
+  /** As typed: seconds (5400) or h:mm:ss (1:30:00); empty for none. */
+  walltime: string;
 }
+
+export const WALLTIME_FORMAT = 'seconds (5400) or h:mm:ss (1:30:00)';
+
+/**
+ * The walltime typed in the form, in seconds (undefined: empty), or what is wrong with it. Decision: the form takes
+ * a number of seconds or h:mm:ss (hours of any length, minutes and seconds of two digits), as batch systems print
+ * times; other forms (days, m:ss) are refused rather than guessed.
+ */
+export function parseWalltime(text: string): { ok: true; seconds: number | undefined } | { ok: false; message: string } {
+  const t = text.trim();
+  if (t === '') return { ok: true, seconds: undefined };
+  let seconds: number | undefined;
+  if (/^\d+(\.\d+)?$/.test(t)) seconds = Number(t);
+  else {
+    const m = /^(\d+):([0-5]\d):([0-5]\d)$/.exec(t);
+    if (m) seconds = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
+  }
+  if (seconds === undefined) return { ok: false, message: `must be ${WALLTIME_FORMAT} (got "${t}")` };
+  if (!(seconds > 0)) return { ok: false, message: 'must be more than 0 seconds' };
+  return { ok: true, seconds };
+}
+
+/** A walltime as the form shows it: h:mm:ss for whole seconds, else the seconds. */
+export const walltimeText = (seconds: number): string => (Number.isInteger(seconds) ? hms(seconds) : String(seconds));
 
 export const defaultForm = (): SubmitForm => ({
   name: '',
@@ -56,7 +82,7 @@ export const defaultForm = (): SubmitForm => ({
   program: 'ft',
   args: '',
   cluster: null,
-  walltime: null,
+  walltime: '',
 });
 
 /**
@@ -96,7 +122,9 @@ export function toSpec(form: SubmitForm): JobSpecInput {
   }
   const spec: JobSpecInput = { kind: form.kind, components: [component], placement: form.placement, app: appOf(form) };
   if (form.name.trim()) spec.name = form.name;
-  if (form.walltime !== null) spec.walltime = form.walltime;
+  const walltime = parseWalltime(form.walltime);
+  // A walltime that does not parse is left out here: validate() says so at its field.
+  if (walltime.ok && walltime.seconds !== undefined) spec.walltime = walltime.seconds;
   return spec;
 }
 
@@ -124,7 +152,7 @@ export function fromSpec(spec: JobSpecInput): SubmitForm {
     program: c?.program ?? base.program,
     args: (c?.args ?? []).join(' '),
     cluster: c?.cluster ?? null,
-    walltime: spec.walltime ?? null,
+    walltime: spec.walltime === undefined ? '' : walltimeText(spec.walltime),
   };
 }
 
@@ -147,15 +175,27 @@ export function byField(errors: readonly { path: string | readonly PropertyKey[]
   return out;
 }
 
-export function validate(form: SubmitForm): FieldErrors {
+/**
+ * The form's errors: the core's schema on the spec, the walltime as typed, and, when `planningPolicy` names the run's
+ * queue policy that plans ahead, a missing walltime. Decision: only the form requires it (a job spec from the API or
+ * a trace may leave it out: the job is then planned as never ending).
+ */
+export function validate(form: SubmitForm, planningPolicy?: string): FieldErrors {
   const result = jobSpecSchema.safeParse(toSpec(form));
-  return result.success ? {} : byField(result.error.issues);
+  const errors = result.success ? {} : byField(result.error.issues);
+  const walltime = parseWalltime(form.walltime);
+  if (!walltime.ok) errors.walltime = walltime.message;
+  else if (walltime.seconds === undefined && planningPolicy !== undefined) {
+    errors.walltime = `is required: the queue policy ${planningPolicy} plans with each job's walltime`;
+  }
+  return errors;
 }
 
 /** How long a submission waits for its answer before it counts as unanswered (and is sent once more). */
 export const SUBMIT_TIMEOUT_MS = 15_000;
 
-export function defineSubmitStore(client: ApiClient) {
+/** `planningPolicy`: the run's queue policy when it plans ahead with walltimes (then the form requires one). */
+export function defineSubmitStore(client: ApiClient, planningPolicy: () => string | undefined = () => undefined) {
   return defineStore('submit', () => {
     const form = ref<SubmitForm>(defaultForm());
     const serverErrors = ref<FieldErrors>({});
@@ -168,7 +208,9 @@ export function defineSubmitStore(client: ApiClient) {
      */
     let unansweredSubmission: { id: string; spec: string } | undefined;
 
-    const validation = computed(() => validate(form.value));
+    const validation = computed(() => validate(form.value, planningPolicy()));
+    /** The queue policy that needs the walltime, if the run's does. */
+    const walltimeNeededBy = computed(() => planningPolicy());
     const valid = computed(() => Object.keys(validation.value).length === 0);
     /** What each field shows: the live validation first, then what the host answered for the last submission. */
     const errors = computed<FieldErrors>(() => ({ ...serverErrors.value, ...validation.value }));
@@ -222,7 +264,7 @@ export function defineSubmitStore(client: ApiClient) {
       submittedId.value = '';
     }
 
-    return { form, serverErrors, submitting, submittedId, validation, valid, errors, submit, apply, reset };
+    return { form, serverErrors, submitting, submittedId, validation, valid, errors, walltimeNeededBy, submit, apply, reset };
   });
 }
 export type SubmitStore = ReturnType<ReturnType<typeof defineSubmitStore>>;

@@ -1,0 +1,206 @@
+// The plan as an operator reads it: per cluster at time now, what Concertina may use over time, its running jobs
+// (size, start, estimated end) and the reservations ahead (where and when a planning queue policy promised each
+// waiting job its start, and which running jobs that start waits for). Built from a read-only view of the jobs and
+// clusters (the scheduler's records satisfy it structurally); it changes nothing. Bounded: at most `limit` running
+// jobs and `limit` reservations per cluster, with their totals, so a console never receives a whole trace.
+import { AvailabilityProfile, type Holding } from './availability.js';
+import type { Step } from '../time/step-function.js';
+
+/** A job as the plan reads it (JobRecord has these fields). */
+export interface PlanJob {
+  readonly id: string;
+  readonly kind: string;
+  readonly spec: { readonly walltime?: number | undefined };
+  /** Where it was placed, per component (empty while waiting). */
+  readonly components: ReadonlyArray<{ readonly cluster: string; readonly processors: number }>;
+  /** NaN until its local jobs start. */
+  readonly startTime: number;
+  /** Processors Concertina holds for it (a malleable job: its current size with what is being added). */
+  readonly held: number;
+  /** Processors active in the application. */
+  readonly size: number;
+  readonly evolving: boolean;
+  readonly malleable: boolean;
+  readonly preallocation: number;
+  /** Processors it needs on one cluster to start. */
+  readonly need: number;
+  readonly backfilled: boolean;
+  readonly plannedStart: { readonly cluster: number; readonly start: number } | undefined;
+  readonly sizeHistory: readonly Step[];
+}
+
+/** A cluster as the plan reads it. */
+export interface PlanCluster {
+  readonly name: string;
+  readonly processors: number;
+  /** What a job may take there now, placed jobs' holdings already subtracted. */
+  readonly availableNow: number;
+}
+
+export interface PlanSource {
+  readonly now: number;
+  /** The queue policy that made the reservations (koala makes none). */
+  readonly queuePolicy: string;
+  readonly clusters: readonly PlanCluster[];
+  /** Cluster index by name. */
+  readonly clusterIndex: (name: string) => number | undefined;
+  /** Jobs placed and not ended. */
+  readonly placed: Iterable<PlanJob>;
+  /** Waiting jobs in queue order. */
+  readonly waiting: Iterable<PlanJob>;
+  /** Items of each kind per cluster at most (default PLAN_ITEM_LIMIT). */
+  readonly limit?: number;
+}
+
+export const PLAN_ITEM_LIMIT = 200;
+/** Steps of a running job's size history kept in a snapshot (the latest). */
+export const PLAN_SIZE_STEPS = 50;
+
+export interface PlannedRunning {
+  readonly id: string;
+  readonly kind: string;
+  /** What the plan holds for it: its processors (an evolving job its pre-allocation, a malleable one what it holds now). */
+  readonly processors: number;
+  /** Processors active now (a malleable job's current size). */
+  readonly size: number;
+  /** When its local jobs started; `now` for a job placed whose start is still coming. */
+  readonly start: number;
+  /** start + walltime, or null for a job without a walltime (it holds its processors with no end in the plan). */
+  readonly end: number | null;
+  readonly backfilled: boolean;
+  /** Its size over time, the latest PLAN_SIZE_STEPS steps (the last holds until now). */
+  readonly sizes: Step[];
+}
+
+export interface PlannedReservation {
+  readonly id: string;
+  readonly processors: number;
+  readonly start: number;
+  /** start + walltime, or null without a walltime. */
+  readonly end: number | null;
+  /** The running jobs whose ends this start waits for (AvailabilityProfile.reservationWaitsFor), by end. */
+  readonly waitsFor: string[];
+}
+
+export interface ClusterPlan {
+  readonly name: string;
+  readonly processors: number;
+  /** What Concertina may use there from now on (threshold, background load as last seen). */
+  readonly capacity: Step[];
+  /** What is left free over time once running jobs (all of them, listed or not) and the reservations listed are in the plan. */
+  readonly free: Step[];
+  readonly running: PlannedRunning[];
+  readonly runningTotal: number;
+  readonly reservations: PlannedReservation[];
+  readonly reservationsTotal: number;
+}
+
+export interface PlanSnapshot {
+  readonly now: number;
+  readonly queuePolicy: string;
+  /** Items of each kind per cluster at most; a cluster with more says its totals. */
+  readonly limit: number;
+  readonly clusters: ClusterPlan[];
+}
+
+/**
+ * What a placed job holds on one cluster and until when, as the planning queue policies read it.
+ * Decision: as the queue policies' plans (scheduler queueView): a running job holds until its start plus its walltime,
+ * a placed job not started yet from now; an evolving job its pre-allocation, a malleable one what it holds now.
+ */
+function holdingOn(job: PlanJob, processors: number, now: number): { n: number; start: number; end: number } {
+  const start = Number.isFinite(job.startTime) ? job.startTime : now;
+  const walltime = job.spec.walltime;
+  const n = job.evolving ? job.preallocation : job.malleable ? job.held : processors;
+  return { n, start, end: walltime === undefined ? Number.POSITIVE_INFINITY : start + walltime };
+}
+
+const finiteOrNull = (t: number): number | null => (Number.isFinite(t) ? t : null);
+
+/**
+ * A profile's steps from now on. Whole: one per running job's end (at most one per processor of the cluster, each job
+ * holding one at least) and two per reservation listed.
+ */
+function steps(profile: { times: readonly number[]; values: readonly number[]; valueAt(t: number): number }, now: number): Step[] {
+  const out: Step[] = [{ t: now, v: profile.valueAt(now) }];
+  for (let i = 0; i < profile.times.length; i++) {
+    const t = profile.times[i]!;
+    if (t > now) out.push({ t, v: profile.values[i]! });
+  }
+  return out;
+}
+
+export function planSnapshot(source: PlanSource): PlanSnapshot {
+  const now = source.now;
+  const limit = source.limit ?? PLAN_ITEM_LIMIT;
+  const perCluster = source.clusters.map(() => ({ holdings: new Map<string, Holding>(), running: [] as PlannedRunning[], runningTotal: 0 }));
+  for (const job of source.placed) {
+    // A job split over clusters holds its components' processors on each; several on one cluster add up.
+    const on = new Map<number, number>();
+    for (const c of job.components) {
+      const i = source.clusterIndex(c.cluster);
+      if (i !== undefined) on.set(i, (on.get(i) ?? 0) + c.processors);
+    }
+    for (const [i, processors] of on) {
+      const h = holdingOn(job, processors, now);
+      const c = perCluster[i]!;
+      c.holdings.set(job.id, { id: job.id, n: h.n, end: h.end });
+      c.runningTotal++;
+      if (c.running.length < limit) {
+        const sizes = job.sizeHistory.slice(-PLAN_SIZE_STEPS).map((s) => ({ t: s.t, v: s.v }));
+        c.running.push({ id: job.id, kind: job.kind, processors: h.n, size: job.size, start: h.start, end: finiteOrNull(h.end), backfilled: job.backfilled, sizes });
+      }
+    }
+  }
+  const waiting = source.clusters.map(() => [] as PlanJob[]);
+  for (const job of source.waiting) {
+    const p = job.plannedStart;
+    if (p !== undefined && p.cluster >= 0 && p.cluster < waiting.length) waiting[p.cluster]!.push(job);
+  }
+  const clusters = source.clusters.map((cluster, i): ClusterPlan => {
+    const c = perCluster[i]!;
+    const running = [...c.holdings.values()];
+    let held = 0;
+    for (const h of running) held += h.n;
+    // Decision: as in the queue policies' plans, the capacity is what a job may take now plus what placed jobs hold,
+    // constant from now on (the threshold and the background load as last seen).
+    const capacity = Math.max(0, cluster.availableNow + held);
+    const plan = AvailabilityProfile.build({ now, capacity, running });
+    const reservations: PlannedReservation[] = [];
+    // Reservations go into the plan in queue order, as the policy made them; each says what it waits for with the
+    // reservations ahead of it in the plan (those behind it were planned around it).
+    for (const job of waiting[i]!) {
+      if (reservations.length >= limit) break;
+      const start = job.plannedStart!.start;
+      const walltime = job.spec.walltime ?? Number.POSITIVE_INFINITY;
+      plan.reserve({ id: job.id, n: job.need, start, duration: walltime });
+      reservations.push({ id: job.id, processors: job.need, start, end: finiteOrNull(start + walltime), waitsFor: plan.reservationWaitsFor(job.id) });
+    }
+    return {
+      name: cluster.name,
+      processors: cluster.processors,
+      capacity: [{ t: now, v: capacity }],
+      free: steps(plan.free, now),
+      running: c.running,
+      runningTotal: c.runningTotal,
+      reservations,
+      reservationsTotal: waiting[i]!.length,
+    };
+  });
+  return { now, queuePolicy: source.queuePolicy, limit, clusters };
+}
+
+/**
+ * A waiting job's views from its reservation: no guarantee before its planned start, its processors from then on
+ * (until its planned end). undefined for a job without a reservation.
+ * Decision: a reservation is the plan's promise, so the non-preemptive view of a reserved job steps up at its start.
+ */
+export function reservedViews(job: PlanJob, now: number): { nonPreemptive: Step[]; preemptive: Step[] } | undefined {
+  const p = job.plannedStart;
+  if (p === undefined) return undefined;
+  const start = Math.max(now, p.start);
+  const nonPreemptive: Step[] = start > now ? [{ t: now, v: 0 }, { t: start, v: job.need }] : [{ t: now, v: job.need }];
+  const walltime = job.spec.walltime;
+  if (walltime !== undefined && p.start + walltime > start) nonPreemptive.push({ t: p.start + walltime, v: 0 });
+  return { nonPreemptive, preemptive: [{ t: now, v: 0 }] };
+}

@@ -1,0 +1,103 @@
+// Adoption after a restart (live mode): a job an earlier run of Concertina launched, found again on its cluster, is
+// checked against the grid and counted in the capacity model as it stands there (a malleable job's processors above
+// its minimum as preemptible), without being submitted again: its local manager, which has recovered it by its tag,
+// answers for it from now on. A job that ended meanwhile is only recorded, with its end state.
+// Decision: the earlier run already emitted its submitted, placed and started events (a host stores them), so
+// adoption emits exactly one event: `job.adopted` (cluster, size, state), or `job.ended` for a job that ended.
+import type { SchedulerEventBody } from '../events.js';
+import type { Cluster, Grid } from '../model/grid.js';
+import { checkJobAgainstGrid, componentRequest } from '../model/job.js';
+import { fail, ok, parseWith, type Result } from '../model/result.js';
+import { storedJobSpecSchema, type JobSpec } from '../model/schemas.js';
+import type { ClusterState } from './cluster-state.js';
+import type { JobRecord } from './job-record.js';
+import type { CapacityLedger } from './ledger.js';
+
+/**
+ * A job an earlier run of Concertina launched, found again on its cluster after a restart (live mode): it runs
+ * there with `processors` since `startTime`, or waits for its local jobs to start (`startTime` undefined), or has
+ * ended meanwhile (`ended`).
+ */
+export interface AdoptedJob {
+  readonly cluster: string;
+  readonly processors: number;
+  /** When it was submitted, in the scheduler's time. */
+  readonly submitTime: number;
+  readonly startTime?: number;
+  readonly ended?: { readonly state: 'completed' | 'failed' | 'cancelled'; readonly reason: string };
+  /** A malleable job's cap, when an operator's shrink set it below its max (it sticks across a restart). */
+  readonly cap?: number;
+}
+
+/** Reads a stored job spec to adopt and checks it, and what was found of the job, against the grid. */
+export function checkAdoption(
+  input: unknown,
+  adopted: AdoptedJob,
+  grid: Grid,
+  known: (id: string) => boolean,
+): Result<{ spec: JobSpec; id: string; cluster: Cluster }> {
+  // A job of an earlier session: read as it was stored.
+  const parsed = parseWith(storedJobSpecSchema, input);
+  if (!parsed.ok) return parsed;
+  const spec = parsed.value;
+  const errors = checkJobAgainstGrid(spec, grid);
+  const id = spec.id;
+  if (id === undefined) errors.push({ path: 'id', message: 'is required to adopt a job' });
+  else if (known(id)) errors.push({ path: 'id', message: `duplicates job "${id}"` });
+  // Decision: only single-cluster jobs are adopted; a co-allocated rigid job split over clusters is not resumed.
+  if (spec.components.length !== 1) errors.push({ path: 'components', message: `only a single-component job can be adopted (got ${spec.components.length})` });
+  const cluster = grid.cluster(adopted.cluster);
+  if (!cluster) errors.push({ path: 'cluster', message: `names no cluster ("${adopted.cluster}")` });
+  if (!adopted.ended && spec.components.length === 1) {
+    const request = componentRequest(spec, 0);
+    const n = adopted.processors;
+    if (!Number.isInteger(n) || n < request.min || n > request.max) {
+      errors.push({ path: 'processors', message: `must be a whole number within ${request.min}..${request.max} (got ${n})` });
+    }
+  }
+  if (adopted.cap !== undefined && !Number.isInteger(adopted.cap)) errors.push({ path: 'cap', message: `must be a whole number (got ${adopted.cap})` });
+  if (errors.length || id === undefined || !cluster) return fail(errors);
+  return ok({ spec, id, cluster });
+}
+
+/**
+ * Records an adopted job on its cluster's state (`state`): ended, it takes its end state; otherwise it is counted as
+ * it stands there (launched and waiting for its local jobs, or running). Returns the one event adoption emits.
+ */
+export function resumeAdopted(job: JobRecord, adopted: AdoptedJob, state: ClusterState, ledger: CapacityLedger, now: number): SchedulerEventBody {
+  const id = job.id;
+  const cluster = state.cluster;
+  // Decision: a stored cap outside min..max (the spec changed meaning) is brought inside it, never refused.
+  if (job.malleable && adopted.cap !== undefined) job.cap = Math.max(job.min, Math.min(job.max, adopted.cap));
+  if (adopted.ended) {
+    job.transition(adopted.ended.state, now, adopted.ended.reason);
+    return { type: 'job.ended', jobId: id, state: adopted.ended.state, reason: adopted.ended.reason, tries: 0 };
+  }
+  const components = [{ cluster: cluster.name, processors: adopted.processors }];
+  job.components = components;
+  job.clusterIndex = cluster.index;
+  job.launched = true;
+  if (adopted.startTime === undefined) {
+    // Launched, its local jobs not all running yet: held as a placed job until the manager answers `started`.
+    if (job.evolving) ledger.holdPreallocation(job);
+    if (job.malleable || job.evolving) ledger.account(job, () => (job.claimed = adopted.processors));
+    else ledger.holdRigid(state, adopted.processors);
+    job.transition('claiming', now, `adopted after a restart: launched on ${cluster.name}, waiting for its local jobs to start`);
+    return { type: 'job.adopted', jobId: id, cluster: cluster.name, size: adopted.processors, state: 'claiming' };
+  }
+  if (job.malleable) {
+    ledger.account(job, () => (job.size = adopted.processors));
+    state.malleableJobs.push(job);
+  } else if (job.evolving) {
+    ledger.holdPreallocation(job);
+    ledger.account(job, () => (job.size = adopted.processors));
+  } else {
+    ledger.holdRigid(state, adopted.processors);
+    job.size = adopted.processors;
+  }
+  job.recordSize(adopted.startTime);
+  job.startedComponents = 1;
+  job.startTime = adopted.startTime;
+  job.transition('running', now, `adopted after a restart: running on ${cluster.name} with ${adopted.processors} processors`);
+  return { type: 'job.adopted', jobId: id, cluster: cluster.name, size: job.size, state: 'running' };
+}

@@ -1,0 +1,80 @@
+// Growth of running malleable jobs: which clusters have growth due — processors came free there, or a poll found
+// idle processors its jobs could take — and a policy grow started there when a pass asks for it.
+import type { ClusterState } from './cluster-state.js';
+
+/**
+ * When a poll makes growth due: `idle`, whenever processors are free for growth and a running malleable job could
+ * take some; `freed`, only when local users gave processors back (the KOALA paper's trigger, section V-B).
+ */
+export type GrowthAtPoll = 'idle' | 'freed';
+export const GROWTH_AT_POLL = ['idle', 'freed'] as const satisfies readonly GrowthAtPoll[];
+
+/** What growth needs of the malleability manager. */
+export interface GrowthOperations {
+  /** Whether an operation runs on the cluster. */
+  busy(cluster: ClusterState): boolean;
+  /** Starts the policy's grow of the cluster's running malleable jobs with `free` processors. */
+  grow(cluster: ClusterState, free: number, now: number): void;
+}
+
+export class GrowthTrigger {
+  /** Clusters whose growth flag went up, in the order it did (duplicates and lowered flags dropped when read). */
+  private dueList: ClusterState[] = [];
+  /** Clusters polled since the last pass, whose idle processors may go to growth once that pass has run. */
+  private readonly idlePolled: ClusterState[] = [];
+
+  constructor(private readonly operations: GrowthOperations) {}
+
+  /** Processors came free on a cluster: its running malleable jobs may grow at the next pass. */
+  due(state: ClusterState): void {
+    if (state.growDue) return;
+    state.growDue = true;
+    this.dueList.push(state);
+  }
+
+  /** A poll found the cluster reachable: its idle processors are looked at after the next full pass. */
+  polled(state: ClusterState): void {
+    if (!this.idlePolled.includes(state)) this.idlePolled.push(state);
+  }
+
+  /** After a full pass: growth made due on the clusters polled meanwhile; true if any cluster has growth due. */
+  afterFullPass(): boolean {
+    if (this.idlePolled.length === 0) return false;
+    for (const state of this.idlePolled.splice(0)) this.idleGrowthDue(state);
+    return this.dueList.length > 0;
+  }
+
+  /** Clusters where growth is due, in grid order; each pass reads this rather than every cluster. */
+  dueClusters(): ClusterState[] {
+    // A cluster stays listed while its flag is up (busy, or skipped by the approach); duplicates are dropped here.
+    const due = this.dueList.filter((c, i, all) => c.growDue && all.indexOf(c) === i);
+    due.sort((a, b) => a.cluster.index - b.cluster.index);
+    this.dueList = due.slice();
+    return due;
+  }
+
+  /** Grows the running malleable jobs of a cluster with what is free there, if growth is due; true if it started. */
+  growRunning(state: ClusterState, now: number): boolean {
+    if (!state.growDue || this.operations.busy(state)) return false;
+    state.growDue = false;
+    const free = state.availableForGrowth();
+    if (free <= 0 || !state.malleableJobs.some((j) => j.growable > 0)) return false;
+    state.lastGrowFree = free;
+    state.lastGrowRoom = state.growRoom;
+    this.operations.grow(state, free, now);
+    return true;
+  }
+
+  /**
+   * A poll found the cluster: growth is due when processors are free for growth and its running malleable jobs could
+   * take some, as at a release. Decision: not again for the very processors its jobs were last offered and declined
+   * (the same free count and the same room), so that a job that takes only some sizes (FT) is not asked at every poll.
+   */
+  private idleGrowthDue(state: ClusterState): void {
+    if (state.growDue || state.malleableJobs.length === 0) return;
+    const free = state.availableForGrowth();
+    if (free <= 0) return;
+    const room = state.growRoom;
+    if (room > 0 && (free !== state.lastGrowFree || room !== state.lastGrowRoom)) this.due(state);
+  }
+}

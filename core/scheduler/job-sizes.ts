@@ -1,0 +1,95 @@
+// A placed job's size as its local jobs and its application answer: components started, grown processors active,
+// processors released. Each change is counted by the ledger and told as an event.
+import type { SchedulerEventBody } from '../events.js';
+import type { Grid } from '../model/grid.js';
+import type { ApplicationPort, LocalManager } from '../ports.js';
+import type { ClusterState } from './cluster-state.js';
+import type { JobRecord } from './job-record.js';
+import type { CapacityLedger } from './ledger.js';
+
+/** What the size changes need of the scheduler. */
+export interface SizesHost {
+  readonly grid: Grid;
+  readonly clusters: readonly ClusterState[];
+  /** The local managers, by cluster index. */
+  readonly managers: readonly LocalManager[];
+  readonly applications: ApplicationPort;
+  readonly ledger: CapacityLedger;
+  emit(now: number, event: SchedulerEventBody): void;
+  /** An evolving job asks for a new size (a release of its own is one). */
+  update(jobId: string, processors: number, announceS: number, now: number): void;
+  /** Processors came free on a cluster: growth is due there, and another pass. */
+  freed(state: ClusterState): void;
+  /** A job released processors: a malleability operation waiting on it may go on. */
+  jobChanged(job: JobRecord, now: number): void;
+}
+
+export class JobSizes {
+  constructor(private readonly host: SizesHost) {}
+
+  /** A component's local job started with `processors`: once all have, the job runs. */
+  started(job: JobRecord, processors: number, now: number): void {
+    job.startedComponents++;
+    if (job.malleable || job.evolving) {
+      this.host.ledger.account(job, () => {
+        job.claimed -= processors;
+        job.size += processors;
+      });
+    } else job.size += processors;
+    if (job.startedComponents < job.components.length) return;
+    job.startTime = now;
+    const first = job.components[0]!;
+    job.transition('running', now, `started on ${job.components.map((c) => c.cluster).join(', ')}`);
+    if (job.malleable) this.host.clusters[job.clusterIndex]!.malleableJobs.push(job);
+    job.recordSize(now);
+    if (job.evolving) this.host.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size, preallocation: job.preallocation });
+    else this.host.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size });
+  }
+
+  /** The application accepted `processors` more: counted as its own and asked of the local manager. */
+  grantGrow(job: JobRecord, processors: number): void {
+    this.host.ledger.account(job, () => (job.pendingGrow += processors));
+    this.host.managers[this.host.grid.cluster(job.components[0]!.cluster)!.index]!.grow(job.id, processors);
+  }
+
+  /** The local manager added `processors` of a granted grow. */
+  grown(job: JobRecord, processors: number, now: number): void {
+    const n = Math.min(processors, job.pendingGrow);
+    if (n <= 0) return;
+    this.host.ledger.account(job, () => {
+      job.pendingGrow -= n;
+      job.size += n;
+    });
+    const cluster = job.components[0]!.cluster;
+    job.recordSize(now);
+    if (job.evolving) {
+      // Decision: an evolving job asked for a size: it hears of it once every processor of its update is active
+      // (a grow may start one processor at a time), not of each step on the way.
+      if (job.pendingGrow > 0) return;
+      this.host.emit(now, { type: 'job.evolved', jobId: job.id, cluster, size: job.size, preallocation: job.preallocation });
+    } else this.host.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: n, size: job.size });
+    this.host.applications.resized(job.id, job.size);
+  }
+
+  /** The job let `processors` go (`requested`: as a shrink asked). */
+  released(job: JobRecord, processors: number, requested: boolean, now: number): void {
+    // Decision: an evolving job letting processors go on its own is a spontaneous update to the smaller size.
+    if (job.evolving) return this.host.update(job.id, Math.max(job.min, job.held - processors), 0, now);
+    // Decision: a malleable job never drops below its minimum; a release past it is not taken from the count.
+    const n = Math.max(0, Math.min(processors, job.size - job.min));
+    if (n === 0) return;
+    this.host.ledger.account(job, () => {
+      job.size -= n;
+      job.releasing = Math.max(0, job.releasing - n);
+    });
+    // Releases pay what is owed at once first, then what is owed by a deadline.
+    job.releasingByDeadline = Math.min(job.releasingByDeadline, job.releasing);
+    const state = this.host.clusters[job.clusterIndex]!;
+    this.host.managers[job.clusterIndex]!.shrink(job.id, n);
+    if (job.releasingByDeadline === 0) job.releaseBy = Number.NaN;
+    job.recordSize(now);
+    this.host.emit(now, { type: 'job.shrunk', jobId: job.id, cluster: state.cluster.name, processors: n, size: job.size, voluntary: !requested });
+    this.host.freed(state);
+    this.host.jobChanged(job, now);
+  }
+}

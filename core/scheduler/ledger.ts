@@ -1,0 +1,110 @@
+// The capacity ledger: the one owner of the capacity counters that placed jobs move — what a job holds on its
+// cluster as non-preemptible, preemptible or pre-allocated processors, and what waiting jobs have set aside there —
+// as jobs are placed, started, resized and ended, and what grow offers earmark and shrinks agree to release.
+// ClusterState keeps the counters and answers from them; the malleability manager changes them only through here.
+import type { Grid } from '../model/grid.js';
+import type { ClusterState } from './cluster-state.js';
+import type { JobRecord } from './job-record.js';
+
+export class CapacityLedger {
+  constructor(
+    private readonly grid: Grid,
+    private readonly clusters: readonly ClusterState[],
+    /** Processors came free on a cluster (a placed job gave back what it held). */
+    private readonly freed: (state: ClusterState) => void,
+  ) {}
+
+  /** Applies a change to a malleable or evolving job's processors and moves the difference between the capacity classes. */
+  account(job: JobRecord, change: () => void): void {
+    const state = this.clusters[job.clusterIndex]!;
+    const before = job.held;
+    change();
+    const after = job.held;
+    if (job.evolving) {
+      // What an evolving job holds moves between its pre-allocation's unused part and non-preemptible use.
+      state.nonPreemptible += after - before;
+      state.preallocatedUnused -= after - before;
+      return;
+    }
+    state.nonPreemptible += Math.min(after, job.min) - Math.min(before, job.min);
+    state.preemptible += Math.max(0, after - job.min) - Math.max(0, before - job.min);
+  }
+
+  /** Holds a rigid or moldable job's processors on a cluster. */
+  holdRigid(state: ClusterState, processors: number): void {
+    state.nonPreemptible += processors;
+  }
+
+  /** Holds an evolving job's whole pre-allocation on its cluster, all of it unused so far. */
+  holdPreallocation(job: JobRecord): void {
+    const state = this.clusters[job.clusterIndex]!;
+    state.preallocatedUnused += job.preallocation;
+    state.evolvingJobs.push(job);
+  }
+
+  /** Gives back everything a placed job holds. */
+  unaccount(job: JobRecord): void {
+    if (job.evolving) {
+      this.account(job, () => {
+        job.claimed = 0;
+        job.size = 0;
+        job.pendingGrow = 0;
+        job.promised = 0;
+      });
+      job.evolveDemands.length = 0;
+      const state = this.clusters[job.clusterIndex]!;
+      state.preallocatedUnused -= job.preallocation;
+      const i = state.evolvingJobs.indexOf(job);
+      if (i >= 0) state.evolvingJobs.splice(i, 1);
+    } else if (job.malleable) {
+      this.account(job, () => {
+        job.claimed = 0;
+        job.size = 0;
+        job.pendingGrow = 0;
+        job.releasing = 0;
+      });
+      job.releasingByDeadline = 0;
+      const list = this.clusters[job.clusterIndex]!.malleableJobs;
+      const i = list.indexOf(job);
+      if (i >= 0) list.splice(i, 1);
+    } else {
+      for (const c of job.components) this.clusterOf(c.cluster).nonPreemptible -= c.processors;
+    }
+    for (const c of job.components) this.freed(this.clusterOf(c.cluster));
+  }
+
+  /** Sets `processors` of a cluster aside for a waiting job (until it is placed or drops them). */
+  reserve(job: JobRecord, state: ClusterState, processors: number): void {
+    state.reserve(job.id, processors);
+    job.waitingOn.push(state.cluster.index);
+  }
+
+  /** Sets `processors` of a cluster aside for a grow operation's offers, so that nothing else takes them meanwhile. */
+  earmark(state: ClusterState, processors: number): void {
+    state.offered += processors;
+  }
+
+  /** Processors set aside for grow offers stop being so: a job took them (now pending), or the operation ended. */
+  unearmark(state: ClusterState, processors: number): void {
+    state.offered -= processors;
+  }
+
+  /** A job agreed to give back `processors`: at once, or by `deadline` (ahead of an evolving job's announced update). */
+  agreeToRelease(job: JobRecord, processors: number, deadline: number | undefined): void {
+    job.releasing += processors;
+    if (processors > 0 && deadline !== undefined) {
+      job.releasingByDeadline += processors;
+      job.releaseBy = Math.min(Number.isNaN(job.releaseBy) ? Infinity : job.releaseBy, deadline);
+    }
+  }
+
+  /** Gives back what was set aside for a waiting job. */
+  dropReservations(job: JobRecord): void {
+    for (const i of job.waitingOn) this.clusters[i]!.release(job.id);
+    job.waitingOn = [];
+  }
+
+  private clusterOf(name: string): ClusterState {
+    return this.clusters[this.grid.cluster(name)!.index]!;
+  }
+}

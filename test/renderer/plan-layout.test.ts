@@ -1,0 +1,52 @@
+// The Plan view's Gantt layout: items first-fit in processor bands without overlapping in time, running jobs then
+// reservations, the window from the earliest start (at most an hour back) past the last end, hover texts.
+import { describe, expect, it } from 'vitest';
+import { layoutPlan, PAST_S, type ClusterPlanView } from '../../renderer/src/composables/plan-layout.js';
+
+const base: ClusterPlanView = { name: 'a', processors: 12, capacity: [{ t: 10, v: 10 }], free: [], running: [], runningTotal: 0, reservations: [], reservationsTotal: 0 };
+const run = (id: string, processors: number, start: number, end: number | null, backfilled = false) => ({
+  id, kind: 'rigid', processors, size: processors, start, end, backfilled, sizes: [{ t: start, v: processors }],
+});
+
+describe('plan layout', () => {
+  it('stacks running jobs, puts a reservation in the band freed by the job it waits for, and says so on hover', () => {
+    // r1 (4, 0..100) on 0..4, r2 (4, 0..200) on 4..8, c (2, backfilled, 5..52) on 8..10; h (6, 100..150): over
+    // [100, 150) only r2 (4..8) overlaps, so h takes r1's 0..4 and 8..10 — within the capacity of 10.
+    const plan: ClusterPlanView = {
+      ...base,
+      running: [run('r1', 4, 0, 100), run('r2', 4, 0, 200), run('c', 2, 5, 52, true)],
+      reservations: [{ id: 'h', processors: 6, start: 100, end: 150, waitsFor: ['r1'] }],
+    };
+    const l = layoutPlan(plan, 10);
+    expect(l.boxes.map((b) => [b.kind, b.id, b.x0, b.x1, b.bands])).toEqual([
+      ['running', 'r1', 0, 100, [[0, 4]]],
+      ['running', 'r2', 0, 200, [[4, 8]]],
+      ['backfilled', 'c', 5, 52, [[8, 10]]],
+      ['reserved', 'h', 100, 150, [[0, 4], [8, 10]]],
+    ]);
+    expect(l.top).toBe(10);
+    expect(l.left).toBe(0);
+    expect(l.right).toBe(671); // at least 10 minutes ahead: 10 + 600, and a tenth of the 610 s shown past it
+    expect(l.boxes[3]!.text).toBe('job h reserved · 6 processors · starts 0:01:40 · ends by 0:02:30 (walltime) · waits for job r1');
+    expect(l.boxes[2]!.text).toContain('backfilled');
+    // Past sizes: each running job's size from its start (or the window's left) to now.
+    expect(l.sizes).toEqual([{ box: 0, t0: 0, t1: 10, v: 4 }, { box: 1, t0: 0, t1: 10, v: 4 }, { box: 2, t0: 5, t1: 10, v: 2 }]);
+  });
+
+  it('reuses a band once its job has ended; a job without an end reaches the right edge; at most an hour of past, as much ahead', () => {
+    const now = 10_000;
+    const plan: ClusterPlanView = {
+      ...base,
+      running: [run('old', 3, 0, null)],
+      reservations: [{ id: 'x', processors: 3, start: 10_100, end: 10_200, waitsFor: [] }, { id: 'y', processors: 3, start: 10_200, end: 10_300, waitsFor: [] }],
+    };
+    const l = layoutPlan(plan, now);
+    expect(l.left).toBe(now - PAST_S);
+    expect(l.right).toBe(now + PAST_S + (2 * PAST_S) / 10);
+    const [old, x, y] = l.boxes;
+    expect([old!.x0, old!.x1]).toEqual([now - PAST_S, l.right]);
+    expect([x!.bands, y!.bands]).toEqual([[[3, 6]], [[3, 6]]]);
+    expect(x!.text).toContain('waits for no running job');
+    expect(old!.text).toContain('no walltime');
+  });
+});
