@@ -149,6 +149,51 @@ export class AvailabilityProfile {
   }
 
   /**
+   * The earliest start in [max(from, now), until] at which n processors are free throughout [start, start +
+   * duration), or Infinity when there is none by `until`: earliestFit's start, without the jobs it waits for, and
+   * stopping at `until` (a planner comparing clusters stops at the best start found so far). O(log s + the steps
+   * scanned).
+   */
+  earliestStart(n: number, duration: number, from: number, until = Infinity): number {
+    const t = Math.max(from, this.now);
+    if (n <= 0) return t <= until ? t : Infinity;
+    const free = this.#free;
+    const ts = free.times;
+    const vs = free.values;
+    const count = ts.length;
+    // The last breakpoint at or before t (binary search), -1 when t is before them all.
+    let lo = 0;
+    let hi = count - 1;
+    let i = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (ts[mid]! <= t) {
+        i = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    let start = t;
+    if ((i < 0 ? free.initial : vs[i]!) < n) {
+      for (i++; i < count && vs[i]! < n; i++) if (ts[i]! > until) return Infinity;
+      if (i === count) return Infinity;
+      start = ts[i]!;
+    }
+    if (start > until) return Infinity;
+    // A zero-length request needs its n at its start instant only.
+    if (duration === 0) return start;
+    // The value is >= n on [start, ts[i+1]): slide the window past every dip it contains.
+    for (i++; i < count && ts[i]! < start + duration; i++) {
+      if (vs[i]! < n) {
+        for (i++; i < count && vs[i]! < n; i++) if (ts[i]! > until) return Infinity;
+        if (i === count) return Infinity;
+        start = ts[i]!;
+        if (start > until) return Infinity;
+      }
+    }
+    return start;
+  }
+
+  /**
    * The running jobs whose release a request of n processors for `duration` starting at `start` needs: were they to
    * hold their processors past `start`, it could not start then. Jobs ending by `start` are excused (taken as free
    * of need) in order of end while what they release fits in the slack (what is free over the window beyond n);
@@ -195,6 +240,26 @@ export class AvailabilityProfile {
     const kept: Reservation = { id: r.id, n: r.n, start: r.start, duration: r.duration };
     this.#reservations.set(r.id, kept);
     this.#free = addRect(this.#free, r.start, r.start + r.duration, -r.n, this.now);
+  }
+
+  /**
+   * Sets all of `rs` aside at once when together they fit (the plan stays at or above zero free from now on), in one
+   * sweep: O((s + k) log k) for k reservations rather than O(k s). False, and nothing changed, when they do not.
+   */
+  reserveAll(rs: readonly Reservation[]): boolean {
+    const rects: number[] = [];
+    for (const r of rs) {
+      if (this.#reservations.has(r.id)) throw new RangeError(`AvailabilityProfile: reservation '${r.id}' already exists`);
+      checkAmount(r.n, `reservation '${r.id}': n`);
+      checkFinite(r.start, `reservation '${r.id}': start`);
+      checkDuration(r.duration, `reservation '${r.id}': duration`);
+      pushSpan(rects, r.start, r.start + r.duration, r.n, this.now);
+    }
+    const free = rects.length === 0 ? this.#free : this.#free.minus(profileOfRects(rects));
+    if (free.minOver(this.now, Infinity) < 0) return false;
+    for (const r of rs) this.#reservations.set(r.id, { id: r.id, n: r.n, start: r.start, duration: r.duration });
+    this.#free = free;
+    return true;
   }
 
   /** Gives a reservation's processors back; false if there is none by that id. O(s). */

@@ -4,7 +4,7 @@
 // policy is a file registered by name in registry.ts.
 import type { AvailabilityProfile } from '../plan/availability.js';
 
-export const QUEUE_POLICIES = ['koala', 'fcfs', 'easy'] as const;
+export const QUEUE_POLICIES = ['koala', 'fcfs', 'easy', 'cbf'] as const;
 export type QueuePolicyName = (typeof QUEUE_POLICIES)[number];
 
 /** A waiting job as a queue policy sees it. */
@@ -16,6 +16,11 @@ export interface WaitingJob {
   readonly walltime: number;
   /** The cluster it is pinned to (by index), or undefined when any cluster may take it. */
   readonly cluster: number | undefined;
+  /**
+   * Its reservation from earlier passes, already in the plans (under the job's id), for a policy whose reservations
+   * persist (`promises`); undefined when it has none, or the plans could no longer hold it.
+   */
+  readonly promise?: { readonly cluster: number; readonly start: number } | undefined;
 }
 
 /** What a queue policy may look at at the start of a pass over the queue. */
@@ -27,6 +32,14 @@ export interface QueueView {
    * estimated ends. The policy may reserve in it (it is its own copy for this pass).
    */
   plan(clusterIndex: number): AvailabilityProfile;
+  /**
+   * For a policy whose reservations persist: whether cluster i's plan (its promises in) has more free anywhere from
+   * now on than at the end of the last pass (a job ended before its walltime, a promise was dropped, capacity grew).
+   * Always true for the other policies.
+   */
+  freed(clusterIndex: number): boolean;
+  /** How many of the waiting jobs hold a promise in the plans (0 for a policy without promises). */
+  readonly promised: number;
 }
 
 /** How many processors a job may take on each cluster now (0: not there); `reason` says why it waits when all are 0. */
@@ -54,6 +67,8 @@ export interface QueuePolicy {
    * every job tried, those that fail go to the tail and count a try).
    */
   begin(view: QueueView): QueuePass | undefined;
+  /** Its reservations persist between passes (each waiting job keeps its promise, in the plans it is shown). */
+  readonly promises?: boolean;
 }
 
 /** The clusters a job may start on: its pinned one, or all. */

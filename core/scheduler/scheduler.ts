@@ -19,10 +19,10 @@ import { placementPolicy } from '../placement/registry.js';
 import type { PlacementContext } from '../placement/policy.js';
 import type { ApplicationPort, InboundMessage, JobOutput, LocalManager } from '../ports.js';
 import { PlacementQueue, TRIES_EXHAUSTED, type TryOutcome } from '../queue/placement-queue.js';
-import type { QueuePass, QueuePolicy, QueuePolicyName, QueueView, WaitingJob } from '../queue/policy.js';
+import { PlannedPass } from '../queue/planned-pass.js';
+import type { QueuePolicy, QueuePolicyName } from '../queue/policy.js';
 import { queuePolicies, queuePolicy } from '../queue/registry.js';
-import { QUEUE_PRIORITIES, type QueuePriorityName } from '../queue/priority.js';
-import { AvailabilityProfile, type Holding } from '../plan/availability.js';
+import { QUEUE_PRIORITIES, queuePriority, type QueuePriorityName } from '../queue/priority.js';
 import { planSnapshot, reservedViews, type PlanSnapshot } from '../plan/plan-snapshot.js';
 import { checkAdoption, resumeAdopted, type AdoptedJob } from './adoption.js';
 import { Claimer } from './claimer.js';
@@ -61,7 +61,7 @@ export interface SchedulerOptions {
   thresholdScope: ThresholdScope;
   /** When a poll makes growth due: `idle` (whenever some could be taken) or `freed` (the paper's, see growth.ts). */
   growthAtPoll: GrowthAtPoll;
-  /** Which waiting jobs may start now: `koala` (every job tried head to tail), `fcfs` or `easy` (core/queue/). */
+  /** Which waiting jobs may start now: `koala` (every job tried head to tail), `fcfs`, `easy` or `cbf` (core/queue/). */
   queue: QueuePolicyName;
   /** How many waiting jobs get reservations (Maui's ReservationDepth); undefined: the queue policy's own. */
   reservationDepth: number | undefined;
@@ -119,6 +119,14 @@ export class Scheduler {
   private priorityOption: QueuePriorityName;
   /** Jobs placed and not yet ended: what the queue policies' plans hold. */
   private readonly placedJobs = new Set<JobRecord>();
+  /**
+   * Jobs in submission order (jobsById keeps it), walked once: `firstWaiting` is the earliest submitted job not yet
+   * placed, as far as placements so far have moved it on (what says whether a job starting now is backfilled).
+   */
+  private readonly submitOrder: IterableIterator<JobRecord> = this.jobsById.values();
+  private firstWaiting: JobRecord | undefined;
+  /** Passes of the planning queue policies (fcfs, easy, cbf). */
+  private readonly plannedPass: PlannedPass;
   private seq = 0;
   private live = 0;
   private passRequested = false;
@@ -151,6 +159,16 @@ export class Scheduler {
     this.queuePolicy = required(queuePolicy(o.queue), 'queue', o.queue);
     this.reservationDepthOption = o.reservationDepth;
     this.priorityOption = o.priority;
+    this.plannedPass = new PlannedPass({
+      grid,
+      availableFor: (i) => this.clusters[i]!.availableFor(),
+      placedJobs: () => this.placedJobs,
+      roomFor: (job, i) => this.roomFor(job, this.clusters[i]!, false),
+      place: (job, components, policy, now) => this.place(job, components, policy, now),
+      failedTry: (job, reason, now) => this.failedTry(job, reason, now),
+      wake: (t) => this.timers.at(t, () => (this.passRequested = true)),
+      eventCount: () => this.bus.count,
+    });
     this.approach = required(approachByName(o.approach), 'approach', o.approach);
     // What every part shares: the grid, each cluster's state and local manager, the ports, the timers, the ledger.
     const emit = (now: number, e: SchedulerEventBody) => this.emit(now, e);
@@ -511,86 +529,8 @@ export class Scheduler {
 
   private scanQueue(shrinkToPlace: boolean, now: number, only?: readonly JobRecord[]): void {
     if (this.queue.length === 0) return;
-    const planned = this.queuePolicy.begin(this.queueView(now));
-    if (planned !== undefined) return this.scanPlanned(planned, now);
+    if (this.plannedPass.run(this.queuePolicy, this.queue, now, this.reservationDepthOption, queuePriority(this.priorityOption))) return;
     this.koalaScan.scan(shrinkToPlace, now, only);
-  }
-
-  /**
-   * A pass of a queue policy other than KOALA's: every waiting job in queue order, asked of the policy first. A job the
-   * policy holds back waits its turn: it is not tried, counts no try and is never failed for waiting.
-   * Decision: under these policies a full pass follows every arrival (a new job may start only as the policy lets
-   * it), and PWA's shrink-to-place does not apply (a later step plans shrinks).
-   */
-  private scanPlanned(pass: QueuePass, now: number): void {
-    this.queue.scan((job) => {
-      const waiting = this.waitingJob(job);
-      const admission = pass.admit(waiting);
-      job.plannedStart = admission.reserved;
-      if (!admission.room.some((r) => r >= waiting.need)) {
-        if (admission.reason !== undefined) job.lastFailure = admission.reason;
-        return 'kept';
-      }
-      const policy = job.placementPolicy;
-      const placement = policy.place(job.spec, this.view((i) => Math.min(admission.room[i] ?? 0, this.roomFor(job, this.clusters[i]!, false))));
-      if (!placement.ok) {
-        pass.notPlaced(waiting);
-        return this.failedTry(job, placement.reason, now);
-      }
-      this.place(job, placement.components, policy.name, now);
-      const held = placement.components.map((c) => ({
-        cluster: this.grid.cluster(c.cluster)!.index,
-        processors: job.evolving ? job.preallocation : c.processors,
-      }));
-      pass.placed(waiting, held);
-      return 'placed';
-    });
-  }
-
-  private waitingJob(job: JobRecord): WaitingJob {
-    const pinned = job.spec.components[0]!.cluster;
-    return {
-      id: job.id,
-      need: job.need,
-      walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY,
-      cluster: pinned === undefined ? undefined : this.grid.cluster(pinned)?.index,
-    };
-  }
-
-  /**
-   * What a queue policy reads: each cluster's plan, built on first use. Its capacity is what Concertina may take
-   * there now plus what its placed jobs hold, so that the plan's free processors now are exactly what a job may take.
-   * Decision: a placed job holds its processors (an evolving job its pre-allocation, a malleable one what it holds
-   * now) until its start plus its walltime, counted from now while it has not started; without a walltime, with no end.
-   */
-  private queueView(now: number): QueueView {
-    let plans: Array<AvailabilityProfile | undefined> | undefined;
-    let holdings: Holding[][] | undefined;
-    const build = (i: number): AvailabilityProfile => {
-      if (holdings === undefined) {
-        holdings = this.clusters.map(() => []);
-        for (const job of this.placedJobs) {
-          const walltime = job.spec.walltime;
-          const end = walltime === undefined ? Number.POSITIVE_INFINITY : (Number.isFinite(job.startTime) ? job.startTime : now) + walltime;
-          job.components.forEach((c, k) => {
-            const n = job.evolving ? job.preallocation : job.malleable ? job.held : c.processors;
-            holdings![this.grid.cluster(c.cluster)!.index]!.push({ id: `${job.id}#${k}`, n, end });
-          });
-        }
-      }
-      const running = holdings[i]!;
-      let held = 0;
-      for (const h of running) held += h.n;
-      return AvailabilityProfile.build({ now, capacity: this.clusters[i]!.availableFor() + held, running });
-    };
-    return {
-      now,
-      clusterCount: this.clusters.length,
-      plan: (i: number): AvailabilityProfile => {
-        plans ??= new Array<AvailabilityProfile | undefined>(this.clusters.length);
-        return (plans[i] ??= build(i));
-      },
-    };
   }
 
   /** `reason` undefined: already recorded on the job (and worded only if someone reads it). */
@@ -620,6 +560,7 @@ export class Scheduler {
   private place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void {
     this.dropReservations(job);
     job.plannedStart = undefined;
+    job.backfilled = this.startsAhead(job);
     this.placedJobs.add(job);
     job.components = components;
     job.clusterIndex = this.grid.cluster(components[0]!.cluster)!.index;
@@ -633,6 +574,24 @@ export class Scheduler {
     job.transition('claiming', now, `placed by ${policy}: ${where}`);
     this.emit(now, { type: 'job.placed', jobId: job.id, policy, components });
     this.claimer.claim(job, now);
+  }
+
+  /**
+   * Whether a job placed now starts while a job submitted before it still waits. Amortized O(1): the pointer over the
+   * jobs in submission order only moves forward. Decision: a job sent back to the queue (its claim failed) after the
+   * pointer passed it is not seen as waiting by the jobs after it, and is not counted as backfilled itself.
+   */
+  private startsAhead(job: JobRecord): boolean {
+    let w = this.firstWaiting;
+    if (w !== undefined && w.seq > job.seq) return false;
+    // The job itself is in jobsById and waiting: the walk stops at it at the latest, never running off the end.
+    while (w === undefined || (w !== job && w.state !== 'queued' && w.state !== 'submitted')) {
+      const next = this.submitOrder.next();
+      if (next.done === true) return false;
+      w = next.value;
+    }
+    this.firstWaiting = w;
+    return w !== job;
   }
 
   private claimFailed(job: JobRecord, reason: string, now: number): void {

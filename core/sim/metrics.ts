@@ -24,6 +24,8 @@ export interface JobMetrics {
   readonly tries: number;
   /** The job's walltime; NaN when it has none. */
   readonly walltime_s: number;
+  /** It started while a job submitted before it was still waiting. */
+  readonly backfilled: boolean;
 }
 
 /**
@@ -54,6 +56,8 @@ export interface RunSummary {
   mean_bounded_slowdown: number;
   /** Longest wait of a completed job. */
   max_wait_s: number;
+  /** Jobs that started while a job submitted before them was still waiting. */
+  backfilled: number;
   mean_avg_size: number;
   mean_max_size: number;
   grow_ops: number;
@@ -93,6 +97,7 @@ interface Tracking {
   shrinks: number;
   tries: number;
   walltime: number;
+  backfilled: boolean;
 }
 
 export class MetricsCollector {
@@ -113,6 +118,8 @@ export class MetricsCollector {
     private readonly clusters: ReadonlyArray<{ name: string; processors: number }>,
     /** A submitted job's walltime, if it has one. */
     private readonly walltimeOf: (jobId: string) => number | undefined = () => undefined,
+    /** Whether a job that started was backfilled (asked at its start). */
+    private readonly backfilledOf: (jobId: string) => boolean = () => false,
   ) {
     this.concertina = clusters.map(() => new StepRecorder(0));
     this.background = clusters.map(() => new StepRecorder(0));
@@ -132,6 +139,7 @@ export class MetricsCollector {
         this.tracked.set(e.jobId, {
           id: e.jobId, name: e.name, kind: e.kind, submit: e.t, start: Number.NaN, end: Number.NaN, state: 'queued', reason: '',
           cluster: '', size: 0, since: e.t, area: 0, max: 0, grows: 0, shrinks: 0, tries: 0, walltime: this.walltimeOf(e.jobId) ?? Number.NaN,
+          backfilled: false,
         });
         return;
       case 'job.started': {
@@ -139,6 +147,7 @@ export class MetricsCollector {
         if (!j) return;
         j.start = e.t;
         j.cluster = e.cluster;
+        j.backfilled = this.backfilledOf(e.jobId);
         this.resize(j, e.t, e.size);
         return;
       }
@@ -202,6 +211,7 @@ export class MetricsCollector {
         response_s: j.end - j.submit,
         avg_size: execution > 0 ? j.area / execution : j.max,
         max_size: j.max, grows: j.grows, shrinks: j.shrinks, tries: j.tries, walltime_s: j.walltime,
+        backfilled: j.backfilled,
       };
     });
   }
@@ -259,6 +269,7 @@ export class MetricsCollector {
       mean_execution_s: mean((j) => j.execution_s),
       mean_bounded_slowdown: mean((j) => boundedSlowdown(j.wait_s, j.execution_s)),
       max_wait_s: completed.reduce((m, j) => Math.max(m, j.wait_s), 0),
+      backfilled: jobs.reduce((k, j) => k + (j.backfilled ? 1 : 0), 0),
       mean_avg_size: mean((j) => j.avg_size),
       mean_max_size: mean((j) => j.max_size),
       grow_ops: this.growTimes.length,

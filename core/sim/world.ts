@@ -84,7 +84,11 @@ export class SimWorld {
         this.engine.soon(drain);
       }
     };
-    this.metrics = new MetricsCollector(grid.clusters, (jobId) => this.scheduler.job(jobId)?.spec.walltime);
+    this.metrics = new MetricsCollector(
+      grid.clusters,
+      (jobId) => this.scheduler.job(jobId)?.spec.walltime,
+      (jobId) => this.scheduler.job(jobId)?.backfilled ?? false,
+    );
     const recordMetrics = config.metrics !== false;
     this.clusters = grid.clusters.map(
       (c) =>

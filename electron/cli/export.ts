@@ -92,7 +92,7 @@ export function systemReason(error: unknown): string {
 
 const JOB_COLUMNS = [
   'id', 'name', 'kind', 'state', 'reason', 'cluster', 'submit', 'start', 'end', 'wait_s', 'execution_s', 'response_s',
-  'avg_size', 'max_size', 'grows', 'shrinks', 'tries', 'walltime_s',
+  'avg_size', 'max_size', 'grows', 'shrinks', 'tries', 'walltime_s', 'backfilled',
 ] as const satisfies ReadonlyArray<keyof JobMetrics>;
 
 /** One row per ended job; times never reached (a job that never started) and a walltime not given are empty. */

@@ -14,6 +14,8 @@ import { GRID_PRESETS, das3Grid, gridPreset, singleCluster } from '../../core/si
 import type { ThresholdScope } from '../../core/scheduler/cluster-state.js';
 import { GROWTH_AT_POLL, type GrowthAtPoll } from '../../core/scheduler/scheduler.js';
 import { QUEUE_POLICIES, type QueuePolicyName } from '../../core/queue/policy.js';
+import { QUEUE_PRIORITIES, type QueuePriorityName } from '../../core/queue/priority.js';
+import { BACKFILLING_POLICIES } from '../../core/queue/registry.js';
 import type { RunSummary } from '../../core/sim/metrics.js';
 import { simulate, type SimulationOutcome } from '../../core/sim/simulate.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../../core/sim/world.js';
@@ -198,6 +200,8 @@ interface SimulateOptions {
   policy: string;
   placement?: PlacementPolicyName;
   queue: QueuePolicyName;
+  reservationDepth?: number;
+  priority: QueuePriorityName;
   seed: number;
   poll: number;
   tries?: number;
@@ -221,6 +225,7 @@ export type SimulateReport = {
   approach: string;
   policy: string;
   placement: string;
+  queue: string;
   seed: number;
   poll_s: number;
   background: boolean;
@@ -228,6 +233,10 @@ export type SimulateReport = {
 } & RunSummary;
 
 async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
+  if (o.reservationDepth !== undefined && !BACKFILLING_POLICIES.includes(o.queue)) {
+    throw new UsageError(`--reservation-depth applies to --queue ${BACKFILLING_POLICIES.join(' or ')} only (got --queue ${o.queue})`);
+  }
+  if (o.priority !== 'submit' && o.queue === 'koala') throw new UsageError('--priority applies to --queue fcfs, easy or cbf only (koala tries every job head to tail)');
   const outDir = o.out === undefined ? undefined : await prepareOutDir(o.out);
   const background = o.approach === 'pwa' ? o.pwaBackground : o.praBackground;
   if ((o.praBackground !== undefined || o.pwaBackground !== undefined) && o.grid !== 'das3') {
@@ -262,7 +271,15 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
         background: o.background,
         adaptS: o.adaptS,
         launchDelayS: o.launchDelayS,
-        scheduler: { approach: o.approach, policy: o.policy, queue: o.queue, thresholdScope: o.thresholdScope, ...(o.tries === undefined ? {} : { triesThreshold: o.tries }) },
+        scheduler: {
+          approach: o.approach,
+          policy: o.policy,
+          queue: o.queue,
+          reservationDepth: o.reservationDepth,
+          priority: o.priority,
+          thresholdScope: o.thresholdScope,
+          ...(o.tries === undefined ? {} : { triesThreshold: o.tries }),
+        },
       },
       { onProgress: (ended, _total, t) => bar?.update(ended, { note: `t = ${formatDuration(t)}` }) },
     );
@@ -286,6 +303,7 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
     approach: o.approach,
     policy: o.policy,
     placement: placement ?? 'per job',
+    queue: o.queue,
     seed: o.seed,
     poll_s: o.poll,
     background: o.background,
@@ -346,6 +364,7 @@ function summaryTable(r: SimulateReport, grid: GridSpec): string {
     ['mean response', n(r.mean_response_s, 1), 's', 'completed jobs'],
     ['mean bounded slowdown', n(r.mean_bounded_slowdown, 2), '', 'completed jobs; max(1, response / max(execution, 10 s))'],
     ['max wait', n(r.max_wait_s, 1), 's', 'completed jobs'],
+    ['backfilled', String(r.backfilled), '', 'jobs started while a job submitted before them waited'],
     ['mean average size', n(r.mean_avg_size, 2), 'processors', 'time-weighted over each job'],
     ['mean maximum size', n(r.mean_max_size, 2), 'processors', ''],
     ['grow operations', String(r.grow_ops), '', ''],
@@ -354,7 +373,7 @@ function summaryTable(r: SimulateReport, grid: GridSpec): string {
   ];
   const head =
     `Simulation: grid ${r.grid} (${grid.clusters.length} clusters, ${processors} processors${r.background && grid.clusters.some((c) => c.background) ? ', background load' : ''}), ` +
-    `workload ${r.workload}, approach ${r.approach}, policy ${r.policy}, placement ${r.placement}, seed ${r.seed}, poll ${r.poll_s} s`;
+    `workload ${r.workload}, approach ${r.approach}, policy ${r.policy}, placement ${r.placement}, queue ${r.queue}, seed ${r.seed}, poll ${r.poll_s} s`;
   return `${printable(head)}\n\n${alignColumns(rows, [1])}\n`;
 }
 
@@ -455,9 +474,22 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
       ),
     )
     .addOption(
-      new Option('--queue <name>', `queue policy: ${QUEUE_POLICIES.join(', ')} (koala: every job tried head to tail; fcfs: strict order; easy: EASY backfilling)`)
+      new Option(
+        '--queue <name>',
+        `queue policy: ${QUEUE_POLICIES.join(', ')} (koala: every job tried head to tail; fcfs: strict order; easy: EASY backfilling; cbf: conservative backfilling)`,
+      )
         .default('koala')
         .argParser(choice('--queue', QUEUE_POLICIES)),
+    )
+    .addOption(
+      new Option('--reservation-depth <n>', 'easy, cbf: how many waiting jobs hold reservations at once (default: easy 1, cbf all)').argParser(
+        wholeNumber('--reservation-depth', 0, Number.MAX_SAFE_INTEGER),
+      ),
+    )
+    .addOption(
+      new Option('--priority <name>', `fcfs, easy, cbf: order of the waiting jobs: ${QUEUE_PRIORITIES.join(', ')} (submit order; wait: expansion factor; size: largest first)`)
+        .default('submit')
+        .argParser(choice('--priority', QUEUE_PRIORITIES)),
     )
     .addOption(new Option('--seed <n>', 'random seed (workload presets and background load)').default(1).argParser(wholeNumber('--seed', 0, MAX_SEED)))
     .addOption(new Option('--poll <seconds>', 'information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))

@@ -99,6 +99,8 @@ function plansAhead(policy: QueuePolicy): boolean {
     plan: () => {
       throw new Error('no cluster');
     },
+    freed: () => true,
+    promised: 0,
   };
   try {
     return policy.begin(empty) !== undefined;

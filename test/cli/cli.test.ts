@@ -184,9 +184,10 @@ describe('concertina simulate', () => {
     expect(JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8'))).toEqual(parseSingleJson(r.stdout));
     const jobs = readFileSync(path.join(dir, 'jobs.csv'), 'utf8').trimEnd().split('\n');
     expect(jobs).toHaveLength(301);
-    expect(jobs[0]).toBe('id,name,kind,state,reason,cluster,submit,start,end,wait_s,execution_s,response_s,avg_size,max_size,grows,shrinks,tries,walltime_s');
+    expect(jobs[0]).toBe('id,name,kind,state,reason,cluster,submit,start,end,wait_s,execution_s,response_s,avg_size,max_size,grows,shrinks,tries,walltime_s,backfilled');
     // W_m's jobs have no walltime: the column is empty.
-    expect(jobs[1]).toMatch(/,$/);
+    expect(jobs[1]).toMatch(/,(true|false)$/);
+    expect(jobs[1]).toMatch(/,,(true|false)$/);
     expect(jobs[1]).toMatch(/^j0001,ft-0001|^j0001,gadget2-0001/);
     const utilization = readFileSync(path.join(dir, 'utilization.csv'), 'utf8').trimEnd().split('\n');
     expect(utilization[0]).toBe('t,cluster,concertina,background,processors');
@@ -216,17 +217,19 @@ describe('concertina simulate', () => {
     const rows = readFileSync(path.join(dir, 'jobs.csv'), 'utf8').trimEnd().split('\n');
     const killed = rows.find((l) => l.startsWith('swf-2,'))!;
     expect(killed).toContain(',failed,killed by the batch system: walltime of 120 s exceeded,single,');
-    expect(killed).toMatch(/,120$/);
+    expect(killed).toMatch(/,120,false$/);
     // The textbook grid exactly: the utilization table has the one cluster of 16 processors.
     expect(readFileSync(path.join(dir, 'utilization.csv'), 'utf8')).toMatch(/^0,single,16,0,16$/m);
   });
 
-  it('--queue koala|fcfs|easy: the same trace gives the hand-computed schedule of each', () => {
+  it('--queue koala|fcfs|easy|cbf: the same trace gives the hand-computed schedule of each', () => {
     // 4 processors. 1: 2 procs, 100 s (0-100). 2: all 4, 10 s, at 1. 3: 2 procs, 10 s, at 2. 4: 2 procs, 200 s, at 3.
     // koala: 3 at 2, 4 at 12 (when 3 ends), 2 at 212 (after 4): waits 0, 211, 0, 9; makespan 222.
     // easy: 2 reserved at 100; 3 backfills at 2 (ends 12); 4 would end past 100 and no processor is spare: it
     // starts at 110 after 2 (100-110): waits 0, 99, 0, 107; makespan 310.
     // fcfs: 2 at 100, then 3 and 4 at 110: waits 0, 99, 108, 107; makespan 310.
+    // cbf: as easy here (2 reserved at 100-110; 3 fits before it; 4's earliest start is 110).
+    // Backfilled: koala 3 and 4 (2 still waits), easy and cbf 3, fcfs none.
     const swf = write('queues.swf', [
       '1 0 -1 100 2 -1 -1 2 100 -1 1 -1 -1 -1 -1 -1 -1 -1',
       '2 1 -1 10 4 -1 -1 4 10 -1 1 -1 -1 -1 -1 -1 -1 -1',
@@ -235,21 +238,48 @@ describe('concertina simulate', () => {
       '',
     ].join('\n'));
     const expected = {
-      koala: { makespan_s: 222, max_wait_s: 211, mean_wait_s: 220 / 4 },
-      easy: { makespan_s: 310, max_wait_s: 107, mean_wait_s: 206 / 4 },
-      fcfs: { makespan_s: 310, max_wait_s: 108, mean_wait_s: 314 / 4 },
+      koala: { makespan_s: 222, max_wait_s: 211, mean_wait_s: 220 / 4, backfilled: 2 },
+      easy: { makespan_s: 310, max_wait_s: 107, mean_wait_s: 206 / 4, backfilled: 1 },
+      fcfs: { makespan_s: 310, max_wait_s: 108, mean_wait_s: 314 / 4, backfilled: 0 },
+      cbf: { makespan_s: 310, max_wait_s: 107, mean_wait_s: 206 / 4, backfilled: 1 },
     };
     for (const [queue, figures] of Object.entries(expected)) {
       const r = cli('simulate', '--json', '--grid', 'single:4', '--workload', swf, '--queue', queue);
       expect(r.code, r.stderr).toBe(0);
-      expect(parseSingleJson(r.stdout), queue).toMatchObject({ completed: 4, ...figures });
+      expect(parseSingleJson(r.stdout), queue).toMatchObject({ completed: 4, queue, ...figures });
     }
     // The default is koala.
     expect(parseSingleJson(cli('simulate', '--json', '--grid', 'single:4', '--workload', swf).stdout)).toMatchObject(expected.koala);
   });
 
   it('refuses a bad --queue naming --queue', () => {
-    expectUsageError(cli('simulate', '--queue', 'sjf'), '--queue must be one of koala, fcfs, easy (got "sjf")');
+    expectUsageError(cli('simulate', '--queue', 'sjf'), '--queue must be one of koala, fcfs, easy, cbf (got "sjf")');
+  });
+
+  it('--reservation-depth and --priority: a depth of 1 makes cbf easy; bad values and misplaced flags exit 2 naming the flag', () => {
+    // 4 processors. 1: 2 procs, 100 s (0-100). 2: 3 procs, 10 s, at 1. 3: all 4, 10 s, at 2. 4: 1 proc, 200 s, at 3.
+    // cbf: 2 reserved at 100-110, 3 at 110-120; 4 would overlap 3's reservation: it starts at 120. Waits 0, 99,
+    // 108, 117 (mean 81); makespan 320.
+    // easy (and cbf with depth 1): only 2 is reserved, which leaves 1 processor spare: 4 starts at 3; 3 waits for
+    // it, 203. Waits 0, 99, 201, 0 (mean 75); makespan 213.
+    const swf = write('depth.swf', [
+      '1 0 -1 100 2 -1 -1 2 100 -1 1 -1 -1 -1 -1 -1 -1 -1',
+      '2 1 -1 10 3 -1 -1 3 10 -1 1 -1 -1 -1 -1 -1 -1 -1',
+      '3 2 -1 10 4 -1 -1 4 10 -1 1 -1 -1 -1 -1 -1 -1 -1',
+      '4 3 -1 200 1 -1 -1 1 200 -1 1 -1 -1 -1 -1 -1 -1 -1',
+      '',
+    ].join('\n'));
+    const run = (...flags: string[]) => parseSingleJson(cli('simulate', '--json', '--grid', 'single:4', '--workload', swf, ...flags).stdout);
+    expect(run('--queue', 'cbf')).toMatchObject({ mean_wait_s: 81, makespan_s: 320, backfilled: 0 });
+    expect(run('--queue', 'easy')).toMatchObject({ mean_wait_s: 75, makespan_s: 213, backfilled: 1 });
+    expect(run('--queue', 'cbf', '--reservation-depth', '1')).toMatchObject({ mean_wait_s: 75, makespan_s: 213, queue: 'cbf' });
+    expect(run('--queue', 'easy', '--reservation-depth', '2')).toMatchObject({ mean_wait_s: 81, makespan_s: 320, queue: 'easy' });
+    expect(run('--queue', 'fcfs', '--priority', 'size')).toMatchObject({ completed: 4 });
+    expectUsageError(cli('simulate', '--queue', 'cbf', '--reservation-depth', '-1'), '--reservation-depth must be a whole number');
+    expectUsageError(cli('simulate', '--queue', 'easy', '--reservation-depth', 'two'), '--reservation-depth must be a whole number');
+    expectUsageError(cli('simulate', '--queue', 'fcfs', '--reservation-depth', '2'), '--reservation-depth applies to --queue easy or cbf only');
+    expectUsageError(cli('simulate', '--queue', 'cbf', '--priority', 'big'), '--priority must be one of submit, wait, size (got "big")');
+    expectUsageError(cli('simulate', '--priority', 'size'), '--priority applies to --queue fcfs, easy or cbf only');
   });
 
   it('refuses a bad --grid single:N naming --grid', () => {

@@ -1,0 +1,149 @@
+// Conservative backfilling (Mu'alem and Feitelson): every waiting job, in priority order, gets a reservation at its
+// earliest start over the clusters it may run on; a job starts now only when its earliest start is now, so it delays
+// no reservation. Reservations persist between passes: a job is never planned later than it was promised. When the
+// plan frees processors (a job ended before its walltime), reservations are re-made in order, each at its earliest
+// start but never later than before (compression). With a reservation depth N (Maui's ReservationDepth) only N jobs
+// hold reservations at once; the others start only when they fit now without delaying any.
+import { holdInPlans, roomOverWalltime, type Admission, type QueuePass, type QueuePolicy, type QueuePolicyName, type QueueView, type WaitingJob } from './policy.js';
+
+// Decision: as pyss's ConservativeScheduler and Batsim's batsched conservative_bf do, a new job is put at its earliest
+// start among the reservations already made, and when a job has ended the waiting jobs are taken again, in queue
+// order, each removed and put back at its earliest start with the others in place (so it never moves later).
+// Decision: otherwise compression looks only at clusters whose plan freed something since the last pass or during
+// this pass (a reservation moved off them or earlier on them): on any other cluster no earliest start can improve.
+// Decision: at equal starts, a reservation keeps its cluster; a new one goes to the first cluster (lowest index); a
+// job that can start now is offered every cluster where it fits now, and its placement policy chooses.
+// Decision: reservations read walltimes, never run times; a job without a walltime is planned with no end.
+// Decision (OAR's rule for moldable jobs: the size that ends first): a job has one walltime whatever its size, so
+// every size of a moldable job is planned to end at its start plus that walltime and the size that ends first is the
+// one that starts first: its minimum is reserved; when it can start now it is offered what is free over its walltime
+// without delaying any reservation, and sizing.ts gives it the most of that up to its max (which, with any speed-up,
+// also ends first in fact).
+
+/** A backfilling policy keeping reservations for at most `depth` waiting jobs at once (Infinity: every job). */
+export function backfilling(name: QueuePolicyName, depth: number, description: string): QueuePolicy {
+  return {
+    name,
+    description,
+    promises: true,
+    begin: (view) => new BackfillingPass(view, name, depth),
+  };
+}
+
+export const cbf: QueuePolicy = backfilling(
+  'cbf',
+  Number.POSITIVE_INFINITY,
+  'Conservative backfilling: every waiting job gets a reservation; a job starts early only if it delays none.',
+);
+
+/** The clusters a job may start on, as a range (its pinned one, or all): no array per job and pass. */
+function clusterRange(job: WaitingJob, view: QueueView): [number, number] {
+  return job.cluster === undefined ? [0, view.clusterCount] : [job.cluster, job.cluster + 1];
+}
+
+interface Slot {
+  cluster: number;
+  start: number;
+}
+
+class BackfillingPass implements QueuePass {
+  private readonly dirty: boolean[];
+  private anyDirty: boolean;
+  /** Jobs holding a reservation now (promised earlier, or reserved in this pass). */
+  private held = 0;
+  /** The room of a job that cannot start now: none anywhere (one array for the pass, never written). */
+  private readonly none: readonly number[];
+  /** Where each job admitted to start now had its reservation in this pass's plans (released when it starts). */
+  private readonly startingFrom = new Map<string, number>();
+
+  constructor(
+    private readonly view: QueueView,
+    private readonly name: string,
+    private readonly depth: number,
+  ) {
+    this.dirty = Array.from({ length: view.clusterCount }, (_, c) => view.freed(c));
+    this.anyDirty = this.dirty.includes(true);
+    this.held = view.promised;
+    this.none = Object.freeze(new Array<number>(view.clusterCount).fill(0));
+  }
+
+  admit(job: WaitingJob): Admission {
+    const view = this.view;
+    const p = job.promise;
+    if (p !== undefined) return this.keep(job, p);
+    if (this.held < this.depth) {
+      const best = this.earliest(job);
+      if (best === undefined) {
+        // Decision: a job the plan can never fit (larger than the cluster, or waiting for jobs without a walltime)
+        // takes no reservation and does not count towards the depth: it starts when processors come free.
+        return { room: roomOverWalltime(job, view), reason: `waiting for ${job.need} processors: the plan cannot say when (${this.name})` };
+      }
+      if (best.start <= view.now) return { room: roomOverWalltime(job, view) };
+      view.plan(best.cluster).reserve({ id: job.id, n: job.need, start: best.start, duration: job.walltime });
+      this.held++;
+      return { room: this.none, reason: `reserved to start at ${best.start} (${this.name})`, reserved: best };
+    }
+    const room = roomOverWalltime(job, view);
+    if (room.some((r) => r >= job.need)) return { room };
+    return { room, reason: `waiting: cannot start now without delaying a reservation (${this.name}, ${this.depth} held)` };
+  }
+
+  /** A job promised earlier: compressed when the plans freed something, started when its start is now. */
+  private keep(job: WaitingJob, p: Slot): Admission {
+    const view = this.view;
+    let slot: Slot = p;
+    if (this.anyDirty) {
+      view.plan(p.cluster).unreserve(job.id);
+      // Its old slot is free again in the plans, so no cluster gives a later start than the promise.
+      const [from, to] = clusterRange(job, view);
+      for (let c = from; c < to; c++) {
+        if (!this.dirty[c]) continue;
+        const start = view.plan(c).earliestStart(job.need, job.walltime, view.now, slot.start);
+        if (start < slot.start || (start === slot.start && c === p.cluster)) slot = { cluster: c, start };
+      }
+      if (slot.cluster !== p.cluster || slot.start !== p.start) {
+        // Its old slot is free now: jobs after it may move there.
+        this.dirty[p.cluster] = true;
+        this.anyDirty = true;
+      }
+      view.plan(slot.cluster).reserve({ id: job.id, n: job.need, start: slot.start, duration: job.walltime });
+    }
+    if (slot.start <= view.now) {
+      // It starts now: its reservation is given back and it may take what is free over its walltime, wherever.
+      view.plan(slot.cluster).unreserve(job.id);
+      this.startingFrom.set(job.id, slot.cluster);
+      this.held--;
+      const room = roomOverWalltime(job, view);
+      if (room.some((r) => r >= job.need)) return { room };
+      // Cannot happen on a plan that held its promise; kept as a guard (it waits, planned again at the next pass).
+      return { room, reason: `waiting: its reservation at ${slot.start} no longer fits (${this.name})` };
+    }
+    // A promise kept as it was keeps the reason it was given with (no new string per job and pass).
+    if (slot === p) return { room: this.none, reserved: slot };
+    return { room: this.none, reason: `reserved to start at ${slot.start} (${this.name})`, reserved: slot };
+  }
+
+  /** A new reservation: the earliest start over the job's clusters (the first cluster at a tie), or undefined. */
+  private earliest(job: WaitingJob): Slot | undefined {
+    const view = this.view;
+    let best: Slot | undefined;
+    const [from, to] = clusterRange(job, view);
+    for (let c = from; c < to; c++) {
+      // Bounded by the best start so far: a cluster is searched no further than it could win.
+      const start = view.plan(c).earliestStart(job.need, job.walltime, view.now, best === undefined ? Number.POSITIVE_INFINITY : best.start);
+      if (start < (best?.start ?? Number.POSITIVE_INFINITY)) best = { cluster: c, start };
+    }
+    return best;
+  }
+
+  placed(job: WaitingJob, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void {
+    this.startingFrom.delete(job.id);
+    holdInPlans(job, this.view, processors);
+  }
+
+  notPlaced(job: WaitingJob): void {
+    // Decision: a job admitted to start now that its placement policy did not place keeps no promise; it is planned
+    // afresh at the next pass (its processors stay free for the jobs behind it in this one).
+    if (this.startingFrom.delete(job.id)) return;
+  }
+}

@@ -1,0 +1,284 @@
+// A pass of a planning queue policy (fcfs, easy, cbf) over the scheduler's queue: builds each cluster's plan from the
+// placed jobs, shows the policy each waiting job in turn, and places those it admits through the scheduler. The
+// scheduler keeps its records; this module reads them and acts through the small host below.
+import type { PlacedComponent } from '../events.js';
+import type { Grid } from '../model/grid.js';
+import type { PlacementContext } from '../placement/policy.js';
+import { AvailabilityProfile, type Holding, type Reservation } from '../plan/availability.js';
+import type { JobRecord } from '../scheduler/job-record.js';
+import type { PlacementQueue, TryOutcome } from './placement-queue.js';
+import type { QueuePass, QueuePolicy, QueueView, WaitingJob } from './policy.js';
+import { prioritized, type PrioritizedJob, type QueuePriority } from './priority.js';
+import { withReservationDepth } from './registry.js';
+import type { StepFunction } from '../time/step-function.js';
+
+/** What a planned pass needs of the scheduler. */
+export interface PlannedPassHost {
+  readonly grid: Grid;
+  /** What Concertina may take on cluster i now for a job without reservations. */
+  availableFor(clusterIndex: number): number;
+  /** Jobs placed and not yet ended: what the plans hold. */
+  placedJobs(): Iterable<JobRecord>;
+  /** What a placement of `job` may take on cluster i now. */
+  roomFor(job: JobRecord, clusterIndex: number): number;
+  place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void;
+  /** Counts a failed try (`reason` recorded), which may end the job. */
+  failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome;
+  /** Asks for a pass at time t (a promised start that no job's end will announce). */
+  wake(t: number): void;
+  /** Events emitted so far: unchanged, nothing a plan is built from has changed (jobs, queue, load). */
+  eventCount(): number;
+}
+
+/** Whether f is above g anywhere from `from` on (walks both breakpoint lists once; nothing allocated). */
+export function risesAbove(f: StepFunction, g: StepFunction, from: number): boolean {
+  const ft = f.times;
+  const fv = f.values;
+  const gt = g.times;
+  const gv = g.values;
+  // Values in force at `from`.
+  let i = upperIndex(ft, from);
+  let j = upperIndex(gt, from);
+  let a = i > 0 ? fv[i - 1]! : f.initial;
+  let b = j > 0 ? gv[j - 1]! : g.initial;
+  for (;;) {
+    if (a > b) return true;
+    const tf = i < ft.length ? ft[i]! : Number.POSITIVE_INFINITY;
+    const tg = j < gt.length ? gt[j]! : Number.POSITIVE_INFINITY;
+    if (tf === Number.POSITIVE_INFINITY && tg === Number.POSITIVE_INFINITY) return false;
+    if (tf <= tg) a = fv[i++]!;
+    if (tg <= tf) b = gv[j++]!;
+  }
+}
+
+/** The number of breakpoints at or before t. */
+function upperIndex(times: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (times[mid]! <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function prioritizedJob(job: JobRecord): PrioritizedJob {
+  return { seq: job.seq, submitTime: job.transitions[0]!.time, need: job.need, walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY };
+}
+
+export class PlannedPass {
+  /** For a policy with promises: each cluster's free processors at the end of its last pass, and which policy. */
+  private lastFree: Array<StepFunction | undefined> = [];
+  private lastPolicy = '';
+  /** The promises shown to the policy in this pass, by job id (those the plans still hold). */
+  private promises = new Map<string, { readonly cluster: number; readonly start: number }>();
+  /** The earliest reserved start of the pass running, and the earliest wake-up asked for and not yet due. */
+  private earliestReserved = Number.POSITIVE_INFINITY;
+  private wakeAsked = Number.POSITIVE_INFINITY;
+  /** What the last pass of a policy with promises started from: events, settings and capacities (see `unchanged`). */
+  private lastSignature = '';
+  /** The placed jobs at the end of the last pass of a policy with promises: how many, and the sum of their numbers. */
+  private lastPlaced = '';
+  /** The policy whose passes planned nothing (KOALA's: the scheduler's own scan runs). */
+  private unplanned: QueuePolicy | undefined;
+
+  constructor(private readonly host: PlannedPassHost) {}
+
+  /**
+   * Runs a pass of `policy` over the queue, in `priority`'s order; false when the policy plans nothing (KOALA's own
+   * scan runs instead). A job the policy holds back waits its turn: it is not tried, counts no try and is never
+   * failed for waiting. `depth`: the reservation depth that overrides a backfilling policy's own.
+   * Decision: under these policies a full pass follows every arrival (a new job may start only as the policy lets
+   * it), and PWA's shrink-to-place does not apply (a later step plans shrinks).
+   */
+  run(base: QueuePolicy, queue: PlacementQueue, now: number, depth?: number, priority?: QueuePriority): boolean {
+    // A policy that planned nothing once (koala) never does: its passes cost nothing here.
+    if (base === this.unplanned) return false;
+    const policy = withReservationDepth(base, depth);
+    const sorted = priority?.score !== undefined;
+    let ordered: readonly JobRecord[] | undefined;
+    let view: QueueView;
+    let signature = '';
+    if (policy.promises) {
+      // Decision: a pass of a policy with promises (a poll's) when nothing changed since the last one (no event, the
+      // same settings and capacities) and no promise is due would keep every promise and start nothing: it is skipped.
+      signature = this.signature(policy, depth, priority);
+      if (signature === this.lastSignature && now < this.wakeAsked) return true;
+      ordered = sorted ? prioritized(queue.list(), priority!, now, prioritizedJob) : queue.list();
+      view = this.promisingView(policy, ordered, now);
+    } else view = this.view(now);
+    const pass = policy.begin(view);
+    if (pass === undefined) {
+      if (policy === base) this.unplanned = base;
+      return false;
+    }
+    this.earliestReserved = Number.POSITIVE_INFINITY;
+    if (!sorted) queue.scan((job) => this.visit(pass, job, now));
+    else {
+      ordered ??= prioritized(queue.list(), priority!, now, prioritizedJob);
+      for (const job of ordered!) if (job.state === 'queued') this.visit(pass, job, now);
+      // The jobs placed or ended leave the queue, which keeps its order.
+      queue.scan(() => 'kept');
+    }
+    if (policy.promises) {
+      for (let c = 0; c < this.lastFree.length; c++) this.lastFree[c] = view.plan(c).free;
+      // Decision: a promised start is a time to act at even when no job ends then (the plan's holes are where
+      // walltimes end, but a job that ended early opens one between them): the first is woken for, once.
+      if (this.wakeAsked <= now) this.wakeAsked = Number.POSITIVE_INFINITY;
+      if (this.earliestReserved < this.wakeAsked) {
+        this.wakeAsked = this.earliestReserved;
+        this.host.wake(this.earliestReserved);
+      }
+      this.lastSignature = this.signature(policy, depth, priority);
+      this.lastPlaced = this.placedSignature();
+    } else {
+      this.lastPolicy = '';
+      this.lastSignature = '';
+    }
+    this.promises.clear();
+    return true;
+  }
+
+  /** The placed jobs, as a count and a sum of their submission numbers: a job that ended (or came) changes it. */
+  private placedSignature(): string {
+    let count = 0;
+    let sum = 0;
+    for (const job of this.host.placedJobs()) {
+      count++;
+      sum += job.seq;
+    }
+    return `${count}:${sum}`;
+  }
+
+  private signature(policy: QueuePolicy, depth: number | undefined, priority: QueuePriority | undefined): string {
+    let capacity = '';
+    for (let c = 0; c < this.host.grid.clusters.length; c++) capacity += `${this.host.availableFor(c)},`;
+    return `${this.host.eventCount()}|${policy.name}|${depth}|${priority?.name}|${capacity}`;
+  }
+
+  private visit(pass: QueuePass, job: JobRecord, now: number): TryOutcome {
+    const host = this.host;
+    const waiting = this.waitingJob(job);
+    const admission = pass.admit(waiting);
+    job.plannedStart = admission.reserved;
+    if (admission.reserved !== undefined && admission.reserved.start < this.earliestReserved) this.earliestReserved = admission.reserved.start;
+    if (!admission.room.some((r) => r >= waiting.need)) {
+      if (admission.reason !== undefined) job.lastFailure = admission.reason;
+      return 'kept';
+    }
+    const placementPolicy = job.placementPolicy;
+    const context: PlacementContext = { grid: host.grid, available: (i) => Math.min(admission.room[i] ?? 0, host.roomFor(job, i)) };
+    const placement = placementPolicy.place(job.spec, context);
+    if (!placement.ok) {
+      pass.notPlaced(waiting);
+      return host.failedTry(job, placement.reason, now);
+    }
+    host.place(job, placement.components, placementPolicy.name, now);
+    const held = placement.components.map((c) => ({
+      cluster: host.grid.cluster(c.cluster)!.index,
+      processors: job.evolving ? job.preallocation : c.processors,
+    }));
+    pass.placed(waiting, held);
+    return 'placed';
+  }
+
+  private waitingJob(job: JobRecord): WaitingJob {
+    const pinned = job.spec.components[0]!.cluster;
+    return {
+      id: job.id,
+      need: job.need,
+      walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY,
+      cluster: pinned === undefined ? undefined : this.host.grid.cluster(pinned)?.index,
+      promise: this.promises.get(job.id),
+    };
+  }
+
+  /**
+   * What a queue policy reads: each cluster's plan, built on first use. Its capacity is what Concertina may take
+   * there now plus what its placed jobs hold, so that the plan's free processors now are exactly what a job may take.
+   * Decision: a placed job holds its processors (an evolving job its pre-allocation, a malleable one what it holds
+   * now) until its start plus its walltime, counted from now while it has not started; without a walltime, with no end.
+   */
+  private view(now: number): QueueView {
+    const host = this.host;
+    const clusterCount = host.grid.clusters.length;
+    let plans: Array<AvailabilityProfile | undefined> | undefined;
+    let holdings: Holding[][] | undefined;
+    const build = (i: number): AvailabilityProfile => {
+      if (holdings === undefined) {
+        holdings = Array.from({ length: clusterCount }, (): Holding[] => []);
+        for (const job of host.placedJobs()) {
+          const walltime = job.spec.walltime;
+          const end = walltime === undefined ? Number.POSITIVE_INFINITY : (Number.isFinite(job.startTime) ? job.startTime : now) + walltime;
+          job.components.forEach((c, k) => {
+            const n = job.evolving ? job.preallocation : job.malleable ? job.held : c.processors;
+            holdings![host.grid.cluster(c.cluster)!.index]!.push({ id: `${job.id}#${k}`, n, end });
+          });
+        }
+      }
+      const running = holdings[i]!;
+      let held = 0;
+      for (const h of running) held += h.n;
+      return AvailabilityProfile.build({ now, capacity: host.availableFor(i) + held, running });
+    };
+    return {
+      now,
+      clusterCount,
+      plan: (i: number): AvailabilityProfile => {
+        plans ??= new Array<AvailabilityProfile | undefined>(clusterCount);
+        return (plans[i] ??= build(i));
+      },
+      freed: () => true,
+      promised: 0,
+    };
+  }
+
+  /**
+   * The view of a policy whose reservations persist: every cluster's plan with the promises of the waiting jobs in
+   * (in `ordered`'s order), and which clusters freed something since the last pass.
+   * Decision: a promise the plan can no longer hold (its start has passed, or a job overran its walltime, or the
+   * capacity fell) is dropped: the job is planned afresh, as a new one.
+   */
+  private promisingView(policy: QueuePolicy, ordered: readonly JobRecord[], now: number): QueueView {
+    const base = this.view(now);
+    const clusterCount = base.clusterCount;
+    if (this.lastPolicy !== policy.name || this.lastFree.length !== clusterCount) {
+      this.lastFree = new Array<StepFunction | undefined>(clusterCount);
+      this.lastPolicy = policy.name;
+    }
+    const plans = Array.from({ length: clusterCount }, (_, c) => base.plan(c));
+    const jobs: JobRecord[][] = plans.map(() => []);
+    const reservations: Reservation[][] = plans.map(() => []);
+    for (const job of ordered) {
+      const p = job.plannedStart;
+      if (p === undefined || job.state !== 'queued' || p.cluster >= clusterCount || p.start < now) continue;
+      jobs[p.cluster]!.push(job);
+      reservations[p.cluster]!.push({ id: job.id, n: job.need, start: p.start, duration: job.spec.walltime ?? Number.POSITIVE_INFINITY });
+    }
+    let promised = 0;
+    for (let c = 0; c < clusterCount; c++) {
+      const plan = plans[c]!;
+      const list = jobs[c]!;
+      // Usually every promise still fits (no job overran its walltime): all go in at once.
+      const all = list.length > 0 && plan.reserveAll(reservations[c]!);
+      for (let k = 0; k < list.length; k++) {
+        const r = reservations[c]![k]!;
+        if (!all) {
+          if (plan.freeBetween(r.start, r.start + r.duration) < r.n) continue;
+          plan.reserve(r);
+        }
+        this.promises.set(r.id, list[k]!.plannedStart!);
+        promised++;
+      }
+    }
+    // Decision: as pyss and batsched do, every job's end (early or at its walltime) compresses the whole plan: a move
+    // made late in the last pass may have opened a hole for a job taken before it, which only the next end offers it.
+    const ended = this.placedSignature() !== this.lastPlaced;
+    const freed = plans.map((plan, c) => {
+      const last = this.lastFree[c];
+      return ended || last === undefined || risesAbove(plan.free, last, now);
+    });
+    return { now, clusterCount, plan: (c) => plans[c]!, freed: (c) => freed[c]!, promised };
+  }
+}

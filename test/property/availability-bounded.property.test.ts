@@ -1,0 +1,69 @@
+// The availability profile's planner shortcuts agree with its plain queries: earliestStart(n, d, from, until) is
+// earliestFit's start when that is no later than `until` (else Infinity), and reserveAll sets the same reservations
+// aside as one reserve after another when they fit, and changes nothing when they do not.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AvailabilityProfile } from '../../core/plan/availability.js';
+import { risesAbove } from '../../core/queue/planned-pass.js';
+import { StepFunction } from '../../core/time/step-function.js';
+
+const planArb = fc.record({
+  capacity: fc.integer({ min: 0, max: 20 }),
+  running: fc.array(fc.record({ n: fc.integer({ min: 0, max: 8 }), end: fc.oneof(fc.integer({ min: 0, max: 200 }), fc.constant(Infinity)) }), { maxLength: 8 }),
+  reservations: fc.array(fc.record({ n: fc.integer({ min: 0, max: 8 }), start: fc.integer({ min: 0, max: 200 }), duration: fc.oneof(fc.integer({ min: 0, max: 100 }), fc.constant(Infinity)) }), { maxLength: 8 }),
+});
+const now = 50;
+const build = (p: { capacity: number; running: Array<{ n: number; end: number }> }) =>
+  AvailabilityProfile.build({ now, capacity: p.capacity, running: p.running.map((r, i) => ({ id: `r${i}`, ...r })) });
+
+describe('availability profile: bounded earliest start and reservations in one sweep', () => {
+  it('earliestStart is earliestFit bounded by until', () => {
+    fc.assert(
+      fc.property(planArb, fc.integer({ min: 0, max: 24 }), fc.oneof(fc.integer({ min: 0, max: 150 }), fc.constant(Infinity)), fc.integer({ min: 0, max: 300 }), (p, n, d, until) => {
+        const plan = build(p);
+        for (const [i, r] of p.reservations.entries()) plan.reserve({ id: `x${i}`, ...r });
+        const fit = plan.earliestFit(n, d, now);
+        const start = fit.fits ? fit.start : Infinity;
+        expect(plan.earliestStart(n, d, now, until)).toBe(start <= until ? start : Infinity);
+        expect(plan.earliestStart(n, d, now)).toBe(start);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('reserveAll sets aside what one reserve after another would, or nothing when they do not all fit', () => {
+    fc.assert(
+      fc.property(planArb, (p) => {
+        const rs = p.reservations.map((r, i) => ({ id: `x${i}`, ...r }));
+        const one = build(p);
+        const all = build(p);
+        const before = all.free;
+        for (const r of rs) one.reserve(r);
+        const fits = one.free.minOver(now, Infinity) >= 0;
+        expect(all.reserveAll(rs)).toBe(fits);
+        if (fits) {
+          expect(all.free.truncateBefore(now).equals(one.free.truncateBefore(now))).toBe(true);
+          expect(all.reservations().map((r) => r.id)).toEqual(rs.map((r) => r.id));
+        } else {
+          expect(all.free).toBe(before);
+          expect(all.reservations()).toEqual([]);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('risesAbove (what a CBF pass reads as a cluster that freed something)', () => {
+  const stepsArb = fc.array(fc.record({ t: fc.integer({ min: 0, max: 100 }), v: fc.integer({ min: -5, max: 5 }) }), { maxLength: 8 });
+  it('is whether f - g has a positive value from `from` on', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -5, max: 5 }), stepsArb, fc.integer({ min: -5, max: 5 }), stepsArb, fc.integer({ min: -10, max: 110 }), (fi, fs, gi, gs, from) => {
+        const f = StepFunction.fromSteps(fi, fs);
+        const g = StepFunction.fromSteps(gi, gs);
+        expect(risesAbove(f, g, from)).toBe(f.minus(g).maxOver(from, Infinity) > 0);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
