@@ -65,6 +65,11 @@ export interface ApplicationPort {
   resized(jobId: string, size: number): void;
   /** An evolving job's `update` cannot be served (outside min..max, or the job is not running); why. */
   updateRefused(jobId: string, reason: string): void;
+  /**
+   * Seconds a whole run of the job would take at `size`, when its application declares its speed-up (a simulated
+   * application knows its model; a live one declares none): what the plan estimates a malleable job's end from.
+   */
+  runtimeAt?(jobId: string, size: number): number | undefined;
 }
 
 export type ApplicationMessage =

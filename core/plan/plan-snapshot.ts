@@ -4,10 +4,11 @@
 // clusters (the scheduler's records satisfy it structurally); it changes nothing. Bounded: at most `limit` running
 // jobs and `limit` reservations per cluster, with their totals, so a console never receives a whole trace.
 import { AvailabilityProfile, type Holding } from './availability.js';
+import { placedHolding, type HoldingJob, type RuntimeAt } from './holding.js';
 import type { Step } from '../time/step-function.js';
 
 /** A job as the plan reads it (JobRecord has these fields). */
-export interface PlanJob {
+export interface PlanJob extends HoldingJob {
   readonly id: string;
   readonly kind: string;
   readonly spec: { readonly walltime?: number | undefined };
@@ -50,6 +51,8 @@ export interface PlanSource {
   readonly waiting: Iterable<PlanJob>;
   /** Items of each kind per cluster at most (default PLAN_ITEM_LIMIT). */
   readonly limit?: number;
+  /** A malleable job's run time at a size, as its application declares it (holding.ts). */
+  readonly runtimeAt?: RuntimeAt;
 }
 
 export const PLAN_ITEM_LIMIT = 200;
@@ -103,18 +106,6 @@ export interface PlanSnapshot {
   readonly clusters: ClusterPlan[];
 }
 
-/**
- * What a placed job holds on one cluster and until when, as the planning queue policies read it.
- * Decision: as the queue policies' plans (scheduler queueView): a running job holds until its start plus its walltime,
- * a placed job not started yet from now; an evolving job its pre-allocation, a malleable one what it holds now.
- */
-function holdingOn(job: PlanJob, processors: number, now: number): { n: number; start: number; end: number } {
-  const start = Number.isFinite(job.startTime) ? job.startTime : now;
-  const walltime = job.spec.walltime;
-  const n = job.evolving ? job.preallocation : job.malleable ? job.held : processors;
-  return { n, start, end: walltime === undefined ? Number.POSITIVE_INFINITY : start + walltime };
-}
-
 const finiteOrNull = (t: number): number | null => (Number.isFinite(t) ? t : null);
 
 /**
@@ -142,7 +133,7 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
       if (i !== undefined) on.set(i, (on.get(i) ?? 0) + c.processors);
     }
     for (const [i, processors] of on) {
-      const h = holdingOn(job, processors, now);
+      const h = placedHolding(job, processors, now, source.runtimeAt);
       const c = perCluster[i]!;
       c.holdings.set(job.id, { id: job.id, n: h.n, end: h.end });
       c.runningTotal++;

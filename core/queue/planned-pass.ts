@@ -1,6 +1,7 @@
 // A pass of a planning queue policy (fcfs, easy, cbf) over the scheduler's queue: builds each cluster's plan from the
 // placed jobs, shows the policy each waiting job in turn, and places those it admits through the scheduler. The
 // scheduler keeps its records; this module reads them and acts through the small host below.
+import { placedHolding, type RuntimeAt } from '../plan/holding.js';
 import type { PlacedComponent } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import type { PlacementContext } from '../placement/policy.js';
@@ -19,6 +20,8 @@ export interface PlannedPassHost {
   availableFor(clusterIndex: number): number;
   /** Jobs placed and not yet ended: what the plans hold. */
   placedJobs(): Iterable<JobRecord>;
+  /** A job's run time at a size, as its application declares it (core/plan/holding.ts). */
+  readonly runtimeAt?: RuntimeAt;
   /** What a placement of `job` may take on cluster i now. */
   roomFor(job: JobRecord, clusterIndex: number): number;
   place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void;
@@ -197,8 +200,7 @@ export class PlannedPass {
   /**
    * What a queue policy reads: each cluster's plan, built on first use. Its capacity is what Concertina may take
    * there now plus what its placed jobs hold, so that the plan's free processors now are exactly what a job may take.
-   * Decision: a placed job holds its processors (an evolving job its pre-allocation, a malleable one what it holds
-   * now) until its start plus its walltime, counted from now while it has not started; without a walltime, with no end.
+   * A placed job holds what core/plan/holding.ts says, until the end it estimates.
    */
   private view(now: number): QueueView {
     const host = this.host;
@@ -209,10 +211,8 @@ export class PlannedPass {
       if (holdings === undefined) {
         holdings = Array.from({ length: clusterCount }, (): Holding[] => []);
         for (const job of host.placedJobs()) {
-          const walltime = job.spec.walltime;
-          const end = walltime === undefined ? Number.POSITIVE_INFINITY : (Number.isFinite(job.startTime) ? job.startTime : now) + walltime;
           job.components.forEach((c, k) => {
-            const n = job.evolving ? job.preallocation : job.malleable ? job.held : c.processors;
+            const { n, end } = placedHolding(job, c.processors, now, host.runtimeAt);
             holdings![host.grid.cluster(c.cluster)!.index]!.push({ id: `${job.id}#${k}`, n, end });
           });
         }

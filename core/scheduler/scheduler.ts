@@ -127,6 +127,8 @@ export class Scheduler {
   private firstWaiting: JobRecord | undefined;
   /** Passes of the planning queue policies (fcfs, easy, cbf). */
   private readonly plannedPass: PlannedPass;
+  /** A job's run time at a size, as its application declares it (the plan's estimate of a malleable job's end). */
+  private readonly runtimeAt = (jobId: string, size: number): number | undefined => this.applications.runtimeAt?.(jobId, size);
   private seq = 0;
   private live = 0;
   private passRequested = false;
@@ -168,6 +170,7 @@ export class Scheduler {
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
       wake: (t) => this.timers.at(t, () => (this.passRequested = true)),
       eventCount: () => this.bus.count,
+      runtimeAt: this.runtimeAt,
     });
     this.approach = required(approachByName(o.approach), 'approach', o.approach);
     // What every part shares: the grid, each cluster's state and local manager, the ports, the timers, the ledger.
@@ -340,6 +343,7 @@ export class Scheduler {
       clusterIndex: (name) => this.grid.cluster(name)?.index,
       placed: this.placedJobs,
       waiting: this.queue.list(),
+      runtimeAt: this.runtimeAt,
       ...(limit === undefined ? {} : { limit }),
     });
   }

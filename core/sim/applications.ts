@@ -140,6 +140,10 @@ export class SimulatedApplications implements ApplicationPort {
     else release();
   }
 
+  runtimeAt(jobId: string, size: number): number | undefined {
+    return this.apps.get(jobId)?.model.runtime(size);
+  }
+
   resized(jobId: string, size: number): void {
     const run = this.evolving.get(jobId);
     if (run) {

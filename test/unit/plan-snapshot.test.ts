@@ -70,10 +70,11 @@ describe('plan snapshot', () => {
     const c = snapshot(10, [open, m, b], []).clusters[0]!;
     expect(c.running).toEqual([
       { id: 'o', kind: 'rigid', processors: 2, size: 2, start: 0, end: null, backfilled: false, sizes: [{ t: 0, v: 2 }] },
-      { id: 'm', kind: 'malleable', processors: 3, size: 3, start: 5, end: 65, backfilled: false, sizes: [{ t: 5, v: 1 }, { t: 8, v: 3 }] },
+      // Its walltime 60 s at size 1: at 10, 3/60 + 2/20 of its work done, the rest 0.85 of 20 s at size 3 (holding.ts).
+      { id: 'm', kind: 'malleable', processors: 3, size: 3, start: 5, end: 27, backfilled: false, sizes: [{ t: 5, v: 1 }, { t: 8, v: 3 }] },
       { id: 'b', kind: 'rigid', processors: 1, size: 1, start: 9, end: 29, backfilled: true, sizes: [{ t: 9, v: 1 }] },
     ]);
-    expect(c.free).toEqual([{ t: 10, v: 4 }, { t: 29, v: 5 }, { t: 65, v: 8 }]);
+    expect(c.free).toEqual([{ t: 10, v: 4 }, { t: 27, v: 7 }, { t: 29, v: 8 }]);
   });
 
   it('is bounded: at most `limit` reservations and running jobs per cluster, with their totals', () => {
@@ -117,7 +118,8 @@ describe('plan snapshot of a scheduler running EASY', () => {
     const plan = w.scheduler.planSnapshot(5);
     const c = plan.clusters[0]!;
     expect(plan.queuePolicy).toBe('easy');
-    // (c's backfilled mark is the scheduler's to set; the snapshot copies it, as the hand-computed case above checks.)
+    // c started while h, submitted before it, waited: it is marked backfilled; a and b are not.
+    expect(c.running.map((r) => [r.id, r.backfilled])).toEqual([['a', false], ['b', false], ['c', true]]);
     expect(c.running.map((r) => [r.id, r.processors, r.start, r.end])).toEqual([['a', 4, 0, 100], ['b', 4, 0, 200], ['c', 2, 2, 52]]);
     expect(c.reservations).toEqual([{ id: 'h', processors: 6, start: 100, end: 150, waitsFor: ['a'] }]);
     expect(w.scheduler.views('h', 5)!.nonPreemptive).toEqual([{ t: 5, v: 0 }, { t: 100, v: 6 }, { t: 150, v: 0 }]);

@@ -1,0 +1,75 @@
+// How long a placed job holds what in the plan: the one rule the queue policies' plans and the plan an operator reads
+// (plan-snapshot.ts) both follow.
+import type { Step } from '../time/step-function.js';
+
+/** What the rule reads of a placed job (the scheduler's records satisfy it). */
+export interface HoldingJob {
+  readonly id: string;
+  readonly spec: { readonly walltime?: number | undefined };
+  /** NaN until its local jobs start. */
+  readonly startTime: number;
+  readonly held: number;
+  readonly size: number;
+  readonly evolving: boolean;
+  readonly malleable: boolean;
+  readonly preallocation: number;
+  /** Its size over time (the last step holds until now). */
+  readonly sizeHistory: readonly Step[];
+}
+
+/**
+ * Seconds a whole run of a job takes at a size, as its application declares it (a simulated application knows its
+ * model); undefined when it does not say.
+ */
+export type RuntimeAt = (jobId: string, size: number) => number | undefined;
+
+export interface PlanHolding {
+  /** Processors held: an evolving job its pre-allocation, a malleable one what it holds now, a rigid one its own. */
+  readonly n: number;
+  /** When it started; now for a placed job whose local jobs have not started yet. */
+  readonly start: number;
+  /** Its estimated end; Infinity for a job without a walltime (it holds its processors with no end). */
+  readonly end: number;
+}
+
+/**
+ * Decision: a job holds its processors until its start plus its walltime (the batch system kills it there), counted
+ * from now while it has not started. A malleable job's estimated end follows its size: its walltime is its run time
+ * at its starting size, its run time at another size scales as its application's declared run time does (in
+ * simulation, its model's speed-up), or inversely with the size (the walltime scaled by the size ratio, in live mode,
+ * where applications declare none); the work done so far is counted size step by size step, and the end is never
+ * later than the kill at start plus walltime.
+ */
+export function placedHolding(job: HoldingJob, processors: number, now: number, runtimeAt?: RuntimeAt): PlanHolding {
+  const start = Number.isFinite(job.startTime) ? job.startTime : now;
+  const walltime = job.spec.walltime;
+  const n = job.evolving ? job.preallocation : job.malleable ? job.held : processors;
+  if (walltime === undefined) return { n, start, end: Number.POSITIVE_INFINITY };
+  const killedAt = start + walltime;
+  const steps = job.sizeHistory;
+  if (!job.malleable || steps.length === 0 || !Number.isFinite(job.startTime)) return { n, start, end: killedAt };
+  return { n, start, end: Math.min(killedAt, malleableEnd(job, walltime, now, runtimeAt)) };
+}
+
+/** Now plus the work left at the job's current size, its walltime being the whole run at its first size. */
+function malleableEnd(job: HoldingJob, walltime: number, now: number, runtimeAt: RuntimeAt | undefined): number {
+  const steps = job.sizeHistory;
+  const first = Math.max(1, steps[0]!.v);
+  const declaredFirst = runtimeAt?.(job.id, first);
+  const declared = declaredFirst !== undefined && declaredFirst > 0 && Number.isFinite(declaredFirst);
+  // Seconds a whole run takes at `size`, scaled so that it takes the walltime at the first size.
+  const runtime = (size: number): number => {
+    const s = Math.max(1, size);
+    if (!declared) return (walltime * first) / s;
+    const r = runtimeAt!(job.id, s);
+    return r !== undefined && r > 0 && Number.isFinite(r) ? (walltime * r) / declaredFirst! : (walltime * first) / s;
+  };
+  let done = 0;
+  for (let i = 0; i < steps.length; i++) {
+    const from = steps[i]!.t;
+    const to = i + 1 < steps.length ? steps[i + 1]!.t : now;
+    if (to > from && steps[i]!.v > 0) done += (to - from) / runtime(steps[i]!.v);
+  }
+  const current = job.size > 0 ? job.size : steps[steps.length - 1]!.v;
+  return now + Math.max(0, 1 - done) * runtime(current);
+}
