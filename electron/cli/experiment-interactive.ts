@@ -4,6 +4,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   INTERACTIVE_DEFAULT_CONFIG,
+  INTERACTIVE_LIMITS,
   INTERACTIVE_MODELS,
   analyseInteractive,
   interactiveRunMatrix,
@@ -38,7 +39,7 @@ export function interactiveConfigFromFlags(flags: InteractiveFlags): Interactive
   return {
     ...d,
     seeds: flags.seeds ?? d.seeds,
-    loads: flags.loads === undefined ? d.loads : numberList('--loads', flags.loads, 0, 10, true),
+    loads: flags.loads === undefined ? d.loads : numberList('--loads', flags.loads, 0, INTERACTIVE_LIMITS.maxLoad, true),
     overrunShare,
     horizonMs: flags.minutes === undefined ? d.horizonMs : flags.minutes * 60_000,
   };

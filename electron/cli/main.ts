@@ -24,8 +24,8 @@ import { WORKLOAD_PRESETS, workloadPreset } from '../../core/sim/workloads/koala
 import { parseSwf } from '../../core/sim/workloads/swf.js';
 import { ACTIVITY_BUCKET_S, KOALA_DEFAULTS, KOALA_DEFAULT_SEEDS } from '../../core/sim/experiments/koala.js';
 import { COORM_DEFAULT_CONFIG } from '../../core/sim/experiments/coorm.js';
-import { FPE_DEFAULT_CONFIG } from '../../core/sim/experiments/fpe.js';
-import { INTERACTIVE_DEFAULT_CONFIG } from '../../core/sim/experiments/interactive.js';
+import { FPE_DEFAULT_CONFIG, FPE_LIMITS } from '../../core/sim/experiments/fpe.js';
+import { INTERACTIVE_DEFAULT_CONFIG, INTERACTIVE_LIMITS } from '../../core/sim/experiments/interactive.js';
 import { printable } from './printable.js';
 import { UsageError, activityCsv, jobsCsv, prepareOutDir, systemReason, toJson, utilizationCsv, writeOutput } from './export.js';
 
@@ -539,11 +539,11 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .option('--factors <list>', 'coorm: overcommit factors of Figure 9, comma-separated')
     .option('--intervals <list>', 'coorm: announce intervals of Figure 10 in seconds, comma-separated')
     .option('--two-psa-intervals <list>', 'coorm: announce intervals of Figure 11 in seconds, comma-separated')
-    .addOption(new Option('--tests <n>', `fpe: tests, each a queue of 15-20 evolving applications (default ${FPE_DEFAULT_CONFIG.tests})`).argParser(wholeNumber('--tests', 1, 100_000)))
+    .addOption(new Option('--tests <n>', `fpe: tests, each a queue of 15-20 evolving applications (default ${FPE_DEFAULT_CONFIG.tests})`).argParser(wholeNumber('--tests', 1, FPE_LIMITS.maxTests)))
     .addOption(new Option('--seed <n>', `fpe: random seed of the tests (default ${FPE_DEFAULT_CONFIG.seed})`).argParser(wholeNumber('--seed', 0, MAX_SEED)))
-    .addOption(new Option('--nodes <n>', `fpe: nodes of the cluster, at least the largest step (default ${FPE_DEFAULT_CONFIG.nodes})`).argParser(wholeNumber('--nodes', 75, MAX_PROCESSORS)))
+    .addOption(new Option('--nodes <n>', `fpe: nodes of the cluster, at least the largest step (default ${FPE_DEFAULT_CONFIG.nodes})`).argParser(wholeNumber('--nodes', FPE_LIMITS.minNodes, MAX_PROCESSORS)))
     .option('--loads <list>', `interactive: offered loads (multiples of the cluster's capacity), comma-separated (default ${INTERACTIVE_DEFAULT_CONFIG.loads.join(',')})`)
-    .addOption(new Option('--minutes <n>', `interactive: simulated minutes per run (default ${INTERACTIVE_DEFAULT_CONFIG.horizonMs / 60_000})`).argParser(wholeNumber('--minutes', 1, 24 * 60)))
+    .addOption(new Option('--minutes <n>', `interactive: simulated minutes per run (default ${INTERACTIVE_DEFAULT_CONFIG.horizonMs / 60_000})`).argParser(wholeNumber('--minutes', 1, INTERACTIVE_LIMITS.maxMinutes)))
     .option('--overrun-share <fraction>', `interactive: share of jobs whose data grows once in the runs with overruns (default ${INTERACTIVE_DEFAULT_CONFIG.overrunShare})`)
     .option('--json', 'print the results as one JSON object')
     .option('--out <dir>', 'directory for the report, CSV files and SVG plots (default: ./<name>-experiment)')

@@ -9,6 +9,9 @@ export const whole = (min: number, max: number) =>
   z.number({ error: 'must be a number' }).int('must be a whole number').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
 export const pollSchema = z.number({ error: 'must be a number' }).min(1, 'must be at least 1 s').max(86_400, 'must be at most 86400 s');
 
+/** Random seeds the generator takes (it folds them to 32 bits). */
+export const MAX_SEED = 2 ** 32 - 1;
+
 /** Seeds per combination: 8 runs each for the KOALA experiment, about half a second per run. */
 export const LAB_MAX_SEEDS = 100;
 
@@ -95,6 +98,19 @@ export const SIMULATION_COLUMNS: LabColumn[] = [
   { key: 'shrink_ops', label: 'shrinks', format: 'fixed1' },
 ];
 
+/**
+ * A table of text cells, formatted by the experiment (e.g. min / avg / max with the paper's own figures in the row
+ * below). `source` says whose figures a row holds.
+ */
+export const labTableSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  note: z.string().optional(),
+  header: z.array(z.string()),
+  rows: z.array(z.object({ source: z.enum(['measured', 'paper']), cells: z.array(z.string()) })),
+});
+export type LabTable = z.infer<typeof labTableSchema>;
+
 const resultShape = z.object({
   runId: z.string(),
   /** The experiment's name (registry.ts). */
@@ -105,6 +121,8 @@ const resultShape = z.object({
   /** Summary figures per series (null where a mean has nothing to average), shown in `columns`. */
   metrics: z.array(z.object({ series: z.string(), values: z.record(z.string(), z.number().nullable()) })),
   columns: z.array(labColumnSchema),
+  /** Tables shown as they are (experiments whose paper gives tables); results stored before had none. */
+  tables: z.array(labTableSchema).optional(),
   /** The paper's observations, checked (experiments only). */
   observations: z.array(z.object({ id: z.string(), text: z.string(), holds: z.boolean(), measured: z.string() })),
 });

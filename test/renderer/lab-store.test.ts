@@ -4,6 +4,8 @@ import { createPinia, setActivePinia } from 'pinia';
 import { defineLabStore, formatMetric, labFieldOf, mergeColumns, mergePanels, panelCsv, specOf, type LabForm, type LabResult, type LabRun, type LabValue } from '../../renderer/src/stores/lab.js';
 import { labExperimentInfos } from '../../electron/lab/registry.js';
 import { SIMULATION_COLUMNS } from '../../electron/lab/schemas.js';
+import { FPE_DEFAULT_CONFIG } from '../../core/sim/experiments/fpe.js';
+import { INTERACTIVE_DEFAULT_CONFIG } from '../../core/sim/experiments/interactive.js';
 import { fakeClient } from './fake-client.js';
 
 /** The host's own descriptions of its experiments, as lab.experiments answers them. */
@@ -54,6 +56,8 @@ const form = (kind = 'simulate', changes: Record<string, LabValue> = {}): LabFor
     simulate: { grid: 'das3', workload: 'wm-fast', approach: 'pwa', policy: 'egs', seed: 4, maxJobs: 50, poll: null },
     koala: { seeds: 1, poll: null, backgroundLoad: null },
     coorm: { seeds: 3, steps: null, factors: null, intervals: null, twoPsaIntervals: null },
+    fpe: { tests: 1000, seed: null, nodes: null },
+    interactive: { seeds: 3, loads: null, minutes: null, overrunShare: null, placement: 'first-fit' },
   };
   return { kind, values: { ...values, [kind]: { ...values[kind], ...changes } } };
 };
@@ -72,6 +76,12 @@ describe('lab store', () => {
     });
     expect(specOf(form('coorm', { factors: '1, soon' }), experiment('coorm'))).toEqual({ errors: { factors: 'must be numbers separated by commas' } });
     expect(specOf(form('coorm'), undefined)).toEqual({ errors: { kind: 'the experiments are not loaded yet' } });
+    // The evolving applications: tests required, seed and nodes left out when empty; the interactive loads a list.
+    expect(specOf(form('fpe', { tests: 5 }), experiment('fpe'))).toEqual({ spec: { kind: 'fpe', tests: 5 } });
+    expect(specOf(form('fpe', { tests: null }), experiment('fpe'))).toEqual({ errors: { tests: 'is required' } });
+    expect(specOf(form('interactive', { seeds: 1, loads: '1, 0.5', minutes: 2 }), experiment('interactive'))).toEqual({
+      spec: { kind: 'interactive', seeds: 1, loads: [1, 0.5], minutes: 2, placement: 'first-fit' },
+    });
   });
 
   it('builds its form from the experiments the host offers, keeping what was typed', async () => {
@@ -79,10 +89,13 @@ describe('lab store', () => {
     const store = defineLabStore(client)();
     store.form = { kind: 'coorm', values: { coorm: { seeds: 2 } } };
     await store.loadExperiments();
-    expect(store.experiments.map((e) => e.name)).toEqual(['simulate', 'koala', 'coorm']);
+    expect(store.experiments.map((e) => e.name)).toEqual(['simulate', 'koala', 'coorm', 'fpe', 'interactive']);
     expect(store.experiment?.name).toBe('coorm');
     expect(store.form.values.coorm).toEqual({ seeds: 2, steps: null, factors: null, intervals: null, twoPsaIntervals: null });
     expect(store.form.values.simulate).toMatchObject({ grid: 'das3', workload: 'wm', approach: 'pra', policy: 'fpsma', seed: 1 });
+    // The new experiments start from the command line's defaults (core/sim/experiments/fpe.ts, interactive.ts).
+    expect(store.form.values.fpe).toEqual({ tests: FPE_DEFAULT_CONFIG.tests, seed: null, nodes: null });
+    expect(store.form.values.interactive).toEqual({ seeds: INTERACTIVE_DEFAULT_CONFIG.seeds, loads: null, minutes: null, overrunShare: null, placement: INTERACTIVE_DEFAULT_CONFIG.placement });
   });
 
   it('starts a run, follows its progress from the stream, and charts it once done', async () => {

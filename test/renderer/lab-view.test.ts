@@ -1,6 +1,8 @@
 // @vitest-environment happy-dom
 // The Lab view builds its form from the experiments the host offers: a choice per experiment, each parameter's
-// field (CooRMv2's lists among them), and a metrics table whose columns come with the results.
+// field (CooRMv2's lists among them), and a metrics table whose columns come with the results; a result with tables
+// and no charts (the evolving applications' Tables 1 and 2) shows its tables, the paper's rows marked, and its
+// observations with their verdicts.
 import { describe, expect, it } from 'vitest';
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
@@ -47,7 +49,7 @@ describe('Lab view', () => {
     // The charts draw on a canvas, which happy-dom has not: stubbed, their panels checked.
     const wrapper = mount(LabView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores }, stubs: { LabChart: true } } });
     await flushPromises();
-    for (const name of ['simulate', 'koala', 'coorm']) expect(wrapper.find(`[data-testid="lab-kind-${name}"]`).exists()).toBe(true);
+    for (const name of ['simulate', 'koala', 'coorm', 'fpe', 'interactive']) expect(wrapper.find(`[data-testid="lab-kind-${name}"]`).exists()).toBe(true);
     expect(wrapper.find('[data-testid="lab-field-workload"]').exists()).toBe(true);
     stores.lab.form.kind = 'coorm';
     await flushPromises();
@@ -62,6 +64,62 @@ describe('Lab view', () => {
     expect(metrics).toContain('used (%)');
     expect(metrics).toContain('85.0');
     expect(wrapper.get('[data-testid="lab-observations"]').text()).toContain('waste peaks at 300 s');
+    wrapper.unmount();
+  });
+
+  it('shows the tables of a result without charts, the paper\'s rows beside the measured ones, and the verdicts', async () => {
+    const pinia = createPinia();
+    setActivePinia(pinia);
+    const fpeRun: LabRun = { ...run, runId: 'lab-2', spec: { kind: 'fpe', tests: 5 }, label: 'Evolving applications, 5 tests' };
+    const fpeResult: LabResult = {
+      runId: 'lab-2',
+      kind: 'fpe',
+      label: fpeRun.label,
+      panels: [],
+      metrics: [],
+      columns: [],
+      tables: [
+        {
+          id: 'table1',
+          title: 'Table 1: system-centric metrics',
+          note: 'min / avg / max over 5 tests',
+          header: ['variant', 'waste (%)'],
+          rows: [
+            { source: 'measured', cells: ['rigid', '58.65 / 75.55 / 87.27'] },
+            { source: 'paper', cells: ['paper', '43 / 70 / 116'] },
+          ],
+        },
+      ],
+      observations: [
+        { id: 'baseline', text: 'The rigid baseline has the paper\'s effective utilisation', holds: true, measured: 'rigid: 38.9 %' },
+        { id: 'stretching-waits-less', text: 'The variants that stretch most wait less', holds: false, measured: 'AWT noX ×0.5' },
+      ],
+    };
+    const client = fakeClient({
+      'lab.experiments': { ok: true, value: { experiments: labExperimentInfos() } },
+      'lab.list': { ok: true, value: { runs: [fpeRun] } },
+      'lab.result': { ok: true, value: fpeResult },
+    });
+    const stores = createStores(client);
+    const wrapper = mount(LabView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores }, stubs: { LabChart: true } } });
+    await flushPromises();
+    stores.lab.form.kind = 'fpe';
+    await flushPromises();
+    for (const name of ['tests', 'seed', 'nodes']) expect(wrapper.find(`[data-testid="lab-field-${name}"]`).exists()).toBe(true);
+    await stores.lab.choose('lab-2', true);
+    await flushPromises();
+    expect(wrapper.find('[data-testid="lab-charts"]').exists()).toBe(false);
+    expect(wrapper.find('[data-testid="lab-metrics"]').exists()).toBe(false);
+    const table = wrapper.get('[data-testid="lab-table-table1"]');
+    expect(table.findAll('th').map((th) => th.text())).toEqual(['variant', 'waste (%)']);
+    expect(table.findAll('tbody tr').map((tr) => [tr.attributes('data-source'), tr.findAll('td').map((td) => td.text())])).toEqual([
+      ['measured', ['rigid', '58.65 / 75.55 / 87.27']],
+      ['paper', ['paper', '43 / 70 / 116']],
+    ]);
+    expect(wrapper.text()).toContain('Table 1: system-centric metrics');
+    const verdicts = wrapper.get('[data-testid="lab-observations"]').findAll('li').map((li) => li.text());
+    expect(verdicts[0]).toMatch(/^holds/);
+    expect(verdicts[1]).toMatch(/^does not hold/);
     wrapper.unmount();
   });
 });

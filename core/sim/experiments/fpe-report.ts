@@ -195,8 +195,9 @@ export function fpeObservations(t1: readonly Table1Row[], t2: readonly Table2Row
   return out;
 }
 
-const cell = (s: Stat, digits: number) => `${fmt(s.min, digits)} / ${fmt(s.avg, digits)} / ${fmt(s.max, digits)}`;
-const paperCell = (t: Triple) => t.map((x) => String(x)).join(' / ');
+/** A measured min / avg / max, and the paper's, as the tables show them. */
+export const cell = (s: Stat, digits: number) => `${fmt(s.min, digits)} / ${fmt(s.avg, digits)} / ${fmt(s.max, digits)}`;
+export const paperCell = (t: Triple) => t.map((x) => String(x)).join(' / ');
 
 export function fpeReport(config: FpeExperimentConfig, tests: number, t1: readonly Table1Row[], t2: readonly Table2Row[], obs: readonly FpeObservation[], defaultNodes: number): string {
   const lines: string[] = [];

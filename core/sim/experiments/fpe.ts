@@ -22,6 +22,9 @@ export interface FpeExperimentConfig {
 export const FPE_DEFAULT_NODES = 100;
 export const FPE_DEFAULT_CONFIG: FpeExperimentConfig = { tests: 1000, seed: 1, nodes: FPE_DEFAULT_NODES };
 
+/** What the command line and the Lab accept: up to 100,000 tests; at least the workload's largest step of nodes. */
+export const FPE_LIMITS = { maxTests: 100_000, minNodes: PAPER_WORKLOAD.nodes[1] } as const;
+
 export interface Stat {
   readonly min: number;
   readonly avg: number;

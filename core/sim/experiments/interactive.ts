@@ -45,6 +45,9 @@ export const INTERACTIVE_DEFAULT_CONFIG: InteractiveExperimentConfig = {
   policyLoad: 1,
 };
 
+/** What the command line and the Lab accept: loads in (0, maxLoad], at most maxLoads of them, 1 to maxMinutes simulated minutes a run. */
+export const INTERACTIVE_LIMITS = { maxLoad: 10, maxLoads: 100, maxMinutes: 24 * 60 } as const;
+
 export interface InteractiveRunSpec {
   readonly kind: 'sweep' | 'policy';
   readonly seed: number;

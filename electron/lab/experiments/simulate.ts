@@ -9,11 +9,10 @@ import { ACTIVITY_BUCKET_S, UTILIZATION_STEP_S } from '../../../core/sim/experim
 import type { ClusterUsage, JobMetrics } from '../../../core/sim/metrics.js';
 import { simulate } from '../../../core/sim/simulate.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../../../core/sim/world.js';
-import { SIMULATION_COLUMNS, oneOf, pollSchema, whole, type LabCdfPanelId } from '../schemas.js';
+import { MAX_SEED, SIMULATION_COLUMNS, oneOf, pollSchema, whole, type LabCdfPanelId } from '../schemas.js';
 import { activitySeries, cdfCharts, cdfPoints, finiteOrNull } from './shared.js';
 import { defineExperiment } from './experiment.js';
 
-const MAX_SEED = 2 ** 32 - 1;
 const GRIDS = Object.keys(GRID_PRESETS);
 const WORKLOADS = Object.keys(WORKLOAD_PRESETS);
 const POLICIES = Object.keys(malleabilityPolicies);
