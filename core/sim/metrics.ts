@@ -58,6 +58,14 @@ export interface RunSummary {
   max_wait_s: number;
   /** Jobs that started while a job submitted before them was still waiting. */
   backfilled: number;
+  /**
+   * Means over every ended job, failed and cancelled ones too: a job's wait runs to its start, or to its end when it
+   * never started; its execution is what it ran (0 if it never started). Trace simulators report these.
+   */
+  mean_wait_all_s: number;
+  mean_bounded_slowdown_all: number;
+  /** Why jobs failed, most frequent first; numbers in a reason read N, so that reasons group. */
+  failure_reasons: Array<{ reason: string; jobs: number }>;
   mean_avg_size: number;
   mean_max_size: number;
   grow_ops: number;
@@ -270,6 +278,9 @@ export class MetricsCollector {
       mean_bounded_slowdown: mean((j) => boundedSlowdown(j.wait_s, j.execution_s)),
       max_wait_s: completed.reduce((m, j) => Math.max(m, j.wait_s), 0),
       backfilled: jobs.reduce((k, j) => k + (j.backfilled ? 1 : 0), 0),
+      mean_wait_all_s: meanOver(jobs, waitUntilStartOrEnd),
+      mean_bounded_slowdown_all: meanOver(jobs, (j) => boundedSlowdown(waitUntilStartOrEnd(j), j.execution_s)),
+      failure_reasons: failureReasons(jobs),
       mean_avg_size: mean((j) => j.avg_size),
       mean_max_size: mean((j) => j.max_size),
       grow_ops: this.growTimes.length,
@@ -278,4 +289,21 @@ export class MetricsCollector {
       events,
     };
   }
+}
+
+function meanOver(jobs: readonly JobMetrics[], f: (j: JobMetrics) => number): number {
+  return jobs.length ? jobs.reduce((s, j) => s + f(j), 0) / jobs.length : 0;
+}
+
+const waitUntilStartOrEnd = (j: JobMetrics): number => (Number.isFinite(j.start) ? j.start : j.end) - j.submit;
+
+/** Failed jobs grouped by reason (numbers read N), most frequent first, then by reason. */
+export function failureReasons(jobs: readonly JobMetrics[]): Array<{ reason: string; jobs: number }> {
+  const counts = new Map<string, number>();
+  for (const j of jobs) {
+    if (j.state !== 'failed') continue;
+    const reason = j.reason.replace(/\d+(?:\.\d+)?/g, 'N');
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  return [...counts].map(([reason, n]) => ({ reason, jobs: n })).sort((a, b) => b.jobs - a.jobs || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
 }

@@ -212,6 +212,10 @@ describe('concertina simulate', () => {
     // 1 runs 0-50 alone (8 of 16 processors) beside 2 (0-120); 3 needs all 16: 120-160.
     expect(s).toMatchObject({ grid: 'single:16', jobs: 3, completed: 2, failed: 1, makespan_s: 160, background_utilization: 0, max_wait_s: 115 });
     expect(s.mean_bounded_slowdown).toBeCloseTo((1 + 155 / 40) / 2, 12);
+    // Over all three, the killed job counted with its wait (0) and what it ran (120 s).
+    expect(s.mean_wait_all_s).toBeCloseTo((0 + 0 + 115) / 3, 12);
+    expect(s.mean_bounded_slowdown_all).toBeCloseTo((1 + 1 + 155 / 40) / 3, 12);
+    expect(s.failure_reasons).toEqual([{ reason: 'killed by the batch system: walltime of N s exceeded', jobs: 1 }]);
     expect(r.stderr.match(/requested time/g)).toHaveLength(1);
     expect(r.stderr).toContain('1 of 3 jobs give no requested time (SWF field 9): their run time is used as their walltime');
     const rows = readFileSync(path.join(dir, 'jobs.csv'), 'utf8').trimEnd().split('\n');

@@ -168,4 +168,25 @@ describe('summary metrics', () => {
     expect(s.mean_bounded_slowdown).toBeCloseTo((1 + 10.5 + 1.475) / 3, 12);
     expect(s.max_wait_s).toBe(100);
   });
+
+  it('summary over all jobs: a job that failed waiting counts its wait until it failed, and its reason is listed', () => {
+    // 4 processors. a: 4 procs, 1,000 s at 0. b: 4 procs at 1, tried at each pass (arrival, then polls) until its
+    // tries run out: it fails waiting, never started.
+    const jobs = [
+      { id: 'a', kind: 'rigid', app: { model: 'fixed', runtime: 1000 }, components: [{ processors: 4, program: 'x' }] },
+      { id: 'b', kind: 'rigid', submitTime: 1, app: { model: 'fixed', runtime: 10 }, components: [{ processors: 4, program: 'x' }] },
+    ] satisfies JobSpecInput[];
+    const r = run({ clusters: [{ name: 'a', processors: 4 }] }, jobs, { background: false, scheduler: { triesThreshold: 2 } });
+    const b = r.world.metrics.jobs().find((j) => j.id === 'b')!;
+    expect(b.state).toBe('failed');
+    expect(b.wait_s).toBeNaN();
+    expect(b.end).toBeGreaterThan(1);
+    const s = r.world.metrics.summary(0);
+    // Completed only: a (wait 0). All: a (0) and b (its time in the queue, execution 0: bsld = wait / 10 s).
+    expect(s.mean_wait_s).toBe(0);
+    expect(s.mean_wait_all_s).toBeCloseTo((b.end - 1) / 2, 12);
+    expect(s.mean_bounded_slowdown_all).toBeCloseTo((1 + Math.max(1, (b.end - 1) / 10)) / 2, 12);
+    expect(s.failure_reasons).toEqual([{ reason: b.reason.replace(/\d+(?:\.\d+)?/g, 'N'), jobs: 1 }]);
+    expect(s.failure_reasons[0]!.reason).toMatch(/tries/);
+  });
 });

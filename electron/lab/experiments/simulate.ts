@@ -75,7 +75,9 @@ export const simulateExperiment = defineExperiment({
     );
     const series = `${spec.policy}-${spec.workload}`;
     const completed = outcome.jobs.filter((j) => j.state === 'completed');
-    const summary: Record<string, number> = { ...outcome.summary, refused: outcome.refused.length };
+    // The Lab's summary holds figures only; why jobs failed is the CLI's and summary.json's to list.
+    const { failure_reasons: _failureReasons, ...figures } = outcome.summary;
+    const summary: Record<string, number> = { ...figures, refused: outcome.refused.length };
     return {
       kind: 'simulate',
       label: label(spec),
