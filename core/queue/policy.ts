@@ -2,6 +2,8 @@
 // of the waiting jobs and each cluster's plan (core/plan/availability.ts) and answers, job by job, how many
 // processors the job may take on each cluster now; the scheduler's placement policy then chooses among them. Each
 // policy is a file registered by name in registry.ts.
+// Decision: one policy for the whole queue, not one per cluster: a waiting job may start on any cluster and its
+// reservation goes where it starts earliest, so which jobs may pass which is a property of the one queue.
 import type { AvailabilityProfile } from '../plan/availability.js';
 
 export const QUEUE_POLICIES = ['koala', 'fcfs', 'easy', 'cbf'] as const;
