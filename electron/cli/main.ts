@@ -19,7 +19,7 @@ import { simulate, type SimulationOutcome } from '../../core/sim/simulate.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../../core/sim/world.js';
 import { parseGridJson, parseJobsJson } from '../../core/sim/workloads/json.js';
 import { WORKLOAD_PRESETS, workloadPreset } from '../../core/sim/workloads/koala.js';
-import { parseSwf } from '../../core/sim/workloads/swf.js';
+import { parseSwf, type SwfPartition } from '../../core/sim/workloads/swf.js';
 import { ACTIVITY_BUCKET_S, KOALA_DEFAULTS, KOALA_DEFAULT_SEEDS } from '../../core/sim/experiments/koala.js';
 import { COORM_DEFAULT_CONFIG } from '../../core/sim/experiments/coorm.js';
 import { FPE_DEFAULT_CONFIG } from '../../core/sim/experiments/fpe.js';
@@ -142,7 +142,7 @@ async function loadGrid(arg: string): Promise<GridSpec> {
     return parsed.value;
   }
   if (!/\.json$/i.test(arg)) {
-    throw new UsageError(`--grid must be a preset (${Object.keys(GRID_PRESETS).join(', ')}), single:N or a .json file (got "${arg}")`);
+    throw new UsageError(`--grid must be a preset (${Object.keys(GRID_PRESETS).join(', ')}), single:N, from-trace or a .json file (got "${arg}")`);
   }
   const parsed = parseGridJson((await readInput('--grid', arg)).toString('utf8'), arg);
   if (!parsed.ok) throw inputErrors(arg, parsed.errors);
@@ -156,9 +156,23 @@ interface Workload {
   /** Lines of an SWF file that gave no job, with why. */
   skipped: Array<{ line: number; reason: string }>;
   records: number;
+  /** An SWF trace's partitions and their peaks, when asked for (`--grid from-trace`). */
+  partitions?: SwfPartition[];
 }
 
-async function loadWorkload(arg: string, seed: number, strict: boolean, maxJobs: number | undefined): Promise<Workload> {
+export const FROM_TRACE = 'from-trace';
+
+/** `--grid from-trace`: one cluster per partition of the trace (SWF field 16), sized by its peak (swf.ts). */
+function gridFromTrace(workload: Workload, source: string): GridSpec {
+  const partitions = workload.partitions;
+  if (partitions === undefined) throw new UsageError(`--grid ${FROM_TRACE} needs an SWF trace as --workload (got "${source}")`);
+  if (partitions.length === 0) throw new UsageError(`--grid ${FROM_TRACE}: ${source} has no usable job`);
+  // Decision: jobs of an unknown partition (-1) make one cluster of their own, "unknown".
+  const clusters = partitions.map((p) => ({ name: p.partition < 0 ? 'unknown' : `p${p.partition}`, processors: Math.max(1, p.peak) }));
+  return gridSpecSchema.parse({ name: FROM_TRACE, clusters });
+}
+
+async function loadWorkload(arg: string, seed: number, strict: boolean, maxJobs: number | undefined, partitions = false): Promise<Workload> {
   if (Object.hasOwn(WORKLOAD_PRESETS, arg)) {
     const jobs = workloadPreset(arg, seed)!;
     return { jobs: maxJobs === undefined ? jobs : jobs.slice(0, maxJobs), skipped: [], records: jobs.length, walltimeFromRunTime: 0 };
@@ -178,10 +192,10 @@ async function loadWorkload(arg: string, seed: number, strict: boolean, maxJobs:
         throw new UsageError(`${arg}: is not valid gzip data (${error instanceof Error ? error.message : String(error)})`);
       }
     }
-    const parsed = parseSwf(data.toString('utf8'), arg, { strict, ...(maxJobs === undefined ? {} : { maxJobs }) });
+    const parsed = parseSwf(data.toString('utf8'), arg, { strict, partitions, ...(maxJobs === undefined ? {} : { maxJobs }) });
     if (!parsed.ok) throw inputErrors(arg, parsed.errors);
     const { jobs, skipped, walltimeFromRunTime } = parsed.value;
-    return { jobs, skipped, records: jobs.length + skipped.length, walltimeFromRunTime };
+    return { jobs, skipped, records: jobs.length + skipped.length, walltimeFromRunTime, ...(parsed.value.partitions ? { partitions: parsed.value.partitions } : {}) };
   }
   throw new UsageError(
     `--workload must be a preset (${Object.keys(WORKLOAD_PRESETS).join(', ')}) or a .json, .swf or .swf.gz file (got "${arg}")`,
@@ -232,8 +246,10 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
   if ((o.praBackground !== undefined || o.pwaBackground !== undefined) && o.grid !== 'das3') {
     throw new UsageError('--pra-background and --pwa-background apply to the das3 grid only');
   }
-  const grid = withThreshold(background === undefined ? await loadGrid(o.grid) : gridSpecSchema.parse(das3Grid(background)), o.threshold);
-  const workload = await loadWorkload(o.workload, o.seed, o.strict === true, o.maxJobs);
+  const fromTrace = o.grid === FROM_TRACE;
+  const workload = await loadWorkload(o.workload, o.seed, o.strict === true, o.maxJobs, fromTrace);
+  const base = fromTrace ? gridFromTrace(workload, o.workload) : background === undefined ? await loadGrid(o.grid) : gridSpecSchema.parse(das3Grid(background));
+  const grid = withThreshold(base, o.threshold);
   if (workload.skipped.length > 0) {
     const lines = [`${PROGRAM}: warning: ${printable(o.workload)}: skipped ${workload.skipped.length} of ${workload.records} records:`];
     for (const s of workload.skipped.slice(0, SHOW_FIRST)) lines.push(`  line ${s.line}: ${printable(s.reason)}`);
@@ -434,7 +450,10 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .command('simulate')
     .description('Simulate one run of a workload on a grid, in virtual time.')
     .addOption(
-      new Option('--grid <name|single:N|file.json>', `grid preset (${Object.keys(GRID_PRESETS).join(', ')}), one cluster of N processors (single:N), or grid JSON file`).default(
+      new Option(
+        '--grid <name|single:N|from-trace|file.json>',
+        `grid preset (${Object.keys(GRID_PRESETS).join(', ')}), one cluster of N processors (single:N), one cluster per partition of an SWF trace sized by the most it ran at once (${FROM_TRACE}), or grid JSON file`,
+      ).default(
         'das3',
       ),
     )
