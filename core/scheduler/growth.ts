@@ -21,7 +21,7 @@ export class GrowthTrigger {
   /** Clusters whose growth flag went up, in the order it did (duplicates and lowered flags dropped when read). */
   private dueList: ClusterState[] = [];
   /** Clusters polled since the last pass, whose idle processors may go to growth once that pass has run. */
-  private readonly idlePolled: ClusterState[] = [];
+  private readonly idlePolled = new Set<ClusterState>();
 
   constructor(private readonly operations: GrowthOperations) {}
 
@@ -34,13 +34,15 @@ export class GrowthTrigger {
 
   /** A poll found the cluster reachable: its idle processors are looked at after the next full pass. */
   polled(state: ClusterState): void {
-    if (!this.idlePolled.includes(state)) this.idlePolled.push(state);
+    this.idlePolled.add(state);
   }
 
   /** After a full pass: growth made due on the clusters polled meanwhile; true if any cluster has growth due. */
   afterFullPass(): boolean {
-    if (this.idlePolled.length === 0) return false;
-    for (const state of this.idlePolled.splice(0)) this.idleGrowthDue(state);
+    if (this.idlePolled.size === 0) return false;
+    const polled = [...this.idlePolled];
+    this.idlePolled.clear();
+    for (const state of polled) this.idleGrowthDue(state);
     return this.dueList.length > 0;
   }
 
