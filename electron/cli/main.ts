@@ -94,6 +94,8 @@ interface Workload {
   /** Lines of an SWF file that gave no job, with why. */
   skipped: Array<{ line: number; reason: string }>;
   records: number;
+  /** Whether the jobs come from an SWF trace. */
+  trace?: boolean;
   /** An SWF trace's partitions and their peaks, when asked for (`--grid from-trace`). */
   partitions?: SwfPartition[];
 }
@@ -133,7 +135,7 @@ async function loadWorkload(arg: string, seed: number, strict: boolean, maxJobs:
     const parsed = parseSwf(data.toString('utf8'), arg, { strict, partitions, ...(maxJobs === undefined ? {} : { maxJobs }) });
     if (!parsed.ok) throw inputErrors(arg, parsed.errors);
     const { jobs, skipped, walltimeFromRunTime } = parsed.value;
-    return { jobs, skipped, records: jobs.length + skipped.length, walltimeFromRunTime, ...(parsed.value.partitions ? { partitions: parsed.value.partitions } : {}) };
+    return { jobs, skipped, records: jobs.length + skipped.length, walltimeFromRunTime, trace: true, ...(parsed.value.partitions ? { partitions: parsed.value.partitions } : {}) };
   }
   throw new UsageError(
     `--workload must be a preset (${Object.keys(WORKLOAD_PRESETS).join(', ')}) or a .json, .swf or .swf.gz file (got "${arg}")`,
@@ -202,6 +204,10 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
   const placement = o.placement;
   const jobs = placement === undefined ? workload.jobs : workload.jobs.map((j) => ({ ...j, placement }));
 
+  // Decision: a trace's jobs wait rather than fail: the batch system that ran the trace kept each one queued until it
+  // started, so an SWF replay has no placement-tries limit unless --tries sets one (presets and JSON jobs keep the
+  // scheduler's, the KOALA paper's experiment among them).
+  const tries = o.tries ?? (workload.trace ? Number.POSITIVE_INFINITY : undefined);
   const bar = io.stderr.isTTY && !o.json ? await progressBar(io.stderr, 'jobs') : undefined;
   let outcome: SimulationOutcome;
   try {
@@ -215,7 +221,7 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
         background: o.background,
         adaptS: o.adaptS,
         launchDelayS: o.launchDelayS,
-        scheduler: { approach: o.approach, policy: o.policy, queue: o.queue, thresholdScope: o.thresholdScope, ...(o.tries === undefined ? {} : { triesThreshold: o.tries }) },
+        scheduler: { approach: o.approach, policy: o.policy, queue: o.queue, thresholdScope: o.thresholdScope, ...(tries === undefined ? {} : { triesThreshold: tries }) },
       },
       { onProgress: (ended, _total, t) => bar?.update(ended, { note: `t = ${formatDuration(t)}` }) },
     );
@@ -359,7 +365,7 @@ function buildProgram(io: CliIo, done: (code: number) => void, others?: AddComma
     )
     .addOption(new Option('--seed <n>', 'random seed (workload presets and background load)').default(1).argParser(wholeNumber('--seed', 0, MAX_SEED)))
     .addOption(new Option('--poll <seconds>', 'information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))
-    .addOption(new Option('--tries <n>', 'failed placement tries before a job fails').argParser(wholeNumber('--tries', 1, Number.MAX_SAFE_INTEGER)))
+    .addOption(new Option('--tries <n>', 'failed placement tries before a job fails (default: 1000, none for an SWF trace: its jobs wait)').argParser(wholeNumber('--tries', 1, Number.MAX_SAFE_INTEGER)))
     .addOption(new Option('--max-jobs <n>', 'use only the first n jobs of the workload').argParser(wholeNumber('--max-jobs', 1, Number.MAX_SAFE_INTEGER)))
     .option('--strict', 'refuse an SWF trace with malformed lines instead of skipping them')
     .option('--no-background', 'no background load from local users')
