@@ -278,8 +278,9 @@ const figures = {
   ...(await import('./coorm-bench.js')).coormBench(log),
   ...(await import('./plan-bench.js')).planBench(log),
   ...(await import('./fpe-bench.js')).fpeBench(log),
+  ...(await import('./replay-bench.js')).replayBench(log),
   node: process.version,
 };
-const targets = benchTargets(figures);
+const targets = [...benchTargets(figures), ...(await import('./replay-bench.js')).replayTargets(figures)];
 for (const t of targets) log(`target ${t.figure} ${t.target}: ${t.value === null ? 'not measured' : `${t.value} (${t.met ? 'met' : 'NOT met'})`}`);
 console.log(JSON.stringify({ ...figures, targets }));
