@@ -241,6 +241,7 @@ export class ClusterState implements ReadonlyClusterState {
   }
 
   private reservedForOthers(jobId: string | undefined): number {
+    if (this.#reserved === 0) return 0;
     const own = jobId === undefined ? 0 : (this.reservations.get(jobId) ?? 0);
     return this.reserved - own;
   }
