@@ -31,11 +31,17 @@ export const REPLAY_TRACES = [
 ] as const;
 export const REPLAY_POLICIES = ['koala', 'fcfs', 'easy'] as const;
 
+/** A run longer than this is stopped and counts as +Infinity (null in the JSON; its target not met). */
+const TIMEOUT_S = 120;
+
+const seconds = (v: number | null | undefined) => (v === null || v === undefined ? 'not measured' : Number.isFinite(v) ? `${v} s` : `over ${TIMEOUT_S} s (stopped)`);
+
 /** Wall seconds of one run of `node args...`; throws when it fails. */
 function wall(args: readonly string[], env: NodeJS.ProcessEnv = process.env): number {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const r = spawnSync(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: TIMEOUT_S * 1000 });
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (r.signal !== null && s >= TIMEOUT_S) return Number.POSITIVE_INFINITY;
   if (r.status !== 0) throw new Error(`node ${args.join(' ')} ended with ${r.status}: ${r.stderr}`);
   return s;
 }
@@ -77,7 +83,7 @@ export function replayBench(log: (message: string) => void, rounds = 5): Record<
       }
     }
     const replays = interleaved(commands, rounds);
-    for (const [k, v] of Object.entries(replays)) log(`${k}: ${v} s`);
+    for (const [k, v] of Object.entries(replays)) log(`${k}: ${seconds(v)}`);
     Object.assign(out, replays);
 
     const rssFile = path.join(tmp, 'rss');
@@ -99,7 +105,7 @@ export function replayBench(log: (message: string) => void, rounds = 5): Record<
       log(`LCG on --grid from-trace failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
       lcg = { lcg_s: null, lcg_easy_s: null };
     }
-    log(`LCG (188,041 records) on its 170 partitions (--grid from-trace), Worst-Fit: koala ${lcg.lcg_s} s, easy ${lcg.lcg_easy_s} s`);
+    log(`LCG (188,041 records) on its 170 partitions (--grid from-trace), Worst-Fit: koala ${seconds(lcg.lcg_s)}, easy ${seconds(lcg.lcg_easy_s)}`);
     return { ...out, ...lcg };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
