@@ -65,35 +65,130 @@ export interface ReadonlyClusterState {
 
 export class ClusterState implements ReadonlyClusterState {
   readonly cluster: Cluster;
-  background = 0;
+  /** Whether a value the pass state key reads changed since `stateHash` last read them (state-key.ts). */
+  #keyStale = true;
+  #keyMalleable = -1;
+  #keyA = 0;
+  #keyB = 0;
+  get background(): number {
+    return this.#background;
+  }
+  set background(value: number) {
+    if (value !== this.#background) this.#keyStale = true;
+    this.#background = value;
+  }
+  #background: number = 0;
   reachable = true;
   lastPoll = Number.NEGATIVE_INFINITY;
   /** Rigid and moldable jobs, malleable minimums, and what evolving jobs use (or were promised) of their pre-allocations. */
-  nonPreemptible = 0;
+  get nonPreemptible(): number {
+    return this.#nonPreemptible;
+  }
+  set nonPreemptible(value: number) {
+    if (value !== this.#nonPreemptible) this.#keyStale = true;
+    this.#nonPreemptible = value;
+  }
+  #nonPreemptible: number = 0;
   /** Malleable extras: processors above their jobs' minimums. */
-  preemptible = 0;
+  get preemptible(): number {
+    return this.#preemptible;
+  }
+  set preemptible(value: number) {
+    if (value !== this.#preemptible) this.#keyStale = true;
+    this.#preemptible = value;
+  }
+  #preemptible: number = 0;
   /**
    * Pre-allocated by evolving jobs and not in use by them. Never given non-preemptibly to another job; malleable
    * extras may fill them (preemptibly: they are shrunk when the evolving job grows).
    */
-  preallocatedUnused = 0;
+  get preallocatedUnused(): number {
+    return this.#preallocatedUnused;
+  }
+  set preallocatedUnused(value: number) {
+    if (value !== this.#preallocatedUnused) this.#keyStale = true;
+    this.#preallocatedUnused = value;
+  }
+  #preallocatedUnused: number = 0;
   /** Processors offered in grow offers awaiting an answer. */
-  offered = 0;
+  get offered(): number {
+    return this.#offered;
+  }
+  set offered(value: number) {
+    if (value !== this.#offered) this.#keyStale = true;
+    this.#offered = value;
+  }
+  #offered: number = 0;
   /** Processors set aside for queued jobs waiting for a mandatory shrink here, by job id. */
   readonly reservations = new Map<string, number>();
-  reserved = 0;
+  get reserved(): number {
+    return this.#reserved;
+  }
+  set reserved(value: number) {
+    if (value !== this.#reserved) this.#keyStale = true;
+    this.#reserved = value;
+  }
+  #reserved: number = 0;
   /** Running malleable jobs here, in start order (ties by arrival). */
   readonly malleableJobs: JobRecord[] = [];
   /** Evolving jobs placed here and not ended, in placement order. */
   readonly evolvingJobs: JobRecord[] = [];
   /** Processors freed since growth last ran here: the trigger for growing running jobs. */
-  growDue = false;
+  get growDue(): boolean {
+    return this.#growDue;
+  }
+  set growDue(value: boolean) {
+    if (value !== this.#growDue) this.#keyStale = true;
+    this.#growDue = value;
+  }
+  #growDue: boolean = false;
   /**
    * What the last policy grow here started from: processors free for growth, and what its jobs could still take.
    * A poll that finds the same offers nothing again (the jobs declined those very processors).
    */
-  lastGrowFree = -1;
-  lastGrowRoom = -1;
+  get lastGrowFree(): number {
+    return this.#lastGrowFree;
+  }
+  set lastGrowFree(value: number) {
+    if (value !== this.#lastGrowFree) this.#keyStale = true;
+    this.#lastGrowFree = value;
+  }
+  #lastGrowFree: number = -1;
+  get lastGrowRoom(): number {
+    return this.#lastGrowRoom;
+  }
+  set lastGrowRoom(value: number) {
+    if (value !== this.#lastGrowRoom) this.#keyStale = true;
+    this.#lastGrowRoom = value;
+  }
+  #lastGrowRoom: number = -1;
+
+  /**
+   * This cluster's part of the pass state key (state-key.ts) as two 32-bit hashes of its capacity classes, growth flag,
+   * malleable jobs and last growth; computed again only after one of them changed.
+   */
+  stateHash(hash: (values: readonly number[]) => readonly [number, number]): number {
+    if (this.#keyStale || this.#keyMalleable !== this.malleableJobs.length) {
+      [this.#keyA, this.#keyB] = hash([
+        this.#background,
+        this.#nonPreemptible,
+        this.#preemptible,
+        this.#preallocatedUnused,
+        this.#offered,
+        this.#reserved,
+        (this.#growDue ? 1 : 0) + this.malleableJobs.length * 2,
+        this.#lastGrowFree + this.#lastGrowRoom * 0x10001,
+      ]);
+      this.#keyStale = false;
+      this.#keyMalleable = this.malleableJobs.length;
+    }
+    return this.#keyA;
+  }
+
+  /** The second hash of `stateHash`, as of its last call. */
+  get stateHashB(): number {
+    return this.#keyB;
+  }
 
   /** Processors its running malleable jobs could still take (up to their caps). */
   get growRoom(): number {
@@ -146,6 +241,7 @@ export class ClusterState implements ReadonlyClusterState {
   }
 
   private reservedForOthers(jobId: string | undefined): number {
+    if (this.#reserved === 0) return 0;
     const own = jobId === undefined ? 0 : (this.reservations.get(jobId) ?? 0);
     return this.reserved - own;
   }

@@ -135,6 +135,7 @@ export class EvolvingUpdates {
 
   /** Serves the promised processors on every cluster where an evolving job waits for some. */
   serveAll(now: number): void {
+    if (this.host.ledger.evolvingPlaced === 0) return;
     for (const state of this.evolvingClusters()) this.serveUpdates(state, now);
   }
 

@@ -22,6 +22,8 @@ export class GrowthTrigger {
   private dueList: ClusterState[] = [];
   /** Clusters polled since the last pass, whose idle processors may go to growth once that pass has run. */
   private readonly idlePolled: ClusterState[] = [];
+  /** Which clusters are in `idlePolled`, by index. */
+  private readonly isPolled: boolean[] = [];
 
   constructor(private readonly operations: GrowthOperations) {}
 
@@ -34,13 +36,18 @@ export class GrowthTrigger {
 
   /** A poll found the cluster reachable: its idle processors are looked at after the next full pass. */
   polled(state: ClusterState): void {
-    if (!this.idlePolled.includes(state)) this.idlePolled.push(state);
+    const i = state.cluster.index;
+    if (this.isPolled[i]) return;
+    this.isPolled[i] = true;
+    this.idlePolled.push(state);
   }
 
   /** After a full pass: growth made due on the clusters polled meanwhile; true if any cluster has growth due. */
   afterFullPass(): boolean {
     if (this.idlePolled.length === 0) return false;
-    for (const state of this.idlePolled.splice(0)) this.idleGrowthDue(state);
+    const polled = this.idlePolled.splice(0);
+    for (const state of polled) this.isPolled[state.cluster.index] = false;
+    for (const state of polled) this.idleGrowthDue(state);
     return this.dueList.length > 0;
   }
 

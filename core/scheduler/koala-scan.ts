@@ -61,8 +61,17 @@ export class KoalaScan {
     // Upper bounds of what any job may get, to refuse most jobs in O(1) when the grid is full.
     let mostFree = 0;
     let mostWithShrink = 0;
-    for (const s of this.host.clusters) {
+    // What measureRoom would find now, measured on the way.
+    let most = Number.NEGATIVE_INFINITY;
+    let at = 0;
+    const clusters = this.host.clusters;
+    for (let i = 0; i < clusters.length; i++) {
+      const s = clusters[i]!;
       const free = s.availableFor();
+      if (free > most) {
+        most = free;
+        at = i;
+      }
       mostFree = Math.max(mostFree, free);
       if (shrinkToPlace && !this.host.malleability.busy(s)) mostWithShrink = Math.max(mostWithShrink, free + s.shrinkableForPlacement);
     }
@@ -76,7 +85,10 @@ export class KoalaScan {
       this.scannedInRound = this.host.round();
       this.queueSmallest = Number.POSITIVE_INFINITY;
     }
-    this.roomKnown = false;
+    this.roomMost = most;
+    this.roomAt = at;
+    this.roomKnown = true;
+    this.roomEpoch = this.host.epoch();
     const visit = (job: JobRecord): TryOutcome => {
       const outcome = this.visit(job, shrinkToPlace, mostFree, mostWithShrink, now);
       if (outcome === 'kept') this.queueSmallest = Math.min(this.queueSmallest, smallestNeed(job));

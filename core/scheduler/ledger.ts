@@ -7,6 +7,9 @@ import type { ClusterState } from './cluster-state.js';
 import type { JobRecord } from './job-record.js';
 
 export class CapacityLedger {
+  /** Evolving jobs holding a pre-allocation on some cluster (placed and not ended). */
+  evolvingPlaced = 0;
+
   constructor(
     private readonly grid: Grid,
     private readonly clusters: readonly ClusterState[],
@@ -40,6 +43,7 @@ export class CapacityLedger {
     const state = this.clusters[job.clusterIndex]!;
     state.preallocatedUnused += job.preallocation;
     state.evolvingJobs.push(job);
+    this.evolvingPlaced++;
   }
 
   /** Gives back everything a placed job holds. */
@@ -55,7 +59,10 @@ export class CapacityLedger {
       const state = this.clusters[job.clusterIndex]!;
       state.preallocatedUnused -= job.preallocation;
       const i = state.evolvingJobs.indexOf(job);
-      if (i >= 0) state.evolvingJobs.splice(i, 1);
+      if (i >= 0) {
+        state.evolvingJobs.splice(i, 1);
+        this.evolvingPlaced--;
+      }
     } else if (job.malleable) {
       this.account(job, () => {
         job.claimed = 0;

@@ -204,7 +204,7 @@ export class Scheduler {
       queue: this.queue,
       pwa: new ShrinkToPlace(grid, this.clusters, this.ledger, this.malleability),
       malleability: this.malleability,
-      round: () => this.pollRound,
+      round: () => this.tryRound,
       epoch: () => this.epoch,
       place: (job, components, policy, now) => this.place(job, components, policy, now),
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
@@ -537,12 +537,22 @@ export class Scheduler {
     this.koalaScan.scan(shrinkToPlace, now, only);
   }
 
+  /**
+   * The round a failed try counts in: the poll round, a job counting one try per round.
+   * Decision: without a tries limit (a trace replay: its batch system kept every job queued until it started) a job
+   * waits rather than fails, and its tries are one round: it counts and reports its first failed try only, and later
+   * passes keep it without a visit while no cluster has room for it, so that waiting costs nothing when nothing changed.
+   */
+  private get tryRound(): number {
+    return Number.isFinite(this.queue.triesThreshold) ? this.pollRound : 0;
+  }
+
   /** `reason` undefined: already recorded on the job (and worded only if someone reads it). */
   private failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome {
     // A job tried again in the same poll round (processors freed meanwhile) counts nothing and says nothing new: it
     // keeps the reason of the try that counted (callers record a reason only for a try that counts).
-    if (job.triedInRound === this.pollRound) return 'kept';
-    const exhausted = this.queue.countTry(job, reason, this.pollRound);
+    if (job.triedInRound === this.tryRound) return 'kept';
+    const exhausted = this.queue.countTry(job, reason, this.tryRound);
     if (this.bus.wants('placement.failed')) this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason: job.lastFailure });
     else this.bus.skip();
     if (!exhausted) return 'kept';

@@ -13,20 +13,25 @@ export function passStateKey(counts: readonly number[], clusters: readonly Clust
   for (const c of counts) h1 = mix(h1, c);
   let h2 = h1;
   for (const s of clusters) {
-    // Kept cheap (it runs twice a pass): one multiply per value, a second chain over the first.
-    h1 = Math.imul(h1 ^ s.background, 0x9e3779b1);
-    h1 = Math.imul(h1 ^ s.nonPreemptible, 0x85ebca6b);
-    h1 = Math.imul(h1 ^ s.preemptible, 0xc2b2ae35);
-    h1 = Math.imul(h1 ^ s.preallocatedUnused, 0x27d4eb2f);
-    h1 = Math.imul(h1 ^ s.offered, 0x165667b1);
-    h1 = Math.imul(h1 ^ s.reserved, 0x9e3779b1);
-    h1 = Math.imul(h1 ^ ((s.growDue ? 1 : 0) + s.malleableJobs.length * 2), 0x85ebca6b);
-    // What growth was last offered from (a growth that offered nothing still learnt not to ask again).
-    h1 = Math.imul(h1 ^ (s.lastGrowFree + s.lastGrowRoom * 0x10001), 0xc2b2ae35);
-    h2 = Math.imul(h2 ^ (h1 >>> 15), 0xcc9e2d51);
+    // Each cluster's own two hashes, kept by the cluster until one of its values changes: a pass over a large grid
+    // where little changed costs one multiply per cluster and chain.
+    h1 = Math.imul(h1 ^ s.stateHash(clusterHash), 0x9e3779b1);
+    h2 = Math.imul(h2 ^ s.stateHashB ^ (h1 >>> 15), 0xcc9e2d51);
   }
   // Two 32-bit hashes in one exact number (53 bits): a false repeat would need both to collide.
   return (mix(h1, h2) >>> 0) * 0x200000 + (h2 & 0x1fffff);
+}
+
+/** Two independent 32-bit hashes of a cluster's values (passStateKey). */
+function clusterHash(values: readonly number[]): readonly [number, number] {
+  let a = 0x9e3779b1;
+  let b = 0x85ebca6b;
+  for (const v of values) {
+    a = mix(a, v);
+    b = Math.imul(b ^ (v | 0) ^ Math.floor(v / 0x100000000), 0xc2b2ae35);
+    b = (b << 13) | (b >>> 19);
+  }
+  return [a, b];
 }
 
 /** The states the passes at one instant started from and left. */

@@ -15,7 +15,7 @@ import {
 } from '../../core/sim/experiments/coorm.js';
 import { UsageError, toCsv, prepareOutDir, writeOutput, type CsvValue } from './export.js';
 import { printable } from './printable.js';
-import { alignColumns, emit, progressBar, type CliIo } from './main.js';
+import { alignColumns, emit, progressBar, type CliIo } from './terminal.js';
 
 export interface CoormCommandOptions {
   readonly config: CoormExperimentConfig;
@@ -69,7 +69,7 @@ const describeRun = (s: CoormRunSpec): string =>
 export async function coormExperimentCommand(o: CoormCommandOptions, io: CliIo): Promise<number> {
   const outDir = await prepareOutDir(o.out);
   const matrix = coormRunMatrix(o.config);
-  const bar = io.stderr.isTTY && !o.json ? progressBar(io.stderr, 'runs') : undefined;
+  const bar = io.stderr.isTTY && !o.json ? await progressBar(io.stderr, 'runs') : undefined;
   const runs: CoormRun[] = [];
   const cache = new Map<string, CoormRunFigures>();
   try {

@@ -5,7 +5,7 @@ import { FPE_VARIANTS } from '../../core/fpe/registry.js';
 import { FpeTables, analyseFpe, checkFpeConfig, runFpeTest, type FpeAnalysis, type FpeExperimentConfig, type Stat } from '../../core/sim/experiments/fpe.js';
 import { prepareOutDir, toCsv, writeOutput, type CsvValue } from './export.js';
 import { printable } from './printable.js';
-import { alignColumns, emit, progressBar, type CliIo } from './main.js';
+import { alignColumns, emit, progressBar, type CliIo } from './terminal.js';
 
 export interface FpeCommandOptions {
   readonly config: FpeExperimentConfig;
@@ -19,7 +19,7 @@ const BATCH = 25;
 export async function fpeExperimentCommand(o: FpeCommandOptions, io: CliIo): Promise<number> {
   checkFpeConfig(o.config);
   const outDir = await prepareOutDir(o.out);
-  const bar = io.stderr.isTTY && !o.json ? progressBar(io.stderr, 'tests') : undefined;
+  const bar = io.stderr.isTTY && !o.json ? await progressBar(io.stderr, 'tests') : undefined;
   const tables = new FpeTables();
   const rows: CsvValue[][] = [];
   const clock = () => performance.now();

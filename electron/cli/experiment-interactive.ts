@@ -18,7 +18,7 @@ import {
 import { UsageError, toCsv, prepareOutDir, writeOutput, type CsvValue } from './export.js';
 import { COLORS, lineChart, numberList } from './experiment-coorm.js';
 import { printable } from './printable.js';
-import { alignColumns, emit, progressBar, type CliIo } from './main.js';
+import { alignColumns, emit, progressBar, type CliIo } from './terminal.js';
 
 export interface InteractiveFlags {
   readonly seeds?: number | undefined;
@@ -51,7 +51,7 @@ const describeRun = (s: InteractiveRunSpec): string =>
 export async function interactiveExperimentCommand(o: { config: InteractiveExperimentConfig; json?: boolean; out: string }, io: CliIo): Promise<number> {
   const outDir = await prepareOutDir(o.out);
   const matrix = interactiveRunMatrix(o.config);
-  const bar = io.stderr.isTTY && !o.json ? progressBar(io.stderr, 'runs') : undefined;
+  const bar = io.stderr.isTTY && !o.json ? await progressBar(io.stderr, 'runs') : undefined;
   const runs: InteractiveRun[] = [];
   try {
     bar?.start(matrix.length, 0, { note: describeRun(matrix[0]!) });

@@ -22,7 +22,7 @@ import type { ThresholdScope } from '../../core/scheduler/cluster-state.js';
 import type { GrowthAtPoll } from '../../core/scheduler/scheduler.js';
 import { toCsv, prepareOutDir, writeOutput, type CsvValue } from './export.js';
 import { printable } from './printable.js';
-import { alignColumns, emit, progressBar, type CliIo } from './main.js';
+import { alignColumns, emit, progressBar, type CliIo } from './terminal.js';
 
 export interface KoalaCommandOptions {
   seeds: number;
@@ -57,7 +57,7 @@ export async function koalaExperimentCommand(o: KoalaCommandOptions, io: CliIo):
     launchDelayS: o.launchDelayS,
     growthAtPoll: o.growthAtPoll,
   };
-  const bar = io.stderr.isTTY && !o.json ? progressBar(io.stderr, 'runs') : undefined;
+  const bar = io.stderr.isTTY && !o.json ? await progressBar(io.stderr, 'runs') : undefined;
   const runs: KoalaRun[] = [];
   let sensitivity: KoalaSensitivity;
   try {

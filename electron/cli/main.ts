@@ -1,18 +1,15 @@
 // The `concertina` command line: `simulate` one run, or run a paper's experiment (`koala`, `coorm`, `fpe`, `interactive`). Any misuse (flag,
 // value, file, input field) ends with one message on stderr and exit code 2; an internal error with its message and 1.
-import { DEFAULT_WARM_UP_S } from '../host/warm-up.js';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { Command, CommanderError, Option } from 'commander';
-import cliProgress from 'cli-progress';
 import { APPROACHES, MAX_PROCESSORS, PLACEMENT_POLICIES, gridSpecSchema, type GridSpec, type JobSpec, type PlacementPolicyName } from '../../core/model/schemas.js';
 import { parseWith, type FieldError } from '../../core/model/result.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { GRID_PRESETS, das3Grid, gridPreset, singleCluster } from '../../core/sim/grids.js';
 import type { ThresholdScope } from '../../core/scheduler/cluster-state.js';
-import { GROWTH_AT_POLL, type GrowthAtPoll } from '../../core/scheduler/scheduler.js';
 import { QUEUE_POLICIES, type QueuePolicyName } from '../../core/queue/policy.js';
 import { QUEUE_PRIORITIES, type QueuePriorityName } from '../../core/queue/priority.js';
 import { BACKFILLING_POLICIES } from '../../core/queue/registry.js';
@@ -21,81 +18,21 @@ import { simulate, type SimulationOutcome } from '../../core/sim/simulate.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../../core/sim/world.js';
 import { parseGridJson, parseJobsJson } from '../../core/sim/workloads/json.js';
 import { WORKLOAD_PRESETS, workloadPreset } from '../../core/sim/workloads/koala.js';
-import { parseSwf } from '../../core/sim/workloads/swf.js';
-import { ACTIVITY_BUCKET_S, KOALA_DEFAULTS, KOALA_DEFAULT_SEEDS } from '../../core/sim/experiments/koala.js';
-import { COORM_DEFAULT_CONFIG } from '../../core/sim/experiments/coorm.js';
-import { FPE_DEFAULT_CONFIG, FPE_LIMITS } from '../../core/sim/experiments/fpe.js';
-import { INTERACTIVE_DEFAULT_CONFIG, INTERACTIVE_LIMITS } from '../../core/sim/experiments/interactive.js';
+import { parseSwf, type SwfPartition } from '../../core/sim/workloads/swf.js';
 import { printable } from './printable.js';
 import { UsageError, activityCsv, jobsCsv, prepareOutDir, systemReason, toJson, utilizationCsv, writeOutput } from './export.js';
-
-/** Where the CLI writes; process.stdout and process.stderr unless a test passes its own. */
-export interface CliStream {
-  write(chunk: string, callback?: (error?: Error | null) => void): boolean;
-  readonly isTTY?: boolean;
-}
-
-export interface CliIo {
-  readonly stdout: CliStream;
-  readonly stderr: CliStream;
-}
-
-/** Writes and waits until the text is handed over, so process.exit right after loses nothing. */
-export function emit(stream: CliStream, text: string): Promise<void> {
-  return new Promise((resolve) => {
-    stream.write(text, () => resolve());
-  });
-}
+import { MAX_SEED, choice, fraction, fractionUpToOne, seconds, thresholdScopeOption, wholeNumber } from './flags.js';
+import { alignColumns, emit, progressBar, type CliIo } from './terminal.js';
 
 export const PROGRAM = 'concertina';
+
+export { alignColumns, emit, progressBar, type CliIo, type CliStream } from './terminal.js';
+
+type AddCommands = (program: Command, io: CliIo, done: (code: number) => void) => void;
 /** Messages of skipped or refused inputs shown before "and N more". */
 const SHOW_FIRST = 5;
-const MAX_SEEDS = 1000;
-const MAX_SEED = 2 ** 32 - 1; // the generator folds seeds to 32 bits
 
 // ---- values of flags -----------------------------------------------------------------------------------------
-
-function choice(flag: string, allowed: readonly string[]): (value: string) => string {
-  return (value) => {
-    if (!allowed.includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got "${value}")`);
-    return value;
-  };
-}
-
-function wholeNumber(flag: string, min: number, max: number): (value: string) => number {
-  return (value) => {
-    const n = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
-    if (!Number.isSafeInteger(n) || n < min || n > max) {
-      throw new UsageError(`${flag} must be a whole number from ${min} to ${max} (got "${value}")`);
-    }
-    return n;
-  };
-}
-
-function seconds(flag: string, min: number): (value: string) => number {
-  return (value) => {
-    const n = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : Number.NaN;
-    if (!Number.isFinite(n) || n < min) throw new UsageError(`${flag} must be a number of seconds, at least ${min} (got "${value}")`);
-    return n;
-  };
-}
-
-/** A fraction in (0, 1], 1 included (a threshold may be the whole cluster). */
-function fractionUpToOne(flag: string): (value: string) => number {
-  return (value) => {
-    const n = /^(0?\.\d+|1(\.0*)?)$/.test(value.trim()) ? Number(value) : Number.NaN;
-    if (!(n > 0 && n <= 1)) throw new UsageError(`${flag} must be a fraction above 0 and at most 1, e.g. 0.95 (got "${value}")`);
-    return n;
-  };
-}
-
-function fraction(flag: string): (value: string) => number {
-  return (value) => {
-    const n = /^0?\.\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
-    if (!(n > 0 && n < 1)) throw new UsageError(`${flag} must be a fraction between 0 and 1, e.g. 0.3 (got "${value}")`);
-    return n;
-  };
-}
 
 // ---- inputs --------------------------------------------------------------------------------------------------
 
@@ -145,7 +82,7 @@ async function loadGrid(arg: string): Promise<GridSpec> {
     return parsed.value;
   }
   if (!/\.json$/i.test(arg)) {
-    throw new UsageError(`--grid must be a preset (${Object.keys(GRID_PRESETS).join(', ')}), single:N or a .json file (got "${arg}")`);
+    throw new UsageError(`--grid must be a preset (${Object.keys(GRID_PRESETS).join(', ')}), single:N, from-trace or a .json file (got "${arg}")`);
   }
   const parsed = parseGridJson((await readInput('--grid', arg)).toString('utf8'), arg);
   if (!parsed.ok) throw inputErrors(arg, parsed.errors);
@@ -159,9 +96,25 @@ interface Workload {
   /** Lines of an SWF file that gave no job, with why. */
   skipped: Array<{ line: number; reason: string }>;
   records: number;
+  /** Whether the jobs come from an SWF trace. */
+  trace?: boolean;
+  /** An SWF trace's partitions and their peaks, when asked for (`--grid from-trace`). */
+  partitions?: SwfPartition[];
 }
 
-async function loadWorkload(arg: string, seed: number, strict: boolean, maxJobs: number | undefined): Promise<Workload> {
+export const FROM_TRACE = 'from-trace';
+
+/** `--grid from-trace`: one cluster per partition of the trace (SWF field 16), sized by its peak (swf.ts). */
+function gridFromTrace(workload: Workload, source: string): GridSpec {
+  const partitions = workload.partitions;
+  if (partitions === undefined) throw new UsageError(`--grid ${FROM_TRACE} needs an SWF trace as --workload (got "${source}")`);
+  if (partitions.length === 0) throw new UsageError(`--grid ${FROM_TRACE}: ${source} has no usable job`);
+  // Decision: jobs of an unknown partition (-1) make one cluster of their own, "unknown".
+  const clusters = partitions.map((p) => ({ name: p.partition < 0 ? 'unknown' : `p${p.partition}`, processors: Math.max(1, p.peak) }));
+  return gridSpecSchema.parse({ name: FROM_TRACE, clusters });
+}
+
+async function loadWorkload(arg: string, seed: number, strict: boolean, maxJobs: number | undefined, partitions = false): Promise<Workload> {
   if (Object.hasOwn(WORKLOAD_PRESETS, arg)) {
     const jobs = workloadPreset(arg, seed)!;
     return { jobs: maxJobs === undefined ? jobs : jobs.slice(0, maxJobs), skipped: [], records: jobs.length, walltimeFromRunTime: 0 };
@@ -181,10 +134,10 @@ async function loadWorkload(arg: string, seed: number, strict: boolean, maxJobs:
         throw new UsageError(`${arg}: is not valid gzip data (${error instanceof Error ? error.message : String(error)})`);
       }
     }
-    const parsed = parseSwf(data.toString('utf8'), arg, { strict, ...(maxJobs === undefined ? {} : { maxJobs }) });
+    const parsed = parseSwf(data.toString('utf8'), arg, { strict, partitions, ...(maxJobs === undefined ? {} : { maxJobs }) });
     if (!parsed.ok) throw inputErrors(arg, parsed.errors);
     const { jobs, skipped, walltimeFromRunTime } = parsed.value;
-    return { jobs, skipped, records: jobs.length + skipped.length, walltimeFromRunTime };
+    return { jobs, skipped, records: jobs.length + skipped.length, walltimeFromRunTime, trace: true, ...(parsed.value.partitions ? { partitions: parsed.value.partitions } : {}) };
   }
   throw new UsageError(
     `--workload must be a preset (${Object.keys(WORKLOAD_PRESETS).join(', ')}) or a .json, .swf or .swf.gz file (got "${arg}")`,
@@ -242,8 +195,10 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
   if ((o.praBackground !== undefined || o.pwaBackground !== undefined) && o.grid !== 'das3') {
     throw new UsageError('--pra-background and --pwa-background apply to the das3 grid only');
   }
-  const grid = withThreshold(background === undefined ? await loadGrid(o.grid) : gridSpecSchema.parse(das3Grid(background)), o.threshold);
-  const workload = await loadWorkload(o.workload, o.seed, o.strict === true, o.maxJobs);
+  const fromTrace = o.grid === FROM_TRACE;
+  const workload = await loadWorkload(o.workload, o.seed, o.strict === true, o.maxJobs, fromTrace);
+  const base = fromTrace ? gridFromTrace(workload, o.workload) : background === undefined ? await loadGrid(o.grid) : gridSpecSchema.parse(das3Grid(background));
+  const grid = withThreshold(base, o.threshold);
   if (workload.skipped.length > 0) {
     const lines = [`${PROGRAM}: warning: ${printable(o.workload)}: skipped ${workload.skipped.length} of ${workload.records} records:`];
     for (const s of workload.skipped.slice(0, SHOW_FIRST)) lines.push(`  line ${s.line}: ${printable(s.reason)}`);
@@ -258,7 +213,11 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
   const placement = o.placement;
   const jobs = placement === undefined ? workload.jobs : workload.jobs.map((j) => ({ ...j, placement }));
 
-  const bar = io.stderr.isTTY && !o.json ? progressBar(io.stderr, 'jobs') : undefined;
+  // Decision: a trace's jobs wait rather than fail: the batch system that ran the trace kept each one queued until it
+  // started, so an SWF replay has no placement-tries limit unless --tries sets one (presets and JSON jobs keep the
+  // scheduler's, the KOALA paper's experiment among them).
+  const tries = o.tries ?? (workload.trace ? Number.POSITIVE_INFINITY : undefined);
+  const bar = io.stderr.isTTY && !o.json ? await progressBar(io.stderr, 'jobs') : undefined;
   let outcome: SimulationOutcome;
   try {
     bar?.start(jobs.length, 0, { note: '' });
@@ -278,7 +237,7 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
           reservationDepth: o.reservationDepth,
           priority: o.priority,
           thresholdScope: o.thresholdScope,
-          ...(o.tries === undefined ? {} : { triesThreshold: o.tries }),
+          ...(tries === undefined ? {} : { triesThreshold: tries }),
         },
       },
       { onProgress: (ended, _total, t) => bar?.update(ended, { note: `t = ${formatDuration(t)}` }) },
@@ -316,6 +275,7 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
   else await emit(io.stdout, summaryTable(report, grid));
 
   if (outDir !== undefined) {
+    const { ACTIVITY_BUCKET_S } = await import('../../core/sim/experiments/koala.js');
     const { csv, stepS } = utilizationCsv(outcome.clusters, outcome.endTime);
     const written = [
       await writeOutput(outDir, 'summary.json', toJson(report)),
@@ -335,20 +295,6 @@ function formatDuration(s: number): string {
   if (s < 7200) return `${(s / 60).toFixed(1)} min`;
   if (s < 172800) return `${(s / 3600).toFixed(1)} h`;
   return `${(s / 86400).toFixed(1)} d`;
-}
-
-/** Rows of cells as aligned columns: text columns to the left, numbers to the right. */
-export function alignColumns(rows: ReadonlyArray<readonly string[]>, rightAligned: readonly number[] = []): string {
-  const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, i) => (rightAligned.includes(i) ? cell.padStart(widths[i]!) : i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
 }
 
 function summaryTable(r: SimulateReport, grid: GridSpec): string {
@@ -381,52 +327,7 @@ function summaryTable(r: SimulateReport, grid: GridSpec): string {
   return `${printable(head)}\n\n${alignColumns(rows, [1])}\n`;
 }
 
-/** A progress bar on the terminal behind `stream`; `note` is a free payload field. */
-export function progressBar(stream: CliStream, unit: string): cliProgress.SingleBar {
-  return new cliProgress.SingleBar(
-    {
-      stream: stream as unknown as NodeJS.WritableStream,
-      format: `{bar} {percentage}% | {value}/{total} ${unit} | {note}`,
-      hideCursor: true,
-      clearOnComplete: true,
-      barsize: 30,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-}
-
-interface ExperimentFlags {
-  seeds: number;
-  poll: number;
-  backgroundLoad?: number;
-  praBackground?: number;
-  pwaBackground?: number;
-  threshold: number;
-  thresholdScope: ThresholdScope;
-  adaptS: number;
-  launchDelayS: number;
-  growthAtPoll: GrowthAtPoll;
-  steps?: number;
-  factors?: string;
-  intervals?: string;
-  twoPsaIntervals?: string;
-  tests?: number;
-  seed?: number;
-  nodes?: number;
-  loads?: string;
-  overrunShare?: string;
-  minutes?: number;
-  json?: boolean;
-  out?: string;
-}
-
 // ---- the program ---------------------------------------------------------------------------------------------
-
-function thresholdScopeOption(fallback: ThresholdScope, prefix = ''): Option {
-  return new Option('--threshold-scope <scope>', `${prefix}what the threshold caps: growth (only what growth adds) or all (everything Concertina holds)`)
-    .default(fallback)
-    .argParser(choice('--threshold-scope', ['growth', 'all'] as const));
-}
 
 function packageVersion(): string {
   // dist/electron/cli/ when built, electron/cli/ when a test loads the source.
@@ -441,7 +342,7 @@ function packageVersion(): string {
   return 'unknown';
 }
 
-function buildProgram(io: CliIo, done: (code: number) => void): Command {
+function buildProgram(io: CliIo, done: (code: number) => void, others?: AddCommands): Command {
   const program = new Command(PROGRAM);
   program
     .description('Multicluster scheduler for malleable HPC jobs (KOALA-style), with a discrete-event simulator.')
@@ -461,7 +362,10 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .command('simulate')
     .description('Simulate one run of a workload on a grid, in virtual time.')
     .addOption(
-      new Option('--grid <name|single:N|file.json>', `grid preset (${Object.keys(GRID_PRESETS).join(', ')}), one cluster of N processors (single:N), or grid JSON file`).default(
+      new Option(
+        '--grid <name|single:N|from-trace|file.json>',
+        `grid preset (${Object.keys(GRID_PRESETS).join(', ')}), one cluster of N processors (single:N), one cluster per partition of an SWF trace sized by the most it ran at once (${FROM_TRACE}), or grid JSON file`,
+      ).default(
         'das3',
       ),
     )
@@ -497,7 +401,7 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     )
     .addOption(new Option('--seed <n>', 'random seed (workload presets and background load)').default(1).argParser(wholeNumber('--seed', 0, MAX_SEED)))
     .addOption(new Option('--poll <seconds>', 'information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))
-    .addOption(new Option('--tries <n>', 'failed placement tries before a job fails').argParser(wholeNumber('--tries', 1, Number.MAX_SAFE_INTEGER)))
+    .addOption(new Option('--tries <n>', 'failed placement tries before a job fails (default: 1000, none for an SWF trace: its jobs wait)').argParser(wholeNumber('--tries', 1, Number.MAX_SAFE_INTEGER)))
     .addOption(new Option('--max-jobs <n>', 'use only the first n jobs of the workload').argParser(wholeNumber('--max-jobs', 1, Number.MAX_SAFE_INTEGER)))
     .option('--strict', 'refuse an SWF trace with malformed lines instead of skipping them')
     .option('--no-background', 'no background load from local users')
@@ -511,129 +415,9 @@ function buildProgram(io: CliIo, done: (code: number) => void): Command {
     .option('--out <dir>', 'write summary.json, jobs.csv, utilization.csv and activity.csv to this directory')
     .action(async (options: SimulateOptions) => done(await simulateCommand(options, io)));
 
-  program
-    .command('experiment')
-    .description(
-      "Run one of the papers' experiments: koala (KOALA section VII, Figures 7 and 8), coorm (CooRMv2 section 5, Figures 9-11), fpe (fully-predictably evolving applications, Tables 1 and 2) or interactive (interactive periodic divisible jobs: interleaved against exclusive nodes).",
-    )
-    .argument('<name>', 'experiment: koala, coorm, fpe or interactive', choice('experiment', ['koala', 'coorm', 'fpe', 'interactive']))
-    .addOption(
-      new Option('--seeds <n>', 'seeds per combination (1..n)')
-        .default(KOALA_DEFAULT_SEEDS, `koala ${KOALA_DEFAULT_SEEDS}, coorm ${COORM_DEFAULT_CONFIG.seeds}, interactive ${INTERACTIVE_DEFAULT_CONFIG.seeds}`)
-        .argParser(wholeNumber('--seeds', 1, MAX_SEEDS)),
-    )
-    .addOption(new Option('--poll <seconds>', 'koala: information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))
-    .addOption(
-      new Option('--background-load <fraction>', 'koala: share of DAS-3 busy with local users bypassing the scheduler, both figures').argParser(
-        fraction('--background-load'),
-      ),
-    )
-    .addOption(new Option('--pra-background <fraction>', "koala: the same for Figure 7's runs (PRA)").default(KOALA_DEFAULTS.praBackground).argParser(fraction('--pra-background')))
-    .addOption(new Option('--pwa-background <fraction>', "koala: the same for Figure 8's runs (PWA)").default(KOALA_DEFAULTS.pwaBackground).argParser(fraction('--pwa-background')))
-    .addOption(new Option('--threshold <fraction>', "koala: each cluster's threshold as a fraction of its processors").default(KOALA_DEFAULTS.threshold).argParser(fractionUpToOne('--threshold')))
-    .addOption(thresholdScopeOption(KOALA_DEFAULTS.thresholdScope, 'koala: '))
-    .addOption(new Option('--adapt-s <seconds>', 'koala: seconds an application takes to adapt to a new size').default(KOALA_DEFAULTS.adaptS).argParser(seconds('--adapt-s', 0)))
-    .addOption(new Option('--launch-delay-s <seconds>', 'koala: seconds a local job takes to launch').default(KOALA_DEFAULTS.launchDelayS).argParser(seconds('--launch-delay-s', 0)))
-    .addOption(
-      new Option('--growth-at-poll <trigger>', "koala: what makes growth due at a poll: freed (the paper's: processors local users gave back) or idle (any idle under the threshold)")
-        .default(KOALA_DEFAULTS.growthAtPoll)
-        .argParser(choice('--growth-at-poll', GROWTH_AT_POLL)),
-    )
-    .addOption(new Option('--steps <n>', 'coorm: AMR steps per run (default 1000)').argParser(wholeNumber('--steps', 1, 100_000)))
-    .option('--factors <list>', 'coorm: overcommit factors of Figure 9, comma-separated')
-    .option('--intervals <list>', 'coorm: announce intervals of Figure 10 in seconds, comma-separated')
-    .option('--two-psa-intervals <list>', 'coorm: announce intervals of Figure 11 in seconds, comma-separated')
-    .addOption(new Option('--tests <n>', `fpe: tests, each a queue of 15-20 evolving applications (default ${FPE_DEFAULT_CONFIG.tests})`).argParser(wholeNumber('--tests', 1, FPE_LIMITS.maxTests)))
-    .addOption(new Option('--seed <n>', `fpe: random seed of the tests (default ${FPE_DEFAULT_CONFIG.seed})`).argParser(wholeNumber('--seed', 0, MAX_SEED)))
-    .addOption(new Option('--nodes <n>', `fpe: nodes of the cluster, at least the largest step (default ${FPE_DEFAULT_CONFIG.nodes})`).argParser(wholeNumber('--nodes', FPE_LIMITS.minNodes, MAX_PROCESSORS)))
-    .option('--loads <list>', `interactive: offered loads (multiples of the cluster's capacity), comma-separated (default ${INTERACTIVE_DEFAULT_CONFIG.loads.join(',')})`)
-    .addOption(new Option('--minutes <n>', `interactive: simulated minutes per run (default ${INTERACTIVE_DEFAULT_CONFIG.horizonMs / 60_000})`).argParser(wholeNumber('--minutes', 1, INTERACTIVE_LIMITS.maxMinutes)))
-    .option('--overrun-share <fraction>', `interactive: share of jobs whose data grows once in the runs with overruns (default ${INTERACTIVE_DEFAULT_CONFIG.overrunShare})`)
-    .option('--json', 'print the results as one JSON object')
-    .option('--out <dir>', 'directory for the report, CSV files and SVG plots (default: ./<name>-experiment)')
-    .action(async (name: string, options: ExperimentFlags, command: Command) => {
-      const given = (flag: string) => command.getOptionValueSource(flag) === 'cli';
-      const onlyFor = (flags: readonly string[], experiment: string) => {
-        const wrong = flags.find(given);
-        if (wrong) throw new UsageError(`--${wrong.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to experiment ${experiment} only`);
-      };
-      const koalaFlags = ['poll', 'backgroundLoad', 'praBackground', 'pwaBackground', 'threshold', 'thresholdScope', 'adaptS', 'launchDelayS', 'growthAtPoll'];
-      const coormFlags = ['steps', 'factors', 'intervals', 'twoPsaIntervals'];
-      const interactiveFlags = ['loads', 'overrunShare', 'minutes'];
-      if (name === 'fpe') {
-        onlyFor(koalaFlags, 'koala');
-        onlyFor(coormFlags, 'coorm');
-        onlyFor(interactiveFlags, 'interactive');
-        if (given('seeds')) throw new UsageError('--seeds applies to experiments koala, coorm and interactive only (fpe has --seed and --tests)');
-        const { fpeExperimentCommand } = await import('./experiment-fpe.js');
-        const d = FPE_DEFAULT_CONFIG;
-        const config = { tests: options.tests ?? d.tests, seed: options.seed ?? d.seed, nodes: options.nodes ?? d.nodes };
-        done(await fpeExperimentCommand({ config, json: options.json, out: options.out ?? './fpe-experiment' }, io));
-        return;
-      }
-      onlyFor(['tests', 'seed', 'nodes'], 'fpe');
-      // Loaded only here: echarts takes most of a second to load.
-      if (name === 'interactive') {
-        onlyFor(koalaFlags, 'koala');
-        onlyFor(coormFlags, 'coorm');
-        const { interactiveExperimentCommand, interactiveConfigFromFlags } = await import('./experiment-interactive.js');
-        const config = interactiveConfigFromFlags({ seeds: given('seeds') ? options.seeds : undefined, loads: options.loads, overrunShare: options.overrunShare, minutes: options.minutes });
-        done(await interactiveExperimentCommand({ config, json: options.json, out: options.out ?? './interactive-experiment' }, io));
-        return;
-      }
-      onlyFor(interactiveFlags, 'interactive');
-      if (name === 'coorm') {
-        onlyFor(koalaFlags, 'koala');
-        const { coormExperimentCommand, coormConfigFromFlags } = await import('./experiment-coorm.js');
-        const out = options.out ?? './coorm-experiment';
-        done(await coormExperimentCommand({ config: coormConfigFromFlags({ ...options, seeds: given('seeds') ? options.seeds : undefined }), json: options.json, out }, io));
-        return;
-      }
-      onlyFor(coormFlags, 'coorm');
-      if (options.backgroundLoad !== undefined && (given('praBackground') || given('pwaBackground'))) {
-        throw new UsageError('--background-load sets both figures: give it, or --pra-background and --pwa-background, not both');
-      }
-      const { koalaExperimentCommand } = await import('./experiment.js');
-      const both = options.backgroundLoad;
-      done(
-        await koalaExperimentCommand(
-          {
-            ...options,
-            praBackground: both ?? options.praBackground ?? KOALA_DEFAULTS.praBackground,
-            pwaBackground: both ?? options.pwaBackground ?? KOALA_DEFAULTS.pwaBackground,
-            out: options.out ?? './koala-experiment',
-          },
-          io,
-        ),
-      );
-    });
-  program
-    .command('serve')
-    .description('Start the headless web mode: the host and its API on http://127.0.0.1, behind a token printed in the URL.')
-    .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').default(0).argParser(wholeNumber('--port', 0, 65535)))
-    .addOption(new Option('--host <address>', 'address to bind').default('127.0.0.1'))
-    .option('--store <file>', 'SQLite file that keeps the run (an existing run is resumed)')
-    .option('--read-only', 'with --store: show the stored run without changing the file (nothing is accepted)')
-    .addOption(
-      new Option('--warm-up <minutes>', 'virtual minutes a fresh run computes before its clock starts, so the console opens on a living grid (0: none)')
-        .default(DEFAULT_WARM_UP_S / 60)
-        .argParser(wholeNumber('--warm-up', 0, 7 * 24 * 60)),
-    )
-    .action(async (options: { port: number; host: string; store?: string; readOnly?: boolean; warmUp: number }) => {
-      if (options.readOnly && !options.store) throw new UsageError('--read-only needs --store');
-      const { serveCommand } = await import('./serve.js');
-      done(await serveCommand(options, io));
-    });
-  program
-    .command('store')
-    .description('Work on a store file (the SQLite file of `serve --store`).')
-    .command('check')
-    .description('Verify a store without changing it: every accepted job has its submission event, no event is missing or stored twice, the clock is consistent. Exit 2 when anything is wrong.')
-    .argument('<file>', 'the store')
-    .action(async (file: string) => {
-      const { storeCheckCommand } = await import('./store-check.js');
-      done(await storeCheckCommand(file, io));
-    });
+  // Decision: the other commands are defined (and their modules loaded) only when the command line is not a simulate
+  // run, so that `simulate` loads nothing of the experiments, the host, the store, the plots or SSH (issue 17).
+  if (others) others(program, io, done);
   return program;
 }
 
@@ -649,7 +433,8 @@ function commanderMessage(message: string): string {
 /** Runs the CLI on `argv` (as process.argv: node, script, arguments...) and returns the exit code. */
 export async function main(argv: readonly string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   let code = 0;
-  const program = buildProgram(io, (c) => (code = c));
+  const others = argv[2] === 'simulate' ? undefined : (await import('./commands.js')).addCommands;
+  const program = buildProgram(io, (c) => (code = c), others);
   try {
     if (argv.length <= 2) throw new UsageError(`missing command: simulate, experiment, serve or store (see ${PROGRAM} --help)`);
     await program.parseAsync([...argv]);

@@ -283,8 +283,9 @@ const figures = {
   ...(await import('./backfill-bench.js')).backfillBench(log),
   ...(await import('./fpe-bench.js')).fpeBench(log),
   ...(await import('./interactive-bench.js')).interactiveBench(log),
+  ...(await import('./replay-bench.js')).replayBench(log),
   node: process.version,
 };
-const targets = benchTargets(figures);
+const targets = [...benchTargets(figures), ...(await import('./replay-bench.js')).replayTargets(figures)];
 for (const t of targets) log(`target ${t.figure} ${t.target}: ${t.value === null ? 'not measured' : `${t.value} (${t.met ? 'met' : 'NOT met'})`}`);
 console.log(JSON.stringify({ ...figures, targets }));

@@ -314,6 +314,20 @@ describe('concertina simulate', () => {
     expect({ ...parseSingleJson(shorthand.stdout), grid: grid }).toEqual(s);
   });
 
+  it('--grid from-trace builds one cluster per partition of the trace, sized by the most it ran at once', () => {
+    // Partition 3 ran 2 + 4 at once (6), partition 7 ran 5: a 6-processor job fits only on p3's cluster.
+    const record = (n: number, submit: number, runtime: number, procs: number, partition: number) =>
+      `${n} ${submit} 0 ${runtime} ${procs} -1 -1 ${procs} ${runtime} -1 1 -1 -1 -1 -1 ${partition} -1 -1`;
+    const swf = write('parts.swf', [record(1, 0, 100, 2, 3), record(2, 10, 100, 4, 3), record(3, 20, 50, 5, 7), record(4, 30, 10, 6, 7), ''].join('\n'));
+    const out = path.join(tmp, 'from-trace-out');
+    const r = cli('simulate', '--json', '--grid', 'from-trace', '--workload', swf, '--out', out);
+    expect(r.code, r.stderr).toBe(0);
+    expect(parseSingleJson(r.stdout)).toMatchObject({ grid: 'from-trace', jobs: 4, completed: 4 });
+    const rows = readFileSync(path.join(out, 'jobs.csv'), 'utf8').split('\n');
+    expect(rows.find((l) => l.startsWith('swf-4,'))).toContain(',p3,');
+    expectUsageError(cli('simulate', '--grid', 'from-trace', '--workload', 'wm'), 'from-trace needs an SWF trace');
+  });
+
   it('skips malformed SWF lines and says so, or refuses them with --strict', () => {
     const record = (n: number, submit: number, runtime: number, procs: number) => `${n} ${submit} -1 ${runtime} ${procs} -1 -1 ${procs} -1 -1 1 -1 -1 -1 -1 -1 -1 -1`;
     const swf = write('small.swf', ['; MaxProcs: 8', record(1, 0, 100, 2), record(2, 10, 0, 2), '3 20 x 100', record(4, 30, 50, 4), ''].join('\n'));

@@ -382,6 +382,24 @@ describe('SWF import', () => {
     expect(mustOk(parseSwf(text, 't', { maxJobs: 0 })).jobs).toHaveLength(0);
   });
 
+  it('measures the most processors each partition ran at once (field 16), ends freeing before starts at one instant', () => {
+    // job, submit, wait, run, procs, ..., partition (field 16)
+    const rec = (n: number, submit: number, wait: number, run: number, procs: number, partition: number) =>
+      `${n} ${submit} ${wait} ${run} ${procs} -1 -1 ${procs} -1 -1 1 1 1 -1 1 ${partition} -1 -1`;
+    const text = [
+      rec(1, 0, 0, 100, 4, 2), // p2 holds 4 over [0, 100)
+      rec(2, 10, 5, 100, 3, 2), // p2 holds 3 over [15, 115): 7 at once
+      rec(3, 50, 50, 10, 6, 2), // p2 takes 6 at 100 as job 1 ends: 3 + 6 = 9
+      rec(4, 0, -1, 10, 5, 1), // p1: unknown wait counts as none
+      rec(5, 20, 0, 0, 50, 1), // skipped (run time 0): not counted
+    ].join('\n');
+    expect(mustOk(parseSwf(text, 't', { partitions: true })).partitions).toEqual([
+      { partition: 1, peak: 5 },
+      { partition: 2, peak: 9 },
+    ]);
+    expect(mustOk(parseSwf(text, 't')).partitions).toBeUndefined();
+  });
+
   it('flags non-numeric fields as malformed', () => {
     const r = mustOk(parseSwf('1 0 -1 abc 2 -1 -1 2 -1 -1 1 1 1 -1 1 -1 -1 -1', 't'));
     expect(r.jobs).toEqual([]);

@@ -7,6 +7,14 @@ export interface SwfOptions {
   maxJobs?: number;
   /** Refuse the whole text on any malformed line instead of skipping it. */
   strict?: boolean;
+  /** Also measure each partition's peak (`partitions`), for a grid built from the trace. */
+  partitions?: boolean;
+}
+
+/** One partition of a trace (SWF field 16; -1 when unknown) and the most processors its kept jobs ran at once. */
+export interface SwfPartition {
+  readonly partition: number;
+  readonly peak: number;
 }
 
 export interface SwfSkip {
@@ -22,6 +30,8 @@ export interface SwfWorkload {
   header: Record<string, string>;
   /** Jobs without a requested time (field 9 unknown), whose run time became their walltime. */
   walltimeFromRunTime: number;
+  /** With `partitions` asked for: every partition of the kept jobs, in increasing order. */
+  partitions?: SwfPartition[];
 }
 
 const FIELDS = 18;
@@ -45,6 +55,8 @@ interface ParseState {
   /** The header key an indented comment line continues. */
   lastKey: string | undefined;
   earliest: number;
+  /** With `partitions`: each kept job's partition, start (submit + wait) and end (start + run time), in job order. */
+  readonly ran: { partition: number[]; start: number[]; end: number[] } | undefined;
 }
 
 /** The job a usable record becomes. */
@@ -109,6 +121,46 @@ function dataLine(state: ParseState, values: Float64Array, count: number, line: 
   const known = requestedTime > 0;
   if (!known) state.walltimeFromRunTime++;
   state.jobs.push(swfJob(values[0]!, processors, submit, runtime, known ? requestedTime : runtime));
+  if (state.ran) {
+    const wait = values[2]! > 0 ? values[2]! : 0;
+    state.ran.partition.push(values[15]!);
+    state.ran.start.push(submit + wait);
+    state.ran.end.push(submit + wait + runtime);
+  }
+}
+
+/**
+ * The most processors each partition's jobs held at once in the log, from their recorded start (submit + wait,
+ * field 3; an unknown wait counts as none) to their start plus run time.
+ * Decision: a grid built from a trace has one cluster per partition sized by this peak, what the site was seen to run
+ * at once (the log gives no machine sizes per partition); jobs ending at an instant free their processors before those
+ * starting then take theirs.
+ */
+function partitionPeaks(jobs: readonly JobSpec[], ran: NonNullable<ParseState['ran']>): SwfPartition[] {
+  const byPartition = new Map<number, number[]>();
+  ran.partition.forEach((p, i) => {
+    let list = byPartition.get(p);
+    if (!list) byPartition.set(p, (list = []));
+    list.push(i);
+  });
+  const peaks: SwfPartition[] = [];
+  for (const [partition, members] of byPartition) {
+    // Changes as (time, delta) pairs, ends before starts at one time.
+    const changes: Array<[number, number]> = [];
+    for (const i of members) {
+      const n = jobs[i]!.components[0]!.processors ?? 0;
+      changes.push([ran.start[i]!, n], [ran.end[i]!, -n]);
+    }
+    changes.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    let held = 0;
+    let peak = 0;
+    for (const [, delta] of changes) {
+      held += delta;
+      if (held > peak) peak = held;
+    }
+    peaks.push({ partition, peak });
+  }
+  return peaks.sort((a, b) => a.partition - b.partition);
 }
 
 /**
@@ -139,6 +191,7 @@ export function parseSwf(text: string, source: string, options: SwfOptions = {})
     walltimeFromRunTime: 0,
     lastKey: undefined,
     earliest: Infinity,
+    ran: options.partitions ? { partition: [], start: [], end: [] } : undefined,
   };
   const { jobs } = state;
   const values = new Float64Array(FIELDS);
@@ -205,6 +258,7 @@ export function parseSwf(text: string, source: string, options: SwfOptions = {})
     if (malformed > errors.length) errors.push({ path: source, message: `and ${malformed - errors.length} more malformed lines` });
     return fail(errors);
   }
+  const partitions = state.ran ? { partitions: partitionPeaks(jobs, state.ran) } : {};
   for (const job of jobs) job.submitTime -= state.earliest;
-  return ok({ jobs, skipped: state.skipped, header: state.header, walltimeFromRunTime: state.walltimeFromRunTime });
+  return ok({ jobs, skipped: state.skipped, header: state.header, walltimeFromRunTime: state.walltimeFromRunTime, ...partitions });
 }
