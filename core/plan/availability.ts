@@ -68,6 +68,9 @@ export class AvailabilityProfile {
   /** Running jobs with now < end < Infinity, by end, then size, then input order. */
   readonly #releases: readonly Release[];
   readonly #reservations = new Map<string, Reservation>();
+  /** The running maximum of #free's values (#runMax[i]: the most free at any breakpoint up to i), for #free only. */
+  #runMax: Float64Array = new Float64Array(0);
+  #runMaxOf: StepFunction | undefined;
 
   private constructor(now: number, capacity: StepFunction, free: StepFunction, releases: readonly Release[]) {
     this.now = now;
@@ -174,7 +177,19 @@ export class AvailabilityProfile {
     }
     let start = t;
     if ((i < 0 ? free.initial : vs[i]!) < n) {
-      for (i++; i < count && vs[i]! < n; i++) if (ts[i]! > until) return Infinity;
+      // Nothing up to i reaches n (the usual case when searching from now): the first breakpoint that does is found by
+      // binary search on the running maximum, not by walking every step before it.
+      const runMax = this.#runningMax();
+      if (i < 0 || runMax[i]! < n) {
+        let lo2 = i + 1;
+        let hi2 = count;
+        while (lo2 < hi2) {
+          const mid = (lo2 + hi2) >> 1;
+          if (runMax[mid]! >= n) hi2 = mid;
+          else lo2 = mid + 1;
+        }
+        i = lo2;
+      } else for (i++; i < count && vs[i]! < n; i++) if (ts[i]! > until) return Infinity;
       if (i === count) return Infinity;
       start = ts[i]!;
     }
@@ -191,6 +206,24 @@ export class AvailabilityProfile {
       }
     }
     return start;
+  }
+
+  /** The running maximum of the free processors' breakpoint values, rebuilt when the plan has changed. O(s). */
+  #runningMax(): Float64Array {
+    const free = this.#free;
+    if (this.#runMaxOf === free) return this.#runMax;
+    const vs = free.values;
+    const count = vs.length;
+    if (this.#runMax.length < count) this.#runMax = new Float64Array(Math.max(count, 2 * this.#runMax.length));
+    const out = this.#runMax;
+    let most = free.initial;
+    for (let k = 0; k < count; k++) {
+      const v = vs[k]!;
+      if (v > most) most = v;
+      out[k] = most;
+    }
+    this.#runMaxOf = free;
+    return out;
   }
 
   /**
