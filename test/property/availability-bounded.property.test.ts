@@ -55,6 +55,33 @@ describe('availability profile: bounded earliest start and reservations in one s
     );
   });
 
+  it('earliestStartWithout is earliestStart once that reservation is given back (and leaves the plan as it was)', () => {
+    fc.assert(
+      fc.property(
+        planArb,
+        fc.nat(8),
+        fc.integer({ min: 0, max: 24 }),
+        fc.oneof(fc.integer({ min: 0, max: 150 }), fc.constant(Infinity)),
+        fc.integer({ min: 0, max: 250 }),
+        fc.oneof(fc.integer({ min: 0, max: 300 }), fc.constant(Infinity)),
+        (p, k, n, d, from, until) => {
+          const plan = build(p);
+          const given = build(p);
+          for (const [i, r] of p.reservations.entries()) {
+            plan.reserve({ id: `x${i}`, ...r });
+            given.reserve({ id: `x${i}`, ...r });
+          }
+          const before = plan.free;
+          given.unreserve(`x${k}`);
+          expect(plan.earliestStartWithout(`x${k}`, n, d, from, until)).toBe(given.earliestStart(n, d, from, until));
+          expect(plan.free).toBe(before);
+          expect(plan.reservation(`x${k}`)).toEqual(p.reservations[k] === undefined ? undefined : { id: `x${k}`, ...p.reservations[k] });
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
   it('reserveAll sets aside what one reserve after another would, or nothing when they do not all fit', () => {
     fc.assert(
       fc.property(planArb, (p) => {
