@@ -68,6 +68,12 @@ export class AvailabilityProfile {
   /** Running jobs with now < end < Infinity, by end, then size, then input order. */
   readonly #releases: readonly Release[];
   readonly #reservations = new Map<string, Reservation>();
+  /** The running maximum of #free's values (#runMax[i]: the most free at any breakpoint up to i), for #free only. */
+  #runMax: Float64Array = new Float64Array(0);
+  #runMaxOf: StepFunction | undefined;
+  /** Scratch steps for earliestStartWithout. */
+  #scratchTimes: Float64Array = new Float64Array(0);
+  #scratchValues: Float64Array = new Float64Array(0);
 
   private constructor(now: number, capacity: StepFunction, free: StepFunction, releases: readonly Release[]) {
     this.now = now;
@@ -174,7 +180,19 @@ export class AvailabilityProfile {
     }
     let start = t;
     if ((i < 0 ? free.initial : vs[i]!) < n) {
-      for (i++; i < count && vs[i]! < n; i++) if (ts[i]! > until) return Infinity;
+      // Nothing up to i reaches n (the usual case when searching from now): the first breakpoint that does is found by
+      // binary search on the running maximum, not by walking every step before it.
+      const runMax = this.#runningMax();
+      if (i < 0 || runMax[i]! < n) {
+        let lo2 = i + 1;
+        let hi2 = count;
+        while (lo2 < hi2) {
+          const mid = (lo2 + hi2) >> 1;
+          if (runMax[mid]! >= n) hi2 = mid;
+          else lo2 = mid + 1;
+        }
+        i = lo2;
+      } else for (i++; i < count && vs[i]! < n; i++) if (ts[i]! > until) return Infinity;
       if (i === count) return Infinity;
       start = ts[i]!;
     }
@@ -191,6 +209,95 @@ export class AvailabilityProfile {
       }
     }
     return start;
+  }
+
+  /**
+   * earliestStart as if reservation `id` were given back, the plan left as it is (a compression pass searches a
+   * job's own cluster without taking its reservation out and putting it back where it was). O(s): one walk over the
+   * free processors with that reservation's processors added over its span (breakpoints need not be normalised: a
+   * search stops where the free processors cross n, wherever the steps are cut).
+   */
+  earliestStartWithout(id: string, n: number, duration: number, from: number, until = Infinity): number {
+    const r = this.#reservations.get(id);
+    const end = r === undefined ? 0 : r.start + r.duration;
+    // A reservation that holds nothing from now on (see reserve) changes nothing.
+    if (r === undefined || r.n === 0 || !(r.duration > 0) || !(end > this.now)) return this.earliestStart(n, duration, from, until);
+    const t = Math.max(from, this.now);
+    if (n <= 0) return t <= until ? t : Infinity;
+    // The free processors with r's given back, as breakpoints in the scratch arrays (r's span clipped at now).
+    const free = this.#free;
+    const fts = free.times;
+    const fvs = free.values;
+    const bonusFrom = r.start <= this.now ? -Infinity : r.start;
+    const size = fts.length + 2;
+    if (this.#scratchTimes.length < size) {
+      this.#scratchTimes = new Float64Array(2 * size);
+      this.#scratchValues = new Float64Array(2 * size);
+    }
+    const ts = this.#scratchTimes;
+    const vs = this.#scratchValues;
+    const bonusAt = (time: number): number => (time >= bonusFrom && time < end ? r.n : 0);
+    const initial = free.initial + (bonusFrom === -Infinity ? r.n : 0);
+    let count = 0;
+    let j = 0;
+    let value = free.initial;
+    const cuts = [bonusFrom, end];
+    let k = bonusFrom === -Infinity ? 1 : 0;
+    while (j < fts.length || (k < 2 && cuts[k]! < Infinity)) {
+      const tf = j < fts.length ? fts[j]! : Infinity;
+      const tc = k < 2 ? cuts[k]! : Infinity;
+      const time = Math.min(tf, tc);
+      if (tf === time) value = fvs[j++]!;
+      if (tc === time) k++;
+      ts[count] = time;
+      vs[count++] = value + bonusAt(time);
+    }
+    // The same search as earliestStart's, on these steps, walking them one by one.
+    let lo = 0;
+    let hi = count - 1;
+    let i = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (ts[mid]! <= t) {
+        i = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    let start = t;
+    if ((i < 0 ? initial : vs[i]!) < n) {
+      for (i++; i < count && vs[i]! < n; i++) if (ts[i]! > until) return Infinity;
+      if (i === count) return Infinity;
+      start = ts[i]!;
+    }
+    if (start > until) return Infinity;
+    if (duration === 0) return start;
+    for (i++; i < count && ts[i]! < start + duration; i++) {
+      if (vs[i]! < n) {
+        for (i++; i < count && vs[i]! < n; i++) if (ts[i]! > until) return Infinity;
+        if (i === count) return Infinity;
+        start = ts[i]!;
+        if (start > until) return Infinity;
+      }
+    }
+    return start;
+  }
+
+  /** The running maximum of the free processors' breakpoint values, rebuilt when the plan has changed. O(s). */
+  #runningMax(): Float64Array {
+    const free = this.#free;
+    if (this.#runMaxOf === free) return this.#runMax;
+    const vs = free.values;
+    const count = vs.length;
+    if (this.#runMax.length < count) this.#runMax = new Float64Array(Math.max(count, 2 * this.#runMax.length));
+    const out = this.#runMax;
+    let most = free.initial;
+    for (let k = 0; k < count; k++) {
+      const v = vs[k]!;
+      if (v > most) most = v;
+      out[k] = most;
+    }
+    this.#runMaxOf = free;
+    return out;
   }
 
   /**

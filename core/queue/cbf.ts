@@ -93,20 +93,23 @@ class BackfillingPass implements QueuePass {
     const view = this.view;
     let slot: Slot = p;
     if (this.anyDirty) {
-      view.plan(p.cluster).unreserve(job.id);
-      // Its old slot is free again in the plans, so no cluster gives a later start than the promise.
+      // Searched as if its old slot were free again (it is, once it moves), so no cluster gives a later start than
+      // the promise. Decision: a job that keeps its slot keeps its reservation as it is (not taken out and put back).
       const [from, to] = clusterRange(job, view);
       for (let c = from; c < to; c++) {
         if (!this.dirty[c]) continue;
-        const start = view.plan(c).earliestStart(job.need, job.walltime, view.now, slot.start);
+        const plan = view.plan(c);
+        const start =
+          c === p.cluster ? plan.earliestStartWithout(job.id, job.need, job.walltime, view.now, slot.start) : plan.earliestStart(job.need, job.walltime, view.now, slot.start);
         if (start < slot.start || (start === slot.start && c === p.cluster)) slot = { cluster: c, start };
       }
       if (slot.cluster !== p.cluster || slot.start !== p.start) {
+        view.plan(p.cluster).unreserve(job.id);
+        view.plan(slot.cluster).reserve({ id: job.id, n: job.need, start: slot.start, duration: job.walltime });
         // Its old slot is free now: jobs after it may move there.
         this.dirty[p.cluster] = true;
         this.anyDirty = true;
       }
-      view.plan(slot.cluster).reserve({ id: job.id, n: job.need, start: slot.start, duration: job.walltime });
     }
     if (slot.start <= view.now) {
       // It starts now: its reservation is given back and it may take what is free over its walltime, wherever.

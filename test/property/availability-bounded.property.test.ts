@@ -31,6 +31,57 @@ describe('availability profile: bounded earliest start and reservations in one s
     );
   });
 
+  it('earliestStart stays earliestFit bounded by until while reservations come and go (its running maximum follows the plan)', () => {
+    const opArb = fc.oneof(
+      fc.record({ op: fc.constant('reserve' as const), n: fc.integer({ min: 0, max: 8 }), start: fc.integer({ min: 0, max: 200 }), duration: fc.oneof(fc.integer({ min: 0, max: 100 }), fc.constant(Infinity)) }),
+      fc.record({ op: fc.constant('unreserve' as const), k: fc.nat(12) }),
+      fc.record({ op: fc.constant('query' as const), n: fc.integer({ min: 0, max: 24 }), d: fc.oneof(fc.integer({ min: 0, max: 150 }), fc.constant(Infinity)), from: fc.integer({ min: 0, max: 250 }), until: fc.oneof(fc.integer({ min: 0, max: 300 }), fc.constant(Infinity)) }),
+    );
+    fc.assert(
+      fc.property(planArb, fc.array(opArb, { maxLength: 30 }), (p, ops) => {
+        const plan = build(p);
+        let made = 0;
+        for (const o of ops) {
+          if (o.op === 'reserve') plan.reserve({ id: `x${made++}`, n: o.n, start: o.start, duration: o.duration });
+          else if (o.op === 'unreserve') plan.unreserve(`x${o.k}`);
+          else {
+            const fit = plan.earliestFit(o.n, o.d, o.from);
+            const start = fit.fits ? fit.start : Infinity;
+            expect(plan.earliestStart(o.n, o.d, o.from, o.until)).toBe(start <= o.until ? start : Infinity);
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('earliestStartWithout is earliestStart once that reservation is given back (and leaves the plan as it was)', () => {
+    fc.assert(
+      fc.property(
+        planArb,
+        fc.nat(8),
+        fc.integer({ min: 0, max: 24 }),
+        fc.oneof(fc.integer({ min: 0, max: 150 }), fc.constant(Infinity)),
+        fc.integer({ min: 0, max: 250 }),
+        fc.oneof(fc.integer({ min: 0, max: 300 }), fc.constant(Infinity)),
+        (p, k, n, d, from, until) => {
+          const plan = build(p);
+          const given = build(p);
+          for (const [i, r] of p.reservations.entries()) {
+            plan.reserve({ id: `x${i}`, ...r });
+            given.reserve({ id: `x${i}`, ...r });
+          }
+          const before = plan.free;
+          given.unreserve(`x${k}`);
+          expect(plan.earliestStartWithout(`x${k}`, n, d, from, until)).toBe(given.earliestStart(n, d, from, until));
+          expect(plan.free).toBe(before);
+          expect(plan.reservation(`x${k}`)).toEqual(p.reservations[k] === undefined ? undefined : { id: `x${k}`, ...p.reservations[k] });
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
   it('reserveAll sets aside what one reserve after another would, or nothing when they do not all fit', () => {
     fc.assert(
       fc.property(planArb, (p) => {
