@@ -19,6 +19,7 @@ export const fcfs: QueuePolicy = {
         return { room };
       },
       placed: (job, processors) => holdInPlans(job, view, processors),
+      closed: () => blockedBy !== undefined,
       // Decision: an admitted head its placement policy did not place still blocks (strict order).
       notPlaced(job) {
         blockedBy = job.id;

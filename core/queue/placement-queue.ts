@@ -72,9 +72,10 @@ export class PlacementQueue {
    * scan runs join the tail afterwards.
    * With `passOver`, a job tried already in its poll round whose `passOver` is above what `limit()` says (asked again
    * after each visit) is kept without a visit: the caller promises such a visit would keep it and change nothing.
-   * Returns the smallest `passOver` of the jobs kept so (+Infinity for none).
+   * Returns the smallest `passOver` of the jobs kept so (+Infinity for none). Once `closed()` says so after a visit,
+   * the jobs not visited yet are kept, in order, without a visit.
    */
-  scan(visit: (job: JobRecord) => TryOutcome, passOver?: PassOver): number {
+  scan(visit: (job: JobRecord) => TryOutcome, passOver?: PassOver, closed?: () => boolean): number {
     let smallest = Number.POSITIVE_INFINITY;
     if (this.scanning) return smallest;
     this.scanning = true;
@@ -100,6 +101,15 @@ export class PlacementQueue {
         const outcome = visit(job);
         limit = Number.NaN;
         if (outcome === 'kept') jobs[kept++] = job;
+        if (closed?.()) {
+          i++;
+          // Nothing left the queue before this point: the jobs behind stay where they are.
+          if (kept === i) {
+            kept = n;
+            i = n;
+          }
+          break;
+        }
       }
     } finally {
       // After a throw, the jobs not visited stay (and the one being visited, if it is still queued).

@@ -117,10 +117,14 @@ export class PlannedPass {
       return false;
     }
     this.earliestReserved = Number.POSITIVE_INFINITY;
-    if (!sorted) queue.scan((job) => this.visit(pass, job, now));
+    const closed = pass.closed?.bind(pass);
+    if (!sorted) queue.scan((job) => this.visit(pass, job, now), undefined, closed);
     else {
       ordered ??= prioritized(queue.list(), priority!, now, prioritizedJob);
-      for (const job of ordered!) if (job.state === 'queued') this.visit(pass, job, now);
+      for (const job of ordered!) {
+        if (job.state === 'queued') this.visit(pass, job, now);
+        if (closed?.()) break;
+      }
       // The jobs placed or ended leave the queue, which keeps its order.
       queue.scan(() => 'kept');
     }
