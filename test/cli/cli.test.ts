@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliStream } from '../../electron/cli/main.js';
 import { KOALA_DEFAULTS, averageSeries, cdf } from '../../core/sim/experiments/koala.js';
+import { capture } from './harness.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.join(repoRoot, 'bin', 'concertina.js');
@@ -450,14 +451,3 @@ describe('main() and bin', () => {
   });
 });
 
-function capture(): CliStream & { text: string } {
-  const sink = {
-    text: '',
-    write(chunk: string, callback?: (error?: Error | null) => void): boolean {
-      sink.text += chunk;
-      callback?.();
-      return true;
-    },
-  };
-  return sink;
-}

@@ -1,44 +1,18 @@
 // `concertina experiment coorm`, in process through main(): a reduced configuration (one seed, a short AMR, a few
 // points per figure) so that it runs in seconds; the JSON on stdout, the files of --out, and misuse (exit 2).
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main, type CliStream } from '../../electron/cli/main.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempDirForFile } from './harness.js';
 
-let tmp: string;
-beforeAll(() => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'concertina-coorm-'));
-});
-afterAll(() => {
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-});
-
-function capture(tty = false): CliStream & { text: string } {
-  const sink = {
-    text: '',
-    isTTY: tty,
-    write(chunk: string, callback?: (error?: Error | null) => void): boolean {
-      sink.text += chunk;
-      callback?.();
-      return true;
-    },
-  };
-  return sink;
-}
-
-async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = capture();
-  const stderr = capture();
-  const code = await main(['node', 'concertina', ...args], { stdout, stderr });
-  return { code, stdout: stdout.text, stderr: stderr.text };
-}
+const tmpDir = tempDirForFile('concertina-coorm-');
+const run = runCli;
 
 const REDUCED = ['--seeds', '1', '--steps', '100', '--factors', '0.5,1,2', '--intervals', '0,300,600', '--two-psa-intervals', '0,300'];
 
 describe('concertina experiment coorm', () => {
   it('--json prints one object with the three figures; --out writes the report, CSVs and SVGs', async () => {
-    const dir = path.join(tmp, 'out');
+    const dir = path.join(tmpDir.path, 'out');
     const r = await run('experiment', 'coorm', ...REDUCED, '--json', '--out', dir);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
@@ -91,7 +65,7 @@ describe('concertina experiment coorm', () => {
   });
 
   it('without --json prints a summary table and the observations', async () => {
-    const r = await run('experiment', 'coorm', ...REDUCED, '--out', path.join(tmp, 'text'));
+    const r = await run('experiment', 'coorm', ...REDUCED, '--out', path.join(tmpDir.path, 'text'));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Figure 9 (spontaneous updates)');
     expect(r.stdout).toMatch(/Observations of the paper: \d+ of \d+ hold/);
@@ -118,7 +92,7 @@ describe('concertina experiment coorm', () => {
       [['experiment', 'amr'], 'koala, coorm'],
     ];
     for (const [args, message] of cases) {
-      const r = await run(...args, '--out', path.join(tmp, 'never'));
+      const r = await run(...args, '--out', path.join(tmpDir.path, 'never'));
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(/^concertina: /);

@@ -1,38 +1,12 @@
 // `concertina experiment fpe`, in process through main(): a few tests so that it runs in a second; the JSON on stdout,
 // the files of --out, the same tables for the same seed, and misuse (exit 2, the flag named).
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main, type CliStream } from '../../electron/cli/main.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempDirForFile } from './harness.js';
 
-let tmp: string;
-beforeAll(() => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'concertina-fpe-'));
-});
-afterAll(() => {
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-});
-
-function capture(): CliStream & { text: string } {
-  const sink = {
-    text: '',
-    isTTY: false,
-    write(chunk: string, callback?: (error?: Error | null) => void): boolean {
-      sink.text += chunk;
-      callback?.();
-      return true;
-    },
-  };
-  return sink;
-}
-
-async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = capture();
-  const stderr = capture();
-  const code = await main(['node', 'concertina', ...args], { stdout, stderr });
-  return { code, stdout: stdout.text, stderr: stderr.text };
-}
+const tmpDir = tempDirForFile('concertina-fpe-');
+const run = runCli;
 
 type Stat = { min: number | null; avg: number | null; max: number | null };
 type Row = Record<string, Stat> & { variant: string };
@@ -46,7 +20,7 @@ interface Result {
 const VARIANTS = ['rigid', 'noX', '2X', '2X+c', 'infX', 'infX+c'];
 
 async function json(...args: string[]): Promise<Result> {
-  const r = await run('experiment', 'fpe', '--json', '--out', path.join(tmp, `json-${args.join('-')}`), ...args);
+  const r = await run('experiment', 'fpe', '--json', '--out', path.join(tmpDir.path, `json-${args.join('-')}`), ...args);
   expect(r.code, r.stderr).toBe(0);
   const lines = r.stdout.trim().split('\n');
   expect(lines).toHaveLength(1);
@@ -58,7 +32,7 @@ const untimed = (r: Result) => ({ table1: r.table1.map(({ schedule_ms: _ms, ...r
 
 describe('concertina experiment fpe', () => {
   it('--json prints one object with both tables and the observations; --out writes the report and the CSV files', async () => {
-    const dir = path.join(tmp, 'out');
+    const dir = path.join(tmpDir.path, 'out');
     const r = await run('experiment', 'fpe', '--tests', '6', '--seed', '3', '--json', '--out', dir);
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout) as Result;
@@ -114,12 +88,12 @@ describe('concertina experiment fpe', () => {
   });
 
   it('without --json prints both tables and the observations', async () => {
-    const r = await run('experiment', 'fpe', '--tests', '3', '--out', path.join(tmp, 'text'));
+    const r = await run('experiment', 'fpe', '--tests', '3', '--out', path.join(tmpDir.path, 'text'));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Table 1 (system-centric)');
     expect(r.stdout).toContain('Table 2 (user-centric)');
     expect(r.stdout).toMatch(/Observations of the paper: \d+ of \d+ hold/);
-    expect(existsSync(path.join(tmp, 'text', 'report.md'))).toBe(true);
+    expect(existsSync(path.join(tmpDir.path, 'text', 'report.md'))).toBe(true);
     expect(r.stderr).toBe('');
   });
 
@@ -145,13 +119,13 @@ describe('concertina experiment fpe', () => {
       [['experiment', 'evolving'], 'koala, coorm, fpe'],
     ];
     for (const [args, message] of cases) {
-      const r = await run(...args, '--out', path.join(tmp, 'never'));
+      const r = await run(...args, '--out', path.join(tmpDir.path, 'never'));
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toContain(message);
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
       expect(r.stderr).not.toMatch(/at .*\.ts:\d+/);
       expect(r.stdout).toBe('');
     }
-    expect(existsSync(path.join(tmp, 'never'))).toBe(false);
+    expect(existsSync(path.join(tmpDir.path, 'never'))).toBe(false);
   });
 });

@@ -1,44 +1,18 @@
 // `concertina experiment interactive`, in process through main(): one seed, two loads, one simulated minute per run,
 // so it runs in seconds; the JSON on stdout, the files of --out, the text summary and misuse (exit 2).
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main, type CliStream } from '../../electron/cli/main.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempDirForFile } from './harness.js';
 
-let tmp: string;
-beforeAll(() => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'concertina-interactive-'));
-});
-afterAll(() => {
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-});
-
-function capture(): CliStream & { text: string } {
-  const sink = {
-    text: '',
-    isTTY: false,
-    write(chunk: string, callback?: (error?: Error | null) => void): boolean {
-      sink.text += chunk;
-      callback?.();
-      return true;
-    },
-  };
-  return sink;
-}
-
-async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = capture();
-  const stderr = capture();
-  const code = await main(['node', 'concertina', ...args], { stdout, stderr });
-  return { code, stdout: stdout.text, stderr: stderr.text };
-}
+const tmpDir = tempDirForFile('concertina-interactive-');
+const run = runCli;
 
 const REDUCED = ['--seeds', '1', '--loads', '2,0.5', '--minutes', '1'];
 
 describe('concertina experiment interactive', () => {
   it('--json prints one object with the points, the policies and the claims; --out writes the report, CSVs and SVGs', async () => {
-    const dir = path.join(tmp, 'out');
+    const dir = path.join(tmpDir.path, 'out');
     const r = await run('experiment', 'interactive', ...REDUCED, '--json', '--out', dir);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
@@ -80,7 +54,7 @@ describe('concertina experiment interactive', () => {
   });
 
   it('without --json prints a summary table and the claims', async () => {
-    const r = await run('experiment', 'interactive', ...REDUCED, '--out', path.join(tmp, 'text'));
+    const r = await run('experiment', 'interactive', ...REDUCED, '--out', path.join(tmpDir.path, 'text'));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Interactive periodic divisible jobs: 18 runs (64 nodes, seeds 1..1)');
     expect(r.stdout).toMatch(/Claims of the paper: \d of 6 hold/);
@@ -113,13 +87,13 @@ describe('concertina experiment interactive', () => {
       [['experiment', 'fcfs'], 'koala, coorm, fpe, interactive'],
     ];
     for (const [args, message] of cases) {
-      const r = await run(...args, '--out', path.join(tmp, 'never'));
+      const r = await run(...args, '--out', path.join(tmpDir.path, 'never'));
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(/^concertina: /);
       expect(r.stderr).toContain(message);
       expect(r.stderr).not.toMatch(/^\s+at /m);
     }
-    expect(existsSync(path.join(tmp, 'never'))).toBe(false);
+    expect(existsSync(path.join(tmpDir.path, 'never'))).toBe(false);
   });
 });
