@@ -196,19 +196,7 @@ export class AvailabilityProfile {
       if (i === count) return Infinity;
       start = ts[i]!;
     }
-    if (start > until) return Infinity;
-    // A zero-length request needs its n at its start instant only.
-    if (duration === 0) return start;
-    // The value is >= n on [start, ts[i+1]): slide the window past every dip it contains.
-    for (i++; i < count && ts[i]! < start + duration; i++) {
-      if (vs[i]! < n) {
-        for (i++; i < count && vs[i]! < n; i++) if (ts[i]! > until) return Infinity;
-        if (i === count) return Infinity;
-        start = ts[i]!;
-        if (start > until) return Infinity;
-      }
-    }
-    return start;
+    return slideWindow(ts, vs, count, i, start, n, duration, until);
   }
 
   /**
@@ -269,17 +257,7 @@ export class AvailabilityProfile {
       if (i === count) return Infinity;
       start = ts[i]!;
     }
-    if (start > until) return Infinity;
-    if (duration === 0) return start;
-    for (i++; i < count && ts[i]! < start + duration; i++) {
-      if (vs[i]! < n) {
-        for (i++; i < count && vs[i]! < n; i++) if (ts[i]! > until) return Infinity;
-        if (i === count) return Infinity;
-        start = ts[i]!;
-        if (start > until) return Infinity;
-      }
-    }
-    return start;
+    return slideWindow(ts, vs, count, i, start, n, duration, until);
   }
 
   /** The running maximum of the free processors' breakpoint values, rebuilt when the plan has changed. O(s). */
@@ -386,4 +364,23 @@ export class AvailabilityProfile {
   reservations(): Reservation[] {
     return [...this.#reservations.values()];
   }
+}
+
+/**
+ * From a start at step i where n processors are free, the earliest start whose window of `duration` holds n all
+ * along: the window slides past every dip it contains; Infinity past `until` or the last step.
+ */
+function slideWindow(ts: ArrayLike<number>, vs: ArrayLike<number>, count: number, i: number, start: number, n: number, duration: number, until: number): number {
+  if (start > until) return Infinity;
+  // A zero-length request needs its n at its start instant only.
+  if (duration === 0) return start;
+  for (i++; i < count && ts[i]! < start + duration; i++) {
+    if (vs[i]! < n) {
+      for (i++; i < count && vs[i]! < n; i++) if (ts[i]! > until) return Infinity;
+      if (i === count) return Infinity;
+      start = ts[i]!;
+      if (start > until) return Infinity;
+    }
+  }
+  return start;
 }
