@@ -68,8 +68,8 @@ describe('a pass makes progress or stops', () => {
     h.pass();
     h.startAll();
     h.at(1).status('a', 4);
-    h.at(2).freed('a', 2); // 4 free, all offered to j1 (j2 is at its maximum and gets no share)
-    expect(h.apps.growOffers).toEqual([{ offerId: 1, jobId: 'j1', processors: 4 }]);
+    h.at(2).freed('a', 2); // 4 free: 2 offered to j1, j2's share dropped (it is at its maximum)
+    expect(h.apps.growOffers).toEqual([{ offerId: 1, jobId: 'j1', processors: 2 }]);
     h.answerGrow(h.apps.growOffers[0]!, 2);
     h.growAll(); // j1 at 4
     expect(h.scheduler.snapshot()[0]).toMatchObject({ background: 2, nonPreemptible: 4, preemptible: 2, idle: 2 });
