@@ -100,7 +100,7 @@ describe('concertina experiment fpe', () => {
   it('is listed in the help of experiment with its flags', async () => {
     const r = await run('experiment', '--help');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('koala, coorm, fpe, interactive or dbes');
+    expect(r.stdout).toMatch(/koala, coorm, fpe, interactive or\s+dbes/);
     expect(r.stdout).toMatch(/--tests <n>\s+fpe:/);
     expect(r.stdout).toMatch(/--nodes <n>\s+fpe:/);
   });
