@@ -192,6 +192,7 @@ export function dbesReport(a: ReportInput, runs: readonly DbesRun[]): string {
     '- The run times are simulated: rigid jobs run exactly their static time, malleable ones follow the LeanMD model of `core/sim/apps/leanmd.ts` (its efficiency a decision, no published curve reached), with no cost to expand or shrink; the paper measured real runs, where shrinking waits for the end of an iteration.',
     '- Sizes are fractions of 120 cores rounded to whole cores; the paper\'s Table I fits fractions of 128.',
     '- ESP\'s submission rules (initial batch, arrivals, Z jobs) are as decided in `core/sim/workloads/esp.ts`; the Z jobs are queued by submission order like every job (no per-job priority exists in the queue yet).',
+    '- The evolving jobs run under the scheduler\'s evolving model as it is: a job holds its size plus the 4 cores it may ask for as a pre-allocation from its start (CooRMv2\'s model), lent to malleable jobs meanwhile, so its request is served by shrinking those rather than refused; the paper\'s jobs held only their size and could be refused.',
     '- The strategies are the registered malleability policies of the same names; see "Strategies not run" for any missing.',
     '',
   );
