@@ -115,6 +115,9 @@ export function espMinimumTime(processors = ESP_PROCESSORS): number {
 // for at least twice the machine, is submitted at once, the rest one after another at a constant interval over the
 // first half of the theoretical minimum time (so the queue never runs dry early); the two Z jobs arrive at one third
 // and two thirds of that time.
+// Decision: ESP wants each Z job run ahead of every job waiting when it arrives (the machine drained for it). Jobs
+// carry no priority of their own in this scheduler (core/queue orders by submission, wait or size for all jobs alike),
+// so a Z job here waits its turn in submission order like any other job; a per-job priority would honour the rule.
 export function espSubmission(processors = ESP_PROCESSORS): EspSubmission {
   const t = espMinimumTime(processors);
   return { spreadS: Math.round(t / 2), zAtS: [Math.round(t / 3), Math.round((2 * t) / 3)] };
