@@ -58,8 +58,23 @@ export const appModelSchema = z.discriminatedUnion(
       phaseS: positiveSeconds.default(300),
       announceS: seconds.default(0),
     }),
+    // LeanMD (the DBES paper's malleable jobs, apps/leanmd.ts): a box of cells, and its run time on `size` cores.
+    z.strictObject({
+      model: z.literal('leanmd'),
+      cells: z.tuple([processors, processors, processors]),
+      runtime: positiveSeconds,
+      size: processors,
+    }),
+    // The DBES paper's evolving job (apps/esp-evolving.ts): `runtime` seconds on its size, asking for `extra` more
+    // processors at each fraction of `askAt` of that time until one request is granted, faster in proportion after.
+    z.strictObject({
+      model: z.literal('esp-evolving'),
+      runtime: positiveSeconds,
+      extra: processors,
+      askAt: z.array(z.number({ error: numberError }).min(0, 'must be at least 0').max(1, 'must be at most 1')).min(1, 'must hold at least one fraction').default([0.16, 0.25]),
+    }),
   ],
-  { error: () => 'must have model ft, gadget2, fixed, amdahl or evolving' },
+  { error: () => 'must have model ft, gadget2, fixed, amdahl, evolving, leanmd or esp-evolving' },
 );
 export type AppModelSpec = z.infer<typeof appModelSchema>;
 
