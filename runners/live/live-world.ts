@@ -268,7 +268,7 @@ class LiveWorldImpl implements LiveWorld {
           name: 'live',
           clusters: this.configs.map((c, i) => {
             const processors = Math.max(1, statuses[i]?.processors ?? c.slots ?? PLACEHOLDER_PROCESSORS);
-            return { name: c.name, processors, threshold: Math.max(1, Math.floor(processors * c.threshold)) };
+            return { name: c.name, processors, threshold: Math.max(1, Math.floor(processors * c.threshold)), ...(c.interactive && { interactive: c.interactive }) };
           }),
         }),
       );
@@ -283,6 +283,7 @@ class LiveWorldImpl implements LiveWorld {
         },
         resized: (jobId, size) => this.appsOf(jobId)?.resized(jobId, size),
         updateRefused: (jobId, reason) => this.appsOf(jobId)?.updateRefused(jobId, reason),
+        interactiveTasks: (jobId, tasks) => this.appsOf(jobId)?.interactiveTasks(jobId, tasks),
       };
       const managers = this.configs.map((c) => new LiveManager(this, c.name));
       const scheduler = new Scheduler(grid, managers, applications, { ...this.options.scheduler, tag: this.tag });
@@ -821,10 +822,13 @@ class LiveWorldImpl implements LiveWorld {
     return `${runtime.jobsRoot}/${jobDirName(this.tag, jobId)}`;
   }
 
-  /** The local job request for the program of a malleable or evolving job: wrapped so that it finds the protocol's variables. */
+  /**
+   * The local job request for the program of a malleable, evolving or interactive job: wrapped so that it finds the
+   * protocol's variables (an interactive job's driver, one processor, learns its tasks and reports its iterations).
+   */
   wrapApplication(runtime: ClusterRuntime, request: LocalJobRequest): LocalJobRequest {
     const job = this.schedulerValue?.job(request.jobId);
-    if (!job || !resizable(job)) return request;
+    if (!job || !(resizable(job) || job.kind === 'interactive')) return request;
     const jobDir = this.jobDir(runtime, request.jobId);
     runtime.apps.attach(request.jobId, { channel: runtime.channel, jobDir });
     return {
