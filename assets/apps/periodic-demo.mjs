@@ -12,6 +12,7 @@
 // data at the rate the cost model assumes); overrun-every (default 0: never) and overrun-factor (default 2): every
 // n-th iteration each task computes factor × C instead, as a heavier input would.
 import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 const TASK = '--task';
