@@ -103,6 +103,12 @@ export class InteractiveJobs {
     this.tell(jobId, record.cluster);
   }
 
+  /** The job's driver runs already (adopted after a restart): a re-placement is told to its application. */
+  running(jobId: string): void {
+    const record = this.jobs.get(jobId);
+    if (record) record.started = true;
+  }
+
   /** The job ended (however): its tasks leave their nodes. */
   ended(jobId: string, now: number): void {
     const record = this.jobs.get(jobId);

@@ -406,7 +406,27 @@ export class Scheduler {
       this.placedJobs.add(job);
     }
     this.emit(now, resumeAdopted(job, adopted, this.clusters[cluster.index]!, this.ledger, now));
+    if (spec.kind === 'interactive' && !adopted.ended) this.readmitInteractive(job, cluster.name, now, adopted.startTime !== undefined);
     return ok(job);
+  }
+
+  /**
+   * An adopted interactive job is admitted again on its cluster (jobs adopted in their submission order take the
+   * places they had). Decision: one that no longer fits is ended, failed, with the reason; a running one is sent its
+   * tasks at the next instant, once the runner has attached its application.
+   */
+  private readmitInteractive(job: JobRecord, cluster: string, now: number, running: boolean): void {
+    const spec = { ...job.spec, components: [{ ...job.spec.components[0]!, cluster }] };
+    const admitted = this.interactive.admit(spec, job.id, now);
+    if (!admitted.ok) {
+      this.cancel(job.id, now, `adopted after a restart, but its tasks fit no more: ${admitted.errors.map((e) => e.message).join('; ')}`, 'failed');
+      return;
+    }
+    this.emit(now, admitted.event);
+    if (running) {
+      this.interactive.running(job.id);
+      this.timers.at(now, () => this.interactive.started(job.id));
+    }
   }
 
   cancel(jobId: string, now: number, reason = 'cancelled by user', state: 'cancelled' | 'failed' = 'cancelled'): Result<void> {

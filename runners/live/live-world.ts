@@ -668,7 +668,8 @@ class LiveWorldImpl implements LiveWorld {
       return;
     }
     this.outcomes.push({ jobId: id, cluster, outcome: 'adopted', detail: adopted.startTime === undefined ? `starting with ${adopted.processors} processors` : `running with ${adopted.processors} processors` });
-    if (!resizable(r.value)) return;
+    // An interactive job's driver reports its iterations through the protocol too (it learns its tasks again).
+    if (!resizable(r.value) && r.value.kind !== 'interactive') return;
     runtime.apps.attach(id, { channel: runtime.channel, jobDir: this.jobDir(runtime, id), ...(job.lastSeq !== undefined && { lastSeq: job.lastSeq }) });
     // Decision: a running adopted application is told the size it is adopted with: a `resources` the earlier run
     // had not yet written when it stopped would otherwise be lost (the SDK ignores a size it already has).

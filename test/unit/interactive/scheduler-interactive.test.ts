@@ -7,7 +7,9 @@ import { buildGrid } from '../../../core/model/grid.js';
 import { parseJob } from '../../../core/model/job.js';
 import { parseWith } from '../../../core/model/result.js';
 import { gridSpecSchema, jobSpecSchema, type GridSpecInput } from '../../../core/model/schemas.js';
+import type { ApplicationPort, InteractiveTasks } from '../../../core/ports.js';
 import { SimWorld } from '../../../core/sim/world.js';
+import { harness } from '../../support/harness.js';
 
 type Of<T extends SchedulerEvent['type']> = Extract<SchedulerEvent, { type: T }>;
 
@@ -147,5 +149,23 @@ describe('interactive jobs in the scheduler', () => {
     expect(of('job.ended')).toMatchObject([{ jobId: 'a', state: 'failed', reason: expect.stringContaining('task 4 ran 200 ms, longer than its cost bound 90 ms') }]);
     expect(w.scheduler.interactiveSample('rt')).toMatchObject({ jobs: 0, admitted: 1, misses: 2, replacements: 1 });
     expect(w.scheduler.job('a')!.state).toBe('failed');
+  });
+});
+
+describe('interactive jobs adopted after a restart (live mode)', () => {
+  it('are admitted again on their cluster in order, a running one told its tasks; one that no longer fits fails', () => {
+    const g = buildGrid(gridSpecSchema.parse(GRID));
+    const h = harness(g);
+    const told: Array<[string, InteractiveTasks]> = [];
+    (h.apps as ApplicationPort).interactiveTasks = (jobId, tasks) => told.push([jobId, tasks]);
+    expect(h.scheduler.adopt(job('a'), { cluster: 'rt', processors: 1, submitTime: -10, startTime: -9 }, 0).ok).toBe(true);
+    expect(h.scheduler.adopt(job('b'), { cluster: 'rt', processors: 1, submitTime: -5 }, 0).ok).toBe(true);
+    expect(h.events.map((e) => `${e.type} ${'jobId' in e ? e.jobId : ''}`)).toEqual(['job.adopted a', 'interactive.admitted a', 'job.adopted b', 'job.ended b']);
+    expect(h.events[3]).toMatchObject({ state: 'failed', reason: expect.stringMatching(/^adopted after a restart, but its tasks fit no more: refused: task 2 of 3/) });
+    expect(h.scheduler.interactiveSample('rt')).toMatchObject({ jobs: 1 });
+    // The running one learns its tasks at the next instant (its runner attaches its application first).
+    expect(told).toEqual([]);
+    h.scheduler.advance(0);
+    expect(told).toEqual([['a', { generation: 1, nodes: expect.any(Array), costMs: 100, periodMs: 200, deadlineMs: 100, dataUnits: 300, fractions: [1 / 3, 1 / 3, 1 / 3] }]]);
   });
 });
