@@ -5,14 +5,14 @@
 // forgotten here), and starting a live run (run.startLive).
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import { BATCH_OPTION_SYSTEMS, BATCH_SYSTEMS } from '../../../runners/live/config.js';
+import { BATCH_OPTION_SYSTEMS, BATCH_SYSTEMS } from '../../../electron/api/choices.js';
 import type { ApiClient, FieldError, MethodInput, MethodOutput } from '../api/types.js';
 
 export type StoredCluster = MethodOutput<'clusters.list'>['clusters'][number];
 export type ClusterConfig = StoredCluster['config'];
 export type ConnectionTestResult = MethodOutput<'clusters.test'>;
 
-/** The batch systems, and which of their options each one takes (runners/live/config.ts holds only zod: no Node). */
+/** The batch systems, and which of their options each one takes (served with the API: electron/api/choices.ts). */
 export const SYSTEM_OPTIONS = BATCH_SYSTEMS;
 export type BatchField = keyof typeof BATCH_OPTION_SYSTEMS;
 const BATCH_FIELDS = Object.keys(BATCH_OPTION_SYSTEMS) as BatchField[];
