@@ -9,7 +9,7 @@ import { jobStreamSettingsSchema } from '../../core/sim/workloads/stream.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { labExperimentInfoSchema, labResultSchema } from '../lab/schemas.js';
 import { labRunInfoSchema, labSpecSchema, type LabRunInfo } from '../lab/registry.js';
-import { BATCH_SYSTEMS, liveClusterSchema } from '../../runners/live/config.js';
+import { connectionTestSchema, liveClusterSchema } from '../../runners/live/config.js';
 import { QUEUE_POLICIES } from '../../core/queue/policy.js';
 import { QUEUE_PRIORITIES } from '../../core/queue/priority.js';
 
@@ -39,20 +39,6 @@ const clusterSnapshot = z.object({
 
 const secretKind = z.enum(['password', 'passphrase'], { error: () => 'must be password or passphrase' });
 const clusterName = z.string({ error: 'is required' }).min(1, 'is required');
-/** What "test connection" found (runners/live/config.ts ConnectionTest). */
-const connectionTest = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), system: z.enum(BATCH_SYSTEMS), processors: z.number(), idle: z.number(), background: z.number(), fingerprint: z.string().optional() }),
-  z.object({
-    ok: z.literal(false),
-    kind: z.enum(['host-key-unknown', 'host-key-changed', 'auth-failed', 'connect-failed', 'no-batch-system', 'error']),
-    message: z.string(),
-    host: z.string().optional(),
-    port: z.number().optional(),
-    fingerprint: z.string().optional(),
-    keyType: z.string().optional(),
-  }),
-]);
-export type ConnectionTestResult = z.infer<typeof connectionTest>;
 const storedCluster = z.object({ config: liveClusterSchema, secrets: z.array(secretKind) });
 
 const jobSummary = z.object({
@@ -326,7 +312,7 @@ export const methods = {
   },
   'clusters.remove': { input: z.strictObject({ name: clusterName }), output: z.object({ name: z.string() }) },
   /** Connects (strict host keys), detects the batch system and reads the processor counts. Asynchronous. */
-  'clusters.test': { input: liveClusterSchema, output: connectionTest },
+  'clusters.test': { input: liveClusterSchema, output: connectionTestSchema },
   /** Trusts the host key the server presents now, if its fingerprint is the one given. Asynchronous. */
   'clusters.acceptHostKey': {
     input: z.strictObject({
