@@ -10,10 +10,6 @@ export function isRoot(r: CoormRequest, members: ReadonlySet<CoormRequest>): boo
   return r.relatedHow === 'FREE' || p === undefined || !members.has(p);
 }
 
-export function roots(set: RequestSet, members: ReadonlySet<CoormRequest> = new Set(set)): CoormRequest[] {
-  return set.filter((r) => isRoot(r, members));
-}
-
 /** Children of r that belong to the set. */
 export function children(r: CoormRequest, members: ReadonlySet<CoormRequest>): CoormRequest[] {
   return r.children.filter((c) => members.has(c));

@@ -104,7 +104,6 @@ const planSnapshot = z.object({
     }),
   ),
 });
-export type PlanSnapshotView = z.infer<typeof planSnapshot>;
 
 /** A scheduler event as the API carries it (the core's typed events; only their common fields are checked). */
 const schedulerEvent = z.looseObject({ type: z.string(), t: z.number() });
@@ -119,7 +118,6 @@ export const reservationDepthSchema = z
   .min(0, 'must be 0 or more')
   .nullable();
 export const queueSettingsSchema = z.strictObject({ queue: queuePolicySchema, reservationDepth: reservationDepthSchema, priority: queuePrioritySchema });
-export type QueueSettings = z.infer<typeof queueSettingsSchema>;
 
 const settings = z.strictObject({
   approach: z.enum(APPROACHES),
@@ -129,14 +127,12 @@ const settings = z.strictObject({
   stream: jobStreamSettingsSchema,
   ...queueSettingsSchema.shape,
 });
-export type Settings = z.infer<typeof settings>;
 
 /** What the settings may be, with words for the console: the names come from the core, never copied. */
 const settingsChoices = z.object({
   queuePolicies: z.array(z.object({ name: queuePolicySchema, description: z.string(), /** It plans over time: jobs need a walltime. */ plansAhead: z.boolean() })),
   priorities: z.array(z.object({ name: queuePrioritySchema, description: z.string() })),
 });
-export type SettingsChoices = z.infer<typeof settingsChoices>;
 
 const gridPresetNames = Object.keys(GRID_PRESETS);
 /** A grid preset by name, or a whole grid as JSON; a bad grid's errors name their field under `grid`. */
@@ -178,7 +174,6 @@ export const jobSubmissionSchema = jobSpecSchema.safeExtend({
 const templateName = z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
 // Read back as stored: a template saved before the program had to be one word is still listed (and fails at submit).
 const template = z.object({ name: z.string(), spec: storedJobSpecSchema });
-export type JobTemplate = z.infer<typeof template>;
 
 export const methods = {
   'grid.snapshot': {
