@@ -1,5 +1,6 @@
 // What a simulated application is to the simulator, and the parts the models are built from (model.ts picks one by
-// a job's spec; ft.ts and gadget2.ts use these parts, so they live apart from that choice and import nothing back).
+// a job's spec; ft.ts, gadget2.ts and leanmd.ts use these parts, so they live apart from that choice and import
+// nothing back).
 
 export interface AppModel {
   readonly name: string;

@@ -1,4 +1,4 @@
-// The application model a job's spec names: FT, GADGET-2, or a simple run-time curve, built from app-model.ts's
+// The application model a job's spec names: FT, GADGET-2, LeanMD, or a simple run-time curve, built from app-model.ts's
 // parts (how a simulated application behaves).
 import type { AppModelSpec } from '../../model/schemas.js';
 import { anySizeApp, type AppModel } from './app-model.js';
