@@ -12,7 +12,7 @@ export type {
   RequestSpec,
   CoormRequest,
   RmsMessage,
-  ClusterSpec,
+  CoormCluster,
   CoormOptions,
   PreemptibleSharing,
 } from './types.js';

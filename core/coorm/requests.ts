@@ -4,16 +4,6 @@ import type { CoormRequest, RelatedHow, RequestType } from './types.js';
 /** A request set: the live requests of one application and one type, in submission order. */
 export type RequestSet = readonly CoormRequest[];
 
-/** A request is a root of its set when unconstrained or constrained to a request outside the set. */
-export function isRoot(r: CoormRequest, members: ReadonlySet<CoormRequest>): boolean {
-  const p = r.parent;
-  return r.relatedHow === 'FREE' || p === undefined || !members.has(p);
-}
-
-export function roots(set: RequestSet, members: ReadonlySet<CoormRequest> = new Set(set)): CoormRequest[] {
-  return set.filter((r) => isRoot(r, members));
-}
-
 /** Children of r that belong to the set. */
 export function children(r: CoormRequest, members: ReadonlySet<CoormRequest>): CoormRequest[] {
   return r.children.filter((c) => members.has(c));

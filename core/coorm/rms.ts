@@ -12,7 +12,7 @@ import {
   RELATED_HOWS,
   REQUEST_TYPES,
   started,
-  type ClusterSpec,
+  type CoormCluster,
   type CoormOptions,
   type CoormRequest,
   type PreemptibleSharing,
@@ -98,7 +98,7 @@ function snapshot(r: CoormRequest): RequestSnapshot {
 }
 
 export class CoormRms {
-  readonly clusters: readonly ClusterSpec[];
+  readonly clusters: readonly CoormCluster[];
   readonly reschedulingIntervalS: number;
   readonly violationGraceS: number;
   readonly preemptibleSharing: PreemptibleSharing;
@@ -118,7 +118,7 @@ export class CoormRms {
   messagesProcessed = 0;
   passes = 0;
 
-  constructor(clusters: ReadonlyArray<ClusterSpec>, options: CoormOptions = {}) {
+  constructor(clusters: ReadonlyArray<CoormCluster>, options: CoormOptions = {}) {
     const seen = new Set<string>();
     clusters.forEach((c, i) => {
       if (typeof c.cid !== 'string' || c.cid === '' || seen.has(c.cid)) {

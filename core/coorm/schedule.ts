@@ -6,7 +6,7 @@ import { eqSchedule } from './eq-schedule.js';
 import { fit } from './fit.js';
 import { toView } from './to-view.js';
 import { addRect, constantView, difference, emptyView, profile, pushRect, sum, viewOfRects } from './views.js';
-import { endOf, started as isStarted, type ClusterSpec, type CoormRequest, type PreemptibleSharing, type View } from './types.js';
+import { endOf, started as isStarted, type CoormCluster, type CoormRequest, type PreemptibleSharing, type View } from './types.js';
 
 /** One application's live requests, per type, in submission order. */
 export interface AppRequests {
@@ -102,7 +102,7 @@ function trees(set: readonly CoormRequest[]): CoormRequest[][] {
 }
 
 /** Computes every application's views and every request's scheduledAt/nAlloc at `now` (starts nothing). */
-export function schedulePass(clusters: readonly ClusterSpec[], apps: readonly AppRequests[], now: number, options: PassOptions = {}): PassResult {
+export function schedulePass(clusters: readonly CoormCluster[], apps: readonly AppRequests[], now: number, options: PassOptions = {}): PassResult {
   const freeNP = new Map(constantView(clusters)) as MutableView;
   const freeP = new Map(constantView(clusters)) as MutableView;
   // Non-preemptible requests outside any pre-allocation join the pre-allocation set as their own implicit one.

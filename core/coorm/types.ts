@@ -61,7 +61,8 @@ export type RmsMessage =
   | { type: 'started'; session: number; request: number; nodeIds: readonly number[] }
   | { type: 'killed'; session: number; reason: string };
 
-export interface ClusterSpec {
+/** A cluster as CooRMv2 sees it: an id and a number of nodes (the grid's ClusterSpec is core/model/schemas.ts). */
+export interface CoormCluster {
   cid: string;
   nodes: number;
 }

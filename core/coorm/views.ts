@@ -120,14 +120,3 @@ export function pushRect(rects: Map<string, number[]>, cid: string, t0: number, 
   if (list === undefined) rects.set(cid, (list = []));
   pushSpan(list, t0, t1, v, from);
 }
-
-/** Views equal on [from, ∞) for every cluster of either. */
-export function viewsEqualFrom(a: View, b: View, from: number): boolean {
-  if (a === b) return true;
-  for (const [cid, f] of a) {
-    const g = b.get(cid) ?? ZERO;
-    if (f !== g && !f.truncateBefore(from).equals(g.truncateBefore(from))) return false;
-  }
-  for (const [cid, g] of b) if (!a.has(cid) && !ZERO.equals(g.truncateBefore(from))) return false;
-  return true;
-}

@@ -36,12 +36,6 @@ export function componentRequest(job: JobSpec, i: number): SizeRequest {
   return { min, max, initial: job.kind === 'moldable' ? max : (c.initial ?? min) };
 }
 
-export function totalMinimum(job: JobSpec): number {
-  let sum = 0;
-  for (let i = 0; i < job.components.length; i++) sum += componentRequest(job, i).min;
-  return sum;
-}
-
 /** Checks a job against the grid it is submitted to: clusters, files, and sizes that can never fit. */
 export function checkJobAgainstGrid(job: JobSpec, grid: Grid): FieldError[] {
   const errors: FieldError[] = [];

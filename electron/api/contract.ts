@@ -9,7 +9,7 @@ import { jobStreamSettingsSchema } from '../../core/sim/workloads/stream.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { labExperimentInfoSchema, labResultSchema } from '../lab/schemas.js';
 import { labRunInfoSchema, labSpecSchema, type LabRunInfo } from '../lab/registry.js';
-import { BATCH_SYSTEMS, liveClusterSchema } from '../../runners/live/config.js';
+import { connectionTestSchema, liveClusterSchema } from '../../runners/live/config.js';
 import { QUEUE_POLICIES } from '../../core/queue/policy.js';
 import { QUEUE_PRIORITIES } from '../../core/queue/priority.js';
 
@@ -52,20 +52,6 @@ const clusterSnapshot = z.object({
 
 const secretKind = z.enum(['password', 'passphrase'], { error: () => 'must be password or passphrase' });
 const clusterName = z.string({ error: 'is required' }).min(1, 'is required');
-/** What "test connection" found (runners/live/config.ts ConnectionTest). */
-const connectionTest = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), system: z.enum(BATCH_SYSTEMS), processors: z.number(), idle: z.number(), background: z.number(), fingerprint: z.string().optional() }),
-  z.object({
-    ok: z.literal(false),
-    kind: z.enum(['host-key-unknown', 'host-key-changed', 'auth-failed', 'connect-failed', 'no-batch-system', 'error']),
-    message: z.string(),
-    host: z.string().optional(),
-    port: z.number().optional(),
-    fingerprint: z.string().optional(),
-    keyType: z.string().optional(),
-  }),
-]);
-export type ConnectionTestResult = z.infer<typeof connectionTest>;
 const storedCluster = z.object({ config: liveClusterSchema, secrets: z.array(secretKind) });
 
 const jobSummary = z.object({
@@ -131,7 +117,6 @@ const planSnapshot = z.object({
     }),
   ),
 });
-export type PlanSnapshotView = z.infer<typeof planSnapshot>;
 
 /** A scheduler event as the API carries it (the core's typed events; only their common fields are checked). */
 const schedulerEvent = z.looseObject({ type: z.string(), t: z.number() });
@@ -146,7 +131,6 @@ export const reservationDepthSchema = z
   .min(0, 'must be 0 or more')
   .nullable();
 export const queueSettingsSchema = z.strictObject({ queue: queuePolicySchema, reservationDepth: reservationDepthSchema, priority: queuePrioritySchema });
-export type QueueSettings = z.infer<typeof queueSettingsSchema>;
 
 const settings = z.strictObject({
   approach: z.enum(APPROACHES),
@@ -156,14 +140,12 @@ const settings = z.strictObject({
   stream: jobStreamSettingsSchema,
   ...queueSettingsSchema.shape,
 });
-export type Settings = z.infer<typeof settings>;
 
 /** What the settings may be, with words for the console: the names come from the core, never copied. */
 const settingsChoices = z.object({
   queuePolicies: z.array(z.object({ name: queuePolicySchema, description: z.string(), /** It plans over time: jobs need a walltime. */ plansAhead: z.boolean() })),
   priorities: z.array(z.object({ name: queuePrioritySchema, description: z.string() })),
 });
-export type SettingsChoices = z.infer<typeof settingsChoices>;
 
 const gridPresetNames = Object.keys(GRID_PRESETS);
 /** A grid preset by name, or a whole grid as JSON; a bad grid's errors name their field under `grid`. */
@@ -205,7 +187,6 @@ export const jobSubmissionSchema = jobSpecSchema.safeExtend({
 const templateName = z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
 // Read back as stored: a template saved before the program had to be one word is still listed (and fails at submit).
 const template = z.object({ name: z.string(), spec: storedJobSpecSchema });
-export type JobTemplate = z.infer<typeof template>;
 
 export const methods = {
   'grid.snapshot': {
@@ -342,7 +323,7 @@ export const methods = {
   },
   'clusters.remove': { input: z.strictObject({ name: clusterName }), output: z.object({ name: z.string() }) },
   /** Connects (strict host keys), detects the batch system and reads the processor counts. Asynchronous. */
-  'clusters.test': { input: liveClusterSchema, output: connectionTest },
+  'clusters.test': { input: liveClusterSchema, output: connectionTestSchema },
   /** Trusts the host key the server presents now, if its fingerprint is the one given. Asynchronous. */
   'clusters.acceptHostKey': {
     input: z.strictObject({

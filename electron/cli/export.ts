@@ -4,7 +4,7 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ActivityBucket, ClusterUsage, JobMetrics } from '../../core/sim/metrics.js';
 import type { StepFunction } from '../../core/time/step-function.js';
-import { csvLines, type CsvValue } from '../../core/text/csv.js';
+import { csvLines, type CsvValue } from '../../core/model/csv.js';
 
 export type { CsvValue };
 

@@ -22,9 +22,7 @@ import { parseSwf, type SwfPartition, type SwfSkip } from '../../core/sim/worklo
 import { printable } from './printable.js';
 import { UsageError, activityCsv, jobsCsv, prepareOutDir, systemReason, toJson, utilizationCsv, writeOutput } from './export.js';
 import { MAX_SEED, choice, fraction, fractionUpToOne, seconds, thresholdScopeOption, wholeNumber } from './flags.js';
-import { alignColumns, emit, progressBar, type CliIo } from './terminal.js';
-
-export const PROGRAM = 'concertina';
+import { PROGRAM, alignColumns, emit, progressBar, type CliIo } from './terminal.js';
 
 export { alignColumns, emit, progressBar, type CliIo, type CliStream } from './terminal.js';
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Host } from '../host/host.js';
 import { openStore } from '../store/store.js';
 import { startWebServer, type WebServer } from '../web/server.js';
-import { emit, PROGRAM, type CliIo } from './main.js';
+import { PROGRAM, emit, type CliIo } from './terminal.js';
 import { listenError, openStoreFile } from './startup-errors.js';
 
 export interface ServeOptions {

@@ -3,7 +3,7 @@
 import { openStore } from '../store/store.js';
 import { openFailure } from '../store/errors.js';
 import { UsageError } from './export.js';
-import { emit, PROGRAM, type CliIo } from './main.js';
+import { PROGRAM, emit, type CliIo } from './terminal.js';
 
 export async function storeCheckCommand(file: string, io: CliIo): Promise<number> {
   let store;

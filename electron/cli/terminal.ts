@@ -1,6 +1,9 @@
-// What the CLI's commands write to the terminal: streams, aligned columns and a progress bar (cli-progress, loaded
-// only when a bar is shown, so that a run whose stderr is not a terminal never loads it).
+// What the CLI's commands write to the terminal: the program's name, streams, aligned columns and a progress bar
+// (cli-progress, loaded only when a bar is shown, so that a run whose stderr is not a terminal never loads it).
 import type cliProgress from 'cli-progress';
+
+/** The command's name: it starts every message the CLI writes. */
+export const PROGRAM = 'concertina';
 
 /** Where the CLI writes; process.stdout and process.stderr unless a test passes its own. */
 export interface CliStream {

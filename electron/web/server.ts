@@ -8,7 +8,7 @@ import { readConsoleFile } from '../host/console-files.js';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Host } from '../host/host.js';
 import type { StreamMessage } from '../api/contract.js';
-import { parseJson, type JsonParse } from '../../core/text/json.js';
+import { parseJson, type JsonParse } from '../../core/model/json-text.js';
 
 export interface WebServerOptions {
   readonly host?: string;

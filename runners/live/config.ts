@@ -78,8 +78,20 @@ export const liveClusterSchema = z
   });
 export type LiveClusterConfig = z.infer<typeof liveClusterSchema>;
 
-/** What "test connection" found, or why it failed (host key unknown → `hostKey` carries what to show). */
-export type ConnectionTest =
-  | { ok: true; system: (typeof BATCH_SYSTEMS)[number]; processors: number; idle: number; background: number; fingerprint?: string }
-  | { ok: false; kind: 'host-key-unknown'; host: string; port?: number; fingerprint: string; keyType: string; message: string }
-  | { ok: false; kind: 'host-key-changed' | 'auth-failed' | 'connect-failed' | 'no-batch-system' | 'error'; message: string };
+/**
+ * What "test connection" found, or why it failed; an unknown host key comes with what to show to accept it (host,
+ * port, fingerprint, key type). The API serves it as it is.
+ */
+export const connectionTestSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), system: z.enum(BATCH_SYSTEMS), processors: z.number(), idle: z.number(), background: z.number(), fingerprint: z.string().optional() }),
+  z.object({
+    ok: z.literal(false),
+    kind: z.enum(['host-key-unknown', 'host-key-changed', 'auth-failed', 'connect-failed', 'no-batch-system', 'error']),
+    message: z.string(),
+    host: z.string().optional(),
+    port: z.number().optional(),
+    fingerprint: z.string().optional(),
+    keyType: z.string().optional(),
+  }),
+]);
+export type ConnectionTest = z.infer<typeof connectionTestSchema>;

@@ -1,6 +1,6 @@
 // CSV fields: RFC 4180 quoting, numbers as numbers, and text a spreadsheet would run as a formula neutralised.
 import { describe, expect, it } from 'vitest';
-import { csvField, csvLines } from '../../core/text/csv.js';
+import { csvField, csvLines } from '../../core/model/csv.js';
 
 describe('csvField', () => {
   it.each([

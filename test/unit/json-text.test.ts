@@ -1,6 +1,6 @@
 // JSON text from users: a syntax error's line and column, whatever the engine's message says, and a byte-order mark.
 import { describe, expect, it } from 'vitest';
-import { parseJson } from '../../core/text/json.js';
+import { parseJson } from '../../core/model/json-text.js';
 
 describe('parseJson', () => {
   it.each([

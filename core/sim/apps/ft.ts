@@ -1,6 +1,6 @@
 // NAS FT, as malleable in the KOALA paper: it runs only on a power of two processors, so it takes the largest
 // power of two not above what it is given and releases the rest. About 2 min on 2 processors, 1 min at best.
-import { speedupCurve, type AppModel } from './model.js';
+import { speedupCurve, type AppModel } from './app-model.js';
 
 // Fitted so that t(2) = 120 s and the minimum, t(16) = 60 s, as Figure 6 describes (a, b, c from those two points
 // with the minimum at sqrt(b/c) = 16).

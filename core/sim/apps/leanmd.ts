@@ -7,7 +7,7 @@
 // doing the force calculation of one pair of cells, `leanmd dimX dimY dimZ steps ...`) is the UIUC-PPL/leanmd README
 // and charmplusplus.org/miniApps (LeanMD). Neither page's text gives the scaling figures it plots (Blue Gene/P and /Q),
 // so the efficiency below is a decision, not a measured fit.
-import { anySizeApp, type AppModel } from './model.js';
+import { anySizeApp, type AppModel } from './app-model.js';
 
 /** Compute objects per cell: 26 neighbour pairs shared by two cells each, plus the cell's own pair. */
 export const COMPUTES_PER_CELL = 14;

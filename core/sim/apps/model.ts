@@ -1,36 +1,12 @@
-// How a simulated application behaves: its run time at a size, and how it answers grow and shrink messages.
+// The application model a job's spec names: FT, GADGET-2, LeanMD, or a simple run-time curve, built from app-model.ts's
+// parts (how a simulated application behaves).
 import type { AppModelSpec } from '../../model/schemas.js';
+import { anySizeApp, type AppModel } from './app-model.js';
 import { ft } from './ft.js';
 import { gadget2 } from './gadget2.js';
 import { leanmd } from './leanmd.js';
 
-export interface AppModel {
-  readonly name: string;
-  /** Seconds the whole run takes on `size` processors. */
-  runtime(size: number): number;
-  /** Of `offered` more processors, how many it takes given its current size and maximum. */
-  acceptGrow(current: number, offered: number, max: number): number;
-  /** Asked to give back `requested`, how many it releases given its current size and minimum. */
-  acceptShrink(current: number, requested: number, min: number): number;
-  /** The size it actually uses when given `size` (the rest it releases on its own). */
-  usableSize(size: number, min: number): number;
-}
-
-/** An application that uses any size it is given. */
-export function anySizeApp(name: string, runtime: (size: number) => number): AppModel {
-  return {
-    name,
-    runtime,
-    acceptGrow: (current, offered, max) => Math.max(0, Math.min(offered, max - current)),
-    acceptShrink: (current, requested, min) => Math.max(0, Math.min(requested, current - min)),
-    usableSize: (size) => size,
-  };
-}
-
-/** Run time a + b/n + c·n: serial part, parallel part, and a per-processor overhead that makes it turn up. */
-export function speedupCurve(a: number, b: number, c: number): (size: number) => number {
-  return (n) => a + b / n + c * n;
-}
+export type { AppModel } from './app-model.js';
 
 export function appModel(spec: AppModelSpec | undefined, fallbackRuntime: number): AppModel {
   if (!spec) return anySizeApp('fixed', () => fallbackRuntime);

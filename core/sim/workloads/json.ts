@@ -3,7 +3,7 @@ import { gridSpecSchema, type GridSpec, type JobSpec } from '../../model/schemas
 import { fail, ok, parseWith, type FieldError, type Result } from '../../model/result.js';
 import { parseJob } from '../../model/job.js';
 import type { Grid } from '../../model/grid.js';
-import { parseJson } from '../../text/json.js';
+import { parseJson } from '../../model/json-text.js';
 
 function parseJsonText(text: string, source: string): Result<unknown> {
   const parsed = parseJson(text);

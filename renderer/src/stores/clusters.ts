@@ -5,14 +5,15 @@
 // forgotten here), and starting a live run (run.startLive).
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import { BATCH_OPTION_SYSTEMS, BATCH_SYSTEMS } from '../../../runners/live/config.js';
+import { BATCH_OPTION_SYSTEMS, BATCH_SYSTEMS } from '../../../electron/api/choices.js';
 import type { ApiClient, FieldError, MethodInput, MethodOutput } from '../api/types.js';
 
 export type StoredCluster = MethodOutput<'clusters.list'>['clusters'][number];
 export type ClusterConfig = StoredCluster['config'];
-export type ConnectionTestResult = MethodOutput<'clusters.test'>;
+/** What "test connection" found: the host's one type (runners/live/config.ts), as the API serves it. */
+export type ConnectionTest = MethodOutput<'clusters.test'>;
 
-/** The batch systems, and which of their options each one takes (runners/live/config.ts holds only zod: no Node). */
+/** The batch systems, and which of their options each one takes (served with the API: electron/api/choices.ts). */
 export const SYSTEM_OPTIONS = BATCH_SYSTEMS;
 export type BatchField = keyof typeof BATCH_OPTION_SYSTEMS;
 const BATCH_FIELDS = Object.keys(BATCH_OPTION_SYSTEMS) as BatchField[];
@@ -205,7 +206,7 @@ export function clusterErrorsOf(errors: readonly FieldError[]): ClusterErrors {
 }
 
 /** Where a failed connection test belongs in the form (an auth failure is the user's, a connect failure the host's). */
-export function testFieldOf(result: ConnectionTestResult): ClusterField {
+export function testFieldOf(result: ConnectionTest): ClusterField {
   if (result.ok) return 'form';
   if (result.kind === 'connect-failed' || result.kind === 'host-key-changed') return 'host';
   if (result.kind === 'auth-failed') return 'user';
@@ -232,7 +233,7 @@ export function defineClustersStore(client: ApiClient) {
     const testing = ref(false);
     /** The cluster whose assets are being staged. */
     const staging = ref<string | undefined>(undefined);
-    const testResult = ref<ConnectionTestResult | undefined>();
+    const testResult = ref<ConnectionTest | undefined>();
     const message = ref('');
     const liveStarted = ref('');
 
@@ -335,7 +336,7 @@ export function defineClustersStore(client: ApiClient) {
       return true;
     }
 
-    async function test(): Promise<ConnectionTestResult | undefined> {
+    async function test(): Promise<ConnectionTest | undefined> {
       const config = current();
       if (!config) return undefined;
       testing.value = true;

@@ -5,7 +5,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
 import type { ApiClient, FieldError, MethodInput, MethodOutput, StreamMessage } from '../api/types.js';
-import { csvLines } from '../../../core/text/csv.js';
+import { csvLines } from '../../../core/model/csv.js';
 
 export type LabRun = MethodOutput<'lab.list'>['runs'][number];
 export type LabResult = MethodOutput<'lab.result'>;

@@ -3,7 +3,7 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import type { ApiClient, FieldError } from '../api/types.js';
-import { parseJson } from '../../../core/text/json.js';
+import { parseJson } from '../../../core/model/json-text.js';
 
 /** The host's grid and workload presets (core/sim), kept here so the core's runtime is not bundled. */
 export const GRID_OPTIONS = ['das3', 'custom'] as const;
