@@ -13,6 +13,7 @@ import { jobSpecSchema, storedJobSpecSchema, type JobSpec } from '../model/schem
 import type { JobManagementApproach, PassContext } from '../malleability/approach.js';
 import { approach as approachByName } from '../malleability/approaches/index.js';
 import { MalleabilityManager } from '../malleability/manager.js';
+import type { IterationHost, SchedulingIteration } from '../malleability/iteration.js';
 import type { MalleabilityPolicy } from '../malleability/policy.js';
 import { malleabilityPolicies, malleabilityPolicy } from '../malleability/registry.js';
 import { placementPolicy } from '../placement/registry.js';
@@ -22,7 +23,7 @@ import { PlacementQueue, TRIES_EXHAUSTED, type TryOutcome } from '../queue/place
 import { PlannedPass } from '../queue/planned-pass.js';
 import type { QueuePolicy, QueuePolicyName } from '../queue/policy.js';
 import { queuePolicies, queuePolicy } from '../queue/registry.js';
-import { QUEUE_PRIORITIES, queuePriority, type QueuePriorityName } from '../queue/priority.js';
+import { prioritized, QUEUE_PRIORITIES, queuePriority, type QueuePriorityName } from '../queue/priority.js';
 import { planSnapshot, reservedViews, type PlanSnapshot } from '../plan/plan-snapshot.js';
 import { checkAdoption, resumeAdopted, type AdoptedJob } from './adoption.js';
 import { Claimer } from './claimer.js';
@@ -49,7 +50,7 @@ export type { OperatorResize } from './operator-resize.js';
 export interface SchedulerOptions {
   /** Job-management approach: `pra` or `pwa`. */
   approach: string;
-  /** Malleability policy: `fpsma`, `egs` or `equipartition`. */
+  /** Malleability policy, by name in core/malleability/registry.ts (`fpsma`, `egs`, `equipartition`, `dbes`, ...). */
   policy: string;
   /** Failed placement tries after which a job fails. */
   triesThreshold: number;
@@ -140,6 +141,8 @@ export class Scheduler {
   /** Commands and polls so far: a pass after one is never skipped as a repeat. */
   private epoch = 0;
   private readonly passes = new PassHistory();
+  /** The malleability policy's own iteration (DBES), run instead of the approach's pass; undefined for the others. */
+  private iteration: SchedulingIteration | undefined;
 
   constructor(
     grid: Grid,
@@ -198,6 +201,7 @@ export class Scheduler {
       },
       o.claimMarginS,
     );
+    this.iteration = this.malleability.policy.iteration?.(this.iterationHost());
     this.growth = new GrowthTrigger(this.malleability);
     this.koalaScan = new KoalaScan({
       ...parts,
@@ -284,6 +288,7 @@ export class Scheduler {
     const p = malleabilityPolicy(name);
     if (!p) return fail([{ path: 'policy', message: `must be one of ${Object.keys(malleabilityPolicies).join(', ')} (got "${name}")` }]);
     this.malleability.policy = p;
+    this.iteration = p.iteration?.(this.iterationHost());
     this.epoch++;
     return ok(undefined);
   }
@@ -465,7 +470,11 @@ export class Scheduler {
       if (this.arrivals.length === 0 && this.passes.seen(before)) break;
       // Updates inside pre-allocations are guaranteed: they go before anything the approach decides.
       this.evolving.serveAll(now);
-      this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
+      if (this.iteration) {
+        this.iteration.pass(now);
+        // The jobs it placed leave the queue, which keeps its order.
+        this.queue.scan(() => 'kept');
+      } else this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
       this.arrivals = [];
       this.passes.record(before, this.stateKey());
       // After the pass's states are kept: growth made due here is a change the next round acts on, not a repeat.
@@ -508,7 +517,10 @@ export class Scheduler {
     if (!job || job.ended) return;
     switch (message.type) {
       case 'started':
-        return this.sizes.started(job, message.processors, now);
+        this.sizes.started(job, message.processors, now);
+        // A policy's own iteration (DBES) expands a malleable job once it runs: the start asks for a pass.
+        if (this.iteration && job.state === 'running') this.passRequested = true;
+        return;
       case 'grown':
         return this.sizes.grown(job, message.processors, now);
       case 'released':
@@ -528,6 +540,28 @@ export class Scheduler {
       growthDue: due,
       growRunning: (state) => this.growth.growRunning(this.clusters[state.cluster.index]!, now),
       scanQueue: ({ shrinkToPlace }) => this.scanQueue(shrinkToPlace, now, arrivals),
+    };
+  }
+
+  /** What a policy's own iteration (DBES) may use of the scheduler: its records read, and acting through its parts. */
+  private iterationHost(): IterationHost {
+    return {
+      grid: this.grid,
+      clusters: this.clusters,
+      placedJobs: () => this.placedJobs,
+      waitingJobs: (now) =>
+        prioritized(this.queue.list(), queuePriority(this.priorityOption)!, now, (job) => ({
+          seq: job.seq,
+          submitTime: job.transitions[0]!.time,
+          need: job.need,
+          walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY,
+        })),
+      reservationDepth: () => this.reservationDepthOption,
+      runtimeAt: this.runtimeAt,
+      busy: (state) => this.malleability.busy(state),
+      run: (state, procedure, options, now) => this.malleability.run(state, procedure, options, now),
+      place: (job, components, policy, now) => this.place(job, components, policy, now),
+      failedTry: (job, reason, now) => this.failedTry(job, reason, now),
     };
   }
 

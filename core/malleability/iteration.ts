@@ -1,0 +1,34 @@
+// The extension point of a malleability policy that brings its own scheduling iteration (DBES): what the scheduler
+// lends it for a pass. Types only; the scheduler builds the host (scheduler.ts), core/dbes/driver.ts is the one user.
+import type { PlacedComponent } from '../events.js';
+import type { Grid } from '../model/grid.js';
+import type { RuntimeAt } from '../plan/holding.js';
+import type { TryOutcome } from '../queue/placement-queue.js';
+import type { ClusterState } from '../scheduler/cluster-state.js';
+import type { JobRecord } from '../scheduler/job-record.js';
+import type { PolicyProcedure } from './policy.js';
+
+export interface IterationHost {
+  readonly grid: Grid;
+  readonly clusters: readonly ClusterState[];
+  /** Jobs placed and not yet ended. */
+  placedJobs(): Iterable<JobRecord>;
+  /** The waiting jobs in the run's queue priority order, highest first. */
+  waitingJobs(now: number): readonly JobRecord[];
+  /** The run's reservation depth (Maui's ReservationDepth); undefined: not set. */
+  reservationDepth(): number | undefined;
+  readonly runtimeAt: RuntimeAt;
+  /** Whether a malleability operation runs on the cluster. */
+  busy(cluster: ClusterState): boolean;
+  /** Runs a procedure of offers and shrink requests on a cluster, as one operation. */
+  run(cluster: ClusterState, procedure: PolicyProcedure<JobRecord>, options: { mandatory: boolean; earmark: number }, now: number): void;
+  /** Places a waiting job now (it is claimed and started through the local manager). */
+  place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void;
+  /** Counts a failed try for a job that cannot start anywhere (which may end it). */
+  failedTry(job: JobRecord, reason: string, now: number): TryOutcome;
+}
+
+export interface SchedulingIteration {
+  /** One scheduling pass at `now`, in place of the approach's. */
+  pass(now: number): void;
+}
