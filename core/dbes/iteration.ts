@@ -24,6 +24,8 @@ class Iteration {
   private computations = 0;
   private lastSignature = '';
   private lastDeps = new Map<string, string[]>();
+  private firstStepRead: StartLater[] = [];
+  private backfillRead: StartLater[] = [];
 
   constructor(private readonly state: DbesCluster) {
     this.running = state.running.map((j) => ({ ...j, expansions: j.expansions.map((e) => ({ ...e })) }));
@@ -47,13 +49,14 @@ class Iteration {
     // Line 44: dependencies updated. Line 45: backfilling.
     schedule = this.schedule();
     let deps = this.dependencies(schedule);
+    this.backfillRead = startLaterOf(schedule, deps);
     this.backfill(schedule);
     // Line 46: the second expansion step.
     schedule = this.schedule();
     deps = this.dependencies(schedule);
     this.secondStep(deps);
-    const startLater: StartLater[] = schedule.startLater.map(({ job, start }) => ({ id: job.id, start, dependsOn: deps.get(job.id) ?? [] }));
-    return { actions: this.actions, startLater, dependencyComputations: this.computations };
+    const startLater = startLaterOf(schedule, deps);
+    return { actions: this.actions, startLater, firstStep: this.firstStepRead, backfilledAround: this.backfillRead, dependencyComputations: this.computations };
   }
 
   // ---- the schedule and dependencies ---------------------------------------------------------------------------------
@@ -95,6 +98,8 @@ class Iteration {
   private serveRequest(jobId: string, processors: number, user: string): void {
     const job = this.running.find((j) => j.id === jobId);
     if (job === undefined) return this.reject(jobId, processors, 'it is not running on this cluster');
+    // Decision: a malleable job is resized by the scheduler, never on its own request.
+    if (job.malleable) return this.reject(jobId, processors, 'it is malleable: only an evolving job asks for processors');
     if (!(processors > 0)) return this.reject(jobId, processors, 'it asks for no processors');
     // Line 10: idle processors (StartNow jobs are not started yet: a grant may take what they were to have).
     let idle = this.idle();
@@ -161,6 +166,7 @@ class Iteration {
 
   private firstStep(schedule: StaticSchedule): void {
     const deps = this.dependencies(schedule);
+    this.firstStepRead = startLaterOf(schedule, deps);
     const order = schedule.startLater.map((s) => s.job.id);
     for (let i = 0; i < schedule.startLater.length; i++) {
       const { job: waiting, start } = schedule.startLater[i]!;
@@ -169,7 +175,7 @@ class Iteration {
       // Decision: only when every job it depends on is malleable (a rigid one ending at the same time would keep the
       // start where it is, whatever the others do).
       if (targets.length === 0 || targets.some((t) => !t.malleable)) continue;
-      const room = targets.reduce((sum, t) => sum + (t.max - t.size), 0);
+      const room = targets.reduce((sum, t) => sum + Math.max(0, t.max - t.size), 0);
       if (room <= 0) continue;
       // Decision: idle processors are taken only where they are free from now until the dependency's end with every
       // StartLater reservation in place (at their starts of line 35), so an expansion never delays a StartLater job.
@@ -193,7 +199,7 @@ class Iteration {
       // Line 39 / 41: one dependency is expanded up to its max; several ending together share equally.
       const give = levelUp(
         targets.map((t) => t.size - t.min),
-        targets.map((t) => t.max - t.size),
+        targets.map((t) => Math.max(0, t.max - t.size)),
         total,
       );
       targets.forEach((t, k) => this.expand(t, give[k]!, 1, waiting.id));
@@ -227,7 +233,7 @@ class Iteration {
     if (idle <= 0 || targets.length === 0) return;
     const give = levelUp(
       targets.map((t) => t.size - t.min),
-      targets.map((t) => t.max - t.size),
+      targets.map((t) => Math.max(0, t.max - t.size)),
       idle,
     );
     targets.forEach((t, k) => this.expand(t, give[k]!, 2, undefined));
@@ -323,4 +329,8 @@ class Iteration {
     }
     return freed;
   }
+}
+
+function startLaterOf(schedule: StaticSchedule, deps: ReadonlyMap<string, readonly string[]>): StartLater[] {
+  return schedule.startLater.map(({ job, start }) => ({ id: job.id, start, dependsOn: deps.get(job.id) ?? [] }));
 }

@@ -125,6 +125,10 @@ export interface DbesOutcome {
   readonly actions: DbesAction[];
   /** The StartLater jobs at the end of the iteration, highest priority first, with their dependencies. */
   readonly startLater: StartLater[];
+  /** The StartLater jobs and their dependencies as the first expansion step read them (lines 35-36). */
+  readonly firstStep: StartLater[];
+  /** The StartLater jobs as backfilling read them (line 44): no backfilled job starts later than these allow. */
+  readonly backfilledAround: StartLater[];
   /** How many times dependencies were computed (they are recomputed only when the state changed). */
   readonly dependencyComputations: number;
 }

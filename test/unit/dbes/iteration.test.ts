@@ -202,3 +202,24 @@ describe('dependencies are recomputed only when the state changed', () => {
     expect(dbesIteration(cluster(4, [malleable('A', 1, 4, 3600), malleable('B', 1, 4, 1800)], [waiting('C', 3, 600)])).dependencyComputations).toBe(2);
   });
 });
+
+describe('regressions', () => {
+  it('a malleable job asking for processors is refused (it grew past its max, and the first step then over-expanded)', () => {
+    // Property counterexample: 4 processors, r0 malleable 1..1 until 250 asks 1; w0 (1..3) starts; w1 (4) depends on
+    // r0 and w0. A grant took r0 to 2 (over its max 1) and the first step's room came out 1 while it gave w0 2.
+    const out = dbesIteration(
+      cluster(4, [malleable('r0', 1, 1, 250)], [waiting('w0', 1, 250, 3), waiting('w1', 4, 250)], {
+        requests: [{ jobId: 'r0', processors: 1 }],
+        reservationDepth: 1,
+        fairness: { perJob: 0, perUser: 0 },
+      }),
+    );
+    expect(out.actions[0]).toMatchObject({ kind: 'reject', jobId: 'r0' });
+    let used = 1;
+    for (const a of out.actions) {
+      if (a.kind === 'start' || a.kind === 'expand' || a.kind === 'grant') used += a.processors;
+      if (a.kind === 'shrink') used -= a.processors;
+    }
+    expect(used).toBeLessThanOrEqual(4);
+  });
+});
