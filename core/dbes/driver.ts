@@ -31,6 +31,10 @@ export class DbesScheduling implements SchedulingIteration {
   private readonly lastState: string[] = [];
   /** The last outcome per cluster (for tests and the console). */
   readonly outcomes: Array<DbesOutcome | undefined> = [];
+  /** Evolving jobs' requests not yet decided, in the order they came (by job id: a later request replaces one). */
+  private readonly requests = new Map<string, { readonly job: JobRecord; readonly processors: number }>();
+  /** Decision: under DBES evolving jobs hold no pre-allocation; each grow is a request under the fairness budget. */
+  readonly preallocates = false;
 
   constructor(
     private readonly host: IterationHost,
@@ -40,6 +44,11 @@ export class DbesScheduling implements SchedulingIteration {
   /** Expansions a job holds now, as DBES recorded them. */
   expansionsOf(jobId: string): readonly Expansion[] {
     return this.expansions.get(jobId) ?? [];
+  }
+
+  request(job: JobRecord, processors: number, _now: number): void {
+    this.requests.delete(job.id);
+    this.requests.set(job.id, { job, processors });
   }
 
   pass(now: number): void {
@@ -53,6 +62,11 @@ export class DbesScheduling implements SchedulingIteration {
     const running = placed.map((jobs) => jobs.map((job) => this.model(job, now)));
     const capacity = clusters.map((state, c) => state.availableFor() + running[c]!.reduce((s, j) => s + j.size, 0));
     const waiting = this.assign(host.waitingJobs(now), running, capacity, now);
+    const requests = clusters.map((): Array<{ job: JobRecord; processors: number }> => []);
+    for (const [id, r] of this.requests) {
+      if (r.job.ended || r.job.state !== 'running') this.requests.delete(id);
+      else requests[r.job.clusterIndex]!.push(r);
+    }
     const depth = host.reservationDepth() ?? DBES_DEFAULT_DEPTH;
     for (let c = 0; c < clusters.length; c++) {
       const state = clusters[c]!;
@@ -60,7 +74,7 @@ export class DbesScheduling implements SchedulingIteration {
       // Decision: an iteration whose inputs (capacity, running jobs' sizes and ends, the waiting jobs) are those the
       // last one on this cluster started from is skipped: its decisions were carried out already (this is where
       // dependencies are recomputed only when the state changed).
-      const key = signature(capacity[c]!, running[c]!, waiting[c]!);
+      const key = signature(capacity[c]!, running[c]!, waiting[c]!, requests[c]!);
       if (key === this.lastState[c]) continue;
       this.lastState[c] = key;
       const outcome = dbesIteration({
@@ -68,7 +82,8 @@ export class DbesScheduling implements SchedulingIteration {
         capacity: capacity[c]!,
         running: running[c]!,
         waiting: waiting[c]!.map((w) => w.model),
-        requests: [],
+        // Decision: the paper's users are not in the model; each evolving job is its own user for the per-user budget.
+        requests: requests[c]!.map((r) => ({ jobId: r.job.id, processors: r.processors, user: r.job.id })),
         reservationDepth: depth,
         fairness: this.fairness,
         account: this.account,
@@ -115,6 +130,8 @@ export class DbesScheduling implements SchedulingIteration {
     const plans = clusters.map((_, c) => runningPlan({ now, capacity: capacity[c]! }, running[c]!));
     for (const job of queue) {
       if (job.state !== 'queued') continue;
+      // Without a pre-allocation an evolving job needs only its initial size to start.
+      if (job.evolving) job.preallocating = false;
       const walltime = job.spec.walltime ?? Number.POSITIVE_INFINITY;
       const model: DbesWaitingJob = { id: job.id, need: job.need, walltime, malleable: job.malleable, max: job.malleable ? job.max : job.need };
       const pinned = job.spec.components[0]!.cluster;
@@ -161,6 +178,19 @@ export class DbesScheduling implements SchedulingIteration {
       }
     }
     const shrinks = outcome.actions.filter((a): a is Extract<DbesAction, { kind: 'shrink' }> => a.kind === 'shrink');
+    // Evolving requests first (lines 9-24 come before any start). Decision: a grant that needs shrinks waits for the
+    // pass after their releases, which decides it again; a refusal is told at once (the application may ask again).
+    for (const a of outcome.actions) {
+      if (a.kind !== 'grant' && a.kind !== 'reject') continue;
+      const job = jobs.get(a.jobId)!;
+      if (a.kind === 'reject') {
+        this.requests.delete(job.id);
+        host.refuseEvolving(job, a.reason, now);
+      } else if (!shrinks.some((s) => s.phase === 'evolving' && s.forJob === job.id)) {
+        this.requests.delete(job.id);
+        host.grantEvolving(job, a.processors, now);
+      }
+    }
     for (const a of outcome.actions) {
       if (a.kind !== 'start' || a.how === 'shrinkPhase') continue;
       const job = jobs.get(a.jobId)!;
@@ -225,10 +255,17 @@ export class DbesScheduling implements SchedulingIteration {
   }
 }
 
-function signature(capacity: number, running: readonly DbesRunningJob[], waiting: ReadonlyArray<{ model: DbesWaitingJob }>): string {
+function signature(
+  capacity: number,
+  running: readonly DbesRunningJob[],
+  waiting: ReadonlyArray<{ model: DbesWaitingJob }>,
+  requests: ReadonlyArray<{ job: JobRecord; processors: number }>,
+): string {
   let s = `${capacity}|`;
   for (const j of running) s += `${j.id}:${j.size}:${j.malleable ? 1 : 0}:${Math.round(j.end)};`;
   s += '|';
   for (const w of waiting) s += `${w.model.id};`;
+  s += '|';
+  for (const r of requests) s += `${r.job.id}+${r.processors};`;
   return s;
 }

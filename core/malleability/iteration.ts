@@ -26,9 +26,20 @@ export interface IterationHost {
   place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void;
   /** Counts a failed try for a job that cannot start anywhere (which may end it). */
   failedTry(job: JobRecord, reason: string, now: number): TryOutcome;
+  /** Grants a running evolving job (without a pre-allocation) `processors` more: accounted, asked of its local manager. */
+  grantEvolving(job: JobRecord, processors: number, now: number): void;
+  /** Refuses an evolving job's request (the application hears why, and may ask again). */
+  refuseEvolving(job: JobRecord, reason: string, now: number): void;
 }
 
 export interface SchedulingIteration {
   /** One scheduling pass at `now`, in place of the approach's. */
   pass(now: number): void;
+  /**
+   * Whether evolving jobs hold a pre-allocation under this iteration; when not, each grow of theirs is a request
+   * (`request`) the iteration grants or refuses.
+   */
+  readonly preallocates: boolean;
+  /** A running evolving job without a pre-allocation asks for `processors` more (a later request replaces it). */
+  request(job: JobRecord, processors: number, now: number): void;
 }

@@ -213,7 +213,16 @@ export class Scheduler {
       place: (job, components, policy, now) => this.place(job, components, policy, now),
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
     });
-    this.evolving = new EvolvingUpdates({ ...parts, malleability: this.malleability, job: (id) => this.jobsById.get(id), freed });
+    this.evolving = new EvolvingUpdates({
+      ...parts,
+      malleability: this.malleability,
+      job: (id) => this.jobsById.get(id),
+      freed,
+      request: (job, processors, now) => {
+        this.iteration?.request(job, processors, now);
+        this.passRequested = true;
+      },
+    });
     this.sizes = new JobSizes({
       ...parts,
       update: (jobId, processors, announceS, now) => this.evolving.update(jobId, processors, announceS, now),
@@ -562,6 +571,14 @@ export class Scheduler {
       run: (state, procedure, options, now) => this.malleability.run(state, procedure, options, now),
       place: (job, components, policy, now) => this.place(job, components, policy, now),
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
+      grantEvolving: (job, processors) => {
+        this.ledger.account(job, () => (job.pendingGrow += processors));
+        this.managers[job.clusterIndex]!.grow(job.id, processors);
+      },
+      refuseEvolving: (job, reason, now) => {
+        this.emit(now, { type: 'evolve.refused', jobId: job.id, reason });
+        this.applications.updateRefused(job.id, reason);
+      },
     };
   }
 
@@ -606,6 +623,8 @@ export class Scheduler {
   // ---- placement, claim, start ----------------------------------------------------------------------------------
 
   private place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void {
+    // Decision: a policy's own iteration says whether evolving jobs hold their pre-allocation (DBES: they do not).
+    if (job.evolving) job.preallocating = this.iteration?.preallocates ?? true;
     this.dropReservations(job);
     job.plannedStart = undefined;
     job.backfilled = this.startsAhead(job);
