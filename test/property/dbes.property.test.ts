@@ -181,6 +181,7 @@ describe('one DBES iteration over random clusters', () => {
 
 const jobArb = fc.record({
   malleable: fc.boolean(),
+  evolving: fc.boolean(),
   processors: fc.integer({ min: 1, max: 8 }),
   grow: fc.integer({ min: 0, max: 8 }),
   seconds: fc.integer({ min: 10, max: 600 }),
@@ -196,7 +197,17 @@ type Workload = typeof workloadArb extends fc.Arbitrary<infer T> ? T : never;
 
 function world(s: Workload, policy: string): SimWorld {
   const jobs = s.jobs.map((j, i) =>
-    jobSpecSchema.parse({
+    // Some rigid ones evolve (CooRMv2's pre-allocation under the baselines; requests under DBES).
+    !j.malleable && j.evolving
+      ? jobSpecSchema.parse({
+          id: `j${i}`,
+          kind: 'evolving',
+          submitTime: j.submit,
+          walltime: j.seconds * 4,
+          app: { model: 'evolving', phases: 3, phaseS: Math.max(1, Math.floor(j.seconds / 3)) },
+          components: [{ min: 1, max: j.processors + j.grow, initial: j.processors, program: 'x' }],
+        })
+      : jobSpecSchema.parse({
       id: `j${i}`,
       kind: j.malleable ? 'malleable' : 'rigid',
       submitTime: j.submit,
@@ -241,17 +252,24 @@ describe('DBES and its baselines over random workloads in the simulator', () => 
   for (const policy of ['dbes', 'rigid', 'esf', 'edf', 'ldf', 'ep']) {
     it(`${policy}: capacity never exceeded, every job ends with a reason, the same seed gives the same events`, () => {
       let grows = 0;
+      let refused = 0;
+      let evolved = 0;
       fc.assert(
         fc.property(workloadArb, (s) => {
           const first = runChecked(world(s, policy));
           const again = runChecked(world(s, policy));
           expect(JSON.stringify(again)).toBe(JSON.stringify(first));
           grows += first.filter((e) => e.type === 'grow.offered').length;
+          refused += first.filter((e) => e.type === 'evolve.refused').length;
+          evolved += first.filter((e) => e.type === 'job.evolved').length;
         }),
         { numRuns: Math.max(10, Math.floor(runs.numRuns / 4)) },
       );
       if (policy !== 'rigid') expect(grows).toBeGreaterThan(0);
       else expect(grows).toBe(0);
+      // Evolving jobs do ask: under DBES some requests are granted and some refused (the fairness budget, or no room).
+      expect(evolved).toBeGreaterThan(0);
+      if (policy === 'dbes') expect(refused).toBeGreaterThan(0);
     });
   }
 });
