@@ -8,10 +8,12 @@ import { placedHolding } from '../plan/holding.js';
 import type { ClusterState } from '../scheduler/cluster-state.js';
 import type { JobRecord } from '../scheduler/job-record.js';
 import { dbesIteration } from './iteration.js';
+import { deadline } from '../malleability/deadline.js';
 import {
   DEFAULT_FAIRNESS,
   emptyFairnessAccount,
   type DbesAction,
+  type DbesCluster,
   type DbesOutcome,
   type DbesRunningJob,
   type DbesWaitingJob,
@@ -36,8 +38,10 @@ export class DbesScheduling implements SchedulingIteration {
   /** Decision: under DBES evolving jobs hold no pre-allocation; each grow is a request under the fairness budget. */
   readonly preallocates = false;
 
+  /** `iterate`: one iteration on a cluster's model (DBES's, or a baseline's: standard.ts). */
   constructor(
     private readonly host: IterationHost,
+    private readonly iterate: (state: DbesCluster) => DbesOutcome = dbesIteration,
     private readonly fairness: FairnessBudget = DEFAULT_FAIRNESS,
   ) {}
 
@@ -77,7 +81,7 @@ export class DbesScheduling implements SchedulingIteration {
       const key = signature(capacity[c]!, running[c]!, waiting[c]!, requests[c]!);
       if (key === this.lastState[c]) continue;
       this.lastState[c] = key;
-      const outcome = dbesIteration({
+      const outcome = this.iterate({
         now,
         capacity: capacity[c]!,
         running: running[c]!,
@@ -103,7 +107,8 @@ export class DbesScheduling implements SchedulingIteration {
   private model(job: JobRecord, now: number): DbesRunningJob {
     const h = placedHolding(job, job.components[0]?.processors ?? 0, now, this.host.runtimeAt);
     const resizable = job.malleable && job.state === 'running' && job.releasing === 0 && job.pendingGrow === 0 && job.claimed === 0;
-    if (!resizable) return { id: job.id, size: h.n, min: h.n, max: h.n, malleable: false, end: h.end, expansions: [] };
+    const started = Number.isFinite(job.startTime) ? job.startTime : now;
+    if (!resizable) return { id: job.id, size: h.n, min: h.n, max: h.n, malleable: false, end: h.end, started, deadline: deadline(job), expansions: [] };
     const extra = Math.max(0, h.n - job.min);
     const list = (this.expansions.get(job.id) ?? []).map((e) => ({ ...e }));
     let sum = list.reduce((s, e) => s + e.processors, 0);
@@ -116,7 +121,7 @@ export class DbesScheduling implements SchedulingIteration {
     }
     if (sum < extra) list.unshift({ processors: extra - sum, step: 2, forJob: undefined });
     this.expansions.set(job.id, list.map((e) => ({ ...e })));
-    return { id: job.id, size: h.n, min: job.min, max: Math.max(h.n, job.cap), malleable: true, end: h.end, expansions: list };
+    return { id: job.id, size: h.n, min: job.min, max: Math.max(h.n, job.cap), malleable: true, end: h.end, started, deadline: deadline(job), expansions: list };
   }
 
   /**

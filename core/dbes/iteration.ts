@@ -12,22 +12,26 @@ export function dbesIteration(state: DbesCluster): DbesOutcome {
 }
 
 /** An expansion of a job, as a candidate for a shrink. */
-interface Held {
+export interface Held {
   readonly job: DbesRunningJob;
   readonly expansion: Expansion;
 }
 
-class Iteration {
-  private readonly running: DbesRunningJob[];
-  private readonly actions: DbesAction[] = [];
-  private readonly started = new Set<string>();
+/**
+ * An iteration on a working copy of one cluster: the evolving requests first (lines 9-24, shared with the baselines'
+ * iteration, standard.ts), then `body`, DBES's lines 25-46 here.
+ */
+export class Iteration {
+  protected readonly running: DbesRunningJob[];
+  protected readonly actions: DbesAction[] = [];
+  protected readonly started = new Set<string>();
   private computations = 0;
   private lastSignature = '';
   private lastDeps = new Map<string, string[]>();
   private firstStepRead: StartLater[] = [];
-  private backfillRead: StartLater[] = [];
+  protected backfillRead: StartLater[] = [];
 
-  constructor(private readonly state: DbesCluster) {
+  constructor(protected readonly state: DbesCluster) {
     this.running = state.running.map((j) => ({ ...j, expansions: j.expansions.map((e) => ({ ...e })) }));
   }
 
@@ -35,6 +39,11 @@ class Iteration {
     // Line 8: static requests scheduled, StartNow jobs not started yet.
     // Lines 9-24: evolving requests.
     for (const request of this.state.requests) this.serveRequest(request.jobId, request.processors, request.user ?? request.jobId);
+    return this.body();
+  }
+
+  /** What follows the evolving requests. */
+  protected body(): DbesOutcome {
     // Line 25: reschedule, StartNow jobs start.
     let schedule = this.schedule();
     for (const job of schedule.startNow) this.start(job, 'startNow');
@@ -61,7 +70,7 @@ class Iteration {
 
   // ---- the schedule and dependencies ---------------------------------------------------------------------------------
 
-  private schedule(): StaticSchedule {
+  protected schedule(): StaticSchedule {
     return staticSchedule(this.state, this.running, this.started);
   }
 
@@ -104,11 +113,10 @@ class Iteration {
     // Line 10: idle processors (StartNow jobs are not started yet: a grant may take what they were to have).
     let idle = this.idle();
     if (idle < processors) {
-      // Lines 11-13: shrink expanded malleable jobs, those of the second step (or for no job) first, then the first's.
-      const candidates = [...this.held((e) => e.forJob === undefined), ...this.held((e) => e.forJob !== undefined)];
-      const found = this.plan(candidates, processors - idle, [job.id]);
+      // Lines 11-13: shrink expanded malleable jobs.
+      const found = this.shrinksForRequest(processors - idle, job.id);
       // Lines 21-22: not enough even so: rejected, nothing shrunk.
-      if (found === undefined) return this.reject(jobId, processors, `only ${idle + this.sum(candidates)} processors could be found (idle and expansions)`);
+      if (found === undefined) return this.reject(jobId, processors, `${processors - idle} more than the ${idle} idle could not be found in expansions`);
       this.take(found, 'evolving', jobId);
       idle = this.idle();
     }
@@ -133,6 +141,12 @@ class Iteration {
     }
     charge(verdict, user, this.state.account);
     this.actions.push({ kind: 'grant', jobId, processors, delay: verdict.total });
+  }
+
+  /** DBES: the expansions of the second step (or for no job) first, then the first step's. */
+  protected shrinksForRequest(needed: number, requester: string): Array<[Held, number]> | undefined {
+    const candidates = [...this.held((e) => e.forJob === undefined), ...this.held((e) => e.forJob !== undefined)];
+    return this.plan(candidates, needed, [requester]);
   }
 
   private reject(jobId: string, processors: number, reason: string): void {
@@ -209,7 +223,7 @@ class Iteration {
   // ---- line 45: backfilling ------------------------------------------------------------------------------------------
 
   /** Decision: backfilled jobs are the waiting jobs without a reservation, started only where they fit now over their walltime with every StartLater reservation in place. */
-  private backfill(schedule: StaticSchedule): void {
+  protected backfill(schedule: StaticSchedule): void {
     const plan = runningPlan(this.state, this.running);
     for (const s of schedule.startLater) plan.reserve({ id: s.job.id, n: s.job.need, start: s.start, duration: s.job.walltime });
     const later = new Set(schedule.startLater.map((s) => s.job.id));
@@ -241,13 +255,13 @@ class Iteration {
 
   // ---- the working copy ----------------------------------------------------------------------------------------------
 
-  private idle(): number {
+  protected idle(): number {
     let used = 0;
     for (const j of this.running) used += j.size;
     return this.state.capacity - used;
   }
 
-  private start(job: DbesWaitingJob, how: StartHow): void {
+  protected start(job: DbesWaitingJob, how: StartHow): void {
     this.started.add(job.id);
     this.running.push({
       id: job.id,
@@ -262,7 +276,7 @@ class Iteration {
     this.actions.push({ kind: 'start', jobId: job.id, processors: job.need, how });
   }
 
-  private expand(job: DbesRunningJob, processors: number, step: ExpansionStep, forJob: string | undefined): void {
+  protected expand(job: DbesRunningJob, processors: number, step: ExpansionStep, forJob: string | undefined): void {
     if (processors <= 0) return;
     job.end = endAfterResize(this.state, job, job.size + processors);
     job.size += processors;
@@ -276,7 +290,7 @@ class Iteration {
    * Expansions matching `which`, as shrink candidates. Decision: within a group, the latest expansion first (of the
    * jobs listed last, then their latest expansion), so the oldest expansions last longest.
    */
-  private held(which: (e: Expansion) => boolean): Held[] {
+  protected held(which: (e: Expansion) => boolean): Held[] {
     const out: Held[] = [];
     for (let i = this.running.length - 1; i >= 0; i--) {
       const job = this.running[i]!;
@@ -293,7 +307,7 @@ class Iteration {
   }
 
   /** What to take from `candidates`, in order, to find `needed` processors; undefined when they hold too few. */
-  private plan(candidates: readonly Held[], needed: number, exclude: readonly string[]): Array<[Held, number]> | undefined {
+  protected plan(candidates: readonly Held[], needed: number, exclude: readonly string[]): Array<[Held, number]> | undefined {
     if (needed <= 0) return [];
     const usable = candidates.filter((h) => !exclude.includes(h.job.id));
     if (this.sum(usable) < needed) return undefined;
@@ -301,7 +315,7 @@ class Iteration {
   }
 
   /** Up to `most` processors from `candidates`, in order. */
-  private planAtMost(candidates: readonly Held[], most: number): Array<[Held, number]> {
+  protected planAtMost(candidates: readonly Held[], most: number): Array<[Held, number]> {
     const out: Array<[Held, number]> = [];
     let left = most;
     for (const h of candidates) {
@@ -314,7 +328,7 @@ class Iteration {
   }
 
   /** Shrinks what `plan` says (merged per job into one action per expansion group); returns the processors freed. */
-  private take(plan: ReadonlyArray<[Held, number]>, phase: ShrinkPhase, forJob: string): number {
+  protected take(plan: ReadonlyArray<[Held, number]>, phase: ShrinkPhase, forJob: string): number {
     let freed = 0;
     for (const [{ job, expansion }, k] of plan) {
       if (k <= 0) continue;
@@ -331,6 +345,6 @@ class Iteration {
   }
 }
 
-function startLaterOf(schedule: StaticSchedule, deps: ReadonlyMap<string, readonly string[]>): StartLater[] {
+export function startLaterOf(schedule: StaticSchedule, deps: ReadonlyMap<string, readonly string[]>): StartLater[] {
   return schedule.startLater.map(({ job, start }) => ({ id: job.id, start, dependsOn: deps.get(job.id) ?? [] }));
 }

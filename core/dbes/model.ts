@@ -24,6 +24,10 @@ export interface DbesRunningJob {
   end: number;
   /** The user it runs for (the fairness budget is also kept per user). */
   readonly user?: string | undefined;
+  /** When it started (the baselines' ESF order); 0 when not given. */
+  readonly started?: number | undefined;
+  /** Its start plus its walltime (the baselines' EDF and LDF orders); Infinity when not given. */
+  readonly deadline?: number | undefined;
   /** Its expansions, oldest first (malleable jobs only); their sum is at most size - min. */
   expansions: Expansion[];
 }

@@ -3,6 +3,8 @@
 // Unlike `equipartition` (CooRMv2's, which evens out the extras above each minimum and offers what one job declines
 // to the others), EP evens out whole sizes in one round of offers.
 import { levelUp } from './equipartition.js';
+import { evenSizes } from '../dbes/standard.js';
+import { baselineIteration } from './baseline.js';
 import type { MalleabilityPolicy, PolicyProcedure } from './policy.js';
 import type { ReadonlyJobRecord } from '../scheduler/job-record.js';
 
@@ -49,4 +51,5 @@ export const ep: MalleabilityPolicy = {
     }
     if (asked.length > 0) yield { kind: 'awaitRelease', jobs: asked };
   },
+  iteration: baselineIteration(evenSizes),
 };

@@ -2,6 +2,8 @@
 // the running malleable jobs in the order they started, each taking all it accepts before the next is offered;
 // shrinks take from the latest started first.
 import { growInOrder, shrinkInOrder } from './deadline.js';
+import { earliestStarted } from '../dbes/standard.js';
+import { baselineIteration } from './baseline.js';
 import type { MalleabilityPolicy, PolicyProcedure } from './policy.js';
 import type { ReadonlyJobRecord } from '../scheduler/job-record.js';
 
@@ -14,4 +16,5 @@ export const esf: MalleabilityPolicy = {
   *shrink<J extends ReadonlyJobRecord>(jobs: readonly J[], shrinkValue: number): PolicyProcedure<J> {
     yield* shrinkInOrder([...jobs].reverse(), shrinkValue);
   },
+  iteration: baselineIteration(earliestStarted),
 };

@@ -1,6 +1,8 @@
 // LDF — latest deadline first (a baseline of the DBES paper, after Utrera et al.): idle processors go first to the
 // running malleable job that must end last (deadline.ts); shrinks take from the earliest deadline first.
 import { byDeadline, growInOrder, shrinkInOrder } from './deadline.js';
+import { latestDeadline } from '../dbes/standard.js';
+import { baselineIteration } from './baseline.js';
 import type { MalleabilityPolicy, PolicyProcedure } from './policy.js';
 import type { ReadonlyJobRecord } from '../scheduler/job-record.js';
 
@@ -13,4 +15,5 @@ export const ldf: MalleabilityPolicy = {
   *shrink<J extends ReadonlyJobRecord>(jobs: readonly J[], shrinkValue: number): PolicyProcedure<J> {
     yield* shrinkInOrder(byDeadline(jobs), shrinkValue);
   },
+  iteration: baselineIteration(latestDeadline),
 };

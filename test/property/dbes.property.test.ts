@@ -8,6 +8,7 @@ import type { SchedulerEvent } from '../../core/events.js';
 import { dbesIteration } from '../../core/dbes/iteration.js';
 import { emptyFairnessAccount, type DbesAction, type DbesCluster, type DbesRunningJob, type DbesWaitingJob, type Expansion } from '../../core/dbes/model.js';
 import { endAfterResize, staticSchedule } from '../../core/dbes/plan.js';
+import { earliestDeadline, earliestStarted, evenSizes, latestDeadline, never, standardIteration } from '../../core/dbes/standard.js';
 import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
 import { SimWorld } from '../../core/sim/world.js';
 
@@ -108,6 +109,17 @@ describe('one DBES iteration over random clusters', () => {
       fc.property(clusterArb, (c) => {
         const state = build(c);
         replay(state, dbesIteration(state).actions);
+      }),
+      runs,
+    );
+  });
+
+  it('the baselines’ iteration never exceeds the capacity either, nor shrinks below a minimum or expands past a max', () => {
+    const orders = [never, earliestStarted, earliestDeadline, latestDeadline, evenSizes];
+    fc.assert(
+      fc.property(clusterArb, fc.nat({ max: orders.length - 1 }), (c, k) => {
+        const state = build(c);
+        replay(state, standardIteration(state, orders[k]!).actions);
       }),
       runs,
     );
@@ -222,8 +234,8 @@ function world(s: Workload, policy: string): SimWorld {
     jobs,
     seed: s.seed,
     background: false,
-    // The baselines under conservative backfilling with the same depth, as the benchmark runs them.
-    scheduler: policy === 'dbes' ? { policy, reservationDepth: s.depth } : { policy, queue: 'cbf', reservationDepth: s.depth },
+    // Every strategy brings its own iteration (DBES's, or the baselines' standard one) with the run's depth.
+    scheduler: { policy, reservationDepth: s.depth },
   });
 }
 
