@@ -141,6 +141,11 @@ export class DbesScheduling implements SchedulingIteration {
       const model: DbesWaitingJob = { id: job.id, need: job.need, walltime, malleable: job.malleable, max: job.malleable ? job.max : job.need };
       const pinned = job.spec.components[0]!.cluster;
       const candidates = pinned === undefined ? clusters.map((_, c) => c) : [this.host.grid.cluster(pinned)?.index ?? -1].filter((c) => c >= 0);
+      // One cluster to choose from: no plan to read.
+      if (candidates.length === 1 && job.need <= clusters[candidates[0]!]!.cluster.processors) {
+        out[candidates[0]!]!.push({ job, model });
+        continue;
+      }
       let best = -1;
       let bestStart = Number.POSITIVE_INFINITY;
       for (const c of candidates) {

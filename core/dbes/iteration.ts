@@ -70,8 +70,24 @@ export class Iteration {
 
   // ---- the schedule and dependencies ---------------------------------------------------------------------------------
 
+  /** The static schedule of the cluster as it is now; the last one again while no action changed it. */
   protected schedule(): StaticSchedule {
-    return staticSchedule(this.state, this.running, this.started);
+    if (this.lastSchedule !== undefined && this.scheduledAt === this.actions.length && this.scheduledSizes === this.sizes()) return this.lastSchedule;
+    this.lastSchedule = staticSchedule(this.state, this.running, this.started);
+    this.scheduledAt = this.actions.length;
+    this.scheduledSizes = this.sizes();
+    return this.lastSchedule;
+  }
+
+  private lastSchedule: StaticSchedule | undefined;
+  private scheduledAt = -1;
+  private scheduledSizes = -1;
+
+  /** The running jobs' sizes summed (a grant changes them before its action is listed). */
+  private sizes(): number {
+    let n = 0;
+    for (const j of this.running) n += j.size;
+    return n * 4096 + this.running.length;
   }
 
   /**
