@@ -137,6 +137,11 @@ export class DbesScheduling implements SchedulingIteration {
       if (job.state !== 'queued') continue;
       // Without a pre-allocation an evolving job needs only its initial size to start.
       if (job.evolving) job.preallocating = false;
+      // Decision: DBES (one Maui cluster in the paper) places single-component jobs; a co-allocated job is refused.
+      if (job.spec.components.length > 1) {
+        this.host.failedTry(job, `a job of ${job.spec.components.length} components cannot run under DBES or its baselines: one component only`, now);
+        continue;
+      }
       const walltime = job.spec.walltime ?? Number.POSITIVE_INFINITY;
       const model: DbesWaitingJob = { id: job.id, need: job.need, walltime, malleable: job.malleable, max: job.malleable ? job.max : job.need };
       const pinned = job.spec.components[0]!.cluster;

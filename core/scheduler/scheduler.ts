@@ -219,8 +219,15 @@ export class Scheduler {
       job: (id) => this.jobsById.get(id),
       freed,
       request: (job, processors, now) => {
-        this.iteration?.request(job, processors, now);
-        this.passRequested = true;
+        if (this.iteration) {
+          this.iteration.request(job, processors, now);
+          this.passRequested = true;
+          return;
+        }
+        // Placed without a pre-allocation under a policy since changed for one that decides no requests.
+        const reason = `no pre-allocation to grow into, and policy ${this.malleability.policy.name} decides no requests`;
+        this.emit(now, { type: 'evolve.refused', jobId: job.id, reason });
+        this.applications.updateRefused(job.id, reason);
       },
     });
     this.sizes = new JobSizes({
@@ -487,7 +494,8 @@ export class Scheduler {
       this.arrivals = [];
       this.passes.record(before, this.stateKey());
       // After the pass's states are kept: growth made due here is a change the next round acts on, not a repeat.
-      if (!onlyArrivals && this.growth.afterFullPass()) this.passRequested = true;
+      // (A policy's own iteration grows jobs itself: the approaches' growth trigger is not read under it.)
+      if (!onlyArrivals && this.iteration === undefined && this.growth.afterFullPass()) this.passRequested = true;
     }
   }
 

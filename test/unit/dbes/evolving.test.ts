@@ -75,3 +75,16 @@ describe('evolving requests under DBES', () => {
     expect(h.manager('a').grows).toEqual([{ jobId: 'e', processors: 2 }]);
   });
 });
+
+describe('changing the policy', () => {
+  it('a job placed under DBES without a pre-allocation has its requests refused under a policy that decides none', () => {
+    const h = harness(grid({ a: 10 }), { policy: 'dbes' });
+    h.submit(evolving('e', 2, 8, 1000));
+    h.pass();
+    h.startAll();
+    expect(h.scheduler.setPolicy('fpsma').ok).toBe(true);
+    h.at(5).scheduler.receive(update('e', 4), 5);
+    h.scheduler.advance(5);
+    expect(h.apps.refusals).toEqual([{ jobId: 'e', reason: expect.stringContaining('policy fpsma decides no requests') }]);
+  });
+});
