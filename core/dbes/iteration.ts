@@ -215,7 +215,8 @@ export class Iteration {
       let total = fromIdle;
       if (fromIdle < room) {
         // Stealing: from expansions for no job (second step), then for lower-priority StartLater jobs; never from the
-        // jobs being expanded.
+        // jobs being expanded. Decision: as in the paper, nothing checks that a job shrunk by a steal (its end moves
+        // later) delays no other reservation; the next iterations plan from the new ends.
         const lower = new Set(order.slice(i + 1));
         const own = new Set(ids);
         const candidates = [
