@@ -89,7 +89,7 @@ export class DbesScheduling implements SchedulingIteration {
         // Decision: the paper's users are not in the model; each evolving job is its own user for the per-user budget.
         requests: requests[c]!.map((r) => ({ jobId: r.job.id, processors: r.processors, user: r.job.id })),
         reservationDepth: depth,
-        fairness: this.fairness,
+        fairness: host.fairness() ?? this.fairness,
         account: this.account,
         runtime: host.runtimeAt,
       });

@@ -17,6 +17,8 @@ export interface IterationHost {
   waitingJobs(now: number): readonly JobRecord[];
   /** The run's reservation depth (Maui's ReservationDepth); undefined: not set. */
   reservationDepth(): number | undefined;
+  /** The run's fairness budget for evolving requests (seconds of delay per waiting job, per user); undefined: not set. */
+  fairness(): { readonly perJob: number; readonly perUser: number } | undefined;
   readonly runtimeAt: RuntimeAt;
   /** Whether a malleability operation runs on the cluster. */
   busy(cluster: ClusterState): boolean;

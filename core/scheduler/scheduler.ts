@@ -68,6 +68,8 @@ export interface SchedulerOptions {
   reservationDepth: number | undefined;
   /** The order a planning queue policy takes waiting jobs in. */
   priority: QueuePriorityName;
+  /** DBES and its baselines: the delay evolving jobs' grants may cause waiting jobs (seconds); undefined: the default. */
+  fairness?: { readonly perJob: number; readonly perUser: number } | undefined;
 }
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
@@ -118,6 +120,7 @@ export class Scheduler {
   private queuePolicy: QueuePolicy;
   private reservationDepthOption: number | undefined;
   private priorityOption: QueuePriorityName;
+  private readonly fairnessOption: SchedulerOptions['fairness'];
   /** Jobs placed and not yet ended: what the queue policies' plans hold. */
   private readonly placedJobs = new Set<JobRecord>();
   /**
@@ -164,6 +167,7 @@ export class Scheduler {
     this.queuePolicy = required(queuePolicy(o.queue), 'queue', o.queue);
     this.reservationDepthOption = o.reservationDepth;
     this.priorityOption = o.priority;
+    this.fairnessOption = o.fairness;
     this.plannedPass = new PlannedPass({
       grid,
       availableFor: (i) => this.clusters[i]!.availableFor(),
@@ -574,6 +578,7 @@ export class Scheduler {
           walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY,
         })),
       reservationDepth: () => this.reservationDepthOption,
+      fairness: () => this.fairnessOption,
       runtimeAt: this.runtimeAt,
       busy: (state) => this.malleability.busy(state),
       run: (state, procedure, options, now) => this.malleability.run(state, procedure, options, now),

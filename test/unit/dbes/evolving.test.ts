@@ -88,3 +88,19 @@ describe('changing the policy', () => {
     expect(h.apps.refusals).toEqual([{ jobId: 'e', reason: expect.stringContaining('policy fpsma decides no requests') }]);
   });
 });
+
+describe('the fairness budget as a scheduler option', () => {
+  it('a budget large enough grants the request the default refuses', () => {
+    const h = harness(grid({ a: 10 }), { policy: 'dbes', fairness: { perJob: 10000, perUser: 10000 } });
+    h.submit(rigid('r', 6, { walltime: 1000 }));
+    h.submit(evolving('e', 2, 8, 10000));
+    h.pass();
+    h.startAll();
+    h.at(1).submit(rigid('W', 7, { walltime: 100 }));
+    h.scheduler.advance(1);
+    h.at(2).scheduler.receive(update('e', 4), 2);
+    h.scheduler.advance(2);
+    expect(h.ofType('evolve.refused')).toEqual([]);
+    expect(h.manager('a').grows).toEqual([{ jobId: 'e', processors: 2 }]);
+  });
+});
