@@ -74,6 +74,8 @@ export class DbesScheduling implements SchedulingIteration {
     const depth = host.reservationDepth() ?? DBES_DEFAULT_DEPTH;
     for (let c = 0; c < clusters.length; c++) {
       const state = clusters[c]!;
+      // Decision: a cluster where an operation runs is left alone until it ends (its jobs' sizes are in flux); its end
+      // asks for the next pass.
       if (host.busy(state)) continue;
       // Decision: an iteration whose inputs (capacity, running jobs' sizes and ends, the waiting jobs) are those the
       // last one on this cluster started from is skipped: its decisions were carried out already (this is where
