@@ -50,6 +50,15 @@ export type SchedulerEventBody =
   | { type: 'job.evolved'; jobId: string; cluster: string; size: number; preallocation: number }
   | { type: 'evolve.refused'; jobId: string; reason: string }
   | { type: 'job.ended'; jobId: string; state: Extract<JobState, 'completed' | 'failed' | 'cancelled'>; reason: string; tries: number; output?: JobOutput }
+  /**
+   * An interactive job admitted (core/interactive): RT-DLT's k periodic tasks of cost C, placed on `nodes` (one entry
+   * per task, a node may repeat) of `cluster`'s interactive worker nodes; `minNodes` is RT-DLT's n_min.
+   */
+  | { type: 'interactive.admitted'; jobId: string; cluster: string; nodes: number[]; costMs: number; minNodes: number; periodMs: number; deadlineMs: number }
+  /** An instance ran `executedMs`, longer than C: the job's tasks were placed again (placement `generation`). */
+  | { type: 'interactive.replaced'; jobId: string; cluster: string; nodes: number[]; costMs: number; executedMs: number; generation: number }
+  /** An iteration's task on `node` ended after its deadline; `misses`: the job's misses so far. */
+  | { type: 'interactive.missed'; jobId: string; cluster: string; node: number; task: number; executedMs: number; deadlineMs: number; misses: number }
   | { type: 'cluster.polled'; cluster: string; processors: number; background: number; reachable: boolean };
 
 export type SchedulerEvent = SchedulerEventBody & { readonly t: number };

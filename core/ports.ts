@@ -70,6 +70,24 @@ export interface ApplicationPort {
    * application knows its model; a live one declares none): what the plan estimates a malleable job's end from.
    */
   runtimeAt?(jobId: string, size: number): number | undefined;
+  /**
+   * An interactive job's periodic tasks (core/interactive), once its driver runs and again after each re-placement:
+   * what its application releases each period. Applications that are not interactive never receive it.
+   */
+  interactiveTasks?(jobId: string, tasks: InteractiveTasks): void;
+}
+
+/** An interactive job's current placement as its application runs it: k tasks of cost C each period T, deadline D. */
+export interface InteractiveTasks {
+  readonly generation: number;
+  /** The worker node of each task (k entries). */
+  readonly nodes: readonly number[];
+  readonly costMs: number;
+  readonly periodMs: number;
+  readonly deadlineMs: number;
+  /** σ of this placement (data units), split among the tasks by `fractions` (RT-DLT's, summing to 1). */
+  readonly dataUnits: number;
+  readonly fractions: readonly number[];
 }
 
 export type ApplicationMessage =
@@ -81,6 +99,11 @@ export type ApplicationMessage =
    * An evolving job asks for a new total size within min..max. `announceS` absent or 0: spontaneous update, served at
    * once; > 0: announced update taking effect `announceS` seconds later. Answered by `resized`, or `updateRefused`.
    */
-  | { type: 'update'; jobId: string; processors: number; announceS?: number };
+  | { type: 'update'; jobId: string; processors: number; announceS?: number }
+  /**
+   * An interactive job's task `task` finished an instance after `executedMs` (measured), late when `missed`.
+   * `generation`: the placement it ran under (default: the current one).
+   */
+  | { type: 'iteration'; jobId: string; task: number; executedMs: number; missed: boolean; generation?: number };
 
 export type InboundMessage = ManagerMessage | ApplicationMessage;

@@ -22,6 +22,8 @@ export interface ConnectOptions {
   onResized?(size: number, app: ConcertinaApp): void | Promise<void>;
   /** Concertina refused the last update (the size stays what Concertina holds); why. */
   onRefused?(reason: string, app: ConcertinaApp): void | Promise<void>;
+  /** An interactive job's periodic tasks, at start and after each re-placement. */
+  onTasks?(tasks: InteractiveTasks, app: ConcertinaApp): void | Promise<void>;
   /**
    * A shrink with a deadline is released at the first safe point at most this many ms before it, the processors
    * being used until then. Default: released at the safe point that answers it.
@@ -119,6 +121,8 @@ export declare class ConcertinaApp {
   readonly stopReason: string | undefined;
   /** Why the last update was refused (undefined: none was). */
   readonly refusal: string | undefined;
+  /** An interactive job's tasks as Concertina last placed them. */
+  readonly tasks: InteractiveTasks | undefined;
   /** Processors agreed to be given back but kept in use until their shrink's deadline comes near. */
   readonly releasing: number;
   /** The job's directory. */
@@ -142,6 +146,21 @@ export declare class ConcertinaApp {
   update(processors: number, options?: { announceS?: number }): Promise<boolean>;
   /** Gives back processors on its own initiative; resolves with how many were released. */
   release(processors: number): Promise<number>;
+  /** An interactive job's task ended an instance `executedMs` after its release (`missed`: past its deadline). */
+  iteration(task: number, executedMs: number, missed: boolean, generation?: number): void;
   done(ok: boolean, note?: string): void;
   close(): void;
+}
+
+/** An interactive job's periodic tasks (the protocol's `tasks` message). */
+export interface InteractiveTasks {
+  readonly generation: number;
+  /** The worker node of each task. */
+  readonly nodes: readonly number[];
+  readonly costMs: number;
+  readonly periodMs: number;
+  readonly deadlineMs: number;
+  readonly dataUnits: number;
+  /** Each task's share of dataUnits (RT-DLT's fractions). */
+  readonly fractions: readonly number[];
 }

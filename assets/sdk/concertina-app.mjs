@@ -32,7 +32,7 @@ const SLOT_ID = /^[A-Za-z0-9_-]+$/;
 /**
  * Connects to the job's directory and says hello. Options (each defaults to its environment variable):
  * dir (CONCERTINA_JOB_DIR), size (CONCERTINA_SIZE), min (CONCERTINA_MIN, else 1), max (CONCERTINA_MAX, else size);
- * callbacks onOffer(processors, app) -> accepted, onShrink(processors, mandatory, app, { deadline }) -> accepted,
+ * callbacks onTasks(tasks, app) (an interactive job's tasks, at start and after a re-placement), onOffer(processors, app) -> accepted, onShrink(processors, mandatory, app, { deadline }) -> accepted,
  * onResized(size, app) (may return a promise), onRefused(reason, app) (an update refused); releaseBeforeDeadlineMs
  * (a shrink with a deadline is released at the first safe point this close to it; default: at once); pollMs
  * (background read of to-app.jsonl, default 500); progressIntervalMs (progress lines at most this often, default 1000);
@@ -74,6 +74,8 @@ export class ConcertinaApp {
   stopReason = undefined;
   /** Why the last update was refused (undefined: none was). */
   refusal = undefined;
+  /** An interactive job's tasks as Concertina last placed them (undefined: none yet, or not interactive). */
+  tasks = undefined;
   /** The job's directory. */
   dir;
 
@@ -148,6 +150,12 @@ export class ConcertinaApp {
         case 'refused':
           await this.#onRefused(message.reason);
           break;
+        case 'tasks': {
+          const { v: _v, seq: _seq, type: _type, ...tasks } = message;
+          this.tasks = tasks;
+          await this.#options.onTasks?.(tasks, this);
+          break;
+        }
       }
     }
     await this.#releaseDue(this.stopRequested);
@@ -273,6 +281,16 @@ export class ConcertinaApp {
     for (const s of readSlots(join(this.dir, SLOTS_DIR))) if (!this.#released.has(s.slot) && !known.has(s.slot)) known.set(s.slot, s);
     this.#held = [...known.values()].sort(byMember).slice(0, want);
     return this.#held.length === want;
+  }
+
+  /**
+   * An interactive job's task `task` ended an instance `executedMs` after its release; `missed` when past its
+   * deadline; `generation`: the placement (tasks message) it ran under.
+   */
+  iteration(task, executedMs, missed, generation) {
+    if (this.#ended) return;
+    const ms = Math.max(0, Number(executedMs) || 0);
+    this.#write({ type: 'iteration', task: Math.max(0, Math.trunc(Number(task) || 0)), executedMs: ms, missed: Boolean(missed), ...(generation !== undefined && { generation }) });
   }
 
   /** The run is over (ok: it completed); nothing is written after this. */
@@ -804,6 +822,14 @@ const FIELDS = {
     'offerId, processors and mandatory: must be integers and a boolean',
   stop: (m) => typeof m.reason === 'string' || 'reason: must be a string',
   refused: (m) => typeof m.reason === 'string' || 'reason: must be a string',
+  tasks: (m) =>
+    (isCount(m.generation) &&
+      Array.isArray(m.nodes) &&
+      m.nodes.length > 0 &&
+      Array.isArray(m.fractions) &&
+      m.fractions.length === m.nodes.length &&
+      [m.costMs, m.periodMs, m.deadlineMs, m.dataUnits].every((x) => typeof x === 'number' && x > 0)) ||
+    'generation, nodes, fractions, costMs, periodMs, deadlineMs and dataUnits: a placement of interactive tasks',
 };
 /** Optional fields, checked when present. */
 const OPTIONAL = {

@@ -9,15 +9,15 @@ export const egs: MalleabilityPolicy = {
   description: 'Equi-grow and shrink: every running malleable job grows (or shrinks) by an equal share.',
 
   *grow<J extends ReadonlyJobRecord>(jobs: readonly J[], growValue: number): PolicyProcedure<J> {
-    // Decision: the shares go to the jobs that can take more; a job at its maximum would turn its share down.
-    const growing = jobs.filter((j) => j.growable > 0);
-    if (growing.length === 0) return;
-    const share = Math.floor(growValue / growing.length);
-    const remainder = growValue % growing.length;
-    for (let i = 0; i < growing.length; i++) {
+    // Decision: the shares go over every running job, as the paper's figure; a job at its maximum is not asked (the
+    // manager skips it), so its share stays idle until the next grow.
+    if (jobs.length === 0) return;
+    const share = Math.floor(growValue / jobs.length);
+    const remainder = growValue % jobs.length;
+    for (let i = 0; i < jobs.length; i++) {
       const offer = share + (i < remainder ? 1 : 0);
       // Decision: a share of zero is not sent (more jobs than processors to hand out).
-      if (offer > 0) yield { kind: 'offerGrow', job: growing[i]!, processors: offer };
+      if (offer > 0) yield { kind: 'offerGrow', job: jobs[i]!, processors: offer };
     }
   },
 

@@ -28,6 +28,8 @@ export interface SizeRequest {
 
 export function componentRequest(job: JobSpec, i: number): SizeRequest {
   const c = job.components[i]!;
+  // An interactive job's driver: one processor (its worker nodes are apart, see interactivePartitionSchema).
+  if (job.kind === 'interactive') return { min: 1, max: 1, initial: 1 };
   if (job.kind === 'rigid') return { min: c.processors!, max: c.processors!, initial: c.processors! };
   const min = c.min!;
   const max = c.max!;
@@ -47,6 +49,14 @@ export function checkJobAgainstGrid(job: JobSpec, grid: Grid): FieldError[] {
     const at = (f: string) => `components[${i}].${f}`;
     // An evolving job's whole pre-allocation (its max) must fit on one cluster.
     const need = job.kind === 'evolving' ? componentRequest(job, i).max : componentRequest(job, i).min;
+    if (job.kind === 'interactive') {
+      const partitioned = grid.clusters.filter((k) => k.spec.interactive !== undefined);
+      if (c.cluster !== undefined && grid.cluster(c.cluster) && !grid.cluster(c.cluster)!.spec.interactive) {
+        errors.push({ path: at('cluster'), message: `cluster ${c.cluster} has no interactive worker nodes${partitioned.length ? ` (${partitioned.map((k) => k.name).join(', ')} have)` : ''}` });
+      } else if (c.cluster === undefined && partitioned.length === 0) {
+        errors.push({ path: 'kind', message: 'no cluster of this grid has interactive worker nodes' });
+      }
+    }
     const field = job.kind === 'rigid' ? 'processors' : job.kind === 'evolving' ? 'max' : 'min';
     if (c.cluster !== undefined) {
       const cluster = grid.cluster(c.cluster);

@@ -58,8 +58,23 @@ export const appModelSchema = z.discriminatedUnion(
       phaseS: positiveSeconds.default(300),
       announceS: seconds.default(0),
     }),
+    // LeanMD (the DBES paper's malleable jobs, apps/leanmd.ts): a box of cells, and its run time on `size` cores.
+    z.strictObject({
+      model: z.literal('leanmd'),
+      cells: z.tuple([processors, processors, processors]),
+      runtime: positiveSeconds,
+      size: processors,
+    }),
+    // The DBES paper's evolving job (apps/esp-evolving.ts): `runtime` seconds on its size, asking for `extra` more
+    // processors at each fraction of `askAt` of that time until one request is granted, faster in proportion after.
+    z.strictObject({
+      model: z.literal('esp-evolving'),
+      runtime: positiveSeconds,
+      extra: processors,
+      askAt: z.array(z.number({ error: numberError }).min(0, 'must be at least 0').max(1, 'must be at most 1')).min(1, 'must hold at least one fraction').default([0.16, 0.25]),
+    }),
   ],
-  { error: () => 'must have model ft, gadget2, fixed, amdahl or evolving' },
+  { error: () => 'must have model ft, gadget2, fixed, amdahl, evolving, leanmd or esp-evolving' },
 );
 export type AppModelSpec = z.infer<typeof appModelSchema>;
 
@@ -98,7 +113,34 @@ const componentShape = (program: z.ZodString, arg: z.ZodString) =>
 export const componentSchema = componentShape(programWord, argument);
 export type ComponentSpec = z.infer<typeof componentSchema>;
 
-export const JOB_KINDS = ['rigid', 'moldable', 'malleable', 'evolving'] as const;
+export const JOB_KINDS = ['rigid', 'moldable', 'malleable', 'evolving', 'interactive'] as const;
+
+// Interactive periodic divisible jobs (core/interactive): J = (A, T, σ, D). Every time a whole number of ms, as the
+// core's EDF tests need (core/interactive/model.ts).
+const wholeMs = (min: number) =>
+  z
+    .number({ error: numberError })
+    .refine(Number.isFinite, 'must be finite')
+    .refine(Number.isInteger, 'must be a whole number of milliseconds')
+    .refine((n) => n >= min, `must be at least ${min} ms`)
+    // Decision: at most a day: a period or deadline longer than that is no interactive loop.
+    .refine((n) => n <= 86_400_000, 'must be at most 86400000 ms (a day)');
+export const interactiveSpecSchema = z
+  .strictObject({
+    /** A: the first fork, milliseconds after the job is admitted (0: at once). */
+    arrivalMs: wholeMs(0).default(0),
+    /** T: the period of the forks. */
+    periodMs: wholeMs(1),
+    /** σ: the largest data size of one iteration, in the cluster's data units. */
+    dataUnits: z
+      .number({ error: numberError })
+      .refine(Number.isFinite, 'must be finite')
+      .refine((n) => n > 0, 'must be greater than 0'),
+    /** D: the relative deadline of every iteration, at most T. */
+    deadlineMs: wholeMs(1),
+  })
+  .refine((j) => j.deadlineMs <= j.periodMs, { path: ['deadlineMs'], message: 'must not exceed the period (D ≤ T)' });
+export type InteractiveSpec = z.infer<typeof interactiveSpecSchema>;
 
 const jobShape = (component: typeof componentSchema) =>
   z
@@ -113,15 +155,25 @@ const jobShape = (component: typeof componentSchema) =>
       /** Upper bound on run time, seconds. */
       walltime: positiveSeconds.optional(),
       app: appModelSchema.optional(),
+      /** Interactive jobs only: the periodic divisible load (RT-DLT chooses its worker nodes on admission). */
+      interactive: interactiveSpecSchema.optional(),
     })
     .superRefine((job, ctx) => {
+      if (job.kind === 'interactive' && job.interactive === undefined) ctx.addIssue({ code: 'custom', path: ['interactive'], message: 'is required for an interactive job' });
+      if (job.kind !== 'interactive' && job.interactive !== undefined) ctx.addIssue({ code: 'custom', path: ['interactive'], message: 'is only for interactive jobs' });
       if (job.kind !== 'rigid' && job.components.length !== 1) {
         // Decision: malleable, moldable and evolving jobs run in one cluster (the papers assume no co-allocation for them).
         ctx.addIssue({ code: 'custom', path: ['components'], message: `${article(job.kind)} ${job.kind} job must have exactly one component` });
       }
       job.components.forEach((c, i) => {
         const at = (field: string) => ['components', i, field];
-        if (job.kind === 'rigid') {
+        if (job.kind === 'interactive') {
+          // Decision: an interactive job's k worker nodes come from RT-DLT on admission; its own component is the
+          // driver (the head node's fork and join), one processor on the cluster, as a rigid job of size 1.
+          for (const f of ['processors', 'min', 'max', 'initial'] as const) {
+            if (c[f] !== undefined) ctx.addIssue({ code: 'custom', path: at(f), message: 'is not for an interactive job: its worker nodes follow from its period, data size and deadline' });
+          }
+        } else if (job.kind === 'rigid') {
           if (c.processors === undefined) ctx.addIssue({ code: 'custom', path: at('processors'), message: 'is required for a rigid job' });
           for (const f of ['min', 'max', 'initial'] as const) {
             if (c[f] !== undefined) ctx.addIssue({ code: 'custom', path: at(f), message: 'is only for moldable, malleable and evolving jobs; use processors' });
@@ -150,6 +202,26 @@ export const storedJobSpecSchema = jobShape(componentShape(requiredProgram, z.st
 export type JobSpecInput = z.input<typeof jobSpecSchema>;
 export type JobSpec = z.infer<typeof jobSpecSchema>;
 
+/** Placement of interactive tasks on worker nodes (core/interactive/placement) and how jobs share nodes. */
+export const INTERACTIVE_PLACEMENTS = ['first-fit', 'best-fit', 'worst-fit'] as const;
+export const INTERACTIVE_SHARINGS = ['interleaved', 'exclusive'] as const;
+
+/**
+ * A cluster's interactive partition: worker nodes running EDF, and RT-DLT's cost model (per data unit, homogeneous
+ * nodes). Decision: these nodes are a partition of their own beside the cluster's batch processors (not counted in
+ * `processors`), so batch scheduling is unchanged by the interactive jobs that share them.
+ */
+export const interactivePartitionSchema = z.strictObject({
+  nodes: processors,
+  /** Cms: milliseconds to send one data unit from the head node to a worker node. */
+  cmsMsPerUnit: seconds,
+  /** Cps: milliseconds for a worker node to process one data unit. */
+  cpsMsPerUnit: positiveSeconds,
+  placement: z.enum(INTERACTIVE_PLACEMENTS, { error: () => `must be one of ${INTERACTIVE_PLACEMENTS.join(', ')}` }).default('best-fit'),
+  sharing: z.enum(INTERACTIVE_SHARINGS, { error: () => `must be one of ${INTERACTIVE_SHARINGS.join(', ')}` }).default('interleaved'),
+});
+export type InteractivePartitionSpec = z.infer<typeof interactivePartitionSchema>;
+
 /** Background load: jobs of users who bypass Concertina, arriving as a Poisson process. */
 export const backgroundSchema = z
   .strictObject({
@@ -170,6 +242,8 @@ export const clusterSchema = z
     /** Whether the local manager can reserve processors ahead (the claimer then claims at placement). */
     supportsReservations: z.boolean().default(false),
     background: backgroundSchema.optional(),
+    /** Worker nodes for interactive periodic jobs, with RT-DLT's cost model. */
+    interactive: interactivePartitionSchema.optional(),
   })
   .refine((c) => c.threshold === undefined || c.threshold <= c.processors, {
     path: ['threshold'],

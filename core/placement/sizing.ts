@@ -16,6 +16,7 @@ export function sizeFor(job: JobSpec, componentIndex: number, available: number)
   if (available < min) return undefined;
   switch (job.kind) {
     case 'rigid':
+    case 'interactive':
       return min;
     case 'moldable':
       return Math.min(max, available);

@@ -1,44 +1,73 @@
 // The placement queue (KOALA paper, IV-A): jobs not yet placed, in order. A job that fails to be placed goes to the
 // tail and counts a try; past the threshold its submission fails.
+// Waiting costs nothing per pass when nothing changed (issue 17): the queue keeps, beside its jobs, a min-tree over
+// each job's pass-over bound, so that a scan finds the next job worth a visit in O(log n) and steps over the run of
+// jobs that fit nowhere without looking at them.
 import type { JobRecord } from '../scheduler/job-record.js';
 
 export const TRIES_EXHAUSTED = 'placement tries exhausted';
 
 export type TryOutcome = 'placed' | 'kept' | 'exhausted';
 
+/** The largest finite bound: a scan's limit is clamped to it, so that free slots (+Infinity) are never visited. */
+const MOST = Number.MAX_VALUE;
+/** Below this many slots the queue is never compacted. */
+const COMPACT_FROM = 1024;
+
 export class PlacementQueue {
-  private jobs: JobRecord[] = [];
+  /** Jobs in queue order; undefined where a job left (the slots are compacted now and then, never during a scan). */
+  private slots: Array<JobRecord | undefined> = [];
+  private readonly slotOf = new Map<JobRecord, number>();
+  private count = 0;
+  /**
+   * A min-tree over the slots (leaves at `cap + slot`): a free slot is +Infinity; a job that a scan of poll round
+   * `keyRound` may pass over without a visit holds its `passOver` (0 or more); any other job -Infinity (a visit).
+   */
+  private tree = new Float64Array(2).fill(Number.POSITIVE_INFINITY);
+  private cap = 1;
+  private keyRound = Number.NaN;
   private scanning = false;
-  private arrivedDuringScan: JobRecord[] = [];
+  /** While a scan runs: the slots it walks (those after were filled during it), and how many of them left. */
+  private scanEnd = 0;
+  private leftInScan = 0;
+  private listed: JobRecord[] | undefined;
 
   constructor(public triesThreshold: number) {}
 
   get length(): number {
-    return this.jobs.length + this.arrivedDuringScan.length;
+    // During a scan the jobs that left it still count until it ends, as they always did (the positions of jobs
+    // queued meanwhile say so).
+    return this.count + (this.scanning ? this.leftInScan : 0);
   }
-
 
   /** Jobs in queue order (not while a scan runs). */
   list(): readonly JobRecord[] {
-    return this.arrivedDuringScan.length ? [...this.jobs, ...this.arrivedDuringScan] : this.jobs;
+    if (this.listed === undefined) {
+      const jobs: JobRecord[] = [];
+      for (const job of this.slots) if (job !== undefined) jobs.push(job);
+      this.listed = jobs;
+    }
+    return this.listed;
   }
 
   push(job: JobRecord): number {
-    if (this.scanning) this.arrivedDuringScan.push(job);
-    else this.jobs.push(job);
-    return this.length - 1;
+    const position = this.length;
+    const s = this.slots.length;
+    this.slots.push(job);
+    this.slotOf.set(job, s);
+    this.count++;
+    this.listed = undefined;
+    if (s >= this.cap) this.rebuild(this.cap * 2);
+    else this.setLeaf(s, this.key(job));
+    return position;
   }
 
   remove(job: JobRecord): boolean {
-    // During a scan the job list is being walked: an ended job is left out when the scan rebuilds it.
-    for (const list of this.scanning ? [this.arrivedDuringScan] : [this.jobs, this.arrivedDuringScan]) {
-      const i = list.indexOf(job);
-      if (i >= 0) {
-        list.splice(i, 1);
-        return true;
-      }
-    }
-    return false;
+    const s = this.slotOf.get(job);
+    if (s === undefined) return false;
+    this.clear(s);
+    this.compactIfSparse();
+    return true;
   }
 
   /**
@@ -60,10 +89,13 @@ export class PlacementQueue {
   scanOnly(jobs: readonly JobRecord[], visit: (job: JobRecord) => TryOutcome): void {
     for (const job of jobs) {
       if (job.state !== 'queued') continue;
-      if (visit(job) === 'kept') continue;
-      const i = this.jobs.lastIndexOf(job);
-      if (i >= 0) this.jobs.splice(i, 1);
+      const outcome = visit(job);
+      const s = this.slotOf.get(job);
+      if (s === undefined) continue;
+      if (outcome === 'kept') this.setLeaf(s, this.key(job));
+      else this.clear(s);
     }
+    this.compactIfSparse();
   }
 
   /**
@@ -72,56 +104,134 @@ export class PlacementQueue {
    * scan runs join the tail afterwards.
    * With `passOver`, a job tried already in its poll round whose `passOver` is above what `limit()` says (asked again
    * after each visit) is kept without a visit: the caller promises such a visit would keep it and change nothing.
+   * Such jobs are stepped over in O(log n) a run, not looked at one by one.
    * Returns the smallest `passOver` of the jobs kept so (+Infinity for none). Once `closed()` says so after a visit,
    * the jobs not visited yet are kept, in order, without a visit.
    */
   scan(visit: (job: JobRecord) => TryOutcome, passOver?: PassOver, closed?: () => boolean): number {
     let smallest = Number.POSITIVE_INFINITY;
     if (this.scanning) return smallest;
+    if (passOver !== undefined && passOver.round !== this.keyRound) {
+      this.keyRound = passOver.round;
+      this.rebuild(this.cap);
+    }
     this.scanning = true;
-    // Kept jobs move up in place: a job is written only over one already visited.
-    const jobs = this.jobs;
-    const n = jobs.length;
-    const round = passOver ? passOver.round : Number.NaN;
-    let limit = Number.NaN;
-    let kept = 0;
-    let i = 0;
+    this.scanEnd = this.slots.length;
+    this.leftInScan = 0;
+    const end = this.scanEnd;
     try {
-      for (; i < n; i++) {
-        const job = jobs[i]!;
-        if (job.state !== 'queued') continue;
-        if (job.triedInRound === round && job.passOver >= 0) {
-          if (Number.isNaN(limit)) limit = passOver!.limit();
-          if (job.passOver > limit) {
-            jobs[kept++] = job;
-            if (job.passOver < smallest) smallest = job.passOver;
-            continue;
-          }
+      let from = 0;
+      for (;;) {
+        let s = this.firstAtMost(from, MOST);
+        if (s < 0 || s >= end) break;
+        // A job that may be passed over: step over the whole run of such jobs above the limit.
+        if (passOver !== undefined && this.tree[this.cap + s]! >= 0) {
+          const t = this.firstAtMost(s, Math.min(passOver.limit(), MOST));
+          const stop = t < 0 || t >= end ? end : t;
+          smallest = Math.min(smallest, this.rangeMin(s, stop));
+          if (stop >= end) break;
+          s = t;
+        }
+        from = s + 1;
+        const job = this.slots[s]!;
+        if (job.state !== 'queued') {
+          this.clear(s);
+          continue;
         }
         const outcome = visit(job);
-        limit = Number.NaN;
-        if (outcome === 'kept') jobs[kept++] = job;
-        if (closed?.()) {
-          i++;
-          // Nothing left the queue before this point: the jobs behind stay where they are.
-          if (kept === i) {
-            kept = n;
-            i = n;
-          }
-          break;
-        }
+        if (outcome === 'kept') {
+          if (this.slots[s] === job) this.setLeaf(s, this.key(job));
+        } else this.clear(s);
+        if (closed?.()) break;
       }
     } finally {
       // After a throw, the jobs not visited stay (and the one being visited, if it is still queued).
-      for (; i < n; i++) if (jobs[i]!.state === 'queued') jobs[kept++] = jobs[i]!;
-      if (kept < n) jobs.length = kept;
-      if (this.arrivedDuringScan.length > 0) {
-        for (const job of this.arrivedDuringScan) jobs.push(job);
-        this.arrivedDuringScan = [];
-      }
       this.scanning = false;
+      this.leftInScan = 0;
+      this.compactIfSparse();
     }
     return smallest;
+  }
+
+  /** A slot's key for scans of round `keyRound` (see `tree`). */
+  private key(job: JobRecord): number {
+    return job.state === 'queued' && job.triedInRound === this.keyRound && job.passOver >= 0 ? job.passOver : Number.NEGATIVE_INFINITY;
+  }
+
+  private clear(s: number): void {
+    const job = this.slots[s];
+    if (job === undefined) return;
+    this.slots[s] = undefined;
+    this.slotOf.delete(job);
+    this.count--;
+    if (this.scanning && s < this.scanEnd) this.leftInScan++;
+    this.listed = undefined;
+    this.setLeaf(s, Number.POSITIVE_INFINITY);
+  }
+
+  private setLeaf(s: number, key: number): void {
+    const tree = this.tree;
+    let v = this.cap + s;
+    if (tree[v] === key) return;
+    tree[v] = key;
+    for (v >>= 1; v >= 1; v >>= 1) {
+      const m = Math.min(tree[2 * v]!, tree[2 * v + 1]!);
+      if (tree[v] === m) break;
+      tree[v] = m;
+    }
+  }
+
+  /** The first slot at or after `from` whose key is at most `limit`, or -1. */
+  private firstAtMost(from: number, limit: number): number {
+    const tree = this.tree;
+    const cap = this.cap;
+    if (from >= cap) return -1;
+    let v = cap + from;
+    while (!(tree[v]! <= limit)) {
+      // On to the subtree just right of this one: up while this is a right child, then across.
+      while ((v & 1) === 1) v >>= 1;
+      if (v === 0) return -1;
+      v++;
+    }
+    while (v < cap) v = tree[2 * v]! <= limit ? 2 * v : 2 * v + 1;
+    return v - cap;
+  }
+
+  /** The smallest key over slots [a, b). */
+  private rangeMin(a: number, b: number): number {
+    const tree = this.tree;
+    let m = Number.POSITIVE_INFINITY;
+    for (let l = a + this.cap, r = b + this.cap; l < r; l >>= 1, r >>= 1) {
+      if ((l & 1) === 1) m = Math.min(m, tree[l++]!);
+      if ((r & 1) === 1) m = Math.min(m, tree[--r]!);
+    }
+    return m;
+  }
+
+  /** Builds the tree afresh over `atLeast` slots or more (every key recomputed). */
+  private rebuild(atLeast: number): void {
+    let cap = 1;
+    while (cap < Math.max(atLeast, this.slots.length, 1)) cap *= 2;
+    if (cap !== this.cap) {
+      this.cap = cap;
+      this.tree = new Float64Array(2 * cap);
+    }
+    const tree = this.tree;
+    tree.fill(Number.POSITIVE_INFINITY, cap);
+    this.slots.forEach((job, s) => {
+      if (job !== undefined) tree[cap + s] = this.key(job);
+    });
+    for (let v = cap - 1; v >= 1; v--) tree[v] = Math.min(tree[2 * v]!, tree[2 * v + 1]!);
+  }
+
+  /** Drops the free slots once they are most of them (not during a scan: a scan holds slot numbers). */
+  private compactIfSparse(): void {
+    if (this.scanning || this.slots.length < COMPACT_FROM || this.count * 2 > this.slots.length) return;
+    const jobs = this.list().slice();
+    this.slots = jobs;
+    this.slotOf.clear();
+    jobs.forEach((job, s) => this.slotOf.set(job, s));
+    this.rebuild(Math.max(16, jobs.length * 2));
   }
 }
 

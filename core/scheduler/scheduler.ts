@@ -33,6 +33,7 @@ import { EvolvingUpdates } from './evolving.js';
 import { GrowthTrigger, type GrowthAtPoll } from './growth.js';
 import { JobRecord } from './job-record.js';
 import { JobSizes } from './job-sizes.js';
+import { InteractiveJobs, type InteractiveClusterSample } from './interactive-jobs.js';
 import { KoalaScan } from './koala-scan.js';
 import { CapacityLedger } from './ledger.js';
 import { resizeByOperator, type OperatorResize } from './operator-resize.js';
@@ -46,6 +47,7 @@ export type { AdoptedJob } from './adoption.js';
 export { GROWTH_AT_POLL, type GrowthAtPoll } from './growth.js';
 export type { ClusterSnapshot } from './cluster-state.js';
 export type { OperatorResize } from './operator-resize.js';
+export type { InteractiveClusterSample } from './interactive-jobs.js';
 
 export interface SchedulerOptions {
   /** Job-management approach: `pra` or `pwa`. */
@@ -115,6 +117,8 @@ export class Scheduler {
   private readonly evolving: EvolvingUpdates;
   private readonly koalaScan: KoalaScan;
   private readonly sizes: JobSizes;
+  /** Interactive periodic jobs: admission on the clusters' worker nodes, their reports (interactive-jobs.ts). */
+  private readonly interactive: InteractiveJobs;
   private approach: JobManagementApproach;
   private readonly growthAtPoll: GrowthAtPoll;
   private queuePolicy: QueuePolicy;
@@ -234,6 +238,7 @@ export class Scheduler {
         this.applications.updateRefused(job.id, reason);
       },
     });
+    this.interactive = new InteractiveJobs({ grid, applications, emit, at: (t, action) => this.timers.at(t, action) });
     this.sizes = new JobSizes({
       ...parts,
       update: (jobId, processors, announceS, now) => this.evolving.update(jobId, processors, announceS, now),
@@ -356,6 +361,11 @@ export class Scheduler {
     return this.clusters.map((s) => s.snapshot());
   }
 
+  /** A cluster's interactive worker nodes (utilization, slack) and counts, when it has an interactive partition. */
+  interactiveSample(cluster: string): InteractiveClusterSample | undefined {
+    return this.interactive.sample(cluster);
+  }
+
   /**
    * The plan per cluster at `now` (core/plan/plan-snapshot.ts): capacity, running jobs with their estimated ends, and
    * the reservations the queue policy made for waiting jobs, each with the running jobs its start waits for.
@@ -392,11 +402,16 @@ export class Scheduler {
     const id = spec.id ?? `job-${this.seq + 1}`;
     if (this.jobsById.has(id)) errors.push({ path: 'id', message: `duplicates job "${id}"` });
     if (errors.length) return fail(errors);
+    // An interactive job is admitted (or refused) now; its driver is then pinned to the cluster that took it.
+    const admitted = spec.kind === 'interactive' ? this.interactive.admit(spec, id, now) : undefined;
+    if (admitted && !admitted.ok) return fail(admitted.errors);
+    if (admitted) spec = { ...spec, components: [{ ...spec.components[0]!, cluster: admitted.cluster }] };
     const job = new JobRecord(spec, id, this.seq++, now, placementPolicy(spec.placement)!);
     this.jobsById.set(id, job);
     this.live++;
     const name = spec.name ?? id;
     this.emit(now, { type: 'job.submitted', jobId: id, kind: spec.kind, name, min: job.min, max: job.max });
+    if (admitted) this.emit(now, admitted.event);
     this.enqueue(job, 'waiting for placement', now);
     // A new job gets its own try at once (paper IV-A); the rest of the queue waits for processors to free up.
     this.arrivals.push(job);
@@ -416,10 +431,30 @@ export class Scheduler {
       this.placedJobs.add(job);
     }
     this.emit(now, resumeAdopted(job, adopted, this.clusters[cluster.index]!, this.ledger, now));
+    if (spec.kind === 'interactive' && !adopted.ended) this.readmitInteractive(job, cluster.name, now, adopted.startTime !== undefined);
     return ok(job);
   }
 
-  cancel(jobId: string, now: number, reason = 'cancelled by user'): Result<void> {
+  /**
+   * An adopted interactive job is admitted again on its cluster (jobs adopted in their submission order take the
+   * places they had). Decision: one that no longer fits is ended, failed, with the reason; a running one is sent its
+   * tasks at the next instant, once the runner has attached its application.
+   */
+  private readmitInteractive(job: JobRecord, cluster: string, now: number, running: boolean): void {
+    const spec = { ...job.spec, components: [{ ...job.spec.components[0]!, cluster }] };
+    const admitted = this.interactive.admit(spec, job.id, now);
+    if (!admitted.ok) {
+      this.cancel(job.id, now, `adopted after a restart, but its tasks fit no more: ${admitted.errors.map((e) => e.message).join('; ')}`, 'failed');
+      return;
+    }
+    this.emit(now, admitted.event);
+    if (running) {
+      this.interactive.running(job.id);
+      this.timers.at(now, () => this.interactive.started(job.id));
+    }
+  }
+
+  cancel(jobId: string, now: number, reason = 'cancelled by user', state: 'cancelled' | 'failed' = 'cancelled'): Result<void> {
     this.now = now;
     this.epoch++;
     const job = this.jobsById.get(jobId);
@@ -428,7 +463,7 @@ export class Scheduler {
     if (job.launched) {
       for (const cluster of new Set(job.components.map((c) => c.cluster))) this.managerOf(cluster).cancel(job.id);
     }
-    this.endJob(job, 'cancelled', reason, now);
+    this.endJob(job, state, reason, now);
     return ok(undefined);
   }
 
@@ -541,7 +576,13 @@ export class Scheduler {
         this.sizes.started(job, message.processors, now);
         // A policy's own iteration (DBES) expands a malleable job once it runs: the start asks for a pass.
         if (this.iteration && job.state === 'running') this.passRequested = true;
+        if (job.kind === 'interactive' && job.state === 'running') this.interactive.started(job.id);
         return;
+      case 'iteration': {
+        const overran = this.interactive.iteration(message, now);
+        if (overran !== undefined) this.cancel(job.id, now, overran, 'failed');
+        return;
+      }
       case 'grown':
         return this.sizes.grown(job, message.processors, now);
       case 'released':
@@ -744,6 +785,7 @@ export class Scheduler {
     job.transition(state, now, reason);
     this.live--;
     this.emit(now, { type: 'job.ended', jobId: job.id, state, reason, tries: job.tries, ...(output ? { output } : {}) });
+    if (job.kind === 'interactive') this.interactive.ended(job.id, now);
     this.malleability.onJobChanged(job, now);
     if (freed) this.passRequested = true;
   }

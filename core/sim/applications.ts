@@ -6,6 +6,7 @@ import type { JobSpec } from '../model/schemas.js';
 import { componentRequest } from '../model/job.js';
 import { appModel, type AppModel } from './apps/model.js';
 import { EvolvingRun, workingSetProfile } from './apps/evolving.js';
+import { EspEvolvingRun } from './apps/esp-evolving.js';
 import type { EventEngine } from './engine.js';
 import { Random } from '../random.js';
 
@@ -46,6 +47,8 @@ class RunningApp {
 export class SimulatedApplications implements ApplicationPort {
   private readonly apps = new Map<string, RunningApp>();
   private readonly evolving = new Map<string, EvolvingRun>();
+  /** The DBES benchmark's evolving jobs (apps/esp-evolving.ts): they ask for processors beyond what they hold. */
+  private readonly espEvolving = new Map<string, EspEvolvingRun>();
   /** Updates refused so far, by job (an evolving model asks only inside its pre-allocation, so none are expected). */
   readonly refusedUpdates = new Map<string, string[]>();
 
@@ -86,6 +89,25 @@ export class SimulatedApplications implements ApplicationPort {
       run.start(size);
       return;
     }
+    if (spec.app?.model === 'esp-evolving') {
+      const { runtime, extra, askAt } = spec.app;
+      const run = new EspEvolvingRun(
+        { runtimeS: runtime, extra, askAt },
+        {
+          now: () => this.engine.now,
+          at: (t, action) => this.engine.at(t, action),
+          request: (processors) => this.deliver({ type: 'update', jobId, processors }),
+          finished: () => {
+            if (this.espEvolving.get(jobId) !== run) return;
+            this.espEvolving.delete(jobId);
+            this.finished(jobId);
+          },
+        },
+      );
+      this.espEvolving.set(jobId, run);
+      run.start(size);
+      return;
+    }
     const model = appModel(spec.app, spec.walltime ?? DEFAULT_RUNTIME_S);
     const app = new RunningApp(jobId, model, spec.kind === 'malleable' ? request.min : size, spec.kind === 'malleable' ? request.max : size);
     this.apps.set(jobId, app);
@@ -101,17 +123,19 @@ export class SimulatedApplications implements ApplicationPort {
   stop(jobId: string): void {
     this.apps.delete(jobId);
     this.evolving.delete(jobId);
+    this.espEvolving.delete(jobId);
   }
 
   /** Processors the application uses now (for tests). */
   sizeOf(jobId: string): number | undefined {
-    return this.apps.get(jobId)?.size ?? this.evolving.get(jobId)?.current;
+    return this.apps.get(jobId)?.size ?? this.evolving.get(jobId)?.current ?? this.espEvolving.get(jobId)?.current;
   }
 
   updateRefused(jobId: string, reason: string): void {
     const list = this.refusedUpdates.get(jobId);
     if (list) list.push(reason);
     else this.refusedUpdates.set(jobId, [reason]);
+    this.espEvolving.get(jobId)?.refused();
   }
 
   offerGrow(offerId: number, jobId: string, processors: number): void {
@@ -145,6 +169,11 @@ export class SimulatedApplications implements ApplicationPort {
   }
 
   resized(jobId: string, size: number): void {
+    const esp = this.espEvolving.get(jobId);
+    if (esp) {
+      esp.resize(size);
+      return;
+    }
     const run = this.evolving.get(jobId);
     if (run) {
       if (size !== run.current) run.resize(size);

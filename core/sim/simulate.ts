@@ -39,10 +39,18 @@ export function simulate(config: SimulationConfig, hooks: SimulationHooks = {}):
     }, ['job.ended']);
   }
   world.run();
+  // The per-job and per-cluster figures are built when first read: a summary alone (`simulate --json`) needs neither,
+  // and on a long trace the jobs' rows are a large share of the run's memory.
+  let jobs: JobMetrics[] | undefined;
+  let clusters: ClusterUsage[] | undefined;
   return {
     summary: world.metrics.summary(world.scheduler.eventCount),
-    jobs: world.metrics.jobs(),
-    clusters: world.metrics.clusterUsage(),
+    get jobs() {
+      return (jobs ??= world.metrics.jobs());
+    },
+    get clusters() {
+      return (clusters ??= world.metrics.clusterUsage());
+    },
     activity: (bucketS) => world.metrics.activity(bucketS),
     refused: world.refused,
     endTime: world.engine.now,

@@ -32,6 +32,19 @@ const clusterSnapshot = z.object({
   preemptible: z.number(),
   earmarked: z.number(),
   idle: z.number(),
+  /**
+   * A cluster with interactive worker nodes (core/scheduler/interactive-jobs.ts): each node's EDF utilization and
+   * slack (ms; null when it hosts nothing), the interactive jobs there, and admissions, misses and re-placements so far.
+   */
+  interactive: z
+    .object({
+      nodes: z.array(z.object({ node: z.number(), tasks: z.number(), utilization: z.number(), slackMs: z.number().nullable() })),
+      jobs: z.number(),
+      admitted: z.number(),
+      misses: z.number(),
+      replacements: z.number(),
+    })
+    .optional(),
   /** Live clusters only: the SSH link's state and its last error. */
   connection: z.enum(['connecting', 'open', 'lost', 'closed']).optional(),
   lastError: z.string().optional(),
@@ -226,7 +239,10 @@ export const methods = {
       grows: z.record(z.string(), z.array(z.number())),
       shrinks: z.record(z.string(), z.array(z.number())),
       updates: z.array(z.number()),
-      totals: z.object({ grows: z.number(), shrinks: z.number(), updates: z.number() }),
+      /** Interactive jobs' deadline misses per bucket, all clusters. */
+      misses: z.array(z.number()).optional(),
+      /** `misses` and `replacements`: interactive jobs' deadline misses and re-placements after an overrun. */
+      totals: z.object({ grows: z.number(), shrinks: z.number(), updates: z.number(), misses: z.number().optional(), replacements: z.number().optional() }),
       latest: z.array(schedulerEvent),
     }),
   },

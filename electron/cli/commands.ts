@@ -9,6 +9,7 @@ import { KOALA_DEFAULTS, KOALA_DEFAULT_SEEDS } from '../../core/sim/experiments/
 import { COORM_DEFAULT_CONFIG } from '../../core/sim/experiments/coorm.js';
 import { FPE_DEFAULT_CONFIG, FPE_LIMITS } from '../../core/sim/experiments/fpe.js';
 import { INTERACTIVE_DEFAULT_CONFIG, INTERACTIVE_LIMITS } from '../../core/sim/experiments/interactive.js';
+import { DBES_DEFAULT_CONFIG } from '../../core/sim/experiments/dbes.js';
 import { MAX_PROCESSORS } from '../../core/model/schemas.js';
 import { UsageError } from './export.js';
 import { MAX_SEED, choice, fraction, fractionUpToOne, seconds, thresholdScopeOption, wholeNumber } from './flags.js';
@@ -37,6 +38,7 @@ interface ExperimentFlags {
   loads?: string;
   overrunShare?: string;
   minutes?: number;
+  strategies?: string;
   json?: boolean;
   out?: string;
 }
@@ -46,12 +48,12 @@ export function addCommands(program: Command, io: CliIo, done: (code: number) =>
   program
     .command('experiment')
     .description(
-      "Run one of the papers' experiments: koala (KOALA section VII, Figures 7 and 8), coorm (CooRMv2 section 5, Figures 9-11), fpe (fully-predictably evolving applications, Tables 1 and 2) or interactive (interactive periodic divisible jobs: interleaved against exclusive nodes).",
+      "Run one of the papers' experiments: koala (KOALA section VII, Figures 7 and 8), coorm (CooRMv2 section 5, Figures 9-11), fpe (fully-predictably evolving applications, Tables 1 and 2), interactive (interactive periodic divisible jobs: interleaved against exclusive nodes) or dbes (DBES section V on the modified ESP benchmark, Figures 4-7 and Table II).",
     )
-    .argument('<name>', 'experiment: koala, coorm, fpe or interactive', choice('experiment', ['koala', 'coorm', 'fpe', 'interactive']))
+    .argument('<name>', 'experiment: koala, coorm, fpe, interactive or dbes', choice('experiment', ['koala', 'coorm', 'fpe', 'interactive', 'dbes']))
     .addOption(
       new Option('--seeds <n>', 'seeds per combination (1..n)')
-        .default(KOALA_DEFAULT_SEEDS, `koala ${KOALA_DEFAULT_SEEDS}, coorm ${COORM_DEFAULT_CONFIG.seeds}, interactive ${INTERACTIVE_DEFAULT_CONFIG.seeds}`)
+        .default(KOALA_DEFAULT_SEEDS, `koala ${KOALA_DEFAULT_SEEDS}, coorm ${COORM_DEFAULT_CONFIG.seeds}, interactive ${INTERACTIVE_DEFAULT_CONFIG.seeds}, dbes ${DBES_DEFAULT_CONFIG.seeds}`)
         .argParser(wholeNumber('--seeds', 1, MAX_SEEDS)),
     )
     .addOption(new Option('--poll <seconds>', 'koala: information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))
@@ -81,6 +83,7 @@ export function addCommands(program: Command, io: CliIo, done: (code: number) =>
     .option('--loads <list>', `interactive: offered loads (multiples of the cluster's capacity), comma-separated (default ${INTERACTIVE_DEFAULT_CONFIG.loads.join(',')})`)
     .addOption(new Option('--minutes <n>', `interactive: simulated minutes per run (default ${INTERACTIVE_DEFAULT_CONFIG.horizonMs / 60_000})`).argParser(wholeNumber('--minutes', 1, INTERACTIVE_LIMITS.maxMinutes)))
     .option('--overrun-share <fraction>', `interactive: share of jobs whose data grows once in the runs with overruns (default ${INTERACTIVE_DEFAULT_CONFIG.overrunShare})`)
+    .option('--strategies <list>', `dbes: strategies (malleability policies) to run, comma-separated (default ${DBES_DEFAULT_CONFIG.strategies.join(',')})`)
     .option('--json', 'print the results as one JSON object')
     .option('--out <dir>', 'directory for the report, CSV files and SVG plots (default: ./<name>-experiment)')
     .action(async (name: string, options: ExperimentFlags, command: Command) => {
@@ -96,7 +99,8 @@ export function addCommands(program: Command, io: CliIo, done: (code: number) =>
         onlyFor(koalaFlags, 'koala');
         onlyFor(coormFlags, 'coorm');
         onlyFor(interactiveFlags, 'interactive');
-        if (given('seeds')) throw new UsageError('--seeds applies to experiments koala, coorm and interactive only (fpe has --seed and --tests)');
+        onlyFor(['strategies'], 'dbes');
+        if (given('seeds')) throw new UsageError('--seeds applies to experiments koala, coorm, interactive and dbes only (fpe has --seed and --tests)');
         const { fpeExperimentCommand } = await import('./experiment-fpe.js');
         const d = FPE_DEFAULT_CONFIG;
         const config = { tests: options.tests ?? d.tests, seed: options.seed ?? d.seed, nodes: options.nodes ?? d.nodes };
@@ -104,6 +108,16 @@ export function addCommands(program: Command, io: CliIo, done: (code: number) =>
         return;
       }
       onlyFor(['tests', 'seed', 'nodes'], 'fpe');
+      if (name !== 'dbes') onlyFor(['strategies'], 'dbes');
+      if (name === 'dbes') {
+        onlyFor(koalaFlags, 'koala');
+        onlyFor(coormFlags, 'coorm');
+        onlyFor(interactiveFlags, 'interactive');
+        const { dbesExperimentCommand, dbesConfigFromFlags } = await import('./experiment-dbes.js');
+        const config = dbesConfigFromFlags({ seeds: given('seeds') ? options.seeds : undefined, strategies: options.strategies });
+        done(await dbesExperimentCommand({ config, json: options.json, out: options.out ?? './dbes-experiment' }, io));
+        return;
+      }
       // Loaded only here: echarts takes most of a second to load.
       if (name === 'interactive') {
         onlyFor(koalaFlags, 'koala');

@@ -18,7 +18,7 @@ import { simulate, type SimulationOutcome } from '../../core/sim/simulate.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../../core/sim/world.js';
 import { parseGridJson, parseJobsJson } from '../../core/sim/workloads/json.js';
 import { WORKLOAD_PRESETS, workloadPreset } from '../../core/sim/workloads/koala.js';
-import { parseSwf, type SwfPartition } from '../../core/sim/workloads/swf.js';
+import { parseSwf, type SwfPartition, type SwfSkip } from '../../core/sim/workloads/swf.js';
 import { printable } from './printable.js';
 import { UsageError, activityCsv, jobsCsv, prepareOutDir, systemReason, toJson, utilizationCsv, writeOutput } from './export.js';
 import { MAX_SEED, choice, fraction, fractionUpToOne, seconds, thresholdScopeOption, wholeNumber } from './flags.js';
@@ -94,7 +94,8 @@ interface Workload {
   /** Jobs of an SWF trace without a requested time, whose run time is their walltime. */
   walltimeFromRunTime: number;
   /** Lines of an SWF file that gave no job, with why. */
-  skipped: Array<{ line: number; reason: string }>;
+  skipped: SwfSkip[];
+  /** Records read to get the jobs (for an SWF trace: up to the `--max-jobs`-th job kept). */
   records: number;
   /** Whether the jobs come from an SWF trace. */
   trace?: boolean;
@@ -136,8 +137,8 @@ async function loadWorkload(arg: string, seed: number, strict: boolean, maxJobs:
     }
     const parsed = parseSwf(data.toString('utf8'), arg, { strict, partitions, ...(maxJobs === undefined ? {} : { maxJobs }) });
     if (!parsed.ok) throw inputErrors(arg, parsed.errors);
-    const { jobs, skipped, walltimeFromRunTime } = parsed.value;
-    return { jobs, skipped, records: jobs.length + skipped.length, walltimeFromRunTime, trace: true, ...(parsed.value.partitions ? { partitions: parsed.value.partitions } : {}) };
+    const { jobs, skipped, records, walltimeFromRunTime } = parsed.value;
+    return { jobs, skipped, records, walltimeFromRunTime, trace: true, ...(parsed.value.partitions ? { partitions: parsed.value.partitions } : {}) };
   }
   throw new UsageError(
     `--workload must be a preset (${Object.keys(WORKLOAD_PRESETS).join(', ')}) or a .json, .swf or .swf.gz file (got "${arg}")`,
@@ -171,10 +172,24 @@ interface SimulateOptions {
   out?: string;
 }
 
+/** A setting that did not apply to the run (the malleability approach and policy, to a workload of rigid jobs only). */
+export const NOT_APPLICABLE = 'not applicable';
+
+/** For an SWF trace: the records read to get its jobs, and those skipped, grouped by why. */
+export interface TraceReading {
+  swf_records_read: number;
+  swf_records_skipped: number;
+  /** Most frequent first. */
+  swf_skipped: Array<{ reason: string; records: number }>;
+  /** `--max-jobs`: the jobs kept (the skipped records do not count), or null for the whole trace. */
+  max_jobs: number | null;
+}
+
 /** What `simulate --json` prints and summary.json holds. */
 export type SimulateReport = {
   grid: string;
   workload: string;
+  /** The job-management approach and malleability policy, or "not applicable" when every job is rigid. */
   approach: string;
   policy: string;
   placement: string;
@@ -183,7 +198,15 @@ export type SimulateReport = {
   poll_s: number;
   background: boolean;
   refused: number;
-} & RunSummary;
+} & Partial<TraceReading> &
+  RunSummary;
+
+/** The skipped records grouped by cause, most frequent first (then in the order causes are listed). */
+function skippedByCause(skipped: readonly SwfSkip[]): Array<{ reason: string; records: number }> {
+  const counts = new Map<string, number>();
+  for (const s of skipped) counts.set(s.cause, (counts.get(s.cause) ?? 0) + 1);
+  return [...counts].map(([reason, records]) => ({ reason, records })).sort((a, b) => b.records - a.records);
+}
 
 async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
   if (o.reservationDepth !== undefined && !BACKFILLING_POLICIES.includes(o.queue)) {
@@ -256,17 +279,24 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
     await emit(io.stderr, `${lines.join('\n')}\n`);
   }
 
+  // Decision: the approach (PRA/PWA) and the malleability policy act on malleable and evolving jobs only; with none in
+  // the workload they change nothing, and the summary says so rather than name a setting that did not apply.
+  const malleability = jobs.some((j) => j.kind !== 'rigid');
+  const reading: Partial<TraceReading> = workload.trace
+    ? { swf_records_read: workload.records, swf_records_skipped: workload.skipped.length, swf_skipped: skippedByCause(workload.skipped), max_jobs: o.maxJobs ?? null }
+    : {};
   const report: SimulateReport = {
     grid: o.grid,
     workload: o.workload,
-    approach: o.approach,
-    policy: o.policy,
+    approach: malleability ? o.approach : NOT_APPLICABLE,
+    policy: malleability ? o.policy : NOT_APPLICABLE,
     placement: placement ?? 'per job',
     queue: o.queue,
     seed: o.seed,
     poll_s: o.poll,
     background: o.background,
     refused: outcome.refused.length,
+    ...reading,
     ...outcome.summary,
   };
   // Notes go to stderr under --json, so that stdout stays one JSON object.
@@ -297,11 +327,19 @@ function formatDuration(s: number): string {
   return `${(s / 86400).toFixed(1)} d`;
 }
 
+/** The summary's row for an SWF trace: the records read to keep its jobs, and why the others were skipped. */
+function traceRow(r: SimulateReport): string[] {
+  const skipped = r.swf_skipped!.map((s) => `${s.records} ${s.reason}`).join(', ');
+  const kept = `read to keep ${r.swf_records_read! - r.swf_records_skipped!} jobs${r.max_jobs === null ? '' : ` (--max-jobs ${r.max_jobs})`}`;
+  return ['SWF records', String(r.swf_records_read), '', `${kept}; ${r.swf_records_skipped} skipped${skipped ? `: ${skipped}` : ''}`];
+}
+
 function summaryTable(r: SimulateReport, grid: GridSpec): string {
   const processors = grid.clusters.reduce((s, c) => s + c.processors, 0);
   const n = (x: number, digits: number) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
   const pct = (x: number) => n(x * 100, 1);
   const rows: string[][] = [
+    ...(r.swf_records_read === undefined ? [] : [traceRow(r)]),
     ['jobs', String(r.jobs), '', `${r.completed} completed, ${r.failed} failed, ${r.cancelled} cancelled; ${r.refused} refused`],
     ['makespan', n(r.makespan_s, 0), 's', formatDuration(r.makespan_s)],
     ['utilization', pct(r.utilization), '%', `Concertina ${pct(r.concertina_utilization)} %, background ${pct(r.background_utilization)} %`],
@@ -321,9 +359,10 @@ function summaryTable(r: SimulateReport, grid: GridSpec): string {
     ['shrink operations', String(r.shrink_ops), '', `mandatory; ${r.voluntary_releases} voluntary releases besides`],
     ['scheduler events', String(r.events), '', ''],
   ];
+  const malleability = r.approach === NOT_APPLICABLE ? `approach and policy ${NOT_APPLICABLE} (rigid jobs only)` : `approach ${r.approach}, policy ${r.policy}`;
   const head =
     `Simulation: grid ${r.grid} (${grid.clusters.length} clusters, ${processors} processors${r.background && grid.clusters.some((c) => c.background) ? ', background load' : ''}), ` +
-    `workload ${r.workload}, approach ${r.approach}, policy ${r.policy}, placement ${r.placement}, queue ${r.queue}, seed ${r.seed}, poll ${r.poll_s} s`;
+    `workload ${r.workload}, ${malleability}, placement ${r.placement}, queue ${r.queue}, seed ${r.seed}, poll ${r.poll_s} s`;
   return `${printable(head)}\n\n${alignColumns(rows, [1])}\n`;
 }
 

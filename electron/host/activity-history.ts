@@ -5,9 +5,12 @@
 // operations are kept whole (at most `latest` of them). Each event costs O(1), each answer O(limit × clusters).
 import type { SchedulerEvent } from '../../core/events.js';
 
-export type ActivityOperation = Extract<SchedulerEvent, { type: 'job.grown' | 'job.shrunk' | 'evolve.requested' | 'job.evolved' | 'evolve.refused' }>;
+export type ActivityOperation = Extract<
+  SchedulerEvent,
+  { type: 'job.grown' | 'job.shrunk' | 'evolve.requested' | 'job.evolved' | 'evolve.refused' | 'interactive.missed' | 'interactive.replaced' }
+>;
 
-const OPERATIONS: ReadonlySet<string> = new Set(['job.grown', 'job.shrunk', 'evolve.requested', 'job.evolved', 'evolve.refused']);
+const OPERATIONS: ReadonlySet<string> = new Set(['job.grown', 'job.shrunk', 'evolve.requested', 'job.evolved', 'evolve.refused', 'interactive.missed', 'interactive.replaced']);
 
 export function isActivityOperation(e: SchedulerEvent): e is ActivityOperation {
   return OPERATIONS.has(e.type);
@@ -24,8 +27,10 @@ export interface ActivityHistoryView {
   readonly shrinks: Record<string, number[]>;
   /** Evolving jobs' updates (requested, done, refused) per bucket, all clusters. */
   readonly updates: number[];
-  /** Operations over the whole run. */
-  readonly totals: { readonly grows: number; readonly shrinks: number; readonly updates: number };
+  /** Interactive jobs' deadline misses per bucket, all clusters. */
+  readonly misses: number[];
+  /** Operations over the whole run, and interactive jobs' misses and re-placements. */
+  readonly totals: { readonly grows: number; readonly shrinks: number; readonly updates: number; readonly misses: number; readonly replacements: number };
   /** The latest operations, oldest first. */
   readonly latest: ActivityOperation[];
 }
@@ -35,7 +40,8 @@ export class ActivityHistory {
   private readonly grows = new Map<string, number[]>();
   private readonly shrinks = new Map<string, number[]>();
   private updates: number[] = [];
-  private totals = { grows: 0, shrinks: 0, updates: 0 };
+  private misses: number[] = [];
+  private totals = { grows: 0, shrinks: 0, updates: 0, misses: 0, replacements: 0 };
   private latestOps: ActivityOperation[] = [];
 
   constructor(
@@ -57,6 +63,11 @@ export class ActivityHistory {
       row[b] = (row[b] ?? 0) + 1;
       if (e.type === 'job.grown') this.totals.grows++;
       else this.totals.shrinks++;
+    } else if (e.type === 'interactive.missed') {
+      this.misses[b] = (this.misses[b] ?? 0) + 1;
+      this.totals.misses++;
+    } else if (e.type === 'interactive.replaced') {
+      this.totals.replacements++;
     } else {
       this.updates[b] = (this.updates[b] ?? 0) + 1;
       this.totals.updates++;
@@ -79,6 +90,7 @@ export class ActivityHistory {
       grows: Object.fromEntries(clusters.map((c) => [c, dense(this.grows.get(c) ?? [])])),
       shrinks: Object.fromEntries(clusters.map((c) => [c, dense(this.shrinks.get(c) ?? [])])),
       updates: dense(this.updates),
+      misses: dense(this.misses),
       totals: { ...this.totals },
       latest: this.latestOps.slice(-this.latest),
     };
@@ -89,7 +101,8 @@ export class ActivityHistory {
     this.grows.clear();
     this.shrinks.clear();
     this.updates = [];
-    this.totals = { grows: 0, shrinks: 0, updates: 0 };
+    this.misses = [];
+    this.totals = { grows: 0, shrinks: 0, updates: 0, misses: 0, replacements: 0 };
     this.latestOps = [];
   }
 
@@ -99,6 +112,7 @@ export class ActivityHistory {
     while (b >= this.limit) {
       for (const table of [this.grows, this.shrinks]) for (const [c, row] of table) table.set(c, halve(row));
       this.updates = halve(this.updates);
+      this.misses = halve(this.misses);
       this.bucketS *= 2;
       b = Math.floor(Math.max(0, t) / this.bucketS);
     }

@@ -228,7 +228,7 @@ export class Host {
         value: {
           time: this.now(),
           speed: this.live ? '1x' : this.speed,
-          clusters: this.clusterSamples(),
+          clusters: this.withInteractive(this.clusterSamples()),
           mode: this.live || this.resuming ? 'live' : 'sim',
           run: this.runStatus(),
           behindS: this.live ? 0 : this.behindS,
@@ -921,6 +921,15 @@ export class Host {
     const scheduler = this.scheduler;
     for (const jobId of pending) this.finished.release(scheduler, jobId);
     pending.length = 0;
+  }
+
+  /** The Grid cards' interactive worker nodes (not kept in the history: what they show is now). */
+  private withInteractive(samples: ClusterSample[]): ClusterSample[] {
+    const scheduler = this.live ? this.live.scheduler : this.world.scheduler;
+    return samples.map((c) => {
+      const interactive = scheduler.interactiveSample(c.name);
+      return interactive ? { ...c, interactive } : c;
+    });
   }
 
   private clusterSamples(): ClusterSample[] {

@@ -3,6 +3,7 @@
 // experiment is a new file in electron/lab/experiments/ and one line here.
 import { z } from 'zod';
 import { coormExperiment } from './experiments/coorm.js';
+import { dbesExperiment } from './experiments/dbes.js';
 import { fpeExperiment } from './experiments/fpe.js';
 import { interactiveExperiment } from './experiments/interactive.js';
 import { koalaExperiment } from './experiments/koala.js';
@@ -10,11 +11,11 @@ import { simulateExperiment } from './experiments/simulate.js';
 import { labRunStateSchema, type LabExperimentInfo, type LabOutcome, type LabProgress } from './schemas.js';
 
 /** In the order the console offers them. */
-export const LAB_EXPERIMENTS = { simulate: simulateExperiment, koala: koalaExperiment, coorm: coormExperiment, fpe: fpeExperiment, interactive: interactiveExperiment } as const;
+export const LAB_EXPERIMENTS = { simulate: simulateExperiment, koala: koalaExperiment, coorm: coormExperiment, fpe: fpeExperiment, interactive: interactiveExperiment, dbes: dbesExperiment } as const;
 export type LabExperimentName = keyof typeof LAB_EXPERIMENTS;
 export const LAB_EXPERIMENT_NAMES = Object.keys(LAB_EXPERIMENTS) as LabExperimentName[];
 
-export const labSpecSchema = z.discriminatedUnion('kind', [simulateExperiment.schema, koalaExperiment.schema, coormExperiment.schema, fpeExperiment.schema, interactiveExperiment.schema], {
+export const labSpecSchema = z.discriminatedUnion('kind', [simulateExperiment.schema, koalaExperiment.schema, coormExperiment.schema, fpeExperiment.schema, interactiveExperiment.schema, dbesExperiment.schema], {
   error: () => `must be one of ${LAB_EXPERIMENT_NAMES.join(', ')}`,
 });
 export type LabSpec = z.infer<typeof labSpecSchema>;

@@ -46,6 +46,12 @@ export function describeEvent(e: import('./api/types.js').SchedulerEvent): strin
       return `update refused: ${e.reason}`;
     case 'job.ended':
       return `${e.state}${e.reason ? `: ${e.reason}` : ''}`;
+    case 'interactive.admitted':
+      return `admitted on ${e.cluster}: ${e.nodes.length} tasks of ${e.costMs} ms (RT-DLT's minimum ${e.minNodes}) on nodes ${[...new Set(e.nodes)].join(', ')}, every ${e.periodMs} ms, deadline ${e.deadlineMs} ms`;
+    case 'interactive.replaced':
+      return `ran ${e.executedMs} ms, over its cost bound: placed again on ${e.cluster} (placement ${e.generation}): ${e.nodes.length} tasks of ${e.costMs} ms on nodes ${[...new Set(e.nodes)].join(', ')}`;
+    case 'interactive.missed':
+      return `missed its deadline of ${e.deadlineMs} ms (task ${e.task}${e.node >= 0 ? ` on node ${e.node}` : ''}, ran ${e.executedMs} ms; ${e.misses} miss${e.misses === 1 ? '' : 'es'} so far)`;
     case 'cluster.polled':
       return `${e.cluster}: ${e.processors} processors, ${e.background} background${e.reachable ? '' : ', unreachable'}`;
   }

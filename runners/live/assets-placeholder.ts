@@ -20,6 +20,13 @@ export const DEMO_APPS = [
     model: 'gadget2',
     args: 'args: [bodies] [steps]; its work is the number of steps (of 1000 bodies): 30000 by default, a few minutes on 2 processors; 300 takes seconds',
   },
+  {
+    program: `${ASSETS_PLACEHOLDER}/apps/periodic-demo.mjs`,
+    label: 'periodic demo (interactive jobs)',
+    model: 'ft',
+    kind: 'interactive',
+    args: 'args: [iterations] [load] [overrun-every] [overrun-factor]; forks its tasks every period, each computing load × C ms (default 0.5; 0 iterations: until cancelled); every n-th iteration factor × C (an overrun)',
+  },
 ] as const;
 
 /**

@@ -1,6 +1,7 @@
 // A live cluster's configuration and what testing its connection tells: plain zod and types, free of Node, so
 // the console's forms check with the very schema the host applies.
 import { z } from 'zod';
+import { interactivePartitionSchema } from '../../core/model/schemas.js';
 
 export const BATCH_SYSTEMS = ['slurm', 'sge', 'pbs', 'local'] as const;
 
@@ -64,6 +65,8 @@ export const liveClusterSchema = z
   threshold: z.number().gt(0).max(1).default(1),
   pollIntervalS: z.number().min(1).max(3600).default(10),
   batch: batchOptionsSchema.default({}),
+  /** Worker nodes for interactive periodic jobs on this cluster, with RT-DLT's cost model (core/model interactivePartitionSchema). */
+  interactive: interactivePartitionSchema.optional(),
 })
   .superRefine((config, ctx) => {
     for (const [key, value] of Object.entries(config.batch)) {

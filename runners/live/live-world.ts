@@ -268,7 +268,7 @@ class LiveWorldImpl implements LiveWorld {
           name: 'live',
           clusters: this.configs.map((c, i) => {
             const processors = Math.max(1, statuses[i]?.processors ?? c.slots ?? PLACEHOLDER_PROCESSORS);
-            return { name: c.name, processors, threshold: Math.max(1, Math.floor(processors * c.threshold)) };
+            return { name: c.name, processors, threshold: Math.max(1, Math.floor(processors * c.threshold)), ...(c.interactive && { interactive: c.interactive }) };
           }),
         }),
       );
@@ -283,6 +283,7 @@ class LiveWorldImpl implements LiveWorld {
         },
         resized: (jobId, size) => this.appsOf(jobId)?.resized(jobId, size),
         updateRefused: (jobId, reason) => this.appsOf(jobId)?.updateRefused(jobId, reason),
+        interactiveTasks: (jobId, tasks) => this.appsOf(jobId)?.interactiveTasks(jobId, tasks),
       };
       const managers = this.configs.map((c) => new LiveManager(this, c.name));
       const scheduler = new Scheduler(grid, managers, applications, { ...this.options.scheduler, tag: this.tag });
@@ -667,7 +668,8 @@ class LiveWorldImpl implements LiveWorld {
       return;
     }
     this.outcomes.push({ jobId: id, cluster, outcome: 'adopted', detail: adopted.startTime === undefined ? `starting with ${adopted.processors} processors` : `running with ${adopted.processors} processors` });
-    if (!resizable(r.value)) return;
+    // An interactive job's driver reports its iterations through the protocol too (it learns its tasks again).
+    if (!resizable(r.value) && r.value.kind !== 'interactive') return;
     runtime.apps.attach(id, { channel: runtime.channel, jobDir: this.jobDir(runtime, id), ...(job.lastSeq !== undefined && { lastSeq: job.lastSeq }) });
     // Decision: a running adopted application is told the size it is adopted with: a `resources` the earlier run
     // had not yet written when it stopped would otherwise be lost (the SDK ignores a size it already has).
@@ -821,10 +823,13 @@ class LiveWorldImpl implements LiveWorld {
     return `${runtime.jobsRoot}/${jobDirName(this.tag, jobId)}`;
   }
 
-  /** The local job request for the program of a malleable or evolving job: wrapped so that it finds the protocol's variables. */
+  /**
+   * The local job request for the program of a malleable, evolving or interactive job: wrapped so that it finds the
+   * protocol's variables (an interactive job's driver, one processor, learns its tasks and reports its iterations).
+   */
   wrapApplication(runtime: ClusterRuntime, request: LocalJobRequest): LocalJobRequest {
     const job = this.schedulerValue?.job(request.jobId);
-    if (!job || !resizable(job)) return request;
+    if (!job || !(resizable(job) || job.kind === 'interactive')) return request;
     const jobDir = this.jobDir(runtime, request.jobId);
     runtime.apps.attach(request.jobId, { channel: runtime.channel, jobDir });
     return {

@@ -1,7 +1,7 @@
 // The core's ApplicationPort for applications running on real clusters: offers, shrink requests, new sizes and
 // refused updates go to each job's to-app.jsonl; what the applications answer in from-app.jsonl comes back, at each poll, as the
 // core's ApplicationMessage values. It also keeps the grace-period rule of mandatory shrinks (as in CooRMv2).
-import type { ApplicationMessage, ApplicationPort } from '../../core/ports.js';
+import type { ApplicationMessage, ApplicationPort, InteractiveTasks } from '../../core/ports.js';
 import type { AppChannel, JobPoll, PollOptions } from './channel.js';
 import type { FromAppMessage, LineError } from './messages.js';
 
@@ -132,6 +132,10 @@ export class RemoteApplications implements ApplicationPort {
     this.send(jobId, { type: 'refused', reason });
   }
 
+  interactiveTasks(jobId: string, tasks: InteractiveTasks): void {
+    this.send(jobId, { type: 'tasks', ...tasks, nodes: [...tasks.nodes], fractions: [...tasks.fractions] });
+  }
+
   /** Asks the application to finish now (the job is cancelled); resolves once the message is written. */
   async stop(jobId: string, reason: string): Promise<void> {
     const location = this.jobs.get(jobId);
@@ -228,6 +232,15 @@ export class RemoteApplications implements ApplicationPort {
       }
       case 'update':
         return deliver({ type: 'update', jobId, processors: message.processors, ...(message.announceS !== undefined && { announceS: message.announceS }) });
+      case 'iteration':
+        return deliver({
+          type: 'iteration',
+          jobId,
+          task: message.task,
+          executedMs: message.executedMs,
+          missed: message.missed,
+          ...(message.generation !== undefined && { generation: message.generation }),
+        });
     }
   }
 

@@ -6,7 +6,8 @@ import { describeErrors, parseWith } from '../../core/model/result.js';
 
 /**
  * Decision: still version 1 with evolving jobs: `update` and `refused` are new types and `deadline` a new optional
- * field, so every line an older writer wrote still decodes; an older reader names the new types as errors.
+ * field, so every line an older writer wrote still decodes; an older reader names the new types as errors. The same
+ * holds for interactive jobs' `tasks` and `iteration`.
  */
 export const PROTOCOL_VERSION = 1;
 /** Concertina -> application. */
@@ -37,6 +38,22 @@ export const toAppMessageSchema = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal('stop'), reason: z.string() }),
   /** An evolving job's `update` cannot be served; why. Its size stays what the last `resources` said. */
   z.object({ ...envelope, type: z.literal('refused'), reason: z.string() }),
+  /**
+   * An interactive job's periodic tasks (core/interactive), at start and after each re-placement: every `periodMs`
+   * the application releases one task per entry of `nodes`, task i processing `fractions[i]` of `dataUnits` within
+   * `deadlineMs`, each bounded by `costMs`; `generation` numbers the placement.
+   */
+  z.object({
+    ...envelope,
+    type: z.literal('tasks'),
+    generation: z.number().int().positive(),
+    nodes: z.array(z.number().int().nonnegative()).min(1),
+    costMs: z.number().positive(),
+    periodMs: z.number().positive(),
+    deadlineMs: z.number().positive(),
+    dataUnits: z.number().positive(),
+    fractions: z.array(z.number().nonnegative()).min(1),
+  }),
 ]);
 
 export const fromAppMessageSchema = z.discriminatedUnion('type', [
@@ -52,6 +69,18 @@ export const fromAppMessageSchema = z.discriminatedUnion('type', [
    * sent after the application has stopped using its last processors (as with `released`), so it is served at once.
    */
   z.object({ ...envelope, type: z.literal('update'), processors, announceS: z.number().nonnegative().finite().optional() }),
+  /**
+   * An interactive job's task `task` ended one instance `executedMs` after its release (measured), after its deadline
+   * when `missed`; `generation`: the placement (tasks message) it ran under.
+   */
+  z.object({
+    ...envelope,
+    type: z.literal('iteration'),
+    task: z.number().int().nonnegative(),
+    executedMs: z.number().nonnegative().finite(),
+    missed: z.boolean(),
+    generation: z.number().int().positive().optional(),
+  }),
   z.object({ ...envelope, type: z.literal('progress'), fraction: z.number().min(0).max(1), note: z.string().optional() }),
   z.object({ ...envelope, type: z.literal('done'), ok: z.boolean(), note: z.string().optional() }),
 ]);
@@ -104,13 +133,14 @@ function decoderFor<M>(schema: z.ZodType<M>, types: readonly string[]): LineDeco
   };
 }
 
-export const decodeToApp: LineDecoder<ToAppMessage> = decoderFor(toAppMessageSchema, ['resources', 'offer', 'shrink', 'stop', 'refused']);
+export const decodeToApp: LineDecoder<ToAppMessage> = decoderFor(toAppMessageSchema, ['resources', 'offer', 'shrink', 'stop', 'refused', 'tasks']);
 export const decodeFromApp: LineDecoder<FromAppMessage> = decoderFor(fromAppMessageSchema, [
   'hello',
   'offerAnswer',
   'shrinkAnswer',
   'released',
   'update',
+  'iteration',
   'progress',
   'done',
 ]);

@@ -51,6 +51,7 @@ function benchTargets(f: Record<string, unknown>): Array<{ figure: string; targe
     below('overload_snapshot_max_p99_ms', 1000),
     below('sigterm_stop_ms', 2000),
     below('fpe_schedule_ms', 0.5),
+    below('dbes_esp_ms', 100),
   ];
 }
 
@@ -282,6 +283,7 @@ const figures = {
   ...(await import('./plan-bench.js')).planBench(log),
   ...(await import('./backfill-bench.js')).backfillBench(log),
   ...(await import('./fpe-bench.js')).fpeBench(log),
+  ...(await import('./dbes-bench.js')).dbesBench(log),
   ...(await import('./interactive-bench.js')).interactiveBench(log),
   ...(await import('./replay-bench.js')).replayBench(log),
   node: process.version,

@@ -98,14 +98,18 @@ export function replayBench(log: (message: string) => void, rounds = 5): Record<
       {
         lcg_s: simulateArgs('LCG-2005-1.swf.gz', 'from-trace', 'koala', ['--placement', 'wf']),
         lcg_easy_s: simulateArgs('LCG-2005-1.swf.gz', 'from-trace', 'easy', ['--placement', 'wf']),
+        // The same trace on the far smaller DAS-3 preset: a queue of tens of thousands of waiting jobs, which the
+        // placement queue's index must step over at each pass (46 s before it).
+        lcg_das3_s: simulateArgs('LCG-2005-1.swf.gz', 'das3', 'koala'),
       },
       3,
       );
     } catch (error) {
       log(`LCG on --grid from-trace failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-      lcg = { lcg_s: null, lcg_easy_s: null };
+      lcg = { lcg_s: null, lcg_easy_s: null, lcg_das3_s: null };
     }
     log(`LCG (188,041 records) on its 170 partitions (--grid from-trace), Worst-Fit: koala ${seconds(lcg.lcg_s)}, easy ${seconds(lcg.lcg_easy_s)}`);
+    log(`LCG on the DAS-3 preset (5 clusters, 272 processors), koala: ${seconds(lcg.lcg_das3_s)}`);
     return { ...out, ...lcg };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -124,7 +128,8 @@ export function replayTargets(f: Record<string, unknown>): Array<{ figure: strin
       if (bare !== null) rows.push(below(`replay_${t.name}_${q}_s`, round((1.5 * bare) / 1000 + t.pyss[q] / 10)));
     }
   }
-  rows.push(below('replay_nasa_peak_rss_mb', 80), below('lcg_s', 3), below('lcg_easy_s', 3));
+  // Decision: LCG on DAS-3 has no target in the issue beyond finishing; a minute is far above what it takes now.
+  rows.push(below('replay_nasa_peak_rss_mb', 80), below('lcg_s', 3), below('lcg_easy_s', 3), below('lcg_das3_s', 60));
   return rows;
 }
 

@@ -75,7 +75,7 @@ describe('concertina experiment coorm', () => {
   it('is listed in the help of experiment, with its own default seeds', async () => {
     const r = await run('experiment', '--help');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('koala, coorm, fpe or interactive');
+    expect(r.stdout).toMatch(/koala, coorm, fpe, interactive or\s+dbes/);
     expect(r.stdout).toContain('coorm 3');
   });
 

@@ -100,7 +100,7 @@ describe('concertina experiment fpe', () => {
   it('is listed in the help of experiment with its flags', async () => {
     const r = await run('experiment', '--help');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('koala, coorm, fpe or interactive');
+    expect(r.stdout).toMatch(/koala, coorm, fpe, interactive or\s+dbes/);
     expect(r.stdout).toMatch(/--tests <n>\s+fpe:/);
     expect(r.stdout).toMatch(/--nodes <n>\s+fpe:/);
   });
@@ -111,7 +111,7 @@ describe('concertina experiment fpe', () => {
       [['experiment', 'fpe', '--tests', 'many'], '--tests must be a whole number'],
       [['experiment', 'fpe', '--nodes', '50'], '--nodes must be a whole number from 75'],
       [['experiment', 'fpe', '--seed', '-1'], '--seed must be a whole number from 0'],
-      [['experiment', 'fpe', '--seeds', '2'], '--seeds applies to experiments koala, coorm and interactive only'],
+      [['experiment', 'fpe', '--seeds', '2'], '--seeds applies to experiments koala, coorm, interactive and dbes only'],
       [['experiment', 'fpe', '--steps', '10'], '--steps applies to experiment coorm only'],
       [['experiment', 'fpe', '--poll', '30'], '--poll applies to experiment koala only'],
       [['experiment', 'koala', '--tests', '10'], '--tests applies to experiment fpe only'],

@@ -30,7 +30,7 @@ describe('ActivityHistory', () => {
     expect(v.grows).toEqual({ a: [1, 0, 0, 0], b: [0, 1, 0, 0] });
     expect(v.shrinks).toEqual({ a: [0, 1, 0, 0], b: [0, 0, 0, 0] });
     expect(v.updates).toEqual([0, 0, 1, 0]);
-    expect(v.totals).toEqual({ grows: 2, shrinks: 1, updates: 1 });
+    expect(v.totals).toEqual({ grows: 2, shrinks: 1, updates: 1, misses: 0, replacements: 0 });
     // The latest 3 operations, oldest first.
     expect(v.latest.map((e) => e.t)).toEqual([12, 15, 25]);
   });
@@ -94,7 +94,7 @@ describe('activity.history', () => {
     expect(grows.length).toBeGreaterThan(100);
     const updates = seen.filter((e) => e.type === 'evolve.requested' || e.type === 'job.evolved' || e.type === 'evolve.refused');
     expect(updates.length).toBeGreaterThan(0); // the stream's evolving jobs
-    expect(h.totals).toEqual({ grows: grows.length, shrinks: shrinks.length, updates: updates.length });
+    expect(h.totals).toEqual({ grows: grows.length, shrinks: shrinks.length, updates: updates.length, misses: 0, replacements: 0 });
     expect(sum(Object.values(h.grows).flat())).toBe(grows.length);
     expect(sum(Object.values(h.shrinks).flat())).toBe(shrinks.length);
     expect(h.starts[0]).toBe(0);
@@ -109,7 +109,7 @@ describe('activity.history', () => {
     run(30);
     expect(history(host).totals.grows).toBeGreaterThan(0);
     host.call('sim.reset', { grid, workload: 'none', seed: 1 });
-    expect(history(host).totals).toEqual({ grows: 0, shrinks: 0, updates: 0 });
+    expect(history(host).totals).toEqual({ grows: 0, shrinks: 0, updates: 0, misses: 0, replacements: 0 });
     expect(history(host).latest).toEqual([]);
     host.stop();
   });

@@ -9,21 +9,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Random } from '../../core/random.js';
 import { openStore } from '../../electron/store/store.js';
-import { repoRoot, startServe, type ServeProcess } from '../support/serve-process.js';
+import { repoRoot, running, startServe } from '../support/serve-process.js';
 
 const KILLS = 100;
 const SEED = Number(process.env.CRASH_SEED ?? 20261125);
 const job = { kind: 'rigid', app: { model: 'fixed', runtime: 1e6 }, components: [{ processors: 1, program: 'x' }] };
-
-/** Waits until the host has resumed its stored run (the API answers all along; commands wait for this). */
-async function running(p: ServeProcess): Promise<void> {
-  for (;;) {
-    const s = await p.call<{ run: { state: string; reason?: string } }>('grid.snapshot', {});
-    if (s.value.run.state === 'running') return;
-    if (s.value.run.state !== 'resuming') throw new Error(`the run did not resume: ${JSON.stringify(s.value.run)}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 describe('SIGKILL at random moments', () => {
   it(`${KILLS} kills with submissions in flight: no job lost or doubled, the store whole each time`, { timeout: 30 * 60_000 }, async () => {

@@ -32,7 +32,7 @@ describe('lab experiments', () => {
     const answer = host.call('lab.experiments', {});
     if (!answer.ok) throw new Error('lab.experiments failed');
     const byName = Object.fromEntries(answer.value.experiments.map((e) => [e.name, e]));
-    expect(Object.keys(byName)).toEqual(['simulate', 'koala', 'coorm', 'fpe', 'interactive']);
+    expect(Object.keys(byName)).toEqual(['simulate', 'koala', 'coorm', 'fpe', 'interactive', 'dbes']);
     // `concertina experiment coorm --seeds --steps --factors --intervals --two-psa-intervals`.
     expect(byName.coorm!.params.map((p) => [p.name, p.type, p.required])).toEqual([
       ['seeds', 'whole', true],

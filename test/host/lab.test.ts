@@ -150,7 +150,7 @@ describe('lab input', () => {
     expect(errorsOf('lab.start', { kind: 'koala', seeds: 2, backgroundLoad: 1.5 })).toEqual([{ path: 'backgroundLoad', message: 'must be below 1' }]);
     expect(errorsOf('lab.start', { kind: 'koala', seeds: 2, poll: 'soon' })).toEqual([{ path: 'poll', message: 'must be a number' }]);
     expect(errorsOf('lab.start', { kind: 'koala' })[0]!.path).toBe('seeds');
-    expect(errorsOf('lab.start', { kind: 'bake', seeds: 1 })).toEqual([{ path: 'kind', message: 'must be one of simulate, koala, coorm, fpe, interactive' }]);
+    expect(errorsOf('lab.start', { kind: 'bake', seeds: 1 })).toEqual([{ path: 'kind', message: 'must be one of simulate, koala, coorm, fpe, interactive, dbes' }]);
     const simulate = { kind: 'simulate', grid: 'das3', workload: 'wm', approach: 'pra', policy: 'egs', seed: 1 };
     expect(errorsOf('lab.start', { ...simulate, workload: 'wx' })).toEqual([{ path: 'workload', message: 'must be one of wm, wmr, wm-fast, wmr-fast, wme' }]);
     expect(errorsOf('lab.start', { ...simulate, grid: 'das4' })).toEqual([{ path: 'grid', message: 'must be one of das3' }]);

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { Host } from '../../electron/host/host.js';
 import { openStore, SCHEMA_VERSION } from '../../electron/store/store.js';
-import { startServe } from '../support/serve-process.js';
+import { running, startServe } from '../support/serve-process.js';
 
 const tempFile = () => path.join(mkdtempSync(path.join(tmpdir(), 'concertina-store-')), 'run.db');
 const job = (id: string) => ({ id, kind: 'malleable', app: { model: 'gadget2' }, components: [{ min: 2, max: 46, program: 'gadget2' }] });
@@ -59,6 +59,7 @@ describe('store', () => {
     await a.exited;
 
     const b = startServe(['--store', file]);
+    await running(b); // the API answers while the stored run replays: list once it is back
     const listed = await b.call<{ jobs: Array<{ id: string }> }>('jobs.list', { limit: 100_000 });
     const ids = listed.value.jobs.map((j) => j.id);
     for (const id of ['k1', 'k2', 'k3']) expect(ids.filter((x) => x === id)).toHaveLength(1);

@@ -6,6 +6,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createPinia, setActivePinia } from 'pinia';
 import { clusterFieldOf, configOf, defineClustersStore, emptyClusterForm, formOf } from '../../renderer/src/stores/clusters.js';
+import { liveClusterSchema } from '../../runners/live/config.js';
 import { fakeClient } from './fake-client.js';
 
 const lab = {
@@ -37,6 +38,21 @@ describe('clusters store', () => {
     expect(configOf({ ...options, system: 'sge' })).toMatchObject({ config: { batch: { parallelEnvironment: 'mpi', queue: 'all.q', extraArgs: ['--qos=low', '--exclusive'] } } });
     expect(configOf({ ...options, system: 'pbs' })).toMatchObject({ config: { batch: { flavour: 'torque', queue: 'all.q', extraArgs: ['--qos=low', '--exclusive'] } } });
     expect(configOf({ ...options, system: 'local', via: 'local' })).toMatchObject({ config: { batch: {} } });
+  });
+
+  it('takes the interactive partition: worker nodes and RT-DLT costs, its errors at their fields', () => {
+    const form = { ...emptyClusterForm(), name: 'here', via: 'local' as const, system: 'local' as const, slots: 2, interactiveNodes: 8, cpsMsPerUnit: 10 };
+    const built = configOf(form);
+    expect(built).toMatchObject({ config: { interactive: { nodes: 8, cmsMsPerUnit: 0, cpsMsPerUnit: 10 } } });
+    expect(configOf(emptyClusterForm())).not.toHaveProperty('config.interactive');
+    if (!('config' in built)) throw new Error('no config');
+    const stored = liveClusterSchema.parse(built.config);
+    expect(formOf(stored)).toMatchObject({ interactiveNodes: 8, cmsMsPerUnit: 0, cpsMsPerUnit: 10 });
+    expect(['interactive.nodes', 'interactive.cmsMsPerUnit', 'interactive.cpsMsPerUnit', 'interactive'].map(clusterFieldOf)).toEqual(['interactiveNodes', 'cmsMsPerUnit', 'cpsMsPerUnit', 'interactiveNodes']);
+    // Nodes without a processing cost: refused at Cps by the host's own schema.
+    const missing = configOf({ ...form, cpsMsPerUnit: null });
+    const parsed = liveClusterSchema.safeParse('config' in missing ? missing.config : undefined);
+    expect(parsed.success ? [] : parsed.error.issues.map((i) => clusterFieldOf(i.path.join('.')))).toEqual(['cpsMsPerUnit']);
   });
 
   it('saves and shows the host\'s errors at their fields; nothing is sent for a malformed env', async () => {

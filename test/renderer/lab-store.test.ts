@@ -89,7 +89,7 @@ describe('lab store', () => {
     const store = defineLabStore(client)();
     store.form = { kind: 'coorm', values: { coorm: { seeds: 2 } } };
     await store.loadExperiments();
-    expect(store.experiments.map((e) => e.name)).toEqual(['simulate', 'koala', 'coorm', 'fpe', 'interactive']);
+    expect(store.experiments.map((e) => e.name)).toEqual(['simulate', 'koala', 'coorm', 'fpe', 'interactive', 'dbes']);
     expect(store.experiment?.name).toBe('coorm');
     expect(store.form.values.coorm).toEqual({ seeds: 2, steps: null, factors: null, intervals: null, twoPsaIntervals: null });
     expect(store.form.values.simulate).toMatchObject({ grid: 'das3', workload: 'wm', approach: 'pra', policy: 'fpsma', seed: 1 });

@@ -21,6 +21,7 @@ describe('Submit form: staged demo applications', () => {
     expect(demo.props('options')).toEqual([
       { label: expect.stringContaining('FT'), value: '{assets}/apps/ft-demo.mjs' },
       { label: expect.stringContaining('GADGET'), value: '{assets}/apps/gadget-demo.mjs' },
+      { label: expect.stringContaining('interactive'), value: '{assets}/apps/periodic-demo.mjs' },
     ]);
     demo.vm.$emit('update:value', '{assets}/apps/gadget-demo.mjs');
     await flushPromises();
@@ -30,6 +31,11 @@ describe('Submit form: staged demo applications', () => {
     const sent = client.calls.find((c) => c.method === 'jobs.submit')!.payload as { components: { program: string }[]; app: { model: string } };
     expect(sent.components[0]!.program).toBe('{assets}/apps/gadget-demo.mjs');
     expect(sent.app.model).toBe('gadget2');
+    // The periodic demo is an interactive job's application: choosing it chooses the kind.
+    demo.vm.$emit('update:value', '{assets}/apps/periodic-demo.mjs');
+    await flushPromises();
+    expect(stores.submit.form).toMatchObject({ program: '{assets}/apps/periodic-demo.mjs', kind: 'interactive' });
+    expect(wrapper.find('[data-testid="field-periodMs"]').exists()).toBe(true);
     wrapper.unmount();
   });
 });

@@ -74,6 +74,10 @@ describe('form from a template', () => {
       phases: fc.option(fc.integer({ min: 1, max: 20 }), { nil: null }),
       phaseS: fc.option(fc.integer({ min: 1, max: 3600 }), { nil: null }),
       announceS: fc.option(fc.integer({ min: 0, max: 600 }), { nil: null }),
+      arrivalMs: fc.option(fc.integer({ min: 0, max: 1000 }), { nil: null }),
+      periodMs: fc.option(fc.integer({ min: 1, max: 5000 }), { nil: null }),
+      dataUnits: fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }),
+      deadlineMs: fc.option(fc.integer({ min: 1, max: 5000 }), { nil: null }),
       placement: fc.constantFrom(...PLACEMENT_POLICIES),
       program: fc.constantFrom('ft', 'gadget2', 'a.out'),
       // Words as typed: any spacing between them, before and after.

@@ -51,3 +51,13 @@ export function startServe(args: readonly string[]): ServeProcess {
     },
   };
 }
+
+/** Waits until the host has resumed its stored run (the API answers all along; commands wait for this). */
+export async function running(p: ServeProcess): Promise<void> {
+  for (;;) {
+    const s = await p.call<{ run: { state: string; reason?: string } }>('grid.snapshot', {});
+    if (s.value.run.state === 'running') return;
+    if (s.value.run.state !== 'resuming') throw new Error(`the run did not resume: ${JSON.stringify(s.value.run)}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

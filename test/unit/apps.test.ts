@@ -21,6 +21,8 @@ describe('FT', () => {
     [8, 4, 2, 4],
     [2, 1, 2, 0], // at its minimum
     [16, 15, 2, 14], // down to the minimum 2
+    [16, 1, 9, 7], // no power of two in 9..15: down to its minimum 9, which it runs on
+    [12, 1, 9, 3], // the same from a size it was given at its minimum (9 + 3)
   ])('at %i asked for %i (min %i) releases %i', (current, requested, min, released) => {
     expect(ft.acceptShrink(current, requested, min)).toBe(released);
   });

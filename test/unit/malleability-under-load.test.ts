@@ -56,9 +56,9 @@ describe('shrinkable processors are only those a job runs above its minimum', ()
 describe('a pass makes progress or stops', () => {
   /**
    * EGS under PWA on a 10-processor cluster, local users holding 2: j1 (started first) runs at 4, j2 at its minimum
-   * (and maximum) of 2, 2 idle. r needs 3: one more than idle, so a shrink of 1 — whose single share (the remainder)
-   * falls on j2, the latest started, at its minimum. It frees nothing, the operation ends at once, and the next pass
-   * would ask the same again.
+   * (and maximum) of 2, 2 idle. r needs 3: one more than idle, so a shrink of 1, which falls on j1 (the only job
+   * above its minimum). j1 gives nothing back (an application keeping a size it can run at), the operation ends at
+   * once, and the next pass would ask the same again.
    */
   function stuck() {
     // The paper's trigger: growth only when processors come free, so that the poll below is only a placement try.
@@ -81,15 +81,21 @@ describe('a pass makes progress or stops', () => {
     const failed = () => h.ofType('placement.failed').filter((e) => e.jobId === 'r').length;
     h.at(5).submit(rigid('r', 3));
     h.scheduler.advance(5);
+    expect(h.apps.shrinkRequests.map((o) => [o.jobId, o.processors])).toEqual([['j1', 1]]);
+    h.answerShrink(h.apps.shrinkRequests[0]!, 0);
+    h.scheduler.advance(5);
     expect(h.scheduler.job('r')!.state).toBe('queued');
-    expect(h.apps.shrinkRequests).toEqual([]); // the share fell on j2, at its minimum: nobody was asked
     expect(failed()).toBe(1);
     // Nothing changed: the instant is over, not spun again and again.
     expect(h.scheduler.nextWakeup()).not.toBe(5);
     h.scheduler.advance(5);
     expect(failed()).toBe(1);
+    expect(h.apps.shrinkRequests).toHaveLength(1);
     // The next poll tries again, once.
     h.at(60).status('a', 2);
+    expect(h.apps.shrinkRequests).toHaveLength(2);
+    h.answerShrink(h.apps.shrinkRequests[1]!, 0);
+    h.scheduler.advance(60);
     expect(failed()).toBe(2);
     expect(h.scheduler.nextWakeup()).not.toBe(60);
   });

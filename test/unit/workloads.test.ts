@@ -382,6 +382,20 @@ describe('SWF import', () => {
     expect(mustOk(parseSwf(text, 't', { maxJobs: 0 })).jobs).toHaveLength(0);
   });
 
+  it('counts maxJobs in jobs kept, and says how many records it read to get them and why it skipped the others', () => {
+    const rec = (n: number, run: number, procs: number) => `${n} ${n * 10} -1 ${run} ${procs} -1 -1 ${procs} -1 -1 1 1 1 -1 1 -1 -1 -1`;
+    // Records 2 and 3 are skipped (run time 0, no processors): the 2nd job kept is record 4, the 4th data line.
+    const text = [rec(1, 30, 2), rec(2, 0, 2), rec(3, 30, -1), rec(4, 30, 1), rec(5, 30, 1)].join('\n');
+    const r = mustOk(parseSwf(text, 't', { maxJobs: 2 }));
+    expect(r.jobs.map((j) => j.id)).toEqual(['swf-1', 'swf-4']);
+    expect(r.records).toBe(4);
+    expect(r.skipped.map((s) => [s.line, s.cause])).toEqual([
+      [2, 'run time not positive'],
+      [3, 'no processor count'],
+    ]);
+    expect(mustOk(parseSwf(text, 't')).records).toBe(5);
+  });
+
   it('measures the most processors each partition ran at once (field 16), ends freeing before starts at one instant', () => {
     // job, submit, wait, run, procs, ..., partition (field 16)
     const rec = (n: number, submit: number, wait: number, run: number, procs: number, partition: number) =>
@@ -403,8 +417,8 @@ describe('SWF import', () => {
   it('flags non-numeric fields as malformed', () => {
     const r = mustOk(parseSwf('1 0 -1 abc 2 -1 -1 2 -1 -1 1 1 1 -1 1 -1 -1 -1', 't'));
     expect(r.jobs).toEqual([]);
-    expect(r.skipped).toEqual([{ line: 1, reason: expect.stringMatching(/field 4 "abc" is not a number/) }]);
-    expect(mustOk(parseSwf('', 'empty'))).toEqual({ jobs: [], skipped: [], header: {}, walltimeFromRunTime: 0 });
+    expect(r.skipped).toEqual([{ line: 1, reason: expect.stringMatching(/field 4 "abc" is not a number/), cause: 'malformed line' }]);
+    expect(mustOk(parseSwf('', 'empty'))).toEqual({ jobs: [], skipped: [], records: 0, header: {}, walltimeFromRunTime: 0 });
   });
 
   it('takes the requested time (field 9) as walltime, the run time where it is unknown, and counts those', () => {

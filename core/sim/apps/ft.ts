@@ -18,9 +18,11 @@ export const ft: AppModel = {
     return Math.max(0, largestPowerOfTwo(Math.min(current + offered, max)) - current);
   },
   acceptShrink(current, requested, min) {
-    const target = largestPowerOfTwo(Math.max(current - requested, min));
-    // A minimum that is not a power of two: keep the smallest power of two above it, if it has that many.
-    const keep = target >= min ? target : Math.min(current, 2 ** Math.ceil(Math.log2(min)));
+    const left = Math.max(current - requested, min);
+    const target = largestPowerOfTwo(left);
+    // Decision: with no power of two between its minimum and what the request leaves, FT goes down to its minimum
+    // (it runs there, as usableSize says) rather than refuse: a mandatory shrink is then always obeyed.
+    const keep = target >= min ? target : min;
     return Math.max(0, current - keep);
   },
   usableSize(size, min) {

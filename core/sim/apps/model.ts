@@ -2,6 +2,7 @@
 import type { AppModelSpec } from '../../model/schemas.js';
 import { ft } from './ft.js';
 import { gadget2 } from './gadget2.js';
+import { leanmd } from './leanmd.js';
 
 export interface AppModel {
   readonly name: string;
@@ -45,5 +46,10 @@ export function appModel(spec: AppModelSpec | undefined, fallbackRuntime: number
     case 'evolving':
       // Decision: an evolving job runs its phases (apps/evolving.ts); any other kind given this model runs as long.
       return anySizeApp('evolving', () => spec.phases * spec.phaseS);
+    case 'leanmd':
+      return leanmd({ cells: spec.cells, runtimeS: spec.runtime, size: spec.size });
+    case 'esp-evolving':
+      // Decision: as for 'evolving', a job of another kind given this model runs its static time (apps/esp-evolving.ts).
+      return anySizeApp('esp-evolving', () => spec.runtime);
   }
 }

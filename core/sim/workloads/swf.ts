@@ -3,7 +3,7 @@ import type { JobSpec } from '../../model/schemas.js';
 import { fail, ok, type FieldError, type Result } from '../../model/result.js';
 
 export interface SwfOptions {
-  /** Stop after this many jobs. */
+  /** Stop after this many jobs kept (records skipped do not count towards it). */
   maxJobs?: number;
   /** Refuse the whole text on any malformed line instead of skipping it. */
   strict?: boolean;
@@ -21,11 +21,18 @@ export interface SwfSkip {
   /** 1-based line number in the text. */
   line: number;
   reason: string;
+  /** The reason without the line's own values, so that skips group (`malformed line`, `run time not positive`, ...). */
+  cause: SwfSkipCause;
 }
+
+export const SWF_SKIP_CAUSES = ['malformed line', 'run time not positive', 'no processor count', 'processor count not whole', 'submit time unknown'] as const;
+export type SwfSkipCause = (typeof SWF_SKIP_CAUSES)[number];
 
 export interface SwfWorkload {
   jobs: JobSpec[];
   skipped: SwfSkip[];
+  /** Data records read to get the jobs: the jobs and the records skipped (reading stops after the `maxJobs`-th job). */
+  records: number;
   /** `; Key: value` header pairs; repeated keys are joined with newlines. */
   header: Record<string, string>;
   /** Jobs without a requested time (field 9 unknown), whose run time became their walltime. */
@@ -90,7 +97,7 @@ function headerLine(state: ParseState, raw: string): void {
 
 function malformedLine(state: ParseState, line: number, problem: string): void {
   state.malformed++;
-  if (!state.strict) state.skipped.push({ line, reason: `malformed: ${problem}` });
+  if (!state.strict) state.skipped.push({ line, reason: `malformed: ${problem}`, cause: 'malformed line' });
   else if (state.errors.length < MAX_ERRORS) state.errors.push({ path: `${state.source}:${line}`, message: problem });
 }
 
@@ -107,13 +114,13 @@ function dataLine(state: ParseState, values: Float64Array, count: number, line: 
   const requested = values[7]!;
   const requestedTime = values[8]!;
   const processors = allocated >= 1 ? allocated : requested;
-  let reason: string | undefined;
-  if (!(runtime > 0)) reason = `run time ${runtime} is not positive`;
-  else if (!(processors >= 1)) reason = `no processor count (allocated ${allocated}, requested ${requested})`;
-  else if (!Number.isInteger(processors)) reason = `processor count ${processors} is not a whole number`;
-  else if (!(submit >= 0)) reason = `submit time ${submit} is unknown`;
-  if (reason !== undefined) {
-    state.skipped.push({ line, reason });
+  let skip: SwfSkip | undefined;
+  if (!(runtime > 0)) skip = { line, reason: `run time ${runtime} is not positive`, cause: 'run time not positive' };
+  else if (!(processors >= 1)) skip = { line, reason: `no processor count (allocated ${allocated}, requested ${requested})`, cause: 'no processor count' };
+  else if (!Number.isInteger(processors)) skip = { line, reason: `processor count ${processors} is not a whole number`, cause: 'processor count not whole' };
+  else if (!(submit >= 0)) skip = { line, reason: `submit time ${submit} is unknown`, cause: 'submit time unknown' };
+  if (skip !== undefined) {
+    state.skipped.push(skip);
     return;
   }
   if (submit < state.earliest) state.earliest = submit;
@@ -260,5 +267,5 @@ export function parseSwf(text: string, source: string, options: SwfOptions = {})
   }
   const partitions = state.ran ? { partitions: partitionPeaks(jobs, state.ran) } : {};
   for (const job of jobs) job.submitTime -= state.earliest;
-  return ok({ jobs, skipped: state.skipped, header: state.header, walltimeFromRunTime: state.walltimeFromRunTime, ...partitions });
+  return ok({ jobs, skipped: state.skipped, records: jobs.length + state.skipped.length, header: state.header, walltimeFromRunTime: state.walltimeFromRunTime, ...partitions });
 }

@@ -34,8 +34,15 @@ export function isEvolve(e: SchedulerEvent): e is EvolveEvent {
   return e.type === 'evolve.requested' || e.type === 'job.evolved' || e.type === 'evolve.refused';
 }
 
+/** Interactive jobs' deadline misses and re-placements after an overrun. */
+export type InteractiveEvent = Extract<SchedulerEvent, { type: 'interactive.missed' | 'interactive.replaced' }>;
+
+export function isInteractive(e: SchedulerEvent): e is InteractiveEvent {
+  return e.type === 'interactive.missed' || e.type === 'interactive.replaced';
+}
+
 /** What the Activity view lists. */
-export type ActivityEvent = ResizeEvent | EvolveEvent;
+export type ActivityEvent = ResizeEvent | EvolveEvent | InteractiveEvent;
 
 /** The job an event is about, if any. */
 export function jobOf(e: SchedulerEvent): string | undefined {
@@ -102,6 +109,8 @@ export function defineActivityStore(client: ApiClient) {
     const events = shallowRef<ResizeEvent[]>([]);
     /** Evolving jobs' updates, oldest first, at most ACTIVITY_LIMIT. */
     const updates = shallowRef<EvolveEvent[]>([]);
+    /** Interactive jobs' misses and re-placements, oldest first, at most ACTIVITY_LIMIT. */
+    const interactive = shallowRef<InteractiveEvent[]>([]);
     /** Per job, its events, oldest first, at most JOB_EVENTS_LIMIT each. */
     const jobEvents = shallowRef<Map<string, SchedulerEvent[]>>(new Map());
     /** The latest virtual time seen on the stream. */
@@ -114,13 +123,14 @@ export function defineActivityStore(client: ApiClient) {
     const buckets = computed<Buckets>(() => history.value ?? bucketize(events.value, now.value));
     /** Operations over the whole run (the host's totals), or those the stream brought. */
     const totals = computed(() => {
-      if (history.value) return history.value.totals;
+      if (history.value) return { misses: 0, replacements: 0, ...history.value.totals };
       const grows = events.value.filter((e) => e.type === 'job.grown').length;
-      return { grows, shrinks: events.value.length - grows, updates: updates.value.length };
+      const misses = interactive.value.filter((e) => e.type === 'interactive.missed').length;
+      return { grows, shrinks: events.value.length - grows, updates: updates.value.length, misses, replacements: interactive.value.length - misses };
     });
     /** The latest grow, shrink and update events, newest first. */
     const latest = computed<ActivityEvent[]>(() => {
-      const merged: ActivityEvent[] = [...events.value.slice(-LATEST_COUNT), ...updates.value.slice(-LATEST_COUNT)];
+      const merged: ActivityEvent[] = [...events.value.slice(-LATEST_COUNT), ...updates.value.slice(-LATEST_COUNT), ...interactive.value.slice(-LATEST_COUNT)];
       merged.sort((a, b) => a.t - b.t);
       return merged.slice(-LATEST_COUNT).reverse();
     });
@@ -133,6 +143,9 @@ export function defineActivityStore(client: ApiClient) {
       } else if (isEvolve(e)) {
         const list = updates.value;
         updates.value = list.length >= ACTIVITY_LIMIT ? [...list.slice(list.length - ACTIVITY_LIMIT + 1), e] : [...list, e];
+      } else if (isInteractive(e)) {
+        const list = interactive.value;
+        interactive.value = list.length >= ACTIVITY_LIMIT ? [...list.slice(list.length - ACTIVITY_LIMIT + 1), e] : [...list, e];
       }
       const jobId = jobOf(e);
       if (jobId !== undefined) {
@@ -190,6 +203,7 @@ export function defineActivityStore(client: ApiClient) {
           const fetched = ids.flatMap(eventsOf);
           events.value = mergeEvents(events.value, fetched.filter(isResize));
           updates.value = mergeEvents(updates.value, fetched.filter(isEvolve));
+          interactive.value = mergeEvents(interactive.value, fetched.filter(isInteractive));
           for (const e of fetched) if (e.t > now.value) now.value = e.t;
         } finally {
           resyncing = undefined;
@@ -217,12 +231,13 @@ export function defineActivityStore(client: ApiClient) {
           const h = result.value;
           history.value = h;
           // The lists are merged again only when the host has had operations since its last answer.
-          const totals = `${h.totals.grows}:${h.totals.shrinks}:${h.totals.updates}`;
+          const totals = `${h.totals.grows}:${h.totals.shrinks}:${h.totals.updates}:${h.totals.misses ?? 0}:${h.totals.replacements ?? 0}`;
           if (totals !== mergedTotals) {
             mergedTotals = totals;
             const latest = h.latest as unknown as SchedulerEvent[];
             events.value = mergeEvents(events.value, latest.filter(isResize));
             updates.value = mergeEvents(updates.value, latest.filter(isEvolve));
+            interactive.value = mergeEvents(interactive.value, latest.filter(isInteractive));
           }
           if (h.now > now.value) now.value = h.now;
         } finally {
@@ -250,6 +265,7 @@ export function defineActivityStore(client: ApiClient) {
     function clear() {
       events.value = [];
       updates.value = [];
+      interactive.value = [];
       jobEvents.value = new Map();
       now.value = 0;
       history.value = null;
@@ -268,6 +284,7 @@ export function defineActivityStore(client: ApiClient) {
     return {
       events,
       updates,
+      interactive,
       jobEvents,
       now,
       history,

@@ -20,7 +20,28 @@ const BATCH_FIELDS = Object.keys(BATCH_OPTION_SYSTEMS) as BatchField[];
 /** Whether the form shows a batch option for the system chosen. */
 export const batchFieldApplies = (field: BatchField, system: (typeof SYSTEM_OPTIONS)[number]) => BATCH_OPTION_SYSTEMS[field].includes(system);
 
-export const CLUSTER_FIELDS = ['name', 'via', 'host', 'port', 'user', 'identityFile', 'proxyJump', 'system', 'slots', 'workRoot', 'env', 'threshold', 'pollIntervalS', ...BATCH_FIELDS, 'form'] as const;
+export const CLUSTER_FIELDS = [
+  'name',
+  'via',
+  'host',
+  'port',
+  'user',
+  'identityFile',
+  'proxyJump',
+  'system',
+  'slots',
+  'workRoot',
+  'env',
+  'threshold',
+  'pollIntervalS',
+  ...BATCH_FIELDS,
+  'interactiveNodes',
+  'cmsMsPerUnit',
+  'cpsMsPerUnit',
+  'form',
+] as const;
+/** The interactive partition's fields as the form names them (the config's `interactive.*`). */
+const INTERACTIVE_FIELD: Readonly<Record<string, ClusterField>> = { nodes: 'interactiveNodes', cmsMsPerUnit: 'cmsMsPerUnit', cpsMsPerUnit: 'cpsMsPerUnit' };
 export type ClusterField = (typeof CLUSTER_FIELDS)[number];
 export type ClusterErrors = Partial<Record<ClusterField, string>>;
 
@@ -46,6 +67,10 @@ export interface ClusterForm {
   flavour: 'pbspro' | 'torque' | null;
   /** More submit options, one per line (each one word). */
   extraArgs: string;
+  /** Worker nodes for interactive jobs (empty: none), with RT-DLT's per-unit transmission and processing costs (ms). */
+  interactiveNodes: number | null;
+  cmsMsPerUnit: number | null;
+  cpsMsPerUnit: number | null;
 }
 
 export const emptyClusterForm = (): ClusterForm => ({
@@ -68,6 +93,9 @@ export const emptyClusterForm = (): ClusterForm => ({
   queue: '',
   flavour: null,
   extraArgs: '',
+  interactiveNodes: null,
+  cmsMsPerUnit: null,
+  cpsMsPerUnit: null,
 });
 
 export function formOf(config: ClusterConfig): ClusterForm {
@@ -94,6 +122,9 @@ export function formOf(config: ClusterConfig): ClusterForm {
     queue: config.batch.queue ?? '',
     flavour: config.batch.flavour ?? null,
     extraArgs: (config.batch.extraArgs ?? []).join('\n'),
+    interactiveNodes: config.interactive?.nodes ?? null,
+    cmsMsPerUnit: config.interactive?.cmsMsPerUnit ?? null,
+    cpsMsPerUnit: config.interactive?.cpsMsPerUnit ?? null,
   };
 }
 
@@ -142,6 +173,11 @@ export function configOf(form: ClusterForm): { config: MethodInput<'clusters.sav
       ...(form.threshold !== null ? { threshold: form.threshold } : {}),
       ...(form.pollIntervalS !== null ? { pollIntervalS: form.pollIntervalS } : {}),
       batch,
+      // Decision: the partition is configured by its node count; its costs go with it (Cms empty: 0), and its
+      // placement and sharing are the defaults (best fit, interleaved).
+      ...(form.interactiveNodes !== null
+        ? { interactive: { nodes: form.interactiveNodes, cmsMsPerUnit: form.cmsMsPerUnit ?? 0, ...(form.cpsMsPerUnit !== null ? { cpsMsPerUnit: form.cpsMsPerUnit } : {}) } as NonNullable<ClusterConfig['interactive']> }
+        : {}),
     },
   };
 }
@@ -149,6 +185,7 @@ export function configOf(form: ClusterForm): { config: MethodInput<'clusters.sav
 /** The field a host error names: `login.host` → host, `batch.queue` → queue, `env.X` → env; anything else → form. */
 export function clusterFieldOf(path: string): ClusterField {
   const parts = path.split(/[.[\]"']+/).filter(Boolean);
+  if (parts[0] === 'interactive') return INTERACTIVE_FIELD[parts[1] ?? 'nodes'] ?? 'interactiveNodes';
   const key = parts[0] === 'login' ? (parts[1] ?? 'host') : parts[0] === 'batch' ? (parts[1] ?? 'form') : (parts[0] ?? '');
   return (CLUSTER_FIELDS as readonly string[]).includes(key) ? (key as ClusterField) : 'form';
 }

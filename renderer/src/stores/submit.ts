@@ -13,9 +13,33 @@ export const APP_MODELS = ['ft', 'gadget2', 'evolving'] as const;
 export type AppModelName = (typeof APP_MODELS)[number];
 export { JOB_KINDS, PLACEMENT_POLICIES };
 
-export const FORM_FIELDS = ['name', 'kind', 'processors', 'min', 'max', 'initial', 'app', 'phases', 'phaseS', 'announceS', 'placement', 'program', 'args', 'cluster', 'walltime', 'form'] as const;
+export const FORM_FIELDS = [
+  'name',
+  'kind',
+  'processors',
+  'min',
+  'max',
+  'initial',
+  'app',
+  'phases',
+  'phaseS',
+  'announceS',
+  'arrivalMs',
+  'periodMs',
+  'dataUnits',
+  'deadlineMs',
+  'interactive',
+  'placement',
+  'program',
+  'args',
+  'cluster',
+  'walltime',
+  'form',
+] as const;
 /** The evolving application model's parameters: form fields named as the spec's `app` fields. */
 const EVOLVING_MODEL_FIELDS = ['phases', 'phaseS', 'announceS'] as const;
+/** An interactive job's (A, T, σ, D): form fields named as the spec's `interactive` fields. */
+export const INTERACTIVE_FIELDS = ['arrivalMs', 'periodMs', 'dataUnits', 'deadlineMs'] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 export type FieldErrors = Partial<Record<FormField, string>>;
 
@@ -33,6 +57,11 @@ export interface SubmitForm {
   phases: number | null;
   phaseS: number | null;
   announceS: number | null;
+  /** Interactive jobs: A (ms after admission), T (ms), σ (data units), D (ms). */
+  arrivalMs: number | null;
+  periodMs: number | null;
+  dataUnits: number | null;
+  deadlineMs: number | null;
   placement: PlacementPolicyName;
   program: string;
   /** The program's arguments, words separated by spaces (each one word, quoted when it reaches a shell). */
@@ -78,6 +107,10 @@ export const defaultForm = (): SubmitForm => ({
   phases: 6,
   phaseS: 300,
   announceS: 0,
+  arrivalMs: 0,
+  periodMs: 1000,
+  dataUnits: 20,
+  deadlineMs: 500,
   placement: 'wf',
   program: 'ft',
   args: '',
@@ -113,6 +146,16 @@ export function toSpec(form: SubmitForm): JobSpecInput {
   const args = argsOf(form.args);
   if (args.length) component.args = args;
   if (form.cluster !== null && form.cluster !== '') component.cluster = form.cluster;
+  if (form.kind === 'interactive') {
+    // Its worker nodes follow from (T, σ, D) on the cluster's cost model; its driver runs no application model.
+    const interactive: Partial<Record<(typeof INTERACTIVE_FIELDS)[number], number>> = {};
+    for (const f of INTERACTIVE_FIELDS) if (form[f] !== null) interactive[f] = form[f];
+    const spec: JobSpecInput = { kind: form.kind, components: [component], placement: form.placement, interactive: interactive as NonNullable<JobSpecInput['interactive']> };
+    if (form.name.trim()) spec.name = form.name;
+    const walltime = parseWalltime(form.walltime);
+    if (walltime.ok && walltime.seconds !== undefined) spec.walltime = walltime.seconds;
+    return spec;
+  }
   if (form.kind === 'rigid') {
     if (form.processors !== null) component.processors = form.processors;
   } else {
@@ -148,6 +191,10 @@ export function fromSpec(spec: JobSpecInput): SubmitForm {
     phases: spec.app?.model === 'evolving' ? (spec.app.phases ?? null) : base.phases,
     phaseS: spec.app?.model === 'evolving' ? (spec.app.phaseS ?? null) : base.phaseS,
     announceS: spec.app?.model === 'evolving' ? (spec.app.announceS ?? null) : base.announceS,
+    arrivalMs: spec.interactive ? (spec.interactive.arrivalMs ?? null) : base.arrivalMs,
+    periodMs: spec.interactive ? (spec.interactive.periodMs ?? null) : base.periodMs,
+    dataUnits: spec.interactive ? (spec.interactive.dataUnits ?? null) : base.dataUnits,
+    deadlineMs: spec.interactive ? (spec.interactive.deadlineMs ?? null) : base.deadlineMs,
     placement: spec.placement ?? base.placement,
     program: c?.program ?? base.program,
     args: (c?.args ?? []).join(' '),
@@ -156,11 +203,15 @@ export function fromSpec(spec: JobSpecInput): SubmitForm {
   };
 }
 
-/** The form field a path names: `components[0].min` → min, `app.model` → app, `app.phases` → phases; else form. */
+/**
+ * The form field a path names: `components[0].min` → min, `app.model` → app, `app.phases` → phases,
+ * `interactive.periodMs` → periodMs (a refusal of the whole interactive job: interactive); else form.
+ */
 export function fieldOf(path: string | readonly PropertyKey[]): FormField {
   const keys = typeof path === 'string' ? path.split(/[.[\]]+/).filter(Boolean) : path.map(String);
   if (keys[0] === 'components' && keys.length >= 3) keys.splice(0, 2);
   if (keys[0] === 'app' && (EVOLVING_MODEL_FIELDS as readonly string[]).includes(keys[1] ?? '')) keys.shift();
+  if (keys[0] === 'interactive' && (INTERACTIVE_FIELDS as readonly string[]).includes(keys[1] ?? '')) keys.shift();
   const key = keys[0] ?? '';
   return (FORM_FIELDS as readonly string[]).includes(key) ? (key as FormField) : 'form';
 }

@@ -1,0 +1,136 @@
+// The indexed placement queue (issue 17) against a plain walk of the queue, as the scan was before it: over random
+// pushes, removals, scans with and without pass-over, closed scans and arrivals-only scans, both visit the same jobs
+// in the same order, return the same smallest bound, and leave the same queue.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { PlacementQueue, type PassOver, type TryOutcome } from '../../core/queue/placement-queue.js';
+import type { JobRecord } from '../../core/scheduler/job-record.js';
+
+interface Job {
+  id: string;
+  state: string;
+  triedInRound: number;
+  passOver: number;
+}
+
+/** The reference: every scan walks every job, passing over those above the limit one by one. */
+class WalkingQueue {
+  jobs: Job[] = [];
+  push(job: Job): void {
+    this.jobs.push(job);
+  }
+  remove(job: Job): void {
+    const i = this.jobs.indexOf(job);
+    if (i >= 0) this.jobs.splice(i, 1);
+  }
+  scanOnly(only: readonly Job[], visit: (job: Job) => TryOutcome): void {
+    for (const job of only) {
+      if (job.state !== 'queued') continue;
+      if (visit(job) === 'kept') continue;
+      const i = this.jobs.lastIndexOf(job);
+      if (i >= 0) this.jobs.splice(i, 1);
+    }
+  }
+  scan(visit: (job: Job) => TryOutcome, passOver?: PassOver, closed?: () => boolean): number {
+    let smallest = Number.POSITIVE_INFINITY;
+    const kept: Job[] = [];
+    const jobs = this.jobs;
+    let i = 0;
+    let limit = Number.NaN;
+    for (; i < jobs.length; i++) {
+      const job = jobs[i]!;
+      if (job.state !== 'queued') continue;
+      if (passOver && job.triedInRound === passOver.round && job.passOver >= 0) {
+        if (Number.isNaN(limit)) limit = passOver.limit();
+        if (job.passOver > limit) {
+          kept.push(job);
+          smallest = Math.min(smallest, job.passOver);
+          continue;
+        }
+      }
+      const outcome = visit(job);
+      limit = Number.NaN;
+      if (outcome === 'kept') kept.push(job);
+      if (closed?.()) {
+        i++;
+        break;
+      }
+    }
+    for (; i < jobs.length; i++) if (jobs[i]!.state === 'queued') kept.push(jobs[i]!);
+    this.jobs = kept;
+    return smallest;
+  }
+}
+
+const opArb = fc.oneof(
+  fc.record({ op: fc.constant('push' as const), n: fc.integer({ min: 1, max: 40 }) }),
+  fc.record({ op: fc.constant('remove' as const), which: fc.nat() }),
+  fc.record({ op: fc.constant('scan' as const), round: fc.integer({ min: 0, max: 2 }), passOver: fc.boolean(), closeAfter: fc.option(fc.integer({ min: 1, max: 30 })) }),
+  fc.record({ op: fc.constant('only' as const), last: fc.integer({ min: 1, max: 10 }), round: fc.integer({ min: 0, max: 2 }) }),
+);
+
+describe('indexed placement queue', () => {
+  it('visits, keeps and returns as a walk of the whole queue does', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { minLength: 1, maxLength: 60 }), fc.array(fc.integer({ min: -1, max: 6 }), { minLength: 1, maxLength: 50 }), (ops, decisions) => {
+        // Two copies of every job: each queue mutates its own.
+        const a: Job[] = [];
+        const b: Job[] = [];
+        const indexed = new PlacementQueue(Number.POSITIVE_INFINITY);
+        const walking = new WalkingQueue();
+        let next = 0;
+        for (const op of ops) {
+          if (op.op === 'push') {
+            for (let k = 0; k < op.n; k++) {
+              const id = `j${next++}`;
+              const x = { id, state: 'queued', triedInRound: -1, passOver: -1 };
+              a.push(x);
+              b.push({ ...x });
+              indexed.push(x as unknown as JobRecord);
+              walking.push(b[b.length - 1]!);
+            }
+          } else if (op.op === 'remove') {
+            if (a.length === 0) continue;
+            const i = op.which % a.length;
+            if (a[i]!.state !== 'queued') continue;
+            a[i]!.state = b[i]!.state = 'cancelled';
+            indexed.remove(a[i]! as unknown as JobRecord);
+            walking.remove(b[i]!);
+          } else {
+            // One visit script for both: the k-th visit's decision (-1 places; d >= 0 keeps with bound d or, for an
+            // odd d, with none), and a limit that changes with the visits made.
+            const run = (jobs: Job[], queue: { scan: WalkingQueue['scan'] } | { scanOnly: WalkingQueue['scanOnly'] }) => {
+              const visited: string[] = [];
+              let visits = 0;
+              const visit = (job: Job): TryOutcome => {
+                visited.push(job.id);
+                const d = decisions[visits++ % decisions.length]!;
+                job.triedInRound = op.round;
+                if (d < 0) {
+                  job.state = 'claiming';
+                  return 'placed';
+                }
+                job.passOver = d % 2 === 1 ? -1 : d;
+                return 'kept';
+              };
+              let smallest: number | undefined;
+              if ('scanOnly' in queue) queue.scanOnly(jobs.slice(-(op as { last: number }).last), visit);
+              else {
+                const s = op as { passOver: boolean; closeAfter: number | null };
+                const passOver = s.passOver ? { round: op.round, limit: () => (visits * 3) % 7 } : undefined;
+                smallest = queue.scan(visit, passOver, s.closeAfter === null ? undefined : () => visits >= s.closeAfter!);
+              }
+              return { visited, smallest };
+            };
+            const ia = run(a, op.op === 'only' ? { scanOnly: (o, v) => indexed.scanOnly(o as unknown as JobRecord[], v as unknown as (j: JobRecord) => TryOutcome) } : { scan: (v, p, c) => indexed.scan(v as unknown as (j: JobRecord) => TryOutcome, p, c) });
+            const wb = run(b, op.op === 'only' ? { scanOnly: (o, v) => walking.scanOnly(o, v) } : { scan: (v, p, c) => walking.scan(v, p, c) });
+            expect(ia).toEqual(wb);
+          }
+          expect(indexed.list().map((j) => j.id)).toEqual(walking.jobs.map((j) => j.id));
+          expect(indexed.length).toBe(walking.jobs.length);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
