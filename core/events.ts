@@ -21,10 +21,27 @@ export type SchedulerEventBody =
   | { type: 'job.started'; jobId: string; cluster: string; size: number; preallocation?: number }
   /** Taken over after a restart (Scheduler.adopt): `claiming` until its local jobs run, else `running` with `size`. */
   | { type: 'job.adopted'; jobId: string; cluster: string; size: number; state: 'claiming' | 'running' }
-  | { type: 'grow.offered'; jobId: string; cluster: string; offerId: number; processors: number; operator?: true }
-  | { type: 'grow.answered'; jobId: string; offerId: number; accepted: number; answered?: number; operator?: true }
+  /** `step`, `forJob`: a DBES expansion — its first step, made for the StartLater job `forJob`, or its second (no job). */
+  | { type: 'grow.offered'; jobId: string; cluster: string; offerId: number; processors: number; operator?: true; step?: 1 | 2; forJob?: string }
+  | { type: 'grow.answered'; jobId: string; offerId: number; accepted: number; answered?: number; operator?: true; step?: 1 | 2; forJob?: string }
   | { type: 'job.grown'; jobId: string; cluster: string; processors: number; size: number }
-  | { type: 'shrink.requested'; jobId: string; cluster: string; offerId: number; processors: number; mandatory: boolean; operator?: true }
+  /**
+   * `phase`, `forJob`, `fromStep`, `fromFor`: a DBES shrink — for an evolving request, to start a StartLater job, or to
+   * expand another job (steal) — for job `forJob`, taking back an expansion of step `fromStep` made for `fromFor`.
+   */
+  | {
+      type: 'shrink.requested';
+      jobId: string;
+      cluster: string;
+      offerId: number;
+      processors: number;
+      mandatory: boolean;
+      operator?: true;
+      phase?: 'evolving' | 'startLater' | 'steal';
+      forJob?: string;
+      fromStep?: 1 | 2;
+      fromFor?: string;
+    }
   | { type: 'shrink.answered'; jobId: string; offerId: number; accepted: number; answered?: number; operator?: true }
   | { type: 'job.shrunk'; jobId: string; cluster: string; processors: number; size: number; voluntary: boolean }
   /** An evolving job asked for a new size (`announceS` 0: spontaneous). */

@@ -87,6 +87,14 @@ export class MalleabilityManager {
     this.start(cluster, this.policy.shrink(cluster.malleableJobs.slice(), shrinkValue), { mandatory, earmark: 0, operator: false, deadline }, now);
   }
 
+  /**
+   * Runs a procedure a policy's own iteration made (DBES: its shrinks, or its expansions with their reasons) on a
+   * cluster, as one operation; `earmark`: processors set aside for its offers from the start.
+   */
+  run(cluster: ClusterState, procedure: PolicyProcedure<JobRecord>, options: { mandatory: boolean; earmark: number }, now: number): void {
+    this.start(cluster, procedure, { ...options, operator: false }, now);
+  }
+
   /** An operator offers one job of `cluster` up to `processors` more (set aside from the start, as a policy grow). */
   operatorGrow(cluster: ClusterState, job: JobRecord, processors: number, now: number): void {
     this.start(cluster, operatorGrow(job, processors), { mandatory: false, earmark: processors, operator: true }, now);
@@ -109,7 +117,7 @@ export class MalleabilityManager {
     // What the job takes becomes its own (pending) allocation; the rest stays set aside for the next offers.
     op.earmarked -= taken;
     this.host.ledger.unearmark(op.cluster, taken);
-    const answer: OperationEvent = { type: 'grow.answered', jobId: step.job.id, offerId, accepted: taken };
+    const answer: OperationEvent = { type: 'grow.answered', jobId: step.job.id, offerId, accepted: taken, ...expansionOf(step) };
     // Decision: an answer cut to what could be granted keeps the application's own word beside it (`answered`), so
     // that the record never says the application accepted what it did not.
     if (taken !== accepted && Number.isFinite(accepted) && accepted > 0) answer.answered = accepted;
@@ -197,10 +205,10 @@ export class MalleabilityManager {
       this.byOffer.set(offerId, op);
       const cluster = op.cluster.cluster.name;
       if (step.kind === 'offerGrow') {
-        this.host.emit(now, byOperator(op, { type: 'grow.offered', jobId: job.id, cluster, offerId, processors }));
+        this.host.emit(now, byOperator(op, { type: 'grow.offered', jobId: job.id, cluster, offerId, processors, ...expansionOf(step) }));
         this.host.applications.offerGrow(offerId, job.id, processors);
       } else {
-        this.host.emit(now, byOperator(op, { type: 'shrink.requested', jobId: job.id, cluster, offerId, processors, mandatory: op.mandatory }));
+        this.host.emit(now, byOperator(op, { type: 'shrink.requested', jobId: job.id, cluster, offerId, processors, mandatory: op.mandatory, ...shrinkOf(step) }));
         if (op.deadline === undefined) this.host.applications.requestShrink(offerId, job.id, processors, op.mandatory);
         else this.host.applications.requestShrink(offerId, job.id, processors, op.mandatory, op.deadline);
       }
@@ -222,6 +230,19 @@ type OperationEvent = Extract<SchedulerEventBody, { type: 'grow.offered' | 'grow
 function byOperator(op: Operation, event: OperationEvent): OperationEvent {
   if (op.operator) event.operator = true;
   return event;
+}
+
+/** A DBES expansion's reason as event fields (nothing for other policies' offers). */
+function expansionOf(step: PolicyStep<JobRecord>): { step?: 1 | 2; forJob?: string } {
+  if (step.kind !== 'offerGrow' || step.why === undefined) return {};
+  return step.why.forJob === undefined ? { step: step.why.step } : { step: step.why.step, forJob: step.why.forJob };
+}
+
+/** A DBES shrink's reason as event fields. */
+function shrinkOf(step: PolicyStep<JobRecord>): { phase?: 'evolving' | 'startLater' | 'steal'; forJob?: string; fromStep?: 1 | 2; fromFor?: string } {
+  if (step.kind !== 'requestShrink' || step.why === undefined) return {};
+  const { phase, forJob, fromStep, fromFor } = step.why;
+  return fromFor === undefined ? { phase, forJob, fromStep } : { phase, forJob, fromStep, fromFor };
 }
 
 function evolvingKey(clusterIndex: number): number {

@@ -26,6 +26,8 @@ export interface EvolvingHost {
   emit(now: number, event: SchedulerEventBody): void;
   /** Processors of a pre-allocation came free on a cluster: malleable jobs may fill them, at another pass. */
   freed(state: ClusterState): void;
+  /** A job without a pre-allocation asks for `processors` more: the policy's iteration decides (DBES). */
+  request(job: JobRecord, processors: number, now: number): void;
 }
 
 export class EvolvingUpdates {
@@ -56,6 +58,8 @@ export class EvolvingUpdates {
     const cluster = job.components[0]!.cluster;
     this.host.emit(now, { type: 'evolve.requested', jobId, cluster, processors, announceS });
     this.settleAnnounced(job, now);
+    // Without a pre-allocation a grow is a request, granted or refused by the policy's iteration at its next pass.
+    if (!job.preallocating && processors > job.held) return this.host.request(job, processors - job.held, now);
     if (announceS > 0 && processors < job.held) {
       // Decision: an announced shrink keeps its processors until its time, then takes effect like a spontaneous one.
       const shrink = { processors, at: now + announceS };

@@ -94,6 +94,11 @@ export class JobRecord implements ReadonlyJobRecord {
   promised = 0;
   /** Evolving: the updates promised and not yet handed to the local manager, earliest due first. */
   readonly evolveDemands: Array<{ processors: number; at: number; shrunkFor: boolean }> = [];
+  /**
+   * Evolving: whether it holds its whole pre-allocation (its max, CooRMv2: its updates are guaranteed), or only what it
+   * was granted (under a policy with its own iteration, DBES: each grow is a request the scheduler may refuse).
+   */
+  preallocating = true;
   /** Evolving: a shrink it announced, taking effect at `at`. */
   announcedShrink: { readonly processors: number; readonly at: number } | undefined = undefined;
   /** Size over time (processors active), from the start; the last step holds until now. */
@@ -177,14 +182,19 @@ export class JobRecord implements ReadonlyJobRecord {
     return this.kind === 'evolving';
   }
 
-  /** Evolving: the processors held for it on its cluster for its whole run (its max); 0 for other kinds. */
+  /**
+   * Evolving: the processors held for it on its cluster for its whole run (its max), or, without a pre-allocation,
+   * what it holds now; 0 for other kinds.
+   */
   get preallocation(): number {
-    return this.kind === 'evolving' ? this.max : 0;
+    if (this.kind !== 'evolving') return 0;
+    return this.preallocating ? this.max : this.held;
   }
 
-  /** Processors a placement must find for it: its minimum, or an evolving job's whole pre-allocation. */
+  /** Processors a placement must find for it: its minimum, an evolving job's whole pre-allocation (or, without one, its initial size). */
   get need(): number {
-    return this.kind === 'evolving' ? this.max : this.min;
+    if (this.kind !== 'evolving') return this.min;
+    return this.preallocating ? this.max : componentRequest(this.spec, 0).initial;
   }
 
   /** Processors Concertina holds for the job: placed, active, being added, and promised to an evolving update. */

@@ -23,6 +23,11 @@ export class CapacityLedger {
     const before = job.held;
     change();
     const after = job.held;
+    if (job.evolving && !job.preallocating) {
+      // Without a pre-allocation, what an evolving job holds is its own, as a rigid job's.
+      state.nonPreemptible += after - before;
+      return;
+    }
     if (job.evolving) {
       // What an evolving job holds moves between its pre-allocation's unused part and non-preemptible use.
       state.nonPreemptible += after - before;
@@ -40,6 +45,7 @@ export class CapacityLedger {
 
   /** Holds an evolving job's whole pre-allocation on its cluster, all of it unused so far. */
   holdPreallocation(job: JobRecord): void {
+    if (!job.preallocating) return;
     const state = this.clusters[job.clusterIndex]!;
     state.preallocatedUnused += job.preallocation;
     state.evolvingJobs.push(job);
@@ -57,7 +63,7 @@ export class CapacityLedger {
       });
       job.evolveDemands.length = 0;
       const state = this.clusters[job.clusterIndex]!;
-      state.preallocatedUnused -= job.preallocation;
+      if (job.preallocating) state.preallocatedUnused -= job.preallocation;
       const i = state.evolvingJobs.indexOf(job);
       if (i >= 0) {
         state.evolvingJobs.splice(i, 1);

@@ -13,6 +13,7 @@ import { jobSpecSchema, storedJobSpecSchema, type JobSpec } from '../model/schem
 import type { JobManagementApproach, PassContext } from '../malleability/approach.js';
 import { approach as approachByName } from '../malleability/approaches/index.js';
 import { MalleabilityManager } from '../malleability/manager.js';
+import type { IterationHost, SchedulingIteration } from '../malleability/iteration.js';
 import type { MalleabilityPolicy } from '../malleability/policy.js';
 import { malleabilityPolicies, malleabilityPolicy } from '../malleability/registry.js';
 import { placementPolicy } from '../placement/registry.js';
@@ -22,7 +23,7 @@ import { PlacementQueue, TRIES_EXHAUSTED, type TryOutcome } from '../queue/place
 import { PlannedPass } from '../queue/planned-pass.js';
 import type { QueuePolicy, QueuePolicyName } from '../queue/policy.js';
 import { queuePolicies, queuePolicy } from '../queue/registry.js';
-import { QUEUE_PRIORITIES, queuePriority, type QueuePriorityName } from '../queue/priority.js';
+import { prioritized, QUEUE_PRIORITIES, queuePriority, type QueuePriorityName } from '../queue/priority.js';
 import { planSnapshot, reservedViews, type PlanSnapshot } from '../plan/plan-snapshot.js';
 import { checkAdoption, resumeAdopted, type AdoptedJob } from './adoption.js';
 import { Claimer } from './claimer.js';
@@ -51,7 +52,7 @@ export type { InteractiveClusterSample } from './interactive-jobs.js';
 export interface SchedulerOptions {
   /** Job-management approach: `pra` or `pwa`. */
   approach: string;
-  /** Malleability policy: `fpsma`, `egs` or `equipartition`. */
+  /** Malleability policy, by name in core/malleability/registry.ts (`fpsma`, `egs`, `equipartition`, `dbes`, ...). */
   policy: string;
   /** Failed placement tries after which a job fails. */
   triesThreshold: number;
@@ -69,6 +70,8 @@ export interface SchedulerOptions {
   reservationDepth: number | undefined;
   /** The order a planning queue policy takes waiting jobs in. */
   priority: QueuePriorityName;
+  /** DBES and its baselines: the delay evolving jobs' grants may cause waiting jobs (seconds); undefined: the default. */
+  fairness?: { readonly perJob: number; readonly perUser: number } | undefined;
 }
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
@@ -121,6 +124,7 @@ export class Scheduler {
   private queuePolicy: QueuePolicy;
   private reservationDepthOption: number | undefined;
   private priorityOption: QueuePriorityName;
+  private readonly fairnessOption: SchedulerOptions['fairness'];
   /** Jobs placed and not yet ended: what the queue policies' plans hold. */
   private readonly placedJobs = new Set<JobRecord>();
   /**
@@ -144,6 +148,8 @@ export class Scheduler {
   /** Commands and polls so far: a pass after one is never skipped as a repeat. */
   private epoch = 0;
   private readonly passes = new PassHistory();
+  /** The malleability policy's own iteration (DBES), run instead of the approach's pass; undefined for the others. */
+  private iteration: SchedulingIteration | undefined;
 
   constructor(
     grid: Grid,
@@ -165,6 +171,7 @@ export class Scheduler {
     this.queuePolicy = required(queuePolicy(o.queue), 'queue', o.queue);
     this.reservationDepthOption = o.reservationDepth;
     this.priorityOption = o.priority;
+    this.fairnessOption = o.fairness;
     this.plannedPass = new PlannedPass({
       grid,
       availableFor: (i) => this.clusters[i]!.availableFor(),
@@ -202,6 +209,7 @@ export class Scheduler {
       },
       o.claimMarginS,
     );
+    this.iteration = this.malleability.policy.iteration?.(this.iterationHost());
     this.growth = new GrowthTrigger(this.malleability);
     this.koalaScan = new KoalaScan({
       ...parts,
@@ -213,7 +221,23 @@ export class Scheduler {
       place: (job, components, policy, now) => this.place(job, components, policy, now),
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
     });
-    this.evolving = new EvolvingUpdates({ ...parts, malleability: this.malleability, job: (id) => this.jobsById.get(id), freed });
+    this.evolving = new EvolvingUpdates({
+      ...parts,
+      malleability: this.malleability,
+      job: (id) => this.jobsById.get(id),
+      freed,
+      request: (job, processors, now) => {
+        if (this.iteration) {
+          this.iteration.request(job, processors, now);
+          this.passRequested = true;
+          return;
+        }
+        // Placed without a pre-allocation under a policy since changed for one that decides no requests.
+        const reason = `no pre-allocation to grow into, and policy ${this.malleability.policy.name} decides no requests`;
+        this.emit(now, { type: 'evolve.refused', jobId: job.id, reason });
+        this.applications.updateRefused(job.id, reason);
+      },
+    });
     this.interactive = new InteractiveJobs({ grid, applications, emit, at: (t, action) => this.timers.at(t, action) });
     this.sizes = new JobSizes({
       ...parts,
@@ -289,6 +313,7 @@ export class Scheduler {
     const p = malleabilityPolicy(name);
     if (!p) return fail([{ path: 'policy', message: `must be one of ${Object.keys(malleabilityPolicies).join(', ')} (got "${name}")` }]);
     this.malleability.policy = p;
+    this.iteration = p.iteration?.(this.iterationHost());
     this.epoch++;
     return ok(undefined);
   }
@@ -500,11 +525,16 @@ export class Scheduler {
       if (this.arrivals.length === 0 && this.passes.seen(before)) break;
       // Updates inside pre-allocations are guaranteed: they go before anything the approach decides.
       this.evolving.serveAll(now);
-      this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
+      if (this.iteration) {
+        this.iteration.pass(now);
+        // The jobs it placed leave the queue, which keeps its order.
+        this.queue.scan(() => 'kept');
+      } else this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
       this.arrivals = [];
       this.passes.record(before, this.stateKey());
       // After the pass's states are kept: growth made due here is a change the next round acts on, not a repeat.
-      if (!onlyArrivals && this.growth.afterFullPass()) this.passRequested = true;
+      // (A policy's own iteration grows jobs itself: the approaches' growth trigger is not read under it.)
+      if (!onlyArrivals && this.iteration === undefined && this.growth.afterFullPass()) this.passRequested = true;
     }
   }
 
@@ -544,6 +574,8 @@ export class Scheduler {
     switch (message.type) {
       case 'started':
         this.sizes.started(job, message.processors, now);
+        // A policy's own iteration (DBES) expands a malleable job once it runs: the start asks for a pass.
+        if (this.iteration && job.state === 'running') this.passRequested = true;
         if (job.kind === 'interactive' && job.state === 'running') this.interactive.started(job.id);
         return;
       case 'iteration': {
@@ -570,6 +602,37 @@ export class Scheduler {
       growthDue: due,
       growRunning: (state) => this.growth.growRunning(this.clusters[state.cluster.index]!, now),
       scanQueue: ({ shrinkToPlace }) => this.scanQueue(shrinkToPlace, now, arrivals),
+    };
+  }
+
+  /** What a policy's own iteration (DBES) may use of the scheduler: its records read, and acting through its parts. */
+  private iterationHost(): IterationHost {
+    return {
+      grid: this.grid,
+      clusters: this.clusters,
+      placedJobs: () => this.placedJobs,
+      waitingJobs: (now) =>
+        prioritized(this.queue.list(), queuePriority(this.priorityOption)!, now, (job) => ({
+          seq: job.seq,
+          submitTime: job.transitions[0]!.time,
+          need: job.need,
+          walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY,
+        })),
+      reservationDepth: () => this.reservationDepthOption,
+      fairness: () => this.fairnessOption,
+      runtimeAt: this.runtimeAt,
+      busy: (state) => this.malleability.busy(state),
+      run: (state, procedure, options, now) => this.malleability.run(state, procedure, options, now),
+      place: (job, components, policy, now) => this.place(job, components, policy, now),
+      failedTry: (job, reason, now) => this.failedTry(job, reason, now),
+      grantEvolving: (job, processors) => {
+        this.ledger.account(job, () => (job.pendingGrow += processors));
+        this.managers[job.clusterIndex]!.grow(job.id, processors);
+      },
+      refuseEvolving: (job, reason, now) => {
+        this.emit(now, { type: 'evolve.refused', jobId: job.id, reason });
+        this.applications.updateRefused(job.id, reason);
+      },
     };
   }
 
@@ -614,6 +677,8 @@ export class Scheduler {
   // ---- placement, claim, start ----------------------------------------------------------------------------------
 
   private place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void {
+    // Decision: a policy's own iteration says whether evolving jobs hold their pre-allocation (DBES: they do not).
+    if (job.evolving) job.preallocating = this.iteration?.preallocates ?? true;
     this.dropReservations(job);
     job.plannedStart = undefined;
     job.backfilled = this.startsAhead(job);

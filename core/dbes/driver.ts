@@ -1,0 +1,288 @@
+// DBES inside the scheduler: each pass builds every cluster's plain model (model.ts) from the scheduler's records,
+// runs one iteration on it (iteration.ts) and carries its decisions out through the scheduler — starts as placements,
+// shrinks and expansions as one malleability operation per cluster, each step with its reason (so the events say for
+// which waiting job an expansion was made). It keeps, per job, which of its processors were given for whom.
+import type { IterationHost, SchedulingIteration } from '../malleability/iteration.js';
+import type { PolicyProcedure } from '../malleability/policy.js';
+import { placedHolding } from '../plan/holding.js';
+import type { ClusterState } from '../scheduler/cluster-state.js';
+import type { JobRecord } from '../scheduler/job-record.js';
+import { dbesIteration } from './iteration.js';
+import { deadline } from '../malleability/deadline.js';
+import {
+  DEFAULT_FAIRNESS,
+  emptyFairnessAccount,
+  type DbesAction,
+  type DbesCluster,
+  type DbesOutcome,
+  type DbesRunningJob,
+  type DbesWaitingJob,
+  type Expansion,
+  type FairnessBudget,
+} from './model.js';
+import { runningPlan } from './plan.js';
+
+/** Decision: without a reservation depth set for the run, DBES keeps 5, the depth of the paper's experiments. */
+export const DBES_DEFAULT_DEPTH = 5;
+
+export class DbesScheduling implements SchedulingIteration {
+  /** Each running malleable job's expansions, oldest first. */
+  private readonly expansions = new Map<string, Expansion[]>();
+  private readonly account = emptyFairnessAccount();
+  /** What each cluster's last iteration started from (see `pass`). */
+  private readonly lastState: string[] = [];
+  /** The last outcome per cluster (for tests and the console). */
+  readonly outcomes: Array<DbesOutcome | undefined> = [];
+  /** Evolving jobs' requests not yet decided, in the order they came (by job id: a later request replaces one). */
+  private readonly requests = new Map<string, { readonly job: JobRecord; readonly processors: number }>();
+  /** Decision: under DBES evolving jobs hold no pre-allocation; each grow is a request under the fairness budget. */
+  readonly preallocates = false;
+
+  /** `iterate`: one iteration on a cluster's model (DBES's, or a baseline's: standard.ts). */
+  constructor(
+    private readonly host: IterationHost,
+    private readonly iterate: (state: DbesCluster) => DbesOutcome = dbesIteration,
+    private readonly fairness: FairnessBudget = DEFAULT_FAIRNESS,
+  ) {}
+
+  /** Expansions a job holds now, as DBES recorded them. */
+  expansionsOf(jobId: string): readonly Expansion[] {
+    return this.expansions.get(jobId) ?? [];
+  }
+
+  request(job: JobRecord, processors: number, _now: number): void {
+    this.requests.delete(job.id);
+    this.requests.set(job.id, { job, processors });
+  }
+
+  pass(now: number): void {
+    const host = this.host;
+    const clusters = host.clusters;
+    const placed: JobRecord[][] = clusters.map(() => []);
+    for (const job of host.placedJobs()) {
+      if (!job.ended && job.clusterIndex >= 0) placed[job.clusterIndex]!.push(job);
+      else if (job.ended) this.expansions.delete(job.id);
+    }
+    const running = placed.map((jobs) => jobs.map((job) => this.model(job, now)));
+    const capacity = clusters.map((state, c) => state.availableFor() + running[c]!.reduce((s, j) => s + j.size, 0));
+    const waiting = this.assign(host.waitingJobs(now), running, capacity, now);
+    const requests = clusters.map((): Array<{ job: JobRecord; processors: number }> => []);
+    for (const [id, r] of this.requests) {
+      if (r.job.ended || r.job.state !== 'running') this.requests.delete(id);
+      else requests[r.job.clusterIndex]!.push(r);
+    }
+    const depth = host.reservationDepth() ?? DBES_DEFAULT_DEPTH;
+    for (let c = 0; c < clusters.length; c++) {
+      const state = clusters[c]!;
+      // Decision: a cluster where an operation runs is left alone until it ends (its jobs' sizes are in flux); its end
+      // asks for the next pass.
+      if (host.busy(state)) continue;
+      // Decision: an iteration whose inputs (capacity, running jobs' sizes and ends, the waiting jobs) are those the
+      // last one on this cluster started from is skipped: its decisions were carried out already (this is where
+      // dependencies are recomputed only when the state changed).
+      const key = signature(capacity[c]!, running[c]!, waiting[c]!, requests[c]!);
+      if (key === this.lastState[c]) continue;
+      this.lastState[c] = key;
+      const outcome = this.iterate({
+        now,
+        capacity: capacity[c]!,
+        running: running[c]!,
+        waiting: waiting[c]!.map((w) => w.model),
+        // Decision: the paper's users are not in the model; each evolving job is its own user for the per-user budget.
+        requests: requests[c]!.map((r) => ({ jobId: r.job.id, processors: r.processors, user: r.job.id })),
+        reservationDepth: depth,
+        fairness: host.fairness() ?? this.fairness,
+        account: this.account,
+        runtime: host.runtimeAt,
+      });
+      this.outcomes[c] = outcome;
+      this.apply(state, outcome, placed[c]!, waiting[c]!, now);
+    }
+  }
+
+  /**
+   * A placed job as the iteration sees it. Only a running malleable job in no resize is malleable there (a job being
+   * claimed, growing or releasing keeps its size this pass). Decision: processors above the minimum that DBES did
+   * not give (an operator's grow) count as expanded for no job; expansions beyond what the job holds (it released
+   * more than asked) are dropped, the latest first.
+   */
+  private model(job: JobRecord, now: number): DbesRunningJob {
+    const h = placedHolding(job, job.components[0]?.processors ?? 0, now, this.host.runtimeAt);
+    const resizable = job.malleable && job.state === 'running' && job.releasing === 0 && job.pendingGrow === 0 && job.claimed === 0;
+    const started = Number.isFinite(job.startTime) ? job.startTime : now;
+    if (!resizable) return { id: job.id, size: h.n, min: h.n, max: h.n, malleable: false, end: h.end, started, deadline: deadline(job), expansions: [] };
+    const extra = Math.max(0, h.n - job.min);
+    const list = (this.expansions.get(job.id) ?? []).map((e) => ({ ...e }));
+    let sum = list.reduce((s, e) => s + e.processors, 0);
+    while (sum > extra && list.length > 0) {
+      const last = list[list.length - 1]!;
+      const k = Math.min(last.processors, sum - extra);
+      last.processors -= k;
+      sum -= k;
+      if (last.processors === 0) list.pop();
+    }
+    if (sum < extra) list.unshift({ processors: extra - sum, step: 2, forJob: undefined });
+    this.expansions.set(job.id, list.map((e) => ({ ...e })));
+    return { id: job.id, size: h.n, min: job.min, max: Math.max(h.n, job.cap), malleable: true, end: h.end, started, deadline: deadline(job), expansions: list };
+  }
+
+  /**
+   * Which cluster each waiting job is scheduled on. Decision: its pinned cluster, else the one where its earliest
+   * start among the running jobs alone is earliest (the first at a tie); a job no cluster can ever hold counts a
+   * failed try and waits.
+   */
+  private assign(queue: readonly JobRecord[], running: DbesRunningJob[][], capacity: number[], now: number): Array<Array<{ job: JobRecord; model: DbesWaitingJob }>> {
+    const clusters = this.host.clusters;
+    const out = clusters.map((): Array<{ job: JobRecord; model: DbesWaitingJob }> => []);
+    const plans = clusters.map((_, c) => runningPlan({ now, capacity: capacity[c]! }, running[c]!));
+    for (const job of queue) {
+      if (job.state !== 'queued') continue;
+      // Without a pre-allocation an evolving job needs only its initial size to start.
+      if (job.evolving) job.preallocating = false;
+      // Decision: DBES (one Maui cluster in the paper) places single-component jobs; a co-allocated job is refused.
+      if (job.spec.components.length > 1) {
+        this.host.failedTry(job, `a job of ${job.spec.components.length} components cannot run under DBES or its baselines: one component only`, now);
+        continue;
+      }
+      const walltime = job.spec.walltime ?? Number.POSITIVE_INFINITY;
+      const model: DbesWaitingJob = { id: job.id, need: job.need, walltime, malleable: job.malleable, max: job.malleable ? job.max : job.need };
+      const pinned = job.spec.components[0]!.cluster;
+      const candidates = pinned === undefined ? clusters.map((_, c) => c) : [this.host.grid.cluster(pinned)?.index ?? -1].filter((c) => c >= 0);
+      // One cluster to choose from: no plan to read.
+      if (candidates.length === 1 && job.need <= clusters[candidates[0]!]!.cluster.processors) {
+        out[candidates[0]!]!.push({ job, model });
+        continue;
+      }
+      let best = -1;
+      let bestStart = Number.POSITIVE_INFINITY;
+      for (const c of candidates) {
+        if (job.need > clusters[c]!.cluster.processors) continue;
+        const start = plans[c]!.earliestStart(job.need, walltime, now, bestStart);
+        if (best < 0 || start < bestStart) {
+          best = c;
+          bestStart = start;
+        }
+      }
+      if (best < 0) {
+        this.host.failedTry(job, `no cluster has ${job.need} processors (dbes)`, now);
+        continue;
+      }
+      out[best]!.push({ job, model });
+    }
+    return out;
+  }
+
+  /**
+   * Carries an outcome out. Starts that need no shrink are placed at once. Decision: when the iteration shrinks jobs
+   * on a cluster, only the shrinks go ahead in this pass (one mandatory operation); a job the shrink phase starts and
+   * expansions are left to the pass after the releases, which plans again from the new state (the job is then a
+   * StartNow job, and the freed processors idle for the expansion steps).
+   */
+  private apply(state: ClusterState, outcome: DbesOutcome, placed: readonly JobRecord[], waiting: ReadonlyArray<{ job: JobRecord }>, now: number): void {
+    const host = this.host;
+    const jobs = new Map<string, JobRecord>();
+    for (const job of placed) jobs.set(job.id, job);
+    for (const { job } of waiting) jobs.set(job.id, job);
+    const reserved = new Map(outcome.startLater.map((s) => [s.id, s]));
+    for (const { job } of waiting) {
+      const s = reserved.get(job.id);
+      if (s !== undefined) {
+        job.plannedStart = { cluster: state.cluster.index, start: s.start };
+        job.lastFailure = `reserved to start at ${s.start}${s.dependsOn.length > 0 ? ` after ${s.dependsOn.join(', ')}` : ''} (dbes)`;
+      } else {
+        job.plannedStart = undefined;
+        job.lastFailure = 'waiting: no reservation, and backfilling it would delay a reserved job (dbes)';
+      }
+    }
+    const shrinks = outcome.actions.filter((a): a is Extract<DbesAction, { kind: 'shrink' }> => a.kind === 'shrink');
+    // Evolving requests first (lines 9-24 come before any start). Decision: a grant that needs shrinks waits for the
+    // pass after their releases, which decides it again; a refusal is told at once (the application may ask again).
+    for (const a of outcome.actions) {
+      if (a.kind !== 'grant' && a.kind !== 'reject') continue;
+      const job = jobs.get(a.jobId)!;
+      if (a.kind === 'reject') {
+        this.requests.delete(job.id);
+        host.refuseEvolving(job, a.reason, now);
+      } else if (!shrinks.some((s) => s.phase === 'evolving' && s.forJob === job.id)) {
+        this.requests.delete(job.id);
+        host.grantEvolving(job, a.processors, now);
+      }
+    }
+    for (const a of outcome.actions) {
+      if (a.kind !== 'start' || a.how === 'shrinkPhase') continue;
+      const job = jobs.get(a.jobId)!;
+      job.plannedStart = undefined;
+      host.place(job, [{ cluster: state.cluster.name, processors: a.processors }], `dbes ${a.how}`, now);
+    }
+    if (shrinks.length > 0) {
+      host.run(state, this.shrinkProcedure(shrinks, jobs), { mandatory: true, earmark: 0 }, now);
+      return;
+    }
+    const expansions = outcome.actions.filter((a): a is Extract<DbesAction, { kind: 'expand' }> => a.kind === 'expand');
+    if (expansions.length === 0) return;
+    const total = expansions.reduce((s, a) => s + a.processors, 0);
+    host.run(state, this.growProcedure(expansions, jobs), { mandatory: false, earmark: Math.max(0, Math.min(total, state.availableForGrowth())) }, now);
+  }
+
+  private *shrinkProcedure(shrinks: ReadonlyArray<Extract<DbesAction, { kind: 'shrink' }>>, jobs: ReadonlyMap<string, JobRecord>): PolicyProcedure<JobRecord> {
+    const asked: JobRecord[] = [];
+    for (const a of shrinks) {
+      const job = jobs.get(a.jobId)!;
+      const why = a.fromFor === undefined ? { phase: a.phase, forJob: a.forJob, fromStep: a.fromStep } : { phase: a.phase, forJob: a.forJob, fromStep: a.fromStep, fromFor: a.fromFor };
+      const agreed = yield { kind: 'requestShrink', job, processors: a.processors, why };
+      if (agreed <= 0) continue;
+      this.takeBack(job.id, agreed, a.fromStep, a.fromFor);
+      if (!asked.includes(job)) asked.push(job);
+    }
+    if (asked.length > 0) yield { kind: 'awaitRelease', jobs: asked };
+  }
+
+  private *growProcedure(expansions: ReadonlyArray<Extract<DbesAction, { kind: 'expand' }>>, jobs: ReadonlyMap<string, JobRecord>): PolicyProcedure<JobRecord> {
+    for (const a of expansions) {
+      const job = jobs.get(a.jobId)!;
+      const why = a.forJob === undefined ? { step: a.step } : { step: a.step, forJob: a.forJob };
+      const accepted = yield { kind: 'offerGrow', job, processors: a.processors, why };
+      if (accepted <= 0) continue;
+      const list = this.expansions.get(job.id) ?? [];
+      const last = list[list.length - 1];
+      if (last !== undefined && last.step === a.step && last.forJob === a.forJob) last.processors += accepted;
+      else list.push({ processors: accepted, step: a.step, forJob: a.forJob });
+      this.expansions.set(job.id, list);
+    }
+  }
+
+  /** Removes `n` processors from a job's expansions of that step and reason (the latest first), then from any. */
+  private takeBack(jobId: string, n: number, step: 1 | 2, forJob: string | undefined): void {
+    const list = this.expansions.get(jobId);
+    if (list === undefined) return;
+    let left = n;
+    for (const match of [(e: Expansion) => e.step === step && e.forJob === forJob, () => true]) {
+      for (let i = list.length - 1; i >= 0 && left > 0; i--) {
+        const e = list[i]!;
+        if (!match(e)) continue;
+        const k = Math.min(left, e.processors);
+        e.processors -= k;
+        left -= k;
+      }
+    }
+    this.expansions.set(
+      jobId,
+      list.filter((e) => e.processors > 0),
+    );
+  }
+}
+
+function signature(
+  capacity: number,
+  running: readonly DbesRunningJob[],
+  waiting: ReadonlyArray<{ model: DbesWaitingJob }>,
+  requests: ReadonlyArray<{ job: JobRecord; processors: number }>,
+): string {
+  let s = `${capacity}|`;
+  for (const j of running) s += `${j.id}:${j.size}:${j.malleable ? 1 : 0}:${Math.round(j.end)};`;
+  s += '|';
+  for (const w of waiting) s += `${w.model.id};`;
+  s += '|';
+  for (const r of requests) s += `${r.job.id}+${r.processors};`;
+  return s;
+}

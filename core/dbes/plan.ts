@@ -1,0 +1,77 @@
+// The static schedule DBES reads (Algorithm 2, lines 8, 25 and 35): the waiting jobs in priority order become StartNow
+// jobs (they fit now) or StartLater jobs (reserved at their earliest start, ReservationDepth of them); the rest are
+// left to backfilling. And the dependency analysis: the running job(s) after whose end all of a StartLater job's
+// processors are free.
+import { AvailabilityProfile } from '../plan/availability.js';
+import type { DbesCluster, DbesRunningJob, DbesWaitingJob } from './model.js';
+
+export interface StaticSchedule {
+  readonly plan: AvailabilityProfile;
+  readonly startNow: DbesWaitingJob[];
+  readonly startLater: Array<{ readonly job: DbesWaitingJob; readonly start: number }>;
+  /** Waiting jobs with no reservation: candidates for backfilling. */
+  readonly unreserved: DbesWaitingJob[];
+}
+
+/** The plan of the running jobs: each holds its size until its estimated end. */
+export function runningPlan(state: Pick<DbesCluster, 'now' | 'capacity'>, running: readonly DbesRunningJob[]): AvailabilityProfile {
+  return AvailabilityProfile.build({ now: state.now, capacity: state.capacity, running: running.map((j) => ({ id: j.id, n: j.size, end: j.end })) });
+}
+
+/**
+ * Decision: in priority order, a job that fits now over its walltime around the reservations made so far is a
+ * StartNow job (reserved at now), one that does not is a StartLater job reserved at its earliest start; once
+ * ReservationDepth StartLater jobs exist, the remaining jobs get no reservation and are left to backfilling (line 45).
+ * A job the plan can never fit (larger than the cluster) takes no reservation and does not count towards the depth.
+ */
+export function staticSchedule(state: DbesCluster, running: readonly DbesRunningJob[], skip?: ReadonlySet<string>): StaticSchedule {
+  const plan = runningPlan(state, running);
+  const now = state.now;
+  const startNow: DbesWaitingJob[] = [];
+  const startLater: Array<{ job: DbesWaitingJob; start: number }> = [];
+  const unreserved: DbesWaitingJob[] = [];
+  for (const job of state.waiting) {
+    if (skip?.has(job.id)) continue;
+    if (startLater.length >= state.reservationDepth) {
+      unreserved.push(job);
+      continue;
+    }
+    if (plan.freeBetween(now, now + job.walltime) >= job.need) {
+      plan.reserve({ id: job.id, n: job.need, start: now, duration: job.walltime });
+      startNow.push(job);
+      continue;
+    }
+    const fit = plan.earliestFit(job.need, job.walltime, now);
+    if (!fit.fits) {
+      unreserved.push(job);
+      continue;
+    }
+    plan.reserve({ id: job.id, n: job.need, start: fit.start, duration: job.walltime });
+    startLater.push({ job, start: fit.start });
+  }
+  return { plan, startNow, startLater, unreserved };
+}
+
+/**
+ * The running jobs a StartLater job depends on: among the running jobs whose release its reservation needs, those
+ * that end exactly at its start (after their end all its processors are free). Several when they end together.
+ * Decision: a reservation that starts later than every running job it needs (it waits for another reservation's end)
+ * depends on no running job: expanding one would not bring it earlier.
+ */
+export function dependenciesOf(plan: AvailabilityProfile, jobId: string, running: readonly DbesRunningJob[]): string[] {
+  const r = plan.reservation(jobId);
+  if (r === undefined) return [];
+  const needed = new Set(plan.reservationWaitsFor(jobId));
+  return running.filter((j) => needed.has(j.id) && j.end === r.start).map((j) => j.id);
+}
+
+/** A job's estimated end once resized to `size`: the work left runs at the new size's speed. */
+export function endAfterResize(state: Pick<DbesCluster, 'now' | 'runtime'>, job: DbesRunningJob, size: number): number {
+  if (!Number.isFinite(job.end) || size === job.size) return job.end;
+  const left = Math.max(0, job.end - state.now);
+  const runtime = (s: number): number => {
+    const r = state.runtime?.(job.id, s);
+    return r !== undefined && Number.isFinite(r) && r > 0 ? r : 1 / Math.max(1, s);
+  };
+  return state.now + (left * runtime(size)) / runtime(job.size);
+}

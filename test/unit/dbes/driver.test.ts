@@ -1,0 +1,82 @@
+// The driver's pass over a cluster: an iteration runs only when what it reads changed since the last one there (the
+// dependencies are then recomputed, never otherwise), and what it records of each job's expansions.
+import { describe, expect, it } from 'vitest';
+import { DbesScheduling } from '../../../core/dbes/driver.js';
+import { dbesIteration } from '../../../core/dbes/iteration.js';
+import type { DbesCluster, DbesOutcome } from '../../../core/dbes/model.js';
+import type { IterationHost } from '../../../core/malleability/iteration.js';
+import type { PolicyProcedure } from '../../../core/malleability/policy.js';
+import type { JobRecord } from '../../../core/scheduler/job-record.js';
+import { grid, harness, malleable, rigid } from '../../support/harness.js';
+
+/** A scheduler under dbes whose jobs and clusters a driver of our own reads; its procedures are run to the end. */
+function setup() {
+  const h = harness(grid({ a: 4 }), { policy: 'dbes' });
+  const calls: DbesCluster[] = [];
+  const ran: Array<PolicyProcedure<JobRecord>> = [];
+  const host: IterationHost = {
+    grid: h.scheduler.grid,
+    clusters: h.scheduler.clusters,
+    placedJobs: () => [...h.scheduler.jobs()].filter((j) => j.components.length > 0 && !j.ended),
+    waitingJobs: () => [...h.scheduler.jobs()].filter((j) => j.state === 'queued'),
+    reservationDepth: () => 5,
+    fairness: () => undefined,
+    runtimeAt: () => undefined,
+    busy: () => false,
+    run: (_state, procedure) => void ran.push(procedure),
+    place: () => {},
+    failedTry: () => 'kept',
+    grantEvolving: () => {},
+    refuseEvolving: () => {},
+  };
+  const driver = new DbesScheduling(host, (state): DbesOutcome => {
+    calls.push(state);
+    return dbesIteration(state);
+  });
+  return { h, driver, calls, ran };
+}
+
+describe('the DBES driver', () => {
+  it('runs an iteration only when the cluster changed since the last one', () => {
+    const { h, driver, calls } = setup();
+    // A (1, until 3600) and B (1, until 1800) run; C (4) waits.
+    h.submit(rigid('A', 1, { walltime: 3600 }));
+    h.submit(rigid('B', 1, { walltime: 1800 }));
+    h.pass();
+    h.startAll();
+    h.at(1).submit(rigid('C', 4, { walltime: 600 }));
+    driver.pass(1);
+    driver.pass(1);
+    driver.pass(2);
+    expect(calls.length).toBe(1);
+    // Another waiting job: the state changed, the iteration runs again.
+    h.submit(rigid('D', 1, { walltime: 600 }));
+    driver.pass(3);
+    expect(calls.length).toBe(2);
+  });
+
+  it('models processors above the minimum it did not give as for no job; a steal takes them back from its record', () => {
+    const { h, driver, calls, ran } = setup();
+    h.submit(malleable('A', 1, 4, { walltime: 3600 }));
+    h.submit(malleable('B', 1, 4, { walltime: 1800 }));
+    h.pass();
+    h.startAll();
+    // The scheduler's own dbes pass already expanded them (second step): its operation is answered in full.
+    // (The operation offers B once A has answered.)
+    for (let offer = h.apps.growOffers.shift(); offer !== undefined; offer = h.apps.growOffers.shift()) h.answerGrow(offer, offer.processors);
+    h.growAll();
+    h.at(1).submit(rigid('C', 3, { walltime: 600 }));
+    driver.pass(1);
+    // A and B hold 2 each, for no job as far as this driver knows; C (3) waits for A's end: B's expansion is stolen.
+    expect(calls[0]!.running.map((j) => [j.id, j.size, j.expansions])).toEqual([
+      ['A', 2, [{ processors: 1, step: 2, forJob: undefined }]],
+      ['B', 2, [{ processors: 1, step: 2, forJob: undefined }]],
+    ]);
+    // Play the steal's procedure: B agrees to give back 1.
+    const steal = ran[0]!;
+    expect(steal.next(0).value).toMatchObject({ kind: 'requestShrink', processors: 1, why: { phase: 'steal', forJob: 'C', fromStep: 2 } });
+    expect(steal.next(1).value).toMatchObject({ kind: 'awaitRelease' });
+    expect(driver.expansionsOf('B')).toEqual([]);
+    expect(driver.expansionsOf('A')).toEqual([{ processors: 1, step: 2, forJob: undefined }]);
+  });
+});
