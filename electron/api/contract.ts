@@ -145,6 +145,8 @@ const settings = z.strictObject({
 const settingsChoices = z.object({
   queuePolicies: z.array(z.object({ name: queuePolicySchema, description: z.string(), /** It plans over time: jobs need a walltime. */ plansAhead: z.boolean() })),
   priorities: z.array(z.object({ name: queuePrioritySchema, description: z.string() })),
+  /** The malleability policies (core/malleability/registry.ts), in the registry's order. */
+  policies: z.array(z.object({ name: z.enum(policyNames), description: z.string() })),
 });
 
 const gridPresetNames = Object.keys(GRID_PRESETS);

@@ -20,6 +20,7 @@ import { RunRecorder } from './run-recorder.js';
 import { backupName } from './backup-name.js';
 import type { Scheduler, SchedulerOptions } from '../../core/scheduler/scheduler.js';
 import { queuePolicies } from '../../core/queue/registry.js';
+import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import type { QueuePolicy, QueuePolicyName } from '../../core/queue/policy.js';
 import { QUEUE_PRIORITIES, type QueuePriorityName } from '../../core/queue/priority.js';
 import type { LiveClusterConfig, LiveWorld } from '../../runners/live/types.js';
@@ -374,6 +375,7 @@ export class Host {
         value: {
           queuePolicies: Object.values(queuePolicies).map((q) => ({ name: q.name, description: q.description, plansAhead: plansAhead(q) })),
           priorities: QUEUE_PRIORITIES.map((name) => ({ name, description: PRIORITY_DESCRIPTIONS[name] })),
+          policies: Object.values(malleabilityPolicies).map((p) => ({ name: p.name, description: p.description })),
         },
       }),
       'templates.list': () => ({ ok: true, value: { templates: this.templates() as Array<{ name: string; spec: JobSpec }> } }),

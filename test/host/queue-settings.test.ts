@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import { gridSpecSchema } from '../../core/model/schemas.js';
 import { queuePolicies } from '../../core/queue/registry.js';
+import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { QUEUE_PRIORITIES } from '../../core/queue/priority.js';
 import { SimWorld } from '../../core/sim/world.js';
 import { Host } from '../../electron/host/host.js';
@@ -129,6 +130,17 @@ describe('queue settings through the host', () => {
     expect(plans).toMatchObject({ koala: false, fcfs: true, easy: true });
     expect(r.value.priorities.map((p) => p.name)).toEqual([...QUEUE_PRIORITIES]);
     for (const p of r.value.priorities) expect(p.description).not.toBe('');
+  });
+
+  it('offers the core\'s malleability policies by name, DBES and its baselines among them, with their descriptions', () => {
+    const host = hostOn(storeFile());
+    const r = host.call('settings.choices', {});
+    if (!r.ok) throw new Error('settings.choices failed');
+    expect(r.value.policies.map((p) => p.name)).toEqual(Object.keys(malleabilityPolicies));
+    expect(r.value.policies.map((p) => p.name)).toEqual(expect.arrayContaining(['fpsma', 'egs', 'equipartition', 'dbes', 'rigid', 'esf', 'edf', 'ldf', 'ep']));
+    for (const p of r.value.policies) expect(p.description).toBe(malleabilityPolicies[p.name]!.description);
+    // Every name offered is one settings.set takes.
+    for (const p of r.value.policies) expect(host.call('settings.set', { policy: p.name }).ok, p.name).toBe(true);
   });
 
   it('a resumed run has the queue settings it had: the stored commands are replayed', async () => {

@@ -23,6 +23,7 @@ const CHOICES = {
     { name: 'submit' as const, description: 'submission order' },
     { name: 'wait' as const, description: 'waiting time' },
   ],
+  policies: [{ name: 'fpsma', description: 'oldest first' }],
 };
 
 describe('walltime as typed', () => {

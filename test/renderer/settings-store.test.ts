@@ -2,6 +2,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createPinia, setActivePinia } from 'pinia';
 import { flushPromises, mount } from '@vue/test-utils';
+import { NSelect } from 'naive-ui';
 import { defineSettingsStore, settingsFieldOf } from '../../renderer/src/stores/settings.js';
 import SettingsView from '../../renderer/src/views/SettingsView.vue';
 import { createStores, STORES } from '../../renderer/src/stores/index.js';
@@ -111,6 +112,30 @@ describe('Settings view', () => {
     await flushPromises();
     expect(wrapper.find('[data-testid="error-policy"]').exists()).toBe(false);
     expect(wrapper.find('[data-testid="settings-saved"]').exists()).toBe(true);
+    wrapper.unmount();
+  });
+
+  it('offers the malleability policies the host serves (settings.choices), with the chosen one\'s description', async () => {
+    const pinia = createPinia();
+    setActivePinia(pinia);
+    const policies = [
+      { name: 'fpsma', description: 'oldest first' },
+      { name: 'dbes', description: 'expand what reserved jobs wait for' },
+      { name: 'rigid', description: 'never resize' },
+    ];
+    const client = fakeClient({
+      'settings.get': { ok: true, value: { approach: 'pra', policy: 'dbes', triesThreshold: 3, stream: STREAM, ...QUEUE } },
+      'settings.choices': { ok: true, value: { queuePolicies: [], priorities: [], policies } },
+    });
+    const stores = createStores(client);
+    const wrapper = mount(SettingsView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    await flushPromises();
+    const select = wrapper.findAllComponents(NSelect).find((c) => c.attributes('data-testid') === 'field-policy')!;
+    expect((select.props('options') as Array<{ value: string }>).map((o) => o.value)).toEqual(['fpsma', 'dbes', 'rigid']);
+    expect(wrapper.find('[data-testid="hint-policy"]').text()).toBe('expand what reserved jobs wait for');
+    stores.settings.form.policy = 'rigid';
+    await flushPromises();
+    expect(wrapper.find('[data-testid="hint-policy"]').text()).toBe('never resize');
     wrapper.unmount();
   });
 });

@@ -1,7 +1,7 @@
 // The scheduler's settings (approach, malleability policy, placement tries threshold, the living grid's stream of
 // jobs: arrivals per hour and mix, the queue policy, reservation depth and priority): loaded with settings.get,
-// edited in a form, saved with settings.set; the API's field errors land on their fields. The queue policies and
-// priorities offered come from the host (settings.choices), never copied here.
+// edited in a form, saved with settings.set; the API's field errors land on their fields. The malleability policies,
+// queue policies and priorities offered come from the host (settings.choices), never copied here.
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type { ApiClient, FieldError, MethodOutput } from '../api/types.js';
@@ -9,8 +9,6 @@ import type { ApiClient, FieldError, MethodOutput } from '../api/types.js';
 export type Settings = MethodOutput<'settings.get'>;
 export type SettingsChoices = MethodOutput<'settings.choices'>;
 export const APPROACH_OPTIONS = ['pra', 'pwa'] as const;
-/** The malleability policies of core/malleability/registry.ts, kept here so the core's runtime is not bundled. */
-export const POLICY_OPTIONS = ['fpsma', 'egs', 'equipartition'] as const;
 
 export const STREAM_FIELDS = ['jobsPerHour', 'malleablePct', 'rigidPct', 'evolvingPct'] as const;
 export type StreamField = (typeof STREAM_FIELDS)[number];
@@ -90,7 +88,7 @@ export function defineSettingsStore(client: ApiClient) {
       };
     }
 
-    /** The queue policies and priorities the host offers (once: they do not change during a run). */
+    /** The malleability policies, queue policies and priorities the host offers (once: they do not change during a run). */
     async function loadChoices(): Promise<boolean> {
       if (choices.value) return true;
       const result = await client.call('settings.choices', {});
