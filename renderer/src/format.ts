@@ -1,3 +1,5 @@
+import { expansionFor, shrinkPurpose } from './resize-reasons.js';
+
 /** Virtual time as h:mm:ss (hours grow past 24). */
 export function hms(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));
@@ -6,6 +8,9 @@ export function hms(seconds: number): string {
   const sec = s % 60;
   return `${h}:${String(m).padStart(2, '0')}:${String(sec).padStart(2, '0')}`;
 }
+
+/** A DBES expansion's or shrink's reason after the offer: " — for job C (step 1)", " — to start C", or ''. */
+const why = (text: string) => (text ? ` — ${text}` : '');
 
 /** One line for a scheduler event (without its time and type). */
 export function describeEvent(e: import('./api/types.js').SchedulerEvent): string {
@@ -28,14 +33,15 @@ export function describeEvent(e: import('./api/types.js').SchedulerEvent): strin
     case 'job.adopted':
       return `after a restart, ${e.state} on ${e.cluster} with ${e.size} processors`;
     case 'grow.offered':
-      return `${e.processors} on ${e.cluster} (offer ${e.offerId})${e.operator ? ' by the operator' : ''}`;
+      return `${e.processors} on ${e.cluster} (offer ${e.offerId})${e.operator ? ' by the operator' : ''}${why(e.operator ? '' : expansionFor(e))}`;
     case 'grow.answered':
+      return `accepted ${e.accepted} (offer ${e.offerId})${why(e.operator ? '' : expansionFor(e))}`;
     case 'shrink.answered':
       return `accepted ${e.accepted} (offer ${e.offerId})`;
     case 'job.grown':
       return `+${e.processors} on ${e.cluster} → ${e.size}`;
     case 'shrink.requested':
-      return `${e.processors} on ${e.cluster}${e.mandatory ? ' (mandatory)' : ''} (offer ${e.offerId})${e.operator ? ' by the operator' : ''}`;
+      return `${e.processors} on ${e.cluster}${e.mandatory ? ' (mandatory)' : ''} (offer ${e.offerId})${e.operator ? ' by the operator' : ''}${why(shrinkPurpose(e))}`;
     case 'job.shrunk':
       return `−${e.processors} on ${e.cluster} → ${e.size}${e.voluntary ? ' (voluntary)' : ''}`;
     case 'evolve.requested':
