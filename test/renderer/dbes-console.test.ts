@@ -1,12 +1,13 @@
 // @vitest-environment happy-dom
 // DBES in the console: each grow and shrink paired with the request it carries out and its reason (which waiting job
 // a first-step expansion serves, or the second step; a shrink's phase and for whom); the Activity view and the job
-// drawer say so.
+// drawer say so, and the Plan view marks each expanded job with what its expansions still held serve.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import ActivityView from '../../renderer/src/views/ActivityView.vue';
 import JobDrawer from '../../renderer/src/components/JobDrawer.vue';
+import PlanView from '../../renderer/src/views/PlanView.vue';
 import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import { describeEvent } from '../../renderer/src/format.js';
 import { expansionsOf, heldExpansions, reasonText, resizeKey, resizeReasons } from '../../renderer/src/resize-reasons.js';
@@ -159,6 +160,37 @@ describe('Job drawer', () => {
     const wrapper = mount(JobDrawer, { props, global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
     await flushPromises();
     expect(rowsOf('[data-testid="job-expansion"]')).toEqual(['0:00:13 | +1 → 4 | second step', '0:00:11 | +1 → 3 | for job C (step 1)', '0:00:10 | +1 → 2 | for job C (step 1)']);
+    wrapper.unmount();
+  });
+});
+
+describe('Plan view', () => {
+  const running = (id: string, kind = 'malleable') => ({ id, kind, processors: 2, size: 2, start: 0, end: 100, backfilled: false, sizes: [{ t: 0, v: 2 }] });
+  const snapshot = {
+    now: 15, queuePolicy: 'easy', limit: 50,
+    clusters: [{ name: c, processors: 4, capacity: [{ t: 0, v: 4 }], free: [{ t: 0, v: 0 }], running: [running('A'), running('B'), running('F')], runningTotal: 3, reservations: [], reservationsTotal: 0 }],
+  };
+
+  it('marks each expanded job with the waiting job its expansion serves, or "second step"; not a job grown without a reason', async () => {
+    const { pinia, stores } = storesWith([...A.slice(0, 5), ...B.slice(0, 4), ...F], { 'plan.snapshot': { ok: true, value: snapshot } });
+    const wrapper = mount(PlanView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } } });
+    await flushPromises();
+    expect(wrapper.get(`[data-testid="plan-expanded-${c}"]`).text()).toBe('expanded: A +2 for C · B +1 second step');
+    // A is shrunk to start C: its mark goes.
+    for (const e of A.slice(5)) stores.activity.add(e);
+    await flushPromises();
+    expect(wrapper.get(`[data-testid="plan-expanded-${c}"]`).text()).toBe('expanded: B +1 second step');
+    wrapper.unmount();
+  });
+
+  it('fetches, once, the events of a running malleable job this console has not seen', async () => {
+    const { pinia, client, stores } = storesWith([], { 'plan.snapshot': { ok: true, value: snapshot }, 'jobs.events': ({ jobId }) => ({ ok: true, value: { events: (jobId === 'A' ? A.slice(0, 5) : []) as never } }) });
+    const wrapper = mount(PlanView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } } });
+    await flushPromises();
+    await stores.plan.load();
+    await flushPromises();
+    expect(client.calls.filter((x) => x.method === 'jobs.events').map((x) => x.payload)).toEqual([{ jobId: 'A' }, { jobId: 'B' }, { jobId: 'F' }]);
+    expect(wrapper.get(`[data-testid="plan-expanded-${c}"]`).text()).toBe('expanded: A +2 for C');
     wrapper.unmount();
   });
 });
