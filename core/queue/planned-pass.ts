@@ -70,6 +70,13 @@ function prioritizedJob(job: JobRecord): PrioritizedJob {
   return { seq: job.seq, submitTime: job.transitions[0]!.time, need: job.need, walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY };
 }
 
+/** A component's holding kept between passes, with the cluster it is on. */
+interface KeptHolding {
+  readonly cluster: string;
+  readonly index: number;
+  holding: Holding;
+}
+
 export class PlannedPass {
   /** For a policy with promises: each cluster's free processors at the end of its last pass, and which policy. */
   private lastFree: Array<StepFunction | undefined> = [];
@@ -85,6 +92,8 @@ export class PlannedPass {
   private lastPlaced = '';
   /** The policy whose passes planned nothing (KOALA's: the scheduler's own scan runs). */
   private unplanned: QueuePolicy | undefined;
+  /** Each placed job's holdings as the last pass saw them, per component (see `holdings`). */
+  private readonly kept = new WeakMap<JobRecord, KeptHolding[]>();
 
   constructor(private readonly host: PlannedPassHost) {}
 
@@ -202,6 +211,36 @@ export class PlannedPass {
   }
 
   /**
+   * What each cluster's placed jobs hold (core/plan/holding.ts), by cluster index. A job's holdings are kept from
+   * pass to pass and made again only where one changed (a start, a resize, a new now for a job not started yet), so
+   * that a pass allocates nothing for the jobs that did not change.
+   */
+  private holdings(now: number): Holding[][] {
+    const host = this.host;
+    const out = Array.from({ length: host.grid.clusters.length }, (): Holding[] => []);
+    const kept = this.kept;
+    for (const job of host.placedJobs()) {
+      const components = job.components;
+      let entry = kept.get(job);
+      if (entry === undefined || entry.length !== components.length) {
+        entry = new Array<KeptHolding>(components.length);
+        kept.set(job, entry);
+      }
+      for (let k = 0; k < components.length; k++) {
+        const c = components[k]!;
+        const { n, end } = placedHolding(job, c.processors, now, host.runtimeAt);
+        let e = entry[k];
+        if (e === undefined || e.cluster !== c.cluster) {
+          e = { cluster: c.cluster, index: host.grid.cluster(c.cluster)!.index, holding: { id: `${job.id}#${k}`, n, end } };
+          entry[k] = e;
+        } else if (e.holding.n !== n || e.holding.end !== end) e.holding = { id: e.holding.id, n, end };
+        out[e.index]!.push(e.holding);
+      }
+    }
+    return out;
+  }
+
+  /**
    * What a queue policy reads: each cluster's plan, built on first use. Its capacity is what Concertina may take
    * there now plus what its placed jobs hold, so that the plan's free processors now are exactly what a job may take.
    * A placed job holds what core/plan/holding.ts says, until the end it estimates.
@@ -212,15 +251,7 @@ export class PlannedPass {
     let plans: Array<AvailabilityProfile | undefined> | undefined;
     let holdings: Holding[][] | undefined;
     const build = (i: number): AvailabilityProfile => {
-      if (holdings === undefined) {
-        holdings = Array.from({ length: clusterCount }, (): Holding[] => []);
-        for (const job of host.placedJobs()) {
-          job.components.forEach((c, k) => {
-            const { n, end } = placedHolding(job, c.processors, now, host.runtimeAt);
-            holdings![host.grid.cluster(c.cluster)!.index]!.push({ id: `${job.id}#${k}`, n, end });
-          });
-        }
-      }
+      holdings ??= this.holdings(now);
       const running = holdings[i]!;
       let held = 0;
       for (const h of running) held += h.n;
