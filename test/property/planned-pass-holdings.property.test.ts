@@ -31,7 +31,7 @@ interface FakeJob {
 }
 
 type Op =
-  | { op: 'place'; clusters: string[]; processors: number; walltime: number | undefined; malleable: boolean; evolving: boolean }
+  | { op: 'place'; clusters: readonly string[]; processors: number; walltime: number | undefined; malleable: boolean; evolving: boolean }
   | { op: 'start'; k: number }
   | { op: 'resize'; k: number; size: number }
   | { op: 'end'; k: number }
