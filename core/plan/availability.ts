@@ -66,7 +66,8 @@ const EMPTY_INDEX = new Int32Array(0);
 
 export class AvailabilityProfile {
   readonly now: number;
-  readonly #capacity: StepFunction;
+  /** What Concertina may use from now on; made on first use for a constant capacity (see #flat). */
+  #capacityProfile: StepFunction | undefined;
   /**
    * Free processors over time; undefined while the plan is lazy: its capacity a constant and every reservation
    * starting by now, so that the free processors only rise from now on and the questions a pass asks most (what is
@@ -93,14 +94,18 @@ export class AvailabilityProfile {
   #nextMore: Int32Array = EMPTY_INDEX;
   /** The least free processors from now on. */
   #least = 0;
+  /** Where the running maximum rises (#recordIndex[j], in order) and to what (#recordValue[j]); #records of them. */
+  #recordIndex: Int32Array = EMPTY_INDEX;
+  #recordValue: Float64Array = EMPTY;
+  #records = 0;
   #indexOf: StepFunction | undefined;
   /** Scratch steps for earliestStartWithout. */
   #scratchTimes: Float64Array = EMPTY;
   #scratchValues: Float64Array = EMPTY;
 
-  private constructor(now: number, capacity: StepFunction, flat: number, running: readonly Holding[], heldNow: number) {
+  private constructor(now: number, capacity: StepFunction | undefined, flat: number, running: readonly Holding[], heldNow: number) {
     this.now = now;
-    this.#capacity = capacity;
+    this.#capacityProfile = capacity;
     this.#flat = flat;
     this.#running = running;
     this.#heldNow = heldNow;
@@ -117,7 +122,7 @@ export class AvailabilityProfile {
     // Decision: the plan has no past: a capacity profile is read from now on, and every query or reservation time
     // before now is read as now.
     const flat = typeof input.capacity === 'number' ? input.capacity : Number.NaN;
-    const capacity = typeof input.capacity === 'number' ? StepFunction.constant(input.capacity) : input.capacity.truncateBefore(now);
+    const capacity = typeof input.capacity === 'number' ? undefined : input.capacity.truncateBefore(now);
     const running = input.running ?? [];
     let heldNow = 0;
     for (let i = 0; i < running.length; i++) {
@@ -134,6 +139,10 @@ export class AvailabilityProfile {
     return plan;
   }
 
+  #capacity(): StepFunction {
+    return (this.#capacityProfile ??= StepFunction.constant(this.#flat));
+  }
+
   /** The free processors as a profile: the capacity minus the running jobs' spans, then each reservation in order. */
   #materialise(): StepFunction {
     if (this.#free !== undefined) return this.#free;
@@ -144,7 +153,7 @@ export class AvailabilityProfile {
       const j = running[i]!;
       pushSpan(rects, now, j.end, j.n, now);
     }
-    let free = this.#capacity.minus(profileOfRects(rects));
+    let free = this.#capacity().minus(profileOfRects(rects));
     for (const r of this.#reservations.values()) free = addRect(free, r.start, r.start + r.duration, -r.n, now);
     this.#free = free;
     return free;
@@ -222,7 +231,7 @@ export class AvailabilityProfile {
     // Decision: a request for no processors starts at once, even on an overbooked plan.
     if (n === 0) return { fits: true, start: t, waitsFor: [] };
     // Decision: a request larger than all Concertina may use never fits, whatever its duration (zero included).
-    const capacity = this.#capacity.maxOver(t, Infinity);
+    const capacity = this.#capacity().maxOver(t, Infinity);
     const free = this.#materialise();
     if (n > capacity) return { fits: false, reason: 'exceeds-capacity', most: Math.max(0, free.maxOver(t, Infinity)) };
     const start = earliestStart(free, t, duration, n);
@@ -270,16 +279,18 @@ export class AvailabilityProfile {
     if ((i < 0 ? free.initial : vs[i]!) < n) {
       // Nothing up to i reaches n (the usual case when searching from now): the first breakpoint that does is found by
       // binary search on the running maximum, not by walking every step before it.
-      const runMax = this.#runMax;
-      if (i < 0 || runMax[i]! < n) {
-        let lo2 = i + 1;
-        let hi2 = count;
+      if (i < 0 || this.#runMax[i]! < n) {
+        // The first breakpoint where the running maximum reaches n is the first of its records (where it rises)
+        // that does: a binary search over those few.
+        const recordValue = this.#recordValue;
+        let lo2 = 0;
+        let hi2 = this.#records;
         while (lo2 < hi2) {
           const mid = (lo2 + hi2) >> 1;
-          if (runMax[mid]! >= n) hi2 = mid;
+          if (recordValue[mid]! >= n) hi2 = mid;
           else lo2 = mid + 1;
         }
-        i = lo2;
+        i = lo2 === this.#records ? count : this.#recordIndex[lo2]!;
       } else {
         const nextMore = this.#nextMore;
         while (i < count && vs[i]! < n) i = nextMore[i]!;
@@ -370,18 +381,28 @@ export class AvailabilityProfile {
       this.#runMax = new Float64Array(size);
       this.#nextLess = new Int32Array(size);
       this.#nextMore = new Int32Array(size);
+      this.#recordIndex = new Int32Array(size);
+      this.#recordValue = new Float64Array(size);
     }
     const runMax = this.#runMax;
     const nextLess = this.#nextLess;
     const nextMore = this.#nextMore;
+    const recordIndex = this.#recordIndex;
+    const recordValue = this.#recordValue;
+    let records = 0;
     let most = free.initial;
     let least = free.initial;
     for (let k = 0; k < count; k++) {
       const v = vs[k]!;
-      if (v > most) most = v;
+      if (v > most) {
+        most = v;
+        recordIndex[records] = k;
+        recordValue[records++] = v;
+      }
       if (v < least) least = v;
       runMax[k] = most;
     }
+    this.#records = records;
     this.#least = least;
     // From the last breakpoint back: the next lower (higher) one is found by following the chain of next lower
     // (higher) ones from the breakpoint after it, each link skipping what it already passed over.

@@ -66,6 +66,12 @@ function upperIndex(times: readonly number[], t: number): number {
   return lo;
 }
 
+/** Whether some cluster has room for `need` (a loop: a pass asks it for every waiting job, over every cluster). */
+function roomFor(room: readonly number[], need: number): boolean {
+  for (let i = 0; i < room.length; i++) if (room[i]! >= need) return true;
+  return false;
+}
+
 function prioritizedJob(job: JobRecord): PrioritizedJob {
   return { seq: job.seq, submitTime: job.transitions[0]!.time, need: job.need, walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY };
 }
@@ -92,8 +98,11 @@ export class PlannedPass {
   private lastPlaced = '';
   /** The policy whose passes planned nothing (KOALA's: the scheduler's own scan runs). */
   private unplanned: QueuePolicy | undefined;
-  /** Each placed job's holdings as the last pass saw them, per component (see `holdings`). */
-  private readonly kept = new WeakMap<JobRecord, KeptHolding[]>();
+  /** The placed jobs of the last pass, in order, and their holdings per component (see `holdings`); and two spares. */
+  private keptJobs: JobRecord[] = [];
+  private keptEntries: KeptHolding[][] = [];
+  private keptJobsNext: JobRecord[] = [];
+  private keptEntriesNext: KeptHolding[][] = [];
 
   constructor(private readonly host: PlannedPassHost) {}
 
@@ -179,7 +188,7 @@ export class PlannedPass {
     const admission = pass.admit(waiting);
     job.plannedStart = admission.reserved;
     if (admission.reserved !== undefined && admission.reserved.start < this.earliestReserved) this.earliestReserved = admission.reserved.start;
-    if (!admission.room.some((r) => r >= waiting.need)) {
+    if (!roomFor(admission.room, waiting.need)) {
       if (admission.reason !== undefined) job.lastFailure = admission.reason;
       return 'kept';
     }
@@ -217,15 +226,30 @@ export class PlannedPass {
    */
   private holdings(now: number): Holding[][] {
     const host = this.host;
-    const out = Array.from({ length: host.grid.clusters.length }, (): Holding[] => []);
-    const kept = this.kept;
+    const out = new Array<Holding[]>(host.grid.clusters.length);
+    for (let i = 0; i < out.length; i++) out[i] = [];
+    // The placed jobs come in the order they were placed (a set's order): the last pass's jobs, less those that
+    // ended, then new ones. Each job's entry is found by walking the last pass's list alongside (no lookup); a job
+    // found nowhere gets a new entry, and so do the jobs after it (new ones too, in that order).
+    const lastJobs = this.keptJobs;
+    const lastEntries = this.keptEntries;
+    const jobs = this.keptJobsNext;
+    const entries = this.keptEntriesNext;
+    jobs.length = 0;
+    entries.length = 0;
+    let p = 0;
     for (const job of host.placedJobs()) {
       const components = job.components;
-      let entry = kept.get(job);
-      if (entry === undefined || entry.length !== components.length) {
-        entry = new Array<KeptHolding>(components.length);
-        kept.set(job, entry);
-      }
+      let q = p;
+      while (q < lastJobs.length && lastJobs[q] !== job) q++;
+      let entry: KeptHolding[] | undefined;
+      if (q < lastJobs.length) {
+        entry = lastEntries[q];
+        p = q + 1;
+      } else p = lastJobs.length;
+      if (entry === undefined || entry.length !== components.length) entry = new Array<KeptHolding>(components.length);
+      jobs.push(job);
+      entries.push(entry);
       for (let k = 0; k < components.length; k++) {
         const c = components[k]!;
         const { n, end } = placedHolding(job, c.processors, now, host.runtimeAt);
@@ -237,6 +261,10 @@ export class PlannedPass {
         out[e.index]!.push(e.holding);
       }
     }
+    this.keptJobsNext = lastJobs;
+    this.keptEntriesNext = lastEntries;
+    this.keptJobs = jobs;
+    this.keptEntries = entries;
     return out;
   }
 
