@@ -28,6 +28,7 @@ export interface AvailabilityInput {
   readonly now: number;
   /** What Concertina may use from now on: a constant (threshold and background as last seen) or a profile. */
   readonly capacity: number | StepFunction;
+  /** Read again when the plan is built on first use: the caller leaves the list and its holdings as they are. */
   readonly running?: readonly Holding[];
   readonly reservations?: readonly Reservation[];
 }
