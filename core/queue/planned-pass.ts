@@ -1,7 +1,7 @@
 // A pass of a planning queue policy (fcfs, easy, cbf) over the scheduler's queue: builds each cluster's plan from the
 // placed jobs, shows the policy each waiting job in turn, and places those it admits through the scheduler. The
 // scheduler keeps its records; this module reads them and acts through the small host below.
-import { placedHolding, type RuntimeAt } from '../plan/holding.js';
+import { heldProcessors, holdingEnd, type RuntimeAt } from '../plan/holding.js';
 import type { PlacedComponent } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import type { PlacementContext } from '../placement/policy.js';
@@ -252,7 +252,8 @@ export class PlannedPass {
       entries.push(entry);
       for (let k = 0; k < components.length; k++) {
         const c = components[k]!;
-        const { n, end } = placedHolding(job, c.processors, now, host.runtimeAt);
+        const n = heldProcessors(job, c.processors);
+        const end = holdingEnd(job, now, host.runtimeAt);
         let e = entry[k];
         if (e === undefined || e.cluster !== c.cluster) {
           e = { cluster: c.cluster, index: host.grid.cluster(c.cluster)!.index, holding: { id: `${job.id}#${k}`, n, end } };
