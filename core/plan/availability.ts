@@ -480,6 +480,7 @@ export class AvailabilityProfile {
   /**
    * Sets all of `rs` aside at once when together they fit (the plan stays at or above zero free from now on), in one
    * sweep: O((s + k) log k) for k reservations rather than O(k s). False, and nothing changed, when they do not.
+   * The plan keeps the objects given (no copy: a pass puts thousands back at once): the caller leaves them as they are.
    */
   reserveAll(rs: readonly Reservation[]): boolean {
     const rects: number[] = [];
@@ -493,7 +494,7 @@ export class AvailabilityProfile {
     const current = this.#materialise();
     const free = rects.length === 0 ? current : current.minus(profileOfRects(rects));
     if (free.minOver(this.now, Infinity) < 0) return false;
-    for (const r of rs) this.#reservations.set(r.id, { id: r.id, n: r.n, start: r.start, duration: r.duration });
+    for (const r of rs) this.#reservations.set(r.id, r);
     this.#free = free;
     return true;
   }
