@@ -28,6 +28,7 @@ export interface AvailabilityInput {
   readonly now: number;
   /** What Concertina may use from now on: a constant (threshold and background as last seen) or a profile. */
   readonly capacity: number | StepFunction;
+  /** Read again when the plan is built on first use: the caller leaves the list and its holdings as they are. */
   readonly running?: readonly Holding[];
   readonly reservations?: readonly Reservation[];
 }
@@ -61,65 +62,147 @@ interface Release {
   readonly order: number;
 }
 
+const EMPTY = new Float64Array(0);
+const EMPTY_INDEX = new Int32Array(0);
+
 export class AvailabilityProfile {
   readonly now: number;
-  readonly #capacity: StepFunction;
-  #free: StepFunction;
-  /** Running jobs with now < end < Infinity, by end, then size, then input order. */
-  readonly #releases: readonly Release[];
+  /** What Concertina may use from now on; made on first use for a constant capacity (see #flat). */
+  #capacityProfile: StepFunction | undefined;
+  /**
+   * Free processors over time; undefined while the plan is lazy: its capacity a constant and every reservation
+   * starting by now, so that the free processors only rise from now on and the questions a pass asks most (what is
+   * free from now over a walltime) are answered from the holdings without building the profile.
+   */
+  #free: StepFunction | undefined;
+  /** The constant capacity of a lazy plan (NaN for a capacity profile). */
+  readonly #flat: number;
+  readonly #running: readonly Holding[];
+  /** Lazy plan: what running jobs and reservations hold at now. */
+  #heldNow = 0;
+  /** Running jobs with now < end < Infinity, by end, then size, then input order (sorted on first use). */
+  #releasesSorted: Release[] | undefined;
   readonly #reservations = new Map<string, Reservation>();
-  /** The running maximum of #free's values (#runMax[i]: the most free at any breakpoint up to i), for #free only. */
-  #runMax: Float64Array = new Float64Array(0);
-  #runMaxOf: StepFunction | undefined;
+  /**
+   * An index over #free's breakpoint values, made on first use after each change: the running maximum (#runMax[i]:
+   * the most free at any breakpoint up to i), and for each breakpoint the next one with less free (#nextLess) and
+   * with more free (#nextMore), `count` when there is none. A search jumps along these instead of walking every step:
+   * from a breakpoint with at least n free, following #nextLess until one has less than n skips only breakpoints
+   * with at least n (each skipped has at least as much as the one jumped from), and #nextMore likewise below n.
+   */
+  #runMax: Float64Array = EMPTY;
+  #nextLess: Int32Array = EMPTY_INDEX;
+  #nextMore: Int32Array = EMPTY_INDEX;
+  /** The least free processors from now on. */
+  #least = 0;
+  /** Where the running maximum rises (#recordIndex[j], in order) and to what (#recordValue[j]); #records of them. */
+  #recordIndex: Int32Array = EMPTY_INDEX;
+  #recordValue: Float64Array = EMPTY;
+  #records = 0;
+  #indexOf: StepFunction | undefined;
   /** Scratch steps for earliestStartWithout. */
-  #scratchTimes: Float64Array = new Float64Array(0);
-  #scratchValues: Float64Array = new Float64Array(0);
+  #scratchTimes: Float64Array = EMPTY;
+  #scratchValues: Float64Array = EMPTY;
 
-  private constructor(now: number, capacity: StepFunction, free: StepFunction, releases: readonly Release[]) {
+  private constructor(now: number, capacity: StepFunction | undefined, flat: number, running: readonly Holding[], heldNow: number) {
     this.now = now;
-    this.#capacity = capacity;
-    this.#free = free;
-    this.#releases = releases;
+    this.#capacityProfile = capacity;
+    this.#flat = flat;
+    this.#running = running;
+    this.#heldNow = heldNow;
   }
 
-  /** O(k log k) for k running jobs and reservations. */
+  /**
+   * O(k) for k running jobs and reservations starting by now; the profile itself (O(k log k)) is built on the first
+   * question that needs it.
+   */
   static build(input: AvailabilityInput): AvailabilityProfile {
     const now = input.now;
     checkFinite(now, 'now');
     if (typeof input.capacity === 'number') checkAmount(input.capacity, 'capacity');
     // Decision: the plan has no past: a capacity profile is read from now on, and every query or reservation time
     // before now is read as now.
-    const capacity = typeof input.capacity === 'number' ? StepFunction.constant(input.capacity) : input.capacity.truncateBefore(now);
-    const rects: number[] = [];
-    const releases: Release[] = [];
+    const flat = typeof input.capacity === 'number' ? input.capacity : Number.NaN;
+    const capacity = typeof input.capacity === 'number' ? undefined : input.capacity.truncateBefore(now);
     const running = input.running ?? [];
+    let heldNow = 0;
     for (let i = 0; i < running.length; i++) {
       const j = running[i]!;
       checkAmount(j.n, `running job '${j.id}': n`);
       if (j.end !== j.end) throw new RangeError(`AvailabilityProfile: running job '${j.id}': end is NaN`);
       // Decision: a job whose estimated end has passed holds nothing from now on: its release is due now (the
       // scheduler kills a job past its walltime), and it is never one that a later start waits for.
+      if (j.end > now) heldNow += j.n;
+    }
+    const plan = new AvailabilityProfile(now, capacity, flat, running, heldNow);
+    if (flat !== flat) plan.#materialise();
+    for (const r of input.reservations ?? []) plan.reserve(r);
+    return plan;
+  }
+
+  #capacity(): StepFunction {
+    return (this.#capacityProfile ??= StepFunction.constant(this.#flat));
+  }
+
+  /** The free processors as a profile: the capacity minus the running jobs' spans, then each reservation in order. */
+  #materialise(): StepFunction {
+    if (this.#free !== undefined) return this.#free;
+    const now = this.now;
+    const rects: number[] = [];
+    const running = this.#running;
+    for (let i = 0; i < running.length; i++) {
+      const j = running[i]!;
       pushSpan(rects, now, j.end, j.n, now);
+    }
+    let free = this.#capacity().minus(profileOfRects(rects));
+    for (const r of this.#reservations.values()) free = addRect(free, r.start, r.start + r.duration, -r.n, now);
+    this.#free = free;
+    return free;
+  }
+
+  /** Running jobs ending inside the plan, in the order their release is excused when answering waitsFor. */
+  #releases(): readonly Release[] {
+    if (this.#releasesSorted !== undefined) return this.#releasesSorted;
+    const now = this.now;
+    const releases: Release[] = [];
+    const running = this.#running;
+    for (let i = 0; i < running.length; i++) {
+      const j = running[i]!;
       if (j.n > 0 && j.end > now && j.end < Infinity) releases.push({ id: j.id, n: j.n, end: j.end, order: i });
     }
     // Decision: "waits for" excuses the earliest releases first; at equal ends the smaller job first, then the one
     // listed first, so the jobs named are the latest (and at a tie the largest, then the last listed) needed.
     releases.sort((a, b) => a.end - b.end || a.n - b.n || a.order - b.order);
-    const held = profileOfRects(rects);
-    const plan = new AvailabilityProfile(now, capacity, capacity.minus(held), releases);
-    for (const r of input.reservations ?? []) plan.reserve(r);
-    return plan;
+    this.#releasesSorted = releases;
+    return releases;
+  }
+
+  /**
+   * What a lazy plan has free at t >= now: the capacity minus what is held past t (nothing starts after now); at
+   * t = Infinity what is held for ever, as a profile's last value.
+   */
+  #lazyFreeAt(t: number): number {
+    if (t === this.now) return this.#flat - this.#heldNow;
+    let held = 0;
+    const running = this.#running;
+    for (let i = 0; i < running.length; i++) {
+      const end = running[i]!.end;
+      if (end > t || end === Infinity) held += running[i]!.n;
+    }
+    for (const r of this.#reservations.values()) if (holdsAt(r, this.now) && (r.start + r.duration > t || r.duration === Infinity)) held += r.n;
+    return this.#flat - held;
   }
 
   /** Free processors over time (negative where the plan is overbooked, e.g. jobs hold more than the capacity). */
   get free(): StepFunction {
-    return this.#free;
+    return this.#materialise();
   }
 
   /** Free processors at t (t before now is read as now). */
   freeAt(t: number): number {
     if (t !== t) throw new RangeError('AvailabilityProfile: freeAt: t is NaN');
-    return this.#free.valueAt(Math.max(t, this.now));
+    const at = Math.max(t, this.now);
+    return this.#free === undefined ? this.#lazyFreeAt(at) : this.#free.valueAt(at);
   }
 
   /**
@@ -131,6 +214,8 @@ export class AvailabilityProfile {
     if (t2 !== t2 || t2 < t1) throw new RangeError(`AvailabilityProfile: freeBetween: need t2 >= t1, got [${t1}, ${t2})`);
     const from = Math.max(t1, this.now);
     const to = Math.max(t2, this.now);
+    // A lazy plan's free processors only rise from now on: the least over the window is at its start.
+    if (this.#free === undefined) return this.#lazyFreeAt(from);
     return to > from ? this.#free.minOver(from, to) : this.#free.valueAt(from);
   }
 
@@ -147,10 +232,11 @@ export class AvailabilityProfile {
     // Decision: a request for no processors starts at once, even on an overbooked plan.
     if (n === 0) return { fits: true, start: t, waitsFor: [] };
     // Decision: a request larger than all Concertina may use never fits, whatever its duration (zero included).
-    const capacity = this.#capacity.maxOver(t, Infinity);
-    if (n > capacity) return { fits: false, reason: 'exceeds-capacity', most: Math.max(0, this.#free.maxOver(t, Infinity)) };
-    const start = earliestStart(this.#free, t, duration, n);
-    if (start === Infinity) return { fits: false, reason: 'never-free', most: Math.max(0, this.#free.maxOver(t, Infinity)) };
+    const capacity = this.#capacity().maxOver(t, Infinity);
+    const free = this.#materialise();
+    if (n > capacity) return { fits: false, reason: 'exceeds-capacity', most: Math.max(0, free.maxOver(t, Infinity)) };
+    const start = earliestStart(free, t, duration, n);
+    if (start === Infinity) return { fits: false, reason: 'never-free', most: Math.max(0, free.maxOver(t, Infinity)) };
     return { fits: true, start, waitsFor: this.#waitsFor(start, this.freeBetween(start, start + duration) - n) };
   }
 
@@ -163,40 +249,57 @@ export class AvailabilityProfile {
   earliestStart(n: number, duration: number, from: number, until = Infinity): number {
     const t = Math.max(from, this.now);
     if (n <= 0) return t <= until ? t : Infinity;
-    const free = this.#free;
+    return this.#search(n, duration, t, until, Infinity);
+  }
+
+  /**
+   * earliestStart from t (>= now) for n > 0, with each window cut at `clip`: a window [x, x + duration) needs n free
+   * only on [x, min(x + duration, clip)).
+   */
+  #search(n: number, duration: number, t: number, until: number, clip: number): number {
+    const free = this.#materialise();
+    if (this.#indexOf !== free) this.#index();
     const ts = free.times;
     const vs = free.values;
     const count = ts.length;
-    // The last breakpoint at or before t (binary search), -1 when t is before them all.
-    let lo = 0;
-    let hi = count - 1;
+    // The last breakpoint at or before t, -1 when t is before them all (always so when searching from now: a plan
+    // has no breakpoint at or before now); by binary search otherwise.
     let i = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (ts[mid]! <= t) {
-        i = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
+    if (count > 0 && ts[0]! <= t) {
+      let lo = 0;
+      let hi = count - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (ts[mid]! <= t) {
+          i = mid;
+          lo = mid + 1;
+        } else hi = mid - 1;
+      }
     }
     let start = t;
     if ((i < 0 ? free.initial : vs[i]!) < n) {
       // Nothing up to i reaches n (the usual case when searching from now): the first breakpoint that does is found by
       // binary search on the running maximum, not by walking every step before it.
-      const runMax = this.#runningMax();
-      if (i < 0 || runMax[i]! < n) {
-        let lo2 = i + 1;
-        let hi2 = count;
+      if (i < 0 || this.#runMax[i]! < n) {
+        // The first breakpoint where the running maximum reaches n is the first of its records (where it rises)
+        // that does: a binary search over those few.
+        const recordValue = this.#recordValue;
+        let lo2 = 0;
+        let hi2 = this.#records;
         while (lo2 < hi2) {
           const mid = (lo2 + hi2) >> 1;
-          if (runMax[mid]! >= n) hi2 = mid;
+          if (recordValue[mid]! >= n) hi2 = mid;
           else lo2 = mid + 1;
         }
-        i = lo2;
-      } else for (i++; i < count && vs[i]! < n; i++) if (ts[i]! > until) return Infinity;
+        i = lo2 === this.#records ? count : this.#recordIndex[lo2]!;
+      } else {
+        const nextMore = this.#nextMore;
+        while (i < count && vs[i]! < n) i = nextMore[i]!;
+      }
       if (i === count) return Infinity;
       start = ts[i]!;
     }
-    return slideWindow(ts, vs, count, i, start, n, duration, until);
+    return jumpWindow(ts, vs, this.#nextLess, this.#nextMore, count, i, start, n, duration, until, clip);
   }
 
   /**
@@ -212,8 +315,16 @@ export class AvailabilityProfile {
     if (r === undefined || r.n === 0 || !(r.duration > 0) || !(end > this.now)) return this.earliestStart(n, duration, from, until);
     const t = Math.max(from, this.now);
     if (n <= 0) return t <= until ? t : Infinity;
+    const free = this.#materialise();
+    if (this.#indexOf !== free) this.#index();
+    if (n === r.n && duration === r.duration && r.start > t && until <= r.start && this.#least >= 0) {
+      // The job's own reservation searched for an earlier start (what compression asks), on a plan nowhere
+      // overbooked: a window starting before r.start ends inside r's span, where r's processors given back leave at
+      // least n free; so it needs n free only until r.start, and r.start itself always fits.
+      const x = this.#search(n, duration, t, until, r.start);
+      return x < r.start ? x : r.start <= until ? r.start : Infinity;
+    }
     // The free processors with r's given back, as breakpoints in the scratch arrays (r's span clipped at now).
-    const free = this.#free;
     const fts = free.times;
     const fvs = free.values;
     const bonusFrom = r.start <= this.now ? -Infinity : r.start;
@@ -260,22 +371,52 @@ export class AvailabilityProfile {
     return slideWindow(ts, vs, count, i, start, n, duration, until);
   }
 
-  /** The running maximum of the free processors' breakpoint values, rebuilt when the plan has changed. O(s). */
-  #runningMax(): Float64Array {
-    const free = this.#free;
-    if (this.#runMaxOf === free) return this.#runMax;
+  /** Makes the index over the free processors' breakpoints (see #runMax), when the plan has changed. O(s). */
+  #index(): void {
+    const free = this.#materialise();
+    if (this.#indexOf === free) return;
     const vs = free.values;
     const count = vs.length;
-    if (this.#runMax.length < count) this.#runMax = new Float64Array(Math.max(count, 2 * this.#runMax.length));
-    const out = this.#runMax;
+    if (this.#runMax.length < count) {
+      const size = Math.max(count, 2 * this.#runMax.length);
+      this.#runMax = new Float64Array(size);
+      this.#nextLess = new Int32Array(size);
+      this.#nextMore = new Int32Array(size);
+      this.#recordIndex = new Int32Array(size);
+      this.#recordValue = new Float64Array(size);
+    }
+    const runMax = this.#runMax;
+    const nextLess = this.#nextLess;
+    const nextMore = this.#nextMore;
+    const recordIndex = this.#recordIndex;
+    const recordValue = this.#recordValue;
+    let records = 0;
     let most = free.initial;
+    let least = free.initial;
     for (let k = 0; k < count; k++) {
       const v = vs[k]!;
-      if (v > most) most = v;
-      out[k] = most;
+      if (v > most) {
+        most = v;
+        recordIndex[records] = k;
+        recordValue[records++] = v;
+      }
+      if (v < least) least = v;
+      runMax[k] = most;
     }
-    this.#runMaxOf = free;
-    return out;
+    this.#records = records;
+    this.#least = least;
+    // From the last breakpoint back: the next lower (higher) one is found by following the chain of next lower
+    // (higher) ones from the breakpoint after it, each link skipping what it already passed over.
+    for (let k = count - 1; k >= 0; k--) {
+      const v = vs[k]!;
+      let j = k + 1;
+      while (j < count && vs[j]! >= v) j = nextLess[j]!;
+      nextLess[k] = j;
+      j = k + 1;
+      while (j < count && vs[j]! <= v) j = nextMore[j]!;
+      nextMore[k] = j;
+    }
+    this.#indexOf = free;
   }
 
   /**
@@ -303,7 +444,7 @@ export class AvailabilityProfile {
   #waitsFor(start: number, slack: number): string[] {
     const out: string[] = [];
     let excused = 0;
-    const rs = this.#releases;
+    const rs = this.#releases();
     for (let i = 0; i < rs.length && rs[i]!.end <= start; i++) {
       const j = rs[i]!;
       if (excused + j.n <= slack) excused += j.n;
@@ -324,12 +465,22 @@ export class AvailabilityProfile {
     checkDuration(r.duration, `reservation '${r.id}': duration`);
     const kept: Reservation = { id: r.id, n: r.n, start: r.start, duration: r.duration };
     this.#reservations.set(r.id, kept);
+    if (this.#free === undefined) {
+      // A reservation starting by now keeps a plan lazy (what it holds only falls from now on); a later one does not.
+      if (r.start <= this.now) {
+        if (holdsAt(r, this.now)) this.#heldNow += r.n;
+        return;
+      }
+      this.#materialise();
+      return;
+    }
     this.#free = addRect(this.#free, r.start, r.start + r.duration, -r.n, this.now);
   }
 
   /**
    * Sets all of `rs` aside at once when together they fit (the plan stays at or above zero free from now on), in one
    * sweep: O((s + k) log k) for k reservations rather than O(k s). False, and nothing changed, when they do not.
+   * The plan keeps the objects given (no copy: a pass puts thousands back at once): the caller leaves them as they are.
    */
   reserveAll(rs: readonly Reservation[]): boolean {
     const rects: number[] = [];
@@ -340,9 +491,10 @@ export class AvailabilityProfile {
       checkDuration(r.duration, `reservation '${r.id}': duration`);
       pushSpan(rects, r.start, r.start + r.duration, r.n, this.now);
     }
-    const free = rects.length === 0 ? this.#free : this.#free.minus(profileOfRects(rects));
+    const current = this.#materialise();
+    const free = rects.length === 0 ? current : current.minus(profileOfRects(rects));
     if (free.minOver(this.now, Infinity) < 0) return false;
-    for (const r of rs) this.#reservations.set(r.id, { id: r.id, n: r.n, start: r.start, duration: r.duration });
+    for (const r of rs) this.#reservations.set(r.id, r);
     this.#free = free;
     return true;
   }
@@ -352,6 +504,10 @@ export class AvailabilityProfile {
     const r = this.#reservations.get(id);
     if (r === undefined) return false;
     this.#reservations.delete(id);
+    if (this.#free === undefined) {
+      if (holdsAt(r, this.now)) this.#heldNow -= r.n;
+      return true;
+    }
     this.#free = addRect(this.#free, r.start, r.start + r.duration, r.n, this.now);
     return true;
   }
@@ -364,6 +520,46 @@ export class AvailabilityProfile {
   reservations(): Reservation[] {
     return [...this.#reservations.values()];
   }
+}
+
+/**
+ * slideWindow on an indexed profile (see AvailabilityProfile.#index): the same start, found by jumping over runs of
+ * breakpoints at or above n (to the first dip below n) and below n (to the next breakpoint back at n or more).
+ */
+function jumpWindow(
+  ts: readonly number[],
+  vs: readonly number[],
+  nextLess: Int32Array,
+  nextMore: Int32Array,
+  count: number,
+  i: number,
+  start: number,
+  n: number,
+  duration: number,
+  until: number,
+  clip: number,
+): number {
+  if (start > until) return Infinity;
+  if (duration === 0) return start;
+  for (;;) {
+    // The first breakpoint after i with less than n free: the window fits if it comes at or after its end.
+    // (i is -1 when the start is before every breakpoint.)
+    let k = i < 0 ? 0 : nextLess[i]!;
+    while (k < count && vs[k]! >= n) k = nextLess[k]!;
+    if (k === count || ts[k]! >= Math.min(start + duration, clip)) return start;
+    // The next breakpoint with n free again is the next start to try.
+    while (k < count && vs[k]! < n) k = nextMore[k]!;
+    if (k === count) return Infinity;
+    start = ts[k]!;
+    if (start > until) return Infinity;
+    i = k;
+  }
+}
+
+/** Whether a reservation starting by `now` holds its processors at `now` (as addRect reads its span). */
+function holdsAt(r: Reservation, now: number): boolean {
+  const end = r.start + r.duration;
+  return end > r.start && end > now;
 }
 
 /**

@@ -42,13 +42,22 @@ export interface PlanHolding {
  */
 export function placedHolding(job: HoldingJob, processors: number, now: number, runtimeAt?: RuntimeAt): PlanHolding {
   const start = Number.isFinite(job.startTime) ? job.startTime : now;
+  return { n: heldProcessors(job, processors), start, end: holdingEnd(job, now, runtimeAt) };
+}
+
+/** placedHolding's n, without the object (a pass asks it for every placed job). */
+export function heldProcessors(job: HoldingJob, processors: number): number {
+  return job.evolving ? job.preallocation : job.malleable ? job.held : processors;
+}
+
+/** placedHolding's end, without the object. */
+export function holdingEnd(job: HoldingJob, now: number, runtimeAt?: RuntimeAt): number {
   const walltime = job.spec.walltime;
-  const n = job.evolving ? job.preallocation : job.malleable ? job.held : processors;
-  if (walltime === undefined) return { n, start, end: Number.POSITIVE_INFINITY };
-  const killedAt = start + walltime;
-  const steps = job.sizeHistory;
-  if (!job.malleable || steps.length === 0 || !Number.isFinite(job.startTime)) return { n, start, end: killedAt };
-  return { n, start, end: Math.min(killedAt, malleableEnd(job, walltime, now, runtimeAt)) };
+  if (walltime === undefined) return Number.POSITIVE_INFINITY;
+  const started = Number.isFinite(job.startTime);
+  const killedAt = (started ? job.startTime : now) + walltime;
+  if (!job.malleable || job.sizeHistory.length === 0 || !started) return killedAt;
+  return Math.min(killedAt, malleableEnd(job, walltime, now, runtimeAt));
 }
 
 /** Now plus the work left at the job's current size, its walltime being the whole run at its first size. */

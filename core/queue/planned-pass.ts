@@ -1,7 +1,7 @@
 // A pass of a planning queue policy (fcfs, easy, cbf) over the scheduler's queue: builds each cluster's plan from the
 // placed jobs, shows the policy each waiting job in turn, and places those it admits through the scheduler. The
 // scheduler keeps its records; this module reads them and acts through the small host below.
-import { placedHolding, type RuntimeAt } from '../plan/holding.js';
+import { heldProcessors, holdingEnd, type RuntimeAt } from '../plan/holding.js';
 import type { PlacedComponent } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import type { PlacementContext } from '../placement/policy.js';
@@ -66,8 +66,21 @@ function upperIndex(times: readonly number[], t: number): number {
   return lo;
 }
 
+/** Whether some cluster has room for `need` (a loop: a pass asks it for every waiting job, over every cluster). */
+function roomFor(room: readonly number[], need: number): boolean {
+  for (let i = 0; i < room.length; i++) if (room[i]! >= need) return true;
+  return false;
+}
+
 function prioritizedJob(job: JobRecord): PrioritizedJob {
   return { seq: job.seq, submitTime: job.transitions[0]!.time, need: job.need, walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY };
+}
+
+/** A component's holding kept between passes, with the cluster it is on. */
+interface KeptHolding {
+  readonly cluster: string;
+  readonly index: number;
+  holding: Holding;
 }
 
 export class PlannedPass {
@@ -85,6 +98,11 @@ export class PlannedPass {
   private lastPlaced = '';
   /** The policy whose passes planned nothing (KOALA's: the scheduler's own scan runs). */
   private unplanned: QueuePolicy | undefined;
+  /** The placed jobs of the last pass, in order, and their holdings per component (see `holdings`); and two spares. */
+  private keptJobs: JobRecord[] = [];
+  private keptEntries: KeptHolding[][] = [];
+  private keptJobsNext: JobRecord[] = [];
+  private keptEntriesNext: KeptHolding[][] = [];
 
   constructor(private readonly host: PlannedPassHost) {}
 
@@ -170,7 +188,7 @@ export class PlannedPass {
     const admission = pass.admit(waiting);
     job.plannedStart = admission.reserved;
     if (admission.reserved !== undefined && admission.reserved.start < this.earliestReserved) this.earliestReserved = admission.reserved.start;
-    if (!admission.room.some((r) => r >= waiting.need)) {
+    if (!roomFor(admission.room, waiting.need)) {
       if (admission.reason !== undefined) job.lastFailure = admission.reason;
       return 'kept';
     }
@@ -202,6 +220,56 @@ export class PlannedPass {
   }
 
   /**
+   * What each cluster's placed jobs hold (core/plan/holding.ts), by cluster index. A job's holdings are kept from
+   * pass to pass and made again only where one changed (a start, a resize, a new now for a job not started yet), so
+   * that a pass allocates nothing for the jobs that did not change.
+   */
+  private holdings(now: number): Holding[][] {
+    const host = this.host;
+    const out = new Array<Holding[]>(host.grid.clusters.length);
+    for (let i = 0; i < out.length; i++) out[i] = [];
+    // The placed jobs come in the order they were placed (a set's order): the last pass's jobs, less those that
+    // ended, then new ones. Each job's entry is found by walking the last pass's list alongside (no lookup); a job
+    // found nowhere gets a new entry, and so do the jobs after it (new ones too, in that order).
+    const lastJobs = this.keptJobs;
+    const lastEntries = this.keptEntries;
+    const jobs = this.keptJobsNext;
+    const entries = this.keptEntriesNext;
+    jobs.length = 0;
+    entries.length = 0;
+    let p = 0;
+    for (const job of host.placedJobs()) {
+      const components = job.components;
+      let q = p;
+      while (q < lastJobs.length && lastJobs[q] !== job) q++;
+      let entry: KeptHolding[] | undefined;
+      if (q < lastJobs.length) {
+        entry = lastEntries[q];
+        p = q + 1;
+      } else p = lastJobs.length;
+      if (entry === undefined || entry.length !== components.length) entry = new Array<KeptHolding>(components.length);
+      jobs.push(job);
+      entries.push(entry);
+      for (let k = 0; k < components.length; k++) {
+        const c = components[k]!;
+        const n = heldProcessors(job, c.processors);
+        const end = holdingEnd(job, now, host.runtimeAt);
+        let e = entry[k];
+        if (e === undefined || e.cluster !== c.cluster) {
+          e = { cluster: c.cluster, index: host.grid.cluster(c.cluster)!.index, holding: { id: `${job.id}#${k}`, n, end } };
+          entry[k] = e;
+        } else if (e.holding.n !== n || e.holding.end !== end) e.holding = { id: e.holding.id, n, end };
+        out[e.index]!.push(e.holding);
+      }
+    }
+    this.keptJobsNext = lastJobs;
+    this.keptEntriesNext = lastEntries;
+    this.keptJobs = jobs;
+    this.keptEntries = entries;
+    return out;
+  }
+
+  /**
    * What a queue policy reads: each cluster's plan, built on first use. Its capacity is what Concertina may take
    * there now plus what its placed jobs hold, so that the plan's free processors now are exactly what a job may take.
    * A placed job holds what core/plan/holding.ts says, until the end it estimates.
@@ -212,15 +280,7 @@ export class PlannedPass {
     let plans: Array<AvailabilityProfile | undefined> | undefined;
     let holdings: Holding[][] | undefined;
     const build = (i: number): AvailabilityProfile => {
-      if (holdings === undefined) {
-        holdings = Array.from({ length: clusterCount }, (): Holding[] => []);
-        for (const job of host.placedJobs()) {
-          job.components.forEach((c, k) => {
-            const { n, end } = placedHolding(job, c.processors, now, host.runtimeAt);
-            holdings![host.grid.cluster(c.cluster)!.index]!.push({ id: `${job.id}#${k}`, n, end });
-          });
-        }
-      }
+      holdings ??= this.holdings(now);
       const running = holdings[i]!;
       let held = 0;
       for (const h of running) held += h.n;

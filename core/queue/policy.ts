@@ -82,13 +82,18 @@ export interface QueuePolicy {
 /** The clusters a job may start on: its pinned one, or all. */
 export function candidateClusters(job: WaitingJob, view: QueueView): number[] {
   if (job.cluster !== undefined) return [job.cluster];
-  return Array.from({ length: view.clusterCount }, (_, i) => i);
+  const all = new Array<number>(view.clusterCount);
+  for (let i = 0; i < all.length; i++) all[i] = i;
+  return all;
 }
 
 /** Room now on each cluster for a job: what its plan has free over the job's whole walltime from now, or 0. */
 export function roomOverWalltime(job: WaitingJob, view: QueueView): number[] {
   const room = new Array<number>(view.clusterCount).fill(0);
-  for (const c of candidateClusters(job, view)) {
+  // The job's pinned cluster, or all (candidateClusters without the array).
+  const from = job.cluster ?? 0;
+  const to = job.cluster === undefined ? view.clusterCount : job.cluster + 1;
+  for (let c = from; c < to; c++) {
     const free = view.plan(c).freeBetween(view.now, view.now + job.walltime);
     if (free >= job.need) room[c] = free;
   }
@@ -97,5 +102,8 @@ export function roomOverWalltime(job: WaitingJob, view: QueueView): number[] {
 
 /** Records a placed job in the plans: it holds its processors from now until now + its walltime. */
 export function holdInPlans(job: WaitingJob, view: QueueView, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void {
-  processors.forEach((p, i) => view.plan(p.cluster).reserve({ id: `${job.id}#${i}`, n: p.processors, start: view.now, duration: job.walltime }));
+  for (let i = 0; i < processors.length; i++) {
+    const p = processors[i]!;
+    view.plan(p.cluster).reserve({ id: `${job.id}#${i}`, n: p.processors, start: view.now, duration: job.walltime });
+  }
 }

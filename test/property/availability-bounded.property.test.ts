@@ -82,6 +82,30 @@ describe('availability profile: bounded earliest start and reservations in one s
     );
   });
 
+  it("earliestStartWithout for a reservation's own request, bounded by its start (compression's question), is earliestStart once it is given back", () => {
+    // Reservations made as conservative backfilling makes them (each at its earliest start), or anywhere.
+    fc.assert(
+      fc.property(planArb, fc.boolean(), fc.nat(8), fc.integer({ min: 0, max: 250 }), fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 60 })), fc.boolean(), (p, packed, k, from, early, capped) => {
+        const plan = build(p);
+        const given = build(p);
+        const made = p.reservations.map((r, i) => {
+          const start = packed ? plan.earliestStart(r.n, r.duration, now) : r.start;
+          const x = { id: `x${i}`, n: r.n, start: Number.isFinite(start) ? start : r.start, duration: r.duration };
+          plan.reserve(x);
+          given.reserve(x);
+          return x;
+        });
+        const r = made[k];
+        if (r === undefined) return;
+        given.unreserve(r.id);
+        // Bounded by its own start (or earlier, as when another cluster already offers an earlier one), or not at all.
+        const until = capped ? r.start - early : Infinity;
+        expect(plan.earliestStartWithout(r.id, r.n, r.duration, from, until)).toBe(given.earliestStart(r.n, r.duration, from, until));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('reserveAll sets aside what one reserve after another would, or nothing when they do not all fit', () => {
     fc.assert(
       fc.property(planArb, (p) => {
