@@ -88,6 +88,8 @@ export interface DbesRun extends DbesRunSpec {
   readonly shrunk_for_evolving: number;
   /** Those by the expansion step the shrink took back (its `fromStep`; unknown when the event does not say). */
   readonly shrunk_from_step: { readonly first: number; readonly second: number; readonly unknown: number };
+  /** Mean wait of the two full-machine Z jobs (s): ESP wants them run at once, here they wait their turn. */
+  readonly z_wait_s: number;
   readonly events: number;
 }
 
@@ -126,7 +128,9 @@ export function runDbesCase(spec: DbesRunSpec, config: Pick<DbesExperimentConfig
   });
   world.run();
   const summary = world.metrics.summary(events);
-  const ends = world.metrics.jobs().map((j) => j.end).filter(Number.isFinite);
+  const finished = world.metrics.jobs();
+  const ends = finished.map((j) => j.end).filter(Number.isFinite);
+  const zWaits = finished.filter((j) => espTypeOf(j.id) === 'Z').map((j) => j.wait_s);
   return {
     ...spec,
     completion_s: ends.length ? Math.max(...ends) : Number.NaN,
@@ -138,6 +142,7 @@ export function runDbesCase(spec: DbesRunSpec, config: Pick<DbesExperimentConfig
     evolving_satisfied: tally.satisfied.size,
     shrunk_for_evolving: tally.shrunkForEvolving.size,
     shrunk_from_step: tally.shrunkFromStep(),
+    z_wait_s: mean(zWaits),
     events,
   };
 }
