@@ -90,6 +90,8 @@ export interface DbesRun extends DbesRunSpec {
   readonly shrunk_from_step: { readonly first: number; readonly second: number; readonly unknown: number };
   /** Mean wait of the two full-machine Z jobs (s): ESP wants them run at once, here they wait their turn. */
   readonly z_wait_s: number;
+  /** Whether a Z job is the last to end (it waited until the queue had emptied). */
+  readonly z_ends_run: boolean;
   readonly events: number;
 }
 
@@ -143,6 +145,7 @@ export function runDbesCase(spec: DbesRunSpec, config: Pick<DbesExperimentConfig
     shrunk_for_evolving: tally.shrunkForEvolving.size,
     shrunk_from_step: tally.shrunkFromStep(),
     z_wait_s: mean(zWaits),
+    z_ends_run: finished.some((j) => espTypeOf(j.id) === 'Z' && j.end === Math.max(...ends)),
     events,
   };
 }
