@@ -261,8 +261,9 @@ function whyLines(a: ReportInput, runs: readonly DbesRun[]): string[] {
   {
     const u = (x: string, p: number) => a.fig6.find((f) => f.strategy === x && f.malleable_percent === p)?.utilization ?? Number.NaN;
     const gaps = a.config.percents.map((p) => Math.max(...s.map((x) => u(x, p))) - u('dbes', p));
+    const shr = (x: string, phase: 'startLater' | 'steal') => meanOf(runs.filter((r) => r.strategy === x && r.scenario === top).map((r) => r.shrinks[phase]));
     out.push(
-      `- **Utilization.** Every adaptive strategy keeps the machine ${pct(Math.min(...a.config.percents.map((p) => Math.min(...s.filter((x) => x !== 'rigid').map((x) => u(x, p))))))} busy or more, against ${s.includes('rigid') ? pct(u('rigid', top)) : 'n/a'} for rigid; DBES is below the busiest strategy by ${(Math.min(...gaps) * 100).toFixed(1)} to ${(Math.max(...gaps) * 100).toFixed(1)} points. Not investigated further here; candidates are its driver carrying out a cluster's shrinks alone in one pass and starting the job in the next, and its iterations being skipped while the state is unchanged.`,
+      `- **Utilization.** Every adaptive strategy keeps the machine ${pct(Math.min(...a.config.percents.map((p) => Math.min(...s.filter((x) => x !== 'rigid').map((x) => u(x, p))))))} busy or more, against ${s.includes('rigid') ? pct(u('rigid', top)) : 'n/a'} for rigid; DBES is below the busiest strategy by ${(Math.min(...gaps) * 100).toFixed(1)} to ${(Math.max(...gaps) * 100).toFixed(1)} points. At ${top} % DBES asks ${fmt(shr('dbes', 'steal'))} shrinks per run to expand another job in its first step (the baselines: ${others.map((x) => `${x} ${fmt(shr(x, 'steal'))}`).join(', ')}) and ${fmt(shr('dbes', 'startLater'))} to start a reserved job (${others.map((x) => `${x} ${fmt(shr(x, 'startLater'))}`).join(', ')}); its driver carries a cluster's shrinks out alone in a pass and expands in the next, so cores taken back idle meanwhile: a likely cause of the gap, not measured apart.`,
     );
   }
   if (a.fig7.length > 0) {

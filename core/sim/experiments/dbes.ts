@@ -90,6 +90,8 @@ export interface DbesRun extends DbesRunSpec {
   readonly shrunk_from_step: { readonly first: number; readonly second: number; readonly unknown: number };
   /** Mean wait of the two full-machine Z jobs (s): ESP wants them run at once, here they wait their turn. */
   readonly z_wait_s: number;
+  /** Shrinks the strategy asked for (`shrink.requested`), by phase: for an evolving job, to start a job, to expand another. */
+  readonly shrinks: { readonly evolving: number; readonly startLater: number; readonly steal: number };
   /** Whether a Z job is the last to end (it waited until the queue had emptied). */
   readonly z_ends_run: boolean;
   readonly events: number;
@@ -144,6 +146,7 @@ export function runDbesCase(spec: DbesRunSpec, config: Pick<DbesExperimentConfig
     evolving_satisfied: tally.satisfied.size,
     shrunk_for_evolving: tally.shrunkForEvolving.size,
     shrunk_from_step: tally.shrunkFromStep(),
+    shrinks: { ...tally.shrinks },
     z_wait_s: mean(zWaits),
     z_ends_run: finished.some((j) => espTypeOf(j.id) === 'Z' && j.end === Math.max(...ends)),
     events,
@@ -157,6 +160,7 @@ export class EventTally {
   private readonly pending = new Set<string>();
   private readonly initial = new Map<string, number>();
   requests = 0;
+  readonly shrinks = { evolving: 0, startLater: 0, steal: 0 };
   readonly satisfied = new Set<string>();
   /** Shrunk job → the expansion step its first shrink for an evolving request took back (undefined: not said). */
   readonly shrunkForEvolving = new Map<string, 1 | 2 | undefined>();
@@ -184,6 +188,7 @@ export class EventTally {
         this.pending.delete(e.jobId);
         break;
       case 'shrink.requested':
+        if (e.phase !== undefined) this.shrinks[e.phase]++;
         // Decision: a job shrunk more than once for evolving requests counts once (Table II counts jobs), under the
         // step of its first such shrink.
         if (e.phase === 'evolving' && !this.evolving.has(e.jobId) && !this.shrunkForEvolving.has(e.jobId)) this.shrunkForEvolving.set(e.jobId, e.fromStep);

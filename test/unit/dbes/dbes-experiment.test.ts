@@ -87,6 +87,7 @@ describe('dbes experiment', () => {
     expect(tally.expandedByType()).toEqual({ I: 1, L: 1 });
     expect([...tally.shrunkForEvolving.keys()]).toEqual(['I-1', 'K-1']);
     expect(tally.shrunkFromStep()).toEqual({ first: 1, second: 1, unknown: 0 });
+    expect(tally.shrinks).toEqual({ evolving: 3, startLater: 1, steal: 0 });
   });
 
   it('sets only the options the paper\'s strategies read: the policy, ReservationDepth 5 and submission order, which the run keeps', () => {
