@@ -127,8 +127,8 @@ async function writeFiles(dir: string, a: DbesAnalysis, runs: readonly DbesRun[]
   await write(
     'runs.csv',
     toCsv(
-      ['strategy', 'scenario', 'seed', 'completion_s', 'utilization', 'jobs', 'completed', 'evolving_requests', 'evolving_satisfied', 'shrunk_for_evolving', 'events'],
-      runs.map((r): CsvValue[] => [r.strategy, r.scenario, r.seed, r.completion_s, r.utilization, r.jobs, r.completed, r.evolving_requests, r.evolving_satisfied, r.shrunk_for_evolving, r.events]),
+      ['strategy', 'scenario', 'seed', 'completion_s', 'utilization', 'jobs', 'completed', 'evolving_requests', 'evolving_satisfied', 'shrunk_for_evolving', 'z_wait_s', 'events'],
+      runs.map((r): CsvValue[] => [r.strategy, r.scenario, r.seed, r.completion_s, r.utilization, r.jobs, r.completed, r.evolving_requests, r.evolving_satisfied, r.shrunk_for_evolving, r.z_wait_s, r.events]),
     ),
   );
   const byStrategy = <P extends { strategy: string; malleable_percent: number }>(points: readonly P[], value: (p: P) => number) =>

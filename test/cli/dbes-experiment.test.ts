@@ -1,6 +1,6 @@
-// `concertina experiment dbes`, in process through main(): one seed and one stand-in strategy (a malleability policy
-// that exists on main) beside one that does not, so that it runs in seconds; the JSON on stdout, the files of --out,
-// the skipped strategy's reason, the text summary and misuse (exit 2).
+// `concertina experiment dbes`, in process through main(): one seed and one registered policy that is not one of the
+// paper's (it runs under PWA with backfilling) beside one that does not exist, so that it runs in seconds; the JSON on
+// stdout, the files of --out, the skipped strategy's reason, the text summary and misuse (exit 2).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -47,7 +47,9 @@ describe('concertina experiment dbes', () => {
     expect(report).toContain('## Figure 4');
     expect(report).toContain('## Figure 7 and Table II');
     expect(readFileSync(path.join(dir, 'fig4.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(11);
-    expect(readFileSync(path.join(dir, 'runs.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(1 + 11);
+    const runsCsv = readFileSync(path.join(dir, 'runs.csv'), 'utf8').trimEnd().split('\n');
+    expect(runsCsv).toHaveLength(1 + 11);
+    expect(runsCsv[0]).toContain('shrunk_for_evolving,z_wait_s,events');
     for (const svg of ['fig4', 'fig6', 'fig7']) expect(readFileSync(path.join(dir, `${svg}.svg`), 'utf8'), svg).toMatch(/^<svg/);
     expect(existsSync(path.join(dir, 'fig5.csv'))).toBe(true);
     expect(r.stderr).toContain(`Wrote 9 files to ${dir}`);

@@ -54,11 +54,14 @@ export function strategyUnavailable(name: string): string | undefined {
   return malleabilityPolicy(name) ? undefined : `no malleability policy named "${name}" is registered (core/malleability/registry.ts)`;
 }
 
-// Decision: every strategy runs under the same queue: backfilling with reservations for the first 5 waiting jobs
-// (Maui's ReservationDepth of section V-A) in submission order, and PWA, so that expanded malleable jobs can be shrunk
-// to start waiting ones, as each of the paper's strategies does; the strategy alone decides who grows and who shrinks.
+// Decision: the paper's strategies (DBES and its baselines) bring their own Maui iteration, which replaces the
+// approach's pass, the queue policy's scan and the growth at polls; of the run's options they read only the
+// reservation depth (the paper's ReservationDepth of section V-A: 5) and the queue priority (submission order), so
+// only these are set. Another policy (--strategies egs, ...) has no iteration: it runs under PWA with backfilling
+// and the same depth, so that it too can shrink expanded jobs to start waiting ones.
 export function schedulerOptionsFor(strategy: string, config: Pick<DbesExperimentConfig, 'reservationDepth'>): Partial<SchedulerOptions> {
-  return { policy: strategy, approach: 'pwa', queue: 'cbf', reservationDepth: config.reservationDepth, priority: 'submit', growthAtPoll: 'idle' };
+  const options: Partial<SchedulerOptions> = { policy: strategy, reservationDepth: config.reservationDepth, priority: 'submit' };
+  return malleabilityPolicy(strategy)?.iteration ? options : { ...options, approach: 'pwa', queue: 'cbf' };
 }
 
 export type DbesScenario = EspMalleablePercent | 'mixed';
@@ -81,10 +84,16 @@ export interface DbesRun extends DbesRunSpec {
   readonly evolving_requests: number;
   /** Evolving jobs whose request was granted. */
   readonly evolving_satisfied: number;
-  /** Malleable jobs shrunk (mandatorily) while an evolving request was pending. */
+  /** Malleable jobs the strategy shrunk for an evolving request (`shrink.requested` with `phase: 'evolving'`). */
   readonly shrunk_for_evolving: number;
-  /** Those by the expansion step that had grown them (1, 2; unknown when the policy's events do not say). */
+  /** Those by the expansion step the shrink took back (its `fromStep`; unknown when the event does not say). */
   readonly shrunk_from_step: { readonly first: number; readonly second: number; readonly unknown: number };
+  /** Mean wait of the two full-machine Z jobs (s): ESP wants them run at once, here they wait their turn. */
+  readonly z_wait_s: number;
+  /** Shrinks the strategy asked for (`shrink.requested`), by phase: for an evolving job, to start a job, to expand another. */
+  readonly shrinks: { readonly evolving: number; readonly startLater: number; readonly steal: number };
+  /** Whether a Z job is the last to end (it waited until the queue had emptied). */
+  readonly z_ends_run: boolean;
   readonly events: number;
 }
 
@@ -123,7 +132,9 @@ export function runDbesCase(spec: DbesRunSpec, config: Pick<DbesExperimentConfig
   });
   world.run();
   const summary = world.metrics.summary(events);
-  const ends = world.metrics.jobs().map((j) => j.end).filter(Number.isFinite);
+  const finished = world.metrics.jobs();
+  const ends = finished.map((j) => j.end).filter(Number.isFinite);
+  const zWaits = finished.filter((j) => espTypeOf(j.id) === 'Z').map((j) => j.wait_s);
   return {
     ...spec,
     completion_s: ends.length ? Math.max(...ends) : Number.NaN,
@@ -135,19 +146,24 @@ export function runDbesCase(spec: DbesRunSpec, config: Pick<DbesExperimentConfig
     evolving_satisfied: tally.satisfied.size,
     shrunk_for_evolving: tally.shrunkForEvolving.size,
     shrunk_from_step: tally.shrunkFromStep(),
+    shrinks: { ...tally.shrinks },
+    z_wait_s: mean(zWaits),
+    z_ends_run: finished.some((j) => espTypeOf(j.id) === 'Z' && j.end === Math.max(...ends)),
     events,
   };
 }
 
 /** Reads what Figures 5 and 7 and Table II count from the event stream. */
-class EventTally {
-  private readonly grown = new Map<string, number | undefined>();
+export class EventTally {
+  /** Malleable jobs grown at least once (a grow answered with processors accepted). */
+  private readonly grown = new Set<string>();
   private readonly pending = new Set<string>();
   private readonly initial = new Map<string, number>();
   requests = 0;
+  readonly shrinks = { evolving: 0, startLater: 0, steal: 0 };
   readonly satisfied = new Set<string>();
-  /** Shrunk job → the expansion step it had been grown in (undefined: not said). */
-  readonly shrunkForEvolving = new Map<string, number | undefined>();
+  /** Shrunk job → the expansion step its first shrink for an evolving request took back (undefined: not said). */
+  readonly shrunkForEvolving = new Map<string, 1 | 2 | undefined>();
 
   constructor(private readonly evolving: ReadonlySet<string>) {}
 
@@ -156,8 +172,8 @@ class EventTally {
       case 'job.started':
         if (this.evolving.has(e.jobId)) this.initial.set(e.jobId, e.size);
         break;
-      case 'job.grown':
-        if (!this.evolving.has(e.jobId)) this.grown.set(e.jobId, expansionStep(e));
+      case 'grow.answered':
+        if (e.accepted > 0 && !this.evolving.has(e.jobId)) this.grown.add(e.jobId);
         break;
       case 'evolve.requested':
         if (this.evolving.has(e.jobId)) {
@@ -171,10 +187,11 @@ class EventTally {
       case 'evolve.refused':
         this.pending.delete(e.jobId);
         break;
-      case 'job.shrunk':
-        // Decision: a malleable job shrunk by the scheduler (not of its own accord) while an evolving request waits
-        // is counted as shrunk for it; the policy's events name the reason only once DBES records it.
-        if (!e.voluntary && this.pending.size > 0 && !this.evolving.has(e.jobId)) this.shrunkForEvolving.set(e.jobId, this.grown.get(e.jobId));
+      case 'shrink.requested':
+        if (e.phase !== undefined) this.shrinks[e.phase]++;
+        // Decision: a job shrunk more than once for evolving requests counts once (Table II counts jobs), under the
+        // step of its first such shrink.
+        if (e.phase === 'evolving' && !this.evolving.has(e.jobId) && !this.shrunkForEvolving.has(e.jobId)) this.shrunkForEvolving.set(e.jobId, e.fromStep);
         break;
       case 'job.ended':
         this.pending.delete(e.jobId);
@@ -186,7 +203,7 @@ class EventTally {
 
   expandedByType(): Partial<Record<EspType, number>> {
     const out: Partial<Record<EspType, number>> = {};
-    for (const id of this.grown.keys()) {
+    for (const id of this.grown) {
       const t = espTypeOf(id);
       if (t) out[t] = (out[t] ?? 0) + 1;
     }
@@ -204,14 +221,6 @@ class EventTally {
     }
     return { first, second, unknown };
   }
-}
-
-// Decision: a DBES expansion says its step in its job.grown event as `step: 1 | 2` (or `expansionStep`); events
-// without it leave the step unknown. The strategies on main do not say it yet.
-function expansionStep(e: SchedulerEvent): number | undefined {
-  const o = e as unknown as { step?: unknown; expansionStep?: unknown };
-  const s = o.step ?? o.expansionStep;
-  return s === 1 || s === 2 ? s : undefined;
 }
 
 // ---- analysis --------------------------------------------------------------------------------------------------
