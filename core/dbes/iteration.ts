@@ -29,6 +29,8 @@ export class Iteration {
   private lastSignature = '';
   private lastDeps = new Map<string, string[]>();
   private firstStepRead: StartLater[] = [];
+  /** Expansions whose job line 26 cleared, with the job they had been made for. */
+  private readonly madeFor = new Map<Expansion, string>();
   protected backfillRead: StartLater[] = [];
 
   constructor(protected readonly state: DbesCluster) {
@@ -113,7 +115,10 @@ export class Iteration {
     const deps = this.dependencies(schedule);
     for (const job of this.running) {
       for (const e of job.expansions) {
-        if (e.forJob !== undefined && !(deps.get(e.forJob) ?? []).includes(job.id)) e.forJob = undefined;
+        if (e.forJob !== undefined && !(deps.get(e.forJob) ?? []).includes(job.id)) {
+          this.madeFor.set(e, e.forJob);
+          e.forJob = undefined;
+        }
       }
     }
   }
@@ -217,12 +222,14 @@ export class Iteration {
         // Stealing: from expansions for no job (second step), then for lower-priority StartLater jobs; never from the
         // jobs being expanded. Decision: as in the paper, nothing checks that a job shrunk by a steal (its end moves
         // later) delays no other reservation; the next iterations plan from the new ends.
+        // Decision: never an expansion made for this same waiting job (cleared at line 26 because its dependencies
+        // moved): taking it back for the job it was given for undoes the last pass, and passes cycle (expand, steal).
         const lower = new Set(order.slice(i + 1));
         const own = new Set(ids);
         const candidates = [
           ...this.held((e) => e.forJob === undefined),
           ...this.held((e) => e.forJob !== undefined && lower.has(e.forJob)),
-        ].filter((h) => !own.has(h.job.id));
+        ].filter((h) => !own.has(h.job.id) && this.madeFor.get(h.expansion) !== waiting.id);
         const stolen = this.planAtMost(candidates, room - fromIdle);
         total += this.take(stolen, 'steal', waiting.id);
       }

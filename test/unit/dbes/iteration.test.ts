@@ -204,6 +204,38 @@ describe('dependencies are recomputed only when the state changed', () => {
 });
 
 describe('regressions', () => {
+  it('a steal never takes back an expansion made for the same waiting job (the 16-processor run at t=700)', () => {
+    // The pass after "m2 +1 for r4" at t=700 of the busier console scenario (now 0). 16 busy: m2 1+1 (for r4) until
+    // 293, m3 1+1 and m4 1+1 (second step) until 683 and 913, r1 4 until 150, m5 1 until 2300, r2 5 until 300.
+    // r3 (6): 4 idle at 150, 6 at 293 → after m2. r4 (7): 5 more at 300 but r3 holds 6 until 893, 7 at 683 → after
+    // m3. Line 26 clears m2's expansion (r4 no longer depends on m2). r3 steals m4's and m3's step-2 processors for
+    // m2; r4 must not then take m2's cleared expansion, made for r4 itself, to give it to m3 (the next pass, from the
+    // sizes the shrinks leave, expanded m2 for r4 again: a cycle).
+    const out = dbesIteration(
+      cluster(
+        16,
+        [
+          malleable('m2', 1, 8, 293, [forJob('r4', 1)]),
+          malleable('m3', 1, 8, 683, [secondStep(1)]),
+          malleable('m4', 1, 8, 913, [secondStep(1)]),
+          rigid('r1', 4, 150),
+          malleable('m5', 1, 8, 2300),
+          rigid('r2', 5, 300),
+        ],
+        [waiting('r3', 6, 600), waiting('r4', 7, 600)],
+      ),
+    );
+    expect(out.firstStep.map((s) => [s.id, s.dependsOn])).toEqual([
+      ['r3', ['m2']],
+      ['r4', ['m3']],
+    ]);
+    expect(out.actions.filter((a) => a.kind === 'shrink')).toEqual([
+      { kind: 'shrink', jobId: 'm4', processors: 1, phase: 'steal', forJob: 'r3', fromStep: 2, fromFor: undefined },
+      { kind: 'shrink', jobId: 'm3', processors: 1, phase: 'steal', forJob: 'r3', fromStep: 2, fromFor: undefined },
+    ]);
+    expect(out.actions).toContainEqual({ kind: 'expand', jobId: 'm2', processors: 2, step: 1, forJob: 'r3' });
+  });
+
   it('a malleable job asking for processors is refused (it grew past its max, and the first step then over-expanded)', () => {
     // Property counterexample: 4 processors, r0 malleable 1..1 until 250 asks 1; w0 (1..3) starts; w1 (4) depends on
     // r0 and w0. A grant took r0 to 2 (over its max 1) and the first step's room came out 1 while it gave w0 2.
