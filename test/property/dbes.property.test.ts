@@ -1,7 +1,7 @@
 // DBES over random clusters (one iteration, core/dbes/) and random workloads (the simulator): a first-step expansion
 // always names a StartLater job depending on the expanded job; no backfilled job delays a StartLater job; the fairness
-// budget is never exceeded; capacity is never exceeded; every job ends with a reason; the same seed gives the same
-// events (DBES and its baselines).
+// budget is never exceeded; a steal never takes back an expansion made for the job it serves; capacity is never
+// exceeded; every job ends with a reason; the same seed gives the same events (DBES and its baselines).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
@@ -139,6 +139,26 @@ describe('one DBES iteration over random clusters', () => {
         for (const a of out.actions) if (a.kind === 'expand' && a.step === 2) expect(a.forJob).toBeUndefined();
       }),
       runs,
+    );
+    expect(seen).toBeGreaterThan(0);
+  });
+
+  it('a first-step steal never takes back an expansion made for the same waiting job', () => {
+    let seen = 0;
+    fc.assert(
+      fc.property(clusterArb, (c) => {
+        const state = build(c);
+        const out = dbesIteration(state);
+        for (const a of out.actions) {
+          // A step-1 expansion for no job taken by a steal is one line 26 cleared: the job held it on entry.
+          if (a.kind !== 'shrink' || a.phase !== 'steal' || a.fromStep !== 1 || a.fromFor !== undefined) continue;
+          seen++;
+          const made = state.running.find((j) => j.id === a.jobId)!.expansions.filter((e) => e.step === 1).map((e) => e.forJob);
+          expect(made.some((x) => x !== a.forJob), JSON.stringify(a)).toBe(true);
+        }
+      }),
+      // Ten times the runs: a cleared expansion whose job's dependency moved to another malleable job is rare here.
+      { numRuns: runs.numRuns * 10 },
     );
     expect(seen).toBeGreaterThan(0);
   });
