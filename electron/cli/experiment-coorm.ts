@@ -14,8 +14,8 @@ import {
   type CoormRunSpec,
 } from '../../core/sim/experiments/coorm.js';
 import { UsageError, toCsv, prepareOutDir, writeOutput, type CsvValue } from './export.js';
-import { printable } from './printable.js';
-import { alignColumns, emit, progressBar, type CliIo } from './terminal.js';
+import { observationJson, printOutcome } from './experiment-output.js';
+import { alignColumns, progressBar, type CliIo } from './terminal.js';
 
 export interface CoormCommandOptions {
   readonly config: CoormExperimentConfig;
@@ -87,18 +87,19 @@ export async function coormExperimentCommand(o: CoormCommandOptions, io: CliIo):
 
   const analysis = analyseCoorm(runs, o.config);
   const written = await writeFiles(outDir, analysis);
-  if (o.json) {
-    const json = {
+  await printOutcome(
+    io,
+    o.json,
+    outDir,
+    written,
+    () => ({
       overcommit: analysis.overcommit,
       announce: analysis.announce,
       two_psa: analysis.two_psa,
-      observations: analysis.observations.map((ob) => ({ id: ob.id, figure: ob.figure, text: ob.text, holds: ob.holds, figures: ob.figures, measured: ob.measured })),
-    };
-    await emit(io.stdout, `${JSON.stringify(json)}\n`);
-    await emit(io.stderr, `Wrote ${written} files to ${printable(outDir)}\n`);
-  } else {
-    await emit(io.stdout, `${textSummary(analysis)}\nWrote ${written} files to ${printable(outDir)} (report: ${printable(outDir)}/report.md)\n`);
-  }
+      observations: analysis.observations.map(observationJson),
+    }),
+    () => textSummary(analysis),
+  );
   return 0;
 }
 

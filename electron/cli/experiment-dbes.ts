@@ -14,7 +14,7 @@ import {
 } from '../../core/sim/experiments/dbes.js';
 import { UsageError, toCsv, prepareOutDir, writeOutput, type CsvValue } from './export.js';
 import { lineChart } from './experiment-coorm.js';
-import { printable } from './printable.js';
+import { observationJson, printOutcome } from './experiment-output.js';
 import { alignColumns, emit, progressBar, type CliIo } from './terminal.js';
 
 export interface DbesCommandOptions {
@@ -57,8 +57,12 @@ export async function dbesExperimentCommand(o: DbesCommandOptions, io: CliIo): P
   }
   const analysis = analyseDbes(runs, o.config);
   const written = await writeFiles(outDir, analysis, runs);
-  if (o.json) {
-    const json = {
+  await printOutcome(
+    io,
+    o.json,
+    outDir,
+    written,
+    () => ({
       config: analysis.config,
       strategies: analysis.strategies,
       skipped: analysis.skipped,
@@ -66,13 +70,10 @@ export async function dbesExperimentCommand(o: DbesCommandOptions, io: CliIo): P
       fig5: analysis.fig5,
       fig6: analysis.fig6,
       fig7: analysis.fig7,
-      observations: analysis.observations.map((ob) => ({ id: ob.id, text: ob.text, holds: ob.holds, figures: ob.figures, measured: ob.measured })),
-    };
-    await emit(io.stdout, `${JSON.stringify(json)}\n`);
-    await emit(io.stderr, `Wrote ${written} files to ${printable(outDir)}\n`);
-  } else {
-    await emit(io.stdout, `${textSummary(analysis)}\nWrote ${written} files to ${printable(outDir)} (report: ${printable(outDir)}/report.md)\n`);
-  }
+      observations: analysis.observations.map(observationJson),
+    }),
+    () => textSummary(analysis),
+  );
   return 0;
 }
 

@@ -4,8 +4,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { FPE_VARIANTS } from '../../core/fpe/registry.js';
 import { FpeTables, analyseFpe, checkFpeConfig, runFpeTest, type FpeAnalysis, type FpeExperimentConfig, type Stat } from '../../core/sim/experiments/fpe.js';
 import { prepareOutDir, toCsv, writeOutput, type CsvValue } from './export.js';
-import { printable } from './printable.js';
-import { alignColumns, emit, progressBar, type CliIo } from './terminal.js';
+import { observationJson, printOutcome } from './experiment-output.js';
+import { alignColumns, progressBar, type CliIo } from './terminal.js';
 
 export interface FpeCommandOptions {
   readonly config: FpeExperimentConfig;
@@ -44,18 +44,19 @@ export async function fpeExperimentCommand(o: FpeCommandOptions, io: CliIo): Pro
   }
   const analysis = analyseFpe(tables, o.config);
   const written = await writeFiles(outDir, analysis, rows);
-  if (o.json) {
-    const json = {
+  await printOutcome(
+    io,
+    o.json,
+    outDir,
+    written,
+    () => ({
       config: analysis.config,
       table1: analysis.table1,
       table2: analysis.table2,
-      observations: analysis.observations.map((ob) => ({ id: ob.id, text: ob.text, holds: ob.holds, figures: ob.figures, measured: ob.measured })),
-    };
-    await emit(io.stdout, `${JSON.stringify(json)}\n`);
-    await emit(io.stderr, `Wrote ${written} files to ${printable(outDir)}\n`);
-  } else {
-    await emit(io.stdout, `${textSummary(analysis)}\nWrote ${written} files to ${printable(outDir)} (report: ${printable(outDir)}/report.md)\n`);
-  }
+      observations: analysis.observations.map(observationJson),
+    }),
+    () => textSummary(analysis),
+  );
   return 0;
 }
 

@@ -17,8 +17,8 @@ import {
 } from '../../core/sim/experiments/interactive.js';
 import { UsageError, toCsv, prepareOutDir, writeOutput, type CsvValue } from './export.js';
 import { COLORS, lineChart, numberList } from './experiment-coorm.js';
-import { printable } from './printable.js';
-import { alignColumns, emit, progressBar, type CliIo } from './terminal.js';
+import { observationJson, printOutcome } from './experiment-output.js';
+import { alignColumns, progressBar, type CliIo } from './terminal.js';
 
 export interface InteractiveFlags {
   readonly seeds?: number | undefined;
@@ -66,17 +66,18 @@ export async function interactiveExperimentCommand(o: { config: InteractiveExper
   }
   const analysis = analyseInteractive(runs, o.config);
   const written = await writeFiles(outDir, analysis);
-  if (o.json) {
-    const json = {
+  await printOutcome(
+    io,
+    o.json,
+    outDir,
+    written,
+    () => ({
       points: analysis.points,
       policies: analysis.policies,
-      observations: analysis.observations.map((ob) => ({ id: ob.id, text: ob.text, holds: ob.holds, figures: ob.figures, measured: ob.measured })),
-    };
-    await emit(io.stdout, `${JSON.stringify(json)}\n`);
-    await emit(io.stderr, `Wrote ${written} files to ${printable(outDir)}\n`);
-  } else {
-    await emit(io.stdout, `${textSummary(analysis)}\nWrote ${written} files to ${printable(outDir)} (report: ${printable(outDir)}/report.md)\n`);
-  }
+      observations: analysis.observations.map(observationJson),
+    }),
+    () => textSummary(analysis),
+  );
   return 0;
 }
 

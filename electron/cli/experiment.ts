@@ -21,8 +21,8 @@ import type { RunSummary } from '../../core/sim/metrics.js';
 import type { ThresholdScope } from '../../core/scheduler/cluster-state.js';
 import type { GrowthAtPoll } from '../../core/scheduler/scheduler.js';
 import { toCsv, prepareOutDir, writeOutput, type CsvValue } from './export.js';
-import { printable } from './printable.js';
-import { alignColumns, emit, progressBar, type CliIo } from './terminal.js';
+import { observationJson, printOutcome } from './experiment-output.js';
+import { alignColumns, progressBar, type CliIo } from './terminal.js';
 
 export interface KoalaCommandOptions {
   seeds: number;
@@ -77,17 +77,18 @@ export async function koalaExperimentCommand(o: KoalaCommandOptions, io: CliIo):
 
   const analysis = analyseKoala(runs, { ...options, seeds: o.seeds }, sensitivity);
   const written = await writeFiles(outDir, analysis);
-  if (o.json) {
-    const json = {
+  await printOutcome(
+    io,
+    o.json,
+    outDir,
+    written,
+    () => ({
       parameters: koalaParameters(options),
       runs: runs.map((r) => ({ approach: r.approach, policy: r.policy, workload: r.workload, seed: r.seed, series: r.series, ...r.summary, refused: r.refused })),
-      observations: analysis.observations.map((ob) => ({ id: ob.id, text: ob.text, holds: ob.holds, figures: ob.figures, measured: ob.measured })),
-    };
-    await emit(io.stdout, `${JSON.stringify(json)}\n`);
-    await emit(io.stderr, `Wrote ${written} files to ${printable(outDir)}\n`);
-  } else {
-    await emit(io.stdout, `${textSummary(analysis)}\nWrote ${written} files to ${printable(outDir)} (report: ${printable(outDir)}/report.md)\n`);
-  }
+      observations: analysis.observations.map(observationJson),
+    }),
+    () => textSummary(analysis),
+  );
   return 0;
 }
 
