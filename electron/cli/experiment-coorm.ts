@@ -87,19 +87,13 @@ export async function coormExperimentCommand(o: CoormCommandOptions, io: CliIo):
 
   const analysis = analyseCoorm(runs, o.config);
   const written = await writeFiles(outDir, analysis);
-  await printOutcome(
-    io,
-    o.json,
-    outDir,
-    written,
-    () => ({
-      overcommit: analysis.overcommit,
-      announce: analysis.announce,
-      two_psa: analysis.two_psa,
-      observations: analysis.observations.map(observationJson),
-    }),
-    () => textSummary(analysis),
-  );
+  const json = () => ({
+    overcommit: analysis.overcommit,
+    announce: analysis.announce,
+    two_psa: analysis.two_psa,
+    observations: analysis.observations.map(observationJson),
+  });
+  await printOutcome(io, o.json, outDir, written, json, () => textSummary(analysis));
   return 0;
 }
 

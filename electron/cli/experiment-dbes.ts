@@ -57,23 +57,17 @@ export async function dbesExperimentCommand(o: DbesCommandOptions, io: CliIo): P
   }
   const analysis = analyseDbes(runs, o.config);
   const written = await writeFiles(outDir, analysis, runs);
-  await printOutcome(
-    io,
-    o.json,
-    outDir,
-    written,
-    () => ({
-      config: analysis.config,
-      strategies: analysis.strategies,
-      skipped: analysis.skipped,
-      fig4: analysis.fig4,
-      fig5: analysis.fig5,
-      fig6: analysis.fig6,
-      fig7: analysis.fig7,
-      observations: analysis.observations.map(observationJson),
-    }),
-    () => textSummary(analysis),
-  );
+  const json = () => ({
+    config: analysis.config,
+    strategies: analysis.strategies,
+    skipped: analysis.skipped,
+    fig4: analysis.fig4,
+    fig5: analysis.fig5,
+    fig6: analysis.fig6,
+    fig7: analysis.fig7,
+    observations: analysis.observations.map(observationJson),
+  });
+  await printOutcome(io, o.json, outDir, written, json, () => textSummary(analysis));
   return 0;
 }
 

@@ -44,19 +44,13 @@ export async function fpeExperimentCommand(o: FpeCommandOptions, io: CliIo): Pro
   }
   const analysis = analyseFpe(tables, o.config);
   const written = await writeFiles(outDir, analysis, rows);
-  await printOutcome(
-    io,
-    o.json,
-    outDir,
-    written,
-    () => ({
-      config: analysis.config,
-      table1: analysis.table1,
-      table2: analysis.table2,
-      observations: analysis.observations.map(observationJson),
-    }),
-    () => textSummary(analysis),
-  );
+  const json = () => ({
+    config: analysis.config,
+    table1: analysis.table1,
+    table2: analysis.table2,
+    observations: analysis.observations.map(observationJson),
+  });
+  await printOutcome(io, o.json, outDir, written, json, () => textSummary(analysis));
   return 0;
 }
 

@@ -66,18 +66,12 @@ export async function interactiveExperimentCommand(o: { config: InteractiveExper
   }
   const analysis = analyseInteractive(runs, o.config);
   const written = await writeFiles(outDir, analysis);
-  await printOutcome(
-    io,
-    o.json,
-    outDir,
-    written,
-    () => ({
-      points: analysis.points,
-      policies: analysis.policies,
-      observations: analysis.observations.map(observationJson),
-    }),
-    () => textSummary(analysis),
-  );
+  const json = () => ({
+    points: analysis.points,
+    policies: analysis.policies,
+    observations: analysis.observations.map(observationJson),
+  });
+  await printOutcome(io, o.json, outDir, written, json, () => textSummary(analysis));
   return 0;
 }
 

@@ -77,18 +77,12 @@ export async function koalaExperimentCommand(o: KoalaCommandOptions, io: CliIo):
 
   const analysis = analyseKoala(runs, { ...options, seeds: o.seeds }, sensitivity);
   const written = await writeFiles(outDir, analysis);
-  await printOutcome(
-    io,
-    o.json,
-    outDir,
-    written,
-    () => ({
-      parameters: koalaParameters(options),
-      runs: runs.map((r) => ({ approach: r.approach, policy: r.policy, workload: r.workload, seed: r.seed, series: r.series, ...r.summary, refused: r.refused })),
-      observations: analysis.observations.map(observationJson),
-    }),
-    () => textSummary(analysis),
-  );
+  const json = () => ({
+    parameters: koalaParameters(options),
+    runs: runs.map((r) => ({ approach: r.approach, policy: r.policy, workload: r.workload, seed: r.seed, series: r.series, ...r.summary, refused: r.refused })),
+    observations: analysis.observations.map(observationJson),
+  });
+  await printOutcome(io, o.json, outDir, written, json, () => textSummary(analysis));
   return 0;
 }
 
