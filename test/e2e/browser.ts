@@ -4,6 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { Host, type HostOptions } from '../../electron/host/host.js';
 import { startWebServer, type WebServer } from '../../electron/web/server.js';
 
@@ -57,4 +58,20 @@ export async function openSession(options: HostOptions = {}): Promise<Session> {
       await server.close();
     },
   };
+}
+
+/**
+ * One session for a describe block's tests, opened before them and closed after. Browser actions wait up to 60 s:
+ * two cores shared with other work make a slow machine, not a failure.
+ */
+export function sharedSession(options: HostOptions): () => Session {
+  let session: Session | undefined;
+  beforeAll(async () => {
+    session = await openSession(options);
+    session.page.setDefaultTimeout(60_000);
+  });
+  afterAll(async () => {
+    await session?.close();
+  }, 60_000);
+  return () => session!;
 }

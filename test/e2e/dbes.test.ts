@@ -3,13 +3,12 @@
 // run takes it; the Activity view says which expansion was the second step, which was made for C and which shrink
 // served C; the Plan view marks A as expanded for C.
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gridSpecSchema } from '../../core/model/schemas.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
-import { artifacts, browserReady, openSession, type Session } from './browser.js';
+import { artifacts, browserReady, sharedSession } from './browser.js';
 
 const ready = browserReady();
-let session: Session;
 
 const spec = (id: string, kind: 'malleable' | 'rigid', min: number, max: number, seconds: number) => ({
   id,
@@ -30,17 +29,11 @@ async function until(check: () => boolean, what: string, timeoutMs = 30_000): Pr
 }
 
 describe.skipIf(!ready)('DBES in the console, in Chromium', () => {
-  beforeAll(async () => {
-    const grid = gridSpecSchema.parse({ name: 'four', clusters: [{ name: 'c', processors: 4 }] });
-    session = await openSession({ grid, workload: 'none', speed: 'pause' });
-    session.page.setDefaultTimeout(60_000);
-  });
-  afterAll(async () => {
-    await session?.close();
-  }, 60_000);
+  const grid = gridSpecSchema.parse({ name: 'four', clusters: [{ name: 'c', processors: 4 }] });
+  const session = sharedSession({ grid, workload: 'none', speed: 'pause' });
 
   it('Settings offers dbes, served by the host with its description, and the run takes it', async () => {
-    const { page, server, host } = session;
+    const { page, server, host } = session();
     await page.goto(server.url);
     await page.getByTestId('tab-settings').click();
     await page.getByTestId('settings-view').waitFor();
@@ -53,7 +46,7 @@ describe.skipIf(!ready)('DBES in the console, in Chromium', () => {
   }, 180_000);
 
   it('Activity tells the second step, the expansion for C and the shrink for C apart; Plan marks A as expanded for C', async () => {
-    const { page, host } = session;
+    const { page, host } = session();
     const scheduler = host.world.scheduler;
     // A and B start together (the run paused while they are submitted), C once they run.
     for (const s of [spec('A', 'malleable', 1, 4, 3600), spec('B', 'malleable', 1, 4, 1800)]) expect(host.call('jobs.submit', s)).toMatchObject({ ok: true });

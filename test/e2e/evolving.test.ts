@@ -3,26 +3,17 @@
 // job's cluster, the Queue shows beside its kind, and the job's drawer charts as its views; its updates are listed
 // on the Activity view.
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifacts, browserReady, openSession, type Session } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { artifacts, browserReady, sharedSession } from './browser.js';
 
 const ready = browserReady();
-let session: Session;
 let jobId = '';
 
 describe.skipIf(!ready)('evolving jobs in Chromium', () => {
-  beforeAll(async () => {
-    session = await openSession({ workload: 'none', speed: '10x' });
-    // Two cores shared with other work: give each browser action time rather than fail on a slow machine.
-    session.page.setDefaultTimeout(60_000);
-  });
-
-  afterAll(async () => {
-    await session?.close();
-  }, 60_000);
+  const session = sharedSession({ workload: 'none', speed: '10x' });
 
   it('submits an evolving job through the form, a bad initial size refused at its field first', async () => {
-    const { page, server, host } = session;
+    const { page, server, host } = session();
     await page.goto(server.url);
     await page.getByTestId('grid-view').waitFor();
     await page.getByTestId('tab-submit').click();
@@ -56,7 +47,7 @@ describe.skipIf(!ready)('evolving jobs in Chromium', () => {
   }, 180_000);
 
   it('shows its pre-allocation on the Grid view, on its cluster and in the total', async () => {
-    const { page, host } = session;
+    const { page, host } = session();
     const list = host.call('jobs.list', {});
     const cluster = list.ok ? list.value.jobs.find((j) => j.id === jobId)!.clusters[0]! : '';
     await page.getByTestId('tab-grid').click();
@@ -76,7 +67,7 @@ describe.skipIf(!ready)('evolving jobs in Chromium', () => {
   }, 180_000);
 
   it('shows the pre-allocation in the Queue and the job’s views as step charts in its drawer', async () => {
-    const { page } = session;
+    const { page } = session();
     await page.getByTestId('tab-queue').click();
     await page.getByTestId('queue-view').waitFor();
     await page.getByTestId(`job-row-${jobId}`).getByText('evolving · PA 24').waitFor();
@@ -97,7 +88,7 @@ describe.skipIf(!ready)('evolving jobs in Chromium', () => {
   }, 180_000);
 
   it('lists the job’s updates on the Activity view in words', async () => {
-    const { page } = session;
+    const { page } = session();
     await page.keyboard.press('Escape');
     await page.getByTestId('job-drawer').waitFor({ state: 'detached' });
     await page.getByTestId('tab-activity').click();

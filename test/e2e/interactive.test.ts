@@ -3,25 +3,16 @@
 // shows the worker nodes its tasks hold with their utilization and slack, a job the nodes cannot take any more is
 // refused under the fields with the host's reason, and a deadline miss an application reports is in Activity.
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifacts, browserReady, openSession, type Session } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { artifacts, browserReady, sharedSession } from './browser.js';
 
 const ready = browserReady();
-let session: Session;
 
 describe.skipIf(!ready)('interactive jobs in Chromium', () => {
-  beforeAll(async () => {
-    session = await openSession({ workload: 'none', speed: 'pause' });
-    // Two cores shared with other work: give each browser action time rather than fail on a slow machine.
-    session.page.setDefaultTimeout(60_000);
-  });
-
-  afterAll(async () => {
-    await session?.close();
-  }, 60_000);
+  const session = sharedSession({ workload: 'none', speed: 'pause' });
 
   it('submits an interactive job, shows its nodes on the Grid card, refuses one that does not fit, and lists a miss in Activity', async () => {
-    const { page, server, host } = session;
+    const { page, server, host } = session();
     await page.goto(server.url);
     await page.getByTestId('grid-view').waitFor();
     await page.getByTestId('tab-submit').click();

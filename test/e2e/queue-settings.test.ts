@@ -2,26 +2,17 @@
 // under it) reaches the run's scheduler; the Submit form then marks the walltime required, says why, refuses a bad
 // one at its field, and submits the walltime typed as h:mm:ss in seconds.
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queuePolicies } from '../../core/queue/registry.js';
-import { artifacts, browserReady, openSession, type Session } from './browser.js';
+import { artifacts, browserReady, sharedSession } from './browser.js';
 
 const ready = browserReady();
-let session: Session;
 
 describe.skipIf(!ready)('queue settings and the Submit form’s walltime in Chromium', () => {
-  beforeAll(async () => {
-    session = await openSession({ workload: 'none', speed: 'pause' });
-    // Two cores shared with other work: give each browser action time rather than fail on a slow machine.
-    session.page.setDefaultTimeout(60_000);
-  });
-
-  afterAll(async () => {
-    await session?.close();
-  }, 60_000);
+  const session = sharedSession({ workload: 'none', speed: 'pause' });
 
   it('chooses easy in Settings, with its description, and the run takes it', async () => {
-    const { page, server, host } = session;
+    const { page, server, host } = session();
     await page.goto(server.url);
     await page.getByTestId('grid-view').waitFor();
     await page.getByTestId('tab-settings').click();
@@ -38,7 +29,7 @@ describe.skipIf(!ready)('queue settings and the Submit form’s walltime in Chro
   }, 180_000);
 
   it('the Submit form then requires a walltime, refuses a bad one at its field, and sends it in seconds', async () => {
-    const { page, host } = session;
+    const { page, host } = session();
     await page.getByTestId('tab-submit').click();
     await page.getByTestId('submit-view').waitFor();
     await page.getByTestId('error-walltime').waitFor();

@@ -3,25 +3,16 @@
 // demo's arguments are, a fixed cluster is chosen from the grid's, and a template keeps both. The API refuses the
 // same program naming the field.
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifacts, browserReady, openSession, type Session } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { artifacts, browserReady, sharedSession } from './browser.js';
 
 const ready = browserReady();
-let session: Session;
 
 describe.skipIf(!ready)('the Submit form’s program, arguments and cluster in Chromium', () => {
-  beforeAll(async () => {
-    session = await openSession({ workload: 'none', speed: 'pause' });
-    // Two cores shared with other work: give each browser action time rather than fail on a slow machine.
-    session.page.setDefaultTimeout(60_000);
-  });
-
-  afterAll(async () => {
-    await session?.close();
-  }, 60_000);
+  const session = sharedSession({ workload: 'none', speed: 'pause' });
 
   it('refuses arguments in the program field, takes them in the arguments field, with a fixed cluster', async () => {
-    const { page, server, host } = session;
+    const { page, server, host } = session();
     await page.goto(server.url);
     await page.getByTestId('grid-view').waitFor();
     await page.getByTestId('tab-submit').click();
@@ -49,7 +40,7 @@ describe.skipIf(!ready)('the Submit form’s program, arguments and cluster in C
   }, 180_000);
 
   it('keeps the arguments and the cluster in a template', async () => {
-    const { page } = session;
+    const { page } = session();
     await page.getByTestId('template-name').locator('input').fill('ft-leiden');
     await page.getByTestId('template-save').click();
     await page.getByRole('button', { name: 'Reset' }).click();
@@ -63,7 +54,7 @@ describe.skipIf(!ready)('the Submit form’s program, arguments and cluster in C
   }, 120_000);
 
   it('is refused by the API too, naming the field', async () => {
-    const answer = await session.host.call('jobs.submit', { kind: 'rigid', components: [{ processors: 1, program: 'app.mjs 400' }] });
+    const answer = await session().host.call('jobs.submit', { kind: 'rigid', components: [{ processors: 1, program: 'app.mjs 400' }] });
     expect(answer).toMatchObject({ ok: false, errors: [{ path: 'components[0].program', message: expect.stringContaining('one word without spaces') }] });
   });
 });
