@@ -1,42 +1,44 @@
 // The host: owns a scheduler over a grid (by default the simulated DAS-3, living in virtual time that follows the
-// wall clock at the chosen speed), serves the typed API and streams the scheduler's events.
+// wall clock at the chosen speed), serves the typed API and streams the scheduler's events. It keeps the run (its
+// world, its store, what is recorded of it); each domain's methods are a service in ./services/, and the
+// dispatcher's table is built from theirs.
 import type { SchedulerEvent } from '../../core/events.js';
 import { gridSpecSchema, type GridSpec, type JobSpec } from '../../core/model/schemas.js';
 import { gridPreset } from '../../core/sim/grids.js';
 import { workloadPreset } from '../../core/sim/workloads/koala.js';
 import { SimWorld } from '../../core/sim/world.js';
-import { DEFAULT_JOB_STREAM, JobStream, NO_JOB_STREAM, type JobStreamSettings } from '../../core/sim/workloads/stream.js';
-import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type ClusterSample, type MethodName, type RunStatus, type Speed, type StreamMessage, type ViewStep } from '../api/contract.js';
+import { DEFAULT_JOB_STREAM, JobStream, NO_JOB_STREAM } from '../../core/sim/workloads/stream.js';
+import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type ClusterSample, type MethodName, type RunStatus, type Speed, type StreamMessage } from '../api/contract.js';
 import { createDispatcher, type Dispatch } from '../api/dispatcher.js';
 import { LabRunner } from '../lab/runner.js';
-import { labExperimentInfos } from '../lab/registry.js';
 import { GridHistory } from './grid-history.js';
 import { ActivityHistory } from './activity-history.js';
 import { RecentJobEvents } from './recent-job-events.js';
-import { EndedSummaries, FinishedJobs, listJobs, placementsOf, sizeSteps, viewsFromEvents } from './finished-jobs.js';
-import type { RunConfig, Store, StoredCommand, StoredQueueSettings, StoredTemplate } from '../store/store.js';
+import { EndedSummaries, FinishedJobs, placementsOf } from './finished-jobs.js';
+import type { RunConfig, Store, StoredCommand } from '../store/store.js';
 import { Replay } from './replay.js';
 import { RunRecorder } from './run-recorder.js';
 import { backupName } from './backup-name.js';
-import type { Scheduler, SchedulerOptions } from '../../core/scheduler/scheduler.js';
-import { queuePolicies } from '../../core/queue/registry.js';
-import { malleabilityPolicies } from '../../core/malleability/registry.js';
-import type { QueuePolicy, QueuePolicyName } from '../../core/queue/policy.js';
-import { QUEUE_PRIORITIES, type QueuePriorityName } from '../../core/queue/priority.js';
-import type { LiveClusterConfig, LiveWorld } from '../../runners/live/types.js';
+import type { Scheduler } from '../../core/scheduler/scheduler.js';
+import type { LiveWorld } from '../../runners/live/types.js';
 import { ClusterService, type ClusterServiceOptions } from '../live/cluster-service.js';
-import { clustersSecretSource, createLiveWorldFromConfig, liveClusterSnapshots, type LiveWorldFactory, type LiveWorldFactoryOptions } from '../live/live-run.js';
+import { createLiveWorldFromConfig, liveClusterSnapshots, type LiveWorldFactory } from '../live/live-run.js';
+import { HostModeMachine } from './mode.js';
+import { refused, type HostRun, type Refusal, type ServiceHandlers } from './services/run.js';
+import { TemplatesService } from './services/templates.js';
+import { labHandlers } from './services/lab.js';
+import { SettingsService, SCHEDULER_SETTINGS, schedulerQueueOptions } from './services/settings.js';
+import { JobsService } from './services/jobs.js';
+import { SimulationService } from './services/simulation.js';
+import { LiveRunService } from './services/live-run.js';
+import { clusterHandlers } from './services/clusters.js';
+import { GridService } from './services/grid.js';
 
-const SPEED_FACTOR: Record<Speed, number> = { pause: 0, '1x': 1, '10x': 10, '100x': 100, max: Number.POSITIVE_INFINITY };
 /** One tick (or one slice of a replay) computes for at most this long, so the API and signals are served between. */
 const SLICE_MS = 50;
-/** A run behind its speed keeps at most this much wall time of backlog: past it, the backlog is dropped, not chased. */
-const MAX_BACKLOG_WALL_S = 10;
 /** A stored run whose replay takes longer than this is not resumed (the user chooses a fresh run or read-only). */
 const REPLAY_LIMIT_S = 120;
 /** Methods that change the run or the store: refused while a run is resumed, cannot be, or is read-only. */
-/** Why a live run's speed cannot change: the refusal of sim.setSpeed, and what the snapshot says beside the speed. */
-const LIVE_SPEED_FIXED = 'a live run follows real time: its speed cannot change (a simulated run can: switch the live run off in Settings → Clusters, or sim.reset)';
 const RUN_COMMANDS = new Set<MethodName>(['jobs.submit', 'jobs.cancel', 'jobs.resize', 'settings.set', 'sim.setSpeed']);
 const STORE_WRITES = new Set<MethodName>(['templates.save', 'templates.delete', 'clusters.save', 'clusters.update', 'clusters.remove', 'clusters.setSecret', 'run.startLive', 'lab.start', 'sim.reset']);
 /** The grid history: samples shown (as many as a console chart keeps), first spacing, how often it is stored. */
@@ -73,49 +75,6 @@ export interface HostOptions {
   readonly warmUpS?: number;
 }
 
-
-/** How the store marks a live run (its clusters are the configured ones; its jobs' times are seconds since it began). */
-const LIVE_RUN: RunConfig = { grid: null, workload: 'none', seed: 0, mode: 'live' };
-
-/** The settings kept as stored commands and applied again when a run is resumed (a live run's too). */
-const SCHEDULER_SETTINGS = new Set(['approach', 'policy', 'triesThreshold', 'queue', 'reservationDepth', 'priority']);
-
-/** The priorities in words for Settings (a new name in QUEUE_PRIORITIES needs its words here: the Record says so). */
-const PRIORITY_DESCRIPTIONS: Readonly<Record<QueuePriorityName, string>> = {
-  submit: 'submission order: the earliest submitted job first',
-  wait: 'waiting time: the job that has waited longest first',
-  size: 'size: ordered by the processors each job needs',
-};
-
-/**
- * Whether a queue policy plans over time (its jobs' walltimes say when processors come free). Decision: a policy
- * plans ahead when it runs its own pass over the plans (fcfs, easy, cbf...), not the scheduler's scan (koala): asked
- * of the policy itself on an empty view, so a policy added to core/queue is classed without a list here; one whose
- * pass cannot begin on an empty view reads the view, so it plans.
- */
-function plansAhead(policy: QueuePolicy): boolean {
-  const empty = {
-    now: 0,
-    clusterCount: 0,
-    plan: () => {
-      throw new Error('no cluster');
-    },
-    freed: () => true,
-    promised: 0,
-  };
-  try {
-    return policy.begin(empty) !== undefined;
-  } catch {
-    return true;
-  }
-}
-
-/** A run's stored queue settings as the scheduler takes them (undefined: its defaults). */
-function schedulerQueueOptions(q: StoredQueueSettings | undefined): Pick<SchedulerOptions, 'queue' | 'reservationDepth' | 'priority'> | undefined {
-  if (!q) return undefined;
-  return { queue: q.queue as QueuePolicyName, reservationDepth: q.reservationDepth ?? undefined, priority: q.priority as QueuePriorityName };
-}
-
 /** What a host opens at start, in words: `stored` the store's run, else `run` is a new one. */
 function describeStart(stored: RunConfig | undefined, run: RunConfig, clusters: readonly string[]): string {
   if (stored?.mode === 'live') return `resuming a live run on ${clusters.length} cluster${clusters.length === 1 ? '' : 's'}${clusters.length ? ` (${clusters.join(', ')})` : ''}`;
@@ -125,27 +84,23 @@ function describeStart(stored: RunConfig | undefined, run: RunConfig, clusters: 
   return stored ? `resuming ${simulated}` : `a new ${simulated.slice(2)}`;
 }
 
-export class Host {
+export class Host implements HostRun {
   readonly dispatch: Dispatch;
   /** Experiments and whole simulations, each in a worker thread (the `lab.*` methods). */
   readonly lab: LabRunner;
+  /** Which world serves the run: the simulated one, a live one, or a stored live run resuming (./mode.ts). */
+  readonly mode = new HostModeMachine();
   private current!: SimWorld;
   /** Counts the runs this host has opened (a reset opens another): part of the jobs list's version. */
-  private runNumber = 0;
+  runNumber = 0;
   /** Event listeners, each with how to detach it from the current world (a reset moves them to the new one). */
   private readonly subscribers = new Set<{ listener: (event: SchedulerEvent) => void; off: () => void }>();
-  /** Templates of a host without a store. */
-  private readonly memoryTemplates = new Map<string, StoredTemplate>();
-  private speed: Speed;
-  private wallAnchor: number;
-  private virtualAnchor: number;
   private readonly clock: () => number;
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private readonly store: Store | undefined;
+  readonly store: Store | undefined;
   /** The run's events with the store: numbered, compared when replayed, written with everything else in one commit. */
   private readonly recorder: RunRecorder | undefined;
   /** Where the run stands (resumed, not resumable, read-only); `running` otherwise. */
-  private status: RunStatus = { state: 'running' };
+  private state: RunStatus = { state: 'running' };
   /** A stored run's replay while the host resumes it. */
   private replay: Replay | undefined;
   /** Resolves once a stored run is resumed, or found not resumable (at once without one). */
@@ -154,37 +109,27 @@ export class Host {
   private readonly replayLimitS: number;
   private readonly warmUpS: number;
   /** Virtual seconds the current run computed before its clock started (0: none, or a resumed run). */
-  private warmedUpS = 0;
-  /** Virtual seconds behind the chosen speed after the last tick. */
-  private behindS = 0;
-  /** Submissions by the console's id: the job each made and its spec, so that a retry is answered, not run twice. */
-  private submissionIds = new Map<string, { jobId: string; spec: string }>();
+  warmedUpS = 0;
   /** Utilization over the whole run, downsampled, for consoles that open late (grid.history). */
-  private history = new GridHistory<ClusterSample>();
+  history = new GridHistory<ClusterSample>();
   private historySavedAt = Number.NEGATIVE_INFINITY;
   private historyDirty = false;
-  private recentEvents = new RecentJobEvents(RECENT_EVENTS);
+  recentEvents = new RecentJobEvents(RECENT_EVENTS);
   /** Ended jobs of a simulated run that have left the scheduler once stored (their summaries, capped; their ids). */
-  private finished = new FinishedJobs();
+  finished = new FinishedJobs();
   /** Ended jobs not yet released: released at the next flush that stores their end. */
   private endedPending: string[] = [];
   /** Grow, shrink and evolve operations over the whole run, bucketed, for consoles that open late (activity.history). */
-  private activity = new ActivityHistory();
+  activity = new ActivityHistory();
   /** Live clusters' configurations, secrets and connection tests (the `clusters.*` methods). */
   readonly clusters: ClusterService;
-  /** The live run, when there is one: it replaces the simulated world for every method (`world` stays idle). */
-  private live: LiveWorld | undefined;
-  private readonly liveWorldFactory: LiveWorldFactory;
-  /** The live world has started: its persistent state is valid (and stored at every flush that saw events). */
-  private liveReady = false;
-  /** A live run being resumed: its world is starting (the idle simulated world is not served meanwhile). */
-  private resuming: LiveWorld | undefined;
-  /** Why the live world could not start (connection errors are per cluster, in the snapshot). */
-  private liveStartError: string | undefined;
   /** What the host opened at start, in words (the start-up banner): a new simulated run, or which stored run it resumes. */
   readonly startedWith: string;
-  /** The live run was resumed from the store: its jobs' sizes before this session are in the store, not the world. */
-  private liveResumed = false;
+  private readonly templates: TemplatesService;
+  private readonly settings: SettingsService;
+  private readonly jobs: JobsService;
+  private readonly simulation: SimulationService;
+  private readonly liveRun: LiveRunService;
 
   constructor(options: HostOptions = {}) {
     this.store = options.store;
@@ -193,9 +138,13 @@ export class Host {
     this.replayLimitS = options.replayLimitS ?? REPLAY_LIMIT_S;
     this.warmUpS = options.warmUpS ?? 0;
     this.clock = options.clock ?? (() => performance.now());
-    this.speed = options.speed ?? '1x';
     this.clusters = new ClusterService({ ...options.clusters, ...(this.store ? { store: this.store } : {}) });
-    this.liveWorldFactory = options.liveWorld ?? createLiveWorldFromConfig;
+    const whileResuming = () => this.liveRun.whileResuming();
+    this.templates = new TemplatesService(this.store);
+    this.settings = new SettingsService(this, whileResuming);
+    this.jobs = new JobsService(this, whileResuming);
+    this.liveRun = new LiveRunService(this, this.clusters, this.settings, options.liveWorld ?? createLiveWorldFromConfig);
+    this.simulation = new SimulationService(this, this.liveRun, this.settings, this.clock, this.sliceMs, options.speed ?? '1x');
     const resumed = this.store?.run();
     const resumedLive = resumed?.mode === 'live';
     const run: RunConfig =
@@ -206,240 +155,90 @@ export class Host {
     const problems = resumed ? this.store!.check() : [];
     if (problems.length) {
       // Nothing is replayed or written: the user chooses a fresh run (the store kept as a backup) or read-only.
-      this.open(run, { idle: true });
-      this.status = { state: 'unresumable', reason: `the store failed its check: ${problems.join('; ')}` };
+      this.openWorld(run, { idle: true });
+      this.state = { state: 'unresumable', reason: `the store failed its check: ${problems.join('; ')}` };
       this.ready = Promise.resolve();
     } else if (resumedLive && this.store!.readOnly) {
-      this.open(run, { idle: true });
-      this.status = { state: 'read-only', reason: 'a live run opened read-only: its clusters are not contacted' };
+      this.openWorld(run, { idle: true });
+      this.state = { state: 'read-only', reason: 'a live run opened read-only: its clusters are not contacted' };
       this.ready = Promise.resolve();
     } else {
       // A resumed live run keeps an idle simulated world underneath, never stored.
       // Only the first start of a fresh run is warmed up (a new run from Settings starts at 0).
-      this.open(run, { resumed: resumed !== undefined && !resumedLive, idle: resumedLive, warmUp: true });
-      if (resumedLive) this.resumeLive();
+      this.openWorld(run, { resumed: resumed !== undefined && !resumedLive, idle: resumedLive, warmUp: true });
+      if (resumedLive) this.liveRun.resume();
       this.ready = this.replay ? new Promise((resolve) => this.replaySlices(performance.now(), resolve)) : Promise.resolve();
     }
-    this.wallAnchor = this.clock();
-    this.virtualAnchor = this.world.engine.now;
+    this.simulation.restart();
     this.lab = new LabRunner({ store: this.store?.readOnly ? undefined : this.store });
-    this.dispatch = createDispatcher({
-      'grid.snapshot': () => ({
-        ok: true,
-        value: {
-          time: this.now(),
-          speed: this.live ? '1x' : this.speed,
-          clusters: this.withInteractive(this.clusterSamples()),
-          mode: this.live || this.resuming ? 'live' : 'sim',
-          run: this.runStatus(),
-          behindS: this.live ? 0 : this.behindS,
-          ...(this.warmedUpS > 0 && !this.live ? { warmedUpS: this.warmedUpS } : {}),
-          ...(this.live || this.resuming ? { speedFixed: LIVE_SPEED_FIXED } : {}),
-        },
-      }),
-      'grid.history': () => ({ ok: true, value: { samples: this.history.view() } }),
-      'activity.history': () => {
-        const now = this.now();
-        return { ok: true, value: { now, ...this.activity.view(now) } };
-      },
-      'jobs.events': ({ jobId }) => {
-        const known = this.scheduler.job(jobId) !== undefined || this.finished.has(jobId) || (this.status.state !== 'running' && this.store?.events(jobId).length);
-        if (!known) return { ok: false, errors: [{ path: 'jobId', message: `no job "${jobId}"` }] };
-        this.flush();
-        const events = this.store ? this.store.events(jobId) : this.recentEvents.of(jobId);
-        return { ok: true, value: { events } };
-      },
-      'jobs.views': ({ jobId }) => {
-        const now = this.now();
-        if (!this.scheduler.job(jobId) && this.finished.has(jobId)) {
-          this.flush();
-          return { ok: true, value: viewsFromEvents(this.store ? this.store.events(jobId) : this.recentEvents.of(jobId), now) };
-        }
-        const views = this.scheduler.views(jobId, now);
-        if (!views) return { ok: false, errors: [{ path: 'jobId', message: `no job "${jobId}"` }] };
-        return { ok: true, value: { now, ...views, allocated: this.withEarlierSizes(jobId, views.allocated) } };
-      },
-      'jobs.submit': ({ submissionId, ...spec }) => {
-        if (this.resuming) return this.stillResuming();
-        this.catchUp();
-        const canonical = JSON.stringify(spec);
-        const earlier = submissionId === undefined ? undefined : this.submissionIds.get(submissionId);
-        if (earlier) {
-          if (earlier.spec === canonical) return { ok: true, value: { jobId: earlier.jobId } };
-          return { ok: false, errors: [{ path: 'submissionId', message: `was already used for another job (${earlier.jobId})` }] };
-        }
-        if (spec.id !== undefined && this.finished.has(spec.id)) return { ok: false, errors: [{ path: 'id', message: `duplicates job "${spec.id}"` }] };
-        const r = this.live ? this.live.act((s, now) => s.submit(spec, now)) : this.world.submit(spec);
-        if (!r.ok) return r;
-        const jobId = r.value.id;
-        if (submissionId !== undefined) this.submissionIds.set(submissionId, { jobId, spec: canonical });
-        // On disk with its events before the answer: a job the API accepted survives a crash, whole.
-        if (!this.flush({ t: this.now(), key: 'jobs.submit', value: spec, jobId, ...(submissionId === undefined ? {} : { submissionId }) })) return this.refusal('jobs.submit')!;
-        return { ok: true, value: { jobId } };
-      },
-      'jobs.cancel': ({ jobId }) => {
-        if (this.resuming) return this.stillResuming();
-        this.catchUp();
-        if (this.finished.has(jobId)) return { ok: false, errors: [{ path: 'jobId', message: `job ${jobId} has already ${this.endedState(jobId)}` }] };
-        const r = this.act((s, now) => s.cancel(jobId, now));
-        if (!r.ok) return r;
-        this.record('jobs.cancel', { jobId });
-        return { ok: true, value: { jobId } };
-      },
-      'jobs.resize': ({ jobId, delta }) => {
-        if (this.resuming) return this.stillResuming();
-        this.catchUp();
-        if (this.finished.has(jobId)) return { ok: false, errors: [{ path: 'jobId', message: `job ${jobId} is not running (it is ${this.endedState(jobId)})` }] };
-        const r = this.act((s, now) => s.resize(jobId, delta, now));
-        if (!r.ok) return r;
-        this.record('jobs.resize', { jobId, delta });
-        return r;
-      },
-      'jobs.list': ({ states, limit, since }) => {
-        // Every change to a job is an event: the run and its event count tell whether anything listed may differ.
-        const version = `${this.runNumber}:${this.scheduler.eventCount}`;
-        const wanted = states ? new Set(states) : undefined;
-        if (since === version) {
-          let total = 0;
-          for (const j of this.scheduler.jobs()) if (!wanted || wanted.has(j.state)) total++;
-          for (const { summary } of this.finished.values()) if (!wanted || wanted.has(summary.state)) total++;
-          return { ok: true, value: { jobs: [], total, version, unchanged: true } };
-        }
-        // The scheduler's jobs and those that left memory (ended, stored), in submission order.
-        const released = [...this.finished.values()].filter((j) => !wanted || wanted.has(j.summary.state));
-        const held = [...this.scheduler.jobs()].filter((j) => !wanted || wanted.has(j.state));
-        // Decision: a waiting job's planned start is listed as of the last event (the version): a pass that moves only
-        // reservations (a poll that saw another background load) shows at the next event.
-        const grid = this.scheduler.grid;
-        return { ok: true, value: { ...listJobs(held, released, limit, (i) => grid.clusters[i]?.name), version } };
-      },
-      'plan.snapshot': ({ limit }) => {
-        if (this.resuming) return { ok: true, value: { now: 0, queuePolicy: this.scheduler.queuePolicyName, limit, clusters: [] } };
-        return { ok: true, value: this.scheduler.planSnapshot(this.now(), limit) };
-      },
-      'sim.setSpeed': ({ speed }) => {
-        if (this.live || this.resuming) return { ok: false, errors: [{ path: 'speed', message: LIVE_SPEED_FIXED }] };
-        this.catchUp();
-        this.speed = speed;
-        this.behindS = 0;
-        this.reanchor();
-        return { ok: true, value: { speed } };
-      },
-      'sim.reset': ({ grid, workload, seed, ...queueChanges }) => {
-        this.catchUp();
-        let backup: string | undefined;
-        // Decision: a new run keeps the current run's queue settings, except those the reset gives.
-        const current = this.queueSettings();
-        const queue: StoredQueueSettings = {
-          queue: queueChanges.queue ?? current.queue,
-          reservationDepth: queueChanges.reservationDepth !== undefined ? queueChanges.reservationDepth : current.reservationDepth,
-          priority: queueChanges.priority ?? current.priority,
-        };
-        // The world is built before the store forgets the old run: a grid the simulator refuses changes nothing.
-        try {
-          this.open({ grid, workload, seed, streamFrom: 'start', queue }, {
-            beforeSwitch: () => {
-              backup = this.keepUnresumedRun();
-              void this.stopLive();
-            },
-          });
-        } catch (error) {
-          return { ok: false, errors: [{ path: 'grid', message: error instanceof Error ? error.message : String(error) }] };
-        }
-        this.behindS = 0;
-        this.reanchor();
-        this.flush();
-        return { ok: true, value: { grid: grid.name, clusters: grid.clusters.length, workload, jobs: this.world.totalJobs, seed, ...(backup ? { backup } : {}) } };
-      },
-      'run.openReadOnly': () => {
-        if (this.status.state === 'running') return { ok: false, errors: [{ path: '', message: 'the run is running: only a stored run being resumed, or one that cannot be, is opened read-only' }] };
-        if (this.status.state !== 'read-only') this.status = { state: 'read-only', reason: this.status.state === 'unresumable' ? this.status.reason : 'opened read-only while it was being resumed' };
-        this.replay = undefined;
-        return { ok: true, value: this.runStatus() };
-      },
-      'settings.get': () => ({ ok: true, value: this.settings() }),
-      'settings.set': (changes) => {
-        if (this.resuming) return this.stillResuming();
-        this.catchUp();
-        const t = this.now();
-        for (const [key, value] of Object.entries(changes)) {
-          if (value === undefined) continue;
-          const r = this.applySetting(key, value);
-          if (!r.ok) return r;
-          this.flush({ t, key, value });
-        }
-        return { ok: true, value: this.settings() };
-      },
-      'settings.choices': () => ({
-        ok: true,
-        value: {
-          queuePolicies: Object.values(queuePolicies).map((q) => ({ name: q.name, description: q.description, plansAhead: plansAhead(q) })),
-          priorities: QUEUE_PRIORITIES.map((name) => ({ name, description: PRIORITY_DESCRIPTIONS[name] })),
-          policies: Object.values(malleabilityPolicies).map((p) => ({ name: p.name, description: p.description })),
-        },
-      }),
-      'templates.list': () => ({ ok: true, value: { templates: this.templates() as Array<{ name: string; spec: JobSpec }> } }),
-      'templates.save': ({ name, spec }) => {
-        if (this.store) this.store.saveTemplate({ name, spec });
-        else this.memoryTemplates.set(name, { name, spec });
-        return { ok: true, value: { name } };
-      },
-      'templates.delete': ({ name }) => {
-        const had = this.store ? this.store.deleteTemplate(name) : this.memoryTemplates.delete(name);
-        return had ? { ok: true, value: { name } } : { ok: false, errors: [{ path: 'name', message: `names no template ("${name}")` }] };
-      },
-      'lab.experiments': () => ({ ok: true, value: { experiments: labExperimentInfos() } }),
-      'lab.start': (spec) => ({ ok: true, value: { runId: this.lab.start(spec) } }),
-      'lab.cancel': ({ runId }) => this.lab.cancel(runId),
-      'clusters.list': () => this.clusters.list(),
-      'clusters.save': (config) => this.clusters.save(config),
-      // Decision: no cluster is renamed during a live run: its jobs, and the run resumed after a restart, find their cluster by name.
-      'clusters.update': ({ name, config }) =>
-        this.clusters.update(name, config, this.live || this.resuming ? 'a cluster is not renamed during a live run: switch the live run off first' : undefined),
-      'clusters.remove': ({ name }) => this.clusters.remove(name),
-      'clusters.test': (config) => this.clusters.test(config),
-      'clusters.acceptHostKey': ({ host, port, fingerprint, cluster }) => this.clusters.acceptHostKey(host, port, fingerprint, cluster),
-      'clusters.setSecret': ({ cluster, kind, value }) => this.clusters.setSecret(cluster, kind, value),
-      'clusters.stageAssets': ({ name }) => this.stageAssets(name),
-      'run.startLive': () => this.startLive(),
-      'lab.list': () => ({ ok: true, value: { runs: this.lab.list() } }),
-      'lab.result': ({ runId }) => this.lab.result(runId),
+    const grid = new GridService(this, this, this.simulation);
+    const dispatch = createDispatcher({
+      ...grid.handlers(),
+      ...this.jobs.handlers(),
+      ...this.simulation.handlers(),
+      ...this.runHandlers(),
+      ...this.settings.handlers(),
+      ...this.templates.handlers(),
+      ...labHandlers(this.lab),
+      ...clusterHandlers(this.clusters, this.mode),
+      ...this.liveRun.handlers(),
     });
-    const dispatch = this.dispatch;
     this.dispatch = ((method: string, payload: unknown) => this.refusal(method) ?? dispatch(method, payload)) as Dispatch;
   }
 
+  /** The stored run's own method: a run being resumed, or one that cannot be, is opened read-only. */
+  private runHandlers(): ServiceHandlers<'run.openReadOnly'> {
+    return {
+      'run.openReadOnly': () => {
+        if (this.state.state === 'running') return refused('', 'the run is running: only a stored run being resumed, or one that cannot be, is opened read-only');
+        if (this.state.state !== 'read-only') this.state = { state: 'read-only', reason: this.state.state === 'unresumable' ? this.state.reason : 'opened read-only while it was being resumed' };
+        this.replay = undefined;
+        return { ok: true, value: this.status };
+      },
+    };
+  }
+
   /** Why `method` cannot be served now (the run is being resumed, cannot be, or is read-only), if it cannot. */
-  private refusal(method: string): { ok: false; errors: Array<{ path: string; message: string }> } | undefined {
+  refusal(method: string): Refusal | undefined {
     const name = method as MethodName;
-    if (this.store?.readOnly && STORE_WRITES.has(name)) return { ok: false, errors: [{ path: '', message: `the store ${this.store.file} is open read-only: start without --read-only to change it` }] };
+    if (this.store?.readOnly && STORE_WRITES.has(name)) return refused('', `the store ${this.store.file} is open read-only: start without --read-only to change it`);
     if (!RUN_COMMANDS.has(name)) return undefined;
-    const status = this.status;
+    const status = this.state;
     if (status.state === 'resuming') {
       const share = status.storedEvents ? Math.floor((100 * this.recorder!.recorded) / status.storedEvents) : 0;
-      return { ok: false, errors: [{ path: '', message: `the stored run is being resumed (${Math.min(share, 99)} % replayed): try again in a moment` }] };
+      return refused('', `the stored run is being resumed (${Math.min(share, 99)} % replayed): try again in a moment`);
     }
-    if (status.state === 'unresumable') return { ok: false, errors: [{ path: '', message: `the stored run cannot be resumed (${status.reason}): start a fresh run (sim.reset; the store is kept as a backup) or open it read-only (run.openReadOnly)` }] };
-    if (status.state === 'read-only') return { ok: false, errors: [{ path: '', message: `the run is open read-only (${status.reason}): start a fresh run (sim.reset) to change anything` }] };
+    if (status.state === 'unresumable') return refused('', `the stored run cannot be resumed (${status.reason}): start a fresh run (sim.reset; the store is kept as a backup) or open it read-only (run.openReadOnly)`);
+    if (status.state === 'read-only') return refused('', `the run is open read-only (${status.reason}): start a fresh run (sim.reset) to change anything`);
     return undefined;
   }
 
   /** Where the run stands: running, being resumed from the store, not resumable, or read-only. */
   get run(): RunStatus {
-    return this.runStatus();
+    return this.status;
   }
 
-  private runStatus(): RunStatus {
-    return this.status.state === 'resuming' ? { ...this.status, replayedEvents: this.recorder?.recorded ?? 0 } : this.status;
+  get status(): RunStatus {
+    return this.state.state === 'resuming' ? { ...this.state, replayedEvents: this.recorder?.recorded ?? 0 } : this.state;
+  }
+
+  /** Why the live run could not resume, if it could not. */
+  get liveError(): string | undefined {
+    return this.liveRun.error;
+  }
+
+  /** The live world serving the run, when one does. */
+  private get live(): LiveWorld | undefined {
+    return this.mode.liveWorld;
   }
 
   /**
    * Before the store drops a run that could not be resumed (or was only opened read-only), a copy of the whole store
    * is written beside it, so that a fresh run loses nothing. Returns the copy's path.
    */
-  private keepUnresumedRun(): string | undefined {
-    const status = this.status;
-    this.status = { state: 'running' };
+  keepUnresumedRun(): string | undefined {
+    const status = this.state;
+    this.state = { state: 'running' };
     this.replay = undefined;
     if (status.state === 'running' || !this.store) return undefined;
     const file = backupName(this.store.file, new Date());
@@ -450,7 +249,7 @@ export class Host {
   /** Replays a slice of the stored run, then yields to the event loop; resolves `done` once it is over either way. */
   private replaySlices(startedAt: number, done: () => void): void {
     const replay = this.replay;
-    if (!replay || this.status.state !== 'resuming') return done(); // stopped: a fresh run, or read-only
+    if (!replay || this.state.state !== 'resuming') return done(); // stopped: a fresh run, or read-only
     const deadline = performance.now() + this.sliceMs;
     let finished: boolean;
     try {
@@ -462,14 +261,13 @@ export class Host {
     if (divergence) return this.stopResume(`its replay does not give back the stored history (${divergence})`, done);
     if (finished) {
       this.replay = undefined;
-      this.status = this.store?.readOnly ? { state: 'read-only', reason: `the store ${this.store.file} was opened read-only` } : { state: 'running' };
-      this.behindS = 0;
-      this.reanchor();
+      this.state = this.store?.readOnly ? { state: 'read-only', reason: `the store ${this.store.file} was opened read-only` } : { state: 'running' };
+      this.simulation.restart();
       return done();
     }
     const elapsedS = (performance.now() - startedAt) / 1000;
     if (elapsedS > this.replayLimitS) {
-      const stored = this.status.storedEvents;
+      const stored = this.state.storedEvents;
       return this.stopResume(`replaying it would take too long: ${this.recorder?.recorded ?? 0} of its ${stored} events replayed in ${Math.round(elapsedS)} s`, done);
     }
     setImmediate(() => this.replaySlices(startedAt, done));
@@ -477,7 +275,7 @@ export class Host {
 
   private stopResume(reason: string, done: () => void): void {
     this.replay = undefined;
-    this.status = this.store?.readOnly ? { state: 'read-only', reason } : { state: 'unresumable', reason };
+    this.state = this.store?.readOnly ? { state: 'read-only', reason } : { state: 'unresumable', reason };
     done();
   }
 
@@ -486,13 +284,18 @@ export class Host {
     return this.current;
   }
 
+  /** A new simulated run (sim.reset): built, then made current; `beforeSwitch` runs between. */
+  open(run: RunConfig, how: { beforeSwitch?: () => void } = {}): void {
+    this.openWorld(run, how);
+  }
+
   /**
    * Builds the world of a run and makes it current. `resumed`: the store's run, replayed from its commands up to its
    * clock in slices (see replaySlices). `idle`: the simulated world under a live run, or under a stored run that is
    * not resumed (not stored, not followed). `beforeSwitch` runs once the new world is built, before it replaces the
    * current one.
    */
-  private open(run: RunConfig, how: { resumed?: boolean; idle?: boolean; warmUp?: boolean; beforeSwitch?: () => void } = {}): void {
+  private openWorld(run: RunConfig, how: { resumed?: boolean; idle?: boolean; warmUp?: boolean; beforeSwitch?: () => void } = {}): void {
     const jobs: JobSpec[] = run.workload === 'none' ? [] : (workloadPreset(run.workload, run.seed) ?? []);
     // Decision: beside a preset workload's jobs, a stationary stream keeps the grid alive (core/sim/workloads/stream.ts)
     // from the start: W_m alone holds DAS-3 at 1-5 running jobs and never queues one for its 10 h. A run with no
@@ -511,14 +314,14 @@ export class Host {
     });
     how.beforeSwitch?.();
     this.current = world;
-    this.submissionIds = new Map();
+    this.jobs.forgetSubmissions();
     this.warmedUpS = 0;
     if (how.idle) return;
     const store = this.store;
     if (how.resumed && store) {
       // The run is deterministic: replayed, it emits the stored events again, which are compared, not written.
       this.follow(world.scheduler, { stored: store.eventCount(), replaying: true, resumed: true });
-      this.status = { state: 'resuming', replayedEvents: 0, storedEvents: store.eventCount() };
+      this.state = { state: 'resuming', replayedEvents: 0, storedEvents: store.eventCount() };
       this.replay = new Replay(world, store.commands(), store.clock(), (command) => this.replayCommand(command));
     } else {
       store?.startRun(run);
@@ -545,16 +348,15 @@ export class Host {
 
   /** A stored command applied again to the replayed world, as the API applied it. */
   private replayCommand(command: StoredCommand): void {
-    if (command.key !== 'jobs.submit') return void this.applySetting(command.key, command.value);
-    const r = this.world.submit(command.value, true);
-    if (r.ok && command.submissionId !== undefined) this.submissionIds.set(command.submissionId, { jobId: r.value.id, spec: JSON.stringify(command.value) });
+    if (SCHEDULER_SETTINGS.has(command.key) || command.key === 'stream') return void this.settings.apply(command.key, command.value);
+    this.jobs.replay(command);
   }
 
   /**
    * Makes `scheduler` the run's: its events recorded, streamed and charted. `stored`: events the store holds for this
    * run already — emitted again by its replay (`replaying`), or kept before the ones to come (a resumed live run).
    */
-  private follow(scheduler: Pick<Scheduler, 'on'>, o: { stored: number; replaying: boolean; resumed: boolean }): void {
+  follow(scheduler: Pick<Scheduler, 'on'>, o: { stored: number; replaying: boolean; resumed: boolean }): void {
     this.runNumber++;
     const recent = (this.recentEvents = new RecentJobEvents(RECENT_EVENTS));
     this.finished = new FinishedJobs();
@@ -595,177 +397,42 @@ export class Host {
     }
   }
 
+  adopt(events: readonly SchedulerEvent[]): void {
+    for (const e of events) {
+      this.recorder?.record(e);
+      // A job that ended while the host was away leaves memory too, once its end is stored.
+      if (e.type === 'job.ended') this.endedPending.push(e.jobId);
+    }
+  }
+
   /** A replay's events are the stored past: consoles are not sent them again (they read jobs and history instead). */
   private unlessReplayed(listener: (event: SchedulerEvent) => void): (event: SchedulerEvent) => void {
     return (event) => {
-      if (this.status.state !== 'resuming') listener(event);
+      if (this.state.state !== 'resuming') listener(event);
     };
   }
 
   /** The run's scheduler: the live world's in a live run, else the simulated one's. */
-  private get scheduler(): Scheduler {
+  get scheduler(): Scheduler {
     return this.live ? this.live.scheduler : this.world.scheduler;
   }
 
   /** The run's time: seconds since a live run began, or the simulation's virtual time. */
-  private now(): number {
+  now(): number {
     return this.live ? this.live.now() : this.world.engine.now;
   }
 
   /** Runs a command on the run's scheduler at its current time (through the live world, which re-arms its timer). */
-  private act<T>(command: (scheduler: Scheduler, now: number) => T): T {
+  act<T>(command: (scheduler: Scheduler, now: number) => T): T {
     return this.live ? this.live.act(command) : command(this.world.scheduler, this.world.engine.now);
   }
 
-  /**
-   * `clusters.stageAssets`: through the live run's connection to the cluster when it is in the run, else (no live
-   * run, or the cluster not reached in it) over a connection of its own.
-   */
-  private async stageAssets(name: string): Promise<ApiResult<'clusters.stageAssets'>> {
-    const config = this.clusters.configs().find((c) => c.name === name);
-    if (!config) return { ok: false, errors: [{ path: 'name', message: `names no cluster ("${name}")` }] };
-    const live = this.live;
-    if (live?.stageAssets) {
-      try {
-        const [staged] = await live.stageAssets(name);
-        if (staged) return { ok: true, value: { cluster: name, dir: staged.dir, copied: [...staged.copied], unchanged: [...staged.unchanged] } };
-      } catch (error) {
-        return { ok: false, errors: [{ path: 'name', message: `${name}: the assets cannot be staged: ${error instanceof Error ? error.message : String(error)}` }] };
-      }
-    }
-    return this.clusters.stageAssets(config);
-  }
-
-  /** `run.startLive`: a live run on the configured clusters replaces the current run once its world has started. */
-  private async startLive(): Promise<ApiResult<'run.startLive'>> {
-    const clusters = this.clusters.configs();
-    if (!clusters.length) return { ok: false, errors: [{ path: 'clusters', message: 'no live cluster is configured: add one in Settings → Clusters' }] };
-    // The live run starts with the current run's queue settings, kept with it for a resume.
-    const queue = this.queueSettings();
-    let world: LiveWorld;
-    try {
-      world = this.liveWorldFactory(this.liveWorldOptions(clusters, undefined, queue));
-      await world.start();
-    } catch (error) {
-      return { ok: false, errors: [{ path: 'clusters', message: `the live run could not start: ${error instanceof Error ? error.message : String(error)}` }] };
-    }
-    this.catchUp();
-    await this.stopLive();
-    const backup = this.keepUnresumedRun();
-    this.store?.startRun({ ...LIVE_RUN, queue });
-    this.live = world;
-    this.liveReady = true;
-    this.follow(world, { stored: 0, replaying: false, resumed: false });
-    // Stored at once, before any job: the state holds the run's id, by which a resumed run knows its jobs on the clusters.
-    this.flush(undefined, true);
-    return { ok: true, value: { clusters: clusters.map((c) => c.name), ...(backup ? { backup } : {}) } };
-  }
-
-  private liveWorldOptions(clusters: readonly LiveClusterConfig[], restore?: unknown, queue?: StoredQueueSettings): LiveWorldFactoryOptions {
-    const queueOptions = schedulerQueueOptions(queue);
-    return {
-      ...(queueOptions ? { queue: queueOptions } : {}),
-      clusters,
-      knownHosts: this.clusters.knownHosts,
-      secrets: clustersSecretSource(clusters, (c) => this.clusters.secrets.sourceFor(c)),
-      ...(this.clusters.sshConfigFile !== undefined ? { sshConfigFile: this.clusters.sshConfigFile } : {}),
-      ...(restore !== undefined ? { restore } : {}),
-    };
-  }
-
-  /**
-   * A live run found in the store at start-up: its world is rebuilt from the clusters' configurations and the
-   * state the previous world left (its jobs recovered from the managers by tag as it starts, none submitted
-   * twice); the run's settings are applied again. Decision: operator cancels and resizes are not replayed — the
-   * restored jobs are already in the state they led to.
-   */
-  private resumeLive(): void {
-    const store = this.store!;
-    let world: LiveWorld;
-    try {
-      world = this.liveWorldFactory(this.liveWorldOptions(this.clusters.configs(), store.liveState(), store.run()?.queue));
-    } catch (error) {
-      this.liveStartError = `the live run could not resume: ${error instanceof Error ? error.message : String(error)}`;
-      return;
-    }
-    // Its scheduler exists once it has started (reconnected, jobs recovered): until then commands are refused.
-    this.resuming = world;
-    // What the world emits while it starts (each adopted job's `job.adopted`, the ends of jobs that ended
-    // meanwhile) is news to the store: kept, and stored once the world is the run's.
-    const duringStart: SchedulerEvent[] = [];
-    const offDuringStart = world.on((e) => duringStart.push(e));
-    world.start().then(
-      () => {
-        offDuringStart();
-        if (this.resuming !== world) return void world.stop(); // a new run was started meanwhile
-        this.resuming = undefined;
-        this.live = world;
-        this.liveReady = true;
-        for (const command of store.commands()) {
-          if (SCHEDULER_SETTINGS.has(command.key)) this.applySetting(command.key, command.value);
-        }
-        // Events of the earlier sessions are kept; the resumed world's are appended.
-        this.follow(world, { stored: store.eventCount(), replaying: false, resumed: true });
-        this.liveResumed = true;
-        for (const e of duringStart) {
-          this.recorder?.record(e);
-          // A job that ended while the host was away leaves memory too, once its end is stored.
-          if (e.type === 'job.ended') this.endedPending.push(e.jobId);
-        }
-      },
-      (error: unknown) => {
-        // Commands stay refused, with why, until another run is started (sim.reset or run.startLive).
-        this.liveStartError = `the live run could not resume: ${error instanceof Error ? error.message : String(error)}`;
-      },
-    );
-  }
-
-  private stillResuming(): { ok: false; errors: Array<{ path: string; message: string }> } {
-    const message = this.liveStartError ?? 'the live run is resuming (reconnecting to its clusters): try again in a moment';
-    return { ok: false, errors: [{ path: '', message }] };
-  }
-
-  /** Why the live run could not start or resume, if it could not. */
-  get liveError(): string | undefined {
-    return this.liveStartError;
-  }
-
-  private async stopLive(): Promise<void> {
-    const world = this.live;
-    this.live = undefined;
-    this.liveReady = false;
-    this.liveResumed = false;
-    this.resuming = undefined; // a world still starting stops itself when it has
-
-    await world?.stop();
-  }
-
-  /**
-   * A job of a resumed live run: its sizes over its whole run from its stored events (an adopted job's record starts
-   * at its adoption, with its size then), so that the drawer charts the earlier sessions too.
-   */
-  private withEarlierSizes(jobId: string, allocated: ViewStep[]): ViewStep[] {
-    if (!this.live || !this.liveResumed || !this.store) return allocated;
-    this.flush();
-    const stored = sizeSteps(viewsFromEvents(this.store.events(jobId), this.now()).allocated);
-    return stored.length ? stored : allocated;
-  }
-
-  /** How a job that left memory ended, as far as its summary is still listed. */
-  private endedState(jobId: string): string {
-    return this.finished.get(jobId)?.state ?? 'ended';
-  }
-
   /** Keeps an operator's command with the run, so that a resumed run replays it. */
-  private record(key: string, value: unknown): void {
+  record(key: string, value: unknown): void {
     // Its effects happen in the scheduler's next pass: make sure the engine visits this instant again (a live
     // world's act re-arms its own timer).
     if (!this.live) this.world.engine.soon(() => undefined);
     void this.flush({ t: this.now(), key, value });
-  }
-
-  private templates(): StoredTemplate[] {
-    return this.store ? this.store.templates() : [...this.memoryTemplates.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
   call<M extends MethodName>(method: M, payload: unknown): M extends AsyncMethodName ? Promise<ApiResult<M>> : ApiResult<M> {
@@ -802,78 +469,32 @@ export class Host {
     };
   }
 
-  /**
-   * Brings virtual time up to the wall clock at the current speed, computing for at most one slice: a run that
-   * cannot keep up falls behind (`behindS` in the snapshot) instead of holding the host.
-   */
+  /** Brings virtual time up to the wall clock at the current speed, computing for at most one slice (SimulationService.tick). */
   tick(): void {
-    if (this.live) return void this.flush(); // a live world keeps its own time
-    if (this.status.state !== 'running') return;
-    const factor = SPEED_FACTOR[this.speed];
-    if (factor === 0) return;
-    const deadline = performance.now() + this.sliceMs;
-    const outOfTime = () => performance.now() >= deadline;
-    if (!Number.isFinite(factor)) {
-      while (this.world.stepInstant() && !outOfTime());
-      this.reanchor();
-    } else {
-      const target = this.virtualAnchor + ((this.clock() - this.wallAnchor) / 1000) * factor;
-      this.world.runUntil(target, outOfTime);
-      this.behindS = Math.max(0, target - this.world.engine.now);
-      // Decision: a backlog beyond MAX_BACKLOG_WALL_S of wall time is dropped, so a speed the grid cannot reach
-      // does not pile up work that would race ahead once the load eases.
-      if (this.behindS > factor * MAX_BACKLOG_WALL_S) {
-        this.virtualAnchor = this.world.engine.now + factor * MAX_BACKLOG_WALL_S;
-        this.wallAnchor = this.clock();
-        this.behindS = factor * MAX_BACKLOG_WALL_S;
-      }
-    }
-    void this.flush();
+    this.simulation.tick();
   }
 
-  /**
-   * Before a command or a request: virtual time brought up to the wall clock, so that what is accepted lands at the
-   * right time. A run at "max", or one already behind its speed, computes on its timer only: a request then costs
-   * no slice of its own.
-   */
+  /** Before a command or a request: virtual time brought up to the wall clock (SimulationService.catchUp). */
   catchUp(): void {
-    if (!this.live && (this.behindS > 0 || !Number.isFinite(SPEED_FACTOR[this.speed]))) return void this.flush();
-    this.tick();
+    this.simulation.catchUp();
   }
 
   start(intervalMs = 100): void {
-    this.timer ??= setInterval(() => this.tick(), intervalMs);
+    this.simulation.start(intervalMs);
   }
 
-  /** Stops the clock, a replay and the lab's runs (their workers are terminated); writes what is not stored yet. */
-  /** Stops at once; the promise settles when a live run's connections and timers are closed too. */
+  /**
+   * Stops the clock, a replay and the lab's runs (their workers are terminated) at once, and writes what is not
+   * stored yet; the promise settles when a live run's connections and timers are closed too.
+   */
   stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.simulation.stop();
     this.lab.shutdown();
     this.replay = undefined;
     // A live run's jobs keep running on the clusters; its connections close. Its latest state is kept for the
     // next start (application progress changes it without an event).
     this.flush(undefined, true);
-    return this.stopLive();
-  }
-
-  private applySetting(key: string, value: unknown): { ok: true } | { ok: false; errors: Array<{ path: string; message: string }> } {
-    return this.act((s, now) => this.applySettingTo(s, now, key, value));
-  }
-
-  private applySettingTo(s: Scheduler, now: number, key: string, value: unknown): { ok: true } | { ok: false; errors: Array<{ path: string; message: string }> } {
-    // The queue settings are checked by the scheduler too: its refusal names the field.
-    if (key === 'queue') return s.setQueuePolicy(String(value));
-    if (key === 'reservationDepth') return s.setReservationDepth(value === null ? undefined : Number(value));
-    if (key === 'priority') return s.setPriority(String(value));
-    if (key === 'approach') s.setApproach(String(value));
-    else if (key === 'policy') s.setPolicy(String(value));
-    else if (key === 'triesThreshold') s.queue.triesThreshold = Number(value);
-    else if (key === 'stream') this.world.setStream(value as JobStreamSettings);
-    else if (key === 'jobs.cancel') s.cancel((value as { jobId: string }).jobId, now);
-    else if (key === 'jobs.resize') s.resize((value as { jobId: string }).jobId, (value as { delta: number }).delta, now);
-    return { ok: true };
+    return this.liveRun.stop();
   }
 
   /**
@@ -883,8 +504,9 @@ export class Host {
    */
   flush(command?: StoredCommand, final = false): boolean {
     const recorder = this.recorder;
-    if (!recorder || this.status.state !== 'running' || this.resuming) {
-      if (this.status.state === 'running' && !this.resuming) {
+    const resuming = this.mode.resuming;
+    if (!recorder || this.state.state !== 'running' || resuming) {
+      if (this.state.state === 'running' && !resuming) {
         this.history.offer(this.now(), () => this.clusterSamples());
         if (!recorder) this.releaseEnded();
       }
@@ -894,7 +516,7 @@ export class Host {
     // The history is one row, rewritten: at most every few seconds of wall time.
     const history = this.historyDirty && (final || this.clock() - this.historySavedAt >= GRID_HISTORY_SAVE_MS) ? this.history.state() : undefined;
     // A live world's state changes with its jobs' events: kept with them, so that a restart recovers every job.
-    const live = this.live && this.liveReady && (final || recorder.pending > 0) ? this.live.persistentState() : undefined;
+    const live = this.live && (final || recorder.pending > 0) ? this.live.persistentState() : undefined;
     try {
       recorder.commit({
         ...(command ? { command } : {}),
@@ -905,7 +527,7 @@ export class Host {
     } catch (error) {
       // Decision: a run its store cannot keep (disk full, the file taken over by another host) stops where the
       // store has it: shown read-only, nothing more accepted, rather than running on with what a restart would lose.
-      this.status = { state: 'read-only', reason: `the store could not be written (${error instanceof Error ? error.message : String(error)}); the run stops where the store has it` };
+      this.state = { state: 'read-only', reason: `the store could not be written (${error instanceof Error ? error.message : String(error)}); the run stops where the store has it` };
       return false;
     }
     if (history) {
@@ -925,40 +547,9 @@ export class Host {
     pending.length = 0;
   }
 
-  /** The Grid cards' interactive worker nodes (not kept in the history: what they show is now). */
-  private withInteractive(samples: ClusterSample[]): ClusterSample[] {
-    const scheduler = this.live ? this.live.scheduler : this.world.scheduler;
-    return samples.map((c) => {
-      const interactive = scheduler.interactiveSample(c.name);
-      return interactive ? { ...c, interactive } : c;
-    });
-  }
-
-  private clusterSamples(): ClusterSample[] {
-    if (this.resuming) return []; // the live clusters are shown once the world has reconnected
+  clusterSamples(): ClusterSample[] {
+    if (this.mode.resuming) return []; // the live clusters are shown once the world has reconnected
     if (this.live) return liveClusterSnapshots(this.live.scheduler.snapshot(), this.live.clusters());
     return this.world.scheduler.snapshot().map((c) => ({ ...c, lastPoll: Number.isFinite(c.lastPoll) ? c.lastPoll : null }));
-  }
-
-  private reanchor(): void {
-    this.wallAnchor = this.clock();
-    this.virtualAnchor = this.world.engine.now;
-  }
-
-  private settings() {
-    const s = this.scheduler;
-    return {
-      approach: s.approachName as 'pra' | 'pwa',
-      policy: s.policy.name,
-      triesThreshold: s.queue.triesThreshold,
-      stream: this.world.streamSettings ?? NO_JOB_STREAM,
-      ...this.queueSettings(),
-    };
-  }
-
-  /** The run's queue settings now. */
-  private queueSettings(): { queue: QueuePolicyName; reservationDepth: number | null; priority: QueuePriorityName } {
-    const s = this.scheduler;
-    return { queue: s.queuePolicyName, reservationDepth: s.reservationDepth ?? null, priority: s.priority };
   }
 }
