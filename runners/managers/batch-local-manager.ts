@@ -7,12 +7,18 @@ import { performance } from 'node:perf_hooks';
 import type { ClusterStatus, JobOutput, LocalJobRequest, LocalManager, ManagerMessage } from '../../core/ports.js';
 import type { CommandRunner } from '../shell/command-runner.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
-import { clusterStatus, hiddenLoad, ParseError, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type SectionOutput } from './batch-system.js';
-import { jobDirName, localJobName, MAX_LOCAL_JOB_NAME, parseLocalJobName, type MemberKind } from './naming.js';
-import { parseTail, tailCommand } from './output-tail.js';
+import { clusterStatus, hiddenLoad, ParseError, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec } from './batch-system.js';
+import { MAX_LOCAL_JOB_NAME, type MemberKind } from './naming.js';
+import { readTail } from './output-tail.js';
+import { adoptedComponent, groupFound } from './recovered-jobs.js';
 import { framedScript, newNonce, splitSections } from './sections.js';
+import { SingleFlight } from './single-flight.js';
+import { exitText, readStatus, statusSections, traces, waitStartedCommand, type StatusRead } from './status-script.js';
 import { TokenBucket, type RateLimit } from './token-bucket.js';
+import { held, memberFiles, membersOf, watchedMembers, type Component, type Member, type RecoveredJob, type TrackedJob } from './tracked-jobs.js';
 import { walltimeReason } from '../../core/model/job.js';
+
+export type { RecoveredJob } from './tracked-jobs.js';
 
 export interface BatchLocalManagerOptions {
   readonly cluster: string;
@@ -44,71 +50,6 @@ export interface BatchLocalManagerOptions {
   readonly monotonicMs?: () => number;
 }
 
-/** A job found by `recover()`: Concertina's by its tag, with what the batch system says of its local jobs. */
-export interface RecoveredJob {
-  readonly jobId: string;
-  readonly component: number;
-  readonly kind: MemberKind;
-  /** Local jobs found, and how many of them run. */
-  readonly members: number;
-  readonly running: number;
-  /**
-   * `running` when any local job runs, `pending` when all wait, else how the program's local job ended (not
-   * tracked further; `failed` when it is no longer listed at all).
-   */
-  readonly state: LocalState;
-}
-
-type Phase = 'queued' | 'submitting' | 'unsure' | 'pending' | 'running' | 'ended';
-
-/** What a status round read: the batch system's report, exit statuses by file, and traces (see statusSections). */
-interface StatusRead {
-  readonly parsed: ClusterReport;
-  readonly exits: Map<string, number>;
-  /** Names of unsure members with a file in their directory; undefined when none was asked for or it failed. */
-  readonly traces: ReadonlySet<string> | undefined;
-}
-
-interface Member {
-  readonly job: TrackedJob;
-  readonly component: Component;
-  readonly index: number;
-  readonly name: string;
-  readonly spec: LocalJobSpec;
-  readonly grow: boolean;
-  phase: Phase;
-  id?: string;
-  /** Counted by the scheduler (in `started` or `grown`). */
-  announced: boolean;
-  /** The members one grow asked for together: announced together, once all of them that still live run. */
-  growBatch?: Member[];
-  /** Cancelled by Concertina (shrink or cancel): its end is expected. */
-  released: boolean;
-  missingRounds: number;
-  /** Status rounds since it was given back and still seen alive. */
-  sinceCancel: number;
-  deleting: boolean;
-}
-
-interface Component {
-  readonly index: number;
-  readonly kind: MemberKind;
-  readonly members: Member[];
-  /** Members submitted at the start (a malleable job's initial size). */
-  initial: number;
-  started: boolean;
-  completed: boolean;
-}
-
-interface TrackedJob {
-  readonly jobId: string;
-  readonly components: Map<number, Component>;
-  finished: boolean;
-  cancelling: boolean;
-  /** The job's walltime, given to each of its local jobs. */
-  walltimeS?: number;
-}
-
 const DEFAULT_HOLDER = { program: '/bin/sh', args: ['-c', 'while :; do sleep 3600; done'] };
 const MAX_BATCH = 50;
 
@@ -133,14 +74,14 @@ export class BatchLocalManager implements LocalManager {
   /** The last status round's hidden load (see hiddenLoad). */
   private lastHidden = 0;
   private statusWanted = false;
-  private round: Promise<void> | undefined;
-  private roundAgain = false;
+  /** Status rounds, one at a time (a call during one asks for another after it). */
+  private readonly rounds: SingleFlight;
   private timer: NodeJS.Timeout | undefined;
   private pumpTimer: NodeJS.Timeout | undefined;
   private pumpQueued = false;
   private submitting = false;
-  private cancelling: Promise<void> | undefined;
-  private cancelAgain = false;
+  /** Cancel commands, one at a time (a call during one asks for another after it). */
+  private readonly cancels: SingleFlight;
   private closed = false;
   private readonly warnedUnknown = new Set<string>();
   /** Jobs found by tag that the scheduler does not know (see disown): their ids are not submitted here. */
@@ -156,6 +97,8 @@ export class BatchLocalManager implements LocalManager {
     this.monotonic = options.monotonicMs ?? (() => performance.now());
     this.log = options.log ?? ((text) => process.stderr.write(`${text}\n`));
     this.bucket = new TokenBucket(options.rateLimit ?? { burst: 10, perSecond: 5 }, this.monotonic());
+    this.rounds = new SingleFlight(() => this.statusRound(true).then(() => undefined), { stopped: () => this.closed, settled: () => this.schedule() });
+    this.cancels = new SingleFlight(() => this.cancelOnce());
   }
 
   // ---- the LocalManager port --------------------------------------------------------------------------------------
@@ -173,7 +116,7 @@ export class BatchLocalManager implements LocalManager {
     if (existing) {
       // Decision: submitting a component that is already there (after a restart) starts nothing new; the answer is
       // `started` again if it runs, or the usual `started` once it does.
-      if (existing.started) this.later({ type: 'started', cluster: this.cluster, jobId: job.jobId, component: existing.index, processors: this.held(existing) });
+      if (existing.started) this.later({ type: 'started', cluster: this.cluster, jobId: job.jobId, component: existing.index, processors: held(existing) });
       return;
     }
     if (!Number.isInteger(request.processors) || request.processors < 1) {
@@ -230,7 +173,7 @@ export class BatchLocalManager implements LocalManager {
     if (!job || job.finished) return;
     job.cancelling = true;
     this.cancelAnswers.add(job);
-    for (const m of this.membersOf(job)) this.release(m);
+    for (const m of membersOf(job)) this.release(m);
     void this.flushCancels();
     this.wake();
   }
@@ -250,17 +193,8 @@ export class BatchLocalManager implements LocalManager {
   async recover(): Promise<RecoveredJob[]> {
     const report = await this.statusRound(false);
     if (!report) throw new Error(`${this.cluster}: cannot recover jobs: the cluster is unreachable or its output did not parse`);
-    const groups = new Map<string, { jobId: string; component: number; kind: MemberKind; members: Array<{ info: LocalJobInfo; member: number }> }>();
-    for (const info of report.jobs) {
-      const parsed = parseLocalJobName(info.name, this.tag);
-      if (!parsed) continue;
-      const key = `${parsed.jobId}\u0000${parsed.component}`;
-      const group = groups.get(key) ?? { jobId: parsed.jobId, component: parsed.component, kind: parsed.kind, members: [] };
-      group.members.push({ info, member: parsed.member });
-      groups.set(key, group);
-    }
     const found: RecoveredJob[] = [];
-    for (const group of groups.values()) {
+    for (const group of groupFound(report, this.tag)) {
       const alive = group.members.filter((m) => m.info.state === 'pending' || m.info.state === 'running' || m.info.state === 'unknown');
       const running = alive.filter((m) => m.info.state === 'running').length;
       const program = group.members.find((m) => m.member === 0);
@@ -295,22 +229,7 @@ export class BatchLocalManager implements LocalManager {
   /** One status round now (the watch loop runs them by itself; tests and the host may ask for one). */
   refresh(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    if (this.round) {
-      this.roundAgain = true;
-      return this.round;
-    }
-    this.round = (async () => {
-      try {
-        do {
-          this.roundAgain = false;
-          await this.statusRound(true);
-        } while (this.roundAgain && !this.closed);
-      } finally {
-        this.round = undefined;
-        this.schedule();
-      }
-    })();
-    return this.round;
+    return this.rounds.run();
   }
 
   /**
@@ -321,7 +240,7 @@ export class BatchLocalManager implements LocalManager {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.pumpTimer) clearTimeout(this.pumpTimer);
-    await this.cancelling;
+    await this.cancels.current;
   }
 
   /**
@@ -330,7 +249,7 @@ export class BatchLocalManager implements LocalManager {
    * only then.
    */
   cancelsSent(): Promise<void> {
-    return this.cancelling ?? Promise.resolve();
+    return this.cancels.current ?? Promise.resolve();
   }
 
   /** Concertina jobs tracked here, for the console and tests: local ids per job and component. */
@@ -350,16 +269,13 @@ export class BatchLocalManager implements LocalManager {
 
   private addMember(job: TrackedJob, component: Component, processors: number, program: { program: string; args: readonly string[] }, grow: boolean): Member {
     const index = component.members.length;
-    const name = localJobName({ tag: this.tag, jobId: job.jobId, component: component.index, kind: component.kind, member: index });
+    const files = memberFiles({ tag: this.tag, workRoot: this.workRoot }, job.jobId, component.index, component.kind, index);
+    const name = files.name;
     const spec: LocalJobSpec = {
-      name,
+      ...files,
       processors,
       program: program.program,
       args: program.args,
-      workDir: `${this.workRoot}/${jobDirName(this.tag, job.jobId)}`,
-      stdoutFile: `${name}.out`,
-      stderrFile: `${name}.err`,
-      exitFile: `${name}.exit`,
       env: { CONCERTINA_JOB_ID: job.jobId, CONCERTINA_COMPONENT: String(component.index), CONCERTINA_MEMBER: String(index), CONCERTINA_CLUSTER: this.cluster },
       // Decision: a grow's local jobs get the job's walltime too: they never outlive the job (cancelled at its end),
       // and a bounded time lets the cluster's own scheduler backfill around them.
@@ -375,23 +291,7 @@ export class BatchLocalManager implements LocalManager {
   private adopt(jobId: string, componentIndex: number, kind: MemberKind, found: Array<{ info: LocalJobInfo; member: number }>): void {
     const job = this.jobs.get(jobId) ?? { jobId, components: new Map(), finished: false, cancelling: false };
     this.jobs.set(jobId, job);
-    const component: Component = { index: componentIndex, kind, members: [], initial: 0, started: false, completed: false };
-    job.components.set(componentIndex, component);
-    const byIndex = new Map(found.map((f) => [f.member, f.info]));
-    const top = Math.max(...found.map((f) => f.member));
-    const anyRunning = found.some((f) => f.info.state === 'running');
-    for (let index = 0; index <= top; index++) {
-      const info = byIndex.get(index);
-      const name = localJobName({ tag: this.tag, jobId, component: componentIndex, kind, member: index });
-      const spec: LocalJobSpec = { name, processors: info?.processors ?? 1, program: '', args: [], workDir: `${this.workRoot}/${jobDirName(this.tag, jobId)}`, stdoutFile: `${name}.out`, stderrFile: `${name}.err`, exitFile: `${name}.exit`, env: {} };
-      const running = info?.state === 'running';
-      // Once the job runs, members still pending were grown; before, they are part of its start.
-      const member: Member = { job, component, index, name, spec, grow: anyRunning && !running, phase: info ? (running ? 'running' : 'pending') : 'ended', announced: running, released: !info, missingRounds: 0, sinceCancel: 0, deleting: false };
-      if (info) member.id = info.id;
-      component.members.push(member);
-    }
-    component.started = anyRunning;
-    component.initial = anyRunning ? component.members.filter((m) => m.announced).length : component.members.length;
+    job.components.set(componentIndex, adoptedComponent({ tag: this.tag, workRoot: this.workRoot }, job, componentIndex, kind, found));
   }
 
   /**
@@ -447,10 +347,10 @@ ${this.system.submitCommand(m.spec)}`;
     // then runs a status round in the same script: the grow is answered one round trip after the submission, not
     // after further status rounds. Other submissions (a job's start, many at once) return at once.
     const grows = valid.filter((m) => m.grow);
-    const statusWatched = grows.length && this.system.pendingCommand ? [...this.watchedMembers(), ...valid] : undefined;
+    const statusWatched = grows.length && this.system.pendingCommand ? [...watchedMembers(this.jobs.values()), ...valid] : undefined;
     if (statusWatched) {
       commands['cnc_wait'] = waitStartedCommand(this.system.pendingCommand!(grows.map((m) => m.name)));
-      Object.assign(commands, this.statusSections(nonce, statusWatched));
+      Object.assign(commands, statusSections(this.system, nonce, statusWatched));
     }
     let stdout: string;
     try {
@@ -485,9 +385,9 @@ ${this.system.submitCommand(m.spec)}`;
     }
     if (statusWatched) {
       try {
-        const read = this.readStatus(sections, nonce, '');
+        const read = readStatus(this.system, sections, nonce, '');
         // Only members whose exit-status files the script read (the ones watched now, less those that ended).
-        const watchedNow = new Set(this.watchedMembers());
+        const watchedNow = new Set(watchedMembers(this.jobs.values()));
         this.applyStatus(read, statusWatched.filter((m) => watchedNow.has(m)), false);
       } catch (error) {
         // The watch loop's next round reads the status again.
@@ -511,27 +411,13 @@ ${this.system.submitCommand(m.spec)}`;
 
   /** Sends the pending cancels (one command at a time), then answers the cancels whose local jobs are all sent. */
   private flushCancels(): Promise<void> {
-    if (this.cancelling) {
-      this.cancelAgain = true;
-      return this.cancelling;
-    }
-    this.cancelling = (async () => {
-      try {
-        do {
-          this.cancelAgain = false;
-          await this.cancelOnce();
-        } while (this.cancelAgain);
-      } finally {
-        this.cancelling = undefined;
-      }
-    })();
-    return this.cancelling;
+    return this.cancels.run();
   }
 
   private async cancelOnce(): Promise<void> {
     const ids = [...this.toCancel];
     // A job's cancel is answered once every local job it may have has its cancel sent (none still being submitted).
-    const answered = [...this.cancelAnswers].filter((job) => this.membersOf(job).every((m) => m.phase !== 'submitting' && m.phase !== 'unsure'));
+    const answered = [...this.cancelAnswers].filter((job) => membersOf(job).every((m) => m.phase !== 'submitting' && m.phase !== 'unsure'));
     if (ids.length) {
       try {
         const nonce = newNonce();
@@ -560,10 +446,10 @@ ${this.system.submitCommand(m.spec)}`;
     const report = this.statusWanted && apply;
     if (apply) this.statusWanted = false;
     const nonce = newNonce();
-    const watched = apply ? this.watchedMembers() : [];
+    const watched = apply ? watchedMembers(this.jobs.values()) : [];
     const once = async (): Promise<StatusRead> => {
-      const result = await this.runner.run(framedScript(nonce, this.statusSections(nonce, watched)).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 });
-      return this.readStatus(splitSections(result.stdout, nonce), nonce, result.stderr);
+      const result = await this.runner.run(framedScript(nonce, statusSections(this.system, nonce, watched)).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 });
+      return readStatus(this.system, splitSections(result.stdout, nonce), nonce, result.stderr);
     };
     let read: StatusRead;
     try {
@@ -584,43 +470,12 @@ ${this.system.submitCommand(m.spec)}`;
     return read.parsed;
   }
 
-  /**
-   * The status commands, the exit-status files of `watched`, and which of the files a job leaves in its directory
-   * exist for those whose submission is unsure, as sections of one script.
-   */
-  private statusSections(nonce: string, watched: readonly Member[]): Record<string, ShellFragment> {
-    const commands: Record<string, ShellFragment> = { ...this.system.statusCommands(nonce) };
-    if (watched.length) commands['cnc_exits'] = exitsCommand(nonce, watched.map((m) => `${m.spec.workDir}/${m.spec.exitFile}`));
-    const unsure = watched.filter((m) => m.phase === 'unsure');
-    if (unsure.length) commands['cnc_traces'] = tracesCommand(nonce, unsure.flatMap(traces));
-    return commands;
-  }
-
-  /** The report, exit statuses and traces in a script's sections; throws when they are missing or do not parse. */
-  private readStatus(sections: ReadonlyMap<string, SectionOutput>, nonce: string, stderr: string): StatusRead {
-    if (!sections.size) throw new ParseError(`no output from the status commands${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`);
-    const traced = sections.get('cnc_traces');
-    return {
-      parsed: this.system.parseStatus(sections, nonce),
-      exits: parseExits(sections.get('cnc_exits')?.text ?? '', nonce),
-      // Undefined when the traces were not read (then no unsure member may be submitted again on this round).
-      traces: traced && traced.code === 0 ? parseTraces(traced.text, nonce) : undefined,
-    };
-  }
-
   private applyStatus(read: StatusRead, watched: Member[], report: boolean): void {
     const { parsed } = read;
     this.reconcile(parsed, watched, read.exits, read.traces);
     if (this.toCancel.size || this.cancelAnswers.size) void this.flushCancels();
     this.lastStatus = this.clusterStatus(parsed);
     if (report) this.emit({ type: 'status', cluster: this.cluster, status: this.lastStatus });
-  }
-
-  /** Members whose local job may be listed: submitted (or maybe submitted) and not known to have ended. */
-  private watchedMembers(): Member[] {
-    const out: Member[] = [];
-    for (const job of this.jobs.values()) for (const m of this.membersOf(job)) if (m.phase === 'pending' || m.phase === 'running' || m.phase === 'unsure') out.push(m);
-    return out;
   }
 
   private key(id: string): string {
@@ -719,7 +574,7 @@ ${this.system.submitCommand(m.spec)}`;
     }
     for (const job of this.jobs.values()) this.checkStarted(job);
     for (const job of this.jobs.values())
-      for (const m of this.membersOf(job)) {
+      for (const m of membersOf(job)) {
         if (!m.grow || m.announced || m.released || m.phase !== 'running' || !m.component.started) continue;
         const batch = (m.growBatch ?? [m]).filter((b) => b.phase !== 'ended' && !b.released);
         if (!batch.every((b) => b.phase === 'running')) continue;
@@ -729,12 +584,12 @@ ${this.system.submitCommand(m.spec)}`;
         }
       }
     for (const [job, n] of grown) if (!job.finished) this.emit({ type: 'grown', cluster: this.cluster, jobId: job.jobId, processors: n });
-    for (const [id, job] of this.jobs) if (job.finished && this.membersOf(job).every((m) => m.phase === 'ended' || m.phase === 'queued')) this.jobs.delete(id);
+    for (const [id, job] of this.jobs) if (job.finished && membersOf(job).every((m) => m.phase === 'ended' || m.phase === 'queued')) this.jobs.delete(id);
   }
 
   private isTrackedId(id: string): boolean {
     const key = this.key(id);
-    for (const job of this.jobs.values()) for (const m of this.membersOf(job)) if (m.id !== undefined && this.key(m.id) === key) return true;
+    for (const job of this.jobs.values()) for (const m of membersOf(job)) if (m.id !== undefined && this.key(m.id) === key) return true;
     return false;
   }
 
@@ -754,13 +609,8 @@ ${this.system.submitCommand(m.spec)}`;
       if (initial.length === 0 || !initial.every((m) => m.phase === 'running')) continue;
       c.started = true;
       for (const m of initial) m.announced = true;
-      this.emit({ type: 'started', cluster: this.cluster, jobId: job.jobId, component: c.index, processors: this.held(c) });
+      this.emit({ type: 'started', cluster: this.cluster, jobId: job.jobId, component: c.index, processors: held(c) });
     }
-  }
-
-  /** Processors a component holds for the scheduler. */
-  private held(c: Component): number {
-    return c.members.filter((m) => m.announced && !m.released && m.phase !== 'ended').reduce((sum, m) => sum + m.spec.processors, 0);
   }
 
   private memberEnded(m: Member, state: 'completed' | 'failed' | 'cancelled', reason: string): void {
@@ -795,34 +645,26 @@ ${this.system.submitCommand(m.spec)}`;
     if (job.finished) return;
     job.finished = true;
     this.cancelAnswers.delete(job);
-    for (const m of this.membersOf(job)) this.release(m);
+    for (const m of membersOf(job)) this.release(m);
     if (this.toCancel.size) void this.flushCancels();
     const finished = { type: 'finished', cluster: this.cluster, jobId: job.jobId, state, reason } as const;
     if (state !== 'failed' || !wrote) return this.emit(finished);
     // Decision: a failure is answered once the end of its standard error has been read (one more command on the
     // same connection, bounded by a timeout), so that the job's end carries why; unread, it carries the paths only.
     const output: JobOutput = { stdout: `${wrote.spec.workDir}/${wrote.spec.stdoutFile}`, stderr: `${wrote.spec.workDir}/${wrote.spec.stderrFile}` };
-    void this.runner
-      .run(tailCommand(output.stderr).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 })
-      .then(
-        (result) => parseTail(result.stdout),
-        (error: unknown) => {
-          this.log(`${this.cluster}: job ${job.jobId}: cannot read ${output.stderr}: ${(error as Error).message}`);
-          return undefined;
-        },
-      )
+    void readTail(this.runner, output.stderr, this.options.commandTimeoutMs ?? 30_000)
+      .catch((error: unknown) => {
+        this.log(`${this.cluster}: job ${job.jobId}: cannot read ${output.stderr}: ${(error as Error).message}`);
+        return undefined;
+      })
       .then((stderrTail) => this.emit({ ...finished, output: stderrTail === undefined ? output : { ...output, stderrTail } }));
-  }
-
-  private membersOf(job: TrackedJob): Member[] {
-    return [...job.components.values()].flatMap((c) => c.members);
   }
 
   private clusterStatus(report: ClusterReport): ClusterStatus {
     const ours = new Set<string>();
     for (const job of this.jobs.values()) {
       if (job.finished) continue;
-      for (const m of this.membersOf(job)) if (m.id !== undefined && !m.released && m.phase !== 'ended') ours.add(this.key(m.id));
+      for (const m of membersOf(job)) if (m.id !== undefined && !m.released && m.phase !== 'ended') ours.add(this.key(m.id));
     }
     // Decision: hidden load counts once two rounds in a row see it (the smaller of the two), so that a job starting
     // between the listing and the node counts is not taken for another user's.
@@ -839,7 +681,7 @@ ${this.system.submitCommand(m.spec)}`;
     if (this.submitQueue.length || this.toCancel.size || this.cancelAnswers.size) return true;
     for (const job of this.jobs.values()) {
       if (job.finished) continue;
-      for (const m of this.membersOf(job)) {
+      for (const m of membersOf(job)) {
         if (m.released) continue;
         if (m.phase === 'submitting' || m.phase === 'unsure' || m.phase === 'pending') return true;
       }
@@ -849,7 +691,7 @@ ${this.system.submitCommand(m.spec)}`;
 
   /** Runs a round soon when something waits. */
   private wake(): void {
-    if (this.closed || this.round) return;
+    if (this.closed || this.rounds.current) return;
     if (this.busy()) this.schedule(true);
   }
 
@@ -875,60 +717,4 @@ ${this.system.submitCommand(m.spec)}`;
   private later(message: ManagerMessage): void {
     queueMicrotask(() => this.emit(message));
   }
-}
-
-/** A shell's exit status: above 128, the program was killed by signal status - 128. */
-function exitText(status: number): string {
-  return status > 128 && status < 160 ? `exit status ${status} (killed by signal ${status - 128})` : `exit status ${status}`;
-}
-
-/**
- * Waits while `pending` prints anything: about 25 checks 50 ms apart (about 2 s with the commands' own time).
- * Decision: a sleep that cannot take fractions (a strict POSIX one) ends the wait; the watch loop then goes on.
- */
-function waitStartedCommand(pending: ShellFragment): ShellFragment {
-  return sh`cnc_i=0
-while [ "$cnc_i" -lt 25 ] && [ -n "$(${pending} 2>/dev/null)" ]; do
-  sleep 0.05 2>/dev/null || break
-  cnc_i=$((cnc_i + 1))
-done`;
-}
-
-/** Prints `<nonce>|<path>|<status>` for each exit-status file that exists. */
-function exitsCommand(nonce: string, paths: readonly string[]): ShellFragment {
-  return sh`for f in ${paths}; do
-  if [ -f "$f" ]; then printf '%s|%s|%s\n' ${nonce} "$f" "$(cat "$f")"; fi
-done`;
-}
-
-/** The files a local job leaves in its directory once it has started, by which an unsure submission is known to have run. */
-function traces(m: Member): Array<{ name: string; path: string }> {
-  return [m.spec.exitFile, m.spec.stdoutFile, m.spec.stderrFile].map((file) => ({ name: m.name, path: `${m.spec.workDir}/${file}` }));
-}
-
-/** Prints `<nonce>|<name>` for each of `files` that exists. */
-function tracesCommand(nonce: string, files: ReadonlyArray<{ name: string; path: string }>): ShellFragment {
-  return sh`set -- ${files.flatMap((f) => [f.name, f.path])}
-while [ "$#" -ge 2 ]; do
-  if [ -e "$2" ]; then printf '%s|%s\n' ${nonce} "$1"; fi
-  shift 2
-done`;
-}
-
-function parseTraces(text: string, nonce: string): Set<string> {
-  const out = new Set<string>();
-  for (const line of text.split('\n')) if (line.startsWith(`${nonce}|`)) out.add(line.slice(nonce.length + 1).trim());
-  return out;
-}
-
-function parseExits(text: string, nonce: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${nonce}|`)) continue;
-    const rest = line.slice(nonce.length + 1);
-    const cut = rest.lastIndexOf('|');
-    const status = rest.slice(cut + 1).trim();
-    if (cut > 0 && /^\d+$/.test(status)) out.set(rest.slice(0, cut), Number(status));
-  }
-  return out;
 }

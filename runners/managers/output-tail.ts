@@ -1,6 +1,7 @@
 // The end of a local job's standard error, read from the cluster over the manager's own connection so that a failed
 // job shows why it failed. Bounded: the last TAIL_BYTES of the file, at most TAIL_LINES lines, without terminal
 // escapes or control characters (the text reaches the console and the CLI).
+import type { CommandRunner } from '../shell/command-runner.js';
 import { printable } from '../shell/printable.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
 
@@ -25,4 +26,10 @@ export function parseTail(stdout: string): string | undefined {
   const text = lines.map((line) => printable(line).trimEnd());
   while (text.length && text[text.length - 1] === '') text.pop();
   return text.slice(-TAIL_LINES).join('\n');
+}
+
+/** The tail of `file` on the cluster (undefined when it cannot be read there); rejects when the command fails. */
+export async function readTail(runner: CommandRunner, file: string, timeoutMs: number): Promise<string | undefined> {
+  const result = await runner.run(tailCommand(file).text, { timeoutMs });
+  return parseTail(result.stdout);
 }

@@ -119,6 +119,23 @@ describe('clusters store', () => {
     expect(store.errors).toEqual({ form: 'names no cluster ("lab3")' });
   });
 
+  it('keeps an edited cluster\'s interactive placement and sharing (issue 16)', async () => {
+    const interactive = { nodes: 8, cmsMsPerUnit: 1, cpsMsPerUnit: 10, placement: 'worst-fit' as const, sharing: 'exclusive' as const };
+    const client = fakeClient({
+      'clusters.list': { ok: true, value: { clusters: [{ config: { ...lab, interactive }, secrets: [] }], secretsPersist: false } },
+      'clusters.update': { ok: true, value: { name: 'lab1' } },
+    });
+    const store = defineClustersStore(client)();
+    await store.load();
+    store.edit('lab1');
+    store.form.threshold = 0.8;
+    expect(await store.save()).toBe(true);
+    const sent = client.calls.find((c) => c.method === 'clusters.update')?.payload as { config: { interactive?: unknown } };
+    expect(sent.config.interactive).toEqual(interactive);
+    // What the form sends, the host stores as it was: nothing reset to the defaults (best-fit, interleaved).
+    expect(liveClusterSchema.parse(sent.config).interactive).toEqual(interactive);
+  });
+
   it('puts a failed test at its field, and accepts an unknown host key with what was shown, then tests again', async () => {
     const client = fakeClient({ 'clusters.test': { ok: true, value: { ok: false, kind: 'auth-failed', message: 'alice@login: authentication failed' } } });
     const store = defineClustersStore(client)();

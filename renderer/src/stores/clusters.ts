@@ -6,6 +6,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { BATCH_OPTION_SYSTEMS, BATCH_SYSTEMS } from '../../../electron/api/choices.js';
+import type { InteractivePartitionSpec } from '../../../core/model/schemas.js';
 import type { ApiClient, FieldError, MethodInput, MethodOutput } from '../api/types.js';
 
 export type StoredCluster = MethodOutput<'clusters.list'>['clusters'][number];
@@ -39,10 +40,12 @@ export const CLUSTER_FIELDS = [
   'interactiveNodes',
   'cmsMsPerUnit',
   'cpsMsPerUnit',
+  'interactivePlacement',
+  'interactiveSharing',
   'form',
 ] as const;
 /** The interactive partition's fields as the form names them (the config's `interactive.*`). */
-const INTERACTIVE_FIELD: Readonly<Record<string, ClusterField>> = { nodes: 'interactiveNodes', cmsMsPerUnit: 'cmsMsPerUnit', cpsMsPerUnit: 'cpsMsPerUnit' };
+const INTERACTIVE_FIELD: Readonly<Record<string, ClusterField>> = { nodes: 'interactiveNodes', cmsMsPerUnit: 'cmsMsPerUnit', cpsMsPerUnit: 'cpsMsPerUnit', placement: 'interactivePlacement', sharing: 'interactiveSharing' };
 export type ClusterField = (typeof CLUSTER_FIELDS)[number];
 export type ClusterErrors = Partial<Record<ClusterField, string>>;
 
@@ -72,6 +75,9 @@ export interface ClusterForm {
   interactiveNodes: number | null;
   cmsMsPerUnit: number | null;
   cpsMsPerUnit: number | null;
+  /** How the head node places and shares interactive jobs on its workers (null: the schema's default). */
+  interactivePlacement: InteractivePartitionSpec['placement'] | null;
+  interactiveSharing: InteractivePartitionSpec['sharing'] | null;
 }
 
 export const emptyClusterForm = (): ClusterForm => ({
@@ -97,6 +103,8 @@ export const emptyClusterForm = (): ClusterForm => ({
   interactiveNodes: null,
   cmsMsPerUnit: null,
   cpsMsPerUnit: null,
+  interactivePlacement: null,
+  interactiveSharing: null,
 });
 
 export function formOf(config: ClusterConfig): ClusterForm {
@@ -126,6 +134,8 @@ export function formOf(config: ClusterConfig): ClusterForm {
     interactiveNodes: config.interactive?.nodes ?? null,
     cmsMsPerUnit: config.interactive?.cmsMsPerUnit ?? null,
     cpsMsPerUnit: config.interactive?.cpsMsPerUnit ?? null,
+    interactivePlacement: config.interactive?.placement ?? null,
+    interactiveSharing: config.interactive?.sharing ?? null,
   };
 }
 
@@ -175,9 +185,17 @@ export function configOf(form: ClusterForm): { config: MethodInput<'clusters.sav
       ...(form.pollIntervalS !== null ? { pollIntervalS: form.pollIntervalS } : {}),
       batch,
       // Decision: the partition is configured by its node count; its costs go with it (Cms empty: 0), and its
-      // placement and sharing are the defaults (best fit, interleaved).
+      // placement and sharing as chosen (left empty: the schema's defaults, best fit and interleaved).
       ...(form.interactiveNodes !== null
-        ? { interactive: { nodes: form.interactiveNodes, cmsMsPerUnit: form.cmsMsPerUnit ?? 0, ...(form.cpsMsPerUnit !== null ? { cpsMsPerUnit: form.cpsMsPerUnit } : {}) } as NonNullable<ClusterConfig['interactive']> }
+        ? {
+            interactive: {
+              nodes: form.interactiveNodes,
+              cmsMsPerUnit: form.cmsMsPerUnit ?? 0,
+              ...(form.cpsMsPerUnit !== null ? { cpsMsPerUnit: form.cpsMsPerUnit } : {}),
+              ...(form.interactivePlacement !== null ? { placement: form.interactivePlacement } : {}),
+              ...(form.interactiveSharing !== null ? { sharing: form.interactiveSharing } : {}),
+            } as NonNullable<ClusterConfig['interactive']>,
+          }
         : {}),
     },
   };
