@@ -8,12 +8,15 @@
 // 3. W (rigid, 8: the whole cluster) arrives: reserved at M's estimated end, it depends on M. When R ends, the first
 //    expansion step gives the idle processors to M for W (the event names W) — never to the second step, which
 //    would have taken them for no job — and W starts when M ends.
-// Every step waits on a condition (events, sizes, a release file the test creates), never on elapsed time.
+// Every step waits on a condition (events, sizes, a release file the test creates), never on elapsed time. DBES's
+// decisions (each offer and shrink, its size and reason) are those of the same scenario in the simulator.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
+import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
+import { SimWorld } from '../../core/sim/world.js';
 import { Host } from '../../electron/host/host.js';
 import { openStore, type Store } from '../../electron/store/store.js';
 import { repositoryAssetsDir } from '../../runners/live/live-world.js';
@@ -59,6 +62,39 @@ const offers = (jobId: string) => eventsOf(jobId).filter((e): e is Offered => e.
 const shrinks = (jobId: string) => eventsOf(jobId).filter((e): e is ShrinkAsked => e.type === 'shrink.requested');
 const started = (jobId: string) => eventsOf(jobId).find((e) => e.type === 'job.started');
 const ended = (jobId: string) => eventsOf(jobId).find((e): e is Extract<SchedulerEvent, { type: 'job.ended' }> => e.type === 'job.ended');
+
+/** An offer's or a shrink's size and reason, as DBES decided it. */
+function decision(e: SchedulerEvent): string | undefined {
+  if (e.type === 'grow.offered') return `grow ${e.jobId} +${e.processors} step ${e.step} for ${e.forJob ?? 'no job'}`;
+  if (e.type === 'shrink.requested') return `shrink ${e.jobId} -${e.processors} ${e.phase} for ${e.forJob} from step ${e.fromStep}`;
+  return undefined;
+}
+
+/**
+ * The same scenario in the simulator: M (its walltime its run time at 2), R submitted once M is at 6 and ending on
+ * its own, W submitted while R runs; W starts when M ends (there M runs to its end instead of being cancelled).
+ */
+function simulatedDecisions(): { decisions: string[]; wStartsAtMEnd: boolean } {
+  const spec = (id: string, submitTime: number, walltime: number, component: object, app: object, kind = 'rigid') =>
+    jobSpecSchema.parse({ id, kind, submitTime, walltime, app, components: [{ program: 'x', ...component }] });
+  const world = new SimWorld({
+    grid: gridSpecSchema.parse({ clusters: [{ name: 'slurm', processors: 8 }] }),
+    jobs: [
+      spec('m', 0, 3600, { min: 2, max: 6 }, { model: 'amdahl', serial: 0, parallel: 7200 }, 'malleable'),
+      spec('r', 10, 600, { processors: 4 }, { model: 'fixed', runtime: 100 }),
+      spec('w', 50, 60, { processors: 8 }, { model: 'fixed', runtime: 1 }),
+    ],
+    seed: 1,
+    background: false,
+    scheduler: { policy: 'dbes' },
+  });
+  const events: SchedulerEvent[] = [];
+  world.scheduler.on((e) => events.push(e));
+  world.run();
+  const mEnd = events.find((e) => e.type === 'job.ended' && e.jobId === 'm')!.t;
+  const wStart = events.find((e) => e.type === 'job.started' && e.jobId === 'w')!.t;
+  return { decisions: events.map(decision).filter((d): d is string => d !== undefined), wStartsAtMEnd: wStart === mEnd };
+}
 
 describe.skipIf(!ready)('DBES in a live run on loopback Slurm over SSH', () => {
   beforeAll(async () => {
@@ -127,5 +163,16 @@ describe.skipIf(!ready)('DBES in a live run on loopback Slurm over SSH', () => {
     await waitFor('w ended', () => ended('w') !== undefined, 120_000, 200);
     expect(ended('w')).toMatchObject({ state: 'completed' });
     expect(ended('r')).toMatchObject({ state: 'completed' });
+
+    // Exactly the decisions DBES makes in the simulator on the same scenario.
+    const live = [...eventsOf('m'), ...eventsOf('r'), ...eventsOf('w')].sort((a, b) => a.t - b.t).map(decision).filter((d) => d !== undefined);
+    const simulated = simulatedDecisions();
+    expect(live).toEqual([
+      'grow m +4 step 2 for no job',
+      'shrink m -2 startLater for r from step 2',
+      'grow m +2 step 1 for w',
+    ]);
+    expect(simulated.decisions).toEqual(live);
+    expect(simulated.wStartsAtMEnd).toBe(true);
   }, 600_000);
 });
