@@ -1,10 +1,10 @@
 // DBES in live mode (issue 15, part 4): the host on its store, a live run on a real Slurm cluster on loopback reached
 // over SSH (8 processors), its queue scheduled under `dbes` chosen in Settings. The GADGET demo (malleable, 2..6) runs
-// beside rigid jobs, and each step is an outcome the default policy (PRA: waiting jobs never shrink running ones)
-// would not give:
+// beside rigid jobs. Step 2 is an outcome the default policy would not give (under fpsma and PRA a waiting job never
+// shrinks a running one: R waits for M's end); steps 1 and 3 carry DBES's reasons (the step, the job served):
 // 1. Alone, M starts at its minimum and DBES's second step expands it to its maximum (for no job).
 // 2. R (rigid, 4) arrives with 2 idle: the shrink phase takes 2 of M's second-step processors back for R (the
-//    event names R) and R starts while M runs. Under PRA, R would wait for M's end.
+//    event names R) and R starts while M runs.
 // 3. W (rigid, 8: the whole cluster) arrives: reserved at M's estimated end, it depends on M. When R ends, the first
 //    expansion step gives the idle processors to M for W (the event names W) — never to the second step, which
 //    would have taken them for no job — and W starts when M ends.
