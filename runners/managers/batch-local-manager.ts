@@ -662,16 +662,23 @@ ${this.system.submitCommand(m.spec)}`;
 
   private clusterStatus(report: ClusterReport): ClusterStatus {
     const ours = new Set<string>();
+    // Decision: a member whose submission has not answered yet (no id) is known by its name: its local job may run
+    // before the answer comes back, and is Concertina's, not another user's load.
+    const unanswered = new Set<string>();
     for (const job of this.jobs.values()) {
       if (job.finished) continue;
-      for (const m of membersOf(job)) if (m.id !== undefined && !m.released && m.phase !== 'ended') ours.add(this.key(m.id));
+      for (const m of membersOf(job)) {
+        if (m.released || m.phase === 'ended') continue;
+        if (m.id !== undefined) ours.add(this.key(m.id));
+        else if (m.phase === 'submitting' || m.phase === 'unsure') unanswered.add(m.name);
+      }
     }
     // Decision: hidden load counts once two rounds in a row see it (the smaller of the two), so that a job starting
     // between the listing and the node counts is not taken for another user's.
     const hidden = hiddenLoad(report);
     const seen = Math.min(hidden, this.lastHidden);
     this.lastHidden = hidden;
-    return clusterStatus(report, (info) => ours.has(this.key(info.id)), seen);
+    return clusterStatus(report, (info) => ours.has(this.key(info.id)) || unanswered.has(info.name), seen);
   }
 
   // ---- timing and messages ----------------------------------------------------------------------------------------

@@ -191,4 +191,20 @@ describe('queue settings through the host', () => {
     expect(queueOf(again)).toEqual({ queue: 'easy', reservationDepth: null, priority: 'wait' });
     expect(resumed.scheduler.reservationDepth).toBeUndefined();
   });
+
+  it('a live run scheduled under DBES chosen in Settings keeps DBES when it resumes (the stored setting is applied again)', async () => {
+    const file = storeFile();
+    const built: FakeWorld[] = [];
+    const host = hostOn(file, fakeFactory(built));
+    host.call('clusters.save', { name: 'a', login: { via: 'local' }, system: 'local', slots: 4 });
+    expect((await host.call('run.startLive', {})).ok).toBe(true);
+    expect(host.call('settings.set', { policy: 'dbes' })).toMatchObject({ ok: true, value: { policy: 'dbes' } });
+    expect(built[0]!.scheduler.policy.name).toBe('dbes');
+
+    const again = await restart(file, fakeFactory(built));
+    const resumed = built[1]!;
+    for (let i = 0; i < 1000 && !(resumed.started && resumed.scheduler.policy.name === 'dbes'); i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(resumed.scheduler.policy.name).toBe('dbes');
+    expect(again.call('settings.get', {})).toMatchObject({ ok: true, value: { policy: 'dbes' } });
+  });
 });

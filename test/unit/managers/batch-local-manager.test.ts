@@ -42,10 +42,13 @@ class RecordingRunner implements CommandRunner {
   loseNextSubmitAnswer = false;
   /** Awaited before the lost answer's error is thrown (what happens on the cluster while the link is down). */
   whileLost: () => Promise<void> = () => Promise.resolve();
+  /** When set, a submission's answer waits for it (its script has run on the cluster: a slow link's answer). */
+  submitAnswerHeld: Promise<void> | undefined;
   constructor(private readonly inner: CommandRunner) {}
   async run(script: string, options?: RunOptions): Promise<CommandResult> {
     this.scripts.push(script);
     const result = await this.inner.run(script, options);
+    if (this.submitAnswerHeld && isSubmit(script)) await this.submitAnswerHeld;
     if (this.loseNextSubmitAnswer && isSubmit(script)) {
       this.loseNextSubmitAnswer = false;
       await this.whileLost();
@@ -335,6 +338,29 @@ describe('BatchLocalManager under faults', () => {
     expect(runner.scripts.filter(isSubmit)).toEqual([]);
     // Left running: ended here by hand (the afterEach cancels only what managers track).
     expect((await local.run(shared.system.cancelCommand(['1']).text)).code).toBe(0);
+  });
+
+  it('counts its own local jobs running before their submission has answered as its own, not as background load', async () => {
+    // Live, a status round ran while a grow's submission script was still on its way back: its local jobs, running
+    // but without ids yet, were counted as another user's load, and the scheduler saw processors vanish for a round.
+    const dir = mkdtempSync(path.join(root, 'm-'));
+    const stateDir = path.join(dir, 'state');
+    const log = new MessageLog();
+    const runner = new RecordingRunner(local);
+    let answer!: () => void;
+    runner.submitAnswerHeld = new Promise((resolve) => (answer = resolve));
+    const m = manager(log, { runner, system: new LocalSystem({ slots: 8, stateDir }), workRoot: path.join(dir, 'jobs') });
+    m.submit({ ...sleeper('slow'), processors: 3 });
+    await expect.poll(() => existsSync(path.join(stateDir, '1', 'pid')), { timeout: 10_000, interval: 20 }).toBe(true);
+    for (let round = 0; round < 2; round++) {
+      const before = log.of('status').length;
+      m.poll();
+      await expect.poll(() => log.of('status').length, { timeout: 10_000 }).toBe(before + 1);
+      expect(log.of('status').at(-1)!.status).toEqual({ processors: 8, background: 0, reachable: true });
+    }
+    expect(log.of('started', 'slow')).toEqual([]);
+    answer();
+    expect((await log.waitFor('started', (s) => s.jobId === 'slow')).processors).toBe(3);
   });
 
   it('ignores grow and shrink for a job that is not malleable, and says so', async () => {
