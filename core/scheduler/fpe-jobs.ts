@@ -216,7 +216,7 @@ export class FpeJobs {
 
   /**
    * Cluster c's resource EP from now: what placed jobs hold until their estimated end (core/plan/holding.ts), profiled
-   * jobs their remaining scheduled steps. Decision: waiting jobs of the placement queue hold nothing here (they take
+   * jobs their remaining scheduled steps; nothing before now (the compacting pass fits on its mirror image). Decision: waiting jobs of the placement queue hold nothing here (they take
    * what is free when they are placed; a profiled job whose next step they took waits for it, expanded).
    */
   private resourceEp(c: number, now: number, except?: ProfiledJob): StepFunction {
@@ -230,7 +230,7 @@ export class FpeJobs {
       }
       let n = 0;
       for (const k of job.components) if (this.host.grid.cluster(k.cluster)?.index === c) n += k.processors;
-      pushSpan(rects, now, holdingEnd(job, now, this.host.runtimeAt), heldProcessors(job, n), now);
+      pushSpan(rects, now, holdingEnd(job, now, this.host.runtimeAt), heldProcessors(job, n));
     }
     return profileOfRects(rects);
   }
@@ -239,9 +239,9 @@ export class FpeJobs {
   private pushRemaining(rects: number[], p: ProfiledJob, now: number): void {
     const i = Math.max(0, p.step);
     let t = Math.max(now, (Number.isFinite(p.stepStart) ? p.stepStart : now) + p.durations[i]!);
-    pushSpan(rects, now, t, p.job.held, now);
+    pushSpan(rects, now, t, p.job.held);
     for (let k = i + 1; k < p.held.length; k++) {
-      pushSpan(rects, t, t + p.durations[k]!, p.held[k]!, now);
+      pushSpan(rects, t, t + p.durations[k]!, p.held[k]!);
       t += p.durations[k]!;
     }
   }
