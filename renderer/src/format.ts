@@ -9,6 +9,11 @@ export function hms(seconds: number): string {
   return `${h}:${String(m).padStart(2, '0')}:${String(sec).padStart(2, '0')}`;
 }
 
+/** A profiled evolving job's step sizes, in order: `2→16→4`, the first four and `…` when there are more. */
+export function stepSizes(steps: readonly number[]): string {
+  return steps.slice(0, 4).join('→') + (steps.length > 4 ? '→…' : '');
+}
+
 /** A DBES expansion's or shrink's reason after the offer: " — for job C (step 1)", " — to start C", or ''. */
 const why = (text: string) => (text ? ` — ${text}` : '');
 

@@ -8,7 +8,7 @@ import { createPinia, setActivePinia } from 'pinia';
 import SubmitView from '../../renderer/src/views/SubmitView.vue';
 import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import { defaultForm, fromSpec, toSpec, validate, validateSteps } from '../../renderer/src/stores/submit.js';
-import { describeEvent } from '../../renderer/src/format.js';
+import { describeEvent, stepSizes } from '../../renderer/src/format.js';
 import { fakeClient } from './fake-client.js';
 
 function mountSubmit(client = fakeClient()) {
@@ -61,6 +61,11 @@ describe('Submit form, evolving jobs with an evolution profile', () => {
       { steps: [{ duration_s: 600, processors: 4 }, { duration_s: 300, processors: 16 }] },
     ]);
     expect(wrapper.find('[data-testid="error-step-1-processors"]').text()).toBe('processors: is larger than every cluster (16 > 8)');
+  });
+
+  it('shows the step sizes of a profiled job in the Queue, the first four', () => {
+    expect(stepSizes([2, 16, 4])).toBe('2→16→4');
+    expect(stepSizes([1, 2, 3, 4, 5])).toBe('1→2→3→4→…');
   });
 
   it('describes the scheduled EP and each step in the job events', () => {

@@ -8,6 +8,7 @@ import { buildGrid } from '../../../core/model/grid.js';
 import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../../core/model/schemas.js';
 import { SimWorld } from '../../../core/sim/world.js';
 import type { FpeVariantName } from '../../../core/fpe/registry.js';
+import { jobSummary } from '../../../electron/host/finished-jobs.js';
 
 type Of<T extends SchedulerEvent['type']> = Extract<SchedulerEvent, { type: T }>;
 
@@ -73,6 +74,8 @@ describe('a profiled evolving job (simulated)', () => {
     expect(r.world.scheduler.job('e')!.sizeHistory.map((s) => [s.t, s.v])).toEqual([[0, 2], [100, 6], [150, 3], [230, 0]]);
     expect(r.world.applications.refusedUpdates.size).toBe(0);
     expect(r.over).toBe(false);
+    // The Queue lists its step sizes; its bounds are its smallest and largest step.
+    expect(jobSummary(r.world.scheduler.job('e')!)).toMatchObject({ kind: 'evolving', min: 2, max: 6, steps: [2, 6, 3] });
   });
 
   // A rigid job holds 6 of 10 processors until 250 (its walltime). The profiled job, submitted at 1, asks 2 for 100 s,
