@@ -118,4 +118,23 @@ describe('a profiled evolving job (simulated)', () => {
     expect(r.of('job.ended', 'e')[0]!.t).toBe(350);
     expect(r.over).toBe(false);
   });
+
+  it("checks the application's announcements against its profile: one that differs is refused with the reason", () => {
+    const world = new SimWorld({
+      grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }),
+      jobs: [jobSpecSchema.parse(profiled('e', [[100, 2], [50, 6], [80, 3]]))],
+      seed: 1,
+      background: false,
+    });
+    const refused: SchedulerEvent[] = [];
+    world.scheduler.on((e) => refused.push(e), ['evolve.refused']);
+    // At 10 s it runs step 1 (2 processors); its next step has 6: an announcement of 6 is its own, one of 5 is not.
+    world.engine.at(10, () => world.scheduler.receive({ type: 'update', jobId: 'e', processors: 6, announceS: 90 }, world.engine.now));
+    world.engine.at(11, () => world.scheduler.receive({ type: 'update', jobId: 'e', processors: 5 }, world.engine.now));
+    world.run();
+    expect(refused.map((e) => [e.t, (e as { reason: string }).reason])).toEqual([[11, "asks for 5 processors, but its profile's step 2 has 6: a profiled job's steps are fixed at submission"]]);
+    expect(world.applications.refusedUpdates.get('e')).toHaveLength(1);
+    // Its steps ran as scheduled all the same.
+    expect(world.scheduler.job('e')!.sizeHistory.map((x) => [x.t, x.v])).toEqual([[0, 2], [100, 6], [150, 3], [230, 0]]);
+  });
 });
