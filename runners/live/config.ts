@@ -40,7 +40,7 @@ export const batchOptionsSchema = slurmOptionsSchema.extend(sgeOptionsSchema.sha
 export type BatchOptions = z.infer<typeof batchOptionsSchema>;
 
 /** Which batch systems each option applies to (from the adapters' schemas). */
-export const BATCH_OPTION_SYSTEMS: Readonly<Record<keyof BatchOptions, readonly BatchSystemName[]>> = (() => {
+const BATCH_OPTION_SYSTEMS: Readonly<Record<keyof BatchOptions, readonly BatchSystemName[]>> = (() => {
   const out: Partial<Record<keyof BatchOptions, readonly BatchSystemName[]>> = {};
   for (const option of Object.keys(batchOptionsSchema.shape) as (keyof BatchOptions)[]) out[option] = BATCH_SYSTEMS.filter((system) => option in BATCH_OPTIONS[system].shape);
   return out as Record<keyof BatchOptions, readonly BatchSystemName[]>;
