@@ -9,7 +9,8 @@ import { jobStreamSettingsSchema } from '../../core/sim/workloads/stream.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { labExperimentInfoSchema, labResultSchema } from '../lab/schemas.js';
 import { labRunInfoSchema, labSpecSchema, type LabRunInfo } from '../lab/registry.js';
-import { connectionTestSchema, liveClusterSchema } from '../../runners/live/config.js';
+import { BATCH_SYSTEMS, connectionTestSchema, liveClusterSchema } from '../../runners/live/config.js';
+import { OPTION_KINDS } from '../../runners/managers/options.js';
 import { QUEUE_POLICIES } from '../../core/queue/policy.js';
 import { QUEUE_PRIORITIES } from '../../core/queue/priority.js';
 
@@ -53,6 +54,18 @@ const clusterSnapshot = z.object({
 const secretKind = z.enum(['password', 'passphrase'], { error: () => 'must be password or passphrase' });
 const clusterName = z.string({ error: 'is required' }).min(1, 'is required');
 const storedCluster = z.object({ config: liveClusterSchema, secrets: z.array(secretKind) });
+/** A batch system's option as the console's form shows it (runners/managers/options.ts describes each adapter's schema). */
+const batchOptionField = z.object({
+  name: z.string(),
+  title: z.string(),
+  kind: z.enum(OPTION_KINDS),
+  description: z.string(),
+  required: z.boolean(),
+  enum: z.array(z.string()).optional(),
+  default: z.union([z.string(), z.number()]).optional(),
+});
+/** A batch system Settings → Clusters offers, with its options' fields. */
+const batchSystemInfo = z.object({ name: z.enum(BATCH_SYSTEMS), title: z.string(), options: z.array(batchOptionField) });
 
 const jobSummary = z.object({
   id: z.string(),
@@ -314,7 +327,7 @@ export const methods = {
   'lab.list': { input: z.strictObject({}), output: z.object({ runs: z.array(labRunInfoSchema) }) },
   'lab.result': { input: z.strictObject({ runId: z.string({ error: 'is required' }).min(1, 'is required') }), output: labResultSchema },
   /** Live clusters' configurations (kept by the host), each with which secrets it holds (never their values). */
-  'clusters.list': { input: z.strictObject({}), output: z.object({ clusters: z.array(storedCluster), secretsPersist: z.boolean() }) },
+  'clusters.list': { input: z.strictObject({}), output: z.object({ clusters: z.array(storedCluster), secretsPersist: z.boolean(), systems: z.array(batchSystemInfo) }) },
   /** Adds a cluster. A name already configured is refused at `name`: nothing is replaced unless asked with clusters.update. */
   'clusters.save': { input: liveClusterSchema, output: z.object({ name: z.string() }) },
   /**

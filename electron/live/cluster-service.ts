@@ -4,6 +4,7 @@ import type { ApiResult } from '../api/contract.js';
 import type { Store } from '../store/store.js';
 import { KnownHosts, defaultKnownHostsFile } from '../../runners/ssh/known-hosts.js';
 import { liveClusterSchema, type LiveClusterConfig } from '../../runners/live/types.js';
+import { BATCH_SYSTEM_INFOS } from '../../runners/live/config.js';
 import { ClusterSecrets, type SecretCipher } from './cluster-secrets.js';
 import { clusterAssetsDir, collectAssets, stageAssets } from '../../runners/live/asset-staging.js';
 import { repositoryAssetsDir } from '../../runners/live/live-world.js';
@@ -45,7 +46,8 @@ export class ClusterService {
 
   list(): ApiResult<'clusters.list'> {
     const clusters = this.configs().map((config) => ({ config, secrets: (['password', 'passphrase'] as const).filter((k) => this.secrets.has(config.name, k)) }));
-    return { ok: true, value: { clusters, secretsPersist: this.secrets.persistent } };
+    // The batch systems' options come with the list: the console builds its form's fields from them.
+    return { ok: true, value: { clusters, secretsPersist: this.secrets.persistent, systems: BATCH_SYSTEM_INFOS } };
   }
 
   private has(name: string): boolean {

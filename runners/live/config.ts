@@ -1,9 +1,25 @@
-// A live cluster's configuration and what testing its connection tells: plain zod and types, free of Node, so
-// the console's forms check with the very schema the host applies.
+// A live cluster's configuration and what testing its connection tells: zod schemas and types, free of Node. The
+// batch options are each adapter's own schema (runners/managers/*.ts), composed here once.
 import { z } from 'zod';
 import { interactivePartitionSchema } from '../../core/model/schemas.js';
+import { localOptionsSchema } from '../managers/local.js';
+import { describeOptions, type OptionField } from '../managers/options.js';
+import { pbsOptionsSchema } from '../managers/pbs.js';
+import { sgeOptionsSchema } from '../managers/sge.js';
+import { slurmOptionsSchema } from '../managers/slurm.js';
 
-export const BATCH_SYSTEMS = ['slurm', 'sge', 'pbs', 'local'] as const;
+/**
+ * Each batch system's options as a cluster's configuration gives them (`batch`): its adapter's schema, less what
+ * the live world sets itself (a plain host's slots are the cluster's `slots`, its queue is kept under `workRoot`).
+ */
+export const BATCH_OPTIONS = {
+  slurm: slurmOptionsSchema,
+  sge: sgeOptionsSchema,
+  pbs: pbsOptionsSchema,
+  local: localOptionsSchema.omit({ slots: true, stateDir: true }),
+} as const;
+export type BatchSystemName = keyof typeof BATCH_OPTIONS;
+export const BATCH_SYSTEMS = Object.keys(BATCH_OPTIONS) as [BatchSystemName, ...BatchSystemName[]];
 
 /** How to reach a cluster's login node: an SSH destination (an ~/.ssh/config alias works), or this machine. */
 export const loginSchema = z.discriminatedUnion('via', [
@@ -19,35 +35,30 @@ export const loginSchema = z.discriminatedUnion('via', [
   z.strictObject({ via: z.literal('local') }),
 ]);
 
-const batchWord = z.string().min(1).max(200);
-
-/**
- * Options of the cluster's batch system, each applying to some systems only: Slurm's partition and account, Grid
- * Engine's parallel environment (for jobs of more than one processor; default `smp`), a queue (Grid Engine, PBS),
- * the PBS flavour (`pbspro` asks for `select=N:ncpus=1`, `torque` for `procs=N`), and more submit options (each one
- * word, quoted).
- */
-export const batchOptionsSchema = z.strictObject({
-  partition: batchWord.optional(),
-  account: batchWord.optional(),
-  parallelEnvironment: batchWord.optional(),
-  queue: batchWord.optional(),
-  flavour: z.enum(['pbspro', 'torque']).optional(),
-  extraArgs: z.array(batchWord).max(50).optional(),
-});
+/** Every system's options in one object; the cluster's schema refuses those of another system than its own. */
+export const batchOptionsSchema = slurmOptionsSchema.extend(sgeOptionsSchema.shape).extend(pbsOptionsSchema.shape).extend(BATCH_OPTIONS.local.shape);
 export type BatchOptions = z.infer<typeof batchOptionsSchema>;
 
-/** Which batch systems each option applies to. */
-export const BATCH_OPTION_SYSTEMS: Readonly<Record<keyof BatchOptions, readonly (typeof BATCH_SYSTEMS)[number][]>> = {
-  partition: ['slurm'],
-  account: ['slurm'],
-  parallelEnvironment: ['sge'],
-  queue: ['sge', 'pbs'],
-  flavour: ['pbs'],
-  extraArgs: ['slurm', 'sge', 'pbs'],
-};
+/** Which batch systems each option applies to (from the adapters' schemas). */
+const BATCH_OPTION_SYSTEMS: Readonly<Record<keyof BatchOptions, readonly BatchSystemName[]>> = (() => {
+  const out: Partial<Record<keyof BatchOptions, readonly BatchSystemName[]>> = {};
+  for (const option of Object.keys(batchOptionsSchema.shape) as (keyof BatchOptions)[]) out[option] = BATCH_SYSTEMS.filter((system) => option in BATCH_OPTIONS[system].shape);
+  return out as Record<keyof BatchOptions, readonly BatchSystemName[]>;
+})();
 
-const SYSTEM_NAMES: Readonly<Record<(typeof BATCH_SYSTEMS)[number], string>> = { slurm: 'Slurm', sge: 'Grid Engine', pbs: 'PBS', local: 'local' };
+const SYSTEM_NAMES: Readonly<Record<BatchSystemName, string>> = { slurm: 'Slurm', sge: 'Grid Engine', pbs: 'PBS', local: 'local' };
+/** What the console's form calls each system. */
+const SYSTEM_TITLES: Readonly<Record<BatchSystemName, string>> = { slurm: 'Slurm', sge: 'Grid Engine', pbs: 'PBS / Torque', local: 'local (plain processes)' };
+
+/** A batch system as Settings → Clusters offers it: its name, what the form calls it, and its options' fields. */
+export interface BatchSystemInfo {
+  readonly name: BatchSystemName;
+  readonly title: string;
+  readonly options: OptionField[];
+}
+
+/** The batch systems and their options, as the API serves them to the console's form (clusters.list). */
+export const BATCH_SYSTEM_INFOS: BatchSystemInfo[] = BATCH_SYSTEMS.map((name) => ({ name, title: SYSTEM_TITLES[name], options: describeOptions(BATCH_OPTIONS[name]) }));
 
 export const liveClusterSchema = z
   .strictObject({

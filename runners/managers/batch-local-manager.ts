@@ -14,7 +14,8 @@ import { adoptedComponent, groupFound } from './recovered-jobs.js';
 import { framedScript, newNonce, splitSections } from './sections.js';
 import { SingleFlight } from './single-flight.js';
 import { exitText, readStatus, statusSections, traces, waitStartedCommand, type StatusRead } from './status-script.js';
-import { TokenBucket, type RateLimit } from './token-bucket.js';
+import { SubmissionQueue } from './submission-queue.js';
+import type { RateLimit } from './token-bucket.js';
 import { held, memberFiles, membersOf, watchedMembers, type Component, type Member, type RecoveredJob, type TrackedJob } from './tracked-jobs.js';
 import { walltimeReason } from '../../core/model/job.js';
 
@@ -51,7 +52,6 @@ export interface BatchLocalManagerOptions {
 }
 
 const DEFAULT_HOLDER = { program: '/bin/sh', args: ['-c', 'while :; do sleep 3600; done'] };
-const MAX_BATCH = 50;
 
 export class BatchLocalManager implements LocalManager {
   readonly cluster: string;
@@ -63,9 +63,9 @@ export class BatchLocalManager implements LocalManager {
   private readonly clock: () => number;
   private readonly monotonic: () => number;
   private readonly log: (text: string) => void;
-  private readonly bucket: TokenBucket;
   private readonly jobs = new Map<string, TrackedJob>();
-  private readonly submitQueue: Member[] = [];
+  /** Members waiting to be submitted. */
+  private readonly submitQueue: SubmissionQueue<Member>;
   /** Local job ids to cancel (retried until the cancel command succeeds). */
   private readonly toCancel = new Set<string>();
   /** Jobs cancelled by the scheduler whose `finished` waits for the cancel command. */
@@ -77,9 +77,6 @@ export class BatchLocalManager implements LocalManager {
   /** Status rounds, one at a time (a call during one asks for another after it). */
   private readonly rounds: SingleFlight;
   private timer: NodeJS.Timeout | undefined;
-  private pumpTimer: NodeJS.Timeout | undefined;
-  private pumpQueued = false;
-  private submitting = false;
   /** Cancel commands, one at a time (a call during one asks for another after it). */
   private readonly cancels: SingleFlight;
   private closed = false;
@@ -96,7 +93,7 @@ export class BatchLocalManager implements LocalManager {
     this.clock = options.clock ?? (() => Date.now() / 1000);
     this.monotonic = options.monotonicMs ?? (() => performance.now());
     this.log = options.log ?? ((text) => process.stderr.write(`${text}\n`));
-    this.bucket = new TokenBucket(options.rateLimit ?? { burst: 10, perSecond: 5 }, this.monotonic());
+    this.submitQueue = new SubmissionQueue(options.rateLimit ?? { burst: 10, perSecond: 5 }, this.monotonic, (batch) => this.submitBatch(batch));
     this.rounds = new SingleFlight(() => this.statusRound(true).then(() => undefined), { stopped: () => this.closed, settled: () => this.schedule() });
     this.cancels = new SingleFlight(() => this.cancelOnce());
   }
@@ -239,7 +236,7 @@ export class BatchLocalManager implements LocalManager {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
-    if (this.pumpTimer) clearTimeout(this.pumpTimer);
+    this.submitQueue.close();
     await this.cancels.current;
   }
 
@@ -294,31 +291,10 @@ export class BatchLocalManager implements LocalManager {
     job.components.set(componentIndex, adoptedComponent({ tag: this.tag, workRoot: this.workRoot }, job, componentIndex, kind, found));
   }
 
-  /**
-   * Sends queued submissions, one command at a time (so that local jobs reach the batch system in the order they
-   * were asked for) with as many in it as the rate limit allows. Calls made together are sent together.
-   */
+  /** Sends queued submissions (see SubmissionQueue). */
   private pump(): void {
-    if (this.closed || this.pumpTimer || this.pumpQueued || this.submitting) return;
-    this.pumpQueued = true;
-    queueMicrotask(() => {
-      this.pumpQueued = false;
-      if (this.closed || this.submitting || !this.submitQueue.length) return;
-      const n = this.bucket.take(Math.min(this.submitQueue.length, MAX_BATCH), this.monotonic());
-      if (n === 0) {
-        this.pumpTimer = setTimeout(() => {
-          this.pumpTimer = undefined;
-          this.pump();
-        }, this.bucket.waitMs(this.monotonic()));
-        this.pumpTimer.unref?.();
-        return;
-      }
-      this.submitting = true;
-      void this.submitBatch(this.submitQueue.splice(0, n)).finally(() => {
-        this.submitting = false;
-        this.pump();
-      });
-    });
+    if (this.closed) return;
+    this.submitQueue.pump();
   }
 
   private async submitBatch(batch: Member[]): Promise<void> {
@@ -401,11 +377,7 @@ ${this.system.submitCommand(m.spec)}`;
   private release(m: Member): void {
     if (m.released) return;
     m.released = true;
-    const queued = this.submitQueue.indexOf(m);
-    if (queued >= 0) {
-      this.submitQueue.splice(queued, 1);
-      m.phase = 'ended';
-    }
+    if (this.submitQueue.remove(m)) m.phase = 'ended';
     if (m.id && m.phase !== 'ended') this.toCancel.add(m.id);
   }
 

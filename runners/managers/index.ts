@@ -1,19 +1,17 @@
-// The batch systems by name, from a configuration checked at the boundary (a cluster's settings).
+// The batch systems by name, from a configuration checked at the boundary (a cluster's settings): each adapter's own
+// options schema, with its kind.
 import { z } from 'zod';
 import type { BatchSystem } from './batch-system.js';
-import { LocalSystem } from './local.js';
-import { PbsSystem } from './pbs.js';
-import { SgeSystem } from './sge.js';
-import { SlurmSystem } from './slurm.js';
-
-const word = z.string().min(1).max(200);
-const extraArgs = z.array(word).max(50).optional();
+import { LocalSystem, localOptionsSchema } from './local.js';
+import { PbsSystem, pbsOptionsSchema } from './pbs.js';
+import { SgeSystem, sgeOptionsSchema } from './sge.js';
+import { SlurmSystem, slurmOptionsSchema } from './slurm.js';
 
 export const batchSystemSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('slurm'), partition: word.optional(), account: word.optional(), extraArgs }).strict(),
-  z.object({ kind: z.literal('sge'), parallelEnvironment: word.optional(), queue: word.optional(), extraArgs }).strict(),
-  z.object({ kind: z.literal('pbs'), flavour: z.enum(['pbspro', 'torque']).optional(), queue: word.optional(), extraArgs }).strict(),
-  z.object({ kind: z.literal('local'), slots: z.number().int().min(1).max(100_000), stateDir: word.optional() }).strict(),
+  slurmOptionsSchema.extend({ kind: z.literal('slurm') }),
+  sgeOptionsSchema.extend({ kind: z.literal('sge') }),
+  pbsOptionsSchema.extend({ kind: z.literal('pbs') }),
+  localOptionsSchema.extend({ kind: z.literal('local') }),
 ]);
 
 export type BatchSystemConfig = z.infer<typeof batchSystemSchema>;

@@ -8,13 +8,15 @@
 import { count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type SectionOutput } from './batch-system.js';
 import { enterWorkDir, jobScript } from './job-script.js';
 import { sh, ShellFragment } from '../shell/quote.js';
+import { z } from 'zod';
+import { batchWord } from './options.js';
 
-export interface LocalOptions {
-  /** Processors this host offers to Concertina. */
-  readonly slots: number;
-  /** Where the queue is kept; absolute or relative to the login directory (default `.concertina/local`). */
-  readonly stateDir?: string;
-}
+/** A plain host's options: the processors it offers, and where its queue is kept. */
+export const localOptionsSchema = z.strictObject({
+  slots: z.number().int().min(1).max(100_000).meta({ description: 'processors this host offers to Concertina' }),
+  stateDir: batchWord.optional().meta({ description: 'where the queue is kept; absolute or relative to the login directory (default .concertina/local)' }),
+});
+export type LocalOptions = z.infer<typeof localOptionsSchema>;
 
 /**
  * The states the status script prints: Q queued, S starting, R running, K running but being cancelled,

@@ -7,14 +7,19 @@
 import { clockTime, count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type NodeCounts, type SectionOutput } from './batch-system.js';
 import { enterWorkDir, jobScript } from './job-script.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
+import { z } from 'zod';
+import { batchWord, extraArgsOption } from './options.js';
 
-export interface PbsOptions {
-  /** How processors are requested: PBS Pro's `select=N:ncpus=1` or TORQUE's `procs=N` (default pbspro). */
-  readonly flavour?: 'pbspro' | 'torque';
-  readonly queue?: string;
-  /** More qsub options, each one word. */
-  readonly extraArgs?: readonly string[];
-}
+/** PBS's options as a cluster's configuration gives them (the console's form is built from this schema). */
+export const pbsOptionsSchema = z.strictObject({
+  flavour: z
+    .enum(['pbspro', 'torque'])
+    .optional()
+    .meta({ title: 'PBS flavour', description: "how processors are requested: PBS Professional's select=N:ncpus=1 or Torque's procs=N (empty: pbspro)" }),
+  queue: batchWord.optional().meta({ title: 'queue', description: 'the queue jobs are submitted to (empty: the default queue)' }),
+  extraArgs: extraArgsOption('qsub', '-l, then walltime=01:00:00'),
+});
+export type PbsOptions = z.infer<typeof pbsOptionsSchema>;
 
 /** Job states of PBS Pro (Reference Guide, "Job States") and TORQUE (C: completed, kept for keep_completed). */
 export const PBS_STATES: Readonly<Record<string, LocalState>> = {

@@ -9,14 +9,16 @@ import { SaxesParser } from 'saxes';
 import { clockTime, count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type NodeCounts, type SectionOutput } from './batch-system.js';
 import { enterWorkDir, jobScript } from './job-script.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
+import { z } from 'zod';
+import { batchWord, extraArgsOption } from './options.js';
 
-export interface SgeOptions {
-  /** Parallel environment for jobs of more than one processor (default `smp`). */
-  readonly parallelEnvironment?: string;
-  readonly queue?: string;
-  /** More qsub options, each one word. */
-  readonly extraArgs?: readonly string[];
-}
+/** Grid Engine's options as a cluster's configuration gives them (the console's form is built from this schema). */
+export const sgeOptionsSchema = z.strictObject({
+  parallelEnvironment: batchWord.optional().meta({ title: 'parallel environment', description: 'the parallel environment of jobs of more than one processor (empty: smp)' }),
+  queue: batchWord.optional().meta({ title: 'queue', description: 'the queue jobs are submitted to (empty: the default queue)' }),
+  extraArgs: extraArgsOption('qsub', '-notify; -l, then h_rt=01:00:00'),
+});
+export type SgeOptions = z.infer<typeof sgeOptionsSchema>;
 
 /**
  * A Grid Engine state string is a set of letters: q queued, w waiting, h hold, r running, t transferring,

@@ -3,13 +3,16 @@
 import { clockTime, count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type NodeCounts, type SectionOutput } from './batch-system.js';
 import { enterWorkDir, jobScript } from './job-script.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
+import { z } from 'zod';
+import { batchWord, extraArgsOption } from './options.js';
 
-export interface SlurmOptions {
-  readonly partition?: string;
-  readonly account?: string;
-  /** More sbatch options, each one word (e.g. `--qos=low`). */
-  readonly extraArgs?: readonly string[];
-}
+/** Slurm's options as a cluster's configuration gives them (the console's form is built from this schema). */
+export const slurmOptionsSchema = z.strictObject({
+  partition: batchWord.optional().meta({ title: 'partition', description: 'the partition jobs are submitted to (empty: the default partition)' }),
+  account: batchWord.optional().meta({ title: 'account', description: 'the account jobs are charged to (empty: the default account)' }),
+  extraArgs: extraArgsOption('sbatch', '--qos=low'),
+});
+export type SlurmOptions = z.infer<typeof slurmOptionsSchema>;
 
 /** Every state of squeue's `%T` (Slurm 20-24), mapped. Anything else is `unknown`. */
 export const SLURM_STATES: Readonly<Record<string, LocalState>> = {

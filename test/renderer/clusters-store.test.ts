@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createPinia, setActivePinia } from 'pinia';
 import { clusterFieldOf, configOf, defineClustersStore, emptyClusterForm, formOf } from '../../renderer/src/stores/clusters.js';
-import { liveClusterSchema } from '../../runners/live/config.js';
+import { BATCH_SYSTEM_INFOS as systems, liveClusterSchema } from '../../runners/live/config.js';
 import { fakeClient } from './fake-client.js';
 
 const lab = {
@@ -26,31 +26,31 @@ describe('clusters store', () => {
 
   it('turns the form into a configuration and back', () => {
     const form = { ...emptyClusterForm(), name: ' lab1 ', host: 'login.example.org', port: 2222, user: 'alice', env: 'SLURM_CONF=/etc/slurm/a=b.conf\n\n', threshold: 0.5 };
-    const built = configOf(form);
+    const built = configOf(form, systems);
     expect(built).toEqual({ config: { name: 'lab1', login: { via: 'ssh', host: 'login.example.org', port: 2222, user: 'alice' }, system: 'slurm', workRoot: '.concertina', env: { SLURM_CONF: '/etc/slurm/a=b.conf' }, threshold: 0.5, pollIntervalS: 10, batch: {} } });
-    expect(configOf({ ...form, env: 'OK=1\nnot a pair' })).toEqual({ error: { env: 'line 2: expected NAME=value' } });
-    expect(configOf({ ...form, via: 'local', slots: 4 })).toMatchObject({ config: { login: { via: 'local' }, slots: 4 } });
-    expect(configOf(formOf(lab))).toEqual({ config: { ...lab, login: { via: 'ssh', host: 'login.example.org', port: 2222, user: 'alice' } } });
+    expect(configOf({ ...form, env: 'OK=1\nnot a pair' }, systems)).toEqual({ error: { env: 'line 2: expected NAME=value' } });
+    expect(configOf({ ...form, via: 'local', slots: 4 }, systems)).toMatchObject({ config: { login: { via: 'local' }, slots: 4 } });
+    expect(configOf(formOf(lab), systems)).toEqual({ config: { ...lab, login: { via: 'ssh', host: 'login.example.org', port: 2222, user: 'alice' } } });
     expect(['login.host', 'login.port', 'env.BAD', 'name', 'slots', 'login', 'batch.queue', 'batch.extraArgs[1]', 'whatever'].map(clusterFieldOf)).toEqual(['host', 'port', 'env', 'name', 'slots', 'host', 'queue', 'extraArgs', 'form']);
     // Batch options: one submit option per line; those of another system than the one chosen are left out.
-    const options = { ...form, partition: ' debug ', account: 'proj', queue: 'all.q', parallelEnvironment: 'mpi', flavour: 'torque' as const, extraArgs: '--qos=low\n\n --exclusive ' };
-    expect(configOf(options)).toMatchObject({ config: { batch: { partition: 'debug', account: 'proj', extraArgs: ['--qos=low', '--exclusive'] } } });
-    expect(configOf({ ...options, system: 'sge' })).toMatchObject({ config: { batch: { parallelEnvironment: 'mpi', queue: 'all.q', extraArgs: ['--qos=low', '--exclusive'] } } });
-    expect(configOf({ ...options, system: 'pbs' })).toMatchObject({ config: { batch: { flavour: 'torque', queue: 'all.q', extraArgs: ['--qos=low', '--exclusive'] } } });
-    expect(configOf({ ...options, system: 'local', via: 'local' })).toMatchObject({ config: { batch: {} } });
+    const options = { ...form, batch: { partition: ' debug ', account: 'proj', queue: 'all.q', parallelEnvironment: 'mpi', flavour: 'torque', extraArgs: '--qos=low\n\n --exclusive ' } };
+    expect(configOf(options, systems)).toMatchObject({ config: { batch: { partition: 'debug', account: 'proj', extraArgs: ['--qos=low', '--exclusive'] } } });
+    expect(configOf({ ...options, system: 'sge' }, systems)).toMatchObject({ config: { batch: { parallelEnvironment: 'mpi', queue: 'all.q', extraArgs: ['--qos=low', '--exclusive'] } } });
+    expect(configOf({ ...options, system: 'pbs' }, systems)).toMatchObject({ config: { batch: { flavour: 'torque', queue: 'all.q', extraArgs: ['--qos=low', '--exclusive'] } } });
+    expect(configOf({ ...options, system: 'local', via: 'local' }, systems)).toMatchObject({ config: { batch: {} } });
   });
 
   it('takes the interactive partition: worker nodes and RT-DLT costs, its errors at their fields', () => {
     const form = { ...emptyClusterForm(), name: 'here', via: 'local' as const, system: 'local' as const, slots: 2, interactiveNodes: 8, cpsMsPerUnit: 10 };
-    const built = configOf(form);
+    const built = configOf(form, systems);
     expect(built).toMatchObject({ config: { interactive: { nodes: 8, cmsMsPerUnit: 0, cpsMsPerUnit: 10 } } });
-    expect(configOf(emptyClusterForm())).not.toHaveProperty('config.interactive');
+    expect(configOf(emptyClusterForm(), systems)).not.toHaveProperty('config.interactive');
     if (!('config' in built)) throw new Error('no config');
     const stored = liveClusterSchema.parse(built.config);
     expect(formOf(stored)).toMatchObject({ interactiveNodes: 8, cmsMsPerUnit: 0, cpsMsPerUnit: 10 });
     expect(['interactive.nodes', 'interactive.cmsMsPerUnit', 'interactive.cpsMsPerUnit', 'interactive'].map(clusterFieldOf)).toEqual(['interactiveNodes', 'cmsMsPerUnit', 'cpsMsPerUnit', 'interactiveNodes']);
     // Nodes without a processing cost: refused at Cps by the host's own schema.
-    const missing = configOf({ ...form, cpsMsPerUnit: null });
+    const missing = configOf({ ...form, cpsMsPerUnit: null }, systems);
     const parsed = liveClusterSchema.safeParse('config' in missing ? missing.config : undefined);
     expect(parsed.success ? [] : parsed.error.issues.map((i) => clusterFieldOf(i.path.join('.')))).toEqual(['cpsMsPerUnit']);
   });
@@ -71,7 +71,7 @@ describe('clusters store', () => {
     expect(store.errors).toEqual({ env: 'line 1: expected NAME=value' });
 
     client.answers['clusters.save'] = { ok: true, value: { name: 'lab1' } };
-    client.answers['clusters.list'] = { ok: true, value: { clusters: [{ config: lab, secrets: [] }], secretsPersist: false } };
+    client.answers['clusters.list'] = { ok: true, value: { clusters: [{ config: lab, secrets: [] }], secretsPersist: false, systems } };
     store.form.env = '';
     expect(await store.save()).toBe(true);
     expect(store.clusters.map((c) => c.config.name)).toEqual(['lab1']);
@@ -80,7 +80,7 @@ describe('clusters store', () => {
 
   it('edits the cluster edited (clusters.update), renames it only by its name changed, and adds a new one only when asked', async () => {
     const client = fakeClient({
-      'clusters.list': { ok: true, value: { clusters: [{ config: lab, secrets: [] }], secretsPersist: false } },
+      'clusters.list': { ok: true, value: { clusters: [{ config: lab, secrets: [] }], secretsPersist: false, systems } },
       'clusters.update': { ok: true, value: { name: 'lab1' } },
     });
     const store = defineClustersStore(client)();
@@ -89,7 +89,7 @@ describe('clusters store', () => {
     expect(store.renaming).toBe(false);
     store.form.threshold = 0.8;
     expect(await store.save()).toBe(true);
-    const config = (configOf(store.form) as { config: unknown }).config;
+    const config = (configOf(store.form, systems) as { config: unknown }).config;
     expect(client.calls.filter((c) => c.method.startsWith('clusters.') && c.method !== 'clusters.list')).toEqual([{ method: 'clusters.update', payload: { name: 'lab1', config } }]);
     expect(store.message).toBe('Saved lab1.');
 
@@ -122,7 +122,7 @@ describe('clusters store', () => {
   it('keeps an edited cluster\'s interactive placement and sharing (issue 16)', async () => {
     const interactive = { nodes: 8, cmsMsPerUnit: 1, cpsMsPerUnit: 10, placement: 'worst-fit' as const, sharing: 'exclusive' as const };
     const client = fakeClient({
-      'clusters.list': { ok: true, value: { clusters: [{ config: { ...lab, interactive }, secrets: [] }], secretsPersist: false } },
+      'clusters.list': { ok: true, value: { clusters: [{ config: { ...lab, interactive }, secrets: [] }], secretsPersist: false, systems } },
       'clusters.update': { ok: true, value: { name: 'lab1' } },
     });
     const store = defineClustersStore(client)();
@@ -137,8 +137,9 @@ describe('clusters store', () => {
   });
 
   it('puts a failed test at its field, and accepts an unknown host key with what was shown, then tests again', async () => {
-    const client = fakeClient({ 'clusters.test': { ok: true, value: { ok: false, kind: 'auth-failed', message: 'alice@login: authentication failed' } } });
+    const client = fakeClient({ 'clusters.test': { ok: true, value: { ok: false, kind: 'auth-failed', message: 'alice@login: authentication failed' } }, 'clusters.list': { ok: true, value: { clusters: [], secretsPersist: false, systems } } });
     const store = defineClustersStore(client)();
+    await store.load();
     store.form = formOf(lab);
     await store.test();
     expect(store.errors).toEqual({ user: 'alice@login: authentication failed' });
@@ -157,7 +158,7 @@ describe('clusters store', () => {
     };
     expect(await store.acceptKey()).toBe(true);
     const accept = client.calls.find((c) => c.method === 'clusters.acceptHostKey');
-    expect(accept?.payload).toEqual({ host: 'login.example.org', port: 2222, fingerprint: FINGERPRINT, cluster: (configOf(formOf(lab)) as { config: unknown }).config });
+    expect(accept?.payload).toEqual({ host: 'login.example.org', port: 2222, fingerprint: FINGERPRINT, cluster: (configOf(formOf(lab), systems) as { config: unknown }).config });
     expect(client.calls.at(-1)?.method).toBe('clusters.test');
     expect(store.testResult).toEqual(after);
 
@@ -168,7 +169,7 @@ describe('clusters store', () => {
 
   it('sends a secret once, for the cluster edited, and says where it is kept', async () => {
     const client = fakeClient({
-      'clusters.list': { ok: true, value: { clusters: [{ config: lab, secrets: ['password'] }], secretsPersist: true } },
+      'clusters.list': { ok: true, value: { clusters: [{ config: lab, secrets: ['password'] }], secretsPersist: true, systems } },
       'clusters.setSecret': { ok: true, value: { cluster: 'lab1', kind: 'password', persistent: true } },
     });
     const store = defineClustersStore(client)();

@@ -74,3 +74,15 @@ describe('batch options of a live cluster', () => {
     expect(batchSystemSettings(config(), { cores: 8, workRoot: '/w' })).toEqual({ kind: 'local', slots: 8, stateDir: '/w/local' });
   });
 });
+
+describe('the live configuration composed from the adapters\' option schemas', () => {
+  it('refuses a batch option no adapter knows, naming it, and one of another system, naming the systems it applies to', () => {
+    const parse = (system: string, batch: object) => liveClusterSchema.safeParse({ name: 'c', login: { via: 'local' }, system, batch });
+    const unknown = parse('slurm', { partitoin: 'short' });
+    expect(unknown.success ? [] : unknown.error.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['batch', 'Unrecognized key: "partitoin"']]);
+    const elsewhere = parse('pbs', { parallelEnvironment: 'mpi' });
+    expect(elsewhere.success ? [] : elsewhere.error.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['batch.parallelEnvironment', 'applies to Grid Engine only, not PBS']]);
+    const badValue = parse('pbs', { flavour: 'openpbs' });
+    expect(badValue.success ? [] : badValue.error.issues.map((i) => i.path.join('.'))).toEqual(['batch.flavour']);
+  });
+});

@@ -5,7 +5,6 @@
 // forgotten here), and starting a live run (run.startLive).
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import { BATCH_OPTION_SYSTEMS, BATCH_SYSTEMS } from '../../../electron/api/choices.js';
 import type { InteractivePartitionSpec } from '../../../core/model/schemas.js';
 import type { ApiClient, FieldError, MethodInput, MethodOutput } from '../api/types.js';
 
@@ -14,13 +13,13 @@ export type ClusterConfig = StoredCluster['config'];
 /** What "test connection" found: the host's one type (runners/live/config.ts), as the API serves it. */
 export type ConnectionTest = MethodOutput<'clusters.test'>;
 
-/** The batch systems, and which of their options each one takes (served with the API: electron/api/choices.ts). */
-export const SYSTEM_OPTIONS = BATCH_SYSTEMS;
-export type BatchField = keyof typeof BATCH_OPTION_SYSTEMS;
-const BATCH_FIELDS = Object.keys(BATCH_OPTION_SYSTEMS) as BatchField[];
+/** A batch system with its options' fields, as the host serves them with clusters.list (from each adapter's schema). */
+export type BatchSystemInfo = MethodOutput<'clusters.list'>['systems'][number];
+export type BatchOptionField = BatchSystemInfo['options'][number];
+export type SystemName = ClusterConfig['system'];
 
-/** Whether the form shows a batch option for the system chosen. */
-export const batchFieldApplies = (field: BatchField, system: (typeof SYSTEM_OPTIONS)[number]) => BATCH_OPTION_SYSTEMS[field].includes(system);
+/** The options the form shows for `system` (none until the host has said which systems there are). */
+export const batchFieldsOf = (systems: readonly BatchSystemInfo[], system: SystemName): readonly BatchOptionField[] => systems.find((s) => s.name === system)?.options ?? [];
 
 export const CLUSTER_FIELDS = [
   'name',
@@ -36,7 +35,6 @@ export const CLUSTER_FIELDS = [
   'env',
   'threshold',
   'pollIntervalS',
-  ...BATCH_FIELDS,
   'interactiveNodes',
   'cmsMsPerUnit',
   'cpsMsPerUnit',
@@ -46,7 +44,8 @@ export const CLUSTER_FIELDS = [
 ] as const;
 /** The interactive partition's fields as the form names them (the config's `interactive.*`). */
 const INTERACTIVE_FIELD: Readonly<Record<string, ClusterField>> = { nodes: 'interactiveNodes', cmsMsPerUnit: 'cmsMsPerUnit', cpsMsPerUnit: 'cpsMsPerUnit', placement: 'interactivePlacement', sharing: 'interactiveSharing' };
-export type ClusterField = (typeof CLUSTER_FIELDS)[number];
+/** A field of the form: one of CLUSTER_FIELDS, or a batch option by its name (its system's fields come from the host). */
+export type ClusterField = (typeof CLUSTER_FIELDS)[number] | (string & {});
 export type ClusterErrors = Partial<Record<ClusterField, string>>;
 
 export interface ClusterForm {
@@ -57,20 +56,15 @@ export interface ClusterForm {
   user: string;
   identityFile: string;
   proxyJump: string;
-  system: (typeof SYSTEM_OPTIONS)[number];
+  system: SystemName;
   slots: number | null;
   workRoot: string;
   /** One `NAME=value` per line. */
   env: string;
   threshold: number | null;
   pollIntervalS: number | null;
-  partition: string;
-  account: string;
-  parallelEnvironment: string;
-  queue: string;
-  flavour: 'pbspro' | 'torque' | null;
-  /** More submit options, one per line (each one word). */
-  extraArgs: string;
+  /** The batch system's options by name, as typed (a list one item per line; empty: left out). */
+  batch: Record<string, string>;
   /** Worker nodes for interactive jobs (empty: none), with RT-DLT's per-unit transmission and processing costs (ms). */
   interactiveNodes: number | null;
   cmsMsPerUnit: number | null;
@@ -94,12 +88,7 @@ export const emptyClusterForm = (): ClusterForm => ({
   env: '',
   threshold: 1,
   pollIntervalS: 10,
-  partition: '',
-  account: '',
-  parallelEnvironment: '',
-  queue: '',
-  flavour: null,
-  extraArgs: '',
+  batch: {},
   interactiveNodes: null,
   cmsMsPerUnit: null,
   cpsMsPerUnit: null,
@@ -125,12 +114,7 @@ export function formOf(config: ClusterConfig): ClusterForm {
       .join('\n'),
     threshold: config.threshold,
     pollIntervalS: config.pollIntervalS,
-    partition: config.batch.partition ?? '',
-    account: config.batch.account ?? '',
-    parallelEnvironment: config.batch.parallelEnvironment ?? '',
-    queue: config.batch.queue ?? '',
-    flavour: config.batch.flavour ?? null,
-    extraArgs: (config.batch.extraArgs ?? []).join('\n'),
+    batch: Object.fromEntries(Object.entries(config.batch).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join('\n') : String(value)]]))),
     interactiveNodes: config.interactive?.nodes ?? null,
     cmsMsPerUnit: config.interactive?.cmsMsPerUnit ?? null,
     cpsMsPerUnit: config.interactive?.cpsMsPerUnit ?? null,
@@ -139,8 +123,24 @@ export function formOf(config: ClusterConfig): ClusterForm {
   };
 }
 
-/** The configuration the form describes (the host checks it), or the env field's error. */
-export function configOf(form: ClusterForm): { config: MethodInput<'clusters.save'> } | { error: ClusterErrors } {
+/** The batch options the form gives, for its system's fields only, each as its kind says (a list split into lines). */
+function batchOf(form: ClusterForm, systems: readonly BatchSystemInfo[]): Record<string, string | number | string[]> {
+  const batch: Record<string, string | number | string[]> = {};
+  for (const field of batchFieldsOf(systems, form.system)) {
+    const typed = (form.batch[field.name] ?? '').trim();
+    if (field.kind === 'list') {
+      const items = typed.split('\n').map((l) => l.trim()).filter(Boolean);
+      if (items.length) batch[field.name] = items;
+    } else if (typed !== '') batch[field.name] = field.kind === 'number' && Number.isFinite(Number(typed)) ? Number(typed) : typed;
+  }
+  return batch;
+}
+
+/**
+ * The configuration the form describes (the host checks it), or the env field's error. `systems`: the batch
+ * systems' fields as the host serves them (clusters.list).
+ */
+export function configOf(form: ClusterForm, systems: readonly BatchSystemInfo[]): { config: MethodInput<'clusters.save'> } | { error: ClusterErrors } {
   const env: Record<string, string> = {};
   const lines = form.env.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -152,16 +152,8 @@ export function configOf(form: ClusterForm): { config: MethodInput<'clusters.sav
   }
   const text = (v: string) => (v.trim() === '' ? undefined : v.trim());
   // Options of other systems than the one chosen are left out: switching the system does not leave stale ones behind.
-  const applies = (field: BatchField) => batchFieldApplies(field, form.system);
-  const extraArgs = form.extraArgs.split('\n').map((l) => l.trim()).filter(Boolean);
-  const batch = {
-    ...(applies('partition') && text(form.partition) ? { partition: text(form.partition)! } : {}),
-    ...(applies('account') && text(form.account) ? { account: text(form.account)! } : {}),
-    ...(applies('parallelEnvironment') && text(form.parallelEnvironment) ? { parallelEnvironment: text(form.parallelEnvironment)! } : {}),
-    ...(applies('queue') && text(form.queue) ? { queue: text(form.queue)! } : {}),
-    ...(applies('flavour') && form.flavour ? { flavour: form.flavour } : {}),
-    ...(applies('extraArgs') && extraArgs.length ? { extraArgs } : {}),
-  };
+  // The host checks each value against its adapter's schema (an enum's value among them).
+  const batch = batchOf(form, systems) as MethodInput<'clusters.save'>['batch'];
   const login =
     form.via === 'local'
       ? { via: 'local' as const }
@@ -205,7 +197,9 @@ export function configOf(form: ClusterForm): { config: MethodInput<'clusters.sav
 export function clusterFieldOf(path: string): ClusterField {
   const parts = path.split(/[.[\]"']+/).filter(Boolean);
   if (parts[0] === 'interactive') return INTERACTIVE_FIELD[parts[1] ?? 'nodes'] ?? 'interactiveNodes';
-  const key = parts[0] === 'login' ? (parts[1] ?? 'host') : parts[0] === 'batch' ? (parts[1] ?? 'form') : (parts[0] ?? '');
+  // A batch option's error goes to its field, whichever the adapter's schema names.
+  if (parts[0] === 'batch') return parts[1] ?? 'form';
+  const key = parts[0] === 'login' ? (parts[1] ?? 'host') : (parts[0] ?? '');
   return (CLUSTER_FIELDS as readonly string[]).includes(key) ? (key as ClusterField) : 'form';
 }
 
@@ -243,6 +237,8 @@ export function defineClustersStore(client: ApiClient) {
   return defineStore('clusters', () => {
     const clusters = ref<StoredCluster[]>([]);
     const secretsPersist = ref(false);
+    /** The batch systems and their options' fields (served with clusters.list). */
+    const systems = ref<BatchSystemInfo[]>([]);
     const form = ref<ClusterForm>(emptyClusterForm());
     /** The name of the cluster being edited (undefined: a new one). */
     const editing = ref<string | undefined>();
@@ -266,6 +262,7 @@ export function defineClustersStore(client: ApiClient) {
       if (!r.ok) return fail(r.errors);
       clusters.value = r.value.clusters;
       secretsPersist.value = r.value.secretsPersist;
+      systems.value = r.value.systems;
       return true;
     }
 
@@ -295,7 +292,7 @@ export function defineClustersStore(client: ApiClient) {
 
     /** The form's configuration, or false with the env error set. */
     function current(): MethodInput<'clusters.save'> | undefined {
-      const built = configOf(form.value);
+      const built = configOf(form.value, systems.value);
       if ('error' in built) {
         errors.value = built.error;
         return undefined;
@@ -304,6 +301,9 @@ export function defineClustersStore(client: ApiClient) {
     }
 
     /** Whether saving the form renames the cluster edited (the view asks first). */
+    /** The fields of the chosen system's options, in its adapter's order. */
+    const batchFields = computed(() => batchFieldsOf(systems.value, form.value.system));
+
     const renaming = computed(() => editing.value !== undefined && form.value.name.trim() !== editing.value);
 
     /** The form as the cluster edited (its name changed only by a rename the user confirmed), or as a new cluster. */
@@ -434,7 +434,7 @@ export function defineClustersStore(client: ApiClient) {
       }
     }
 
-    return { clusters, secretsPersist, form, editing, renaming, errors, busy, testing, staging, testResult, message, liveStarted, load, startNew, edit, touch, save, add, remove, test, acceptKey, setSecret, stageAssets, startLive };
+    return { clusters, secretsPersist, systems, batchFields, form, editing, renaming, errors, busy, testing, staging, testResult, message, liveStarted, load, startNew, edit, touch, save, add, remove, test, acceptKey, setSecret, stageAssets, startLive };
   });
 }
 
