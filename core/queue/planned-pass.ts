@@ -313,17 +313,24 @@ export class PlannedPass {
   /**
    * What a queue policy reads: each cluster's plan, built on first use. Its capacity is what Concertina may take
    * there now plus what its placed jobs hold, so that the plan's free processors now are exactly what a job may take.
-   * A placed job holds what core/plan/holding.ts says, until the end it estimates.
+   * A placed job holds what core/plan/holding.ts says, until the end it estimates. A cluster's capacity is read at the
+   * pass's first question about it (placements later in the pass are in its plan as reservations).
    */
   private view(now: number): QueueView {
     const host = this.host;
     const clusterCount = host.grid.clusters.length;
     let plans: Array<AvailabilityProfile | undefined> | undefined;
     let kept: KeptHoldings[] | undefined;
-    const build = (i: number): AvailabilityProfile => {
+    let capacities: number[] | undefined;
+    const capacity = (i: number): number => {
       kept ??= this.refresh(now);
-      const k = kept[i]!;
-      return AvailabilityProfile.build({ now, capacity: host.availableFor(i) + k.held, kept: k });
+      capacities ??= new Array<number>(clusterCount).fill(Number.NaN);
+      const c = capacities[i]!;
+      return c === c ? c : (capacities[i] = host.availableFor(i) + kept[i]!.held);
+    };
+    const build = (i: number): AvailabilityProfile => {
+      const c = capacity(i);
+      return AvailabilityProfile.build({ now, capacity: c, kept: kept![i]! });
     };
     return {
       now,
@@ -331,6 +338,13 @@ export class PlannedPass {
       plan: (i: number): AvailabilityProfile => {
         plans ??= new Array<AvailabilityProfile | undefined>(clusterCount);
         return (plans[i] ??= build(i));
+      },
+      freeFromNow: (i: number, duration: number): number => {
+        const plan = plans?.[i];
+        if (plan !== undefined) return plan.freeBetween(now, now + duration);
+        // What the plan would answer, without building it: on a plan with no reservation, what is free from now
+        // only rises, so over any window from now it is what is free now.
+        return capacity(i) - kept![i]!.heldAfter(now);
       },
       freed: () => true,
       promised: 0,
