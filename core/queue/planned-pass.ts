@@ -199,7 +199,8 @@ export class PlannedPass {
     const admission = pass.admit(waiting);
     job.plannedStart = admission.reserved;
     if (admission.reserved !== undefined && admission.reserved.start < this.earliestReserved) this.earliestReserved = admission.reserved.start;
-    if (!roomFor(admission.room, waiting.need)) {
+    // A job reserved to start later has no room now (every policy answers so): its room is not scanned.
+    if ((admission.reserved !== undefined && admission.reserved.start > now) || !roomFor(admission.room, waiting.need)) {
       if (admission.reason !== undefined) job.lastFailure = admission.reason;
       return 'kept';
     }
