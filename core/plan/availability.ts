@@ -5,6 +5,7 @@
 // Pure: built from plain numbers, on the core's StepFunction and the profile operations of core/time/profile.ts.
 import { StepFunction } from '../time/step-function.js';
 import { addRect, earliestStart, profileOfRects, pushSpan } from '../time/profile.js';
+import type { HeldOverTime } from './kept-holdings.js';
 
 /** A running job as the plan sees it: n processors held from now until `end` (its estimated end). */
 export interface Holding {
@@ -30,6 +31,12 @@ export interface AvailabilityInput {
   readonly capacity: number | StepFunction;
   /** Read again when the plan is built on first use: the caller leaves the list and its holdings as they are. */
   readonly running?: readonly Holding[];
+  /**
+   * The running jobs' holdings as a caller keeps them between passes (core/plan/kept-holdings.ts), instead of
+   * `running`: the plan is then built in O(1) rather than O(k), and they are taken as already checked. The plan reads
+   * them until the caller changes them (a pass's plans, made again at the next pass).
+   */
+  readonly kept?: HeldOverTime;
   readonly reservations?: readonly Reservation[];
 }
 
@@ -77,7 +84,9 @@ export class AvailabilityProfile {
   #free: StepFunction | undefined;
   /** The constant capacity of a lazy plan (NaN for a capacity profile). */
   readonly #flat: number;
-  readonly #running: readonly Holding[];
+  /** The running jobs' holdings; read from #kept on first use when the caller keeps them. */
+  #running: readonly Holding[] | undefined;
+  readonly #kept: HeldOverTime | undefined;
   /** Lazy plan: what running jobs and reservations hold at now. */
   #heldNow = 0;
   /** Running jobs with now < end < Infinity, by end, then size, then input order (sorted on first use). */
@@ -104,11 +113,12 @@ export class AvailabilityProfile {
   #scratchTimes: Float64Array = EMPTY;
   #scratchValues: Float64Array = EMPTY;
 
-  private constructor(now: number, capacity: StepFunction | undefined, flat: number, running: readonly Holding[], heldNow: number) {
+  private constructor(now: number, capacity: StepFunction | undefined, flat: number, running: readonly Holding[] | undefined, kept: HeldOverTime | undefined, heldNow: number) {
     this.now = now;
     this.#capacityProfile = capacity;
     this.#flat = flat;
     this.#running = running;
+    this.#kept = kept;
     this.#heldNow = heldNow;
   }
 
@@ -124,20 +134,28 @@ export class AvailabilityProfile {
     // before now is read as now.
     const flat = typeof input.capacity === 'number' ? input.capacity : Number.NaN;
     const capacity = typeof input.capacity === 'number' ? undefined : input.capacity.truncateBefore(now);
-    const running = input.running ?? [];
+    const kept = input.kept;
+    const running = kept !== undefined ? undefined : (input.running ?? []);
     let heldNow = 0;
-    for (let i = 0; i < running.length; i++) {
-      const j = running[i]!;
-      checkAmount(j.n, `running job '${j.id}': n`);
-      if (j.end !== j.end) throw new RangeError(`AvailabilityProfile: running job '${j.id}': end is NaN`);
-      // Decision: a job whose estimated end has passed holds nothing from now on: its release is due now (the
-      // scheduler kills a job past its walltime), and it is never one that a later start waits for.
-      if (j.end > now) heldNow += j.n;
+    if (running === undefined) heldNow = kept!.heldAfter(now);
+    else {
+      for (let i = 0; i < running.length; i++) {
+        const j = running[i]!;
+        checkAmount(j.n, `running job '${j.id}': n`);
+        if (j.end !== j.end) throw new RangeError(`AvailabilityProfile: running job '${j.id}': end is NaN`);
+        // Decision: a job whose estimated end has passed holds nothing from now on: its release is due now (the
+        // scheduler kills a job past its walltime), and it is never one that a later start waits for.
+        if (j.end > now) heldNow += j.n;
+      }
     }
-    const plan = new AvailabilityProfile(now, capacity, flat, running, heldNow);
+    const plan = new AvailabilityProfile(now, capacity, flat, running, kept, heldNow);
     if (flat !== flat) plan.#materialise();
     for (const r of input.reservations ?? []) plan.reserve(r);
     return plan;
+  }
+
+  #runningHoldings(): readonly Holding[] {
+    return (this.#running ??= this.#kept!.list());
   }
 
   #capacity(): StepFunction {
@@ -149,7 +167,7 @@ export class AvailabilityProfile {
     if (this.#free !== undefined) return this.#free;
     const now = this.now;
     const rects: number[] = [];
-    const running = this.#running;
+    const running = this.#runningHoldings();
     for (let i = 0; i < running.length; i++) {
       const j = running[i]!;
       pushSpan(rects, now, j.end, j.n, now);
@@ -165,7 +183,7 @@ export class AvailabilityProfile {
     if (this.#releasesSorted !== undefined) return this.#releasesSorted;
     const now = this.now;
     const releases: Release[] = [];
-    const running = this.#running;
+    const running = this.#runningHoldings();
     for (let i = 0; i < running.length; i++) {
       const j = running[i]!;
       if (j.n > 0 && j.end > now && j.end < Infinity) releases.push({ id: j.id, n: j.n, end: j.end, order: i });
@@ -184,10 +202,13 @@ export class AvailabilityProfile {
   #lazyFreeAt(t: number): number {
     if (t === this.now) return this.#flat - this.#heldNow;
     let held = 0;
-    const running = this.#running;
-    for (let i = 0; i < running.length; i++) {
-      const end = running[i]!.end;
-      if (end > t || end === Infinity) held += running[i]!.n;
+    if (this.#kept !== undefined) held = this.#kept.heldAfter(t);
+    else {
+      const running = this.#runningHoldings();
+      for (let i = 0; i < running.length; i++) {
+        const end = running[i]!.end;
+        if (end > t || end === Infinity) held += running[i]!.n;
+      }
     }
     for (const r of this.#reservations.values()) if (holdsAt(r, this.now) && (r.start + r.duration > t || r.duration === Infinity)) held += r.n;
     return this.#flat - held;

@@ -1,11 +1,12 @@
 // A pass of a planning queue policy (fcfs, easy, cbf) over the scheduler's queue: builds each cluster's plan from the
 // placed jobs, shows the policy each waiting job in turn, and places those it admits through the scheduler. The
 // scheduler keeps its records; this module reads them and acts through the small host below.
-import { heldProcessors, holdingEnd, type RuntimeAt } from '../plan/holding.js';
+import type { RuntimeAt } from '../plan/holding.js';
 import type { PlacedComponent } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import type { PlacementContext } from '../placement/policy.js';
-import { AvailabilityProfile, type Holding, type Reservation } from '../plan/availability.js';
+import { AvailabilityProfile, type Reservation } from '../plan/availability.js';
+import { KeptHoldings } from '../plan/kept-holdings.js';
 import type { JobRecord } from '../scheduler/job-record.js';
 import type { PlacementQueue, TryOutcome } from './placement-queue.js';
 import type { QueuePass, QueuePolicy, QueueView, WaitingJob } from './policy.js';
@@ -20,6 +21,18 @@ export interface PlannedPassHost {
   availableFor(clusterIndex: number): number;
   /** Jobs placed and not yet ended: what the plans hold. */
   placedJobs(): Iterable<JobRecord>;
+  /**
+   * What the scheduler's ledger keeps so that a pass makes again only the holdings that changed: the placed jobs with
+   * a component on cluster i, a version of the cluster that moves whenever what they hold there may have changed,
+   * and, while watched, the jobs noted as changed there. Without them, every pass makes every cluster's holdings
+   * again from `placedJobs`.
+   */
+  placedOn?(clusterIndex: number): ReadonlySet<JobRecord>;
+  holdingsVersion?(clusterIndex: number): number;
+  watchChanges?(on: boolean): void;
+  drainChanges?(clusterIndex: number, visit: (job: JobRecord) => void): void;
+  /** Moves whenever a job is placed or leaves the placed jobs; without it, `placedJobs` is walked to tell. */
+  placements?(): number;
   /** A job's run time at a size, as its application declares it (core/plan/holding.ts). */
   readonly runtimeAt?: RuntimeAt;
   /** What a placement of `job` may take on cluster i now. */
@@ -76,13 +89,6 @@ function prioritizedJob(job: JobRecord): PrioritizedJob {
   return { seq: job.seq, submitTime: job.transitions[0]!.time, need: job.need, walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY };
 }
 
-/** A component's holding kept between passes, with the cluster it is on. */
-interface KeptHolding {
-  readonly cluster: string;
-  readonly index: number;
-  holding: Holding;
-}
-
 export class PlannedPass {
   /** For a policy with promises: each cluster's free processors at the end of its last pass, and which policy. */
   private lastFree: Array<StepFunction | undefined> = [];
@@ -98,11 +104,11 @@ export class PlannedPass {
   private lastPlaced = '';
   /** The policy whose passes planned nothing (KOALA's: the scheduler's own scan runs). */
   private unplanned: QueuePolicy | undefined;
-  /** The placed jobs of the last pass, in order, and their holdings per component (see `holdings`); and two spares. */
-  private keptJobs: JobRecord[] = [];
-  private keptEntries: KeptHolding[][] = [];
-  private keptJobsNext: JobRecord[] = [];
-  private keptEntriesNext: KeptHolding[][] = [];
+  /** Each cluster's holdings, kept between passes (see `refresh`), and the host's version each was brought to. */
+  private kept: KeptHoldings[] = [];
+  private keptVersions: number[] = [];
+  /** Whether the host notes changed jobs for this pass (from the first planned pass until a policy plans nothing). */
+  private watching = false;
 
   constructor(private readonly host: PlannedPassHost) {}
 
@@ -115,7 +121,10 @@ export class PlannedPass {
    */
   run(base: QueuePolicy, queue: PlacementQueue, now: number, depth?: number, priority?: QueuePriority): boolean {
     // A policy that planned nothing once (koala) never does: its passes cost nothing here.
-    if (base === this.unplanned) return false;
+    if (base === this.unplanned) {
+      this.unwatch();
+      return false;
+    }
     const policy = withReservationDepth(base, depth);
     const sorted = priority?.score !== undefined;
     let ordered: readonly JobRecord[] | undefined;
@@ -132,6 +141,7 @@ export class PlannedPass {
     const pass = policy.begin(view);
     if (pass === undefined) {
       if (policy === base) this.unplanned = base;
+      this.unwatch();
       return false;
     }
     this.earliestReserved = Number.POSITIVE_INFINITY;
@@ -165,8 +175,9 @@ export class PlannedPass {
     return true;
   }
 
-  /** The placed jobs, as a count and a sum of their submission numbers: a job that ended (or came) changes it. */
+  /** Moves when a job ended (or came): the host's count of placements, or the placed jobs' count and numbers. */
   private placedSignature(): string {
+    if (this.host.placements !== undefined) return `${this.host.placements()}`;
     let count = 0;
     let sum = 0;
     for (const job of this.host.placedJobs()) {
@@ -188,7 +199,8 @@ export class PlannedPass {
     const admission = pass.admit(waiting);
     job.plannedStart = admission.reserved;
     if (admission.reserved !== undefined && admission.reserved.start < this.earliestReserved) this.earliestReserved = admission.reserved.start;
-    if (!roomFor(admission.room, waiting.need)) {
+    // A job reserved to start later has no room now (every policy answers so): its room is not scanned.
+    if ((admission.reserved !== undefined && admission.reserved.start > now) || !roomFor(admission.room, waiting.need)) {
       if (admission.reason !== undefined) job.lastFailure = admission.reason;
       return 'kept';
     }
@@ -220,71 +232,106 @@ export class PlannedPass {
   }
 
   /**
-   * What each cluster's placed jobs hold (core/plan/holding.ts), by cluster index. A job's holdings are kept from
-   * pass to pass and made again only where one changed (a start, a resize, a new now for a job not started yet), so
-   * that a pass allocates nothing for the jobs that did not change.
+   * Brings each cluster's kept holdings to now: the jobs the host noted as changed there since the last pass made
+   * again (only on a cluster whose version moved), and those whose holdings depend on now. Run at a pass's first use
+   * of a plan, for every cluster at once: placements later in the pass are in the plans as reservations, never as
+   * holdings too. A host that keeps no lists has every cluster's holdings made again.
    */
-  private holdings(now: number): Holding[][] {
+  private refresh(now: number): KeptHoldings[] {
     const host = this.host;
-    const out = new Array<Holding[]>(host.grid.clusters.length);
-    for (let i = 0; i < out.length; i++) out[i] = [];
-    // The placed jobs come in the order they were placed (a set's order): the last pass's jobs, less those that
-    // ended, then new ones. Each job's entry is found by walking the last pass's list alongside (no lookup); a job
-    // found nowhere gets a new entry, and so do the jobs after it (new ones too, in that order).
-    const lastJobs = this.keptJobs;
-    const lastEntries = this.keptEntries;
-    const jobs = this.keptJobsNext;
-    const entries = this.keptEntriesNext;
-    jobs.length = 0;
-    entries.length = 0;
-    let p = 0;
-    for (const job of host.placedJobs()) {
-      const components = job.components;
-      let q = p;
-      while (q < lastJobs.length && lastJobs[q] !== job) q++;
-      let entry: KeptHolding[] | undefined;
-      if (q < lastJobs.length) {
-        entry = lastEntries[q];
-        p = q + 1;
-      } else p = lastJobs.length;
-      if (entry === undefined || entry.length !== components.length) entry = new Array<KeptHolding>(components.length);
-      jobs.push(job);
-      entries.push(entry);
-      for (let k = 0; k < components.length; k++) {
-        const c = components[k]!;
-        const n = heldProcessors(job, c.processors);
-        const end = holdingEnd(job, now, host.runtimeAt);
-        let e = entry[k];
-        if (e === undefined || e.cluster !== c.cluster) {
-          e = { cluster: c.cluster, index: host.grid.cluster(c.cluster)!.index, holding: { id: `${job.id}#${k}`, n, end } };
-          entry[k] = e;
-        } else if (e.holding.n !== n || e.holding.end !== end) e.holding = { id: e.holding.id, n, end };
-        out[e.index]!.push(e.holding);
+    const count = host.grid.clusters.length;
+    const kept = this.kept;
+    const incremental = host.placedOn !== undefined && host.holdingsVersion !== undefined && host.drainChanges !== undefined && host.watchChanges !== undefined;
+    if (!incremental) {
+      const buckets = this.bucketed();
+      for (let i = 0; i < count; i++) kept[i] = this.made(i, buckets[i]!, now);
+      kept.length = count;
+      return kept;
+    }
+    if (!this.watching || kept.length !== count) {
+      host.watchChanges!(true);
+      this.watching = true;
+      for (let i = 0; i < count; i++) this.remake(i, now);
+      kept.length = count;
+      return kept;
+    }
+    const runtimeAt = host.runtimeAt;
+    for (let i = 0; i < count; i++) {
+      const k = kept[i]!;
+      const version = host.holdingsVersion!(i);
+      if (version === this.keptVersions[i] && k.now === now) continue;
+      // Decision: a pass at an earlier time than the last (never in a run: time only moves on) makes them again.
+      if (now < k.now) {
+        this.remake(i, now);
+        continue;
+      }
+      k.advance(now, runtimeAt);
+      if (version === this.keptVersions[i]) continue;
+      const placed = host.placedOn!(i);
+      host.drainChanges!(i, (job) => k.update(job, placed.has(job), runtimeAt));
+      this.keptVersions[i] = version;
+    }
+    return kept;
+  }
+
+  /** Cluster i's holdings made afresh from the host's placed jobs there (the jobs noted as changed dropped). */
+  private remake(i: number, now: number): void {
+    const host = this.host;
+    host.drainChanges!(i, () => {});
+    this.keptVersions[i] = host.holdingsVersion!(i);
+    this.kept[i] = this.made(i, host.placedOn!(i), now);
+  }
+
+  /** Stops the host noting changed jobs (a policy that plans nothing runs): the holdings are made afresh later. */
+  private unwatch(): void {
+    if (!this.watching) return;
+    this.host.watchChanges?.(false);
+    this.watching = false;
+  }
+
+  /** The placed jobs by cluster index, in the order the host gives them (for a host that keeps no lists). */
+  private bucketed(): JobRecord[][] {
+    const grid = this.host.grid;
+    const out = grid.clusters.map((): JobRecord[] => []);
+    for (const job of this.host.placedJobs()) {
+      for (const c of job.components) {
+        const list = out[grid.cluster(c.cluster)!.index]!;
+        // A job with two components on one cluster is listed there once.
+        if (list[list.length - 1] !== job) list.push(job);
       }
     }
-    this.keptJobsNext = lastJobs;
-    this.keptEntriesNext = lastEntries;
-    this.keptJobs = jobs;
-    this.keptEntries = entries;
     return out;
+  }
+
+  /** Cluster i's holdings made from its placed jobs at now. */
+  private made(i: number, jobs: Iterable<JobRecord>, now: number): KeptHoldings {
+    const k = new KeptHoldings(this.host.grid.clusters[i]!.name);
+    k.advance(now, this.host.runtimeAt);
+    for (const job of jobs) k.update(job, true, this.host.runtimeAt);
+    return k;
   }
 
   /**
    * What a queue policy reads: each cluster's plan, built on first use. Its capacity is what Concertina may take
    * there now plus what its placed jobs hold, so that the plan's free processors now are exactly what a job may take.
-   * A placed job holds what core/plan/holding.ts says, until the end it estimates.
+   * A placed job holds what core/plan/holding.ts says, until the end it estimates. A cluster's capacity is read at the
+   * pass's first question about it (placements later in the pass are in its plan as reservations).
    */
   private view(now: number): QueueView {
     const host = this.host;
     const clusterCount = host.grid.clusters.length;
     let plans: Array<AvailabilityProfile | undefined> | undefined;
-    let holdings: Holding[][] | undefined;
+    let kept: KeptHoldings[] | undefined;
+    let capacities: number[] | undefined;
+    const capacity = (i: number): number => {
+      kept ??= this.refresh(now);
+      capacities ??= new Array<number>(clusterCount).fill(Number.NaN);
+      const c = capacities[i]!;
+      return c === c ? c : (capacities[i] = host.availableFor(i) + kept[i]!.held);
+    };
     const build = (i: number): AvailabilityProfile => {
-      holdings ??= this.holdings(now);
-      const running = holdings[i]!;
-      let held = 0;
-      for (const h of running) held += h.n;
-      return AvailabilityProfile.build({ now, capacity: host.availableFor(i) + held, running });
+      const c = capacity(i);
+      return AvailabilityProfile.build({ now, capacity: c, kept: kept![i]! });
     };
     return {
       now,
@@ -292,6 +339,13 @@ export class PlannedPass {
       plan: (i: number): AvailabilityProfile => {
         plans ??= new Array<AvailabilityProfile | undefined>(clusterCount);
         return (plans[i] ??= build(i));
+      },
+      freeFromNow: (i: number, duration: number): number => {
+        const plan = plans?.[i];
+        if (plan !== undefined) return plan.freeBetween(now, now + duration);
+        // What the plan would answer, without building it: on a plan with no reservation, what is free from now
+        // only rises, so over any window from now it is what is free now.
+        return capacity(i) - kept![i]!.heldAfter(now);
       },
       freed: () => true,
       promised: 0,

@@ -35,6 +35,11 @@ export interface QueueView {
    */
   plan(clusterIndex: number): AvailabilityProfile;
   /**
+   * What plan(i).freeBetween(now, now + duration) answers, without building a plan the pass has not asked for (a
+   * planned pass asks it of every cluster for every job); absent, the plan is asked.
+   */
+  freeFromNow?(clusterIndex: number, duration: number): number;
+  /**
    * For a policy whose reservations persist: whether cluster i's plan (its promises in) has more free anywhere from
    * now on than at the end of the last pass (a job ended before its walltime, a promise was dropped, capacity grew).
    * Always true for the other policies.
@@ -94,7 +99,7 @@ export function roomOverWalltime(job: WaitingJob, view: QueueView): number[] {
   const from = job.cluster ?? 0;
   const to = job.cluster === undefined ? view.clusterCount : job.cluster + 1;
   for (let c = from; c < to; c++) {
-    const free = view.plan(c).freeBetween(view.now, view.now + job.walltime);
+    const free = view.freeFromNow !== undefined ? view.freeFromNow(c, job.walltime) : view.plan(c).freeBetween(view.now, view.now + job.walltime);
     if (free >= job.need) room[c] = free;
   }
   return room;

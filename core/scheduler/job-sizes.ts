@@ -38,6 +38,7 @@ export class JobSizes {
     } else job.size += processors;
     if (job.startedComponents < job.components.length) return;
     job.startTime = now;
+    this.host.ledger.started(job);
     const first = job.components[0]!;
     job.transition('running', now, `started on ${job.components.map((c) => c.cluster).join(', ')}`);
     if (job.malleable) this.host.clusters[job.clusterIndex]!.malleableJobs.push(job);

@@ -2,6 +2,8 @@
 // cluster as non-preemptible, preemptible or pre-allocated processors, and what waiting jobs have set aside there —
 // as jobs are placed, started, resized and ended, and what grow offers earmark and shrinks agree to release.
 // ClusterState keeps the counters and answers from them; the malleability manager changes them only through here.
+// It also keeps which jobs are placed on each cluster, and a version per cluster that moves whenever what they hold
+// there may have changed, so that a plan built from them is made again only where it did (core/queue/planned-pass.ts).
 import type { Grid } from '../model/grid.js';
 import type { ClusterState } from './cluster-state.js';
 import type { JobRecord } from './job-record.js';
@@ -9,17 +11,103 @@ import type { JobRecord } from './job-record.js';
 export class CapacityLedger {
   /** Evolving jobs holding a pre-allocation on some cluster (placed and not ended). */
   evolvingPlaced = 0;
+  /** Jobs placed and not yet ended, in the order they were placed. */
+  readonly placedJobs = new Set<JobRecord>();
+  /** Per cluster index: the placed jobs with a component there, in the order they were placed. */
+  private readonly placedOnCluster: Array<Set<JobRecord>>;
+  /** Per cluster index: moves whenever what its placed jobs hold (processors, start, size) may have changed. */
+  private readonly versions: number[];
+  /** Placements and removals so far: moves whenever the set of placed jobs changes. */
+  private membershipChanges = 0;
+  /** Per cluster index, while someone watches (see watchChanges): the jobs whose holdings there may have changed. */
+  private changed: Array<Set<JobRecord>> | undefined;
 
   constructor(
     private readonly grid: Grid,
     private readonly clusters: readonly ClusterState[],
     /** Processors came free on a cluster (a placed job gave back what it held). */
     private readonly freed: (state: ClusterState) => void,
-  ) {}
+  ) {
+    this.placedOnCluster = clusters.map(() => new Set<JobRecord>());
+    this.versions = clusters.map(() => 0);
+  }
+
+  /** The placed jobs with a component on cluster i. */
+  placedOn(clusterIndex: number): ReadonlySet<JobRecord> {
+    return this.placedOnCluster[clusterIndex]!;
+  }
+
+  /** Cluster i's version: equal between two reads, its placed jobs and what they hold there are the same. */
+  version(clusterIndex: number): number {
+    return this.versions[clusterIndex]!;
+  }
+
+  /**
+   * Starts (or stops) noting, per cluster, the jobs whose holdings there may have changed (drainChanges takes them).
+   * Off by default: nothing is kept for a queue policy that plans nothing.
+   */
+  watchChanges(on: boolean): void {
+    this.changed = on ? this.clusters.map(() => new Set<JobRecord>()) : undefined;
+  }
+
+  /** Shows each job noted on cluster i since the last drain, once, and forgets them. */
+  drainChanges(clusterIndex: number, visit: (job: JobRecord) => void): void {
+    const set = this.changed?.[clusterIndex];
+    if (set === undefined || set.size === 0) return;
+    for (const job of set) visit(job);
+    set.clear();
+  }
+
+  /** How many times a job was placed or removed so far: equal between two reads, the placed jobs are the same. */
+  get placements(): number {
+    return this.membershipChanges;
+  }
+
+  /** A job is placed (its components set): the plans hold it from now on. */
+  place(job: JobRecord): void {
+    this.placedJobs.add(job);
+    this.membershipChanges++;
+    for (const c of job.components) {
+      const i = this.grid.cluster(c.cluster)!.index;
+      this.placedOnCluster[i]!.add(job);
+      this.versions[i]!++;
+      this.changed?.[i]!.add(job);
+    }
+  }
+
+  /** A placed job ended or went back to the queue (before its components are cleared). */
+  remove(job: JobRecord): void {
+    if (!this.placedJobs.delete(job)) return;
+    this.membershipChanges++;
+    for (const c of job.components) {
+      const i = this.grid.cluster(c.cluster)!.index;
+      this.placedOnCluster[i]!.delete(job);
+      this.versions[i]!++;
+      this.changed?.[i]!.add(job);
+    }
+  }
+
+  /** A placed job's local jobs all started: its estimated end now counts from its start. */
+  started(job: JobRecord): void {
+    this.touch(job);
+  }
+
+  /** What a placed job holds may have changed: its clusters' versions move. */
+  private touch(job: JobRecord): void {
+    const components = job.components;
+    if (components.length === 1 && job.clusterIndex >= 0) this.touchOn(job, job.clusterIndex);
+    else for (const c of components) this.touchOn(job, this.grid.cluster(c.cluster)!.index);
+  }
+
+  private touchOn(job: JobRecord, clusterIndex: number): void {
+    this.versions[clusterIndex]!++;
+    this.changed?.[clusterIndex]!.add(job);
+  }
 
   /** Applies a change to a malleable or evolving job's processors and moves the difference between the capacity classes. */
   account(job: JobRecord, change: () => void): void {
     const state = this.clusters[job.clusterIndex]!;
+    this.touchOn(job, job.clusterIndex);
     const before = job.held;
     change();
     const after = job.held;
@@ -41,12 +129,14 @@ export class CapacityLedger {
   /** Holds a rigid or moldable job's processors on a cluster. */
   holdRigid(state: ClusterState, processors: number): void {
     state.nonPreemptible += processors;
+    this.versions[state.cluster.index]!++;
   }
 
   /** Holds an evolving job's whole pre-allocation on its cluster, all of it unused so far. */
   holdPreallocation(job: JobRecord): void {
     if (!job.preallocating) return;
     const state = this.clusters[job.clusterIndex]!;
+    this.touchOn(job, job.clusterIndex);
     state.preallocatedUnused += job.preallocation;
     state.evolvingJobs.push(job);
     this.evolvingPlaced++;
@@ -54,6 +144,7 @@ export class CapacityLedger {
 
   /** Gives back everything a placed job holds. */
   unaccount(job: JobRecord): void {
+    this.touch(job);
     if (job.evolving) {
       this.account(job, () => {
         job.claimed = 0;

@@ -131,8 +131,10 @@ export class Scheduler {
   private reservationDepthOption: number | undefined;
   private priorityOption: QueuePriorityName;
   private readonly fairnessOption: SchedulerOptions['fairness'];
-  /** Jobs placed and not yet ended: what the queue policies' plans hold. */
-  private readonly placedJobs = new Set<JobRecord>();
+  /** Jobs placed and not yet ended: what the queue policies' plans hold (kept by the ledger). */
+  private get placedJobs(): ReadonlySet<JobRecord> {
+    return this.ledger.placedJobs;
+  }
   /**
    * Jobs in submission order (jobsById keeps it), walked once: `firstWaiting` is the earliest submitted job not yet
    * placed, as far as placements so far have moved it on (what says whether a job starting now is backfilled).
@@ -182,6 +184,11 @@ export class Scheduler {
       grid,
       availableFor: (i) => this.clusters[i]!.availableFor(),
       placedJobs: () => this.placedJobs,
+      placedOn: (i) => this.ledger.placedOn(i),
+      holdingsVersion: (i) => this.ledger.version(i),
+      placements: () => this.ledger.placements,
+      watchChanges: (on) => this.ledger.watchChanges(on),
+      drainChanges: (i, visit) => this.ledger.drainChanges(i, visit),
       roomFor: (job, i) => this.roomFor(job, this.clusters[i]!, false),
       place: (job, components, policy, now) => this.place(job, components, policy, now),
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
@@ -456,11 +463,9 @@ export class Scheduler {
     const { spec, id, cluster } = checked.value;
     const job = new JobRecord(spec, id, this.seq++, adopted.submitTime, placementPolicy(spec.placement)!);
     this.jobsById.set(id, job);
-    if (!adopted.ended) {
-      this.live++;
-      this.placedJobs.add(job);
-    }
+    if (!adopted.ended) this.live++;
     this.emit(now, resumeAdopted(job, adopted, this.clusters[cluster.index]!, this.ledger, now));
+    if (!adopted.ended) this.ledger.place(job);
     if (spec.kind === 'interactive' && !adopted.ended) this.readmitInteractive(job, cluster.name, now, adopted.startTime !== undefined);
     return ok(job);
   }
@@ -722,15 +727,15 @@ export class Scheduler {
     this.dropReservations(job);
     job.plannedStart = undefined;
     job.backfilled = this.startsAhead(job);
-    this.placedJobs.add(job);
     job.components = components;
     job.clusterIndex = this.grid.cluster(components[0]!.cluster)!.index;
+    this.ledger.place(job);
     if (job.malleable) this.account(job, () => (job.claimed = components[0]!.processors));
     else if (job.evolving) {
       // Its whole pre-allocation is held from now; it uses `initial` of it.
       this.holdPreallocation(job);
       this.account(job, () => (job.claimed = this.fpe.owns(job.id) ? components[0]!.processors : componentRequest(job.spec, 0).initial));
-    } else for (const c of components) this.clusterOf(c.cluster).nonPreemptible += c.processors;
+    } else for (const c of components) this.ledger.holdRigid(this.clusterOf(c.cluster), c.processors);
     const where = components.map((c) => `${c.processors} on ${c.cluster}`).join(', ');
     job.transition('claiming', now, `placed by ${policy}: ${where}`);
     this.emit(now, { type: 'job.placed', jobId: job.id, policy, components });
@@ -757,7 +762,7 @@ export class Scheduler {
 
   private claimFailed(job: JobRecord, reason: string, now: number): void {
     this.ledger.unaccount(job);
-    this.placedJobs.delete(job);
+    this.ledger.remove(job);
     job.components = [];
     job.clusterIndex = -1;
     job.launched = false;
@@ -820,7 +825,7 @@ export class Scheduler {
     this.dropReservations(job);
     job.plannedStart = undefined;
     if (job.components.length) this.ledger.unaccount(job);
-    this.placedJobs.delete(job);
+    this.ledger.remove(job);
     if (job.sizeHistory.length) job.recordSize(now);
     job.transition(state, now, reason);
     this.live--;

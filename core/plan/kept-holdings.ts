@@ -1,0 +1,183 @@
+// One cluster's holdings (what its placed jobs hold until when, core/plan/holding.ts) kept between passes and made
+// again job by job: a pass then builds the cluster's plan without walking its placed jobs. What they hold past now is
+// kept as a sum: the holdings whose estimated end has passed are taken out of it as now moves on (a heap by end), and
+// the holdings that depend on now (a job not started, a malleable one) are made again at each new now.
+import type { Holding } from './availability.js';
+import { heldProcessors, holdingEnd, type HoldingJob, type RuntimeAt } from './holding.js';
+
+/** A placed job as the kept holdings read it: core/plan/holding.ts's fields and its components. */
+export interface KeptJob extends HoldingJob {
+  readonly components: ReadonlyArray<{ readonly cluster: string; readonly processors: number }>;
+}
+
+/** What a plan reads of its running jobs' holdings when a caller keeps them (AvailabilityInput.kept). */
+export interface HeldOverTime {
+  /** What they hold past t (t >= the plan's now): those ending after t, and those without an end. */
+  heldAfter(t: number): number;
+  /** The holdings, in the order their jobs were placed. */
+  list(): readonly Holding[];
+}
+
+interface JobEntry {
+  /** The job's components when it was placed: another array means it was placed again (it goes last). */
+  readonly components: KeptJob['components'];
+  holdings: Holding[];
+}
+
+export class KeptHoldings implements HeldOverTime {
+  readonly #cluster: string;
+  readonly #byJob = new Map<KeptJob, JobEntry>();
+  /** Jobs whose holdings depend on now. */
+  readonly #dependsOnNow = new Set<KeptJob>();
+  /** Finite ends after #now not yet passed, as a binary heap on end (entries of holdings since replaced are skipped). */
+  readonly #heap: Holding[] = [];
+  /** Holdings whose end is at or before #now: they hold nothing past now. */
+  readonly #past = new Set<Holding>();
+  #pastHeld = 0;
+  #held = 0;
+  #now = Number.NEGATIVE_INFINITY;
+  #list: Holding[] | undefined;
+  /** Every holding kept now (a holding in the heap that is not here was replaced). */
+  readonly #current = new Set<Holding>();
+
+  constructor(cluster: string) {
+    this.#cluster = cluster;
+  }
+
+  /** The now they were last brought to. */
+  get now(): number {
+    return this.#now;
+  }
+
+  /** What they hold in all, ends passed or not. */
+  get held(): number {
+    return this.#held;
+  }
+
+  /** Job `job`'s holdings made again at the kept now (`placed`: it is placed, with components on this cluster). */
+  update(job: KeptJob, placed: boolean, runtimeAt: RuntimeAt | undefined): void {
+    const entry = this.#byJob.get(job);
+    if (entry !== undefined) {
+      for (const h of entry.holdings) this.#drop(h);
+      if (!placed || entry.components !== job.components) {
+        this.#byJob.delete(job);
+        this.#dependsOnNow.delete(job);
+        this.#list = undefined;
+      }
+    }
+    if (!placed) return;
+    const holdings = this.#made(job, entry !== undefined && entry.components === job.components ? entry.holdings : undefined, runtimeAt);
+    if (entry !== undefined && entry.components === job.components) entry.holdings = holdings;
+    else this.#byJob.set(job, { components: job.components, holdings });
+    this.#list = undefined;
+    for (const h of holdings) this.#add(h);
+  }
+
+  /** Brings them to `now` (>= the kept now): holdings depending on now made again, ends passed taken out. */
+  advance(now: number, runtimeAt: RuntimeAt | undefined): void {
+    if (now === this.#now) return;
+    if (now < this.#now) throw new RangeError(`KeptHoldings: now went back from ${this.#now} to ${now}`);
+    this.#now = now;
+    for (const job of this.#dependsOnNow) this.update(job, true, runtimeAt);
+    const heap = this.#heap;
+    while (heap.length > 0 && heap[0]!.end <= now) {
+      const h = popHeap(heap);
+      if (this.#current.has(h) && !this.#past.has(h)) {
+        this.#past.add(h);
+        this.#pastHeld += h.n;
+      }
+    }
+  }
+
+  heldAfter(t: number): number {
+    if (t === this.#now) return this.#held - this.#pastHeld;
+    // Another time (rare: a plan read ahead while lazy): counted from the holdings.
+    let held = 0;
+    for (const h of this.list()) if (h.end > t || h.end === Infinity) held += h.n;
+    return held;
+  }
+
+  list(): readonly Holding[] {
+    if (this.#list !== undefined) return this.#list;
+    const out: Holding[] = [];
+    for (const entry of this.#byJob.values()) for (const h of entry.holdings) out.push(h);
+    this.#list = out;
+    return out;
+  }
+
+  #made(job: KeptJob, before: readonly Holding[] | undefined, runtimeAt: RuntimeAt | undefined): Holding[] {
+    const now = this.#now;
+    const walltime = job.spec.walltime;
+    if (walltime !== undefined && (!Number.isFinite(job.startTime) || (job.malleable && job.sizeHistory.length > 0))) this.#dependsOnNow.add(job);
+    else this.#dependsOnNow.delete(job);
+    const end = holdingEnd(job, now, runtimeAt);
+    const out: Holding[] = [];
+    const components = job.components;
+    let j = 0;
+    for (let k = 0; k < components.length; k++) {
+      const c = components[k]!;
+      if (c.cluster !== this.#cluster) continue;
+      const n = heldProcessors(job, c.processors);
+      const was = before?.[j];
+      out.push(was !== undefined && was.n === n && was.end === end ? was : { id: `${job.id}#${k}`, n, end });
+      j++;
+    }
+    return out;
+  }
+
+  #add(h: Holding): void {
+    this.#current.add(h);
+    this.#held += h.n;
+    if (h.end <= this.#now) {
+      this.#past.add(h);
+      this.#pastHeld += h.n;
+    } else if (h.end < Infinity) {
+      pushHeap(this.#heap, h);
+      // Entries of replaced holdings wait in the heap until their end passes: past twice the live ones, it is made again.
+      if (this.#heap.length > 2 * this.#current.size + 64) this.#reheap();
+    }
+  }
+
+  #reheap(): void {
+    const heap = this.#heap;
+    heap.length = 0;
+    for (const h of this.#current) if (h.end > this.#now && h.end < Infinity) pushHeap(heap, h);
+  }
+
+  #drop(h: Holding): void {
+    this.#current.delete(h);
+    this.#held -= h.n;
+    if (this.#past.delete(h)) this.#pastHeld -= h.n;
+    // A heap entry left behind is skipped when it comes up (it is no longer current), or taken back if re-added.
+  }
+}
+
+function pushHeap(heap: Holding[], h: Holding): void {
+  let i = heap.length;
+  heap.push(h);
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (heap[parent]!.end <= h.end) break;
+    heap[i] = heap[parent]!;
+    i = parent;
+  }
+  heap[i] = h;
+}
+
+function popHeap(heap: Holding[]): Holding {
+  const top = heap[0]!;
+  const last = heap.pop()!;
+  if (heap.length === 0) return top;
+  let i = 0;
+  for (;;) {
+    const l = 2 * i + 1;
+    if (l >= heap.length) break;
+    const r = l + 1;
+    const c = r < heap.length && heap[r]!.end < heap[l]!.end ? r : l;
+    if (heap[c]!.end >= last.end) break;
+    heap[i] = heap[c]!;
+    i = c;
+  }
+  heap[i] = last;
+  return top;
+}
