@@ -81,6 +81,9 @@ export interface ClusterUsage {
   readonly background: StepFunction;
 }
 
+/** Width of the malleability-activity buckets (the KOALA experiment's and `simulate --out`'s activity.csv). */
+export const ACTIVITY_BUCKET_S = 600;
+
 export interface ActivityBucket {
   readonly t: number;
   readonly grows: number;

@@ -13,7 +13,7 @@ import type { ThresholdScope } from '../../core/scheduler/cluster-state.js';
 import { QUEUE_POLICIES, type QueuePolicyName } from '../../core/queue/policy.js';
 import { QUEUE_PRIORITIES, type QueuePriorityName } from '../../core/queue/priority.js';
 import { BACKFILLING_POLICIES } from '../../core/queue/registry.js';
-import type { RunSummary } from '../../core/sim/metrics.js';
+import { ACTIVITY_BUCKET_S, type RunSummary } from '../../core/sim/metrics.js';
 import { simulate, type SimulationOutcome } from '../../core/sim/simulate.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../../core/sim/world.js';
 import { parseGridJson, parseJobsJson } from '../../core/sim/workloads/json.js';
@@ -303,7 +303,6 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
   else await emit(io.stdout, summaryTable(report, grid));
 
   if (outDir !== undefined) {
-    const { ACTIVITY_BUCKET_S } = await import('../../core/sim/experiments/koala.js');
     const { csv, stepS } = utilizationCsv(outcome.clusters, outcome.endTime);
     const written = [
       await writeOutput(outDir, 'summary.json', toJson(report)),
