@@ -187,10 +187,7 @@ export class SimWorld {
     if (!Number.isFinite(t) || t > this.maxTime) return false;
     // Decision: a job is forgotten only once the clock has moved past its end, so that the messages its end caused
     // at that instant (the clusters' releases) still find it, as they would in a run that keeps every job.
-    if (this.endedNow?.length && t > this.engine.now) {
-      for (const id of this.endedNow) this.scheduler.forget(id);
-      this.endedNow.length = 0;
-    }
+    if (t > this.engine.now) this.forgetEnded();
     while (this.engine.nextTime() === t) this.engine.step();
     this.scheduler.advance(t);
     const wake = this.scheduler.nextWakeup();
@@ -203,6 +200,13 @@ export class SimWorld {
 
   run(onInstant?: () => void): void {
     while (this.stepInstant()) onInstant?.();
+    this.forgetEnded();
+  }
+
+  private forgetEnded(): void {
+    if (!this.endedNow?.length) return;
+    for (const id of this.endedNow) this.scheduler.forget(id);
+    this.endedNow.length = 0;
   }
 
   /** The stream's load and mix (undefined without a stream). */

@@ -232,7 +232,9 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
     await emit(io.stderr, `${PROGRAM}: note: ${printable(o.workload)}: ${which} requested time (SWF field 9): their run time is used as their walltime\n`);
   }
   const placement = o.placement;
-  const jobs = placement === undefined ? workload.jobs : workload.jobs.map((j) => ({ ...j, placement }));
+  // In place: a trace's specs are not kept twice (a copy beside LCG's 188,000 jobs took 100 MiB more at the peak).
+  const jobs = workload.jobs;
+  if (placement !== undefined) for (let i = 0; i < jobs.length; i++) jobs[i] = { ...jobs[i]!, placement };
 
   // Decision: a trace's jobs wait rather than fail: the batch system that ran the trace kept each one queued until it
   // started, so an SWF replay has no placement-tries limit unless --tries sets one (presets and JSON jobs keep the
