@@ -352,10 +352,3 @@ function countFailure(counts: Map<string, number>, reason: string): void {
 function sortedFailures(counts: Map<string, number>): Array<{ reason: string; jobs: number }> {
   return [...counts].map(([reason, n]) => ({ reason, jobs: n })).sort((a, b) => b.jobs - a.jobs || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
 }
-
-/** Failed jobs grouped by reason (numbers read N), most frequent first, then by reason. */
-export function failureReasons(jobs: readonly JobMetrics[]): Array<{ reason: string; jobs: number }> {
-  const counts = new Map<string, number>();
-  for (const j of jobs) if (j.state === 'failed') countFailure(counts, j.reason);
-  return sortedFailures(counts);
-}
