@@ -263,7 +263,7 @@ export class SimWorld {
   private applicationFinished(jobId: string): void {
     const job = this.scheduler.job(jobId);
     if (!job) return;
-    for (const name of new Set(job.components.map((c) => c.cluster))) {
+    for (const name of clusterNames(job.components)) {
       this.clusters[this.scheduler.grid.cluster(name)!.index]!.end(jobId, 'completed', 'application finished');
     }
   }
@@ -275,10 +275,16 @@ export class SimWorld {
       this.applications.stop(e.jobId);
       this.startedComponents.delete(e.jobId);
       const job = this.scheduler.job(e.jobId);
-      for (const name of new Set(job?.components.map((c) => c.cluster) ?? [])) {
+      for (const name of job ? clusterNames(job.components) : []) {
         this.clusters[this.scheduler.grid.cluster(name)!.index]!.end(e.jobId, e.state, e.reason);
       }
       this.endedNow?.push(e.jobId);
     }
   }
+}
+
+/** The clusters a job's components run on, each once (most jobs have one component: no set for them). */
+function clusterNames(components: ReadonlyArray<{ readonly cluster: string }>): readonly string[] {
+  if (components.length === 1) return [components[0]!.cluster];
+  return [...new Set(components.map((c) => c.cluster))];
 }
