@@ -3,6 +3,7 @@
 // malleability manager's activity over time. Built from the scheduler's event stream and the clusters' usage.
 import type { SchedulerEvent, SchedulerEventType } from '../events.js';
 import { StepFunction, StepRecorder } from '../time/step-function.js';
+import { FinishedJobs } from './finished-jobs.js';
 
 export interface JobMetrics {
   readonly id: string;
@@ -81,21 +82,22 @@ export interface ClusterUsage {
   readonly background: StepFunction;
 }
 
+/** Width of the malleability-activity buckets (the KOALA experiment's and `simulate --out`'s activity.csv). */
+export const ACTIVITY_BUCKET_S = 600;
+
 export interface ActivityBucket {
   readonly t: number;
   readonly grows: number;
   readonly shrinks: number;
 }
 
+/** A job not yet ended, as the collector follows it. */
 interface Tracking {
   id: string;
   name: string;
   kind: string;
   submit: number;
   start: number;
-  end: number;
-  state: string;
-  reason: string;
   cluster: string;
   size: number;
   since: number;
@@ -103,7 +105,6 @@ interface Tracking {
   max: number;
   grows: number;
   shrinks: number;
-  tries: number;
   walltime: number;
   backfilled: boolean;
 }
@@ -113,7 +114,8 @@ export class MetricsCollector {
   static readonly EVENT_TYPES: readonly SchedulerEventType[] = ['job.submitted', 'job.started', 'job.grown', 'job.shrunk', 'job.evolved', 'job.ended'];
 
   private readonly tracked = new Map<string, Tracking>();
-  private readonly finished: Tracking[] = [];
+  /** Ended jobs as compact rows; their Tracking objects are let go. */
+  private readonly finished = new FinishedJobs();
   private readonly concertina: StepRecorder[];
   private readonly background: StepRecorder[];
   private readonly growTimes: number[] = [];
@@ -145,9 +147,8 @@ export class MetricsCollector {
       case 'job.submitted':
         this.firstSubmit = Math.min(this.firstSubmit, e.t);
         this.tracked.set(e.jobId, {
-          id: e.jobId, name: e.name, kind: e.kind, submit: e.t, start: Number.NaN, end: Number.NaN, state: 'queued', reason: '',
-          cluster: '', size: 0, since: e.t, area: 0, max: 0, grows: 0, shrinks: 0, tries: 0, walltime: this.walltimeOf(e.jobId) ?? Number.NaN,
-          backfilled: false,
+          id: e.jobId, name: e.name, kind: e.kind, submit: e.t, start: Number.NaN, cluster: '', size: 0, since: e.t, area: 0, max: 0,
+          grows: 0, shrinks: 0, walltime: this.walltimeOf(e.jobId) ?? Number.NaN, backfilled: false,
         });
         return;
       case 'job.started': {
@@ -186,13 +187,16 @@ export class MetricsCollector {
         const j = this.tracked.get(e.jobId);
         if (!j) return;
         this.resize(j, e.t, 0);
-        j.end = e.t;
-        j.tries = e.tries;
-        j.state = e.state;
-        j.reason = e.reason;
+        const ran = Number.isFinite(j.start);
+        const execution = ran ? e.t - j.start : 0;
         this.lastEnd = Math.max(this.lastEnd, e.t);
         this.tracked.delete(e.jobId);
-        this.finished.push(j);
+        this.finished.add({
+          id: j.id, name: j.name, kind: j.kind, state: e.state, reason: e.reason, cluster: j.cluster,
+          submit: j.submit, start: ran ? j.start : Number.NaN, end: e.t,
+          avgSize: execution > 0 ? j.area / execution : j.max, maxSize: j.max,
+          grows: j.grows, shrinks: j.shrinks, tries: e.tries, walltime: j.walltime, backfilled: j.backfilled,
+        });
         return;
       }
       default:
@@ -208,20 +212,24 @@ export class MetricsCollector {
   }
 
   jobs(): JobMetrics[] {
-    return this.finished.map((j) => {
-      const ran = Number.isFinite(j.start);
-      const execution = ran ? j.end - j.start : 0;
-      return {
-        id: j.id, name: j.name, kind: j.kind, state: j.state, reason: j.reason, cluster: j.cluster,
-        submit: j.submit, start: ran ? j.start : Number.NaN, end: j.end,
-        wait_s: ran ? j.start - j.submit : Number.NaN,
-        execution_s: execution,
-        response_s: j.end - j.submit,
-        avg_size: execution > 0 ? j.area / execution : j.max,
-        max_size: j.max, grows: j.grows, shrinks: j.shrinks, tries: j.tries, walltime_s: j.walltime,
-        backfilled: j.backfilled,
-      };
-    });
+    const f = this.finished;
+    const rows: JobMetrics[] = [];
+    for (let i = 0; i < f.length; i++) {
+      const start = f.start(i);
+      const end = f.end(i);
+      const ran = Number.isFinite(start);
+      rows.push({
+        id: f.id(i), name: f.name(i), kind: f.kind(i), state: f.state(i), reason: f.reason(i), cluster: f.cluster(i),
+        submit: f.submit(i), start, end,
+        wait_s: ran ? start - f.submit(i) : Number.NaN,
+        execution_s: ran ? end - start : 0,
+        response_s: end - f.submit(i),
+        avg_size: f.avgSize(i),
+        max_size: f.maxSize(i), grows: f.growCount(i), shrinks: f.shrinkCount(i), tries: f.tryCount(i), walltime_s: f.walltime(i),
+        backfilled: f.wasBackfilled(i),
+      });
+    }
+    return rows;
   }
 
   clusterUsage(): ClusterUsage[] {
@@ -246,9 +254,52 @@ export class MetricsCollector {
 
   /** `events`: how many events the scheduler decided (the collector reads only some of them). */
   summary(events: number): RunSummary {
-    const jobs = this.jobs();
-    const completed = jobs.filter((j) => j.state === 'completed');
-    const mean = (f: (j: JobMetrics) => number) => (completed.length ? completed.reduce((s, j) => s + f(j), 0) / completed.length : 0);
+    // One pass over the rows, no object per job; sums run in the rows' order, as the means always have.
+    const f = this.finished;
+    let completed = 0;
+    let failed = 0;
+    let cancelled = 0;
+    let backfilled = 0;
+    let wait = 0;
+    let response = 0;
+    let execution = 0;
+    let slowdown = 0;
+    let maxWait = 0;
+    let avgSize = 0;
+    let maxSize = 0;
+    let waitAll = 0;
+    let slowdownAll = 0;
+    const failures = new Map<string, number>();
+    for (let i = 0; i < f.length; i++) {
+      const submit = f.submit(i);
+      const start = f.start(i);
+      const end = f.end(i);
+      const ran = Number.isFinite(start);
+      const execution_s = ran ? end - start : 0;
+      const state = f.state(i);
+      if (f.wasBackfilled(i)) backfilled++;
+      const waitUntilStartOrEnd = (ran ? start : end) - submit;
+      waitAll += waitUntilStartOrEnd;
+      slowdownAll += boundedSlowdown(waitUntilStartOrEnd, execution_s);
+      if (state === 'completed') {
+        const wait_s = ran ? start - submit : Number.NaN;
+        completed++;
+        wait += wait_s;
+        response += end - submit;
+        execution += execution_s;
+        slowdown += boundedSlowdown(wait_s, execution_s);
+        maxWait = Math.max(maxWait, wait_s);
+        avgSize += f.avgSize(i);
+        maxSize += f.maxSize(i);
+      } else if (state === 'failed') {
+        failed++;
+        countFailure(failures, f.reason(i));
+      } else if (state === 'cancelled') {
+        cancelled++;
+      }
+    }
+    const mean = (sum: number) => (completed ? sum / completed : 0);
+    const meanAll = (sum: number) => (f.length ? sum / f.length : 0);
     const start = Number.isFinite(this.firstSubmit) ? this.firstSubmit : 0;
     const end = Math.max(this.lastEnd, start);
     const span = end - start;
@@ -264,25 +315,25 @@ export class MetricsCollector {
     });
     const ratio = (x: number) => (capacity > 0 ? x / capacity : 0);
     return {
-      jobs: jobs.length + this.tracked.size,
-      completed: completed.length,
-      failed: jobs.filter((j) => j.state === 'failed').length,
-      cancelled: jobs.filter((j) => j.state === 'cancelled').length,
+      jobs: f.length + this.tracked.size,
+      completed,
+      failed,
+      cancelled,
       makespan_s: span,
       utilization: ratio(concertinaArea + backgroundArea),
       concertina_utilization: ratio(concertinaArea),
       background_utilization: ratio(backgroundArea),
-      mean_wait_s: mean((j) => j.wait_s),
-      mean_response_s: mean((j) => j.response_s),
-      mean_execution_s: mean((j) => j.execution_s),
-      mean_bounded_slowdown: mean((j) => boundedSlowdown(j.wait_s, j.execution_s)),
-      max_wait_s: completed.reduce((m, j) => Math.max(m, j.wait_s), 0),
-      backfilled: jobs.reduce((k, j) => k + (j.backfilled ? 1 : 0), 0),
-      mean_wait_all_s: meanOver(jobs, waitUntilStartOrEnd),
-      mean_bounded_slowdown_all: meanOver(jobs, (j) => boundedSlowdown(waitUntilStartOrEnd(j), j.execution_s)),
-      failure_reasons: failureReasons(jobs),
-      mean_avg_size: mean((j) => j.avg_size),
-      mean_max_size: mean((j) => j.max_size),
+      mean_wait_s: mean(wait),
+      mean_response_s: mean(response),
+      mean_execution_s: mean(execution),
+      mean_bounded_slowdown: mean(slowdown),
+      max_wait_s: maxWait,
+      backfilled,
+      mean_wait_all_s: meanAll(waitAll),
+      mean_bounded_slowdown_all: meanAll(slowdownAll),
+      failure_reasons: sortedFailures(failures),
+      mean_avg_size: mean(avgSize),
+      mean_max_size: mean(maxSize),
       grow_ops: this.growTimes.length,
       shrink_ops: this.shrinkTimes.length,
       voluntary_releases: this.voluntary,
@@ -291,19 +342,13 @@ export class MetricsCollector {
   }
 }
 
-function meanOver(jobs: readonly JobMetrics[], f: (j: JobMetrics) => number): number {
-  return jobs.length ? jobs.reduce((s, j) => s + f(j), 0) / jobs.length : 0;
+/** Numbers in a reason read N, so that reasons group. */
+function countFailure(counts: Map<string, number>, reason: string): void {
+  const grouped = reason.replace(/\d+(?:\.\d+)?/g, 'N');
+  counts.set(grouped, (counts.get(grouped) ?? 0) + 1);
 }
 
-const waitUntilStartOrEnd = (j: JobMetrics): number => (Number.isFinite(j.start) ? j.start : j.end) - j.submit;
-
-/** Failed jobs grouped by reason (numbers read N), most frequent first, then by reason. */
-export function failureReasons(jobs: readonly JobMetrics[]): Array<{ reason: string; jobs: number }> {
-  const counts = new Map<string, number>();
-  for (const j of jobs) {
-    if (j.state !== 'failed') continue;
-    const reason = j.reason.replace(/\d+(?:\.\d+)?/g, 'N');
-    counts.set(reason, (counts.get(reason) ?? 0) + 1);
-  }
+/** Most frequent first, then by reason. */
+function sortedFailures(counts: Map<string, number>): Array<{ reason: string; jobs: number }> {
   return [...counts].map(([reason, n]) => ({ reason, jobs: n })).sort((a, b) => b.jobs - a.jobs || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
 }

@@ -23,7 +23,8 @@ export interface SimulationOutcome {
 }
 
 export function simulate(config: SimulationConfig, hooks: SimulationHooks = {}): SimulationOutcome {
-  const world = new SimWorld(config);
+  // Nothing reads a finished job's record after the run: only its metrics.
+  const world = new SimWorld({ forgetEnded: true, ...config });
   if (hooks.onEvent) world.scheduler.on(hooks.onEvent);
   const total = world.totalJobs;
   let ended = 0;

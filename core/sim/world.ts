@@ -38,6 +38,12 @@ export interface SimulationConfig {
   readonly stream?: JobStream;
   /** The stream's jobs arrive from the start, beside the workload's, instead of after its last submission. */
   readonly streamBesideWorkload?: boolean;
+  /**
+   * Let the scheduler forget each ended job once its instant is over (Scheduler.forget): a one-shot run whose
+   * figures come from the metrics keeps no record of a finished job but its metrics row. Off by default: a hosted
+   * grid forgets its jobs itself, once stored.
+   */
+  readonly forgetEnded?: boolean;
 }
 
 export interface RefusedJob {
@@ -64,6 +70,8 @@ export class SimWorld {
   /** The stream's next arrival is scheduled (false while it is off, or the workload's own jobs still come). */
   private streamPending = false;
   private readonly streamBesideWorkload: boolean;
+  /** Jobs ended at the current instant, forgotten at the next one (config.forgetEnded); undefined when kept. */
+  private readonly endedNow: string[] | undefined;
 
   constructor(config: SimulationConfig) {
     const grid = buildGrid(config.grid);
@@ -107,6 +115,7 @@ export class SimWorld {
     this.endless = config.endless ?? false;
     this.stream = config.stream;
     this.streamBesideWorkload = config.streamBesideWorkload ?? false;
+    this.endedNow = config.forgetEnded ? [] : undefined;
 
     const pollInterval = config.pollIntervalS ?? DEFAULT_POLL_INTERVAL_S;
     const poll = () => {
@@ -176,6 +185,9 @@ export class SimWorld {
     if (this.finished) return false;
     const t = this.engine.nextTime();
     if (!Number.isFinite(t) || t > this.maxTime) return false;
+    // Decision: a job is forgotten only once the clock has moved past its end, so that the messages its end caused
+    // at that instant (the clusters' releases) still find it, as they would in a run that keeps every job.
+    if (t > this.engine.now) this.forgetEnded();
     while (this.engine.nextTime() === t) this.engine.step();
     this.scheduler.advance(t);
     const wake = this.scheduler.nextWakeup();
@@ -188,6 +200,13 @@ export class SimWorld {
 
   run(onInstant?: () => void): void {
     while (this.stepInstant()) onInstant?.();
+    this.forgetEnded();
+  }
+
+  private forgetEnded(): void {
+    if (!this.endedNow?.length) return;
+    for (const id of this.endedNow) this.scheduler.forget(id);
+    this.endedNow.length = 0;
   }
 
   /** The stream's load and mix (undefined without a stream). */
@@ -244,7 +263,7 @@ export class SimWorld {
   private applicationFinished(jobId: string): void {
     const job = this.scheduler.job(jobId);
     if (!job) return;
-    for (const name of new Set(job.components.map((c) => c.cluster))) {
+    for (const name of clusterNames(job.components)) {
       this.clusters[this.scheduler.grid.cluster(name)!.index]!.end(jobId, 'completed', 'application finished');
     }
   }
@@ -256,9 +275,16 @@ export class SimWorld {
       this.applications.stop(e.jobId);
       this.startedComponents.delete(e.jobId);
       const job = this.scheduler.job(e.jobId);
-      for (const name of new Set(job?.components.map((c) => c.cluster) ?? [])) {
+      for (const name of job ? clusterNames(job.components) : []) {
         this.clusters[this.scheduler.grid.cluster(name)!.index]!.end(e.jobId, e.state, e.reason);
       }
+      this.endedNow?.push(e.jobId);
     }
   }
+}
+
+/** The clusters a job's components run on, each once (most jobs have one component: no set for them). */
+function clusterNames(components: ReadonlyArray<{ readonly cluster: string }>): readonly string[] {
+  if (components.length === 1) return [components[0]!.cluster];
+  return [...new Set(components.map((c) => c.cluster))];
 }

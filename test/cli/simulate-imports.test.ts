@@ -1,8 +1,9 @@
 // `concertina simulate` loads only what a run needs (issue 17): nothing of the console, the host or its store, the
 // experiments and their plots, SSH or the live runners. The built CLI runs in a child whose module loader records every
-// module it resolves.
+// module it resolves; when that is the bundle of the simulate path (dist/cli/simulate.js), the modules bundled in it
+// (dist/cli/simulate-modules.json, written by scripts/bundle-cli.mjs) count as loaded too.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -35,8 +36,14 @@ function modulesOf(...args: string[]): string[] {
     encoding: 'utf8',
   });
   expect(r.status, r.stderr).toBe(0);
-  return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  const resolved = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  if (!resolved.some((u) => u.endsWith('/dist/cli/simulate.js'))) return resolved;
+  const bundled = JSON.parse(readFileSync(path.join(repoRoot, 'dist', 'cli', 'simulate-modules.json'), 'utf8')) as string[];
+  return [...resolved, ...bundled.map((m) => pathToFileURL(path.resolve(repoRoot, m)).href)];
 }
+
+/** The forbidden modules among those loaded, each with what it belongs to. */
+const offendingIn = (loaded: readonly string[]) => FORBIDDEN.flatMap(([what, pattern]) => loaded.filter((u) => pattern.test(u)).map((u) => `${what}: ${u}`));
 
 describe('what `concertina simulate` loads', () => {
   if (!existsSync(path.join(repoRoot, 'dist', 'electron', 'cli', 'main.js'))) throw new Error('dist/ is missing: run `npm run build` first');
@@ -48,8 +55,31 @@ describe('what `concertina simulate` loads', () => {
     // The log works: it saw the CLI and the core.
     expect(loaded.some((u) => u.endsWith('/dist/electron/cli/main.js'))).toBe(true);
     expect(loaded.some((u) => u.endsWith('/dist/core/sim/simulate.js'))).toBe(true);
-    const offending = FORBIDDEN.flatMap(([what, pattern]) => loaded.filter((u) => pattern.test(u)).map((u) => `${what}: ${u}`));
-    expect(offending).toEqual([]);
+    expect(offendingIn(loaded)).toEqual([]);
+  });
+
+  it('a run that prints its table and writes its files (--out) loads no more of them', { timeout: 60_000 }, () => {
+    const swf = path.join(tmp, 'two.swf');
+    writeFileSync(swf, '1 0 0 10 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n2 5 0 10 2 -1 -1 2 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n');
+    const loaded = modulesOf('simulate', '--grid', 'single:4', '--workload', swf, '--out', path.join(tmp, 'out'));
+    expect(loaded.some((u) => u.endsWith('/dist/core/sim/metrics.js'))).toBe(true);
+    expect(offendingIn(loaded)).toEqual([]);
+  });
+
+  it('runs from the bundle when it is as new as the compiled CLI, from dist/electron/cli otherwise', { timeout: 60_000 }, () => {
+    const bundle = path.join(repoRoot, 'dist', 'cli', 'simulate.js');
+    const fresh = existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(path.join(repoRoot, 'dist', 'electron', 'cli', 'main.js')).mtimeMs;
+    const log = path.join(tmp, 'entry.log');
+    const preload = pathToFileURL(path.join(repoRoot, 'test', 'support', 'module-log.mjs')).href;
+    const r = spawnSync(process.execPath, ['--import', preload, 'bin/concertina.js', 'simulate', '--workload', 'wm', '--max-jobs', '1', '--json'], {
+      cwd: repoRoot,
+      env: { ...process.env, CONCERTINA_MODULE_LOG: log },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const resolved = readFileSync(log, 'utf8');
+    expect(resolved.includes('/dist/cli/simulate.js')).toBe(fresh);
+    expect(resolved.includes('/dist/electron/cli/main.js')).toBe(!fresh);
   });
 
   it('the patterns catch what the other commands load (the check can fail)', { timeout: 60_000 }, () => {

@@ -190,3 +190,30 @@ describe('summary metrics', () => {
     expect(s.failure_reasons[0]!.reason).toMatch(/tries/);
   });
 });
+
+describe('a one-shot run forgets its ended jobs (simulate(): forgetEnded)', () => {
+  // Malleable jobs that grow and shrink, rigid ones that wait, one that fails waiting: every figure a row holds.
+  const jobs: JobSpecInput[] = [
+    { id: 'm1', kind: 'malleable', app: { model: 'ft' }, components: [{ min: 2, max: 16, initial: 4, program: 'ft' }] },
+    { id: 'r1', kind: 'rigid', submitTime: 5, app: { model: 'fixed', runtime: 300 }, components: [{ processors: 8, program: 'x' }] },
+    { id: 'm2', kind: 'malleable', submitTime: 20, app: { model: 'ft' }, components: [{ min: 2, max: 16, initial: 2, program: 'ft' }] },
+    { id: 'wide', kind: 'rigid', submitTime: 30, app: { model: 'fixed', runtime: 10 }, components: [{ processors: 16, program: 'x' }] },
+    { id: 'r2', kind: 'rigid', name: 'second', submitTime: 40, walltime: 50, app: { model: 'fixed', runtime: 100 }, components: [{ processors: 2, program: 'x' }] },
+  ];
+  const grid = { clusters: [{ name: 'a', processors: 16 }] };
+
+  it('keeps no record of an ended job in the scheduler, and measures every job as a run that keeps them', () => {
+    const kept = run(grid, jobs, { background: false, scheduler: { triesThreshold: 3 } });
+    const forgot = run(grid, jobs, { background: false, scheduler: { triesThreshold: 3 }, forgetEnded: true });
+    expect([...kept.world.scheduler.jobs()]).toHaveLength(jobs.length);
+    expect([...forgot.world.scheduler.jobs()]).toEqual([]);
+    // The run covers what the rows hold: grows, a failure, a walltime kill, a name apart from the id.
+    const rows = kept.world.metrics.jobs();
+    expect(rows.some((j) => j.grows > 0)).toBe(true);
+    expect(rows.filter((j) => j.state === 'failed').map((j) => j.id).sort()).toEqual(['r2', 'wide']);
+    expect(rows.find((j) => j.id === 'r2')!.name).toBe('second');
+    expect(forgot.world.metrics.jobs()).toEqual(rows);
+    expect(forgot.world.metrics.summary(0)).toEqual(kept.world.metrics.summary(0));
+    expect(forgot.events).toEqual(kept.events);
+  });
+});

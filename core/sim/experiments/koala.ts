@@ -5,7 +5,7 @@ import { gridSpecSchema, type GridSpec, type JobSpec } from '../../model/schemas
 import type { ThresholdScope } from '../../scheduler/cluster-state.js';
 import type { GrowthAtPoll } from '../../scheduler/scheduler.js';
 import { das3Grid, DAS3_BACKGROUND_UTILISATION } from '../grids.js';
-import type { RunSummary } from '../metrics.js';
+import { ACTIVITY_BUCKET_S, type RunSummary } from '../metrics.js';
 import { simulate } from '../simulate.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../world.js';
 import { WORKLOAD_PRESETS, workloadPreset } from '../workloads/koala.js';
@@ -42,8 +42,7 @@ const WORKLOAD_LABEL: Record<KoalaCase['workload'], string> = { wm: 'W_m', wmr: 
 export const KOALA_DEFAULT_SEEDS = 4;
 /** Width of the utilization samples. */
 export const UTILIZATION_STEP_S = 60;
-/** Width of the malleability-activity buckets. */
-export const ACTIVITY_BUCKET_S = 600;
+export { ACTIVITY_BUCKET_S };
 /** A malleable job that never grew is at this size: the workloads' minimum. */
 const MIN_SIZE = 2;
 
