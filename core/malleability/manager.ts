@@ -190,6 +190,12 @@ export class MalleabilityManager {
         op.waiting = step;
         return;
       }
+      if (step.kind === 'earmark') {
+        input = Math.max(0, Math.min(step.processors, op.cluster.availableForGrowth()));
+        this.host.ledger.earmark(op.cluster, input);
+        op.earmarked += input;
+        continue;
+      }
       const job = step.job;
       const room = step.kind === 'offerGrow' ? job.growable : job.shrinkable;
       // Decision: a job with no room (at its max, or at its min) is not asked; the procedure sees 0 at once.
