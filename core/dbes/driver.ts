@@ -65,7 +65,7 @@ export class DbesScheduling implements SchedulingIteration {
     }
     const running = placed.map((jobs) => jobs.map((job) => this.model(job, now)));
     const capacity = clusters.map((state, c) => state.availableFor() + running[c]!.reduce((s, j) => s + j.size, 0));
-    const waiting = this.assign(host.waitingJobs(now), running, capacity, now);
+    const waiting = this.assign(byPriority(host.waitingJobs(now)), running, capacity, now);
     const requests = clusters.map((): Array<{ job: JobRecord; processors: number }> => []);
     for (const [id, r] of this.requests) {
       if (r.job.ended || r.job.state !== 'running') this.requests.delete(id);
@@ -299,4 +299,16 @@ function signature(
   s += '|';
   for (const r of requests) s += `${r.job.id}+${r.processors};`;
   return s;
+}
+
+/**
+ * The waiting jobs with those of higher priority (their spec's `priority`) first, the queue's order kept among equals.
+ * Decision: a priority overrides the queue's order entirely (ESP's Z jobs go ahead of every job waiting, however long).
+ */
+export function byPriority(queue: readonly JobRecord[]): readonly JobRecord[] {
+  if (!queue.some((j) => (j.spec.priority ?? 0) !== 0)) return queue;
+  return queue
+    .map((job, i) => ({ job, i, p: job.spec.priority ?? 0 }))
+    .sort((a, b) => b.p - a.p || a.i - b.i)
+    .map((x) => x.job);
 }

@@ -69,4 +69,32 @@ describe('DBES in the simulator', () => {
     const events = paperExample(3, 'rigid');
     expect(events.filter((e) => e.type === 'grow.offered' || e.type === 'shrink.requested')).toEqual([]);
   });
+
+  it('a job of higher priority goes ahead of the jobs waiting before it (ESP’s Z jobs), under dbes and its baselines', () => {
+    // A holds the 4 processors until 1000; B (2, 100 s) waits from t = 1, Z (4, 100 s, priority 1) from t = 2. In
+    // submission order B would start at 1000 and Z at 1100; with its priority Z starts at 1000 and B after it, at 1100.
+    const job = (id: string, n: number, seconds: number, submitTime: number, priority?: number) =>
+      jobSpecSchema.parse({ id, kind: 'rigid', submitTime, walltime: seconds, priority, app: { model: 'fixed', runtime: seconds }, components: [{ processors: n, program: 'x' }] });
+    for (const policy of ['dbes', 'esf', 'rigid']) {
+      const w = new SimWorld({
+        grid: gridSpecSchema.parse({ clusters: [{ name: 'c', processors: 4 }] }),
+        jobs: [job('A', 4, 1000, 0), job('B', 2, 100, 1), job('Z', 4, 100, 2, 1)],
+        seed: 1,
+        background: false,
+        scheduler: { policy },
+      });
+      const starts = new Map<string, number>();
+      w.scheduler.on((e) => {
+        if (e.type === 'job.started') starts.set(e.jobId, e.t);
+      });
+      w.run();
+      expect([starts.get('Z'), starts.get('B')], policy).toEqual([1000, 1100]);
+    }
+  });
+
+  it('a priority must be a whole number', () => {
+    const parsed = jobSpecSchema.safeParse({ kind: 'rigid', priority: 1.5, components: [{ processors: 1, program: 'x' }] });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]).toMatchObject({ path: ['priority'], message: 'must be a whole number' });
+  });
 });
