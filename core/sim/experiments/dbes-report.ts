@@ -233,7 +233,7 @@ function whyLines(a: ReportInput, runs: readonly DbesRun[]): string[] {
   const zLast = runs.filter((r) => r.z_ends_run).length;
   const z = espSubmission();
   out.push(
-    `- **The Z jobs do not drain the machine.** ESP runs each full-machine Z job ahead of the queue when it arrives (at ${z.zAtS.join(' s and ')} s here), draining the machine twice, which would cost a rigid schedule most (it cannot shrink anything to start Z sooner). Here Z jobs wait their turn in submission order (no per-job priority in the queue): at ${top} % they wait ${s.map((x) => `${x} ${fmt(zWait(x))} s`).join(', ')} on average, and a Z job is the last to end in ${zLast} of the ${runs.length} runs: it starts when the queue has emptied, so the drains the paper's rigid paid for hardly happen.`,
+    `- **The Z jobs drain the machine.** ESP runs each full-machine Z job ahead of the queue when it arrives (at ${z.zAtS.join(' s and ')} s here); they carry a priority that puts them ahead of every waiting job, so the machine drains for each (only backfilling that ends before its reservation goes on). At ${top} % they wait ${s.map((x) => `${x} ${fmt(zWait(x))} s`).join(', ')} on average (a strategy that shrinks expansions or expands the jobs Z depends on starts it sooner), and a Z job is the last to end in ${zLast} of the ${runs.length} runs.`,
   );
   if (others.length > 0) {
     const gaps = a.config.percents.map((p) => {
