@@ -134,7 +134,9 @@ export class DbesScheduling implements SchedulingIteration {
   private assign(queue: readonly JobRecord[], running: DbesRunningJob[][], capacity: number[], now: number): Array<Array<{ job: JobRecord; model: DbesWaitingJob }>> {
     const clusters = this.host.clusters;
     const out = clusters.map((): Array<{ job: JobRecord; model: DbesWaitingJob }> => []);
-    const plans = clusters.map((_, c) => runningPlan({ now, capacity: capacity[c]! }, running[c]!));
+    // Each cluster's plan of its running jobs, built when a job has more than one cluster to choose from.
+    const plans: Array<ReturnType<typeof runningPlan> | undefined> = [];
+    const planOf = (c: number) => (plans[c] ??= runningPlan({ now, capacity: capacity[c]! }, running[c]!));
     for (const job of queue) {
       if (job.state !== 'queued') continue;
       // Without a pre-allocation an evolving job needs only its initial size to start.
@@ -157,7 +159,7 @@ export class DbesScheduling implements SchedulingIteration {
       let bestStart = Number.POSITIVE_INFINITY;
       for (const c of candidates) {
         if (job.need > clusters[c]!.cluster.processors) continue;
-        const start = plans[c]!.earliestStart(job.need, walltime, now, bestStart);
+        const start = planOf(c).earliestStart(job.need, walltime, now, bestStart);
         if (best < 0 || start < bestStart) {
           best = c;
           bestStart = start;
