@@ -59,6 +59,13 @@ describe('DBES in the simulator', () => {
       expect.objectContaining({ type: 'shrink.requested', jobId: 'B', processors: 1, phase: 'steal', forJob: 'C', fromStep: 2 }),
       expect.objectContaining({ type: 'grow.offered', jobId: 'A', processors: 1, step: 1, forJob: 'C' }),
     ]);
+    // The processors arriving say what they were given for, as the offers did.
+    const grown = events.filter((e) => e.type === 'job.grown');
+    expect(grown.map((e) => e.type === 'job.grown' && [e.t, e.jobId, e.processors, e.step, e.forJob])).toEqual([
+      [0, 'A', 1, 2, undefined],
+      [0, 'B', 1, 2, undefined],
+      [1, 'A', 1, 1, 'C'],
+    ]);
     const aEnds = events.find((e) => e.type === 'job.ended' && e.jobId === 'A')!.t;
     const cStarts = events.find((e) => e.type === 'job.started' && e.jobId === 'C')!.t;
     expect(aEnds).toBeCloseTo(1200.33, 1);
