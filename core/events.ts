@@ -24,7 +24,8 @@ export type SchedulerEventBody =
   /** `step`, `forJob`: a DBES expansion — its first step, made for the StartLater job `forJob`, or its second (no job). */
   | { type: 'grow.offered'; jobId: string; cluster: string; offerId: number; processors: number; operator?: true; step?: 1 | 2; forJob?: string }
   | { type: 'grow.answered'; jobId: string; offerId: number; accepted: number; answered?: number; operator?: true; step?: 1 | 2; forJob?: string }
-  | { type: 'job.grown'; jobId: string; cluster: string; processors: number; size: number }
+  /** `step`, `forJob`: the DBES expansion the processors were offered for (as its grow.offered says). */
+  | { type: 'job.grown'; jobId: string; cluster: string; processors: number; size: number; step?: 1 | 2; forJob?: string }
   /**
    * `phase`, `forJob`, `fromStep`, `fromFor`: a DBES shrink — for an evolving request, to start a StartLater job, or to
    * expand another job (steal) — for job `forJob`, taking back an expansion of step `fromStep` made for `fromFor`.

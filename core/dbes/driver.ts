@@ -65,7 +65,7 @@ export class DbesScheduling implements SchedulingIteration {
     }
     const running = placed.map((jobs) => jobs.map((job) => this.model(job, now)));
     const capacity = clusters.map((state, c) => state.availableFor() + running[c]!.reduce((s, j) => s + j.size, 0));
-    const waiting = this.assign(host.waitingJobs(now), running, capacity, now);
+    const waiting = this.assign(byPriority(host.waitingJobs(now)), running, capacity, now);
     const requests = clusters.map((): Array<{ job: JobRecord; processors: number }> => []);
     for (const [id, r] of this.requests) {
       if (r.job.ended || r.job.state !== 'running') this.requests.delete(id);
@@ -134,7 +134,9 @@ export class DbesScheduling implements SchedulingIteration {
   private assign(queue: readonly JobRecord[], running: DbesRunningJob[][], capacity: number[], now: number): Array<Array<{ job: JobRecord; model: DbesWaitingJob }>> {
     const clusters = this.host.clusters;
     const out = clusters.map((): Array<{ job: JobRecord; model: DbesWaitingJob }> => []);
-    const plans = clusters.map((_, c) => runningPlan({ now, capacity: capacity[c]! }, running[c]!));
+    // Each cluster's plan of its running jobs, built when a job has more than one cluster to choose from.
+    const plans: Array<ReturnType<typeof runningPlan> | undefined> = [];
+    const planOf = (c: number) => (plans[c] ??= runningPlan({ now, capacity: capacity[c]! }, running[c]!));
     for (const job of queue) {
       if (job.state !== 'queued') continue;
       // Without a pre-allocation an evolving job needs only its initial size to start.
@@ -157,7 +159,7 @@ export class DbesScheduling implements SchedulingIteration {
       let bestStart = Number.POSITIVE_INFINITY;
       for (const c of candidates) {
         if (job.need > clusters[c]!.cluster.processors) continue;
-        const start = plans[c]!.earliestStart(job.need, walltime, now, bestStart);
+        const start = planOf(c).earliestStart(job.need, walltime, now, bestStart);
         if (best < 0 || start < bestStart) {
           best = c;
           bestStart = start;
@@ -174,9 +176,10 @@ export class DbesScheduling implements SchedulingIteration {
 
   /**
    * Carries an outcome out. Starts that need no shrink are placed at once. Decision: when the iteration shrinks jobs
-   * on a cluster, only the shrinks go ahead in this pass (one mandatory operation); a job the shrink phase starts and
-   * expansions are left to the pass after the releases, which plans again from the new state (the job is then a
-   * StartNow job, and the freed processors idle for the expansion steps).
+   * on a cluster, the shrinks go ahead in this pass as one mandatory operation, followed by the expansions steals
+   * were made for; a job the shrink phase starts and the other expansions are left to the pass after the releases,
+   * which plans again from the new state (the job is then a StartNow job, and the freed processors idle for the
+   * expansion steps).
    */
   private apply(state: ClusterState, outcome: DbesOutcome, placed: readonly JobRecord[], waiting: ReadonlyArray<{ job: JobRecord }>, now: number): void {
     const host = this.host;
@@ -214,17 +217,27 @@ export class DbesScheduling implements SchedulingIteration {
       job.plannedStart = undefined;
       host.place(job, [{ cluster: state.cluster.name, processors: a.processors }], `dbes ${a.how}`, now);
     }
+    const expansions = outcome.actions.filter((a): a is Extract<DbesAction, { kind: 'expand' }> => a.kind === 'expand');
     if (shrinks.length > 0) {
-      host.run(state, this.shrinkProcedure(shrinks, jobs), { mandatory: true, earmark: 0 }, now);
+      // The first-step expansions a steal was made for follow the releases in the same operation (what is then free
+      // for growth is earmarked for them, so an offer never exceeds what the releases freed). Decision: the other
+      // expansions still wait for the next pass, which plans them with the jobs the shrink phase starts placed.
+      const stolenFor = new Set(shrinks.filter((s) => s.phase === 'steal').map((s) => s.forJob));
+      const served = expansions.filter((a) => a.step === 1 && a.forJob !== undefined && stolenFor.has(a.forJob));
+      host.run(state, this.shrinkProcedure(shrinks, served, jobs), { mandatory: true, earmark: 0 }, now);
       return;
     }
-    const expansions = outcome.actions.filter((a): a is Extract<DbesAction, { kind: 'expand' }> => a.kind === 'expand');
     if (expansions.length === 0) return;
     const total = expansions.reduce((s, a) => s + a.processors, 0);
     host.run(state, this.growProcedure(expansions, jobs), { mandatory: false, earmark: Math.max(0, Math.min(total, state.availableForGrowth())) }, now);
   }
 
-  private *shrinkProcedure(shrinks: ReadonlyArray<Extract<DbesAction, { kind: 'shrink' }>>, jobs: ReadonlyMap<string, JobRecord>): PolicyProcedure<JobRecord> {
+  /** The shrinks, then (once released) the expansions `then` they were made for. */
+  private *shrinkProcedure(
+    shrinks: ReadonlyArray<Extract<DbesAction, { kind: 'shrink' }>>,
+    then: ReadonlyArray<Extract<DbesAction, { kind: 'expand' }>>,
+    jobs: ReadonlyMap<string, JobRecord>,
+  ): PolicyProcedure<JobRecord> {
     const asked: JobRecord[] = [];
     for (const a of shrinks) {
       const job = jobs.get(a.jobId)!;
@@ -235,6 +248,9 @@ export class DbesScheduling implements SchedulingIteration {
       if (!asked.includes(job)) asked.push(job);
     }
     if (asked.length > 0) yield { kind: 'awaitRelease', jobs: asked };
+    if (then.length === 0) return;
+    yield { kind: 'earmark', processors: then.reduce((s, a) => s + a.processors, 0) };
+    yield* this.growProcedure(then, jobs);
   }
 
   private *growProcedure(expansions: ReadonlyArray<Extract<DbesAction, { kind: 'expand' }>>, jobs: ReadonlyMap<string, JobRecord>): PolicyProcedure<JobRecord> {
@@ -285,4 +301,16 @@ function signature(
   s += '|';
   for (const r of requests) s += `${r.job.id}+${r.processors};`;
   return s;
+}
+
+/**
+ * The waiting jobs with those of higher priority (their spec's `priority`) first, the queue's order kept among equals.
+ * Decision: a priority overrides the queue's order entirely (ESP's Z jobs go ahead of every job waiting, however long).
+ */
+export function byPriority(queue: readonly JobRecord[]): readonly JobRecord[] {
+  if (!queue.some((j) => (j.spec.priority ?? 0) !== 0)) return queue;
+  return queue
+    .map((job, i) => ({ job, i, p: job.spec.priority ?? 0 }))
+    .sort((a, b) => b.p - a.p || a.i - b.i)
+    .map((x) => x.job);
 }

@@ -2,6 +2,7 @@
 // cluster: every shrink, expansion and start is applied to the copy at once and listed, in order, as an action the
 // scheduler carries out. Line numbers below are Algorithm 2's.
 import { levelUp } from '../malleability/equipartition.js';
+import type { AvailabilityProfile } from '../plan/availability.js';
 import { charge, judge, plannedStarts } from './fairness.js';
 import type { DbesAction, DbesCluster, DbesOutcome, DbesRunningJob, DbesWaitingJob, Expansion, ExpansionStep, ShrinkPhase, StartHow, StartLater } from './model.js';
 import { dependenciesOf, endAfterResize, runningPlan, staticSchedule, type StaticSchedule } from './plan.js';
@@ -28,6 +29,8 @@ export class Iteration {
   private computations = 0;
   private lastSignature = '';
   private lastDeps = new Map<string, string[]>();
+  private depsSchedule: StaticSchedule | undefined;
+  private depsAt = -1;
   private firstStepRead: StartLater[] = [];
   /** Expansions whose job line 26 cleared, with the job they had been made for. */
   private readonly madeFor = new Map<Expansion, string>();
@@ -97,6 +100,10 @@ export class Iteration {
    * sizes and ends, the StartLater jobs' starts) changed since the last computation; otherwise the last ones are kept.
    */
   private dependencies(schedule: StaticSchedule): Map<string, string[]> {
+    // The same schedule with no action since: nothing they are computed from changed.
+    if (schedule === this.depsSchedule && this.depsAt === this.actions.length) return this.lastDeps;
+    this.depsSchedule = schedule;
+    this.depsAt = this.actions.length;
     let signature = '';
     for (const j of this.running) signature += `${j.id}:${j.size}:${j.end};`;
     signature += '|';
@@ -203,6 +210,8 @@ export class Iteration {
     const deps = this.dependencies(schedule);
     this.firstStepRead = startLaterOf(schedule, deps);
     const order = schedule.startLater.map((s) => s.job.id);
+    let plan: AvailabilityProfile | undefined;
+    let plannedAt = -1;
     for (let i = 0; i < schedule.startLater.length; i++) {
       const { job: waiting, start } = schedule.startLater[i]!;
       const ids = deps.get(waiting.id) ?? [];
@@ -214,8 +223,12 @@ export class Iteration {
       if (room <= 0) continue;
       // Decision: idle processors are taken only where they are free from now until the dependency's end with every
       // StartLater reservation in place (at their starts of line 35), so an expansion never delays a StartLater job.
-      const plan = runningPlan(this.state, this.running);
-      for (const s of schedule.startLater) plan.reserve({ id: s.job.id, n: s.job.need, start: s.start, duration: s.job.walltime });
+      // The plan is built again only once an action changed the running jobs.
+      if (plan === undefined || plannedAt !== this.actions.length) {
+        plan = runningPlan(this.state, this.running);
+        for (const s of schedule.startLater) plan.reserve({ id: s.job.id, n: s.job.need, start: s.start, duration: s.job.walltime });
+        plannedAt = this.actions.length;
+      }
       const fromIdle = Math.max(0, Math.min(room, plan.freeBetween(this.state.now, start), this.idle()));
       let total = fromIdle;
       if (fromIdle < room) {

@@ -6,7 +6,7 @@ import type { ClusterState } from '../scheduler/cluster-state.js';
 import type { JobRecord } from '../scheduler/job-record.js';
 import type { CapacityLedger } from '../scheduler/ledger.js';
 import { operatorGrow, operatorShrink } from './operator.js';
-import type { MalleabilityPolicy, PolicyProcedure, PolicyStep } from './policy.js';
+import type { ExpansionReason, MalleabilityPolicy, PolicyProcedure, PolicyStep } from './policy.js';
 
 /** What the manager needs from the scheduler that owns it. */
 export interface ManagerHost {
@@ -15,7 +15,7 @@ export interface ManagerHost {
   readonly ledger: CapacityLedger;
   emit(now: number, event: SchedulerEventBody): void;
   /** The application accepted `processors` more: account them and ask the local manager for them. */
-  grantGrow(job: JobRecord, processors: number): void;
+  grantGrow(job: JobRecord, processors: number, why?: ExpansionReason): void;
   /** An operation ended on a cluster (its processors may now be placed or grown into). */
   operationDone(cluster: ClusterState, now: number): void;
 }
@@ -122,7 +122,7 @@ export class MalleabilityManager {
     // that the record never says the application accepted what it did not.
     if (taken !== accepted && Number.isFinite(accepted) && accepted > 0) answer.answered = accepted;
     this.host.emit(now, byOperator(op, answer));
-    if (taken > 0) this.host.grantGrow(step.job, taken);
+    if (taken > 0) this.host.grantGrow(step.job, taken, step.why);
     this.resume(op, taken, now);
   }
 
@@ -189,6 +189,12 @@ export class MalleabilityManager {
         if (op.deadline !== undefined || step.jobs.every((j) => j.releasingNow === 0 || j.ended)) continue;
         op.waiting = step;
         return;
+      }
+      if (step.kind === 'earmark') {
+        input = Math.max(0, Math.min(step.processors, op.cluster.availableForGrowth()));
+        this.host.ledger.earmark(op.cluster, input);
+        op.earmarked += input;
+        continue;
       }
       const job = step.job;
       const room = step.kind === 'offerGrow' ? job.growable : job.shrinkable;

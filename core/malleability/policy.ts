@@ -14,7 +14,12 @@ export type PolicyStep<J extends ReadonlyJobRecord = ReadonlyJobRecord> =
   /** Ask a job to give back `processors`; resumes with how many it agreed to release. `why`: a DBES shrink's reason. */
   | { readonly kind: 'requestShrink'; readonly job: J; readonly processors: number; readonly why?: ShrinkReason }
   /** Wait until these jobs have released what they agreed to; resumes with 0. */
-  | { readonly kind: 'awaitRelease'; readonly jobs: readonly J[] };
+  | { readonly kind: 'awaitRelease'; readonly jobs: readonly J[] }
+  /**
+   * Set aside up to `processors` of what running jobs may grow into now for this operation's next offers (a DBES
+   * steal's expansion, after the releases); resumes with how many were set aside.
+   */
+  | { readonly kind: 'earmark'; readonly processors: number };
 
 /** Why DBES expands a job: its first step, for a StartLater job depending on it, or its second step (for no job). */
 export interface ExpansionReason {

@@ -168,6 +168,15 @@ const jobShape = (component: typeof componentSchema) =>
       /** Upper bound on run time, seconds. */
       walltime: positiveSeconds.optional(),
       app: appModelSchema.optional(),
+      /**
+       * Precedence over other waiting jobs: a job of higher priority goes ahead of every job of lower priority,
+       * whatever the queue's order (ESP's full-machine Z jobs); 0 when not given. Read by DBES and its baselines.
+       */
+      priority: z
+        .number({ error: numberError })
+        .refine(Number.isInteger, 'must be a whole number')
+        .refine((n) => Math.abs(n) <= 1_000_000, 'must lie within -1000000..1000000')
+        .optional(),
       /** Interactive jobs only: the periodic divisible load (RT-DLT chooses its worker nodes on admission). */
       interactive: interactiveSpecSchema.optional(),
       /** Evolving jobs only: a fully-predictable evolution (its sizes over time), scheduled by the run's FPE variant. */

@@ -1,6 +1,7 @@
 // A job as the scheduler tracks it while it lives: spec, state history, placement, and a malleable or evolving job's
 // sizes.
 import type { PlacedComponent } from '../events.js';
+import type { ExpansionReason } from '../malleability/policy.js';
 import type { Step } from '../time/step-function.js';
 import { componentRequest, FINAL_STATES, type JobKind, type JobState, type Transition } from '../model/job.js';
 import type { JobSpec } from '../model/schemas.js';
@@ -81,6 +82,8 @@ export class JobRecord implements ReadonlyJobRecord {
   size = 0;
   /** Grown processors accepted by the application but not yet active. */
   pendingGrow = 0;
+  /** Of `pendingGrow`, oldest first, those offered with a reason (a DBES expansion's step and job), for job.grown. */
+  readonly growReasons: Array<{ processors: number; readonly why: ExpansionReason }> = [];
   /** Processors the application has agreed to give back but not yet released. */
   releasing = 0;
   /** Of `releasing`, what it may keep until `releaseBy` (a shrink ahead of an evolving job's announced update). */

@@ -1,6 +1,7 @@
 // A placed job's size as its local jobs and its application answer: components started, grown processors active,
 // processors released. Each change is counted by the ledger and told as an event.
 import type { SchedulerEventBody } from '../events.js';
+import type { ExpansionReason } from '../malleability/policy.js';
 import type { Grid } from '../model/grid.js';
 import type { ApplicationPort, LocalManager } from '../ports.js';
 import type { ClusterState } from './cluster-state.js';
@@ -48,8 +49,9 @@ export class JobSizes {
   }
 
   /** The application accepted `processors` more: counted as its own and asked of the local manager. */
-  grantGrow(job: JobRecord, processors: number): void {
+  grantGrow(job: JobRecord, processors: number, why?: ExpansionReason): void {
     this.host.ledger.account(job, () => (job.pendingGrow += processors));
+    if (why !== undefined) job.growReasons.push({ processors, why });
     this.host.managers[this.host.grid.cluster(job.components[0]!.cluster)!.index]!.grow(job.id, processors);
   }
 
@@ -68,7 +70,24 @@ export class JobSizes {
       // (a grow may start one processor at a time), not of each step on the way.
       if (job.pendingGrow > 0) return;
       this.host.emit(now, { type: 'job.evolved', jobId: job.id, cluster, size: job.size, preallocation: job.preallocation });
-    } else this.host.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: n, size: job.size });
+    } else if (job.growReasons.length === 0) this.host.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: n, size: job.size });
+    else {
+      // Decision: processors granted for different reasons (DBES expansions of other steps or for other jobs) that
+      // arrive together are told as one job.grown per reason, oldest first, each with its size after it.
+      let size = job.size - n;
+      for (let left = n; left > 0; ) {
+        const head = job.growReasons[0];
+        const k = head === undefined ? left : Math.min(left, head.processors);
+        size += k;
+        left -= k;
+        if (head === undefined) this.host.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: k, size });
+        else {
+          this.host.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: k, size, ...expansionFields(head.why) });
+          head.processors -= k;
+          if (head.processors === 0) job.growReasons.shift();
+        }
+      }
+    }
     this.host.applications.resized(job.id, job.size);
   }
 
@@ -93,4 +112,9 @@ export class JobSizes {
     this.host.freed(state);
     this.host.jobChanged(job, now);
   }
+}
+
+/** A DBES expansion's reason as job.grown's fields. */
+function expansionFields(why: ExpansionReason): { step: 1 | 2; forJob?: string } {
+  return why.forJob === undefined ? { step: why.step } : { step: why.step, forJob: why.forJob };
 }

@@ -167,6 +167,7 @@ export class CapacityLedger {
         job.pendingGrow = 0;
         job.releasing = 0;
       });
+      job.growReasons.length = 0;
       job.releasingByDeadline = 0;
       const list = this.clusters[job.clusterIndex]!.malleableJobs;
       const i = list.indexOf(job);

@@ -207,7 +207,7 @@ export class Scheduler {
     this.malleability = new MalleabilityManager(
       {
         ...parts,
-        grantGrow: (job, n) => this.sizes.grantGrow(job, n),
+        grantGrow: (job, n, why) => this.sizes.grantGrow(job, n, why),
         // What an operation leaves unclaimed was already offered: only processors freed meanwhile re-trigger growth.
         operationDone: () => (this.passRequested = true),
       },

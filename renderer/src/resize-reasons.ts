@@ -1,7 +1,7 @@
 // Why a job grew or shrank, from its own events: a DBES expansion names its step and the waiting job it serves
 // (grow.offered/grow.answered `step`, `forJob`), a DBES shrink its phase and whom it serves (shrink.requested
-// `phase`, `forJob`, `fromStep`, `fromFor`). job.grown and job.shrunk carry no reason: each is paired with the
-// request it carries out, in order, by processors (a grant may arrive a few processors at a time).
+// `phase`, `forJob`, `fromStep`, `fromFor`). A DBES job.grown names its step and job too; other job.grown events and
+// job.shrunk are paired with the request they carry out, in order, by processors (a grant may arrive a few at a time).
 import type { SchedulerEvent } from './api/types.js';
 
 type Grown = Extract<SchedulerEvent, { type: 'job.grown' }>;
@@ -55,7 +55,9 @@ export function resizeReasons(events: readonly SchedulerEvent[]): Map<string, Re
       shrinks.push({ reason, left: e.accepted });
     } else if (e.type === 'job.grown') {
       const reason = take(grows, e.processors);
-      if (reason) out.set(resizeKey(e), reason);
+      // A DBES expansion's job.grown names its step and job itself (the pairing stays in step for the others).
+      if (e.step) out.set(resizeKey(e), { kind: 'grow', step: e.step, ...(e.forJob ? { forJob: e.forJob } : {}) });
+      else if (reason) out.set(resizeKey(e), reason);
     } else if (e.type === 'job.shrunk' && !e.voluntary) {
       const reason = take(shrinks, e.processors);
       if (reason) out.set(resizeKey(e), reason);

@@ -52,6 +52,7 @@ function benchTargets(f: Record<string, unknown>): Array<{ figure: string; targe
     below('sigterm_stop_ms', 2000),
     below('fpe_schedule_ms', 0.5),
     below('dbes_esp_ms', 100),
+    below('dbes_pass_ms', 50),
   ];
 }
 

@@ -70,6 +70,17 @@ describe('resize reasons from a job\'s events', () => {
     expect(grownOf(steal).map((e) => reasonText(g.get(resizeKey(e))))).toEqual(['', 'shrunk to expand D, from its second-step expansion']);
   });
 
+  it('reads a DBES job.grown\'s own step and job, even where its offer is not among the events', () => {
+    // The grant's answer for C was left out (an event list cut at its start): the job.grown events still say.
+    const events: Ev[] = [
+      { type: 'job.grown', t: 10, jobId: 'A', cluster: c, processors: 1, size: 2, step: 1, forJob: 'C' },
+      { type: 'grow.answered', t: 12, jobId: 'A', offerId: 2, accepted: 1, step: 2 },
+      { type: 'job.grown', t: 12, jobId: 'A', cluster: c, processors: 1, size: 3, step: 2 },
+    ];
+    const r = resizeReasons(events);
+    expect(grownOf(events).map((e) => reasonText(r.get(resizeKey(e))))).toEqual(['expanded for job C (step 1)', 'expanded (second step)']);
+  });
+
   it('describes the offers and requests with their reasons in the event list', () => {
     expect(describeEvent(A[1]!)).toBe('2 on fs0 (offer 1) — for job C (step 1)');
     expect(describeEvent(B[2]!)).toBe('accepted 1 (offer 2) — second step');

@@ -39,7 +39,7 @@ describe('job specs', () => {
     ['initial outside bounds', m({ min: 2, max: 4, initial: 8 }), 'components[0].initial: must lie within min..max'],
     ['two malleable components', { kind: 'malleable', components: [{ min: 1, max: 2, program: 'x' }, { min: 1, max: 2, program: 'x' }] }, 'components: a malleable job must have exactly one component'],
     ['unknown file', m({ min: 1, max: 2, inputFiles: ['nope'] }), 'components[0].inputFiles[0]: names unknown file "nope"'],
-    ['unknown field', m({ min: 1, max: 2 }, { priority: 3 }), 'Unrecognized key: "priority"'],
+    ['unknown field', m({ min: 1, max: 2 }, { urgency: 3 }), 'Unrecognized key: "urgency"'],
     ['negative submit time', m({ min: 1, max: 2 }, { submitTime: -5 }), 'submitTime: must not be negative'],
   ])('refuses %s', (_name, input, message) => {
     expect(errorsOf(input)).toContain(message);

@@ -88,7 +88,7 @@ export interface DbesRun extends DbesRunSpec {
   readonly shrunk_for_evolving: number;
   /** Those by the expansion step the shrink took back (its `fromStep`; unknown when the event does not say). */
   readonly shrunk_from_step: { readonly first: number; readonly second: number; readonly unknown: number };
-  /** Mean wait of the two full-machine Z jobs (s): ESP wants them run at once, here they wait their turn. */
+  /** Mean wait of the two full-machine Z jobs (s): they go ahead of the queue, and wait for the machine to drain. */
   readonly z_wait_s: number;
   /** Shrinks the strategy asked for (`shrink.requested`), by phase: for an evolving job, to start a job, to expand another. */
   readonly shrinks: { readonly evolving: number; readonly startLater: number; readonly steal: number };

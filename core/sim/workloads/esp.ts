@@ -115,13 +115,23 @@ export function espMinimumTime(processors = ESP_PROCESSORS): number {
 // for at least twice the machine, is submitted at once, the rest one after another at a constant interval over the
 // first half of the theoretical minimum time (so the queue never runs dry early); the two Z jobs arrive at one third
 // and two thirds of that time.
-// Decision: ESP wants each Z job run ahead of every job waiting when it arrives (the machine drained for it). Jobs
-// carry no priority of their own in this scheduler (core/queue orders by submission, wait or size for all jobs alike),
-// so a Z job here waits its turn in submission order like any other job; a per-job priority would honour the rule.
+// Decision: ESP wants each Z job run ahead of every job waiting when it arrives, the machine drained for it (jobs
+// already running are not preempted; backfilling that does not delay it goes on). A Z job carries priority
+// ESP_Z_PRIORITY, which DBES and its baselines put ahead of the queue's order: it is the first reserved job, every
+// shrink phase serves it first, and backfilling never delays it.
 export function espSubmission(processors = ESP_PROCESSORS): EspSubmission {
   const t = espMinimumTime(processors);
   return { spreadS: Math.round(t / 2), zAtS: [Math.round(t / 3), Math.round((2 * t) / 3)] };
 }
+
+/** The priority of the Z jobs (every other job has 0). */
+export const ESP_Z_PRIORITY = 1;
+
+// Decision: an adaptive (malleable or evolving) job's walltime is its static run time plus 1 s. It never runs longer
+// than that time (it starts at its ESP size and never goes below it), but its progress over resizes is summed in
+// floating point, and a job resized back to its size could end a few ulps past a walltime of exactly that time and be
+// killed at the instant it finishes.
+export const ESP_ADAPTIVE_WALLTIME_MARGIN_S = 1;
 
 /** Initial batch: the first jobs of the order until they ask for at least this many times the machine. */
 export const ESP_INITIAL_BATCH_MACHINES = 2;
@@ -173,11 +183,12 @@ export function espWorkload(composition: EspComposition, seed: number, processor
 
 function jobSpec(id: string, t: EspJobType, submitTime: number, malleable: boolean, evolving: boolean, processors: number): EspJobInput {
   const size = espSize(t.fraction, processors);
-  const base = { id, name: `ESP ${t.type}`, submitTime, walltime: t.staticS };
+  const base = { id, name: `ESP ${t.type}`, submitTime, walltime: t.staticS, ...(t.type === 'Z' ? { priority: ESP_Z_PRIORITY } : {}) };
+  const adaptive = { ...base, walltime: t.staticS + ESP_ADAPTIVE_WALLTIME_MARGIN_S };
   if (evolving && t.type !== 'Z') {
     const max = Math.min(processors, size + ESP_EVOLVING_EXTRA);
     return {
-      ...base,
+      ...adaptive,
       kind: 'evolving',
       components: [{ min: size, initial: size, max, program: 'esp-evolving', cluster: ESP_CLUSTER }],
       app: { model: 'esp-evolving', runtime: t.staticS, extra: ESP_EVOLVING_EXTRA, askAt: [...ESP_EVOLVING_ASK_AT] },
@@ -186,7 +197,7 @@ function jobSpec(id: string, t: EspJobType, submitTime: number, malleable: boole
   if (malleable && t.type !== 'Z') {
     const max = Math.min(processors, size * ESP_MALLEABLE_GROWTH);
     return {
-      ...base,
+      ...adaptive,
       kind: 'malleable',
       components: [{ min: size, initial: size, max, program: 'leanmd', args: t.cells.map(String), cluster: ESP_CLUSTER }],
       app: { model: 'leanmd', cells: [...t.cells], runtime: t.staticS, size },

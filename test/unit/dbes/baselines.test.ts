@@ -20,7 +20,7 @@ function play(procedure: PolicyProcedure): Array<[string, number]> {
     if (next.done) return steps;
     const step = next.value;
     input = 0;
-    if (step.kind === 'awaitRelease') continue;
+    if (step.kind === 'awaitRelease' || step.kind === 'earmark') continue;
     const room = step.kind === 'offerGrow' ? step.job.growable : step.job.shrinkable;
     input = Math.min(room, step.processors);
     if (input > 0) steps.push([step.job.id, input]);

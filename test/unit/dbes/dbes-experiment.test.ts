@@ -142,6 +142,7 @@ describe('dbes experiment', () => {
     const a = analyseDbes(runs, { ...config, percents: [...config.percents] });
     expect(a.report).toContain('## Why, where an observation does not hold');
     expect(a.report).toMatch(/no strategy can have more than \d+\.\d % more throughput than rigid here/);
-    expect(a.report).toMatch(/at 100 % they wait rigid \d+ s, dbes \d+ s on average/);
+    expect(a.report).toMatch(/At 100 % they wait rigid \d+ s, dbes \d+ s on average/);
+    expect(a.report).toContain('ahead of every waiting job');
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { componentRequest } from '../../../core/model/job.js';
 import type { JobSpec } from '../../../core/model/schemas.js';
 import {
+  ESP_ADAPTIVE_WALLTIME_MARGIN_S,
   ESP_INITIAL_BATCH_MACHINES,
   ESP_MALLEABLE_GROWTH,
   ESP_MALLEABLE_PERCENTS,
@@ -10,6 +11,7 @@ import {
   ESP_MIXED,
   ESP_PROCESSORS,
   ESP_TABLE,
+  ESP_Z_PRIORITY,
   espMinimumTime,
   espShareOfJobs,
   espSize,
@@ -58,6 +60,8 @@ describe('ESP workload: Table I', () => {
       expect(j.components[0]!.processors).toBe(espSize(t.fraction));
       expect(j.app).toEqual({ model: 'fixed', runtime: t.staticS });
       expect(j.walltime).toBe(t.staticS);
+      // Only the full-machine Z jobs take precedence over the queue.
+      expect(j.priority, j.id).toBe(t.type === 'Z' ? ESP_Z_PRIORITY : undefined);
     }
   });
 });
@@ -88,6 +92,8 @@ describe('ESP workload: malleable and evolving types', () => {
     expect(l.kind).toBe('malleable');
     expect(componentRequest(l, 0)).toEqual({ min: 15, initial: 15, max: 15 * ESP_MALLEABLE_GROWTH });
     expect(l.app).toEqual({ model: 'leanmd', cells: [8, 8, 8], runtime: 366, size: 15 });
+    // a second beyond its static run time: the rounding of its progress over resizes never has it killed as it ends
+    expect(l.walltime).toBe(366 + ESP_ADAPTIVE_WALLTIME_MARGIN_S);
     // never beyond the machine: C and E (60 cores) could reach 240
     const c = espWorkload({ malleable: ['C'], evolving: [] }, 1).find((j) => j.id === 'C-1')!;
     expect(componentRequest(c, 0).max).toBe(120);

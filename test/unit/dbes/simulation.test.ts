@@ -59,6 +59,13 @@ describe('DBES in the simulator', () => {
       expect.objectContaining({ type: 'shrink.requested', jobId: 'B', processors: 1, phase: 'steal', forJob: 'C', fromStep: 2 }),
       expect.objectContaining({ type: 'grow.offered', jobId: 'A', processors: 1, step: 1, forJob: 'C' }),
     ]);
+    // The processors arriving say what they were given for, as the offers did.
+    const grown = events.filter((e) => e.type === 'job.grown');
+    expect(grown.map((e) => e.type === 'job.grown' && [e.t, e.jobId, e.processors, e.step, e.forJob])).toEqual([
+      [0, 'A', 1, 2, undefined],
+      [0, 'B', 1, 2, undefined],
+      [1, 'A', 1, 1, 'C'],
+    ]);
     const aEnds = events.find((e) => e.type === 'job.ended' && e.jobId === 'A')!.t;
     const cStarts = events.find((e) => e.type === 'job.started' && e.jobId === 'C')!.t;
     expect(aEnds).toBeCloseTo(1200.33, 1);
@@ -68,5 +75,33 @@ describe('DBES in the simulator', () => {
   it('under rigid nothing is ever expanded or shrunk', () => {
     const events = paperExample(3, 'rigid');
     expect(events.filter((e) => e.type === 'grow.offered' || e.type === 'shrink.requested')).toEqual([]);
+  });
+
+  it('a job of higher priority goes ahead of the jobs waiting before it (ESP’s Z jobs), under dbes and its baselines', () => {
+    // A holds the 4 processors until 1000; B (2, 100 s) waits from t = 1, Z (4, 100 s, priority 1) from t = 2. In
+    // submission order B would start at 1000 and Z at 1100; with its priority Z starts at 1000 and B after it, at 1100.
+    const job = (id: string, n: number, seconds: number, submitTime: number, priority?: number) =>
+      jobSpecSchema.parse({ id, kind: 'rigid', submitTime, walltime: seconds, priority, app: { model: 'fixed', runtime: seconds }, components: [{ processors: n, program: 'x' }] });
+    for (const policy of ['dbes', 'esf', 'rigid']) {
+      const w = new SimWorld({
+        grid: gridSpecSchema.parse({ clusters: [{ name: 'c', processors: 4 }] }),
+        jobs: [job('A', 4, 1000, 0), job('B', 2, 100, 1), job('Z', 4, 100, 2, 1)],
+        seed: 1,
+        background: false,
+        scheduler: { policy },
+      });
+      const starts = new Map<string, number>();
+      w.scheduler.on((e) => {
+        if (e.type === 'job.started') starts.set(e.jobId, e.t);
+      });
+      w.run();
+      expect([starts.get('Z'), starts.get('B')], policy).toEqual([1000, 1100]);
+    }
+  });
+
+  it('a priority must be a whole number', () => {
+    const parsed = jobSpecSchema.safeParse({ kind: 'rigid', priority: 1.5, components: [{ processors: 1, program: 'x' }] });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]).toMatchObject({ path: ['priority'], message: 'must be a whole number' });
   });
 });
