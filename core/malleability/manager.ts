@@ -123,9 +123,7 @@ export class MalleabilityManager {
     if (taken !== accepted && Number.isFinite(accepted) && accepted > 0) answer.answered = accepted;
     this.host.emit(now, byOperator(op, answer));
     if (taken > 0) this.host.grantGrow(step.job, taken);
-    // Decision: a cut of an accepted grow is legitimate (capacity really fell: background load rose, or an evolving
-    // job's update was promised meanwhile), so the application is told what it gets and its target follows its
-    // allocation; otherwise it would wait forever for processors that never come and refuse every later offer.
+    // Decision: the cut stands (capacity fell meanwhile); the application is told what it gets, so its target follows.
     if (answer.answered !== undefined && taken < answer.answered) this.host.applications.growGranted(offerId, step.job.id, taken, answer.answered);
     this.resume(op, taken, now);
   }
