@@ -59,6 +59,16 @@ export type SchedulerEventBody =
   | { type: 'interactive.replaced'; jobId: string; cluster: string; nodes: number[]; costMs: number; executedMs: number; generation: number }
   /** An iteration's task on `node` ended after its deadline; `misses`: the job's misses so far. */
   | { type: 'interactive.missed'; jobId: string; cluster: string; node: number; task: number; executedMs: number; deadlineMs: number; misses: number }
+  /**
+   * A fully-predictably evolving job's scheduled EP (core/scheduler/fpe-jobs.ts) by `variant`: on `cluster` from
+   * `start`, each step's scheduled duration (at least its requested one: longer when expanded) and processors.
+   */
+  | { type: 'fpe.scheduled'; jobId: string; cluster: string; variant: string; start: number; steps: Array<{ durationS: number; processors: number }> }
+  /**
+   * A fully-predictably evolving job began step `step` (1-based) with `processors`: `delayedS` after it was submitted
+   * (the first step), or after its previous step ran `expandedS` longer than requested (idle, waiting for this one).
+   */
+  | { type: 'fpe.step'; jobId: string; cluster: string; step: number; processors: number; expandedS: number; delayedS: number }
   | { type: 'cluster.polled'; cluster: string; processors: number; background: number; reachable: boolean };
 
 export type SchedulerEvent = SchedulerEventBody & { readonly t: number };

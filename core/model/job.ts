@@ -30,6 +30,16 @@ export function componentRequest(job: JobSpec, i: number): SizeRequest {
   const c = job.components[i]!;
   // An interactive job's driver: one processor (its worker nodes are apart, see interactivePartitionSchema).
   if (job.kind === 'interactive') return { min: 1, max: 1, initial: 1 };
+  // A fully-predictably evolving job: from its smallest step to its largest, starting with its first.
+  if (job.profile !== undefined) {
+    let min = Infinity;
+    let max = 0;
+    for (const s of job.profile.steps) {
+      min = Math.min(min, s.processors);
+      max = Math.max(max, s.processors);
+    }
+    return { min, max, initial: job.profile.steps[0]!.processors };
+  }
   if (job.kind === 'rigid') return { min: c.processors!, max: c.processors!, initial: c.processors! };
   const min = c.min!;
   const max = c.max!;
@@ -51,18 +61,22 @@ export function checkJobAgainstGrid(job: JobSpec, grid: Grid): FieldError[] {
         errors.push({ path: 'kind', message: 'no cluster of this grid has interactive worker nodes' });
       }
     }
+    // A profiled job's largest step is the one that must fit: the error is shown at that step.
+    const peakStep = job.profile ? job.profile.steps.findIndex((s) => s.processors === componentRequest(job, i).max) : -1;
+    const fieldPath = peakStep >= 0 ? `profile.steps[${peakStep}].processors` : undefined;
     const field = job.kind === 'rigid' ? 'processors' : job.kind === 'evolving' ? 'max' : 'min';
+    const sizeAt = (f: string) => fieldPath ?? at(f);
     if (c.cluster !== undefined) {
       const cluster = grid.cluster(c.cluster);
       if (!cluster) errors.push({ path: at('cluster'), message: `names unknown cluster "${c.cluster}"` });
       else if (need > cluster.threshold) {
-        errors.push({ path: at(field), message: `is larger than cluster ${cluster.name} allows (${need} > ${cluster.threshold})` });
+        errors.push({ path: sizeAt(field), message: `is larger than cluster ${cluster.name} allows (${need} > ${cluster.threshold})` });
       }
     } else if (job.placement === 'fcm' && job.kind === 'rigid') {
       // Flexible cluster minimization may split the component over every cluster.
       if (need > grid.totalThreshold) errors.push({ path: at(field), message: `is larger than the whole grid (${need} > ${grid.totalThreshold})` });
     } else if (need > grid.largestThreshold) {
-      errors.push({ path: at(field), message: `is larger than every cluster (${need} > ${grid.largestThreshold})` });
+      errors.push({ path: sizeAt(field), message: `is larger than every cluster (${need} > ${grid.largestThreshold})` });
     }
     c.inputFiles.forEach((f, j) => {
       if (!grid.hasFile(f)) errors.push({ path: `components[${i}].inputFiles[${j}]`, message: `names unknown file "${f}"` });

@@ -142,6 +142,19 @@ export const interactiveSpecSchema = z
   .refine((j) => j.deadlineMs <= j.periodMs, { path: ['deadlineMs'], message: 'must not exceed the period (D ≤ T)' });
 export type InteractiveSpec = z.infer<typeof interactiveSpecSchema>;
 
+// A fully-predictably evolving job's evolution profile (core/fpe, Klein & Pérez): the steps it runs, in order, each
+// for a duration on a number of processors; the scheduler fits it on its cluster's plan (core/scheduler/fpe-jobs.ts).
+export const MAX_PROFILE_STEPS = 1000;
+export const profileStepSchema = z.strictObject({
+  /** Seconds of computation of the step (its scheduled step may last longer: expanded, its processors idle). */
+  duration_s: positiveSeconds,
+  processors,
+});
+export const evolutionProfileSchema = z.strictObject({
+  steps: z.array(profileStepSchema).min(1, 'must hold at least one step').max(MAX_PROFILE_STEPS, `must hold at most ${MAX_PROFILE_STEPS} steps`),
+});
+export type EvolutionProfileSpec = z.infer<typeof evolutionProfileSchema>;
+
 const jobShape = (component: typeof componentSchema) =>
   z
     .strictObject({
@@ -157,8 +170,11 @@ const jobShape = (component: typeof componentSchema) =>
       app: appModelSchema.optional(),
       /** Interactive jobs only: the periodic divisible load (RT-DLT chooses its worker nodes on admission). */
       interactive: interactiveSpecSchema.optional(),
+      /** Evolving jobs only: a fully-predictable evolution (its sizes over time), scheduled by the run's FPE variant. */
+      profile: evolutionProfileSchema.optional(),
     })
     .superRefine((job, ctx) => {
+      if (job.profile !== undefined && job.kind !== 'evolving') ctx.addIssue({ code: 'custom', path: ['profile'], message: 'is only for evolving jobs' });
       if (job.kind === 'interactive' && job.interactive === undefined) ctx.addIssue({ code: 'custom', path: ['interactive'], message: 'is required for an interactive job' });
       if (job.kind !== 'interactive' && job.interactive !== undefined) ctx.addIssue({ code: 'custom', path: ['interactive'], message: 'is only for interactive jobs' });
       if (job.kind !== 'rigid' && job.components.length !== 1) {
@@ -172,6 +188,11 @@ const jobShape = (component: typeof componentSchema) =>
           // driver (the head node's fork and join), one processor on the cluster, as a rigid job of size 1.
           for (const f of ['processors', 'min', 'max', 'initial'] as const) {
             if (c[f] !== undefined) ctx.addIssue({ code: 'custom', path: at(f), message: 'is not for an interactive job: its worker nodes follow from its period, data size and deadline' });
+          }
+        } else if (job.profile !== undefined && job.kind === 'evolving') {
+          // Decision: a profiled job's sizes are its steps' (min, max, initial follow from them): one fact in one place.
+          for (const f of ['processors', 'min', 'max', 'initial'] as const) {
+            if (c[f] !== undefined) ctx.addIssue({ code: 'custom', path: at(f), message: 'is not for an evolving job with a profile: its sizes follow from profile.steps' });
           }
         } else if (job.kind === 'rigid') {
           if (c.processors === undefined) ctx.addIssue({ code: 'custom', path: at('processors'), message: 'is required for a rigid job' });

@@ -34,6 +34,8 @@ import { GrowthTrigger, type GrowthAtPoll } from './growth.js';
 import { JobRecord } from './job-record.js';
 import { JobSizes } from './job-sizes.js';
 import { InteractiveJobs, type InteractiveClusterSample } from './interactive-jobs.js';
+import { DEFAULT_FPE_VARIANT, FpeJobs } from './fpe-jobs.js';
+import type { FpeVariantName } from '../fpe/registry.js';
 import { KoalaScan } from './koala-scan.js';
 import { CapacityLedger } from './ledger.js';
 import { resizeByOperator, type OperatorResize } from './operator-resize.js';
@@ -72,6 +74,8 @@ export interface SchedulerOptions {
   priority: QueuePriorityName;
   /** DBES and its baselines: the delay evolving jobs' grants may cause waiting jobs (seconds); undefined: the default. */
   fairness?: { readonly perJob: number; readonly perUser: number } | undefined;
+  /** How jobs submitted with an evolution profile are fitted on the plan (core/fpe/registry.ts). */
+  fpeVariant?: FpeVariantName;
 }
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
@@ -119,6 +123,8 @@ export class Scheduler {
   private readonly sizes: JobSizes;
   /** Interactive periodic jobs: admission on the clusters' worker nodes, their reports (interactive-jobs.ts). */
   private readonly interactive: InteractiveJobs;
+  /** Fully-predictably evolving jobs: fitted on the plan by the FPE variant, run step by step (fpe-jobs.ts). */
+  private readonly fpe: FpeJobs;
   private approach: JobManagementApproach;
   private readonly growthAtPoll: GrowthAtPoll;
   private queuePolicy: QueuePolicy;
@@ -239,6 +245,10 @@ export class Scheduler {
       },
     });
     this.interactive = new InteractiveJobs({ grid, applications, emit, at: (t, action) => this.timers.at(t, action) });
+    const placedJobs = () => this.placedJobs;
+    const place = (job: JobRecord, components: PlacedComponent[], policy: string, now: number) => this.place(job, components, policy, now);
+    const wake = (t: number) => this.timers.at(t, () => (this.passRequested = true));
+    this.fpe = new FpeJobs({ ...parts, runtimeAt: this.runtimeAt, placedJobs, place, freed, wake }, o.fpeVariant ?? DEFAULT_FPE_VARIANT);
     this.sizes = new JobSizes({
       ...parts,
       update: (jobId, processors, announceS, now) => this.evolving.update(jobId, processors, announceS, now),
@@ -295,6 +305,21 @@ export class Scheduler {
     this.passRequested = true;
     this.epoch++;
     return ok(undefined);
+  }
+
+  get fpeVariant(): FpeVariantName {
+    return this.fpe.variant;
+  }
+
+  setFpeVariant(name: string): Result<void> {
+    const r = this.fpe.setVariant(name);
+    if (r.ok) this.passRequested = true;
+    return r;
+  }
+
+  /** A profiled job's scheduled EP and the step it runs (fpe-jobs.ts); undefined for other jobs. */
+  fpeSchedule(jobId: string): ReturnType<FpeJobs['describe']> {
+    return this.fpe.describe(jobId);
   }
 
   get policy(): MalleabilityPolicy {
@@ -412,6 +437,11 @@ export class Scheduler {
     const name = spec.name ?? id;
     this.emit(now, { type: 'job.submitted', jobId: id, kind: spec.kind, name, min: job.min, max: job.max });
     if (admitted) this.emit(now, admitted.event);
+    if (spec.profile) {
+      job.transition('queued', now, 'waiting for the start of its scheduled evolution profile');
+      this.fpe.arrive(job, now);
+      return ok(job);
+    }
     this.enqueue(job, 'waiting for placement', now);
     // A new job gets its own try at once (paper IV-A); the rest of the queue waits for processors to free up.
     this.arrivals.push(job);
@@ -515,6 +545,7 @@ export class Scheduler {
     this.now = now;
     this.timers.runDue(now);
     this.passes.at(now);
+    if (this.passRequested || this.arrivals.length > 0) this.fpe.pass(now);
     // Operations that end at once may ask for another pass; a few rounds settle any instant.
     for (let round = 0; round < 4 && (this.passRequested || this.arrivals.length > 0); round++) {
       const onlyArrivals = !this.passRequested;
@@ -566,8 +597,15 @@ export class Scheduler {
         return this.malleability.onGrowAnswer(message.offerId, message.accepted, now);
       case 'shrinkAnswer':
         return this.malleability.onShrinkAnswer(message.offerId, message.accepted, now);
-      case 'update':
+      case 'update': {
+        const refused = this.fpe.update(message.jobId, message.processors);
+        if (refused !== undefined) {
+          this.emit(now, { type: 'evolve.refused', jobId: message.jobId, reason: refused });
+          this.applications.updateRefused(message.jobId, refused);
+        }
+        if (this.fpe.owns(message.jobId)) return;
         return this.evolving.update(message.jobId, message.processors, message.announceS ?? 0, now);
+      }
     }
     const job = this.jobsById.get(message.jobId);
     if (!job || job.ended) return;
@@ -577,6 +615,7 @@ export class Scheduler {
         // A policy's own iteration (DBES) expands a malleable job once it runs: the start asks for a pass.
         if (this.iteration && job.state === 'running') this.passRequested = true;
         if (job.kind === 'interactive' && job.state === 'running') this.interactive.started(job.id);
+        if (job.state === 'running') this.fpe.started(job.id, now);
         return;
       case 'iteration': {
         const overran = this.interactive.iteration(message, now);
@@ -678,7 +717,8 @@ export class Scheduler {
 
   private place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void {
     // Decision: a policy's own iteration says whether evolving jobs hold their pre-allocation (DBES: they do not).
-    if (job.evolving) job.preallocating = this.iteration?.preallocates ?? true;
+    // A profiled job holds its current step only (fpe-jobs.ts).
+    if (job.evolving) job.preallocating = !this.fpe.owns(job.id) && (this.iteration?.preallocates ?? true);
     this.dropReservations(job);
     job.plannedStart = undefined;
     job.backfilled = this.startsAhead(job);
@@ -689,7 +729,7 @@ export class Scheduler {
     else if (job.evolving) {
       // Its whole pre-allocation is held from now; it uses `initial` of it.
       this.holdPreallocation(job);
-      this.account(job, () => (job.claimed = componentRequest(job.spec, 0).initial));
+      this.account(job, () => (job.claimed = this.fpe.owns(job.id) ? components[0]!.processors : componentRequest(job.spec, 0).initial));
     } else for (const c of components) this.clusterOf(c.cluster).nonPreemptible += c.processors;
     const where = components.map((c) => `${c.processors} on ${c.cluster}`).join(', ');
     job.transition('claiming', now, `placed by ${policy}: ${where}`);
@@ -786,6 +826,7 @@ export class Scheduler {
     this.live--;
     this.emit(now, { type: 'job.ended', jobId: job.id, state, reason, tries: job.tries, ...(output ? { output } : {}) });
     if (job.kind === 'interactive') this.interactive.ended(job.id, now);
+    this.fpe.ended(job.id);
     this.malleability.onJobChanged(job, now);
     if (freed) this.passRequested = true;
   }

@@ -7,6 +7,7 @@ import { componentRequest } from '../model/job.js';
 import { appModel, type AppModel } from './apps/model.js';
 import { EvolvingRun, workingSetProfile } from './apps/evolving.js';
 import { EspEvolvingRun } from './apps/esp-evolving.js';
+import { FpeRun } from './apps/fpe.js';
 import type { EventEngine } from './engine.js';
 import { Random } from '../random.js';
 
@@ -51,6 +52,8 @@ export class SimulatedApplications implements ApplicationPort {
   private readonly espEvolving = new Map<string, EspEvolvingRun>();
   /** Updates refused so far, by job (an evolving model asks only inside its pre-allocation, so none are expected). */
   readonly refusedUpdates = new Map<string, string[]>();
+  /** Fully-predictably evolving applications (apps/fpe.ts): they run their profile's steps as the scheduler says. */
+  private readonly fpe = new Map<string, FpeRun>();
 
   constructor(
     private readonly engine: EventEngine,
@@ -69,6 +72,21 @@ export class SimulatedApplications implements ApplicationPort {
   /** The job's processors are all active: its application starts. */
   start(spec: JobSpec, jobId: string, size: number): void {
     const request = componentRequest(spec, 0);
+    if (spec.profile) {
+      const run = new FpeRun(spec.profile.steps, {
+        now: () => this.engine.now,
+        at: (t, action) => this.engine.at(t, action),
+        update: (processors, announceS) => this.deliver({ type: 'update', jobId, processors, announceS }),
+        finished: () => {
+          if (this.fpe.get(jobId) !== run) return;
+          this.fpe.delete(jobId);
+          this.finished(jobId);
+        },
+      });
+      this.fpe.set(jobId, run);
+      run.start(size);
+      return;
+    }
     if (spec.kind === 'evolving' && spec.app?.model === 'evolving') {
       const { phases, phaseS, announceS } = spec.app;
       const profile = workingSetProfile(this.random.fork(`evolving:${jobId}`), request.min, request.max, size, phases);
@@ -124,11 +142,12 @@ export class SimulatedApplications implements ApplicationPort {
     this.apps.delete(jobId);
     this.evolving.delete(jobId);
     this.espEvolving.delete(jobId);
+    this.fpe.delete(jobId);
   }
 
   /** Processors the application uses now (for tests). */
   sizeOf(jobId: string): number | undefined {
-    return this.apps.get(jobId)?.size ?? this.evolving.get(jobId)?.current ?? this.espEvolving.get(jobId)?.current;
+    return this.apps.get(jobId)?.size ?? this.evolving.get(jobId)?.current ?? this.espEvolving.get(jobId)?.current ?? this.fpe.get(jobId)?.current;
   }
 
   updateRefused(jobId: string, reason: string): void {
@@ -174,6 +193,11 @@ export class SimulatedApplications implements ApplicationPort {
   }
 
   resized(jobId: string, size: number): void {
+    const fpe = this.fpe.get(jobId);
+    if (fpe) {
+      fpe.resize(size);
+      return;
+    }
     const esp = this.espEvolving.get(jobId);
     if (esp) {
       esp.resize(size);

@@ -71,6 +71,8 @@ const jobSummary = z.object({
   submitted: z.number(),
   /** A waiting job's reservation under a planning queue policy (easy, cbf): the cluster and time it is planned to start. */
   plannedStart: z.object({ cluster: z.string(), start: z.number() }).optional(),
+  /** A fully-predictably evolving job's steps: the processors of each, in order (its evolution profile). */
+  steps: z.array(z.number()).optional(),
 });
 export type JobSummary = z.infer<typeof jobSummary>;
 export type ClusterSample = z.infer<typeof clusterSnapshot>;

@@ -17,6 +17,8 @@ import type { RunSummary } from '../../core/sim/metrics.js';
 import { simulate, type SimulationOutcome } from '../../core/sim/simulate.js';
 import { DEFAULT_POLL_INTERVAL_S } from '../../core/sim/world.js';
 import { parseGridJson, parseJobsJson } from '../../core/sim/workloads/json.js';
+import { FPE_VARIANTS, type FpeVariantName } from '../../core/fpe/registry.js';
+import { DEFAULT_FPE_VARIANT } from '../../core/scheduler/fpe-jobs.js';
 import { WORKLOAD_PRESETS, workloadPreset } from '../../core/sim/workloads/koala.js';
 import { parseSwf, type SwfPartition, type SwfSkip } from '../../core/sim/workloads/swf.js';
 import { printable } from './printable.js';
@@ -154,6 +156,7 @@ interface SimulateOptions {
   queue: QueuePolicyName;
   reservationDepth?: number;
   priority: QueuePriorityName;
+  fpeVariant: FpeVariantName;
   seed: number;
   poll: number;
   tries?: number;
@@ -192,6 +195,8 @@ export type SimulateReport = {
   policy: string;
   placement: string;
   queue: string;
+  /** The FPE variant, when some job carries an evolution profile. */
+  fpe_variant?: string;
   seed: number;
   poll_s: number;
   background: boolean;
@@ -257,6 +262,7 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
           queue: o.queue,
           reservationDepth: o.reservationDepth,
           priority: o.priority,
+          fpeVariant: o.fpeVariant,
           thresholdScope: o.thresholdScope,
           ...(tries === undefined ? {} : { triesThreshold: tries }),
         },
@@ -290,6 +296,7 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
     policy: malleability ? o.policy : NOT_APPLICABLE,
     placement: placement ?? 'per job',
     queue: o.queue,
+    ...(jobs.some((j) => j.profile !== undefined) ? { fpe_variant: o.fpeVariant } : {}),
     seed: o.seed,
     poll_s: o.poll,
     background: o.background,
@@ -435,6 +442,11 @@ function buildProgram(io: CliIo, done: (code: number) => void, others?: AddComma
       new Option('--priority <name>', `fcfs, easy, cbf: order of the waiting jobs: ${QUEUE_PRIORITIES.join(', ')} (submit order; wait: expansion factor; size: largest first)`)
         .default('submit')
         .argParser(choice('--priority', QUEUE_PRIORITIES)),
+    )
+    .addOption(
+      new Option('--fpe-variant <name>', `how jobs submitted with an evolution profile are fitted on the plan: ${FPE_VARIANTS.join(', ')}`)
+        .default(DEFAULT_FPE_VARIANT)
+        .argParser(choice('--fpe-variant', FPE_VARIANTS)),
     )
     .addOption(new Option('--seed <n>', 'random seed (workload presets and background load)').default(1).argParser(wholeNumber('--seed', 0, MAX_SEED)))
     .addOption(new Option('--poll <seconds>', 'information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))

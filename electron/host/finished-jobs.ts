@@ -31,6 +31,7 @@ export function jobSummary(j: JobRecord, clusterName?: (index: number) => string
     clusters: j.components.map((c) => c.cluster),
     submitted: j.transitions[0]!.time,
     ...(planned && plannedCluster !== undefined ? { plannedStart: { cluster: plannedCluster, start: planned.start } } : {}),
+    ...(j.spec.profile ? { steps: j.spec.profile.steps.map((s) => s.processors) } : {}),
   };
 }
 

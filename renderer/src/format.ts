@@ -9,6 +9,11 @@ export function hms(seconds: number): string {
   return `${h}:${String(m).padStart(2, '0')}:${String(sec).padStart(2, '0')}`;
 }
 
+/** A profiled evolving job's step sizes, in order: `2→16→4`, the first four and `…` when there are more. */
+export function stepSizes(steps: readonly number[]): string {
+  return steps.slice(0, 4).join('→') + (steps.length > 4 ? '→…' : '');
+}
+
 /** A DBES expansion's or shrink's reason after the offer: " — for job C (step 1)", " — to start C", or ''. */
 const why = (text: string) => (text ? ` — ${text}` : '');
 
@@ -56,6 +61,12 @@ export function describeEvent(e: import('./api/types.js').SchedulerEvent): strin
       return `admitted on ${e.cluster}: ${e.nodes.length} tasks of ${e.costMs} ms (RT-DLT's minimum ${e.minNodes}) on nodes ${[...new Set(e.nodes)].join(', ')}, every ${e.periodMs} ms, deadline ${e.deadlineMs} ms`;
     case 'interactive.replaced':
       return `ran ${e.executedMs} ms, over its cost bound: placed again on ${e.cluster} (placement ${e.generation}): ${e.nodes.length} tasks of ${e.costMs} ms on nodes ${[...new Set(e.nodes)].join(', ')}`;
+    case 'fpe.scheduled':
+      return `scheduled by ${e.variant} on ${e.cluster} from ${hms(e.start)}: steps ${e.steps.map((s) => `${s.processors}×${hms(s.durationS)}`).join(', ')}`;
+    case 'fpe.step': {
+      const waited = e.step === 1 ? (e.delayedS > 0 ? `, delayed ${hms(e.delayedS)}` : '') : e.expandedS > 0 ? `, after step ${e.step - 1} was expanded by ${hms(e.expandedS)} (idle)` : '';
+      return `step ${e.step}: ${e.processors} processors on ${e.cluster}${waited}`;
+    }
     case 'interactive.missed':
       return `missed its deadline of ${e.deadlineMs} ms (task ${e.task}${e.node >= 0 ? ` on node ${e.node}` : ''}, ran ${e.executedMs} ms; ${e.misses} miss${e.misses === 1 ? '' : 'es'} so far)`;
     case 'cluster.polled':

@@ -78,6 +78,8 @@ describe('form from a template', () => {
       periodMs: fc.option(fc.integer({ min: 1, max: 5000 }), { nil: null }),
       dataUnits: fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }),
       deadlineMs: fc.option(fc.integer({ min: 1, max: 5000 }), { nil: null }),
+      profiled: fc.boolean(),
+      steps: fc.array(fc.record({ duration_s: fc.integer({ min: 1, max: 3600 }), processors: fc.integer({ min: 1, max: 64 }) }), { minLength: 1, maxLength: 4 }),
       placement: fc.constantFrom(...PLACEMENT_POLICIES),
       program: fc.constantFrom('ft', 'gadget2', 'a.out'),
       // Words as typed: any spacing between them, before and after.

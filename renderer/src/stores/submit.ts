@@ -29,6 +29,7 @@ export const FORM_FIELDS = [
   'dataUnits',
   'deadlineMs',
   'interactive',
+  'profile',
   'placement',
   'program',
   'args',
@@ -42,6 +43,13 @@ const EVOLVING_MODEL_FIELDS = ['phases', 'phaseS', 'announceS'] as const;
 export const INTERACTIVE_FIELDS = ['arrivalMs', 'periodMs', 'dataUnits', 'deadlineMs'] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 export type FieldErrors = Partial<Record<FormField, string>>;
+/** A step of an evolution profile as the form holds it (null: left empty). */
+export interface FormStep {
+  duration_s: number | null;
+  processors: number | null;
+}
+/** Errors of the evolution profile's steps, keyed `<index>.<field>` (e.g. `2.processors`). */
+export type StepErrors = Partial<Record<string, string>>;
 
 export interface SubmitForm {
   name: string;
@@ -57,6 +65,9 @@ export interface SubmitForm {
   phases: number | null;
   phaseS: number | null;
   announceS: number | null;
+  /** Evolving jobs: sized by an evolution profile (its steps) instead of min, initial and max. */
+  profiled: boolean;
+  steps: FormStep[];
   /** Interactive jobs: A (ms after admission), T (ms), σ (data units), D (ms). */
   arrivalMs: number | null;
   periodMs: number | null;
@@ -107,6 +118,11 @@ export const defaultForm = (): SubmitForm => ({
   phases: 6,
   phaseS: 300,
   announceS: 0,
+  profiled: false,
+  steps: [
+    { duration_s: 600, processors: 4 },
+    { duration_s: 300, processors: 16 },
+  ],
   arrivalMs: 0,
   periodMs: 1000,
   dataUnits: 20,
@@ -156,6 +172,15 @@ export function toSpec(form: SubmitForm): JobSpecInput {
     if (walltime.ok && walltime.seconds !== undefined) spec.walltime = walltime.seconds;
     return spec;
   }
+  if (form.kind === 'evolving' && form.profiled) {
+    // Its sizes are its steps'; a step's empty field is left out, so the schema says at the field that it is needed.
+    const steps = form.steps.map((s) => ({ ...(s.duration_s === null ? {} : { duration_s: s.duration_s }), ...(s.processors === null ? {} : { processors: s.processors }) }));
+    const spec: JobSpecInput = { kind: form.kind, components: [component], placement: form.placement, profile: { steps: steps as Array<{ duration_s: number; processors: number }> } };
+    if (form.name.trim()) spec.name = form.name;
+    const walltime = parseWalltime(form.walltime);
+    if (walltime.ok && walltime.seconds !== undefined) spec.walltime = walltime.seconds;
+    return spec;
+  }
   if (form.kind === 'rigid') {
     if (form.processors !== null) component.processors = form.processors;
   } else {
@@ -191,6 +216,8 @@ export function fromSpec(spec: JobSpecInput): SubmitForm {
     phases: spec.app?.model === 'evolving' ? (spec.app.phases ?? null) : base.phases,
     phaseS: spec.app?.model === 'evolving' ? (spec.app.phaseS ?? null) : base.phaseS,
     announceS: spec.app?.model === 'evolving' ? (spec.app.announceS ?? null) : base.announceS,
+    profiled: spec.profile !== undefined,
+    steps: spec.profile ? spec.profile.steps.map((s) => ({ duration_s: s.duration_s, processors: s.processors })) : base.steps,
     arrivalMs: spec.interactive ? (spec.interactive.arrivalMs ?? null) : base.arrivalMs,
     periodMs: spec.interactive ? (spec.interactive.periodMs ?? null) : base.periodMs,
     dataUnits: spec.interactive ? (spec.interactive.dataUnits ?? null) : base.dataUnits,
@@ -216,10 +243,36 @@ export function fieldOf(path: string | readonly PropertyKey[]): FormField {
   return (FORM_FIELDS as readonly string[]).includes(key) ? (key as FormField) : 'form';
 }
 
+/** Where a path names a step's field of the evolution profile (`profile.steps[2].processors`): its key, e.g. `2.processors`. */
+export function stepKeyOf(path: string | readonly PropertyKey[]): string | undefined {
+  const keys = typeof path === 'string' ? path.split(/[.[\]]+/).filter(Boolean) : path.map(String);
+  if (keys[0] !== 'profile' || keys[1] !== 'steps' || keys[2] === undefined || keys[3] === undefined) return undefined;
+  return `${keys[2]}.${keys[3]}`;
+}
+
+/** The first message per step field. */
+export function byStep(errors: readonly { path: string | readonly PropertyKey[]; message: string }[]): StepErrors {
+  const out: StepErrors = {};
+  for (const e of errors) {
+    const key = stepKeyOf(e.path);
+    if (key !== undefined) out[key] ??= e.message;
+  }
+  return out;
+}
+
+/** The errors of the profile's steps the form stands for (the core's schema). */
+export function validateSteps(form: SubmitForm): StepErrors {
+  if (form.kind !== 'evolving' || !form.profiled) return {};
+  const result = jobSpecSchema.safeParse(toSpec(form));
+  return result.success ? {} : byStep(result.error.issues);
+}
+
 /** The first message per field. */
 export function byField(errors: readonly { path: string | readonly PropertyKey[]; message: string }[]): FieldErrors {
   const out: FieldErrors = {};
   for (const e of errors) {
+    // A step's error is shown at the step (byStep); the profile as a whole has a field of its own.
+    if (stepKeyOf(e.path) !== undefined) continue;
     const field = fieldOf(e.path);
     out[field] ??= e.message;
   }
@@ -250,6 +303,7 @@ export function defineSubmitStore(client: ApiClient, planningPolicy: () => strin
   return defineStore('submit', () => {
     const form = ref<SubmitForm>(defaultForm());
     const serverErrors = ref<FieldErrors>({});
+    const serverStepErrors = ref<StepErrors>({});
     const submitting = ref(false);
     const submittedId = ref('');
     /**
@@ -262,12 +316,22 @@ export function defineSubmitStore(client: ApiClient, planningPolicy: () => strin
     const validation = computed(() => validate(form.value, planningPolicy()));
     /** The queue policy that needs the walltime, if the run's does. */
     const walltimeNeededBy = computed(() => planningPolicy());
-    const valid = computed(() => Object.keys(validation.value).length === 0);
+    const stepValidation = computed(() => validateSteps(form.value));
+    const valid = computed(() => Object.keys(validation.value).length === 0 && Object.keys(stepValidation.value).length === 0);
+    /** What each step's fields show: the live validation first, then the host's answer (a step too large for every cluster). */
+    const stepErrors = computed<StepErrors>(() => ({ ...serverStepErrors.value, ...stepValidation.value }));
     /** What each field shows: the live validation first, then what the host answered for the last submission. */
     const errors = computed<FieldErrors>(() => ({ ...serverErrors.value, ...validation.value }));
 
     // An edit makes the host's last answer stale.
-    watch(form, () => (serverErrors.value = {}), { deep: true });
+    watch(
+      form,
+      () => {
+        serverErrors.value = {};
+        serverStepErrors.value = {};
+      },
+      { deep: true },
+    );
     // Decision: the evolving model goes with the evolving kind; choosing the kind chooses the model, and leaving the
     // kind leaves the model (another kind would run it as a fixed run time, not what the form's user meant).
     // A form filled from a template (a new form object) keeps the template's model.
@@ -296,6 +360,7 @@ export function defineSubmitStore(client: ApiClient, planningPolicy: () => strin
           return true;
         }
         serverErrors.value = byField(result.errors as FieldError[]);
+        serverStepErrors.value = byStep(result.errors as FieldError[]);
         return false;
       } finally {
         submitting.value = false;
@@ -306,16 +371,27 @@ export function defineSubmitStore(client: ApiClient, planningPolicy: () => strin
     function apply(spec: JobSpecInput) {
       form.value = fromSpec(spec);
       serverErrors.value = {};
+      serverStepErrors.value = {};
       submittedId.value = '';
     }
 
     function reset() {
       form.value = defaultForm();
       serverErrors.value = {};
+      serverStepErrors.value = {};
       submittedId.value = '';
     }
 
-    return { form, serverErrors, submitting, submittedId, validation, valid, errors, walltimeNeededBy, submit, apply, reset };
+    function addStep() {
+      const last = form.value.steps[form.value.steps.length - 1];
+      form.value.steps.push({ duration_s: last?.duration_s ?? 600, processors: last?.processors ?? 4 });
+    }
+
+    function removeStep(index: number) {
+      form.value.steps.splice(index, 1);
+    }
+
+    return { form, serverErrors, submitting, submittedId, validation, valid, errors, stepErrors, walltimeNeededBy, submit, apply, reset, addStep, removeStep };
   });
 }
 export type SubmitStore = ReturnType<ReturnType<typeof defineSubmitStore>>;

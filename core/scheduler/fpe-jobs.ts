@@ -1,0 +1,349 @@
+// Fully-predictably evolving jobs online (Klein & Pérez, Euro-Par 2011 workshops; online scheduling is the paper's
+// future work): an evolving job submitted with its evolution profile (`profile.steps`) is fitted on its cluster's plan
+// by the run's FPE variant (core/fpe/registry.ts) — the resource EP being what the plan holds over time — and fitted
+// again at each pass while it waits. It is started when its scheduled EP says, holds only its current step's
+// processors (no pre-allocation), and at each scheduled step boundary takes its next step's processors: a shrink is
+// released at once, a grow taken only from what is free now; when it is not, the step before waits longer (expanded,
+// its processors idle, as the paper assumes) until the processors are there. The capacity is never exceeded: every
+// processor it takes is counted by the ledger and was free when taken.
+import type { PlacedComponent, SchedulerEventBody } from '../events.js';
+import { epFunction, type EpStep, type EvolutionProfile, type ScheduledEp } from '../fpe/evolution-profile.js';
+import { fpeVariant, FPE_VARIANTS, type FpeVariant, type FpeVariantName } from '../fpe/registry.js';
+import type { Grid } from '../model/grid.js';
+import { fail, ok, type Result } from '../model/result.js';
+import type { JobSpec } from '../model/schemas.js';
+import { heldProcessors, holdingEnd, type RuntimeAt } from '../plan/holding.js';
+import type { ApplicationPort, LocalManager } from '../ports.js';
+import { profileOfRects, pushSpan } from '../time/profile.js';
+import type { StepFunction } from '../time/step-function.js';
+import type { ClusterState } from './cluster-state.js';
+import type { JobRecord } from './job-record.js';
+import type { CapacityLedger } from './ledger.js';
+import type { Timers } from './timers.js';
+
+export const DEFAULT_FPE_VARIANT: FpeVariantName = '2X+c';
+// Decision: a pass fits again at most this many waiting profiled jobs (in arrival order; the rest keep their last
+// fit until a later pass), so that a pass costs a bounded number of fits whatever the backlog.
+export const FPE_REFIT_LIMIT = 32;
+
+/** What the profiled jobs need of the scheduler. */
+export interface FpeJobsHost {
+  readonly grid: Grid;
+  readonly clusters: readonly ClusterState[];
+  readonly managers: readonly LocalManager[];
+  readonly applications: ApplicationPort;
+  readonly ledger: CapacityLedger;
+  readonly timers: Timers;
+  readonly runtimeAt?: RuntimeAt;
+  /** Jobs placed and not yet ended (what the plan holds). */
+  placedJobs(): Iterable<JobRecord>;
+  place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void;
+  emit(now: number, event: SchedulerEventBody): void;
+  /** Processors came free on a cluster: growth and another pass may use them. */
+  freed(state: ClusterState): void;
+  /** Asks for a pass (where waiting and stalled profiled jobs are tried again). */
+  wake(t: number): void;
+}
+
+/** The requested EP of a profiled job spec (its steps as the core's evolution profile). */
+export function requestedProfile(spec: JobSpec): EvolutionProfile {
+  return (spec.profile?.steps ?? []).map((s) => ({ duration: s.duration_s, nodes: s.processors }));
+}
+
+interface ProfiledJob {
+  readonly job: JobRecord;
+  readonly requested: EvolutionProfile;
+  /** The cluster its fit is on (-1: none fits yet). */
+  cluster: number;
+  /** Waiting: its scheduled EP (absolute start, expanded steps); undefined while none fits. */
+  schedule: ScheduledEp | undefined;
+  /** What it holds and for how long in each requested step (rigid: its peak throughout; else its scheduled steps). */
+  held: number[];
+  durations: number[];
+  /** The requested step it runs (0-based); -1 before it runs. */
+  step: number;
+  stepStart: number;
+  /** Its next step's processors were not free at the step's time: it waits, holding its current ones. */
+  stalled: boolean;
+  /** Invalidates timers set for an earlier schedule. */
+  version: number;
+}
+
+export class FpeJobs {
+  private readonly jobs = new Map<string, ProfiledJob>();
+  private variantOption: FpeVariant;
+
+  constructor(
+    private readonly host: FpeJobsHost,
+    variant: FpeVariantName = DEFAULT_FPE_VARIANT,
+  ) {
+    this.variantOption = fpeVariant(variant)!;
+  }
+
+  get variant(): FpeVariantName {
+    return this.variantOption.name;
+  }
+
+  setVariant(name: string): Result<void> {
+    const v = fpeVariant(name);
+    if (!v) return fail([{ path: 'fpeVariant', message: `must be one of ${FPE_VARIANTS.join(', ')} (got "${name}")` }]);
+    this.variantOption = v;
+    return ok(undefined);
+  }
+
+  owns(jobId: string): boolean {
+    return this.jobs.has(jobId);
+  }
+
+  /** A profiled job arrived: it waits here (not in the placement queue) and is fitted at once. */
+  arrive(job: JobRecord, now: number): void {
+    const requested = requestedProfile(job.spec);
+    this.jobs.set(job.id, { job, requested, cluster: -1, schedule: undefined, held: [], durations: [], step: -1, stepStart: Number.NaN, stalled: false, version: 0 });
+    this.pass(now);
+  }
+
+  /** The job ended (however): it leaves the plan. */
+  ended(jobId: string): void {
+    this.jobs.delete(jobId);
+  }
+
+  /**
+   * Fits the waiting profiled jobs again (Algorithm 1 over the plan: each in arrival order on the resource EP that
+   * holds the ones before it), and tries the stalled ones' next steps. Bounded: FPE_REFIT_LIMIT fits per cluster.
+   */
+  pass(now: number): void {
+    if (this.jobs.size === 0) return;
+    for (const p of this.jobs.values()) if (p.stalled && p.job.state === 'running') this.boundary(p, now);
+    const resources = new Map<number, StepFunction>();
+    const resourceOf = (c: number) => {
+      let r = resources.get(c);
+      if (!r) resources.set(c, (r = this.resourceEp(c, now)));
+      return r;
+    };
+    let fitted = 0;
+    for (const p of this.jobs.values()) {
+      if (p.step >= 0 || p.job.state !== 'queued') continue;
+      if (fitted++ >= FPE_REFIT_LIMIT) break;
+      const best = this.bestFit(p, now, resourceOf);
+      if (!best) {
+        p.schedule = undefined;
+        p.cluster = -1;
+        continue;
+      }
+      resources.set(best.cluster, resourceOf(best.cluster).plus(epFunction(best.schedule.steps, best.schedule.start)));
+      const changed = !p.schedule || p.cluster !== best.cluster || p.schedule.start !== best.schedule.start || !sameSteps(p.schedule.steps, best.schedule.steps);
+      p.schedule = best.schedule;
+      p.cluster = best.cluster;
+      this.setRun(p, best.schedule);
+      if (!changed) continue;
+      const version = ++p.version;
+      const start = best.schedule.start;
+      this.host.emit(now, {
+        type: 'fpe.scheduled',
+        jobId: p.job.id,
+        cluster: this.host.clusters[best.cluster]!.cluster.name,
+        variant: this.variant,
+        start,
+        steps: best.schedule.steps.map((s) => ({ durationS: s.duration, processors: s.nodes })),
+      });
+      this.host.timers.at(start, (t) => {
+        if (p.version === version && this.jobs.get(p.job.id) === p) this.startDue(p, t);
+      });
+    }
+  }
+
+  /** The job's local job started: its first step runs from now. */
+  started(jobId: string, now: number): void {
+    const p = this.jobs.get(jobId);
+    if (!p || p.step >= 0) return;
+    p.step = 0;
+    p.stepStart = now;
+    this.host.emit(now, { type: 'fpe.step', jobId, cluster: this.clusterName(p), step: 1, processors: p.held[0]!, expandedS: 0, delayedS: now - p.job.transitions[0]!.time });
+    this.stepTimer(p, now);
+  }
+
+  /**
+   * The application's own word on its next step (the CooRMv2 NEXT chain: `update` with the next step's processors,
+   * announced the current step's duration ahead). The schedule comes from the profile, so an update that matches it
+   * is noted and one that does not is refused with the reason.
+   */
+  update(jobId: string, processors: number): string | undefined {
+    const p = this.jobs.get(jobId);
+    if (!p) return undefined;
+    const next = p.requested[p.step + 1];
+    if (next && next.nodes === processors) return undefined;
+    if (!next && p.requested[p.step]?.nodes === processors) return undefined;
+    return next
+      ? `asks for ${processors} processors, but its profile's step ${p.step + 2} has ${next.nodes}: a profiled job's steps are fixed at submission`
+      : `asks for ${processors} processors after its last step: a profiled job's steps are fixed at submission`;
+  }
+
+  /** The scheduled EP and the step a job runs, for the console. */
+  describe(jobId: string): { variant: FpeVariantName; cluster: string | undefined; step: number; schedule: ScheduledEp | undefined } | undefined {
+    const p = this.jobs.get(jobId);
+    if (!p) return undefined;
+    return { variant: this.variant, cluster: p.cluster >= 0 ? this.clusterName(p) : undefined, step: p.step, schedule: p.schedule };
+  }
+
+  // ---- fits ------------------------------------------------------------------------------------------------------
+
+  /** The cluster its fit ends earliest on (its pinned one if it names one), or undefined when none fits now. */
+  private bestFit(p: ProfiledJob, now: number, resourceOf: (c: number) => StepFunction): { cluster: number; schedule: ScheduledEp } | undefined {
+    const pinned = p.job.spec.components[0]!.cluster;
+    let best: { cluster: number; schedule: ScheduledEp; end: number } | undefined;
+    for (const state of this.host.clusters) {
+      const c = state.cluster.index;
+      if (pinned !== undefined && state.cluster.name !== pinned) continue;
+      const schedule = this.fitOn(p.requested, resourceOf(c), capacityOf(state), now);
+      if (!schedule) continue;
+      let end = schedule.start;
+      for (const s of schedule.steps) end += s.duration;
+      if (!best || end < best.end) best = { cluster: c, schedule, end };
+    }
+    return best && { cluster: best.cluster, schedule: best.schedule };
+  }
+
+  /**
+   * The variant's fit, or undefined where it cannot fit: a step larger than the capacity, or the plan never frees
+   * enough (a job without a walltime holds its processors without end).
+   */
+  private fitOn(requested: EvolutionProfile, resource: StepFunction, capacity: number, now: number): ScheduledEp | undefined {
+    let peak = 0;
+    for (const s of requested) peak = Math.max(peak, s.nodes);
+    if (peak > capacity || capacity - resource.finalValue < peak) return undefined;
+    return this.variantOption.fit(requested, resource, capacity, now);
+  }
+
+  /**
+   * Cluster c's resource EP from now: what placed jobs hold until their estimated end (core/plan/holding.ts), profiled
+   * jobs their remaining scheduled steps; nothing before now (the compacting pass fits on its mirror image). Decision: waiting jobs of the placement queue hold nothing here (they take
+   * what is free when they are placed; a profiled job whose next step they took waits for it, expanded).
+   */
+  private resourceEp(c: number, now: number, except?: ProfiledJob): StepFunction {
+    const rects: number[] = [];
+    for (const job of this.host.placedJobs()) {
+      if (job.clusterIndex !== c && !job.components.some((k) => this.host.grid.cluster(k.cluster)?.index === c)) continue;
+      const p = this.jobs.get(job.id);
+      if (p) {
+        if (p !== except) this.pushRemaining(rects, p, now);
+        continue;
+      }
+      let n = 0;
+      for (const k of job.components) if (this.host.grid.cluster(k.cluster)?.index === c) n += k.processors;
+      pushSpan(rects, now, holdingEnd(job, now, this.host.runtimeAt), heldProcessors(job, n));
+    }
+    return profileOfRects(rects);
+  }
+
+  /** A placed profiled job's hold from now: its current processors to its step's end, then its later steps as planned. */
+  private pushRemaining(rects: number[], p: ProfiledJob, now: number): void {
+    const i = Math.max(0, p.step);
+    let t = Math.max(now, (Number.isFinite(p.stepStart) ? p.stepStart : now) + p.durations[i]!);
+    pushSpan(rects, now, t, p.job.held);
+    for (let k = i + 1; k < p.held.length; k++) {
+      pushSpan(rects, t, t + p.durations[k]!, p.held[k]!);
+      t += p.durations[k]!;
+    }
+  }
+
+  /** What the job holds in each requested step, and for how long, under a schedule of the variant. */
+  private setRun(p: ProfiledJob, schedule: ScheduledEp): void {
+    if (this.variantOption.evolving) {
+      p.held = schedule.steps.map((s) => s.nodes);
+      p.durations = schedule.steps.map((s) => s.duration);
+    } else {
+      // The rigid baseline: its peak for its whole run, its steps one after the other.
+      const peak = schedule.steps[0]?.nodes ?? 0;
+      p.held = p.requested.map(() => peak);
+      p.durations = p.requested.map((s) => s.duration);
+    }
+  }
+
+  // ---- running -----------------------------------------------------------------------------------------------------
+
+  /** Its scheduled start: placed with its first step's processors when they are free, else fitted again at the next pass. */
+  private startDue(p: ProfiledJob, now: number): void {
+    if (p.job.state !== 'queued' || p.cluster < 0) return;
+    const state = this.host.clusters[p.cluster]!;
+    const n = p.held[0]!;
+    // Not free after all (what the plan does not see: reservations, offers in flight): fitted again at the next pass.
+    if (state.availableFor(p.job.id) < n) {
+      p.schedule = undefined;
+      return;
+    }
+    this.host.place(p.job, [{ cluster: state.cluster.name, processors: n }], `fpe ${this.variant}`, now);
+  }
+
+  private stepTimer(p: ProfiledJob, now: number): void {
+    const version = ++p.version;
+    const step = p.step;
+    if (step + 1 >= p.held.length) return;
+    this.host.timers.at(now + Math.max(0, p.stepStart + p.durations[step]! - now), (t) => {
+      if (p.version === version && p.step === step && this.jobs.get(p.job.id) === p && p.job.state === 'running') this.boundary(p, t);
+    });
+  }
+
+  /**
+   * The end of its current step: it takes its next step's processors — giving back at once what it needs no more,
+   * taking more only from what is free — or, when they are not free, waits (stalled) until a pass finds them.
+   */
+  private boundary(p: ProfiledJob, now: number): void {
+    const next = p.step + 1;
+    if (next >= p.held.length) return;
+    const job = p.job;
+    const state = this.host.clusters[job.clusterIndex]!;
+    const want = p.held[next]!;
+    const have = job.held;
+    if (want > have) {
+      const more = want - have;
+      if (state.availableFor(job.id) < more) {
+        if (!p.stalled) {
+          p.stalled = true;
+          // Woken at the earliest time the plan frees enough for the rest of its steps (any pass tries it before).
+          const rest = this.fitOn(p.requested.slice(next).map((s, k) => ({ duration: s.duration, nodes: p.held[next + k]! })), this.resourceEp(job.clusterIndex, now, p), capacityOf(state), now);
+          if (rest && rest.start > now) this.host.wake(rest.start);
+        }
+        return;
+      }
+      this.host.ledger.account(job, () => (job.pendingGrow += more));
+      this.host.managers[job.clusterIndex]!.grow(job.id, more);
+    } else {
+      // Decision: a shrink is taken from active processors only (a grow still being activated is the application's).
+      const fewer = Math.min(have - want, job.size);
+      if (fewer > 0) {
+        this.host.ledger.account(job, () => (job.size -= fewer));
+        this.host.managers[job.clusterIndex]!.shrink(job.id, fewer);
+        job.recordSize(now);
+        this.host.freed(state);
+      }
+      // Decision: every step's start is told to the application, its size changed or not (it runs its steps in turn).
+      this.host.applications.resized(job.id, job.size);
+    }
+    const expandedS = Math.max(0, now - p.stepStart - p.requested[p.step]!.duration);
+    p.stalled = false;
+    p.step = next;
+    p.stepStart = now;
+    this.host.emit(now, { type: 'fpe.step', jobId: job.id, cluster: state.cluster.name, step: next + 1, processors: want, expandedS, delayedS: 0 });
+    this.stepTimer(p, now);
+  }
+
+  private clusterName(p: ProfiledJob): string {
+    const i = p.job.clusterIndex >= 0 ? p.job.clusterIndex : p.cluster;
+    return this.host.clusters[i]!.cluster.name;
+  }
+}
+
+/**
+ * What Concertina may hold on a cluster now: within its threshold and what local users leave. Decision: the plan takes
+ * the background load as last seen to last (as the queue policies' plans do).
+ */
+function capacityOf(state: ClusterState): number {
+  if (!state.reachable) return 0;
+  return Math.max(0, Math.min(state.cluster.processors - state.background, state.cluster.threshold));
+}
+
+function sameSteps(a: readonly EpStep[], b: readonly EpStep[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.duration !== b[i]!.duration || a[i]!.nodes !== b[i]!.nodes) return false;
+  return true;
+}
