@@ -61,6 +61,11 @@ export interface ApplicationPort {
    * `deadline`: absolute time by which they must be released (a shrink ahead of an evolving job's announced update).
    */
   requestShrink(offerId: number, jobId: string, processors: number, mandatory: boolean, deadline?: number): void;
+  /**
+   * Of the `accepted` processors the application took in its answer to offer `offerId`, only `granted` (< accepted)
+   * are coming: the cluster lost processors between the offer and the answer. The application counts on `granted`.
+   */
+  growGranted(offerId: number, jobId: string, granted: number, accepted: number): void;
   /** The job's allocation changed (new processors active, or released ones gone); its new size. */
   resized(jobId: string, size: number): void;
   /** An evolving job's `update` cannot be served (outside min..max, or the job is not running); why. */

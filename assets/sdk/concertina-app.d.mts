@@ -113,7 +113,7 @@ export declare function connect(options?: ConnectOptions): Promise<ConcertinaApp
 export declare class ConcertinaApp {
   /** Processors the application uses now. */
   readonly size: number;
-  /** Its size plus accepted grows not yet active. */
+  /** Its size plus accepted grows not yet active (less what a `granted` message cut from them). */
   readonly target: number;
   readonly min: number;
   readonly max: number;

@@ -140,6 +140,9 @@ export class ConcertinaApp {
         case 'offer':
           await this.#onOffer(message);
           break;
+        case 'granted':
+          this.#onGranted(message);
+          break;
         case 'shrink':
           await this.#onShrink(message);
           break;
@@ -327,6 +330,14 @@ export class ConcertinaApp {
     }
     this.target += accepted;
     this.#write({ type: 'offerAnswer', offerId, accepted });
+  }
+
+  /**
+   * An accepted grow was cut before it was granted (the cluster lost processors meanwhile): the application counts
+   * only on what comes, so that its target is what it will hold and it can take later offers again.
+   */
+  #onGranted({ processors, accepted }) {
+    this.target -= Math.max(0, accepted - processors);
   }
 
   async #onShrink({ offerId, processors, mandatory, deadline }) {
@@ -817,6 +828,7 @@ const isCount = (v) => Number.isInteger(v) && v >= 0;
 const FIELDS = {
   resources: (m) => isCount(m.size) || 'size: must be an integer >= 0',
   offer: (m) => (isCount(m.offerId) && isCount(m.processors) && m.processors > 0) || 'offerId and processors: must be integers (processors > 0)',
+  granted: (m) => (isCount(m.offerId) && isCount(m.processors) && isCount(m.accepted)) || 'offerId, processors and accepted: must be integers >= 0',
   shrink: (m) =>
     (isCount(m.offerId) && isCount(m.processors) && m.processors > 0 && typeof m.mandatory === 'boolean') ||
     'offerId, processors and mandatory: must be integers and a boolean',

@@ -85,7 +85,8 @@ $_concertina_complete
 EOF
 }
 
-# concertina_type MESSAGE: its type (resources, offer, shrink, stop, refused).
+# concertina_type MESSAGE: its type (resources, offer, granted, shrink, stop, refused). `granted {offerId, processors,
+# accepted}`: of the `accepted` processors answered to an offer only `processors` are coming (the cluster lost some).
 concertina_type() {
   printf '%s\n' "$1" | sed -n 's/^{"v":1,"seq":[0-9]*,"type":"\([A-Za-z]*\)".*/\1/p'
 }

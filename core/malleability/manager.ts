@@ -123,6 +123,8 @@ export class MalleabilityManager {
     if (taken !== accepted && Number.isFinite(accepted) && accepted > 0) answer.answered = accepted;
     this.host.emit(now, byOperator(op, answer));
     if (taken > 0) this.host.grantGrow(step.job, taken, step.why);
+    // Decision: the cut stands (capacity fell meanwhile); the application is told what it gets, so its target follows.
+    if (answer.answered !== undefined && taken < answer.answered) this.host.applications.growGranted(offerId, step.job.id, taken, answer.answered);
     this.resume(op, taken, now);
   }
 

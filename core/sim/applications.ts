@@ -164,6 +164,11 @@ export class SimulatedApplications implements ApplicationPort {
     this.deliver({ type: 'growAnswer', offerId, jobId, accepted });
   }
 
+  growGranted(_offerId: number, jobId: string, granted: number, accepted: number): void {
+    const app = this.apps.get(jobId);
+    if (app) app.committed -= accepted - granted;
+  }
+
   requestShrink(offerId: number, jobId: string, processors: number, _mandatory?: boolean, deadline?: number): void {
     const app = this.apps.get(jobId);
     const accepted = app ? Math.min(app.model.acceptShrink(app.committed, processors, app.min), app.target - app.min) : 0;

@@ -241,6 +241,7 @@ class LiveWorldImpl implements LiveWorld {
           this.awaitAnswer(jobId);
           this.appsOf(jobId)?.requestShrink(offerId, jobId, processors, mandatory, deadline);
         },
+        growGranted: (offerId, jobId, granted, accepted) => this.appsOf(jobId)?.growGranted(offerId, jobId, granted, accepted),
         resized: (jobId, size) => this.appsOf(jobId)?.resized(jobId, size),
         updateRefused: (jobId, reason) => this.appsOf(jobId)?.updateRefused(jobId, reason),
         interactiveTasks: (jobId, tasks) => this.appsOf(jobId)?.interactiveTasks(jobId, tasks),

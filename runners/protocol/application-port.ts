@@ -124,6 +124,10 @@ export class RemoteApplications implements ApplicationPort {
     });
   }
 
+  growGranted(offerId: number, jobId: string, granted: number, accepted: number): void {
+    this.send(jobId, { type: 'granted', offerId, processors: granted, accepted });
+  }
+
   resized(jobId: string, size: number): void {
     this.send(jobId, { type: 'resources', size });
   }

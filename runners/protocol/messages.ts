@@ -7,7 +7,8 @@ import { describeErrors, parseWith } from '../../core/model/result.js';
 /**
  * Decision: still version 1 with evolving jobs: `update` and `refused` are new types and `deadline` a new optional
  * field, so every line an older writer wrote still decodes; an older reader names the new types as errors. The same
- * holds for interactive jobs' `tasks` and `iteration`.
+ * holds for interactive jobs' `tasks` and `iteration`, and for `granted` (an accepted grow cut: an
+ * older application that skips it goes on as before, waiting for processors that never come).
  */
 export const PROTOCOL_VERSION = 1;
 /** Concertina -> application. */
@@ -28,6 +29,11 @@ export const toAppMessageSchema = z.discriminatedUnion('type', [
   z.object({ ...envelope, type: z.literal('resources'), size }),
   /** A voluntary grow offer of up to `processors` more. */
   z.object({ ...envelope, type: z.literal('offer'), offerId, processors }),
+  /**
+   * Of the `accepted` processors the application took in its answer to offer `offerId`, only `processors` (fewer,
+   * maybe 0) are coming: the cluster lost processors meanwhile. Sent only then; the application counts on these.
+   */
+  z.object({ ...envelope, type: z.literal('granted'), offerId, processors: size, accepted: size }),
   /**
    * Give back `processors`; mandatory shrinks must be answered and released within the grace period. `deadline`
    * (wall-clock milliseconds since the Unix epoch): release them by then, not necessarily at once (a shrink ahead of
@@ -133,7 +139,7 @@ function decoderFor<M>(schema: z.ZodType<M>, types: readonly string[]): LineDeco
   };
 }
 
-export const decodeToApp: LineDecoder<ToAppMessage> = decoderFor(toAppMessageSchema, ['resources', 'offer', 'shrink', 'stop', 'refused', 'tasks']);
+export const decodeToApp: LineDecoder<ToAppMessage> = decoderFor(toAppMessageSchema, ['resources', 'offer', 'granted', 'shrink', 'stop', 'refused', 'tasks']);
 export const decodeFromApp: LineDecoder<FromAppMessage> = decoderFor(fromAppMessageSchema, [
   'hello',
   'offerAnswer',

@@ -68,7 +68,7 @@ const WAITING = 10_000;
 function passes(log: (m: string) => void): { first_ms: number; ordinary_ms: number; replan_ms: number; reserved: number } {
   const grid = buildGrid(gridSpecSchema.parse({ clusters: Array.from({ length: CLUSTERS }, (_, i) => ({ name: `c${i}`, processors: PROCESSORS })) }));
   const silentManager = (cluster: string): LocalManager => ({ cluster, supportsReservations: false, submit() {}, grow() {}, shrink() {}, cancel() {}, poll() {} });
-  const silentApps: ApplicationPort = { offerGrow() {}, requestShrink() {}, resized() {}, updateRefused() {} };
+  const silentApps: ApplicationPort = { offerGrow() {}, growGranted() {}, requestShrink() {}, resized() {}, updateRefused() {} };
   const firsts: number[] = [];
   const ordinaries: number[] = [];
   const replans: number[] = [];

@@ -97,7 +97,7 @@ function pass(approach: 'pra' | 'pwa'): number {
   const gridSpec: GridSpec = gridSpecSchema.parse({ clusters: Array.from({ length: 50 }, (_, i) => ({ name: `c${i}`, processors: 512 })) });
   const grid = buildGrid(gridSpec);
   const silentManager = (cluster: string): LocalManager => ({ cluster, supportsReservations: false, submit() {}, grow() {}, shrink() {}, cancel() {}, poll() {} });
-  const silentApps: ApplicationPort = { offerGrow() {}, requestShrink() {}, resized() {}, updateRefused() {} };
+  const silentApps: ApplicationPort = { offerGrow() {}, growGranted() {}, requestShrink() {}, resized() {}, updateRefused() {} };
   const samples: number[] = [];
   for (let round = 0; round < 7; round++) {
     const scheduler = new Scheduler(grid, grid.clusters.map((c) => silentManager(c.name)), silentApps, { approach, policy: 'egs', triesThreshold: 1e9 });

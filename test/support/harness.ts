@@ -52,6 +52,11 @@ export class FakeApplications implements ApplicationPort {
   requestShrink(offerId: number, jobId: string, processors: number, mandatory: boolean, deadline?: number): void {
     this.shrinkRequests.push(deadline === undefined ? { offerId, jobId, processors, mandatory } : { offerId, jobId, processors, mandatory, deadline });
   }
+  /** Accepted grows cut before they were granted: what the application was told. */
+  readonly grants: Array<{ offerId: number; jobId: string; granted: number; accepted: number }> = [];
+  growGranted(offerId: number, jobId: string, granted: number, accepted: number): void {
+    this.grants.push({ offerId, jobId, granted, accepted });
+  }
   resized(jobId: string, size: number): void {
     this.sizes.set(jobId, size);
   }

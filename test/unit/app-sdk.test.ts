@@ -62,6 +62,24 @@ describe('Node SDK', () => {
     expect(sizes).toEqual([6]);
   });
 
+  it('counts only what a cut grow grants, so that it takes later offers again (GADGET at target 6, size 4)', async () => {
+    const a = await start({ size: 4, min: 2, max: 6 });
+    send({ type: 'offer', offerId: 1, processors: 1 }, { type: 'offer', offerId: 2, processors: 1 });
+    await a.sync();
+    expect([a.size, a.target]).toEqual([4, 6]);
+    // The cluster lost processors between the offers and the answers: neither grow comes.
+    send({ type: 'granted', offerId: 1, processors: 0, accepted: 1 }, { type: 'granted', offerId: 2, processors: 0, accepted: 1 });
+    await a.sync();
+    expect([a.size, a.target]).toEqual([4, 4]);
+    send({ type: 'offer', offerId: 3, processors: 2 });
+    await a.sync();
+    expect(written().at(-1)).toEqual({ seq: 4, type: 'offerAnswer', offerId: 3, accepted: 2 });
+    // A grow cut in part: the rest comes and is used.
+    send({ type: 'granted', offerId: 3, processors: 1, accepted: 2 }, { type: 'resources', size: 5 });
+    await a.sync();
+    expect([a.size, a.target]).toEqual([5, 5]);
+  });
+
   it('clamps an answer to the offer and to max, and refuses offers once asked to stop', async () => {
     const a = await start({ size: 2, min: 1, max: 4, onOffer: () => 99 });
     send({ type: 'offer', offerId: 1, processors: 1 }, { type: 'offer', offerId: 2, processors: 5 });
