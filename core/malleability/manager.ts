@@ -9,7 +9,7 @@ import { operatorGrow, operatorShrink } from './operator.js';
 import type { ExpansionReason, MalleabilityPolicy, PolicyProcedure, PolicyStep } from './policy.js';
 
 /** What the manager needs from the scheduler that owns it. */
-export interface ManagerHost {
+export interface MalleabilityHost {
   readonly applications: ApplicationPort;
   /** Where the processors offers earmark and shrinks agree to release are counted. */
   readonly ledger: CapacityLedger;
@@ -49,7 +49,7 @@ export class MalleabilityManager {
   private nextOfferId = 1;
 
   constructor(
-    private readonly host: ManagerHost,
+    private readonly host: MalleabilityHost,
     public policy: MalleabilityPolicy,
   ) {}
 

@@ -146,7 +146,7 @@ export class Scheduler {
   /** A job's run time at a size, as its application declares it (the plan's estimate of a malleable job's end). */
   private readonly runtimeAt = (jobId: string, size: number): number | undefined => this.applications.runtimeAt?.(jobId, size);
   private seq = 0;
-  private live = 0;
+  private unfinished = 0;
   private passRequested = false;
   /** Jobs submitted since the last pass: each gets a try of its own. */
   private arrivals: JobRecord[] = [];
@@ -385,8 +385,8 @@ export class Scheduler {
   }
 
   /** Jobs not yet ended. */
-  get liveJobs(): number {
-    return this.live;
+  get unfinishedJobs(): number {
+    return this.unfinished;
   }
 
   snapshot(): ClusterSnapshot[] {
@@ -440,7 +440,7 @@ export class Scheduler {
     if (admitted) spec = { ...spec, components: [{ ...spec.components[0]!, cluster: admitted.cluster }] };
     const job = new JobRecord(spec, id, this.seq++, now, placementPolicy(spec.placement)!);
     this.jobsById.set(id, job);
-    this.live++;
+    this.unfinished++;
     const name = spec.name ?? id;
     this.emit(now, { type: 'job.submitted', jobId: id, kind: spec.kind, name, min: job.min, max: job.max });
     if (admitted) this.emit(now, admitted.event);
@@ -463,7 +463,7 @@ export class Scheduler {
     const { spec, id, cluster } = checked.value;
     const job = new JobRecord(spec, id, this.seq++, adopted.submitTime, placementPolicy(spec.placement)!);
     this.jobsById.set(id, job);
-    if (!adopted.ended) this.live++;
+    if (!adopted.ended) this.unfinished++;
     this.emit(now, resumeAdopted(job, adopted, this.clusters[cluster.index]!, this.ledger, now));
     if (!adopted.ended) this.ledger.place(job);
     if (spec.kind === 'interactive' && !adopted.ended) this.readmitInteractive(job, cluster.name, now, adopted.startTime !== undefined);
@@ -576,7 +576,7 @@ export class Scheduler {
 
   /** What a pass decides from, hashed (state-key.ts): two passes at one instant from equal states decide the same. */
   stateKey(): number {
-    return passStateKey([this.epoch, this.pollRound, this.queue.length, this.live, this.malleability.running], this.clusters);
+    return passStateKey([this.epoch, this.pollRound, this.queue.length, this.unfinished, this.malleability.running], this.clusters);
   }
 
   /** An answer from a local manager or an application. */
@@ -828,7 +828,7 @@ export class Scheduler {
     this.ledger.remove(job);
     if (job.sizeHistory.length) job.recordSize(now);
     job.transition(state, now, reason);
-    this.live--;
+    this.unfinished--;
     this.emit(now, { type: 'job.ended', jobId: job.id, state, reason, tries: job.tries, ...(output ? { output } : {}) });
     if (job.kind === 'interactive') this.interactive.ended(job.id, now);
     this.fpe.ended(job.id);

@@ -143,7 +143,7 @@ export class SimWorld {
   /** Every job submitted has ended (or the time limit passed). */
   get finished(): boolean {
     if (this.engine.now > this.maxTime) return true;
-    return !this.endless && this.submitted === this.jobs.length && this.scheduler.liveJobs === 0;
+    return !this.endless && this.submitted === this.jobs.length && this.scheduler.unfinishedJobs === 0;
   }
 
   /**

@@ -2,7 +2,7 @@
 // runtime (cluster-runtime.ts: its runner, batch-system adapter, BatchLocalManager and application channel), opened,
 // tried again and closed by cluster-connections.ts; one Scheduler fed through one inbox (scheduler-inbox.ts) as the
 // simulator's world is (core/sim/world.ts); the malleable runner's glue around each cluster's manager
-// (live-manager.ts); the applications' files read by app-polling.ts; and an earlier run's jobs recovered by
+// (live-cluster.ts); the applications' files read by app-polling.ts; and an earlier run's jobs recovered by
 // restart-recovery.ts.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -22,7 +22,7 @@ import { collectAssets, stageAssets, type AssetFile, type StagingResult } from '
 import { ClusterConnections } from './cluster-connections.js';
 import { openClusterRunner } from './cluster-runner.js';
 import { resizable, type ClusterRuntime } from './cluster-runtime.js';
-import { LiveManager, unreachableStatus } from './live-manager.js';
+import { LiveCluster, unreachableStatus } from './live-cluster.js';
 import { RestartRecovery } from './restart-recovery.js';
 import { SchedulerInbox } from './scheduler-inbox.js';
 import {
@@ -253,7 +253,7 @@ class LiveWorldImpl implements LiveWorld {
         running: () => this.running,
         jobDir: (runtime: ClusterRuntime, jobId: string) => this.jobDir(runtime, jobId),
       };
-      const managers = this.configs.map((c) => new LiveManager(managerContext, c.name));
+      const managers = this.configs.map((c) => new LiveCluster(managerContext, c.name));
       const scheduler = new Scheduler(grid, managers, applications, { ...this.options.scheduler, tag: this.tag });
       this.schedulerValue = scheduler;
       scheduler.on((event) => this.onEvent(event));

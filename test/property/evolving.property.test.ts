@@ -123,7 +123,7 @@ describe('simulated runs with evolving jobs', () => {
           expect(job.transitions.at(-1)!.reason.length).toBeGreaterThan(0);
           if (job.evolving && job.state === 'completed') expect(job.sizeHistory.at(-1)!.v).toBe(0);
         }
-        expect(w.scheduler.liveJobs).toBe(0);
+        expect(w.scheduler.unfinishedJobs).toBe(0);
         w.scheduler.clusters.forEach((c) => {
           expect(c.concertina).toBe(0);
           expect(c.preallocatedUnused).toBe(0);

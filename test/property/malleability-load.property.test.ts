@@ -105,7 +105,7 @@ describe('malleability under load', () => {
         // Bounded: a run that loops at one instant or forever would not end within this many instants.
         while (w.stepInstant()) if (++steps > 500_000) break;
         expect(w.finished).toBe(true);
-        expect(w.scheduler.liveJobs).toBe(0);
+        expect(w.scheduler.unfinishedJobs).toBe(0);
       }),
       { numRuns: 30 },
     );

@@ -84,7 +84,7 @@ function runChecked(w: SimWorld, promises = true): { events: SchedulerEvent[]; p
     expect(['completed', 'failed']).toContain(job.state);
     expect(job.transitions.at(-1)!.reason.length).toBeGreaterThan(0);
   }
-  expect(w.scheduler.liveJobs).toBe(0);
+  expect(w.scheduler.unfinishedJobs).toBe(0);
   return { events, promised };
 }
 

@@ -42,7 +42,7 @@ describe('simulated runs', () => {
           expect(['completed', 'failed', 'cancelled']).toContain(job.state);
           expect(job.transitions.at(-1)!.reason.length).toBeGreaterThan(0);
         }
-        expect(w.scheduler.liveJobs).toBe(0);
+        expect(w.scheduler.unfinishedJobs).toBe(0);
         // Nothing is left held anywhere once every job has ended.
         w.scheduler.clusters.forEach((c) => expect(c.concertina).toBe(0));
         w.clusters.forEach((c) => expect(c.concertina).toBe(0));

@@ -15,7 +15,7 @@ describe('Scheduler.adopt', () => {
     expect(job).toMatchObject({ state: 'running', size: 5, startTime: -30, launched: true });
     expect(job.transitions[0]).toMatchObject({ state: 'submitted', time: -40 });
     expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 2, preemptible: 3, idle: 11 });
-    expect(h.scheduler.liveJobs).toBe(1);
+    expect(h.scheduler.unfinishedJobs).toBe(1);
     expect(h.managers.flatMap((m) => m.submitted)).toEqual([]);
     // One event, not the earlier run's submitted, placed and started again (the host has those already).
     expect(h.events.map((e) => e.type)).toEqual(['job.adopted']);
@@ -66,7 +66,7 @@ describe('Scheduler.adopt', () => {
     expect(r.ok).toBe(true);
     expect(h.scheduler.job('gone')!.state).toBe('completed');
     expect(h.events).toEqual([expect.objectContaining({ type: 'job.ended', jobId: 'gone', state: 'completed', reason: 'exit status 0', t: 9 })]);
-    expect(h.scheduler.liveJobs).toBe(0);
+    expect(h.scheduler.unfinishedJobs).toBe(0);
     expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 0, preemptible: 0, idle: 16 });
   });
 
@@ -81,7 +81,7 @@ describe('Scheduler.adopt', () => {
     expect(errorsOf(h.scheduler.adopt(noId, { cluster: 'a', processors: 3, submitTime: 0 }, 0))[0]).toEqual({ path: 'id', message: 'is required to adopt a job' });
     expect(h.scheduler.adopt(rigid('r', 3), { cluster: 'a', processors: 3, submitTime: 0, startTime: 0 }, 0).ok).toBe(true);
     expect(errorsOf(h.scheduler.adopt(rigid('r', 3), { cluster: 'a', processors: 3, submitTime: 0, startTime: 0 }, 0))[0]!.path).toBe('id');
-    expect(h.scheduler.liveJobs).toBe(1);
+    expect(h.scheduler.unfinishedJobs).toBe(1);
   });
 
   it('keeps the capacity model consistent: Concertina holds exactly what the adopted running jobs hold', () => {

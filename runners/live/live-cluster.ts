@@ -7,7 +7,7 @@ import type { Scheduler } from '../../core/scheduler/scheduler.js';
 import { expandAssets } from './assets-placeholder.js';
 import { resizable, type ClusterRuntime } from './cluster-runtime.js';
 
-export interface LiveManagerContext {
+export interface LiveClusterContext {
   /** The cluster's runtime once it has joined the run (reached at start, or later). */
   readonly joined: (cluster: string) => ClusterRuntime | undefined;
   /** `forUnjoined`: the world's own answer for a cluster not joined. */
@@ -26,11 +26,11 @@ export function unreachableStatus(cluster: string): InboundMessage {
   return { type: 'status', cluster, status: { processors: 0, background: 0, reachable: false } };
 }
 
-export class LiveManager implements LocalManager {
+export class LiveCluster implements LocalManager {
   readonly supportsReservations = false;
 
   constructor(
-    private readonly context: LiveManagerContext,
+    private readonly context: LiveClusterContext,
     readonly cluster: string,
   ) {}
 
