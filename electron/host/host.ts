@@ -8,7 +8,7 @@ import { gridPreset } from '../../core/sim/grids.js';
 import { workloadPreset } from '../../core/sim/workloads/koala.js';
 import { SimWorld } from '../../core/sim/world.js';
 import { DEFAULT_JOB_STREAM, JobStream, NO_JOB_STREAM } from '../../core/sim/workloads/stream.js';
-import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type ClusterSample, type MethodName, type RunStatus, type Speed, type StreamMessage } from '../api/contract.js';
+import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type MethodName, type RunStatus, type Speed, type StreamMessage } from '../api/contract.js';
 import { createDispatcher, type Dispatch } from '../api/dispatcher.js';
 import { LabRunner } from '../lab/runner.js';
 import { GridHistory } from './grid-history.js';
@@ -19,7 +19,7 @@ import type { RunConfig, Store, StoredCommand } from '../store/store.js';
 import { Replay } from './replay.js';
 import { RunRecorder } from './run-recorder.js';
 import { backupName } from './backup-name.js';
-import type { Scheduler } from '../../core/scheduler/scheduler.js';
+import type { ClusterSnapshot, Scheduler } from '../../core/scheduler/scheduler.js';
 import type { LiveWorld } from '../../runners/live/types.js';
 import { ClusterService, type ClusterServiceOptions } from '../live/cluster-service.js';
 import { createLiveWorldFromConfig, liveClusterSnapshots, type LiveWorldFactory } from '../live/live-run.js';
@@ -111,7 +111,7 @@ export class Host implements HostRun {
   /** Virtual seconds the current run computed before its clock started (0: none, or a resumed run). */
   warmedUpS = 0;
   /** Utilization over the whole run, downsampled, for consoles that open late (grid.history). */
-  history = new GridHistory<ClusterSample>();
+  history = new GridHistory<ClusterSnapshot>();
   private historySavedAt = Number.NEGATIVE_INFINITY;
   private historyDirty = false;
   recentEvents = new RecentJobEvents(RECENT_EVENTS);
@@ -390,7 +390,7 @@ export class Host implements HostRun {
       scheduler.on((e) => recorder.record(e));
     }
     const storedHistory = o.resumed ? gridHistoryStateSchema.safeParse(this.store?.gridHistory()) : undefined;
-    this.history = new GridHistory<ClusterSample>(GRID_HISTORY_LIMIT, GRID_HISTORY_STEP_S, storedHistory?.success ? storedHistory.data : undefined);
+    this.history = new GridHistory<ClusterSnapshot>(GRID_HISTORY_LIMIT, GRID_HISTORY_STEP_S, storedHistory?.success ? storedHistory.data : undefined);
     for (const s of this.subscribers) {
       s.off();
       s.off = scheduler.on(this.unlessReplayed(s.listener));
@@ -547,9 +547,9 @@ export class Host implements HostRun {
     pending.length = 0;
   }
 
-  clusterSamples(): ClusterSample[] {
+  clusterSamples(): ClusterSnapshot[] {
     if (this.mode.resuming) return []; // the live clusters are shown once the world has reconnected
     if (this.live) return liveClusterSnapshots(this.live.scheduler.snapshot(), this.live.clusters());
-    return this.world.scheduler.snapshot().map((c) => ({ ...c, lastPoll: Number.isFinite(c.lastPoll) ? c.lastPoll : null }));
+    return this.world.scheduler.snapshot();
   }
 }
