@@ -1,6 +1,7 @@
 // The capacity model of one cluster as Concertina sees it: background load from the last poll, Concertina's
 // non-preemptible and preemptible processors, pre-allocated but unused ones (CooRMv2), and what is earmarked.
 import type { Cluster } from '../model/grid.js';
+import type { CapacityBreakdown, ClusterSnapshot } from '../model/cluster-snapshot.js';
 import type { JobRecord, ReadonlyJobRecord } from './job-record.js';
 
 /**
@@ -10,31 +11,8 @@ import type { JobRecord, ReadonlyJobRecord } from './job-record.js';
  */
 export type ThresholdScope = 'all' | 'growth';
 
-export interface CapacityBreakdown {
-  readonly processors: number;
-  readonly threshold: number;
-  /** Held by users who bypass Concertina (last poll). */
-  readonly background: number;
-  /** Concertina's rigid and moldable jobs and malleable minimums. */
-  readonly nonPreemptible: number;
-  /**
-   * Pre-allocated by evolving jobs and idle: neither in use by their job nor lent to malleable extras (so that the
-   * classes of the breakdown partition the cluster).
-   */
-  readonly preallocatedUnused: number;
-  /** Malleable processors above their jobs' minimums (some of them may fill pre-allocated processors). */
-  readonly preemptible: number;
-  /** Offered to jobs or waiting for a claim, not yet theirs. */
-  readonly earmarked: number;
-  readonly idle: number;
-}
-
-export interface ClusterSnapshot extends CapacityBreakdown {
-  readonly name: string;
-  readonly reachable: boolean;
-  readonly lastPoll: number;
-  readonly runningMalleable: number;
-}
+// The breakdown and the snapshot are defined once, with the schema the API checks them by.
+export type { CapacityBreakdown, ClusterSnapshot } from '../model/cluster-snapshot.js';
 
 /** A cluster's capacity model as policies see it (approaches, placement room): read-only. */
 export interface ReadonlyClusterState {
@@ -318,7 +296,7 @@ export class ClusterState implements ReadonlyClusterState {
   }
 
   snapshot(): ClusterSnapshot {
-    return { name: this.cluster.name, reachable: this.reachable, lastPoll: this.lastPoll, runningMalleable: this.malleableJobs.length, ...this.breakdown() };
+    return { name: this.cluster.name, reachable: this.reachable, lastPoll: Number.isFinite(this.lastPoll) ? this.lastPoll : null, runningMalleable: this.malleableJobs.length, ...this.breakdown() };
   }
 
   breakdown(): CapacityBreakdown {

@@ -5,6 +5,7 @@
 // than C re-places the job (or ends it when no placement is left).
 import type { SchedulerEventBody } from '../events.js';
 import type { Grid } from '../model/grid.js';
+import type { InteractiveClusterSample } from '../model/cluster-snapshot.js';
 import type { FieldError } from '../model/result.js';
 import type { JobSpec } from '../model/schemas.js';
 import type { ApplicationPort, InteractiveTasks } from '../ports.js';
@@ -12,23 +13,7 @@ import { InteractiveHead, type JobPlacement } from '../interactive/head.js';
 import type { RefusalCode } from '../interactive/model.js';
 import { fractions } from '../interactive/rtdlt.js';
 
-/** A worker node as a Grid card shows it. */
-export interface InteractiveNodeSample {
-  readonly node: number;
-  readonly tasks: number;
-  readonly utilization: number;
-  /** S (ms); null when the node hosts nothing (its slack is unbounded). */
-  readonly slackMs: number | null;
-}
-
-/** A cluster's interactive partition now: its nodes, the jobs running there and the misses counted so far. */
-export interface InteractiveClusterSample {
-  readonly nodes: InteractiveNodeSample[];
-  readonly jobs: number;
-  readonly admitted: number;
-  readonly misses: number;
-  readonly replacements: number;
-}
+export type { InteractiveClusterSample } from '../model/cluster-snapshot.js';
 
 export interface InteractiveJobsHost {
   readonly grid: Grid;

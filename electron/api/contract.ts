@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { SchedulerEvent } from '../../core/events.js';
 import { APPROACHES, gridSpecSchema, jobSpecSchema, storedJobSpecSchema } from '../../core/model/schemas.js';
+import { clusterSnapshotSchema } from '../../core/model/cluster-snapshot.js';
 import { GRID_PRESETS } from '../../core/sim/grids.js';
 import { WORKLOAD_PRESETS } from '../../core/sim/workloads/koala.js';
 import { jobStreamSettingsSchema } from '../../core/sim/workloads/stream.js';
@@ -19,37 +20,6 @@ export const speedSchema = z.enum(SPEEDS, { error: () => `must be one of ${SPEED
 export type Speed = z.infer<typeof speedSchema>;
 
 const policyNames = Object.keys(malleabilityPolicies) as [string, ...string[]];
-
-const clusterSnapshot = z.object({
-  name: z.string(),
-  reachable: z.boolean(),
-  lastPoll: z.number().nullable(),
-  runningMalleable: z.number(),
-  processors: z.number(),
-  threshold: z.number(),
-  background: z.number(),
-  nonPreemptible: z.number(),
-  preallocatedUnused: z.number(),
-  preemptible: z.number(),
-  earmarked: z.number(),
-  idle: z.number(),
-  /**
-   * A cluster with interactive worker nodes (core/scheduler/interactive-jobs.ts): each node's EDF utilization and
-   * slack (ms; null when it hosts nothing), the interactive jobs there, and admissions, misses and re-placements so far.
-   */
-  interactive: z
-    .object({
-      nodes: z.array(z.object({ node: z.number(), tasks: z.number(), utilization: z.number(), slackMs: z.number().nullable() })),
-      jobs: z.number(),
-      admitted: z.number(),
-      misses: z.number(),
-      replacements: z.number(),
-    })
-    .optional(),
-  /** Live clusters only: the SSH link's state and its last error. */
-  connection: z.enum(['connecting', 'open', 'lost', 'closed']).optional(),
-  lastError: z.string().optional(),
-});
 
 const secretKind = z.enum(['password', 'passphrase'], { error: () => 'must be password or passphrase' });
 const clusterName = z.string({ error: 'is required' }).min(1, 'is required');
@@ -88,12 +58,11 @@ const jobSummary = z.object({
   steps: z.array(z.number()).optional(),
 });
 export type JobSummary = z.infer<typeof jobSummary>;
-export type ClusterSample = z.infer<typeof clusterSnapshot>;
 
 /** The grid's utilization over the run, downsampled (electron/host/grid-history.ts); also how the store keeps it. */
 export const gridHistoryStateSchema = z.object({
   stepS: z.number().positive(),
-  samples: z.array(z.object({ time: z.number(), clusters: z.array(clusterSnapshot) })),
+  samples: z.array(z.object({ time: z.number(), clusters: z.array(clusterSnapshotSchema) })),
 });
 
 /** One step of a job's view or size history (core/time/step-function.ts Step): value `v` from time `t` on. */
@@ -211,7 +180,7 @@ export const methods = {
     output: z.object({
       time: z.number(),
       speed: speedSchema,
-      clusters: z.array(clusterSnapshot),
+      clusters: z.array(clusterSnapshotSchema),
       mode: z.enum(['sim', 'live']).optional(),
       run: runStatusSchema,
       /** Virtual seconds the simulation is behind where the chosen speed would have it (0 when it keeps up). */

@@ -8,7 +8,7 @@ import { gridPreset } from '../../core/sim/grids.js';
 import { workloadPreset } from '../../core/sim/workloads/koala.js';
 import { SimWorld } from '../../core/sim/world.js';
 import { DEFAULT_JOB_STREAM, JobStream, NO_JOB_STREAM } from '../../core/sim/workloads/stream.js';
-import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type ClusterSample, type MethodName, type RunStatus, type Speed, type StreamMessage } from '../api/contract.js';
+import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type MethodName, type RunStatus, type Speed, type StreamMessage } from '../api/contract.js';
 import { createDispatcher, type Dispatch } from '../api/dispatcher.js';
 import { LabRunner } from '../lab/runner.js';
 import { GridHistory } from './grid-history.js';
@@ -19,7 +19,7 @@ import type { RunConfig, Store, StoredCommand } from '../store/store.js';
 import { Replay } from './replay.js';
 import { RunRecorder } from './run-recorder.js';
 import { backupName } from './backup-name.js';
-import type { Scheduler } from '../../core/scheduler/scheduler.js';
+import type { ClusterSnapshot, Scheduler } from '../../core/scheduler/scheduler.js';
 import type { LiveWorld } from '../../runners/live/types.js';
 import { ClusterService, type ClusterServiceOptions } from '../live/cluster-service.js';
 import { createLiveWorldFromConfig, liveClusterSnapshots, type LiveWorldFactory } from '../live/live-run.js';
@@ -32,7 +32,7 @@ import { JobsService } from './services/jobs.js';
 import { SimulationService } from './services/simulation.js';
 import { LiveRunService } from './services/live-run.js';
 import { clusterHandlers } from './services/clusters.js';
-import { GridService } from './services/grid.js';
+import { GridService, type RunRecords } from './services/grid.js';
 
 /** One tick (or one slice of a replay) computes for at most this long, so the API and signals are served between. */
 const SLICE_MS = 50;
@@ -84,19 +84,19 @@ function describeStart(stored: RunConfig | undefined, run: RunConfig, clusters: 
   return stored ? `resuming ${simulated}` : `a new ${simulated.slice(2)}`;
 }
 
-export class Host implements HostRun {
+export class Host {
   readonly dispatch: Dispatch;
   /** Experiments and whole simulations, each in a worker thread (the `lab.*` methods). */
   readonly lab: LabRunner;
   /** Which world serves the run: the simulated one, a live one, or a stored live run resuming (./mode.ts). */
-  readonly mode = new HostModeMachine();
+  private readonly mode = new HostModeMachine();
   private current!: SimWorld;
   /** Counts the runs this host has opened (a reset opens another): part of the jobs list's version. */
-  runNumber = 0;
+  private runNumber = 0;
   /** Event listeners, each with how to detach it from the current world (a reset moves them to the new one). */
   private readonly subscribers = new Set<{ listener: (event: SchedulerEvent) => void; off: () => void }>();
   private readonly clock: () => number;
-  readonly store: Store | undefined;
+  private readonly store: Store | undefined;
   /** The run's events with the store: numbered, compared when replayed, written with everything else in one commit. */
   private readonly recorder: RunRecorder | undefined;
   /** Where the run stands (resumed, not resumable, read-only); `running` otherwise. */
@@ -109,18 +109,18 @@ export class Host implements HostRun {
   private readonly replayLimitS: number;
   private readonly warmUpS: number;
   /** Virtual seconds the current run computed before its clock started (0: none, or a resumed run). */
-  warmedUpS = 0;
+  private warmedUpS = 0;
   /** Utilization over the whole run, downsampled, for consoles that open late (grid.history). */
-  history = new GridHistory<ClusterSample>();
+  private history = new GridHistory<ClusterSnapshot>();
   private historySavedAt = Number.NEGATIVE_INFINITY;
   private historyDirty = false;
-  recentEvents = new RecentJobEvents(RECENT_EVENTS);
+  private recentEvents = new RecentJobEvents(RECENT_EVENTS);
   /** Ended jobs of a simulated run that have left the scheduler once stored (their summaries, capped; their ids). */
-  finished = new FinishedJobs();
+  private finished = new FinishedJobs();
   /** Ended jobs not yet released: released at the next flush that stores their end. */
   private endedPending: string[] = [];
   /** Grow, shrink and evolve operations over the whole run, bucketed, for consoles that open late (activity.history). */
-  activity = new ActivityHistory();
+  private activity = new ActivityHistory();
   /** Live clusters' configurations, secrets and connection tests (the `clusters.*` methods). */
   readonly clusters: ClusterService;
   /** What the host opened at start, in words (the start-up banner): a new simulated run, or which stored run it resumes. */
@@ -139,12 +139,13 @@ export class Host implements HostRun {
     this.warmUpS = options.warmUpS ?? 0;
     this.clock = options.clock ?? (() => performance.now());
     this.clusters = new ClusterService({ ...options.clusters, ...(this.store ? { store: this.store } : {}) });
+    const context = this.runContext();
     const whileResuming = () => this.liveRun.whileResuming();
     this.templates = new TemplatesService(this.store);
-    this.settings = new SettingsService(this, whileResuming);
-    this.jobs = new JobsService(this, whileResuming);
-    this.liveRun = new LiveRunService(this, this.clusters, this.settings, options.liveWorld ?? createLiveWorldFromConfig);
-    this.simulation = new SimulationService(this, this.liveRun, this.settings, this.clock, this.sliceMs, options.speed ?? '1x');
+    this.settings = new SettingsService(context, whileResuming);
+    this.jobs = new JobsService(context, whileResuming);
+    this.liveRun = new LiveRunService(context, this.clusters, this.settings, options.liveWorld ?? createLiveWorldFromConfig);
+    this.simulation = new SimulationService(context, this.liveRun, this.settings, this.clock, this.sliceMs, options.speed ?? '1x');
     const resumed = this.store?.run();
     const resumedLive = resumed?.mode === 'live';
     const run: RunConfig =
@@ -171,7 +172,7 @@ export class Host implements HostRun {
     }
     this.simulation.restart();
     this.lab = new LabRunner({ store: this.store?.readOnly ? undefined : this.store });
-    const grid = new GridService(this, this, this.simulation);
+    const grid = new GridService(context, context, this.simulation);
     const dispatch = createDispatcher({
       ...grid.handlers(),
       ...this.jobs.handlers(),
@@ -184,6 +185,56 @@ export class Host implements HostRun {
       ...this.liveRun.handlers(),
     });
     this.dispatch = ((method: string, payload: unknown) => this.refusal(method) ?? dispatch(method, payload)) as Dispatch;
+  }
+
+  /** The run as the services see it: the host's own state, kept out of its public surface. */
+  private runContext(): HostRun & RunRecords {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters below read the host, not the object
+    const host = this;
+    return {
+      get store() {
+        return host.store;
+      },
+      mode: host.mode,
+      get world() {
+        return host.world;
+      },
+      get scheduler() {
+        return host.scheduler;
+      },
+      get status() {
+        return host.status;
+      },
+      get finished() {
+        return host.finished;
+      },
+      get recentEvents() {
+        return host.recentEvents;
+      },
+      get runNumber() {
+        return host.runNumber;
+      },
+      get history() {
+        return host.history;
+      },
+      get activity() {
+        return host.activity;
+      },
+      get warmedUpS() {
+        return host.warmedUpS;
+      },
+      now: () => host.now(),
+      act: (command) => host.act(command),
+      catchUp: () => host.catchUp(),
+      flush: (command, final) => host.flush(command, final),
+      record: (key, value) => host.record(key, value),
+      refusal: (method) => host.refusal(method),
+      open: (config, how) => host.openWorld(config, how),
+      keepUnresumedRun: () => host.keepUnresumedRun(),
+      follow: (scheduler, o) => host.follow(scheduler, o),
+      adopt: (events) => host.adopt(events),
+      clusterSamples: () => host.clusterSamples(),
+    };
   }
 
   /** The stored run's own method: a run being resumed, or one that cannot be, is opened read-only. */
@@ -199,7 +250,7 @@ export class Host implements HostRun {
   }
 
   /** Why `method` cannot be served now (the run is being resumed, cannot be, or is read-only), if it cannot. */
-  refusal(method: string): Refusal | undefined {
+  private refusal(method: string): Refusal | undefined {
     const name = method as MethodName;
     if (this.store?.readOnly && STORE_WRITES.has(name)) return refused('', `the store ${this.store.file} is open read-only: start without --read-only to change it`);
     if (!RUN_COMMANDS.has(name)) return undefined;
@@ -218,7 +269,7 @@ export class Host implements HostRun {
     return this.status;
   }
 
-  get status(): RunStatus {
+  private get status(): RunStatus {
     return this.state.state === 'resuming' ? { ...this.state, replayedEvents: this.recorder?.recorded ?? 0 } : this.state;
   }
 
@@ -236,7 +287,7 @@ export class Host implements HostRun {
    * Before the store drops a run that could not be resumed (or was only opened read-only), a copy of the whole store
    * is written beside it, so that a fresh run loses nothing. Returns the copy's path.
    */
-  keepUnresumedRun(): string | undefined {
+  private keepUnresumedRun(): string | undefined {
     const status = this.state;
     this.state = { state: 'running' };
     this.replay = undefined;
@@ -282,11 +333,6 @@ export class Host implements HostRun {
   /** The simulated grid; `sim.reset` replaces it. */
   get world(): SimWorld {
     return this.current;
-  }
-
-  /** A new simulated run (sim.reset): built, then made current; `beforeSwitch` runs between. */
-  open(run: RunConfig, how: { beforeSwitch?: () => void } = {}): void {
-    this.openWorld(run, how);
   }
 
   /**
@@ -356,7 +402,7 @@ export class Host implements HostRun {
    * Makes `scheduler` the run's: its events recorded, streamed and charted. `stored`: events the store holds for this
    * run already — emitted again by its replay (`replaying`), or kept before the ones to come (a resumed live run).
    */
-  follow(scheduler: Pick<Scheduler, 'on'>, o: { stored: number; replaying: boolean; resumed: boolean }): void {
+  private follow(scheduler: Pick<Scheduler, 'on'>, o: { stored: number; replaying: boolean; resumed: boolean }): void {
     this.runNumber++;
     const recent = (this.recentEvents = new RecentJobEvents(RECENT_EVENTS));
     this.finished = new FinishedJobs();
@@ -390,14 +436,15 @@ export class Host implements HostRun {
       scheduler.on((e) => recorder.record(e));
     }
     const storedHistory = o.resumed ? gridHistoryStateSchema.safeParse(this.store?.gridHistory()) : undefined;
-    this.history = new GridHistory<ClusterSample>(GRID_HISTORY_LIMIT, GRID_HISTORY_STEP_S, storedHistory?.success ? storedHistory.data : undefined);
+    this.history = new GridHistory<ClusterSnapshot>(GRID_HISTORY_LIMIT, GRID_HISTORY_STEP_S, storedHistory?.success ? storedHistory.data : undefined);
     for (const s of this.subscribers) {
       s.off();
       s.off = scheduler.on(this.unlessReplayed(s.listener));
     }
   }
 
-  adopt(events: readonly SchedulerEvent[]): void {
+  /** Events a resumed live world emitted while it started, kept now that it is the run's. */
+  private adopt(events: readonly SchedulerEvent[]): void {
     for (const e of events) {
       this.recorder?.record(e);
       // A job that ended while the host was away leaves memory too, once its end is stored.
@@ -413,22 +460,22 @@ export class Host implements HostRun {
   }
 
   /** The run's scheduler: the live world's in a live run, else the simulated one's. */
-  get scheduler(): Scheduler {
+  private get scheduler(): Scheduler {
     return this.live ? this.live.scheduler : this.world.scheduler;
   }
 
   /** The run's time: seconds since a live run began, or the simulation's virtual time. */
-  now(): number {
+  private now(): number {
     return this.live ? this.live.now() : this.world.engine.now;
   }
 
   /** Runs a command on the run's scheduler at its current time (through the live world, which re-arms its timer). */
-  act<T>(command: (scheduler: Scheduler, now: number) => T): T {
+  private act<T>(command: (scheduler: Scheduler, now: number) => T): T {
     return this.live ? this.live.act(command) : command(this.world.scheduler, this.world.engine.now);
   }
 
   /** Keeps an operator's command with the run, so that a resumed run replays it. */
-  record(key: string, value: unknown): void {
+  private record(key: string, value: unknown): void {
     // Its effects happen in the scheduler's next pass: make sure the engine visits this instant again (a live
     // world's act re-arms its own timer).
     if (!this.live) this.world.engine.soon(() => undefined);
@@ -547,9 +594,9 @@ export class Host implements HostRun {
     pending.length = 0;
   }
 
-  clusterSamples(): ClusterSample[] {
+  private clusterSamples(): ClusterSnapshot[] {
     if (this.mode.resuming) return []; // the live clusters are shown once the world has reconnected
     if (this.live) return liveClusterSnapshots(this.live.scheduler.snapshot(), this.live.clusters());
-    return this.world.scheduler.snapshot().map((c) => ({ ...c, lastPoll: Number.isFinite(c.lastPoll) ? c.lastPoll : null }));
+    return this.world.scheduler.snapshot();
   }
 }

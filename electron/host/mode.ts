@@ -37,7 +37,7 @@ export class ModeTransitionError extends Error {
   }
 }
 
-export function canTransition(from: HostModeKind, to: HostModeKind): boolean {
+function canTransition(from: HostModeKind, to: HostModeKind): boolean {
   return ALLOWED[from].includes(to);
 }
 

@@ -1,6 +1,6 @@
 // What the Grid and Activity views read (`grid.*`, `activity.history`): the clusters now, with the run's time, speed
 // and mode, and the utilization and operations over the whole run for consoles that open late.
-import type { ClusterSample } from '../../api/contract.js';
+import type { ClusterSnapshot } from '../../../core/model/cluster-snapshot.js';
 import type { ActivityHistory } from '../activity-history.js';
 import type { GridHistory } from '../grid-history.js';
 import type { HostRun, ServiceHandlers } from './run.js';
@@ -8,12 +8,12 @@ import { LIVE_SPEED_FIXED, type SimulationService } from './simulation.js';
 
 /** What the host records of the run for these views. */
 export interface RunRecords {
-  readonly history: GridHistory<ClusterSample>;
+  readonly history: GridHistory<ClusterSnapshot>;
   readonly activity: ActivityHistory;
   /** Virtual seconds the current run computed before its clock started (0: none, or a resumed run). */
   readonly warmedUpS: number;
   /** The clusters now, as the grid history keeps them. */
-  clusterSamples(): ClusterSample[];
+  clusterSamples(): ClusterSnapshot[];
 }
 
 export class GridService {
@@ -24,7 +24,7 @@ export class GridService {
   ) {}
 
   /** The Grid cards' interactive worker nodes (not kept in the history: what they show is now). */
-  private withInteractive(samples: readonly ClusterSample[]): ClusterSample[] {
+  private withInteractive(samples: readonly ClusterSnapshot[]): ClusterSnapshot[] {
     const scheduler = this.run.scheduler;
     return samples.map((c) => {
       const interactive = scheduler.interactiveSample(c.name);
