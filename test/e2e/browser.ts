@@ -69,7 +69,7 @@ export function sharedSession(options: HostOptions): () => Session {
   beforeAll(async () => {
     session = await openSession(options);
     session.page.setDefaultTimeout(60_000);
-  });
+  }, 120_000);
   afterAll(async () => {
     await session?.close();
   }, 60_000);

@@ -2,12 +2,11 @@
 // hint saying so — every view screenshot after the warm-up; then left at max past the end of W_m, its malleable jobs
 // still running and growing (the living stream). Screenshots go to test-artifacts/e2e.
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_WARM_UP_S } from '../../electron/host/warm-up.js';
-import { artifacts, browserReady, openSession, type Session } from './browser.js';
+import { artifacts, browserReady, sharedSession } from './browser.js';
 
 const ready = browserReady();
-let session: Session;
 /** W_m submits its last job at 299 x 120 s; its jobs last minutes. */
 const WM_END_S = 299 * 120 + 3600;
 const VIEWS = ['grid', 'queue', 'submit', 'activity', 'settings', 'lab'] as const;
@@ -18,15 +17,10 @@ function ask<T>(answer: { ok: true; value: T } | { ok: false; errors: unknown })
 }
 
 describe.skipIf(!ready)('the living default in Chromium', () => {
-  beforeAll(async () => {
-    session = await openSession({ warmUpS: DEFAULT_WARM_UP_S, speed: '1x' });
-  });
-  afterAll(async () => {
-    await session?.close();
-  });
+  const shared = sharedSession({ warmUpS: DEFAULT_WARM_UP_S, speed: '1x' });
 
   it('opens warmed up, says so, and every view shows the run', async () => {
-    const { page, server, host } = session;
+    const { page, server, host } = shared();
     await page.goto(server.url);
     await page.getByTestId('grid-view').waitFor();
     const hint = page.getByTestId('first-start-hint');
@@ -38,8 +32,8 @@ describe.skipIf(!ready)('the living default in Chromium', () => {
     for (const view of VIEWS) {
       await page.getByTestId(`tab-${view}`).click();
       await page.getByTestId(`${view}-view`).waitFor();
-      if (view === 'queue') await expect.poll(() => page.getByTestId('queue-count').textContent(), { timeout: 10_000, interval: 100 }).toMatch(/^[1-9]\d* shown of /);
-      if (view === 'activity') await expect.poll(() => page.getByTestId('activity-view').locator('svg path').count(), { timeout: 10_000 }).toBeGreaterThan(10);
+      if (view === 'queue') await expect.poll(() => page.getByTestId('queue-count').textContent(), { timeout: 30_000, interval: 100 }).toMatch(/^[1-9]\d* shown of /);
+      if (view === 'activity') await expect.poll(() => page.getByTestId('activity-view').locator('svg path').count(), { timeout: 30_000 }).toBeGreaterThan(10);
       await page.screenshot({ path: path.join(artifacts, `first-start-${view}.png`), fullPage: true });
     }
     // Dismissed, the hint stays away after a reload.
@@ -49,10 +43,10 @@ describe.skipIf(!ready)('the living default in Chromium', () => {
     await page.reload();
     await page.getByTestId('cluster-card-vu').waitFor();
     expect(await page.getByTestId('first-start-hint').count()).toBe(0);
-  });
+  }, 180_000);
 
   it('left at max past the end of W_m, still runs malleable jobs and grows them', async () => {
-    const { page, host } = session;
+    const { page, host } = shared();
     await page.getByTestId('speed-max').click();
     const time = () => ask(host.call('grid.snapshot', {})).time;
     await expect.poll(time, { timeout: 120_000, interval: 200 }).toBeGreaterThan(WM_END_S + 6 * 3600);
@@ -74,11 +68,11 @@ describe.skipIf(!ready)('the living default in Chromium', () => {
     };
     const malleableNow = ask(host.call('grid.snapshot', {})).clusters.reduce((s, c) => s + c.runningMalleable, 0);
     expect(malleableNow).toBeGreaterThan(0);
-    await expect.poll(counts, { timeout: 10_000, interval: 100 }).toBe(malleableNow);
+    await expect.poll(counts, { timeout: 30_000, interval: 100 }).toBe(malleableNow);
     await page.screenshot({ path: path.join(artifacts, 'living-default-after-wm-grid.png'), fullPage: true });
     // Activity lists that grow.
     await page.getByTestId('tab-activity').click();
     await page.getByTestId('activity-list').getByText(grown.jobId).first().waitFor();
     await page.screenshot({ path: path.join(artifacts, 'living-default-after-wm-activity.png'), fullPage: true });
-  });
+  }, 300_000);
 });
