@@ -35,7 +35,6 @@ function bundled() {
   const script = new vm.Script(Module.wrap(readFileSync(bundle, 'utf8')), {
     filename: bundle,
     ...(cachedData ? { cachedData } : {}),
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const module = { exports: {} };
   script.runInThisContext().call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));

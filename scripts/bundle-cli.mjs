@@ -21,6 +21,8 @@ const outDir = path.join(root, 'dist', 'cli');
 const BUNDLED = ['commander', 'zod'];
 // Decision: the bundle is CommonJS, not an ES module, for the code cache: Node 20 compiles an ES module from source on
 // every run (module.enableCompileCache is Node 22's), while a script compiled through node:vm takes V8's cached data.
+// Its import()s become require()s (dynamicImportInCjs off): Node 20 runs no import() from a vm script without
+// --experimental-vm-modules.
 
 const bundled = new Set();
 await build({
@@ -35,7 +37,7 @@ await build({
     sourcemap: false,
     target: 'node20',
     rolldownOptions: {
-      output: { entryFileNames: 'simulate.cjs', chunkFileNames: '[name]-[hash].js', format: 'cjs' },
+      output: { entryFileNames: 'simulate.cjs', chunkFileNames: '[name]-[hash].js', format: 'cjs', dynamicImportInCjs: false },
     },
   },
   ssr: { noExternal: BUNDLED, target: 'node' },
@@ -49,6 +51,21 @@ await build({
           return { id: '../electron/cli/commands.js', external: true };
         }
         return null;
+      },
+    },
+    {
+      // Decision: commander's child_process serves only subcommands that are executables of their own, which
+      // `simulate` has none of; a stand-in that says so if ever called spares the start-up Node's child_process (3 ms).
+      name: 'concertina-no-child-process',
+      enforce: 'pre',
+      resolveId(source, importer) {
+        const childProcess = source === 'node:child_process' || source === 'child_process';
+        return childProcess && importer?.includes(`${path.sep}commander${path.sep}`) ? '\0no-child-process' : null;
+      },
+      load(id) {
+        if (id !== '\0no-child-process') return null;
+        const refuse = "() => { throw new Error('concertina simulate runs no subcommand executables'); }";
+        return `module.exports = { spawn: ${refuse}, execFile: ${refuse} };`;
       },
     },
     {
