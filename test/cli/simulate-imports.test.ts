@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -80,6 +81,13 @@ describe('what `concertina simulate` loads', () => {
     const resolved = readFileSync(log, 'utf8');
     expect(resolved.includes('/dist/cli/simulate.cjs')).toBe(fresh);
     expect(resolved.includes('/dist/electron/cli/main.js')).toBe(!fresh);
+  });
+
+  it('a gzipped trace replays from the bundle too (its gunzip is loaded on demand)', { timeout: 60_000 }, () => {
+    const swf = path.join(tmp, 'one.swf.gz');
+    writeFileSync(swf, gzipSync('1 0 0 10 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n'));
+    const loaded = modulesOf('simulate', '--grid', 'single:4', '--workload', swf, '--json');
+    expect(loaded.some((u) => u.endsWith('/dist/core/sim/simulate.js'))).toBe(true);
   });
 
   it('the bundle has a code cache that V8 takes (it would compile 0.6 MB from source on every run otherwise)', { timeout: 60_000 }, () => {
