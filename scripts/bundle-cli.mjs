@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // Bundles the built `concertina simulate` path (dist/electron/cli/main.js and what it imports: the core, commander,
-// zod) into dist/cli/simulate.js, which bin/concertina.js runs for `simulate`. Node's module loader costs about as
+// zod) into dist/cli/simulate.cjs, which bin/concertina.js runs for `simulate`, and writes V8's code cache of it
+// (dist/cli/simulate.cache) from a one-job run. Node's module loader costs about as
 // much per file as a run of a small trace; one file instead of some 200 halves the start-up (issue 17). Run after tsc
 // (`npm run build`). dist/cli/simulate-modules.json lists the modules bundled, for the test that the simulate path
 // loads nothing of the console, store, plots or SSH.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
@@ -16,6 +19,10 @@ const outDir = path.join(root, 'dist', 'cli');
 // and imports it at load; bundled, zod and the schemas built at load cost about 0.03 s of CPU (a third of the start-up
 // left), and a second, hand-written validator for the same specs would drift from it.
 const BUNDLED = ['commander', 'zod'];
+// Decision: the bundle is CommonJS, not an ES module, for the code cache: Node 20 compiles an ES module from source on
+// every run (module.enableCompileCache is Node 22's), while a script compiled through node:vm takes V8's cached data.
+// Its import()s become require()s (dynamicImportInCjs off): Node 20 runs no import() from a vm script without
+// --experimental-vm-modules.
 
 const bundled = new Set();
 await build({
@@ -30,7 +37,7 @@ await build({
     sourcemap: false,
     target: 'node20',
     rolldownOptions: {
-      output: { entryFileNames: 'simulate.js', chunkFileNames: '[name]-[hash].js', format: 'esm' },
+      output: { entryFileNames: 'simulate.cjs', chunkFileNames: '[name]-[hash].js', format: 'cjs', dynamicImportInCjs: false },
     },
   },
   ssr: { noExternal: BUNDLED, target: 'node' },
@@ -47,6 +54,21 @@ await build({
       },
     },
     {
+      // Decision: commander's child_process serves only subcommands that are executables of their own, which
+      // `simulate` has none of; a stand-in that says so if ever called spares the start-up Node's child_process (3 ms).
+      name: 'concertina-no-child-process',
+      enforce: 'pre',
+      resolveId(source, importer) {
+        const childProcess = source === 'node:child_process' || source === 'child_process';
+        return childProcess && importer?.includes(`${path.sep}commander${path.sep}`) ? '\0no-child-process' : null;
+      },
+      load(id) {
+        if (id !== '\0no-child-process') return null;
+        const refuse = "() => { throw new Error('concertina simulate runs no subcommand executables'); }";
+        return `module.exports = { spawn: ${refuse}, execFile: ${refuse} };`;
+      },
+    },
+    {
       name: 'concertina-bundled-modules',
       generateBundle(_options, bundle) {
         for (const chunk of Object.values(bundle)) {
@@ -58,3 +80,18 @@ await build({
 });
 mkdirSync(outDir, { recursive: true });
 writeFileSync(path.join(outDir, 'simulate-modules.json'), `${JSON.stringify([...bundled].sort(), null, 1)}\n`);
+
+// The code cache, written after a one-job run so that it holds the functions a run compiles, not only the top level.
+// emptyOutDir removed the previous one: V8 checks a cache against its source's length only, never its text.
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'concertina-bundle-'));
+try {
+  const swf = path.join(tmp, 'one.swf');
+  writeFileSync(swf, '1 0 0 10 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n');
+  const run = spawnSync(process.execPath, [path.join(root, 'bin', 'concertina.js'), 'simulate', '--grid', 'single:4', '--workload', swf, '--json'], {
+    env: { ...process.env, CONCERTINA_CODE_CACHE: 'write' },
+    encoding: 'utf8',
+  });
+  if (run.status !== 0) throw new Error(`the one-job run that writes the code cache failed: ${run.stderr}`);
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}

@@ -3,7 +3,6 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
 import { Command, CommanderError, Option } from 'commander';
 import { APPROACHES, MAX_PROCESSORS, PLACEMENT_POLICIES, gridSpecSchema, type GridSpec, type JobSpec, type PlacementPolicyName } from '../../core/model/schemas.js';
 import { parseWith, type FieldError } from '../../core/model/result.js';
@@ -130,6 +129,8 @@ async function loadWorkload(arg: string, seed: number, strict: boolean, maxJobs:
     let data = await readInput('--workload', arg);
     if (/\.gz$/i.test(arg)) {
       try {
+        // Loaded here, not with the module: a run of a plain .swf file is spared its start-up (issue 17).
+        const { gunzip } = await import('node:zlib');
         data = await promisify(gunzip)(data);
       } catch (error) {
         throw new UsageError(`${arg}: is not valid gzip data (${error instanceof Error ? error.message : String(error)})`);

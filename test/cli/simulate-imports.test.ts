@@ -1,12 +1,13 @@
 // `concertina simulate` loads only what a run needs (issue 17): nothing of the console, the host or its store, the
 // experiments and their plots, SSH or the live runners. The built CLI runs in a child whose module loader records every
-// module it resolves; when that is the bundle of the simulate path (dist/cli/simulate.js), the modules bundled in it
+// module it resolves; when that is the bundle of the simulate path (dist/cli/simulate.cjs), the modules bundled in it
 // (dist/cli/simulate-modules.json, written by scripts/bundle-cli.mjs) count as loaded too.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -37,7 +38,7 @@ function modulesOf(...args: string[]): string[] {
   });
   expect(r.status, r.stderr).toBe(0);
   const resolved = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-  if (!resolved.some((u) => u.endsWith('/dist/cli/simulate.js'))) return resolved;
+  if (!resolved.some((u) => u.endsWith('/dist/cli/simulate.cjs'))) return resolved;
   const bundled = JSON.parse(readFileSync(path.join(repoRoot, 'dist', 'cli', 'simulate-modules.json'), 'utf8')) as string[];
   return [...resolved, ...bundled.map((m) => pathToFileURL(path.resolve(repoRoot, m)).href)];
 }
@@ -67,7 +68,7 @@ describe('what `concertina simulate` loads', () => {
   });
 
   it('runs from the bundle when it is as new as the compiled CLI, from dist/electron/cli otherwise', { timeout: 60_000 }, () => {
-    const bundle = path.join(repoRoot, 'dist', 'cli', 'simulate.js');
+    const bundle = path.join(repoRoot, 'dist', 'cli', 'simulate.cjs');
     const fresh = existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(path.join(repoRoot, 'dist', 'electron', 'cli', 'main.js')).mtimeMs;
     const log = path.join(tmp, 'entry.log');
     const preload = pathToFileURL(path.join(repoRoot, 'test', 'support', 'module-log.mjs')).href;
@@ -78,8 +79,27 @@ describe('what `concertina simulate` loads', () => {
     });
     expect(r.status, r.stderr).toBe(0);
     const resolved = readFileSync(log, 'utf8');
-    expect(resolved.includes('/dist/cli/simulate.js')).toBe(fresh);
+    expect(resolved.includes('/dist/cli/simulate.cjs')).toBe(fresh);
     expect(resolved.includes('/dist/electron/cli/main.js')).toBe(!fresh);
+  });
+
+  it('a gzipped trace replays from the bundle too (its gunzip is loaded on demand)', { timeout: 60_000 }, () => {
+    const swf = path.join(tmp, 'one.swf.gz');
+    writeFileSync(swf, gzipSync('1 0 0 10 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n'));
+    const loaded = modulesOf('simulate', '--grid', 'single:4', '--workload', swf, '--json');
+    expect(loaded.some((u) => u.endsWith('/dist/core/sim/simulate.js'))).toBe(true);
+  });
+
+  it('the bundle has a code cache that V8 takes (it would compile 0.6 MB from source on every run otherwise)', { timeout: 60_000 }, () => {
+    const bundle = path.join(repoRoot, 'dist', 'cli', 'simulate.cjs');
+    if (!existsSync(bundle)) return;
+    // Compiled as bin/concertina.js compiles it; V8 says whether it used the cache.
+    const check = `const vm = require('node:vm'), fs = require('node:fs'), { wrap } = require('node:module');
+      const s = new vm.Script(wrap(fs.readFileSync(process.argv[1], 'utf8')), { filename: process.argv[1], cachedData: fs.readFileSync(process.argv[2]), importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+      process.stdout.write(String(s.cachedDataRejected));`;
+    const r = spawnSync(process.execPath, ['-e', check, bundle, path.join(repoRoot, 'dist', 'cli', 'simulate.cache')], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe('false');
   });
 
   it('the patterns catch what the other commands load (the check can fail)', { timeout: 60_000 }, () => {

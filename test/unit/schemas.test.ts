@@ -89,3 +89,10 @@ describe('grid specs', () => {
     expect(r.ok ? '' : describeErrors(r.errors)).toContain(message);
   });
 });
+
+describe('the bound on processors', () => {
+  it('is written with its thousands separated', () => {
+    const r = parseGrid({ clusters: [{ name: 'huge', processors: 10_000_001 }] });
+    expect(r.ok ? '' : describeErrors(r.errors)).toBe('clusters[0].processors: must be at most 10,000,000');
+  });
+});
