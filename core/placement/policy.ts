@@ -8,6 +8,11 @@ export interface PlacementContext {
   readonly grid: Grid;
   /** Processors Concertina may take now on a cluster (by cluster index): never negative. */
   available(clusterIndex: number): number;
+  /**
+   * The first cluster with the most available, when the caller keeps it already: a policy that ranks clusters by
+   * what is available alone need not look at every cluster for a job's first component.
+   */
+  mostAvailableCluster?(): number;
 }
 
 export type Placement =

@@ -98,6 +98,11 @@ export class Ledger {
     return this.takenOn[clusterIndex]!;
   }
 
+  /** The first cluster with the most available, when the context keeps it and no component of this job took any yet. */
+  mostAvailableCluster(): number | undefined {
+    return this.touchedCount === 0 && this.context!.mostAvailableCluster ? this.context!.mostAvailableCluster() : undefined;
+  }
+
   get tookAny(): boolean {
     return this.touchedCount > 0;
   }
@@ -132,6 +137,14 @@ export function chooseCluster(ledger: Ledger, componentIndex: number, score?: Cl
     if (left >= need) return range.from;
     const of = job.kind === 'rigid' ? `${need}` : job.kind === 'evolving' ? `its pre-allocation ${need}` : `its minimum ${need}`;
     return `component ${componentIndex} is pinned to ${pinned}, which has ${left} of ${of} available${afterEarlier(ledger)}`;
+  }
+  if (!score) {
+    // Ranked by processors left alone: the most available cluster, when the context keeps it, is the scan's answer.
+    const most = ledger.mostAvailableCluster();
+    if (most !== undefined) {
+      const left = ledger.left(most);
+      return left >= need ? most : noClusterReason(job.kind, need, componentIndex, left, grid.clusters[most]!.name);
+    }
   }
   let best = -1;
   let bestScore = Infinity;

@@ -87,7 +87,7 @@ export function resumeAdopted(job: JobRecord, adopted: AdoptedJob, state: Cluste
   }
   if (job.malleable) {
     ledger.account(job, () => (job.size = adopted.processors));
-    state.malleableJobs.push(job);
+    state.addMalleable(job);
   } else if (job.evolving) {
     ledger.holdPreallocation(job);
     ledger.account(job, () => (job.size = adopted.processors));

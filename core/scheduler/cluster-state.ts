@@ -43,16 +43,24 @@ export interface ReadonlyClusterState {
 
 export class ClusterState implements ReadonlyClusterState {
   readonly cluster: Cluster;
-  /** Whether a value the pass state key reads changed since `stateHash` last read them (state-key.ts). */
+  /**
+   * Whether a value the pass state key reads changed since `stateHash` last read them (state-key.ts); on becoming
+   * stale the cluster joins `#keyWatch`, so the key is made again from the clusters that changed only.
+   */
   #keyStale = true;
-  #keyMalleable = -1;
+  #keyWatch: ClusterState[] | undefined;
   #keyA = 0;
   #keyB = 0;
+  #touch(): void {
+    if (this.#keyStale) return;
+    this.#keyStale = true;
+    this.#keyWatch?.push(this);
+  }
   get background(): number {
     return this.#background;
   }
   set background(value: number) {
-    if (value !== this.#background) this.#keyStale = true;
+    if (value !== this.#background) this.#touch();
     this.#background = value;
   }
   #background: number = 0;
@@ -63,7 +71,7 @@ export class ClusterState implements ReadonlyClusterState {
     return this.#nonPreemptible;
   }
   set nonPreemptible(value: number) {
-    if (value !== this.#nonPreemptible) this.#keyStale = true;
+    if (value !== this.#nonPreemptible) this.#touch();
     this.#nonPreemptible = value;
   }
   #nonPreemptible: number = 0;
@@ -72,7 +80,7 @@ export class ClusterState implements ReadonlyClusterState {
     return this.#preemptible;
   }
   set preemptible(value: number) {
-    if (value !== this.#preemptible) this.#keyStale = true;
+    if (value !== this.#preemptible) this.#touch();
     this.#preemptible = value;
   }
   #preemptible: number = 0;
@@ -84,7 +92,7 @@ export class ClusterState implements ReadonlyClusterState {
     return this.#preallocatedUnused;
   }
   set preallocatedUnused(value: number) {
-    if (value !== this.#preallocatedUnused) this.#keyStale = true;
+    if (value !== this.#preallocatedUnused) this.#touch();
     this.#preallocatedUnused = value;
   }
   #preallocatedUnused: number = 0;
@@ -93,7 +101,7 @@ export class ClusterState implements ReadonlyClusterState {
     return this.#offered;
   }
   set offered(value: number) {
-    if (value !== this.#offered) this.#keyStale = true;
+    if (value !== this.#offered) this.#touch();
     this.#offered = value;
   }
   #offered: number = 0;
@@ -103,7 +111,7 @@ export class ClusterState implements ReadonlyClusterState {
     return this.#reserved;
   }
   set reserved(value: number) {
-    if (value !== this.#reserved) this.#keyStale = true;
+    if (value !== this.#reserved) this.#touch();
     this.#reserved = value;
   }
   #reserved: number = 0;
@@ -116,7 +124,7 @@ export class ClusterState implements ReadonlyClusterState {
     return this.#growDue;
   }
   set growDue(value: boolean) {
-    if (value !== this.#growDue) this.#keyStale = true;
+    if (value !== this.#growDue) this.#touch();
     this.#growDue = value;
   }
   #growDue: boolean = false;
@@ -128,7 +136,7 @@ export class ClusterState implements ReadonlyClusterState {
     return this.#lastGrowFree;
   }
   set lastGrowFree(value: number) {
-    if (value !== this.#lastGrowFree) this.#keyStale = true;
+    if (value !== this.#lastGrowFree) this.#touch();
     this.#lastGrowFree = value;
   }
   #lastGrowFree: number = -1;
@@ -136,7 +144,7 @@ export class ClusterState implements ReadonlyClusterState {
     return this.#lastGrowRoom;
   }
   set lastGrowRoom(value: number) {
-    if (value !== this.#lastGrowRoom) this.#keyStale = true;
+    if (value !== this.#lastGrowRoom) this.#touch();
     this.#lastGrowRoom = value;
   }
   #lastGrowRoom: number = -1;
@@ -146,7 +154,7 @@ export class ClusterState implements ReadonlyClusterState {
    * malleable jobs and last growth; computed again only after one of them changed.
    */
   stateHash(hash: (values: readonly number[]) => readonly [number, number]): number {
-    if (this.#keyStale || this.#keyMalleable !== this.malleableJobs.length) {
+    if (this.#keyStale) {
       [this.#keyA, this.#keyB] = hash([
         this.#background,
         this.#nonPreemptible,
@@ -158,9 +166,29 @@ export class ClusterState implements ReadonlyClusterState {
         this.#lastGrowFree + this.#lastGrowRoom * 0x10001,
       ]);
       this.#keyStale = false;
-      this.#keyMalleable = this.malleableJobs.length;
     }
     return this.#keyA;
+  }
+
+  /** From now on, joins `stale` whenever a value `stateHash` reads changes; joins it now, its hash not yet made. */
+  watchStateHash(stale: ClusterState[]): void {
+    this.#keyWatch = stale;
+    this.#keyStale = true;
+    stale.push(this);
+  }
+
+  /** A running malleable job placed here: the pass state key counts them. */
+  addMalleable(job: JobRecord): void {
+    this.malleableJobs.push(job);
+    this.#touch();
+  }
+
+  /** A malleable job placed here ended or left. */
+  removeMalleable(job: JobRecord): void {
+    const i = this.malleableJobs.indexOf(job);
+    if (i < 0) return;
+    this.malleableJobs.splice(i, 1);
+    this.#touch();
   }
 
   /** The second hash of `stateHash`, as of its last call. */

@@ -42,7 +42,7 @@ export class JobSizes {
     this.host.ledger.started(job);
     const first = job.components[0]!;
     job.transition('running', now, `started on ${job.components.map((c) => c.cluster).join(', ')}`);
-    if (job.malleable) this.host.clusters[job.clusterIndex]!.malleableJobs.push(job);
+    if (job.malleable) this.host.clusters[job.clusterIndex]!.addMalleable(job);
     job.recordSize(now);
     if (job.evolving) this.host.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size, preallocation: job.preallocation });
     else this.host.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size });

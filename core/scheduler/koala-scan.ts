@@ -155,6 +155,12 @@ export class KoalaScan {
     this.roomEpoch = this.host.epoch();
   }
 
+  /** The first cluster with the most a job without reservations may have now. */
+  private mostRoomCluster(): number {
+    if (!this.roomKnown || this.roomEpoch !== this.host.epoch()) this.measureRoom();
+    return this.roomAt;
+  }
+
   /** Asks the job's placement policy to place it with what is free (and, with PWA, what shrinks would free). */
   private tryPlace(job: JobRecord, shrinkToPlace: boolean, mostFree: number, mostWithShrink: number, now: number): TryOutcome {
     const policy = job.placementPolicy;
@@ -167,7 +173,14 @@ export class KoalaScan {
       if (job.triedInRound !== this.host.round()) job.tooLarge(need, mostFree);
       reason = undefined;
     } else {
-      const placement = policy.place(job.spec, { grid: this.host.grid, available: (i) => roomFor(job, this.host.clusters[i]!, false) });
+      // A job with no reservation, neither malleable nor evolving, has availableFor() as its room on every cluster:
+      // the most of it is what measureRoom keeps.
+      const plain = !waiting && !job.malleable && !job.evolving;
+      const placement = policy.place(job.spec, {
+        grid: this.host.grid,
+        available: (i) => roomFor(job, this.host.clusters[i]!, false),
+        mostAvailableCluster: plain ? () => this.mostRoomCluster() : undefined,
+      });
       if (placement.ok) {
         this.host.place(job, placement.components, policy.name, now);
         return 'placed';

@@ -169,9 +169,7 @@ export class CapacityLedger {
       });
       job.growReasons.length = 0;
       job.releasingByDeadline = 0;
-      const list = this.clusters[job.clusterIndex]!.malleableJobs;
-      const i = list.indexOf(job);
-      if (i >= 0) list.splice(i, 1);
+      this.clusters[job.clusterIndex]!.removeMalleable(job);
     } else {
       for (const c of job.components) this.clusterOf(c.cluster).nonPreemptible -= c.processors;
     }

@@ -41,7 +41,7 @@ import { CapacityLedger } from './ledger.js';
 import { resizeByOperator, type OperatorResize } from './operator-resize.js';
 import { roomFor } from './room.js';
 import { ShrinkToPlace } from './shrink-to-place.js';
-import { PassHistory, passStateKey } from './state-key.js';
+import { PassHistory, PassStateKey } from './state-key.js';
 import { Timers } from './timers.js';
 import type { Step } from '../time/step-function.js';
 
@@ -156,6 +156,7 @@ export class Scheduler {
   /** Commands and polls so far: a pass after one is never skipped as a repeat. */
   private epoch = 0;
   private readonly passes = new PassHistory();
+  private readonly passState: PassStateKey;
   /** The malleability policy's own iteration (DBES), run instead of the approach's pass; undefined for the others. */
   private iteration: SchedulingIteration | undefined;
 
@@ -168,6 +169,7 @@ export class Scheduler {
     const o = { ...DEFAULT_SCHEDULER_OPTIONS, ...options };
     this.grid = grid;
     this.clusters = grid.clusters.map((c) => new ClusterState(c, o.thresholdScope));
+    this.passState = new PassStateKey(this.clusters);
     this.ledger = new CapacityLedger(grid, this.clusters, (state) => this.growth.due(state));
     this.managers = grid.clusters.map((c) => {
       const m = managers.find((x) => x.cluster === c.name);
@@ -576,7 +578,7 @@ export class Scheduler {
 
   /** What a pass decides from, hashed (state-key.ts): two passes at one instant from equal states decide the same. */
   stateKey(): number {
-    return passStateKey([this.epoch, this.pollRound, this.queue.length, this.unfinished, this.malleability.running], this.clusters);
+    return this.passState.key([this.epoch, this.pollRound, this.queue.length, this.unfinished, this.malleability.running]);
   }
 
   /** An answer from a local manager or an application. */

@@ -8,18 +8,51 @@ import type { ClusterState } from './cluster-state.js';
  * reserved), growth flag, malleable jobs and last growth.
  * Decision: processors that only move between the malleable jobs of a cluster do not count as progress.
  */
-export function passStateKey(counts: readonly number[], clusters: readonly ClusterState[]): number {
-  let h1 = 0x2545f491;
-  for (const c of counts) h1 = mix(h1, c);
-  let h2 = h1;
-  for (const s of clusters) {
-    // Each cluster's own two hashes, kept by the cluster until one of its values changes: a pass over a large grid
-    // where little changed costs one multiply per cluster and chain.
-    h1 = Math.imul(h1 ^ s.stateHash(clusterHash), 0x9e3779b1);
-    h2 = Math.imul(h2 ^ s.stateHashB ^ (h1 >>> 15), 0xcc9e2d51);
+export class PassStateKey {
+  /** Clusters whose values changed since the last key (each joins once: ClusterState.watchStateHash). */
+  private readonly stale: ClusterState[] = [];
+  /** Per cluster index, its terms of the two sums below. */
+  private readonly termA: Int32Array;
+  private readonly termB: Int32Array;
+  private sumA = 0;
+  private sumB = 0;
+
+  constructor(clusters: readonly ClusterState[]) {
+    this.termA = new Int32Array(clusters.length);
+    this.termB = new Int32Array(clusters.length);
+    for (const s of clusters) s.watchStateHash(this.stale);
   }
-  // Two 32-bit hashes in one exact number (53 bits): a false repeat would need both to collide.
-  return (mix(h1, h2) >>> 0) * 0x200000 + (h2 & 0x1fffff);
+
+  key(counts: readonly number[]): number {
+    // The clusters' terms are summed (mod 2^32), so a key is made again from the clusters that changed only: a pass
+    // over a large grid where little changed costs nothing per unchanged cluster. Each term mixes in the cluster's
+    // index, so two clusters trading their values change the sum.
+    for (const s of this.stale) {
+      const i = s.cluster.index;
+      const a = fmix(s.stateHash(clusterHash) ^ Math.imul(i + 1, 0x9e3779b1));
+      const b = fmix(s.stateHashB ^ Math.imul(i + 1, 0x85ebca6b) ^ 0x5bd1e995);
+      this.sumA = (this.sumA - this.termA[i]! + a) | 0;
+      this.sumB = (this.sumB - this.termB[i]! + b) | 0;
+      this.termA[i] = a;
+      this.termB[i] = b;
+    }
+    this.stale.length = 0;
+    let h1 = 0x2545f491;
+    for (const c of counts) h1 = mix(h1, c);
+    const h2 = mix(mix(h1, this.sumB), this.sumA);
+    h1 = mix(mix(h1, this.sumA), this.sumB);
+    // Two 32-bit hashes in one exact number (53 bits): a false repeat would need both to collide.
+    return (h1 >>> 0) * 0x200000 + (fmix(h2) & 0x1fffff);
+  }
+}
+
+/** murmur3's 32-bit finalizer: every input bit moves every output bit. */
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }
 
 /** Two independent 32-bit hashes of a cluster's values (passStateKey). */
