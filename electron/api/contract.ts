@@ -14,6 +14,7 @@ import { BATCH_SYSTEMS, connectionTestSchema, liveClusterSchema } from '../../ru
 import { OPTION_KINDS } from '../../runners/managers/options.js';
 import { QUEUE_POLICIES } from '../../core/queue/policy.js';
 import { QUEUE_PRIORITIES } from '../../core/queue/priority.js';
+import { FPE_VARIANTS } from '../../core/fpe/registry.js';
 
 export const SPEEDS = ['pause', '1x', '10x', '100x', 'max'] as const;
 export const speedSchema = z.enum(SPEEDS, { error: () => `must be one of ${SPEEDS.join(', ')}` });
@@ -120,6 +121,8 @@ const settings = z.strictObject({
   approach: z.enum(APPROACHES),
   policy: z.enum(policyNames),
   triesThreshold: z.number().int().min(1),
+  /** How profiled evolving jobs are scheduled (core/fpe/registry.ts). */
+  fpeVariant: z.enum(FPE_VARIANTS),
   /** The living default's stream of jobs: arrivals per hour and the mix of kinds (core/sim/workloads/stream.ts). */
   stream: jobStreamSettingsSchema,
   ...queueSettingsSchema.shape,
@@ -131,6 +134,8 @@ const settingsChoices = z.object({
   priorities: z.array(z.object({ name: queuePrioritySchema, description: z.string() })),
   /** The malleability policies (core/malleability/registry.ts), in the registry's order. */
   policies: z.array(z.object({ name: z.enum(policyNames), description: z.string() })),
+  /** The FPE variants for profiled evolving jobs (core/fpe/registry.ts), in the registry's order. */
+  fpeVariants: z.array(z.object({ name: z.enum(FPE_VARIANTS), description: z.string() })),
 });
 
 const gridPresetNames = Object.keys(GRID_PRESETS);
@@ -282,7 +287,7 @@ export const methods = {
   'run.openReadOnly': { input: z.strictObject({}), output: runStatusSchema },
   'settings.get': { input: z.strictObject({}), output: settings },
   'settings.set': { input: settings.partial(), output: settings },
-  /** The queue policies (with their descriptions, and whether they plan ahead) and priorities Settings offers. */
+  /** The queue policies (with their descriptions, and whether they plan ahead), priorities, malleability policies and FPE variants Settings offers. */
   'settings.choices': { input: z.strictObject({}), output: settingsChoices },
   /** Submit-form templates, kept by the host (in its store when it has one). */
   'templates.list': { input: z.strictObject({}), output: z.object({ templates: z.array(template) }) },
