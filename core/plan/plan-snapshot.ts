@@ -40,8 +40,13 @@ export interface PlanCluster {
 
 export interface PlanSource {
   readonly now: number;
-  /** The queue policy that made the reservations (koala makes none). */
+  /** The run's queue policy. */
   readonly queuePolicy: string;
+  /**
+   * What made the reservations: the queue policy (koala makes none), or a malleability policy that schedules the queue
+   * itself in its place (dbes). Without it, the queue policy.
+   */
+  readonly planner?: string;
   readonly clusters: readonly PlanCluster[];
   /** Cluster index by name. */
   readonly clusterIndex: (name: string) => number | undefined;
@@ -101,6 +106,8 @@ export interface ClusterPlan {
 export interface PlanSnapshot {
   readonly now: number;
   readonly queuePolicy: string;
+  /** What made the reservations (PlanSource.planner): the queue policy, or dbes. */
+  readonly planner: string;
   /** Items of each kind per cluster at most; a cluster with more says its totals. */
   readonly limit: number;
   readonly clusters: ClusterPlan[];
@@ -178,7 +185,7 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
       reservationsTotal: waiting[i]!.length,
     };
   });
-  return { now, queuePolicy: source.queuePolicy, limit, clusters };
+  return { now, queuePolicy: source.queuePolicy, planner: source.planner ?? source.queuePolicy, limit, clusters };
 }
 
 /**

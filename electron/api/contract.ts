@@ -76,6 +76,8 @@ const planEnd = z.number().nullable();
 const planSnapshot = z.object({
   now: z.number(),
   queuePolicy: z.string(),
+  /** What made the reservations: the queue policy, or a malleability policy that schedules the queue itself (dbes). */
+  planner: z.string(),
   /** Items of each kind listed per cluster at most; `runningTotal` and `reservationsTotal` say how many there are. */
   limit: z.number(),
   clusters: z.array(

@@ -103,12 +103,12 @@ describe('plan snapshot of a scheduler running EASY', () => {
     id, kind: 'rigid', submitTime, app: { model: 'fixed', runtime }, components: [{ processors, program: 'x' }], walltime,
   });
 
-  function world(queue: 'easy' | 'koala') {
+  function world(queue: 'easy' | 'koala', policy?: 'dbes') {
     // 12 processors: a (4, until 100) and b (4, until 200) run; h (6) is the head at 1 (4 free: reserved at 100, when
     // a's end leaves 8); c (2, 50 s) backfills at 2. At 100 the plan has 8 free for h's 6: c's 2 (ended at 52) are
     // slack, a's 4 are needed: h waits for a alone.
     const jobs = [rigid('a', 4, 100, 100, 0), rigid('b', 4, 200, 200, 0), rigid('h', 6, 50, 50, 1), rigid('c', 2, 50, 50, 2)];
-    const w = new SimWorld({ grid: gridSpecSchema.parse({ clusters: [{ name: 'x', processors: 12 }] }), jobs: jobs.map((j) => jobSpecSchema.parse(j)), seed: 1, background: false, scheduler: { queue } });
+    const w = new SimWorld({ grid: gridSpecSchema.parse({ clusters: [{ name: 'x', processors: 12 }] }), jobs: jobs.map((j) => jobSpecSchema.parse(j)), seed: 1, background: false, scheduler: { queue, ...(policy ? { policy } : {}) } });
     w.runUntil(5);
     return w;
   }
@@ -118,6 +118,7 @@ describe('plan snapshot of a scheduler running EASY', () => {
     const plan = w.scheduler.planSnapshot(5);
     const c = plan.clusters[0]!;
     expect(plan.queuePolicy).toBe('easy');
+    expect(plan.planner).toBe('easy');
     // c started while h, submitted before it, waited: it is marked backfilled; a and b are not.
     expect(c.running.map((r) => [r.id, r.backfilled])).toEqual([['a', false], ['b', false], ['c', true]]);
     expect(c.running.map((r) => [r.id, r.processors, r.start, r.end])).toEqual([['a', 4, 0, 100], ['b', 4, 0, 200], ['c', 2, 2, 52]]);
@@ -129,5 +130,15 @@ describe('plan snapshot of a scheduler running EASY', () => {
     const plan = world('koala').scheduler.planSnapshot(5);
     expect(plan.queuePolicy).toBe('koala');
     expect(plan.clusters[0]!.reservations).toEqual([]);
+  });
+
+  it('under dbes the reservations are DBES\'s, and the snapshot says dbes planned them (the queue policy koala plans none)', () => {
+    const koala = world('koala').scheduler.planSnapshot(5);
+    expect(koala.planner).toBe('koala');
+    const plan = world('koala', 'dbes').scheduler.planSnapshot(5);
+    expect(plan.queuePolicy).toBe('koala');
+    expect(plan.planner).toBe('dbes');
+    // DBES backfills c beside a and b, h reserved at a's end.
+    expect(plan.clusters[0]!.reservations).toEqual([{ id: 'h', processors: 6, start: 100, end: 150, waitsFor: ['a'] }]);
   });
 });
