@@ -411,8 +411,16 @@ export class Scheduler {
       clusters: this.clusters.map((s) => ({ name: s.cluster.name, processors: s.cluster.processors, availableNow: s.availableFor() })),
       clusterIndex: (name) => this.grid.cluster(name)?.index,
       placed: this.placedJobs,
-      waiting: this.queue.list(),
+      // The queue's jobs, then the profiled ones (kept by the FPE jobs, not queued), reserved by their fits.
+      waiting: [...this.queue.list(), ...this.fpe.waiting()],
       runtimeAt: this.runtimeAt,
+      scheduledSteps: (jobId) => {
+        // A waiting profiled job's fit (one that runs holds its steps as a placed job).
+        const d = this.fpe.describe(jobId);
+        const cluster = d?.cluster === undefined ? undefined : this.grid.cluster(d.cluster)?.index;
+        if (!d?.schedule || d.step >= 0 || cluster === undefined) return undefined;
+        return { cluster, start: d.schedule.start, steps: d.schedule.steps };
+      },
       ...(limit === undefined ? {} : { limit }),
     });
   }

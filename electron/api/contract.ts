@@ -99,7 +99,17 @@ const planSnapshot = z.object({
         }),
       ),
       runningTotal: z.number(),
-      reservations: z.array(z.object({ id: z.string(), processors: z.number(), start: z.number(), end: planEnd, waitsFor: z.array(z.string()) })),
+      reservations: z.array(
+        z.object({
+          id: z.string(),
+          processors: z.number(),
+          start: z.number(),
+          end: planEnd,
+          waitsFor: z.array(z.string()),
+          /** A profiled (FPE) job's scheduled sizes over time, one step each; `processors` is their peak. */
+          steps: z.array(viewStep).optional(),
+        }),
+      ),
       reservationsTotal: z.number(),
     }),
   ),

@@ -142,3 +142,21 @@ describe('plan snapshot of a scheduler running EASY', () => {
     expect(plan.clusters[0]!.reservations).toEqual([{ id: 'h', processors: 6, start: 100, end: 150, waitsFor: ['a'] }]);
   });
 });
+
+describe('plan snapshot of a waiting profiled (FPE) job', () => {
+  it('lists its scheduled steps as its reservation: sizes over time, its peak, and what its start waits for', () => {
+    // 10 processors: r (8, until 100) runs; x asks 4 then 2 for 50 s each: 2 are free before 100, so its fit starts at 100.
+    const jobs: JobSpecInput[] = [
+      { id: 'r', kind: 'rigid', submitTime: 0, app: { model: 'fixed', runtime: 100 }, components: [{ processors: 8, program: 'x' }], walltime: 100 },
+      { id: 'x', kind: 'evolving', submitTime: 1, profile: { steps: [{ duration_s: 50, processors: 4 }, { duration_s: 50, processors: 2 }] }, components: [{ program: 'fpe-app' }] },
+    ];
+    const w = new SimWorld({ grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }), jobs: jobs.map((j) => jobSpecSchema.parse(j)), seed: 1, background: false });
+    w.runUntil(5);
+    expect(w.scheduler.job('x')?.state).toBe('queued');
+    const c = w.scheduler.planSnapshot(5).clusters[0]!;
+    expect(c.reservations).toEqual([{ id: 'x', processors: 4, start: 100, end: 200, waitsFor: ['r'], steps: [{ t: 100, v: 4 }, { t: 150, v: 2 }, { t: 200, v: 0 }] }]);
+    expect(c.reservationsTotal).toBe(1);
+    // The plan holds its steps: 2 free before 100 (r's 8 held), 6 while its first step runs, 8 during its second.
+    expect(c.free).toEqual([{ t: 5, v: 2 }, { t: 100, v: 6 }, { t: 150, v: 8 }, { t: 200, v: 10 }]);
+  });
+});
