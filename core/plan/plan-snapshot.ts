@@ -1,6 +1,6 @@
 // The plan as an operator reads it: per cluster at time now, what Concertina may use over time, its running jobs
-// (size, start, estimated end) and the reservations ahead (where and when a planning queue policy promised each
-// waiting job its start, and which running jobs that start waits for). Built from a read-only view of the jobs and
+// (size, start, estimated end) and the reservations ahead (where and when a planning queue policy, or dbes, promised
+// each waiting job its start, a waiting profiled job's fit its steps, and which running jobs that start waits for). Built from a read-only view of the jobs and
 // clusters (the scheduler's records satisfy it structurally); it changes nothing. Bounded: at most `limit` running
 // jobs and `limit` reservations per cluster, with their totals, so a console never receives a whole trace.
 import { AvailabilityProfile, type Holding } from './availability.js';
@@ -40,8 +40,13 @@ export interface PlanCluster {
 
 export interface PlanSource {
   readonly now: number;
-  /** The queue policy that made the reservations (koala makes none). */
+  /** The run's queue policy. */
   readonly queuePolicy: string;
+  /**
+   * What made the reservations: the queue policy (koala makes none), or a malleability policy that schedules the queue
+   * itself in its place (dbes). Without it, the queue policy.
+   */
+  readonly planner?: string;
   readonly clusters: readonly PlanCluster[];
   /** Cluster index by name. */
   readonly clusterIndex: (name: string) => number | undefined;
@@ -53,6 +58,15 @@ export interface PlanSource {
   readonly limit?: number;
   /** A malleable job's run time at a size, as its application declares it (holding.ts). */
   readonly runtimeAt?: RuntimeAt;
+  /** A waiting profiled (FPE) job's scheduled steps: its cluster, start and each step's length and processors. */
+  readonly scheduledSteps?: (jobId: string) => ScheduledSteps | undefined;
+}
+
+/** Where and when a waiting profiled job's fit puts its steps (fpe-jobs.ts). */
+export interface ScheduledSteps {
+  readonly cluster: number;
+  readonly start: number;
+  readonly steps: ReadonlyArray<{ readonly duration: number; readonly nodes: number }>;
 }
 
 export const PLAN_ITEM_LIMIT = 200;
@@ -83,6 +97,8 @@ export interface PlannedReservation {
   readonly end: number | null;
   /** The running jobs whose ends this start waits for (AvailabilityProfile.reservationWaitsFor), by end. */
   readonly waitsFor: string[];
+  /** A profiled job's scheduled sizes over time (one step each, the last 0 at its end); `processors` is their peak. */
+  readonly steps?: Step[];
 }
 
 export interface ClusterPlan {
@@ -101,6 +117,8 @@ export interface ClusterPlan {
 export interface PlanSnapshot {
   readonly now: number;
   readonly queuePolicy: string;
+  /** What made the reservations (PlanSource.planner): the queue policy, or dbes. */
+  readonly planner: string;
   /** Items of each kind per cluster at most; a cluster with more says its totals. */
   readonly limit: number;
   readonly clusters: ClusterPlan[];
@@ -143,10 +161,15 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
       }
     }
   }
-  const waiting = source.clusters.map(() => [] as PlanJob[]);
+  const waiting = source.clusters.map(() => [] as Array<{ job: PlanJob; steps: ScheduledSteps | undefined }>);
   for (const job of source.waiting) {
     const p = job.plannedStart;
-    if (p !== undefined && p.cluster >= 0 && p.cluster < waiting.length) waiting[p.cluster]!.push(job);
+    if (p !== undefined && p.cluster >= 0 && p.cluster < waiting.length) {
+      waiting[p.cluster]!.push({ job, steps: undefined });
+      continue;
+    }
+    const steps = source.scheduledSteps?.(job.id);
+    if (steps !== undefined && steps.cluster >= 0 && steps.cluster < waiting.length) waiting[steps.cluster]!.push({ job, steps });
   }
   const clusters = source.clusters.map((cluster, i): ClusterPlan => {
     const c = perCluster[i]!;
@@ -160,8 +183,12 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
     const reservations: PlannedReservation[] = [];
     // Reservations go into the plan in queue order, as the policy made them; each says what it waits for with the
     // reservations ahead of it in the plan (those behind it were planned around it).
-    for (const job of waiting[i]!) {
+    for (const { job, steps: scheduled } of waiting[i]!) {
       if (reservations.length >= limit) break;
+      if (scheduled !== undefined) {
+        reservations.push(reserveSteps(plan, job.id, scheduled));
+        continue;
+      }
       const start = job.plannedStart!.start;
       const walltime = job.spec.walltime ?? Number.POSITIVE_INFINITY;
       plan.reserve({ id: job.id, n: job.need, start, duration: walltime });
@@ -178,7 +205,25 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
       reservationsTotal: waiting[i]!.length,
     };
   });
-  return { now, queuePolicy: source.queuePolicy, limit, clusters };
+  return { now, queuePolicy: source.queuePolicy, planner: source.planner ?? source.queuePolicy, limit, clusters };
+}
+
+/**
+ * A profiled job's scheduled steps set aside in `plan`, one reservation a step (the first under the job's id, so that
+ * what its start waits for is the first step's). Steps of no length hold nothing.
+ */
+function reserveSteps(plan: AvailabilityProfile, id: string, scheduled: ScheduledSteps): PlannedReservation {
+  const sizes: Step[] = [];
+  let t = scheduled.start;
+  let peak = 0;
+  scheduled.steps.forEach((s, k) => {
+    if (s.duration > 0 && s.nodes > 0) plan.reserve({ id: k === 0 ? id : `${id} step ${k + 1}`, n: s.nodes, start: t, duration: s.duration });
+    sizes.push({ t, v: s.nodes });
+    peak = Math.max(peak, s.nodes);
+    t += s.duration;
+  });
+  sizes.push({ t, v: 0 });
+  return { id, processors: peak, start: scheduled.start, end: finiteOrNull(t), waitsFor: plan.reservation(id) ? plan.reservationWaitsFor(id) : [], steps: sizes };
 }
 
 /**

@@ -178,6 +178,11 @@ export class FpeJobs {
       : `asks for ${processors} processors after its last step: a profiled job's steps are fixed at submission`;
   }
 
+  /** The profiled jobs not started yet, in arrival order (they wait here, not in the queue). */
+  *waiting(): Iterable<JobRecord> {
+    for (const p of this.jobs.values()) if (p.step < 0) yield p.job;
+  }
+
   /** The scheduled EP and the step a job runs, for the console. */
   describe(jobId: string): { variant: FpeVariantName; cluster: string | undefined; step: number; schedule: ScheduledEp | undefined } | undefined {
     const p = this.jobs.get(jobId);

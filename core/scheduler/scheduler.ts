@@ -402,17 +402,27 @@ export class Scheduler {
 
   /**
    * The plan per cluster at `now` (core/plan/plan-snapshot.ts): capacity, running jobs with their estimated ends, and
-   * the reservations the queue policy made for waiting jobs, each with the running jobs its start waits for.
+   * the reservations made for waiting jobs (by the queue policy, or by a malleability policy that brings its own
+   * iteration and schedules the queue in its place: dbes), each with the running jobs its start waits for.
    */
   planSnapshot(now: number, limit?: number): PlanSnapshot {
     return planSnapshot({
       now,
       queuePolicy: this.queuePolicy.name,
+      planner: this.iteration ? this.malleability.policy.name : this.queuePolicy.name,
       clusters: this.clusters.map((s) => ({ name: s.cluster.name, processors: s.cluster.processors, availableNow: s.availableFor() })),
       clusterIndex: (name) => this.grid.cluster(name)?.index,
       placed: this.placedJobs,
-      waiting: this.queue.list(),
+      // The queue's jobs, then the profiled ones (kept by the FPE jobs, not queued), reserved by their fits.
+      waiting: [...this.queue.list(), ...this.fpe.waiting()],
       runtimeAt: this.runtimeAt,
+      scheduledSteps: (jobId) => {
+        // A waiting profiled job's fit (one that runs holds its steps as a placed job).
+        const d = this.fpe.describe(jobId);
+        const cluster = d?.cluster === undefined ? undefined : this.grid.cluster(d.cluster)?.index;
+        if (!d?.schedule || d.step >= 0 || cluster === undefined) return undefined;
+        return { cluster, start: d.schedule.start, steps: d.schedule.steps };
+      },
       ...(limit === undefined ? {} : { limit }),
     });
   }

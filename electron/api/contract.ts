@@ -14,6 +14,7 @@ import { BATCH_SYSTEMS, connectionTestSchema, liveClusterSchema } from '../../ru
 import { OPTION_KINDS } from '../../runners/managers/options.js';
 import { QUEUE_POLICIES } from '../../core/queue/policy.js';
 import { QUEUE_PRIORITIES } from '../../core/queue/priority.js';
+import { FPE_VARIANTS } from '../../core/fpe/registry.js';
 
 export const SPEEDS = ['pause', '1x', '10x', '100x', 'max'] as const;
 export const speedSchema = z.enum(SPEEDS, { error: () => `must be one of ${SPEEDS.join(', ')}` });
@@ -75,6 +76,8 @@ const planEnd = z.number().nullable();
 const planSnapshot = z.object({
   now: z.number(),
   queuePolicy: z.string(),
+  /** What made the reservations: the queue policy, or a malleability policy that schedules the queue itself (dbes). */
+  planner: z.string(),
   /** Items of each kind listed per cluster at most; `runningTotal` and `reservationsTotal` say how many there are. */
   limit: z.number(),
   clusters: z.array(
@@ -96,7 +99,17 @@ const planSnapshot = z.object({
         }),
       ),
       runningTotal: z.number(),
-      reservations: z.array(z.object({ id: z.string(), processors: z.number(), start: z.number(), end: planEnd, waitsFor: z.array(z.string()) })),
+      reservations: z.array(
+        z.object({
+          id: z.string(),
+          processors: z.number(),
+          start: z.number(),
+          end: planEnd,
+          waitsFor: z.array(z.string()),
+          /** A profiled (FPE) job's scheduled sizes over time, one step each; `processors` is their peak. */
+          steps: z.array(viewStep).optional(),
+        }),
+      ),
       reservationsTotal: z.number(),
     }),
   ),
@@ -120,6 +133,8 @@ const settings = z.strictObject({
   approach: z.enum(APPROACHES),
   policy: z.enum(policyNames),
   triesThreshold: z.number().int().min(1),
+  /** How profiled evolving jobs are scheduled (core/fpe/registry.ts). */
+  fpeVariant: z.enum(FPE_VARIANTS),
   /** The living default's stream of jobs: arrivals per hour and the mix of kinds (core/sim/workloads/stream.ts). */
   stream: jobStreamSettingsSchema,
   ...queueSettingsSchema.shape,
@@ -131,6 +146,8 @@ const settingsChoices = z.object({
   priorities: z.array(z.object({ name: queuePrioritySchema, description: z.string() })),
   /** The malleability policies (core/malleability/registry.ts), in the registry's order. */
   policies: z.array(z.object({ name: z.enum(policyNames), description: z.string() })),
+  /** The FPE variants for profiled evolving jobs (core/fpe/registry.ts), in the registry's order. */
+  fpeVariants: z.array(z.object({ name: z.enum(FPE_VARIANTS), description: z.string() })),
 });
 
 const gridPresetNames = Object.keys(GRID_PRESETS);
@@ -282,7 +299,7 @@ export const methods = {
   'run.openReadOnly': { input: z.strictObject({}), output: runStatusSchema },
   'settings.get': { input: z.strictObject({}), output: settings },
   'settings.set': { input: settings.partial(), output: settings },
-  /** The queue policies (with their descriptions, and whether they plan ahead) and priorities Settings offers. */
+  /** The queue policies (with their descriptions, and whether they plan ahead), priorities, malleability policies and FPE variants Settings offers. */
   'settings.choices': { input: z.strictObject({}), output: settingsChoices },
   /** Submit-form templates, kept by the host (in its store when it has one). */
   'templates.list': { input: z.strictObject({}), output: z.object({ templates: z.array(template) }) },

@@ -1,7 +1,7 @@
 // DBES in Chromium against a real web-mode host, on the DBES paper's example (one cluster of 4 processors; A and B
 // malleable, C rigid of 3 submitted after they start): Settings offers dbes from the host with its description and the
 // run takes it; the Activity view says which expansion was the second step, which was made for C and which shrink
-// served C; the Plan view marks A as expanded for C.
+// served C; the Plan view marks A as expanded for C and names dbes as what scheduled the queue.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gridSpecSchema } from '../../core/model/schemas.js';
@@ -63,6 +63,8 @@ describe.skipIf(!ready)('DBES in the console, in Chromium', () => {
 
     await page.getByTestId('tab-plan').click();
     await expect.poll(() => page.getByTestId('plan-expanded-c').textContent(), { timeout: 30_000 }).toMatch(/A [^·]*\+1 for C/);
+    // DBES schedules the queue in the queue policy's place: the Plan view says so, not "koala, which plans none".
+    expect(await page.getByTestId('plan-planner').textContent()).toBe('dbes');
     await page.screenshot({ path: path.join(artifacts, 'dbes-plan.png') });
   }, 180_000);
 });

@@ -1,7 +1,8 @@
 // The queue settings through the host: queue policy, reservation depth and priority are read and changed with
 // settings.get / settings.set (errors naming the field), offered by settings.choices with the core's own names and
 // descriptions, kept as stored commands that a resumed run replays, carried by sim.reset into the new run's config,
-// and handed to a live run's world as it starts and as it resumes.
+// and handed to a live run's world as it starts and as it resumes. The other scheduler settings (malleability
+// policy, approach, FPE variant) likewise: stored, replayed, kept through sim.reset and carried into a live run.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { gridSpecSchema } from '../../core/model/schemas.js';
 import { queuePolicies } from '../../core/queue/registry.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { QUEUE_PRIORITIES } from '../../core/queue/priority.js';
+import { FPE_VARIANTS, fpeVariants } from '../../core/fpe/registry.js';
 import { SimWorld } from '../../core/sim/world.js';
 import { Host } from '../../electron/host/host.js';
 import type { LiveWorldFactory, LiveWorldFactoryOptions } from '../../electron/live/live-run.js';
@@ -206,5 +208,59 @@ describe('queue settings through the host', () => {
     for (let i = 0; i < 1000 && !(resumed.started && resumed.scheduler.policy.name === 'dbes'); i++) await new Promise((resolve) => setImmediate(resolve));
     expect(resumed.scheduler.policy.name).toBe('dbes');
     expect(again.call('settings.get', {})).toMatchObject({ ok: true, value: { policy: 'dbes' } });
+  });
+});
+
+/** Steps the event loop until `done` holds (a resumed live world becomes the run's once it has started). */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('the FPE variant and the other scheduler settings through the host', () => {
+  it('offers the FPE variants with their descriptions; settings.set changes the scheduler\'s, a bad one refused at fpeVariant', () => {
+    const host = hostOn(storeFile());
+    const r = host.call('settings.choices', {});
+    if (!r.ok) throw new Error('settings.choices failed');
+    expect(r.value.fpeVariants.map((v) => v.name)).toEqual([...FPE_VARIANTS]);
+    for (const v of r.value.fpeVariants) expect(v.description).toBe(fpeVariants[v.name].description);
+    expect(host.call('settings.get', {})).toMatchObject({ ok: true, value: { fpeVariant: host.world.scheduler.fpeVariant } });
+    expect(host.call('settings.set', { fpeVariant: 'infX+c' })).toMatchObject({ ok: true, value: { fpeVariant: 'infX+c' } });
+    expect(host.world.scheduler.fpeVariant).toBe('infX+c');
+    const bad = host.call('settings.set', { fpeVariant: '3X' } as never);
+    expect(bad).toMatchObject({ ok: false, errors: [{ path: 'fpeVariant' }] });
+    expect(host.world.scheduler.fpeVariant).toBe('infX+c');
+  });
+
+  it('the FPE variant is stored with the run and replayed when it resumes, and kept through sim.reset', async () => {
+    const file = storeFile();
+    const host = hostOn(file);
+    expect(host.call('settings.set', { fpeVariant: 'noX' }).ok).toBe(true);
+    const again = await restart(file);
+    expect(again.world.scheduler.fpeVariant).toBe('noX');
+    expect(again.call('settings.set', { policy: 'dbes', approach: 'pwa' }).ok).toBe(true);
+    expect(again.call('sim.reset', { grid: 'das3', workload: 'none' }).ok).toBe(true);
+    expect(again.call('settings.get', {})).toMatchObject({ ok: true, value: { fpeVariant: 'noX', policy: 'dbes', approach: 'pwa' } });
+    // The reset's run has them as stored commands: a restart replays them.
+    const third = await restart(file);
+    expect(third.world.scheduler.fpeVariant).toBe('noX');
+    expect(third.world.scheduler.policy.name).toBe('dbes');
+    expect(third.world.scheduler.approachName).toBe('pwa');
+  });
+
+  it('a malleability policy, approach and FPE variant chosen before run.startLive are the live run\'s, and still after a resume', async () => {
+    const file = storeFile();
+    const built: FakeWorld[] = [];
+    const host = hostOn(file, fakeFactory(built));
+    host.call('clusters.save', { name: 'a', login: { via: 'local' }, system: 'local', slots: 4 });
+    expect(host.call('settings.set', { policy: 'dbes', approach: 'pwa', fpeVariant: 'infX' }).ok).toBe(true);
+    expect((await host.call('run.startLive', {})).ok).toBe(true);
+    const live = built[0]!.scheduler;
+    expect([live.policy.name, live.approachName, live.fpeVariant]).toEqual(['dbes', 'pwa', 'infX']);
+    expect(host.call('settings.get', {})).toMatchObject({ ok: true, value: { policy: 'dbes', approach: 'pwa', fpeVariant: 'infX' } });
+
+    await restart(file, fakeFactory(built));
+    const resumed = built[1]!;
+    await until(() => resumed.started && resumed.scheduler.policy.name === 'dbes');
+    expect([resumed.scheduler.policy.name, resumed.scheduler.approachName, resumed.scheduler.fpeVariant]).toEqual(['dbes', 'pwa', 'infX']);
   });
 });

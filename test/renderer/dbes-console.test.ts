@@ -178,7 +178,7 @@ describe('Job drawer', () => {
 describe('Plan view', () => {
   const running = (id: string, kind = 'malleable') => ({ id, kind, processors: 2, size: 2, start: 0, end: 100, backfilled: false, sizes: [{ t: 0, v: 2 }] });
   const snapshot = {
-    now: 15, queuePolicy: 'easy', limit: 50,
+    now: 15, queuePolicy: 'easy', planner: 'easy', limit: 50,
     clusters: [{ name: c, processors: 4, capacity: [{ t: 0, v: 4 }], free: [{ t: 0, v: 0 }], running: [running('A'), running('B'), running('F')], runningTotal: 3, reservations: [], reservationsTotal: 0 }],
   };
 
@@ -202,6 +202,23 @@ describe('Plan view', () => {
     await flushPromises();
     expect(client.calls.filter((x) => x.method === 'jobs.events').map((x) => x.payload)).toEqual([{ jobId: 'A' }, { jobId: 'B' }, { jobId: 'F' }]);
     expect(wrapper.get(`[data-testid="plan-expanded-${c}"]`).text()).toBe('expanded: A +2 for C');
+    wrapper.unmount();
+  });
+
+  it('under dbes says dbes scheduled the queue and lists its reservations, not "no reservations" of the queue policy koala', async () => {
+    const reservation = { id: 'C', processors: 3, start: 100, end: 700, waitsFor: ['A'] };
+    const dbes = { ...snapshot, queuePolicy: 'koala', planner: 'dbes', clusters: [{ ...snapshot.clusters[0]!, reservations: [reservation], reservationsTotal: 1 }] };
+    const { pinia, stores } = storesWith([], { 'plan.snapshot': { ok: true, value: dbes }, 'jobs.events': () => ({ ok: true, value: { events: [] } }) });
+    const wrapper = mount(PlanView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } } });
+    await flushPromises();
+    expect(wrapper.get('[data-testid="plan-planner"]').text()).toBe('dbes');
+    expect(wrapper.find('[data-testid="plan-empty"]').exists()).toBe(false);
+    expect(wrapper.find(`[data-testid="plan-reservations-${c}"]`).exists()).toBe(true);
+    // None planned now: said of dbes, not of koala "which plans none".
+    stores.plan.plan = { ...dbes, clusters: [{ ...dbes.clusters[0]!, reservations: [], reservationsTotal: 0 }] };
+    await flushPromises();
+    expect(wrapper.get('[data-testid="plan-empty"]').text()).toContain('no waiting job is planned ahead by dbes');
+    expect(wrapper.get('[data-testid="plan-empty"]').text()).not.toContain('plans none');
     wrapper.unmount();
   });
 });

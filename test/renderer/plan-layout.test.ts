@@ -49,4 +49,20 @@ describe('plan layout', () => {
     expect(x!.text).toContain('waits for no running job');
     expect(old!.text).toContain('no walltime');
   });
+
+  it('draws a profiled job\'s scheduled steps as a box per step, each its own size, with the step on hover', () => {
+    // r (8, 0..100); x reserved 4 then 2 for 50 s each from 100: each step in the lowest band free then.
+    const plan: ClusterPlanView = {
+      ...base,
+      running: [run('r', 8, 0, 100)],
+      reservations: [{ id: 'x', processors: 4, start: 100, end: 200, waitsFor: ['r'], steps: [{ t: 100, v: 4 }, { t: 150, v: 2 }, { t: 200, v: 0 }] }],
+    };
+    const l = layoutPlan(plan, 10);
+    expect(l.boxes.map((b) => [b.kind, b.id, b.x0, b.x1, b.bands])).toEqual([
+      ['running', 'r', 0, 100, [[0, 8]]],
+      ['reserved', 'x', 100, 150, [[0, 4]]],
+      ['reserved', 'x', 150, 200, [[0, 2]]],
+    ]);
+    expect(l.boxes[2]!.text).toBe('job x reserved · step 2 of 2: 2 processors · 0:02:30–0:03:20 · waits for job r');
+  });
 });

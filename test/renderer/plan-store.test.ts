@@ -7,7 +7,7 @@ import { definePlanStore, EVENT_DELAY_MS, type PlanSnapshot } from '../../render
 import type { ApiClient, SchedulerEvent } from '../../renderer/src/api/types.js';
 import { fakeClient } from './fake-client.js';
 
-const plan = (now: number): PlanSnapshot => ({ now, queuePolicy: 'easy', limit: 200, clusters: [] });
+const plan = (now: number): PlanSnapshot => ({ now, queuePolicy: 'easy', planner: 'easy', limit: 200, clusters: [] });
 const settle = async () => {
   for (let i = 0; i < 5; i++) await Promise.resolve();
 };

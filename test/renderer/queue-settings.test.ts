@@ -13,7 +13,7 @@ import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import { fakeClient, type FakeClient } from './fake-client.js';
 
 const STREAM = { jobsPerHour: 24, malleablePct: 60, rigidPct: 25, evolvingPct: 15 };
-const settingsOf = (queue: 'koala' | 'fcfs' | 'easy') => ({ approach: 'pra' as const, policy: 'fpsma', triesThreshold: 3, stream: STREAM, queue, reservationDepth: null, priority: 'submit' as const });
+const settingsOf = (queue: 'koala' | 'fcfs' | 'easy') => ({ approach: 'pra' as const, policy: 'fpsma', triesThreshold: 3, stream: STREAM, queue, reservationDepth: null, priority: 'submit' as const, fpeVariant: '2X+c' as const });
 const CHOICES = {
   queuePolicies: [
     { name: 'koala' as const, description: 'every job tried head to tail', plansAhead: false },
@@ -24,6 +24,10 @@ const CHOICES = {
     { name: 'wait' as const, description: 'waiting time' },
   ],
   policies: [{ name: 'fpsma', description: 'oldest first' }],
+  fpeVariants: [
+    { name: '2X+c' as const, description: 'expand to twice, then compact' },
+    { name: 'rigid' as const, description: 'evolution ignored' },
+  ],
 };
 
 describe('walltime as typed', () => {

@@ -84,7 +84,7 @@ describe('run-status banner', () => {
       'sim.reset': { ok: true, value: { grid: 'das3', clusters: 5, workload: 'wm', jobs: 300, seed: 1, backup } },
       'grid.snapshot': { ok: true, value: gridSnapshot({ time: 0 }) },
       'jobs.list': { ok: true, value: { jobs: [], total: 0, version: '2:0' } },
-      'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: { jobsPerHour: 24, malleablePct: 60, rigidPct: 25, evolvingPct: 15 }, queue: 'koala', reservationDepth: null, priority: 'submit' } },
+      'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: { jobsPerHour: 24, malleablePct: 60, rigidPct: 25, evolvingPct: 15 }, queue: 'koala', reservationDepth: null, priority: 'submit', fpeVariant: '2X+c' } },
     });
     const { wrapper, stores } = mountWith(RunBanner, client);
     stores.grid.applySnapshot(gridSnapshot({ time: 900, run: { state: 'read-only', reason: 'opened read-only while it was being resumed' } }));

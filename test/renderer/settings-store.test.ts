@@ -9,26 +9,26 @@ import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import { fakeClient } from './fake-client.js';
 
 const STREAM = { jobsPerHour: 24, malleablePct: 60, rigidPct: 25, evolvingPct: 15 };
-const QUEUE = { queue: 'koala' as const, reservationDepth: null, priority: 'submit' as const };
+const QUEUE_AND_FPE = { queue: 'koala' as const, reservationDepth: null, priority: 'submit' as const, fpeVariant: '2X+c' as const };
 
 describe('settings store', () => {
   beforeEach(() => setActivePinia(createPinia()));
 
   it('loads the settings into the form', async () => {
-    const client = fakeClient({ 'settings.get': { ok: true, value: { approach: 'pwa', policy: 'egs', triesThreshold: 7, stream: STREAM, ...QUEUE } } });
+    const client = fakeClient({ 'settings.get': { ok: true, value: { approach: 'pwa', policy: 'egs', triesThreshold: 7, stream: STREAM, ...QUEUE_AND_FPE } } });
     const store = defineSettingsStore(client)();
     expect(await store.load()).toBe(true);
     expect(client.calls).toEqual([{ method: 'settings.get', payload: {} }]);
-    expect(store.form).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7, ...STREAM, ...QUEUE });
-    expect(store.loaded).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7, stream: STREAM, ...QUEUE });
+    expect(store.form).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7, ...STREAM, ...QUEUE_AND_FPE });
+    expect(store.loaded).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7, stream: STREAM, ...QUEUE_AND_FPE });
   });
 
   it('saves the form and confirms', async () => {
-    const client = fakeClient({ 'settings.set': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 5, stream: { ...STREAM, jobsPerHour: 30 }, ...QUEUE } } });
+    const client = fakeClient({ 'settings.set': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 5, stream: { ...STREAM, jobsPerHour: 30 }, ...QUEUE_AND_FPE } } });
     const store = defineSettingsStore(client)();
-    store.form = { approach: 'pra', policy: 'fpsma', triesThreshold: 5, ...STREAM, jobsPerHour: 30, ...QUEUE };
+    store.form = { approach: 'pra', policy: 'fpsma', triesThreshold: 5, ...STREAM, jobsPerHour: 30, ...QUEUE_AND_FPE };
     expect(await store.save()).toBe(true);
-    expect(client.calls).toEqual([{ method: 'settings.set', payload: { approach: 'pra', policy: 'fpsma', triesThreshold: 5, stream: { ...STREAM, jobsPerHour: 30 }, ...QUEUE } }]);
+    expect(client.calls).toEqual([{ method: 'settings.set', payload: { approach: 'pra', policy: 'fpsma', triesThreshold: 5, stream: { ...STREAM, jobsPerHour: 30 }, ...QUEUE_AND_FPE } }]);
     expect(store.saved).toBe(true);
     expect(store.errors).toEqual({});
     store.touch('policy');
@@ -65,7 +65,7 @@ describe('settings store', () => {
   });
 
   it('refuses an empty arrival rate of the stream without calling the API', async () => {
-    const client = fakeClient({ 'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE } } });
+    const client = fakeClient({ 'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE } } });
     const store = defineSettingsStore(client)();
     await store.load();
     store.form.jobsPerHour = null;
@@ -90,7 +90,7 @@ describe('Settings view', () => {
     const pinia = createPinia();
     setActivePinia(pinia);
     const client = fakeClient({
-      'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE } },
+      'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE } },
       'settings.set': { ok: false, errors: [{ path: 'policy', message: 'unknown policy' }] },
     });
     const stores = createStores(client);
@@ -107,7 +107,7 @@ describe('Settings view', () => {
     expect(wrapper.find('[data-testid="error-policy"]').text()).toBe('unknown policy');
     expect(wrapper.find('[data-testid="settings-saved"]').exists()).toBe(false);
 
-    client.answers['settings.set'] = { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE } };
+    client.answers['settings.set'] = { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE } };
     await wrapper.find('[data-testid="save-settings"]').trigger('click');
     await flushPromises();
     expect(wrapper.find('[data-testid="error-policy"]').exists()).toBe(false);
@@ -124,8 +124,8 @@ describe('Settings view', () => {
       { name: 'rigid', description: 'never resize' },
     ];
     const client = fakeClient({
-      'settings.get': { ok: true, value: { approach: 'pra', policy: 'dbes', triesThreshold: 3, stream: STREAM, ...QUEUE } },
-      'settings.choices': { ok: true, value: { queuePolicies: [], priorities: [], policies } },
+      'settings.get': { ok: true, value: { approach: 'pra', policy: 'dbes', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE } },
+      'settings.choices': { ok: true, value: { queuePolicies: [], priorities: [], policies, fpeVariants: [] } },
     });
     const stores = createStores(client);
     const wrapper = mount(SettingsView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
@@ -136,6 +136,36 @@ describe('Settings view', () => {
     stores.settings.form.policy = 'rigid';
     await flushPromises();
     expect(wrapper.find('[data-testid="hint-policy"]').text()).toBe('never resize');
+    wrapper.unmount();
+  });
+
+  it('offers the FPE variants the host serves (settings.choices) in a select, with the chosen one\'s description, and saves the choice', async () => {
+    const pinia = createPinia();
+    setActivePinia(pinia);
+    const fpeVariants = [
+      { name: 'rigid' as const, description: 'evolution ignored' },
+      { name: '2X+c' as const, description: 'expand to twice, then compact' },
+      { name: 'infX' as const, description: 'expand without limit' },
+    ];
+    const client = fakeClient({
+      'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE } },
+      'settings.choices': { ok: true, value: { queuePolicies: [], priorities: [], policies: [], fpeVariants } },
+    });
+    const stores = createStores(client);
+    const wrapper = mount(SettingsView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    await flushPromises();
+    const select = wrapper.findAllComponents(NSelect).find((c) => c.attributes('data-testid') === 'field-fpeVariant')!;
+    expect((select.props('options') as Array<{ value: string }>).map((o) => o.value)).toEqual(['rigid', '2X+c', 'infX']);
+    expect(select.props('value')).toBe('2X+c');
+    expect(wrapper.find('[data-testid="hint-fpeVariant"]').text()).toBe('expand to twice, then compact');
+    select.vm.$emit('update:value', 'infX');
+    await flushPromises();
+    expect(wrapper.find('[data-testid="hint-fpeVariant"]').text()).toBe('expand without limit');
+    client.answers['settings.set'] = { ok: false, errors: [{ path: 'fpeVariant', message: 'must be one of rigid, noX' }] };
+    await wrapper.find('[data-testid="save-settings"]').trigger('click');
+    await flushPromises();
+    expect(client.calls.find((c) => c.method === 'settings.set')?.payload).toMatchObject({ fpeVariant: 'infX' });
+    expect(wrapper.find('[data-testid="error-fpeVariant"]').text()).toBe('must be one of rigid, noX');
     wrapper.unmount();
   });
 });

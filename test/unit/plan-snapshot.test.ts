@@ -103,12 +103,12 @@ describe('plan snapshot of a scheduler running EASY', () => {
     id, kind: 'rigid', submitTime, app: { model: 'fixed', runtime }, components: [{ processors, program: 'x' }], walltime,
   });
 
-  function world(queue: 'easy' | 'koala') {
+  function world(queue: 'easy' | 'koala', policy?: 'dbes') {
     // 12 processors: a (4, until 100) and b (4, until 200) run; h (6) is the head at 1 (4 free: reserved at 100, when
     // a's end leaves 8); c (2, 50 s) backfills at 2. At 100 the plan has 8 free for h's 6: c's 2 (ended at 52) are
     // slack, a's 4 are needed: h waits for a alone.
     const jobs = [rigid('a', 4, 100, 100, 0), rigid('b', 4, 200, 200, 0), rigid('h', 6, 50, 50, 1), rigid('c', 2, 50, 50, 2)];
-    const w = new SimWorld({ grid: gridSpecSchema.parse({ clusters: [{ name: 'x', processors: 12 }] }), jobs: jobs.map((j) => jobSpecSchema.parse(j)), seed: 1, background: false, scheduler: { queue } });
+    const w = new SimWorld({ grid: gridSpecSchema.parse({ clusters: [{ name: 'x', processors: 12 }] }), jobs: jobs.map((j) => jobSpecSchema.parse(j)), seed: 1, background: false, scheduler: { queue, ...(policy ? { policy } : {}) } });
     w.runUntil(5);
     return w;
   }
@@ -118,6 +118,7 @@ describe('plan snapshot of a scheduler running EASY', () => {
     const plan = w.scheduler.planSnapshot(5);
     const c = plan.clusters[0]!;
     expect(plan.queuePolicy).toBe('easy');
+    expect(plan.planner).toBe('easy');
     // c started while h, submitted before it, waited: it is marked backfilled; a and b are not.
     expect(c.running.map((r) => [r.id, r.backfilled])).toEqual([['a', false], ['b', false], ['c', true]]);
     expect(c.running.map((r) => [r.id, r.processors, r.start, r.end])).toEqual([['a', 4, 0, 100], ['b', 4, 0, 200], ['c', 2, 2, 52]]);
@@ -129,5 +130,33 @@ describe('plan snapshot of a scheduler running EASY', () => {
     const plan = world('koala').scheduler.planSnapshot(5);
     expect(plan.queuePolicy).toBe('koala');
     expect(plan.clusters[0]!.reservations).toEqual([]);
+  });
+
+  it('under dbes the reservations are DBES\'s, and the snapshot says dbes planned them (the queue policy koala plans none)', () => {
+    const koala = world('koala').scheduler.planSnapshot(5);
+    expect(koala.planner).toBe('koala');
+    const plan = world('koala', 'dbes').scheduler.planSnapshot(5);
+    expect(plan.queuePolicy).toBe('koala');
+    expect(plan.planner).toBe('dbes');
+    // DBES backfills c beside a and b, h reserved at a's end.
+    expect(plan.clusters[0]!.reservations).toEqual([{ id: 'h', processors: 6, start: 100, end: 150, waitsFor: ['a'] }]);
+  });
+});
+
+describe('plan snapshot of a waiting profiled (FPE) job', () => {
+  it('lists its scheduled steps as its reservation: sizes over time, its peak, and what its start waits for', () => {
+    // 10 processors: r (8, until 100) runs; x asks 4 then 2 for 50 s each: 2 are free before 100, so its fit starts at 100.
+    const jobs: JobSpecInput[] = [
+      { id: 'r', kind: 'rigid', submitTime: 0, app: { model: 'fixed', runtime: 100 }, components: [{ processors: 8, program: 'x' }], walltime: 100 },
+      { id: 'x', kind: 'evolving', submitTime: 1, profile: { steps: [{ duration_s: 50, processors: 4 }, { duration_s: 50, processors: 2 }] }, components: [{ program: 'fpe-app' }] },
+    ];
+    const w = new SimWorld({ grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }), jobs: jobs.map((j) => jobSpecSchema.parse(j)), seed: 1, background: false });
+    w.runUntil(5);
+    expect(w.scheduler.job('x')?.state).toBe('queued');
+    const c = w.scheduler.planSnapshot(5).clusters[0]!;
+    expect(c.reservations).toEqual([{ id: 'x', processors: 4, start: 100, end: 200, waitsFor: ['r'], steps: [{ t: 100, v: 4 }, { t: 150, v: 2 }, { t: 200, v: 0 }] }]);
+    expect(c.reservationsTotal).toBe(1);
+    // The plan holds its steps: 2 free before 100 (r's 8 held), 6 while its first step runs, 8 during its second.
+    expect(c.free).toEqual([{ t: 5, v: 2 }, { t: 100, v: 6 }, { t: 150, v: 8 }, { t: 200, v: 10 }]);
   });
 });

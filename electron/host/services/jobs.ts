@@ -136,7 +136,7 @@ export class JobsService {
         return { ok: true, value: { ...listJobs(held, released, limit, (i) => grid.clusters[i]?.name), version } };
       },
       'plan.snapshot': ({ limit }) => {
-        if (run.mode.resuming) return { ok: true, value: { now: 0, queuePolicy: run.scheduler.queuePolicyName, limit, clusters: [] } };
+        if (run.mode.resuming) return { ok: true, value: { now: 0, queuePolicy: run.scheduler.queuePolicyName, planner: run.scheduler.queuePolicyName, limit, clusters: [] } };
         return { ok: true, value: run.scheduler.planSnapshot(run.now(), limit) };
       },
     };

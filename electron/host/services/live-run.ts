@@ -51,8 +51,10 @@ export class LiveRunService {
     const run = this.run;
     const clusters = this.clusters.configs();
     if (!clusters.length) return refused('clusters', 'no live cluster is configured: add one in Settings → Clusters');
-    // The live run starts with the current run's queue settings, kept with it for a resume.
+    // The live run starts with the current run's scheduler settings: the queue ones kept in its config, the others
+    // stored as its first commands, for a resume.
     const queue = this.settings.queueSettings();
+    const carried = this.settings.carried();
     let world: LiveWorld;
     try {
       world = this.factory(this.worldOptions(clusters, undefined, queue));
@@ -69,6 +71,7 @@ export class LiveRunService {
     run.follow(world, { stored: 0, replaying: false, resumed: false });
     // Stored at once, before any job: the state holds the run's id, by which a resumed run knows its jobs on the clusters.
     run.flush(undefined, true);
+    this.settings.carryInto(carried);
     return { ok: true, value: { clusters: clusters.map((c) => c.name), ...(backup ? { backup } : {}) } };
   }
 

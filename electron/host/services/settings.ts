@@ -4,13 +4,17 @@ import { NO_JOB_STREAM, type JobStreamSettings } from '../../../core/sim/workloa
 import type { Scheduler, SchedulerOptions } from '../../../core/scheduler/scheduler.js';
 import { queuePolicies } from '../../../core/queue/registry.js';
 import { malleabilityPolicies } from '../../../core/malleability/registry.js';
+import { fpeVariants, type FpeVariantName } from '../../../core/fpe/registry.js';
 import type { QueuePolicy, QueuePolicyName } from '../../../core/queue/policy.js';
 import { QUEUE_PRIORITIES, type QueuePriorityName } from '../../../core/queue/priority.js';
 import type { StoredQueueSettings } from '../../store/store.js';
 import type { HostRun, Refusal, ServiceHandlers } from './run.js';
 
 /** The settings kept as stored commands and applied again when a run is resumed (a live run's too). */
-export const SCHEDULER_SETTINGS = new Set(['approach', 'policy', 'triesThreshold', 'queue', 'reservationDepth', 'priority']);
+export const SCHEDULER_SETTINGS = new Set(['approach', 'policy', 'triesThreshold', 'queue', 'reservationDepth', 'priority', 'fpeVariant']);
+
+/** The scheduler settings a new run does not take from its config (the queue settings are in it): carried as commands. */
+const CARRIED_SETTINGS = ['approach', 'policy', 'triesThreshold', 'fpeVariant'] as const;
 
 /** The priorities in words for Settings (a new name in QUEUE_PRIORITIES needs its words here: the Record says so). */
 const PRIORITY_DESCRIPTIONS: Readonly<Record<QueuePriorityName, string>> = {
@@ -61,6 +65,7 @@ export class SettingsService {
       approach: s.approachName as 'pra' | 'pwa',
       policy: s.policy.name,
       triesThreshold: s.queue.triesThreshold,
+      fpeVariant: s.fpeVariant,
       stream: this.run.world.streamSettings ?? NO_JOB_STREAM,
       ...this.queueSettings(),
     };
@@ -70,6 +75,26 @@ export class SettingsService {
   queueSettings(): { queue: QueuePolicyName; reservationDepth: number | null; priority: QueuePriorityName } {
     const s = this.run.scheduler;
     return { queue: s.queuePolicyName, reservationDepth: s.reservationDepth ?? null, priority: s.priority };
+  }
+
+  /** The run's scheduler settings other than the queue ones, which a new run's config does not hold. */
+  carried(): Record<(typeof CARRIED_SETTINGS)[number], unknown> {
+    const s = this.get();
+    return { approach: s.approach, policy: s.policy, triesThreshold: s.triesThreshold, fpeVariant: s.fpeVariant };
+  }
+
+  /**
+   * `settings` (from carried()) applied to the run that has just started, each one it does not have already stored
+   * as a command so that a resume replays it (one it has is the new run's default: nothing to replay).
+   */
+  carryInto(settings: Record<string, unknown>): void {
+    const t = this.run.now();
+    const has = this.carried();
+    for (const key of CARRIED_SETTINGS) {
+      const value = settings[key];
+      if (value === undefined || value === has[key] || !this.apply(key, value).ok) continue;
+      this.run.flush({ t, key, value });
+    }
   }
 
   /** A setting (a stored one too, replayed) applied to the run's scheduler now. */
@@ -82,6 +107,7 @@ export class SettingsService {
     if (key === 'queue') return s.setQueuePolicy(String(value));
     if (key === 'reservationDepth') return s.setReservationDepth(value === null ? undefined : Number(value));
     if (key === 'priority') return s.setPriority(String(value));
+    if (key === 'fpeVariant') return s.setFpeVariant(String(value));
     if (key === 'approach') s.setApproach(String(value));
     else if (key === 'policy') s.setPolicy(String(value));
     else if (key === 'triesThreshold') s.queue.triesThreshold = Number(value);
@@ -111,6 +137,7 @@ export class SettingsService {
           queuePolicies: Object.values(queuePolicies).map((q) => ({ name: q.name, description: q.description, plansAhead: plansAhead(q) })),
           priorities: QUEUE_PRIORITIES.map((name) => ({ name, description: PRIORITY_DESCRIPTIONS[name] })),
           policies: Object.values(malleabilityPolicies).map((p) => ({ name: p.name, description: p.description })),
+          fpeVariants: Object.values(fpeVariants).map((v) => ({ name: v.name as FpeVariantName, description: v.description })),
         },
       }),
     };

@@ -117,6 +117,7 @@ export class SimulationService {
         let backup: string | undefined;
         // Decision: a new run keeps the current run's queue settings, except those the reset gives.
         const current = this.settings.queueSettings();
+        const carried = this.settings.carried();
         const queue: StoredQueueSettings = {
           queue: queueChanges.queue ?? current.queue,
           reservationDepth: queueChanges.reservationDepth !== undefined ? queueChanges.reservationDepth : current.reservationDepth,
@@ -135,6 +136,8 @@ export class SimulationService {
         }
         this.restart();
         run.flush();
+        // Decision: the other scheduler settings (approach, policy, tries threshold, FPE variant) are kept too.
+        this.settings.carryInto(carried);
         return { ok: true, value: { grid: grid.name, clusters: grid.clusters.length, workload, jobs: run.world.totalJobs, seed, ...(backup ? { backup } : {}) } };
       },
     };

@@ -93,9 +93,21 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
     });
   }
   for (const r of plan.reservations) {
+    const waits = r.waitsFor.length ? `waits for ${r.waitsFor.map((id) => `job ${id}`).join(', ')}` : 'waits for no running job';
+    if (r.steps?.length) {
+      // A profiled job's scheduled steps: a box per step, its own size.
+      const count = r.steps.filter((s) => s.v > 0).length;
+      r.steps.forEach((s, k) => {
+        const x1 = r.steps![k + 1]?.t ?? open;
+        if (s.v <= 0 || x1 <= s.t) return;
+        const bands = place(s.t, x1, s.v);
+        const text = `job ${r.id} reserved · step ${k + 1} of ${count}: ${s.v} processor${s.v === 1 ? '' : 's'} · ${hms(s.t)}–${hms(x1)} · ${waits}`;
+        boxes.push({ kind: 'reserved', id: r.id, x0: s.t, x1, bands, y0: bands[0]![0], y1: bands[bands.length - 1]![1], text });
+      });
+      continue;
+    }
     const x1 = r.end ?? open;
     const bands = place(r.start, x1, r.processors);
-    const waits = r.waitsFor.length ? `waits for ${r.waitsFor.map((id) => `job ${id}`).join(', ')}` : 'waits for no running job';
     const text = `job ${r.id} reserved · ${r.processors} processor${r.processors === 1 ? '' : 's'} · starts ${hms(r.start)} · ${endText(r.end)} · ${waits}`;
     boxes.push({ kind: 'reserved', id: r.id, x0: r.start, x1, bands, y0: bands[0]![0], y1: bands[bands.length - 1]![1], text });
   }

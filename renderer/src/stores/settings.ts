@@ -1,7 +1,8 @@
 // The scheduler's settings (approach, malleability policy, placement tries threshold, the living grid's stream of
-// jobs: arrivals per hour and mix, the queue policy, reservation depth and priority): loaded with settings.get,
-// edited in a form, saved with settings.set; the API's field errors land on their fields. The malleability policies,
-// queue policies and priorities offered come from the host (settings.choices), never copied here.
+// jobs: arrivals per hour and mix, the queue policy, reservation depth and priority, the FPE variant): loaded with
+// settings.get, edited in a form, saved with settings.set; the API's field errors land on their fields. The
+// malleability policies, queue policies, priorities and FPE variants offered come from the host (settings.choices),
+// never copied here.
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type { ApiClient, FieldError, MethodOutput } from '../api/types.js';
@@ -12,7 +13,7 @@ export const APPROACH_OPTIONS = ['pra', 'pwa'] as const;
 
 export const STREAM_FIELDS = ['jobsPerHour', 'malleablePct', 'rigidPct', 'evolvingPct'] as const;
 export type StreamField = (typeof STREAM_FIELDS)[number];
-export const SETTINGS_FIELDS = ['approach', 'policy', 'triesThreshold', ...STREAM_FIELDS, 'queue', 'reservationDepth', 'priority', 'form'] as const;
+export const SETTINGS_FIELDS = ['approach', 'policy', 'triesThreshold', ...STREAM_FIELDS, 'queue', 'reservationDepth', 'priority', 'fpeVariant', 'form'] as const;
 export type SettingsField = (typeof SETTINGS_FIELDS)[number];
 export type SettingsErrors = Partial<Record<SettingsField, string>>;
 
@@ -28,6 +29,8 @@ export interface SettingsForm {
   /** Empty (null): the queue policy's own depth. */
   reservationDepth: number | null;
   priority: string;
+  /** How profiled evolving jobs are scheduled. */
+  fpeVariant: string;
 }
 
 /** What is wrong with a reservation depth as typed, if anything (null, empty, is the policy's own). */
@@ -62,6 +65,7 @@ export function defineSettingsStore(client: ApiClient) {
       queue: 'koala',
       reservationDepth: null,
       priority: 'submit',
+      fpeVariant: '2X+c',
     });
     const loaded = ref<Settings | undefined>();
     const choices = ref<SettingsChoices | undefined>();
@@ -85,10 +89,11 @@ export function defineSettingsStore(client: ApiClient) {
         queue: s.queue,
         reservationDepth: s.reservationDepth,
         priority: s.priority,
+        fpeVariant: s.fpeVariant,
       };
     }
 
-    /** The malleability policies, queue policies and priorities the host offers (once: they do not change during a run). */
+    /** The malleability policies, queue policies, priorities and FPE variants the host offers (once: they do not change during a run). */
     async function loadChoices(): Promise<boolean> {
       if (choices.value) return true;
       const result = await client.call('settings.choices', {});
@@ -142,6 +147,7 @@ export function defineSettingsStore(client: ApiClient) {
           queue: f.queue as Settings['queue'],
           reservationDepth: f.reservationDepth,
           priority: f.priority as Settings['priority'],
+          fpeVariant: f.fpeVariant as Settings['fpeVariant'],
         });
         if (result.ok) {
           apply(result.value);
