@@ -46,12 +46,15 @@ describe('the living default', () => {
     expect([...kinds].sort()).toEqual(['evolving', 'malleable', 'rigid']);
     const grownJobs = new Set(events.filter((e) => e.type === 'job.grown').map((e) => e.jobId));
     expect(grownJobs.size).toBeGreaterThan(20);
-    // Now: malleable jobs running, one of them above its minimum.
-    const running = host.call('jobs.list', { states: ['running'], limit: 1000 });
-    if (!running.ok) throw new Error('no list');
-    const malleable = running.value.jobs.filter((j) => j.kind === 'malleable');
-    // Every sample of the last day has some; checked at this instant.
-    expect(malleable.length).toBeGreaterThan(0);
+    // Malleable jobs still run: within the third day (a bounded wait in virtual time; the instant a max-speed tick
+    // stops at depends on the machine's load, and a moment with none running is possible).
+    const malleableRunning = () => {
+      const running = host.call('jobs.list', { states: ['running'], limit: 1000 });
+      if (!running.ok) throw new Error('no list');
+      return running.value.jobs.filter((j) => j.kind === 'malleable').length;
+    };
+    tickUntil(host, () => malleableRunning() > 0 || now(host) > 3 * 86_400);
+    expect(malleableRunning()).toBeGreaterThan(0);
     void host.stop();
   });
 
