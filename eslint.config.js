@@ -16,16 +16,32 @@ const up = (folders) => `^(\\.\\./)+(${folders})/`;
 
 // Decision: Electron is matched whole (`^electron$`): a group pattern `electron` would also match `../electron/…`.
 const CORE_IS_PURE = [
-  { group: ['node:*', 'fs', 'path', 'os', 'child_process', 'worker_threads', 'crypto'], message: 'core/ is pure: no Node APIs.' },
+  {
+    group: ['node:*', 'fs', 'path', 'os', 'child_process', 'worker_threads', 'crypto'],
+    message: 'core/ is pure: no Node APIs.',
+  },
   { regex: '^electron$', message: 'core/ is pure: no Node APIs.' },
 ];
 const LAYERS = {
-  core: { regex: up('electron|runners|renderer|test|assets|scripts|bin'), message: 'core/ imports nothing outside core/.' },
-  runners: { regex: up('electron|renderer|test|scripts|bin'), message: 'runners/ imports core/ only: the host (electron/) configures it, never the other way.' },
-  renderer: { regex: `^(\\.\\./)+(?!core/model/|electron/api/)(core|electron|runners|test|assets|scripts|bin)/`, message: 'The renderer imports only electron/api/ and core/model/.' },
+  core: {
+    regex: up('electron|runners|renderer|test|assets|scripts|bin'),
+    message: 'core/ imports nothing outside core/.',
+  },
+  runners: {
+    regex: up('electron|renderer|test|scripts|bin'),
+    message: 'runners/ imports core/ only: the host (electron/) configures it, never the other way.',
+  },
+  renderer: {
+    regex: `^(\\.\\./)+(?!core/model/|electron/api/)(core|electron|runners|test|assets|scripts|bin)/`,
+    message: 'The renderer imports only electron/api/ and core/model/.',
+  },
   // The contract and dispatcher pull the host's code in: the console takes their types only; the values it shows
   // come from electron/api/choices.ts.
-  rendererApi: { regex: `^(\\.\\./)+electron/api/(?!choices\\.js$)`, allowTypeImports: true, message: 'The renderer takes only types from the API (values: electron/api/choices.ts).' },
+  rendererApi: {
+    regex: `^(\\.\\./)+electron/api/(?!choices\\.js$)`,
+    allowTypeImports: true,
+    message: 'The renderer takes only types from the API (values: electron/api/choices.ts).',
+  },
 };
 
 // Vue single-file components: their <script> blocks are linted for the layers only (the template uses what the script
@@ -40,7 +56,10 @@ const vueScripts = {
         const blocks = [];
         for (const m of text.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)) {
           const start = m.index + m[0].indexOf('>') + 1;
-          blocks.push({ text: '\n'.repeat(text.slice(0, start).split('\n').length - 1) + m[1], filename: `${blocks.length}.ts` });
+          blocks.push({
+            text: '\n'.repeat(text.slice(0, start).split('\n').length - 1) + m[1],
+            filename: `${blocks.length}.ts`,
+          });
         }
         return blocks;
       },
@@ -68,7 +87,18 @@ export default tseslint.config(
   {
     // The application SDK and demo applications: plain JavaScript run by Node on cluster nodes.
     files: ['assets/**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
   },
   { files: ['**/*.vue'], plugins: { 'concertina-vue': vueScripts }, processor: 'concertina-vue/script' },
   {
@@ -79,7 +109,12 @@ export default tseslint.config(
     settings: {
       'import-x/extensions': ['.ts', '.js', '.mjs'],
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: [here('tsconfig.json'), here('tsconfig.renderer.json')], noWarnOnMultipleProjects: true })],
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({
+          project: [here('tsconfig.json'), here('tsconfig.renderer.json')],
+          noWarnOnMultipleProjects: true,
+        }),
+      ],
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
@@ -88,15 +123,29 @@ export default tseslint.config(
     files: ['core/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [...CORE_IS_PURE, LAYERS.core] }],
-      'no-restricted-globals': ['error', 'setTimeout', 'setInterval', 'setImmediate', 'process', 'performance', 'require'],
+      'no-restricted-globals': [
+        'error',
+        'setTimeout',
+        'setInterval',
+        'setImmediate',
+        'process',
+        'performance',
+        'require',
+      ],
       'no-restricted-properties': [
         'error',
         { object: 'Math', property: 'random', message: 'Use core/random.ts (seeded).' },
         { object: 'Date', property: 'now', message: 'Time is passed in.' },
       ],
-      'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='Date']", message: 'Time is passed in.' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "NewExpression[callee.name='Date']", message: 'Time is passed in.' },
+      ],
     },
   },
   { files: ['runners/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [LAYERS.runners] }] } },
-  { files: ['renderer/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [LAYERS.renderer, LAYERS.rendererApi] }] } },
+  {
+    files: ['renderer/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [LAYERS.renderer, LAYERS.rendererApi] }] },
+  },
 );

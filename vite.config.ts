@@ -23,7 +23,11 @@ export default defineConfig({
         codeSplitting: {
           groups: [
             { name: 'echarts', priority: 2, test: /node_modules[\\/](echarts|zrender|vue-echarts)[\\/]/ },
-            { name: 'naive-ui', priority: 1, test: /node_modules[\\/](naive-ui|vueuc|vooks|css-render|@css-render|seemly|evtd|treemate|date-fns|lodash-es|@juggle|vdirs|async-validator)[\\/]/ },
+            {
+              name: 'naive-ui',
+              priority: 1,
+              test: /node_modules[\\/](naive-ui|vueuc|vooks|css-render|@css-render|seemly|evtd|treemate|date-fns|lodash-es|@juggle|vdirs|async-validator)[\\/]/,
+            },
             { name: 'vue', priority: 3, test: /node_modules[\\/](@vue|vue|pinia)[\\/]/ },
           ],
         },

@@ -37,12 +37,15 @@ function bundled() {
     ...(cachedData ? { cachedData } : {}),
   });
   const module = { exports: {} };
-  script.runInThisContext().call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
+  script
+    .runInThisContext()
+    .call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
   const writeCache = () => writeFileSync(cacheFile, script.createCachedData());
   return { main: module.exports.main, after: process.env.CONCERTINA_CODE_CACHE === 'write' ? writeCache : () => {} };
 }
 
-const { main, after } = process.argv[2] === 'simulate' && fresh ? bundled() : { ...(await import(entry.href)), after: () => {} };
+const { main, after } =
+  process.argv[2] === 'simulate' && fresh ? bundled() : { ...(await import(entry.href)), after: () => {} };
 const code = await main(process.argv);
 after();
 process.exit(code);

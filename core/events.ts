@@ -22,10 +22,36 @@ export type SchedulerEventBody =
   /** Taken over after a restart (Scheduler.adopt): `claiming` until its local jobs run, else `running` with `size`. */
   | { type: 'job.adopted'; jobId: string; cluster: string; size: number; state: 'claiming' | 'running' }
   /** `step`, `forJob`: a DBES expansion — its first step, made for the StartLater job `forJob`, or its second (no job). */
-  | { type: 'grow.offered'; jobId: string; cluster: string; offerId: number; processors: number; operator?: true; step?: 1 | 2; forJob?: string }
-  | { type: 'grow.answered'; jobId: string; offerId: number; accepted: number; answered?: number; operator?: true; step?: 1 | 2; forJob?: string }
+  | {
+      type: 'grow.offered';
+      jobId: string;
+      cluster: string;
+      offerId: number;
+      processors: number;
+      operator?: true;
+      step?: 1 | 2;
+      forJob?: string;
+    }
+  | {
+      type: 'grow.answered';
+      jobId: string;
+      offerId: number;
+      accepted: number;
+      answered?: number;
+      operator?: true;
+      step?: 1 | 2;
+      forJob?: string;
+    }
   /** `step`, `forJob`: the DBES expansion the processors were offered for (as its grow.offered says). */
-  | { type: 'job.grown'; jobId: string; cluster: string; processors: number; size: number; step?: 1 | 2; forJob?: string }
+  | {
+      type: 'job.grown';
+      jobId: string;
+      cluster: string;
+      processors: number;
+      size: number;
+      step?: 1 | 2;
+      forJob?: string;
+    }
   /**
    * `phase`, `forJob`, `fromStep`, `fromFor`: a DBES shrink — for an evolving request, to start a StartLater job, or to
    * expand another job (steal) — for job `forJob`, taking back an expansion of step `fromStep` made for `fromFor`.
@@ -50,26 +76,74 @@ export type SchedulerEventBody =
   /** An evolving job's size changed inside its pre-allocation. */
   | { type: 'job.evolved'; jobId: string; cluster: string; size: number; preallocation: number }
   | { type: 'evolve.refused'; jobId: string; reason: string }
-  | { type: 'job.ended'; jobId: string; state: Extract<JobState, 'completed' | 'failed' | 'cancelled'>; reason: string; tries: number; output?: JobOutput }
+  | {
+      type: 'job.ended';
+      jobId: string;
+      state: Extract<JobState, 'completed' | 'failed' | 'cancelled'>;
+      reason: string;
+      tries: number;
+      output?: JobOutput;
+    }
   /**
    * An interactive job admitted (core/interactive): RT-DLT's k periodic tasks of cost C, placed on `nodes` (one entry
    * per task, a node may repeat) of `cluster`'s interactive worker nodes; `minNodes` is RT-DLT's n_min.
    */
-  | { type: 'interactive.admitted'; jobId: string; cluster: string; nodes: number[]; costMs: number; minNodes: number; periodMs: number; deadlineMs: number }
+  | {
+      type: 'interactive.admitted';
+      jobId: string;
+      cluster: string;
+      nodes: number[];
+      costMs: number;
+      minNodes: number;
+      periodMs: number;
+      deadlineMs: number;
+    }
   /** An instance ran `executedMs`, longer than C: the job's tasks were placed again (placement `generation`). */
-  | { type: 'interactive.replaced'; jobId: string; cluster: string; nodes: number[]; costMs: number; executedMs: number; generation: number }
+  | {
+      type: 'interactive.replaced';
+      jobId: string;
+      cluster: string;
+      nodes: number[];
+      costMs: number;
+      executedMs: number;
+      generation: number;
+    }
   /** An iteration's task on `node` ended after its deadline; `misses`: the job's misses so far. */
-  | { type: 'interactive.missed'; jobId: string; cluster: string; node: number; task: number; executedMs: number; deadlineMs: number; misses: number }
+  | {
+      type: 'interactive.missed';
+      jobId: string;
+      cluster: string;
+      node: number;
+      task: number;
+      executedMs: number;
+      deadlineMs: number;
+      misses: number;
+    }
   /**
    * A fully-predictably evolving job's scheduled EP (core/scheduler/fpe-jobs.ts) by `variant`: on `cluster` from
    * `start`, each step's scheduled duration (at least its requested one: longer when expanded) and processors.
    */
-  | { type: 'fpe.scheduled'; jobId: string; cluster: string; variant: string; start: number; steps: Array<{ durationS: number; processors: number }> }
+  | {
+      type: 'fpe.scheduled';
+      jobId: string;
+      cluster: string;
+      variant: string;
+      start: number;
+      steps: Array<{ durationS: number; processors: number }>;
+    }
   /**
    * A fully-predictably evolving job began step `step` (1-based) with `processors`: `delayedS` after it was submitted
    * (the first step), or after its previous step ran `expandedS` longer than requested (idle, waiting for this one).
    */
-  | { type: 'fpe.step'; jobId: string; cluster: string; step: number; processors: number; expandedS: number; delayedS: number }
+  | {
+      type: 'fpe.step';
+      jobId: string;
+      cluster: string;
+      step: number;
+      processors: number;
+      expandedS: number;
+      delayedS: number;
+    }
   | { type: 'cluster.polled'; cluster: string; processors: number; background: number; reachable: boolean };
 
 export type SchedulerEvent = SchedulerEventBody & { readonly t: number };

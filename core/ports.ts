@@ -49,7 +49,14 @@ export interface JobOutput {
 export type ManagerMessage =
   | { type: 'started'; cluster: string; jobId: string; component: number; processors: number }
   | { type: 'grown'; cluster: string; jobId: string; processors: number }
-  | { type: 'finished'; cluster: string; jobId: string; state: 'completed' | 'failed' | 'cancelled'; reason: string; output?: JobOutput }
+  | {
+      type: 'finished';
+      cluster: string;
+      jobId: string;
+      state: 'completed' | 'failed' | 'cancelled';
+      reason: string;
+      output?: JobOutput;
+    }
   | { type: 'status'; cluster: string; status: ClusterStatus };
 
 /** The running application behind a malleable or evolving job (through its runner). */

@@ -37,7 +37,12 @@ await build({
     sourcemap: false,
     target: 'node20',
     rolldownOptions: {
-      output: { entryFileNames: 'simulate.cjs', chunkFileNames: '[name]-[hash].js', format: 'cjs', dynamicImportInCjs: false },
+      output: {
+        entryFileNames: 'simulate.cjs',
+        chunkFileNames: '[name]-[hash].js',
+        format: 'cjs',
+        dynamicImportInCjs: false,
+      },
     },
   },
   ssr: { noExternal: BUNDLED, target: 'node' },
@@ -72,7 +77,8 @@ await build({
       name: 'concertina-bundled-modules',
       generateBundle(_options, bundle) {
         for (const chunk of Object.values(bundle)) {
-          if (chunk.type === 'chunk') for (const id of chunk.moduleIds) bundled.add(path.relative(root, id).split(path.sep).join('/'));
+          if (chunk.type === 'chunk')
+            for (const id of chunk.moduleIds) bundled.add(path.relative(root, id).split(path.sep).join('/'));
         }
       },
     },
@@ -87,10 +93,14 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'concertina-bundle-'));
 try {
   const swf = path.join(tmp, 'one.swf');
   writeFileSync(swf, '1 0 0 10 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n');
-  const run = spawnSync(process.execPath, [path.join(root, 'bin', 'concertina.js'), 'simulate', '--grid', 'single:4', '--workload', swf, '--json'], {
-    env: { ...process.env, CONCERTINA_CODE_CACHE: 'write' },
-    encoding: 'utf8',
-  });
+  const run = spawnSync(
+    process.execPath,
+    [path.join(root, 'bin', 'concertina.js'), 'simulate', '--grid', 'single:4', '--workload', swf, '--json'],
+    {
+      env: { ...process.env, CONCERTINA_CODE_CACHE: 'write' },
+      encoding: 'utf8',
+    },
+  );
   if (run.status !== 0) throw new Error(`the one-job run that writes the code cache failed: ${run.stderr}`);
 } finally {
   rmSync(tmp, { recursive: true, force: true });

@@ -22,7 +22,8 @@ function electronBinary() {
     return { why: 'Electron is not available on this machine (its binary cannot be downloaded here)' };
   }
   if (typeof binary !== 'string' || !existsSync(binary)) return { why: 'the Electron binary is missing' };
-  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return { why: 'there is no display for a window' };
+  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY)
+    return { why: 'there is no display for a window' };
   return { binary };
 }
 
@@ -49,7 +50,16 @@ if (electron.binary) {
   try {
     mkdirSync(dataDir, { recursive: true });
   } catch (error) {
-    fail(`cannot create the data folder ${dataDir} (${systemReason(error)}); set XDG_DATA_HOME to a folder you can write to`, 2);
+    fail(
+      `cannot create the data folder ${dataDir} (${systemReason(error)}); set XDG_DATA_HOME to a folder you can write to`,
+      2,
+    );
   }
-  run(process.execPath, ['bin/concertina.js', 'serve', '--store', path.join(dataDir, 'run.db'), ...process.argv.slice(2)]);
+  run(process.execPath, [
+    'bin/concertina.js',
+    'serve',
+    '--store',
+    path.join(dataDir, 'run.db'),
+    ...process.argv.slice(2),
+  ]);
 }

@@ -19,7 +19,9 @@ const walk = (dir, out = []) => {
   }
   return out;
 };
-const dirs = ['core', 'runners', 'electron', 'renderer/src', 'test', 'assets', 'scripts', 'bin'].map((d) => path.join(root, d)).filter(fs.existsSync);
+const dirs = ['core', 'runners', 'electron', 'renderer/src', 'test', 'assets', 'scripts', 'bin']
+  .map((d) => path.join(root, d))
+  .filter(fs.existsSync);
 const files = dirs.flatMap((d) => walk(d));
 const tsFiles = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
 // Vue scripts as virtual .ts files next to the component.
@@ -29,19 +31,35 @@ for (const f of files.filter((f) => f.endsWith('.vue'))) {
   const m = /<script\b[^>]*>([\s\S]*?)<\/script>/.exec(text);
   if (m) vue.set(f + '.ts', m[1]);
 }
-const options = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, allowJs: true, checkJs: false, noEmit: true, skipLibCheck: true, types: ['node'], lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'], strict: true };
+const options = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  allowJs: true,
+  checkJs: false,
+  noEmit: true,
+  skipLibCheck: true,
+  types: ['node'],
+  lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+  strict: true,
+};
 const host = ts.createCompilerHost(options);
-const readFile = host.readFile, fileExists = host.fileExists, getSourceFile = host.getSourceFile;
+const readFile = host.readFile,
+  fileExists = host.fileExists,
+  getSourceFile = host.getSourceFile;
 host.fileExists = (f) => vue.has(f) || fileExists(f);
 host.readFile = (f) => vue.get(f) ?? readFile(f);
-host.getSourceFile = (f, lang, ...rest) => vue.has(f) ? ts.createSourceFile(f, vue.get(f), lang, true, ts.ScriptKind.TS) : getSourceFile(f, lang, ...rest);
+host.getSourceFile = (f, lang, ...rest) =>
+  vue.has(f) ? ts.createSourceFile(f, vue.get(f), lang, true, ts.ScriptKind.TS) : getSourceFile(f, lang, ...rest);
 const jsFiles = files.filter((f) => /\.(mjs|js)$/.test(f));
 const program = ts.createProgram([...tsFiles, ...vue.keys(), ...jsFiles], options, host);
 const checker = program.getTypeChecker();
 
 const used = new Set(); // declarations' symbols named from another file
 const resolveAlias = (s) => (s && s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s);
-const markAllOf = (moduleSymbol) => { if (moduleSymbol) for (const e of checker.getExportsOfModule(moduleSymbol)) used.add(resolveAlias(e)); };
+const markAllOf = (moduleSymbol) => {
+  if (moduleSymbol) for (const e of checker.getExportsOfModule(moduleSymbol)) used.add(resolveAlias(e));
+};
 const declFile = (s) => s?.declarations?.[0]?.getSourceFile().fileName;
 
 for (const sf of program.getSourceFiles()) {
@@ -54,7 +72,15 @@ for (const sf of program.getSourceFiles()) {
       const clause = ts.isImportDeclaration(node) ? node.importClause : undefined;
       if (clause?.namedBindings && ts.isNamespaceImport(clause.namedBindings)) markAllOf(mod);
       if (clause?.name) used.add(resolveAlias(checker.getSymbolAtLocation(clause.name)));
-      const specs = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : ts.isExportDeclaration(node) && node.exportClause && ts.isNamedExports(node.exportClause) && node.moduleSpecifier ? node.exportClause.elements : [];
+      const specs =
+        clause?.namedBindings && ts.isNamedImports(clause.namedBindings)
+          ? clause.namedBindings.elements
+          : ts.isExportDeclaration(node) &&
+              node.exportClause &&
+              ts.isNamedExports(node.exportClause) &&
+              node.moduleSpecifier
+            ? node.exportClause.elements
+            : [];
       for (const s of specs) used.add(resolveAlias(checker.getSymbolAtLocation(s.name)));
     }
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
@@ -62,8 +88,14 @@ for (const sf of program.getSourceFiles()) {
       if (arg) markAllOf(checker.getSymbolAtLocation(arg));
     }
     if (ts.isImportTypeNode(node)) {
-      const lit = node.argument.literal; const mod = lit && checker.getSymbolAtLocation(lit);
-      if (node.qualifier) used.add(resolveAlias(checker.getSymbolAtLocation(ts.isIdentifier(node.qualifier) ? node.qualifier : node.qualifier.right)));
+      const lit = node.argument.literal;
+      const mod = lit && checker.getSymbolAtLocation(lit);
+      if (node.qualifier)
+        used.add(
+          resolveAlias(
+            checker.getSymbolAtLocation(ts.isIdentifier(node.qualifier) ? node.qualifier : node.qualifier.right),
+          ),
+        );
       else markAllOf(mod);
     }
     ts.forEachChild(node, visit);
@@ -84,7 +116,13 @@ for (const sf of program.getSourceFiles()) {
     // used locally?
     let local = 0;
     const decls = new Set(target.declarations ?? []);
-    const count = (n) => { if (ts.isIdentifier(n) && n.text === e.name && !decls.has(n.parent)) { const s = resolveAlias(checker.getSymbolAtLocation(n)); if (s === target) local++; } ts.forEachChild(n, count); };
+    const count = (n) => {
+      if (ts.isIdentifier(n) && n.text === e.name && !decls.has(n.parent)) {
+        const s = resolveAlias(checker.getSymbolAtLocation(n));
+        if (s === target) local++;
+      }
+      ts.forEachChild(n, count);
+    };
     count(sf);
     const line = sf.getLineAndCharacterOfPosition(target.declarations[0].getStart()).line + 1;
     out.push(`${path.relative(root, f)}:${line} ${e.name}${local ? ' (used in its file)' : ' (UNUSED)'}`);

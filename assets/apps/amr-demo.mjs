@@ -96,7 +96,10 @@ async function main() {
     // The processors this mesh needs, and (announced) what the field's schedule says it will need.
     const need = (n) => Math.min(app.max, Math.max(app.min, Math.ceil(n / cellsPerProcessor)));
     const now = need(cells);
-    const ahead = announceS > 0 && stepMs > 0 ? need(cells * (activity(Math.min(1, t + (announceS * 1000) / stepMs / (steps - 1))) / activity(t))) : now;
+    const ahead =
+      announceS > 0 && stepMs > 0
+        ? need(cells * (activity(Math.min(1, t + (announceS * 1000) / stepMs / (steps - 1))) / activity(t)))
+        : now;
     const refused = (n) => n >= refusedSize && step - refusedAtStep < REFUSAL_BACKOFF;
     const ask = async (n, options) => {
       lastAsked = n;

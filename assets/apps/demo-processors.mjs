@@ -82,9 +82,13 @@ export class Processors {
     while (this.#threads.length < missing) this.#threads.push(new Worker(new URL(this.#moduleUrl)));
     await Promise.all(this.#threads.splice(missing).map((w) => w.terminate()));
     // Under stubs, a processor without a worker is worth a word (slot files late, or a worker that failed).
-    if (missing !== this.#missing && missing > 0 && this.#app.slots().length > 0) process.stderr.write(`demo: ${missing} processor(s) without a slot worker run as threads here\n`);
+    if (missing !== this.#missing && missing > 0 && this.#app.slots().length > 0)
+      process.stderr.write(`demo: ${missing} processor(s) without a slot worker run as threads here\n`);
     this.#missing = missing;
-    this.units = size > 0 ? [this.#self, ...slots.map((w) => this.#slotUnit(w)), ...this.#threads.map((t, i) => this.#threadUnit(t, i))] : [];
+    this.units =
+      size > 0
+        ? [this.#self, ...slots.map((w) => this.#slotUnit(w)), ...this.#threads.map((t, i) => this.#threadUnit(t, i))]
+        : [];
   }
 
   /** Stops every worker process and thread. */

@@ -21,7 +21,10 @@ async function main() {
     if (next && next.processors > app.size) await app.update(next.processors, { announceS: steps[i].seconds });
     const end = Date.now() + steps[i].seconds * 1000;
     while (Date.now() < end && !app.stopRequested) {
-      app.progress((i + 1 - (end - Date.now()) / (steps[i].seconds * 1000)) / steps.length, `step ${i + 1} of ${steps.length} on ${app.size}`);
+      app.progress(
+        (i + 1 - (end - Date.now()) / (steps[i].seconds * 1000)) / steps.length,
+        `step ${i + 1} of ${steps.length} on ${app.size}`,
+      );
       await pause(app, Math.min(100, end - Date.now()));
     }
   }
@@ -42,7 +45,9 @@ function parseSteps(text) {
     .map((pair, i) => {
       const [seconds, processors] = pair.split(':').map(Number);
       if (!(seconds > 0) || !Number.isInteger(processors) || processors < 1) {
-        process.stderr.write(`fpe-demo: step ${i + 1}: "${pair}" must be seconds:processors (seconds > 0, processors a whole number >= 1)\n`);
+        process.stderr.write(
+          `fpe-demo: step ${i + 1}: "${pair}" must be seconds:processors (seconds > 0, processors a whole number >= 1)\n`,
+        );
         process.exit(2);
       }
       return { seconds, processors };

@@ -105,7 +105,8 @@ function transform({ first, count, log2 }) {
     const freqEnergy = sumSquares(re, im) / n;
     fft(re, im, true);
     let error = Math.abs(timeEnergy - freqEnergy) / timeEnergy;
-    for (let i = 0; i < n; i++) error = Math.max(error, Math.abs(re[i] - input[2 * i]), Math.abs(im[i] - input[2 * i + 1]));
+    for (let i = 0; i < n; i++)
+      error = Math.max(error, Math.abs(re[i] - input[2 * i]), Math.abs(im[i] - input[2 * i + 1]));
     if (error < 1e-9) verified++;
     worstError = Math.max(worstError, error);
     energy += timeEnergy;

@@ -66,7 +66,9 @@ async function forces(processors, { n, pos, acc, mass }) {
   // Plain arrays: they go to other processes as JSON, which keeps every double exactly.
   const positions = Array.from(pos);
   const results = await Promise.all(
-    processors.units.map((unit, k) => unit.call({ pos: positions, mass, start: Math.floor((k * n) / size), end: Math.floor(((k + 1) * n) / size) })),
+    processors.units.map((unit, k) =>
+      unit.call({ pos: positions, mass, start: Math.floor((k * n) / size), end: Math.floor(((k + 1) * n) / size) }),
+    ),
   );
   results.forEach((r, k) => acc.set(r.acc, 3 * Math.floor((k * n) / size)));
 }

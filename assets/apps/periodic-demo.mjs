@@ -44,7 +44,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, m
 /** Runs one task process for `ms`; resolves with its time from `released` (performance.now()) to its end. */
 function fork(ms, released) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), TASK, String(Math.round(ms))], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), TASK, String(Math.round(ms))], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     child.on('error', () => resolve(performance.now() - released));
     child.on('exit', () => resolve(performance.now() - released));
   });

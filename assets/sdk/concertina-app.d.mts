@@ -17,7 +17,12 @@ export interface ConnectOptions {
    * How many to give back (may be more than asked, never below min); default: as asked. `deadline`: wall-clock
    * milliseconds since the epoch by which they must be released (a shrink ahead of an evolving job's announced update).
    */
-  onShrink?(processors: number, mandatory: boolean, app: ConcertinaApp, details: { deadline: number | undefined }): number | Promise<number>;
+  onShrink?(
+    processors: number,
+    mandatory: boolean,
+    app: ConcertinaApp,
+    details: { deadline: number | undefined },
+  ): number | Promise<number>;
   /** The number of processors to use from now on changed; adapt before this resolves. */
   onResized?(size: number, app: ConcertinaApp): void | Promise<void>;
   /** Concertina refused the last update (the size stays what Concertina holds); why. */
@@ -103,7 +108,10 @@ export interface WorkerPool {
 }
 
 /** The worker side of a WorkerPool: answers work/<slot>/task-<n>.json with handler's value until asked to stop. */
-export declare function serveSlot<T = unknown>(handler: (task: T) => unknown, options?: { dir?: string; slot?: string }): Promise<void>;
+export declare function serveSlot<T = unknown>(
+  handler: (task: T) => unknown,
+  options?: { dir?: string; slot?: string },
+): Promise<void>;
 
 /** `text` as one single-quoted sh word. */
 export declare function shellQuote(text: string): string;

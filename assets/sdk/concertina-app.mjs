@@ -15,7 +15,22 @@
 //   const app = await connect({ onResized: (size) => pool.resize(size) });
 //   while (!finished && !app.stopRequested) { step(app.size); await app.sync(); app.progress(done / total); }
 //   app.done(finished);
-import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, opendirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  opendirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -47,7 +62,8 @@ export async function connect(options = {}) {
   const min = whole(options.min ?? env.CONCERTINA_MIN ?? 1, 'CONCERTINA_MIN', 1);
   const max = whole(options.max ?? env.CONCERTINA_MAX ?? size, 'CONCERTINA_MAX', 1);
   if (min > max) throw new Error(`concertina-app: CONCERTINA_MIN (${min}) must not exceed CONCERTINA_MAX (${max})`);
-  if (size < min || size > max) throw new Error(`concertina-app: CONCERTINA_SIZE (${size}) must lie within ${min}..${max}`);
+  if (size < min || size > max)
+    throw new Error(`concertina-app: CONCERTINA_SIZE (${size}) must lie within ${min}..${max}`);
   const app = new ConcertinaApp(dir, size, min, max, options);
   app.start();
   await app.claimSlots();
@@ -180,12 +196,20 @@ export class ConcertinaApp {
   async update(processors, { announceS = 0 } = {}) {
     const n = Number(processors);
     if (!Number.isInteger(n) || n < this.min || n > this.max) {
-      throw new RangeError(`concertina-app: update: processors must be an integer within ${this.min}..${this.max} (got ${JSON.stringify(processors)})`);
+      throw new RangeError(
+        `concertina-app: update: processors must be an integer within ${this.min}..${this.max} (got ${JSON.stringify(processors)})`,
+      );
     }
     const announce = Number(announceS);
-    if (!Number.isFinite(announce) || announce < 0) throw new RangeError(`concertina-app: update: announceS must be a number >= 0 (got ${JSON.stringify(announceS)})`);
+    if (!Number.isFinite(announce) || announce < 0)
+      throw new RangeError(
+        `concertina-app: update: announceS must be a number >= 0 (got ${JSON.stringify(announceS)})`,
+      );
     // Decision: only growth is announced; a smaller size is let go at once, so announcing it would only delay others.
-    if (announce > 0 && n < this.size) throw new RangeError(`concertina-app: update: only a grow can be announced (size ${this.size}, asked ${n}); shrink at the time instead`);
+    if (announce > 0 && n < this.size)
+      throw new RangeError(
+        `concertina-app: update: only a grow can be announced (size ${this.size}, asked ${n}); shrink at the time instead`,
+      );
     if (this.#ended || n === this.target) return false;
     if (n < this.size) {
       await this.#resize(n);
@@ -240,7 +264,8 @@ export class ConcertinaApp {
    */
   recruit(slot, argv, { env = {}, cwd } = {}) {
     const id = typeof slot === 'string' ? slot : slot?.slot;
-    if (typeof id !== 'string' || !SLOT_ID.test(id)) throw new TypeError(`concertina-app: recruit: not a slot id: ${JSON.stringify(id)}`);
+    if (typeof id !== 'string' || !SLOT_ID.test(id))
+      throw new TypeError(`concertina-app: recruit: not a slot id: ${JSON.stringify(id)}`);
     if (this.#released.has(id)) throw new Error(`concertina-app: recruit: slot ${id} was given back`);
     if (this.#busy.has(id)) throw new Error(`concertina-app: recruit: slot ${id} already runs a recruited process`);
     const run = `r${process.pid}-${++this.#runs}-${Date.now().toString(36)}`;
@@ -281,7 +306,8 @@ export class ConcertinaApp {
     // Decision: the held ones are always the first size - 1 in member order, so a slot file that lagged behind a
     // later one's takes its place (both sides then agree that the last ones go first on a shrink).
     const known = new Map(this.#held.map((s) => [s.slot, s]));
-    for (const s of readSlots(join(this.dir, SLOTS_DIR))) if (!this.#released.has(s.slot) && !known.has(s.slot)) known.set(s.slot, s);
+    for (const s of readSlots(join(this.dir, SLOTS_DIR)))
+      if (!this.#released.has(s.slot) && !known.has(s.slot)) known.set(s.slot, s);
     this.#held = [...known.values()].sort(byMember).slice(0, want);
     return this.#held.length === want;
   }
@@ -293,7 +319,13 @@ export class ConcertinaApp {
   iteration(task, executedMs, missed, generation) {
     if (this.#ended) return;
     const ms = Math.max(0, Number(executedMs) || 0);
-    this.#write({ type: 'iteration', task: Math.max(0, Math.trunc(Number(task) || 0)), executedMs: ms, missed: Boolean(missed), ...(generation !== undefined && { generation }) });
+    this.#write({
+      type: 'iteration',
+      task: Math.max(0, Math.trunc(Number(task) || 0)),
+      executedMs: ms,
+      missed: Boolean(missed),
+      ...(generation !== undefined && { generation }),
+    });
   }
 
   /** The run is over (ok: it completed); nothing is written after this. */
@@ -318,7 +350,8 @@ export class ConcertinaApp {
     await this.#resize(Math.min(held, this.target + this.releasing));
     // An evolving application holds more than it asked for (a grow that came after it asked for less, which was
     // refused while the grow was under way): it asks again for what it uses, once per refusal.
-    if (this.#askedFor !== undefined && held > this.target + this.releasing && this.#askedFor !== this.target) this.#ask(this.target, 0);
+    if (this.#askedFor !== undefined && held > this.target + this.releasing && this.#askedFor !== this.target)
+      this.#ask(this.target, 0);
   }
 
   async #onOffer({ offerId, processors }) {
@@ -342,7 +375,9 @@ export class ConcertinaApp {
 
   async #onShrink({ offerId, processors, mandatory, deadline }) {
     const room = this.size - this.releasing - this.min;
-    const wanted = this.#options.onShrink ? await this.#options.onShrink(processors, mandatory, this, { deadline }) : processors;
+    const wanted = this.#options.onShrink
+      ? await this.#options.onShrink(processors, mandatory, this, { deadline })
+      : processors;
     const accepted = clampCount(wanted, room);
     this.#write({ type: 'shrinkAnswer', offerId, accepted });
     if (accepted === 0) return;
@@ -515,11 +550,15 @@ export function shellQuote(text) {
 /** The request the stub runs: a sh script whose words are all quoted here (by shellQuote, nothing else). */
 // Decision: a script of single-quoted words, not argv in a file: sh runs it as is (the stub parses nothing), and exec keeps the program the stub's child.
 function runScript(run, argv, env, cwd) {
-  if (!Array.isArray(argv) || argv.length === 0) throw new TypeError('concertina-app: recruit: argv must be a non-empty array (the program, then its arguments)');
+  if (!Array.isArray(argv) || argv.length === 0)
+    throw new TypeError('concertina-app: recruit: argv must be a non-empty array (the program, then its arguments)');
   const words = argv.map((word) => checkedWord(word, 'argv'));
   const lines = [`# concertina-run ${run}`];
   for (const [name, value] of Object.entries(env ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new TypeError(`concertina-app: recruit: environment variable name ${JSON.stringify(name)} is not a shell identifier`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new TypeError(
+        `concertina-app: recruit: environment variable name ${JSON.stringify(name)} is not a shell identifier`,
+      );
     lines.push(`${name}=${shellQuote(checkedWord(value, name))}; export ${name}`);
   }
   if (cwd !== undefined) lines.push(`cd ${shellQuote(checkedWord(cwd, 'cwd'))} || exit 127`);
@@ -528,7 +567,8 @@ function runScript(run, argv, env, cwd) {
 }
 
 function checkedWord(value, what) {
-  if (typeof value !== 'string') throw new TypeError(`concertina-app: recruit: ${what} must be strings (got ${JSON.stringify(value)})`);
+  if (typeof value !== 'string')
+    throw new TypeError(`concertina-app: recruit: ${what} must be strings (got ${JSON.stringify(value)})`);
   // No process can receive a NUL byte in an argument or a variable.
   if (value.includes('\0')) throw new TypeError(`concertina-app: recruit: ${what} must not contain a NUL character`);
   return value;
@@ -645,7 +685,8 @@ class WorkerPool {
   #failed = new Set();
 
   constructor(app, { argv, env = {}, stopGraceMs = 5_000 } = {}) {
-    if (!Array.isArray(argv) || argv.length === 0) throw new TypeError('concertina-app: workerPool: argv (the worker program and its arguments) is required');
+    if (!Array.isArray(argv) || argv.length === 0)
+      throw new TypeError('concertina-app: workerPool: argv (the worker program and its arguments) is required');
     this.#app = app;
     this.#argv = argv;
     this.#env = env;
@@ -707,16 +748,21 @@ class SlotWorker {
 
   /** Hands `task` (JSON-serialisable) to the worker; resolves with its handler's value, rejects with its error. */
   async call(task) {
-    if (this.ended) throw new Error(`concertina-app: the worker on slot ${this.slot} has ended (status ${this.status})`);
+    if (this.ended)
+      throw new Error(`concertina-app: the worker on slot ${this.slot} has ended (status ${this.status})`);
     const n = ++this.#next;
     writeAtomic(join(this.#dir, `task-${n}.json`), JSON.stringify({ n, task }));
     const file = join(this.#dir, `result-${n}.json`);
     const result = await pollFile(file, () => this.ended);
-    if (result === undefined) throw new Error(`concertina-app: the worker on slot ${this.slot} ended (status ${this.status}) before answering task ${n}`);
+    if (result === undefined)
+      throw new Error(
+        `concertina-app: the worker on slot ${this.slot} ended (status ${this.status}) before answering task ${n}`,
+      );
     rmSync(file, { force: true });
     this.tasks++;
     this.pid = result.pid;
-    if (!result.ok) throw new Error(`concertina-app: the worker on slot ${this.slot} failed task ${n}: ${result.error}`);
+    if (!result.ok)
+      throw new Error(`concertina-app: the worker on slot ${this.slot} failed task ${n}: ${result.error}`);
     return result.value;
   }
 
@@ -736,8 +782,14 @@ class SlotWorker {
  * `await handler(task)` until asked to stop, or until its slot is let go. dir and slot default to
  * CONCERTINA_JOB_DIR and CONCERTINA_SLOT (exported by the stub).
  */
-export async function serveSlot(handler, { dir = process.env.CONCERTINA_JOB_DIR, slot = process.env.CONCERTINA_SLOT } = {}) {
-  if (!dir || !slot || !SLOT_ID.test(slot)) throw new Error('concertina-app: serveSlot: CONCERTINA_JOB_DIR and CONCERTINA_SLOT must be set (it runs on a slot, started by its stub)');
+export async function serveSlot(
+  handler,
+  { dir = process.env.CONCERTINA_JOB_DIR, slot = process.env.CONCERTINA_SLOT } = {},
+) {
+  if (!dir || !slot || !SLOT_ID.test(slot))
+    throw new Error(
+      'concertina-app: serveSlot: CONCERTINA_JOB_DIR and CONCERTINA_SLOT must be set (it runs on a slot, started by its stub)',
+    );
   const work = join(dir, WORK_DIR, slot);
   const slotFile = join(dir, SLOTS_DIR, slot);
   const me = { slot, host: hostname(), pid: process.pid };
@@ -827,8 +879,12 @@ function clampCount(value, most) {
 const isCount = (v) => Number.isInteger(v) && v >= 0;
 const FIELDS = {
   resources: (m) => isCount(m.size) || 'size: must be an integer >= 0',
-  offer: (m) => (isCount(m.offerId) && isCount(m.processors) && m.processors > 0) || 'offerId and processors: must be integers (processors > 0)',
-  granted: (m) => (isCount(m.offerId) && isCount(m.processors) && isCount(m.accepted)) || 'offerId, processors and accepted: must be integers >= 0',
+  offer: (m) =>
+    (isCount(m.offerId) && isCount(m.processors) && m.processors > 0) ||
+    'offerId and processors: must be integers (processors > 0)',
+  granted: (m) =>
+    (isCount(m.offerId) && isCount(m.processors) && isCount(m.accepted)) ||
+    'offerId, processors and accepted: must be integers >= 0',
   shrink: (m) =>
     (isCount(m.offerId) && isCount(m.processors) && m.processors > 0 && typeof m.mandatory === 'boolean') ||
     'offerId, processors and mandatory: must be integers and a boolean',
@@ -845,7 +901,10 @@ const FIELDS = {
 };
 /** Optional fields, checked when present. */
 const OPTIONAL = {
-  shrink: (m) => m.deadline === undefined || (typeof m.deadline === 'number' && m.deadline >= 0) || 'deadline: must be a number >= 0 (milliseconds since the epoch)',
+  shrink: (m) =>
+    m.deadline === undefined ||
+    (typeof m.deadline === 'number' && m.deadline >= 0) ||
+    'deadline: must be a number >= 0 (milliseconds since the epoch)',
 };
 
 /** A to-app message, or why the line is not one. */
@@ -857,7 +916,8 @@ function decode(text) {
     return `not JSON (${error.message})`;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
-  if (value.v !== PROTOCOL_VERSION) return `protocol version ${JSON.stringify(value.v)} is not supported (this SDK knows ${PROTOCOL_VERSION})`;
+  if (value.v !== PROTOCOL_VERSION)
+    return `protocol version ${JSON.stringify(value.v)} is not supported (this SDK knows ${PROTOCOL_VERSION})`;
   if (!Number.isInteger(value.seq) || value.seq < 1) return 'seq: must be an integer >= 1';
   const check = typeof value.type === 'string' && Object.hasOwn(FIELDS, value.type) ? FIELDS[value.type] : undefined;
   if (!check) return `type: must be one of ${Object.keys(FIELDS).join(', ')} (got ${JSON.stringify(value.type)})`;

@@ -53,7 +53,12 @@ function chainEnd(r: CoormRequest, now: number): number | undefined {
 }
 
 /** The start a new request is fixed at, if its constraint fixes it (see chainStart). */
-export function prospectiveStart(type: RequestType, how: RelatedHow, parent: CoormRequest | undefined, now: number): number | undefined {
+export function prospectiveStart(
+  type: RequestType,
+  how: RelatedHow,
+  parent: CoormRequest | undefined,
+  now: number,
+): number | undefined {
   if (how === 'FREE' || parent === undefined || parent.type !== type) return undefined;
   const start = how === 'NEXT' ? chainEnd(parent, now) : started(parent) ? now : chainStart(parent, now);
   // After an open-ended predecessor that has not started, it has no time yet.
@@ -63,14 +68,24 @@ export function prospectiveStart(type: RequestType, how: RelatedHow, parent: Coo
 /** The new request's NEXT predecessors: they end where it starts, so they never count beside it. */
 function predecessors(how: RelatedHow, parent: CoormRequest | undefined): Set<CoormRequest> {
   const out = new Set<CoormRequest>();
-  for (let p = how === 'NEXT' ? parent : undefined; p !== undefined; p = p.relatedHow === 'NEXT' && p.parent?.type === p.type ? p.parent : undefined) {
+  for (
+    let p = how === 'NEXT' ? parent : undefined;
+    p !== undefined;
+    p = p.relatedHow === 'NEXT' && p.parent?.type === p.type ? p.parent : undefined
+  ) {
     out.add(p);
   }
   return out;
 }
 
 /** Occupation profile on `cid` from `now` of the requests at their known places; `unplaced` places the others at now. */
-function occupation(requests: Iterable<CoormRequest>, cid: string, now: number, skip: ReadonlySet<CoormRequest>, unplaced: boolean): StepFunction {
+function occupation(
+  requests: Iterable<CoormRequest>,
+  cid: string,
+  now: number,
+  skip: ReadonlySet<CoormRequest>,
+  unplaced: boolean,
+): StepFunction {
   const rects = new Map<string, number[]>();
   for (const r of requests) {
     if (r.cid !== cid || r.removed || skip.has(r)) continue;
@@ -105,14 +120,29 @@ export function checkInside(app: AdmittedRequests, spec: NewRequest, now: number
   if (start !== undefined) {
     if (fitsAt(room, start, spec.duration, spec.n)) return [];
     const least = room.minOver(start, start + spec.duration);
-    return [{ path: 'n', message: `${spec.n} nodes outgrow the pre-allocation on '${spec.cid}' from t=${start}: ${Math.max(0, least)} are left in it beside the application's other requests` }];
+    return [
+      {
+        path: 'n',
+        message: `${spec.n} nodes outgrow the pre-allocation on '${spec.cid}' from t=${start}: ${Math.max(0, least)} are left in it beside the application's other requests`,
+      },
+    ];
   }
   if (profileHole(room, spec.n, spec.duration, now) < Infinity) return [];
   const most = Math.max(0, room.maxOver(now, Infinity));
   if (most >= spec.n) {
-    return [{ path: 'duration', message: `${spec.duration} s outlast every stretch of the pre-allocation on '${spec.cid}' with ${spec.n} nodes left in it` }];
+    return [
+      {
+        path: 'duration',
+        message: `${spec.duration} s outlast every stretch of the pre-allocation on '${spec.cid}' with ${spec.n} nodes left in it`,
+      },
+    ];
   }
-  return [{ path: 'n', message: `${spec.n} nodes outgrow the pre-allocation on '${spec.cid}': at most ${most} are left in it beside the application's other requests` }];
+  return [
+    {
+      path: 'n',
+      message: `${spec.n} nodes outgrow the pre-allocation on '${spec.cid}': at most ${most} are left in it beside the application's other requests`,
+    },
+  ];
 }
 
 /**
@@ -120,7 +150,13 @@ export function checkInside(app: AdmittedRequests, spec: NewRequest, now: number
  * every application holds or was promised on its cluster, reservations of conservative backfilling included.
  * Decision: requests the pass has not placed yet do not count: they queue behind it, as behind a started one.
  */
-export function checkFixedPreallocation(apps: Iterable<AdmittedRequests>, self: AdmittedRequests, spec: NewRequest, nodes: number, now: number): FieldError[] {
+export function checkFixedPreallocation(
+  apps: Iterable<AdmittedRequests>,
+  self: AdmittedRequests,
+  spec: NewRequest,
+  nodes: number,
+  now: number,
+): FieldError[] {
   const start = prospectiveStart(spec.type, spec.how, spec.parent, now);
   if (start === undefined) return [];
   const end = start + spec.duration;
@@ -130,10 +166,21 @@ export function checkFixedPreallocation(apps: Iterable<AdmittedRequests>, self: 
     let pre = occupation(app.pa, spec.cid, now, skip, false);
     if (app === self) pre = pre.addInterval(start, end, spec.n);
     const inside = occupation(app.np.filter(isInside), spec.cid, now, skip, false);
-    const wrapped = occupation(app.np.filter((r) => !isInside(r)), spec.cid, now, skip, false);
+    const wrapped = occupation(
+      app.np.filter((r) => !isInside(r)),
+      spec.cid,
+      now,
+      skip,
+      false,
+    );
     footprints.push(pre.pointwiseMax(inside).plus(wrapped));
   }
   const over = StepFunction.sum(footprints).maxOver(start, end) - nodes;
   if (over <= 0) return [];
-  return [{ path: 'n', message: `a pre-allocation of ${spec.n} nodes does not fit on '${spec.cid}' from t=${start}: ${Math.max(0, spec.n - over)} are free there` }];
+  return [
+    {
+      path: 'n',
+      message: `a pre-allocation of ${spec.n} nodes does not fit on '${spec.cid}' from t=${start}: ${Math.max(0, spec.n - over)} are free there`,
+    },
+  ];
 }

@@ -93,7 +93,12 @@ export function shareInterval(
  * Preemptive views of all applications (in connection order) for the preemptible resources `available`, and
  * scheduledAt/nAlloc of their preemptible requests. Applications without preemptible requests share one view.
  */
-export function eqSchedule(sets: readonly RequestSet[], available: View, t0: number, sharing: PreemptibleSharing = 'fill'): View[] {
+export function eqSchedule(
+  sets: readonly RequestSet[],
+  available: View,
+  t0: number,
+  sharing: PreemptibleSharing = 'fill',
+): View[] {
   const occupied: View[] = sets.map((set) => {
     if (set.length === 0) return emptyView;
     // Decision: what an application asks for is the size of its fixed requests, not their nAlloc against `available`:
@@ -141,7 +146,11 @@ export function eqSchedule(sets: readonly RequestSet[], available: View, t0: num
  * followed by each application's view, evaluated on every interval where all inputs are constant, and for each
  * application whether its view is somewhere below what it requests.
  */
-function shareProfiles(profiles: readonly StepFunction[], apps: number, sharing: PreemptibleSharing): { views: StepFunction[]; squeezed: boolean[] } {
+function shareProfiles(
+  profiles: readonly StepFunction[],
+  apps: number,
+  sharing: PreemptibleSharing,
+): { views: StepFunction[]; squeezed: boolean[] } {
   const q = profiles.length;
   const m = q - 1;
   const times: number[] = [];
@@ -162,7 +171,7 @@ function shareProfiles(profiles: readonly StepFunction[], apps: number, sharing:
   };
   const recorders: StepRecorder[] = [new StepRecorder(evaluate())];
   for (let k = 0; k < m; k++) recorders.push(new StepRecorder(out[k]!));
-  for (let n = 0; n < times.length; ) {
+  for (let n = 0; n < times.length;) {
     const t = times[n]!;
     while (n < times.length && times[n] === t) n++;
     for (let j = 0; j < q; j++) {

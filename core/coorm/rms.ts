@@ -124,7 +124,8 @@ export class CoormRms {
       if (typeof c.cid !== 'string' || c.cid === '' || seen.has(c.cid)) {
         throw new RangeError(`clusters[${i}].cid: must be a unique non-empty string`);
       }
-      if (!Number.isInteger(c.nodes) || c.nodes < 0) throw new RangeError(`clusters[${i}].nodes: must be an integer >= 0`);
+      if (!Number.isInteger(c.nodes) || c.nodes < 0)
+        throw new RangeError(`clusters[${i}].nodes: must be an integer >= 0`);
       seen.add(c.cid);
     });
     this.clusters = clusters.map((c) => ({ cid: c.cid, nodes: c.nodes }));
@@ -133,14 +134,16 @@ export class CoormRms {
       this.pools.set(c.cid, new NodePool(c.nodes));
     }
     const interval = options.reschedulingIntervalS ?? 1;
-    if (!(interval >= 0) || !Number.isFinite(interval)) throw new RangeError('reschedulingIntervalS: must be a finite number >= 0');
+    if (!(interval >= 0) || !Number.isFinite(interval))
+      throw new RangeError('reschedulingIntervalS: must be a finite number >= 0');
     this.reschedulingIntervalS = interval;
     // Decision: an application gets one re-scheduling interval (by default) to release what its new view takes back.
     const grace = options.violationGraceS ?? interval;
     if (!(grace >= 0) || !Number.isFinite(grace)) throw new RangeError('violationGraceS: must be a finite number >= 0');
     this.violationGraceS = grace;
     const sharing = options.preemptibleSharing ?? 'fill';
-    if (sharing !== 'fill' && sharing !== 'strict') throw new RangeError(`preemptibleSharing: must be 'fill' or 'strict', not '${String(sharing)}'`);
+    if (sharing !== 'fill' && sharing !== 'strict')
+      throw new RangeError(`preemptibleSharing: must be 'fill' or 'strict', not '${String(sharing)}'`);
     this.preemptibleSharing = sharing;
   }
 
@@ -173,11 +176,15 @@ export class CoormRms {
     const nodes = this.nodesOf.get(spec.cid);
     if (nodes === undefined) errors.push({ path: 'cid', message: `unknown cluster '${String(spec.cid)}'` });
     if (!Number.isInteger(spec.n) || spec.n < 1) errors.push({ path: 'n', message: 'must be an integer >= 1' });
-    else if (nodes !== undefined && spec.n > nodes) errors.push({ path: 'n', message: `${spec.n} nodes requested, cluster '${spec.cid}' has ${nodes}` });
-    if (typeof spec.duration !== 'number' || !(spec.duration > 0)) errors.push({ path: 'duration', message: 'must be > 0 seconds (Infinity allowed)' });
-    if (!REQUEST_TYPES.includes(spec.type)) errors.push({ path: 'type', message: `must be one of ${REQUEST_TYPES.join(', ')}` });
+    else if (nodes !== undefined && spec.n > nodes)
+      errors.push({ path: 'n', message: `${spec.n} nodes requested, cluster '${spec.cid}' has ${nodes}` });
+    if (typeof spec.duration !== 'number' || !(spec.duration > 0))
+      errors.push({ path: 'duration', message: 'must be > 0 seconds (Infinity allowed)' });
+    if (!REQUEST_TYPES.includes(spec.type))
+      errors.push({ path: 'type', message: `must be one of ${REQUEST_TYPES.join(', ')}` });
     const how = spec.relatedHow ?? 'FREE';
-    if (!RELATED_HOWS.includes(how)) errors.push({ path: 'relatedHow', message: `must be one of ${RELATED_HOWS.join(', ')}` });
+    if (!RELATED_HOWS.includes(how))
+      errors.push({ path: 'relatedHow', message: `must be one of ${RELATED_HOWS.join(', ')}` });
     let parent: CoormRequest | undefined;
     if (how !== 'FREE') {
       parent = spec.relatedTo === undefined ? undefined : this.requests.get(spec.relatedTo);
@@ -240,7 +247,8 @@ export class CoormRms {
       this.messagesProcessed++;
       return ok(undefined);
     }
-    if (r === undefined || r.session !== session || r.removed) return fieldError('request', `no live request ${request} in session ${session}`);
+    if (r === undefined || r.session !== session || r.removed)
+      return fieldError('request', `no live request ${request} in session ${session}`);
     if (releasedNodeIds !== undefined) {
       const held = new Set(r.nodeIds);
       const bad = releasedNodeIds.find((id) => !held.has(id));
@@ -273,7 +281,8 @@ export class CoormRms {
   nextWakeup(): number {
     // Decision: the interval limits passes caused by messages; timed events (a start, an end) get a pass at their
     // own time, so NEXT chains and announced updates happen exactly when due.
-    const coalesced = this.dirtySince === Infinity ? Infinity : Math.max(this.dirtySince, this.lastPassAt + this.reschedulingIntervalS);
+    const coalesced =
+      this.dirtySince === Infinity ? Infinity : Math.max(this.dirtySince, this.lastPassAt + this.reschedulingIntervalS);
     return Math.min(coalesced, this.timedWakeup);
   }
 
@@ -462,7 +471,8 @@ export class CoormRms {
   private detectViolations(order: readonly Session[], now: number): void {
     for (const s of order) {
       if (!this.sessions.has(s.id)) continue;
-      s.violatingSince = findViolation(s.p, s.lastPreemptive, now) === undefined ? undefined : (s.violatingSince ?? now);
+      s.violatingSince =
+        findViolation(s.p, s.lastPreemptive, now) === undefined ? undefined : (s.violatingSince ?? now);
     }
   }
 
@@ -501,7 +511,8 @@ export class CoormRms {
           else consider(r.scheduledAt);
         }
       }
-      if (s.violatingSince !== undefined) consider(Math.max(s.violatingSince + this.violationGraceS, now + Number.EPSILON * Math.max(1, Math.abs(now))));
+      if (s.violatingSince !== undefined)
+        consider(Math.max(s.violatingSince + this.violationGraceS, now + Number.EPSILON * Math.max(1, Math.abs(now))));
       consider(nextViewDrop(s.p, s.lastPreemptive, now));
     }
     return next;

@@ -6,7 +6,14 @@ import { eqSchedule } from './eq-schedule.js';
 import { fit } from './fit.js';
 import { toView } from './to-view.js';
 import { addRect, constantView, difference, emptyView, profile, pushRect, sum, viewOfRects } from './views.js';
-import { endOf, started as isStarted, type CoormCluster, type CoormRequest, type PreemptibleSharing, type View } from './types.js';
+import {
+  endOf,
+  started as isStarted,
+  type CoormCluster,
+  type CoormRequest,
+  type PreemptibleSharing,
+  type View,
+} from './types.js';
 
 /** One application's live requests, per type, in submission order. */
 export interface AppRequests {
@@ -102,7 +109,12 @@ function trees(set: readonly CoormRequest[]): CoormRequest[][] {
 }
 
 /** Computes every application's views and every request's scheduledAt/nAlloc at `now` (starts nothing). */
-export function schedulePass(clusters: readonly CoormCluster[], apps: readonly AppRequests[], now: number, options: PassOptions = {}): PassResult {
+export function schedulePass(
+  clusters: readonly CoormCluster[],
+  apps: readonly AppRequests[],
+  now: number,
+  options: PassOptions = {},
+): PassResult {
   const freeNP = new Map(constantView(clusters)) as MutableView;
   const freeP = new Map(constantView(clusters)) as MutableView;
   // Non-preemptible requests outside any pre-allocation join the pre-allocation set as their own implicit one.
@@ -182,7 +194,8 @@ export function schedulePass(clusters: readonly CoormCluster[], apps: readonly A
     pushRect(own(app), r.cid, r.scheduledAt, end, r.n, now);
   }
   for (let i = 0; i < apps.length; i++) {
-    for (const r of paSets[i]!) if (r.type === 'NP' && r.fixed) pushRect(nonPreemptibleRects, r.cid, r.scheduledAt, endOf(r), r.n, now);
+    for (const r of paSets[i]!)
+      if (r.type === 'NP' && r.fixed) pushRect(nonPreemptibleRects, r.cid, r.scheduledAt, endOf(r), r.n, now);
   }
 
   // 3. Fixed non-preemptible requests inside each application's fixed pre-allocations (its own only: the implicit

@@ -12,12 +12,23 @@ function remaining(duration: number, startedAt: number, now: number): number {
  * request is NEXT-constrained to the current one, so it starts the moment the current one ends and keeps its node
  * IDs (a shrink releases the highest ones). Returns the new request's id.
  */
-export function spontaneousUpdate(rms: CoormRms, session: number, request: number, newN: number, now: number): Result<number> {
+export function spontaneousUpdate(
+  rms: CoormRms,
+  session: number,
+  request: number,
+  newN: number,
+  now: number,
+): Result<number> {
   const current = rms.requestSnapshot(request);
-  if (current === undefined || current.session !== session) return fail([{ path: 'request', message: `no live request ${request} in session ${session}` }]);
+  if (current === undefined || current.session !== session)
+    return fail([{ path: 'request', message: `no live request ${request} in session ${session}` }]);
   const left = remaining(current.duration, current.startedAt, now);
   if (!(left > 0)) return fail([{ path: 'request', message: `request ${request} has already ended` }]);
-  const next = rms.request(session, { cid: current.cid, n: newN, duration: left, type: current.type, relatedHow: 'NEXT', relatedTo: request }, now);
+  const next = rms.request(
+    session,
+    { cid: current.cid, n: newN, duration: left, type: current.type, relatedHow: 'NEXT', relatedTo: request },
+    now,
+  );
   if (!next.ok) return next;
   const held = current.nodeIds;
   const released = newN < held.length ? [...held].sort((a, b) => a - b).slice(newN) : undefined;
@@ -40,10 +51,13 @@ export function announcedUpdate(
   now: number,
 ): Result<{ bridge: number; next: number }> {
   const current = rms.requestSnapshot(request);
-  if (current === undefined || current.session !== session) return fail([{ path: 'request', message: `no live request ${request} in session ${session}` }]);
-  if (!(announceS > 0) || !Number.isFinite(announceS)) return fail([{ path: 'announceS', message: 'must be a finite number of seconds > 0' }]);
+  if (current === undefined || current.session !== session)
+    return fail([{ path: 'request', message: `no live request ${request} in session ${session}` }]);
+  if (!(announceS > 0) || !Number.isFinite(announceS))
+    return fail([{ path: 'announceS', message: 'must be a finite number of seconds > 0' }]);
   const left = remaining(current.duration, current.startedAt, now);
-  if (!(left > announceS)) return fail([{ path: 'announceS', message: `request ${request} ends within ${announceS} s` }]);
+  if (!(left > announceS))
+    return fail([{ path: 'announceS', message: `request ${request} ends within ${announceS} s` }]);
   const base = { cid: current.cid, type: current.type, relatedHow: 'NEXT' as const };
   const bridge = rms.request(session, { ...base, n: current.n, duration: announceS, relatedTo: request }, now);
   if (!bridge.ok) return bridge;

@@ -1,7 +1,13 @@
 // View algebra of appendix A.3 on the core's StepFunction: cap, union, sum, difference, alloc, findHole. The profile
 // operations under it (holes, fits, rectangles) are core/time/profile.ts, shared with the scheduler's plan.
 import { StepFunction } from '../time/step-function.js';
-import { profileAlloc, profileHole, profileOfRects, pushSpan, type Placed as PlacedOnProfile } from '../time/profile.js';
+import {
+  profileAlloc,
+  profileHole,
+  profileOfRects,
+  pushSpan,
+  type Placed as PlacedOnProfile,
+} from '../time/profile.js';
 import type { View } from './types.js';
 
 const ZERO = StepFunction.constant(0);
@@ -114,7 +120,14 @@ export function viewOfRects(rects: ReadonlyMap<string, number[]>): View {
 }
 
 /** Appends one rectangle to a per-cluster rectangle list (see pushSpan: clipped at `from`, empty ones dropped). */
-export function pushRect(rects: Map<string, number[]>, cid: string, t0: number, t1: number, v: number, from = -Infinity): void {
+export function pushRect(
+  rects: Map<string, number[]>,
+  cid: string,
+  t0: number,
+  t1: number,
+  v: number,
+  from = -Infinity,
+): void {
   if (v === 0 || t0 === Infinity || !(t1 > t0) || !(t1 > from)) return;
   let list = rects.get(cid);
   if (list === undefined) rects.set(cid, (list = []));

@@ -16,7 +16,11 @@ export function heldPreemptible(requests: readonly CoormRequest[]): Map<string, 
 }
 
 /** The first cluster where the holdings exceed the view at `now`. */
-export function findViolation(requests: readonly CoormRequest[], view: View | undefined, now: number): Violation | undefined {
+export function findViolation(
+  requests: readonly CoormRequest[],
+  view: View | undefined,
+  now: number,
+): Violation | undefined {
   if (requests.length === 0 || view === undefined) return undefined;
   for (const [cid, held] of heldPreemptible(requests)) {
     const allowed = profile(view, cid).valueAt(now);
@@ -29,6 +33,7 @@ export function findViolation(requests: readonly CoormRequest[], view: View | un
 export function nextViewDrop(requests: readonly CoormRequest[], view: View | undefined, now: number): number {
   if (requests.length === 0 || view === undefined) return Infinity;
   let next = Infinity;
-  for (const [cid, held] of heldPreemptible(requests)) next = Math.min(next, profile(view, cid).firstTimeBelow(now, held));
+  for (const [cid, held] of heldPreemptible(requests))
+    next = Math.min(next, profile(view, cid).firstTimeBelow(now, held));
   return next;
 }

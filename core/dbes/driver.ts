@@ -108,9 +108,21 @@ export class DbesScheduling implements SchedulingIteration {
    */
   private model(job: JobRecord, now: number): DbesRunningJob {
     const h = placedHolding(job, job.components[0]?.processors ?? 0, now, this.host.runtimeAt);
-    const resizable = job.malleable && job.state === 'running' && job.releasing === 0 && job.pendingGrow === 0 && job.claimed === 0;
+    const resizable =
+      job.malleable && job.state === 'running' && job.releasing === 0 && job.pendingGrow === 0 && job.claimed === 0;
     const started = Number.isFinite(job.startTime) ? job.startTime : now;
-    if (!resizable) return { id: job.id, size: h.n, min: h.n, max: h.n, malleable: false, end: h.end, started, deadline: deadline(job), expansions: [] };
+    if (!resizable)
+      return {
+        id: job.id,
+        size: h.n,
+        min: h.n,
+        max: h.n,
+        malleable: false,
+        end: h.end,
+        started,
+        deadline: deadline(job),
+        expansions: [],
+      };
     const extra = Math.max(0, h.n - job.min);
     const list = (this.expansions.get(job.id) ?? []).map((e) => ({ ...e }));
     let sum = list.reduce((s, e) => s + e.processors, 0);
@@ -122,8 +134,21 @@ export class DbesScheduling implements SchedulingIteration {
       if (last.processors === 0) list.pop();
     }
     if (sum < extra) list.unshift({ processors: extra - sum, step: 2, forJob: undefined });
-    this.expansions.set(job.id, list.map((e) => ({ ...e })));
-    return { id: job.id, size: h.n, min: job.min, max: Math.max(h.n, job.cap), malleable: true, end: h.end, started, deadline: deadline(job), expansions: list };
+    this.expansions.set(
+      job.id,
+      list.map((e) => ({ ...e })),
+    );
+    return {
+      id: job.id,
+      size: h.n,
+      min: job.min,
+      max: Math.max(h.n, job.cap),
+      malleable: true,
+      end: h.end,
+      started,
+      deadline: deadline(job),
+      expansions: list,
+    };
   }
 
   /**
@@ -131,7 +156,12 @@ export class DbesScheduling implements SchedulingIteration {
    * start among the running jobs alone is earliest (the first at a tie); a job no cluster can ever hold counts a
    * failed try and waits.
    */
-  private assign(queue: readonly JobRecord[], running: DbesRunningJob[][], capacity: number[], now: number): Array<Array<{ job: JobRecord; model: DbesWaitingJob }>> {
+  private assign(
+    queue: readonly JobRecord[],
+    running: DbesRunningJob[][],
+    capacity: number[],
+    now: number,
+  ): Array<Array<{ job: JobRecord; model: DbesWaitingJob }>> {
     const clusters = this.host.clusters;
     const out = clusters.map((): Array<{ job: JobRecord; model: DbesWaitingJob }> => []);
     // Each cluster's plan of its running jobs, built when a job has more than one cluster to choose from.
@@ -143,13 +173,26 @@ export class DbesScheduling implements SchedulingIteration {
       if (job.evolving) job.preallocating = false;
       // Decision: DBES (one Maui cluster in the paper) places single-component jobs; a co-allocated job is refused.
       if (job.spec.components.length > 1) {
-        this.host.failedTry(job, `a job of ${job.spec.components.length} components cannot run under DBES or its baselines: one component only`, now);
+        this.host.failedTry(
+          job,
+          `a job of ${job.spec.components.length} components cannot run under DBES or its baselines: one component only`,
+          now,
+        );
         continue;
       }
       const walltime = job.spec.walltime ?? Number.POSITIVE_INFINITY;
-      const model: DbesWaitingJob = { id: job.id, need: job.need, walltime, malleable: job.malleable, max: job.malleable ? job.max : job.need };
+      const model: DbesWaitingJob = {
+        id: job.id,
+        need: job.need,
+        walltime,
+        malleable: job.malleable,
+        max: job.malleable ? job.max : job.need,
+      };
       const pinned = job.spec.components[0]!.cluster;
-      const candidates = pinned === undefined ? clusters.map((_, c) => c) : [this.host.grid.cluster(pinned)?.index ?? -1].filter((c) => c >= 0);
+      const candidates =
+        pinned === undefined
+          ? clusters.map((_, c) => c)
+          : [this.host.grid.cluster(pinned)?.index ?? -1].filter((c) => c >= 0);
       // One cluster to choose from: no plan to read.
       if (candidates.length === 1 && job.need <= clusters[candidates[0]!]!.cluster.processors) {
         out[candidates[0]!]!.push({ job, model });
@@ -181,7 +224,13 @@ export class DbesScheduling implements SchedulingIteration {
    * which plans again from the new state (the job is then a StartNow job, and the freed processors idle for the
    * expansion steps).
    */
-  private apply(state: ClusterState, outcome: DbesOutcome, placed: readonly JobRecord[], waiting: ReadonlyArray<{ job: JobRecord }>, now: number): void {
+  private apply(
+    state: ClusterState,
+    outcome: DbesOutcome,
+    placed: readonly JobRecord[],
+    waiting: ReadonlyArray<{ job: JobRecord }>,
+    now: number,
+  ): void {
     const host = this.host;
     const jobs = new Map<string, JobRecord>();
     for (const job of placed) jobs.set(job.id, job);
@@ -229,7 +278,12 @@ export class DbesScheduling implements SchedulingIteration {
     }
     if (expansions.length === 0) return;
     const total = expansions.reduce((s, a) => s + a.processors, 0);
-    host.run(state, this.growProcedure(expansions, jobs), { mandatory: false, earmark: Math.max(0, Math.min(total, state.availableForGrowth())) }, now);
+    host.run(
+      state,
+      this.growProcedure(expansions, jobs),
+      { mandatory: false, earmark: Math.max(0, Math.min(total, state.availableForGrowth())) },
+      now,
+    );
   }
 
   /** The shrinks, then (once released) the expansions `then` they were made for. */
@@ -241,7 +295,10 @@ export class DbesScheduling implements SchedulingIteration {
     const asked: JobRecord[] = [];
     for (const a of shrinks) {
       const job = jobs.get(a.jobId)!;
-      const why = a.fromFor === undefined ? { phase: a.phase, forJob: a.forJob, fromStep: a.fromStep } : { phase: a.phase, forJob: a.forJob, fromStep: a.fromStep, fromFor: a.fromFor };
+      const why =
+        a.fromFor === undefined
+          ? { phase: a.phase, forJob: a.forJob, fromStep: a.fromStep }
+          : { phase: a.phase, forJob: a.forJob, fromStep: a.fromStep, fromFor: a.fromFor };
       const agreed = yield { kind: 'requestShrink', job, processors: a.processors, why };
       if (agreed <= 0) continue;
       this.takeBack(job.id, agreed, a.fromStep, a.fromFor);
@@ -253,7 +310,10 @@ export class DbesScheduling implements SchedulingIteration {
     yield* this.growProcedure(then, jobs);
   }
 
-  private *growProcedure(expansions: ReadonlyArray<Extract<DbesAction, { kind: 'expand' }>>, jobs: ReadonlyMap<string, JobRecord>): PolicyProcedure<JobRecord> {
+  private *growProcedure(
+    expansions: ReadonlyArray<Extract<DbesAction, { kind: 'expand' }>>,
+    jobs: ReadonlyMap<string, JobRecord>,
+  ): PolicyProcedure<JobRecord> {
     for (const a of expansions) {
       const job = jobs.get(a.jobId)!;
       const why = a.forJob === undefined ? { step: a.step } : { step: a.step, forJob: a.forJob };

@@ -34,11 +34,22 @@ export function judge(
   }
   for (const [id, d] of delays) {
     const so = account.byJob.get(id) ?? 0;
-    if (so + d > budget.perJob) return { allowed: false, delays, total, reason: `it would delay job ${id} by ${fmt(d)} s (${fmt(so)} s so far, budget ${budget.perJob} s per job)` };
+    if (so + d > budget.perJob)
+      return {
+        allowed: false,
+        delays,
+        total,
+        reason: `it would delay job ${id} by ${fmt(d)} s (${fmt(so)} s so far, budget ${budget.perJob} s per job)`,
+      };
   }
   const used = account.byUser.get(user) ?? 0;
   if (used + total > budget.perUser) {
-    return { allowed: false, delays, total, reason: `it would delay waiting jobs by ${fmt(total)} s in all (user ${user}: ${fmt(used)} s so far, budget ${budget.perUser} s per user)` };
+    return {
+      allowed: false,
+      delays,
+      total,
+      reason: `it would delay waiting jobs by ${fmt(total)} s in all (user ${user}: ${fmt(used)} s so far, budget ${budget.perUser} s per user)`,
+    };
   }
   return { allowed: true, delays, total };
 }
@@ -50,7 +61,11 @@ export function charge(verdict: FairnessVerdict, user: string, account: Fairness
 }
 
 /** The planned start of each waiting job a schedule reserves: StartNow jobs now, StartLater jobs at their reservation. */
-export function plannedStarts(now: number, startNow: readonly DbesWaitingJob[], startLater: ReadonlyArray<{ readonly job: DbesWaitingJob; readonly start: number }>): Map<string, number> {
+export function plannedStarts(
+  now: number,
+  startNow: readonly DbesWaitingJob[],
+  startLater: ReadonlyArray<{ readonly job: DbesWaitingJob; readonly start: number }>,
+): Map<string, number> {
   const starts = new Map<string, number>();
   for (const j of startNow) starts.set(j.id, now);
   for (const { job, start } of startLater) starts.set(job.id, start);

@@ -4,7 +4,18 @@
 import { levelUp } from '../malleability/equipartition.js';
 import type { AvailabilityProfile } from '../plan/availability.js';
 import { charge, judge, plannedStarts } from './fairness.js';
-import type { DbesAction, DbesCluster, DbesOutcome, DbesRunningJob, DbesWaitingJob, Expansion, ExpansionStep, ShrinkPhase, StartHow, StartLater } from './model.js';
+import type {
+  DbesAction,
+  DbesCluster,
+  DbesOutcome,
+  DbesRunningJob,
+  DbesWaitingJob,
+  Expansion,
+  ExpansionStep,
+  ShrinkPhase,
+  StartHow,
+  StartLater,
+} from './model.js';
 import { dependenciesOf, endAfterResize, runningPlan, staticSchedule, type StaticSchedule } from './plan.js';
 
 /** Runs the iteration; `state.running` is not changed (the iteration works on a copy), `state.account` is charged. */
@@ -43,7 +54,8 @@ export class Iteration {
   run(): DbesOutcome {
     // Line 8: static requests scheduled, StartNow jobs not started yet.
     // Lines 9-24: evolving requests.
-    for (const request of this.state.requests) this.serveRequest(request.jobId, request.processors, request.user ?? request.jobId);
+    for (const request of this.state.requests)
+      this.serveRequest(request.jobId, request.processors, request.user ?? request.jobId);
     return this.body();
   }
 
@@ -70,14 +82,25 @@ export class Iteration {
     deps = this.dependencies(schedule);
     this.secondStep(deps);
     const startLater = startLaterOf(schedule, deps);
-    return { actions: this.actions, startLater, firstStep: this.firstStepRead, backfilledAround: this.backfillRead, dependencyComputations: this.computations };
+    return {
+      actions: this.actions,
+      startLater,
+      firstStep: this.firstStepRead,
+      backfilledAround: this.backfillRead,
+      dependencyComputations: this.computations,
+    };
   }
 
   // ---- the schedule and dependencies ---------------------------------------------------------------------------------
 
   /** The static schedule of the cluster as it is now; the last one again while no action changed it. */
   protected schedule(): StaticSchedule {
-    if (this.lastSchedule !== undefined && this.scheduledAt === this.actions.length && this.scheduledSizes === this.sizes()) return this.lastSchedule;
+    if (
+      this.lastSchedule !== undefined &&
+      this.scheduledAt === this.actions.length &&
+      this.scheduledSizes === this.sizes()
+    )
+      return this.lastSchedule;
     this.lastSchedule = staticSchedule(this.state, this.running, this.started);
     this.scheduledAt = this.actions.length;
     this.scheduledSizes = this.sizes();
@@ -136,7 +159,8 @@ export class Iteration {
     const job = this.running.find((j) => j.id === jobId);
     if (job === undefined) return this.reject(jobId, processors, 'it is not running on this cluster');
     // Decision: a malleable job is resized by the scheduler, never on its own request.
-    if (job.malleable) return this.reject(jobId, processors, 'it is malleable: only an evolving job asks for processors');
+    if (job.malleable)
+      return this.reject(jobId, processors, 'it is malleable: only an evolving job asks for processors');
     if (!(processors > 0)) return this.reject(jobId, processors, 'it asks for no processors');
     // Line 10: idle processors (StartNow jobs are not started yet: a grant may take what they were to have).
     let idle = this.idle();
@@ -144,7 +168,12 @@ export class Iteration {
       // Lines 11-13: shrink expanded malleable jobs.
       const found = this.shrinksForRequest(processors - idle, job.id);
       // Lines 21-22: not enough even so: rejected, nothing shrunk.
-      if (found === undefined) return this.reject(jobId, processors, `${processors - idle} more than the ${idle} idle could not be found in expansions`);
+      if (found === undefined)
+        return this.reject(
+          jobId,
+          processors,
+          `${processors - idle} more than the ${idle} idle could not be found in expansions`,
+        );
       this.take(found, 'evolving', jobId);
       idle = this.idle();
     }
@@ -226,7 +255,8 @@ export class Iteration {
       // The plan is built again only once an action changed the running jobs.
       if (plan === undefined || plannedAt !== this.actions.length) {
         plan = runningPlan(this.state, this.running);
-        for (const s of schedule.startLater) plan.reserve({ id: s.job.id, n: s.job.need, start: s.start, duration: s.job.walltime });
+        for (const s of schedule.startLater)
+          plan.reserve({ id: s.job.id, n: s.job.need, start: s.start, duration: s.job.walltime });
         plannedAt = this.actions.length;
       }
       const fromIdle = Math.max(0, Math.min(room, plan.freeBetween(this.state.now, start), this.idle()));
@@ -262,7 +292,8 @@ export class Iteration {
   /** Decision: backfilled jobs are the waiting jobs without a reservation, started only where they fit now over their walltime with every StartLater reservation in place. */
   protected backfill(schedule: StaticSchedule): void {
     const plan = runningPlan(this.state, this.running);
-    for (const s of schedule.startLater) plan.reserve({ id: s.job.id, n: s.job.need, start: s.start, duration: s.job.walltime });
+    for (const s of schedule.startLater)
+      plan.reserve({ id: s.job.id, n: s.job.need, start: s.start, duration: s.job.walltime });
     const later = new Set(schedule.startLater.map((s) => s.job.id));
     const now = this.state.now;
     for (const job of this.state.waiting) {
@@ -344,7 +375,11 @@ export class Iteration {
   }
 
   /** What to take from `candidates`, in order, to find `needed` processors; undefined when they hold too few. */
-  protected plan(candidates: readonly Held[], needed: number, exclude: readonly string[]): Array<[Held, number]> | undefined {
+  protected plan(
+    candidates: readonly Held[],
+    needed: number,
+    exclude: readonly string[],
+  ): Array<[Held, number]> | undefined {
     if (needed <= 0) return [];
     const usable = candidates.filter((h) => !exclude.includes(h.job.id));
     if (this.sum(usable) < needed) return undefined;

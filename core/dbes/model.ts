@@ -116,7 +116,13 @@ export type DbesAction =
       readonly fromStep: ExpansionStep;
       readonly fromFor: string | undefined;
     }
-  | { readonly kind: 'expand'; readonly jobId: string; readonly processors: number; readonly step: ExpansionStep; readonly forJob: string | undefined };
+  | {
+      readonly kind: 'expand';
+      readonly jobId: string;
+      readonly processors: number;
+      readonly step: ExpansionStep;
+      readonly forJob: string | undefined;
+    };
 
 /** A StartLater job: reserved to start at `start`, waiting for the running jobs `dependsOn` (ending then). */
 export interface StartLater {

@@ -14,8 +14,15 @@ export interface StaticSchedule {
 }
 
 /** The plan of the running jobs: each holds its size until its estimated end. */
-export function runningPlan(state: Pick<DbesCluster, 'now' | 'capacity'>, running: readonly DbesRunningJob[]): AvailabilityProfile {
-  return AvailabilityProfile.build({ now: state.now, capacity: state.capacity, running: running.map((j) => ({ id: j.id, n: j.size, end: j.end })) });
+export function runningPlan(
+  state: Pick<DbesCluster, 'now' | 'capacity'>,
+  running: readonly DbesRunningJob[],
+): AvailabilityProfile {
+  return AvailabilityProfile.build({
+    now: state.now,
+    capacity: state.capacity,
+    running: running.map((j) => ({ id: j.id, n: j.size, end: j.end })),
+  });
 }
 
 /**
@@ -24,7 +31,11 @@ export function runningPlan(state: Pick<DbesCluster, 'now' | 'capacity'>, runnin
  * ReservationDepth StartLater jobs exist, the remaining jobs get no reservation and are left to backfilling (line 45).
  * A job the plan can never fit (larger than the cluster) takes no reservation and does not count towards the depth.
  */
-export function staticSchedule(state: DbesCluster, running: readonly DbesRunningJob[], skip?: ReadonlySet<string>): StaticSchedule {
+export function staticSchedule(
+  state: DbesCluster,
+  running: readonly DbesRunningJob[],
+  skip?: ReadonlySet<string>,
+): StaticSchedule {
   const plan = runningPlan(state, running);
   const now = state.now;
   const startNow: DbesWaitingJob[] = [];

@@ -55,7 +55,13 @@ class StandardIteration extends Iteration {
     this.backfillRead = startLaterOf(schedule, new Map());
     this.backfill(schedule);
     schedule = this.schedule();
-    return { actions: this.actions, startLater: startLaterOf(schedule, new Map()), firstStep: [], backfilledAround: this.backfillRead, dependencyComputations: 0 };
+    return {
+      actions: this.actions,
+      startLater: startLaterOf(schedule, new Map()),
+      firstStep: [],
+      backfilledAround: this.backfillRead,
+      dependencyComputations: 0,
+    };
   }
 
   protected override shrinksForRequest(needed: number, requester: string): Array<[Held, number]> | undefined {

@@ -29,7 +29,13 @@ export interface BaseFitOptions {
  * Algorithm 2: where `requested` starts (ts, the first step delayed) and its expanded steps (epx). The search starts
  * at t0.
  */
-export function baseFit(requested: EvolutionProfile, resource: StepFunction, nnodes: number, t0: number, options: BaseFitOptions): ScheduledEp {
+export function baseFit(
+  requested: EvolutionProfile,
+  resource: StepFunction,
+  nnodes: number,
+  t0: number,
+  options: BaseFitOptions,
+): ScheduledEp {
   checkFitInput(requested, resource, nnodes, t0);
   const l = options.expandLimit;
   if (!(l >= 1)) throw new RangeError(`base fit: the expand limit must be >= 1, got ${l}`);

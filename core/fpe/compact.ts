@@ -10,7 +10,14 @@ import { mirror } from './resource-profile.js';
 import type { StepFunction } from '../time/step-function.js';
 
 /** The scheduled EP `found` compacted: the same completion time (or earlier), the latest start that reaches it. */
-export function compact(found: ScheduledEp, requested: EvolutionProfile, resource: StepFunction, nnodes: number, t0: number, expandLimit: number): ScheduledEp {
+export function compact(
+  found: ScheduledEp,
+  requested: EvolutionProfile,
+  resource: StepFunction,
+  nnodes: number,
+  t0: number,
+  expandLimit: number,
+): ScheduledEp {
   if (requested.length === 0) return found;
   const completion = found.start + totalDuration(found.steps);
   const reversed = [...requested].reverse();
@@ -25,5 +32,6 @@ export function compact(found: ScheduledEp, requested: EvolutionProfile, resourc
 
 /** The base fit with an expand limit, followed by compacting. */
 export function compactingFitWith(expandLimit: number): Fit {
-  return (requested, resource, nnodes, t0) => compact(baseFit(requested, resource, nnodes, t0, { expandLimit }), requested, resource, nnodes, t0, expandLimit);
+  return (requested, resource, nnodes, t0) =>
+    compact(baseFit(requested, resource, nnodes, t0, { expandLimit }), requested, resource, nnodes, t0, expandLimit);
 }

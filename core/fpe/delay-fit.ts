@@ -5,7 +5,12 @@ import { checkFitInput, type Fit } from './fit.js';
 import { busyUntil } from './resource-profile.js';
 import type { StepFunction } from '../time/step-function.js';
 
-export const delayFit: Fit = (requested: EvolutionProfile, resource: StepFunction, nnodes: number, t0: number): ScheduledEp => {
+export const delayFit: Fit = (
+  requested: EvolutionProfile,
+  resource: StepFunction,
+  nnodes: number,
+  t0: number,
+): ScheduledEp => {
   checkFitInput(requested, resource, nnodes, t0);
   return { start: Math.max(t0, busyUntil(resource)), steps: requested };
 };

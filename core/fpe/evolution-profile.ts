@@ -24,8 +24,12 @@ export interface ScheduledEp {
 /** A requested EP from [duration, nodes] pairs; RangeError on a step that is not a positive duration and a whole number of nodes >= 1. */
 export function evolutionProfile(pairs: ReadonlyArray<readonly [number, number]>): EvolutionProfile {
   return pairs.map(([duration, nodes], i) => {
-    if (!(duration > 0) || !Number.isFinite(duration)) throw new RangeError(`evolution profile: step ${i + 1}: duration must be a finite number of seconds > 0, got ${duration}`);
-    if (!Number.isInteger(nodes) || nodes < 1) throw new RangeError(`evolution profile: step ${i + 1}: nodes must be a whole number >= 1, got ${nodes}`);
+    if (!(duration > 0) || !Number.isFinite(duration))
+      throw new RangeError(
+        `evolution profile: step ${i + 1}: duration must be a finite number of seconds > 0, got ${duration}`,
+      );
+    if (!Number.isInteger(nodes) || nodes < 1)
+      throw new RangeError(`evolution profile: step ${i + 1}: nodes must be a whole number >= 1, got ${nodes}`);
     return { duration, nodes };
   });
 }
@@ -100,7 +104,8 @@ export function isExpandedOf(x: EvolutionProfile, ep: EvolutionProfile): boolean
 /** Whether `x` is `ep` delayed: a first step holding no node for d0 > 0 seconds, then exactly `ep`. */
 export function isDelayedOf(x: EvolutionProfile, ep: EvolutionProfile): boolean {
   if (x.length !== ep.length + 1 || x[0]!.nodes !== 0 || !(x[0]!.duration > 0)) return false;
-  for (let i = 0; i < ep.length; i++) if (x[i + 1]!.nodes !== ep[i]!.nodes || x[i + 1]!.duration !== ep[i]!.duration) return false;
+  for (let i = 0; i < ep.length; i++)
+    if (x[i + 1]!.nodes !== ep[i]!.nodes || x[i + 1]!.duration !== ep[i]!.duration) return false;
   return true;
 }
 

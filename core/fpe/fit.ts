@@ -12,5 +12,6 @@ export function checkFitInput(requested: EvolutionProfile, resource: StepFunctio
   let peak = 0;
   for (const s of requested) if (s.nodes > peak) peak = s.nodes;
   if (peak > nnodes) throw new RangeError(`fit: a step needs ${peak} nodes, the cluster has ${nnodes}`);
-  if (nnodes - resource.finalValue < peak) throw new RangeError(`fit: the resource EP never drops low enough for ${peak} nodes`);
+  if (nnodes - resource.finalValue < peak)
+    throw new RangeError(`fit: the resource EP never drops low enough for ${peak} nodes`);
 }

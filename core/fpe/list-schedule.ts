@@ -14,7 +14,13 @@ export interface ListSchedule {
 }
 
 /** Schedules `requested` in order with `fit`, from t0 (the applications' earliest start), over `resource` (empty by default). */
-export function listSchedule(requested: readonly EvolutionProfile[], nnodes: number, fit: Fit, t0 = 0, resource: StepFunction = EMPTY_RESOURCE_EP): ListSchedule {
+export function listSchedule(
+  requested: readonly EvolutionProfile[],
+  nnodes: number,
+  fit: Fit,
+  t0 = 0,
+  resource: StepFunction = EMPTY_RESOURCE_EP,
+): ListSchedule {
   const scheduled: ScheduledEp[] = [];
   let epr = resource;
   for (const ep of requested) {

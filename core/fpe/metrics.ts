@@ -20,7 +20,11 @@ export interface ScheduleFigures {
   readonly appWastePercent: readonly number[];
 }
 
-export function scheduleFigures(requested: readonly EvolutionProfile[], scheduled: readonly ScheduledEp[], t0 = 0): ScheduleFigures {
+export function scheduleFigures(
+  requested: readonly EvolutionProfile[],
+  scheduled: readonly ScheduledEp[],
+  t0 = 0,
+): ScheduleFigures {
   let usedArea = 0;
   let allocatedArea = 0;
   let makespan = 0;

@@ -27,11 +27,13 @@ export function rigidProfile(ep: EvolutionProfile): EvolutionProfile {
 }
 
 // A one-step EP is never expanded, so the base fit on it is the earliest start where the job fits: CBF's reservation.
-const rigidFit: Fit = (requested, resource, nnodes, t0) => baseFit(rigidProfile(requested), resource, nnodes, t0, { expandLimit: 1 });
+const rigidFit: Fit = (requested, resource, nnodes, t0) =>
+  baseFit(rigidProfile(requested), resource, nnodes, t0, { expandLimit: 1 });
 
 export const rigid: FpeVariant = {
   name: 'rigid',
-  description: 'evolution ignored: each application a rigid job of its peak node count for its whole duration, scheduled CBF-like',
+  description:
+    'evolution ignored: each application a rigid job of its peak node count for its whole duration, scheduled CBF-like',
   evolving: false,
   expandLimit: 1,
   compacting: false,
@@ -39,7 +41,14 @@ export const rigid: FpeVariant = {
 };
 
 function expanding(name: FpeVariantName, expandLimit: number, compacting: boolean, description: string): FpeVariant {
-  return { name, description, evolving: true, expandLimit, compacting, fit: compacting ? compactingFitWith(expandLimit) : baseFitWith(expandLimit) };
+  return {
+    name,
+    description,
+    evolving: true,
+    expandLimit,
+    compacting,
+    fit: compacting ? compactingFitWith(expandLimit) : baseFitWith(expandLimit),
+  };
 }
 
 // Decision: the paper's noX is expand limit 1 ("an expand limit of 1 means applications will not be expanded";

@@ -11,7 +11,12 @@ export interface FpeWorkloadShape {
   readonly nodes: readonly [number, number];
 }
 
-export const PAPER_WORKLOAD: FpeWorkloadShape = { apps: [15, 20], steps: [1, 10], durationS: [500, 3600], nodes: [1, 75] };
+export const PAPER_WORKLOAD: FpeWorkloadShape = {
+  apps: [15, 20],
+  steps: [1, 10],
+  durationS: [500, 3600],
+  nodes: [1, 75],
+};
 
 /** Test number `index` (0-based) of the experiment with this seed; each test has its own stream, so it does not depend on how many are run. */
 export function fpeTest(seed: number, index: number, shape: FpeWorkloadShape = PAPER_WORKLOAD): EvolutionProfile[] {
@@ -21,7 +26,11 @@ export function fpeTest(seed: number, index: number, shape: FpeWorkloadShape = P
   for (let a = 0; a < apps; a++) {
     const steps = rng.int(shape.steps[0], shape.steps[1]);
     const ep: EpStep[] = [];
-    for (let s = 0; s < steps; s++) ep.push({ duration: rng.int(shape.durationS[0], shape.durationS[1]), nodes: rng.int(shape.nodes[0], shape.nodes[1]) });
+    for (let s = 0; s < steps; s++)
+      ep.push({
+        duration: rng.int(shape.durationS[0], shape.durationS[1]),
+        nodes: rng.int(shape.nodes[0], shape.nodes[1]),
+      });
     out.push(ep);
   }
   return out;

@@ -82,13 +82,36 @@ export function feasibility(tasks: readonly EdfTask[], options: FeasibilityOptio
   const test = implicit ? 'utilization' : 'demand';
   if (tasks.length === 0) return { feasible: true, test, utilization: 0, slackMs: Infinity };
   const tooLong = tasks.find((t) => t.costMs > t.deadlineMs);
-  if (tooLong) return { feasible: false, test: 'demand', utilization: u, slackMs: undefined, code: 'demand', reason: `a task needs ${tooLong.costMs} ms within ${tooLong.deadlineMs} ms` };
-  if (u > 1 + EPS) return { feasible: false, test, utilization: u, slackMs: undefined, code: 'utilization', reason: `utilisation would be ${u.toFixed(3)} > 1` };
+  if (tooLong)
+    return {
+      feasible: false,
+      test: 'demand',
+      utilization: u,
+      slackMs: undefined,
+      code: 'demand',
+      reason: `a task needs ${tooLong.costMs} ms within ${tooLong.deadlineMs} ms`,
+    };
+  if (u > 1 + EPS)
+    return {
+      feasible: false,
+      test,
+      utilization: u,
+      slackMs: undefined,
+      code: 'utilization',
+      reason: `utilisation would be ${u.toFixed(3)} > 1`,
+    };
   // Clear of 1 by more than rounding, implicit deadlines are decided by U alone.
   if (implicit && u < 1 - EPS && !withSlack) return { feasible: true, test, utilization: u, slackMs: undefined };
   const busy = busyPeriod(tasks, maxCheckpoints);
   if (busy === undefined) {
-    return { feasible: false, test, utilization: u, slackMs: undefined, code: 'interval', reason: `the test interval covers more than ${maxCheckpoints} deadlines` };
+    return {
+      feasible: false,
+      test,
+      utilization: u,
+      slackMs: undefined,
+      code: 'interval',
+      reason: `the test interval covers more than ${maxCheckpoints} deadlines`,
+    };
   }
   let dMax = 0;
   for (const t of tasks) dMax = Math.max(dMax, t.deadlineMs);
@@ -96,7 +119,14 @@ export function feasibility(tasks: readonly EdfTask[], options: FeasibilityOptio
   const points: Array<[number, number]> = [];
   for (const t of tasks) for (let d = t.deadlineMs; d <= horizon; d += t.periodMs) points.push([d, t.costMs]);
   if (points.length > maxCheckpoints) {
-    return { feasible: false, test, utilization: u, slackMs: undefined, code: 'interval', reason: `the test interval covers more than ${maxCheckpoints} deadlines` };
+    return {
+      feasible: false,
+      test,
+      utilization: u,
+      slackMs: undefined,
+      code: 'interval',
+      reason: `the test interval covers more than ${maxCheckpoints} deadlines`,
+    };
   }
   points.sort((a, b) => a[0] - b[0]);
   let demand = 0;
@@ -107,7 +137,14 @@ export function feasibility(tasks: readonly EdfTask[], options: FeasibilityOptio
     if (i + 1 < points.length && points[i + 1]![0] === d) continue;
     // Only deadlines inside the busy period decide feasibility; the rest (up to D_max) only count for the slack.
     if (demand > d && d <= busy) {
-      return { feasible: false, test: 'demand', utilization: u, slackMs: undefined, code: 'demand', reason: `processor demand ${demand} ms exceeds the ${d} ms window` };
+      return {
+        feasible: false,
+        test: 'demand',
+        utilization: u,
+        slackMs: undefined,
+        code: 'demand',
+        reason: `processor demand ${demand} ms exceeds the ${d} ms window`,
+      };
     }
     slack = Math.min(slack, d - demand);
   }

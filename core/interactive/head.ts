@@ -92,8 +92,10 @@ export class InteractiveHead {
   };
 
   constructor(readonly config: HeadConfig) {
-    if (!Number.isInteger(config.nodes) || config.nodes < 1) throw new RangeError(`nodes must be a whole number >= 1, not ${config.nodes}`);
-    if (!(config.cost.cpsMsPerUnit > 0) || !(config.cost.cmsMsPerUnit >= 0)) throw new RangeError('Cps must be > 0 and Cms >= 0');
+    if (!Number.isInteger(config.nodes) || config.nodes < 1)
+      throw new RangeError(`nodes must be a whole number >= 1, not ${config.nodes}`);
+    if (!(config.cost.cpsMsPerUnit > 0) || !(config.cost.cmsMsPerUnit >= 0))
+      throw new RangeError('Cps must be > 0 and Cms >= 0');
     this.workers = Array.from({ length: config.nodes }, (_, i) => new WorkerNodeState(i, config.maxCheckpoints));
     this.sharing = nodeSharings[config.sharing];
     this.policy = taskPlacements[config.placement];
@@ -103,7 +105,9 @@ export class InteractiveHead {
   submit(job: InteractiveJob, nowMs: number): Admission {
     this.counters.submitted++;
     const problem = jobProblem(job) ?? (this.jobs.has(job.id) ? `job ${job.id} is already running` : undefined);
-    const result = problem ? ({ ok: false, code: 'invalid', message: problem } as const) : this.place(job, job.dataUnits, 1, nowMs);
+    const result = problem
+      ? ({ ok: false, code: 'invalid', message: problem } as const)
+      : this.place(job, job.dataUnits, 1, nowMs);
     if (!result.ok) {
       this.counters.refused[result.code]++;
       return result;
@@ -131,7 +135,8 @@ export class InteractiveHead {
     this.counters.completions++;
     if (report.missed) this.counters.misses++;
     const record = this.jobs.get(report.jobId);
-    if (!record || report.generation !== record.placement.generation || report.executedMs <= record.placement.costMs) return undefined;
+    if (!record || report.generation !== record.placement.generation || report.executedMs <= record.placement.costMs)
+      return undefined;
     this.counters.overruns++;
     const old = record.placement;
     const headroom = this.config.overrunHeadroom ?? 1.25;
@@ -179,14 +184,26 @@ export class InteractiveHead {
     let firstFailure = '';
     let lastCost: number | undefined;
     for (let k = first.nodes; k <= kMax; k++) {
-      const division = k === first.nodes ? first : divide({ dataUnits, deadlineMs: job.deadlineMs }, this.config.cost, this.config.nodes, k);
+      const division =
+        k === first.nodes
+          ? first
+          : divide({ dataUnits, deadlineMs: job.deadlineMs }, this.config.cost, this.config.nodes, k);
       if (!division.ok) break;
       // A wider division with the same C cannot fit where the narrower one did not.
       if (division.costMs === lastCost) continue;
       lastCost = division.costMs;
       const tried = this.tryTasks(job, division.costMs, k, generation);
       if (Array.isArray(tried)) {
-        return { ok: true, jobId: job.id, generation, nodes: tried, minNodes: first.minNodes, costMs: division.costMs, dataUnits, sinceMs: nowMs };
+        return {
+          ok: true,
+          jobId: job.id,
+          generation,
+          nodes: tried,
+          minNodes: first.minNodes,
+          costMs: division.costMs,
+          dataUnits,
+          sinceMs: nowMs,
+        };
       }
       if (k === first.nodes) firstFailure = tried;
     }
@@ -199,11 +216,19 @@ export class InteractiveHead {
     const chosen: number[] = [];
     const added: HostedTask[] = [];
     for (let index = 0; index < k; index++) {
-      const task: HostedTask = { jobId: job.id, index, generation, costMs, periodMs: job.periodMs, deadlineMs: job.deadlineMs };
+      const task: HostedTask = {
+        jobId: job.id,
+        index,
+        generation,
+        costMs,
+        periodMs: job.periodMs,
+        deadlineMs: job.deadlineMs,
+      };
       // Nodes hosting nothing all answer alike: ask one of them once.
       let emptyVerdict: Verdict | undefined;
       const verdict = (node: NodeView): Verdict => {
-        if (node.tasks.length === 0 && node.ghosts.length === 0) return (emptyVerdict ??= this.sharing.accepts(node, task, this.policy.needsSlack));
+        if (node.tasks.length === 0 && node.ghosts.length === 0)
+          return (emptyVerdict ??= this.sharing.accepts(node, task, this.policy.needsSlack));
         return this.sharing.accepts(node, task, this.policy.needsSlack);
       };
       const i = this.policy.choose(this.workers, verdict);

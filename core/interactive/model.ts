@@ -50,12 +50,16 @@ export interface Refusal {
 /** A problem with a job's own numbers, or undefined when it is well formed. */
 export function jobProblem(job: InteractiveJob): string | undefined {
   const whole = (x: number) => Number.isSafeInteger(x);
-  if (!whole(job.arrivalMs) || job.arrivalMs < 0) return `arrival must be a whole number of ms >= 0 (got ${job.arrivalMs})`;
+  if (!whole(job.arrivalMs) || job.arrivalMs < 0)
+    return `arrival must be a whole number of ms >= 0 (got ${job.arrivalMs})`;
   if (!whole(job.periodMs) || job.periodMs < 1) return `period must be a whole number of ms >= 1 (got ${job.periodMs})`;
-  if (!whole(job.deadlineMs) || job.deadlineMs < 1) return `deadline must be a whole number of ms >= 1 (got ${job.deadlineMs})`;
+  if (!whole(job.deadlineMs) || job.deadlineMs < 1)
+    return `deadline must be a whole number of ms >= 1 (got ${job.deadlineMs})`;
   // Decision: constrained deadlines only (D <= T), as the paper's feasibility tests (utilisation for D = T,
   // processor demand for D < T) assume; an iteration may not still run when the next fork comes.
-  if (job.deadlineMs > job.periodMs) return `deadline ${job.deadlineMs} ms is longer than the period ${job.periodMs} ms`;
-  if (!(Number.isFinite(job.dataUnits) && job.dataUnits > 0)) return `data size must be a positive number (got ${job.dataUnits})`;
+  if (job.deadlineMs > job.periodMs)
+    return `deadline ${job.deadlineMs} ms is longer than the period ${job.periodMs} ms`;
+  if (!(Number.isFinite(job.dataUnits) && job.dataUnits > 0))
+    return `data size must be a positive number (got ${job.dataUnits})`;
   return undefined;
 }

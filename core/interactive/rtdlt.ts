@@ -64,13 +64,23 @@ export interface Division {
  * RT-DLT for one job: k = n_min nodes (or `nodes` if given, at least n_min) and C = ⌈E(σ, k)⌉, or why not. `limit` is
  * the cluster's node count.
  */
-export function divide(job: Pick<InteractiveJob, 'dataUnits' | 'deadlineMs'>, cost: CostModel, limit: number, nodes?: number): Division | Refusal {
+export function divide(
+  job: Pick<InteractiveJob, 'dataUnits' | 'deadlineMs'>,
+  cost: CostModel,
+  limit: number,
+  nodes?: number,
+): Division | Refusal {
   const nMin = minNodes(job.dataUnits, job.deadlineMs, cost);
   if (nMin === undefined) {
     const transfer = job.dataUnits * cost.cmsMsPerUnit;
-    return { ok: false, code: 'deadline-too-short', message: `transmitting ${job.dataUnits} units takes ${round(transfer)} ms, not less than the deadline ${job.deadlineMs} ms` };
+    return {
+      ok: false,
+      code: 'deadline-too-short',
+      message: `transmitting ${job.dataUnits} units takes ${round(transfer)} ms, not less than the deadline ${job.deadlineMs} ms`,
+    };
   }
-  if (nMin > limit) return { ok: false, code: 'too-many-nodes', message: `the deadline needs ${nMin} nodes, the cluster has ${limit}` };
+  if (nMin > limit)
+    return { ok: false, code: 'too-many-nodes', message: `the deadline needs ${nMin} nodes, the cluster has ${limit}` };
   const k = Math.max(nMin, nodes ?? nMin);
   if (k > limit) return { ok: false, code: 'too-many-nodes', message: `${k} nodes asked, the cluster has ${limit}` };
   const costMs = Math.max(1, Math.ceil(iterationTimeMs(job.dataUnits, k, cost) - 1e-9));

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { parseWith, type Result } from '../model/result.js';
 import type { CostModel, InteractiveJob } from './model.js';
 
-const wholeMs = (what: string, min: number) => z.number().int(`${what} must be a whole number of ms`).min(min, `${what} must be at least ${min} ms`);
+const wholeMs = (what: string, min: number) =>
+  z.number().int(`${what} must be a whole number of ms`).min(min, `${what} must be at least ${min} ms`);
 
 export const interactiveJobSchema = z
   .object({
@@ -15,7 +16,10 @@ export const interactiveJobSchema = z
     data_units: z.number().positive('data size must be positive').finite(),
   })
   .strict()
-  .refine((j) => j.deadline_ms <= j.period_ms, { message: 'deadline must not exceed the period', path: ['deadline_ms'] });
+  .refine((j) => j.deadline_ms <= j.period_ms, {
+    message: 'deadline must not exceed the period',
+    path: ['deadline_ms'],
+  });
 
 export const costModelSchema = z
   .object({
@@ -28,10 +32,21 @@ export function parseInteractiveJob(input: unknown): Result<InteractiveJob> {
   const r = parseWith(interactiveJobSchema, input);
   if (!r.ok) return r;
   const j = r.value;
-  return { ok: true, value: { id: j.id, arrivalMs: j.arrival_ms, periodMs: j.period_ms, deadlineMs: j.deadline_ms, dataUnits: j.data_units } };
+  return {
+    ok: true,
+    value: {
+      id: j.id,
+      arrivalMs: j.arrival_ms,
+      periodMs: j.period_ms,
+      deadlineMs: j.deadline_ms,
+      dataUnits: j.data_units,
+    },
+  };
 }
 
 export function parseCostModel(input: unknown): Result<CostModel> {
   const r = parseWith(costModelSchema, input);
-  return r.ok ? { ok: true, value: { cmsMsPerUnit: r.value.cms_ms_per_unit, cpsMsPerUnit: r.value.cps_ms_per_unit } } : r;
+  return r.ok
+    ? { ok: true, value: { cmsMsPerUnit: r.value.cms_ms_per_unit, cpsMsPerUnit: r.value.cps_ms_per_unit } }
+    : r;
 }

@@ -11,7 +11,8 @@ import type { MalleabilityPolicy } from './policy.js';
 
 export const dbes: MalleabilityPolicy = {
   name: 'dbes',
-  description: 'Dependency-based expand/shrink: expand the jobs reserved jobs wait for, backfill, then equipartition the rest.',
+  description:
+    'Dependency-based expand/shrink: expand the jobs reserved jobs wait for, backfill, then equipartition the rest.',
   // Decision: the grows and shrinks asked of the policy outside its iteration (an evolving job's guaranteed update,
   // which must shrink malleable extras) follow equipartition's rule.
   grow: equipartition.grow,

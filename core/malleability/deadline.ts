@@ -21,7 +21,10 @@ export function byDeadline<J extends ReadonlyJobRecord>(jobs: readonly J[]): J[]
 }
 
 /** Offers the jobs, in order, all that is left to hand out. */
-export function* growInOrder<J extends ReadonlyJobRecord>(ordered: readonly J[], growValue: number): PolicyProcedure<J> {
+export function* growInOrder<J extends ReadonlyJobRecord>(
+  ordered: readonly J[],
+  growValue: number,
+): PolicyProcedure<J> {
   for (const job of ordered) {
     if (growValue <= 0) break;
     if (job.growable <= 0) continue;
@@ -30,7 +33,10 @@ export function* growInOrder<J extends ReadonlyJobRecord>(ordered: readonly J[],
 }
 
 /** Asks the jobs, in order, for all that is still to reclaim, each waited for before the next. */
-export function* shrinkInOrder<J extends ReadonlyJobRecord>(ordered: readonly J[], shrinkValue: number): PolicyProcedure<J> {
+export function* shrinkInOrder<J extends ReadonlyJobRecord>(
+  ordered: readonly J[],
+  shrinkValue: number,
+): PolicyProcedure<J> {
   for (const job of ordered) {
     if (shrinkValue <= 0) break;
     if (job.shrinkable <= 0) continue;

@@ -11,7 +11,10 @@ import type { ReadonlyJobRecord } from '../scheduler/job-record.js';
 /** How `total` processors to take from jobs of sizes `have`, each at most `room[i]`, so the largest come down first. */
 export function levelDownCapped(have: readonly number[], room: readonly number[], total: number): number[] {
   const take = have.map(() => 0);
-  let left = Math.min(total, room.reduce((s, r) => s + r, 0));
+  let left = Math.min(
+    total,
+    room.reduce((s, r) => s + r, 0),
+  );
   while (left > 0) {
     // The largest job that can still give; at a tie, the latest listed (the latest started).
     let pick = -1;
@@ -34,7 +37,8 @@ export const ep: MalleabilityPolicy = {
       growing.map((j) => j.growable),
       growValue,
     );
-    for (let i = 0; i < growing.length; i++) if (give[i]! > 0) yield { kind: 'offerGrow', job: growing[i]!, processors: give[i]! };
+    for (let i = 0; i < growing.length; i++)
+      if (give[i]! > 0) yield { kind: 'offerGrow', job: growing[i]!, processors: give[i]! };
   },
   *shrink<J extends ReadonlyJobRecord>(jobs: readonly J[], shrinkValue: number): PolicyProcedure<J> {
     const shrinking = jobs.filter((j) => j.shrinkable > 0);

@@ -88,7 +88,8 @@ export function levelDown(have: readonly number[], total: number): number[] {
 
 export const equipartition: MalleabilityPolicy = {
   name: 'equipartition',
-  description: 'Equipartition with filling: even out the running malleable jobs’ extras; what one job leaves is offered to the others.',
+  description:
+    'Equipartition with filling: even out the running malleable jobs’ extras; what one job leaves is offered to the others.',
 
   *grow<J extends ReadonlyJobRecord>(jobs: readonly J[], growValue: number): PolicyProcedure<J> {
     let candidates = jobs.filter((j) => j.growable > 0);

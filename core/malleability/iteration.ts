@@ -23,7 +23,12 @@ export interface IterationHost {
   /** Whether a malleability operation runs on the cluster. */
   busy(cluster: ClusterState): boolean;
   /** Runs a procedure of offers and shrink requests on a cluster, as one operation. */
-  run(cluster: ClusterState, procedure: PolicyProcedure<JobRecord>, options: { mandatory: boolean; earmark: number }, now: number): void;
+  run(
+    cluster: ClusterState,
+    procedure: PolicyProcedure<JobRecord>,
+    options: { mandatory: boolean; earmark: number },
+    now: number,
+  ): void;
   /** Places a waiting job now (it is claimed and started through the local manager). */
   place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void;
   /** Counts a failed try for a job that cannot start anywhere (which may end it). */

@@ -75,23 +75,43 @@ export class MalleabilityManager {
    */
   shrinkForUpdates(cluster: ClusterState, shrinkValue: number, now: number, deadline?: number): void {
     const procedure = this.policy.shrink(cluster.malleableJobs.slice(), shrinkValue);
-    this.start(cluster, procedure, { mandatory: true, earmark: 0, operator: false, deadline, key: evolvingKey(cluster.cluster.index) }, now);
+    this.start(
+      cluster,
+      procedure,
+      { mandatory: true, earmark: 0, operator: false, deadline, key: evolvingKey(cluster.cluster.index) },
+      now,
+    );
   }
 
   grow(cluster: ClusterState, growValue: number, now: number): void {
-    this.start(cluster, this.policy.grow(cluster.malleableJobs.slice(), growValue), { mandatory: false, earmark: growValue, operator: false }, now);
+    this.start(
+      cluster,
+      this.policy.grow(cluster.malleableJobs.slice(), growValue),
+      { mandatory: false, earmark: growValue, operator: false },
+      now,
+    );
   }
 
   /** `deadline`: the processors must be released by then, not at once (ahead of an evolving job's announced update). */
   shrink(cluster: ClusterState, shrinkValue: number, mandatory: boolean, now: number, deadline?: number): void {
-    this.start(cluster, this.policy.shrink(cluster.malleableJobs.slice(), shrinkValue), { mandatory, earmark: 0, operator: false, deadline }, now);
+    this.start(
+      cluster,
+      this.policy.shrink(cluster.malleableJobs.slice(), shrinkValue),
+      { mandatory, earmark: 0, operator: false, deadline },
+      now,
+    );
   }
 
   /**
    * Runs a procedure a policy's own iteration made (DBES: its shrinks, or its expansions with their reasons) on a
    * cluster, as one operation; `earmark`: processors set aside for its offers from the start.
    */
-  run(cluster: ClusterState, procedure: PolicyProcedure<JobRecord>, options: { mandatory: boolean; earmark: number }, now: number): void {
+  run(
+    cluster: ClusterState,
+    procedure: PolicyProcedure<JobRecord>,
+    options: { mandatory: boolean; earmark: number },
+    now: number,
+  ): void {
     this.start(cluster, procedure, { ...options, operator: false }, now);
   }
 
@@ -103,7 +123,12 @@ export class MalleabilityManager {
   /** An operator makes one job of `cluster` give back `processors` (mandatory). */
   operatorShrink(cluster: ClusterState, job: JobRecord, processors: number, now: number): void {
     const capAtKept = () => (job.cap = Math.max(job.min, job.held - job.releasing));
-    this.start(cluster, operatorShrink(job, processors, capAtKept), { mandatory: true, earmark: 0, operator: true }, now);
+    this.start(
+      cluster,
+      operatorShrink(job, processors, capAtKept),
+      { mandatory: true, earmark: 0, operator: true },
+      now,
+    );
   }
 
   onGrowAnswer(offerId: number, accepted: number, now: number): void {
@@ -117,14 +142,21 @@ export class MalleabilityManager {
     // What the job takes becomes its own (pending) allocation; the rest stays set aside for the next offers.
     op.earmarked -= taken;
     this.host.ledger.unearmark(op.cluster, taken);
-    const answer: OperationEvent = { type: 'grow.answered', jobId: step.job.id, offerId, accepted: taken, ...expansionOf(step) };
+    const answer: OperationEvent = {
+      type: 'grow.answered',
+      jobId: step.job.id,
+      offerId,
+      accepted: taken,
+      ...expansionOf(step),
+    };
     // Decision: an answer cut to what could be granted keeps the application's own word beside it (`answered`), so
     // that the record never says the application accepted what it did not.
     if (taken !== accepted && Number.isFinite(accepted) && accepted > 0) answer.answered = accepted;
     this.host.emit(now, byOperator(op, answer));
     if (taken > 0) this.host.grantGrow(step.job, taken, step.why);
     // Decision: the cut stands (capacity fell meanwhile); the application is told what it gets, so its target follows.
-    if (answer.answered !== undefined && taken < answer.answered) this.host.applications.growGranted(offerId, step.job.id, taken, answer.answered);
+    if (answer.answered !== undefined && taken < answer.answered)
+      this.host.applications.growGranted(offerId, step.job.id, taken, answer.answered);
     this.resume(op, taken, now);
   }
 
@@ -171,8 +203,20 @@ export class MalleabilityManager {
     }: { mandatory: boolean; earmark: number; operator: boolean; deadline?: number | undefined; key?: number },
     now: number,
   ): void {
-    if (this.byCluster.has(key)) throw new Error(`a malleability operation is already running on ${cluster.cluster.name}`);
-    const op: Operation = { cluster, procedure, mandatory, operator, waiting: undefined, offerId: 0, offered: 0, earmarked: earmark, deadline, key };
+    if (this.byCluster.has(key))
+      throw new Error(`a malleability operation is already running on ${cluster.cluster.name}`);
+    const op: Operation = {
+      cluster,
+      procedure,
+      mandatory,
+      operator,
+      waiting: undefined,
+      offerId: 0,
+      offered: 0,
+      earmarked: earmark,
+      deadline,
+      key,
+    };
     this.host.ledger.earmark(cluster, earmark);
     this.byCluster.set(key, op);
     this.resume(op, 0, now);
@@ -213,10 +257,24 @@ export class MalleabilityManager {
       this.byOffer.set(offerId, op);
       const cluster = op.cluster.cluster.name;
       if (step.kind === 'offerGrow') {
-        this.host.emit(now, byOperator(op, { type: 'grow.offered', jobId: job.id, cluster, offerId, processors, ...expansionOf(step) }));
+        this.host.emit(
+          now,
+          byOperator(op, { type: 'grow.offered', jobId: job.id, cluster, offerId, processors, ...expansionOf(step) }),
+        );
         this.host.applications.offerGrow(offerId, job.id, processors);
       } else {
-        this.host.emit(now, byOperator(op, { type: 'shrink.requested', jobId: job.id, cluster, offerId, processors, mandatory: op.mandatory, ...shrinkOf(step) }));
+        this.host.emit(
+          now,
+          byOperator(op, {
+            type: 'shrink.requested',
+            jobId: job.id,
+            cluster,
+            offerId,
+            processors,
+            mandatory: op.mandatory,
+            ...shrinkOf(step),
+          }),
+        );
         if (op.deadline === undefined) this.host.applications.requestShrink(offerId, job.id, processors, op.mandatory);
         else this.host.applications.requestShrink(offerId, job.id, processors, op.mandatory, op.deadline);
       }
@@ -232,7 +290,10 @@ export class MalleabilityManager {
   }
 }
 
-type OperationEvent = Extract<SchedulerEventBody, { type: 'grow.offered' | 'grow.answered' | 'shrink.requested' | 'shrink.answered' }>;
+type OperationEvent = Extract<
+  SchedulerEventBody,
+  { type: 'grow.offered' | 'grow.answered' | 'shrink.requested' | 'shrink.answered' }
+>;
 
 /** Marks the events of an operator's operation; a policy's carry no mark (the common case stays small). */
 function byOperator(op: Operation, event: OperationEvent): OperationEvent {
@@ -247,7 +308,12 @@ function expansionOf(step: PolicyStep<JobRecord>): { step?: 1 | 2; forJob?: stri
 }
 
 /** A DBES shrink's reason as event fields. */
-function shrinkOf(step: PolicyStep<JobRecord>): { phase?: 'evolving' | 'startLater' | 'steal'; forJob?: string; fromStep?: 1 | 2; fromFor?: string } {
+function shrinkOf(step: PolicyStep<JobRecord>): {
+  phase?: 'evolving' | 'startLater' | 'steal';
+  forJob?: string;
+  fromStep?: 1 | 2;
+  fromFor?: string;
+} {
   if (step.kind !== 'requestShrink' || step.why === undefined) return {};
   const { phase, forJob, fromStep, fromFor } = step.why;
   return fromFor === undefined ? { phase, forJob, fromStep } : { phase, forJob, fromStep, fromFor };

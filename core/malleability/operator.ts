@@ -15,7 +15,11 @@ export function* operatorGrow<J extends ReadonlyJobRecord>(job: J, processors: n
  * application gives back more than asked when it runs only at some sizes (FT keeps a power of two: 8 shrunk by 1
  * gives back 4, and is capped at 4, never at 7, a size it cannot run at).
  */
-export function* operatorShrink<J extends ReadonlyJobRecord>(job: J, processors: number, capAtKept: () => void): PolicyProcedure<J> {
+export function* operatorShrink<J extends ReadonlyJobRecord>(
+  job: J,
+  processors: number,
+  capAtKept: () => void,
+): PolicyProcedure<J> {
   const accepted = yield { kind: 'requestShrink', job, processors };
   capAtKept();
   if (accepted > 0) yield { kind: 'awaitRelease', jobs: [job] };

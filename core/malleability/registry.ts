@@ -11,7 +11,17 @@ import type { MalleabilityPolicy } from './policy.js';
 import { rigid } from './rigid.js';
 
 // rigid, esf, edf, ldf, ep: the DBES paper's baselines; dbes brings its own scheduling iteration (dbes.ts).
-export const malleabilityPolicies: Readonly<Record<string, MalleabilityPolicy>> = { fpsma, egs, equipartition, rigid, esf, edf, ldf, ep, dbes };
+export const malleabilityPolicies: Readonly<Record<string, MalleabilityPolicy>> = {
+  fpsma,
+  egs,
+  equipartition,
+  rigid,
+  esf,
+  edf,
+  ldf,
+  ep,
+  dbes,
+};
 
 export function malleabilityPolicy(name: string): MalleabilityPolicy | undefined {
   return Object.hasOwn(malleabilityPolicies, name) ? malleabilityPolicies[name] : undefined;

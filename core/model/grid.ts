@@ -42,7 +42,10 @@ export function buildGrid(spec: GridSpec): Grid {
     if (!links.has(`${l.to}\u0000${l.from}`)) links.set(`${l.to}\u0000${l.from}`, l);
   }
   const link = (from: string, to: string) =>
-    links.get(`${from}\u0000${to}`) ?? { bandwidthMBps: spec.network.defaultBandwidthMBps, latencyS: spec.network.defaultLatencyS };
+    links.get(`${from}\u0000${to}`) ?? {
+      bandwidthMBps: spec.network.defaultBandwidthMBps,
+      latencyS: spec.network.defaultLatencyS,
+    };
 
   return {
     name: spec.name,

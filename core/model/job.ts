@@ -56,13 +56,18 @@ export function checkJobAgainstGrid(job: JobSpec, grid: Grid): FieldError[] {
     if (job.kind === 'interactive') {
       const partitioned = grid.clusters.filter((k) => k.spec.interactive !== undefined);
       if (c.cluster !== undefined && grid.cluster(c.cluster) && !grid.cluster(c.cluster)!.spec.interactive) {
-        errors.push({ path: at('cluster'), message: `cluster ${c.cluster} has no interactive worker nodes${partitioned.length ? ` (${partitioned.map((k) => k.name).join(', ')} have)` : ''}` });
+        errors.push({
+          path: at('cluster'),
+          message: `cluster ${c.cluster} has no interactive worker nodes${partitioned.length ? ` (${partitioned.map((k) => k.name).join(', ')} have)` : ''}`,
+        });
       } else if (c.cluster === undefined && partitioned.length === 0) {
         errors.push({ path: 'kind', message: 'no cluster of this grid has interactive worker nodes' });
       }
     }
     // A profiled job's largest step is the one that must fit: the error is shown at that step.
-    const peakStep = job.profile ? job.profile.steps.findIndex((s) => s.processors === componentRequest(job, i).max) : -1;
+    const peakStep = job.profile
+      ? job.profile.steps.findIndex((s) => s.processors === componentRequest(job, i).max)
+      : -1;
     const fieldPath = peakStep >= 0 ? `profile.steps[${peakStep}].processors` : undefined;
     const field = job.kind === 'rigid' ? 'processors' : job.kind === 'evolving' ? 'max' : 'min';
     const sizeAt = (f: string) => fieldPath ?? at(f);
@@ -70,16 +75,24 @@ export function checkJobAgainstGrid(job: JobSpec, grid: Grid): FieldError[] {
       const cluster = grid.cluster(c.cluster);
       if (!cluster) errors.push({ path: at('cluster'), message: `names unknown cluster "${c.cluster}"` });
       else if (need > cluster.threshold) {
-        errors.push({ path: sizeAt(field), message: `is larger than cluster ${cluster.name} allows (${need} > ${cluster.threshold})` });
+        errors.push({
+          path: sizeAt(field),
+          message: `is larger than cluster ${cluster.name} allows (${need} > ${cluster.threshold})`,
+        });
       }
     } else if (job.placement === 'fcm' && job.kind === 'rigid') {
       // Flexible cluster minimization may split the component over every cluster.
-      if (need > grid.totalThreshold) errors.push({ path: at(field), message: `is larger than the whole grid (${need} > ${grid.totalThreshold})` });
+      if (need > grid.totalThreshold)
+        errors.push({ path: at(field), message: `is larger than the whole grid (${need} > ${grid.totalThreshold})` });
     } else if (need > grid.largestThreshold) {
-      errors.push({ path: sizeAt(field), message: `is larger than every cluster (${need} > ${grid.largestThreshold})` });
+      errors.push({
+        path: sizeAt(field),
+        message: `is larger than every cluster (${need} > ${grid.largestThreshold})`,
+      });
     }
     c.inputFiles.forEach((f, j) => {
-      if (!grid.hasFile(f)) errors.push({ path: `components[${i}].inputFiles[${j}]`, message: `names unknown file "${f}"` });
+      if (!grid.hasFile(f))
+        errors.push({ path: `components[${i}].inputFiles[${j}]`, message: `names unknown file "${f}"` });
     });
   });
   return errors;

@@ -31,7 +31,7 @@ export const flexibleClusterMinimization: PlacementPolicy = {
     // Taking the largest idle blocks first gives the fewest clusters; a drained cluster has 0 left and drops out.
     // Decision: the last piece also comes from the largest remaining cluster (not the tightest fit), and pieces have no
     // minimum size, so a split may leave a 1-processor component.
-    for (let remaining = total; remaining > 0; ) {
+    for (let remaining = total; remaining > 0;) {
       let best = -1;
       let bestLeft = 0;
       for (let c = 0; c < grid.clusters.length; c++) {

@@ -16,8 +16,7 @@ export interface PlacementContext {
 }
 
 export type Placement =
-  | { readonly ok: true; readonly components: PlacedComponent[] }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly components: PlacedComponent[] } | { readonly ok: false; readonly reason: string };
 
 export interface PlacementPolicy {
   readonly name: string;

@@ -100,7 +100,9 @@ export class Ledger {
 
   /** The first cluster with the most available, when the context keeps it and no component of this job took any yet. */
   mostAvailableCluster(): number | undefined {
-    return this.touchedCount === 0 && this.context!.mostAvailableCluster ? this.context!.mostAvailableCluster() : undefined;
+    return this.touchedCount === 0 && this.context!.mostAvailableCluster
+      ? this.context!.mostAvailableCluster()
+      : undefined;
   }
 
   get tookAny(): boolean {
@@ -135,7 +137,8 @@ export function chooseCluster(ledger: Ledger, componentIndex: number, score?: Cl
   if (pinned !== undefined) {
     const left = ledger.left(range.from);
     if (left >= need) return range.from;
-    const of = job.kind === 'rigid' ? `${need}` : job.kind === 'evolving' ? `its pre-allocation ${need}` : `its minimum ${need}`;
+    const of =
+      job.kind === 'rigid' ? `${need}` : job.kind === 'evolving' ? `its pre-allocation ${need}` : `its minimum ${need}`;
     return `component ${componentIndex} is pinned to ${pinned}, which has ${left} of ${of} available${afterEarlier(ledger)}`;
   }
   if (!score) {
@@ -174,8 +177,20 @@ export function chooseCluster(ledger: Ledger, componentIndex: number, score?: Cl
  * Why no cluster can take a component of `need` processors: `mostLeft` is the most any cluster had left for it (the
  * first such cluster is `mostCluster`). The scheduler words a failure it foresees without a placement the same way.
  */
-export function noClusterReason(kind: JobSpec['kind'], need: number, componentIndex: number, mostLeft: number, mostCluster: string, after = ''): string {
-  const what = kind === 'rigid' ? `${need} processors` : kind === 'evolving' ? `the pre-allocation of ${need} processors` : `the minimum of ${need} processors`;
+export function noClusterReason(
+  kind: JobSpec['kind'],
+  need: number,
+  componentIndex: number,
+  mostLeft: number,
+  mostCluster: string,
+  after = '',
+): string {
+  const what =
+    kind === 'rigid'
+      ? `${need} processors`
+      : kind === 'evolving'
+        ? `the pre-allocation of ${need} processors`
+        : `the minimum of ${need} processors`;
   return `no cluster has ${what} available for component ${componentIndex} (most available: ${mostLeft} on ${mostCluster}${after})`;
 }
 

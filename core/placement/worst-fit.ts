@@ -6,7 +6,8 @@ const ledger = new Ledger();
 
 export const worstFit: PlacementPolicy = {
   name: 'wf',
-  description: 'Worst Fit: each component, in order, on the cluster with the most available processors (balances load).',
+  description:
+    'Worst Fit: each component, in order, on the cluster with the most available processors (balances load).',
   // With no score, chooseCluster ranks feasible clusters by processors left, then index: exactly Worst Fit.
   place: (job, context) => placeComponents(ledger.begin(job, context)),
 };

@@ -50,7 +50,8 @@ export type Fit =
   | { readonly fits: false; readonly reason: 'exceeds-capacity' | 'never-free'; readonly most: number };
 
 function checkAmount(n: number, what: string): void {
-  if (!(n >= 0) || n === Infinity) throw new RangeError(`AvailabilityProfile: ${what} must be a finite number >= 0, got ${n}`);
+  if (!(n >= 0) || n === Infinity)
+    throw new RangeError(`AvailabilityProfile: ${what} must be a finite number >= 0, got ${n}`);
 }
 
 function checkDuration(d: number, what: string): void {
@@ -113,7 +114,14 @@ export class AvailabilityProfile {
   #scratchTimes: Float64Array = EMPTY;
   #scratchValues: Float64Array = EMPTY;
 
-  private constructor(now: number, capacity: StepFunction | undefined, flat: number, running: readonly Holding[] | undefined, kept: HeldOverTime | undefined, heldNow: number) {
+  private constructor(
+    now: number,
+    capacity: StepFunction | undefined,
+    flat: number,
+    running: readonly Holding[] | undefined,
+    kept: HeldOverTime | undefined,
+    heldNow: number,
+  ) {
     this.now = now;
     this.#capacityProfile = capacity;
     this.#flat = flat;
@@ -210,7 +218,8 @@ export class AvailabilityProfile {
         if (end > t || end === Infinity) held += running[i]!.n;
       }
     }
-    for (const r of this.#reservations.values()) if (holdsAt(r, this.now) && (r.start + r.duration > t || r.duration === Infinity)) held += r.n;
+    for (const r of this.#reservations.values())
+      if (holdsAt(r, this.now) && (r.start + r.duration > t || r.duration === Infinity)) held += r.n;
     return this.#flat - held;
   }
 
@@ -232,7 +241,8 @@ export class AvailabilityProfile {
    */
   freeBetween(t1: number, t2: number): number {
     checkFinite(t1, 'freeBetween: t1');
-    if (t2 !== t2 || t2 < t1) throw new RangeError(`AvailabilityProfile: freeBetween: need t2 >= t1, got [${t1}, ${t2})`);
+    if (t2 !== t2 || t2 < t1)
+      throw new RangeError(`AvailabilityProfile: freeBetween: need t2 >= t1, got [${t1}, ${t2})`);
     const from = Math.max(t1, this.now);
     const to = Math.max(t2, this.now);
     // A lazy plan's free processors only rise from now on: the least over the window is at its start.
@@ -333,7 +343,8 @@ export class AvailabilityProfile {
     const r = this.#reservations.get(id);
     const end = r === undefined ? 0 : r.start + r.duration;
     // A reservation that holds nothing from now on (see reserve) changes nothing.
-    if (r === undefined || r.n === 0 || !(r.duration > 0) || !(end > this.now)) return this.earliestStart(n, duration, from, until);
+    if (r === undefined || r.n === 0 || !(r.duration > 0) || !(end > this.now))
+      return this.earliestStart(n, duration, from, until);
     const t = Math.max(from, this.now);
     if (n <= 0) return t <= until ? t : Infinity;
     const free = this.#materialise();
@@ -506,7 +517,8 @@ export class AvailabilityProfile {
   reserveAll(rs: readonly Reservation[]): boolean {
     const rects: number[] = [];
     for (const r of rs) {
-      if (this.#reservations.has(r.id)) throw new RangeError(`AvailabilityProfile: reservation '${r.id}' already exists`);
+      if (this.#reservations.has(r.id))
+        throw new RangeError(`AvailabilityProfile: reservation '${r.id}' already exists`);
       checkAmount(r.n, `reservation '${r.id}': n`);
       checkFinite(r.start, `reservation '${r.id}': start`);
       checkDuration(r.duration, `reservation '${r.id}': duration`);
@@ -587,7 +599,16 @@ function holdsAt(r: Reservation, now: number): boolean {
  * From a start at step i where n processors are free, the earliest start whose window of `duration` holds n all
  * along: the window slides past every dip it contains; Infinity past `until` or the last step.
  */
-function slideWindow(ts: ArrayLike<number>, vs: ArrayLike<number>, count: number, i: number, start: number, n: number, duration: number, until: number): number {
+function slideWindow(
+  ts: ArrayLike<number>,
+  vs: ArrayLike<number>,
+  count: number,
+  i: number,
+  start: number,
+  n: number,
+  duration: number,
+  until: number,
+): number {
   if (start > until) return Infinity;
   // A zero-length request needs its n at its start instant only.
   if (duration === 0) return start;

@@ -66,7 +66,11 @@ export class KeptHoldings implements HeldOverTime {
       }
     }
     if (!placed) return;
-    const holdings = this.#made(job, entry !== undefined && entry.components === job.components ? entry.holdings : undefined, runtimeAt);
+    const holdings = this.#made(
+      job,
+      entry !== undefined && entry.components === job.components ? entry.holdings : undefined,
+      runtimeAt,
+    );
     if (entry !== undefined && entry.components === job.components) entry.holdings = holdings;
     else this.#byJob.set(job, { components: job.components, holdings });
     this.#list = undefined;
@@ -108,7 +112,8 @@ export class KeptHoldings implements HeldOverTime {
   #made(job: KeptJob, before: readonly Holding[] | undefined, runtimeAt: RuntimeAt | undefined): Holding[] {
     const now = this.#now;
     const walltime = job.spec.walltime;
-    if (walltime !== undefined && (!Number.isFinite(job.startTime) || (job.malleable && job.sizeHistory.length > 0))) this.#dependsOnNow.add(job);
+    if (walltime !== undefined && (!Number.isFinite(job.startTime) || (job.malleable && job.sizeHistory.length > 0)))
+      this.#dependsOnNow.add(job);
     else this.#dependsOnNow.delete(job);
     const end = holdingEnd(job, now, runtimeAt);
     const out: Holding[] = [];

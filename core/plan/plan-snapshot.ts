@@ -130,7 +130,10 @@ const finiteOrNull = (t: number): number | null => (Number.isFinite(t) ? t : nul
  * A profile's steps from now on. Whole: one per running job's end (at most one per processor of the cluster, each job
  * holding one at least) and two per reservation listed.
  */
-function steps(profile: { times: readonly number[]; values: readonly number[]; valueAt(t: number): number }, now: number): Step[] {
+function steps(
+  profile: { times: readonly number[]; values: readonly number[]; valueAt(t: number): number },
+  now: number,
+): Step[] {
   const out: Step[] = [{ t: now, v: profile.valueAt(now) }];
   for (let i = 0; i < profile.times.length; i++) {
     const t = profile.times[i]!;
@@ -142,7 +145,11 @@ function steps(profile: { times: readonly number[]; values: readonly number[]; v
 export function planSnapshot(source: PlanSource): PlanSnapshot {
   const now = source.now;
   const limit = source.limit ?? PLAN_ITEM_LIMIT;
-  const perCluster = source.clusters.map(() => ({ holdings: new Map<string, Holding>(), running: [] as PlannedRunning[], runningTotal: 0 }));
+  const perCluster = source.clusters.map(() => ({
+    holdings: new Map<string, Holding>(),
+    running: [] as PlannedRunning[],
+    runningTotal: 0,
+  }));
   for (const job of source.placed) {
     // A job split over clusters holds its components' processors on each; several on one cluster add up.
     const on = new Map<number, number>();
@@ -157,7 +164,16 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
       c.runningTotal++;
       if (c.running.length < limit) {
         const sizes = job.sizeHistory.slice(-PLAN_SIZE_STEPS).map((s) => ({ t: s.t, v: s.v }));
-        c.running.push({ id: job.id, kind: job.kind, processors: h.n, size: job.size, start: h.start, end: finiteOrNull(h.end), backfilled: job.backfilled, sizes });
+        c.running.push({
+          id: job.id,
+          kind: job.kind,
+          processors: h.n,
+          size: job.size,
+          start: h.start,
+          end: finiteOrNull(h.end),
+          backfilled: job.backfilled,
+          sizes,
+        });
       }
     }
   }
@@ -169,7 +185,8 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
       continue;
     }
     const steps = source.scheduledSteps?.(job.id);
-    if (steps !== undefined && steps.cluster >= 0 && steps.cluster < waiting.length) waiting[steps.cluster]!.push({ job, steps });
+    if (steps !== undefined && steps.cluster >= 0 && steps.cluster < waiting.length)
+      waiting[steps.cluster]!.push({ job, steps });
   }
   const clusters = source.clusters.map((cluster, i): ClusterPlan => {
     const c = perCluster[i]!;
@@ -192,7 +209,13 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
       const start = job.plannedStart!.start;
       const walltime = job.spec.walltime ?? Number.POSITIVE_INFINITY;
       plan.reserve({ id: job.id, n: job.need, start, duration: walltime });
-      reservations.push({ id: job.id, processors: job.need, start, end: finiteOrNull(start + walltime), waitsFor: plan.reservationWaitsFor(job.id) });
+      reservations.push({
+        id: job.id,
+        processors: job.need,
+        start,
+        end: finiteOrNull(start + walltime),
+        waitsFor: plan.reservationWaitsFor(job.id),
+      });
     }
     return {
       name: cluster.name,
@@ -217,13 +240,21 @@ function reserveSteps(plan: AvailabilityProfile, id: string, scheduled: Schedule
   let t = scheduled.start;
   let peak = 0;
   scheduled.steps.forEach((s, k) => {
-    if (s.duration > 0 && s.nodes > 0) plan.reserve({ id: k === 0 ? id : `${id} step ${k + 1}`, n: s.nodes, start: t, duration: s.duration });
+    if (s.duration > 0 && s.nodes > 0)
+      plan.reserve({ id: k === 0 ? id : `${id} step ${k + 1}`, n: s.nodes, start: t, duration: s.duration });
     sizes.push({ t, v: s.nodes });
     peak = Math.max(peak, s.nodes);
     t += s.duration;
   });
   sizes.push({ t, v: 0 });
-  return { id, processors: peak, start: scheduled.start, end: finiteOrNull(t), waitsFor: plan.reservation(id) ? plan.reservationWaitsFor(id) : [], steps: sizes };
+  return {
+    id,
+    processors: peak,
+    start: scheduled.start,
+    end: finiteOrNull(t),
+    waitsFor: plan.reservation(id) ? plan.reservationWaitsFor(id) : [],
+    steps: sizes,
+  };
 }
 
 /**
@@ -235,7 +266,13 @@ export function reservedViews(job: PlanJob, now: number): { nonPreemptive: Step[
   const p = job.plannedStart;
   if (p === undefined) return undefined;
   const start = Math.max(now, p.start);
-  const nonPreemptive: Step[] = start > now ? [{ t: now, v: 0 }, { t: start, v: job.need }] : [{ t: now, v: job.need }];
+  const nonPreemptive: Step[] =
+    start > now
+      ? [
+          { t: now, v: 0 },
+          { t: start, v: job.need },
+        ]
+      : [{ t: now, v: job.need }];
   const walltime = job.spec.walltime;
   if (walltime !== undefined && p.start + walltime > start) nonPreemptive.push({ t: p.start + walltime, v: 0 });
   return { nonPreemptive, preemptive: [{ t: now, v: 0 }] };

@@ -4,7 +4,16 @@
 // plan frees processors (a job ended before its walltime), reservations are re-made in order, each at its earliest
 // start but never later than before (compression). With a reservation depth N (Maui's ReservationDepth) only N jobs
 // hold reservations at once; the others start only when they fit now without delaying any.
-import { holdInPlans, roomOverWalltime, type Admission, type QueuePass, type QueuePolicy, type QueuePolicyName, type QueueView, type WaitingJob } from './policy.js';
+import {
+  holdInPlans,
+  roomOverWalltime,
+  type Admission,
+  type QueuePass,
+  type QueuePolicy,
+  type QueuePolicyName,
+  type QueueView,
+  type WaitingJob,
+} from './policy.js';
 
 // Decision: as pyss's ConservativeScheduler and Batsim's batsched conservative_bf do, a new job is put at its earliest
 // start among the reservations already made, and when a job has ended the waiting jobs are taken again, in queue
@@ -76,7 +85,10 @@ class BackfillingPass implements QueuePass {
       if (best === undefined) {
         // Decision: a job the plan can never fit (larger than the cluster, or waiting for jobs without a walltime)
         // takes no reservation and does not count towards the depth: it starts when processors come free.
-        return { room: roomOverWalltime(job, view), reason: `waiting for ${job.need} processors: the plan cannot say when (${this.name})` };
+        return {
+          room: roomOverWalltime(job, view),
+          reason: `waiting for ${job.need} processors: the plan cannot say when (${this.name})`,
+        };
       }
       if (best.start <= view.now) return { room: roomOverWalltime(job, view) };
       view.plan(best.cluster).reserve({ id: job.id, n: job.need, start: best.start, duration: job.walltime });
@@ -85,7 +97,10 @@ class BackfillingPass implements QueuePass {
     }
     const room = roomOverWalltime(job, view);
     if (room.some((r) => r >= job.need)) return { room };
-    return { room, reason: `waiting: cannot start now without delaying a reservation (${this.name}, ${this.depth} held)` };
+    return {
+      room,
+      reason: `waiting: cannot start now without delaying a reservation (${this.name}, ${this.depth} held)`,
+    };
   }
 
   /** A job promised earlier: compressed when the plans freed something, started when its start is now. */
@@ -100,7 +115,9 @@ class BackfillingPass implements QueuePass {
         if (!this.dirty[c]) continue;
         const plan = view.plan(c);
         const start =
-          c === p.cluster ? plan.earliestStartWithout(job.id, job.need, job.walltime, view.now, slot.start) : plan.earliestStart(job.need, job.walltime, view.now, slot.start);
+          c === p.cluster
+            ? plan.earliestStartWithout(job.id, job.need, job.walltime, view.now, slot.start)
+            : plan.earliestStart(job.need, job.walltime, view.now, slot.start);
         if (start < slot.start || (start === slot.start && c === p.cluster)) slot = { cluster: c, start };
       }
       if (slot.cluster !== p.cluster || slot.start !== p.start) {
@@ -133,7 +150,9 @@ class BackfillingPass implements QueuePass {
     const [from, to] = clusterRange(job, view);
     for (let c = from; c < to; c++) {
       // Bounded by the best start so far: a cluster is searched no further than it could win.
-      const start = view.plan(c).earliestStart(job.need, job.walltime, view.now, best === undefined ? Number.POSITIVE_INFINITY : best.start);
+      const start = view
+        .plan(c)
+        .earliestStart(job.need, job.walltime, view.now, best === undefined ? Number.POSITIVE_INFINITY : best.start);
       if (start < (best?.start ?? Number.POSITIVE_INFINITY)) best = { cluster: c, start };
     }
     return best;

@@ -1,7 +1,16 @@
 // EASY backfilling: jobs start in queue order while they fit; the first that does not (the head) gets a reservation
 // at its earliest start on its cluster's plan; a job behind it starts now only if it fits now without delaying that
 // reservation — it ends before the reservation starts, or it takes only processors the reservation leaves free.
-import { candidateClusters, holdInPlans, roomOverWalltime, type Admission, type QueuePass, type QueuePolicy, type QueueView, type WaitingJob } from './policy.js';
+import {
+  candidateClusters,
+  holdInPlans,
+  roomOverWalltime,
+  type Admission,
+  type QueuePass,
+  type QueuePolicy,
+  type QueueView,
+  type WaitingJob,
+} from './policy.js';
 
 // Decision: as in the textbook EASY (and pyss / Batsim's reference schedulers), reservations and backfilling read
 // the walltime (the user's estimate), never the run time; running jobs are planned to end at start + walltime.
@@ -11,7 +20,7 @@ import { candidateClusters, holdInPlans, roomOverWalltime, type Admission, type 
 // half-open [start, end)).
 export const easy: QueuePolicy = {
   name: 'easy',
-  description: "EASY backfilling: a reservation for the head job; a later job starts now if it does not delay it.",
+  description: 'EASY backfilling: a reservation for the head job; a later job starts now if it does not delay it.',
   begin(view: QueueView): QueuePass {
     let head: { readonly id: string; readonly start: number; readonly cluster: number } | undefined;
     return {
@@ -21,7 +30,10 @@ export const easy: QueuePolicy = {
           // Behind the head: its reservation is in the plans, so what is free over this job's walltime from now is
           // exactly what it may take without delaying it.
           if (room.some((r) => r >= job.need)) return { room };
-          return { room, reason: `waiting: cannot start now without delaying job ${head.id}'s reservation at ${head.start} (easy)` };
+          return {
+            room,
+            reason: `waiting: cannot start now without delaying job ${head.id}'s reservation at ${head.start} (easy)`,
+          };
         }
         // Every job ahead has started: this one starts now if it can, else it is the head and takes a reservation.
         if (room.some((r) => r >= job.need)) return { room };

@@ -1,5 +1,13 @@
 // FCFS: jobs start in queue order only; the first that cannot start now blocks every job behind it.
-import { candidateClusters, holdInPlans, type Admission, type QueuePass, type QueuePolicy, type QueueView, type WaitingJob } from './policy.js';
+import {
+  candidateClusters,
+  holdInPlans,
+  type Admission,
+  type QueuePass,
+  type QueuePolicy,
+  type QueueView,
+  type WaitingJob,
+} from './policy.js';
 
 export const fcfs: QueuePolicy = {
   name: 'fcfs',

@@ -155,7 +155,9 @@ export class PlacementQueue {
 
   /** A slot's key for scans of round `keyRound` (see `tree`). */
   private key(job: JobRecord): number {
-    return job.state === 'queued' && job.triedInRound === this.keyRound && job.passOver >= 0 ? job.passOver : Number.NEGATIVE_INFINITY;
+    return job.state === 'queued' && job.triedInRound === this.keyRound && job.passOver >= 0
+      ? job.passOver
+      : Number.NEGATIVE_INFINITY;
   }
 
   private clear(s: number): void {

@@ -86,7 +86,12 @@ function roomFor(room: readonly number[], need: number): boolean {
 }
 
 function prioritizedJob(job: JobRecord): PrioritizedJob {
-  return { seq: job.seq, submitTime: job.transitions[0]!.time, need: job.need, walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY };
+  return {
+    seq: job.seq,
+    submitTime: job.transitions[0]!.time,
+    need: job.need,
+    walltime: job.spec.walltime ?? Number.POSITIVE_INFINITY,
+  };
 }
 
 export class PlannedPass {
@@ -198,14 +203,21 @@ export class PlannedPass {
     const waiting = this.waitingJob(job);
     const admission = pass.admit(waiting);
     job.plannedStart = admission.reserved;
-    if (admission.reserved !== undefined && admission.reserved.start < this.earliestReserved) this.earliestReserved = admission.reserved.start;
+    if (admission.reserved !== undefined && admission.reserved.start < this.earliestReserved)
+      this.earliestReserved = admission.reserved.start;
     // A job reserved to start later has no room now (every policy answers so): its room is not scanned.
-    if ((admission.reserved !== undefined && admission.reserved.start > now) || !roomFor(admission.room, waiting.need)) {
+    if (
+      (admission.reserved !== undefined && admission.reserved.start > now) ||
+      !roomFor(admission.room, waiting.need)
+    ) {
       if (admission.reason !== undefined) job.lastFailure = admission.reason;
       return 'kept';
     }
     const placementPolicy = job.placementPolicy;
-    const context: PlacementContext = { grid: host.grid, available: (i) => Math.min(admission.room[i] ?? 0, host.roomFor(job, i)) };
+    const context: PlacementContext = {
+      grid: host.grid,
+      available: (i) => Math.min(admission.room[i] ?? 0, host.roomFor(job, i)),
+    };
     const placement = placementPolicy.place(job.spec, context);
     if (!placement.ok) {
       pass.notPlaced(waiting);
@@ -241,7 +253,11 @@ export class PlannedPass {
     const host = this.host;
     const count = host.grid.clusters.length;
     const kept = this.kept;
-    const incremental = host.placedOn !== undefined && host.holdingsVersion !== undefined && host.drainChanges !== undefined && host.watchChanges !== undefined;
+    const incremental =
+      host.placedOn !== undefined &&
+      host.holdingsVersion !== undefined &&
+      host.drainChanges !== undefined &&
+      host.watchChanges !== undefined;
     if (!incremental) {
       const buckets = this.bucketed();
       for (let i = 0; i < count; i++) kept[i] = this.made(i, buckets[i]!, now);
@@ -372,7 +388,12 @@ export class PlannedPass {
       const p = job.plannedStart;
       if (p === undefined || job.state !== 'queued' || p.cluster >= clusterCount || p.start < now) continue;
       jobs[p.cluster]!.push(job);
-      reservations[p.cluster]!.push({ id: job.id, n: job.need, start: p.start, duration: job.spec.walltime ?? Number.POSITIVE_INFINITY });
+      reservations[p.cluster]!.push({
+        id: job.id,
+        n: job.need,
+        start: p.start,
+        duration: job.spec.walltime ?? Number.POSITIVE_INFINITY,
+      });
     }
     let promised = 0;
     for (let c = 0; c < clusterCount; c++) {

@@ -99,14 +99,21 @@ export function roomOverWalltime(job: WaitingJob, view: QueueView): number[] {
   const from = job.cluster ?? 0;
   const to = job.cluster === undefined ? view.clusterCount : job.cluster + 1;
   for (let c = from; c < to; c++) {
-    const free = view.freeFromNow !== undefined ? view.freeFromNow(c, job.walltime) : view.plan(c).freeBetween(view.now, view.now + job.walltime);
+    const free =
+      view.freeFromNow !== undefined
+        ? view.freeFromNow(c, job.walltime)
+        : view.plan(c).freeBetween(view.now, view.now + job.walltime);
     if (free >= job.need) room[c] = free;
   }
   return room;
 }
 
 /** Records a placed job in the plans: it holds its processors from now until now + its walltime. */
-export function holdInPlans(job: WaitingJob, view: QueueView, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void {
+export function holdInPlans(
+  job: WaitingJob,
+  view: QueueView,
+  processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>,
+): void {
   for (let i = 0; i < processors.length; i++) {
     const p = processors[i]!;
     view.plan(p.cluster).reserve({ id: `${job.id}#${i}`, n: p.processors, start: view.now, duration: job.walltime });

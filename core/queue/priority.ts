@@ -29,7 +29,11 @@ export interface QueuePriority {
   readonly score?: (job: PrioritizedJob, now: number) => number;
 }
 
-export const queuePriorities: Readonly<Record<QueuePriorityName, QueuePriority>> = Object.freeze({ submit, wait, size });
+export const queuePriorities: Readonly<Record<QueuePriorityName, QueuePriority>> = Object.freeze({
+  submit,
+  wait,
+  size,
+});
 
 /** The priority with this name, or undefined. */
 export function queuePriority(name: string): QueuePriority | undefined {
@@ -37,7 +41,12 @@ export function queuePriority(name: string): QueuePriority | undefined {
 }
 
 /** `jobs` in the priority's order (a new array; the input when the priority keeps queue order). */
-export function prioritized<T>(jobs: readonly T[], priority: QueuePriority, now: number, read: (job: T) => PrioritizedJob): readonly T[] {
+export function prioritized<T>(
+  jobs: readonly T[],
+  priority: QueuePriority,
+  now: number,
+  read: (job: T) => PrioritizedJob,
+): readonly T[] {
   const score = priority.score;
   if (score === undefined) return jobs;
   const keyed = jobs.map((job) => {

@@ -45,17 +45,25 @@ export function checkAdoption(
   if (id === undefined) errors.push({ path: 'id', message: 'is required to adopt a job' });
   else if (known(id)) errors.push({ path: 'id', message: `duplicates job "${id}"` });
   // Decision: only single-cluster jobs are adopted; a co-allocated rigid job split over clusters is not resumed.
-  if (spec.components.length !== 1) errors.push({ path: 'components', message: `only a single-component job can be adopted (got ${spec.components.length})` });
+  if (spec.components.length !== 1)
+    errors.push({
+      path: 'components',
+      message: `only a single-component job can be adopted (got ${spec.components.length})`,
+    });
   const cluster = grid.cluster(adopted.cluster);
   if (!cluster) errors.push({ path: 'cluster', message: `names no cluster ("${adopted.cluster}")` });
   if (!adopted.ended && spec.components.length === 1) {
     const request = componentRequest(spec, 0);
     const n = adopted.processors;
     if (!Number.isInteger(n) || n < request.min || n > request.max) {
-      errors.push({ path: 'processors', message: `must be a whole number within ${request.min}..${request.max} (got ${n})` });
+      errors.push({
+        path: 'processors',
+        message: `must be a whole number within ${request.min}..${request.max} (got ${n})`,
+      });
     }
   }
-  if (adopted.cap !== undefined && !Number.isInteger(adopted.cap)) errors.push({ path: 'cap', message: `must be a whole number (got ${adopted.cap})` });
+  if (adopted.cap !== undefined && !Number.isInteger(adopted.cap))
+    errors.push({ path: 'cap', message: `must be a whole number (got ${adopted.cap})` });
   if (errors.length || id === undefined || !cluster) return fail(errors);
   return ok({ spec, id, cluster });
 }
@@ -64,7 +72,13 @@ export function checkAdoption(
  * Records an adopted job on its cluster's state (`state`): ended, it takes its end state; otherwise it is counted as
  * it stands there (launched and waiting for its local jobs, or running). Returns the one event adoption emits.
  */
-export function resumeAdopted(job: JobRecord, adopted: AdoptedJob, state: ClusterState, ledger: CapacityLedger, now: number): SchedulerEventBody {
+export function resumeAdopted(
+  job: JobRecord,
+  adopted: AdoptedJob,
+  state: ClusterState,
+  ledger: CapacityLedger,
+  now: number,
+): SchedulerEventBody {
   const id = job.id;
   const cluster = state.cluster;
   // Decision: a stored cap outside min..max (the spec changed meaning) is brought inside it, never refused.
@@ -82,7 +96,11 @@ export function resumeAdopted(job: JobRecord, adopted: AdoptedJob, state: Cluste
     if (job.evolving) ledger.holdPreallocation(job);
     if (job.malleable || job.evolving) ledger.account(job, () => (job.claimed = adopted.processors));
     else ledger.holdRigid(state, adopted.processors);
-    job.transition('claiming', now, `adopted after a restart: launched on ${cluster.name}, waiting for its local jobs to start`);
+    job.transition(
+      'claiming',
+      now,
+      `adopted after a restart: launched on ${cluster.name}, waiting for its local jobs to start`,
+    );
     return { type: 'job.adopted', jobId: id, cluster: cluster.name, size: adopted.processors, state: 'claiming' };
   }
   if (job.malleable) {
@@ -98,6 +116,10 @@ export function resumeAdopted(job: JobRecord, adopted: AdoptedJob, state: Cluste
   job.recordSize(adopted.startTime);
   job.startedComponents = 1;
   job.startTime = adopted.startTime;
-  job.transition('running', now, `adopted after a restart: running on ${cluster.name} with ${adopted.processors} processors`);
+  job.transition(
+    'running',
+    now,
+    `adopted after a restart: running on ${cluster.name} with ${adopted.processors} processors`,
+  );
   return { type: 'job.adopted', jobId: id, cluster: cluster.name, size: job.size, state: 'running' };
 }

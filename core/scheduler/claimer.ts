@@ -76,7 +76,15 @@ export class Claimer {
       const processors = job.evolving ? job.claimed : c.processors;
       const walltime = job.spec.walltime === undefined ? {} : { walltimeS: job.spec.walltime };
       const manager = this.host.managers[this.host.grid.cluster(c.cluster)!.index]!;
-      manager.submit({ jobId: job.id, component, processors, program: spec.program, args: spec.args, tag: `${this.host.tag}:${job.id}`, ...walltime });
+      manager.submit({
+        jobId: job.id,
+        component,
+        processors,
+        program: spec.program,
+        args: spec.args,
+        tag: `${this.host.tag}:${job.id}`,
+        ...walltime,
+      });
     });
   }
 }

@@ -313,10 +313,16 @@ export class ClusterState implements ReadonlyClusterState {
    * Decision: a poll is an event only when it changes what Concertina knows (load or reachability); the time of the
    * last poll is in the snapshot.
    */
-  recordPoll(status: { readonly background: number; readonly reachable: boolean }, now: number): { freed: boolean; changed: boolean } {
+  recordPoll(
+    status: { readonly background: number; readonly reachable: boolean },
+    now: number,
+  ): { freed: boolean; changed: boolean } {
     const background = Math.max(0, Math.min(status.background, this.cluster.processors));
     const freed = background < this.background || (status.reachable && !this.reachable);
-    const changed = background !== this.background || status.reachable !== this.reachable || this.lastPoll === Number.NEGATIVE_INFINITY;
+    const changed =
+      background !== this.background ||
+      status.reachable !== this.reachable ||
+      this.lastPoll === Number.NEGATIVE_INFINITY;
     this.background = background;
     this.reachable = status.reachable;
     this.lastPoll = now;
@@ -324,13 +330,22 @@ export class ClusterState implements ReadonlyClusterState {
   }
 
   snapshot(): ClusterSnapshot {
-    return { name: this.cluster.name, reachable: this.reachable, lastPoll: Number.isFinite(this.lastPoll) ? this.lastPoll : null, runningMalleable: this.malleableJobs.length, ...this.breakdown() };
+    return {
+      name: this.cluster.name,
+      reachable: this.reachable,
+      lastPoll: Number.isFinite(this.lastPoll) ? this.lastPoll : null,
+      runningMalleable: this.malleableJobs.length,
+      ...this.breakdown(),
+    };
   }
 
   breakdown(): CapacityBreakdown {
     const earmarked = this.offered;
     const unfilled = this.unfilledPreallocation;
-    const idle = Math.max(0, this.cluster.processors - this.background - this.nonPreemptible - this.preemptible - earmarked - unfilled);
+    const idle = Math.max(
+      0,
+      this.cluster.processors - this.background - this.nonPreemptible - this.preemptible - earmarked - unfilled,
+    );
     return {
       processors: this.cluster.processors,
       threshold: this.cluster.threshold,

@@ -23,7 +23,8 @@ export class EventBus {
   /** Whether any listener takes events of this type. */
   wants(type: SchedulerEventType): boolean {
     let wanted = this.wanted.get(type);
-    if (wanted === undefined) this.wanted.set(type, (wanted = this.listeners.some((l) => !l.types || l.types.has(type))));
+    if (wanted === undefined)
+      this.wanted.set(type, (wanted = this.listeners.some((l) => !l.types || l.types.has(type))));
     return wanted;
   }
 

@@ -46,14 +46,20 @@ export class EvolvingUpdates {
       this.host.applications.updateRefused(jobId, reason);
     };
     if (!job) return refuse(`names no job ("${jobId}")`);
-    if (!job.evolving) return refuse(`job ${jobId} is not evolving (it is ${job.kind}): only an evolving job asks for updates`);
+    if (!job.evolving)
+      return refuse(`job ${jobId} is not evolving (it is ${job.kind}): only an evolving job asks for updates`);
     if (job.state !== 'running') return refuse(`job ${jobId} is not running (it is ${job.state})`);
     if (!Number.isInteger(processors) || processors < job.min || processors > job.max) {
-      return refuse(`asks for ${processors} processors, outside its ${job.min}..${job.max}: an update must stay inside its pre-allocation of ${job.max}`);
+      return refuse(
+        `asks for ${processors} processors, outside its ${job.min}..${job.max}: an update must stay inside its pre-allocation of ${job.max}`,
+      );
     }
-    if (!Number.isFinite(announceS) || announceS < 0) return refuse(`announceS must be a number of seconds, 0 or more (got ${announceS})`);
+    if (!Number.isFinite(announceS) || announceS < 0)
+      return refuse(`announceS must be a number of seconds, 0 or more (got ${announceS})`);
     if (processors < job.held && job.pendingGrow > 0 && processors < job.size + job.promised) {
-      return refuse(`${job.pendingGrow} processors of an earlier update are still being activated; ask again once resized`);
+      return refuse(
+        `${job.pendingGrow} processors of an earlier update are still being activated; ask again once resized`,
+      );
     }
     const cluster = job.components[0]!.cluster;
     this.host.emit(now, { type: 'evolve.requested', jobId, cluster, processors, announceS });
@@ -170,7 +176,8 @@ export class EvolvingUpdates {
     }
     for (const job of state.evolvingJobs) {
       let grant = 0;
-      while (job.evolveDemands.length > 0 && job.evolveDemands[0]!.at <= now) grant += job.evolveDemands.shift()!.processors;
+      while (job.evolveDemands.length > 0 && job.evolveDemands[0]!.at <= now)
+        grant += job.evolveDemands.shift()!.processors;
       if (grant === 0) continue;
       // Decision: what shrinks could not free (local users took it meanwhile) is asked anyway; the local manager
       // starts it when it can.

@@ -98,7 +98,18 @@ export class FpeJobs {
   /** A profiled job arrived: it waits here (not in the placement queue) and is fitted at once. */
   arrive(job: JobRecord, now: number): void {
     const requested = requestedProfile(job.spec);
-    this.jobs.set(job.id, { job, requested, cluster: -1, schedule: undefined, held: [], durations: [], step: -1, stepStart: Number.NaN, stalled: false, version: 0 });
+    this.jobs.set(job.id, {
+      job,
+      requested,
+      cluster: -1,
+      schedule: undefined,
+      held: [],
+      durations: [],
+      step: -1,
+      stepStart: Number.NaN,
+      stalled: false,
+      version: 0,
+    });
     this.pass(now);
   }
 
@@ -131,7 +142,11 @@ export class FpeJobs {
         continue;
       }
       resources.set(best.cluster, resourceOf(best.cluster).plus(epFunction(best.schedule.steps, best.schedule.start)));
-      const changed = !p.schedule || p.cluster !== best.cluster || p.schedule.start !== best.schedule.start || !sameSteps(p.schedule.steps, best.schedule.steps);
+      const changed =
+        !p.schedule ||
+        p.cluster !== best.cluster ||
+        p.schedule.start !== best.schedule.start ||
+        !sameSteps(p.schedule.steps, best.schedule.steps);
       p.schedule = best.schedule;
       p.cluster = best.cluster;
       this.setRun(p, best.schedule);
@@ -158,7 +173,15 @@ export class FpeJobs {
     if (!p || p.step >= 0) return;
     p.step = 0;
     p.stepStart = now;
-    this.host.emit(now, { type: 'fpe.step', jobId, cluster: this.clusterName(p), step: 1, processors: p.held[0]!, expandedS: 0, delayedS: now - p.job.transitions[0]!.time });
+    this.host.emit(now, {
+      type: 'fpe.step',
+      jobId,
+      cluster: this.clusterName(p),
+      step: 1,
+      processors: p.held[0]!,
+      expandedS: 0,
+      delayedS: now - p.job.transitions[0]!.time,
+    });
     this.stepTimer(p, now);
   }
 
@@ -184,16 +207,29 @@ export class FpeJobs {
   }
 
   /** The scheduled EP and the step a job runs, for the console. */
-  describe(jobId: string): { variant: FpeVariantName; cluster: string | undefined; step: number; schedule: ScheduledEp | undefined } | undefined {
+  describe(
+    jobId: string,
+  ):
+    | { variant: FpeVariantName; cluster: string | undefined; step: number; schedule: ScheduledEp | undefined }
+    | undefined {
     const p = this.jobs.get(jobId);
     if (!p) return undefined;
-    return { variant: this.variant, cluster: p.cluster >= 0 ? this.clusterName(p) : undefined, step: p.step, schedule: p.schedule };
+    return {
+      variant: this.variant,
+      cluster: p.cluster >= 0 ? this.clusterName(p) : undefined,
+      step: p.step,
+      schedule: p.schedule,
+    };
   }
 
   // ---- fits ------------------------------------------------------------------------------------------------------
 
   /** The cluster its fit ends earliest on (its pinned one if it names one), or undefined when none fits now. */
-  private bestFit(p: ProfiledJob, now: number, resourceOf: (c: number) => StepFunction): { cluster: number; schedule: ScheduledEp } | undefined {
+  private bestFit(
+    p: ProfiledJob,
+    now: number,
+    resourceOf: (c: number) => StepFunction,
+  ): { cluster: number; schedule: ScheduledEp } | undefined {
     const pinned = p.job.spec.components[0]!.cluster;
     let best: { cluster: number; schedule: ScheduledEp; end: number } | undefined;
     for (const state of this.host.clusters) {
@@ -212,7 +248,12 @@ export class FpeJobs {
    * The variant's fit, or undefined where it cannot fit: a step larger than the capacity, or the plan never frees
    * enough (a job without a walltime holds its processors without end).
    */
-  private fitOn(requested: EvolutionProfile, resource: StepFunction, capacity: number, now: number): ScheduledEp | undefined {
+  private fitOn(
+    requested: EvolutionProfile,
+    resource: StepFunction,
+    capacity: number,
+    now: number,
+  ): ScheduledEp | undefined {
     let peak = 0;
     for (const s of requested) peak = Math.max(peak, s.nodes);
     if (peak > capacity || capacity - resource.finalValue < peak) return undefined;
@@ -227,7 +268,8 @@ export class FpeJobs {
   private resourceEp(c: number, now: number, except?: ProfiledJob): StepFunction {
     const rects: number[] = [];
     for (const job of this.host.placedJobs()) {
-      if (job.clusterIndex !== c && !job.components.some((k) => this.host.grid.cluster(k.cluster)?.index === c)) continue;
+      if (job.clusterIndex !== c && !job.components.some((k) => this.host.grid.cluster(k.cluster)?.index === c))
+        continue;
       const p = this.jobs.get(job.id);
       if (p) {
         if (p !== except) this.pushRemaining(rects, p, now);
@@ -284,7 +326,8 @@ export class FpeJobs {
     const step = p.step;
     if (step + 1 >= p.held.length) return;
     this.host.timers.at(now + Math.max(0, p.stepStart + p.durations[step]! - now), (t) => {
-      if (p.version === version && p.step === step && this.jobs.get(p.job.id) === p && p.job.state === 'running') this.boundary(p, t);
+      if (p.version === version && p.step === step && this.jobs.get(p.job.id) === p && p.job.state === 'running')
+        this.boundary(p, t);
     });
   }
 
@@ -305,7 +348,12 @@ export class FpeJobs {
         if (!p.stalled) {
           p.stalled = true;
           // Woken at the earliest time the plan frees enough for the rest of its steps (any pass tries it before).
-          const rest = this.fitOn(p.requested.slice(next).map((s, k) => ({ duration: s.duration, nodes: p.held[next + k]! })), this.resourceEp(job.clusterIndex, now, p), capacityOf(state), now);
+          const rest = this.fitOn(
+            p.requested.slice(next).map((s, k) => ({ duration: s.duration, nodes: p.held[next + k]! })),
+            this.resourceEp(job.clusterIndex, now, p),
+            capacityOf(state),
+            now,
+          );
           if (rest && rest.start > now) this.host.wake(rest.start);
         }
         return;
@@ -328,7 +376,15 @@ export class FpeJobs {
     p.stalled = false;
     p.step = next;
     p.stepStart = now;
-    this.host.emit(now, { type: 'fpe.step', jobId: job.id, cluster: state.cluster.name, step: next + 1, processors: want, expandedS, delayedS: 0 });
+    this.host.emit(now, {
+      type: 'fpe.step',
+      jobId: job.id,
+      cluster: state.cluster.name,
+      step: next + 1,
+      processors: want,
+      expandedS,
+      delayedS: 0,
+    });
     this.stepTimer(p, now);
   }
 

@@ -38,12 +38,24 @@ export class InteractiveJobs {
   /** Per cluster and node: when the last task that left it is over (its ghosts may go then), scheduler seconds. */
   private readonly ghostsUntil = new Map<string, Map<number, number>>();
   /** Running interactive jobs: their cluster and misses. */
-  private readonly jobs = new Map<string, { cluster: string; periodMs: number; deadlineMs: number; misses: number; started: boolean }>();
+  private readonly jobs = new Map<
+    string,
+    { cluster: string; periodMs: number; deadlineMs: number; misses: number; started: boolean }
+  >();
 
   constructor(private readonly host: InteractiveJobsHost) {
     for (const c of host.grid.clusters) {
       const p = c.spec.interactive;
-      if (p) this.heads.set(c.name, new InteractiveHead({ nodes: p.nodes, cost: { cmsMsPerUnit: p.cmsMsPerUnit, cpsMsPerUnit: p.cpsMsPerUnit }, sharing: p.sharing, placement: p.placement }));
+      if (p)
+        this.heads.set(
+          c.name,
+          new InteractiveHead({
+            nodes: p.nodes,
+            cost: { cmsMsPerUnit: p.cmsMsPerUnit, cpsMsPerUnit: p.cpsMsPerUnit },
+            sharing: p.sharing,
+            placement: p.placement,
+          }),
+        );
     }
   }
 
@@ -52,7 +64,11 @@ export class InteractiveJobs {
    * order). Returns the cluster and the event to tell once the job is submitted, or the refusal at its field (the
    * first cluster's, when none could).
    */
-  admit(spec: JobSpec, jobId: string, now: number): { ok: true; cluster: string; event: SchedulerEventBody } | { ok: false; errors: FieldError[] } {
+  admit(
+    spec: JobSpec,
+    jobId: string,
+    now: number,
+  ): { ok: true; cluster: string; event: SchedulerEventBody } | { ok: false; errors: FieldError[] } {
     const periodic = spec.interactive!;
     const named = spec.components[0]!.cluster;
     const candidates = named !== undefined ? [named] : [...this.heads.keys()];
@@ -61,7 +77,13 @@ export class InteractiveJobs {
     for (const cluster of candidates) {
       const head = this.heads.get(cluster);
       if (!head) continue;
-      const job = { id: jobId, arrivalMs: toMs(now) + periodic.arrivalMs, periodMs: periodic.periodMs, dataUnits: periodic.dataUnits, deadlineMs: periodic.deadlineMs };
+      const job = {
+        id: jobId,
+        arrivalMs: toMs(now) + periodic.arrivalMs,
+        periodMs: periodic.periodMs,
+        dataUnits: periodic.dataUnits,
+        deadlineMs: periodic.deadlineMs,
+      };
       const a = head.submit(job, toMs(now));
       if (!a.ok) {
         field ??= REFUSAL_FIELD[a.code];
@@ -69,10 +91,21 @@ export class InteractiveJobs {
         continue;
       }
       this.jobs.set(jobId, { cluster, periodMs: job.periodMs, deadlineMs: job.deadlineMs, misses: 0, started: false });
-      const event: SchedulerEventBody = { type: 'interactive.admitted', jobId, cluster, nodes: [...a.nodes], costMs: a.costMs, minNodes: a.minNodes, periodMs: job.periodMs, deadlineMs: job.deadlineMs };
+      const event: SchedulerEventBody = {
+        type: 'interactive.admitted',
+        jobId,
+        cluster,
+        nodes: [...a.nodes],
+        costMs: a.costMs,
+        minNodes: a.minNodes,
+        periodMs: job.periodMs,
+        deadlineMs: job.deadlineMs,
+      };
       return { ok: true, cluster, event };
     }
-    const message = refusals.length ? `refused: ${refusals.join('; ')}` : 'refused: no cluster has interactive worker nodes';
+    const message = refusals.length
+      ? `refused: ${refusals.join('; ')}`
+      : 'refused: no cluster has interactive worker nodes';
     return { ok: false, errors: [{ path: field ?? 'interactive', message }] };
   }
 
@@ -107,7 +140,10 @@ export class InteractiveJobs {
   /**
    * A task instance's report. Returns the reason to end the job when it overran and no placement is left for it.
    */
-  iteration(message: { jobId: string; task: number; executedMs: number; missed: boolean; generation?: number }, now: number): string | undefined {
+  iteration(
+    message: { jobId: string; task: number; executedMs: number; missed: boolean; generation?: number },
+    now: number,
+  ): string | undefined {
     const record = this.jobs.get(message.jobId);
     if (!record) return undefined;
     const head = this.heads.get(record.cluster)!;
@@ -128,12 +164,30 @@ export class InteractiveJobs {
         misses: record.misses,
       });
     }
-    const next = head.completed({ jobId: message.jobId, generation, node: Math.max(0, node), executedMs: message.executedMs, missed: message.missed }, toMs(now));
+    const next = head.completed(
+      {
+        jobId: message.jobId,
+        generation,
+        node: Math.max(0, node),
+        executedMs: message.executedMs,
+        missed: message.missed,
+      },
+      toMs(now),
+    );
     if (!next) return undefined;
     // Its tasks left their nodes, whether or not it found new ones.
     this.leave(record.cluster, placement.nodes, now + record.deadlineMs / 1000);
-    if (!next.ok) return `task ${message.task} ran ${message.executedMs} ms, longer than its cost bound ${placement.costMs} ms, and the job could not be placed again: ${next.message}`;
-    this.host.emit(now, { type: 'interactive.replaced', jobId: message.jobId, cluster: record.cluster, nodes: [...next.nodes], costMs: next.costMs, executedMs: message.executedMs, generation: next.generation });
+    if (!next.ok)
+      return `task ${message.task} ran ${message.executedMs} ms, longer than its cost bound ${placement.costMs} ms, and the job could not be placed again: ${next.message}`;
+    this.host.emit(now, {
+      type: 'interactive.replaced',
+      jobId: message.jobId,
+      cluster: record.cluster,
+      nodes: [...next.nodes],
+      costMs: next.costMs,
+      executedMs: message.executedMs,
+      generation: next.generation,
+    });
     if (record.started) this.tell(message.jobId, record.cluster);
     return undefined;
   }
@@ -143,7 +197,12 @@ export class InteractiveJobs {
     const head = this.heads.get(cluster);
     if (!head) return undefined;
     return {
-      nodes: head.nodeReports().map((r) => ({ node: r.node, tasks: r.tasks, utilization: r.utilization, slackMs: Number.isFinite(r.slackMs) ? r.slackMs : null })),
+      nodes: head.nodeReports().map((r) => ({
+        node: r.node,
+        tasks: r.tasks,
+        utilization: r.utilization,
+        slackMs: Number.isFinite(r.slackMs) ? r.slackMs : null,
+      })),
       jobs: head.runningJobs,
       admitted: head.counters.admitted,
       misses: head.counters.misses,

@@ -44,7 +44,14 @@ export class JobSizes {
     job.transition('running', now, `started on ${job.components.map((c) => c.cluster).join(', ')}`);
     if (job.malleable) this.host.clusters[job.clusterIndex]!.addMalleable(job);
     job.recordSize(now);
-    if (job.evolving) this.host.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size, preallocation: job.preallocation });
+    if (job.evolving)
+      this.host.emit(now, {
+        type: 'job.started',
+        jobId: job.id,
+        cluster: first.cluster,
+        size: job.size,
+        preallocation: job.preallocation,
+      });
     else this.host.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size });
   }
 
@@ -69,20 +76,34 @@ export class JobSizes {
       // Decision: an evolving job asked for a size: it hears of it once every processor of its update is active
       // (a grow may start one processor at a time), not of each step on the way.
       if (job.pendingGrow > 0) return;
-      this.host.emit(now, { type: 'job.evolved', jobId: job.id, cluster, size: job.size, preallocation: job.preallocation });
-    } else if (job.growReasons.length === 0) this.host.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: n, size: job.size });
+      this.host.emit(now, {
+        type: 'job.evolved',
+        jobId: job.id,
+        cluster,
+        size: job.size,
+        preallocation: job.preallocation,
+      });
+    } else if (job.growReasons.length === 0)
+      this.host.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: n, size: job.size });
     else {
       // Decision: processors granted for different reasons (DBES expansions of other steps or for other jobs) that
       // arrive together are told as one job.grown per reason, oldest first, each with its size after it.
       let size = job.size - n;
-      for (let left = n; left > 0; ) {
+      for (let left = n; left > 0;) {
         const head = job.growReasons[0];
         const k = head === undefined ? left : Math.min(left, head.processors);
         size += k;
         left -= k;
         if (head === undefined) this.host.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: k, size });
         else {
-          this.host.emit(now, { type: 'job.grown', jobId: job.id, cluster, processors: k, size, ...expansionFields(head.why) });
+          this.host.emit(now, {
+            type: 'job.grown',
+            jobId: job.id,
+            cluster,
+            processors: k,
+            size,
+            ...expansionFields(head.why),
+          });
           head.processors -= k;
           if (head.processors === 0) job.growReasons.shift();
         }
@@ -108,7 +129,14 @@ export class JobSizes {
     this.host.managers[job.clusterIndex]!.shrink(job.id, n);
     if (job.releasingByDeadline === 0) job.releaseBy = Number.NaN;
     job.recordSize(now);
-    this.host.emit(now, { type: 'job.shrunk', jobId: job.id, cluster: state.cluster.name, processors: n, size: job.size, voluntary: !requested });
+    this.host.emit(now, {
+      type: 'job.shrunk',
+      jobId: job.id,
+      cluster: state.cluster.name,
+      processors: n,
+      size: job.size,
+      voluntary: !requested,
+    });
     this.host.freed(state);
     this.host.jobChanged(job, now);
   }

@@ -73,14 +73,23 @@ export class KoalaScan {
         at = i;
       }
       mostFree = Math.max(mostFree, free);
-      if (shrinkToPlace && !this.host.malleability.busy(s)) mostWithShrink = Math.max(mostWithShrink, free + s.shrinkableForPlacement);
+      if (shrinkToPlace && !this.host.malleability.busy(s))
+        mostWithShrink = Math.max(mostWithShrink, free + s.shrinkableForPlacement);
     }
     // Decision: between polls, when no cluster has room for the smallest queued job, nothing can be placed and no try
     // counts: the queue is not visited (a long queue is scanned once a poll then, not at every operation). Not with
     // a job owed reserved processors, nor once an evolving job (whose pre-allocation may overlap malleable extras)
     // has been seen.
     const smallest = this.queueSmallest;
-    if (!only && this.scannedInRound === this.host.round() && mostFree < smallest && mostWithShrink < smallest && !this.sawEvolving && this.host.clusters.every((c) => c.reserved === 0)) return;
+    if (
+      !only &&
+      this.scannedInRound === this.host.round() &&
+      mostFree < smallest &&
+      mostWithShrink < smallest &&
+      !this.sawEvolving &&
+      this.host.clusters.every((c) => c.reserved === 0)
+    )
+      return;
     if (!only) {
       this.scannedInRound = this.host.round();
       this.queueSmallest = Number.POSITIVE_INFINITY;
@@ -109,10 +118,21 @@ export class KoalaScan {
     this.queueSmallest = Math.min(this.queueSmallest, passedOver);
   }
 
-  private visit(job: JobRecord, shrinkToPlace: boolean, mostFree: number, mostWithShrink: number, now: number): TryOutcome {
+  private visit(
+    job: JobRecord,
+    shrinkToPlace: boolean,
+    mostFree: number,
+    mostWithShrink: number,
+    now: number,
+  ): TryOutcome {
     job.passOver = -1;
     // An evolving job's pre-allocation may overlap malleable extras: it is not bounded by what is free.
-    if (job.waitingOn.length === 0 && job.singleCluster && !job.evolving && !(shrinkToPlace && job.min <= mostWithShrink)) {
+    if (
+      job.waitingOn.length === 0 &&
+      job.singleCluster &&
+      !job.evolving &&
+      !(shrinkToPlace && job.min <= mostWithShrink)
+    ) {
       const unpinned = job.spec.components[0]!.cluster === undefined;
       // The common case on a full grid, kept short: a single-cluster job larger than what any cluster had free when
       // the scan began.
@@ -127,7 +147,8 @@ export class KoalaScan {
       if (unpinned) {
         if (!this.roomKnown || this.roomEpoch !== this.host.epoch()) this.measureRoom();
         if (job.min > this.roomMost) {
-          if (job.triedInRound !== this.host.round()) job.fitsNowhere(job.min, this.roomMost, this.host.clusters[this.roomAt]!.cluster.name);
+          if (job.triedInRound !== this.host.round())
+            job.fitsNowhere(job.min, this.roomMost, this.host.clusters[this.roomAt]!.cluster.name);
           job.passOver = job.min;
           return this.host.failedTry(job, undefined, now);
         }
@@ -162,7 +183,13 @@ export class KoalaScan {
   }
 
   /** Asks the job's placement policy to place it with what is free (and, with PWA, what shrinks would free). */
-  private tryPlace(job: JobRecord, shrinkToPlace: boolean, mostFree: number, mostWithShrink: number, now: number): TryOutcome {
+  private tryPlace(
+    job: JobRecord,
+    shrinkToPlace: boolean,
+    mostFree: number,
+    mostWithShrink: number,
+    now: number,
+  ): TryOutcome {
     const policy = job.placementPolicy;
     const need = job.need;
     const waiting = job.waitingOn.length > 0;
@@ -190,7 +217,8 @@ export class KoalaScan {
     if (waiting) this.host.ledger.dropReservations(job);
 
     // PWA: a job that fits only once running malleable jobs are shrunk has processors set aside and shrinks started.
-    if (shrinkToPlace && (need <= mostWithShrink || !job.singleCluster || job.evolving)) reason = this.host.pwa.tryWithShrinks(job, now) ?? reason;
+    if (shrinkToPlace && (need <= mostWithShrink || !job.singleCluster || job.evolving))
+      reason = this.host.pwa.tryWithShrinks(job, now) ?? reason;
     return this.host.failedTry(job, reason, now);
   }
 }

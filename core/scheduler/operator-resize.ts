@@ -33,16 +33,29 @@ export function resizeByOperator(
 ): Result<OperatorResize> {
   const jobId = job.id;
   if (!job.malleable) return fail([{ path: 'jobId', message: `job ${jobId} is not malleable (it is ${job.kind})` }]);
-  if (job.state !== 'running') return fail([{ path: 'jobId', message: `job ${jobId} is not running (it is ${job.state})` }]);
-  if (!Number.isInteger(delta) || delta === 0) return fail([{ path: 'delta', message: 'must be a whole number other than 0' }]);
+  if (job.state !== 'running')
+    return fail([{ path: 'jobId', message: `job ${jobId} is not running (it is ${job.state})` }]);
+  if (!Number.isInteger(delta) || delta === 0)
+    return fail([{ path: 'delta', message: 'must be a whole number other than 0' }]);
   const state = clusters[job.clusterIndex]!;
   const cluster = state.cluster.name;
   if (operations.busy(state)) {
-    return fail([{ path: 'jobId', message: `cluster ${cluster} is busy with another grow or shrink operation; try again when it ends` }]);
+    return fail([
+      {
+        path: 'jobId',
+        message: `cluster ${cluster} is busy with another grow or shrink operation; try again when it ends`,
+      },
+    ]);
   }
   if (delta > 0) {
     const room = job.max - job.held;
-    if (delta > room) return fail([{ path: 'delta', message: `would take job ${jobId} beyond its maximum (${job.held} of max ${job.max}: grow by ${room} at most)` }]);
+    if (delta > room)
+      return fail([
+        {
+          path: 'delta',
+          message: `would take job ${jobId} beyond its maximum (${job.held} of max ${job.max}: grow by ${room} at most)`,
+        },
+      ]);
     const free = state.availableForGrowth();
     if (free === 0) return fail([{ path: 'delta', message: `no processors are free for growth on ${cluster}` }]);
     const processors = Math.min(delta, free);
@@ -52,7 +65,12 @@ export function resizeByOperator(
   }
   const processors = -delta;
   if (processors > job.shrinkable) {
-    return fail([{ path: 'delta', message: `would take job ${jobId} below its minimum (${job.size - job.releasing} of min ${job.min}: shrink by ${job.shrinkable} at most)` }]);
+    return fail([
+      {
+        path: 'delta',
+        message: `would take job ${jobId} below its minimum (${job.size - job.releasing} of min ${job.min}: shrink by ${job.shrinkable} at most)`,
+      },
+    ]);
   }
   job.cap = job.held - job.releasing - processors;
   operations.operatorShrink(state, job, processors, now);

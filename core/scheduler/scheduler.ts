@@ -144,7 +144,8 @@ export class Scheduler {
   /** Passes of the planning queue policies (fcfs, easy, cbf). */
   private readonly plannedPass: PlannedPass;
   /** A job's run time at a size, as its application declares it (the plan's estimate of a malleable job's end). */
-  private readonly runtimeAt = (jobId: string, size: number): number | undefined => this.applications.runtimeAt?.(jobId, size);
+  private readonly runtimeAt = (jobId: string, size: number): number | undefined =>
+    this.applications.runtimeAt?.(jobId, size);
   private seq = 0;
   private unfinished = 0;
   private passRequested = false;
@@ -201,7 +202,15 @@ export class Scheduler {
     this.approach = required(approachByName(o.approach), 'approach', o.approach);
     // What every part shares: the grid, each cluster's state and local manager, the ports, the timers, the ledger.
     const emit = (now: number, e: SchedulerEventBody) => this.emit(now, e);
-    const parts = { grid, clusters: this.clusters, managers: this.managers, applications, timers: this.timers, ledger: this.ledger, emit };
+    const parts = {
+      grid,
+      clusters: this.clusters,
+      managers: this.managers,
+      applications,
+      timers: this.timers,
+      ledger: this.ledger,
+      emit,
+    };
     const freed = (state: ClusterState) => {
       this.growth.due(state);
       this.passRequested = true;
@@ -255,9 +264,13 @@ export class Scheduler {
     });
     this.interactive = new InteractiveJobs({ grid, applications, emit, at: (t, action) => this.timers.at(t, action) });
     const placedJobs = () => this.placedJobs;
-    const place = (job: JobRecord, components: PlacedComponent[], policy: string, now: number) => this.place(job, components, policy, now);
+    const place = (job: JobRecord, components: PlacedComponent[], policy: string, now: number) =>
+      this.place(job, components, policy, now);
     const wake = (t: number) => this.timers.at(t, () => (this.passRequested = true));
-    this.fpe = new FpeJobs({ ...parts, runtimeAt: this.runtimeAt, placedJobs, place, freed, wake }, o.fpeVariant ?? DEFAULT_FPE_VARIANT);
+    this.fpe = new FpeJobs(
+      { ...parts, runtimeAt: this.runtimeAt, placedJobs, place, freed, wake },
+      o.fpeVariant ?? DEFAULT_FPE_VARIANT,
+    );
     this.sizes = new JobSizes({
       ...parts,
       update: (jobId, processors, announceS, now) => this.evolving.update(jobId, processors, announceS, now),
@@ -286,7 +299,10 @@ export class Scheduler {
 
   setQueuePolicy(name: string): Result<void> {
     const q = queuePolicy(name);
-    if (!q) return fail([{ path: 'queue', message: `must be one of ${Object.keys(queuePolicies).join(', ')} (got "${name}")` }]);
+    if (!q)
+      return fail([
+        { path: 'queue', message: `must be one of ${Object.keys(queuePolicies).join(', ')} (got "${name}")` },
+      ]);
     this.queuePolicy = q;
     // Reservations were the old policy's: the new one plans its own at its first pass (koala plans none).
     for (const job of this.queue.list()) job.plannedStart = undefined;
@@ -345,7 +361,10 @@ export class Scheduler {
 
   setPolicy(name: string): Result<void> {
     const p = malleabilityPolicy(name);
-    if (!p) return fail([{ path: 'policy', message: `must be one of ${Object.keys(malleabilityPolicies).join(', ')} (got "${name}")` }]);
+    if (!p)
+      return fail([
+        { path: 'policy', message: `must be one of ${Object.keys(malleabilityPolicies).join(', ')} (got "${name}")` },
+      ]);
     this.malleability.policy = p;
     this.iteration = p.iteration?.(this.iterationHost());
     this.epoch++;
@@ -410,7 +429,11 @@ export class Scheduler {
       now,
       queuePolicy: this.queuePolicy.name,
       planner: this.iteration ? this.malleability.policy.name : this.queuePolicy.name,
-      clusters: this.clusters.map((s) => ({ name: s.cluster.name, processors: s.cluster.processors, availableNow: s.availableFor() })),
+      clusters: this.clusters.map((s) => ({
+        name: s.cluster.name,
+        processors: s.cluster.processors,
+        availableNow: s.availableFor(),
+      })),
       clusterIndex: (name) => this.grid.cluster(name)?.index,
       placed: this.placedJobs,
       // The queue's jobs, then the profiled ones (kept by the FPE jobs, not queued), reserved by their fits.
@@ -478,7 +501,8 @@ export class Scheduler {
     if (!adopted.ended) this.unfinished++;
     this.emit(now, resumeAdopted(job, adopted, this.clusters[cluster.index]!, this.ledger, now));
     if (!adopted.ended) this.ledger.place(job);
-    if (spec.kind === 'interactive' && !adopted.ended) this.readmitInteractive(job, cluster.name, now, adopted.startTime !== undefined);
+    if (spec.kind === 'interactive' && !adopted.ended)
+      this.readmitInteractive(job, cluster.name, now, adopted.startTime !== undefined);
     return ok(job);
   }
 
@@ -491,7 +515,12 @@ export class Scheduler {
     const spec = { ...job.spec, components: [{ ...job.spec.components[0]!, cluster }] };
     const admitted = this.interactive.admit(spec, job.id, now);
     if (!admitted.ok) {
-      this.cancel(job.id, now, `adopted after a restart, but its tasks fit no more: ${admitted.errors.map((e) => e.message).join('; ')}`, 'failed');
+      this.cancel(
+        job.id,
+        now,
+        `adopted after a restart, but its tasks fit no more: ${admitted.errors.map((e) => e.message).join('; ')}`,
+        'failed',
+      );
       return;
     }
     this.emit(now, admitted.event);
@@ -501,7 +530,12 @@ export class Scheduler {
     }
   }
 
-  cancel(jobId: string, now: number, reason = 'cancelled by user', state: 'cancelled' | 'failed' = 'cancelled'): Result<void> {
+  cancel(
+    jobId: string,
+    now: number,
+    reason = 'cancelled by user',
+    state: 'cancelled' | 'failed' = 'cancelled',
+  ): Result<void> {
     this.now = now;
     this.epoch++;
     const job = this.jobsById.get(jobId);
@@ -588,7 +622,13 @@ export class Scheduler {
 
   /** What a pass decides from, hashed (state-key.ts): two passes at one instant from equal states decide the same. */
   stateKey(): number {
-    return this.passState.key([this.epoch, this.pollRound, this.queue.length, this.unfinished, this.malleability.running]);
+    return this.passState.key([
+      this.epoch,
+      this.pollRound,
+      this.queue.length,
+      this.unfinished,
+      this.malleability.running,
+    ]);
   }
 
   /** An answer from a local manager or an application. */
@@ -607,7 +647,14 @@ export class Scheduler {
         if (this.growthAtPoll === 'idle' && state.reachable) this.growth.polled(state);
         this.passRequested = true;
         this.pollRound++;
-        if (changed) this.emit(now, { type: 'cluster.polled', cluster: message.cluster, processors: message.status.processors, background: state.background, reachable: state.reachable });
+        if (changed)
+          this.emit(now, {
+            type: 'cluster.polled',
+            cluster: message.cluster,
+            processors: message.status.processors,
+            background: state.background,
+            reachable: state.reachable,
+          });
         return;
       }
       case 'growAnswer':
@@ -694,7 +741,16 @@ export class Scheduler {
 
   private scanQueue(shrinkToPlace: boolean, now: number, only?: readonly JobRecord[]): void {
     if (this.queue.length === 0) return;
-    if (this.plannedPass.run(this.queuePolicy, this.queue, now, this.reservationDepthOption, queuePriority(this.priorityOption))) return;
+    if (
+      this.plannedPass.run(
+        this.queuePolicy,
+        this.queue,
+        now,
+        this.reservationDepthOption,
+        queuePriority(this.priorityOption),
+      )
+    )
+      return;
     this.koalaScan.scan(shrinkToPlace, now, only);
   }
 
@@ -714,7 +770,8 @@ export class Scheduler {
     // keeps the reason of the try that counted (callers record a reason only for a try that counts).
     if (job.triedInRound === this.tryRound) return 'kept';
     const exhausted = this.queue.countTry(job, reason, this.tryRound);
-    if (this.bus.wants('placement.failed')) this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason: job.lastFailure });
+    if (this.bus.wants('placement.failed'))
+      this.emit(now, { type: 'placement.failed', jobId: job.id, tries: job.tries, reason: job.lastFailure });
     else this.bus.skip();
     if (!exhausted) return 'kept';
     this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${job.lastFailure}`, now);
@@ -746,7 +803,10 @@ export class Scheduler {
     else if (job.evolving) {
       // Its whole pre-allocation is held from now; it uses `initial` of it.
       this.holdPreallocation(job);
-      this.account(job, () => (job.claimed = this.fpe.owns(job.id) ? components[0]!.processors : componentRequest(job.spec, 0).initial));
+      this.account(
+        job,
+        () => (job.claimed = this.fpe.owns(job.id) ? components[0]!.processors : componentRequest(job.spec, 0).initial),
+      );
     } else for (const c of components) this.ledger.holdRigid(this.clusterOf(c.cluster), c.processors);
     const where = components.map((c) => `${c.processors} on ${c.cluster}`).join(', ');
     job.transition('claiming', now, `placed by ${policy}: ${where}`);
@@ -779,7 +839,8 @@ export class Scheduler {
     job.clusterIndex = -1;
     job.launched = false;
     this.emit(now, { type: 'claim.failed', jobId: job.id, reason });
-    if (this.queue.countTry(job, reason)) return this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${reason}`, now);
+    if (this.queue.countTry(job, reason))
+      return this.endJob(job, 'failed', `${TRIES_EXHAUSTED} (${job.tries}); last: ${reason}`, now);
     this.enqueue(job, reason, now);
     this.passRequested = true;
   }
@@ -799,8 +860,10 @@ export class Scheduler {
     const allocated = job.sizeHistory.length ? job.sizeHistory.map((s) => ({ t: s.t, v: s.v })) : [{ t: now, v: 0 }];
     const end = job.ended ? job.transitions[job.transitions.length - 1]!.time : Number.NaN;
     const since = (t: number) => (Number.isFinite(t) ? t : now);
-    const until = (steps: Step[]): Step[] => (job.ended && end > steps[steps.length - 1]!.t ? [...steps, { t: end, v: 0 }] : steps);
-    if (job.ended && !Number.isFinite(job.startTime)) return { nonPreemptive: [{ t: end, v: 0 }], preemptive: [{ t: end, v: 0 }], allocated };
+    const until = (steps: Step[]): Step[] =>
+      job.ended && end > steps[steps.length - 1]!.t ? [...steps, { t: end, v: 0 }] : steps;
+    if (job.ended && !Number.isFinite(job.startTime))
+      return { nonPreemptive: [{ t: end, v: 0 }], preemptive: [{ t: end, v: 0 }], allocated };
     // Waiting: with a reservation, the plan's promise (core/plan/plan-snapshot.ts reservedViews); without, what it
     // could be placed with now, on the cluster with the most room for it.
     if (job.state === 'queued' || job.state === 'submitted') {
@@ -808,12 +871,21 @@ export class Scheduler {
       if (reserved) return { ...reserved, allocated };
       let most = 0;
       for (const state of this.clusters) most = Math.max(most, this.roomFor(job, state, false));
-      return { nonPreemptive: [{ t: now, v: job.evolving ? Math.min(most, job.max) : most }], preemptive: [{ t: now, v: 0 }], allocated };
+      return {
+        nonPreemptive: [{ t: now, v: job.evolving ? Math.min(most, job.max) : most }],
+        preemptive: [{ t: now, v: 0 }],
+        allocated,
+      };
     }
     const start = since(job.startTime);
-    const guaranteed = job.evolving ? job.preallocation : job.malleable ? job.min : job.components.reduce((sum, c) => sum + c.processors, 0);
+    const guaranteed = job.evolving
+      ? job.preallocation
+      : job.malleable
+        ? job.min
+        : job.components.reduce((sum, c) => sum + c.processors, 0);
     const nonPreemptive = until([{ t: start, v: guaranteed }]);
-    if (!job.malleable || job.ended || job.clusterIndex < 0) return { nonPreemptive, preemptive: until([{ t: start, v: 0 }]), allocated };
+    if (!job.malleable || job.ended || job.clusterIndex < 0)
+      return { nonPreemptive, preemptive: until([{ t: start, v: 0 }]), allocated };
     const state = this.clusters[job.clusterIndex]!;
     const hold = job.held - job.releasing;
     const could = Math.min(job.cap, hold + state.availableForGrowth());
@@ -829,7 +901,13 @@ export class Scheduler {
 
   // ---- the end -------------------------------------------------------------------------------------------------
 
-  private endJob(job: JobRecord, state: 'completed' | 'failed' | 'cancelled', reason: string, now: number, output?: JobOutput): void {
+  private endJob(
+    job: JobRecord,
+    state: 'completed' | 'failed' | 'cancelled',
+    reason: string,
+    now: number,
+    output?: JobOutput,
+  ): void {
     if (job.ended) return;
     if (job.state === 'queued' || job.state === 'submitted') this.queue.remove(job);
     // Only a job that held or had set aside processors frees any: only then is another pass worth it.
@@ -841,7 +919,14 @@ export class Scheduler {
     if (job.sizeHistory.length) job.recordSize(now);
     job.transition(state, now, reason);
     this.unfinished--;
-    this.emit(now, { type: 'job.ended', jobId: job.id, state, reason, tries: job.tries, ...(output ? { output } : {}) });
+    this.emit(now, {
+      type: 'job.ended',
+      jobId: job.id,
+      state,
+      reason,
+      tries: job.tries,
+      ...(output ? { output } : {}),
+    });
     if (job.kind === 'interactive') this.interactive.ended(job.id, now);
     this.fpe.ended(job.id);
     this.malleability.onJobChanged(job, now);

@@ -36,7 +36,10 @@ export class ShrinkToPlace {
    */
   tryWithShrinks(job: JobRecord, now: number): string | undefined {
     const busy = (i: number) => this.operations.busy(this.clusters[i]!);
-    const withShrink = job.placementPolicy.place(job.spec, { grid: this.grid, available: (i) => roomFor(job, this.clusters[i]!, !busy(i)) });
+    const withShrink = job.placementPolicy.place(job.spec, {
+      grid: this.grid,
+      available: (i) => roomFor(job, this.clusters[i]!, !busy(i)),
+    });
     return withShrink.ok ? this.shrinkToPlace(job, withShrink.components, now) : undefined;
   }
 
@@ -57,6 +60,8 @@ export class ShrinkToPlace {
         asked.push(`${missing} on ${state.cluster.name}`);
       }
     }
-    return asked.length ? `waiting for mandatory shrinks to release ${asked.join(', ')}` : 'processors set aside; placing at the next pass';
+    return asked.length
+      ? `waiting for mandatory shrinks to release ${asked.join(', ')}`
+      : 'processors set aside; placing at the next pass';
   }
 }

@@ -95,7 +95,12 @@ export class SimulatedApplications implements ApplicationPort {
         {
           now: () => this.engine.now,
           at: (t, action) => this.engine.at(t, action),
-          update: (processors, announce) => this.deliver(announce > 0 ? { type: 'update', jobId, processors, announceS: announce } : { type: 'update', jobId, processors }),
+          update: (processors, announce) =>
+            this.deliver(
+              announce > 0
+                ? { type: 'update', jobId, processors, announceS: announce }
+                : { type: 'update', jobId, processors },
+            ),
           finished: () => {
             if (this.evolving.get(jobId) !== run) return;
             this.evolving.delete(jobId);
@@ -127,7 +132,12 @@ export class SimulatedApplications implements ApplicationPort {
       return;
     }
     const model = appModel(spec.app, spec.walltime ?? DEFAULT_RUNTIME_S);
-    const app = new RunningApp(jobId, model, spec.kind === 'malleable' ? request.min : size, spec.kind === 'malleable' ? request.max : size);
+    const app = new RunningApp(
+      jobId,
+      model,
+      spec.kind === 'malleable' ? request.min : size,
+      spec.kind === 'malleable' ? request.max : size,
+    );
     this.apps.set(jobId, app);
     app.committed = size;
     const usable = spec.kind === 'malleable' ? model.usableSize(size, app.min) : size;
@@ -147,7 +157,12 @@ export class SimulatedApplications implements ApplicationPort {
 
   /** Processors the application uses now (for tests). */
   sizeOf(jobId: string): number | undefined {
-    return this.apps.get(jobId)?.size ?? this.evolving.get(jobId)?.current ?? this.espEvolving.get(jobId)?.current ?? this.fpe.get(jobId)?.current;
+    return (
+      this.apps.get(jobId)?.size ??
+      this.evolving.get(jobId)?.current ??
+      this.espEvolving.get(jobId)?.current ??
+      this.fpe.get(jobId)?.current
+    );
   }
 
   updateRefused(jobId: string, reason: string): void {
@@ -171,7 +186,9 @@ export class SimulatedApplications implements ApplicationPort {
 
   requestShrink(offerId: number, jobId: string, processors: number, _mandatory?: boolean, deadline?: number): void {
     const app = this.apps.get(jobId);
-    const accepted = app ? Math.min(app.model.acceptShrink(app.committed, processors, app.min), app.target - app.min) : 0;
+    const accepted = app
+      ? Math.min(app.model.acceptShrink(app.committed, processors, app.min), app.target - app.min)
+      : 0;
     this.deliver({ type: 'shrinkAnswer', offerId, jobId, accepted });
     if (!app || accepted <= 0) return;
     app.committed -= accepted;

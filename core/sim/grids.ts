@@ -27,7 +27,10 @@ function background(processors: number, utilisation: number): BackgroundSpec {
 }
 
 function das3ClusterSpec(name: string, processors: number, utilisation: number, thresholdFraction: number | undefined) {
-  const threshold = thresholdFraction === undefined ? processors - LOCAL_RESERVE : Math.max(1, Math.floor(thresholdFraction * processors));
+  const threshold =
+    thresholdFraction === undefined
+      ? processors - LOCAL_RESERVE
+      : Math.max(1, Math.floor(thresholdFraction * processors));
   return { name, processors, threshold, supportsReservations: false, background: background(processors, utilisation) };
 }
 
@@ -40,14 +43,26 @@ const TEN_GBIT = 1250;
  * allocates whole nodes. Network: the three Amsterdam sites (vu, uva, mn) share 10 Gb/s metro links and VU has
  * 10 Gb/s lightpaths to Delft and Leiden; every other pair gets the 1 Gb/s default of the research network.
  */
-export function das3Grid(backgroundUtilisation = DAS3_BACKGROUND_UTILISATION, thresholdFraction?: number): GridSpecInput {
-  if (!(backgroundUtilisation > 0 && backgroundUtilisation < 1)) throw new RangeError('background utilisation must lie in (0, 1)');
-  if (thresholdFraction !== undefined && !(thresholdFraction > 0 && thresholdFraction <= 1)) throw new RangeError('threshold must lie in (0, 1]');
+export function das3Grid(
+  backgroundUtilisation = DAS3_BACKGROUND_UTILISATION,
+  thresholdFraction?: number,
+): GridSpecInput {
+  if (!(backgroundUtilisation > 0 && backgroundUtilisation < 1))
+    throw new RangeError('background utilisation must lie in (0, 1)');
+  if (thresholdFraction !== undefined && !(thresholdFraction > 0 && thresholdFraction <= 1))
+    throw new RangeError('threshold must lie in (0, 1]');
   const u = backgroundUtilisation;
-  const das3Cluster = (name: string, processors: number, utilisation: number) => das3ClusterSpec(name, processors, utilisation, thresholdFraction);
+  const das3Cluster = (name: string, processors: number, utilisation: number) =>
+    das3ClusterSpec(name, processors, utilisation, thresholdFraction);
   return {
     name: 'das3',
-    clusters: [das3Cluster('vu', 85, u), das3Cluster('uva', 41, u), das3Cluster('delft', 68, u), das3Cluster('mn', 46, u), das3Cluster('leiden', 32, u)],
+    clusters: [
+      das3Cluster('vu', 85, u),
+      das3Cluster('uva', 41, u),
+      das3Cluster('delft', 68, u),
+      das3Cluster('mn', 46, u),
+      das3Cluster('leiden', 32, u),
+    ],
     // Datasets replicated on some sites only, so Close-to-Files placement has transfers to weigh.
     files: [
       { name: 'gadget2-ic-256', sizeMB: 2048, replicas: ['vu', 'leiden'] },
@@ -75,7 +90,9 @@ export function das3Grid(backgroundUtilisation = DAS3_BACKGROUND_UTILISATION, th
  */
 const das3: GridSpecInput = {
   ...das3Grid(),
-  clusters: das3Grid().clusters.map((c) => (c.name === 'leiden' ? { ...c, interactive: { nodes: 16, cmsMsPerUnit: 8, cpsMsPerUnit: 50 } } : c)),
+  clusters: das3Grid().clusters.map((c) =>
+    c.name === 'leiden' ? { ...c, interactive: { nodes: 16, cmsMsPerUnit: 8, cpsMsPerUnit: 50 } } : c,
+  ),
 };
 
 export const GRID_PRESETS: Record<string, GridSpecInput> = { das3 };
@@ -102,7 +119,8 @@ const SYNTHETIC_MAX_SIZE = 512;
  * racks), fixed by the seed. No background load, thresholds at the full size, default network.
  */
 export function syntheticGrid(clusters: number, seed: number): GridSpecInput {
-  if (!Number.isInteger(clusters) || clusters < 1) throw new RangeError(`clusters must be a whole number >= 1, not ${clusters}`);
+  if (!Number.isInteger(clusters) || clusters < 1)
+    throw new RangeError(`clusters must be a whole number >= 1, not ${clusters}`);
   const rng = new Random(seed);
   const width = Math.max(2, String(clusters).length);
   const logMin = Math.log(SYNTHETIC_MIN_SIZE);

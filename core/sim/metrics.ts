@@ -111,7 +111,14 @@ interface Tracking {
 
 export class MetricsCollector {
   /** The event types the collector reads; it may subscribe to these only. */
-  static readonly EVENT_TYPES: readonly SchedulerEventType[] = ['job.submitted', 'job.started', 'job.grown', 'job.shrunk', 'job.evolved', 'job.ended'];
+  static readonly EVENT_TYPES: readonly SchedulerEventType[] = [
+    'job.submitted',
+    'job.started',
+    'job.grown',
+    'job.shrunk',
+    'job.evolved',
+    'job.ended',
+  ];
 
   private readonly tracked = new Map<string, Tracking>();
   /** Ended jobs as compact rows; their Tracking objects are let go. */
@@ -147,8 +154,20 @@ export class MetricsCollector {
       case 'job.submitted':
         this.firstSubmit = Math.min(this.firstSubmit, e.t);
         this.tracked.set(e.jobId, {
-          id: e.jobId, name: e.name, kind: e.kind, submit: e.t, start: Number.NaN, cluster: '', size: 0, since: e.t, area: 0, max: 0,
-          grows: 0, shrinks: 0, walltime: this.walltimeOf(e.jobId) ?? Number.NaN, backfilled: false,
+          id: e.jobId,
+          name: e.name,
+          kind: e.kind,
+          submit: e.t,
+          start: Number.NaN,
+          cluster: '',
+          size: 0,
+          since: e.t,
+          area: 0,
+          max: 0,
+          grows: 0,
+          shrinks: 0,
+          walltime: this.walltimeOf(e.jobId) ?? Number.NaN,
+          backfilled: false,
         });
         return;
       case 'job.started': {
@@ -192,10 +211,22 @@ export class MetricsCollector {
         this.lastEnd = Math.max(this.lastEnd, e.t);
         this.tracked.delete(e.jobId);
         this.finished.add({
-          id: j.id, name: j.name, kind: j.kind, state: e.state, reason: e.reason, cluster: j.cluster,
-          submit: j.submit, start: ran ? j.start : Number.NaN, end: e.t,
-          avgSize: execution > 0 ? j.area / execution : j.max, maxSize: j.max,
-          grows: j.grows, shrinks: j.shrinks, tries: e.tries, walltime: j.walltime, backfilled: j.backfilled,
+          id: j.id,
+          name: j.name,
+          kind: j.kind,
+          state: e.state,
+          reason: e.reason,
+          cluster: j.cluster,
+          submit: j.submit,
+          start: ran ? j.start : Number.NaN,
+          end: e.t,
+          avgSize: execution > 0 ? j.area / execution : j.max,
+          maxSize: j.max,
+          grows: j.grows,
+          shrinks: j.shrinks,
+          tries: e.tries,
+          walltime: j.walltime,
+          backfilled: j.backfilled,
         });
         return;
       }
@@ -219,13 +250,24 @@ export class MetricsCollector {
       const end = f.end(i);
       const ran = Number.isFinite(start);
       rows.push({
-        id: f.id(i), name: f.name(i), kind: f.kind(i), state: f.state(i), reason: f.reason(i), cluster: f.cluster(i),
-        submit: f.submit(i), start, end,
+        id: f.id(i),
+        name: f.name(i),
+        kind: f.kind(i),
+        state: f.state(i),
+        reason: f.reason(i),
+        cluster: f.cluster(i),
+        submit: f.submit(i),
+        start,
+        end,
         wait_s: ran ? start - f.submit(i) : Number.NaN,
         execution_s: ran ? end - start : 0,
         response_s: end - f.submit(i),
         avg_size: f.avgSize(i),
-        max_size: f.maxSize(i), grows: f.growCount(i), shrinks: f.shrinkCount(i), tries: f.tryCount(i), walltime_s: f.walltime(i),
+        max_size: f.maxSize(i),
+        grows: f.growCount(i),
+        shrinks: f.shrinkCount(i),
+        tries: f.tryCount(i),
+        walltime_s: f.walltime(i),
         backfilled: f.wasBackfilled(i),
       });
     }
@@ -350,5 +392,7 @@ function countFailure(counts: Map<string, number>, reason: string): void {
 
 /** Most frequent first, then by reason. */
 function sortedFailures(counts: Map<string, number>): Array<{ reason: string; jobs: number }> {
-  return [...counts].map(([reason, n]) => ({ reason, jobs: n })).sort((a, b) => b.jobs - a.jobs || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
+  return [...counts]
+    .map(([reason, n]) => ({ reason, jobs: n }))
+    .sort((a, b) => b.jobs - a.jobs || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
 }

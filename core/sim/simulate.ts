@@ -31,13 +31,16 @@ export function simulate(config: SimulationConfig, hooks: SimulationHooks = {}):
   let reported = -1;
   const step = Math.max(1, Math.floor(total / 200));
   if (hooks.onProgress) {
-    world.scheduler.on((e) => {
-      ended++;
-      if (ended - reported >= step || ended === total) {
-        reported = ended;
-        hooks.onProgress!(ended, total, e.t);
-      }
-    }, ['job.ended']);
+    world.scheduler.on(
+      (e) => {
+        ended++;
+        if (ended - reported >= step || ended === total) {
+          reported = ended;
+          hooks.onProgress!(ended, total, e.t);
+        }
+      },
+      ['job.ended'],
+    );
   }
   world.run();
   // The per-job and per-cluster figures are built when first read: a summary alone (`simulate --json`) needs neither,

@@ -81,7 +81,11 @@ export class SimulatedCluster implements LocalManager {
   }
 
   poll(): void {
-    this.deliver({ type: 'status', cluster: this.cluster, status: { processors: this.processors, background: this.background, reachable: true } });
+    this.deliver({
+      type: 'status',
+      cluster: this.cluster,
+      status: { processors: this.processors, background: this.background, reachable: true },
+    });
   }
 
   /** Ends a Concertina job (its application finished, or it was cancelled) and frees all it holds or waits for. */
@@ -159,7 +163,13 @@ export class SimulatedCluster implements LocalManager {
         this.allocated.set(jobId, (this.allocated.get(jobId) ?? 0) + need);
         const walltime = p.request.walltimeS;
         this.afterLaunch(jobId, () => {
-          this.deliver({ type: 'started', cluster: this.cluster, jobId, component: p.request.component, processors: need });
+          this.deliver({
+            type: 'started',
+            cluster: this.cluster,
+            jobId,
+            component: p.request.component,
+            processors: need,
+          });
           this.observer.started(jobId, p.request.component, need);
           if (walltime !== undefined) this.killAtWalltime(jobId, walltime);
         });

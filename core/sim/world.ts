@@ -100,16 +100,32 @@ export class SimWorld {
     const recordMetrics = config.metrics !== false;
     this.clusters = grid.clusters.map(
       (c) =>
-        new SimulatedCluster(c.spec, c.index, this.engine, deliver, {
-          started: (jobId, _component, processors) => this.componentStarted(jobId, processors),
-          usage: (index, concertina, background) => {
-            if (recordMetrics) this.metrics.usage(this.engine.now, index, concertina, background);
+        new SimulatedCluster(
+          c.spec,
+          c.index,
+          this.engine,
+          deliver,
+          {
+            started: (jobId, _component, processors) => this.componentStarted(jobId, processors),
+            usage: (index, concertina, background) => {
+              if (recordMetrics) this.metrics.usage(this.engine.now, index, concertina, background);
+            },
           },
-        }, config.launchDelayS ?? 0),
+          config.launchDelayS ?? 0,
+        ),
     );
-    this.applications = new SimulatedApplications(this.engine, deliver, (jobId) => this.applicationFinished(jobId), random.fork('applications'), config.adaptS ?? 0);
+    this.applications = new SimulatedApplications(
+      this.engine,
+      deliver,
+      (jobId) => this.applicationFinished(jobId),
+      random.fork('applications'),
+      config.adaptS ?? 0,
+    );
     this.scheduler = new Scheduler(grid, this.clusters, this.applications, config.scheduler);
-    this.scheduler.on((e) => this.onEvent(e, recordMetrics), recordMetrics ? MetricsCollector.EVENT_TYPES : ['job.ended']);
+    this.scheduler.on(
+      (e) => this.onEvent(e, recordMetrics),
+      recordMetrics ? MetricsCollector.EVENT_TYPES : ['job.ended'],
+    );
     this.jobs = [...config.jobs].sort((a, b) => a.submitTime - b.submitTime);
     this.maxTime = config.maxTimeS ?? Number.POSITIVE_INFINITY;
     this.endless = config.endless ?? false;
@@ -130,7 +146,10 @@ export class SimWorld {
         const rng = random.fork(`background:${c.name}`);
         const cluster = this.clusters[c.index]!;
         const arrive = () => {
-          cluster.addBackground(rng.int(spec.minSize, Math.min(spec.maxSize, c.processors)), rng.exponential(spec.meanDurationS));
+          cluster.addBackground(
+            rng.int(spec.minSize, Math.min(spec.maxSize, c.processors)),
+            rng.exponential(spec.meanDurationS),
+          );
           if (!this.finished) this.engine.at(this.engine.now + rng.exponential(spec.meanInterarrivalS), arrive);
         };
         this.engine.at(rng.exponential(spec.meanInterarrivalS), arrive);
@@ -164,7 +183,8 @@ export class SimWorld {
   submitAt(t: number, input: unknown): void {
     this.engine.at(t, () => {
       const result = this.scheduler.submit(input, this.engine.now, true);
-      if (!result.ok) this.refused.push({ jobId: String((input as { id?: unknown })?.id ?? '?'), errors: result.errors });
+      if (!result.ok)
+        this.refused.push({ jobId: String((input as { id?: unknown })?.id ?? '?'), errors: result.errors });
     });
   }
 
@@ -251,7 +271,9 @@ export class SimWorld {
     const started = (this.startedComponents.get(jobId) ?? 0) + processors;
     // The application starts once all its components are running.
     // An evolving job's local job starts with its initial size, not its whole pre-allocation.
-    const total = job.evolving ? componentRequest(job.spec, 0).initial : job.components.reduce((s, c) => s + c.processors, 0);
+    const total = job.evolving
+      ? componentRequest(job.spec, 0).initial
+      : job.components.reduce((s, c) => s + c.processors, 0);
     if (started < total) {
       this.startedComponents.set(jobId, started);
       return;

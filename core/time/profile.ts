@@ -37,7 +37,7 @@ export function profileOfRects(rects: readonly number[]): StepFunction {
   // Appended in time order: the recorder keeps it normalised without another sort.
   const out = new StepRecorder(initial);
   let level = initial;
-  for (let i = 0; i < events.length; ) {
+  for (let i = 0; i < events.length;) {
     const t = events[i]!.t;
     for (; i < events.length && events[i]!.t === t; i++) level += events[i]!.d;
     out.set(t, level);

@@ -456,9 +456,7 @@ export class StepFunction {
   toString(): string {
     const parts: string[] = [];
     for (let i = 0; i < this.times.length; i++) parts.push(`${this.times[i]}→${this.values[i]}`);
-    return parts.length === 0
-      ? `StepFunction(${this.init})`
-      : `StepFunction(${this.init}; ${parts.join(', ')})`;
+    return parts.length === 0 ? `StepFunction(${this.init})` : `StepFunction(${this.init}; ${parts.join(', ')})`;
   }
 }
 

@@ -36,7 +36,11 @@ const batchOptionField = z.object({
   default: z.union([z.string(), z.number()]).optional(),
 });
 /** A batch system Settings → Clusters offers, with its options' fields. */
-const batchSystemInfo = z.object({ name: z.enum(BATCH_SYSTEMS), title: z.string(), options: z.array(batchOptionField) });
+const batchSystemInfo = z.object({
+  name: z.enum(BATCH_SYSTEMS),
+  title: z.string(),
+  options: z.array(batchOptionField),
+});
 
 const jobSummary = z.object({
   id: z.string(),
@@ -120,14 +124,20 @@ const schedulerEvent = z.looseObject({ type: z.string(), t: z.number() });
 
 /** The queue settings (core/queue/): which waiting jobs may start now, how many get reservations, in what order. */
 export const queuePolicySchema = z.enum(QUEUE_POLICIES, { error: () => `must be one of ${QUEUE_POLICIES.join(', ')}` });
-export const queuePrioritySchema = z.enum(QUEUE_PRIORITIES, { error: () => `must be one of ${QUEUE_PRIORITIES.join(', ')}` });
+export const queuePrioritySchema = z.enum(QUEUE_PRIORITIES, {
+  error: () => `must be one of ${QUEUE_PRIORITIES.join(', ')}`,
+});
 /** How many waiting jobs get reservations (Maui's ReservationDepth); null: the queue policy's own. */
 export const reservationDepthSchema = z
-  .number({ error: 'must be a whole number of jobs, 0 or more (or empty: the queue policy\'s own)' })
+  .number({ error: "must be a whole number of jobs, 0 or more (or empty: the queue policy's own)" })
   .int('must be a whole number of jobs')
   .min(0, 'must be 0 or more')
   .nullable();
-export const queueSettingsSchema = z.strictObject({ queue: queuePolicySchema, reservationDepth: reservationDepthSchema, priority: queuePrioritySchema });
+export const queueSettingsSchema = z.strictObject({
+  queue: queuePolicySchema,
+  reservationDepth: reservationDepthSchema,
+  priority: queuePrioritySchema,
+});
 
 const settings = z.strictObject({
   approach: z.enum(APPROACHES),
@@ -142,7 +152,13 @@ const settings = z.strictObject({
 
 /** What the settings may be, with words for the console: the names come from the core, never copied. */
 const settingsChoices = z.object({
-  queuePolicies: z.array(z.object({ name: queuePolicySchema, description: z.string(), /** It plans over time: jobs need a walltime. */ plansAhead: z.boolean() })),
+  queuePolicies: z.array(
+    z.object({
+      name: queuePolicySchema,
+      description: z.string(),
+      /** It plans over time: jobs need a walltime. */ plansAhead: z.boolean(),
+    }),
+  ),
   priorities: z.array(z.object({ name: queuePrioritySchema, description: z.string() })),
   /** The malleability policies (core/malleability/registry.ts), in the registry's order. */
   policies: z.array(z.object({ name: z.enum(policyNames), description: z.string() })),
@@ -155,7 +171,10 @@ const gridPresetNames = Object.keys(GRID_PRESETS);
 const gridChoice = z.unknown().transform((value, ctx) => {
   if (typeof value === 'string') {
     if (Object.hasOwn(GRID_PRESETS, value)) return gridSpecSchema.parse(GRID_PRESETS[value]);
-    ctx.addIssue({ code: 'custom', message: `must be a grid preset (${gridPresetNames.join(', ')}) or a grid object (got "${value}")` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be a grid preset (${gridPresetNames.join(', ')}) or a grid object (got "${value}")`,
+    });
     return z.NEVER;
   }
   if (value === undefined) {
@@ -184,10 +203,19 @@ export type RunStatus = z.infer<typeof runStatusSchema>;
 
 /** A submission: the job spec and, from the console, an id that makes a retry of the same submission harmless. */
 export const jobSubmissionSchema = jobSpecSchema.safeExtend({
-  submissionId: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(128, 'must be at most 128 characters').optional(),
+  submissionId: z
+    .string({ error: 'must be a string' })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(128, 'must be at most 128 characters')
+    .optional(),
 });
 
-const templateName = z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
+const templateName = z
+  .string({ error: 'is required' })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(64, 'must be at most 64 characters');
 // Read back as stored: a template saved before the program had to be one word is still listed (and fails at submit).
 const template = z.object({ name: z.string(), spec: storedJobSpecSchema });
 
@@ -226,7 +254,13 @@ export const methods = {
       /** Interactive jobs' deadline misses per bucket, all clusters. */
       misses: z.array(z.number()).optional(),
       /** `misses` and `replacements`: interactive jobs' deadline misses and re-placements after an overrun. */
-      totals: z.object({ grows: z.number(), shrinks: z.number(), updates: z.number(), misses: z.number().optional(), replacements: z.number().optional() }),
+      totals: z.object({
+        grows: z.number(),
+        shrinks: z.number(),
+        updates: z.number(),
+        misses: z.number().optional(),
+        replacements: z.number().optional(),
+      }),
       latest: z.array(schedulerEvent),
     }),
   },
@@ -240,7 +274,12 @@ export const methods = {
    */
   'jobs.views': {
     input: z.strictObject({ jobId: z.string({ error: 'is required' }).min(1, 'is required') }),
-    output: z.object({ now: z.number(), nonPreemptive: z.array(viewStep), preemptive: z.array(viewStep), allocated: z.array(viewStep) }),
+    output: z.object({
+      now: z.number(),
+      nonPreemptive: z.array(viewStep),
+      preemptive: z.array(viewStep),
+      allocated: z.array(viewStep),
+    }),
   },
   /**
    * The plan per cluster at the run's time: what Concertina may use, running jobs with their estimated ends, and the
@@ -248,12 +287,22 @@ export const methods = {
    * At most `limit` (default and most 200) running jobs and reservations per cluster.
    */
   'plan.snapshot': {
-    input: z.strictObject({ limit: z.number().int('must be a whole number').min(1, 'must be at least 1').max(200, 'must be at most 200').default(200) }),
+    input: z.strictObject({
+      limit: z
+        .number()
+        .int('must be a whole number')
+        .min(1, 'must be at least 1')
+        .max(200, 'must be at most 200')
+        .default(200),
+    }),
     output: planSnapshot,
   },
   /** A repeated `submissionId` with the same spec answers with the job it made; with another spec it is refused. */
   'jobs.submit': { input: jobSubmissionSchema, output: z.object({ jobId: z.string() }) },
-  'jobs.cancel': { input: z.strictObject({ jobId: z.string().min(1, 'is required') }), output: z.object({ jobId: z.string() }) },
+  'jobs.cancel': {
+    input: z.strictObject({ jobId: z.string().min(1, 'is required') }),
+    output: z.object({ jobId: z.string() }),
+  },
   /** An operator's grow (delta > 0) or shrink (delta < 0) of a running malleable job. */
   'jobs.resize': {
     input: z.strictObject({
@@ -263,15 +312,29 @@ export const methods = {
         .int('must be a whole number')
         .refine((d) => d !== 0, 'must not be 0'),
     }),
-    output: z.object({ jobId: z.string(), cluster: z.string(), processors: z.number(), direction: z.enum(['grow', 'shrink']) }),
+    output: z.object({
+      jobId: z.string(),
+      cluster: z.string(),
+      processors: z.number(),
+      direction: z.enum(['grow', 'shrink']),
+    }),
   },
   /**
    * The jobs, oldest first (the last `limit`). `since`: the `version` of an earlier answer to the same query; when
    * nothing changed since, the answer is `unchanged` with no jobs (a console polling 10,000 jobs then does nothing).
    */
   'jobs.list': {
-    input: z.strictObject({ states: z.array(z.string()).optional(), limit: z.number().int().min(1).max(100_000).default(1000), since: z.string().optional() }),
-    output: z.object({ jobs: z.array(jobSummary), total: z.number(), version: z.string(), unchanged: z.boolean().optional() }),
+    input: z.strictObject({
+      states: z.array(z.string()).optional(),
+      limit: z.number().int().min(1).max(100_000).default(1000),
+      since: z.string().optional(),
+    }),
+    output: z.object({
+      jobs: z.array(jobSummary),
+      total: z.number(),
+      version: z.string(),
+      unchanged: z.boolean().optional(),
+    }),
   },
   'sim.setSpeed': { input: z.strictObject({ speed: speedSchema }), output: z.object({ speed: speedSchema }) },
   /** Starts a new run on another grid or workload (the current run is dropped). */
@@ -279,7 +342,12 @@ export const methods = {
     input: z.strictObject({
       grid: gridChoice,
       workload: z.enum(RESET_WORKLOADS, { error: () => `must be one of ${RESET_WORKLOADS.join(', ')}` }),
-      seed: z.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be at least 0').max(2 ** 32 - 1, 'must be at most 4294967295').default(1),
+      seed: z
+        .number({ error: 'must be a number' })
+        .int('must be a whole number')
+        .min(0, 'must be at least 0')
+        .max(2 ** 32 - 1, 'must be at most 4294967295')
+        .default(1),
       /** The new run's queue settings; each one left out is the current run's. */
       queue: queuePolicySchema.optional(),
       reservationDepth: reservationDepthSchema.optional(),
@@ -303,17 +371,33 @@ export const methods = {
   'settings.choices': { input: z.strictObject({}), output: settingsChoices },
   /** Submit-form templates, kept by the host (in its store when it has one). */
   'templates.list': { input: z.strictObject({}), output: z.object({ templates: z.array(template) }) },
-  'templates.save': { input: z.strictObject({ name: templateName, spec: jobSpecSchema }), output: z.object({ name: z.string() }) },
+  'templates.save': {
+    input: z.strictObject({ name: templateName, spec: jobSpecSchema }),
+    output: z.object({ name: z.string() }),
+  },
   'templates.delete': { input: z.strictObject({ name: templateName }), output: z.object({ name: z.string() }) },
   /** The Lab's experiments (electron/lab/registry.ts) with the parameters their form shows. */
   'lab.experiments': { input: z.strictObject({}), output: z.object({ experiments: z.array(labExperimentInfoSchema) }) },
   /** The Lab: an experiment (koala, coorm) or one simulation, computed in a worker thread; progress on the stream (topic lab). */
   'lab.start': { input: labSpecSchema, output: z.object({ runId: z.string() }) },
-  'lab.cancel': { input: z.strictObject({ runId: z.string({ error: 'is required' }).min(1, 'is required') }), output: labRunInfoSchema },
+  'lab.cancel': {
+    input: z.strictObject({ runId: z.string({ error: 'is required' }).min(1, 'is required') }),
+    output: labRunInfoSchema,
+  },
   'lab.list': { input: z.strictObject({}), output: z.object({ runs: z.array(labRunInfoSchema) }) },
-  'lab.result': { input: z.strictObject({ runId: z.string({ error: 'is required' }).min(1, 'is required') }), output: labResultSchema },
+  'lab.result': {
+    input: z.strictObject({ runId: z.string({ error: 'is required' }).min(1, 'is required') }),
+    output: labResultSchema,
+  },
   /** Live clusters' configurations (kept by the host), each with which secrets it holds (never their values). */
-  'clusters.list': { input: z.strictObject({}), output: z.object({ clusters: z.array(storedCluster), secretsPersist: z.boolean(), systems: z.array(batchSystemInfo) }) },
+  'clusters.list': {
+    input: z.strictObject({}),
+    output: z.object({
+      clusters: z.array(storedCluster),
+      secretsPersist: z.boolean(),
+      systems: z.array(batchSystemInfo),
+    }),
+  },
   /** Adds a cluster. A name already configured is refused at `name`: nothing is replaced unless asked with clusters.update. */
   'clusters.save': { input: liveClusterSchema, output: z.object({ name: z.string() }) },
   /**
@@ -332,7 +416,9 @@ export const methods = {
     input: z.strictObject({
       host: z.string({ error: 'is required' }).min(1, 'is required'),
       port: z.number().int().min(1).max(65535).default(22),
-      fingerprint: z.string({ error: 'is required' }).regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'must be a SHA256 fingerprint (SHA256: and 43 base64 characters)'),
+      fingerprint: z
+        .string({ error: 'is required' })
+        .regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'must be a SHA256 fingerprint (SHA256: and 43 base64 characters)'),
       /** The cluster whose test showed the key: fetched again along its route (jump hosts, ~/.ssh/config alias). */
       cluster: liveClusterSchema.optional(),
     }),
@@ -340,7 +426,11 @@ export const methods = {
   },
   /** A cluster's password or key passphrase: encrypted by the OS keychain in the window, held for the session in web mode. */
   'clusters.setSecret': {
-    input: z.strictObject({ cluster: clusterName, kind: secretKind, value: z.string({ error: 'is required' }).min(1, 'must not be empty') }),
+    input: z.strictObject({
+      cluster: clusterName,
+      kind: secretKind,
+      value: z.string({ error: 'is required' }).min(1, 'must not be empty'),
+    }),
     output: z.object({ cluster: z.string(), kind: secretKind, persistent: z.boolean() }),
   },
   /**
@@ -349,14 +439,27 @@ export const methods = {
    */
   'clusters.stageAssets': {
     input: z.strictObject({ name: clusterName }),
-    output: z.object({ cluster: z.string(), dir: z.string(), copied: z.array(z.string()), unchanged: z.array(z.string()) }),
+    output: z.object({
+      cluster: z.string(),
+      dir: z.string(),
+      copied: z.array(z.string()),
+      unchanged: z.array(z.string()),
+    }),
   },
   /** Starts a live run on the configured clusters (the simulated run is dropped; `sim.reset` goes back). Asynchronous. */
-  'run.startLive': { input: z.strictObject({}), output: z.object({ clusters: z.array(z.string()), backup: z.string().optional() }) },
+  'run.startLive': {
+    input: z.strictObject({}),
+    output: z.object({ clusters: z.array(z.string()), backup: z.string().optional() }),
+  },
 } as const;
 
 /** Methods whose answer comes asynchronously (they talk to clusters): the dispatcher returns a promise for them. */
-export const ASYNC_METHODS = ['clusters.test', 'clusters.acceptHostKey', 'clusters.stageAssets', 'run.startLive'] as const;
+export const ASYNC_METHODS = [
+  'clusters.test',
+  'clusters.acceptHostKey',
+  'clusters.stageAssets',
+  'run.startLive',
+] as const;
 export type AsyncMethodName = (typeof ASYNC_METHODS)[number];
 
 export type MethodName = keyof typeof methods;
@@ -373,8 +476,7 @@ export type MethodOutput<M extends MethodName> = z.infer<(typeof methods)[M]['ou
 
 /** Every answer: the output, or errors naming the field (never an exception across the boundary). */
 export type ApiResult<M extends MethodName> =
-  | { ok: true; value: MethodOutput<M> }
-  | { ok: false; errors: Array<{ path: string; message: string }> };
+  { ok: true; value: MethodOutput<M> } | { ok: false; errors: Array<{ path: string; message: string }> };
 
 export function isMethod(name: string): name is MethodName {
   return Object.hasOwn(methods, name);

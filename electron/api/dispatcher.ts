@@ -6,10 +6,15 @@ import { fromZodError } from '../../core/model/result.js';
 import { isMethod, methods, type ApiResult, type AsyncMethodName, type MethodName } from './contract.js';
 
 export type Handlers = {
-  [M in MethodName]: (input: z.infer<(typeof methods)[M]['input']>) => M extends AsyncMethodName ? Promise<ApiResult<M>> : ApiResult<M>;
+  [M in MethodName]: (
+    input: z.infer<(typeof methods)[M]['input']>,
+  ) => M extends AsyncMethodName ? Promise<ApiResult<M>> : ApiResult<M>;
 };
 
-const internalError = (error: unknown): ApiResult<MethodName> => ({ ok: false, errors: [{ path: '', message: `internal error: ${error instanceof Error ? error.message : String(error)}` }] });
+const internalError = (error: unknown): ApiResult<MethodName> => ({
+  ok: false,
+  errors: [{ path: '', message: `internal error: ${error instanceof Error ? error.message : String(error)}` }],
+});
 
 /** Typed by method name where the caller names one (a sync method answers at once); any string from a transport. */
 export interface Dispatch {
@@ -26,7 +31,11 @@ export function createDispatcher(handlers: Handlers): Dispatch {
     const checked = (answer: ApiResult<MethodName>): ApiResult<MethodName> => {
       if (!answer.ok) return answer;
       const output = spec.output.safeParse(answer.value);
-      if (!output.success) return { ok: false, errors: fromZodError(output.error).map((e) => ({ ...e, message: `host answered wrongly: ${e.message}` })) };
+      if (!output.success)
+        return {
+          ok: false,
+          errors: fromZodError(output.error).map((e) => ({ ...e, message: `host answered wrongly: ${e.message}` })),
+        };
       return { ok: true, value: output.data } as ApiResult<MethodName>;
     };
     let answer: ApiResult<MethodName> | Promise<ApiResult<MethodName>>;

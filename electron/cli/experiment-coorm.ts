@@ -44,7 +44,9 @@ export function numberList(flag: string, text: string, min: number, max: number,
   });
   if (bad !== undefined || parts.length > MAX_LIST) {
     const range = `${exclusiveMin ? 'above' : 'from'} ${min}${max < Infinity ? ` to ${max}` : ''}`;
-    throw new UsageError(`${flag} must be a comma-separated list of up to ${MAX_LIST} numbers ${range} (got "${text}")`);
+    throw new UsageError(
+      `${flag} must be a comma-separated list of up to ${MAX_LIST} numbers ${range} (got "${text}")`,
+    );
   }
   return [...new Set(values)].sort((a, b) => a - b);
 }
@@ -57,14 +59,21 @@ export function coormConfigFromFlags(flags: CoormFlags): CoormExperimentConfig {
     seeds: flags.seeds ?? d.seeds,
     steps: flags.steps ?? d.steps,
     // Decision: φ up to 10, as the cluster grows with it (1400 nodes per unit) and so does each run's cost.
-    overcommitFactors: flags.factors === undefined ? d.overcommitFactors : numberList('--factors', flags.factors, 0, 10, true),
-    announceIntervalsS: flags.intervals === undefined ? d.announceIntervalsS : numberList('--intervals', flags.intervals, 0, 1e6, false),
-    twoPsaIntervalsS: flags.twoPsaIntervals === undefined ? d.twoPsaIntervalsS : numberList('--two-psa-intervals', flags.twoPsaIntervals, 0, 1e6, false),
+    overcommitFactors:
+      flags.factors === undefined ? d.overcommitFactors : numberList('--factors', flags.factors, 0, 10, true),
+    announceIntervalsS:
+      flags.intervals === undefined ? d.announceIntervalsS : numberList('--intervals', flags.intervals, 0, 1e6, false),
+    twoPsaIntervalsS:
+      flags.twoPsaIntervals === undefined
+        ? d.twoPsaIntervalsS
+        : numberList('--two-psa-intervals', flags.twoPsaIntervals, 0, 1e6, false),
   };
 }
 
 const describeRun = (s: CoormRunSpec): string =>
-  s.figure === 'overcommit' ? `fig 9, φ ${s.factor} ${s.mode}, seed ${s.seed}` : `fig ${s.figure === 'announce' ? 10 : 11}, ${s.intervalS} s${s.figure === 'two_psa' ? ` ${s.sharing}` : ''}, seed ${s.seed}`;
+  s.figure === 'overcommit'
+    ? `fig 9, φ ${s.factor} ${s.mode}, seed ${s.seed}`
+    : `fig ${s.figure === 'announce' ? 10 : 11}, ${s.intervalS} s${s.figure === 'two_psa' ? ` ${s.sharing}` : ''}, seed ${s.seed}`;
 
 export async function coormExperimentCommand(o: CoormCommandOptions, io: CliIo): Promise<number> {
   const outDir = await prepareOutDir(o.out);
@@ -118,7 +127,14 @@ function textSummary(a: CoormAnalysis): string {
         const p = a.announce.find((q) => q.interval_s === i);
         const c = a.two_psa.find((q) => q.interval_s === i && q.mode === 'coorm');
         const s = a.two_psa.find((q) => q.interval_s === i && q.mode === 'strict');
-        return [String(i), p ? mns(p.psa_waste_node_s) : '', p ? n(p.used_percent, 2) : '', p ? n(p.amr_end_time_s, 0) : '', c ? n(c.used_percent, 2) : '', s ? n(s.used_percent, 2) : ''];
+        return [
+          String(i),
+          p ? mns(p.psa_waste_node_s) : '',
+          p ? n(p.used_percent, 2) : '',
+          p ? n(p.amr_end_time_s, 0) : '',
+          c ? n(c.used_percent, 2) : '',
+          s ? n(s.used_percent, 2) : '',
+        ];
       }),
   ];
   const held = a.observations.filter((ob) => ob.holds).length;
@@ -132,7 +148,9 @@ function textSummary(a: CoormAnalysis): string {
     alignColumns(fig10, [0, 1, 2, 3, 4, 5]),
     '',
     `Observations of the paper: ${held} of ${a.observations.length} hold`,
-    ...a.observations.map((ob) => `  [${ob.holds ? 'holds' : 'fails'}] Figure ${ob.figure}: ${ob.text}\n          ${ob.measured}`),
+    ...a.observations.map(
+      (ob) => `  [${ob.holds ? 'holds' : 'fails'}] Figure ${ob.figure}: ${ob.text}\n          ${ob.measured}`,
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -146,45 +164,180 @@ async function writeFiles(dir: string, a: CoormAnalysis): Promise<number> {
   await write(
     'runs.csv',
     toCsv(
-      ['figure', 'seed', 'factor', 'mode', 'interval_s', 'sharing', 'psa_task_s', 'steps', 'cluster_nodes', 'n_eq', 'preallocation', 'amr_peak_nodes', 'amr_end_time_s', 'amr_used_node_s', 'amr_updates', 'psa_waste_node_s', 'killed_tasks', 'used_percent', 'rms_kills'],
+      [
+        'figure',
+        'seed',
+        'factor',
+        'mode',
+        'interval_s',
+        'sharing',
+        'psa_task_s',
+        'steps',
+        'cluster_nodes',
+        'n_eq',
+        'preallocation',
+        'amr_peak_nodes',
+        'amr_end_time_s',
+        'amr_used_node_s',
+        'amr_updates',
+        'psa_waste_node_s',
+        'killed_tasks',
+        'used_percent',
+        'rms_kills',
+      ],
       a.runs.map((r): CsvValue[] => [
-        r.figure, r.seed, r.factor, r.mode, r.intervalS, r.sharing, r.psaTaskS.join(' '), r.steps, r.clusterNodes, r.nEq, r.preallocation, r.amrPeakNodes, r.amrEndTimeS, r.amrUsedNodeS,
-        r.amrUpdates, r.psaWasteNodeS, r.killedTasks, r.usedPercent, r.rmsKills,
+        r.figure,
+        r.seed,
+        r.factor,
+        r.mode,
+        r.intervalS,
+        r.sharing,
+        r.psaTaskS.join(' '),
+        r.steps,
+        r.clusterNodes,
+        r.nEq,
+        r.preallocation,
+        r.amrPeakNodes,
+        r.amrEndTimeS,
+        r.amrUsedNodeS,
+        r.amrUpdates,
+        r.psaWasteNodeS,
+        r.killedTasks,
+        r.usedPercent,
+        r.rmsKills,
       ]),
     ),
   );
-  await write('fig9-overcommit.csv', toCsv(['factor', 'mode', 'amr_used_node_s', 'psa_waste_node_s'], a.overcommit.map((p) => [p.factor, p.mode, p.amr_used_node_s, p.psa_waste_node_s])));
-  await write('fig10-announce.csv', toCsv(['interval_s', 'psa_waste_node_s', 'used_percent', 'amr_end_time_s'], a.announce.map((p) => [p.interval_s, p.psa_waste_node_s, p.used_percent, p.amr_end_time_s])));
-  await write('fig11-two-psa.csv', toCsv(['interval_s', 'mode', 'used_percent'], a.two_psa.map((p) => [p.interval_s, p.mode, p.used_percent])));
+  await write(
+    'fig9-overcommit.csv',
+    toCsv(
+      ['factor', 'mode', 'amr_used_node_s', 'psa_waste_node_s'],
+      a.overcommit.map((p) => [p.factor, p.mode, p.amr_used_node_s, p.psa_waste_node_s]),
+    ),
+  );
+  await write(
+    'fig10-announce.csv',
+    toCsv(
+      ['interval_s', 'psa_waste_node_s', 'used_percent', 'amr_end_time_s'],
+      a.announce.map((p) => [p.interval_s, p.psa_waste_node_s, p.used_percent, p.amr_end_time_s]),
+    ),
+  );
+  await write(
+    'fig11-two-psa.csv',
+    toCsv(
+      ['interval_s', 'mode', 'used_percent'],
+      a.two_psa.map((p) => [p.interval_s, p.mode, p.used_percent]),
+    ),
+  );
 
-  const byMode = <T extends { mode: string }>(points: readonly T[], mode: string, x: (p: T) => number, y: (p: T) => number): Array<[number, number]> =>
-    points.filter((p) => p.mode === mode).map((p) => [x(p), y(p)]);
+  const byMode = <T extends { mode: string }>(
+    points: readonly T[],
+    mode: string,
+    x: (p: T) => number,
+    y: (p: T) => number,
+  ): Array<[number, number]> => points.filter((p) => p.mode === mode).map((p) => [x(p), y(p)]);
   const fig9 = 'Figure 9: spontaneous updates';
   await write(
     'fig9-amr-used.svg',
     lineChart(fig9, 'AMR used resources (median over seeds)', 'overcommit factor φ', 'node·s', [
-      { name: 'static', color: COLORS[1], data: byMode(a.overcommit, 'static', (p) => p.factor, (p) => p.amr_used_node_s) },
-      { name: 'dynamic', color: COLORS[0], data: byMode(a.overcommit, 'dynamic', (p) => p.factor, (p) => p.amr_used_node_s) },
+      {
+        name: 'static',
+        color: COLORS[1],
+        data: byMode(
+          a.overcommit,
+          'static',
+          (p) => p.factor,
+          (p) => p.amr_used_node_s,
+        ),
+      },
+      {
+        name: 'dynamic',
+        color: COLORS[0],
+        data: byMode(
+          a.overcommit,
+          'dynamic',
+          (p) => p.factor,
+          (p) => p.amr_used_node_s,
+        ),
+      },
     ]),
   );
   await write(
     'fig9-psa-waste.svg',
     lineChart(fig9, 'PSA waste (median over seeds)', 'overcommit factor φ', 'node·s', [
-      { name: 'dynamic AMR', color: COLORS[0], data: byMode(a.overcommit, 'dynamic', (p) => p.factor, (p) => p.psa_waste_node_s) },
-      { name: 'static AMR', color: COLORS[1], data: byMode(a.overcommit, 'static', (p) => p.factor, (p) => p.psa_waste_node_s) },
+      {
+        name: 'dynamic AMR',
+        color: COLORS[0],
+        data: byMode(
+          a.overcommit,
+          'dynamic',
+          (p) => p.factor,
+          (p) => p.psa_waste_node_s,
+        ),
+      },
+      {
+        name: 'static AMR',
+        color: COLORS[1],
+        data: byMode(
+          a.overcommit,
+          'static',
+          (p) => p.factor,
+          (p) => p.psa_waste_node_s,
+        ),
+      },
     ]),
   );
   const fig10 = 'Figure 10: announced updates (φ = 1)';
-  const ann = (y: (p: CoormAnalysis['announce'][number]) => number): Array<[number, number]> => a.announce.map((p) => [p.interval_s, y(p)]);
-  await write('fig10-psa-waste.svg', lineChart(fig10, 'PSA waste (median over seeds)', 'announce interval (s)', 'node·s', [{ name: 'PSA waste', color: COLORS[0], data: ann((p) => p.psa_waste_node_s) }]));
-  await write('fig10-used.svg', lineChart(fig10, 'Used resources (median over seeds)', 'announce interval (s)', '% of the cluster', [{ name: 'used', color: COLORS[2], data: ann((p) => p.used_percent) }]));
-  await write('fig10-amr-end.svg', lineChart(fig10, 'AMR end time (median over seeds)', 'announce interval (s)', 's', [{ name: 'AMR end time', color: COLORS[3], data: ann((p) => p.amr_end_time_s) }]));
+  const ann = (y: (p: CoormAnalysis['announce'][number]) => number): Array<[number, number]> =>
+    a.announce.map((p) => [p.interval_s, y(p)]);
+  await write(
+    'fig10-psa-waste.svg',
+    lineChart(fig10, 'PSA waste (median over seeds)', 'announce interval (s)', 'node·s', [
+      { name: 'PSA waste', color: COLORS[0], data: ann((p) => p.psa_waste_node_s) },
+    ]),
+  );
+  await write(
+    'fig10-used.svg',
+    lineChart(fig10, 'Used resources (median over seeds)', 'announce interval (s)', '% of the cluster', [
+      { name: 'used', color: COLORS[2], data: ann((p) => p.used_percent) },
+    ]),
+  );
+  await write(
+    'fig10-amr-end.svg',
+    lineChart(fig10, 'AMR end time (median over seeds)', 'announce interval (s)', 's', [
+      { name: 'AMR end time', color: COLORS[3], data: ann((p) => p.amr_end_time_s) },
+    ]),
+  );
   await write(
     'fig11-used.svg',
-    lineChart('Figure 11: two PSAs (φ = 1)', 'Used resources (median over seeds)', 'announce interval (s)', '% of the cluster', [
-      { name: 'CooRMv2 (filling)', color: COLORS[0], data: byMode(a.two_psa, 'coorm', (p) => p.interval_s, (p) => p.used_percent) },
-      { name: 'strict equi-partitioning', color: COLORS[1], data: byMode(a.two_psa, 'strict', (p) => p.interval_s, (p) => p.used_percent) },
-    ]),
+    lineChart(
+      'Figure 11: two PSAs (φ = 1)',
+      'Used resources (median over seeds)',
+      'announce interval (s)',
+      '% of the cluster',
+      [
+        {
+          name: 'CooRMv2 (filling)',
+          color: COLORS[0],
+          data: byMode(
+            a.two_psa,
+            'coorm',
+            (p) => p.interval_s,
+            (p) => p.used_percent,
+          ),
+        },
+        {
+          name: 'strict equi-partitioning',
+          color: COLORS[1],
+          data: byMode(
+            a.two_psa,
+            'strict',
+            (p) => p.interval_s,
+            (p) => p.used_percent,
+          ),
+        },
+      ],
+    ),
   );
   await write('report.md', a.report);
   return count;
@@ -208,7 +361,13 @@ export function lineChart(title: string, subtitle: string, xName: string, yName:
     chart.setOption({
       animation: false,
       backgroundColor: '#ffffff',
-      title: { text: title, subtext: subtitle, left: 'center', textStyle: { fontSize: 15 }, subtextStyle: { fontSize: 13 } },
+      title: {
+        text: title,
+        subtext: subtitle,
+        left: 'center',
+        textStyle: { fontSize: 15 },
+        subtextStyle: { fontSize: 13 },
+      },
       legend: { top: 58, left: 'center', itemGap: 28, data: lines.map((l) => l.name) },
       grid: { left: 90, right: 40, top: 110, bottom: 70 },
       xAxis: { type: 'value', name: xName, nameLocation: 'middle', nameGap: 32, min: 0 },

@@ -26,12 +26,17 @@ export interface DbesCommandOptions {
 const MAX_STRATEGIES = 20;
 
 /** The run configuration from the flags: the paper's strategies unless --strategies names others. */
-export function dbesConfigFromFlags(flags: { readonly seeds?: number | undefined; readonly strategies?: string | undefined }): DbesExperimentConfig {
+export function dbesConfigFromFlags(flags: {
+  readonly seeds?: number | undefined;
+  readonly strategies?: string | undefined;
+}): DbesExperimentConfig {
   let strategies: readonly string[] = DBES_DEFAULT_CONFIG.strategies;
   if (flags.strategies !== undefined) {
     const names = [...new Set(flags.strategies.split(',').map((x) => x.trim()))];
     if (names.length > MAX_STRATEGIES || names.some((x) => !/^[a-z][a-z0-9-]{0,63}$/.test(x))) {
-      throw new UsageError(`--strategies must be a comma-separated list of up to ${MAX_STRATEGIES} policy names (lower-case letters, digits, -) (got "${flags.strategies}")`);
+      throw new UsageError(
+        `--strategies must be a comma-separated list of up to ${MAX_STRATEGIES} policy names (lower-case letters, digits, -) (got "${flags.strategies}")`,
+      );
     }
     strategies = names;
   }
@@ -40,7 +45,8 @@ export function dbesConfigFromFlags(flags: { readonly seeds?: number | undefined
 
 export async function dbesExperimentCommand(o: DbesCommandOptions, io: CliIo): Promise<number> {
   const outDir = await prepareOutDir(o.out);
-  for (const k of skippedStrategies(o.config.strategies)) await emit(io.stderr, `Skipping strategy ${k.strategy}: ${k.reason}\n`);
+  for (const k of skippedStrategies(o.config.strategies))
+    await emit(io.stderr, `Skipping strategy ${k.strategy}: ${k.reason}\n`);
   const matrix = dbesRunMatrix(o.config);
   const bar = io.stderr.isTTY && !o.json ? await progressBar(io.stderr, 'runs') : undefined;
   const runs: DbesRun[] = [];
@@ -48,7 +54,9 @@ export async function dbesExperimentCommand(o: DbesCommandOptions, io: CliIo): P
     bar?.start(matrix.length, 0, { note: '' });
     for (const spec of matrix) {
       runs.push(runDbesCase(spec, o.config));
-      bar?.update(runs.length, { note: `${spec.strategy} ${spec.scenario === 'mixed' ? 'mixed' : `${spec.scenario} %`} seed ${spec.seed}` });
+      bar?.update(runs.length, {
+        note: `${spec.strategy} ${spec.scenario === 'mixed' ? 'mixed' : `${spec.scenario} %`} seed ${spec.seed}`,
+      });
       await nextTurn();
     }
     bar?.update(matrix.length, { note: 'writing files' });
@@ -75,9 +83,26 @@ const n = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 
 function textSummary(a: DbesAnalysis): string {
   const s = a.strategies;
-  const fig4 = [['malleable %', ...s], ...a.config.percents.map((p) => [String(p), ...s.map((x) => n(a.fig4.find((f) => f.strategy === x && f.malleable_percent === p)?.completion_s ?? Number.NaN))])];
-  const fig6 = [['malleable %', ...s], ...a.config.percents.map((p) => [String(p), ...s.map((x) => n((a.fig6.find((f) => f.strategy === x && f.malleable_percent === p)?.utilization ?? Number.NaN) * 100, 1))])];
-  const fig7 = [['strategy', 'completion (s)', 'evolving satisfied', 'shrunk for them'], ...a.fig7.map((r) => [r.strategy, n(r.completion_s), n(r.evolving_satisfied, 1), n(r.shrunk_for_evolving, 1)])];
+  const fig4 = [
+    ['malleable %', ...s],
+    ...a.config.percents.map((p) => [
+      String(p),
+      ...s.map((x) => n(a.fig4.find((f) => f.strategy === x && f.malleable_percent === p)?.completion_s ?? Number.NaN)),
+    ]),
+  ];
+  const fig6 = [
+    ['malleable %', ...s],
+    ...a.config.percents.map((p) => [
+      String(p),
+      ...s.map((x) =>
+        n((a.fig6.find((f) => f.strategy === x && f.malleable_percent === p)?.utilization ?? Number.NaN) * 100, 1),
+      ),
+    ]),
+  ];
+  const fig7 = [
+    ['strategy', 'completion (s)', 'evolving satisfied', 'shrunk for them'],
+    ...a.fig7.map((r) => [r.strategy, n(r.completion_s), n(r.evolving_satisfied, 1), n(r.shrunk_for_evolving, 1)]),
+  ];
   const held = a.observations.filter((ob) => ob.holds === true).length;
   const unchecked = a.observations.filter((ob) => ob.holds === null).length;
   const lines = [
@@ -94,7 +119,10 @@ function textSummary(a: DbesAnalysis): string {
     alignColumns(fig7),
     '',
     `Observations of the paper: ${held} of ${a.observations.length} hold (${unchecked} not checked)`,
-    ...a.observations.map((ob) => `  [${ob.holds === null ? 'unchecked' : ob.holds ? 'holds' : 'fails'}] ${ob.text}\n          ${ob.measured}`),
+    ...a.observations.map(
+      (ob) =>
+        `  [${ob.holds === null ? 'unchecked' : ob.holds ? 'holds' : 'fails'}] ${ob.text}\n          ${ob.measured}`,
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -109,27 +137,114 @@ async function writeFiles(dir: string, a: DbesAnalysis, runs: readonly DbesRun[]
     await writeOutput(dir, name, text);
     count++;
   };
-  await write('fig4.csv', toCsv(['malleable_percent', 'strategy', 'completion_s'], a.fig4.map((p): CsvValue[] => [p.malleable_percent, p.strategy, p.completion_s])));
-  await write('fig5.csv', toCsv(['strategy', 'type', 'expanded', 'malleable'], a.fig5.map((b): CsvValue[] => [b.strategy, b.type, b.expanded, b.malleable])));
-  await write('fig6.csv', toCsv(['malleable_percent', 'strategy', 'utilization'], a.fig6.map((p): CsvValue[] => [p.malleable_percent, p.strategy, p.utilization])));
+  await write(
+    'fig4.csv',
+    toCsv(
+      ['malleable_percent', 'strategy', 'completion_s'],
+      a.fig4.map((p): CsvValue[] => [p.malleable_percent, p.strategy, p.completion_s]),
+    ),
+  );
+  await write(
+    'fig5.csv',
+    toCsv(
+      ['strategy', 'type', 'expanded', 'malleable'],
+      a.fig5.map((b): CsvValue[] => [b.strategy, b.type, b.expanded, b.malleable]),
+    ),
+  );
+  await write(
+    'fig6.csv',
+    toCsv(
+      ['malleable_percent', 'strategy', 'utilization'],
+      a.fig6.map((p): CsvValue[] => [p.malleable_percent, p.strategy, p.utilization]),
+    ),
+  );
   await write(
     'fig7.csv',
     toCsv(
-      ['strategy', 'completion_s', 'evolving_requests', 'evolving_satisfied', 'shrunk_for_evolving', 'shrunk_first_step', 'shrunk_second_step', 'shrunk_step_unknown'],
-      a.fig7.map((r): CsvValue[] => [r.strategy, r.completion_s, r.evolving_requests, r.evolving_satisfied, r.shrunk_for_evolving, r.shrunk_first_step, r.shrunk_second_step, r.shrunk_step_unknown]),
+      [
+        'strategy',
+        'completion_s',
+        'evolving_requests',
+        'evolving_satisfied',
+        'shrunk_for_evolving',
+        'shrunk_first_step',
+        'shrunk_second_step',
+        'shrunk_step_unknown',
+      ],
+      a.fig7.map((r): CsvValue[] => [
+        r.strategy,
+        r.completion_s,
+        r.evolving_requests,
+        r.evolving_satisfied,
+        r.shrunk_for_evolving,
+        r.shrunk_first_step,
+        r.shrunk_second_step,
+        r.shrunk_step_unknown,
+      ]),
     ),
   );
   await write(
     'runs.csv',
     toCsv(
-      ['strategy', 'scenario', 'seed', 'completion_s', 'utilization', 'jobs', 'completed', 'evolving_requests', 'evolving_satisfied', 'shrunk_for_evolving', 'z_wait_s', 'events'],
-      runs.map((r): CsvValue[] => [r.strategy, r.scenario, r.seed, r.completion_s, r.utilization, r.jobs, r.completed, r.evolving_requests, r.evolving_satisfied, r.shrunk_for_evolving, r.z_wait_s, r.events]),
+      [
+        'strategy',
+        'scenario',
+        'seed',
+        'completion_s',
+        'utilization',
+        'jobs',
+        'completed',
+        'evolving_requests',
+        'evolving_satisfied',
+        'shrunk_for_evolving',
+        'z_wait_s',
+        'events',
+      ],
+      runs.map((r): CsvValue[] => [
+        r.strategy,
+        r.scenario,
+        r.seed,
+        r.completion_s,
+        r.utilization,
+        r.jobs,
+        r.completed,
+        r.evolving_requests,
+        r.evolving_satisfied,
+        r.shrunk_for_evolving,
+        r.z_wait_s,
+        r.events,
+      ]),
     ),
   );
-  const byStrategy = <P extends { strategy: string; malleable_percent: number }>(points: readonly P[], value: (p: P) => number) =>
-    a.strategies.map((s, i) => ({ name: s, color: color(i), data: points.filter((p) => p.strategy === s).map((p): [number, number] => [p.malleable_percent, value(p)]) }));
-  await write('fig4.svg', lineChart('Figure 4: modified ESP workload', 'time to complete the workload (mean over seeds)', 'malleable jobs (%)', 's', byStrategy(a.fig4, (p) => p.completion_s)));
-  await write('fig6.svg', lineChart('Figure 6: modified ESP workload', 'average utilization (mean over seeds)', 'malleable jobs (%)', '% of the cores', byStrategy(a.fig6, (p) => p.utilization * 100)));
+  const byStrategy = <P extends { strategy: string; malleable_percent: number }>(
+    points: readonly P[],
+    value: (p: P) => number,
+  ) =>
+    a.strategies.map((s, i) => ({
+      name: s,
+      color: color(i),
+      data: points.filter((p) => p.strategy === s).map((p): [number, number] => [p.malleable_percent, value(p)]),
+    }));
+  await write(
+    'fig4.svg',
+    lineChart(
+      'Figure 4: modified ESP workload',
+      'time to complete the workload (mean over seeds)',
+      'malleable jobs (%)',
+      's',
+      byStrategy(a.fig4, (p) => p.completion_s),
+    ),
+  );
+  await write(
+    'fig6.svg',
+    lineChart(
+      'Figure 6: modified ESP workload',
+      'average utilization (mean over seeds)',
+      'malleable jobs (%)',
+      '% of the cores',
+      byStrategy(a.fig6, (p) => p.utilization * 100),
+    ),
+  );
   // Figure 7 is one value per strategy: a line over the strategies' indices, named in the legend.
   await write(
     'fig7.svg',

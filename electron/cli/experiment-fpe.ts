@@ -2,7 +2,15 @@
 // test by test with a progress bar, then the tables on stdout (or one JSON object) and report.md with CSV files.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { FPE_VARIANTS } from '../../core/fpe/registry.js';
-import { FpeTables, analyseFpe, checkFpeConfig, runFpeTest, type FpeAnalysis, type FpeExperimentConfig, type Stat } from '../../core/sim/experiments/fpe.js';
+import {
+  FpeTables,
+  analyseFpe,
+  checkFpeConfig,
+  runFpeTest,
+  type FpeAnalysis,
+  type FpeExperimentConfig,
+  type Stat,
+} from '../../core/sim/experiments/fpe.js';
 import { prepareOutDir, toCsv, writeOutput, type CsvValue } from './export.js';
 import { observationJson, printOutcome } from './experiment-output.js';
 import { alignColumns, progressBar, type CliIo } from './terminal.js';
@@ -31,7 +39,18 @@ export async function fpeExperimentCommand(o: FpeCommandOptions, io: CliIo): Pro
       tables.add(outcome);
       for (const v of FPE_VARIANTS) {
         const f = outcome[v];
-        rows.push([i, v, f.waste_percent, f.utilisation_relative, f.effective_utilisation_percent, f.makespan_relative, f.schedule_ms, f.completion_relative, f.waiting_relative, f.expanded_percent]);
+        rows.push([
+          i,
+          v,
+          f.waste_percent,
+          f.utilisation_relative,
+          f.effective_utilisation_percent,
+          f.makespan_relative,
+          f.schedule_ms,
+          f.completion_relative,
+          f.waiting_relative,
+          f.expanded_percent,
+        ]);
       }
       if ((i + 1) % BATCH === 0) {
         bar?.update(i + 1);
@@ -60,11 +79,25 @@ const triple = (s: Stat, d: number) => `${n(s.min, d)} ${n(s.avg, d)} ${n(s.max,
 function textSummary(a: FpeAnalysis): string {
   const t1 = [
     ['variant', 'waste (%)', 'utilisation (rel.)', 'eff. util. (%)', 'makespan (rel.)', 'schedule (ms)'],
-    ...a.table1.map((r) => [r.variant, triple(r.waste_percent, 1), triple(r.utilisation_relative, 2), triple(r.effective_utilisation_percent, 1), triple(r.makespan_relative, 2), triple(r.schedule_ms, 3)]),
+    ...a.table1.map((r) => [
+      r.variant,
+      triple(r.waste_percent, 1),
+      triple(r.utilisation_relative, 2),
+      triple(r.effective_utilisation_percent, 1),
+      triple(r.makespan_relative, 2),
+      triple(r.schedule_ms, 3),
+    ]),
   ];
   const t2 = [
     ['variant', 'avg ACT (rel.)', 'avg AWT (rel.)', 'expanded (%)', 'app expansion (%)', 'per-app waste (%)'],
-    ...a.table2.map((r) => [r.variant, triple(r.completion_relative, 2), triple(r.waiting_relative, 2), triple(r.expanded_percent, 1), triple(r.expansion_percent, 1), triple(r.app_waste_percent, 1)]),
+    ...a.table2.map((r) => [
+      r.variant,
+      triple(r.completion_relative, 2),
+      triple(r.waiting_relative, 2),
+      triple(r.expanded_percent, 1),
+      triple(r.expansion_percent, 1),
+      triple(r.app_waste_percent, 1),
+    ]),
   ];
   const held = a.observations.filter((ob) => ob.holds).length;
   const lines = [
@@ -83,17 +116,62 @@ function textSummary(a: FpeAnalysis): string {
 }
 
 async function writeFiles(dir: string, a: FpeAnalysis, rows: readonly CsvValue[][]): Promise<number> {
-  const statRows = <R extends { variant: string }>(table: readonly R[], metrics: ReadonlyArray<keyof R & string>): CsvValue[][] =>
-    table.flatMap((r) => metrics.map((m): CsvValue[] => {
-      const s = r[m] as unknown as Stat;
-      return [r.variant, m, s.min, s.avg, s.max];
-    }));
-  await writeOutput(dir, 'table1.csv', toCsv(['variant', 'metric', 'min', 'avg', 'max'], statRows(a.table1, ['waste_percent', 'utilisation_relative', 'effective_utilisation_percent', 'makespan_relative', 'schedule_ms'])));
-  await writeOutput(dir, 'table2.csv', toCsv(['variant', 'metric', 'min', 'avg', 'max'], statRows(a.table2, ['completion_relative', 'waiting_relative', 'expanded_percent', 'expansion_percent', 'app_waste_percent'])));
+  const statRows = <R extends { variant: string }>(
+    table: readonly R[],
+    metrics: ReadonlyArray<keyof R & string>,
+  ): CsvValue[][] =>
+    table.flatMap((r) =>
+      metrics.map((m): CsvValue[] => {
+        const s = r[m] as unknown as Stat;
+        return [r.variant, m, s.min, s.avg, s.max];
+      }),
+    );
+  await writeOutput(
+    dir,
+    'table1.csv',
+    toCsv(
+      ['variant', 'metric', 'min', 'avg', 'max'],
+      statRows(a.table1, [
+        'waste_percent',
+        'utilisation_relative',
+        'effective_utilisation_percent',
+        'makespan_relative',
+        'schedule_ms',
+      ]),
+    ),
+  );
+  await writeOutput(
+    dir,
+    'table2.csv',
+    toCsv(
+      ['variant', 'metric', 'min', 'avg', 'max'],
+      statRows(a.table2, [
+        'completion_relative',
+        'waiting_relative',
+        'expanded_percent',
+        'expansion_percent',
+        'app_waste_percent',
+      ]),
+    ),
+  );
   await writeOutput(
     dir,
     'tests.csv',
-    toCsv(['test', 'variant', 'waste_percent', 'utilisation_relative', 'effective_utilisation_percent', 'makespan_relative', 'schedule_ms', 'completion_relative', 'waiting_relative', 'expanded_percent'], rows),
+    toCsv(
+      [
+        'test',
+        'variant',
+        'waste_percent',
+        'utilisation_relative',
+        'effective_utilisation_percent',
+        'makespan_relative',
+        'schedule_ms',
+        'completion_relative',
+        'waiting_relative',
+        'expanded_percent',
+      ],
+      rows,
+    ),
   );
   await writeOutput(dir, 'report.md', a.report);
   return 4;

@@ -39,9 +39,23 @@ export interface KoalaCommandOptions {
 }
 
 const SUMMARY_FIELDS = [
-  'jobs', 'completed', 'failed', 'cancelled', 'makespan_s', 'utilization', 'concertina_utilization', 'background_utilization',
-  'mean_wait_s', 'mean_response_s', 'mean_execution_s', 'mean_avg_size', 'mean_max_size', 'grow_ops', 'shrink_ops',
-  'voluntary_releases', 'events',
+  'jobs',
+  'completed',
+  'failed',
+  'cancelled',
+  'makespan_s',
+  'utilization',
+  'concertina_utilization',
+  'background_utilization',
+  'mean_wait_s',
+  'mean_response_s',
+  'mean_execution_s',
+  'mean_avg_size',
+  'mean_max_size',
+  'grow_ops',
+  'shrink_ops',
+  'voluntary_releases',
+  'events',
 ] as const satisfies ReadonlyArray<keyof RunSummary>;
 
 export async function koalaExperimentCommand(o: KoalaCommandOptions, io: CliIo): Promise<number> {
@@ -70,7 +84,9 @@ export async function koalaExperimentCommand(o: KoalaCommandOptions, io: CliIo):
       await nextTurn();
     }
     // Decision: the sensitivity runs are synchronous and fast (about 100 runs a seed, seconds); the bar shows them once done.
-    sensitivity = koalaSensitivity(options, o.seeds, (done, total) => bar?.update(runs.length, { note: `sensitivity ${done}/${total}` }));
+    sensitivity = koalaSensitivity(options, o.seeds, (done, total) =>
+      bar?.update(runs.length, { note: `sensitivity ${done}/${total}` }),
+    );
   } finally {
     bar?.stop();
   }
@@ -79,7 +95,15 @@ export async function koalaExperimentCommand(o: KoalaCommandOptions, io: CliIo):
   const written = await writeFiles(outDir, analysis);
   const json = () => ({
     parameters: koalaParameters(options),
-    runs: runs.map((r) => ({ approach: r.approach, policy: r.policy, workload: r.workload, seed: r.seed, series: r.series, ...r.summary, refused: r.refused })),
+    runs: runs.map((r) => ({
+      approach: r.approach,
+      policy: r.policy,
+      workload: r.workload,
+      seed: r.seed,
+      series: r.series,
+      ...r.summary,
+      refused: r.refused,
+    })),
     observations: analysis.observations.map(observationJson),
   });
   await printOutcome(io, o.json, outDir, written, json, () => textSummary(analysis));
@@ -92,8 +116,15 @@ function textSummary(a: KoalaAnalysis): string {
     ['series', 'approach', 'avg size', 'max size', 'execution', 'response', 'utilization', 'grows/run', 'shrinks/run'],
     ['', '', '(proc.)', '(proc.)', '(s)', '(s)', '(%)', '', ''],
     ...a.means.map((s) => [
-      s.series, s.approach.toUpperCase(), n(s.mean_avg_size, 1), n(s.mean_max_size, 1), n(s.mean_execution_s, 0), n(s.mean_response_s, 0),
-      n(s.utilization * 100, 1), n(s.grow_ops, 1), n(s.shrink_ops, 1),
+      s.series,
+      s.approach.toUpperCase(),
+      n(s.mean_avg_size, 1),
+      n(s.mean_max_size, 1),
+      n(s.mean_execution_s, 0),
+      n(s.mean_response_s, 0),
+      n(s.utilization * 100, 1),
+      n(s.grow_ops, 1),
+      n(s.shrink_ops, 1),
     ]),
   ];
   const held = a.observations.filter((ob) => ob.holds).length;
@@ -125,7 +156,16 @@ async function writeFiles(dir: string, a: KoalaAnalysis): Promise<number> {
     'runs.csv',
     toCsv(
       ['series', 'figure', 'approach', 'policy', 'workload', 'seed', 'refused', ...SUMMARY_FIELDS],
-      a.runs.map((r): CsvValue[] => [r.series, r.figure, r.approach, r.policy, r.workload, r.seed, r.refused, ...SUMMARY_FIELDS.map((f) => r.summary[f])]),
+      a.runs.map((r): CsvValue[] => [
+        r.series,
+        r.figure,
+        r.approach,
+        r.policy,
+        r.workload,
+        r.seed,
+        r.refused,
+        ...SUMMARY_FIELDS.map((f) => r.summary[f]),
+      ]),
     ),
   );
   await write('report.md', a.report);
@@ -135,11 +175,20 @@ async function writeFiles(dir: string, a: KoalaAnalysis): Promise<number> {
 function panelCsv(figure: KoalaFigure, panel: KoalaPanel): string {
   switch (panel.panel) {
     case 'e':
-      return toCsv(['t', 'series', 'utilization'], figure.utilization.flatMap((s) => s.points.map((p) => [p.t, s.series, p.utilization])));
+      return toCsv(
+        ['t', 'series', 'utilization'],
+        figure.utilization.flatMap((s) => s.points.map((p) => [p.t, s.series, p.utilization])),
+      );
     case 'f':
-      return toCsv(['t', 'series', 'grows', 'shrinks'], figure.activity.flatMap((s) => s.points.map((p) => [p.t, s.series, p.grows, p.shrinks])));
+      return toCsv(
+        ['t', 'series', 'grows', 'shrinks'],
+        figure.activity.flatMap((s) => s.points.map((p) => [p.t, s.series, p.grows, p.shrinks])),
+      );
     default:
-      return toCsv(['series', 'value', 'cumulative_fraction'], figure.cdfs[panel.panel].flatMap((s) => s.points.map((p) => [s.series, p.value, p.fraction])));
+      return toCsv(
+        ['series', 'value', 'cumulative_fraction'],
+        figure.cdfs[panel.panel].flatMap((s) => s.points.map((p) => [s.series, p.value, p.fraction])),
+      );
   }
 }
 
@@ -164,15 +213,30 @@ function panelSvg(figure: KoalaFigure, panel: KoalaPanel): string {
   let yMax: number | undefined;
   switch (panel.panel) {
     case 'e':
-      lines = figure.utilization.map((s, i) => ({ name: s.series, color: color(i), data: s.points.map((p) => [p.t, p.utilization]) }));
+      lines = figure.utilization.map((s, i) => ({
+        name: s.series,
+        color: color(i),
+        data: s.points.map((p) => [p.t, p.utilization]),
+      }));
       yMax = 1;
       break;
     case 'f': {
-      lines = figure.activity.map((s, i) => ({ name: `${s.series} grows`, color: color(i), step: 'end', data: s.points.map((p) => [p.t, p.grows]) }));
+      lines = figure.activity.map((s, i) => ({
+        name: `${s.series} grows`,
+        color: color(i),
+        step: 'end',
+        data: s.points.map((p) => [p.t, p.grows]),
+      }));
       // Under PRA nothing is ever shrunk; four flat zero lines would only crowd the legend.
       figure.activity.forEach((s, i) => {
         if (s.points.some((p) => p.shrinks > 0)) {
-          lines.push({ name: `${s.series} shrinks`, color: color(i), step: 'end', dashed: true, data: s.points.map((p) => [p.t, p.shrinks]) });
+          lines.push({
+            name: `${s.series} shrinks`,
+            color: color(i),
+            step: 'end',
+            dashed: true,
+            data: s.points.map((p) => [p.t, p.shrinks]),
+          });
         }
       });
       break;
@@ -183,25 +247,54 @@ function panelSvg(figure: KoalaFigure, panel: KoalaPanel): string {
         name: s.series,
         color: color(i),
         step: 'end',
-        data: s.points.length ? [[s.points[0]!.value, 0], ...s.points.map((p): [number, number] => [p.value, p.fraction])] : [],
+        data: s.points.length
+          ? [[s.points[0]!.value, 0], ...s.points.map((p): [number, number] => [p.value, p.fraction])]
+          : [],
       }));
       yMax = 1;
   }
-  return lineChart({ title: `${figure.title}`, subtitle: `(${panel.panel}) ${panel.title}`, xName: panel.xName, yName: panel.yName, yMax, lines });
+  return lineChart({
+    title: `${figure.title}`,
+    subtitle: `(${panel.panel}) ${panel.title}`,
+    xName: panel.xName,
+    yName: panel.yName,
+    yMax,
+    lines,
+  });
 }
 
-function lineChart(c: { title: string; subtitle: string; xName: string; yName: string; yMax: number | undefined; lines: LineSeries[] }): string {
+function lineChart(c: {
+  title: string;
+  subtitle: string;
+  xName: string;
+  yName: string;
+  yMax: number | undefined;
+  lines: LineSeries[];
+}): string {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: WIDTH, height: HEIGHT });
   try {
     chart.setOption({
       animation: false,
       backgroundColor: '#ffffff',
-      title: { text: c.title, subtext: c.subtitle, left: 'center', textStyle: { fontSize: 15 }, subtextStyle: { fontSize: 13 } },
+      title: {
+        text: c.title,
+        subtext: c.subtitle,
+        left: 'center',
+        textStyle: { fontSize: 15 },
+        subtextStyle: { fontSize: 13 },
+      },
       // Server-side text widths are estimates: generous gaps keep the legend entries apart.
       legend: { top: 58, left: 'center', itemGap: 28, data: c.lines.map((l) => l.name) },
       grid: { left: 80, right: 40, top: 110, bottom: 70 },
       xAxis: { type: 'value', name: c.xName, nameLocation: 'middle', nameGap: 32, min: 0, scale: false },
-      yAxis: { type: 'value', name: c.yName, nameLocation: 'middle', nameGap: 55, min: 0, ...(c.yMax === undefined ? {} : { max: c.yMax }) },
+      yAxis: {
+        type: 'value',
+        name: c.yName,
+        nameLocation: 'middle',
+        nameGap: 55,
+        min: 0,
+        ...(c.yMax === undefined ? {} : { max: c.yMax }),
+      },
       series: c.lines.map((l) => ({
         type: 'line',
         name: l.name,

@@ -91,17 +91,40 @@ export function systemReason(error: unknown): string {
 // ---- one simulation run --------------------------------------------------------------------------------------
 
 const JOB_COLUMNS = [
-  'id', 'name', 'kind', 'state', 'reason', 'cluster', 'submit', 'start', 'end', 'wait_s', 'execution_s', 'response_s',
-  'avg_size', 'max_size', 'grows', 'shrinks', 'tries', 'walltime_s', 'backfilled',
+  'id',
+  'name',
+  'kind',
+  'state',
+  'reason',
+  'cluster',
+  'submit',
+  'start',
+  'end',
+  'wait_s',
+  'execution_s',
+  'response_s',
+  'avg_size',
+  'max_size',
+  'grows',
+  'shrinks',
+  'tries',
+  'walltime_s',
+  'backfilled',
 ] as const satisfies ReadonlyArray<keyof JobMetrics>;
 
 /** One row per ended job; times never reached (a job that never started) and a walltime not given are empty. */
 export function jobsCsv(jobs: readonly JobMetrics[]): string {
-  return toCsv(JOB_COLUMNS, jobs.map((j) => JOB_COLUMNS.map((c) => j[c])));
+  return toCsv(
+    JOB_COLUMNS,
+    jobs.map((j) => JOB_COLUMNS.map((c) => j[c])),
+  );
 }
 
 export function activityCsv(buckets: readonly ActivityBucket[]): string {
-  return toCsv(['t', 'grows', 'shrinks'], buckets.map((b) => [b.t, b.grows, b.shrinks]));
+  return toCsv(
+    ['t', 'grows', 'shrinks'],
+    buckets.map((b) => [b.t, b.grows, b.shrinks]),
+  );
 }
 
 /** Above this many rows utilization.csv switches from breakpoints to a fixed step (about 3-4 MB). */
@@ -120,17 +143,24 @@ function breakpointTimes(fns: readonly StepFunction[], from: number): number[] {
  * background, processors. Rows sit at the usage's breakpoints from t = 0, where the values are exact; when that
  * would make more than UTILIZATION_MAX_ROWS rows, every row is instead the mean over a fixed step starting at t.
  */
-export function utilizationCsv(clusters: readonly ClusterUsage[], endTime: number): { csv: string; stepS: number | undefined } {
+export function utilizationCsv(
+  clusters: readonly ClusterUsage[],
+  endTime: number,
+): { csv: string; stepS: number | undefined } {
   const gridName = clusters.some((c) => c.name === 'grid') ? 'grid-total' : 'grid';
   const total = clusters.reduce((s, c) => s + c.processors, 0);
   const perCluster = clusters.map((c) => breakpointTimes([c.concertina, c.background], 0));
-  const all = breakpointTimes(clusters.flatMap((c) => [c.concertina, c.background]), 0);
+  const all = breakpointTimes(
+    clusters.flatMap((c) => [c.concertina, c.background]),
+    0,
+  );
   const rows: CsvValue[][] = [];
   const exactRows = perCluster.reduce((s, ts) => s + ts.length, 0) + all.length;
   const end = Math.max(endTime, all[all.length - 1] ?? 0);
   if (exactRows <= UTILIZATION_MAX_ROWS) {
     clusters.forEach((c, i) => {
-      for (const t of perCluster[i]!) rows.push([t, c.name, c.concertina.valueAt(t), c.background.valueAt(t), c.processors]);
+      for (const t of perCluster[i]!)
+        rows.push([t, c.name, c.concertina.valueAt(t), c.background.valueAt(t), c.processors]);
     });
     for (const t of all) {
       let concertina = 0;
@@ -162,5 +192,8 @@ export function utilizationCsv(clusters: readonly ClusterUsage[], endTime: numbe
     gridRows.push([t, gridName, concertina, background, total]);
   }
   // Clusters first, then the grid, as in the exact layout.
-  return { csv: toCsv(['t', 'cluster', 'concertina', 'background', 'processors'], [...byCluster.flat(), ...gridRows]), stepS: step };
+  return {
+    csv: toCsv(['t', 'cluster', 'concertina', 'background', 'processors'], [...byCluster.flat(), ...gridRows]),
+    stepS: step,
+  };
 }

@@ -25,7 +25,8 @@ export function wholeNumber(flag: string, min: number, max: number): (value: str
 export function seconds(flag: string, min: number): (value: string) => number {
   return (value) => {
     const n = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : Number.NaN;
-    if (!Number.isFinite(n) || n < min) throw new UsageError(`${flag} must be a number of seconds, at least ${min} (got "${value}")`);
+    if (!Number.isFinite(n) || n < min)
+      throw new UsageError(`${flag} must be a number of seconds, at least ${min} (got "${value}")`);
     return n;
   };
 }
@@ -34,7 +35,8 @@ export function seconds(flag: string, min: number): (value: string) => number {
 export function fractionUpToOne(flag: string): (value: string) => number {
   return (value) => {
     const n = /^(0?\.\d+|1(\.0*)?)$/.test(value.trim()) ? Number(value) : Number.NaN;
-    if (!(n > 0 && n <= 1)) throw new UsageError(`${flag} must be a fraction above 0 and at most 1, e.g. 0.95 (got "${value}")`);
+    if (!(n > 0 && n <= 1))
+      throw new UsageError(`${flag} must be a fraction above 0 and at most 1, e.g. 0.95 (got "${value}")`);
     return n;
   };
 }
@@ -42,13 +44,17 @@ export function fractionUpToOne(flag: string): (value: string) => number {
 export function fraction(flag: string): (value: string) => number {
   return (value) => {
     const n = /^0?\.\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
-    if (!(n > 0 && n < 1)) throw new UsageError(`${flag} must be a fraction between 0 and 1, e.g. 0.3 (got "${value}")`);
+    if (!(n > 0 && n < 1))
+      throw new UsageError(`${flag} must be a fraction between 0 and 1, e.g. 0.3 (got "${value}")`);
     return n;
   };
 }
 
 export function thresholdScopeOption(fallback: ThresholdScope, prefix = ''): Option {
-  return new Option('--threshold-scope <scope>', `${prefix}what the threshold caps: growth (only what growth adds) or all (everything Concertina holds)`)
+  return new Option(
+    '--threshold-scope <scope>',
+    `${prefix}what the threshold caps: growth (only what growth adds) or all (everything Concertina holds)`,
+  )
     .default(fallback)
     .argParser(choice('--threshold-scope', ['growth', 'all'] as const));
 }

@@ -4,7 +4,15 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { Command, CommanderError, Option } from 'commander';
-import { APPROACHES, MAX_PROCESSORS, PLACEMENT_POLICIES, gridSpecSchema, type GridSpec, type JobSpec, type PlacementPolicyName } from '../../core/model/schemas.js';
+import {
+  APPROACHES,
+  MAX_PROCESSORS,
+  PLACEMENT_POLICIES,
+  gridSpecSchema,
+  type GridSpec,
+  type JobSpec,
+  type PlacementPolicyName,
+} from '../../core/model/schemas.js';
 import { parseWith, type FieldError } from '../../core/model/result.js';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
 import { GRID_PRESETS, das3Grid, gridPreset, singleCluster } from '../../core/sim/grids.js';
@@ -21,7 +29,16 @@ import { DEFAULT_FPE_VARIANT } from '../../core/scheduler/fpe-jobs.js';
 import { WORKLOAD_PRESETS, workloadPreset } from '../../core/sim/workloads/koala.js';
 import { parseSwf, type SwfPartition, type SwfSkip } from '../../core/sim/workloads/swf.js';
 import { printable } from './printable.js';
-import { UsageError, activityCsv, jobsCsv, prepareOutDir, systemReason, toJson, utilizationCsv, writeOutput } from './export.js';
+import {
+  UsageError,
+  activityCsv,
+  jobsCsv,
+  prepareOutDir,
+  systemReason,
+  toJson,
+  utilizationCsv,
+  writeOutput,
+} from './export.js';
 import { MAX_SEED, choice, fraction, fractionUpToOne, seconds, thresholdScopeOption, wholeNumber } from './flags.js';
 import { PROGRAM, alignColumns, emit, progressBar, type CliIo } from './terminal.js';
 
@@ -46,7 +63,10 @@ async function readInput(flag: string, file: string): Promise<Buffer> {
 /** Field errors of an input file as one message: the first on the main line, a few more below it. */
 function inputErrors(source: string, errors: readonly FieldError[]): UsageError {
   // Errors with a text position already start with the file name.
-  const line = (e: FieldError) => printable(e.path.startsWith(source) ? `${e.path}: ${e.message}` : `${source}: ${e.path ? `${e.path}: ` : ''}${e.message}`);
+  const line = (e: FieldError) =>
+    printable(
+      e.path.startsWith(source) ? `${e.path}: ${e.message}` : `${source}: ${e.path ? `${e.path}: ` : ''}${e.message}`,
+    );
   const lines = [line(errors[0]!)];
   for (const e of errors.slice(1, SHOW_FIRST)) lines.push(`  also ${line(e)}`);
   if (errors.length > SHOW_FIRST) lines.push(`  and ${errors.length - SHOW_FIRST} more problems in ${source}`);
@@ -56,7 +76,10 @@ function inputErrors(source: string, errors: readonly FieldError[]): UsageError 
 /** Each cluster's threshold set to `fraction` of its processors (at least 1), or the grid as it is. */
 function withThreshold(grid: GridSpec, fraction: number | undefined): GridSpec {
   if (fraction === undefined) return grid;
-  return { ...grid, clusters: grid.clusters.map((c) => ({ ...c, threshold: Math.max(1, Math.floor(fraction * c.processors)) })) };
+  return {
+    ...grid,
+    clusters: grid.clusters.map((c) => ({ ...c, threshold: Math.max(1, Math.floor(fraction * c.processors)) })),
+  };
 }
 
 /** `single:N`: one cluster of N processors, no threshold, no background load (the textbook setting of a trace replay). */
@@ -66,7 +89,9 @@ function singleClusterGrid(arg: string): GridSpec | undefined {
   const value = m[1]!;
   const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < 1 || n > MAX_PROCESSORS) {
-    throw new UsageError(`--grid single:N needs N a whole number of processors from 1 to ${MAX_PROCESSORS} (got "${arg}")`);
+    throw new UsageError(
+      `--grid single:N needs N a whole number of processors from 1 to ${MAX_PROCESSORS} (got "${arg}")`,
+    );
   }
   return gridSpecSchema.parse(singleCluster(n));
 }
@@ -81,7 +106,9 @@ async function loadGrid(arg: string): Promise<GridSpec> {
     return parsed.value;
   }
   if (!/\.json$/i.test(arg)) {
-    throw new UsageError(`--grid must be a preset (${Object.keys(GRID_PRESETS).join(', ')}), single:N, from-trace or a .json file (got "${arg}")`);
+    throw new UsageError(
+      `--grid must be a preset (${Object.keys(GRID_PRESETS).join(', ')}), single:N, from-trace or a .json file (got "${arg}")`,
+    );
   }
   const parsed = parseGridJson((await readInput('--grid', arg)).toString('utf8'), arg);
   if (!parsed.ok) throw inputErrors(arg, parsed.errors);
@@ -107,17 +134,32 @@ export const FROM_TRACE = 'from-trace';
 /** `--grid from-trace`: one cluster per partition of the trace (SWF field 16), sized by its peak (swf.ts). */
 function gridFromTrace(workload: Workload, source: string): GridSpec {
   const partitions = workload.partitions;
-  if (partitions === undefined) throw new UsageError(`--grid ${FROM_TRACE} needs an SWF trace as --workload (got "${source}")`);
+  if (partitions === undefined)
+    throw new UsageError(`--grid ${FROM_TRACE} needs an SWF trace as --workload (got "${source}")`);
   if (partitions.length === 0) throw new UsageError(`--grid ${FROM_TRACE}: ${source} has no usable job`);
   // Decision: jobs of an unknown partition (-1) make one cluster of their own, "unknown".
-  const clusters = partitions.map((p) => ({ name: p.partition < 0 ? 'unknown' : `p${p.partition}`, processors: Math.max(1, p.peak) }));
+  const clusters = partitions.map((p) => ({
+    name: p.partition < 0 ? 'unknown' : `p${p.partition}`,
+    processors: Math.max(1, p.peak),
+  }));
   return gridSpecSchema.parse({ name: FROM_TRACE, clusters });
 }
 
-async function loadWorkload(arg: string, seed: number, strict: boolean, maxJobs: number | undefined, partitions = false): Promise<Workload> {
+async function loadWorkload(
+  arg: string,
+  seed: number,
+  strict: boolean,
+  maxJobs: number | undefined,
+  partitions = false,
+): Promise<Workload> {
   if (Object.hasOwn(WORKLOAD_PRESETS, arg)) {
     const jobs = workloadPreset(arg, seed)!;
-    return { jobs: maxJobs === undefined ? jobs : jobs.slice(0, maxJobs), skipped: [], records: jobs.length, walltimeFromRunTime: 0 };
+    return {
+      jobs: maxJobs === undefined ? jobs : jobs.slice(0, maxJobs),
+      skipped: [],
+      records: jobs.length,
+      walltimeFromRunTime: 0,
+    };
   }
   if (/\.json$/i.test(arg)) {
     const parsed = parseJobsJson((await readInput('--workload', arg)).toString('utf8'), arg);
@@ -133,13 +175,26 @@ async function loadWorkload(arg: string, seed: number, strict: boolean, maxJobs:
         const { gunzip } = await import('node:zlib');
         data = await promisify(gunzip)(data);
       } catch (error) {
-        throw new UsageError(`${arg}: is not valid gzip data (${error instanceof Error ? error.message : String(error)})`);
+        throw new UsageError(
+          `${arg}: is not valid gzip data (${error instanceof Error ? error.message : String(error)})`,
+        );
       }
     }
-    const parsed = parseSwf(data.toString('utf8'), arg, { strict, partitions, ...(maxJobs === undefined ? {} : { maxJobs }) });
+    const parsed = parseSwf(data.toString('utf8'), arg, {
+      strict,
+      partitions,
+      ...(maxJobs === undefined ? {} : { maxJobs }),
+    });
     if (!parsed.ok) throw inputErrors(arg, parsed.errors);
     const { jobs, skipped, records, walltimeFromRunTime } = parsed.value;
-    return { jobs, skipped, records, walltimeFromRunTime, trace: true, ...(parsed.value.partitions ? { partitions: parsed.value.partitions } : {}) };
+    return {
+      jobs,
+      skipped,
+      records,
+      walltimeFromRunTime,
+      trace: true,
+      ...(parsed.value.partitions ? { partitions: parsed.value.partitions } : {}),
+    };
   }
   throw new UsageError(
     `--workload must be a preset (${Object.keys(WORKLOAD_PRESETS).join(', ')}) or a .json, .swf or .swf.gz file (got "${arg}")`,
@@ -214,9 +269,12 @@ function skippedByCause(skipped: readonly SwfSkip[]): Array<{ reason: string; re
 
 async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
   if (o.reservationDepth !== undefined && !BACKFILLING_POLICIES.includes(o.queue)) {
-    throw new UsageError(`--reservation-depth applies to --queue ${BACKFILLING_POLICIES.join(' or ')} only (got --queue ${o.queue})`);
+    throw new UsageError(
+      `--reservation-depth applies to --queue ${BACKFILLING_POLICIES.join(' or ')} only (got --queue ${o.queue})`,
+    );
   }
-  if (o.priority !== 'submit' && o.queue === 'koala') throw new UsageError('--priority applies to --queue fcfs, easy or cbf only (koala tries every job head to tail)');
+  if (o.priority !== 'submit' && o.queue === 'koala')
+    throw new UsageError('--priority applies to --queue fcfs, easy or cbf only (koala tries every job head to tail)');
   const outDir = o.out === undefined ? undefined : await prepareOutDir(o.out);
   const background = o.approach === 'pwa' ? o.pwaBackground : o.praBackground;
   if ((o.praBackground !== undefined || o.pwaBackground !== undefined) && o.grid !== 'das3') {
@@ -224,10 +282,16 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
   }
   const fromTrace = o.grid === FROM_TRACE;
   const workload = await loadWorkload(o.workload, o.seed, o.strict === true, o.maxJobs, fromTrace);
-  const base = fromTrace ? gridFromTrace(workload, o.workload) : background === undefined ? await loadGrid(o.grid) : gridSpecSchema.parse(das3Grid(background));
+  const base = fromTrace
+    ? gridFromTrace(workload, o.workload)
+    : background === undefined
+      ? await loadGrid(o.grid)
+      : gridSpecSchema.parse(das3Grid(background));
   const grid = withThreshold(base, o.threshold);
   if (workload.skipped.length > 0) {
-    const lines = [`${PROGRAM}: warning: ${printable(o.workload)}: skipped ${workload.skipped.length} of ${workload.records} records:`];
+    const lines = [
+      `${PROGRAM}: warning: ${printable(o.workload)}: skipped ${workload.skipped.length} of ${workload.records} records:`,
+    ];
     for (const s of workload.skipped.slice(0, SHOW_FIRST)) lines.push(`  line ${s.line}: ${printable(s.reason)}`);
     if (workload.skipped.length > SHOW_FIRST) lines.push(`  and ${workload.skipped.length - SHOW_FIRST} more`);
     await emit(io.stderr, `${lines.join('\n')}\n`);
@@ -235,7 +299,10 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
   if (workload.walltimeFromRunTime > 0) {
     const n = workload.walltimeFromRunTime;
     const which = n === workload.jobs.length ? 'no job gives a' : `${n} of ${workload.jobs.length} jobs give no`;
-    await emit(io.stderr, `${PROGRAM}: note: ${printable(o.workload)}: ${which} requested time (SWF field 9): their run time is used as their walltime\n`);
+    await emit(
+      io.stderr,
+      `${PROGRAM}: note: ${printable(o.workload)}: ${which} requested time (SWF field 9): their run time is used as their walltime\n`,
+    );
   }
   const placement = o.placement;
   // In place: a trace's specs are not kept twice (a copy beside LCG's 188,000 jobs took 100 MiB more at the peak).
@@ -277,7 +344,9 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
   }
 
   if (outcome.refused.length > 0) {
-    const lines = [`${PROGRAM}: warning: ${outcome.refused.length} of ${jobs.length} jobs refused by the scheduler (counted, not run):`];
+    const lines = [
+      `${PROGRAM}: warning: ${outcome.refused.length} of ${jobs.length} jobs refused by the scheduler (counted, not run):`,
+    ];
     for (const r of outcome.refused.slice(0, SHOW_FIRST)) {
       const why = r.errors.map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ');
       lines.push(`  ${printable(`${r.jobId}: ${why}`)}`);
@@ -290,7 +359,12 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
   // the workload they change nothing, and the summary says so rather than name a setting that did not apply.
   const malleability = jobs.some((j) => j.kind !== 'rigid');
   const reading: Partial<TraceReading> = workload.trace
-    ? { swf_records_read: workload.records, swf_records_skipped: workload.skipped.length, swf_skipped: skippedByCause(workload.skipped), max_jobs: o.maxJobs ?? null }
+    ? {
+        swf_records_read: workload.records,
+        swf_records_skipped: workload.skipped.length,
+        swf_skipped: skippedByCause(workload.skipped),
+        max_jobs: o.maxJobs ?? null,
+      }
     : {};
   const report: SimulateReport = {
     grid: o.grid,
@@ -321,7 +395,10 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
       await writeOutput(outDir, 'activity.csv', activityCsv(outcome.activity(ACTIVITY_BUCKET_S))),
     ];
     const sampling = stepS === undefined ? '' : ` (utilization as means over ${stepS} s steps, the run being long)`;
-    await emit(notes, `Wrote ${written.length} files to ${printable(outDir)}${sampling}: ${written.map((f) => f.slice(outDir.length + 1)).join(', ')}\n`);
+    await emit(
+      notes,
+      `Wrote ${written.length} files to ${printable(outDir)}${sampling}: ${written.map((f) => f.slice(outDir.length + 1)).join(', ')}\n`,
+    );
   }
   return 0;
 }
@@ -338,7 +415,12 @@ function formatDuration(s: number): string {
 function traceRow(r: SimulateReport): string[] {
   const skipped = r.swf_skipped!.map((s) => `${s.records} ${s.reason}`).join(', ');
   const kept = `read to keep ${r.swf_records_read! - r.swf_records_skipped!} jobs${r.max_jobs === null ? '' : ` (--max-jobs ${r.max_jobs})`}`;
-  return ['SWF records', String(r.swf_records_read), '', `${kept}; ${r.swf_records_skipped} skipped${skipped ? `: ${skipped}` : ''}`];
+  return [
+    'SWF records',
+    String(r.swf_records_read),
+    '',
+    `${kept}; ${r.swf_records_skipped} skipped${skipped ? `: ${skipped}` : ''}`,
+  ];
 }
 
 function summaryTable(r: SimulateReport, grid: GridSpec): string {
@@ -347,18 +429,45 @@ function summaryTable(r: SimulateReport, grid: GridSpec): string {
   const pct = (x: number) => n(x * 100, 1);
   const rows: string[][] = [
     ...(r.swf_records_read === undefined ? [] : [traceRow(r)]),
-    ['jobs', String(r.jobs), '', `${r.completed} completed, ${r.failed} failed, ${r.cancelled} cancelled; ${r.refused} refused`],
+    [
+      'jobs',
+      String(r.jobs),
+      '',
+      `${r.completed} completed, ${r.failed} failed, ${r.cancelled} cancelled; ${r.refused} refused`,
+    ],
     ['makespan', n(r.makespan_s, 0), 's', formatDuration(r.makespan_s)],
-    ['utilization', pct(r.utilization), '%', `Concertina ${pct(r.concertina_utilization)} %, background ${pct(r.background_utilization)} %`],
+    [
+      'utilization',
+      pct(r.utilization),
+      '%',
+      `Concertina ${pct(r.concertina_utilization)} %, background ${pct(r.background_utilization)} %`,
+    ],
     ['mean wait', n(r.mean_wait_s, 1), 's', 'completed jobs'],
     ['mean execution', n(r.mean_execution_s, 1), 's', 'completed jobs'],
     ['mean response', n(r.mean_response_s, 1), 's', 'completed jobs'],
-    ['mean bounded slowdown', n(r.mean_bounded_slowdown, 2), '', 'completed jobs; max(1, response / max(execution, 10 s))'],
+    [
+      'mean bounded slowdown',
+      n(r.mean_bounded_slowdown, 2),
+      '',
+      'completed jobs; max(1, response / max(execution, 10 s))',
+    ],
     ['max wait', n(r.max_wait_s, 1), 's', 'completed jobs'],
-    ['mean wait, all jobs', n(r.mean_wait_all_s, 1), 's', "every ended job; one that never started waited until it ended"],
-    ['mean bounded slowdown, all jobs', n(r.mean_bounded_slowdown_all, 2), '', 'every ended job; what it ran as its execution'],
+    [
+      'mean wait, all jobs',
+      n(r.mean_wait_all_s, 1),
+      's',
+      'every ended job; one that never started waited until it ended',
+    ],
+    [
+      'mean bounded slowdown, all jobs',
+      n(r.mean_bounded_slowdown_all, 2),
+      '',
+      'every ended job; what it ran as its execution',
+    ],
     ...r.failure_reasons.slice(0, 3).map((f, i) => [i === 0 ? 'failed' : '', String(f.jobs), 'jobs', f.reason]),
-    ...(r.failure_reasons.length > 3 ? [['', '', '', `and ${r.failure_reasons.length - 3} more reasons (summary.json has them all)`]] : []),
+    ...(r.failure_reasons.length > 3
+      ? [['', '', '', `and ${r.failure_reasons.length - 3} more reasons (summary.json has them all)`]]
+      : []),
     ['backfilled', String(r.backfilled), '', 'jobs started while a job submitted before them waited'],
     ['mean average size', n(r.mean_avg_size, 2), 'processors', 'time-weighted over each job'],
     ['mean maximum size', n(r.mean_max_size, 2), 'processors', ''],
@@ -366,7 +475,10 @@ function summaryTable(r: SimulateReport, grid: GridSpec): string {
     ['shrink operations', String(r.shrink_ops), '', `mandatory; ${r.voluntary_releases} voluntary releases besides`],
     ['scheduler events', String(r.events), '', ''],
   ];
-  const malleability = r.approach === NOT_APPLICABLE ? `approach and policy ${NOT_APPLICABLE} (rigid jobs only)` : `approach ${r.approach}, policy ${r.policy}`;
+  const malleability =
+    r.approach === NOT_APPLICABLE
+      ? `approach and policy ${NOT_APPLICABLE} (rigid jobs only)`
+      : `approach ${r.approach}, policy ${r.policy}`;
   const head =
     `Simulation: grid ${r.grid} (${grid.clusters.length} clusters, ${processors} processors${r.background && grid.clusters.some((c) => c.background) ? ', background load' : ''}), ` +
     `workload ${r.workload}, ${malleability}, placement ${r.placement}, queue ${r.queue}, seed ${r.seed}, poll ${r.poll_s} s`;
@@ -401,7 +513,10 @@ function buildProgram(io: CliIo, done: (code: number) => void, others?: AddComma
       outputError: () => undefined,
     })
     .showSuggestionAfterError(true)
-    .addHelpText('after', '\nExit codes: 0 done, 1 internal error, 2 misuse (flag, value, file or input field; one message on stderr).');
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 done, 1 internal error, 2 misuse (flag, value, file or input field; one message on stderr).',
+    );
 
   const policies = Object.keys(malleabilityPolicies);
   program
@@ -411,21 +526,29 @@ function buildProgram(io: CliIo, done: (code: number) => void, others?: AddComma
       new Option(
         '--grid <name|single:N|from-trace|file.json>',
         `grid preset (${Object.keys(GRID_PRESETS).join(', ')}), one cluster of N processors (single:N), one cluster per partition of an SWF trace sized by the most it ran at once (${FROM_TRACE}), or grid JSON file`,
-      ).default(
-        'das3',
-      ),
+      ).default('das3'),
     )
     .addOption(
-      new Option('--workload <name|file>', `workload preset (${Object.keys(WORKLOAD_PRESETS).join(', ')}), jobs JSON file, or .swf / .swf.gz trace`).default(
-        'wm',
-      ),
+      new Option(
+        '--workload <name|file>',
+        `workload preset (${Object.keys(WORKLOAD_PRESETS).join(', ')}), jobs JSON file, or .swf / .swf.gz trace`,
+      ).default('wm'),
     )
-    .addOption(new Option('--approach <name>', `job management: ${APPROACHES.join(', ')}`).default('pra').argParser(choice('--approach', APPROACHES)))
-    .addOption(new Option('--policy <name>', `malleability policy: ${policies.join(', ')}`).default('fpsma').argParser(choice('--policy', policies)))
     .addOption(
-      new Option('--placement <name>', `placement policy for every job: ${PLACEMENT_POLICIES.join(', ')} (default: each job's own)`).argParser(
-        choice('--placement', PLACEMENT_POLICIES),
-      ),
+      new Option('--approach <name>', `job management: ${APPROACHES.join(', ')}`)
+        .default('pra')
+        .argParser(choice('--approach', APPROACHES)),
+    )
+    .addOption(
+      new Option('--policy <name>', `malleability policy: ${policies.join(', ')}`)
+        .default('fpsma')
+        .argParser(choice('--policy', policies)),
+    )
+    .addOption(
+      new Option(
+        '--placement <name>',
+        `placement policy for every job: ${PLACEMENT_POLICIES.join(', ')} (default: each job's own)`,
+      ).argParser(choice('--placement', PLACEMENT_POLICIES)),
     )
     .addOption(
       new Option(
@@ -436,32 +559,77 @@ function buildProgram(io: CliIo, done: (code: number) => void, others?: AddComma
         .argParser(choice('--queue', QUEUE_POLICIES)),
     )
     .addOption(
-      new Option('--reservation-depth <n>', 'easy, cbf: how many waiting jobs hold reservations at once (default: easy 1, cbf all)').argParser(
-        wholeNumber('--reservation-depth', 0, Number.MAX_SAFE_INTEGER),
-      ),
+      new Option(
+        '--reservation-depth <n>',
+        'easy, cbf: how many waiting jobs hold reservations at once (default: easy 1, cbf all)',
+      ).argParser(wholeNumber('--reservation-depth', 0, Number.MAX_SAFE_INTEGER)),
     )
     .addOption(
-      new Option('--priority <name>', `fcfs, easy, cbf: order of the waiting jobs: ${QUEUE_PRIORITIES.join(', ')} (submit order; wait: expansion factor; size: largest first)`)
+      new Option(
+        '--priority <name>',
+        `fcfs, easy, cbf: order of the waiting jobs: ${QUEUE_PRIORITIES.join(', ')} (submit order; wait: expansion factor; size: largest first)`,
+      )
         .default('submit')
         .argParser(choice('--priority', QUEUE_PRIORITIES)),
     )
     .addOption(
-      new Option('--fpe-variant <name>', `how jobs submitted with an evolution profile are fitted on the plan: ${FPE_VARIANTS.join(', ')}`)
+      new Option(
+        '--fpe-variant <name>',
+        `how jobs submitted with an evolution profile are fitted on the plan: ${FPE_VARIANTS.join(', ')}`,
+      )
         .default(DEFAULT_FPE_VARIANT)
         .argParser(choice('--fpe-variant', FPE_VARIANTS)),
     )
-    .addOption(new Option('--seed <n>', 'random seed (workload presets and background load)').default(1).argParser(wholeNumber('--seed', 0, MAX_SEED)))
-    .addOption(new Option('--poll <seconds>', 'information-service poll interval').default(DEFAULT_POLL_INTERVAL_S).argParser(seconds('--poll', 1)))
-    .addOption(new Option('--tries <n>', 'failed placement tries before a job fails (default: 1000, none for an SWF trace: its jobs wait)').argParser(wholeNumber('--tries', 1, Number.MAX_SAFE_INTEGER)))
-    .addOption(new Option('--max-jobs <n>', 'use only the first n jobs of the workload').argParser(wholeNumber('--max-jobs', 1, Number.MAX_SAFE_INTEGER)))
+    .addOption(
+      new Option('--seed <n>', 'random seed (workload presets and background load)')
+        .default(1)
+        .argParser(wholeNumber('--seed', 0, MAX_SEED)),
+    )
+    .addOption(
+      new Option('--poll <seconds>', 'information-service poll interval')
+        .default(DEFAULT_POLL_INTERVAL_S)
+        .argParser(seconds('--poll', 1)),
+    )
+    .addOption(
+      new Option(
+        '--tries <n>',
+        'failed placement tries before a job fails (default: 1000, none for an SWF trace: its jobs wait)',
+      ).argParser(wholeNumber('--tries', 1, Number.MAX_SAFE_INTEGER)),
+    )
+    .addOption(
+      new Option('--max-jobs <n>', 'use only the first n jobs of the workload').argParser(
+        wholeNumber('--max-jobs', 1, Number.MAX_SAFE_INTEGER),
+      ),
+    )
     .option('--strict', 'refuse an SWF trace with malformed lines instead of skipping them')
     .option('--no-background', 'no background load from local users')
-    .addOption(new Option('--threshold <fraction>', "each cluster's threshold as a fraction of its processors (default: the grid's own)").argParser(fractionUpToOne('--threshold')))
+    .addOption(
+      new Option(
+        '--threshold <fraction>',
+        "each cluster's threshold as a fraction of its processors (default: the grid's own)",
+      ).argParser(fractionUpToOne('--threshold')),
+    )
     .addOption(thresholdScopeOption('all'))
-    .addOption(new Option('--adapt-s <seconds>', 'seconds a malleable application takes to adapt to a new size').default(0).argParser(seconds('--adapt-s', 0)))
-    .addOption(new Option('--launch-delay-s <seconds>', 'seconds a local job takes to launch once it has its processors').default(0).argParser(seconds('--launch-delay-s', 0)))
-    .addOption(new Option('--pra-background <fraction>', 'das3: share busy with local users when the approach is pra').argParser(fraction('--pra-background')))
-    .addOption(new Option('--pwa-background <fraction>', 'das3: share busy with local users when the approach is pwa').argParser(fraction('--pwa-background')))
+    .addOption(
+      new Option('--adapt-s <seconds>', 'seconds a malleable application takes to adapt to a new size')
+        .default(0)
+        .argParser(seconds('--adapt-s', 0)),
+    )
+    .addOption(
+      new Option('--launch-delay-s <seconds>', 'seconds a local job takes to launch once it has its processors')
+        .default(0)
+        .argParser(seconds('--launch-delay-s', 0)),
+    )
+    .addOption(
+      new Option('--pra-background <fraction>', 'das3: share busy with local users when the approach is pra').argParser(
+        fraction('--pra-background'),
+      ),
+    )
+    .addOption(
+      new Option('--pwa-background <fraction>', 'das3: share busy with local users when the approach is pwa').argParser(
+        fraction('--pwa-background'),
+      ),
+    )
     .option('--json', 'print the summary as one JSON object')
     .option('--out <dir>', 'write summary.json, jobs.csv, utilization.csv and activity.csv to this directory')
     .action(async (options: SimulateOptions) => done(await simulateCommand(options, io)));
@@ -482,19 +650,31 @@ function commanderMessage(message: string): string {
 }
 
 /** Runs the CLI on `argv` (as process.argv: node, script, arguments...) and returns the exit code. */
-export async function main(argv: readonly string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  io: CliIo = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   let code = 0;
   const others = argv[2] === 'simulate' ? undefined : (await import('./commands.js')).addCommands;
   const program = buildProgram(io, (c) => (code = c), others);
   try {
-    if (argv.length <= 2) throw new UsageError(`missing command: simulate, experiment, serve or store (see ${PROGRAM} --help)`);
+    if (argv.length <= 2)
+      throw new UsageError(`missing command: simulate, experiment, serve or store (see ${PROGRAM} --help)`);
     await program.parseAsync([...argv]);
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
       // `help` and `help <command>` end as "commander.help" too, but with exit code 0.
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || (error.code === 'commander.help' && error.exitCode === 0)) return 0;
-      const message = error.code === 'commander.help' ? `expected a command: simulate, experiment, serve or store (see ${PROGRAM} --help)` : commanderMessage(error.message);
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        (error.code === 'commander.help' && error.exitCode === 0)
+      )
+        return 0;
+      const message =
+        error.code === 'commander.help'
+          ? `expected a command: simulate, experiment, serve or store (see ${PROGRAM} --help)`
+          : commanderMessage(error.message);
       await emit(io.stderr, `${PROGRAM}: ${printable(message)}\n`);
       return 2;
     }
@@ -503,7 +683,9 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
       return 2;
     }
     const message = printable(error instanceof Error ? error.message : String(error));
-    const debug = process.env.CONCERTINA_DEBUG ? `\n${error instanceof Error ? error.stack : ''}` : ` (set CONCERTINA_DEBUG=1 for details)`;
+    const debug = process.env.CONCERTINA_DEBUG
+      ? `\n${error instanceof Error ? error.stack : ''}`
+      : ` (set CONCERTINA_DEBUG=1 for details)`;
     await emit(io.stderr, `${PROGRAM}: internal error: ${message}${debug}\n`);
     return 1;
   }

@@ -26,7 +26,9 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export async function serveCommand(o: ServeOptions, io: CliIo, stopped: Promise<void> = signalled()): Promise<number> {
   const storeIsNew = o.store !== undefined && !existsSync(o.store);
-  const store = o.store ? openStoreFile('--store', o.store, (file) => openStore(file, { readOnly: o.readOnly === true })) : undefined;
+  const store = o.store
+    ? openStoreFile('--store', o.store, (file) => openStore(file, { readOnly: o.readOnly === true }))
+    : undefined;
   const host = new Host({ store, warmUpS: (o.warmUp ?? 0) * 60 });
   let server: WebServer;
   try {
@@ -38,11 +40,19 @@ export async function serveCommand(o: ServeOptions, io: CliIo, stopped: Promise<
     throw listenError(o.host, o.port, error);
   }
   host.start();
-  if (!LOOPBACK.has(o.host)) await emit(io.stderr, `concertina: warning: --host ${o.host} exposes the host beyond this machine; the token is its only guard\n`);
+  if (!LOOPBACK.has(o.host))
+    await emit(
+      io.stderr,
+      `concertina: warning: --host ${o.host} exposes the host beyond this machine; the token is its only guard\n`,
+    );
   await emit(io.stdout, `Concertina is running (${host.startedWith}). Open: ${server.url}\n`);
   void host.ready.then(() => {
     const run = host.run;
-    if (run.state === 'unresumable') void emit(io.stderr, `${PROGRAM}: warning: the stored run cannot be resumed: ${run.reason}. The console offers a fresh run (the store is kept as a backup) or to open it read-only.\n`);
+    if (run.state === 'unresumable')
+      void emit(
+        io.stderr,
+        `${PROGRAM}: warning: the stored run cannot be resumed: ${run.reason}. The console offers a fresh run (the store is kept as a backup) or to open it read-only.\n`,
+      );
     else if (run.state === 'read-only') void emit(io.stderr, `${PROGRAM}: the run is open read-only: ${run.reason}\n`);
   });
   await stopped;

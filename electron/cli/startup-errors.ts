@@ -19,7 +19,9 @@ function pathProblem(file: string): string | undefined {
   try {
     if (!statSync(dir).isDirectory()) return 'a part of the path is not a directory';
   } catch (error) {
-    return (error as { code?: unknown }).code === 'ENOENT' ? `the directory ${dir} does not exist` : systemReason(error);
+    return (error as { code?: unknown }).code === 'ENOENT'
+      ? `the directory ${dir} does not exist`
+      : systemReason(error);
   }
   return undefined;
 }
@@ -31,9 +33,15 @@ export function openStoreFile<S>(flag: string, file: string, open: (file: string
   try {
     return open(file);
   } catch (error) {
-    const reason = error instanceof StoreOpenError || sqliteReason(error) ? openFailure(error) : (pathProblem(file) ?? systemReason(error));
+    const reason =
+      error instanceof StoreOpenError || sqliteReason(error)
+        ? openFailure(error)
+        : (pathProblem(file) ?? systemReason(error));
     // The way out, where the file is there but unusable: it is never changed, and another file starts afresh.
-    const kept = error instanceof StoreOpenError || sqliteReason(error) ? ' (left as it is; another --store file starts a fresh run)' : '';
+    const kept =
+      error instanceof StoreOpenError || sqliteReason(error)
+        ? ' (left as it is; another --store file starts a fresh run)'
+        : '';
     throw new UsageError(`${flag} ${file}: ${reason}${kept}`);
   }
 }
@@ -46,7 +54,9 @@ export function listenError(host: string, port: number, error: unknown): UsageEr
       return new UsageError(`--port ${port} is in use`);
     case 'EACCES':
     case 'EPERM':
-      return new UsageError(`--port ${port}: permission denied${port < 1024 ? ' (ports below 1024 need privileges)' : ''}`);
+      return new UsageError(
+        `--port ${port}: permission denied${port < 1024 ? ' (ports below 1024 need privileges)' : ''}`,
+      );
     case 'EADDRNOTAVAIL':
       return new UsageError(`--host ${host} is not an address of this machine`);
     case 'ENOTFOUND':

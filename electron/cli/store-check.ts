@@ -19,7 +19,9 @@ export async function storeCheckCommand(file: string, io: CliIo): Promise<number
       return 2;
     }
     const run = store.run();
-    const what = run ? `a ${run.mode === 'live' ? 'live' : 'simulated'} run: ${store.eventCount()} events, ${store.commands().length} commands, clock t = ${store.clock()}` : 'no run';
+    const what = run
+      ? `a ${run.mode === 'live' ? 'live' : 'simulated'} run: ${store.eventCount()} events, ${store.commands().length} commands, clock t = ${store.clock()}`
+      : 'no run';
     await emit(io.stdout, `${file}: whole (${what})\n`);
     return 0;
   } finally {

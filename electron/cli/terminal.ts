@@ -30,7 +30,9 @@ export function alignColumns(rows: ReadonlyArray<readonly string[]>, rightAligne
   return rows
     .map((row) =>
       row
-        .map((cell, i) => (rightAligned.includes(i) ? cell.padStart(widths[i]!) : i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .map((cell, i) =>
+          rightAligned.includes(i) ? cell.padStart(widths[i]!) : i === row.length - 1 ? cell : cell.padEnd(widths[i]!),
+        )
         .join('  ')
         .trimEnd(),
     )

@@ -8,7 +8,17 @@ import { safeStorageCipher, type SafeStorageLike } from '../live/cluster-secrets
 import { openStore, type Store } from '../store/store.js';
 import { openFailure } from '../store/errors.js';
 import { serveAppRequest } from './app-protocol.js';
-import { APP_ORIGIN, APP_SCHEME, denyPermissions, hardenContents, registerIpc, windowOptions, type ContentsLike, type IpcMainLike, type SessionLike } from './security.js';
+import {
+  APP_ORIGIN,
+  APP_SCHEME,
+  denyPermissions,
+  hardenContents,
+  registerIpc,
+  windowOptions,
+  type ContentsLike,
+  type IpcMainLike,
+  type SessionLike,
+} from './security.js';
 
 export interface WindowLike {
   loadURL(url: string): Promise<void>;
@@ -53,10 +63,16 @@ export interface Desktop {
 
 /** Must run before the app is ready: the console's scheme behaves as a secure, standard origin. */
 export function registerScheme(electron: ElectronMain): void {
-  electron.protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+  electron.protocol.registerSchemesAsPrivileged([
+    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+  ]);
 }
 
-export async function startDesktop(electron: ElectronMain, paths: DesktopPaths, openRunStore: (file: string) => Store = openStore): Promise<Desktop> {
+export async function startDesktop(
+  electron: ElectronMain,
+  paths: DesktopPaths,
+  openRunStore: (file: string) => Store = openStore,
+): Promise<Desktop> {
   const { app, protocol, session, ipcMain, BrowserWindow } = electron;
   // Every web contents, whoever creates it, is hardened before it loads anything.
   app.on('web-contents-created', (_event, contents) => hardenContents(contents));
@@ -70,7 +86,10 @@ export async function startDesktop(electron: ElectronMain, paths: DesktopPaths, 
     store = openRunStore(file);
   } catch (error) {
     // A store this Concertina cannot open (newer, foreign, damaged) is left as it is: the user is told, not the log.
-    electron.dialog.showErrorBox('Concertina cannot open its run', `${file}: ${openFailure(error)}.\n\nThe file was left as it is. Move it aside (or open it with the Concertina that wrote it) to start again.`);
+    electron.dialog.showErrorBox(
+      'Concertina cannot open its run',
+      `${file}: ${openFailure(error)}.\n\nThe file was left as it is. Move it aside (or open it with the Concertina that wrote it) to start again.`,
+    );
     app.exit(2);
     throw error;
   }

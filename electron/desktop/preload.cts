@@ -21,7 +21,8 @@ const UNSUBSCRIBE_CHANNEL = 'concertina:unsubscribe';
 const EVENT_CHANNEL = 'concertina:event';
 
 contextBridge.exposeInMainWorld('concertina', {
-  invoke: (method: string, payload: unknown): Promise<unknown> => ipcRenderer.invoke(INVOKE_CHANNEL, String(method), payload),
+  invoke: (method: string, payload: unknown): Promise<unknown> =>
+    ipcRenderer.invoke(INVOKE_CHANNEL, String(method), payload),
   subscribe: (listener: (message: unknown) => void): (() => void) => {
     const forward = (_event: unknown, message: unknown) => listener(message);
     ipcRenderer.on(EVENT_CHANNEL, forward);

@@ -43,15 +43,24 @@ export const WINDOW_CSP = CONTENT_SECURITY_POLICY.replace(/connect-src [^;]*/, "
 /** The small parts of Electron's objects this file touches (so tests pass plain stubs). */
 export interface ContentsLike {
   setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' | 'allow' }): void;
-  on(event: 'will-navigate' | 'will-redirect' | 'will-attach-webview', listener: (event: { preventDefault(): void }, url?: string) => void): void;
+  on(
+    event: 'will-navigate' | 'will-redirect' | 'will-attach-webview',
+    listener: (event: { preventDefault(): void }, url?: string) => void,
+  ): void;
 }
 export interface SessionLike {
-  setPermissionRequestHandler(handler: (contents: unknown, permission: string, callback: (granted: boolean) => void) => void): void;
+  setPermissionRequestHandler(
+    handler: (contents: unknown, permission: string, callback: (granted: boolean) => void) => void,
+  ): void;
   setPermissionCheckHandler(handler: () => boolean): void;
 }
 export interface IpcEventLike {
   senderFrame: { url: string } | null;
-  sender: { readonly id: number; send(channel: string, payload: unknown): void; once(event: 'destroyed', listener: () => void): void };
+  sender: {
+    readonly id: number;
+    send(channel: string, payload: unknown): void;
+    once(event: 'destroyed', listener: () => void): void;
+  };
 }
 export interface IpcMainLike {
   handle(channel: string, handler: (event: IpcEventLike, ...args: unknown[]) => unknown): void;
@@ -84,7 +93,11 @@ export function denyPermissions(session: SessionLike): void {
 }
 
 /** The API over IPC: the same dispatcher and event stream as the web mode, answering only the app's own frames. */
-export function registerIpc(ipcMain: IpcMainLike, dispatch: Dispatch, stream: (send: (message: StreamMessage) => void) => () => void): void {
+export function registerIpc(
+  ipcMain: IpcMainLike,
+  dispatch: Dispatch,
+  stream: (send: (message: StreamMessage) => void) => () => void,
+): void {
   // One stream per window: a reloaded page subscribes again and replaces its previous stream.
   const streams = new Map<number, () => void>();
   const end = (senderId: number) => {
@@ -92,7 +105,8 @@ export function registerIpc(ipcMain: IpcMainLike, dispatch: Dispatch, stream: (s
     streams.delete(senderId);
   };
   ipcMain.handle(INVOKE_CHANNEL, (event, method, payload) => {
-    if (!isAppUrl(event.senderFrame?.url)) return { ok: false, errors: [{ path: '', message: 'refused: the caller is not the Concertina console' }] };
+    if (!isAppUrl(event.senderFrame?.url))
+      return { ok: false, errors: [{ path: '', message: 'refused: the caller is not the Concertina console' }] };
     return dispatch(String(method), payload);
   });
   ipcMain.on(SUBSCRIBE_CHANNEL, (event) => {
@@ -100,7 +114,10 @@ export function registerIpc(ipcMain: IpcMainLike, dispatch: Dispatch, stream: (s
     const { sender } = event;
     const known = streams.has(sender.id);
     end(sender.id);
-    streams.set(sender.id, stream((message) => sender.send(EVENT_CHANNEL, message)));
+    streams.set(
+      sender.id,
+      stream((message) => sender.send(EVENT_CHANNEL, message)),
+    );
     if (!known) sender.once('destroyed', () => end(sender.id));
   });
   ipcMain.on(UNSUBSCRIBE_CHANNEL, (event) => end(event.sender.id));

@@ -7,10 +7,27 @@ import type { SchedulerEvent } from '../../core/events.js';
 
 export type ActivityOperation = Extract<
   SchedulerEvent,
-  { type: 'job.grown' | 'job.shrunk' | 'evolve.requested' | 'job.evolved' | 'evolve.refused' | 'interactive.missed' | 'interactive.replaced' }
+  {
+    type:
+      | 'job.grown'
+      | 'job.shrunk'
+      | 'evolve.requested'
+      | 'job.evolved'
+      | 'evolve.refused'
+      | 'interactive.missed'
+      | 'interactive.replaced';
+  }
 >;
 
-const OPERATIONS: ReadonlySet<string> = new Set(['job.grown', 'job.shrunk', 'evolve.requested', 'job.evolved', 'evolve.refused', 'interactive.missed', 'interactive.replaced']);
+const OPERATIONS: ReadonlySet<string> = new Set([
+  'job.grown',
+  'job.shrunk',
+  'evolve.requested',
+  'job.evolved',
+  'evolve.refused',
+  'interactive.missed',
+  'interactive.replaced',
+]);
 
 export function isActivityOperation(e: SchedulerEvent): e is ActivityOperation {
   return OPERATIONS.has(e.type);
@@ -30,7 +47,13 @@ export interface ActivityHistoryView {
   /** Interactive jobs' deadline misses per bucket, all clusters. */
   readonly misses: number[];
   /** Operations over the whole run, and interactive jobs' misses and re-placements. */
-  readonly totals: { readonly grows: number; readonly shrinks: number; readonly updates: number; readonly misses: number; readonly replacements: number };
+  readonly totals: {
+    readonly grows: number;
+    readonly shrinks: number;
+    readonly updates: number;
+    readonly misses: number;
+    readonly replacements: number;
+  };
   /** The latest operations, oldest first. */
   readonly latest: ActivityOperation[];
 }

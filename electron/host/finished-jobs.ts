@@ -30,7 +30,9 @@ export function jobSummary(j: JobRecord, clusterName?: (index: number) => string
     placement: j.spec.placement,
     clusters: j.components.map((c) => c.cluster),
     submitted: j.transitions[0]!.time,
-    ...(planned && plannedCluster !== undefined ? { plannedStart: { cluster: plannedCluster, start: planned.start } } : {}),
+    ...(planned && plannedCluster !== undefined
+      ? { plannedStart: { cluster: plannedCluster, start: planned.start } }
+      : {}),
     ...(j.spec.profile ? { steps: j.spec.profile.steps.map((s) => s.processors) } : {}),
   };
 }
@@ -88,7 +90,8 @@ export class FinishedJobs {
 }
 
 /** Submission order: by the time submitted, then by the submission number (one scheduler's jobs: the same order). */
-const before = (a: { submitted: number; seq: number }, b: { submitted: number; seq: number }) => a.submitted < b.submitted || (a.submitted === b.submitted && a.seq < b.seq);
+const before = (a: { submitted: number; seq: number }, b: { submitted: number; seq: number }) =>
+  a.submitted < b.submitted || (a.submitted === b.submitted && a.seq < b.seq);
 
 /**
  * The last `limit` of the jobs still held and those released, in submission order (as the scheduler alone lists them),
@@ -111,7 +114,8 @@ export function listJobs(
   let h = held.length - 1;
   let g = gone.length - 1;
   while (out.length < limit && (h >= 0 || g >= 0)) {
-    if (g < 0 || (h >= 0 && before(key(gone[g]!), { submitted: held[h]!.transitions[0]!.time, seq: held[h]!.seq }))) out.push(summary(held[h--]!));
+    if (g < 0 || (h >= 0 && before(key(gone[g]!), { submitted: held[h]!.transitions[0]!.time, seq: held[h]!.seq })))
+      out.push(summary(held[h--]!));
     else out.push(gone[g--]!.summary);
   }
   return { jobs: out.reverse(), total };
@@ -122,7 +126,10 @@ export function listJobs(
  * its size; the end gives 0). Decision: its non-preemptive and preemptive views ended with it and are not rebuilt:
  * both read 0 from its end.
  */
-export function viewsFromEvents(events: readonly SchedulerEvent[], now: number): { now: number; nonPreemptive: ViewStep[]; preemptive: ViewStep[]; allocated: ViewStep[] } {
+export function viewsFromEvents(
+  events: readonly SchedulerEvent[],
+  now: number,
+): { now: number; nonPreemptive: ViewStep[]; preemptive: ViewStep[]; allocated: ViewStep[] } {
   const allocated: ViewStep[] = [];
   let end = now;
   for (const e of events) {
@@ -164,7 +171,20 @@ export class EndedSummaries {
   add(e: SchedulerEvent): void {
     if (!('jobId' in e)) return;
     if (e.type === 'job.submitted') {
-      const summary: JobSummary = { id: e.jobId, name: e.name, kind: e.kind, state: 'queued', tries: 0, lastFailure: '', size: 0, min: e.min, max: e.max, placement: this.placementOf(e.jobId), clusters: [], submitted: e.t };
+      const summary: JobSummary = {
+        id: e.jobId,
+        name: e.name,
+        kind: e.kind,
+        state: 'queued',
+        tries: 0,
+        lastFailure: '',
+        size: 0,
+        min: e.min,
+        max: e.max,
+        placement: this.placementOf(e.jobId),
+        clusters: [],
+        submitted: e.t,
+      };
       this.drafts.set(e.jobId, { order: this.submitted++, summary });
       return;
     }

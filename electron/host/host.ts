@@ -8,7 +8,15 @@ import { gridPreset } from '../../core/sim/grids.js';
 import { workloadPreset } from '../../core/sim/workloads/koala.js';
 import { SimWorld } from '../../core/sim/world.js';
 import { DEFAULT_JOB_STREAM, JobStream, NO_JOB_STREAM } from '../../core/sim/workloads/stream.js';
-import { gridHistoryStateSchema, type ApiResult, type AsyncMethodName, type MethodName, type RunStatus, type Speed, type StreamMessage } from '../api/contract.js';
+import {
+  gridHistoryStateSchema,
+  type ApiResult,
+  type AsyncMethodName,
+  type MethodName,
+  type RunStatus,
+  type Speed,
+  type StreamMessage,
+} from '../api/contract.js';
 import { createDispatcher, type Dispatch } from '../api/dispatcher.js';
 import { LabRunner } from '../lab/runner.js';
 import { GridHistory } from './grid-history.js';
@@ -40,7 +48,17 @@ const SLICE_MS = 50;
 const REPLAY_LIMIT_S = 120;
 /** Methods that change the run or the store: refused while a run is resumed, cannot be, or is read-only. */
 const RUN_COMMANDS = new Set<MethodName>(['jobs.submit', 'jobs.cancel', 'jobs.resize', 'settings.set', 'sim.setSpeed']);
-const STORE_WRITES = new Set<MethodName>(['templates.save', 'templates.delete', 'clusters.save', 'clusters.update', 'clusters.remove', 'clusters.setSecret', 'run.startLive', 'lab.start', 'sim.reset']);
+const STORE_WRITES = new Set<MethodName>([
+  'templates.save',
+  'templates.delete',
+  'clusters.save',
+  'clusters.update',
+  'clusters.remove',
+  'clusters.setSecret',
+  'run.startLive',
+  'lab.start',
+  'sim.reset',
+]);
 /** The grid history: samples shown (as many as a console chart keeps), first spacing, how often it is stored. */
 const GRID_HISTORY_LIMIT = 300;
 const GRID_HISTORY_STEP_S = 10;
@@ -77,7 +95,8 @@ export interface HostOptions {
 
 /** What a host opens at start, in words: `stored` the store's run, else `run` is a new one. */
 function describeStart(stored: RunConfig | undefined, run: RunConfig, clusters: readonly string[]): string {
-  if (stored?.mode === 'live') return `resuming a live run on ${clusters.length} cluster${clusters.length === 1 ? '' : 's'}${clusters.length ? ` (${clusters.join(', ')})` : ''}`;
+  if (stored?.mode === 'live')
+    return `resuming a live run on ${clusters.length} cluster${clusters.length === 1 ? '' : 's'}${clusters.length ? ` (${clusters.join(', ')})` : ''}`;
   const grid = gridSpecSchema.safeParse(run.grid);
   const name = grid.success ? (grid.data.name === 'das3' ? 'DAS-3' : grid.data.name) : 'a stored grid';
   const simulated = `a simulated run on ${name}, workload ${run.workload}, seed ${run.seed}`;
@@ -144,15 +163,36 @@ export class Host {
     this.templates = new TemplatesService(this.store);
     this.settings = new SettingsService(context, whileResuming);
     this.jobs = new JobsService(context, whileResuming);
-    this.liveRun = new LiveRunService(context, this.clusters, this.settings, options.liveWorld ?? createLiveWorldFromConfig);
-    this.simulation = new SimulationService(context, this.liveRun, this.settings, this.clock, this.sliceMs, options.speed ?? '1x');
+    this.liveRun = new LiveRunService(
+      context,
+      this.clusters,
+      this.settings,
+      options.liveWorld ?? createLiveWorldFromConfig,
+    );
+    this.simulation = new SimulationService(
+      context,
+      this.liveRun,
+      this.settings,
+      this.clock,
+      this.sliceMs,
+      options.speed ?? '1x',
+    );
     const resumed = this.store?.run();
     const resumedLive = resumed?.mode === 'live';
     const run: RunConfig =
       resumed && !resumedLive
         ? resumed
-        : { grid: options.grid ?? gridSpecSchema.parse(gridPreset('das3')), workload: resumedLive ? 'none' : (options.workload ?? 'wm'), seed: options.seed ?? 1, streamFrom: 'start' };
-    this.startedWith = describeStart(resumed, run, this.clusters.configs().map((c) => c.name));
+        : {
+            grid: options.grid ?? gridSpecSchema.parse(gridPreset('das3')),
+            workload: resumedLive ? 'none' : (options.workload ?? 'wm'),
+            seed: options.seed ?? 1,
+            streamFrom: 'start',
+          };
+    this.startedWith = describeStart(
+      resumed,
+      run,
+      this.clusters.configs().map((c) => c.name),
+    );
     const problems = resumed ? this.store!.check() : [];
     if (problems.length) {
       // Nothing is replayed or written: the user chooses a fresh run (the store kept as a backup) or read-only.
@@ -168,7 +208,9 @@ export class Host {
       // Only the first start of a fresh run is warmed up (a new run from Settings starts at 0).
       this.openWorld(run, { resumed: resumed !== undefined && !resumedLive, idle: resumedLive, warmUp: true });
       if (resumedLive) this.liveRun.resume();
-      this.ready = this.replay ? new Promise((resolve) => this.replaySlices(performance.now(), resolve)) : Promise.resolve();
+      this.ready = this.replay
+        ? new Promise((resolve) => this.replaySlices(performance.now(), resolve))
+        : Promise.resolve();
     }
     this.simulation.restart();
     this.lab = new LabRunner({ store: this.store?.readOnly ? undefined : this.store });
@@ -184,7 +226,8 @@ export class Host {
       ...clusterHandlers(this.clusters, this.mode),
       ...this.liveRun.handlers(),
     });
-    this.dispatch = ((method: string, payload: unknown) => this.refusal(method) ?? dispatch(method, payload)) as Dispatch;
+    this.dispatch = ((method: string, payload: unknown) =>
+      this.refusal(method) ?? dispatch(method, payload)) as Dispatch;
   }
 
   /** The run as the services see it: the host's own state, kept out of its public surface. */
@@ -241,8 +284,17 @@ export class Host {
   private runHandlers(): ServiceHandlers<'run.openReadOnly'> {
     return {
       'run.openReadOnly': () => {
-        if (this.state.state === 'running') return refused('', 'the run is running: only a stored run being resumed, or one that cannot be, is opened read-only');
-        if (this.state.state !== 'read-only') this.state = { state: 'read-only', reason: this.state.state === 'unresumable' ? this.state.reason : 'opened read-only while it was being resumed' };
+        if (this.state.state === 'running')
+          return refused(
+            '',
+            'the run is running: only a stored run being resumed, or one that cannot be, is opened read-only',
+          );
+        if (this.state.state !== 'read-only')
+          this.state = {
+            state: 'read-only',
+            reason:
+              this.state.state === 'unresumable' ? this.state.reason : 'opened read-only while it was being resumed',
+          };
         this.replay = undefined;
         return { ok: true, value: this.status };
       },
@@ -252,15 +304,24 @@ export class Host {
   /** Why `method` cannot be served now (the run is being resumed, cannot be, or is read-only), if it cannot. */
   private refusal(method: string): Refusal | undefined {
     const name = method as MethodName;
-    if (this.store?.readOnly && STORE_WRITES.has(name)) return refused('', `the store ${this.store.file} is open read-only: start without --read-only to change it`);
+    if (this.store?.readOnly && STORE_WRITES.has(name))
+      return refused('', `the store ${this.store.file} is open read-only: start without --read-only to change it`);
     if (!RUN_COMMANDS.has(name)) return undefined;
     const status = this.state;
     if (status.state === 'resuming') {
       const share = status.storedEvents ? Math.floor((100 * this.recorder!.recorded) / status.storedEvents) : 0;
       return refused('', `the stored run is being resumed (${Math.min(share, 99)} % replayed): try again in a moment`);
     }
-    if (status.state === 'unresumable') return refused('', `the stored run cannot be resumed (${status.reason}): start a fresh run (sim.reset; the store is kept as a backup) or open it read-only (run.openReadOnly)`);
-    if (status.state === 'read-only') return refused('', `the run is open read-only (${status.reason}): start a fresh run (sim.reset) to change anything`);
+    if (status.state === 'unresumable')
+      return refused(
+        '',
+        `the stored run cannot be resumed (${status.reason}): start a fresh run (sim.reset; the store is kept as a backup) or open it read-only (run.openReadOnly)`,
+      );
+    if (status.state === 'read-only')
+      return refused(
+        '',
+        `the run is open read-only (${status.reason}): start a fresh run (sim.reset) to change anything`,
+      );
     return undefined;
   }
 
@@ -270,7 +331,9 @@ export class Host {
   }
 
   private get status(): RunStatus {
-    return this.state.state === 'resuming' ? { ...this.state, replayedEvents: this.recorder?.recorded ?? 0 } : this.state;
+    return this.state.state === 'resuming'
+      ? { ...this.state, replayedEvents: this.recorder?.recorded ?? 0 }
+      : this.state;
   }
 
   /** Why the live run could not resume, if it could not. */
@@ -312,14 +375,19 @@ export class Host {
     if (divergence) return this.stopResume(`its replay does not give back the stored history (${divergence})`, done);
     if (finished) {
       this.replay = undefined;
-      this.state = this.store?.readOnly ? { state: 'read-only', reason: `the store ${this.store.file} was opened read-only` } : { state: 'running' };
+      this.state = this.store?.readOnly
+        ? { state: 'read-only', reason: `the store ${this.store.file} was opened read-only` }
+        : { state: 'running' };
       this.simulation.restart();
       return done();
     }
     const elapsedS = (performance.now() - startedAt) / 1000;
     if (elapsedS > this.replayLimitS) {
       const stored = this.state.storedEvents;
-      return this.stopResume(`replaying it would take too long: ${this.recorder?.recorded ?? 0} of its ${stored} events replayed in ${Math.round(elapsedS)} s`, done);
+      return this.stopResume(
+        `replaying it would take too long: ${this.recorder?.recorded ?? 0} of its ${stored} events replayed in ${Math.round(elapsedS)} s`,
+        done,
+      );
     }
     setImmediate(() => this.replaySlices(startedAt, done));
   }
@@ -341,7 +409,10 @@ export class Host {
    * not resumed (not stored, not followed). `beforeSwitch` runs once the new world is built, before it replaces the
    * current one.
    */
-  private openWorld(run: RunConfig, how: { resumed?: boolean; idle?: boolean; warmUp?: boolean; beforeSwitch?: () => void } = {}): void {
+  private openWorld(
+    run: RunConfig,
+    how: { resumed?: boolean; idle?: boolean; warmUp?: boolean; beforeSwitch?: () => void } = {},
+  ): void {
     const jobs: JobSpec[] = run.workload === 'none' ? [] : (workloadPreset(run.workload, run.seed) ?? []);
     // Decision: beside a preset workload's jobs, a stationary stream keeps the grid alive (core/sim/workloads/stream.ts)
     // from the start: W_m alone holds DAS-3 at 1-5 running jobs and never queues one for its 10 h. A run with no
@@ -394,7 +465,8 @@ export class Host {
 
   /** A stored command applied again to the replayed world, as the API applied it. */
   private replayCommand(command: StoredCommand): void {
-    if (SCHEDULER_SETTINGS.has(command.key) || command.key === 'stream') return void this.settings.apply(command.key, command.value);
+    if (SCHEDULER_SETTINGS.has(command.key) || command.key === 'stream')
+      return void this.settings.apply(command.key, command.value);
     this.jobs.replay(command);
   }
 
@@ -409,9 +481,12 @@ export class Host {
     const pending: string[] = (this.endedPending = []);
     // Ended jobs leave memory once stored, in a simulated run and a live one alike (a live world's state lists only
     // the jobs not ended).
-    scheduler.on((e) => {
-      if (e.type === 'job.ended') pending.push(e.jobId);
-    }, ['job.ended']);
+    scheduler.on(
+      (e) => {
+        if (e.type === 'job.ended') pending.push(e.jobId);
+      },
+      ['job.ended'],
+    );
     if (!this.store)
       scheduler.on((e) => {
         recent.add(e);
@@ -427,7 +502,8 @@ export class Host {
           ended.add(event);
         }
       // Numbered before this session's jobs, in their submission order (listJobs orders by time, then number).
-      for (const { order, summary } of ended.ended) if (!this.scheduler.job(summary.id)) this.finished.restore(order - ended.submissions, summary);
+      for (const { order, summary } of ended.ended)
+        if (!this.scheduler.job(summary.id)) this.finished.restore(order - ended.submissions, summary);
     }
     scheduler.on((e) => activity.add(e));
     const recorder = this.recorder;
@@ -436,7 +512,11 @@ export class Host {
       scheduler.on((e) => recorder.record(e));
     }
     const storedHistory = o.resumed ? gridHistoryStateSchema.safeParse(this.store?.gridHistory()) : undefined;
-    this.history = new GridHistory<ClusterSnapshot>(GRID_HISTORY_LIMIT, GRID_HISTORY_STEP_S, storedHistory?.success ? storedHistory.data : undefined);
+    this.history = new GridHistory<ClusterSnapshot>(
+      GRID_HISTORY_LIMIT,
+      GRID_HISTORY_STEP_S,
+      storedHistory?.success ? storedHistory.data : undefined,
+    );
     for (const s of this.subscribers) {
       s.off();
       s.off = scheduler.on(this.unlessReplayed(s.listener));
@@ -482,7 +562,10 @@ export class Host {
     void this.flush({ t: this.now(), key, value });
   }
 
-  call<M extends MethodName>(method: M, payload: unknown): M extends AsyncMethodName ? Promise<ApiResult<M>> : ApiResult<M> {
+  call<M extends MethodName>(
+    method: M,
+    payload: unknown,
+  ): M extends AsyncMethodName ? Promise<ApiResult<M>> : ApiResult<M> {
     return this.dispatch(method, payload);
   }
 
@@ -561,7 +644,10 @@ export class Host {
     }
     if (this.history.offer(this.now(), () => this.clusterSamples())) this.historyDirty = true;
     // The history is one row, rewritten: at most every few seconds of wall time.
-    const history = this.historyDirty && (final || this.clock() - this.historySavedAt >= GRID_HISTORY_SAVE_MS) ? this.history.state() : undefined;
+    const history =
+      this.historyDirty && (final || this.clock() - this.historySavedAt >= GRID_HISTORY_SAVE_MS)
+        ? this.history.state()
+        : undefined;
     // A live world's state changes with its jobs' events: kept with them, so that a restart recovers every job.
     const live = this.live && (final || recorder.pending > 0) ? this.live.persistentState() : undefined;
     try {
@@ -574,7 +660,10 @@ export class Host {
     } catch (error) {
       // Decision: a run its store cannot keep (disk full, the file taken over by another host) stops where the
       // store has it: shown read-only, nothing more accepted, rather than running on with what a restart would lose.
-      this.state = { state: 'read-only', reason: `the store could not be written (${error instanceof Error ? error.message : String(error)}); the run stops where the store has it` };
+      this.state = {
+        state: 'read-only',
+        reason: `the store could not be written (${error instanceof Error ? error.message : String(error)}); the run stops where the store has it`,
+      };
       return false;
     }
     if (history) {

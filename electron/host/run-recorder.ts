@@ -66,6 +66,7 @@ export class RunRecorder {
     const stored = this.page[n - this.pageFirst];
     const replayed = JSON.stringify(event);
     if (stored?.n !== n) this.divergence = `event ${n} is missing from the store (replayed ${replayed})`;
-    else if (JSON.stringify(stored.event) !== replayed) this.divergence = `event ${n} differs: stored ${JSON.stringify(stored.event)}, replayed ${replayed}`;
+    else if (JSON.stringify(stored.event) !== replayed)
+      this.divergence = `event ${n} differs: stored ${JSON.stringify(stored.event)}, replayed ${replayed}`;
   }
 }

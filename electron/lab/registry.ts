@@ -11,13 +11,31 @@ import { simulateExperiment } from './experiments/simulate.js';
 import { labRunStateSchema, type LabExperimentInfo, type LabOutcome, type LabProgress } from './schemas.js';
 
 /** In the order the console offers them. */
-export const LAB_EXPERIMENTS = { simulate: simulateExperiment, koala: koalaExperiment, coorm: coormExperiment, fpe: fpeExperiment, interactive: interactiveExperiment, dbes: dbesExperiment } as const;
+export const LAB_EXPERIMENTS = {
+  simulate: simulateExperiment,
+  koala: koalaExperiment,
+  coorm: coormExperiment,
+  fpe: fpeExperiment,
+  interactive: interactiveExperiment,
+  dbes: dbesExperiment,
+} as const;
 export type LabExperimentName = keyof typeof LAB_EXPERIMENTS;
 export const LAB_EXPERIMENT_NAMES = Object.keys(LAB_EXPERIMENTS) as LabExperimentName[];
 
-export const labSpecSchema = z.discriminatedUnion('kind', [simulateExperiment.schema, koalaExperiment.schema, coormExperiment.schema, fpeExperiment.schema, interactiveExperiment.schema, dbesExperiment.schema], {
-  error: () => `must be one of ${LAB_EXPERIMENT_NAMES.join(', ')}`,
-});
+export const labSpecSchema = z.discriminatedUnion(
+  'kind',
+  [
+    simulateExperiment.schema,
+    koalaExperiment.schema,
+    coormExperiment.schema,
+    fpeExperiment.schema,
+    interactiveExperiment.schema,
+    dbesExperiment.schema,
+  ],
+  {
+    error: () => `must be one of ${LAB_EXPERIMENT_NAMES.join(', ')}`,
+  },
+);
 export type LabSpec = z.infer<typeof labSpecSchema>;
 
 export const labRunInfoSchema = labRunStateSchema.extend({ spec: labSpecSchema });
@@ -25,7 +43,12 @@ export type LabRunInfo = z.infer<typeof labRunInfoSchema>;
 
 /** The experiment a spec names. */
 // Each experiment takes its own spec: the union is checked by labSpecSchema, and `kind` picks the experiment.
-const experimentOf = (spec: LabSpec) => LAB_EXPERIMENTS[spec.kind] as unknown as { label(s: LabSpec): string; runsTotal(s: LabSpec): number; compute(s: LabSpec, p: (p: LabProgress) => void): LabOutcome };
+const experimentOf = (spec: LabSpec) =>
+  LAB_EXPERIMENTS[spec.kind] as unknown as {
+    label(s: LabSpec): string;
+    runsTotal(s: LabSpec): number;
+    compute(s: LabSpec, p: (p: LabProgress) => void): LabOutcome;
+  };
 
 /** A label for a spec, shown in the list of runs. */
 export function labLabel(spec: LabSpec): string {

@@ -91,7 +91,8 @@ export class LabRunner {
   cancel(runId: string): Result<LabRunInfo> {
     const run = this.runs.get(runId);
     if (!run) return fail([{ path: 'runId', message: `no lab run ${runId}` }]);
-    if (ENDED.has(run.info.status)) return fail([{ path: 'runId', message: `lab run ${runId} has already ended (${run.info.status})` }]);
+    if (ENDED.has(run.info.status))
+      return fail([{ path: 'runId', message: `lab run ${runId} has already ended (${run.info.status})` }]);
     this.stop(run, 'cancelled by the user');
     return ok(run.info);
   }
@@ -108,7 +109,8 @@ export class LabRunner {
   result(runId: string): Result<LabResult> {
     const run = this.runs.get(runId);
     if (!run) return fail([{ path: 'runId', message: `no lab run ${runId}` }]);
-    if (run.info.status !== 'done') return fail([{ path: 'runId', message: `lab run ${runId} has no result (${run.info.status})` }]);
+    if (run.info.status !== 'done')
+      return fail([{ path: 'runId', message: `lab run ${runId} has no result (${run.info.status})` }]);
     const kept = this.results.get(runId);
     if (kept) return ok(kept);
     const stored = labResultSchema.safeParse(this.store?.labResult(runId));
@@ -156,10 +158,16 @@ export class LabRunner {
     worker.on('message', (message: LabWorkerMessage) => {
       if (!current()) return;
       if (message.type === 'progress') {
-        this.update(run, { fraction: Math.min(1, Math.max(0, message.fraction)), runsDone: message.runsDone, runsTotal: message.runsTotal, note: message.note });
+        this.update(run, {
+          fraction: Math.min(1, Math.max(0, message.fraction)),
+          runsDone: message.runsDone,
+          runsTotal: message.runsTotal,
+          note: message.note,
+        });
       } else {
         run.worker = undefined;
-        if (message.type === 'done') this.finish(run, { status: 'done' }, { runId: run.info.runId, ...message.outcome });
+        if (message.type === 'done')
+          this.finish(run, { status: 'done' }, { runId: run.info.runId, ...message.outcome });
         else this.finish(run, { status: 'failed', error: message.message });
       }
     });
@@ -219,6 +227,9 @@ export class LabRunner {
  */
 function labWorker(spec: LabSpec): Worker {
   const here = import.meta.url;
-  if (here.endsWith('.ts')) return new Worker(new URL('./source-worker.mjs', here), { workerData: { spec, entry: new URL('./worker.ts', here).href } });
+  if (here.endsWith('.ts'))
+    return new Worker(new URL('./source-worker.mjs', here), {
+      workerData: { spec, entry: new URL('./worker.ts', here).href },
+    });
   return new Worker(new URL('./worker.js', here), { workerData: { spec } });
 }

@@ -4,10 +4,18 @@
 // them, and the run info that carries a spec, are made in electron/lab/registry.ts.
 import { z } from 'zod';
 
-export const oneOf = (names: readonly string[]) => z.enum(names as [string, ...string[]], { error: () => `must be one of ${names.join(', ')}` });
+export const oneOf = (names: readonly string[]) =>
+  z.enum(names as [string, ...string[]], { error: () => `must be one of ${names.join(', ')}` });
 export const whole = (min: number, max: number) =>
-  z.number({ error: 'must be a number' }).int('must be a whole number').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
-export const pollSchema = z.number({ error: 'must be a number' }).min(1, 'must be at least 1 s').max(86_400, 'must be at most 86400 s');
+  z
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+export const pollSchema = z
+  .number({ error: 'must be a number' })
+  .min(1, 'must be at least 1 s')
+  .max(86_400, 'must be at most 86400 s');
 
 /** Random seeds the generator takes (it folds them to 32 bits). */
 export const MAX_SEED = 2 ** 32 - 1;
@@ -36,7 +44,12 @@ export const labParamSchema = z.object({
 export type LabParam = z.infer<typeof labParamSchema>;
 
 /** What the console is told of an experiment (lab.experiments). */
-export const labExperimentInfoSchema = z.object({ name: z.string(), title: z.string(), description: z.string(), params: z.array(labParamSchema) });
+export const labExperimentInfoSchema = z.object({
+  name: z.string(),
+  title: z.string(),
+  description: z.string(),
+  params: z.array(labParamSchema),
+});
 export type LabExperimentInfo = z.infer<typeof labExperimentInfoSchema>;
 
 export const LAB_STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
@@ -83,7 +96,11 @@ export const labPanelSchema = z.object({
 export type LabPanel = z.infer<typeof labPanelSchema>;
 
 /** How a metric is shown: whole, with one or two decimals, or a 0..1 fraction as a percentage. */
-export const labColumnSchema = z.object({ key: z.string(), label: z.string(), format: z.enum(['whole', 'fixed1', 'fixed2', 'percent']) });
+export const labColumnSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  format: z.enum(['whole', 'fixed1', 'fixed2', 'percent']),
+});
 export type LabColumn = z.infer<typeof labColumnSchema>;
 
 /** The metric columns the KOALA experiment and single simulations show (and results stored before columns were kept). */
@@ -127,7 +144,13 @@ const resultShape = z.object({
   observations: z.array(z.object({ id: z.string(), text: z.string(), holds: z.boolean(), measured: z.string() })),
 });
 
-const oldPanel = z.object({ id: z.string(), title: z.string(), xName: z.string(), yName: z.string(), series: z.array(labSeriesSchema) });
+const oldPanel = z.object({
+  id: z.string(),
+  title: z.string(),
+  xName: z.string(),
+  yName: z.string(),
+  series: z.array(labSeriesSchema),
+});
 /** A result stored before charts were one list: its CDFs (steps), utilization (lines) and activity (steps). */
 const oldResult = z.looseObject({ cdfs: z.array(oldPanel), utilization: oldPanel, activity: oldPanel });
 
@@ -153,7 +176,8 @@ export interface LabProgress {
 }
 
 /** What the lab worker posts to the host. */
-export type LabWorkerMessage = ({ type: 'progress' } & LabProgress) | { type: 'done'; outcome: LabOutcome } | { type: 'failed'; message: string };
+export type LabWorkerMessage =
+  ({ type: 'progress' } & LabProgress) | { type: 'done'; outcome: LabOutcome } | { type: 'failed'; message: string };
 
 // Imported, then exported: a type-only `export … from` would read to the cycle rule as an import of registry.ts's code.
 import type { LabSpec, LabRunInfo } from './registry.js';

@@ -25,12 +25,20 @@ export async function load(url, context, nextLoad) {
   if (!url.startsWith('file:') || !url.endsWith('.ts')) return nextLoad(url, context);
   const file = fileURLToPath(url);
   const text = readFileSync(file, 'utf8');
-  const cached = path.join(CACHE_DIR, `${createHash('sha256').update(file).update('\0').update(text).digest('hex')}.js`);
+  const cached = path.join(
+    CACHE_DIR,
+    `${createHash('sha256').update(file).update('\0').update(text).digest('hex')}.js`,
+  );
   if (existsSync(cached)) return { format: 'module', source: readFileSync(cached, 'utf8'), shortCircuit: true };
   typescript ??= (await import('typescript')).default;
   const { outputText } = typescript.transpileModule(text, {
     fileName: file,
-    compilerOptions: { module: typescript.ModuleKind.ESNext, target: typescript.ScriptTarget.ES2022, inlineSourceMap: true, inlineSources: true },
+    compilerOptions: {
+      module: typescript.ModuleKind.ESNext,
+      target: typescript.ScriptTarget.ES2022,
+      inlineSourceMap: true,
+      inlineSources: true,
+    },
   });
   // Written aside then renamed: a worker starting meanwhile never reads half a file.
   mkdirSync(CACHE_DIR, { recursive: true });

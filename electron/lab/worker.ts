@@ -11,7 +11,11 @@ if (!port) throw new Error('the lab worker runs only as a worker thread');
 const post = (message: LabWorkerMessage) => port.postMessage(message);
 
 const spec = labSpecSchema.safeParse((workerData as { spec?: unknown } | undefined)?.spec);
-if (!spec.success) post({ type: 'failed', message: `bad spec: ${spec.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
+if (!spec.success)
+  post({
+    type: 'failed',
+    message: `bad spec: ${spec.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+  });
 else {
   try {
     post({ type: 'done', outcome: computeLab(spec.data, (p) => post({ type: 'progress', ...p })) });

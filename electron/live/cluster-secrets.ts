@@ -57,7 +57,10 @@ export class ClusterSecrets {
   }
 
   has(cluster: string, kind: SecretKind): boolean {
-    return this.memory.has(`${kind}:${cluster}`) || (this.cipher !== undefined && this.store?.secret(cluster, kind) !== undefined);
+    return (
+      this.memory.has(`${kind}:${cluster}`) ||
+      (this.cipher !== undefined && this.store?.secret(cluster, kind) !== undefined)
+    );
   }
 
   /** Gives a renamed cluster's secrets to its new name too (the old name's go with the old name's removal). */

@@ -45,7 +45,10 @@ export class ClusterService {
   }
 
   list(): ApiResult<'clusters.list'> {
-    const clusters = this.configs().map((config) => ({ config, secrets: (['password', 'passphrase'] as const).filter((k) => this.secrets.has(config.name, k)) }));
+    const clusters = this.configs().map((config) => ({
+      config,
+      secrets: (['password', 'passphrase'] as const).filter((k) => this.secrets.has(config.name, k)),
+    }));
     // The batch systems' options come with the list: the console builds its form's fields from them.
     return { ok: true, value: { clusters, secretsPersist: this.secrets.persistent, systems: BATCH_SYSTEM_INFOS } };
   }
@@ -61,7 +64,8 @@ export class ClusterService {
 
   /** Adds a cluster; a name already configured is refused at `name`: changing a cluster is `update`, said so. */
   save(config: LiveClusterConfig): ApiResult<'clusters.save'> {
-    if (this.has(config.name)) return fail('name', `a cluster named "${config.name}" is configured already: edit it, or choose another name`);
+    if (this.has(config.name))
+      return fail('name', `a cluster named "${config.name}" is configured already: edit it, or choose another name`);
     this.put(config);
     return { ok: true, value: { name: config.name } };
   }
@@ -77,7 +81,8 @@ export class ClusterService {
       return { ok: true, value: { name } };
     }
     if (renameRefused !== undefined) return fail('config.name', renameRefused);
-    if (this.has(config.name)) return fail('config.name', `a cluster named "${config.name}" is configured already: choose another name`);
+    if (this.has(config.name))
+      return fail('config.name', `a cluster named "${config.name}" is configured already: choose another name`);
     // Decision: a rename is the same cluster under a new name, so its password and passphrase go with it. Written
     // new first, old dropped last: a crash in between leaves both, never neither.
     this.put(config);
@@ -95,7 +100,8 @@ export class ClusterService {
   }
 
   setSecret(cluster: string, kind: 'password' | 'passphrase', value: string): ApiResult<'clusters.setSecret'> {
-    if (!this.configs().some((c) => c.name === cluster)) return fail('cluster', `names no cluster ("${cluster}"): save the cluster first`);
+    if (!this.configs().some((c) => c.name === cluster))
+      return fail('cluster', `names no cluster ("${cluster}"): save the cluster first`);
     this.secrets.set(cluster, kind, value);
     return { ok: true, value: { cluster, kind, persistent: this.secrets.persistent } };
   }
@@ -113,7 +119,10 @@ export class ClusterService {
    * Copies the SDK and the demo applications to the cluster where its copy differs, over a connection of its own
    * (strict host keys, as "test connection"); a live run stages through its own connection instead (see the host).
    */
-  async stageAssets(config: LiveClusterConfig, assetsSource = repositoryAssetsDir()): Promise<ApiResult<'clusters.stageAssets'>> {
+  async stageAssets(
+    config: LiveClusterConfig,
+    assetsSource = repositoryAssetsDir(),
+  ): Promise<ApiResult<'clusters.stageAssets'>> {
     let runner;
     try {
       runner = await openClusterRunner(config, {
@@ -123,17 +132,35 @@ export class ClusterService {
       });
       const dir = await clusterAssetsDir(runner, config.workRoot);
       const result = await stageAssets(runner, dir, collectAssets(assetsSource));
-      return { ok: true, value: { cluster: config.name, dir: result.dir, copied: [...result.copied], unchanged: [...result.unchanged] } };
+      return {
+        ok: true,
+        value: { cluster: config.name, dir: result.dir, copied: [...result.copied], unchanged: [...result.unchanged] },
+      };
     } catch (error) {
-      return fail('name', `${config.name}: the assets cannot be staged: ${error instanceof Error ? error.message : String(error)}`);
+      return fail(
+        'name',
+        `${config.name}: the assets cannot be staged: ${error instanceof Error ? error.message : String(error)}`,
+      );
     } finally {
       await runner?.close().catch(() => undefined);
     }
   }
 
-  async acceptHostKey(host: string, port: number, fingerprint: string, cluster?: LiveClusterConfig): Promise<ApiResult<'clusters.acceptHostKey'>> {
-    const target = { host, port, ...(cluster ? { cluster } : {}), ...(this.sshConfigFile !== undefined ? { sshConfigFile: this.sshConfigFile } : {}) };
+  async acceptHostKey(
+    host: string,
+    port: number,
+    fingerprint: string,
+    cluster?: LiveClusterConfig,
+  ): Promise<ApiResult<'clusters.acceptHostKey'>> {
+    const target = {
+      host,
+      port,
+      ...(cluster ? { cluster } : {}),
+      ...(this.sshConfigFile !== undefined ? { sshConfigFile: this.sshConfigFile } : {}),
+    };
     const answer = await acceptPresentedKey(target, fingerprint, this.knownHosts);
-    return answer.ok ? { ok: true, value: { fingerprint: answer.fingerprint, keyType: answer.keyType } } : fail(answer.path, answer.message);
+    return answer.ok
+      ? { ok: true, value: { fingerprint: answer.fingerprint, keyType: answer.keyType } }
+      : fail(answer.path, answer.message);
   }
 }

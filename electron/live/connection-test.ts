@@ -70,12 +70,22 @@ export function failureOf(error: unknown): ConnectionTest {
     // its known_hosts name: that may be a HostKeyAlias, which is no host to fetch the key from.
     const p = error.presented;
     const { host, port } = p.host !== undefined ? { host: p.host, port: p.port ?? 22 } : hostOf(p.lookupName);
-    return { ok: false, kind: 'host-key-unknown', host, port, fingerprint: p.fingerprint, keyType: p.keyType, message: error.message };
+    return {
+      ok: false,
+      kind: 'host-key-unknown',
+      host,
+      port,
+      fingerprint: p.fingerprint,
+      keyType: p.keyType,
+      message: error.message,
+    };
   }
-  if (error instanceof HostKeyChangedError || error instanceof HostKeyRevokedError) return { ok: false, kind: 'host-key-changed', message: error.message };
+  if (error instanceof HostKeyChangedError || error instanceof HostKeyRevokedError)
+    return { ok: false, kind: 'host-key-changed', message: error.message };
   if (error instanceof SshError) {
     if (error.kind === 'auth-failed') return { ok: false, kind: 'auth-failed', message: error.message };
-    if (error.kind === 'connect-failed' || error.kind === 'connection-lost' || error.kind === 'channel-failed') return { ok: false, kind: 'connect-failed', message: error.message };
+    if (error.kind === 'connect-failed' || error.kind === 'connection-lost' || error.kind === 'channel-failed')
+      return { ok: false, kind: 'connect-failed', message: error.message };
   }
   return { ok: false, kind: 'error', message: error instanceof Error ? error.message : String(error) };
 }
@@ -86,7 +96,10 @@ function hostOf(lookupName: string): { host: string; port: number } {
   return bracketed ? { host: bracketed[1]!, port: Number(bracketed[2]) } : { host: lookupName, port: 22 };
 }
 
-export async function testConnection(config: LiveClusterConfig, options: ConnectionTestOptions): Promise<ConnectionTest> {
+export async function testConnection(
+  config: LiveClusterConfig,
+  options: ConnectionTestOptions,
+): Promise<ConnectionTest> {
   let runner: CommandRunner | undefined;
   try {
     runner = await openClusterRunner(config, options);
@@ -100,12 +113,21 @@ export async function testConnection(config: LiveClusterConfig, options: Connect
     const env = envPrefix(config.env);
     const detection = await runner.run(env + DETECT_SCRIPT);
     const detected = parseDetection(detection.stdout);
-    if (!detected) return { ok: false, kind: 'error', message: `${runner.target}: the detection script printed nothing usable (exit status ${detection.code})` };
+    if (!detected)
+      return {
+        ok: false,
+        kind: 'error',
+        message: `${runner.target}: the detection script printed nothing usable (exit status ${detection.code})`,
+      };
     // Decision: the configured system is tested (a plain host is always available, even beside a batch system);
     // detection tells whether it is there, and what is there instead.
     if (!detected.found.has(config.system)) {
       const others = [...detected.found].filter((s) => s !== 'local');
-      return { ok: false, kind: 'no-batch-system', message: `${config.system} not found on ${runner.target} (${missingCommand(config.system)}); found: ${others.length ? others.join(', ') : 'no batch system (use local)'}` };
+      return {
+        ok: false,
+        kind: 'no-batch-system',
+        message: `${config.system} not found on ${runner.target} (${missingCommand(config.system)}); found: ${others.length ? others.join(', ') : 'no batch system (use local)'}`,
+      };
     }
     const system = systemFor(config, detected);
     const nonce = newNonce();

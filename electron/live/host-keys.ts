@@ -7,7 +7,12 @@ import { noSecrets } from '../../runners/ssh/secrets.js';
 import { SshRunner } from '../../runners/ssh/ssh-runner.js';
 import type { LiveClusterConfig } from '../../runners/live/types.js';
 import { openClusterRunner } from './connection-test.js';
-import { hostLookupName, preferredHostKeyAlgorithms, presentedHostKey, type KnownHosts } from '../../runners/ssh/known-hosts.js';
+import {
+  hostLookupName,
+  preferredHostKeyAlgorithms,
+  presentedHostKey,
+  type KnownHosts,
+} from '../../runners/ssh/known-hosts.js';
 import { loadSshConfig, resolveHost } from '../../runners/ssh/ssh-config.js';
 
 /**
@@ -57,9 +62,18 @@ export async function fetchHostKey(
  * The key a destination presents, fetched directly from the HostName ~/.ssh/config gives it and named as a
  * connection to it would look it up: its HostKeyAlias when it has one, else `[HostName]:Port`.
  */
-export async function fetchDestinationKey(destination: string, port: number, knownHosts: KnownHosts, sshConfigFile?: string): Promise<PresentedHostKey> {
+export async function fetchDestinationKey(
+  destination: string,
+  port: number,
+  knownHosts: KnownHosts,
+  sshConfigFile?: string,
+): Promise<PresentedHostKey> {
   // An IPv6 address is a destination only in brackets.
-  const hop = resolveHost(await loadSshConfig(sshConfigFile), destination.includes(':') ? `[${destination}]` : destination, { port });
+  const hop = resolveHost(
+    await loadSshConfig(sshConfigFile),
+    destination.includes(':') ? `[${destination}]` : destination,
+    { port },
+  );
   return fetchHostKey(hop.hostName, hop.port, knownHosts, undefined, {
     lookupName: hop.hostKeyAlias ? hop.hostKeyAlias.toLowerCase() : hostLookupName(hop.hostName, hop.port),
     ...(hop.userKnownHostsFiles ? { userKnownHostsFiles: hop.userKnownHostsFiles } : {}),
@@ -71,8 +85,16 @@ export async function fetchDestinationKey(destination: string, port: number, kno
  * (jump hosts first, each checked), and the unknown key it is refused with is the one returned. Undefined when
  * every key on the way is known.
  */
-export async function fetchClusterHostKey(config: LiveClusterConfig, knownHosts: KnownHosts, sshConfigFile?: string): Promise<PresentedHostKey | undefined> {
-  const runner = await openClusterRunner(config, { knownHosts, ...(sshConfigFile !== undefined ? { sshConfigFile } : {}), secrets: noSecrets });
+export async function fetchClusterHostKey(
+  config: LiveClusterConfig,
+  knownHosts: KnownHosts,
+  sshConfigFile?: string,
+): Promise<PresentedHostKey | undefined> {
+  const runner = await openClusterRunner(config, {
+    knownHosts,
+    ...(sshConfigFile !== undefined ? { sshConfigFile } : {}),
+    secrets: noSecrets,
+  });
   try {
     if (!(runner instanceof SshRunner)) return undefined;
     await runner.connection.connect();
@@ -85,7 +107,8 @@ export async function fetchClusterHostKey(config: LiveClusterConfig, knownHosts:
   }
 }
 
-export type AcceptAnswer = { ok: true; fingerprint: string; keyType: string } | { ok: false; path: string; message: string };
+export type AcceptAnswer =
+  { ok: true; fingerprint: string; keyType: string } | { ok: false; path: string; message: string };
 
 /**
  * Appends the host's key to `knownHosts`' own file if it still presents `fingerprint`: fetched along the cluster's
@@ -99,13 +122,24 @@ export async function acceptPresentedKey(
 ): Promise<AcceptAnswer> {
   let presented: PresentedHostKey | undefined;
   try {
-    presented = target.cluster ? await fetchClusterHostKey(target.cluster, knownHosts, target.sshConfigFile) : await fetchDestinationKey(target.host, target.port, knownHosts, target.sshConfigFile);
+    presented = target.cluster
+      ? await fetchClusterHostKey(target.cluster, knownHosts, target.sshConfigFile)
+      : await fetchDestinationKey(target.host, target.port, knownHosts, target.sshConfigFile);
   } catch (error) {
     return { ok: false, path: target.cluster ? 'cluster' : 'host', message: (error as Error).message };
   }
-  if (!presented) return { ok: false, path: 'fingerprint', message: `every host key on the way to ${target.cluster?.name ?? target.host} is already known: nothing to accept` };
+  if (!presented)
+    return {
+      ok: false,
+      path: 'fingerprint',
+      message: `every host key on the way to ${target.cluster?.name ?? target.host} is already known: nothing to accept`,
+    };
   if (presented.fingerprint !== fingerprint) {
-    return { ok: false, path: 'fingerprint', message: `the server now presents ${presented.keyType} ${presented.fingerprint}, not ${fingerprint}: not accepted` };
+    return {
+      ok: false,
+      path: 'fingerprint',
+      message: `the server now presents ${presented.keyType} ${presented.fingerprint}, not ${fingerprint}: not accepted`,
+    };
   }
   try {
     await knownHosts.accept(presented);

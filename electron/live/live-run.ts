@@ -36,11 +36,15 @@ export const createLiveWorldFromConfig: LiveWorldFactory = (options) =>
  * (each connection is named after its cluster), which decides what that hop may have (ClusterSecrets.sourceFor).
  * A request from a connection no cluster is named after gets no secret.
  */
-export function clustersSecretSource(clusters: readonly LiveClusterConfig[], sourceFor: (c: LiveClusterConfig) => SecretSource): SecretSource {
+export function clustersSecretSource(
+  clusters: readonly LiveClusterConfig[],
+  sourceFor: (c: LiveClusterConfig) => SecretSource,
+): SecretSource {
   const sources = new Map(clusters.map((c) => [c.name, sourceFor(c)]));
   return {
     revision: () => [...sources.values()].reduce((sum, s) => sum + (s.revision?.() ?? 0), 0),
-    get: async (request) => (request.connection === undefined ? undefined : sources.get(request.connection)?.get(request)),
+    get: async (request) =>
+      request.connection === undefined ? undefined : sources.get(request.connection)?.get(request),
   };
 }
 
@@ -66,13 +70,32 @@ export function liveClusterSnapshots(snapshots: readonly ClusterSnapshot[], stat
       ...c,
       ...(state?.capacity && ownCapacity(c, state.capacity)),
       lastPoll: Number.isFinite(c.lastPoll) ? c.lastPoll : null,
-      ...(state ? { connection: state.connection, ...(state.lastError !== undefined ? { lastError: state.lastError } : {}) } : {}),
+      ...(state
+        ? { connection: state.connection, ...(state.lastError !== undefined ? { lastError: state.lastError } : {}) }
+        : {}),
     };
   });
-  const zero = { processors: 0, threshold: 0, background: 0, nonPreemptible: 0, preallocatedUnused: 0, preemptible: 0, earmarked: 0, idle: 0, runningMalleable: 0 };
+  const zero = {
+    processors: 0,
+    threshold: 0,
+    background: 0,
+    nonPreemptible: 0,
+    preallocatedUnused: 0,
+    preemptible: 0,
+    earmarked: 0,
+    idle: 0,
+    runningMalleable: 0,
+  };
   for (const state of states) {
     if (inGrid.has(state.name)) continue;
-    cards.push({ name: state.name, reachable: false, lastPoll: null, ...zero, connection: state.connection, ...(state.lastError !== undefined ? { lastError: state.lastError } : {}) });
+    cards.push({
+      name: state.name,
+      reachable: false,
+      lastPoll: null,
+      ...zero,
+      connection: state.connection,
+      ...(state.lastError !== undefined ? { lastError: state.lastError } : {}),
+    });
   }
   return cards;
 }

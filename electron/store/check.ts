@@ -24,10 +24,15 @@ export function checkStore(db: SqliteDatabase): string[] {
   }
 
   const run = one<{ clock: number } | undefined>('SELECT clock FROM run WHERE id = 1');
-  const events = one<{ count: number; first: number | null; last: number | null; latest: number | null }>('SELECT count(*) AS count, min(n) AS first, max(n) AS last, max(t) AS latest FROM events');
-  const commands = one<{ count: number; latest: number | null }>('SELECT count(*) AS count, max(t) AS latest FROM commands');
+  const events = one<{ count: number; first: number | null; last: number | null; latest: number | null }>(
+    'SELECT count(*) AS count, min(n) AS first, max(n) AS last, max(t) AS latest FROM events',
+  );
+  const commands = one<{ count: number; latest: number | null }>(
+    'SELECT count(*) AS count, max(t) AS latest FROM commands',
+  );
   if (!run) {
-    if (events.count || commands.count) problems.push(`${events.count} events and ${commands.count} commands are stored without a run`);
+    if (events.count || commands.count)
+      problems.push(`${events.count} events and ${commands.count} commands are stored without a run`);
     return problems;
   }
 
@@ -39,12 +44,17 @@ export function checkStore(db: SqliteDatabase): string[] {
     list(gaps, `events missing from the run's ${events.last! + 1} (numbers)`);
   }
   list(
-    rows<{ n: number }>(`SELECT n FROM events WHERE NOT json_valid(body) OR json_extract(body, '$.type') IS NOT type OR json_extract(body, '$.t') IS NOT t LIMIT ${SHOW + 1}`).map((r) => `${r.n}`),
+    rows<{ n: number }>(
+      `SELECT n FROM events WHERE NOT json_valid(body) OR json_extract(body, '$.type') IS NOT type OR json_extract(body, '$.t') IS NOT t LIMIT ${SHOW + 1}`,
+    ).map((r) => `${r.n}`),
     'events unreadable or not matching their columns (numbers)',
   );
   for (const type of ['job.submitted', 'job.ended']) {
     list(
-      rows<{ job: string; count: number }>(`SELECT job_id AS job, count(*) AS count FROM events WHERE type = ? GROUP BY job_id HAVING count(*) > 1 LIMIT ${SHOW + 1}`, type).map((r) => `${r.job} (${r.count}×)`),
+      rows<{ job: string; count: number }>(
+        `SELECT job_id AS job, count(*) AS count FROM events WHERE type = ? GROUP BY job_id HAVING count(*) > 1 LIMIT ${SHOW + 1}`,
+        type,
+      ).map((r) => `${r.job} (${r.count}×)`),
       `jobs with ${type} stored more than once`,
     );
   }
@@ -69,6 +79,7 @@ export function checkStore(db: SqliteDatabase): string[] {
   const latest = Math.max(events.latest ?? 0, commands.latest ?? 0);
   // Times to the millisecond: enough to tell them apart, short enough to read.
   const ms = (t: number) => Number(t.toFixed(3));
-  if (run.clock < latest) problems.push(`the run's clock (t = ${ms(run.clock)} s) is behind what is stored (up to t = ${ms(latest)} s)`);
+  if (run.clock < latest)
+    problems.push(`the run's clock (t = ${ms(run.clock)} s) is behind what is stored (up to t = ${ms(latest)} s)`);
   return problems;
 }

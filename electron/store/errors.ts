@@ -26,7 +26,12 @@ const SQLITE_CODES: Readonly<Record<number, string>> = {
 /** SQLite's reason for a failure, in words (said of the file), or undefined for another kind of error. */
 export function sqliteReason(error: unknown): string | undefined {
   const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
-  const name = typeof code === 'string' && code.startsWith('SQLITE_') ? code : typeof errcode === 'number' ? SQLITE_CODES[errcode & 0xff] : undefined;
+  const name =
+    typeof code === 'string' && code.startsWith('SQLITE_')
+      ? code
+      : typeof errcode === 'number'
+        ? SQLITE_CODES[errcode & 0xff]
+        : undefined;
   if (name === undefined) return undefined;
   if (name.startsWith('SQLITE_BUSY') || name.startsWith('SQLITE_LOCKED')) return 'is locked by another process';
   if (name.startsWith('SQLITE_READONLY')) return 'cannot be written (read-only)';

@@ -38,7 +38,8 @@ export function hasNodeSqlite(): boolean {
  * native addon built for one Node ABI and would fail to load inside Electron, where node:sqlite serves instead.
  */
 export function openDatabase(file: string, prefer?: SqliteDriverName, readOnly = false): OpenedDatabase {
-  const order: SqliteDriverName[] = prefer === 'better-sqlite3' ? ['better-sqlite3', 'node:sqlite'] : ['node:sqlite', 'better-sqlite3'];
+  const order: SqliteDriverName[] =
+    prefer === 'better-sqlite3' ? ['better-sqlite3', 'node:sqlite'] : ['node:sqlite', 'better-sqlite3'];
   const failures: string[] = [];
   for (const driver of order) {
     try {
@@ -53,16 +54,26 @@ export function openDatabase(file: string, prefer?: SqliteDriverName, readOnly =
 
 function open(driver: SqliteDriverName, file: string, readOnly: boolean): SqliteDatabase {
   if (driver === 'node:sqlite') {
-    const { DatabaseSync } = require('node:sqlite') as { DatabaseSync: new (path: string, options?: { readOnly?: boolean }) => SqliteDatabase };
+    const { DatabaseSync } = require('node:sqlite') as {
+      DatabaseSync: new (path: string, options?: { readOnly?: boolean }) => SqliteDatabase;
+    };
     return new DatabaseSync(file, { readOnly });
   }
-  const BetterSqlite = require('better-sqlite3') as new (path: string, options?: { readonly?: boolean; fileMustExist?: boolean }) => SqliteDatabase;
+  const BetterSqlite = require('better-sqlite3') as new (
+    path: string,
+    options?: { readonly?: boolean; fileMustExist?: boolean },
+  ) => SqliteDatabase;
   return new BetterSqlite(file, { readonly: readOnly, fileMustExist: readOnly });
 }
 
 function isMissing(error: unknown): boolean {
   const code = (error as { code?: string }).code;
-  return code === 'ERR_UNKNOWN_BUILTIN_MODULE' || code === 'MODULE_NOT_FOUND' || code === 'ERR_DLOPEN_FAILED' || /NODE_MODULE_VERSION/.test(String((error as Error).message));
+  return (
+    code === 'ERR_UNKNOWN_BUILTIN_MODULE' ||
+    code === 'MODULE_NOT_FOUND' ||
+    code === 'ERR_DLOPEN_FAILED' ||
+    /NODE_MODULE_VERSION/.test(String((error as Error).message))
+  );
 }
 
 /** Runs `body` in one transaction (BEGIN IMMEDIATE: the writer lock is taken at once), rolled back if it throws. */

@@ -172,8 +172,12 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
   if (readOnly) requireCurrentSchema(db);
   else migrate(db);
 
-  const insertCommand = readOnly ? undefined : db.prepare('INSERT INTO commands (t, key, value, submission_id, job_id) VALUES (?, ?, ?, ?, ?)');
-  const insertEvent = readOnly ? undefined : db.prepare('INSERT INTO events (n, t, type, job_id, body) VALUES (?, ?, ?, ?, ?)');
+  const insertCommand = readOnly
+    ? undefined
+    : db.prepare('INSERT INTO commands (t, key, value, submission_id, job_id) VALUES (?, ?, ?, ?, ?)');
+  const insertEvent = readOnly
+    ? undefined
+    : db.prepare('INSERT INTO events (n, t, type, job_id, body) VALUES (?, ?, ?, ?, ?)');
   const json = (row: { body: string }) => JSON.parse(row.body) as SchedulerEvent;
 
   return {
@@ -185,12 +189,20 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
     },
     startRun(config) {
       transaction(db, () => {
-        for (const table of ['run', 'commands', 'events', 'grid_history', 'live_state']) db.exec(`DELETE FROM ${table}`);
+        for (const table of ['run', 'commands', 'events', 'grid_history', 'live_state'])
+          db.exec(`DELETE FROM ${table}`);
         db.prepare('INSERT INTO run (id, config) VALUES (1, ?)').run(JSON.stringify(config));
       });
     },
     commit(c) {
-      if (!c.command && !c.events?.length && c.clock === undefined && c.liveState === undefined && c.gridHistory === undefined) return;
+      if (
+        !c.command &&
+        !c.events?.length &&
+        c.clock === undefined &&
+        c.liveState === undefined &&
+        c.gridHistory === undefined
+      )
+        return;
       transaction(db, () => {
         if (c.command) {
           const { t, key, value, submissionId, jobId } = c.command;
@@ -198,25 +210,52 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
         }
         // An event's number is its primary key: storing one twice fails the whole commit.
         const first = c.firstEvent ?? 0;
-        c.events?.forEach((e, i) => insertEvent!.run(first + i, e.t, e.type, 'jobId' in e ? e.jobId : null, JSON.stringify(e)));
-        if (c.liveState !== undefined) db.prepare('INSERT INTO live_state (id, body) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body').run(JSON.stringify(c.liveState));
-        if (c.gridHistory !== undefined) db.prepare('INSERT INTO grid_history (id, body) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body').run(JSON.stringify(c.gridHistory));
+        c.events?.forEach((e, i) =>
+          insertEvent!.run(first + i, e.t, e.type, 'jobId' in e ? e.jobId : null, JSON.stringify(e)),
+        );
+        if (c.liveState !== undefined)
+          db.prepare(
+            'INSERT INTO live_state (id, body) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body',
+          ).run(JSON.stringify(c.liveState));
+        if (c.gridHistory !== undefined)
+          db.prepare(
+            'INSERT INTO grid_history (id, body) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body',
+          ).run(JSON.stringify(c.gridHistory));
         if (c.clock !== undefined) db.prepare('UPDATE run SET clock = ? WHERE id = 1').run(c.clock);
       });
     },
     commands() {
-      const rows = db.prepare('SELECT t, key, value, submission_id, job_id FROM commands ORDER BY seq').all() as Array<{ t: number; key: string; value: string; submission_id: string | null; job_id: string | null }>;
-      return rows.map((r) => ({ t: r.t, key: r.key, value: JSON.parse(r.value) as unknown, ...(r.submission_id === null ? {} : { submissionId: r.submission_id }), ...(r.job_id === null ? {} : { jobId: r.job_id }) }));
+      const rows = db.prepare('SELECT t, key, value, submission_id, job_id FROM commands ORDER BY seq').all() as Array<{
+        t: number;
+        key: string;
+        value: string;
+        submission_id: string | null;
+        job_id: string | null;
+      }>;
+      return rows.map((r) => ({
+        t: r.t,
+        key: r.key,
+        value: JSON.parse(r.value) as unknown,
+        ...(r.submission_id === null ? {} : { submissionId: r.submission_id }),
+        ...(r.job_id === null ? {} : { jobId: r.job_id }),
+      }));
     },
     eventCount() {
       return (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
     },
     events(jobId) {
-      const rows = (jobId === undefined ? db.prepare('SELECT body FROM events ORDER BY n').all() : db.prepare('SELECT body FROM events WHERE job_id = ? ORDER BY n').all(jobId)) as Array<{ body: string }>;
+      const rows = (
+        jobId === undefined
+          ? db.prepare('SELECT body FROM events ORDER BY n').all()
+          : db.prepare('SELECT body FROM events WHERE job_id = ? ORDER BY n').all(jobId)
+      ) as Array<{ body: string }>;
       return rows.map(json);
     },
     eventsFrom(first, limit) {
-      const rows = db.prepare('SELECT n, body FROM events WHERE n >= ? ORDER BY n LIMIT ?').all(first, limit) as Array<{ n: number; body: string }>;
+      const rows = db.prepare('SELECT n, body FROM events WHERE n >= ? ORDER BY n LIMIT ?').all(first, limit) as Array<{
+        n: number;
+        body: string;
+      }>;
       return rows.map((r) => ({ n: r.n, event: json(r) }));
     },
     clock() {
@@ -229,53 +268,74 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
       db.prepare('VACUUM INTO ?').run(target);
     },
     templates() {
-      return (db.prepare('SELECT name, spec FROM templates ORDER BY name').all() as Array<{ name: string; spec: string }>).map((r) => ({ name: r.name, spec: JSON.parse(r.spec) }));
+      return (
+        db.prepare('SELECT name, spec FROM templates ORDER BY name').all() as Array<{ name: string; spec: string }>
+      ).map((r) => ({ name: r.name, spec: JSON.parse(r.spec) }));
     },
     saveTemplate(template) {
-      db.prepare('INSERT INTO templates (name, spec) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET spec = excluded.spec').run(template.name, JSON.stringify(template.spec));
+      db.prepare(
+        'INSERT INTO templates (name, spec) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET spec = excluded.spec',
+      ).run(template.name, JSON.stringify(template.spec));
     },
     deleteTemplate(name) {
       // Both drivers answer a run with the number of rows it changed.
-      return Number((db.prepare('DELETE FROM templates WHERE name = ?').run(name) as { changes: number | bigint }).changes) > 0;
+      return (
+        Number((db.prepare('DELETE FROM templates WHERE name = ?').run(name) as { changes: number | bigint }).changes) >
+        0
+      );
     },
     clusters() {
-      return (db.prepare('SELECT name, config FROM clusters ORDER BY name').all() as Array<{ name: string; config: string }>).map((r) => ({ name: r.name, config: JSON.parse(r.config) as unknown }));
+      return (
+        db.prepare('SELECT name, config FROM clusters ORDER BY name').all() as Array<{ name: string; config: string }>
+      ).map((r) => ({ name: r.name, config: JSON.parse(r.config) as unknown }));
     },
     saveCluster(name, config) {
-      db.prepare('INSERT INTO clusters (name, config) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET config = excluded.config').run(name, JSON.stringify(config));
+      db.prepare(
+        'INSERT INTO clusters (name, config) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET config = excluded.config',
+      ).run(name, JSON.stringify(config));
     },
     deleteCluster(name) {
       return transaction(db, () => {
         db.prepare('DELETE FROM secrets WHERE cluster = ?').run(name);
-        return Number((db.prepare('DELETE FROM clusters WHERE name = ?').run(name) as { changes: number | bigint }).changes) > 0;
+        return (
+          Number(
+            (db.prepare('DELETE FROM clusters WHERE name = ?').run(name) as { changes: number | bigint }).changes,
+          ) > 0
+        );
       });
     },
     saveSecret(cluster, kind, ciphertext) {
-      db.prepare('INSERT INTO secrets (cluster, kind, ciphertext) VALUES (?, ?, ?) ON CONFLICT (cluster, kind) DO UPDATE SET ciphertext = excluded.ciphertext').run(cluster, kind, ciphertext);
+      db.prepare(
+        'INSERT INTO secrets (cluster, kind, ciphertext) VALUES (?, ?, ?) ON CONFLICT (cluster, kind) DO UPDATE SET ciphertext = excluded.ciphertext',
+      ).run(cluster, kind, ciphertext);
     },
     secret(cluster, kind) {
-      return (db.prepare('SELECT ciphertext FROM secrets WHERE cluster = ? AND kind = ?').get(cluster, kind) as { ciphertext: string } | undefined)?.ciphertext;
+      return (
+        db.prepare('SELECT ciphertext FROM secrets WHERE cluster = ? AND kind = ?').get(cluster, kind) as
+          { ciphertext: string } | undefined
+      )?.ciphertext;
     },
     liveState() {
       const row = db.prepare('SELECT body FROM live_state WHERE id = 1').get() as { body: string } | undefined;
       return row ? (JSON.parse(row.body) as unknown) : undefined;
     },
     addLabRun(info, result) {
-      db.prepare('INSERT INTO lab_results (run_id, info, result) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET info = excluded.info, result = excluded.result').run(
-        info.runId,
-        JSON.stringify(info),
-        result === undefined ? null : JSON.stringify(result),
-      );
+      db.prepare(
+        'INSERT INTO lab_results (run_id, info, result) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET info = excluded.info, result = excluded.result',
+      ).run(info.runId, JSON.stringify(info), result === undefined ? null : JSON.stringify(result));
     },
     labRuns() {
-      return (db.prepare('SELECT info FROM lab_results ORDER BY seq').all() as Array<{ info: string }>).map((r) => JSON.parse(r.info) as unknown);
+      return (db.prepare('SELECT info FROM lab_results ORDER BY seq').all() as Array<{ info: string }>).map(
+        (r) => JSON.parse(r.info) as unknown,
+      );
     },
     gridHistory() {
       const row = db.prepare('SELECT body FROM grid_history WHERE id = 1').get() as { body: string } | undefined;
       return row ? (JSON.parse(row.body) as unknown) : undefined;
     },
     labResult(runId) {
-      const row = db.prepare('SELECT result FROM lab_results WHERE run_id = ?').get(runId) as { result: string | null } | undefined;
+      const row = db.prepare('SELECT result FROM lab_results WHERE run_id = ?').get(runId) as
+        { result: string | null } | undefined;
       return row?.result ? (JSON.parse(row.result) as unknown) : undefined;
     },
     close() {
@@ -289,11 +349,18 @@ function schemaVersion(db: SqliteDatabase): number {
 }
 
 function tables(db: SqliteDatabase): Set<string> {
-  return new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name));
+  return new Set(
+    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map(
+      (r) => r.name,
+    ),
+  );
 }
 
 function newerSchema(version: number): StoreOpenError {
-  return new StoreOpenError('newer-schema', `was written by a newer Concertina (store schema ${version}; this one reads up to ${SCHEMA_VERSION})`);
+  return new StoreOpenError(
+    'newer-schema',
+    `was written by a newer Concertina (store schema ${version}; this one reads up to ${SCHEMA_VERSION})`,
+  );
 }
 
 /**
@@ -306,14 +373,23 @@ function refuseForeign(db: SqliteDatabase): void {
   const ours = version === 0 ? present.length === 0 : OWN_TABLES.every((t) => present.includes(t));
   if (ours) return;
   db.close();
-  const shown = present.length ? `tables ${present.slice(0, 5).join(', ')}${present.length > 5 ? ', ...' : ''}` : 'no tables';
-  throw new StoreOpenError('foreign', `is an SQLite database but not a Concertina store (schema version ${version}, ${shown})`);
+  const shown = present.length
+    ? `tables ${present.slice(0, 5).join(', ')}${present.length > 5 ? ', ...' : ''}`
+    : 'no tables';
+  throw new StoreOpenError(
+    'foreign',
+    `is an SQLite database but not a Concertina store (schema version ${version}, ${shown})`,
+  );
 }
 
 function requireCurrentSchema(db: SqliteDatabase): void {
   const version = schemaVersion(db);
   if (version > SCHEMA_VERSION) throw newerSchema(version);
-  if (version < SCHEMA_VERSION) throw new StoreOpenError('older-schema', `must be upgraded (store schema ${version}) before it can be read (\`concertina serve --store FILE\` upgrades it)`);
+  if (version < SCHEMA_VERSION)
+    throw new StoreOpenError(
+      'older-schema',
+      `must be upgraded (store schema ${version}) before it can be read (\`concertina serve --store FILE\` upgrades it)`,
+    );
 }
 
 function migrate(db: SqliteDatabase): void {

@@ -32,7 +32,11 @@ const TOKEN_COOKIE = 'concertina-token';
 function serveStatic(dir: string, pathname: string, res: ServerResponse, cookie: string): boolean {
   const file = readConsoleFile(dir, pathname);
   if (!file) return false;
-  const headers: Record<string, string> = { 'content-type': file.contentType, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+  const headers: Record<string, string> = {
+    'content-type': file.contentType,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  };
   if (file.isPage) {
     headers['content-security-policy'] = CONTENT_SECURITY_POLICY;
     headers['cache-control'] = 'no-store';
@@ -80,7 +84,8 @@ export async function startWebServer(host: HostedApi, options: WebServerOptions 
   const token = options.token ?? randomBytes(24).toString('base64url');
   let port = 0;
 
-  const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${bindHost}:${port}`]);
+  const allowedHosts = () =>
+    new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${bindHost}:${port}`]);
   /** Why a request is refused (status and message), or undefined when it may go on. */
   const refusal = (req: IncomingMessage, url: URL): [number, string] | undefined => {
     const hosts = allowedHosts();
@@ -108,12 +113,21 @@ export async function startWebServer(host: HostedApi, options: WebServerOptions 
             return send(res, 400, refusedBody(`the method in ${url.pathname} is not valid percent-encoding`));
           }
           const parsed: JsonParse = body.length ? parseJson(body) : { ok: true, value: {} };
-          if (!parsed.ok) return send(res, 400, refusedBody(`the body is not valid JSON at line ${parsed.line}, column ${parsed.column}: ${parsed.message}`));
+          if (!parsed.ok)
+            return send(
+              res,
+              400,
+              refusedBody(
+                `the body is not valid JSON at line ${parsed.line}, column ${parsed.column}: ${parsed.message}`,
+              ),
+            );
           host.catchUp();
           // Methods that talk to clusters answer later: every answer is awaited the same way.
           return Promise.resolve(host.dispatch(method, parsed.value)).then((answer) => send(res, 200, answer));
         })
-        .catch((error: unknown) => send(res, 500, refusedBody(`internal error: ${error instanceof Error ? error.message : String(error)}`)));
+        .catch((error: unknown) =>
+          send(res, 500, refusedBody(`internal error: ${error instanceof Error ? error.message : String(error)}`)),
+        );
       return;
     }
     if (req.method === 'GET' && options.staticDir) {
@@ -123,7 +137,9 @@ export async function startWebServer(host: HostedApi, options: WebServerOptions 
     }
     if (req.method === 'GET' && url.pathname === '/') {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-      res.end('Concertina host is running: POST /api/<method>, WebSocket /events. The console is not built (npm run build).\n');
+      res.end(
+        'Concertina host is running: POST /api/<method>, WebSocket /events. The console is not built (npm run build).\n',
+      );
       return;
     }
     send(res, 404, refusedBody(`no such endpoint: ${req.method} ${url.pathname}`));
@@ -220,7 +236,12 @@ function sameToken(given: string, expected: string): boolean {
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
   res.end(text);
 }
 

@@ -19,7 +19,8 @@ const why = (text: string) => (text ? ` — ${text}` : '');
 
 /** One line for a scheduler event (without its time and type). */
 export function describeEvent(e: import('./api/types.js').SchedulerEvent): string {
-  const parts = (cs: ReadonlyArray<{ cluster: string; processors: number }>) => cs.map((c) => `${c.cluster}:${c.processors}`).join(', ');
+  const parts = (cs: ReadonlyArray<{ cluster: string; processors: number }>) =>
+    cs.map((c) => `${c.cluster}:${c.processors}`).join(', ');
   switch (e.type) {
     case 'job.submitted':
       return `${e.kind} ${e.name} (${e.min}..${e.max})`;
@@ -50,7 +51,9 @@ export function describeEvent(e: import('./api/types.js').SchedulerEvent): strin
     case 'job.shrunk':
       return `−${e.processors} on ${e.cluster} → ${e.size}${e.voluntary ? ' (voluntary)' : ''}`;
     case 'evolve.requested':
-      return e.announceS > 0 ? `asks for ${e.processors} on ${e.cluster} in ${e.announceS} s (announced)` : `asks for ${e.processors} on ${e.cluster} now`;
+      return e.announceS > 0
+        ? `asks for ${e.processors} on ${e.cluster} in ${e.announceS} s (announced)`
+        : `asks for ${e.processors} on ${e.cluster} now`;
     case 'job.evolved':
       return `now ${e.size} of its pre-allocation of ${e.preallocation} on ${e.cluster}`;
     case 'evolve.refused':
@@ -64,7 +67,14 @@ export function describeEvent(e: import('./api/types.js').SchedulerEvent): strin
     case 'fpe.scheduled':
       return `scheduled by ${e.variant} on ${e.cluster} from ${hms(e.start)}: steps ${e.steps.map((s) => `${s.processors}×${hms(s.durationS)}`).join(', ')}`;
     case 'fpe.step': {
-      const waited = e.step === 1 ? (e.delayedS > 0 ? `, delayed ${hms(e.delayedS)}` : '') : e.expandedS > 0 ? `, after step ${e.step - 1} was expanded by ${hms(e.expandedS)} (idle)` : '';
+      const waited =
+        e.step === 1
+          ? e.delayedS > 0
+            ? `, delayed ${hms(e.delayedS)}`
+            : ''
+          : e.expandedS > 0
+            ? `, after step ${e.step - 1} was expanded by ${hms(e.expandedS)} (idle)`
+            : '';
       return `step ${e.step}: ${e.processors} processors on ${e.cluster}${waited}`;
     }
     case 'interactive.missed':
@@ -83,7 +93,8 @@ export function operatorResizeLine(
   events: ReadonlyArray<import('./api/types.js').SchedulerEvent>,
   job: { readonly max: number; readonly cap?: number | undefined },
 ): string | undefined {
-  let asked: Extract<import('./api/types.js').SchedulerEvent, { type: 'grow.offered' | 'shrink.requested' }> | undefined;
+  let asked:
+    Extract<import('./api/types.js').SchedulerEvent, { type: 'grow.offered' | 'shrink.requested' }> | undefined;
   for (let i = events.length - 1; i >= 0 && !asked; i--) {
     const e = events[i]!;
     if ((e.type === 'grow.offered' || e.type === 'shrink.requested') && e.operator) asked = e;
@@ -91,14 +102,22 @@ export function operatorResizeLine(
   if (!asked) return undefined;
   const grow = asked.type === 'grow.offered';
   const offerId = asked.offerId;
-  const answer = events.find((e) => (e.type === 'grow.answered' || e.type === 'shrink.answered') && e.offerId === offerId);
+  const answer = events.find(
+    (e) => (e.type === 'grow.answered' || e.type === 'shrink.answered') && e.offerId === offerId,
+  );
   const said = answer && (answer.type === 'grow.answered' || answer.type === 'shrink.answered') ? answer : undefined;
   const parts = [`operator asked to ${grow ? 'grow' : 'shrink'} by ${asked.processors}`];
   if (!said) parts.push('waiting for the application');
   else {
     const own = said.answered !== undefined ? ` (it answered ${said.answered})` : '';
-    parts.push(grow ? `the application took ${said.accepted}${own}` : `the application gave back ${said.accepted}${own}`);
+    parts.push(
+      grow ? `the application took ${said.accepted}${own}` : `the application gave back ${said.accepted}${own}`,
+    );
   }
-  parts.push(job.cap !== undefined && job.cap < job.max ? `cap ${job.cap}: the policies grow it no further until an operator grows it` : `no cap below its max ${job.max}`);
+  parts.push(
+    job.cap !== undefined && job.cap < job.max
+      ? `cap ${job.cap}: the policies grow it no further until an operator grows it`
+      : `no cap below its max ${job.max}`,
+  );
   return parts.join(' · ');
 }

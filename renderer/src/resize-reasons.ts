@@ -9,7 +9,14 @@ type Shrunk = Extract<SchedulerEvent, { type: 'job.shrunk' }>;
 type ShrinkAsked = Extract<SchedulerEvent, { type: 'shrink.requested' }>;
 
 export type GrowReason = { kind: 'grow'; step?: 1 | 2; forJob?: string; operator?: true };
-export type ShrinkReason = { kind: 'shrink'; phase?: ShrinkAsked['phase']; forJob?: string; fromStep?: 1 | 2; fromFor?: string; operator?: true };
+export type ShrinkReason = {
+  kind: 'shrink';
+  phase?: ShrinkAsked['phase'];
+  forJob?: string;
+  fromStep?: 1 | 2;
+  fromFor?: string;
+  operator?: true;
+};
 export type ResizeReason = GrowReason | ShrinkReason;
 
 /** A resize event's key within its job's events (the same event from the stream and from jobs.events gives the same key). */
@@ -41,7 +48,15 @@ export function resizeReasons(events: readonly SchedulerEvent[]): Map<string, Re
   };
   for (const e of events) {
     if (e.type === 'grow.answered' && e.accepted > 0) {
-      grows.push({ reason: { kind: 'grow', ...(e.step ? { step: e.step } : {}), ...(e.forJob ? { forJob: e.forJob } : {}), ...(e.operator ? { operator: true as const } : {}) }, left: e.accepted });
+      grows.push({
+        reason: {
+          kind: 'grow',
+          ...(e.step ? { step: e.step } : {}),
+          ...(e.forJob ? { forJob: e.forJob } : {}),
+          ...(e.operator ? { operator: true as const } : {}),
+        },
+        left: e.accepted,
+      });
     } else if (e.type === 'shrink.requested') asked.set(e.offerId, e);
     else if (e.type === 'shrink.answered' && e.accepted > 0) {
       const r = asked.get(e.offerId);
@@ -70,8 +85,20 @@ export function resizeReasons(events: readonly SchedulerEvent[]): Map<string, Re
 export function shrinkPurpose(r: Pick<ShrinkReason, 'phase' | 'forJob' | 'fromStep' | 'fromFor'>): string {
   if (!r.phase) return '';
   const whom = r.forJob ?? '?';
-  const why = r.phase === 'evolving' ? `for evolving request of ${whom}` : r.phase === 'startLater' ? `to start ${whom}` : `to expand ${whom}`;
-  const from = r.fromStep === 2 ? ', from its second-step expansion' : r.fromStep === 1 ? (r.fromFor ? `, from its expansion for ${r.fromFor}` : ', from its first-step expansion') : '';
+  const why =
+    r.phase === 'evolving'
+      ? `for evolving request of ${whom}`
+      : r.phase === 'startLater'
+        ? `to start ${whom}`
+        : `to expand ${whom}`;
+  const from =
+    r.fromStep === 2
+      ? ', from its second-step expansion'
+      : r.fromStep === 1
+        ? r.fromFor
+          ? `, from its expansion for ${r.fromFor}`
+          : ', from its first-step expansion'
+        : '';
   return why + from;
 }
 
@@ -114,7 +141,9 @@ const grownFor = (r: ResizeReason | undefined) => (r?.kind === 'grow' ? expansio
 export function expansionsOf(events: readonly SchedulerEvent[]): Expansion[] {
   const reasons = resizeReasons(events);
   const out: Expansion[] = [];
-  for (const e of events) if (e.type === 'job.grown') out.push({ t: e.t, processors: e.processors, size: e.size, reason: grownFor(reasons.get(resizeKey(e))) });
+  for (const e of events)
+    if (e.type === 'job.grown')
+      out.push({ t: e.t, processors: e.processors, size: e.size, reason: grownFor(reasons.get(resizeKey(e))) });
   return out.reverse();
 }
 
@@ -126,7 +155,8 @@ export function expansionsOf(events: readonly SchedulerEvent[]): Expansion[] {
 export function heldExpansions(events: readonly SchedulerEvent[]): Array<{ label: string; processors: number }> {
   const reasons = resizeReasons(events);
   const held = new Map<string, number>();
-  const label = (step: 1 | 2 | undefined, forJob: string | undefined) => (step === 2 ? 'second step' : forJob ? `for ${forJob}` : 'step 1');
+  const label = (step: 1 | 2 | undefined, forJob: string | undefined) =>
+    step === 2 ? 'second step' : forJob ? `for ${forJob}` : 'step 1';
   for (const e of events) {
     if (e.type === 'job.grown') {
       const r = reasons.get(resizeKey(e));

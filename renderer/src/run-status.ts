@@ -26,12 +26,23 @@ export function runNotice(run: RunStatus): RunNotice | undefined {
       return undefined;
     case 'resuming': {
       const progress = replayedPercent(run);
-      return { type: 'info', title: `Resuming the stored run: ${progress} % replayed`, reason: '', progress, canOpenReadOnly: true };
+      return {
+        type: 'info',
+        title: `Resuming the stored run: ${progress} % replayed`,
+        reason: '',
+        progress,
+        canOpenReadOnly: true,
+      };
     }
     case 'unresumable':
       return { type: 'error', title: 'The stored run cannot be resumed', reason: run.reason, canOpenReadOnly: true };
     case 'read-only':
-      return { type: 'warning', title: 'The run is open read-only: nothing changes it', reason: run.reason, canOpenReadOnly: false };
+      return {
+        type: 'warning',
+        title: 'The run is open read-only: nothing changes it',
+        reason: run.reason,
+        canOpenReadOnly: false,
+      };
   }
 }
 

@@ -36,6 +36,7 @@ export const DEMO_APPS = [
  */
 export function expandAssets(request: LocalJobRequest, dir: string): LocalJobRequest {
   const expand = (text: string) => text.split(ASSETS_PLACEHOLDER).join(dir);
-  if (!request.program.includes(ASSETS_PLACEHOLDER) && !request.args.some((a) => a.includes(ASSETS_PLACEHOLDER))) return request;
+  if (!request.program.includes(ASSETS_PLACEHOLDER) && !request.args.some((a) => a.includes(ASSETS_PLACEHOLDER)))
+    return request;
   return { ...request, program: expand(request.program), args: request.args.map(expand) };
 }

@@ -5,7 +5,10 @@ import type { BatchSystemConfig } from '../managers/index.js';
 import type { LiveClusterConfig } from './config.js';
 
 /** `cores` and `workRoot` (absolute or relative to the login directory) matter for a plain host only. */
-export function batchSystemSettings(config: LiveClusterConfig, host: { readonly cores: number; readonly workRoot: string }): BatchSystemConfig {
+export function batchSystemSettings(
+  config: LiveClusterConfig,
+  host: { readonly cores: number; readonly workRoot: string },
+): BatchSystemConfig {
   const { partition, account, parallelEnvironment, queue, flavour, extraArgs } = config.batch;
   switch (config.system) {
     case 'local':

@@ -6,7 +6,12 @@ import { backoffDelayMs, LOGIN_RETRY_MAX_MS } from '../ssh/connection.js';
 import { SshError } from '../ssh/errors.js';
 import type { SecretSource } from '../ssh/secrets.js';
 import { SshRunner } from '../ssh/ssh-runner.js';
-import { closeClusterRuntime, openClusterRuntime, type ClusterRuntime, type ClusterRuntimeContext } from './cluster-runtime.js';
+import {
+  closeClusterRuntime,
+  openClusterRuntime,
+  type ClusterRuntime,
+  type ClusterRuntimeContext,
+} from './cluster-runtime.js';
 import type { LiveClusterConfig } from './config.js';
 import { EnvRunner } from './env-runner.js';
 import type { LiveClusterState } from './types.js';
@@ -86,7 +91,12 @@ export class ClusterConnections {
     return new Promise((resolve, reject) => {
       this.firstStatus.set(name, (status) => {
         this.firstStatus.delete(name);
-        if (!status.reachable || status.processors < 1) reject(new Error(`${name}: the cluster's status cannot be read${runtime.lastError ? `: ${runtime.lastError}` : ''}`));
+        if (!status.reachable || status.processors < 1)
+          reject(
+            new Error(
+              `${name}: the cluster's status cannot be read${runtime.lastError ? `: ${runtime.lastError}` : ''}`,
+            ),
+          );
         else {
           runtime.processors = status.processors;
           resolve(status);
@@ -120,7 +130,13 @@ export class ClusterConnections {
   states(running: boolean): LiveClusterState[] {
     return this.configs.map((c) => {
       const unreachable = this.unreachableClusters.get(c.name);
-      if (unreachable !== undefined) return { name: c.name, connection: 'lost', lastError: unreachable, capacity: { processors: 0, threshold: 0, background: 0 } };
+      if (unreachable !== undefined)
+        return {
+          name: c.name,
+          connection: 'lost',
+          lastError: unreachable,
+          capacity: { processors: 0, threshold: 0, background: 0 },
+        };
       const runtime = this.runtimes.get(c.name);
       const base = runtime?.runner instanceof EnvRunner ? runtime.runner.inner : runtime?.runner;
       let connection: LiveClusterState['connection'];
@@ -128,9 +144,21 @@ export class ClusterConnections {
       else if (runtime.closed) connection = 'closed';
       else if (base instanceof SshRunner) {
         const state = base.connection.state;
-        connection = state === 'ready' ? 'open' : state === 'closed' ? 'closed' : state === 'reconnecting' || state === 'failed' ? 'lost' : 'connecting';
+        connection =
+          state === 'ready'
+            ? 'open'
+            : state === 'closed'
+              ? 'closed'
+              : state === 'reconnecting' || state === 'failed'
+                ? 'lost'
+                : 'connecting';
       } else connection = 'open';
-      return { name: c.name, connection, ...(runtime?.lastError !== undefined && { lastError: runtime.lastError }), ...(runtime?.reported && { capacity: { ...runtime.reported } }) };
+      return {
+        name: c.name,
+        connection,
+        ...(runtime?.lastError !== undefined && { lastError: runtime.lastError }),
+        ...(runtime?.reported && { capacity: { ...runtime.reported } }),
+      };
     });
   }
 
@@ -156,14 +184,17 @@ export class ClusterConnections {
     const revision = this.triedRevisions.get(name);
     const wait = () => {
       const left = due - Date.now();
-      const timer = setTimeout(() => {
-        this.rejoinTimers.delete(name);
-        if (refused && this.context.secrets?.revision?.() !== revision) {
-          this.context.log(`${name}: its secrets changed: trying to log in again now`);
-          void this.tryRejoin(name, failures);
-        } else if (Date.now() >= due) void this.tryRejoin(name, failures);
-        else wait();
-      }, refused ? Math.min(left, rejoin?.initialDelayMs ?? REJOIN_INITIAL_MS) : left);
+      const timer = setTimeout(
+        () => {
+          this.rejoinTimers.delete(name);
+          if (refused && this.context.secrets?.revision?.() !== revision) {
+            this.context.log(`${name}: its secrets changed: trying to log in again now`);
+            void this.tryRejoin(name, failures);
+          } else if (Date.now() >= due) void this.tryRejoin(name, failures);
+          else wait();
+        },
+        refused ? Math.min(left, rejoin?.initialDelayMs ?? REJOIN_INITIAL_MS) : left,
+      );
       timer.unref?.();
       this.rejoinTimers.set(name, timer);
     };

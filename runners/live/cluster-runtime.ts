@@ -65,17 +65,25 @@ export function resizable(job: { readonly kind: string } | undefined): boolean {
 const HOLDER = 'exec /bin/sh "$0" "$PWD" "m$CONCERTINA_MEMBER"';
 
 /** Opens the cluster's runner, finds its login directory and cores, and builds its manager and protocol channel. */
-export async function openClusterRuntime(config: LiveClusterConfig, context: ClusterRuntimeContext): Promise<ClusterRuntime> {
+export async function openClusterRuntime(
+  config: LiveClusterConfig,
+  context: ClusterRuntimeContext,
+): Promise<ClusterRuntime> {
   const raw = await context.openRunner(config);
   const runner = Object.keys(config.env).length ? new EnvRunner(raw, config.env) : raw;
   const timeoutMs = context.commandTimeoutMs;
   // The login directory anchors a relative workRoot: the protocol's job directories must be absolute.
-  const probe = await runner.run('cd && pwd && (getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)', { timeoutMs }).catch(async (error: unknown) => {
-    await runner.close().catch(() => undefined);
-    throw error;
-  });
+  const probe = await runner
+    .run('cd && pwd && (getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)', { timeoutMs })
+    .catch(async (error: unknown) => {
+      await runner.close().catch(() => undefined);
+      throw error;
+    });
   const [home, cores] = probe.stdout.trim().split('\n');
-  if (probe.code !== 0 || !home?.startsWith('/')) throw new Error(`${config.name}: cannot find the login directory on ${runner.target}: ${probe.stderr.trim() || `exit status ${probe.code}`}`);
+  if (probe.code !== 0 || !home?.startsWith('/'))
+    throw new Error(
+      `${config.name}: cannot find the login directory on ${runner.target}: ${probe.stderr.trim() || `exit status ${probe.code}`}`,
+    );
   const workRoot = config.workRoot.startsWith('/') ? config.workRoot.replace(/\/+$/, '') : `${home}/${config.workRoot}`;
   const system = batchSystemSettings(config, { cores: Number(cores) || 1, workRoot });
   const assets = context.assetsDir;
@@ -121,13 +129,20 @@ export async function openClusterRuntime(config: LiveClusterConfig, context: Clu
     }),
     channel: new AppChannel(runner, { timeoutMs }),
     apps,
-    appPolling: new ApplicationPolling(apps, context.appPollIntervalMs ?? DEFAULT_APP_POLL_MS, () => context.running() && !runtime.closed),
+    appPolling: new ApplicationPolling(
+      apps,
+      context.appPollIntervalMs ?? DEFAULT_APP_POLL_MS,
+      () => context.running() && !runtime.closed,
+    ),
   };
   return runtime;
 }
 
 /** Closes the cluster's manager and runner (cancels already asked for are still sent); its jobs keep running. */
-export async function closeClusterRuntime(runtime: ClusterRuntime, options: { readonly ignoreErrors?: boolean } = {}): Promise<void> {
+export async function closeClusterRuntime(
+  runtime: ClusterRuntime,
+  options: { readonly ignoreErrors?: boolean } = {},
+): Promise<void> {
   runtime.closed = true;
   runtime.appPolling.stop();
   if (options.ignoreErrors) {

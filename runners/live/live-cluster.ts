@@ -19,7 +19,8 @@ export interface LiveClusterContext {
 }
 
 /** The app wrapper: exports the protocol's variables, then runs the program with its arguments (all quoted words). */
-const APP_WRAPPER = 'CONCERTINA_JOB_DIR=$1 CONCERTINA_SIZE=$2 CONCERTINA_MIN=$3 CONCERTINA_MAX=$4 CONCERTINA_ASSETS=$5; export CONCERTINA_JOB_DIR CONCERTINA_SIZE CONCERTINA_MIN CONCERTINA_MAX CONCERTINA_ASSETS; shift 5; exec "$@"';
+const APP_WRAPPER =
+  'CONCERTINA_JOB_DIR=$1 CONCERTINA_SIZE=$2 CONCERTINA_MIN=$3 CONCERTINA_MAX=$4 CONCERTINA_ASSETS=$5; export CONCERTINA_JOB_DIR CONCERTINA_SIZE CONCERTINA_MIN CONCERTINA_MAX CONCERTINA_ASSETS; shift 5; exec "$@"';
 
 /** A status saying the cluster cannot be reached (its processors count for nothing). */
 export function unreachableStatus(cluster: string): InboundMessage {
@@ -43,7 +44,17 @@ export class LiveCluster implements LocalManager {
     const runtime = this.runtime;
     // `{assets}` names where this cluster's copy of the SDK and demo applications is.
     if (runtime) runtime.manager.submit(this.wrapApplication(runtime, expandAssets(request, runtime.assetsDir)));
-    else this.context.deliver({ type: 'finished', cluster: this.cluster, jobId: request.jobId, state: 'failed', reason: `${this.cluster} is not reachable` }, true);
+    else
+      this.context.deliver(
+        {
+          type: 'finished',
+          cluster: this.cluster,
+          jobId: request.jobId,
+          state: 'failed',
+          reason: `${this.cluster} is not reachable`,
+        },
+        true,
+      );
   }
 
   grow(jobId: string, processors: number): void {
@@ -60,7 +71,17 @@ export class LiveCluster implements LocalManager {
   cancel(jobId: string): void {
     const runtime = this.runtime;
     if (runtime) runtime.manager.cancel(jobId);
-    else this.context.deliver({ type: 'finished', cluster: this.cluster, jobId, state: 'cancelled', reason: `cancelled while ${this.cluster} is not reachable` }, true);
+    else
+      this.context.deliver(
+        {
+          type: 'finished',
+          cluster: this.cluster,
+          jobId,
+          state: 'cancelled',
+          reason: `cancelled while ${this.cluster} is not reachable`,
+        },
+        true,
+      );
   }
 
   poll(): void {
@@ -81,7 +102,18 @@ export class LiveCluster implements LocalManager {
     return {
       ...request,
       program: '/bin/sh',
-      args: ['-c', APP_WRAPPER, 'concertina-app', jobDir, String(request.processors), String(job.min), String(job.max), runtime.assetsDir, request.program, ...request.args],
+      args: [
+        '-c',
+        APP_WRAPPER,
+        'concertina-app',
+        jobDir,
+        String(request.processors),
+        String(job.min),
+        String(job.max),
+        runtime.assetsDir,
+        request.program,
+        ...request.args,
+      ],
     };
   }
 

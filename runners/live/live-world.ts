@@ -76,7 +76,6 @@ export interface LiveWorldOptions {
   readonly log?: (text: string) => void;
 }
 
-
 /** Decision: the managers' status rounds run every 100 ms while something waits (see app-polling.ts). */
 const DEFAULT_WATCH_MS = 100;
 /**
@@ -116,7 +115,6 @@ export function repositoryAssetsDir(): string {
   throw new Error('cannot find the assets/ folder with the SDK; pass assetsDir');
 }
 
-
 class LiveWorldImpl implements LiveWorld {
   private readonly configs: LiveClusterConfig[];
   private readonly restore: LivePersistentState | undefined;
@@ -141,7 +139,9 @@ class LiveWorldImpl implements LiveWorld {
       const parsed = liveClusterSchema.safeParse(c);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
-        throw new Error(`clusters[${i}]${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}: ${issue.message}`);
+        throw new Error(
+          `clusters[${i}]${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}: ${issue.message}`,
+        );
       }
       return parsed.data;
     });
@@ -190,7 +190,11 @@ class LiveWorldImpl implements LiveWorld {
       join: (runtime) => this.join(runtime),
       log: this.log,
     });
-    this.inbox = new SchedulerInbox({ scheduler: () => this.schedulerValue, running: isRunning, now: () => this.now() });
+    this.inbox = new SchedulerInbox({
+      scheduler: () => this.schedulerValue,
+      running: isRunning,
+      now: () => this.now(),
+    });
     this.recovery = new RestartRecovery(this.restore, {
       tag: this.tag,
       commandTimeoutMs,
@@ -222,13 +226,19 @@ class LiveWorldImpl implements LiveWorld {
       // start() fail.
       const statuses = await Promise.all(this.configs.map((c) => this.connections.openAtStart(c)));
       const unreachable = this.connections.unreachable;
-      if (!statuses.some((s) => s)) throw new Error(`no cluster can be reached: ${[...unreachable.values()].join('; ')}`);
+      if (!statuses.some((s) => s))
+        throw new Error(`no cluster can be reached: ${[...unreachable.values()].join('; ')}`);
       const grid = buildGrid(
         gridSpecSchema.parse({
           name: 'live',
           clusters: this.configs.map((c, i) => {
             const processors = Math.max(1, statuses[i]?.processors ?? c.slots ?? PLACEHOLDER_PROCESSORS);
-            return { name: c.name, processors, threshold: Math.max(1, Math.floor(processors * c.threshold)), ...(c.interactive && { interactive: c.interactive }) };
+            return {
+              name: c.name,
+              processors,
+              threshold: Math.max(1, Math.floor(processors * c.threshold)),
+              ...(c.interactive && { interactive: c.interactive }),
+            };
           }),
         }),
       );
@@ -241,7 +251,8 @@ class LiveWorldImpl implements LiveWorld {
           this.awaitAnswer(jobId);
           this.appsOf(jobId)?.requestShrink(offerId, jobId, processors, mandatory, deadline);
         },
-        growGranted: (offerId, jobId, granted, accepted) => this.appsOf(jobId)?.growGranted(offerId, jobId, granted, accepted),
+        growGranted: (offerId, jobId, granted, accepted) =>
+          this.appsOf(jobId)?.growGranted(offerId, jobId, granted, accepted),
         resized: (jobId, size) => this.appsOf(jobId)?.resized(jobId, size),
         updateRefused: (jobId, reason) => this.appsOf(jobId)?.updateRefused(jobId, reason),
         interactiveTasks: (jobId, tasks) => this.appsOf(jobId)?.interactiveTasks(jobId, tasks),
@@ -259,7 +270,12 @@ class LiveWorldImpl implements LiveWorld {
       scheduler.on((event) => this.onEvent(event));
       // The clusters not reached are unreachable before the first pass: nothing is placed there until they join.
       for (const name of unreachable.keys()) scheduler.receive(unreachableStatus(name), this.now());
-      await this.recovery.recover(scheduler, new Map(this.connections.all().map((r) => [r.config.name, r])), unreachable, (clusters) => this.readStatusesAgain(clusters));
+      await this.recovery.recover(
+        scheduler,
+        new Map(this.connections.all().map((r) => [r.config.name, r])),
+        unreachable,
+        (clusters) => this.readStatusesAgain(clusters),
+      );
       this.inbox.accept();
       for (const runtime of this.connections.all()) this.startClusterTimers(runtime);
       this.inbox.rearm();
@@ -280,7 +296,9 @@ class LiveWorldImpl implements LiveWorld {
   /** The statuses of clusters where the earlier run's jobs were found, read again now the managers know them. */
   private async readStatusesAgain(clusters: ReadonlySet<string>): Promise<void> {
     this.inbox.dropStatuses(clusters);
-    await Promise.all([...clusters].map((name) => this.connections.firstPoll(this.connections.runtime(name)!).catch(() => undefined)));
+    await Promise.all(
+      [...clusters].map((name) => this.connections.firstPoll(this.connections.runtime(name)!).catch(() => undefined)),
+    );
   }
 
   private openRunner(config: LiveClusterConfig): Promise<CommandRunner> {
@@ -320,15 +338,26 @@ class LiveWorldImpl implements LiveWorld {
   /** Copies the SDK and the applications to the cluster where its copy differs; read locally once per world. */
   private async stageOn(runtime: ClusterRuntime): Promise<StagingResult> {
     this.assetFiles ??= collectAssets(this.options.assetsSource ?? repositoryAssetsDir());
-    const result = await stageAssets(runtime.runner, runtime.assetsDir, this.assetFiles, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 });
-    if (result.copied.length > 0) this.log(`${runtime.config.name}: staged ${result.copied.length} asset file(s) into ${result.dir}`);
+    const result = await stageAssets(runtime.runner, runtime.assetsDir, this.assetFiles, {
+      timeoutMs: this.options.commandTimeoutMs ?? 30_000,
+    });
+    if (result.copied.length > 0)
+      this.log(`${runtime.config.name}: staged ${result.copied.length} asset file(s) into ${result.dir}`);
     return result;
   }
 
   async stageAssets(cluster?: string): Promise<StagingResult[]> {
     this.assetFiles = undefined;
     // Only clusters in the run (a cluster still being tried again stages when it joins).
-    const runtimes = this.connections.all().filter((r) => r.staged && !r.closed && this.connections.joined(r.config.name) && (cluster === undefined || r.config.name === cluster));
+    const runtimes = this.connections
+      .all()
+      .filter(
+        (r) =>
+          r.staged &&
+          !r.closed &&
+          this.connections.joined(r.config.name) &&
+          (cluster === undefined || r.config.name === cluster),
+      );
     return Promise.all(runtimes.map((r) => this.stageOn(r)));
   }
 
@@ -351,7 +380,8 @@ class LiveWorldImpl implements LiveWorld {
       const runtime = cluster === undefined ? undefined : this.connections.runtime(cluster);
       const lastSeq = resizable(job) ? runtime?.apps.lastSeq(job.id) : undefined;
       // An update handled (its seq is in lastSeq) but not yet in effect is not read again after a restart.
-      const target = job.evolving && job.state === 'running' ? (job.announcedShrink?.processors ?? job.held) : undefined;
+      const target =
+        job.evolving && job.state === 'running' ? (job.announcedShrink?.processors ?? job.held) : undefined;
       const updateTarget = target !== undefined && target !== job.size ? target : undefined;
       jobs.push({
         spec: { ...job.spec, id: job.id },
@@ -365,7 +395,13 @@ class LiveWorldImpl implements LiveWorld {
         ...(job.malleable && job.cap < job.max && { cap: job.cap }),
       });
     }
-    return { version: 1, epochMs: this.epochMs, submitted: scheduler.jobNumber, ...(this.runId !== undefined && { runId: this.runId }), jobs: [...jobs, ...this.recovery.stranded] };
+    return {
+      version: 1,
+      epochMs: this.epochMs,
+      submitted: scheduler.jobNumber,
+      ...(this.runId !== undefined && { runId: this.runId }),
+      jobs: [...jobs, ...this.recovery.stranded],
+    };
   }
 
   clusters(): LiveClusterState[] {
@@ -399,7 +435,11 @@ class LiveWorldImpl implements LiveWorld {
     if (message.type === 'status') this.connections.statusArrived(message);
     // A cluster not joined (a dropped manager's last words, or one being tried again) is not the scheduler's yet.
     if (!forUnjoined && 'cluster' in message && this.connections.unreachable.has(message.cluster)) return;
-    this.inbox.push(message.type === 'status' && !forUnjoined ? this.connections.gridStatus(message, this.schedulerValue?.grid.cluster(message.cluster)?.processors) : message);
+    this.inbox.push(
+      message.type === 'status' && !forUnjoined
+        ? this.connections.gridStatus(message, this.schedulerValue?.grid.cluster(message.cluster)?.processors)
+        : message,
+    );
   }
 
   // ---- applications -----------------------------------------------------------------------------------------------

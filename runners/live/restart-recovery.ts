@@ -22,7 +22,11 @@ export interface RestartRecoveryContext {
   readonly jobDir: (runtime: ClusterRuntime, jobId: string) => string;
 }
 
-type Adoption = { processors: number; startTime?: number; ended?: { state: 'completed' | 'failed' | 'cancelled'; reason: string } };
+type Adoption = {
+  processors: number;
+  startTime?: number;
+  ended?: { state: 'completed' | 'failed' | 'cancelled'; reason: string };
+};
 
 export class RestartRecovery {
   /** What became of each job found or restored. */
@@ -73,12 +77,21 @@ export class RestartRecovery {
       const away = job.cluster === undefined ? undefined : unreachable.get(job.cluster);
       if (job.launched && away !== undefined) {
         this.stranded.push(job);
-        this.outcomes.push({ jobId: id, cluster: job.cluster!, outcome: 'refused', detail: `its cluster is unreachable (${away}): adopted once it is reached, not submitted again` });
+        this.outcomes.push({
+          jobId: id,
+          cluster: job.cluster!,
+          outcome: 'refused',
+          detail: `its cluster is unreachable (${away}): adopted once it is reached, not submitted again`,
+        });
         continue;
       }
       if (!job.launched || !runtime) {
         const r = scheduler.submitSpec({ ...job.spec, id }, now);
-        this.outcomes.push(r.ok ? { jobId: id, outcome: 'requeued', detail: 'never launched: queued again' } : { jobId: id, outcome: 'refused', detail: r.errors.map((e) => `${e.path}: ${e.message}`).join('; ') });
+        this.outcomes.push(
+          r.ok
+            ? { jobId: id, outcome: 'requeued', detail: 'never launched: queued again' }
+            : { jobId: id, outcome: 'refused', detail: r.errors.map((e) => `${e.path}: ${e.message}`).join('; ') },
+        );
         continue;
       }
       await this.adoptJob(scheduler, runtime, job, found.get(runtime.config.name)!);
@@ -116,18 +129,34 @@ export class RestartRecovery {
       runtime.manager.disown(f.jobId);
       const number = /^job-([1-9]\d{0,8})$/.exec(f.jobId)?.[1];
       if (number !== undefined) this.unknownJobNumber = Math.max(this.unknownJobNumber, Number(number));
-      this.outcomes.push({ jobId: f.jobId, cluster, outcome: 'refused', detail: `found on the cluster (${f.running} of ${f.members} local jobs running) but unknown to the restored state: left running, counted as background load` });
-      this.context.log(`${cluster}: job ${f.jobId} found by its tag but unknown to the restored state; left running, counted as background load`);
+      this.outcomes.push({
+        jobId: f.jobId,
+        cluster,
+        outcome: 'refused',
+        detail: `found on the cluster (${f.running} of ${f.members} local jobs running) but unknown to the restored state: left running, counted as background load`,
+      });
+      this.context.log(
+        `${cluster}: job ${f.jobId} found by its tag but unknown to the restored state; left running, counted as background load`,
+      );
     }
   }
 
   /** A launched job of the earlier run, adopted on its cluster as the manager found it there (or recorded ended). */
-  private async adoptJob(scheduler: Scheduler, runtime: ClusterRuntime, job: LivePersistentJob, found: readonly RecoveredJob[]): Promise<void> {
+  private async adoptJob(
+    scheduler: Scheduler,
+    runtime: ClusterRuntime,
+    job: LivePersistentJob,
+    found: readonly RecoveredJob[],
+  ): Promise<void> {
     const id = job.spec.id!;
     const cluster = runtime.config.name;
     const local = found.find((f) => f.jobId === id && f.component === 0);
     const adopted = await this.adoption(runtime, job, local);
-    const r = scheduler.adopt({ ...job.spec, id }, { cluster, submitTime: job.submitTime, ...adopted, ...(job.cap !== undefined && { cap: job.cap }) }, this.context.now());
+    const r = scheduler.adopt(
+      { ...job.spec, id },
+      { cluster, submitTime: job.submitTime, ...adopted, ...(job.cap !== undefined && { cap: job.cap }) },
+      this.context.now(),
+    );
     if (!r.ok) {
       const detail = r.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
       this.outcomes.push({ jobId: id, cluster, outcome: 'refused', detail });
@@ -136,39 +165,84 @@ export class RestartRecovery {
       return;
     }
     if (adopted.ended) {
-      this.outcomes.push({ jobId: id, cluster, outcome: 'ended', detail: `${adopted.ended.state}: ${adopted.ended.reason}` });
+      this.outcomes.push({
+        jobId: id,
+        cluster,
+        outcome: 'ended',
+        detail: `${adopted.ended.state}: ${adopted.ended.reason}`,
+      });
       return;
     }
-    this.outcomes.push({ jobId: id, cluster, outcome: 'adopted', detail: adopted.startTime === undefined ? `starting with ${adopted.processors} processors` : `running with ${adopted.processors} processors` });
+    this.outcomes.push({
+      jobId: id,
+      cluster,
+      outcome: 'adopted',
+      detail:
+        adopted.startTime === undefined
+          ? `starting with ${adopted.processors} processors`
+          : `running with ${adopted.processors} processors`,
+    });
     // An interactive job's driver reports its iterations through the protocol too (it learns its tasks again).
     if (!resizable(r.value) && r.value.kind !== 'interactive') return;
-    runtime.apps.attach(id, { channel: runtime.channel, jobDir: this.context.jobDir(runtime, id), ...(job.lastSeq !== undefined && { lastSeq: job.lastSeq }) });
+    runtime.apps.attach(id, {
+      channel: runtime.channel,
+      jobDir: this.context.jobDir(runtime, id),
+      ...(job.lastSeq !== undefined && { lastSeq: job.lastSeq }),
+    });
     // Decision: a running adopted application is told the size it is adopted with: a `resources` the earlier run
     // had not yet written when it stopped would otherwise be lost (the SDK ignores a size it already has).
     if (adopted.startTime === undefined) return;
     runtime.apps.resized(id, r.value.size);
     // Decision: an update the earlier run accepted but had not put in effect is asked again at once, on the
     // application's behalf (an announced one loses its notice); its later updates, read again, supersede it.
-    if (job.updateTarget !== undefined && job.updateTarget !== r.value.size && job.updateTarget >= r.value.min && job.updateTarget <= r.value.max) {
+    if (
+      job.updateTarget !== undefined &&
+      job.updateTarget !== r.value.size &&
+      job.updateTarget >= r.value.min &&
+      job.updateTarget <= r.value.max
+    ) {
       this.context.deliver({ type: 'update', jobId: id, processors: job.updateTarget });
     }
   }
 
   /** How a job of the earlier run stands on its cluster, from what the manager found there (or its exit file). */
-  private async adoption(runtime: ClusterRuntime, job: LivePersistentJob, local: RecoveredJob | undefined): Promise<Adoption> {
+  private async adoption(
+    runtime: ClusterRuntime,
+    job: LivePersistentJob,
+    local: RecoveredJob | undefined,
+  ): Promise<Adoption> {
     const id = job.spec.id!;
     if (local && (local.state === 'running' || local.state === 'pending')) {
       const malleable = resizable(job.spec);
-      const processors = malleable ? (local.state === 'running' ? local.running : local.members) : (job.processors ?? local.members);
-      return local.state === 'running' ? { processors, startTime: job.startTime ?? this.context.now() } : { processors };
+      const processors = malleable
+        ? local.state === 'running'
+          ? local.running
+          : local.members
+        : (job.processors ?? local.members);
+      return local.state === 'running'
+        ? { processors, startTime: job.startTime ?? this.context.now() }
+        : { processors };
     }
-    if (local && (local.state === 'completed' || local.state === 'cancelled')) return { processors: 0, ended: { state: local.state, reason: `${local.state} while Concertina was away` } };
+    if (local && (local.state === 'completed' || local.state === 'cancelled'))
+      return { processors: 0, ended: { state: local.state, reason: `${local.state} while Concertina was away` } };
     // Not listed any more (or failed): the program's exit-status file says how it ended.
     const kind = resizable(job.spec) ? 'malleable' : 'rigid';
     const exitFile = `${this.context.jobDir(runtime, id)}/${localJobName({ tag: this.context.tag, jobId: id, component: 0, kind, member: 0 })}.exit`;
-    const read = await runtime.runner.run(sh`cat ${exitFile} 2>/dev/null`.text, { timeoutMs: this.context.commandTimeoutMs }).catch(() => undefined);
+    const read = await runtime.runner
+      .run(sh`cat ${exitFile} 2>/dev/null`.text, { timeoutMs: this.context.commandTimeoutMs })
+      .catch(() => undefined);
     const status = read && /^\d+\s*$/.test(read.stdout) ? Number(read.stdout.trim()) : undefined;
-    if (status === undefined) return { processors: 0, ended: { state: 'failed', reason: 'ended while Concertina was away, with no exit status recorded' } };
-    return { processors: 0, ended: status === 0 ? { state: 'completed', reason: 'ended while Concertina was away: exit status 0' } : { state: 'failed', reason: `ended while Concertina was away: exit status ${status}` } };
+    if (status === undefined)
+      return {
+        processors: 0,
+        ended: { state: 'failed', reason: 'ended while Concertina was away, with no exit status recorded' },
+      };
+    return {
+      processors: 0,
+      ended:
+        status === 0
+          ? { state: 'completed', reason: 'ended while Concertina was away: exit status 0' }
+          : { state: 'failed', reason: `ended while Concertina was away: exit status ${status}` },
+    };
   }
 }

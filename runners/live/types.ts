@@ -7,7 +7,13 @@ import { storedJobSpecSchema } from '../../core/model/schemas.js';
 import type { Scheduler } from '../../core/scheduler/scheduler.js';
 import type { AppEvent } from '../protocol/application-port.js';
 
-export { BATCH_SYSTEMS, liveClusterSchema, loginSchema, type ConnectionTest, type LiveClusterConfig } from './config.js';
+export {
+  BATCH_SYSTEMS,
+  liveClusterSchema,
+  loginSchema,
+  type ConnectionTest,
+  type LiveClusterConfig,
+} from './config.js';
 
 export interface LiveClusterState {
   readonly name: string;
@@ -57,7 +63,10 @@ export const livePersistentStateSchema = z.strictObject({
    * The run's id, chosen at random when it started: its local jobs carry the tag `<tag>-<runId>`, so a resumed run
    * finds its own jobs again and no other run's. Absent in states stored before run ids: that run's tag is `<tag>`.
    */
-  runId: z.string().regex(/^[a-z0-9]{1,16}$/, 'must be 1 to 16 lower-case letters and digits').optional(),
+  runId: z
+    .string()
+    .regex(/^[a-z0-9]{1,16}$/, 'must be 1 to 16 lower-case letters and digits')
+    .optional(),
   jobs: z.array(livePersistentJobSchema),
 });
 export type LivePersistentJob = z.infer<typeof livePersistentJobSchema>;
@@ -94,7 +103,11 @@ export interface LiveWorld {
    * Copies the SDK and the applications again where a cluster's copy differs (on demand; start() does it once), on
    * every cluster in the run or only `cluster` (none when it is not in the run or its assets are not staged).
    */
-  stageAssets?(cluster?: string): Promise<readonly { readonly dir: string; readonly copied: readonly string[]; readonly unchanged: readonly string[] }[]>;
+  stageAssets?(
+    cluster?: string,
+  ): Promise<
+    readonly { readonly dir: string; readonly copied: readonly string[]; readonly unchanged: readonly string[] }[]
+  >;
 }
 
 export interface RecoveryOutcome {

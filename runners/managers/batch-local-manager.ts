@@ -7,7 +7,15 @@ import { performance } from 'node:perf_hooks';
 import type { ClusterStatus, JobOutput, LocalJobRequest, LocalManager, ManagerMessage } from '../../core/ports.js';
 import type { CommandRunner } from '../shell/command-runner.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
-import { clusterStatus, hiddenLoad, ParseError, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec } from './batch-system.js';
+import {
+  clusterStatus,
+  hiddenLoad,
+  ParseError,
+  type BatchSystem,
+  type ClusterReport,
+  type LocalJobInfo,
+  type LocalJobSpec,
+} from './batch-system.js';
 import { MAX_LOCAL_JOB_NAME, type MemberKind } from './naming.js';
 import { readTail } from './output-tail.js';
 import { adoptedComponent, groupFound } from './recovered-jobs.js';
@@ -16,7 +24,16 @@ import { SingleFlight } from './single-flight.js';
 import { exitText, readStatus, statusSections, traces, waitStartedCommand, type StatusRead } from './status-script.js';
 import { SubmissionQueue } from './submission-queue.js';
 import type { RateLimit } from './token-bucket.js';
-import { held, memberFiles, membersOf, watchedMembers, type Component, type Member, type RecoveredJob, type TrackedJob } from './tracked-jobs.js';
+import {
+  held,
+  memberFiles,
+  membersOf,
+  watchedMembers,
+  type Component,
+  type Member,
+  type RecoveredJob,
+  type TrackedJob,
+} from './tracked-jobs.js';
 import { walltimeReason } from '../../core/model/job.js';
 
 export type { RecoveredJob } from './tracked-jobs.js';
@@ -93,8 +110,13 @@ export class BatchLocalManager implements LocalManager {
     this.clock = options.clock ?? (() => Date.now() / 1000);
     this.monotonic = options.monotonicMs ?? (() => performance.now());
     this.log = options.log ?? ((text) => process.stderr.write(`${text}\n`));
-    this.submitQueue = new SubmissionQueue(options.rateLimit ?? { burst: 10, perSecond: 5 }, this.monotonic, (batch) => this.submitBatch(batch));
-    this.rounds = new SingleFlight(() => this.statusRound(true).then(() => undefined), { stopped: () => this.closed, settled: () => this.schedule() });
+    this.submitQueue = new SubmissionQueue(options.rateLimit ?? { burst: 10, perSecond: 5 }, this.monotonic, (batch) =>
+      this.submitBatch(batch),
+    );
+    this.rounds = new SingleFlight(() => this.statusRound(true).then(() => undefined), {
+      stopped: () => this.closed,
+      settled: () => this.schedule(),
+    });
     this.cancels = new SingleFlight(() => this.cancelOnce());
   }
 
@@ -103,30 +125,60 @@ export class BatchLocalManager implements LocalManager {
   submit(request: LocalJobRequest): void {
     if (this.disowned.has(request.jobId)) {
       // Its local jobs would share their names and directory with the disowned job's.
-      this.later({ type: 'finished', cluster: this.cluster, jobId: request.jobId, state: 'failed', reason: `a job ${request.jobId} of an earlier session, unknown to the scheduler, still runs on ${this.cluster} under that id` });
+      this.later({
+        type: 'finished',
+        cluster: this.cluster,
+        jobId: request.jobId,
+        state: 'failed',
+        reason: `a job ${request.jobId} of an earlier session, unknown to the scheduler, still runs on ${this.cluster} under that id`,
+      });
       return;
     }
     const known = this.jobs.get(request.jobId);
-    const job: TrackedJob = known && !known.finished ? known : { jobId: request.jobId, components: new Map<number, Component>(), finished: false, cancelling: false };
+    const job: TrackedJob =
+      known && !known.finished
+        ? known
+        : { jobId: request.jobId, components: new Map<number, Component>(), finished: false, cancelling: false };
     if (request.walltimeS !== undefined) job.walltimeS = request.walltimeS;
     const existing = job.components.get(request.component);
     if (existing) {
       // Decision: submitting a component that is already there (after a restart) starts nothing new; the answer is
       // `started` again if it runs, or the usual `started` once it does.
-      if (existing.started) this.later({ type: 'started', cluster: this.cluster, jobId: job.jobId, component: existing.index, processors: held(existing) });
+      if (existing.started)
+        this.later({
+          type: 'started',
+          cluster: this.cluster,
+          jobId: job.jobId,
+          component: existing.index,
+          processors: held(existing),
+        });
       return;
     }
     if (!Number.isInteger(request.processors) || request.processors < 1) {
-      this.later({ type: 'finished', cluster: this.cluster, jobId: request.jobId, state: 'failed', reason: `cannot submit ${request.processors} processors (a whole number of at least 1 is needed)` });
+      this.later({
+        type: 'finished',
+        cluster: this.cluster,
+        jobId: request.jobId,
+        state: 'failed',
+        reason: `cannot submit ${request.processors} processors (a whole number of at least 1 is needed)`,
+      });
       return;
     }
     this.jobs.set(job.jobId, job);
     const malleable = this.options.isMalleable?.(request) ?? false;
-    const component: Component = { index: request.component, kind: malleable ? 'malleable' : 'rigid', members: [], initial: 0, started: false, completed: false };
+    const component: Component = {
+      index: request.component,
+      kind: malleable ? 'malleable' : 'rigid',
+      members: [],
+      initial: 0,
+      started: false,
+      completed: false,
+    };
     job.components.set(component.index, component);
     const members = malleable ? request.processors : 1;
     for (let i = 0; i < members; i++) {
-      const program = i === 0 ? { program: request.program, args: request.args } : (this.options.holder ?? DEFAULT_HOLDER);
+      const program =
+        i === 0 ? { program: request.program, args: request.args } : (this.options.holder ?? DEFAULT_HOLDER);
       this.addMember(job, component, malleable ? 1 : request.processors, program, false);
     }
     component.initial = members;
@@ -138,13 +190,16 @@ export class BatchLocalManager implements LocalManager {
     const job = this.jobs.get(jobId);
     const component = job && [...job.components.values()].find((c) => c.kind === 'malleable');
     if (!job || job.finished || job.cancelling || !component || !Number.isInteger(processors) || processors < 1) {
-      this.log(`${this.cluster}: grow(${jobId}, ${processors}) ignored: ${!job ? 'no such job here' : job.finished || job.cancelling ? 'the job has ended' : !component ? 'the job is not malleable' : 'not a positive whole number'}`);
+      this.log(
+        `${this.cluster}: grow(${jobId}, ${processors}) ignored: ${!job ? 'no such job here' : job.finished || job.cancelling ? 'the job has ended' : !component ? 'the job is not malleable' : 'not a positive whole number'}`,
+      );
       return;
     }
     // Decision: as the MRRunner (paper V-A), the application gets a grow's processors once all of them are held,
     // not one by one; members that fail before running leave the batch to the others.
     const batch: Member[] = [];
-    for (let i = 0; i < processors; i++) batch.push(this.addMember(job, component, 1, this.options.holder ?? DEFAULT_HOLDER, true));
+    for (let i = 0; i < processors; i++)
+      batch.push(this.addMember(job, component, 1, this.options.holder ?? DEFAULT_HOLDER, true));
     for (const m of batch) m.growBatch = batch;
     this.pump();
     this.wake();
@@ -154,13 +209,18 @@ export class BatchLocalManager implements LocalManager {
     const job = this.jobs.get(jobId);
     const component = job && [...job.components.values()].find((c) => c.kind === 'malleable');
     if (!job || job.finished || !component) {
-      this.log(`${this.cluster}: shrink(${jobId}, ${processors}) ignored: ${!job ? 'no such job here' : job.finished ? 'the job has ended' : 'the job is not malleable'}`);
+      this.log(
+        `${this.cluster}: shrink(${jobId}, ${processors}) ignored: ${!job ? 'no such job here' : job.finished ? 'the job has ended' : 'the job is not malleable'}`,
+      );
       return;
     }
     // The application has let these processors go: cancel that many counted holders, the newest first.
-    const holders = component.members.filter((m) => m.index > 0 && m.announced && !m.released && m.phase !== 'ended').sort((a, b) => b.index - a.index);
+    const holders = component.members
+      .filter((m) => m.index > 0 && m.announced && !m.released && m.phase !== 'ended')
+      .sort((a, b) => b.index - a.index);
     const chosen = holders.slice(0, processors);
-    if (chosen.length < processors) this.log(`${this.cluster}: shrink(${jobId}, ${processors}): only ${chosen.length} processors can be given back`);
+    if (chosen.length < processors)
+      this.log(`${this.cluster}: shrink(${jobId}, ${processors}): only ${chosen.length} processors can be given back`);
     for (const m of chosen) this.release(m);
     void this.flushCancels();
   }
@@ -189,19 +249,36 @@ export class BatchLocalManager implements LocalManager {
    */
   async recover(): Promise<RecoveredJob[]> {
     const report = await this.statusRound(false);
-    if (!report) throw new Error(`${this.cluster}: cannot recover jobs: the cluster is unreachable or its output did not parse`);
+    if (!report)
+      throw new Error(`${this.cluster}: cannot recover jobs: the cluster is unreachable or its output did not parse`);
     const found: RecoveredJob[] = [];
     for (const group of groupFound(report, this.tag)) {
-      const alive = group.members.filter((m) => m.info.state === 'pending' || m.info.state === 'running' || m.info.state === 'unknown');
+      const alive = group.members.filter(
+        (m) => m.info.state === 'pending' || m.info.state === 'running' || m.info.state === 'unknown',
+      );
       const running = alive.filter((m) => m.info.state === 'running').length;
       const program = group.members.find((m) => m.member === 0);
       if (!alive.some((m) => m.member === 0)) {
         // The program has ended (or is gone): holders left behind by a malleable job are orphans; cancel them.
         for (const m of alive) this.toCancel.add(m.info.id);
-        found.push({ jobId: group.jobId, component: group.component, kind: group.kind, members: group.members.length, running, state: program?.info.state ?? 'failed' });
+        found.push({
+          jobId: group.jobId,
+          component: group.component,
+          kind: group.kind,
+          members: group.members.length,
+          running,
+          state: program?.info.state ?? 'failed',
+        });
         continue;
       }
-      found.push({ jobId: group.jobId, component: group.component, kind: group.kind, members: group.members.length, running, state: running > 0 ? 'running' : 'pending' });
+      found.push({
+        jobId: group.jobId,
+        component: group.component,
+        kind: group.kind,
+        members: group.members.length,
+        running,
+        state: running > 0 ? 'running' : 'pending',
+      });
       if (this.jobs.get(group.jobId)?.components.has(group.component)) continue;
       this.adopt(group.jobId, group.component, group.kind, alive);
     }
@@ -256,7 +333,13 @@ export class BatchLocalManager implements LocalManager {
       if (job.finished) continue;
       for (const c of job.components.values()) {
         const live = c.members.filter((m) => !m.released && m.phase !== 'ended');
-        out.push({ jobId: job.jobId, component: c.index, kind: c.kind, ids: live.flatMap((m) => (m.id ? [m.id] : [])), running: live.filter((m) => m.phase === 'running').length });
+        out.push({
+          jobId: job.jobId,
+          component: c.index,
+          kind: c.kind,
+          ids: live.flatMap((m) => (m.id ? [m.id] : [])),
+          running: live.filter((m) => m.phase === 'running').length,
+        });
       }
     }
     return out;
@@ -264,31 +347,69 @@ export class BatchLocalManager implements LocalManager {
 
   // ---- members and submission -------------------------------------------------------------------------------------
 
-  private addMember(job: TrackedJob, component: Component, processors: number, program: { program: string; args: readonly string[] }, grow: boolean): Member {
+  private addMember(
+    job: TrackedJob,
+    component: Component,
+    processors: number,
+    program: { program: string; args: readonly string[] },
+    grow: boolean,
+  ): Member {
     const index = component.members.length;
-    const files = memberFiles({ tag: this.tag, workRoot: this.workRoot }, job.jobId, component.index, component.kind, index);
+    const files = memberFiles(
+      { tag: this.tag, workRoot: this.workRoot },
+      job.jobId,
+      component.index,
+      component.kind,
+      index,
+    );
     const name = files.name;
     const spec: LocalJobSpec = {
       ...files,
       processors,
       program: program.program,
       args: program.args,
-      env: { CONCERTINA_JOB_ID: job.jobId, CONCERTINA_COMPONENT: String(component.index), CONCERTINA_MEMBER: String(index), CONCERTINA_CLUSTER: this.cluster },
+      env: {
+        CONCERTINA_JOB_ID: job.jobId,
+        CONCERTINA_COMPONENT: String(component.index),
+        CONCERTINA_MEMBER: String(index),
+        CONCERTINA_CLUSTER: this.cluster,
+      },
       // Decision: a grow's local jobs get the job's walltime too: they never outlive the job (cancelled at its end),
       // and a bounded time lets the cluster's own scheduler backfill around them.
       ...(job.walltimeS === undefined ? {} : { walltimeS: job.walltimeS }),
     };
-    const member: Member = { job, component, index, name, spec, grow, phase: 'queued', announced: false, released: false, missingRounds: 0, sinceCancel: 0, deleting: false };
+    const member: Member = {
+      job,
+      component,
+      index,
+      name,
+      spec,
+      grow,
+      phase: 'queued',
+      announced: false,
+      released: false,
+      missingRounds: 0,
+      sinceCancel: 0,
+      deleting: false,
+    };
     component.members.push(member);
     this.submitQueue.push(member);
     return member;
   }
 
   /** Tracks local jobs found by recover() as one component. */
-  private adopt(jobId: string, componentIndex: number, kind: MemberKind, found: Array<{ info: LocalJobInfo; member: number }>): void {
+  private adopt(
+    jobId: string,
+    componentIndex: number,
+    kind: MemberKind,
+    found: Array<{ info: LocalJobInfo; member: number }>,
+  ): void {
     const job = this.jobs.get(jobId) ?? { jobId, components: new Map(), finished: false, cancelling: false };
     this.jobs.set(jobId, job);
-    job.components.set(componentIndex, adoptedComponent({ tag: this.tag, workRoot: this.workRoot }, job, componentIndex, kind, found));
+    job.components.set(
+      componentIndex,
+      adoptedComponent({ tag: this.tag, workRoot: this.workRoot }, job, componentIndex, kind, found),
+    );
   }
 
   /** Sends queued submissions (see SubmissionQueue). */
@@ -307,7 +428,10 @@ export class BatchLocalManager implements LocalManager {
     members.forEach((m, i) => {
       m.phase = 'submitting';
       try {
-        if (m.name.length > MAX_LOCAL_JOB_NAME) throw new Error(`its local job name would have ${m.name.length} characters (at most ${MAX_LOCAL_JOB_NAME}): the job id is too long`);
+        if (m.name.length > MAX_LOCAL_JOB_NAME)
+          throw new Error(
+            `its local job name would have ${m.name.length} characters (at most ${MAX_LOCAL_JOB_NAME}): the job id is too long`,
+          );
         // Files of an earlier job of the same name (a job id used again after a restart) would be taken for this
         // one's traces if its submission turned out unsure: removed first.
         commands[`s${i}`] = sh`rm -f -- ${traces(m).map((t) => t.path)} 2>/dev/null
@@ -323,14 +447,19 @@ ${this.system.submitCommand(m.spec)}`;
     // then runs a status round in the same script: the grow is answered one round trip after the submission, not
     // after further status rounds. Other submissions (a job's start, many at once) return at once.
     const grows = valid.filter((m) => m.grow);
-    const statusWatched = grows.length && this.system.pendingCommand ? [...watchedMembers(this.jobs.values()), ...valid] : undefined;
+    const statusWatched =
+      grows.length && this.system.pendingCommand ? [...watchedMembers(this.jobs.values()), ...valid] : undefined;
     if (statusWatched) {
       commands['cnc_wait'] = waitStartedCommand(this.system.pendingCommand!(grows.map((m) => m.name)));
       Object.assign(commands, statusSections(this.system, nonce, statusWatched));
     }
     let stdout: string;
     try {
-      stdout = (await this.runner.run(framedScript(nonce, commands).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 })).stdout;
+      stdout = (
+        await this.runner.run(framedScript(nonce, commands).text, {
+          timeoutMs: this.options.commandTimeoutMs ?? 30_000,
+        })
+      ).stdout;
     } catch (error) {
       // The submission may or may not have reached the cluster: the next round looks for the names.
       this.log(`${this.cluster}: submission of ${valid.length} local job(s) interrupted: ${(error as Error).message}`);
@@ -346,7 +475,10 @@ ${this.system.submitCommand(m.spec)}`;
         continue;
       }
       if (output.code !== 0) {
-        const why = (output.stderr.trim() || output.text.trim() || `exit status ${output.code}`).split('\n').slice(-3).join(' ');
+        const why = (output.stderr.trim() || output.text.trim() || `exit status ${output.code}`)
+          .split('\n')
+          .slice(-3)
+          .join(' ');
         this.memberEnded(m, 'failed', `${this.system.kind} refused the job: ${why}`);
         continue;
       }
@@ -364,7 +496,11 @@ ${this.system.submitCommand(m.spec)}`;
         const read = readStatus(this.system, sections, nonce, '');
         // Only members whose exit-status files the script read (the ones watched now, less those that ended).
         const watchedNow = new Set(watchedMembers(this.jobs.values()));
-        this.applyStatus(read, statusWatched.filter((m) => watchedNow.has(m)), false);
+        this.applyStatus(
+          read,
+          statusWatched.filter((m) => watchedNow.has(m)),
+          false,
+        );
       } catch (error) {
         // The watch loop's next round reads the status again.
         this.log(`${this.cluster}: status after submission: ${(error as Error).message}`);
@@ -389,14 +525,21 @@ ${this.system.submitCommand(m.spec)}`;
   private async cancelOnce(): Promise<void> {
     const ids = [...this.toCancel];
     // A job's cancel is answered once every local job it may have has its cancel sent (none still being submitted).
-    const answered = [...this.cancelAnswers].filter((job) => membersOf(job).every((m) => m.phase !== 'submitting' && m.phase !== 'unsure'));
+    const answered = [...this.cancelAnswers].filter((job) =>
+      membersOf(job).every((m) => m.phase !== 'submitting' && m.phase !== 'unsure'),
+    );
     if (ids.length) {
       try {
         const nonce = newNonce();
-        const result = await this.runner.run(framedScript(nonce, { cancel: this.system.cancelCommand(ids) }).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 });
+        const result = await this.runner.run(framedScript(nonce, { cancel: this.system.cancelCommand(ids) }).text, {
+          timeoutMs: this.options.commandTimeoutMs ?? 30_000,
+        });
         const section = splitSections(result.stdout, nonce).get('cancel');
         // A non-zero status often means some of them had ended already; the next rounds see what is left.
-        if (section && section.code !== 0) this.log(`${this.cluster}: ${this.system.kind} cancel: ${(section.stderr || section.text).trim().split('\n')[0]}`);
+        if (section && section.code !== 0)
+          this.log(
+            `${this.cluster}: ${this.system.kind} cancel: ${(section.stderr || section.text).trim().split('\n')[0]}`,
+          );
         for (const id of ids) this.toCancel.delete(id);
       } catch (error) {
         this.log(`${this.cluster}: cancel of ${ids.join(' ')} will be retried: ${(error as Error).message}`);
@@ -420,7 +563,9 @@ ${this.system.submitCommand(m.spec)}`;
     const nonce = newNonce();
     const watched = apply ? watchedMembers(this.jobs.values()) : [];
     const once = async (): Promise<StatusRead> => {
-      const result = await this.runner.run(framedScript(nonce, statusSections(this.system, nonce, watched)).text, { timeoutMs: this.options.commandTimeoutMs ?? 30_000 });
+      const result = await this.runner.run(framedScript(nonce, statusSections(this.system, nonce, watched)).text, {
+        timeoutMs: this.options.commandTimeoutMs ?? 30_000,
+      });
       return readStatus(this.system, splitSections(result.stdout, nonce), nonce, result.stderr);
     };
     let read: StatusRead;
@@ -435,7 +580,8 @@ ${this.system.submitCommand(m.spec)}`;
       }
     } catch (error) {
       this.log(`${this.cluster}: status: ${(error as Error).message}`);
-      if (report) this.emit({ type: 'status', cluster: this.cluster, status: { ...this.lastStatus, reachable: false } });
+      if (report)
+        this.emit({ type: 'status', cluster: this.cluster, status: { ...this.lastStatus, reachable: false } });
       return undefined;
     }
     if (apply) this.applyStatus(read, watched, report);
@@ -454,7 +600,12 @@ ${this.system.submitCommand(m.spec)}`;
     return this.system.jobKey ? this.system.jobKey(id) : id;
   }
 
-  private reconcile(report: ClusterReport, watched: Member[], exits: Map<string, number>, traces: ReadonlySet<string> | undefined): void {
+  private reconcile(
+    report: ClusterReport,
+    watched: Member[],
+    exits: Map<string, number>,
+    traces: ReadonlySet<string> | undefined,
+  ): void {
     const byId = new Map<string, LocalJobInfo>();
     const byName = new Map<string, LocalJobInfo[]>();
     for (const info of report.jobs) {
@@ -470,7 +621,10 @@ ${this.system.submitCommand(m.spec)}`;
       if (m.phase === 'unsure') {
         // Listed under its name (alive ones first): it was submitted after all, and maybe has even ended.
         const listed = byName.get(m.name) ?? [];
-        const candidates = [...listed.filter((i) => i.state === 'pending' || i.state === 'running' || i.state === 'unknown'), ...listed];
+        const candidates = [
+          ...listed.filter((i) => i.state === 'pending' || i.state === 'running' || i.state === 'unknown'),
+          ...listed,
+        ];
         if (candidates.length) {
           m.id = candidates[0]!.id;
           m.phase = 'pending';
@@ -479,18 +633,27 @@ ${this.system.submitCommand(m.spec)}`;
           // Not listed, yet its exit status is there: it was submitted, ran and ended in between (Grid Engine
           // forgets an ended job at once).
           this.ran(m);
-          this.memberEnded(m, exit === 0 ? 'completed' : 'failed', `${exitText(exit)} (it ran and left ${this.system.listing} before its submission was confirmed)`);
+          this.memberEnded(
+            m,
+            exit === 0 ? 'completed' : 'failed',
+            `${exitText(exit)} (it ran and left ${this.system.listing} before its submission was confirmed)`,
+          );
         } else if (++m.missingRounds >= 2) {
           m.missingRounds = 0;
           const ranThere = traces === undefined ? undefined : traces.has(m.name);
           if (m.released || m.job.finished) m.phase = 'ended';
-          else if (ranThere === undefined) m.missingRounds = 1; // its traces were not read: look again next round
+          else if (ranThere === undefined)
+            m.missingRounds = 1; // its traces were not read: look again next round
           else if (ranThere) {
             // Decision: its output files are there, so it was submitted and ran: never submitted twice. Without an
             // exit status (after the rounds a shared file system may take to show one) it failed, as a job that
             // vanished from the listing.
             this.ran(m);
-            this.memberEnded(m, 'failed', `ran (its output is in ${m.spec.workDir}) and left ${this.system.listing} before its submission was confirmed, with no exit status recorded`);
+            this.memberEnded(
+              m,
+              'failed',
+              `ran (its output is in ${m.spec.workDir}) and left ${this.system.listing} before its submission was confirmed, with no exit status recorded`,
+            );
           } else {
             // Not submitted after all (no trace of it on the cluster): submit again.
             m.phase = 'queued';
@@ -506,11 +669,15 @@ ${this.system.submitCommand(m.spec)}`;
         // system a round to show it before deciding.
         if (exit !== undefined) {
           this.ran(m);
-          this.memberEnded(m, exit === 0 ? 'completed' : 'failed', `${exitText(exit)} (the job has left ${this.system.listing})`);
-        }
-        else if (++m.missingRounds >= 2) {
+          this.memberEnded(
+            m,
+            exit === 0 ? 'completed' : 'failed',
+            `${exitText(exit)} (the job has left ${this.system.listing})`,
+          );
+        } else if (++m.missingRounds >= 2) {
           if (m.released) this.memberEnded(m, 'cancelled', 'cancelled by Concertina');
-          else if (m.deleting) this.memberEnded(m, 'cancelled', `deleted on the cluster (vanished from ${this.system.listing})`);
+          else if (m.deleting)
+            this.memberEnded(m, 'cancelled', `deleted on the cluster (vanished from ${this.system.listing})`);
           else this.memberEnded(m, 'failed', `vanished from ${this.system.listing} with no exit status recorded`);
         }
         continue;
@@ -518,10 +685,21 @@ ${this.system.submitCommand(m.spec)}`;
       m.missingRounds = 0;
       m.deleting = info.deleting ?? false;
       // Given back but still listed alive: send the cancel again now and then (it may have been lost).
-      if (m.released && (info.state === 'pending' || info.state === 'running') && !m.deleting && ++m.sinceCancel % 5 === 0) this.toCancel.add(m.id!);
+      if (
+        m.released &&
+        (info.state === 'pending' || info.state === 'running') &&
+        !m.deleting &&
+        ++m.sinceCancel % 5 === 0
+      )
+        this.toCancel.add(m.id!);
       // Other jobs of the same name alive beside it: duplicates of an interrupted submission.
       for (const other of byName.get(m.name) ?? []) {
-        if (this.key(other.id) !== this.key(m.id!) && (other.state === 'pending' || other.state === 'running') && !this.isTrackedId(other.id)) this.toCancel.add(other.id);
+        if (
+          this.key(other.id) !== this.key(m.id!) &&
+          (other.state === 'pending' || other.state === 'running') &&
+          !this.isTrackedId(other.id)
+        )
+          this.toCancel.add(other.id);
       }
       switch (info.state) {
         case 'pending':
@@ -532,15 +710,26 @@ ${this.system.submitCommand(m.spec)}`;
         case 'unknown':
           if (!this.warnedUnknown.has(info.rawState)) {
             this.warnedUnknown.add(info.rawState);
-            this.log(`${this.cluster}: ${this.system.kind} state "${info.rawState}" is not known; local job ${info.id} is left as it was`);
+            this.log(
+              `${this.cluster}: ${this.system.kind} state "${info.rawState}" is not known; local job ${info.id} is left as it was`,
+            );
           }
           break;
         default: {
-          const detail = exit !== undefined ? exitText(exit) : info.exitCode !== undefined ? `exit status ${info.exitCode}` : info.reason;
+          const detail =
+            exit !== undefined
+              ? exitText(exit)
+              : info.exitCode !== undefined
+                ? `exit status ${info.exitCode}`
+                : info.reason;
           if (info.state === 'completed' || exit !== undefined || info.exitCode !== undefined) this.ran(m);
           const said = `${this.system.kind} state ${info.rawState}${detail ? ` (${detail})` : ''}`;
           const walltime = m.spec.walltimeS;
-          this.memberEnded(m, info.state, info.timedOut && walltime !== undefined ? `${walltimeReason(walltime)} (${said})` : said);
+          this.memberEnded(
+            m,
+            info.state,
+            info.timedOut && walltime !== undefined ? `${walltimeReason(walltime)} (${said})` : said,
+          );
         }
       }
     }
@@ -555,13 +744,17 @@ ${this.system.submitCommand(m.spec)}`;
           grown.set(b.job, (grown.get(b.job) ?? 0) + 1);
         }
       }
-    for (const [job, n] of grown) if (!job.finished) this.emit({ type: 'grown', cluster: this.cluster, jobId: job.jobId, processors: n });
-    for (const [id, job] of this.jobs) if (job.finished && membersOf(job).every((m) => m.phase === 'ended' || m.phase === 'queued')) this.jobs.delete(id);
+    for (const [job, n] of grown)
+      if (!job.finished) this.emit({ type: 'grown', cluster: this.cluster, jobId: job.jobId, processors: n });
+    for (const [id, job] of this.jobs)
+      if (job.finished && membersOf(job).every((m) => m.phase === 'ended' || m.phase === 'queued'))
+        this.jobs.delete(id);
   }
 
   private isTrackedId(id: string): boolean {
     const key = this.key(id);
-    for (const job of this.jobs.values()) for (const m of membersOf(job)) if (m.id !== undefined && this.key(m.id) === key) return true;
+    for (const job of this.jobs.values())
+      for (const m of membersOf(job)) if (m.id !== undefined && this.key(m.id) === key) return true;
     return false;
   }
 
@@ -593,7 +786,10 @@ ${this.system.submitCommand(m.spec)}`;
     const job = m.job;
     if (m.released || job.finished) return;
     const component = m.component;
-    const what = component.kind === 'malleable' ? `member ${m.index} (${m.id ?? 'not submitted'})` : `local job ${m.id ?? '(not submitted)'}`;
+    const what =
+      component.kind === 'malleable'
+        ? `member ${m.index} (${m.id ?? 'not submitted'})`
+        : `local job ${m.id ?? '(not submitted)'}`;
     if (m.grow && !m.announced) {
       // A processor offered by a grow that never came: nothing was counted for it.
       this.log(`${this.cluster}: job ${job.jobId}: grown ${what} ended before it ran: ${reason}`);
@@ -623,13 +819,18 @@ ${this.system.submitCommand(m.spec)}`;
     if (state !== 'failed' || !wrote) return this.emit(finished);
     // Decision: a failure is answered once the end of its standard error has been read (one more command on the
     // same connection, bounded by a timeout), so that the job's end carries why; unread, it carries the paths only.
-    const output: JobOutput = { stdout: `${wrote.spec.workDir}/${wrote.spec.stdoutFile}`, stderr: `${wrote.spec.workDir}/${wrote.spec.stderrFile}` };
+    const output: JobOutput = {
+      stdout: `${wrote.spec.workDir}/${wrote.spec.stdoutFile}`,
+      stderr: `${wrote.spec.workDir}/${wrote.spec.stderrFile}`,
+    };
     void readTail(this.runner, output.stderr, this.options.commandTimeoutMs ?? 30_000)
       .catch((error: unknown) => {
         this.log(`${this.cluster}: job ${job.jobId}: cannot read ${output.stderr}: ${(error as Error).message}`);
         return undefined;
       })
-      .then((stderrTail) => this.emit({ ...finished, output: stderrTail === undefined ? output : { ...output, stderrTail } }));
+      .then((stderrTail) =>
+        this.emit({ ...finished, output: stderrTail === undefined ? output : { ...output, stderrTail } }),
+      );
   }
 
   private clusterStatus(report: ClusterReport): ClusterStatus {
@@ -680,7 +881,8 @@ ${this.system.submitCommand(m.spec)}`;
     this.timer = undefined;
     const active = [...this.jobs.values()].some((j) => !j.finished) || this.busy();
     if (!active && !soon) return;
-    const delay = soon || this.busy() ? (this.options.watchIntervalMs ?? 1000) : (this.options.idleWatchIntervalMs ?? 10_000);
+    const delay =
+      soon || this.busy() ? (this.options.watchIntervalMs ?? 1000) : (this.options.idleWatchIntervalMs ?? 10_000);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.refresh();

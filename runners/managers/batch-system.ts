@@ -120,7 +120,9 @@ export function sectionText(sections: ReadonlyMap<string, SectionOutput>, name: 
   const section = sections.get(name);
   if (!section) throw new ParseError(`${command}: no output (the command did not run)`);
   if (section.code !== 0) {
-    throw new ParseError(`${command} exited with status ${section.code}: ${firstLine(section.stderr) || firstLine(section.text) || 'no message'}`);
+    throw new ParseError(
+      `${command} exited with status ${section.code}: ${firstLine(section.stderr) || firstLine(section.text) || 'no message'}`,
+    );
   }
   return section.text;
 }
@@ -156,7 +158,11 @@ export function count(value: string | number | undefined, what: string): number 
  * plus `hidden` (see hiddenLoad).
  * Decision: a job in a state the adapter does not know counts as holding its processors.
  */
-export function clusterStatus(report: ClusterReport, counted: (info: LocalJobInfo) => boolean, hidden = 0): ClusterStatus {
+export function clusterStatus(
+  report: ClusterReport,
+  counted: (info: LocalJobInfo) => boolean,
+  hidden = 0,
+): ClusterStatus {
   let background = report.nodes.unavailable + hidden;
   for (const info of report.jobs) {
     if (holds(info) && !counted(info)) background += info.processors;

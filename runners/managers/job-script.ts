@@ -14,7 +14,8 @@ import { quote, sh, ShellFragment } from '../shell/quote.js';
  */
 export function jobScript(job: LocalJobSpec, preamble: ShellFragment = sh``): string {
   const exports = Object.entries(job.env).map(([name, value]) => {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`environment variable name "${name}" is not a shell identifier`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new Error(`environment variable name "${name}" is not a shell identifier`);
     return `${name}=${quote(value)}; export ${name}`;
   });
   const temporary = `${job.exitFile}.tmp`;

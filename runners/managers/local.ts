@@ -5,7 +5,17 @@
 // the next submission or status round. Every round takes a lock (mkdir, with the holder's pid in it, taken over only
 // once that holder has died), so concurrent scripts never oversubscribe the slots.
 // Decision: a plain host has no other users' jobs to list, so its background load is 0.
-import { count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type SectionOutput } from './batch-system.js';
+import {
+  count,
+  ParseError,
+  sectionText,
+  type BatchSystem,
+  type ClusterReport,
+  type LocalJobInfo,
+  type LocalJobSpec,
+  type LocalState,
+  type SectionOutput,
+} from './batch-system.js';
 import { enterWorkDir, jobScript } from './job-script.js';
 import { sh, ShellFragment } from '../shell/quote.js';
 import { z } from 'zod';
@@ -14,7 +24,9 @@ import { batchWord } from './options.js';
 /** A plain host's options: the processors it offers, and where its queue is kept. */
 export const localOptionsSchema = z.strictObject({
   slots: z.number().int().min(1).max(100_000).meta({ description: 'processors this host offers to Concertina' }),
-  stateDir: batchWord.optional().meta({ description: 'where the queue is kept; absolute or relative to the login directory (default .concertina/local)' }),
+  stateDir: batchWord.optional().meta({
+    description: 'where the queue is kept; absolute or relative to the login directory (default .concertina/local)',
+  }),
 });
 export type LocalOptions = z.infer<typeof localOptionsSchema>;
 
@@ -139,17 +151,25 @@ export class LocalSystem implements BatchSystem {
   private readonly stateDir: string;
 
   constructor(private readonly options: LocalOptions) {
-    if (!Number.isInteger(options.slots) || options.slots < 1) throw new Error(`local: slots must be a whole number of at least 1 (got ${options.slots})`);
+    if (!Number.isInteger(options.slots) || options.slots < 1)
+      throw new Error(`local: slots must be a whole number of at least 1 (got ${options.slots})`);
     this.stateDir = options.stateDir ?? '.concertina/local';
   }
 
   private prelude(): ShellFragment {
-    return new ShellFragment(`${sh`S=$(mkdir -p -- ${this.stateDir} && cd -- ${this.stateDir} && pwd -P) || exit 1
-LIMIT=${this.options.slots}`.text}${LIBRARY}`);
+    return new ShellFragment(
+      `${
+        sh`S=$(mkdir -p -- ${this.stateDir} && cd -- ${this.stateDir} && pwd -P) || exit 1
+LIMIT=${this.options.slots}`.text
+      }${LIBRARY}`,
+    );
   }
 
   submitCommand(job: LocalJobSpec): ShellFragment {
-    if (job.processors > this.options.slots) throw new Error(`local: job ${job.name} asks for ${job.processors} processors; the host has ${this.options.slots} slots`);
+    if (job.processors > this.options.slots)
+      throw new Error(
+        `local: job ${job.name} asks for ${job.processors} processors; the host has ${this.options.slots} slots`,
+      );
     return sh`${this.prelude()}
 ${enterWorkDir(job)} || exit 1
 dir=$(pwd -P)
@@ -171,7 +191,8 @@ fi`;
 
   parseSubmitted(stdout: string): string {
     const id = stdout.trim().split('\n').at(-1)?.trim() ?? '';
-    if (!/^\d+$/.test(id)) throw new ParseError(`local submit: no job id in its output ${JSON.stringify(stdout.slice(0, 200))}`);
+    if (!/^\d+$/.test(id))
+      throw new ParseError(`local submit: no job id in its output ${JSON.stringify(stdout.slice(0, 200))}`);
     return id;
   }
 

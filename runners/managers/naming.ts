@@ -39,7 +39,7 @@ export function encodeNamePart(text: string): string {
 export function decodeNamePart(encoded: string): string | undefined {
   if (!/^(?:[A-Za-z0-9]|_[0-9a-f]{2})*$/.test(encoded)) return undefined;
   const bytes: number[] = [];
-  for (let i = 0; i < encoded.length; ) {
+  for (let i = 0; i < encoded.length;) {
     if (encoded[i] === '_') {
       bytes.push(Number.parseInt(encoded.slice(i + 1, i + 3), 16));
       i += 3;

@@ -8,7 +8,14 @@ export const batchWord = z.string().min(1).max(200);
 
 /** More submit options, each one word (quoted on the command line). */
 export const extraArgsOption = (command: string, example: string) =>
-  z.array(batchWord).max(50).optional().meta({ title: 'more submit options', description: `more ${command} options, one word per line (e.g. ${example})` });
+  z
+    .array(batchWord)
+    .max(50)
+    .optional()
+    .meta({
+      title: 'more submit options',
+      description: `more ${command} options, one word per line (e.g. ${example})`,
+    });
 
 /** How the form shows a field: one line of text, a list (one item per line), one of some values, or a number. */
 export const OPTION_KINDS = ['text', 'list', 'enum', 'number'] as const;
@@ -44,9 +51,21 @@ function describeField(name: string, field: z.ZodType): OptionField {
     inner = def.innerType!;
   }
   const def = inner._zod.def as { type: string; entries?: Record<string, string> };
-  const kind: OptionKind | undefined = def.type === 'string' ? 'text' : def.type === 'array' ? 'list' : def.type === 'enum' ? 'enum' : def.type === 'number' ? 'number' : undefined;
+  const kind: OptionKind | undefined =
+    def.type === 'string'
+      ? 'text'
+      : def.type === 'array'
+        ? 'list'
+        : def.type === 'enum'
+          ? 'enum'
+          : def.type === 'number'
+            ? 'number'
+            : undefined;
   // A kind the form cannot show is the adapter author's mistake: said at once, naming the field.
-  if (!kind) throw new Error(`${name}: an option of type ${def.type} cannot be shown in a form (text, list, enum or number only)`);
+  if (!kind)
+    throw new Error(
+      `${name}: an option of type ${def.type} cannot be shown in a form (text, list, enum or number only)`,
+    );
   return {
     name,
     title: typeof meta.title === 'string' ? meta.title : name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase(),

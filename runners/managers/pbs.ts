@@ -4,7 +4,19 @@
 // No PBS server can be installed here (Debian ships none): this adapter is tested ONLY on recorded outputs written
 // from the PBS Professional Reference Guide and TORQUE's documentation (test/fixtures/managers/pbs/), never on a
 // live server. Decision: processors are counted from `exec_host` when a job runs, else from its resource request.
-import { clockTime, count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type NodeCounts, type SectionOutput } from './batch-system.js';
+import {
+  clockTime,
+  count,
+  ParseError,
+  sectionText,
+  type BatchSystem,
+  type ClusterReport,
+  type LocalJobInfo,
+  type LocalJobSpec,
+  type LocalState,
+  type NodeCounts,
+  type SectionOutput,
+} from './batch-system.js';
 import { enterWorkDir, jobScript } from './job-script.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
 import { z } from 'zod';
@@ -12,11 +24,14 @@ import { batchWord, extraArgsOption } from './options.js';
 
 /** PBS's options as a cluster's configuration gives them (the console's form is built from this schema). */
 export const pbsOptionsSchema = z.strictObject({
-  flavour: z
-    .enum(['pbspro', 'torque'])
+  flavour: z.enum(['pbspro', 'torque']).optional().meta({
+    title: 'PBS flavour',
+    description:
+      "how processors are requested: PBS Professional's select=N:ncpus=1 or Torque's procs=N (empty: pbspro)",
+  }),
+  queue: batchWord
     .optional()
-    .meta({ title: 'PBS flavour', description: "how processors are requested: PBS Professional's select=N:ncpus=1 or Torque's procs=N (empty: pbspro)" }),
-  queue: batchWord.optional().meta({ title: 'queue', description: 'the queue jobs are submitted to (empty: the default queue)' }),
+    .meta({ title: 'queue', description: 'the queue jobs are submitted to (empty: the default queue)' }),
   extraArgs: extraArgsOption('qsub', '-l, then walltime=01:00:00'),
 });
 export type PbsOptions = z.infer<typeof pbsOptionsSchema>;
@@ -39,7 +54,19 @@ export const PBS_STATES: Readonly<Record<string, LocalState>> = {
 };
 
 // Nodes in these states offer nothing to new jobs.
-const NODE_UNAVAILABLE = new Set(['down', 'offline', 'unknown', 'state-unknown', 'stale', 'unresolvable', 'maintenance', 'provisioning', 'wait-provisioning', 'sleep', 'initializing']);
+const NODE_UNAVAILABLE = new Set([
+  'down',
+  'offline',
+  'unknown',
+  'state-unknown',
+  'stale',
+  'unresolvable',
+  'maintenance',
+  'provisioning',
+  'wait-provisioning',
+  'sleep',
+  'initializing',
+]);
 // Nodes given whole to one job or reservation: what that job did not ask for is not available either.
 const NODE_EXCLUSIVE = new Set(['job-exclusive', 'resv-exclusive', 'busy', 'job-busy']);
 
@@ -52,9 +79,14 @@ export class PbsSystem implements BatchSystem {
   constructor(private readonly options: PbsOptions = {}) {}
 
   submitCommand(job: LocalJobSpec): ShellFragment {
-    const resources = this.options.flavour === 'torque' ? `procs=${job.processors}` : `select=${job.processors}:ncpus=1`;
+    const resources =
+      this.options.flavour === 'torque' ? `procs=${job.processors}` : `select=${job.processors}:ncpus=1`;
     const walltime = job.walltimeS === undefined ? [] : ['-l', `walltime=${clockTime(job.walltimeS)}`];
-    const extra = [...walltime, ...(this.options.queue ? ['-q', this.options.queue] : []), ...(this.options.extraArgs ?? [])];
+    const extra = [
+      ...walltime,
+      ...(this.options.queue ? ['-q', this.options.queue] : []),
+      ...(this.options.extraArgs ?? []),
+    ];
     // PBS starts a job in the home directory; PBS_O_WORKDIR is where qsub ran (the job's directory).
     const script = jobScript(job, sh`cd "$PBS_O_WORKDIR" || exit 1`);
     return sh`${enterWorkDir(job)} && printf '%s' ${script} | qsub -N ${job.name} -o ${job.stdoutFile} -e ${job.stderrFile} -l ${resources} ${extra}`;
@@ -104,7 +136,10 @@ export class PbsSystem implements BatchSystem {
 
 /** qsub prints the job id: `1234.server` (PBS Pro, TORQUE), `1234[].server` for an array. */
 export function parsePbsQsub(stdout: string): string {
-  const lines = stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   for (let i = lines.length - 1; i >= 0; i--) {
     if (/^\d+(?:\[\d*\])?(?:\.[A-Za-z0-9._-]+)?$/.test(lines[i]!)) return lines[i]!;
   }
@@ -163,7 +198,12 @@ export function pbsOutcome(exitStatus: number): { state: LocalState; reason: str
   return { state: 'failed', reason: `exit status ${exitStatus}` };
 }
 
-function jobInfo(id: string, attributes: Record<string, string>, resources: Record<string, string>, where: string): LocalJobInfo {
+function jobInfo(
+  id: string,
+  attributes: Record<string, string>,
+  resources: Record<string, string>,
+  where: string,
+): LocalJobInfo {
   const rawState = attributes['job_state'] ?? '';
   if (!rawState) throw new ParseError(`${where}: job ${id} has no job_state`);
   let state = PBS_STATES[rawState] ?? 'unknown';
@@ -202,7 +242,8 @@ export function parseQstatFull(text: string): LocalJobInfo[] {
   const flush = () => {
     if (id === undefined) return;
     const resources: Record<string, string> = {};
-    for (const [k, v] of Object.entries(attributes)) if (k.startsWith('Resource_List.')) resources[k.slice('Resource_List.'.length)] = v;
+    for (const [k, v] of Object.entries(attributes))
+      if (k.startsWith('Resource_List.')) resources[k.slice('Resource_List.'.length)] = v;
     jobs.push(jobInfo(id, attributes, resources, 'qstat -f'));
   };
   text.split('\n').forEach((line, index) => {
@@ -220,7 +261,8 @@ export function parseQstatFull(text: string): LocalJobInfo[] {
       return;
     }
     const attribute = /^\s+([A-Za-z_][\w.]*) = (.*)$/.exec(line);
-    if (!attribute) throw new ParseError(`qstat -f line ${index + 1}: expected "name = value", got ${JSON.stringify(line)}`);
+    if (!attribute)
+      throw new ParseError(`qstat -f line ${index + 1}: expected "name = value", got ${JSON.stringify(line)}`);
     last = attribute[1]!;
     attributes[last] = attribute[2]!;
   });
@@ -243,7 +285,8 @@ export function parseQstatJson(text: string): LocalJobInfo[] {
   return Object.entries(jobs as Record<string, unknown>).map(([id, value]) => {
     const job = (value ?? {}) as Record<string, unknown>;
     const attributes: Record<string, string> = {};
-    for (const [k, v] of Object.entries(job)) if (typeof v === 'string' || typeof v === 'number') attributes[k] = String(v);
+    for (const [k, v] of Object.entries(job))
+      if (typeof v === 'string' || typeof v === 'number') attributes[k] = String(v);
     const resources: Record<string, string> = {};
     const list = job['Resource_List'];
     if (list && typeof list === 'object') for (const [k, v] of Object.entries(list)) resources[k] = String(v);
@@ -265,9 +308,17 @@ export function parsePbsnodes(text: string): NodeCounts {
   const flush = () => {
     if (node === undefined) return;
     const where = `pbsnodes: node ${node}`;
-    const cpus = count(attributes['resources_available.ncpus'] ?? attributes['np'] ?? attributes['pcpus'], `${where}: ncpus/np`);
+    const cpus = count(
+      attributes['resources_available.ncpus'] ?? attributes['np'] ?? attributes['pcpus'],
+      `${where}: ncpus/np`,
+    );
     const assigned = attributes['resources_assigned.ncpus'];
-    const used = Math.min(cpus, assigned !== undefined ? count(assigned, `${where}: resources_assigned.ncpus`) : torqueJobCores(attributes['jobs'] ?? ''));
+    const used = Math.min(
+      cpus,
+      assigned !== undefined
+        ? count(assigned, `${where}: resources_assigned.ncpus`)
+        : torqueJobCores(attributes['jobs'] ?? ''),
+    );
     const states = (attributes['state'] ?? 'unknown').split(',').map((s) => s.trim());
     total += cpus;
     if (states.some((s) => NODE_UNAVAILABLE.has(s))) unavailable += cpus - used;
@@ -284,7 +335,8 @@ export function parsePbsnodes(text: string): NodeCounts {
     }
     if (node === undefined) return;
     const attribute = /^\s+([A-Za-z_][\w.]*) = (.*)$/.exec(line);
-    if (!attribute) throw new ParseError(`pbsnodes line ${index + 1}: expected "name = value", got ${JSON.stringify(line)}`);
+    if (!attribute)
+      throw new ParseError(`pbsnodes line ${index + 1}: expected "name = value", got ${JSON.stringify(line)}`);
     attributes[attribute[1]!] = attribute[2]!;
   });
   flush();

@@ -18,7 +18,12 @@ export function groupFound(report: ClusterReport, tag: string): FoundComponent[]
     const parsed = parseLocalJobName(info.name, tag);
     if (!parsed) continue;
     const key = `${parsed.jobId}\u0000${parsed.component}`;
-    const group = groups.get(key) ?? { jobId: parsed.jobId, component: parsed.component, kind: parsed.kind, members: [] };
+    const group = groups.get(key) ?? {
+      jobId: parsed.jobId,
+      component: parsed.component,
+      kind: parsed.kind,
+      members: [],
+    };
     group.members.push({ info, member: parsed.member });
     groups.set(key, group);
   }
@@ -26,8 +31,21 @@ export function groupFound(report: ClusterReport, tag: string): FoundComponent[]
 }
 
 /** A component of `job` made of the local jobs found (members missing from the listing are ended). */
-export function adoptedComponent(where: { readonly tag: string; readonly workRoot: string }, job: TrackedJob, componentIndex: number, kind: MemberKind, found: Array<{ info: LocalJobInfo; member: number }>): Component {
-  const component: Component = { index: componentIndex, kind, members: [], initial: 0, started: false, completed: false };
+export function adoptedComponent(
+  where: { readonly tag: string; readonly workRoot: string },
+  job: TrackedJob,
+  componentIndex: number,
+  kind: MemberKind,
+  found: Array<{ info: LocalJobInfo; member: number }>,
+): Component {
+  const component: Component = {
+    index: componentIndex,
+    kind,
+    members: [],
+    initial: 0,
+    started: false,
+    completed: false,
+  };
   const byIndex = new Map(found.map((f) => [f.member, f.info]));
   const top = Math.max(...found.map((f) => f.member));
   const anyRunning = found.some((f) => f.info.state === 'running');
@@ -37,7 +55,20 @@ export function adoptedComponent(where: { readonly tag: string; readonly workRoo
     const spec: LocalJobSpec = { ...files, processors: info?.processors ?? 1, program: '', args: [], env: {} };
     const running = info?.state === 'running';
     // Once the job runs, members still pending were grown; before, they are part of its start.
-    const member: Member = { job, component, index, name: files.name, spec, grow: anyRunning && !running, phase: info ? (running ? 'running' : 'pending') : 'ended', announced: running, released: !info, missingRounds: 0, sinceCancel: 0, deleting: false };
+    const member: Member = {
+      job,
+      component,
+      index,
+      name: files.name,
+      spec,
+      grow: anyRunning && !running,
+      phase: info ? (running ? 'running' : 'pending') : 'ended',
+      announced: running,
+      released: !info,
+      missingRounds: 0,
+      sinceCancel: 0,
+      deleting: false,
+    };
     if (info) member.id = info.id;
     component.members.push(member);
   }

@@ -6,7 +6,19 @@
 // XML is read with saxes (well kept, strict, streaming): about six times faster than fast-xml-parser on a 10,000-job
 // listing here, which matters for a status round every second. Job names and owners arrive entity-decoded.
 import { SaxesParser } from 'saxes';
-import { clockTime, count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type NodeCounts, type SectionOutput } from './batch-system.js';
+import {
+  clockTime,
+  count,
+  ParseError,
+  sectionText,
+  type BatchSystem,
+  type ClusterReport,
+  type LocalJobInfo,
+  type LocalJobSpec,
+  type LocalState,
+  type NodeCounts,
+  type SectionOutput,
+} from './batch-system.js';
 import { enterWorkDir, jobScript } from './job-script.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
 import { z } from 'zod';
@@ -14,8 +26,13 @@ import { batchWord, extraArgsOption } from './options.js';
 
 /** Grid Engine's options as a cluster's configuration gives them (the console's form is built from this schema). */
 export const sgeOptionsSchema = z.strictObject({
-  parallelEnvironment: batchWord.optional().meta({ title: 'parallel environment', description: 'the parallel environment of jobs of more than one processor (empty: smp)' }),
-  queue: batchWord.optional().meta({ title: 'queue', description: 'the queue jobs are submitted to (empty: the default queue)' }),
+  parallelEnvironment: batchWord.optional().meta({
+    title: 'parallel environment',
+    description: 'the parallel environment of jobs of more than one processor (empty: smp)',
+  }),
+  queue: batchWord
+    .optional()
+    .meta({ title: 'queue', description: 'the queue jobs are submitted to (empty: the default queue)' }),
   extraArgs: extraArgsOption('qsub', '-notify; -l, then h_rt=01:00:00'),
 });
 export type SgeOptions = z.infer<typeof sgeOptionsSchema>;
@@ -46,7 +63,12 @@ export class SgeSystem implements BatchSystem {
   submitCommand(job: LocalJobSpec): ShellFragment {
     const pe = job.processors > 1 ? ['-pe', this.options.parallelEnvironment ?? 'smp', String(job.processors)] : [];
     const walltime = job.walltimeS === undefined ? [] : ['-l', `h_rt=${clockTime(job.walltimeS)}`];
-    const extra = [...pe, ...walltime, ...(this.options.queue ? ['-q', this.options.queue] : []), ...(this.options.extraArgs ?? [])];
+    const extra = [
+      ...pe,
+      ...walltime,
+      ...(this.options.queue ? ['-q', this.options.queue] : []),
+      ...(this.options.extraArgs ?? []),
+    ];
     // qsub reads `#$` lines anywhere in the script as options, and a job's arguments and id may hold such a line
     // (quoted, after a newline): `-C ''` turns that scanning off (every option is on this command line).
     return sh`${enterWorkDir(job)} && printf '%s' ${jobScript(job)} | qsub -terse -C ${''} -cwd -S /bin/sh -N ${job.name} -o ${job.stdoutFile} -e ${job.stderrFile} ${extra}`;
@@ -92,7 +114,10 @@ const SGE_WAITING_AWK = `/<JB_name>/ { n = $0; sub(/.*<JB_name>/, "", n); sub(/<
 
 /** `qsub -terse` prints the job id (`123`, or `123.1-10:1` for an array). */
 export function parseQsubTerse(stdout: string): string {
-  const lines = stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   for (let i = lines.length - 1; i >= 0; i--) {
     const m = /^(\d+)(?:\.\d+-\d+:\d+)?$/.exec(lines[i]!);
     if (m) return m[1]!;
@@ -151,7 +176,8 @@ export function xmlRecords(output: string, element: string, command: string): Ar
 export function parseQstatXml(output: string): LocalJobInfo[] {
   return xmlRecords(output, 'job_list', 'qstat -xml').map((job, i) => {
     const number = job['JB_job_number'] ?? '';
-    if (!/^\d+$/.test(number)) throw new ParseError(`qstat -xml: job_list ${i + 1}: bad JB_job_number ${JSON.stringify(number)}`);
+    if (!/^\d+$/.test(number))
+      throw new ParseError(`qstat -xml: job_list ${i + 1}: bad JB_job_number ${JSON.stringify(number)}`);
     const tasks = job['tasks'];
     const rawState = job['state'] ?? '';
     const { state, deleting, allocated } = sgeState(rawState);

@@ -1,6 +1,18 @@
 // Slurm: `sbatch --parsable` with the job script on stdin, `squeue` and `sinfo` with explicit formats (not --json:
 // slow, and its schema changes between versions), `scancel`. Tested on recorded outputs and on a real slurmctld.
-import { clockTime, count, ParseError, sectionText, type BatchSystem, type ClusterReport, type LocalJobInfo, type LocalJobSpec, type LocalState, type NodeCounts, type SectionOutput } from './batch-system.js';
+import {
+  clockTime,
+  count,
+  ParseError,
+  sectionText,
+  type BatchSystem,
+  type ClusterReport,
+  type LocalJobInfo,
+  type LocalJobSpec,
+  type LocalState,
+  type NodeCounts,
+  type SectionOutput,
+} from './batch-system.js';
 import { enterWorkDir, jobScript } from './job-script.js';
 import { sh, type ShellFragment } from '../shell/quote.js';
 import { z } from 'zod';
@@ -8,8 +20,12 @@ import { batchWord, extraArgsOption } from './options.js';
 
 /** Slurm's options as a cluster's configuration gives them (the console's form is built from this schema). */
 export const slurmOptionsSchema = z.strictObject({
-  partition: batchWord.optional().meta({ title: 'partition', description: 'the partition jobs are submitted to (empty: the default partition)' }),
-  account: batchWord.optional().meta({ title: 'account', description: 'the account jobs are charged to (empty: the default account)' }),
+  partition: batchWord
+    .optional()
+    .meta({ title: 'partition', description: 'the partition jobs are submitted to (empty: the default partition)' }),
+  account: batchWord
+    .optional()
+    .meta({ title: 'account', description: 'the account jobs are charged to (empty: the default account)' }),
   extraArgs: extraArgsOption('sbatch', '--qos=low'),
 });
 export type SlurmOptions = z.infer<typeof slurmOptionsSchema>;
@@ -101,7 +117,10 @@ export class SlurmSystem implements BatchSystem {
 
 /** The job id printed by `sbatch --parsable`: `<id>` or `<id>;<cluster>`. */
 export function parseSbatch(stdout: string): string {
-  const lines = stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   for (let i = lines.length - 1; i >= 0; i--) {
     const m = /^(\d+)(?:;\S+)?$/.exec(lines[i]!);
     if (m) return m[1]!;
@@ -121,10 +140,14 @@ export function parseSqueue(text: string, nonce: string): LocalJobInfo[] {
       return;
     }
     const fields = line.slice(head.length).split('|');
-    if (fields.length < 6) throw new ParseError(`squeue line ${index + 1}: expected 6 fields, got ${fields.length}: ${JSON.stringify(line)}`);
+    if (fields.length < 6)
+      throw new ParseError(
+        `squeue line ${index + 1}: expected 6 fields, got ${fields.length}: ${JSON.stringify(line)}`,
+      );
     const [id, rawState, cpus, user, reason] = fields as [string, string, string, string, string];
     const name = fields.slice(5).join('|');
-    if (!/^\d+(?:_(?:\d+|\[[^\]]*\]))?(?:\+\d+)?$/.test(id)) throw new ParseError(`squeue line ${index + 1}: bad job id ${JSON.stringify(id)}`);
+    if (!/^\d+(?:_(?:\d+|\[[^\]]*\]))?(?:\+\d+)?$/.test(id))
+      throw new ParseError(`squeue line ${index + 1}: bad job id ${JSON.stringify(id)}`);
     jobs.push({
       id,
       name,
@@ -151,7 +174,8 @@ export function parseSinfo(text: string, nonce: string): NodeCounts {
     if (!line.startsWith(head)) return; // noise
     const [node, cpus] = line.slice(head.length).split('|');
     const m = /^(\d+)\/(\d+)\/(\d+)\/(\d+)$/.exec(cpus ?? '');
-    if (!node || !m) throw new ParseError(`sinfo line ${index + 1}: expected node|A/I/O/T|state, got ${JSON.stringify(line)}`);
+    if (!node || !m)
+      throw new ParseError(`sinfo line ${index + 1}: expected node|A/I/O/T|state, got ${JSON.stringify(line)}`);
     if (seen.has(node)) return;
     seen.add(node);
     // A/I/O/T: allocated, idle, other (down, drained, reserved for maintenance), total.
@@ -159,6 +183,7 @@ export function parseSinfo(text: string, nonce: string): NodeCounts {
     unavailable += Number(m[3]);
     total += Number(m[4]);
   });
-  if (!seen.size) throw new ParseError(`sinfo listed no node${text.trim() ? `: ${JSON.stringify(text.trim().slice(0, 200))}` : ''}`);
+  if (!seen.size)
+    throw new ParseError(`sinfo listed no node${text.trim() ? `: ${JSON.stringify(text.trim().slice(0, 200))}` : ''}`);
   return { total, idle, unavailable };
 }

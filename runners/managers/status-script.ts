@@ -17,17 +17,33 @@ export interface StatusRead {
  * The status commands, the exit-status files of `watched`, and which of the files a job leaves in its directory
  * exist for those whose submission is unsure, as sections of one script.
  */
-export function statusSections(system: BatchSystem, nonce: string, watched: readonly Member[]): Record<string, ShellFragment> {
+export function statusSections(
+  system: BatchSystem,
+  nonce: string,
+  watched: readonly Member[],
+): Record<string, ShellFragment> {
   const commands: Record<string, ShellFragment> = { ...system.statusCommands(nonce) };
-  if (watched.length) commands['cnc_exits'] = exitsCommand(nonce, watched.map((m) => `${m.spec.workDir}/${m.spec.exitFile}`));
+  if (watched.length)
+    commands['cnc_exits'] = exitsCommand(
+      nonce,
+      watched.map((m) => `${m.spec.workDir}/${m.spec.exitFile}`),
+    );
   const unsure = watched.filter((m) => m.phase === 'unsure');
   if (unsure.length) commands['cnc_traces'] = tracesCommand(nonce, unsure.flatMap(traces));
   return commands;
 }
 
 /** The report, exit statuses and traces in a script's sections; throws when they are missing or do not parse. */
-export function readStatus(system: BatchSystem, sections: ReadonlyMap<string, SectionOutput>, nonce: string, stderr: string): StatusRead {
-  if (!sections.size) throw new ParseError(`no output from the status commands${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`);
+export function readStatus(
+  system: BatchSystem,
+  sections: ReadonlyMap<string, SectionOutput>,
+  nonce: string,
+  stderr: string,
+): StatusRead {
+  if (!sections.size)
+    throw new ParseError(
+      `no output from the status commands${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`,
+    );
   const traced = sections.get('cnc_traces');
   return {
     parsed: system.parseStatus(sections, nonce),
@@ -39,7 +55,9 @@ export function readStatus(system: BatchSystem, sections: ReadonlyMap<string, Se
 
 /** A shell's exit status: above 128, the program was killed by signal status - 128. */
 export function exitText(status: number): string {
-  return status > 128 && status < 160 ? `exit status ${status} (killed by signal ${status - 128})` : `exit status ${status}`;
+  return status > 128 && status < 160
+    ? `exit status ${status} (killed by signal ${status - 128})`
+    : `exit status ${status}`;
 }
 
 /**
@@ -56,7 +74,10 @@ done`;
 
 /** The files a local job leaves in its directory once it has started, by which an unsure submission is known to have run. */
 export function traces(m: Member): Array<{ name: string; path: string }> {
-  return [m.spec.exitFile, m.spec.stdoutFile, m.spec.stderrFile].map((file) => ({ name: m.name, path: `${m.spec.workDir}/${file}` }));
+  return [m.spec.exitFile, m.spec.stdoutFile, m.spec.stderrFile].map((file) => ({
+    name: m.name,
+    path: `${m.spec.workDir}/${file}`,
+  }));
 }
 
 /** Prints `<nonce>|<path>|<status>` for each exit-status file that exists. */

@@ -16,15 +16,20 @@ export class TokenBucket {
     readonly limit: RateLimit,
     nowMs: number,
   ) {
-    if (!(limit.burst >= 1) || !Number.isFinite(limit.burst)) throw new Error(`rate limit: burst must be at least 1 (got ${limit.burst})`);
-    if (!(limit.perSecond > 0) || !Number.isFinite(limit.perSecond)) throw new Error(`rate limit: perSecond must be above 0 (got ${limit.perSecond})`);
+    if (!(limit.burst >= 1) || !Number.isFinite(limit.burst))
+      throw new Error(`rate limit: burst must be at least 1 (got ${limit.burst})`);
+    if (!(limit.perSecond > 0) || !Number.isFinite(limit.perSecond))
+      throw new Error(`rate limit: perSecond must be above 0 (got ${limit.perSecond})`);
     this.tokens = Math.floor(limit.burst);
     this.last = nowMs;
   }
 
   private refill(nowMs: number): void {
     if (nowMs > this.last) {
-      this.tokens = Math.min(Math.floor(this.limit.burst), this.tokens + ((nowMs - this.last) * this.limit.perSecond) / 1000);
+      this.tokens = Math.min(
+        Math.floor(this.limit.burst),
+        this.tokens + ((nowMs - this.last) * this.limit.perSecond) / 1000,
+      );
       this.last = nowMs;
     }
   }

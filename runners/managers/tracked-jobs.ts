@@ -62,9 +62,21 @@ export interface TrackedJob {
 }
 
 /** A member's name and where its files go: `<workRoot>/<job dir>/<name>.{out,err,exit}`. */
-export function memberFiles(where: { readonly tag: string; readonly workRoot: string }, jobId: string, component: number, kind: MemberKind, member: number): Pick<LocalJobSpec, 'name' | 'workDir' | 'stdoutFile' | 'stderrFile' | 'exitFile'> {
+export function memberFiles(
+  where: { readonly tag: string; readonly workRoot: string },
+  jobId: string,
+  component: number,
+  kind: MemberKind,
+  member: number,
+): Pick<LocalJobSpec, 'name' | 'workDir' | 'stdoutFile' | 'stderrFile' | 'exitFile'> {
   const name = localJobName({ tag: where.tag, jobId, component, kind, member });
-  return { name, workDir: `${where.workRoot}/${jobDirName(where.tag, jobId)}`, stdoutFile: `${name}.out`, stderrFile: `${name}.err`, exitFile: `${name}.exit` };
+  return {
+    name,
+    workDir: `${where.workRoot}/${jobDirName(where.tag, jobId)}`,
+    stdoutFile: `${name}.out`,
+    stderrFile: `${name}.err`,
+    exitFile: `${name}.exit`,
+  };
 }
 
 export function membersOf(job: TrackedJob): Member[] {
@@ -73,12 +85,16 @@ export function membersOf(job: TrackedJob): Member[] {
 
 /** Processors a component holds for the scheduler. */
 export function held(c: Component): number {
-  return c.members.filter((m) => m.announced && !m.released && m.phase !== 'ended').reduce((sum, m) => sum + m.spec.processors, 0);
+  return c.members
+    .filter((m) => m.announced && !m.released && m.phase !== 'ended')
+    .reduce((sum, m) => sum + m.spec.processors, 0);
 }
 
 /** Members whose local job may be listed: submitted (or maybe submitted) and not known to have ended. */
 export function watchedMembers(jobs: Iterable<TrackedJob>): Member[] {
   const out: Member[] = [];
-  for (const job of jobs) for (const m of membersOf(job)) if (m.phase === 'pending' || m.phase === 'running' || m.phase === 'unsure') out.push(m);
+  for (const job of jobs)
+    for (const m of membersOf(job))
+      if (m.phase === 'pending' || m.phase === 'running' || m.phase === 'unsure') out.push(m);
   return out;
 }

@@ -15,7 +15,13 @@ export interface JobLocation {
 
 /** What an application says besides answers: that it started, how far it is, that it is done. */
 export type AppEvent =
-  | { readonly type: 'hello'; readonly jobId: string; readonly pid: number; readonly size: number; readonly sdk: string }
+  | {
+      readonly type: 'hello';
+      readonly jobId: string;
+      readonly pid: number;
+      readonly size: number;
+      readonly sdk: string;
+    }
   | { readonly type: 'progress'; readonly jobId: string; readonly fraction: number; readonly note?: string }
   | { readonly type: 'done'; readonly jobId: string; readonly ok: boolean; readonly note?: string };
 
@@ -105,23 +111,37 @@ export class RemoteApplications implements ApplicationPort {
 
   offerGrow(offerId: number, jobId: string, processors: number): void {
     // Decision: an offer that cannot be written is refused on the application's behalf, so the operation goes on.
-    this.send(jobId, { type: 'offer', offerId, processors }, () => this.options.deliver({ type: 'growAnswer', offerId, jobId, accepted: 0 }));
+    this.send(jobId, { type: 'offer', offerId, processors }, () =>
+      this.options.deliver({ type: 'growAnswer', offerId, jobId, accepted: 0 }),
+    );
   }
 
   requestShrink(offerId: number, jobId: string, processors: number, mandatory: boolean, deadline?: number): void {
-    const deadlineMs = deadline === undefined || !Number.isFinite(deadline) ? undefined : Math.max(0, Math.round(this.toMs(deadline)));
+    const deadlineMs =
+      deadline === undefined || !Number.isFinite(deadline) ? undefined : Math.max(0, Math.round(this.toMs(deadline)));
     if (mandatory) {
       // Decision: the grace period runs from the request, and covers both the answer and the release: an
       // application that never answers a mandatory shrink holds the processors just as one that never releases.
       // With a deadline (ahead of an announced update) it runs from the deadline: poll delays and clock skew
       // between the workstation and the cluster must not kill an application that released on time.
       const from = Math.max(this.now(), deadlineMs ?? 0);
-      this.mandatory.set(offerId, { jobId, offerId, requested: processors, deadline: from + this.graceMs, accepted: undefined, released: 0 });
+      this.mandatory.set(offerId, {
+        jobId,
+        offerId,
+        requested: processors,
+        deadline: from + this.graceMs,
+        accepted: undefined,
+        released: 0,
+      });
     }
-    this.send(jobId, { type: 'shrink', offerId, processors, mandatory, ...(deadlineMs !== undefined && { deadline: deadlineMs }) }, () => {
-      this.mandatory.delete(offerId);
-      this.options.deliver({ type: 'shrinkAnswer', offerId, jobId, accepted: 0 });
-    });
+    this.send(
+      jobId,
+      { type: 'shrink', offerId, processors, mandatory, ...(deadlineMs !== undefined && { deadline: deadlineMs }) },
+      () => {
+        this.mandatory.delete(offerId);
+        this.options.deliver({ type: 'shrinkAnswer', offerId, jobId, accepted: 0 });
+      },
+    );
   }
 
   growGranted(offerId: number, jobId: string, granted: number, accepted: number): void {
@@ -167,7 +187,10 @@ export class RemoteApplications implements ApplicationPort {
       [...byChannel].map(async ([channel, jobs]) => {
         let polled: Map<string, JobPoll>;
         try {
-          polled = await channel.poll(jobs.map((j) => j.jobDir), options);
+          polled = await channel.poll(
+            jobs.map((j) => j.jobDir),
+            options,
+          );
         } catch (error) {
           // Decision: an unreachable cluster is no evidence against its applications (and their jobs cannot be
           // killed there anyway); grace deadlines are enforced after a poll that reached the cluster.
@@ -185,7 +208,8 @@ export class RemoteApplications implements ApplicationPort {
   }
 
   private handle(jobId: string, result: JobPoll): void {
-    if (result.state === 'replaced') this.problem({ jobId, message: `job ${jobId}: from-app.jsonl was replaced; read again from the top` });
+    if (result.state === 'replaced')
+      this.problem({ jobId, message: `job ${jobId}: from-app.jsonl was replaced; read again from the top` });
     if (result.state === 'unreadable') this.problem({ jobId, message: `job ${jobId}: from-app.jsonl cannot be read` });
     for (const line of result.errors) this.problem({ jobId, message: line.message, line });
     for (const message of result.messages) this.receive(jobId, message);
@@ -199,7 +223,14 @@ export class RemoteApplications implements ApplicationPort {
         shrink.accepted === undefined
           ? `did not answer mandatory shrink ${offerId} (${shrink.requested} processors) within the grace period of ${this.graceMs} ms`
           : `released ${shrink.released} of the ${shrink.accepted} processors it accepted to give back (mandatory shrink ${offerId}) within the grace period of ${this.graceMs} ms`;
-      this.options.onViolation({ jobId, offerId, requested: shrink.requested, accepted: shrink.accepted, released: shrink.released, reason: `job ${jobId} ${reason}` });
+      this.options.onViolation({
+        jobId,
+        offerId,
+        requested: shrink.requested,
+        accepted: shrink.accepted,
+        released: shrink.released,
+        reason: `job ${jobId} ${reason}`,
+      });
     }
   }
 
@@ -209,9 +240,19 @@ export class RemoteApplications implements ApplicationPort {
       case 'hello':
         return onEvent?.({ type: 'hello', jobId, pid: message.pid, size: message.size, sdk: message.sdk });
       case 'progress':
-        return onEvent?.({ type: 'progress', jobId, fraction: message.fraction, ...(message.note !== undefined && { note: message.note }) });
+        return onEvent?.({
+          type: 'progress',
+          jobId,
+          fraction: message.fraction,
+          ...(message.note !== undefined && { note: message.note }),
+        });
       case 'done':
-        return onEvent?.({ type: 'done', jobId, ok: message.ok, ...(message.note !== undefined && { note: message.note }) });
+        return onEvent?.({
+          type: 'done',
+          jobId,
+          ok: message.ok,
+          ...(message.note !== undefined && { note: message.note }),
+        });
       case 'offerAnswer':
         return deliver({ type: 'growAnswer', offerId: message.offerId, jobId, accepted: message.accepted });
       case 'shrinkAnswer': {
@@ -228,14 +269,20 @@ export class RemoteApplications implements ApplicationPort {
           const shrink = this.pendingShrink(jobId, message.offerId);
           if (shrink) {
             shrink.released += message.processors;
-            if (shrink.accepted !== undefined && shrink.released >= shrink.accepted) this.mandatory.delete(message.offerId);
+            if (shrink.accepted !== undefined && shrink.released >= shrink.accepted)
+              this.mandatory.delete(message.offerId);
           }
           return deliver({ type: 'released', jobId, processors: message.processors, offerId: message.offerId });
         }
         return deliver({ type: 'released', jobId, processors: message.processors });
       }
       case 'update':
-        return deliver({ type: 'update', jobId, processors: message.processors, ...(message.announceS !== undefined && { announceS: message.announceS }) });
+        return deliver({
+          type: 'update',
+          jobId,
+          processors: message.processors,
+          ...(message.announceS !== undefined && { announceS: message.announceS }),
+        });
       case 'iteration':
         return deliver({
           type: 'iteration',

@@ -61,7 +61,8 @@ export class AppChannel {
     const dir = checkJobDir(jobDir);
     const script = sh`mkdir -p ${`${dir}/${SLOTS_DIR}`} && : >> ${`${dir}/${TO_APP_FILE}`} && : >> ${`${dir}/${FROM_APP_FILE}`}`;
     const result = await this.runner.run(script.text, { timeoutMs: this.timeoutMs });
-    if (result.code !== 0) throw new Error(`${this.runner.target}: cannot create job directory ${dir}: ${oneLine(result.stderr)}`);
+    if (result.code !== 0)
+      throw new Error(`${this.runner.target}: cannot create job directory ${dir}: ${oneLine(result.stderr)}`);
   }
 
   /**
@@ -92,7 +93,10 @@ export class AppChannel {
   async send(jobDir: string, body: ToAppBody): Promise<number> {
     const dir = checkJobDir(jobDir);
     const checked = toAppMessageSchema.safeParse({ v: PROTOCOL_VERSION, seq: 1, ...body });
-    if (!checked.success) throw new Error(`invalid ${body.type} message: ${describeErrors(fromZodError(checked.error)).replaceAll('\n', '; ')}`);
+    if (!checked.success)
+      throw new Error(
+        `invalid ${body.type} message: ${describeErrors(fromZodError(checked.error)).replaceAll('\n', '; ')}`,
+      );
     const previous = this.sendTails.get(dir) ?? Promise.resolve();
     const sent = previous.catch(() => undefined).then(() => this.append(dir, body));
     this.sendTails.set(dir, sent);
@@ -115,7 +119,9 @@ printf '%s\\n' "$seq"`;
     const result = await this.runner.run(script.text, { timeoutMs: this.timeoutMs });
     const seq = Number(result.stdout.trim());
     if (result.code !== 0 || !Number.isInteger(seq) || seq < 1) {
-      throw new Error(`${this.runner.target}: cannot append ${body.type} to ${file}: ${oneLine(result.stderr) || `exit code ${result.code}`}`);
+      throw new Error(
+        `${this.runner.target}: cannot append ${body.type} to ${file}: ${oneLine(result.stderr) || `exit code ${result.code}`}`,
+      );
     }
     return seq;
   }
@@ -138,7 +144,11 @@ printf '%s\\n' "$seq"`;
     const token = `CONCERTINA-POLL-${randomBytes(12).toString('hex')}`;
     // Decision: a waiting poll checks the files' sizes every 20 ms on the cluster and reads as soon as one holds
     // more than was read: an answer then arrives with the poll under way, not one round trip after it.
-    const checks = readers.map((reader, index) => sh`[ "$(wc -c 2>/dev/null < ${`${dirs[index]!}/${FROM_APP_FILE}`} || echo 0)" -gt ${reader.offset} ] && break`.text);
+    const checks = readers.map(
+      (reader, index) =>
+        sh`[ "$(wc -c 2>/dev/null < ${`${dirs[index]!}/${FROM_APP_FILE}`} || echo 0)" -gt ${reader.offset} ] && break`
+          .text,
+    );
     const wait =
       waitMs > 0
         ? sh`cnc_i=0
@@ -166,7 +176,10 @@ printf '\\n%s-end\\n' "$t"`,
 ${new ShellFragment(perJob.map((f) => f.text).join('\n'))}
 } | LC_ALL=C awk '{ print length($0) " " $0 }'`;
     const result = await this.runner.run(script.text, { timeoutMs: this.timeoutMs });
-    if (result.code !== 0) throw new Error(`${this.runner.target}: poll of ${dirs.length} job(s) failed: ${oneLine(result.stderr) || `exit code ${result.code}`}`);
+    if (result.code !== 0)
+      throw new Error(
+        `${this.runner.target}: poll of ${dirs.length} job(s) failed: ${oneLine(result.stderr) || `exit code ${result.code}`}`,
+      );
     const sections = parsePollOutput(result.stdout, token, dirs.length, this.runner.target);
     readers.forEach((reader, index) => {
       const section = sections[index]!;
@@ -250,7 +263,8 @@ export function newCompleteLines(records: readonly RawLine[], offset: number): R
 
 function checkJobDir(jobDir: string): string {
   // Decision: job directories are absolute paths; values are quoted, so `~` would not expand anyway.
-  if (!jobDir.startsWith('/')) throw new Error(`job directory must be an absolute path (got ${JSON.stringify(jobDir)})`);
+  if (!jobDir.startsWith('/'))
+    throw new Error(`job directory must be an absolute path (got ${JSON.stringify(jobDir)})`);
   return jobDir.length > 1 ? jobDir.replace(/\/+$/, '') : jobDir;
 }
 

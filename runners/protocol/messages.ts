@@ -39,7 +39,14 @@ export const toAppMessageSchema = z.discriminatedUnion('type', [
    * (wall-clock milliseconds since the Unix epoch): release them by then, not necessarily at once (a shrink ahead of
    * an evolving job's announced update).
    */
-  z.object({ ...envelope, type: z.literal('shrink'), offerId, processors, mandatory: z.boolean(), deadline: z.number().nonnegative().optional() }),
+  z.object({
+    ...envelope,
+    type: z.literal('shrink'),
+    offerId,
+    processors,
+    mandatory: z.boolean(),
+    deadline: z.number().nonnegative().optional(),
+  }),
   /** Finish now (the job is being cancelled). */
   z.object({ ...envelope, type: z.literal('stop'), reason: z.string() }),
   /** An evolving job's `update` cannot be served; why. Its size stays what the last `resources` said. */
@@ -74,7 +81,12 @@ export const fromAppMessageSchema = z.discriminatedUnion('type', [
    * `announceS` seconds from now. Answered by `resources` once granted, or `refused`. Decision: a smaller size is
    * sent after the application has stopped using its last processors (as with `released`), so it is served at once.
    */
-  z.object({ ...envelope, type: z.literal('update'), processors, announceS: z.number().nonnegative().finite().optional() }),
+  z.object({
+    ...envelope,
+    type: z.literal('update'),
+    processors,
+    announceS: z.number().nonnegative().finite().optional(),
+  }),
   /**
    * An interactive job's task `task` ended one instance `executedMs` after its release (measured), after its deadline
    * when `missed`; `generation`: the placement (tasks message) it ran under.
@@ -87,7 +99,12 @@ export const fromAppMessageSchema = z.discriminatedUnion('type', [
     missed: z.boolean(),
     generation: z.number().int().positive().optional(),
   }),
-  z.object({ ...envelope, type: z.literal('progress'), fraction: z.number().min(0).max(1), note: z.string().optional() }),
+  z.object({
+    ...envelope,
+    type: z.literal('progress'),
+    fraction: z.number().min(0).max(1),
+    note: z.string().optional(),
+  }),
   z.object({ ...envelope, type: z.literal('done'), ok: z.boolean(), note: z.string().optional() }),
 ]);
 
@@ -125,10 +142,14 @@ function decoderFor<M>(schema: z.ZodType<M>, types: readonly string[]): LineDeco
     } catch (error) {
       return { ok: false, reason: `not JSON (${(error as Error).message})` };
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'not a JSON object' };
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return { ok: false, reason: 'not a JSON object' };
     const record = value as Record<string, unknown>;
     if (typeof record.v === 'number' && record.v !== PROTOCOL_VERSION) {
-      return { ok: false, reason: `protocol version ${record.v} is not supported (this reader knows ${PROTOCOL_VERSION})` };
+      return {
+        ok: false,
+        reason: `protocol version ${record.v} is not supported (this reader knows ${PROTOCOL_VERSION})`,
+      };
     }
     if (typeof record.type !== 'string' || !types.includes(record.type)) {
       return { ok: false, reason: `type: must be one of ${types.join(', ')} (got ${JSON.stringify(record.type)})` };
@@ -139,7 +160,15 @@ function decoderFor<M>(schema: z.ZodType<M>, types: readonly string[]): LineDeco
   };
 }
 
-export const decodeToApp: LineDecoder<ToAppMessage> = decoderFor(toAppMessageSchema, ['resources', 'offer', 'granted', 'shrink', 'stop', 'refused', 'tasks']);
+export const decodeToApp: LineDecoder<ToAppMessage> = decoderFor(toAppMessageSchema, [
+  'resources',
+  'offer',
+  'granted',
+  'shrink',
+  'stop',
+  'refused',
+  'tasks',
+]);
 export const decodeFromApp: LineDecoder<FromAppMessage> = decoderFor(fromAppMessageSchema, [
   'hello',
   'offerAnswer',

@@ -73,5 +73,8 @@ function between(output: Buffer, begin: string, end: string): { text: string; af
   const endLine = Buffer.from(`\n${end}`);
   const stop = output.lastIndexOf(endLine);
   if (stop < from) return { text: output.subarray(from).toString('utf8') };
-  return { text: output.subarray(from, stop).toString('utf8'), afterEnd: output.subarray(stop + endLine.length).toString('utf8') };
+  return {
+    text: output.subarray(from, stop).toString('utf8'),
+    afterEnd: output.subarray(stop + endLine.length).toString('utf8'),
+  };
 }

@@ -29,23 +29,43 @@ export class AuthSequence {
    * `route` says where this hop is on the connection's route: every secret is asked for with this hop's resolved
    * user@host:port and that, so that the source can keep a cluster's secrets from a jump host.
    */
-  constructor(host: ResolvedHost, secrets: SecretSource, agentSocket: string | undefined, route: { readonly destination: boolean; readonly connection?: string } = { destination: true }) {
+  constructor(
+    host: ResolvedHost,
+    secrets: SecretSource,
+    agentSocket: string | undefined,
+    route: { readonly destination: boolean; readonly connection?: string } = { destination: true },
+  ) {
     const user = host.user;
-    const hop = { user, host: host.hostName, port: host.port, destination: route.destination, ...(route.connection !== undefined ? { connection: route.connection } : {}) };
+    const hop = {
+      user,
+      host: host.hostName,
+      port: host.port,
+      destination: route.destination,
+      ...(route.connection !== undefined ? { connection: route.connection } : {}),
+    };
     const ask = (request: SecretRequest) => secrets.get(request);
     // A source may keep a destination's secrets from a jump host (Concertina's clusters do): say so where it matters.
     const onJump = route.destination ? '' : ' (none is given to a jump host for the cluster behind it)';
     const candidates: Candidate[] = [];
     const agent = host.identityAgent ?? agentSocket;
     if (!host.identitiesOnly && agent && agent !== 'none') {
-      candidates.push({ method: 'publickey', label: `agent (${agent})`, prepare: async () => ({ type: 'agent', username: user, agent }) });
+      candidates.push({
+        method: 'publickey',
+        label: `agent (${agent})`,
+        prepare: async () => ({ type: 'agent', username: user, agent }),
+      });
     }
     for (const file of host.identityFiles) {
       candidates.push({
         method: 'publickey',
         label: `key ${file}`,
         prepare: async () => {
-          const key = await this.loadKey(file, host.identityFilesExplicit, () => ask({ kind: 'passphrase', keyFile: file, ...hop }), onJump);
+          const key = await this.loadKey(
+            file,
+            host.identityFilesExplicit,
+            () => ask({ kind: 'passphrase', keyFile: file, ...hop }),
+            onJump,
+          );
           return key && { type: 'publickey', username: user, key };
         },
       });
@@ -56,7 +76,8 @@ export class AuthSequence {
       label: 'password',
       prepare: async () => {
         const secret = await password();
-        if (secret === undefined) this.skipped.push(`no password stored for ${user}@${host.hostName}:${host.port}${onJump}`);
+        if (secret === undefined)
+          this.skipped.push(`no password stored for ${user}@${host.hostName}:${host.port}${onJump}`);
         return secret === undefined ? undefined : { type: 'password', username: user, password: secret };
       },
     });
@@ -68,7 +89,11 @@ export class AuthSequence {
         if (secret === undefined) return undefined;
         // Decision: answer every hidden prompt with the stored password and visible ones with nothing; that is
         // what PAM's password conversation asks for. Other conversations (OTP) fail and are reported as such.
-        return { type: 'keyboard-interactive', username: user, prompt: (_n, _i, _l, prompts, finish) => finish(prompts.map((p) => (p.echo ? '' : secret))) };
+        return {
+          type: 'keyboard-interactive',
+          username: user,
+          prompt: (_n, _i, _l, prompts, finish) => finish(prompts.map((p) => (p.echo ? '' : secret))),
+        };
       },
     });
     this.candidates = candidates;
@@ -102,13 +127,19 @@ export class AuthSequence {
     return `${tried}${skipped}${server}`;
   }
 
-  private async loadKey(file: string, explicit: boolean, passphraseOf: () => Promise<string | undefined>, onJump: string): Promise<ParsedKey | undefined> {
+  private async loadKey(
+    file: string,
+    explicit: boolean,
+    passphraseOf: () => Promise<string | undefined>,
+    onJump: string,
+  ): Promise<ParsedKey | undefined> {
     let data: Buffer;
     try {
       data = await readFile(file);
     } catch (error) {
       // Default key files that do not exist are not worth a word; a named one is.
-      if (explicit || (error as NodeJS.ErrnoException).code !== 'ENOENT') this.skipped.push(`key ${file}: ${(error as Error).message}`);
+      if (explicit || (error as NodeJS.ErrnoException).code !== 'ENOENT')
+        this.skipped.push(`key ${file}: ${(error as Error).message}`);
       return undefined;
     }
     let parsed = ssh2.utils.parseKey(data);

@@ -8,7 +8,8 @@ export class ChannelLimiter {
   peak = 0;
 
   constructor(private limitValue: number) {
-    if (!Number.isInteger(limitValue) || limitValue < 1) throw new RangeError(`channel limit must be a positive integer (got ${limitValue})`);
+    if (!Number.isInteger(limitValue) || limitValue < 1)
+      throw new RangeError(`channel limit must be a positive integer (got ${limitValue})`);
   }
 
   get limit(): number {

@@ -7,7 +7,15 @@ import { CommandTimeoutError } from '../shell/errors.js';
 import { AuthSequence } from './auth.js';
 import { ChannelLimiter } from './channel-limiter.js';
 import { SshError, type PresentedHostKey } from './errors.js';
-import { checkHostKey, hostLookupName, preferredHostKeyAlgorithms, presentedHostKey, verdictError, type KnownHostEntry, type KnownHosts } from './known-hosts.js';
+import {
+  checkHostKey,
+  hostLookupName,
+  preferredHostKeyAlgorithms,
+  presentedHostKey,
+  verdictError,
+  type KnownHostEntry,
+  type KnownHosts,
+} from './known-hosts.js';
 import { noSecrets, type SecretSource } from './secrets.js';
 import { describeHost, type ResolvedHost } from './ssh-config.js';
 
@@ -100,7 +108,12 @@ interface Refusal {
  * lockout (pam_faillock, fail2ban), and a host key does not become trusted by trying again.
  */
 function refusesLogin(error: SshError): boolean {
-  return error.kind === 'auth-failed' || error.kind === 'host-key-unknown' || error.kind === 'host-key-changed' || error.kind === 'host-key-revoked';
+  return (
+    error.kind === 'auth-failed' ||
+    error.kind === 'host-key-unknown' ||
+    error.kind === 'host-key-changed' ||
+    error.kind === 'host-key-revoked'
+  );
 }
 
 interface Link {
@@ -136,7 +149,10 @@ export class SshConnection {
   constructor(private readonly options: SshConnectionOptions) {
     this.keepaliveIntervalMs = options.keepaliveIntervalMs ?? 20_000;
     if (!(this.keepaliveIntervalMs >= KEEPALIVE_MIN_MS && this.keepaliveIntervalMs <= KEEPALIVE_MAX_MS)) {
-      throw new SshError('config', `keepalive interval must be ${KEEPALIVE_MIN_MS / 1000}–${KEEPALIVE_MAX_MS / 1000} s (got ${this.keepaliveIntervalMs} ms)`);
+      throw new SshError(
+        'config',
+        `keepalive interval must be ${KEEPALIVE_MIN_MS / 1000}–${KEEPALIVE_MAX_MS / 1000} s (got ${this.keepaliveIntervalMs} ms)`,
+      );
     }
     this.limiter = new ChannelLimiter(options.maxChannels ?? 8);
     this.initialDelayMs = options.reconnect?.initialDelayMs ?? 500;
@@ -188,7 +204,11 @@ export class SshConnection {
           this.limiter.lowerTo(this.limiter.inUse);
           continue;
         }
-        throw new SshError('channel-failed', `${this.description}: cannot open a session channel: ${(error as Error).message}`, { cause: error });
+        throw new SshError(
+          'channel-failed',
+          `${this.description}: cannot open a session channel: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
       return this.collect(link, channel, input, options, release);
     }
@@ -246,8 +266,19 @@ export class SshConnection {
 
   private refuse(error: SshError, secrets: number | undefined): void {
     this.refusals++;
-    const delay = error.kind === 'auth-failed' ? Math.min(this.loginDelayMs('initialDelayMs', 1_000) * 2 ** (this.refusals - 1), this.loginDelayMs('maxDelayMs', LOGIN_RETRY_MAX_MS)) : undefined;
-    this.refusal = { error, retryAt: delay === undefined ? undefined : this.now() + delay, knownHosts: this.knownHostsRead, secrets };
+    const delay =
+      error.kind === 'auth-failed'
+        ? Math.min(
+            this.loginDelayMs('initialDelayMs', 1_000) * 2 ** (this.refusals - 1),
+            this.loginDelayMs('maxDelayMs', LOGIN_RETRY_MAX_MS),
+          )
+        : undefined;
+    this.refusal = {
+      error,
+      retryAt: delay === undefined ? undefined : this.now() + delay,
+      knownHosts: this.knownHostsRead,
+      secrets,
+    };
     this.setState({ state: 'failed', error, ...(delay !== undefined ? { retryInMs: delay } : {}) });
   }
 
@@ -276,7 +307,10 @@ export class SshConnection {
       },
       (error: unknown) => {
         this.connecting = undefined;
-        const failure = error instanceof SshError ? error : new SshError('connect-failed', `${this.description}: ${(error as Error).message}`, { cause: error });
+        const failure =
+          error instanceof SshError
+            ? error
+            : new SshError('connect-failed', `${this.description}: ${(error as Error).message}`, { cause: error });
         if (this.stateValue !== 'closed') {
           if (refusesLogin(failure)) this.refuse(failure, secrets);
           else if (this.wanted && !failure.permanent) this.scheduleRetry(failure);
@@ -333,7 +367,9 @@ export class SshConnection {
   }
 
   /** Each hop's known_hosts entries (its UserKnownHostsFile honoured), and one signature over all they read. */
-  private async readKnownHosts(hops: readonly ResolvedHost[]): Promise<{ entries: (readonly KnownHostEntry[])[]; signature: string }> {
+  private async readKnownHosts(
+    hops: readonly ResolvedHost[],
+  ): Promise<{ entries: (readonly KnownHostEntry[])[]; signature: string }> {
     const loaded = await Promise.all(hops.map((hop) => this.options.knownHosts.load(hop.userKnownHostsFiles)));
     return { entries: loaded.map((l) => l.entries), signature: loaded.map((l) => l.signature).join(' ') };
   }
@@ -360,11 +396,22 @@ export class SshConnection {
     return { clients, target: clients.at(-1)!, hostKeys, lost: false };
   }
 
-  private connectHop(hop: ResolvedHost, entries: readonly KnownHostEntry[], sock: Duplex | undefined, role: string, destination: boolean): Promise<{ client: SshClient; hostKey: PresentedHostKey }> {
+  private connectHop(
+    hop: ResolvedHost,
+    entries: readonly KnownHostEntry[],
+    sock: Duplex | undefined,
+    role: string,
+    destination: boolean,
+  ): Promise<{ client: SshClient; hostKey: PresentedHostKey }> {
     const who = `${this.options.name ? `${this.options.name}: ` : ''}${hop.user}@${hop.hostName}:${hop.port}${role}`;
     const lookupName = hop.hostKeyAlias ? hop.hostKeyAlias.toLowerCase() : hostLookupName(hop.hostName, hop.port);
     const route = { destination, ...(this.options.name !== undefined ? { connection: this.options.name } : {}) };
-    const auth = new AuthSequence(hop, this.options.secrets ?? noSecrets, this.options.agentSocket ?? process.env['SSH_AUTH_SOCK'], route);
+    const auth = new AuthSequence(
+      hop,
+      this.options.secrets ?? noSecrets,
+      this.options.agentSocket ?? process.env['SSH_AUTH_SOCK'],
+      route,
+    );
     const readyTimeout = this.options.readyTimeoutMs ?? 20_000;
     return new Promise((resolve, reject) => {
       const client = new ssh2.Client();
@@ -386,11 +433,15 @@ export class SshConnection {
       });
       client.on('error', (error: Error & { level?: string }) => {
         if (refusal) return fail(refusal);
-        if (error.level === 'client-authentication') return fail(new SshError('auth-failed', `${who}: authentication failed: ${auth.describe()}`));
-        if (error.level === 'client-timeout') return fail(new SshError('connect-failed', `${who}: no answer within ${readyTimeout} ms`, { cause: error }));
+        if (error.level === 'client-authentication')
+          return fail(new SshError('auth-failed', `${who}: authentication failed: ${auth.describe()}`));
+        if (error.level === 'client-timeout')
+          return fail(new SshError('connect-failed', `${who}: no answer within ${readyTimeout} ms`, { cause: error }));
         fail(new SshError('connect-failed', `${who}: ${error.message}`, { cause: error }));
       });
-      client.on('close', () => fail(refusal ?? new SshError('connect-failed', `${who}: connection closed during the handshake`)));
+      client.on('close', () =>
+        fail(refusal ?? new SshError('connect-failed', `${who}: connection closed during the handshake`)),
+      );
       client.connect({
         host: hop.hostName,
         port: hop.port,
@@ -403,7 +454,11 @@ export class SshConnection {
         // Checked before authentication starts: no credential goes to a host that is not the one known.
         hostVerifier: (key: Buffer) => {
           hostKey = { ...presentedHostKey(lookupName, key), host: hop.alias, port: hop.port };
-          refusal = verdictError(checkHostKey(entries, lookupName, key), hostKey, `${who} (known_hosts name ${lookupName})`);
+          refusal = verdictError(
+            checkHostKey(entries, lookupName, key),
+            hostKey,
+            `${who} (known_hosts name ${lookupName})`,
+          );
           return refusal === undefined;
         },
         authHandler: auth.handler,
@@ -411,7 +466,13 @@ export class SshConnection {
     });
   }
 
-  private collect(link: Link, channel: ClientChannel, input: string, options: ExecOptions, release: () => void): Promise<ExecResult> {
+  private collect(
+    link: Link,
+    channel: ClientChannel,
+    input: string,
+    options: ExecOptions,
+    release: () => void,
+  ): Promise<ExecResult> {
     const { timeoutMs, killScript } = options;
     return new Promise((resolve, reject) => {
       const stdout: Buffer[] = [];
@@ -464,7 +525,12 @@ export class SshConnection {
           later(5_000, release);
         }
         if (exit === undefined && link.lost) return reject(this.lostError(link));
-        resolve({ stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr), code: exit?.code ?? null, ...(exit?.signal ? { signal: exit.signal } : {}) });
+        resolve({
+          stdout: Buffer.concat(stdout),
+          stderr: Buffer.concat(stderr),
+          code: exit?.code ?? null,
+          ...(exit?.signal ? { signal: exit.signal } : {}),
+        });
       };
       channel.on('close', () => {
         closed = true;
@@ -491,7 +557,14 @@ function openExec(client: SshClient, command: string): Promise<ClientChannel> {
 function forwardOut(jump: SshClient, hop: ResolvedHost, jumpName: string): Promise<Duplex> {
   return new Promise((resolve, reject) => {
     jump.forwardOut('127.0.0.1', 0, hop.hostName, hop.port, (error, stream) => {
-      if (error) reject(new SshError('connect-failed', `${jumpName}: cannot reach ${hop.hostName}:${hop.port} through it: ${error.message}`, { cause: error }));
+      if (error)
+        reject(
+          new SshError(
+            'connect-failed',
+            `${jumpName}: cannot reach ${hop.hostName}:${hop.port} through it: ${error.message}`,
+            { cause: error },
+          ),
+        );
       else resolve(stream);
     });
   });
@@ -506,16 +579,16 @@ async function endClients(clients: readonly SshClient[]): Promise<void> {
       .reverse()
       .filter((client) => !closedClients.has(client))
       .map(
-      (client) =>
-        new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, 2_000);
-          timer.unref();
-          client.once('close', () => {
-            clearTimeout(timer);
-            resolve();
-          });
-          client.end();
-        }),
-    ),
+        (client) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 2_000);
+            timer.unref();
+            client.once('close', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            client.end();
+          }),
+      ),
   );
 }

@@ -68,7 +68,12 @@ export class HostKeyUnknownError extends SshError {
   }
 
   override toFailure(): SshFailure {
-    return { kind: 'host-key-unknown', message: this.message, hostKey: this.presented, knownTypes: [...this.knownTypes] };
+    return {
+      kind: 'host-key-unknown',
+      message: this.message,
+      hostKey: this.presented,
+      knownTypes: [...this.knownTypes],
+    };
   }
 }
 
@@ -89,7 +94,12 @@ export class HostKeyChangedError extends SshError {
   }
 
   override toFailure(): SshFailure {
-    return { kind: 'host-key-changed', message: this.message, hostKey: this.presented, knownFingerprints: this.known.map((k) => k.fingerprint) };
+    return {
+      kind: 'host-key-changed',
+      message: this.message,
+      hostKey: this.presented,
+      knownFingerprints: this.known.map((k) => k.fingerprint),
+    };
   }
 }
 
@@ -99,7 +109,10 @@ export class HostKeyRevokedError extends SshError {
     readonly where: { file: string; line: number },
     subject: string = presented.lookupName,
   ) {
-    super('host-key-revoked', `${subject}: host key ${presented.fingerprint} is marked @revoked (${where.file}:${where.line}); connection refused`);
+    super(
+      'host-key-revoked',
+      `${subject}: host key ${presented.fingerprint} is marked @revoked (${where.file}:${where.line}); connection refused`,
+    );
     this.name = 'HostKeyRevokedError';
   }
 

@@ -6,14 +6,21 @@ import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { globMatch } from './glob.js';
-import { HostKeyChangedError, HostKeyRevokedError, HostKeyUnknownError, SshError, type PresentedHostKey } from './errors.js';
+import {
+  HostKeyChangedError,
+  HostKeyRevokedError,
+  HostKeyUnknownError,
+  SshError,
+  type PresentedHostKey,
+} from './errors.js';
 
 export interface KnownHostEntry {
   readonly file: string;
   readonly line: number;
   /** `@revoked` or `@cert-authority` lines; null for an ordinary line. */
   readonly marker: 'revoked' | 'cert-authority' | null;
-  readonly hosts: { readonly hashed: { readonly salt: Buffer; readonly hash: Buffer } } | { readonly patterns: readonly string[] };
+  readonly hosts:
+    { readonly hashed: { readonly salt: Buffer; readonly hash: Buffer } } | { readonly patterns: readonly string[] };
   readonly keyType: string;
   readonly key: Buffer;
 }
@@ -51,21 +58,24 @@ export function parseKnownHosts(text: string, file: string): ParsedKnownHosts {
       else return void problems.push({ file, line, message: `unknown marker ${name}` });
     }
     const [hostField, keyType, keyBase64] = fields;
-    if (!hostField || !keyType || !keyBase64) return void problems.push({ file, line, message: 'expected: hosts key-type base64-key' });
+    if (!hostField || !keyType || !keyBase64)
+      return void problems.push({ file, line, message: 'expected: hosts key-type base64-key' });
     const key = Buffer.from(keyBase64, 'base64');
     const embedded = keyTypeOf(key);
     const canonical = key.toString('base64').replace(/=+$/, '') === keyBase64.replace(/=+$/, '');
     if (embedded === undefined || !canonical || !/^[A-Za-z0-9+/]+={0,2}$/.test(keyBase64)) {
       return void problems.push({ file, line, message: 'the key is not valid base64 of an SSH public key' });
     }
-    if (embedded !== keyType) return void problems.push({ file, line, message: `key type ${keyType} does not match the key (${embedded})` });
+    if (embedded !== keyType)
+      return void problems.push({ file, line, message: `key type ${keyType} does not match the key (${embedded})` });
     let hosts: KnownHostEntry['hosts'];
     if (hostField.startsWith('|')) {
       const hashed = /^\|1\|([A-Za-z0-9+/=]+)\|([A-Za-z0-9+/=]+)$/.exec(hostField);
       if (!hashed) return void problems.push({ file, line, message: 'hashed host name is not |1|salt|hash' });
       const salt = Buffer.from(hashed[1]!, 'base64');
       const hash = Buffer.from(hashed[2]!, 'base64');
-      if (salt.length !== 20 || hash.length !== 20) return void problems.push({ file, line, message: 'hashed host name: salt and hash must be 20 bytes' });
+      if (salt.length !== 20 || hash.length !== 20)
+        return void problems.push({ file, line, message: 'hashed host name: salt and hash must be 20 bytes' });
       hosts = { hashed: { salt, hash } };
     } else {
       hosts = { patterns: hostField.split(',').filter((p) => p !== '') };
@@ -152,7 +162,15 @@ export function checkHostKey(entries: readonly KnownHostEntry[], lookupName: str
 }
 
 /** Host key algorithms a client offers, in ssh2's default order (ssh-dss left out: OpenSSH dropped it). */
-export const HOST_KEY_ALGORITHMS = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] as const;
+export const HOST_KEY_ALGORITHMS = [
+  'ssh-ed25519',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'rsa-sha2-512',
+  'rsa-sha2-256',
+  'ssh-rsa',
+] as const;
 export type HostKeyAlgorithm = (typeof HOST_KEY_ALGORITHMS)[number];
 
 const ALGORITHMS_OF_KEY_TYPE: Record<string, readonly HostKeyAlgorithm[]> = {
@@ -168,16 +186,29 @@ const ALGORITHMS_OF_KEY_TYPE: Record<string, readonly HostKeyAlgorithm[]> = {
  * host with an ed25519 and a known ecdsa key is checked against the ecdsa one instead of looking unknown.
  */
 export function preferredHostKeyAlgorithms(entries: readonly KnownHostEntry[], lookupName: string): HostKeyAlgorithm[] {
-  const known = new Set(entries.filter((e) => e.marker === null && entryMatches(e, lookupName)).flatMap((e) => ALGORITHMS_OF_KEY_TYPE[e.keyType] ?? []));
+  const known = new Set(
+    entries
+      .filter((e) => e.marker === null && entryMatches(e, lookupName))
+      .flatMap((e) => ALGORITHMS_OF_KEY_TYPE[e.keyType] ?? []),
+  );
   return [...HOST_KEY_ALGORITHMS.filter((a) => known.has(a)), ...HOST_KEY_ALGORITHMS.filter((a) => !known.has(a))];
 }
 
 export function presentedHostKey(lookupName: string, key: Buffer): PresentedHostKey {
-  return { lookupName, keyType: keyTypeOf(key) ?? 'unknown', fingerprint: fingerprintSha256(key), keyBase64: key.toString('base64') };
+  return {
+    lookupName,
+    keyType: keyTypeOf(key) ?? 'unknown',
+    fingerprint: fingerprintSha256(key),
+    keyBase64: key.toString('base64'),
+  };
 }
 
 /** The verdict as the error to refuse the connection with, or undefined when the key is trusted. */
-export function verdictError(verdict: HostKeyVerdict, presented: PresentedHostKey, subject?: string): SshError | undefined {
+export function verdictError(
+  verdict: HostKeyVerdict,
+  presented: PresentedHostKey,
+  subject?: string,
+): SshError | undefined {
   switch (verdict.status) {
     case 'trusted':
       return undefined;
@@ -213,7 +244,11 @@ export class KnownHosts {
   }
 
   static openSshFiles(home: string = os.homedir()): string[] {
-    return [path.join(home, '.ssh', 'known_hosts'), path.join(home, '.ssh', 'known_hosts2'), '/etc/ssh/ssh_known_hosts'];
+    return [
+      path.join(home, '.ssh', 'known_hosts'),
+      path.join(home, '.ssh', 'known_hosts2'),
+      '/etc/ssh/ssh_known_hosts',
+    ];
   }
 
   /**
@@ -227,7 +262,13 @@ export class KnownHosts {
     const files =
       userKnownHostsFiles === undefined
         ? this.files
-        : [...new Set([this.ownFile, ...userKnownHostsFiles, ...this.files.slice(1).filter((f) => !this.userFiles.has(f))])];
+        : [
+            ...new Set([
+              this.ownFile,
+              ...userKnownHostsFiles,
+              ...this.files.slice(1).filter((f) => !this.userFiles.has(f)),
+            ]),
+          ];
     for (const file of files) {
       let text: string;
       try {
@@ -252,15 +293,21 @@ export class KnownHosts {
   async accept(hostKey: PresentedHostKey): Promise<void> {
     const key = Buffer.from(hostKey.keyBase64, 'base64');
     const type = keyTypeOf(key);
-    if (type === undefined || type !== hostKey.keyType) throw new SshError('config', `host key for ${hostKey.lookupName}: not a ${hostKey.keyType} key`);
+    if (type === undefined || type !== hostKey.keyType)
+      throw new SshError('config', `host key for ${hostKey.lookupName}: not a ${hostKey.keyType} key`);
     if (fingerprintSha256(key) !== hostKey.fingerprint) {
-      throw new SshError('config', `host key for ${hostKey.lookupName}: fingerprint ${hostKey.fingerprint} does not match the key (${fingerprintSha256(key)})`);
+      throw new SshError(
+        'config',
+        `host key for ${hostKey.lookupName}: fingerprint ${hostKey.fingerprint} does not match the key (${fingerprintSha256(key)})`,
+      );
     }
     const verdict = checkHostKey((await this.load()).entries, hostKey.lookupName, key);
     if (verdict.status === 'trusted') return;
     if (verdict.status !== 'unknown') throw verdictError(verdict, presentedHostKey(hostKey.lookupName, key))!;
     await mkdir(path.dirname(this.ownFile), { recursive: true, mode: 0o700 });
-    await appendFile(this.ownFile, `${hashHostName(hostKey.lookupName)} ${type} ${hostKey.keyBase64}\n`, { mode: 0o600 });
+    await appendFile(this.ownFile, `${hashHostName(hostKey.lookupName)} ${type} ${hostKey.keyBase64}\n`, {
+      mode: 0o600,
+    });
   }
 }
 
@@ -271,6 +318,9 @@ export function defaultKnownHostsFile(): string {
 }
 
 /** Trusts a host key the user was shown and accepted (see KnownHosts.accept). */
-export function acceptHostKey(hostKey: PresentedHostKey, knownHosts: KnownHosts = new KnownHosts(defaultKnownHostsFile())): Promise<void> {
+export function acceptHostKey(
+  hostKey: PresentedHostKey,
+  knownHosts: KnownHosts = new KnownHosts(defaultKnownHostsFile()),
+): Promise<void> {
   return knownHosts.accept(hostKey);
 }

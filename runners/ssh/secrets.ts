@@ -36,7 +36,9 @@ export interface SecretSource {
 
 /** A stable name for a request, e.g. `password:alice@login.example.org:22`, `passphrase:/home/a/.ssh/id_ed25519`. */
 export function secretName(request: SecretKey): string {
-  return request.kind === 'password' ? `password:${request.user}@${request.host}:${request.port}` : `passphrase:${request.keyFile}`;
+  return request.kind === 'password'
+    ? `password:${request.user}@${request.host}:${request.port}`
+    : `passphrase:${request.keyFile}`;
 }
 
 /** Secrets held in this process's memory only (tests, and a session where the user typed them). */

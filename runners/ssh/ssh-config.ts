@@ -65,9 +65,13 @@ const MAX_JUMP_DEPTH = 8;
  * Reads an ssh config file (a missing one is empty), with its Include directives followed. Relative Include
  * paths are taken from the directory of `file` (~/.ssh for the user's config, as OpenSSH does).
  */
-export async function loadSshConfig(file: string = path.join(os.homedir(), '.ssh', 'config'), env: Environment = currentEnvironment()): Promise<LoadedSshConfig> {
+export async function loadSshConfig(
+  file: string = path.join(os.homedir(), '.ssh', 'config'),
+  env: Environment = currentEnvironment(),
+): Promise<LoadedSshConfig> {
   const text = await readOptional(file);
-  const config = text === undefined ? new SSHConfig() : await withIncludes(SSHConfig.parse(text), file, path.dirname(file), env, 0);
+  const config =
+    text === undefined ? new SSHConfig() : await withIncludes(SSHConfig.parse(text), file, path.dirname(file), env, 0);
   return { file, config };
 }
 
@@ -84,13 +88,22 @@ async function readOptional(file: string): Promise<string | undefined> {
   }
 }
 
-async function withIncludes(parsed: SSHConfig, file: string, baseDir: string, env: Environment, depth: number): Promise<SSHConfig> {
-  if (depth > MAX_INCLUDE_DEPTH) throw new SshError('config', `${file}: Include nested more than ${MAX_INCLUDE_DEPTH} deep`);
+async function withIncludes(
+  parsed: SSHConfig,
+  file: string,
+  baseDir: string,
+  env: Environment,
+  depth: number,
+): Promise<SSHConfig> {
+  if (depth > MAX_INCLUDE_DEPTH)
+    throw new SshError('config', `${file}: Include nested more than ${MAX_INCLUDE_DEPTH} deep`);
   const out = new SSHConfig();
   for (const line of parsed) {
     if (isDirective(line) && /^include$/i.test(line.param)) {
       for (const included of await includedFiles(line, file, baseDir, env)) {
-        out.push(...(await withIncludes(SSHConfig.parse(await readFile(included, 'utf8')), included, baseDir, env, depth + 1)));
+        out.push(
+          ...(await withIncludes(SSHConfig.parse(await readFile(included, 'utf8')), included, baseDir, env, depth + 1)),
+        );
       }
     } else if (isSection(line)) {
       // An Include inside a Host/Match block applies only when the block does; that holds when the included
@@ -99,9 +112,18 @@ async function withIncludes(parsed: SSHConfig, file: string, baseDir: string, en
       for (const sub of line.config) {
         if (isDirective(sub) && /^include$/i.test(sub.param)) {
           for (const included of await includedFiles(sub, file, baseDir, env)) {
-            const lines = await withIncludes(SSHConfig.parse(await readFile(included, 'utf8')), included, baseDir, env, depth + 1);
+            const lines = await withIncludes(
+              SSHConfig.parse(await readFile(included, 'utf8')),
+              included,
+              baseDir,
+              env,
+              depth + 1,
+            );
             if (lines.some(isSection)) {
-              throw new SshError('config', `${included}: included from inside a Host or Match block of ${file} and has blocks of its own; not supported, move the Include above the first Host`);
+              throw new SshError(
+                'config',
+                `${included}: included from inside a Host or Match block of ${file} and has blocks of its own; not supported, move the Include above the first Host`,
+              );
             }
             inner.push(...lines);
           }
@@ -124,7 +146,8 @@ async function includedFiles(line: Directive, file: string, baseDir: string, env
     const full = path.resolve(baseDir, expanded);
     const dir = path.dirname(full);
     const name = path.basename(full);
-    if (hasWildcard(dir)) throw new SshError('config', `${file}: Include ${raw}: wildcards are supported in the file name only`);
+    if (hasWildcard(dir))
+      throw new SshError('config', `${file}: Include ${raw}: wildcards are supported in the file name only`);
     if (!hasWildcard(name)) {
       if ((await readOptional(full)) !== undefined) files.push(full);
       continue;
@@ -135,7 +158,12 @@ async function includedFiles(line: Directive, file: string, baseDir: string, env
     } catch {
       continue; // as with glob(3): a directory that does not exist matches nothing
     }
-    files.push(...names.filter((n) => globMatch(name, n)).sort().map((n) => path.join(dir, n)));
+    files.push(
+      ...names
+        .filter((n) => globMatch(name, n))
+        .sort()
+        .map((n) => path.join(dir, n)),
+    );
   }
   return files;
 }
@@ -170,7 +198,8 @@ export function parseDestination(spec: string, where: string): Destination {
 
 function parsePort(text: string, where: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port < 1 || port > 65535) throw new SshError('config', `${where}: Port must be 1..65535 (got "${text}")`);
+  if (!/^\d+$/.test(text) || port < 1 || port > 65535)
+    throw new SshError('config', `${where}: Port must be 1..65535 (got "${text}")`);
   return port;
 }
 
@@ -178,27 +207,53 @@ function parsePort(text: string, where: string): number {
  * Applies the config to `destination` (an alias or host name, optionally `user@` and `:port`) and `overrides`,
  * resolving ProxyJump hops through the config too.
  */
-export function resolveHost(loaded: LoadedSshConfig, destination: string, overrides: HostOverrides = {}, env: Environment = currentEnvironment()): ResolvedHost {
+export function resolveHost(
+  loaded: LoadedSshConfig,
+  destination: string,
+  overrides: HostOverrides = {},
+  env: Environment = currentEnvironment(),
+): ResolvedHost {
   return resolve(loaded, parseDestination(destination, 'destination'), overrides, env, []);
 }
 
-function resolve(loaded: LoadedSshConfig, dest: Destination, overrides: HostOverrides, env: Environment, seen: readonly string[]): ResolvedHost {
-  if (seen.length > MAX_JUMP_DEPTH) throw new SshError('config', `${loaded.file}: ProxyJump chain longer than ${MAX_JUMP_DEPTH} (${seen.join(' -> ')})`);
+function resolve(
+  loaded: LoadedSshConfig,
+  dest: Destination,
+  overrides: HostOverrides,
+  env: Environment,
+  seen: readonly string[],
+): ResolvedHost {
+  if (seen.length > MAX_JUMP_DEPTH)
+    throw new SshError(
+      'config',
+      `${loaded.file}: ProxyJump chain longer than ${MAX_JUMP_DEPTH} (${seen.join(' -> ')})`,
+    );
   const where = `${loaded.file}: Host ${dest.host}`;
-  const computed = loaded.config.compute({ Host: dest.host, ...(dest.user ? { User: dest.user } : {}) }, { ignoreCase: true, matchExec: false });
+  const computed = loaded.config.compute(
+    { Host: dest.host, ...(dest.user ? { User: dest.user } : {}) },
+    { ignoreCase: true, matchExec: false },
+  );
   const one = (key: string): string | undefined => {
     const value = computed[key];
     return Array.isArray(value) ? value[0] : value;
   };
   if (one('proxycommand') !== undefined && overrides.proxyJump === undefined && one('proxyjump') === undefined) {
-    throw new SshError('config', `${where}: ProxyCommand is not supported (it would run a local command); use ProxyJump`);
+    throw new SshError(
+      'config',
+      `${where}: ProxyCommand is not supported (it would run a local command); use ProxyJump`,
+    );
   }
-  const hostName = overrides.hostName ?? expandTokens(one('hostname') ?? dest.host, { h: dest.host, n: dest.host }, where, env);
+  const hostName =
+    overrides.hostName ?? expandTokens(one('hostname') ?? dest.host, { h: dest.host, n: dest.host }, where, env);
   const user = overrides.user ?? dest.user ?? one('user') ?? env.localUser;
-  const portText = overrides.port !== undefined ? String(overrides.port) : dest.port !== undefined ? String(dest.port) : one('port');
+  const portText =
+    overrides.port !== undefined ? String(overrides.port) : dest.port !== undefined ? String(dest.port) : one('port');
   const port = portText === undefined ? 22 : parsePort(portText, where);
   const tokens = { h: hostName, n: dest.host, r: user, p: String(port) };
-  const configured = overrides.identityFile !== undefined ? [overrides.identityFile].flat() : ((computed['identityfile'] as string[] | undefined) ?? []);
+  const configured =
+    overrides.identityFile !== undefined
+      ? [overrides.identityFile].flat()
+      : ((computed['identityfile'] as string[] | undefined) ?? []);
   const identityFiles = configured.length
     ? configured.map((f) => path.resolve(env.home, expandTokens(f, tokens, where, env)))
     : ['id_ed25519', 'id_ecdsa', 'id_rsa'].map((f) => path.join(env.home, '.ssh', f));
@@ -206,10 +261,16 @@ function resolve(loaded: LoadedSshConfig, dest: Destination, overrides: HostOver
   const hostKeyAlias = one('hostkeyalias');
   const knownHostsSetting = computed['userknownhostsfile'] as string | string[] | undefined;
   const userKnownHostsFiles =
-    knownHostsSetting === undefined ? undefined : [knownHostsSetting].flat().filter((f) => f !== 'none').map((f) => path.resolve(env.home, expandTokens(f, tokens, where, env)));
+    knownHostsSetting === undefined
+      ? undefined
+      : [knownHostsSetting]
+          .flat()
+          .filter((f) => f !== 'none')
+          .map((f) => path.resolve(env.home, expandTokens(f, tokens, where, env)));
   const jumpSpec = overrides.proxyJump ?? one('proxyjump');
   const self = `${user}@${hostName}:${port}`;
-  if (seen.includes(self)) throw new SshError('config', `${loaded.file}: ProxyJump loop (${[...seen, self].join(' -> ')})`);
+  if (seen.includes(self))
+    throw new SshError('config', `${loaded.file}: ProxyJump loop (${[...seen, self].join(' -> ')})`);
   return {
     alias: dest.host,
     hostName,
@@ -218,10 +279,13 @@ function resolve(loaded: LoadedSshConfig, dest: Destination, overrides: HostOver
     identityFiles,
     identityFilesExplicit: configured.length > 0,
     identitiesOnly: /^yes$/i.test(one('identitiesonly') ?? 'no'),
-    ...(agent === undefined || agent === 'SSH_AUTH_SOCK' ? {} : { identityAgent: agent === 'none' ? 'none' : path.resolve(env.home, expandTokens(agent, tokens, where, env)) }),
+    ...(agent === undefined || agent === 'SSH_AUTH_SOCK'
+      ? {}
+      : { identityAgent: agent === 'none' ? 'none' : path.resolve(env.home, expandTokens(agent, tokens, where, env)) }),
     ...(hostKeyAlias ? { hostKeyAlias } : {}),
     ...(userKnownHostsFiles ? { userKnownHostsFiles } : {}),
-    proxyJump: jumpSpec === undefined || jumpSpec === 'none' ? [] : resolveJumps(loaded, jumpSpec, env, [...seen, self]),
+    proxyJump:
+      jumpSpec === undefined || jumpSpec === 'none' ? [] : resolveJumps(loaded, jumpSpec, env, [...seen, self]),
   };
 }
 
@@ -229,7 +293,12 @@ function resolve(loaded: LoadedSshConfig, dest: Destination, overrides: HostOver
  * `ProxyJump a,b`: b is reached through a, and a through whatever its own config says, as `ssh -J` does (the
  * last hop's own ProxyJump is overridden by the list).
  */
-function resolveJumps(loaded: LoadedSshConfig, spec: string, env: Environment, seen: readonly string[]): ResolvedHost[] {
+function resolveJumps(
+  loaded: LoadedSshConfig,
+  spec: string,
+  env: Environment,
+  seen: readonly string[],
+): ResolvedHost[] {
   const hops = spec.split(',').map((s) => parseDestination(s.trim(), `${loaded.file}: ProxyJump`));
   const chain: ResolvedHost[] = [];
   hops.forEach((hop, i) => {
@@ -240,8 +309,19 @@ function resolveJumps(loaded: LoadedSshConfig, spec: string, env: Environment, s
 }
 
 /** ssh_config TOKENS: %% %d %h %l %n %p %r %u and a leading ~. Unknown tokens are an error, not a silent literal. */
-function expandTokens(text: string, values: Partial<Record<'h' | 'n' | 'r' | 'p', string>>, where: string, env: Environment): string {
-  const all: Record<string, string | undefined> = { '%': '%', d: env.home, u: env.localUser, l: env.localHost, ...values };
+function expandTokens(
+  text: string,
+  values: Partial<Record<'h' | 'n' | 'r' | 'p', string>>,
+  where: string,
+  env: Environment,
+): string {
+  const all: Record<string, string | undefined> = {
+    '%': '%',
+    d: env.home,
+    u: env.localUser,
+    l: env.localHost,
+    ...values,
+  };
   const expanded = text.replace(/%(.)/g, (_, token: string) => {
     const value = all[token];
     if (value === undefined) throw new SshError('config', `${where}: token %${token} in "${text}" is not supported`);
@@ -253,5 +333,7 @@ function expandTokens(text: string, values: Partial<Record<'h' | 'n' | 'r' | 'p'
 /** `user@host:port` and the jump hosts, for messages. */
 export function describeHost(host: ResolvedHost): string {
   const self = `${host.user}@${host.hostName}:${host.port}`;
-  return host.proxyJump.length ? `${self} via ${host.proxyJump.map((h) => `${h.user}@${h.hostName}:${h.port}`).join(', ')}` : self;
+  return host.proxyJump.length
+    ? `${self} via ${host.proxyJump.map((h) => `${h.user}@${h.hostName}:${h.port}`).join(', ')}`
+    : self;
 }

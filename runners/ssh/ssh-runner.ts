@@ -70,5 +70,8 @@ export interface OpenSshRunnerOptions extends Omit<SshConnectionOptions, 'host' 
 export async function openSshRunner(options: OpenSshRunnerOptions): Promise<SshRunner> {
   const { destination, overrides, sshConfigFile, knownHosts, defaultTimeoutMs, ...connection } = options;
   const host = resolveHost(await loadSshConfig(sshConfigFile), destination, overrides);
-  return new SshRunner(new SshConnection({ ...connection, host, knownHosts: knownHosts ?? new KnownHosts(defaultKnownHostsFile()) }), defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs });
+  return new SshRunner(
+    new SshConnection({ ...connection, host, knownHosts: knownHosts ?? new KnownHosts(defaultKnownHostsFile()) }),
+    defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs },
+  );
 }

@@ -26,11 +26,28 @@ const tracesDir = path.resolve(repoRoot, '..', 'shared', 'traces');
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
 /** The issues' targets, each with the figure measured and whether it is met (null: not measured here). */
-function benchTargets(f: Record<string, unknown>): Array<{ figure: string; target: string; value: number | null; met: boolean | null }> {
+function benchTargets(
+  f: Record<string, unknown>,
+): Array<{ figure: string; target: string; value: number | null; met: boolean | null }> {
   const value = (key: string): number | null => (typeof f[key] === 'number' ? (f[key] as number) : null);
-  const below = (figure: string, limit: number, v = value(figure)) => ({ figure, target: `< ${limit}`, value: v, met: v === null ? null : v < limit });
-  const atMost = (figure: string, limit: number, v = value(figure)) => ({ figure, target: `<= ${limit}`, value: v, met: v === null ? null : v <= limit });
-  const atLeast = (figure: string, limit: number, v = value(figure)) => ({ figure, target: `>= ${limit}`, value: v, met: v === null ? null : v >= limit });
+  const below = (figure: string, limit: number, v = value(figure)) => ({
+    figure,
+    target: `< ${limit}`,
+    value: v,
+    met: v === null ? null : v < limit,
+  });
+  const atMost = (figure: string, limit: number, v = value(figure)) => ({
+    figure,
+    target: `<= ${limit}`,
+    value: v,
+    met: v === null ? null : v <= limit,
+  });
+  const atLeast = (figure: string, limit: number, v = value(figure)) => ({
+    figure,
+    target: `>= ${limit}`,
+    value: v,
+    met: v === null ? null : v >= limit,
+  });
   const das3 = f['das3_ms'] as Record<string, number>;
   return [
     ...Object.entries(das3).map(([pair, ms]) => below(`das3_ms.${pair}`, 100, ms)),
@@ -72,11 +89,15 @@ const round = (x: number, digits = 2) => Number(x.toFixed(digits));
 function das3(): Record<string, number> {
   const grid = gridSpecSchema.parse(gridPreset('das3'));
   const out: Record<string, number> = {};
-  for (const [approach, workload] of [['pra', 'wm'], ['pwa', 'wm-fast']] as const) {
+  for (const [approach, workload] of [
+    ['pra', 'wm'],
+    ['pwa', 'wm-fast'],
+  ] as const) {
     for (const policy of ['fpsma', 'egs']) {
       const jobs = workloadPreset(workload, 1)!;
       const runs: number[] = [];
-      for (let i = 0; i < 7; i++) runs.push(timed(() => simulate({ grid, jobs, seed: 1, scheduler: { approach, policy } })).ms);
+      for (let i = 0; i < 7; i++)
+        runs.push(timed(() => simulate({ grid, jobs, seed: 1, scheduler: { approach, policy } })).ms);
       out[`${approach}-${policy}`] = round(median(runs.slice(2)), 1); // the first runs warm the JIT up
       log(`das3 ${approach}/${policy} (${workload}): ${out[`${approach}-${policy}`]} ms`);
     }
@@ -87,26 +108,63 @@ function das3(): Record<string, number> {
 function synthetic(jobs: number): { seconds: number; completed: number; failed: number; utilization: number } {
   const grid = gridSpecSchema.parse(syntheticGrid(50, 7));
   const workload = syntheticWorkload({ jobs, grid, seed: 7, malleableFraction: 0.3 });
-  const { ms, value } = timed(() => simulate({ grid, jobs: workload, seed: 7, scheduler: { approach: 'pra', policy: 'egs' } }));
-  log(`synthetic ${jobs} jobs on 50 clusters: ${round(ms / 1000, 3)} s (${value.summary.completed} completed, ${value.summary.failed} failed, ${value.steps} engine actions)`);
-  return { seconds: round(ms / 1000, 3), completed: value.summary.completed, failed: value.summary.failed, utilization: round(value.summary.utilization, 3) };
+  const { ms, value } = timed(() =>
+    simulate({ grid, jobs: workload, seed: 7, scheduler: { approach: 'pra', policy: 'egs' } }),
+  );
+  log(
+    `synthetic ${jobs} jobs on 50 clusters: ${round(ms / 1000, 3)} s (${value.summary.completed} completed, ${value.summary.failed} failed, ${value.steps} engine actions)`,
+  );
+  return {
+    seconds: round(ms / 1000, 3),
+    completed: value.summary.completed,
+    failed: value.summary.failed,
+    utilization: round(value.summary.utilization, 3),
+  };
 }
 
 /** One pass with 10,000 queued jobs that do not fit and 5,000 running malleable jobs, over 50 clusters. */
 function pass(approach: 'pra' | 'pwa'): number {
-  const gridSpec: GridSpec = gridSpecSchema.parse({ clusters: Array.from({ length: 50 }, (_, i) => ({ name: `c${i}`, processors: 512 })) });
+  const gridSpec: GridSpec = gridSpecSchema.parse({
+    clusters: Array.from({ length: 50 }, (_, i) => ({ name: `c${i}`, processors: 512 })),
+  });
   const grid = buildGrid(gridSpec);
-  const silentManager = (cluster: string): LocalManager => ({ cluster, supportsReservations: false, submit() {}, grow() {}, shrink() {}, cancel() {}, poll() {} });
-  const silentApps: ApplicationPort = { offerGrow() {}, growGranted() {}, requestShrink() {}, resized() {}, updateRefused() {} };
+  const silentManager = (cluster: string): LocalManager => ({
+    cluster,
+    supportsReservations: false,
+    submit() {},
+    grow() {},
+    shrink() {},
+    cancel() {},
+    poll() {},
+  });
+  const silentApps: ApplicationPort = {
+    offerGrow() {},
+    growGranted() {},
+    requestShrink() {},
+    resized() {},
+    updateRefused() {},
+  };
   const samples: number[] = [];
   for (let round = 0; round < 7; round++) {
-    const scheduler = new Scheduler(grid, grid.clusters.map((c) => silentManager(c.name)), silentApps, { approach, policy: 'egs', triesThreshold: 1e9 });
+    const scheduler = new Scheduler(
+      grid,
+      grid.clusters.map((c) => silentManager(c.name)),
+      silentApps,
+      { approach, policy: 'egs', triesThreshold: 1e9 },
+    );
     // 100 malleable jobs per cluster, 2..8 processors, started at size 5: 500 of 512 used, 7 left with 12 idle.
     let t = 0;
     for (let c = 0; c < 50; c++) {
       for (let k = 0; k < 100; k++) {
         const id = `m${c}-${k}`;
-        scheduler.submitSpec(jobSpecSchema.parse({ id, kind: 'malleable', components: [{ min: 2, max: 8, initial: 5, program: 'x', cluster: `c${c}` }] }), t);
+        scheduler.submitSpec(
+          jobSpecSchema.parse({
+            id,
+            kind: 'malleable',
+            components: [{ min: 2, max: 8, initial: 5, program: 'x', cluster: `c${c}` }],
+          }),
+          t,
+        );
         scheduler.advance(t);
         scheduler.receive({ type: 'started', cluster: `c${c}`, jobId: id, component: 0, processors: 5 }, t);
         t++;
@@ -121,7 +179,8 @@ function pass(approach: 'pra' | 'pwa'): number {
     scheduler.on(() => delivered++);
     scheduler.requestPass();
     samples.push(timed(() => scheduler.advance(t + 1)).ms);
-    if (delivered < 10_000) throw new Error(`the pass delivered ${delivered} events, expected a failed try per queued job`);
+    if (delivered < 10_000)
+      throw new Error(`the pass delivered ${delivered} events, expected a failed try per queued job`);
   }
   const ms = round(median(samples.slice(2)), 2);
   log(`pass (${approach}) with 10,000 queued and 5,000 running malleable jobs: ${ms} ms`);
@@ -141,9 +200,15 @@ function nasa(): { seconds: number; parse_ms: number; jobs: number; skipped: num
   const { jobs, skipped } = parsed.value.value;
   const grid = gridSpecSchema.parse({ name: 'ipsc', clusters: [{ name: 'ipsc', processors: 128 }] });
   const runs: number[] = [];
-  for (let i = 0; i < 3; i++) runs.push(timed(() => simulate({ grid, jobs, seed: 1, background: false, scheduler: { approach: 'pra', policy: 'fpsma' } })).ms);
+  for (let i = 0; i < 3; i++)
+    runs.push(
+      timed(() => simulate({ grid, jobs, seed: 1, background: false, scheduler: { approach: 'pra', policy: 'fpsma' } }))
+        .ms,
+    );
   const seconds = round(median(runs) / 1000, 3);
-  log(`NASA iPSC: ${jobs.length} jobs (${skipped.length} lines skipped) parsed in ${round(parsed.ms, 1)} ms, simulated in ${seconds} s`);
+  log(
+    `NASA iPSC: ${jobs.length} jobs (${skipped.length} lines skipped) parsed in ${round(parsed.ms, 1)} ms, simulated in ${seconds} s`,
+  );
   return { seconds, parse_ms: round(parsed.ms, 1), jobs: jobs.length, skipped: skipped.length };
 }
 
@@ -153,7 +218,13 @@ function hostMemory(): { rss_mb: number; heap_mb: number; heap_grown_mb: number;
   const before = process.memoryUsage();
   const host = new Host({ workload: 'none', speed: 'pause' });
   for (let i = 0; i < 10_000; i++) {
-    const r = host.call('jobs.submit', { id: `m${i}`, kind: i % 3 === 0 ? 'malleable' : 'rigid', submitTime: 0, app: { model: 'amdahl', serial: 30, parallel: 3000 }, components: i % 3 === 0 ? [{ min: 1, max: 8, program: 'x' }] : [{ processors: 1 + (i % 8), program: 'x' }] });
+    const r = host.call('jobs.submit', {
+      id: `m${i}`,
+      kind: i % 3 === 0 ? 'malleable' : 'rigid',
+      submitTime: 0,
+      app: { model: 'amdahl', serial: 30, parallel: 3000 },
+      components: i % 3 === 0 ? [{ min: 1, max: 8, program: 'x' }] : [{ processors: 1 + (i % 8), program: 'x' }],
+    });
     if (!r.ok) throw new Error(JSON.stringify(r.errors));
   }
   // Then two seconds of simulation as fast as it goes (each tick at "max" simulates for up to 50 ms).
@@ -168,7 +239,9 @@ function hostMemory(): { rss_mb: number; heap_mb: number; heap_grown_mb: number;
     heap_grown_mb: round((after.heapUsed - before.heapUsed) / 2 ** 20, 1),
     jobs: jobs.ok ? jobs.value.total : 0,
   };
-  log(`host with ${figures.jobs} jobs: rss ${figures.rss_mb} MB, heap ${figures.heap_mb} MB (grown by ${figures.heap_grown_mb} MB)`);
+  log(
+    `host with ${figures.jobs} jobs: rss ${figures.rss_mb} MB, heap ${figures.heap_mb} MB (grown by ${figures.heap_grown_mb} MB)`,
+  );
   return figures;
 }
 
@@ -190,7 +263,8 @@ async function snapshotLatencies(host: Host, keepGoing: (samples: number) => boo
 async function labApiLatency() {
   const host = new Host({ speed: '10x' });
   host.start();
-  const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+  const quantile = (xs: number[], q: number) =>
+    [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
   const idle = await snapshotLatencies(host, (n) => n < 200);
   const t0 = performance.now();
   const started = host.call('lab.start', { kind: 'koala', seeds: 2 });
@@ -209,16 +283,23 @@ async function labApiLatency() {
     run_s,
     status,
   };
-  log(`grid.snapshot during a lab KOALA run (${run_s} s, ${status}): median ${figures.median_ms} ms, p99 ${figures.p99_ms} ms over ${busy.length} calls (idle: ${figures.idle_median_ms} / ${figures.idle_p99_ms} ms)`);
+  log(
+    `grid.snapshot during a lab KOALA run (${run_s} s, ${status}): median ${figures.median_ms} ms, p99 ${figures.p99_ms} ms over ${busy.length} calls (idle: ${figures.idle_median_ms} / ${figures.idle_p99_ms} ms)`,
+  );
   return figures;
 }
 
 /** The soak (soak-bench.ts) in a process of its own, so that its resident size is the host's alone. */
 function soak(): { rss_mb: number; heap_mb: number; rss_by_6h_mb: number[]; jobs: number; wall_s: number } {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'soak-bench.js');
-  const out = execFileSync(process.execPath, ['--expose-gc', script, '24'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(process.execPath, ['--expose-gc', script, '24'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const figures = JSON.parse(out.trim().split('\n').at(-1)!) as ReturnType<typeof soak>;
-  log(`soak: 24 h of virtual time at max of the default grid (${figures.jobs} jobs, ${figures.wall_s} s): rss ${figures.rss_mb} MB`);
+  log(
+    `soak: 24 h of virtual time at max of the default grid (${figures.jobs} jobs, ${figures.wall_s} s): rss ${figures.rss_mb} MB`,
+  );
   return figures;
 }
 
@@ -238,7 +319,11 @@ const overload = await overloadBench(log);
 const ssh = await sshRoundTrip(20);
 const queue = await queueBench(repoRoot, log);
 const live = await liveBench(log);
-log('skipped_reason' in ssh ? `SSH round trip skipped: ${ssh.skipped_reason}` : `SSH round trip: connect+exec ${ssh.connect_exec_median_ms} ms, exec on an open connection ${ssh.exec_median_ms} ms (medians of ${ssh.samples})`);
+log(
+  'skipped_reason' in ssh
+    ? `SSH round trip skipped: ${ssh.skipped_reason}`
+    : `SSH round trip: connect+exec ${ssh.connect_exec_median_ms} ms, exec on an open connection ${ssh.exec_median_ms} ms (medians of ${ssh.samples})`,
+);
 const figures = {
   das3_ms,
   synthetic_10k_s: s10.seconds,
@@ -290,5 +375,8 @@ const figures = {
   node: process.version,
 };
 const targets = [...benchTargets(figures), ...(await import('./replay-bench.js')).replayTargets(figures)];
-for (const t of targets) log(`target ${t.figure} ${t.target}: ${t.value === null ? 'not measured' : `${t.value} (${t.met ? 'met' : 'NOT met'})`}`);
+for (const t of targets)
+  log(
+    `target ${t.figure} ${t.target}: ${t.value === null ? 'not measured' : `${t.value} (${t.met ? 'met' : 'NOT met'})`}`,
+  );
 console.log(JSON.stringify({ ...figures, targets }));

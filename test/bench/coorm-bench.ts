@@ -51,15 +51,21 @@ export function coormRun(sessions: number, windowS = 1): RunFigures {
         const kind = Math.floor(k / CLUSTERS) % 3;
         if (kind === 0) {
           const pa = must(rms.request(session, { cid, n: 7, duration: d, type: 'PA' }, t));
-          const np = must(rms.request(session, { cid, n: 2, duration: d / 2, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, t));
+          const np = must(
+            rms.request(session, { cid, n: 2, duration: d / 2, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, t),
+          );
           must(rms.request(session, { cid, n: 5, duration: d / 2, type: 'NP', relatedHow: 'NEXT', relatedTo: np }, t));
         } else if (kind === 1) {
           const min = must(rms.request(session, { cid, n: 2, duration: d, type: 'NP' }, t));
-          const extra = must(rms.request(session, { cid, n: 3, duration: d, type: 'P', relatedHow: 'COALLOC', relatedTo: min }, t));
+          const extra = must(
+            rms.request(session, { cid, n: 3, duration: d, type: 'P', relatedHow: 'COALLOC', relatedTo: min }, t),
+          );
           must(rms.request(session, { cid, n: 2, duration: d, type: 'P', relatedHow: 'NEXT', relatedTo: extra }, t));
         } else {
           const a = must(rms.request(session, { cid, n: 3, duration: d / 3, type: 'NP' }, t));
-          const b = must(rms.request(session, { cid, n: 5, duration: d / 3, type: 'NP', relatedHow: 'NEXT', relatedTo: a }, t));
+          const b = must(
+            rms.request(session, { cid, n: 5, duration: d / 3, type: 'NP', relatedHow: 'NEXT', relatedTo: a }, t),
+          );
           must(rms.request(session, { cid, n: 2, duration: d / 3, type: 'NP', relatedHow: 'NEXT', relatedTo: b }, t));
         }
       },
@@ -116,10 +122,16 @@ export function coormBench(log: (message: string) => void = () => {}) {
   const spread = best(1000, 3, 10);
   const perS = (r: RunFigures) => round(r.messages / (r.ms / 1000), 0);
   const scaling = round(large.ms / small.ms, 2);
-  log(`coorm: ${small.messages} messages, ${small.passes} passes in ${round(small.ms, 1)} ms (${perS(small)}/s); 10x sessions: ${round(large.ms, 1)} ms (x${scaling})`);
-  log(`coorm, arrivals over 10 s: ${spread.messages} messages, ${spread.passes} passes in ${round(spread.ms, 1)} ms (${perS(spread)}/s)`);
+  log(
+    `coorm: ${small.messages} messages, ${small.passes} passes in ${round(small.ms, 1)} ms (${perS(small)}/s); 10x sessions: ${round(large.ms, 1)} ms (x${scaling})`,
+  );
+  log(
+    `coorm, arrivals over 10 s: ${spread.messages} messages, ${spread.passes} passes in ${round(spread.ms, 1)} ms (${perS(spread)}/s)`,
+  );
   const met = perS(small) >= COORM_TARGET_PER_S;
-  log(`coorm target >= ${COORM_TARGET_PER_S}/s: ${met ? 'met' : 'NOT met'} (${perS(small)}/s; arrivals over 10 s: ${perS(spread)}/s)`);
+  log(
+    `coorm target >= ${COORM_TARGET_PER_S}/s: ${met ? 'met' : 'NOT met'} (${perS(small)}/s; arrivals over 10 s: ${perS(spread)}/s)`,
+  );
   return {
     coorm_requests_per_s: perS(small),
     coorm_target_met: met,

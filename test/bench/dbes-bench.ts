@@ -40,12 +40,14 @@ export function dbesPassState(clusters = DBES_PASS_CLUSTERS, waitingJobs = DBES_
   const h = harness(grid(Object.fromEntries(names.map((n) => [n, 160]))), { policy: 'dbes' });
   const random = new Random(15);
   for (const name of names) {
-    for (let i = 0; i < DBES_PASS_RUNNING_PER_CLUSTER; i++) h.submit(malleable(`${name}-r${i}`, 2, 8, { cluster: name, walltime: random.int(1000, 6000) }));
+    for (let i = 0; i < DBES_PASS_RUNNING_PER_CLUSTER; i++)
+      h.submit(malleable(`${name}-r${i}`, 2, 8, { cluster: name, walltime: random.int(1000, 6000) }));
   }
   h.pass();
   h.startAll();
   // The second step's offers (one operation per cluster, each offer after the last answer), answered in full.
-  for (let offer = h.apps.growOffers.shift(); offer !== undefined; offer = h.apps.growOffers.shift()) h.answerGrow(offer, offer.processors);
+  for (let offer = h.apps.growOffers.shift(); offer !== undefined; offer = h.apps.growOffers.shift())
+    h.answerGrow(offer, offer.processors);
   h.growAll();
   h.at(10);
   for (let i = 0; i < waitingJobs; i++) {
@@ -80,7 +82,8 @@ export function dbesBench(log: (message: string) => void = () => {}, rounds = 7)
   let completion = Number.NaN;
   runDbesCase(spec, DBES_DEFAULT_CONFIG); // JIT warm-up
   const esp: number[] = [];
-  for (let r = 0; r < rounds; r++) esp.push(cpuMs(() => (completion = runDbesCase(spec, DBES_DEFAULT_CONFIG).completion_s)));
+  for (let r = 0; r < rounds; r++)
+    esp.push(cpuMs(() => (completion = runDbesCase(spec, DBES_DEFAULT_CONFIG).completion_s)));
 
   const state = dbesPassState();
   // A fresh driver each time: a driver skips a cluster whose state it already planned from.
@@ -91,15 +94,31 @@ export function dbesBench(log: (message: string) => void = () => {}, rounds = 7)
 
   const espMs = median(esp);
   const passMs = median(passes);
-  log(`dbes: ESP at 100 % malleable under dbes: ${round(espMs)} ms CPU (median of ${rounds}); target < ${DBES_ESP_TARGET_MS} ms: ${espMs < DBES_ESP_TARGET_MS ? 'met' : 'NOT met'}`);
+  log(
+    `dbes: ESP at 100 % malleable under dbes: ${round(espMs)} ms CPU (median of ${rounds}); target < ${DBES_ESP_TARGET_MS} ms: ${espMs < DBES_ESP_TARGET_MS ? 'met' : 'NOT met'}`,
+  );
   log(
     `dbes: one pass over ${state.running} running and ${state.waiting} waiting jobs on ${DBES_PASS_CLUSTERS} clusters: ${round(passMs)} ms CPU (median of ${rounds}); target < ${DBES_PASS_TARGET_MS} ms: ${passMs < DBES_PASS_TARGET_MS ? 'met' : 'NOT met'}`,
   );
   return {
     dbes_esp_ms: round(espMs),
     dbes_pass_ms: round(passMs),
-    dbes_esp: { strategy: spec.strategy, rounds, cpu_median_ms: round(espMs), cpu_min_ms: round(Math.min(...esp)), completion_s: round(completion, 0), poll_s: DBES_DEFAULT_CONFIG.pollIntervalS },
-    dbes_pass: { clusters: DBES_PASS_CLUSTERS, running: state.running, waiting: state.waiting, rounds, cpu_median_ms: round(passMs), cpu_min_ms: round(Math.min(...passes)) },
+    dbes_esp: {
+      strategy: spec.strategy,
+      rounds,
+      cpu_median_ms: round(espMs),
+      cpu_min_ms: round(Math.min(...esp)),
+      completion_s: round(completion, 0),
+      poll_s: DBES_DEFAULT_CONFIG.pollIntervalS,
+    },
+    dbes_pass: {
+      clusters: DBES_PASS_CLUSTERS,
+      running: state.running,
+      waiting: state.waiting,
+      rounds,
+      cpu_median_ms: round(passMs),
+      cpu_min_ms: round(Math.min(...passes)),
+    },
   };
 }
 

@@ -9,7 +9,8 @@ import { INTERACTIVE_WORKLOAD_DEFAULTS, generateJobs } from '../../core/sim/inte
 
 const NODES = 1000;
 const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
 interface AdmissionFigures {
   placement: TaskPlacementName;
@@ -65,9 +66,14 @@ export function admissionRun(placement: TaskPlacementName, widen: number, sample
 
 export function interactiveBench(log: (message: string) => void = () => {}) {
   admissionRun('first-fit', 1, 50); // JIT warm-up
-  const runs = [...TASK_PLACEMENTS.map((p) => admissionRun(p, 1)), admissionRun('first-fit', INTERACTIVE_DEFAULT_CONFIG.widen)];
+  const runs = [
+    ...TASK_PLACEMENTS.map((p) => admissionRun(p, 1)),
+    admissionRun('first-fit', INTERACTIVE_DEFAULT_CONFIG.widen),
+  ];
   for (const r of runs) {
-    log(`interactive admission, ${NODES} nodes (${r.loaded_jobs} jobs, ${r.loaded_utilization_percent} % utilised), ${r.placement}${r.widen > 1 ? `, widen ${r.widen}` : ''}: median ${r.median_ms} ms, p99 ${r.p99_ms} ms (${r.admitted_samples} of ${r.samples} admitted)`);
+    log(
+      `interactive admission, ${NODES} nodes (${r.loaded_jobs} jobs, ${r.loaded_utilization_percent} % utilised), ${r.placement}${r.widen > 1 ? `, widen ${r.widen}` : ''}: median ${r.median_ms} ms, p99 ${r.p99_ms} ms (${r.admitted_samples} of ${r.samples} admitted)`,
+    );
   }
   return {
     interactive_admission_1000_nodes_ms: runs[0]!.median_ms,

@@ -54,7 +54,13 @@ function quantile(values: number[], q: number): number {
 
 export async function liveBench(log: (text: string) => void, samples = 8): Promise<LiveBench> {
   const missing = missingPackages(['openssh-server', ...SLURM_PACKAGES, ...SGE_PACKAGES]);
-  const why = sshdMissing() ?? (missing.length ? `Debian packages missing: ${missing.join(' ')}` : process.getuid?.() !== 0 ? 'the loopback daemons must be started as root' : undefined);
+  const why =
+    sshdMissing() ??
+    (missing.length
+      ? `Debian packages missing: ${missing.join(' ')}`
+      : process.getuid?.() !== 0
+        ? 'the loopback daemons must be started as root'
+        : undefined);
   if (why) {
     log(`live bench skipped: ${why}`);
     return { slurm: null, sge: null, skipped_reason: why };
@@ -63,7 +69,13 @@ export async function liveBench(log: (text: string) => void, samples = 8): Promi
   const sshd = await startSshd();
   try {
     const knownHostsFile = path.join(dir, 'known_hosts');
-    writeFileSync(knownHostsFile, sshd.knownHostsLines().map((l) => `${l}\n`).join(''));
+    writeFileSync(
+      knownHostsFile,
+      sshd
+        .knownHostsLines()
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     const sshConfigFile = path.join(dir, 'ssh_config');
     writeFileSync(sshConfigFile, '');
     const ssh = { knownHostsFile, sshConfigFile, sshd };
@@ -88,11 +100,25 @@ export async function liveBench(log: (text: string) => void, samples = 8): Promi
   }
 }
 
-async function measure(system: 'slurm' | 'sge', env: Readonly<Record<string, string>>, dir: string, ssh: { knownHostsFile: string; sshConfigFile: string; sshd: Sshd }, samples: number, log: (text: string) => void): Promise<ResizeLatency> {
+async function measure(
+  system: 'slurm' | 'sge',
+  env: Readonly<Record<string, string>>,
+  dir: string,
+  ssh: { knownHostsFile: string; sshConfigFile: string; sshd: Sshd },
+  samples: number,
+  log: (text: string) => void,
+): Promise<ResizeLatency> {
   const workRoot = path.join(dir, system);
   const config: LiveClusterConfig = {
     name: system,
-    login: { via: 'ssh', host: '127.0.0.1', port: ssh.sshd.port, user: ssh.sshd.user, identityFile: ssh.sshd.clientKey, keepaliveS: 20 },
+    login: {
+      via: 'ssh',
+      host: '127.0.0.1',
+      port: ssh.sshd.port,
+      user: ssh.sshd.user,
+      identityFile: ssh.sshd.clientKey,
+      keepaliveS: 20,
+    },
     system,
     env: { ...env },
     workRoot,
@@ -115,29 +141,67 @@ async function measure(system: 'slurm' | 'sge', env: Readonly<Record<string, str
     // Concertina's and the batch system's, not a busy application's (the demo apps would take both cores here).
     // Max 2: the operator's resizes move it between 1 and 2, so the policy's own growth (what the job declines of an
     // operator's offer goes to the policy) has nothing left to race them with.
-    const r = world.act((s, now) => s.submit({ id: jobId, kind: 'malleable', components: [{ min: 1, max: 2, initial: 1, program: process.execPath, args: ['-e', IDLE_APP, path.join(repositoryAssetsDir(), 'sdk', 'concertina-app.mjs')] }] }, now));
+    const r = world.act((s, now) =>
+      s.submit(
+        {
+          id: jobId,
+          kind: 'malleable',
+          components: [
+            {
+              min: 1,
+              max: 2,
+              initial: 1,
+              program: process.execPath,
+              args: ['-e', IDLE_APP, path.join(repositoryAssetsDir(), 'sdk', 'concertina-app.mjs')],
+            },
+          ],
+        },
+        now,
+      ),
+    );
     if (!r.ok) throw new Error(JSON.stringify(r.errors));
     await waitFor('the benchmark job to start', () => events.some((e) => e.event.type === 'job.started'), 60_000, 20);
-    const toApp = path.join(workRoot, 'jobs', jobDirName(runTag('concertina', world.persistentState().runId), jobId), 'to-app.jsonl');
-    const sizes = () => (existsSync(toApp) ? readFileSync(toApp, 'utf8') : '').split('\n').flatMap((l) => /"type":"resources","size":(\d+)/.exec(l)?.[1] ?? []).map(Number);
+    const toApp = path.join(
+      workRoot,
+      'jobs',
+      jobDirName(runTag('concertina', world.persistentState().runId), jobId),
+      'to-app.jsonl',
+    );
+    const sizes = () =>
+      (existsSync(toApp) ? readFileSync(toApp, 'utf8') : '')
+        .split('\n')
+        .flatMap((l) => /"type":"resources","size":(\d+)/.exec(l)?.[1] ?? [])
+        .map(Number);
     // Back to back first (each grow right after the shrink before it), then each grow after a quiet 1.5 s.
     for (let i = 0; i < 2 * samples + 1; i++) {
       const quiet = i > samples;
       if (quiet) await new Promise((resolve) => setTimeout(resolve, 1500));
-      for (const [delta, into] of [[1, quiet ? quietGrow : grow], [-1, quiet ? [] : shrink]] as const) {
+      for (const [delta, into] of [
+        [1, quiet ? quietGrow : grow],
+        [-1, quiet ? [] : shrink],
+      ] as const) {
         const before = sizes().length;
         const size = world.scheduler.job(jobId)!.size;
         const t0 = performance.now();
         await resizeWhenFree(world, jobId, delta);
-        await waitFor(`${system}: resources ${size + delta}`, () => sizes().length > before && sizes().at(-1) === size + delta, 30_000, 5).catch((e: Error) => {
+        await waitFor(
+          `${system}: resources ${size + delta}`,
+          () => sizes().length > before && sizes().at(-1) === size + delta,
+          30_000,
+          5,
+        ).catch((e: Error) => {
           const from = path.join(path.dirname(toApp), 'from-app.jsonl');
-          throw new Error(`${e.message}; events: ${JSON.stringify(events.map((x) => x.event))}; to-app: ${existsSync(toApp) ? readFileSync(toApp, 'utf8') : '-'}; from-app: ${existsSync(from) ? readFileSync(from, 'utf8').slice(0, 2000) : '-'}`);
+          throw new Error(
+            `${e.message}; events: ${JSON.stringify(events.map((x) => x.event))}; to-app: ${existsSync(toApp) ? readFileSync(toApp, 'utf8') : '-'}; from-app: ${existsSync(from) ? readFileSync(from, 'utf8').slice(0, 2000) : '-'}`,
+          );
         });
         // The first round warms the connection and the JIT up.
         if (i > 0) into.push(performance.now() - t0);
         if (process.env.LIVE_BENCH_TRACE) {
           const steps = events.filter((e) => e.at >= t0).map((e) => `${e.event.type} +${Math.round(e.at - t0)}`);
-          log(`${system} ${delta > 0 ? 'grow' : 'shrink'}: ${steps.join(', ')}, resources +${Math.round(performance.now() - t0)}`);
+          log(
+            `${system} ${delta > 0 ? 'grow' : 'shrink'}: ${steps.join(', ')}, resources +${Math.round(performance.now() - t0)}`,
+          );
         }
       }
     }
@@ -155,27 +219,46 @@ async function measure(system: 'slurm' | 'sge', env: Readonly<Record<string, str
     samples,
     submissions_per_s: submissions,
   };
-  log(`live ${system}: grow p50 ${figures.grow_p50_ms} ms, p95 ${figures.grow_p95_ms} ms (after a quiet 1.5 s: p50 ${figures.grow_quiet_p50_ms} ms); shrink p50 ${figures.shrink_p50_ms} ms, p95 ${figures.shrink_p95_ms} ms (${samples} each); ${submissions} submissions/s through one SSH connection`);
+  log(
+    `live ${system}: grow p50 ${figures.grow_p50_ms} ms, p95 ${figures.grow_p95_ms} ms (after a quiet 1.5 s: p50 ${figures.grow_quiet_p50_ms} ms); shrink p50 ${figures.shrink_p50_ms} ms, p95 ${figures.shrink_p95_ms} ms (${samples} each); ${submissions} submissions/s through one SSH connection`,
+  );
   return figures;
 }
 
 /** The operator's resize, retried while the cluster is busy with another operation. */
 async function resizeWhenFree(world: LiveWorld, jobId: string, delta: number): Promise<void> {
   let error = '';
-  await waitFor(`resize ${jobId} by ${delta}`, () => {
-    const r = world.act((s, now) => s.resize(jobId, delta, now));
-    if (!r.ok) error = JSON.stringify(r.errors);
-    if (!r.ok && !error.includes('busy')) throw new Error(error);
-    return r.ok;
-  }, 10_000, 5).catch((e: Error) => {
+  await waitFor(
+    `resize ${jobId} by ${delta}`,
+    () => {
+      const r = world.act((s, now) => s.resize(jobId, delta, now));
+      if (!r.ok) error = JSON.stringify(r.errors);
+      if (!r.ok && !error.includes('busy')) throw new Error(error);
+      return r.ok;
+    },
+    10_000,
+    5,
+  ).catch((e: Error) => {
     throw new Error(`${e.message}: ${error}`);
   });
 }
 
 /** Local jobs submitted per second through one SSH connection (rate limit lifted), 100 one-processor jobs. */
-async function submissionRate(config: LiveClusterConfig, env: Readonly<Record<string, string>>, knownHosts: KnownHosts, sshConfigFile: string, workRoot: string): Promise<number> {
+async function submissionRate(
+  config: LiveClusterConfig,
+  env: Readonly<Record<string, string>>,
+  knownHosts: KnownHosts,
+  sshConfigFile: string,
+  workRoot: string,
+): Promise<number> {
   const login = config.login as Extract<LiveClusterConfig['login'], { via: 'ssh' }>;
-  const raw = await openSshRunner({ destination: login.host, overrides: { port: login.port!, user: login.user!, identityFile: login.identityFile! }, sshConfigFile, knownHosts, name: config.name });
+  const raw = await openSshRunner({
+    destination: login.host,
+    overrides: { port: login.port!, user: login.user!, identityFile: login.identityFile! },
+    sshConfigFile,
+    knownHosts,
+    name: config.name,
+  });
   const runner = new EnvRunner(raw, env);
   const manager = new BatchLocalManager({
     cluster: config.name,
@@ -191,8 +274,21 @@ async function submissionRate(config: LiveClusterConfig, env: Readonly<Record<st
     await runner.run('true');
     const n = 100;
     const t0 = performance.now();
-    for (let i = 0; i < n; i++) manager.submit({ jobId: `s${i}`, component: 0, processors: 1, program: '/bin/sleep', args: ['600'], tag: `bench:s${i}` });
-    await waitFor('every submission to be answered', () => manager.tracked().reduce((k, t) => k + t.ids.length, 0) >= n, 120_000, 5);
+    for (let i = 0; i < n; i++)
+      manager.submit({
+        jobId: `s${i}`,
+        component: 0,
+        processors: 1,
+        program: '/bin/sleep',
+        args: ['600'],
+        tag: `bench:s${i}`,
+      });
+    await waitFor(
+      'every submission to be answered',
+      () => manager.tracked().reduce((k, t) => k + t.ids.length, 0) >= n,
+      120_000,
+      5,
+    );
     const seconds = (performance.now() - t0) / 1000;
     for (let i = 0; i < n; i++) manager.cancel(`s${i}`);
     await manager.cancelsSent();

@@ -52,5 +52,9 @@ export function managerParse(jobs = 10_000): { squeue_ms: number; qstat_xml_ms: 
     const sorted = samples.slice(3).sort((a, b) => a - b);
     return Number(sorted[Math.floor(sorted.length / 2)]!.toFixed(2));
   };
-  return { squeue_ms: time(() => parseSqueue(squeue, NONCE).length), qstat_xml_ms: time(() => parseQstatXml(qstat).length), jobs };
+  return {
+    squeue_ms: time(() => parseSqueue(squeue, NONCE).length),
+    qstat_xml_ms: time(() => parseQstatXml(qstat).length),
+    jobs,
+  };
 }

@@ -11,10 +11,15 @@ import { startServe } from '../support/serve-process.js';
 
 const busiest = {
   name: 'busy',
-  clusters: Array.from({ length: MAX_CLUSTERS }, (_, i) => ({ name: `c${i}`, processors: 4096, background: { meanInterarrivalS: 0.1, maxSize: 1, meanDurationS: 1 } })),
+  clusters: Array.from({ length: MAX_CLUSTERS }, (_, i) => ({
+    name: `c${i}`,
+    processors: 4096,
+    background: { meanInterarrivalS: 0.1, maxSize: 1, meanDurationS: 1 },
+  })),
 };
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const round = (x: number, digits = 1) => Number(x.toFixed(digits));
 
 export async function overloadBench(log: (message: string) => void) {
@@ -40,14 +45,16 @@ export async function overloadBench(log: (message: string) => void) {
   serve.child.kill('SIGTERM');
   const code = await serve.exited;
   const sigterm_stop_ms = round(performance.now() - t0);
-  log(`overload (${MAX_CLUSTERS} clusters, 10 local jobs/s each): grid.snapshot at max p50 ${max.p50} ms p99 ${max.p99} ms; at 100x p50 ${at100x.p50} ms p99 ${at100x.p99} ms, behind by ${round(at100x.last.behindS)} virtual s; SIGTERM stopped it in ${sigterm_stop_ms} ms (exit ${code})`);
+  log(
+    `overload (${MAX_CLUSTERS} clusters, 10 local jobs/s each): grid.snapshot at max p50 ${max.p50} ms p99 ${max.p99} ms; at 100x p50 ${at100x.p50} ms p99 ${at100x.p99} ms, behind by ${round(at100x.last.behindS)} virtual s; SIGTERM stopped it in ${sigterm_stop_ms} ms (exit ${code})`,
+  );
 
   // A stored run of the default grid, computed for 3 s at max, then resumed by a new host.
   const dir = mkdtempSync(path.join(tmpdir(), 'concertina-bench-resume-'));
   const file = path.join(dir, 'run.db');
   let store = openStore(file);
   const first = new Host({ store, speed: 'max' });
-  for (const until = performance.now() + 3000; performance.now() < until; ) first.tick();
+  for (const until = performance.now() + 3000; performance.now() < until;) first.tick();
   first.stop();
   const events = store.eventCount();
   store.close();
@@ -61,7 +68,9 @@ export async function overloadBench(log: (message: string) => void) {
   store.close();
   rmSync(dir, { recursive: true, force: true });
   const replay_events_per_s = Math.round(events / resume_s);
-  log(`resume: ${events} stored events replayed in ${round(resume_s, 2)} s (${replay_events_per_s} events/s), ${state}`);
+  log(
+    `resume: ${events} stored events replayed in ${round(resume_s, 2)} s (${replay_events_per_s} events/s), ${state}`,
+  );
   return {
     overload_snapshot_max_p50_ms: max.p50,
     overload_snapshot_max_p99_ms: max.p99,

@@ -59,7 +59,8 @@ export function planBench(log: (message: string) => void = () => {}) {
   const reserves: number[] = [];
   for (let k = 0; k < 3; k++) {
     const t0 = performance.now();
-    for (let i = 0; i < QUERIES; i++) plan.reserve({ id: `r${i}`, n: queries[i]!.n, start: starts[i]!, duration: queries[i]!.d });
+    for (let i = 0; i < QUERIES; i++)
+      plan.reserve({ id: `r${i}`, n: queries[i]!.n, start: starts[i]!, duration: queries[i]!.d });
     for (let i = 0; i < QUERIES; i++) plan.unreserve(`r${i}`);
     reserves.push((performance.now() - t0) / (2 * QUERIES));
   }
@@ -67,9 +68,17 @@ export function planBench(log: (message: string) => void = () => {}) {
     plan_build_10k_jobs_ms: round(median(builds)),
     plan_earliest_fit_10k_jobs_us: round(median(fits) * 1000, 1),
     plan_reserve_10k_jobs_us: round(median(reserves) * 1000, 1),
-    plan: { jobs: JOBS, capacity, breakpoints: plan.free.breakpoints, queries: QUERIES, waits_for_mean: round(named / (6 * QUERIES), 1) },
+    plan: {
+      jobs: JOBS,
+      capacity,
+      breakpoints: plan.free.breakpoints,
+      queries: QUERIES,
+      waits_for_mean: round(named / (6 * QUERIES), 1),
+    },
   };
-  log(`plan: built from ${JOBS} running jobs in ${figures.plan_build_10k_jobs_ms} ms (${plan.free.breakpoints} steps); earliest fit ${figures.plan_earliest_fit_10k_jobs_us} µs per request (median of 5 × ${QUERIES}); reserve or unreserve ${figures.plan_reserve_10k_jobs_us} µs`);
+  log(
+    `plan: built from ${JOBS} running jobs in ${figures.plan_build_10k_jobs_ms} ms (${plan.free.breakpoints} steps); earliest fit ${figures.plan_earliest_fit_10k_jobs_us} µs per request (median of 5 × ${QUERIES}); reserve or unreserve ${figures.plan_reserve_10k_jobs_us} µs`,
+  );
   return figures;
 }
 

@@ -59,17 +59,26 @@ export async function queueBench(repoRoot: string, log: (message: string) => voi
     jobs_list_bytes: answer().length,
     browser: null,
   };
-  log(`jobs.list of ${JOBS} jobs: ${figures.jobs_list_ms} ms (${Math.round(figures.jobs_list_bytes / 1024)} KiB), unchanged: ${figures.jobs_list_unchanged_ms} ms`);
+  log(
+    `jobs.list of ${JOBS} jobs: ${figures.jobs_list_ms} ms (${Math.round(figures.jobs_list_bytes / 1024)} KiB), unchanged: ${figures.jobs_list_unchanged_ms} ms`,
+  );
 
   const consoleDir = path.join(repoRoot, 'dist', 'renderer');
-  const missing = !existsSync(CHROMIUM) ? `${CHROMIUM} is not installed` : !existsSync(path.join(consoleDir, 'index.html')) ? `the console is not built (${consoleDir})` : '';
+  const missing = !existsSync(CHROMIUM)
+    ? `${CHROMIUM} is not installed`
+    : !existsSync(path.join(consoleDir, 'index.html'))
+      ? `the console is not built (${consoleDir})`
+      : '';
   if (missing) {
     figures.browser_skipped_reason = `${missing}: the Queue's browser figures are skipped`;
     log(figures.browser_skipped_reason);
     return figures;
   }
   const server = await startWebServer(host, { staticDir: consoleDir });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(server.url);

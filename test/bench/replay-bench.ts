@@ -25,10 +25,31 @@ function median(values: number[]): number {
 
 /** The issue's traces: name, file, processors of the one cluster, jobs kept; pyss's wall seconds per policy. */
 export const REPLAY_TRACES = [
-  { name: 'batsim', file: 'batsim-medium_late-32.swf.gz', processors: 32, pyss: { fcfs: 0.221, easy: 0.223, cbf: 0.197 } },
-  { name: 'hpc2n', file: 'HPC2N-2002-prefix3170.swf.gz', processors: 240, maxJobs: 3000, pyss: { fcfs: 0.337, easy: 0.375, cbf: 0.458 } },
-  { name: 'sdsc', file: 'SDSC-SP2-1998-prefix5K.swf.gz', processors: 128, pyss: { fcfs: 0.448, easy: 0.561, cbf: 0.654 } },
-  { name: 'nasa', file: 'NASA-iPSC-1993-3.1-cln.swf.gz', processors: 128, pyss: { fcfs: 1.412, easy: 1.421, cbf: 1.156 } },
+  {
+    name: 'batsim',
+    file: 'batsim-medium_late-32.swf.gz',
+    processors: 32,
+    pyss: { fcfs: 0.221, easy: 0.223, cbf: 0.197 },
+  },
+  {
+    name: 'hpc2n',
+    file: 'HPC2N-2002-prefix3170.swf.gz',
+    processors: 240,
+    maxJobs: 3000,
+    pyss: { fcfs: 0.337, easy: 0.375, cbf: 0.458 },
+  },
+  {
+    name: 'sdsc',
+    file: 'SDSC-SP2-1998-prefix5K.swf.gz',
+    processors: 128,
+    pyss: { fcfs: 0.448, easy: 0.561, cbf: 0.654 },
+  },
+  {
+    name: 'nasa',
+    file: 'NASA-iPSC-1993-3.1-cln.swf.gz',
+    processors: 128,
+    pyss: { fcfs: 1.412, easy: 1.421, cbf: 1.156 },
+  },
   { name: 'lublin', file: 'lublin_256.swf.gz', processors: 256, pyss: { fcfs: 0.551, easy: 5.088, cbf: 71.9 } },
 ] as const;
 export const REPLAY_POLICIES = ['fcfs', 'easy', 'cbf'] as const;
@@ -39,7 +60,8 @@ export const REPLAY_POLICIES = ['fcfs', 'easy', 'cbf'] as const;
  */
 const TIMEOUT_S = 300;
 
-const seconds = (v: number | null | undefined) => (v === null || v === undefined ? 'not measured' : Number.isFinite(v) ? `${v} s` : `over ${TIMEOUT_S} s (stopped)`);
+const seconds = (v: number | null | undefined) =>
+  v === null || v === undefined ? 'not measured' : Number.isFinite(v) ? `${v} s` : `over ${TIMEOUT_S} s (stopped)`;
 
 interface Usage {
   /** CPU seconds, user + system. */
@@ -63,14 +85,30 @@ function run(args: readonly string[], usageFile: string): Usage {
 }
 
 function simulateArgs(file: string, grid: string, queue: string, extra: readonly string[] = []): string[] {
-  return [bin, 'simulate', '--grid', grid, '--workload', path.join(tracesDir, file), '--queue', queue, '--json', ...extra];
+  return [
+    bin,
+    'simulate',
+    '--grid',
+    grid,
+    '--workload',
+    path.join(tracesDir, file),
+    '--queue',
+    queue,
+    '--json',
+    ...extra,
+  ];
 }
 
 /**
  * Interleaved medians of `rounds` runs of each command: CPU seconds and peak RSS (MiB); a command whose first run
  * takes over `slowS` runs once.
  */
-function interleaved(commands: Record<string, string[]>, rounds: number, usageFile: string, slowS = 5): Record<string, { cpu_s: number; rss_mb: number }> {
+function interleaved(
+  commands: Record<string, string[]>,
+  rounds: number,
+  usageFile: string,
+  slowS = 5,
+): Record<string, { cpu_s: number; rss_mb: number }> {
   const samples: Record<string, Usage[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
   for (let r = 0; r < rounds; r++) {
     for (const [key, args] of Object.entries(commands)) {
@@ -79,7 +117,10 @@ function interleaved(commands: Record<string, string[]>, rounds: number, usageFi
     }
   }
   return Object.fromEntries(
-    Object.entries(samples).map(([k, v]) => [k, { cpu_s: round(median(v.map((u) => u.cpu_s))), rss_mb: round(median(v.map((u) => u.max_rss_kib)) / 1024, 1) }]),
+    Object.entries(samples).map(([k, v]) => [
+      k,
+      { cpu_s: round(median(v.map((u) => u.cpu_s))), rss_mb: round(median(v.map((u) => u.max_rss_kib)) / 1024, 1) },
+    ]),
   );
 }
 
@@ -90,11 +131,17 @@ export function replayBench(log: (message: string) => void, rounds = 3): Record<
     const one = path.join(tmp, 'one.swf');
     writeFileSync(one, '1 0 0 10 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n');
     const startRounds = Math.max(rounds, 9);
-    const start = interleaved({ bare: ['-e', '0'], cli: [bin, 'simulate', '--grid', 'single:4', '--workload', one, '--json'] }, startRounds, usageFile);
+    const start = interleaved(
+      { bare: ['-e', '0'], cli: [bin, 'simulate', '--grid', 'single:4', '--workload', one, '--json'] },
+      startRounds,
+      usageFile,
+    );
     const cli_startup_ms = round(start.cli!.cpu_s * 1000, 1);
     const node_bare_ms = round(start.bare!.cpu_s * 1000, 1);
     const cli_startup_ratio = round(start.cli!.cpu_s / start.bare!.cpu_s, 2);
-    log(`start-up of a one-job simulate: ${cli_startup_ms} ms CPU, bare node ${node_bare_ms} ms (${cli_startup_ratio}x; medians of ${startRounds}, interleaved)`);
+    log(
+      `start-up of a one-job simulate: ${cli_startup_ms} ms CPU, bare node ${node_bare_ms} ms (${cli_startup_ratio}x; medians of ${startRounds}, interleaved)`,
+    );
     const out: Record<string, unknown> = { cli_startup_ms, node_bare_ms, cli_startup_ratio };
     if (!existsSync(tracesDir)) {
       log(`${tracesDir} not found: the trace replay figures are skipped`);
@@ -107,7 +154,12 @@ export function replayBench(log: (message: string) => void, rounds = 3): Record<
         continue;
       }
       for (const q of REPLAY_POLICIES) {
-        commands[`replay_${t.name}_${q}_s`] = simulateArgs(t.file, `single:${t.processors}`, q, 'maxJobs' in t ? ['--max-jobs', String(t.maxJobs)] : []);
+        commands[`replay_${t.name}_${q}_s`] = simulateArgs(
+          t.file,
+          `single:${t.processors}`,
+          q,
+          'maxJobs' in t ? ['--max-jobs', String(t.maxJobs)] : [],
+        );
       }
     }
     const replays = interleaved(commands, rounds, usageFile);
@@ -145,9 +197,13 @@ export function replayBench(log: (message: string) => void, rounds = 3): Record<
         lcg = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.cpu_s]));
         out.lcg_peak_rss_mb = runs.lcg_s!.rss_mb;
       } catch (error) {
-        log(`LCG on --grid from-trace failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+        log(
+          `LCG on --grid from-trace failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+        );
       }
-      log(`LCG (188,041 records) on its 170 partitions (--grid from-trace), Worst-Fit: koala ${seconds(lcg.lcg_s)}, easy ${seconds(lcg.lcg_easy_s)} CPU`);
+      log(
+        `LCG (188,041 records) on its 170 partitions (--grid from-trace), Worst-Fit: koala ${seconds(lcg.lcg_s)}, easy ${seconds(lcg.lcg_easy_s)} CPU`,
+      );
       log(`LCG on the DAS-3 preset (5 clusters, 272 processors), koala: ${seconds(lcg.lcg_das3_s)} CPU`);
     }
     return { ...out, ...lcg };
@@ -157,11 +213,25 @@ export function replayBench(log: (message: string) => void, rounds = 3): Record<
 }
 
 /** The issue's targets for these figures: start-up within 1.5x bare node; net of it, 10x pyss's figure per policy. */
-export function replayTargets(f: Record<string, unknown>): Array<{ figure: string; target: string; value: number | null; met: boolean | null }> {
+export function replayTargets(
+  f: Record<string, unknown>,
+): Array<{ figure: string; target: string; value: number | null; met: boolean | null }> {
   const value = (key: string): number | null => (typeof f[key] === 'number' ? (f[key] as number) : null);
-  const below = (figure: string, limit: number, v = value(figure)) => ({ figure, target: `< ${limit}`, value: v, met: v === null ? null : v < limit });
+  const below = (figure: string, limit: number, v = value(figure)) => ({
+    figure,
+    target: `< ${limit}`,
+    value: v,
+    met: v === null ? null : v < limit,
+  });
   const bare = value('node_bare_ms');
-  const rows = [{ figure: 'cli_startup_ratio', target: '<= 1.5', value: value('cli_startup_ratio'), met: value('cli_startup_ratio') === null ? null : value('cli_startup_ratio')! <= 1.5 }];
+  const rows = [
+    {
+      figure: 'cli_startup_ratio',
+      target: '<= 1.5',
+      value: value('cli_startup_ratio'),
+      met: value('cli_startup_ratio') === null ? null : value('cli_startup_ratio')! <= 1.5,
+    },
+  ];
   for (const t of REPLAY_TRACES) {
     for (const q of REPLAY_POLICIES) {
       // Whole process: the start-up target (1.5x bare node) plus a tenth of pyss's time.
@@ -177,6 +247,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const log = (message: string) => process.stderr.write(`${message}\n`);
   const figures = replayBench(log, Number(process.env.CONCERTINA_BENCH_ROUNDS ?? 3));
   const targets = replayTargets(figures);
-  for (const t of targets) log(`target ${t.figure} ${t.target}: ${t.value === null ? 'not measured' : `${t.value} (${t.met ? 'met' : 'NOT met'})`}`);
+  for (const t of targets)
+    log(
+      `target ${t.figure} ${t.target}: ${t.value === null ? 'not measured' : `${t.value} (${t.met ? 'met' : 'NOT met'})`}`,
+    );
   console.log(JSON.stringify({ ...figures, targets }));
 }

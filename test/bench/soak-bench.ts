@@ -35,13 +35,21 @@ export function soakBench(log: (message: string) => void, hours = 24): SoakFigur
       globalThis.gc?.();
       byStep.push(mb(process.memoryUsage().rss));
       const u = process.memoryUsage();
-      log(`soak: ${step * 6} h of virtual time, rss ${byStep.at(-1)} MB (heap used ${mb(u.heapUsed)} of ${mb(u.heapTotal)} MB, external ${mb(u.external)} MB)`);
+      log(
+        `soak: ${step * 6} h of virtual time, rss ${byStep.at(-1)} MB (heap used ${mb(u.heapUsed)} of ${mb(u.heapTotal)} MB, external ${mb(u.external)} MB)`,
+      );
     }
     globalThis.gc?.();
     const m = process.memoryUsage();
     const jobs = host.call('jobs.list', { limit: 1 });
     void host.stop();
-    return { rss_mb: mb(m.rss), heap_mb: mb(m.heapUsed), rss_by_6h_mb: byStep, jobs: jobs.ok ? jobs.value.total : 0, wall_s: round((performance.now() - t0) / 1000, 2) };
+    return {
+      rss_mb: mb(m.rss),
+      heap_mb: mb(m.heapUsed),
+      rss_by_6h_mb: byStep,
+      jobs: jobs.ok ? jobs.value.total : 0,
+      wall_s: round((performance.now() - t0) / 1000, 2),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

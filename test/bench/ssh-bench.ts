@@ -9,7 +9,8 @@ import type { ResolvedHost } from '../../runners/ssh/ssh-config.js';
 import { SshRunner } from '../../runners/ssh/ssh-runner.js';
 import { sshdMissing, startSshd } from '../integration/harness/sshd.js';
 
-export type SshRoundTrip = { connect_exec_median_ms: number; exec_median_ms: number; samples: number } | { skipped_reason: string };
+export type SshRoundTrip =
+  { connect_exec_median_ms: number; exec_median_ms: number; samples: number } | { skipped_reason: string };
 
 export async function sshRoundTrip(samples = 20): Promise<SshRoundTrip> {
   const missing = sshdMissing();
@@ -20,7 +21,16 @@ export async function sshRoundTrip(samples = 20): Promise<SshRoundTrip> {
     const file = path.join(dir, 'known_hosts');
     writeFileSync(file, `${sshd.knownHostsLines().join('\n')}\n`);
     const knownHosts = new KnownHosts(file, []);
-    const host: ResolvedHost = { alias: 'bench', hostName: '127.0.0.1', port: sshd.port, user: sshd.user, identityFiles: [sshd.clientKey], identityFilesExplicit: true, identitiesOnly: true, proxyJump: [] };
+    const host: ResolvedHost = {
+      alias: 'bench',
+      hostName: '127.0.0.1',
+      port: sshd.port,
+      user: sshd.user,
+      identityFiles: [sshd.clientKey],
+      identityFilesExplicit: true,
+      identitiesOnly: true,
+      proxyJump: [],
+    };
     const runner = () => new SshRunner(new SshConnection({ host, knownHosts }));
     const timed = async (fn: () => Promise<unknown>) => {
       const t0 = performance.now();

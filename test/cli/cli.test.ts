@@ -64,14 +64,36 @@ afterAll(() => {
 
 const JOBS = [
   { kind: 'rigid', components: [{ processors: 4, program: 'a' }], app: { model: 'fixed', runtime: 100 } },
-  { kind: 'malleable', components: [{ min: 2, max: 8, program: 'b' }], submitTime: 10, app: { model: 'amdahl', serial: 10, parallel: 400 } },
-  { kind: 'rigid', components: [{ processors: 2, program: 'c' }], submitTime: 20, app: { model: 'fixed', runtime: 50 } },
+  {
+    kind: 'malleable',
+    components: [{ min: 2, max: 8, program: 'b' }],
+    submitTime: 10,
+    app: { model: 'amdahl', serial: 10, parallel: 400 },
+  },
+  {
+    kind: 'rigid',
+    components: [{ processors: 2, program: 'c' }],
+    submitTime: 20,
+    app: { model: 'fixed', runtime: 50 },
+  },
 ];
 
 describe('concertina simulate', () => {
   it("takes the KOALA experiment's parameters: threshold and its scope, adapt time, launch delay, a figure's load", () => {
     const base = ['simulate', '--workload', 'wm-fast', '--approach', 'pwa', '--max-jobs', '40', '--json'];
-    const loaded = cli(...base, '--pwa-background', '0.85', '--threshold', '0.9', '--threshold-scope', 'growth', '--adapt-s', '10', '--launch-delay-s', '5');
+    const loaded = cli(
+      ...base,
+      '--pwa-background',
+      '0.85',
+      '--threshold',
+      '0.9',
+      '--threshold-scope',
+      'growth',
+      '--adapt-s',
+      '10',
+      '--launch-delay-s',
+      '5',
+    );
     expect(loaded.code, loaded.stderr).toBe(0);
     const light = cli(...base);
     expect(light.code, light.stderr).toBe(0);
@@ -80,7 +102,10 @@ describe('concertina simulate', () => {
     expect(a.completed).toBe(40);
     // Local users hold most of DAS-3: the grid is far busier than at the preset's load.
     expect(a.background_utilization as number).toBeGreaterThan((b.background_utilization as number) * 3);
-    expectUsageError(cli('simulate', '--grid', 'nope.json', '--pra-background', '0.5'), '--pra-background and --pwa-background apply to the das3 grid only');
+    expectUsageError(
+      cli('simulate', '--grid', 'nope.json', '--pra-background', '0.5'),
+      '--pra-background and --pwa-background apply to the das3 grid only',
+    );
     expectUsageError(cli('simulate', '--threshold', '1.5'), '--threshold must be a fraction above 0 and at most 1');
     expectUsageError(cli('simulate', '--adapt-s', '-1'), '--adapt-s must be a number of seconds, at least 0');
   });
@@ -89,8 +114,32 @@ describe('concertina simulate', () => {
     const r = cli('simulate', '--json');
     expect(r.code, r.stderr).toBe(0);
     const s = parseSingleJson(r.stdout);
-    expect(s).toMatchObject({ grid: 'das3', workload: 'wm', approach: 'pra', policy: 'fpsma', seed: 1, refused: 0, jobs: 300 });
-    for (const key of ['jobs', 'completed', 'failed', 'cancelled', 'makespan_s', 'utilization', 'mean_wait_s', 'mean_response_s', 'mean_execution_s', 'mean_bounded_slowdown', 'max_wait_s', 'mean_avg_size', 'mean_max_size', 'grow_ops', 'shrink_ops']) {
+    expect(s).toMatchObject({
+      grid: 'das3',
+      workload: 'wm',
+      approach: 'pra',
+      policy: 'fpsma',
+      seed: 1,
+      refused: 0,
+      jobs: 300,
+    });
+    for (const key of [
+      'jobs',
+      'completed',
+      'failed',
+      'cancelled',
+      'makespan_s',
+      'utilization',
+      'mean_wait_s',
+      'mean_response_s',
+      'mean_execution_s',
+      'mean_bounded_slowdown',
+      'max_wait_s',
+      'mean_avg_size',
+      'mean_max_size',
+      'grow_ops',
+      'shrink_ops',
+    ]) {
       expect(typeof s[key], key).toBe('number');
       expect(Number.isFinite(s[key]), key).toBe(true);
       expect(s[key] as number, key).toBeGreaterThanOrEqual(0);
@@ -118,15 +167,37 @@ describe('concertina simulate', () => {
   });
 
   it('runs the other policy, approach and a placement override', () => {
-    const r = cli('simulate', '--json', '--workload', 'wm-fast', '--approach', 'pwa', '--policy', 'egs', '--placement', 'cf', '--poll', '30');
+    const r = cli(
+      'simulate',
+      '--json',
+      '--workload',
+      'wm-fast',
+      '--approach',
+      'pwa',
+      '--policy',
+      'egs',
+      '--placement',
+      'cf',
+      '--poll',
+      '30',
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(parseSingleJson(r.stdout)).toMatchObject({ approach: 'pwa', policy: 'egs', placement: 'cf', poll_s: 30, jobs: 300 });
+    expect(parseSingleJson(r.stdout)).toMatchObject({
+      approach: 'pwa',
+      policy: 'egs',
+      placement: 'cf',
+      poll_s: 30,
+      jobs: 300,
+    });
   });
 
   it('prints an aligned summary table without --json', async () => {
     const out = capture();
     const err = capture();
-    const code = await main(['node', 'concertina', 'simulate', '--workload', 'wmr', '--no-background'], { stdout: out, stderr: err });
+    const code = await main(['node', 'concertina', 'simulate', '--workload', 'wmr', '--no-background'], {
+      stdout: out,
+      stderr: err,
+    });
     expect(code, err.text).toBe(0);
     expect(out.text).toMatch(/^Simulation: grid das3/);
     expect(out.text).toMatch(/^utilization\s+\d+\.\d\s+%/m);
@@ -139,7 +210,11 @@ describe('concertina simulate', () => {
     expect(ok.code, ok.stderr).toBe(0);
     expect(parseSingleJson(ok.stdout)).toMatchObject({ jobs: 3, completed: 3, refused: 0 });
 
-    const huge = { kind: 'rigid', components: [{ processors: 500, program: 'x' }], app: { model: 'fixed', runtime: 10 } };
+    const huge = {
+      kind: 'rigid',
+      components: [{ processors: 500, program: 'x' }],
+      app: { model: 'fixed', runtime: 10 },
+    };
     const r = cli('simulate', '--json', '--workload', write('huge.json', JSON.stringify([...JOBS, huge])));
     expect(r.code, r.stderr).toBe(0);
     expect(parseSingleJson(r.stdout)).toMatchObject({ jobs: 3, refused: 1 });
@@ -150,16 +225,30 @@ describe('concertina simulate', () => {
   it('refuses an invalid jobs file naming the file and the field', () => {
     const bad = [...JOBS, { kind: 'malleable', components: [{ min: 4, max: 2, program: 'd' }] }];
     const file = write('invalid.json', JSON.stringify({ jobs: bad }));
-    expectUsageError(cli('simulate', '--workload', file), `${file}: jobs[3].components[0].min: must not exceed max (min 4 > max 2)`);
+    expectUsageError(
+      cli('simulate', '--workload', file),
+      `${file}: jobs[3].components[0].min: must not exceed max (min 4 > max 2)`,
+    );
     // A program with its arguments typed into it, as the Submit form and the API refuse it.
-    const typed = write('typed-args.json', JSON.stringify([{ kind: 'rigid', components: [{ processors: 1, program: 'a.out 400' }] }]));
-    expectUsageError(cli('simulate', '--workload', typed), `${typed}: jobs[0].components[0].program: must be the program alone, one word without spaces: put its arguments in args`);
+    const typed = write(
+      'typed-args.json',
+      JSON.stringify([{ kind: 'rigid', components: [{ processors: 1, program: 'a.out 400' }] }]),
+    );
+    expectUsageError(
+      cli('simulate', '--workload', typed),
+      `${typed}: jobs[0].components[0].program: must be the program alone, one word without spaces: put its arguments in args`,
+    );
   });
 
   it('refuses malformed JSON, a missing file and a bad grid', () => {
     const broken = write('broken.json', '{ "jobs": [ {"kind": ');
     expectUsageError(cli('simulate', '--workload', broken), broken, 'not valid JSON');
-    expectUsageError(cli('simulate', '--workload', path.join(tmp, 'nope.json')), '--workload', path.join(tmp, 'nope.json'), 'no such file');
+    expectUsageError(
+      cli('simulate', '--workload', path.join(tmp, 'nope.json')),
+      '--workload',
+      path.join(tmp, 'nope.json'),
+      'no such file',
+    );
     expectUsageError(cli('simulate', '--grid', 'das4'), '--grid', 'das4', 'das3');
     const grid = write('grid0.json', JSON.stringify({ clusters: [{ name: 'a', processors: 0 }] }));
     expectUsageError(cli('simulate', '--grid', grid), `${grid}: clusters[0].processors`);
@@ -175,7 +264,10 @@ describe('concertina simulate', () => {
     expectUsageError(cli('launch'), "unknown command 'launch'");
     expectUsageError(cli(), 'missing command');
     expectUsageError(cli('experiment', 'nope'), 'koala', 'nope');
-    expectUsageError(cli('experiment', 'koala', '--background-load', '1.5'), '--background-load must be a fraction between 0 and 1');
+    expectUsageError(
+      cli('experiment', 'koala', '--background-load', '1.5'),
+      '--background-load must be a fraction between 0 and 1',
+    );
   });
 
   it('--out writes summary.json, jobs.csv, utilization.csv and activity.csv', () => {
@@ -185,7 +277,9 @@ describe('concertina simulate', () => {
     expect(JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8'))).toEqual(parseSingleJson(r.stdout));
     const jobs = readFileSync(path.join(dir, 'jobs.csv'), 'utf8').trimEnd().split('\n');
     expect(jobs).toHaveLength(301);
-    expect(jobs[0]).toBe('id,name,kind,state,reason,cluster,submit,start,end,wait_s,execution_s,response_s,avg_size,max_size,grows,shrinks,tries,walltime_s,backfilled');
+    expect(jobs[0]).toBe(
+      'id,name,kind,state,reason,cluster,submit,start,end,wait_s,execution_s,response_s,avg_size,max_size,grows,shrinks,tries,walltime_s,backfilled',
+    );
     // W_m's jobs have no walltime: the column is empty.
     expect(jobs[1]).toMatch(/,(true|false)$/);
     expect(jobs[1]).toMatch(/,,(true|false)$/);
@@ -200,25 +294,38 @@ describe('concertina simulate', () => {
   });
 
   it('--grid single:N is one cluster of N processors without threshold or background load', () => {
-    const swf = write('walltimes.swf', [
-      '1 0 -1 50 8 -1 -1 8 100 -1 1 -1 -1 -1 -1 -1 -1 -1', // 50 s of 100 requested
-      '2 0 -1 130 8 -1 -1 8 120 -1 1 -1 -1 -1 -1 -1 -1 -1', // waits for 1; ran past its request: killed at 120 s
-      '3 5 -1 40 16 -1 -1 16 -1 -1 1 -1 -1 -1 -1 -1 -1 -1', // no request: its run time is its walltime
-      '',
-    ].join('\n'));
+    const swf = write(
+      'walltimes.swf',
+      [
+        '1 0 -1 50 8 -1 -1 8 100 -1 1 -1 -1 -1 -1 -1 -1 -1', // 50 s of 100 requested
+        '2 0 -1 130 8 -1 -1 8 120 -1 1 -1 -1 -1 -1 -1 -1 -1', // waits for 1; ran past its request: killed at 120 s
+        '3 5 -1 40 16 -1 -1 16 -1 -1 1 -1 -1 -1 -1 -1 -1 -1', // no request: its run time is its walltime
+        '',
+      ].join('\n'),
+    );
     const dir = path.join(tmp, 'out', 'single');
     const r = cli('simulate', '--json', '--grid', 'single:16', '--workload', swf, '--out', dir);
     expect(r.code, r.stderr).toBe(0);
     const s = parseSingleJson(r.stdout);
     // 1 runs 0-50 alone (8 of 16 processors) beside 2 (0-120); 3 needs all 16: 120-160.
-    expect(s).toMatchObject({ grid: 'single:16', jobs: 3, completed: 2, failed: 1, makespan_s: 160, background_utilization: 0, max_wait_s: 115 });
+    expect(s).toMatchObject({
+      grid: 'single:16',
+      jobs: 3,
+      completed: 2,
+      failed: 1,
+      makespan_s: 160,
+      background_utilization: 0,
+      max_wait_s: 115,
+    });
     expect(s.mean_bounded_slowdown).toBeCloseTo((1 + 155 / 40) / 2, 12);
     // Over all three, the killed job counted with its wait (0) and what it ran (120 s).
     expect(s.mean_wait_all_s).toBeCloseTo((0 + 0 + 115) / 3, 12);
     expect(s.mean_bounded_slowdown_all).toBeCloseTo((1 + 1 + 155 / 40) / 3, 12);
     expect(s.failure_reasons).toEqual([{ reason: 'killed by the batch system: walltime of N s exceeded', jobs: 1 }]);
     expect(r.stderr.match(/requested time/g)).toHaveLength(1);
-    expect(r.stderr).toContain('1 of 3 jobs give no requested time (SWF field 9): their run time is used as their walltime');
+    expect(r.stderr).toContain(
+      '1 of 3 jobs give no requested time (SWF field 9): their run time is used as their walltime',
+    );
     const rows = readFileSync(path.join(dir, 'jobs.csv'), 'utf8').trimEnd().split('\n');
     const killed = rows.find((l) => l.startsWith('swf-2,'))!;
     expect(killed).toContain(',failed,killed by the batch system: walltime of 120 s exceeded,single,');
@@ -235,13 +342,16 @@ describe('concertina simulate', () => {
     // fcfs: 2 at 100, then 3 and 4 at 110: waits 0, 99, 108, 107; makespan 310.
     // cbf: as easy here (2 reserved at 100-110; 3 fits before it; 4's earliest start is 110).
     // Backfilled: koala 3 and 4 (2 still waits), easy and cbf 3, fcfs none.
-    const swf = write('queues.swf', [
-      '1 0 -1 100 2 -1 -1 2 100 -1 1 -1 -1 -1 -1 -1 -1 -1',
-      '2 1 -1 10 4 -1 -1 4 10 -1 1 -1 -1 -1 -1 -1 -1 -1',
-      '3 2 -1 10 2 -1 -1 2 10 -1 1 -1 -1 -1 -1 -1 -1 -1',
-      '4 3 -1 200 2 -1 -1 2 200 -1 1 -1 -1 -1 -1 -1 -1 -1',
-      '',
-    ].join('\n'));
+    const swf = write(
+      'queues.swf',
+      [
+        '1 0 -1 100 2 -1 -1 2 100 -1 1 -1 -1 -1 -1 -1 -1 -1',
+        '2 1 -1 10 4 -1 -1 4 10 -1 1 -1 -1 -1 -1 -1 -1 -1',
+        '3 2 -1 10 2 -1 -1 2 10 -1 1 -1 -1 -1 -1 -1 -1 -1',
+        '4 3 -1 200 2 -1 -1 2 200 -1 1 -1 -1 -1 -1 -1 -1 -1',
+        '',
+      ].join('\n'),
+    );
     const expected = {
       koala: { makespan_s: 222, max_wait_s: 211, mean_wait_s: 220 / 4, backfilled: 2 },
       easy: { makespan_s: 310, max_wait_s: 107, mean_wait_s: 206 / 4, backfilled: 1 },
@@ -254,7 +364,9 @@ describe('concertina simulate', () => {
       expect(parseSingleJson(r.stdout), queue).toMatchObject({ completed: 4, queue, ...figures });
     }
     // The default is koala.
-    expect(parseSingleJson(cli('simulate', '--json', '--grid', 'single:4', '--workload', swf).stdout)).toMatchObject(expected.koala);
+    expect(parseSingleJson(cli('simulate', '--json', '--grid', 'single:4', '--workload', swf).stdout)).toMatchObject(
+      expected.koala,
+    );
   });
 
   it('refuses a bad --queue naming --queue', () => {
@@ -267,28 +379,60 @@ describe('concertina simulate', () => {
     // 108, 117 (mean 81); makespan 320.
     // easy (and cbf with depth 1): only 2 is reserved, which leaves 1 processor spare: 4 starts at 3; 3 waits for
     // it, 203. Waits 0, 99, 201, 0 (mean 75); makespan 213.
-    const swf = write('depth.swf', [
-      '1 0 -1 100 2 -1 -1 2 100 -1 1 -1 -1 -1 -1 -1 -1 -1',
-      '2 1 -1 10 3 -1 -1 3 10 -1 1 -1 -1 -1 -1 -1 -1 -1',
-      '3 2 -1 10 4 -1 -1 4 10 -1 1 -1 -1 -1 -1 -1 -1 -1',
-      '4 3 -1 200 1 -1 -1 1 200 -1 1 -1 -1 -1 -1 -1 -1 -1',
-      '',
-    ].join('\n'));
-    const run = (...flags: string[]) => parseSingleJson(cli('simulate', '--json', '--grid', 'single:4', '--workload', swf, ...flags).stdout);
+    const swf = write(
+      'depth.swf',
+      [
+        '1 0 -1 100 2 -1 -1 2 100 -1 1 -1 -1 -1 -1 -1 -1 -1',
+        '2 1 -1 10 3 -1 -1 3 10 -1 1 -1 -1 -1 -1 -1 -1 -1',
+        '3 2 -1 10 4 -1 -1 4 10 -1 1 -1 -1 -1 -1 -1 -1 -1',
+        '4 3 -1 200 1 -1 -1 1 200 -1 1 -1 -1 -1 -1 -1 -1 -1',
+        '',
+      ].join('\n'),
+    );
+    const run = (...flags: string[]) =>
+      parseSingleJson(cli('simulate', '--json', '--grid', 'single:4', '--workload', swf, ...flags).stdout);
     expect(run('--queue', 'cbf')).toMatchObject({ mean_wait_s: 81, makespan_s: 320, backfilled: 0 });
     expect(run('--queue', 'easy')).toMatchObject({ mean_wait_s: 75, makespan_s: 213, backfilled: 1 });
-    expect(run('--queue', 'cbf', '--reservation-depth', '1')).toMatchObject({ mean_wait_s: 75, makespan_s: 213, queue: 'cbf' });
-    expect(run('--queue', 'easy', '--reservation-depth', '2')).toMatchObject({ mean_wait_s: 81, makespan_s: 320, queue: 'easy' });
+    expect(run('--queue', 'cbf', '--reservation-depth', '1')).toMatchObject({
+      mean_wait_s: 75,
+      makespan_s: 213,
+      queue: 'cbf',
+    });
+    expect(run('--queue', 'easy', '--reservation-depth', '2')).toMatchObject({
+      mean_wait_s: 81,
+      makespan_s: 320,
+      queue: 'easy',
+    });
     expect(run('--queue', 'fcfs', '--priority', 'size')).toMatchObject({ completed: 4 });
-    expectUsageError(cli('simulate', '--queue', 'cbf', '--reservation-depth', '-1'), '--reservation-depth must be a whole number');
-    expectUsageError(cli('simulate', '--queue', 'easy', '--reservation-depth', 'two'), '--reservation-depth must be a whole number');
-    expectUsageError(cli('simulate', '--queue', 'fcfs', '--reservation-depth', '2'), '--reservation-depth applies to --queue easy or cbf only');
-    expectUsageError(cli('simulate', '--queue', 'cbf', '--priority', 'big'), '--priority must be one of submit, wait, size (got "big")');
+    expectUsageError(
+      cli('simulate', '--queue', 'cbf', '--reservation-depth', '-1'),
+      '--reservation-depth must be a whole number',
+    );
+    expectUsageError(
+      cli('simulate', '--queue', 'easy', '--reservation-depth', 'two'),
+      '--reservation-depth must be a whole number',
+    );
+    expectUsageError(
+      cli('simulate', '--queue', 'fcfs', '--reservation-depth', '2'),
+      '--reservation-depth applies to --queue easy or cbf only',
+    );
+    expectUsageError(
+      cli('simulate', '--queue', 'cbf', '--priority', 'big'),
+      '--priority must be one of submit, wait, size (got "big")',
+    );
     expectUsageError(cli('simulate', '--priority', 'size'), '--priority applies to --queue fcfs, easy or cbf only');
   });
 
   it('refuses a bad --grid single:N naming --grid', () => {
-    for (const bad of ['single:0', 'single:-4', 'single:1.5', 'single:abc', 'single:', 'single:10000001', 'single:99999999999999999999']) {
+    for (const bad of [
+      'single:0',
+      'single:-4',
+      'single:1.5',
+      'single:abc',
+      'single:',
+      'single:10000001',
+      'single:99999999999999999999',
+    ]) {
       expectUsageError(cli('simulate', '--grid', bad), '--grid', bad, 'from 1 to 10000000');
     }
   });
@@ -319,7 +463,12 @@ describe('concertina simulate', () => {
     // Partition 3 ran 2 + 4 at once (6), partition 7 ran 5: a 6-processor job fits only on p3's cluster.
     const record = (n: number, submit: number, runtime: number, procs: number, partition: number) =>
       `${n} ${submit} 0 ${runtime} ${procs} -1 -1 ${procs} ${runtime} -1 1 -1 -1 -1 -1 ${partition} -1 -1`;
-    const swf = write('parts.swf', [record(1, 0, 100, 2, 3), record(2, 10, 100, 4, 3), record(3, 20, 50, 5, 7), record(4, 30, 10, 6, 7), ''].join('\n'));
+    const swf = write(
+      'parts.swf',
+      [record(1, 0, 100, 2, 3), record(2, 10, 100, 4, 3), record(3, 20, 50, 5, 7), record(4, 30, 10, 6, 7), ''].join(
+        '\n',
+      ),
+    );
     const out = path.join(tmp, 'from-trace-out');
     const r = cli('simulate', '--json', '--grid', 'from-trace', '--workload', swf, '--out', out);
     expect(r.code, r.stderr).toBe(0);
@@ -330,8 +479,12 @@ describe('concertina simulate', () => {
   });
 
   it('skips malformed SWF lines and says so, or refuses them with --strict', () => {
-    const record = (n: number, submit: number, runtime: number, procs: number) => `${n} ${submit} -1 ${runtime} ${procs} -1 -1 ${procs} -1 -1 1 -1 -1 -1 -1 -1 -1 -1`;
-    const swf = write('small.swf', ['; MaxProcs: 8', record(1, 0, 100, 2), record(2, 10, 0, 2), '3 20 x 100', record(4, 30, 50, 4), ''].join('\n'));
+    const record = (n: number, submit: number, runtime: number, procs: number) =>
+      `${n} ${submit} -1 ${runtime} ${procs} -1 -1 ${procs} -1 -1 1 -1 -1 -1 -1 -1 -1 -1`;
+    const swf = write(
+      'small.swf',
+      ['; MaxProcs: 8', record(1, 0, 100, 2), record(2, 10, 0, 2), '3 20 x 100', record(4, 30, 50, 4), ''].join('\n'),
+    );
     const grid = write('one8.json', JSON.stringify({ clusters: [{ name: 'c1', processors: 8 }] }));
     const r = cli('simulate', '--json', '--grid', grid, '--workload', swf);
     expect(r.code, r.stderr).toBe(0);
@@ -350,7 +503,10 @@ describe('concertina experiment koala', () => {
     const dir = path.join(tmp, 'koala');
     const r = cli('experiment', 'koala', '--seeds', '1', '--json', '--out', dir);
     expect(r.code, r.stderr).toBe(0);
-    const result = parseSingleJson(r.stdout) as { runs: Array<Record<string, unknown>>; observations: Array<Record<string, unknown>> };
+    const result = parseSingleJson(r.stdout) as {
+      runs: Array<Record<string, unknown>>;
+      observations: Array<Record<string, unknown>>;
+    };
     expect(Object.keys(result).sort()).toEqual(['observations', 'parameters', 'runs']);
     // Every parameter the paper leaves unstated, at its default.
     expect((result as unknown as { parameters: unknown }).parameters).toEqual(KOALA_DEFAULTS);
@@ -379,7 +535,14 @@ describe('concertina experiment koala', () => {
     expect(report).toMatch(/\*\*(holds|does not hold)\*\*/);
     expect(readFileSync(path.join(dir, 'runs.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(9);
     for (const fig of ['fig7', 'fig8']) {
-      for (const base of ['a-avg-size-cdf', 'b-max-size-cdf', 'c-execution-cdf', 'd-response-cdf', 'e-utilization', 'f-activity']) {
+      for (const base of [
+        'a-avg-size-cdf',
+        'b-max-size-cdf',
+        'c-execution-cdf',
+        'd-response-cdf',
+        'e-utilization',
+        'f-activity',
+      ]) {
         expect(existsSync(path.join(dir, `${fig}-${base}.csv`)), `${fig}-${base}.csv`).toBe(true);
         expect(readFileSync(path.join(dir, `${fig}-${base}.svg`), 'utf8')).toMatch(/^<svg/);
       }
@@ -387,21 +550,69 @@ describe('concertina experiment koala', () => {
     const cdfRows = readFileSync(path.join(dir, 'fig7-a-avg-size-cdf.csv'), 'utf8').trimEnd().split('\n');
     expect(cdfRows[0]).toBe('series,value,cumulative_fraction');
     expect(cdfRows.filter((l) => l.startsWith('egs-wmr,')).at(-1)).toMatch(/,1$/);
-    expect(readFileSync(path.join(dir, 'fig8-e-utilization.csv'), 'utf8')).toMatch(/^t,series,utilization\n0,fpsma-wm-fast,/);
-    expect(readFileSync(path.join(dir, 'fig8-f-activity.csv'), 'utf8')).toMatch(/^t,series,grows,shrinks\n0,fpsma-wm-fast,/);
+    expect(readFileSync(path.join(dir, 'fig8-e-utilization.csv'), 'utf8')).toMatch(
+      /^t,series,utilization\n0,fpsma-wm-fast,/,
+    );
+    expect(readFileSync(path.join(dir, 'fig8-f-activity.csv'), 'utf8')).toMatch(
+      /^t,series,grows,shrinks\n0,fpsma-wm-fast,/,
+    );
   });
 
   it('takes every unstated parameter as a flag, and refuses --background-load beside a per-figure load', () => {
     const dir = path.join(tmp, 'koala-flags');
-    const r = cli('experiment', 'koala', '--seeds', '1', '--json', '--out', dir, '--pwa-background', '0.5', '--threshold', '1', '--threshold-scope', 'all', '--adapt-s', '0', '--launch-delay-s', '0', '--poll', '30', '--growth-at-poll', 'idle');
+    const r = cli(
+      'experiment',
+      'koala',
+      '--seeds',
+      '1',
+      '--json',
+      '--out',
+      dir,
+      '--pwa-background',
+      '0.5',
+      '--threshold',
+      '1',
+      '--threshold-scope',
+      'all',
+      '--adapt-s',
+      '0',
+      '--launch-delay-s',
+      '0',
+      '--poll',
+      '30',
+      '--growth-at-poll',
+      'idle',
+    );
     expect(r.code, r.stderr).toBe(0);
     const result = parseSingleJson(r.stdout) as { parameters: unknown };
-    expect(result.parameters).toEqual({ pollIntervalS: 30, praBackground: KOALA_DEFAULTS.praBackground, pwaBackground: 0.5, threshold: 1, thresholdScope: 'all', adaptS: 0, launchDelayS: 0, growthAtPoll: 'idle' });
-    expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain('| what the threshold caps | `--threshold-scope` | all | growth |');
-    expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain('| what makes growth due at a poll | `--growth-at-poll` | idle | freed |');
-    expectUsageError(cli('experiment', 'koala', '--growth-at-poll', 'always'), '--growth-at-poll must be one of idle, freed');
-    expectUsageError(cli('experiment', 'koala', '--background-load', '0.3', '--pwa-background', '0.5'), '--background-load sets both figures');
-    expectUsageError(cli('experiment', 'koala', '--threshold-scope', 'some'), '--threshold-scope must be one of growth, all');
+    expect(result.parameters).toEqual({
+      pollIntervalS: 30,
+      praBackground: KOALA_DEFAULTS.praBackground,
+      pwaBackground: 0.5,
+      threshold: 1,
+      thresholdScope: 'all',
+      adaptS: 0,
+      launchDelayS: 0,
+      growthAtPoll: 'idle',
+    });
+    expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain(
+      '| what the threshold caps | `--threshold-scope` | all | growth |',
+    );
+    expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain(
+      '| what makes growth due at a poll | `--growth-at-poll` | idle | freed |',
+    );
+    expectUsageError(
+      cli('experiment', 'koala', '--growth-at-poll', 'always'),
+      '--growth-at-poll must be one of idle, freed',
+    );
+    expectUsageError(
+      cli('experiment', 'koala', '--background-load', '0.3', '--pwa-background', '0.5'),
+      '--background-load sets both figures',
+    );
+    expectUsageError(
+      cli('experiment', 'koala', '--threshold-scope', 'some'),
+      '--threshold-scope must be one of growth, all',
+    );
     expectUsageError(cli('experiment', 'coorm', '--adapt-s', '3'), '--adapt-s applies to experiment koala only');
   });
 
@@ -434,7 +645,12 @@ describe('main() and bin', () => {
       },
     };
     const err = capture();
-    expect(await main(['node', 'concertina', 'simulate', '--workload', 'wm', '--max-jobs', '5'], { stdout: broken, stderr: err })).toBe(1);
+    expect(
+      await main(['node', 'concertina', 'simulate', '--workload', 'wm', '--max-jobs', '5'], {
+        stdout: broken,
+        stderr: err,
+      }),
+    ).toBe(1);
     expect(err.text).toMatch(/^concertina: internal error: disk on fire/);
     expect(err.text).not.toMatch(/^\s+at /m);
   });
@@ -450,4 +666,3 @@ describe('main() and bin', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
-

@@ -8,7 +8,18 @@ import { runCli, tempDirForFile } from './harness.js';
 const tmpDir = tempDirForFile('concertina-coorm-');
 const run = runCli;
 
-const REDUCED = ['--seeds', '1', '--steps', '100', '--factors', '0.5,1,2', '--intervals', '0,300,600', '--two-psa-intervals', '0,300'];
+const REDUCED = [
+  '--seeds',
+  '1',
+  '--steps',
+  '100',
+  '--factors',
+  '0.5,1,2',
+  '--intervals',
+  '0,300,600',
+  '--two-psa-intervals',
+  '0,300',
+];
 
 describe('concertina experiment coorm', () => {
   it('--json prints one object with the three figures; --out writes the report, CSVs and SVGs', async () => {
@@ -54,10 +65,21 @@ describe('concertina experiment coorm', () => {
     // 3 factors × 2 modes + 3 intervals + 2 intervals × 2 sharings, one seed
     expect(runs).toHaveLength(1 + 6 + 3 + 4);
     expect(runs[0]).toMatch(/^figure,seed,factor,mode,interval_s,/);
-    expect(readFileSync(path.join(dir, 'fig9-overcommit.csv'), 'utf8')).toMatch(/^factor,mode,amr_used_node_s,psa_waste_node_s\n0.5,static,/);
+    expect(readFileSync(path.join(dir, 'fig9-overcommit.csv'), 'utf8')).toMatch(
+      /^factor,mode,amr_used_node_s,psa_waste_node_s\n0.5,static,/,
+    );
     expect(readFileSync(path.join(dir, 'fig10-announce.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(4);
-    expect(readFileSync(path.join(dir, 'fig11-two-psa.csv'), 'utf8')).toMatch(/^interval_s,mode,used_percent\n0,coorm,/);
-    for (const svg of ['fig9-amr-used', 'fig9-psa-waste', 'fig10-psa-waste', 'fig10-used', 'fig10-amr-end', 'fig11-used']) {
+    expect(readFileSync(path.join(dir, 'fig11-two-psa.csv'), 'utf8')).toMatch(
+      /^interval_s,mode,used_percent\n0,coorm,/,
+    );
+    for (const svg of [
+      'fig9-amr-used',
+      'fig9-psa-waste',
+      'fig10-psa-waste',
+      'fig10-used',
+      'fig10-amr-end',
+      'fig11-used',
+    ]) {
       expect(existsSync(path.join(dir, `${svg}.svg`)), svg).toBe(true);
       expect(readFileSync(path.join(dir, `${svg}.svg`), 'utf8')).toMatch(/^<svg/);
     }

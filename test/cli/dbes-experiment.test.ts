@@ -12,7 +12,17 @@ const run = runCli;
 describe('concertina experiment dbes', () => {
   it('--json prints one object with fig4, fig6, fig7 and the observations; --out writes the report, CSVs and SVGs', async () => {
     const dir = path.join(tmpDir.path, 'out');
-    const r = await run('experiment', 'dbes', '--seeds', '1', '--strategies', 'equipartition,no-such-policy', '--json', '--out', dir);
+    const r = await run(
+      'experiment',
+      'dbes',
+      '--seeds',
+      '1',
+      '--strategies',
+      'equipartition,no-such-policy',
+      '--json',
+      '--out',
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -35,11 +45,14 @@ describe('concertina experiment dbes', () => {
     const fig7 = result.fig7 as Array<Record<string, unknown>>;
     expect(fig7).toHaveLength(1);
     expect(fig7[0]).toMatchObject({ strategy: 'equipartition' });
-    for (const key of ['completion_s', 'evolving_satisfied', 'shrunk_for_evolving']) expect(typeof fig7[0]![key], key).toBe('number');
+    for (const key of ['completion_s', 'evolving_satisfied', 'shrunk_for_evolving'])
+      expect(typeof fig7[0]![key], key).toBe('number');
     const observations = result.observations as Array<{ id: string; holds: boolean | null; measured: string }>;
     expect(observations.length).toBeGreaterThan(0);
     for (const ob of observations) expect([true, false, null]).toContain(ob.holds);
-    expect(result.skipped).toEqual([{ strategy: 'no-such-policy', reason: expect.stringContaining('no malleability policy named "no-such-policy"') }]);
+    expect(result.skipped).toEqual([
+      { strategy: 'no-such-policy', reason: expect.stringContaining('no malleability policy named "no-such-policy"') },
+    ]);
     expect(r.stderr).toContain('Skipping strategy no-such-policy: no malleability policy named "no-such-policy"');
 
     const report = readFileSync(path.join(dir, 'report.md'), 'utf8');
@@ -50,13 +63,23 @@ describe('concertina experiment dbes', () => {
     const runsCsv = readFileSync(path.join(dir, 'runs.csv'), 'utf8').trimEnd().split('\n');
     expect(runsCsv).toHaveLength(1 + 11);
     expect(runsCsv[0]).toContain('shrunk_for_evolving,z_wait_s,events');
-    for (const svg of ['fig4', 'fig6', 'fig7']) expect(readFileSync(path.join(dir, `${svg}.svg`), 'utf8'), svg).toMatch(/^<svg/);
+    for (const svg of ['fig4', 'fig6', 'fig7'])
+      expect(readFileSync(path.join(dir, `${svg}.svg`), 'utf8'), svg).toMatch(/^<svg/);
     expect(existsSync(path.join(dir, 'fig5.csv'))).toBe(true);
     expect(r.stderr).toContain(`Wrote 9 files to ${dir}`);
   });
 
   it('without a registered strategy runs nothing and names every strategy it skipped, and why', async () => {
-    const r = await run('experiment', 'dbes', '--seeds', '1', '--strategies', 'no-such-policy,other-missing', '--out', path.join(tmpDir.path, 'none'));
+    const r = await run(
+      'experiment',
+      'dbes',
+      '--seeds',
+      '1',
+      '--strategies',
+      'no-such-policy,other-missing',
+      '--out',
+      path.join(tmpDir.path, 'none'),
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('strategies run: none');
     expect(r.stderr).toContain('Skipping strategy no-such-policy');

@@ -20,7 +20,14 @@ interface Result {
 const VARIANTS = ['rigid', 'noX', '2X', '2X+c', 'infX', 'infX+c'];
 
 async function json(...args: string[]): Promise<Result> {
-  const r = await run('experiment', 'fpe', '--json', '--out', path.join(tmpDir.path, `json-${args.join('-')}`), ...args);
+  const r = await run(
+    'experiment',
+    'fpe',
+    '--json',
+    '--out',
+    path.join(tmpDir.path, `json-${args.join('-')}`),
+    ...args,
+  );
   expect(r.code, r.stderr).toBe(0);
   const lines = r.stdout.trim().split('\n');
   expect(lines).toHaveLength(1);
@@ -41,7 +48,14 @@ describe('concertina experiment fpe', () => {
     expect(result.table1.map((x) => x.variant)).toEqual(VARIANTS);
     expect(result.table2.map((x) => x.variant)).toEqual(VARIANTS);
     for (const row of result.table1) {
-      expect(Object.keys(row).sort()).toEqual(['effective_utilisation_percent', 'makespan_relative', 'schedule_ms', 'utilisation_relative', 'variant', 'waste_percent']);
+      expect(Object.keys(row).sort()).toEqual([
+        'effective_utilisation_percent',
+        'makespan_relative',
+        'schedule_ms',
+        'utilisation_relative',
+        'variant',
+        'waste_percent',
+      ]);
       for (const k of Object.keys(row).filter((k) => k !== 'variant')) {
         const s = row[k]!;
         expect(Object.keys(s).sort(), `${row.variant} ${k}`).toEqual(['avg', 'max', 'min']);
@@ -50,7 +64,14 @@ describe('concertina experiment fpe', () => {
       }
     }
     for (const row of result.table2) {
-      expect(Object.keys(row).sort()).toEqual(['app_waste_percent', 'completion_relative', 'expanded_percent', 'expansion_percent', 'variant', 'waiting_relative']);
+      expect(Object.keys(row).sort()).toEqual([
+        'app_waste_percent',
+        'completion_relative',
+        'expanded_percent',
+        'expansion_percent',
+        'variant',
+        'waiting_relative',
+      ]);
     }
     const t1 = (v: string) => result.table1.find((x) => x.variant === v)!;
     const t2 = (v: string) => result.table2.find((x) => x.variant === v)!;
@@ -71,7 +92,9 @@ describe('concertina experiment fpe', () => {
     expect(report).toContain('## The cluster size');
     expect(report).toMatch(/\*\*(holds|does not hold)\*\*/);
     expect(readFileSync(path.join(dir, 'tests.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(1 + 6 * 6);
-    expect(readFileSync(path.join(dir, 'table1.csv'), 'utf8')).toMatch(/^variant,metric,min,avg,max\nrigid,waste_percent,/);
+    expect(readFileSync(path.join(dir, 'table1.csv'), 'utf8')).toMatch(
+      /^variant,metric,min,avg,max\nrigid,waste_percent,/,
+    );
     expect(readFileSync(path.join(dir, 'table2.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(1 + 6 * 5);
     expect(r.stderr).toContain(`Wrote 4 files to ${dir}`);
   });

@@ -33,7 +33,14 @@ describe('concertina experiment interactive', () => {
     // 3 policies × 2 interleaved models at load 1
     expect(result.policies).toHaveLength(6);
     expect(new Set(result.policies!.map((p) => p.placement))).toEqual(new Set(['first-fit', 'best-fit', 'worst-fit']));
-    expect(result.observations!.map((o) => o.id)).toEqual(['utilization-interleaved', 'utilization-interleaved-widened', 'throughput', 'guarantee', 'overrun', 'rescheduling']);
+    expect(result.observations!.map((o) => o.id)).toEqual([
+      'utilization-interleaved',
+      'utilization-interleaved-widened',
+      'throughput',
+      'guarantee',
+      'overrun',
+      'rescheduling',
+    ]);
     for (const ob of result.observations!) expect(typeof ob.holds).toBe('boolean');
     expect(result.observations!.find((o) => o.id === 'guarantee')!.holds).toBe(true);
 
@@ -44,7 +51,9 @@ describe('concertina experiment interactive', () => {
     const runs = readFileSync(path.join(dir, 'runs.csv'), 'utf8').trimEnd().split('\n');
     expect(runs).toHaveLength(1 + 12 + 6);
     expect(runs[0]).toMatch(/^kind,seed,load,model,overruns,placement,arrived,admitted,/);
-    expect(readFileSync(path.join(dir, 'points.csv'), 'utf8')).toMatch(/^model,load,overruns,placement,utilization_percent,/);
+    expect(readFileSync(path.join(dir, 'points.csv'), 'utf8')).toMatch(
+      /^model,load,overruns,placement,utilization_percent,/,
+    );
     expect(readFileSync(path.join(dir, 'policies.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(7);
     for (const svg of ['utilization', 'admitted', 'misses']) {
       expect(existsSync(path.join(dir, `${svg}.svg`)), svg).toBe(true);

@@ -10,7 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, ['bin/concertina.js', ...args], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['bin/concertina.js', ...args], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -29,12 +33,18 @@ const write = (name: string, text: string | Buffer): string => {
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 beforeAll(() => {
-  if (!existsSync(path.join(repoRoot, 'dist', 'electron', 'cli', 'main.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+  if (!existsSync(path.join(repoRoot, 'dist', 'electron', 'cli', 'main.js')))
+    throw new Error('dist/ is missing: run `npm run build` first');
   tmp = mkdtempSync(path.join(tmpdir(), 'concertina-safety-'));
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const rigid = (id: string, processors: number) => ({ id, kind: 'rigid', components: [{ processors, program: 'a' }], app: { model: 'fixed', runtime: 10 } });
+const rigid = (id: string, processors: number) => ({
+  id,
+  kind: 'rigid',
+  components: [{ processors, program: 'a' }],
+  app: { model: 'fixed', runtime: 10 },
+});
 
 describe('terminal output of users’ text', () => {
   it('the refused-jobs warning prints a job id with escape sequences and a BEL without them', () => {
@@ -57,7 +67,14 @@ describe('terminal output of users’ text', () => {
   it('the skip reasons of an SWF file quoting its text', () => {
     const record = (n: number, third: string) => `${n} 0 ${third} 100 2 -1 -1 2 -1 -1 1 -1 -1 -1 -1 -1 -1 -1`;
     const swf = write('hostile.swf', [record(1, '-1'), record(2, `x\u001b[2J\u0007`), ''].join('\n'));
-    const r = cli('simulate', '--json', '--grid', write('g.json', JSON.stringify({ clusters: [{ name: 'c', processors: 8 }] })), '--workload', swf);
+    const r = cli(
+      'simulate',
+      '--json',
+      '--grid',
+      write('g.json', JSON.stringify({ clusters: [{ name: 'c', processors: 8 }] })),
+      '--workload',
+      swf,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('line 2: malformed: field 3 "x" is not a number');
     expect(r.stderr).not.toMatch(CONTROL);
@@ -74,22 +91,38 @@ describe('terminal output of users’ text', () => {
 
 describe('CSV files', () => {
   it('jobs.csv writes a job named like a formula as text, numbers as numbers', () => {
-    const jobs = [{ ...rigid('=HYPERLINK("http://x","y")', 2), name: '@SUM(A1:A9)' }, { ...rigid('-2+3', 2), name: 'plain' }];
+    const jobs = [
+      { ...rigid('=HYPERLINK("http://x","y")', 2), name: '@SUM(A1:A9)' },
+      { ...rigid('-2+3', 2), name: 'plain' },
+    ];
     const dir = path.join(tmp, 'out');
-    const r = cli('simulate', '--json', '--no-background', '--workload', write('formulas.json', JSON.stringify(jobs)), '--out', dir);
+    const r = cli(
+      'simulate',
+      '--json',
+      '--no-background',
+      '--workload',
+      write('formulas.json', JSON.stringify(jobs)),
+      '--out',
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
     const lines = readFileSync(path.join(dir, 'jobs.csv'), 'utf8').trimEnd().split('\n');
     const byId = (prefix: string) => lines.find((l) => l.startsWith(prefix))!;
     expect(byId(`"'=HYPERLINK(""http://x"",""y"")",'@SUM(A1:A9),rigid,completed,`)).toBeDefined();
     expect(byId(`'-2+3,plain,rigid,completed,`)).toBeDefined();
     for (const line of lines.slice(1)) expect(line).not.toMatch(/(^|,)[=+@-](?!\d)/);
-    expect(readFileSync(path.join(dir, 'utilization.csv'), 'utf8')).toMatch(/^t,cluster,concertina,background,processors\n0,/);
+    expect(readFileSync(path.join(dir, 'utilization.csv'), 'utf8')).toMatch(
+      /^t,cluster,concertina,background,processors\n0,/,
+    );
   });
 });
 
 describe('JSON input', () => {
   it('accepts grid and jobs files that start with a UTF-8 byte-order mark', () => {
-    const grid = write('bom-grid.json', Buffer.concat([BOM, Buffer.from(JSON.stringify({ clusters: [{ name: 'c', processors: 8 }] }))]));
+    const grid = write(
+      'bom-grid.json',
+      Buffer.concat([BOM, Buffer.from(JSON.stringify({ clusters: [{ name: 'c', processors: 8 }] }))]),
+    );
     const jobs = write('bom-jobs.json', Buffer.concat([BOM, Buffer.from(JSON.stringify([rigid('a', 2)]))]));
     const r = cli('simulate', '--json', '--grid', grid, '--workload', jobs);
     expect(r.code, r.stderr).toBe(0);
@@ -100,7 +133,11 @@ describe('JSON input', () => {
     const grid = write('cut-grid.json', '{\n  "clusters": [\n    {"name": "c", "processors": 8},\n  ]\n}');
     const r = cli('simulate', '--grid', grid);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(new RegExp(`^concertina: ${grid.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4:3: is not valid JSON: Unexpected token ']'\n$`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^concertina: ${grid.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4:3: is not valid JSON: Unexpected token ']'\n$`,
+      ),
+    );
     const jobs = write('bad-word.json', '[\n  {"kind": tru}\n]');
     expect(cli('simulate', '--workload', jobs).stderr).toContain(`${jobs}:2:15: is not valid JSON`);
   });

@@ -47,7 +47,8 @@ function expectMisuse(r: Run, ...mentions: string[]): void {
 
 let tmp: string;
 beforeAll(() => {
-  if (!existsSync(path.join(repoRoot, 'dist', 'electron', 'cli', 'main.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+  if (!existsSync(path.join(repoRoot, 'dist', 'electron', 'cli', 'main.js')))
+    throw new Error('dist/ is missing: run `npm run build` first');
   tmp = mkdtempSync(path.join(tmpdir(), 'concertina-startup-'));
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -75,7 +76,11 @@ describe('serve --store that cannot be a store', () => {
   it('under a path part that is a file', async () => {
     const plain = path.join(tmp, 'plain-file');
     writeFileSync(plain, 'x');
-    expectMisuse(await serve('--store', path.join(plain, 'run.db')), '--store', 'a part of the path is not a directory');
+    expectMisuse(
+      await serve('--store', path.join(plain, 'run.db')),
+      '--store',
+      'a part of the path is not a directory',
+    );
   });
 
   it('a store of a newer schema', async () => {
@@ -84,7 +89,11 @@ describe('serve --store that cannot be a store', () => {
     const { db } = openDatabase(file);
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
-    expectMisuse(await serve('--store', file), `--store ${file}:`, `was written by a newer Concertina (store schema ${SCHEMA_VERSION + 1}; this one reads up to ${SCHEMA_VERSION}) (left as it is; another --store file starts a fresh run)`);
+    expectMisuse(
+      await serve('--store', file),
+      `--store ${file}:`,
+      `was written by a newer Concertina (store schema ${SCHEMA_VERSION + 1}; this one reads up to ${SCHEMA_VERSION}) (left as it is; another --store file starts a fresh run)`,
+    );
   });
 
   it("someone else's SQLite database, which is refused and left byte for byte as it was", async () => {
@@ -120,12 +129,18 @@ describe('serve --host and --port that cannot be bound', () => {
     afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
 
     it('is named with its number', async () => {
-      expectMisuse(await run('bin/concertina.js', ['serve', '--port', String(port)]), `concertina: --port ${port} is in use`);
+      expectMisuse(
+        await run('bin/concertina.js', ['serve', '--port', String(port)]),
+        `concertina: --port ${port} is in use`,
+      );
     });
 
     it('leaves no store behind when the port fails', async () => {
       const file = path.join(tmp, 'port-in-use.db');
-      expectMisuse(await run('bin/concertina.js', ['serve', '--port', String(port), '--store', file]), `--port ${port} is in use`);
+      expectMisuse(
+        await run('bin/concertina.js', ['serve', '--port', String(port), '--store', file]),
+        `--port ${port} is in use`,
+      );
       expect(existsSync(file)).toBe(false);
     });
   });
@@ -135,10 +150,19 @@ describe('npm start (scripts/start.mjs)', () => {
   it('a data folder that cannot be created: one line, exit 2, naming the folder and XDG_DATA_HOME', async () => {
     const notAFolder = path.join(tmp, 'data-home-is-a-file');
     writeFileSync(notAFolder, 'x');
-    const r = await run('scripts/start.mjs', [], { ...process.env, XDG_DATA_HOME: notAFolder, DISPLAY: '', WAYLAND_DISPLAY: '' });
+    const r = await run('scripts/start.mjs', [], {
+      ...process.env,
+      XDG_DATA_HOME: notAFolder,
+      DISPLAY: '',
+      WAYLAND_DISPLAY: '',
+    });
     expect(r.code, r.stderr).toBe(2);
     const lines = r.stderr.trimEnd().split('\n');
-    expect(lines.at(-1)).toMatch(new RegExp(`^concertina: cannot create the data folder ${path.join(notAFolder, 'concertina')} \\(a part of the path is not a directory\\); set XDG_DATA_HOME`));
+    expect(lines.at(-1)).toMatch(
+      new RegExp(
+        `^concertina: cannot create the data folder ${path.join(notAFolder, 'concertina')} \\(a part of the path is not a directory\\); set XDG_DATA_HOME`,
+      ),
+    );
     expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 });

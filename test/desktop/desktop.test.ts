@@ -11,7 +11,15 @@ import ts from 'typescript';
 import { serveAppRequest } from '../../electron/desktop/app-protocol.js';
 import { registerScheme, startDesktop, type ElectronMain } from '../../electron/desktop/main.js';
 import {
-  APP_ORIGIN, APP_SCHEME, EVENT_CHANNEL, INVOKE_CHANNEL, SUBSCRIBE_CHANNEL, UNSUBSCRIBE_CHANNEL, WINDOW_CSP, registerIpc, type IpcEventLike,
+  APP_ORIGIN,
+  APP_SCHEME,
+  EVENT_CHANNEL,
+  INVOKE_CHANNEL,
+  SUBSCRIBE_CHANNEL,
+  UNSUBSCRIBE_CHANNEL,
+  WINDOW_CSP,
+  registerIpc,
+  type IpcEventLike,
 } from '../../electron/desktop/security.js';
 import { Host } from '../../electron/host/host.js';
 import { openStore } from '../../electron/store/store.js';
@@ -53,18 +61,31 @@ describe('IPC streams', () => {
   it('gives a reloaded window one stream, not two, and ends it on unsubscribe', () => {
     const host = new Host({ workload: 'none' });
     const handlers = new Map<string, (event: IpcEventLike, ...args: unknown[]) => unknown>();
-    registerIpc({ handle: (c, h) => handlers.set(c, h), on: (c, l) => handlers.set(c, l) }, host.dispatch, (send) => host.stream(send, 60_000));
+    registerIpc({ handle: (c, h) => handlers.set(c, h), on: (c, l) => handlers.set(c, l) }, host.dispatch, (send) =>
+      host.stream(send, 60_000),
+    );
     const received: unknown[] = [];
-    const event: IpcEventLike = { senderFrame: { url: `${APP_ORIGIN}/index.html` }, sender: { id: 7, send: (_c, m) => received.push(m), once: () => undefined } };
+    const event: IpcEventLike = {
+      senderFrame: { url: `${APP_ORIGIN}/index.html` },
+      sender: { id: 7, send: (_c, m) => received.push(m), once: () => undefined },
+    };
     handlers.get(SUBSCRIBE_CHANNEL)!(event);
     handlers.get(SUBSCRIBE_CHANNEL)!(event); // the page reloaded
     received.length = 0;
-    handlers.get(INVOKE_CHANNEL)!(event, 'jobs.submit', { id: 'once', kind: 'rigid', components: [{ processors: 1, program: 'x' }] });
+    handlers.get(INVOKE_CHANNEL)!(event, 'jobs.submit', {
+      id: 'once',
+      kind: 'rigid',
+      components: [{ processors: 1, program: 'x' }],
+    });
     const submitted = received.filter((m) => (m as { event?: { type: string } }).event?.type === 'job.submitted');
     expect(submitted).toHaveLength(1);
     handlers.get(UNSUBSCRIBE_CHANNEL)!(event);
     received.length = 0;
-    handlers.get(INVOKE_CHANNEL)!(event, 'jobs.submit', { id: 'after', kind: 'rigid', components: [{ processors: 1, program: 'x' }] });
+    handlers.get(INVOKE_CHANNEL)!(event, 'jobs.submit', {
+      id: 'after',
+      kind: 'rigid',
+      components: [{ processors: 1, program: 'x' }],
+    });
     expect(received).toEqual([]);
   });
 });
@@ -79,7 +100,8 @@ function stubElectron() {
     app: {
       whenReady: async () => undefined,
       getPath: () => mkdtempSync(path.join(tmpdir(), 'concertina-userdata-')),
-      on: ((name: string, listener: (...args: unknown[]) => void) => void appListeners.set(name, listener)) as ElectronMain['app']['on'],
+      on: ((name: string, listener: (...args: unknown[]) => void) =>
+        void appListeners.set(name, listener)) as ElectronMain['app']['on'],
       quit: () => calls.push('quit'),
       exit: (code) => calls.push(`exit:${code}`),
     },
@@ -91,7 +113,12 @@ function stubElectron() {
         protocolHandler = handler;
       },
     },
-    session: { defaultSession: { setPermissionRequestHandler: () => calls.push('permissions'), setPermissionCheckHandler: () => undefined } },
+    session: {
+      defaultSession: {
+        setPermissionRequestHandler: () => calls.push('permissions'),
+        setPermissionCheckHandler: () => undefined,
+      },
+    },
     ipcMain: { handle: (c, h) => ipc.set(c, h), on: (c, l) => ipc.set(c, l) },
     BrowserWindow: class {
       private readonly record: { options: unknown; url?: string; shown: boolean };
@@ -121,15 +148,31 @@ describe('Electron main process', () => {
     registerScheme(stub.electron);
     const dir = consoleDir();
     let store: ReturnType<typeof openStore> | undefined;
-    const desktop = await startDesktop(stub.electron, { consoleDir: dir, preload: '/app/preload.cjs' }, (file) => (store = openStore(file)));
+    const desktop = await startDesktop(
+      stub.electron,
+      { consoleDir: dir, preload: '/app/preload.cjs' },
+      (file) => (store = openStore(file)),
+    );
     expect(stub.calls).toEqual(['privileged:concertina', 'permissions', 'handle:concertina']);
     expect(stub.windows).toHaveLength(1);
-    expect(stub.windows[0]).toMatchObject({ url: `${APP_ORIGIN}/index.html`, shown: true, options: { webPreferences: { preload: '/app/preload.cjs', sandbox: true, contextIsolation: true, nodeIntegration: false } } });
+    expect(stub.windows[0]).toMatchObject({
+      url: `${APP_ORIGIN}/index.html`,
+      shown: true,
+      options: {
+        webPreferences: { preload: '/app/preload.cjs', sandbox: true, contextIsolation: true, nodeIntegration: false },
+      },
+    });
     expect(stub.appListeners.has('web-contents-created')).toBe(true);
     const page = await stub.protocol()({ url: `${APP_ORIGIN}/index.html` });
     expect(page.headers.get('content-security-policy')).toBe(WINDOW_CSP);
-    const event: IpcEventLike = { senderFrame: { url: `${APP_ORIGIN}/index.html` }, sender: { id: 1, send: () => undefined, once: () => undefined } };
-    expect(stub.ipc.get(INVOKE_CHANNEL)!(event, 'settings.get', {})).toMatchObject({ ok: true, value: { approach: 'pra' } });
+    const event: IpcEventLike = {
+      senderFrame: { url: `${APP_ORIGIN}/index.html` },
+      sender: { id: 1, send: () => undefined, once: () => undefined },
+    };
+    expect(stub.ipc.get(INVOKE_CHANNEL)!(event, 'settings.get', {})).toMatchObject({
+      ok: true,
+      value: { approach: 'pra' },
+    });
     expect(store).toBeDefined();
     stub.appListeners.get('before-quit')!();
     expect(() => store!.clock()).toThrow(); // closed, after the host's last flush
@@ -147,14 +190,16 @@ describe('Electron main process', () => {
       }),
     ).rejects.toThrow();
     expect(stub.calls.filter((c) => c.startsWith('error-box:') || c.startsWith('exit:'))).toEqual([
-      expect.stringMatching(/^error-box:Concertina cannot open its run: .*run\.db: is not an SQLite database\.\n\nThe file was left as it is/),
+      expect.stringMatching(
+        /^error-box:Concertina cannot open its run: .*run\.db: is not an SQLite database\.\n\nThe file was left as it is/,
+      ),
       'exit:2',
     ]);
     expect(stub.windows).toHaveLength(0);
     expect(readFileSync(file).equals(bytes)).toBe(true);
   });
 
-  it('keeps clusters\' secrets encrypted by safeStorage: only its ciphertext reaches the store file', async () => {
+  it("keeps clusters' secrets encrypted by safeStorage: only its ciphertext reaches the store file", async () => {
     const stub = stubElectron();
     const encrypted: string[] = [];
     // A reversible stand-in for the OS keychain (the real one is the OS's): what it returns is what gets stored.
@@ -167,16 +212,47 @@ describe('Electron main process', () => {
       decryptString: (buffer) => Buffer.from(buffer.map((b) => b ^ 0x5a)).toString('utf8'),
     };
     let file = '';
-    const desktop = await startDesktop(stub.electron, { consoleDir: consoleDir(), preload: '/app/preload.cjs' }, (f) => openStore((file = f)));
-    const event: IpcEventLike = { senderFrame: { url: `${APP_ORIGIN}/index.html` }, sender: { id: 1, send: () => undefined, once: () => undefined } };
+    const desktop = await startDesktop(stub.electron, { consoleDir: consoleDir(), preload: '/app/preload.cjs' }, (f) =>
+      openStore((file = f)),
+    );
+    const event: IpcEventLike = {
+      senderFrame: { url: `${APP_ORIGIN}/index.html` },
+      sender: { id: 1, send: () => undefined, once: () => undefined },
+    };
     const invoke = (method: string, payload: unknown) => stub.ipc.get(INVOKE_CHANNEL)!(event, method, payload);
-    expect(invoke('clusters.save', { name: 'lab1', login: { via: 'ssh', host: 'login.example.org' }, system: 'slurm' })).toMatchObject({ ok: true });
-    expect(invoke('clusters.setSecret', { cluster: 'lab1', kind: 'password', value: 'hunter2-plain' })).toEqual({ ok: true, value: { cluster: 'lab1', kind: 'password', persistent: true } });
+    expect(
+      invoke('clusters.save', { name: 'lab1', login: { via: 'ssh', host: 'login.example.org' }, system: 'slurm' }),
+    ).toMatchObject({ ok: true });
+    expect(invoke('clusters.setSecret', { cluster: 'lab1', kind: 'password', value: 'hunter2-plain' })).toEqual({
+      ok: true,
+      value: { cluster: 'lab1', kind: 'password', persistent: true },
+    });
     expect(encrypted).toEqual(['hunter2-plain']);
-    const source = desktop.host.clusters.secrets.sourceFor({ name: 'lab1', login: { via: 'ssh', host: 'login.example.org', keepaliveS: 20 }, system: 'slurm', workRoot: '.c', env: {}, threshold: 1, pollIntervalS: 10, batch: {} });
-    expect(await source.get({ kind: 'password', user: 'u', host: 'login.example.org', port: 22, destination: true, connection: 'lab1' })).toBe('hunter2-plain');
+    const source = desktop.host.clusters.secrets.sourceFor({
+      name: 'lab1',
+      login: { via: 'ssh', host: 'login.example.org', keepaliveS: 20 },
+      system: 'slurm',
+      workRoot: '.c',
+      env: {},
+      threshold: 1,
+      pollIntervalS: 10,
+      batch: {},
+    });
+    expect(
+      await source.get({
+        kind: 'password',
+        user: 'u',
+        host: 'login.example.org',
+        port: 22,
+        destination: true,
+        connection: 'lab1',
+      }),
+    ).toBe('hunter2-plain');
     stub.appListeners.get('before-quit')!();
-    for (const name of readdirSync(path.dirname(file))) expect(readFileSync(path.join(path.dirname(file), name)).includes(Buffer.from('hunter2-plain')), name).toBe(false);
+    for (const name of readdirSync(path.dirname(file)))
+      expect(readFileSync(path.join(path.dirname(file), name)).includes(Buffer.from('hunter2-plain')), name).toBe(
+        false,
+      );
   });
 });
 
@@ -189,7 +265,9 @@ describe('preload', () => {
     const sent: unknown[][] = [];
     const listeners = new Map<string, (...args: unknown[]) => void>();
     const fakeElectron = {
-      contextBridge: { exposeInMainWorld: (key: string, api: Record<string, (...args: unknown[]) => unknown>) => exposed.set(key, api) },
+      contextBridge: {
+        exposeInMainWorld: (key: string, api: Record<string, (...args: unknown[]) => unknown>) => exposed.set(key, api),
+      },
       ipcRenderer: {
         invoke: async (...args: unknown[]) => args,
         send: (...args: unknown[]) => sent.push(args),

@@ -16,7 +16,9 @@ export const artifacts = path.join(repoRoot, 'test-artifacts', 'e2e');
 /** Whether the browser tests can run here; prints why not (and throws in CI, where they must run). */
 export function browserReady(): boolean {
   if (existsSync(CHROMIUM) && existsSync(path.join(consoleDir, 'index.html'))) return true;
-  const why = !existsSync(CHROMIUM) ? `${CHROMIUM} is not installed (scripts/install-test-deps.sh installs it as root)` : `the console is not built (${consoleDir})`;
+  const why = !existsSync(CHROMIUM)
+    ? `${CHROMIUM} is not installed (scripts/install-test-deps.sh installs it as root)`
+    : `the console is not built (${consoleDir})`;
   if (process.env.CI) throw new Error(`end-to-end tests cannot run: ${why}`);
   console.warn(`Skipping the end-to-end tests: ${why}.`);
   return false;

@@ -18,7 +18,9 @@ let work: string;
 /** The configured clusters as `name:slots:workRoot's last folder`, by name. */
 function listed(host: Host): string[] {
   const r = host.call('clusters.list', {});
-  return r.ok ? r.value.clusters.map((c) => `${c.config.name}:${c.config.slots}:${path.basename(c.config.workRoot)}`) : [];
+  return r.ok
+    ? r.value.clusters.map((c) => `${c.config.name}:${c.config.slots}:${path.basename(c.config.workRoot)}`)
+    : [];
 }
 
 function stateOf(host: Host, jobId: string): string | undefined {
@@ -29,7 +31,10 @@ function stateOf(host: Host, jobId: string): string | undefined {
 describe.skipIf(!ready)('Settings → Clusters in Chromium', () => {
   beforeAll(async () => {
     work = mkdtempSync(path.join(os.tmpdir(), 'concertina-e2e-clusters-'));
-    session = await openSession({ workload: 'none', clusters: { knownHosts: new KnownHosts(path.join(work, 'known_hosts'), []) } });
+    session = await openSession({
+      workload: 'none',
+      clusters: { knownHosts: new KnownHosts(path.join(work, 'known_hosts'), []) },
+    });
   });
 
   afterAll(async () => {
@@ -61,7 +66,9 @@ describe.skipIf(!ready)('Settings → Clusters in Chromium', () => {
     await page.getByTestId('cluster-message').filter({ hasText: 'Saved workstation.' }).waitFor();
     await page.getByTestId('clusters-table').getByText('workstation').waitFor();
     const saved = host.call('clusters.list', {});
-    expect(saved.ok && saved.value.clusters.map((c) => [c.config.name, c.config.login.via, c.config.system, c.config.slots])).toEqual([['workstation', 'local', 'local', 2]]);
+    expect(
+      saved.ok && saved.value.clusters.map((c) => [c.config.name, c.config.login.via, c.config.system, c.config.slots]),
+    ).toEqual([['workstation', 'local', 'local', 2]]);
 
     await page.getByTestId('cluster-test').click();
     await page.getByTestId('test-system').waitFor({ timeout: 20_000 });
@@ -148,19 +155,31 @@ describe.skipIf(!ready)('Settings → Clusters in Chromium', () => {
     await page.getByTestId('tab-grid').click();
     const card = page.getByTestId('cluster-card-workstation');
     await card.waitFor();
-    await expect.poll(() => card.locator('[data-field="connection"]').textContent(), { timeout: 20_000, interval: 200 }).toBe('connected');
+    await expect
+      .poll(() => card.locator('[data-field="connection"]').textContent(), { timeout: 20_000, interval: 200 })
+      .toBe('connected');
     expect(await card.locator('[data-field="processors"]').textContent()).toBe('2');
     await page.waitForTimeout(300);
     await page.screenshot({ path: path.join(artifacts, 'clusters-live-grid.png') });
   });
 
-  it('in the live run the speed buttons are disabled with the host\'s reason; a cancel, and switching the run off, are asked first', async () => {
+  it("in the live run the speed buttons are disabled with the host's reason; a cancel, and switching the run off, are asked first", async () => {
     const { page, host } = session;
     await page.getByTestId('speed-fixed').filter({ hasText: 'a live run follows real time' }).waitFor();
-    for (const s of ['pause', '1x', '10x', '100x', 'max']) expect(await page.getByTestId(`speed-${s}`).isDisabled()).toBe(true);
-    await page.screenshot({ path: path.join(artifacts, 'clusters-live-speed.png'), clip: { x: 0, y: 0, width: 1280, height: 120 } });
+    for (const s of ['pause', '1x', '10x', '100x', 'max'])
+      expect(await page.getByTestId(`speed-${s}`).isDisabled()).toBe(true);
+    await page.screenshot({
+      path: path.join(artifacts, 'clusters-live-speed.png'),
+      clip: { x: 0, y: 0, width: 1280, height: 120 },
+    });
 
-    expect(host.call('jobs.submit', { id: 'long', kind: 'rigid', components: [{ processors: 1, program: '/bin/sh', args: ['-c', 'sleep 120'] }] }).ok).toBe(true);
+    expect(
+      host.call('jobs.submit', {
+        id: 'long',
+        kind: 'rigid',
+        components: [{ processors: 1, program: '/bin/sh', args: ['-c', 'sleep 120'] }],
+      }).ok,
+    ).toBe(true);
     await expect.poll(() => stateOf(host, 'long'), { timeout: 30_000, interval: 100 }).toBe('running');
     await page.getByTestId('tab-queue').click();
     await page.getByTestId('job-link-long').click();

@@ -15,7 +15,9 @@ const consoleDir = path.join(repoRoot, 'dist', 'renderer');
 const artifacts = path.join(repoRoot, 'test-artifacts', 'e2e');
 const ready = existsSync(CHROMIUM) && existsSync(path.join(consoleDir, 'index.html'));
 if (!ready) {
-  const why = !existsSync(CHROMIUM) ? `${CHROMIUM} is not installed (scripts/install-test-deps.sh installs it as root)` : `the console is not built (${consoleDir})`;
+  const why = !existsSync(CHROMIUM)
+    ? `${CHROMIUM} is not installed (scripts/install-test-deps.sh installs it as root)`
+    : `the console is not built (${consoleDir})`;
   // In CI the packages are installed by .ci/run: a missing browser there is a failure, not a skip.
   if (process.env.CI) throw new Error(`end-to-end tests cannot run: ${why}`);
   console.warn(`Skipping the end-to-end tests: ${why}.`);
@@ -55,7 +57,9 @@ describe.skipIf(!ready)('console in Chromium', () => {
     await page.getByTestId('grid-view').waitFor();
     for (const name of ['vu', 'uva', 'delft', 'mn', 'leiden']) await page.getByTestId(`cluster-card-${name}`).waitFor();
     const first = await page.getByTestId('virtual-time').textContent();
-    await expect.poll(() => page.getByTestId('virtual-time').textContent(), { timeout: 10_000, interval: 200 }).not.toBe(first);
+    await expect
+      .poll(() => page.getByTestId('virtual-time').textContent(), { timeout: 10_000, interval: 200 })
+      .not.toBe(first);
     await page.screenshot({ path: path.join(artifacts, 'grid.png') });
   });
 
@@ -83,7 +87,9 @@ describe.skipIf(!ready)('console in Chromium', () => {
     expect(job).toBeDefined();
     // Grown: processors come free on its cluster as other jobs end; wait for the scheduler to grow it. Read from its
     // size history, not its size now: at 100x a grown FT job may already have finished when the test looks.
-    await expect.poll(() => host.world.scheduler.job(id)!.state, { timeout: 20_000 }).toMatch(/claiming|running|completed/);
+    await expect
+      .poll(() => host.world.scheduler.job(id)!.state, { timeout: 20_000 })
+      .toMatch(/claiming|running|completed/);
     host.call('sim.setSpeed', { speed: '100x' });
     // Followed on the scheduler's events: once ended and stored, a job leaves the scheduler's memory.
     let largest = Math.max(0, ...job!.sizeHistory.map((s) => s.v));

@@ -49,9 +49,13 @@ describe.skipIf(!ready)('DBES in the console, in Chromium', () => {
     const { page, host } = session();
     const scheduler = host.world.scheduler;
     // A and B start together (the run paused while they are submitted), C once they run.
-    for (const s of [spec('A', 'malleable', 1, 4, 3600), spec('B', 'malleable', 1, 4, 1800)]) expect(host.call('jobs.submit', s)).toMatchObject({ ok: true });
+    for (const s of [spec('A', 'malleable', 1, 4, 3600), spec('B', 'malleable', 1, 4, 1800)])
+      expect(host.call('jobs.submit', s)).toMatchObject({ ok: true });
     expect(host.call('sim.setSpeed', { speed: '1x' })).toMatchObject({ ok: true });
-    await until(() => scheduler.job('A')?.state === 'running' && scheduler.job('B')?.state === 'running', 'A and B to run');
+    await until(
+      () => scheduler.job('A')?.state === 'running' && scheduler.job('B')?.state === 'running',
+      'A and B to run',
+    );
     expect(host.call('jobs.submit', spec('C', 'rigid', 3, 3, 600))).toMatchObject({ ok: true });
     await page.getByTestId('tab-activity').click();
     const list = page.getByTestId('activity-list');
@@ -62,7 +66,9 @@ describe.skipIf(!ready)('DBES in the console, in Chromium', () => {
     await page.screenshot({ path: path.join(artifacts, 'dbes-activity.png') });
 
     await page.getByTestId('tab-plan').click();
-    await expect.poll(() => page.getByTestId('plan-expanded-c').textContent(), { timeout: 30_000 }).toMatch(/A [^·]*\+1 for C/);
+    await expect
+      .poll(() => page.getByTestId('plan-expanded-c').textContent(), { timeout: 30_000 })
+      .toMatch(/A [^·]*\+1 for C/);
     // DBES schedules the queue in the queue policy's place: the Plan view says so, not "koala, which plans none".
     expect(await page.getByTestId('plan-planner').textContent()).toBe('dbes');
     await page.screenshot({ path: path.join(artifacts, 'dbes-plan.png') });

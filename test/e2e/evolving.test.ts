@@ -54,11 +54,18 @@ describe.skipIf(!ready)('evolving jobs in Chromium', () => {
     const card = page.getByTestId(`cluster-card-${cluster}`);
     await card.waitFor();
     // What the job does not use of its 24: 20 at its start, less once it grows.
-    await expect.poll(async () => Number(await card.locator('[data-field="preallocated"]').textContent()), { timeout: 10_000, interval: 200 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => Number(await card.locator('[data-field="preallocated"]').textContent()), {
+        timeout: 10_000,
+        interval: 200,
+      })
+      .toBeGreaterThan(0);
     const shown = Number(await card.locator('[data-field="preallocated"]').textContent());
     const job = host.world.scheduler.job(jobId)!;
     expect(shown).toBeLessThanOrEqual(24 - job.min);
-    expect(Number(await page.getByTestId('total-preallocated').locator('.n-statistic-value__content').textContent())).toBeGreaterThan(0);
+    expect(
+      Number(await page.getByTestId('total-preallocated').locator('.n-statistic-value__content').textContent()),
+    ).toBeGreaterThan(0);
     // Its own segment, named in the chart's legend.
     await card.locator('svg text', { hasText: 'pre-allocated' }).first().waitFor();
     await page.waitForTimeout(500);
@@ -76,13 +83,18 @@ describe.skipIf(!ready)('evolving jobs in Chromium', () => {
     expect(await page.getByTestId('job-preallocation').textContent()).toContain('pre-allocation 24');
     const views = page.getByTestId('job-views');
     await views.waitFor({ timeout: 10_000 });
-    for (const name of ['non-preemptive view', 'preemptive view', 'allocated']) await views.locator('svg text', { hasText: name }).first().waitFor();
+    for (const name of ['non-preemptive view', 'preemptive view', 'allocated'])
+      await views.locator('svg text', { hasText: name }).first().waitFor();
     // Three step lines drawn (paths in the SVG), not an empty chart.
     expect(await views.locator('svg path').count()).toBeGreaterThanOrEqual(3);
     expect(await page.getByTestId('views-error').count()).toBe(0);
     await page.getByTestId('job-events').getByText('pre-allocation 24 held').waitFor();
     // Its phases ask for other sizes: the updates appear in words as they happen.
-    await page.getByTestId('job-events').getByText(/^now \d+ of its pre-allocation of 24 on /).first().waitFor({ timeout: 30_000 });
+    await page
+      .getByTestId('job-events')
+      .getByText(/^now \d+ of its pre-allocation of 24 on /)
+      .first()
+      .waitFor({ timeout: 30_000 });
     await page.waitForTimeout(500);
     await page.screenshot({ path: path.join(artifacts, 'evolving-drawer.png') });
   }, 180_000);
@@ -94,7 +106,10 @@ describe.skipIf(!ready)('evolving jobs in Chromium', () => {
     await page.getByTestId('tab-activity').click();
     const list = page.getByTestId('activity-list');
     await list.getByText('evolved (pre-allocation 24)').first().waitFor();
-    await list.getByText(/^asks for \d+ on \w+ now$/).first().waitFor();
+    await list
+      .getByText(/^asks for \d+ on \w+ now$/)
+      .first()
+      .waitFor();
     await page.waitForTimeout(500);
     await page.screenshot({ path: path.join(artifacts, 'evolving-activity.png') });
   }, 180_000);

@@ -24,7 +24,9 @@ describe.skipIf(!ready)('interactive jobs in Chromium', () => {
     const deadline = page.getByTestId('field-deadlineMs').locator('input');
     await deadline.fill('1500');
     await deadline.blur();
-    await expect.poll(() => page.getByTestId('error-deadlineMs').textContent()).toBe('must not exceed the period (D ≤ T)');
+    await expect
+      .poll(() => page.getByTestId('error-deadlineMs').textContent())
+      .toBe('must not exceed the period (D ≤ T)');
     expect(await page.getByTestId('submit-button').isDisabled()).toBe(true);
     await deadline.fill('500');
     await deadline.blur();
@@ -33,15 +35,28 @@ describe.skipIf(!ready)('interactive jobs in Chromium', () => {
     await page.screenshot({ path: path.join(artifacts, 'submit-interactive.png') });
     await page.getByTestId('submit-button').click();
     const jobId = (await page.getByTestId('submitted-id').textContent())!.trim();
-    expect(host.world.scheduler.job(jobId)!.spec).toMatchObject({ kind: 'interactive', components: [{ cluster: 'leiden' }], interactive: { periodMs: 1000, dataUnits: 20, deadlineMs: 500 } });
+    expect(host.world.scheduler.job(jobId)!.spec).toMatchObject({
+      kind: 'interactive',
+      components: [{ cluster: 'leiden' }],
+      interactive: { periodMs: 1000, dataUnits: 20, deadlineMs: 500 },
+    });
 
     // Four more fill 15 of the 16 nodes (3 tasks each, one per node); the next is refused under the fields.
-    for (let i = 0; i < 4; i++) expect(host.call('jobs.submit', { kind: 'interactive', components: [{ program: 'p' }], interactive: { periodMs: 1000, dataUnits: 20, deadlineMs: 500 } }).ok).toBe(true);
+    for (let i = 0; i < 4; i++)
+      expect(
+        host.call('jobs.submit', {
+          kind: 'interactive',
+          components: [{ program: 'p' }],
+          interactive: { periodMs: 1000, dataUnits: 20, deadlineMs: 500 },
+        }).ok,
+      ).toBe(true);
     await page.getByTestId('field-dataUnits').locator('input').fill('21');
     await page.getByTestId('field-dataUnits').locator('input').blur();
     await expect.poll(() => page.getByTestId('submit-button').isDisabled()).toBe(false);
     await page.getByTestId('submit-button').click();
-    await expect.poll(() => page.getByTestId('error-interactive').textContent()).toMatch(/^refused: task 2 of 3 .* fits on no node/);
+    await expect
+      .poll(() => page.getByTestId('error-interactive').textContent())
+      .toMatch(/^refused: task 2 of 3 .* fits on no node/);
 
     await page.getByTestId('tab-grid').click();
     const card = page.getByTestId('cluster-card-leiden');
@@ -53,11 +68,16 @@ describe.skipIf(!ready)('interactive jobs in Chromium', () => {
     await card.screenshot({ path: path.join(artifacts, 'grid-interactive-nodes.png') });
 
     // A deadline miss reported by the job's application (as the live runner delivers it).
-    host.world.scheduler.receive({ type: 'iteration', jobId, task: 0, executedMs: 510, missed: true }, host.world.engine.now);
+    host.world.scheduler.receive(
+      { type: 'iteration', jobId, task: 0, executedMs: 510, missed: true },
+      host.world.engine.now,
+    );
     await expect.poll(() => card.locator('[data-field="misses"]').textContent()).toBe('1 deadline misses');
     await page.getByTestId('tab-activity').click();
     await expect.poll(() => page.getByTestId('activity-misses').textContent()).toContain('1 deadline miss');
-    await expect.poll(() => page.getByTestId('activity-list').textContent()).toContain('deadline missed: missed its deadline of 500 ms');
+    await expect
+      .poll(() => page.getByTestId('activity-list').textContent())
+      .toContain('deadline missed: missed its deadline of 500 ms');
     await page.screenshot({ path: path.join(artifacts, 'activity-interactive-miss.png') });
   }, 240_000);
 });

@@ -18,7 +18,7 @@ describe.skipIf(!ready)('the evolving applications experiment in the Lab', () =>
     await session?.close();
   });
 
-  it('runs a few tests from the form and shows Table 1 beside the paper\'s, Table 2 and the observations', async () => {
+  it("runs a few tests from the form and shows Table 1 beside the paper's, Table 2 and the observations", async () => {
     const { page, server, host } = session;
     await page.goto(server.url);
     await page.getByText('Lab', { exact: true }).first().click();
@@ -30,12 +30,21 @@ describe.skipIf(!ready)('the evolving applications experiment in the Lab', () =>
     await expect.poll(() => host.lab.list().length, { timeout: 10_000 }).toBe(1);
     const run = host.lab.list()[0]!;
     expect(run.spec).toEqual({ kind: 'fpe', tests: 4 });
-    await expect.poll(() => page.getByTestId(`lab-status-${run.runId}`).textContent(), { timeout: 30_000, interval: 100 }).toBe('done');
+    await expect
+      .poll(() => page.getByTestId(`lab-status-${run.runId}`).textContent(), { timeout: 30_000, interval: 100 })
+      .toBe('done');
 
     // Done, the run is shown: Table 1 with a measured row per variant, the paper's row below each.
     const table1 = page.getByTestId('lab-table-table1');
     await table1.waitFor();
-    expect(await table1.locator('th').allTextContents()).toEqual(['variant', 'waste (%)', 'utilisation (relative)', 'eff. util. (%)', 'makespan (relative)', 'schedule time (ms)']);
+    expect(await table1.locator('th').allTextContents()).toEqual([
+      'variant',
+      'waste (%)',
+      'utilisation (relative)',
+      'eff. util. (%)',
+      'makespan (relative)',
+      'schedule time (ms)',
+    ]);
     const measured = table1.locator('tbody tr[data-source="measured"]');
     expect(await measured.locator('td:first-child').allTextContents()).toEqual([...FPE_VARIANTS]);
     expect(await measured.first().locator('td').nth(2).textContent()).toBe('1.00 / 1.00 / 1.00'); // rigid against itself

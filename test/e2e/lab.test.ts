@@ -9,7 +9,9 @@ import { artifacts, browserReady, openSession, type Session } from './browser.js
 interface PageCanvas {
   width: number;
   height: number;
-  getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null;
+  getContext(
+    kind: '2d',
+  ): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null;
 }
 
 const ready = browserReady();
@@ -35,7 +37,15 @@ describe.skipIf(!ready)('the Lab in Chromium', () => {
 
     await expect.poll(() => host.lab.list().length, { timeout: 10_000 }).toBe(1);
     const run = host.lab.list()[0]!;
-    expect(run.spec).toEqual({ kind: 'simulate', grid: 'das3', workload: 'wm', approach: 'pra', policy: 'fpsma', seed: 2, maxJobs: 60 });
+    expect(run.spec).toEqual({
+      kind: 'simulate',
+      grid: 'das3',
+      workload: 'wm',
+      approach: 'pra',
+      policy: 'fpsma',
+      seed: 2,
+      maxJobs: 60,
+    });
     const status = page.getByTestId(`lab-status-${run.runId}`);
     await expect.poll(() => status.textContent(), { timeout: 30_000, interval: 100 }).toBe('done');
     const bar = page.getByTestId(`lab-progress-${run.runId}`);
@@ -43,7 +53,8 @@ describe.skipIf(!ready)('the Lab in Chromium', () => {
     expect(await bar.getAttribute('aria-valuenow')).toBe('100');
 
     // Done, the run is charted: a canvas with something drawn on it in each panel.
-    for (const id of ['wait', 'execution', 'response', 'utilization']) await page.getByTestId(`lab-chart-${id}`).locator('canvas').first().waitFor();
+    for (const id of ['wait', 'execution', 'response', 'utilization'])
+      await page.getByTestId(`lab-chart-${id}`).locator('canvas').first().waitFor();
     const drawn = await page
       .getByTestId('lab-chart-response')
       .locator('canvas')
@@ -70,7 +81,9 @@ describe.skipIf(!ready)('the Lab in Chromium', () => {
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('lab-csv-response').click()]);
     expect(csv.suggestedFilename()).toBe('lab-1-response.csv');
-    const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    const lines = readFileSync(await csv.path(), 'utf8')
+      .trim()
+      .split('\n');
     expect(lines[0]).toBe('series,response time (s),cumulative fraction of jobs');
     expect(lines.at(-1)).toMatch(/^fpsma-wm,[\d.]+,1$/);
   });

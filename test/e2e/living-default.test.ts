@@ -26,14 +26,22 @@ describe.skipIf(!ready)('the living default in Chromium', () => {
     const hint = page.getByTestId('first-start-hint');
     await hint.waitFor();
     // At least 3 h, and on until a job waits (seed 1: 3 h 8 min).
-    expect(await page.getByTestId('warm-up-note').textContent()).toMatch(/first [3-6] h( \d{1,2} min)? of virtual time were simulated before the clock started/);
+    expect(await page.getByTestId('warm-up-note').textContent()).toMatch(
+      /first [3-6] h( \d{1,2} min)? of virtual time were simulated before the clock started/,
+    );
     const running = ask(host.call('jobs.list', { states: ['running'], limit: 100 })).jobs;
     expect(running.length).toBeGreaterThan(1);
     for (const view of VIEWS) {
       await page.getByTestId(`tab-${view}`).click();
       await page.getByTestId(`${view}-view`).waitFor();
-      if (view === 'queue') await expect.poll(() => page.getByTestId('queue-count').textContent(), { timeout: 30_000, interval: 100 }).toMatch(/^[1-9]\d* shown of /);
-      if (view === 'activity') await expect.poll(() => page.getByTestId('activity-view').locator('svg path').count(), { timeout: 30_000 }).toBeGreaterThan(10);
+      if (view === 'queue')
+        await expect
+          .poll(() => page.getByTestId('queue-count').textContent(), { timeout: 30_000, interval: 100 })
+          .toMatch(/^[1-9]\d* shown of /);
+      if (view === 'activity')
+        await expect
+          .poll(() => page.getByTestId('activity-view').locator('svg path').count(), { timeout: 30_000 })
+          .toBeGreaterThan(10);
       await page.screenshot({ path: path.join(artifacts, `first-start-${view}.png`), fullPage: true });
     }
     // Dismissed, the hint stays away after a reload.

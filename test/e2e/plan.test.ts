@@ -11,7 +11,12 @@ const ready = browserReady();
 let session: Session;
 
 const rigid = (id: string, processors: number, runtime: number) => ({
-  id, name: id, kind: 'rigid', app: { model: 'fixed', runtime }, walltime: runtime, components: [{ processors, program: 'x' }],
+  id,
+  name: id,
+  kind: 'rigid',
+  app: { model: 'fixed', runtime },
+  walltime: runtime,
+  components: [{ processors, program: 'x' }],
 });
 
 /** Waits until `check` holds (polled), or fails with `what` after `timeoutMs`. */
@@ -28,11 +33,19 @@ describe.skipIf(!ready)('the Plan view in Chromium', () => {
     const grid = gridSpecSchema.parse({ name: 'one', clusters: [{ name: 'a', processors: 12 }] });
     session = await openSession({ grid, workload: 'none', speed: '1x' });
     expect(session.host.call('settings.set', { queue: 'easy' })).toMatchObject({ ok: true });
-    for (const spec of [rigid('a', 4, 3600), rigid('b', 4, 7200)]) expect(session.host.call('jobs.submit', spec)).toMatchObject({ ok: true });
+    for (const spec of [rigid('a', 4, 3600), rigid('b', 4, 7200)])
+      expect(session.host.call('jobs.submit', spec)).toMatchObject({ ok: true });
     const scheduler = session.host.world.scheduler;
-    await until(() => scheduler.job('a')?.state === 'running' && scheduler.job('b')?.state === 'running', 'a and b to run');
-    for (const spec of [rigid('h', 6, 600), rigid('c', 2, 1800)]) expect(session.host.call('jobs.submit', spec)).toMatchObject({ ok: true });
-    await until(() => scheduler.job('h')?.plannedStart !== undefined && scheduler.job('c')?.state === 'running', 'h reserved and c running');
+    await until(
+      () => scheduler.job('a')?.state === 'running' && scheduler.job('b')?.state === 'running',
+      'a and b to run',
+    );
+    for (const spec of [rigid('h', 6, 600), rigid('c', 2, 1800)])
+      expect(session.host.call('jobs.submit', spec)).toMatchObject({ ok: true });
+    await until(
+      () => scheduler.job('h')?.plannedStart !== undefined && scheduler.job('c')?.state === 'running',
+      'h reserved and c running',
+    );
   });
   afterAll(async () => {
     await session?.close();
@@ -52,7 +65,11 @@ describe.skipIf(!ready)('the Plan view in Chromium', () => {
     await expect.poll(() => table.textContent()).toMatch(/h\s*6\s*1:00:\d\d\s*1:10:\d\d\s*a/);
     // Hover the reservation in the chart where the chart says it drew it.
     const chart = card.locator('.plan-chart');
-    await expect.poll(async () => JSON.parse((await chart.getAttribute('data-reserved-points')) ?? '[]').map((p: { id: string }) => p.id)).toEqual(['h']);
+    await expect
+      .poll(async () =>
+        JSON.parse((await chart.getAttribute('data-reserved-points')) ?? '[]').map((p: { id: string }) => p.id),
+      )
+      .toEqual(['h']);
     const [point] = JSON.parse((await chart.getAttribute('data-reserved-points'))!) as Array<{ x: number; y: number }>;
     const box = (await chart.boundingBox())!;
     await page.mouse.move(box.x + point!.x, box.y + point!.y);
@@ -76,7 +93,9 @@ describe.skipIf(!ready)('the Plan view in Chromium', () => {
     expect(host.call('settings.set', { queue: 'koala' })).toMatchObject({ ok: true });
     await page.getByTestId('tab-plan').click();
     await expect.poll(() => page.getByTestId('plan-policy').textContent(), { timeout: 10_000 }).toBe('koala');
-    await expect.poll(() => page.getByTestId('plan-empty').textContent()).toContain('the queue policy is koala, which plans none');
+    await expect
+      .poll(() => page.getByTestId('plan-empty').textContent())
+      .toContain('the queue policy is koala, which plans none');
     await page.screenshot({ path: path.join(artifacts, 'plan-koala.png') });
   });
 });

@@ -12,8 +12,20 @@ export function loadJobs(host: Host, count: number): void {
   for (let i = 1; i <= count; i++) {
     const spec =
       i % 3 === 0
-        ? { id: queueJobId(i), name: `malleable-${i}`, kind: 'malleable', app: { model: 'gadget2' }, components: [{ min: 2, max: 16, program: 'gadget2' }] }
-        : { id: queueJobId(i), name: `rigid-${i}`, kind: 'rigid', app: { model: 'fixed', runtime: 600 }, components: [{ processors: 1 + (i % 8), program: 'x' }] };
+        ? {
+            id: queueJobId(i),
+            name: `malleable-${i}`,
+            kind: 'malleable',
+            app: { model: 'gadget2' },
+            components: [{ min: 2, max: 16, program: 'gadget2' }],
+          }
+        : {
+            id: queueJobId(i),
+            name: `rigid-${i}`,
+            kind: 'rigid',
+            app: { model: 'fixed', runtime: 600 },
+            components: [{ processors: 1 + (i % 8), program: 'x' }],
+          };
     const r = host.call('jobs.submit', spec);
     if (!r.ok) throw new Error(`job ${i} refused: ${JSON.stringify(r.errors)}`);
   }
@@ -28,7 +40,10 @@ export function rowCount(page: Page): Promise<number> {
 export async function openQueue(page: Page, total: number): Promise<number> {
   const t0 = Date.now();
   await page.getByTestId('tab-queue').click();
-  await page.getByTestId('queue-count').filter({ hasText: `${total} shown of ${total}` }).waitFor({ timeout: 30_000 });
+  await page
+    .getByTestId('queue-count')
+    .filter({ hasText: `${total} shown of ${total}` })
+    .waitFor({ timeout: 30_000 });
   await page.getByTestId(`job-row-${queueJobId(1)}`).waitFor({ timeout: 30_000 });
   return Date.now() - t0;
 }
@@ -36,7 +51,15 @@ export async function openQueue(page: Page, total: number): Promise<number> {
 /** The virtual list's scrolling element, marked so that page scripts find it. */
 async function markScroller(page: Page): Promise<void> {
   await page.evaluate(() => {
-    const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ scrollHeight: number; clientHeight: number; setAttribute(k: string, v: string): void }> } }).document;
+    const doc = (
+      globalThis as unknown as {
+        document: {
+          querySelectorAll(
+            s: string,
+          ): ArrayLike<{ scrollHeight: number; clientHeight: number; setAttribute(k: string, v: string): void }>;
+        };
+      }
+    ).document;
     const candidates = Array.from(doc.querySelectorAll('[data-testid="queue-view"] *'));
     const scroller = candidates.find((el) => el.scrollHeight > el.clientHeight + 1000);
     if (!scroller) throw new Error('the queue has no scrolling list');
@@ -52,7 +75,9 @@ export async function scrollFrames(page: Page, steps: number): Promise<number[]>
   await markScroller(page);
   return page.evaluate(async (n) => {
     const g = globalThis as unknown as {
-      document: { querySelector(s: string): { scrollHeight: number; clientHeight: number; scrollTo(x: number, y: number): void } };
+      document: {
+        querySelector(s: string): { scrollHeight: number; clientHeight: number; scrollTo(x: number, y: number): void };
+      };
       requestAnimationFrame(cb: () => void): void;
       performance: { now(): number };
     };
@@ -105,7 +130,11 @@ export async function scrollToBottom(page: Page): Promise<void> {
   await markScroller(page);
   for (let i = 0; i < 2; i++) {
     await page.evaluate(() => {
-      const el = (globalThis as unknown as { document: { querySelector(s: string): { scrollHeight: number; scrollTo(x: number, y: number): void } } }).document.querySelector('[data-queue-scroller]');
+      const el = (
+        globalThis as unknown as {
+          document: { querySelector(s: string): { scrollHeight: number; scrollTo(x: number, y: number): void } };
+        }
+      ).document.querySelector('[data-queue-scroller]');
       el.scrollTo(0, el.scrollHeight);
     });
     await page.waitForTimeout(100);
@@ -117,7 +146,10 @@ export async function rowInView(page: Page, jobId: string): Promise<boolean> {
   await markScroller(page);
   const rowLocator = page.getByTestId(`job-row-${jobId}`);
   if ((await rowLocator.count()) === 0) return false; // not rendered at all
-  const [row, list] = await Promise.all([rowLocator.boundingBox(), page.locator('[data-queue-scroller]').boundingBox()]);
+  const [row, list] = await Promise.all([
+    rowLocator.boundingBox(),
+    page.locator('[data-queue-scroller]').boundingBox(),
+  ]);
   return row !== null && list !== null && row.y >= list.y - 0.5 && row.y + row.height <= list.y + list.height + 0.5;
 }
 

@@ -39,7 +39,9 @@ describe.skipIf(!ready)('queue settings and the Submit form’s walltime in Chro
 
     const walltime = page.getByTestId('field-walltime').locator('input');
     await walltime.fill('90 minutes');
-    await expect.poll(() => page.getByTestId('error-walltime').textContent()).toBe('must be seconds (5400) or h:mm:ss (1:30:00) (got "90 minutes")');
+    await expect
+      .poll(() => page.getByTestId('error-walltime').textContent())
+      .toBe('must be seconds (5400) or h:mm:ss (1:30:00) (got "90 minutes")');
     expect(await page.getByTestId('submit-button').isDisabled()).toBe(true);
     await page.screenshot({ path: path.join(artifacts, 'submit-walltime-refused.png') });
 

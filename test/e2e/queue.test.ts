@@ -3,7 +3,16 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifacts, browserReady, openSession, type Session } from './browser.js';
-import { loadJobs, openQueue, queueJobId, rowCount, rowInView, scrollFrames, scrollToBottom, wheelFrames } from './queue-page.js';
+import {
+  loadJobs,
+  openQueue,
+  queueJobId,
+  rowCount,
+  rowInView,
+  scrollFrames,
+  scrollToBottom,
+  wheelFrames,
+} from './queue-page.js';
 
 const JOBS = 10_000;
 const ready = browserReady();

@@ -24,7 +24,12 @@ async function serve(port: number, token?: string): Promise<{ host: Host; server
 }
 
 async function serveHost(host: Host, port: number, token?: string): Promise<WebServer> {
-  const server = await startWebServer(host, { staticDir: consoleDir, snapshotIntervalMs: 250, port, ...(token ? { token } : {}) });
+  const server = await startWebServer(host, {
+    staticDir: consoleDir,
+    snapshotIntervalMs: 250,
+    port,
+    ...(token ? { token } : {}),
+  });
   servers.push(server);
   return server;
 }
@@ -52,7 +57,12 @@ describe.skipIf(!ready)('a console page whose host goes away', () => {
 
     // The stream drops (the server goes away, the host stays): lost, tried again; back with the same token: reconnected.
     await first.server.close();
-    await expect.poll(async () => (await banner().count()) > 0 && (await banner().textContent()), { timeout: 30_000, interval: 100 }).toContain('The connection to the host is lost');
+    await expect
+      .poll(async () => (await banner().count()) > 0 && (await banner().textContent()), {
+        timeout: 30_000,
+        interval: 100,
+      })
+      .toContain('The connection to the host is lost');
     await page.screenshot({ path: path.join(artifacts, 'connection-lost.png') });
     await serveHost(first.host, port, first.server.token);
     await expect.poll(connection, { timeout: 60_000, interval: 100 }).toBe('open');

@@ -20,7 +20,9 @@ describe.skipIf(!ready)('the Submit form’s program, arguments and cluster in C
     const program = page.getByTestId('field-program').locator('input');
     await program.fill('{assets}/apps/ft-demo.mjs 4000 12');
     await page.getByTestId('error-program').waitFor();
-    expect(await page.getByTestId('error-program').textContent()).toBe('must be the program alone, one word without spaces: put its arguments in args');
+    expect(await page.getByTestId('error-program').textContent()).toBe(
+      'must be the program alone, one word without spaces: put its arguments in args',
+    );
     expect(await page.getByTestId('submit-button').isDisabled()).toBe(true);
     await page.screenshot({ path: path.join(artifacts, 'submit-program-refused.png') });
 
@@ -36,7 +38,11 @@ describe.skipIf(!ready)('the Submit form’s program, arguments and cluster in C
     await page.getByTestId('submit-button').click();
     const jobId = (await page.getByTestId('submitted-id').textContent())!.trim();
     const spec = host.world.scheduler.job(jobId)!.spec;
-    expect(spec.components[0]).toMatchObject({ program: '{assets}/apps/ft-demo.mjs', args: ['4000', '12'], cluster: 'leiden' });
+    expect(spec.components[0]).toMatchObject({
+      program: '{assets}/apps/ft-demo.mjs',
+      args: ['4000', '12'],
+      cluster: 'leiden',
+    });
   }, 180_000);
 
   it('keeps the arguments and the cluster in a template', async () => {
@@ -54,7 +60,13 @@ describe.skipIf(!ready)('the Submit form’s program, arguments and cluster in C
   }, 120_000);
 
   it('is refused by the API too, naming the field', async () => {
-    const answer = await session().host.call('jobs.submit', { kind: 'rigid', components: [{ processors: 1, program: 'app.mjs 400' }] });
-    expect(answer).toMatchObject({ ok: false, errors: [{ path: 'components[0].program', message: expect.stringContaining('one word without spaces') }] });
+    const answer = await session().host.call('jobs.submit', {
+      kind: 'rigid',
+      components: [{ processors: 1, program: 'app.mjs 400' }],
+    });
+    expect(answer).toMatchObject({
+      ok: false,
+      errors: [{ path: 'components[0].program', message: expect.stringContaining('one word without spaces') }],
+    });
   });
 });

@@ -24,9 +24,15 @@ const running = new Set<ChildProcess>();
 
 /** `concertina serve --store FILE` on a free port, once it has printed its URL. */
 async function serve(store: string): Promise<Served> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'concertina.js'), 'serve', '--store', store, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [path.join(repoRoot, 'bin', 'concertina.js'), 'serve', '--store', store, '--port', '0'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   running.add(child);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => (running.delete(child), resolve(code))));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => (running.delete(child), resolve(code))),
+  );
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -57,7 +63,8 @@ async function serve(store: string): Promise<Served> {
   };
 }
 
-const snapshotOf = async (served: Served) => (await served.call('grid.snapshot')).value as { time: number; run: { state: string; reason?: string } };
+const snapshotOf = async (served: Served) =>
+  (await served.call('grid.snapshot')).value as { time: number; run: { state: string; reason?: string } };
 
 let work: string;
 let store: string;
@@ -78,8 +85,14 @@ describe.skipIf(!ready)('a stored run that cannot be resumed, in Chromium', () =
     // A run with a history: the grid lives a few virtual minutes, and a job is submitted.
     const first = await serve(store);
     expect((await first.call('sim.setSpeed', { speed: '100x' })).ok).toBe(true);
-    await vi.waitFor(async () => expect((await snapshotOf(first)).time).toBeGreaterThan(120), { timeout: 30_000, interval: 100 });
-    const submitted = await first.call('jobs.submit', { kind: 'rigid', components: [{ program: 'ft', processors: 4 }] });
+    await vi.waitFor(async () => expect((await snapshotOf(first)).time).toBeGreaterThan(120), {
+      timeout: 30_000,
+      interval: 100,
+    });
+    const submitted = await first.call('jobs.submit', {
+      kind: 'rigid',
+      components: [{ program: 'ft', processors: 4 }],
+    });
     expect(submitted.ok).toBe(true);
     expect(await first.stop()).toBe(0);
     // Its clock put behind its stored events: the store fails its check at the next start.
@@ -122,7 +135,9 @@ describe.skipIf(!ready)('a stored run that cannot be resumed, in Chromium', () =
 
   it('starts a fresh run that runs, and names the copy of the stored run, which exists', async () => {
     await page.getByTestId('run-fresh').click();
-    expect(await page.getByTestId('run-fresh-confirmation').textContent()).toContain('The stored run is kept as a copy');
+    expect(await page.getByTestId('run-fresh-confirmation').textContent()).toContain(
+      'The stored run is kept as a copy',
+    );
     await page.getByTestId('run-fresh-confirm').click();
     await page.getByTestId('run-backup-path').waitFor();
     const backup = (await page.getByTestId('run-backup-path').textContent())!.trim();
@@ -133,7 +148,9 @@ describe.skipIf(!ready)('a stored run that cannot be resumed, in Chromium', () =
     await page.getByTestId('tab-grid').click();
     await page.getByTestId('cluster-card-vu').waitFor();
     const shown = await page.getByTestId('virtual-time').textContent();
-    await expect.poll(() => page.getByTestId('virtual-time').textContent(), { timeout: 20_000, interval: 200 }).not.toBe(shown);
+    await expect
+      .poll(() => page.getByTestId('virtual-time').textContent(), { timeout: 20_000, interval: 200 })
+      .not.toBe(shown);
     await picture('run-fresh.png');
   });
 });

@@ -10,8 +10,23 @@ import { ActivityHistory, isActivityOperation } from '../../electron/host/activi
 import { Host } from '../../electron/host/host.js';
 import { openStore } from '../../electron/store/store.js';
 
-const grown = (t: number, cluster = 'a'): SchedulerEvent => ({ type: 'job.grown', t, jobId: 'j', cluster, processors: 1, size: 2 });
-const shrunk = (t: number, cluster = 'a'): SchedulerEvent => ({ type: 'job.shrunk', t, jobId: 'j', cluster, processors: 1, size: 1, voluntary: false });
+const grown = (t: number, cluster = 'a'): SchedulerEvent => ({
+  type: 'job.grown',
+  t,
+  jobId: 'j',
+  cluster,
+  processors: 1,
+  size: 2,
+});
+const shrunk = (t: number, cluster = 'a'): SchedulerEvent => ({
+  type: 'job.shrunk',
+  t,
+  jobId: 'j',
+  cluster,
+  processors: 1,
+  size: 1,
+  voluntary: false,
+});
 const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
 
 describe('ActivityHistory', () => {
@@ -65,7 +80,13 @@ const grid = gridSpecSchema.parse({ name: 'one', clusters: [{ name: 'a', process
 /** The das3 grid with the W_m workload sped up (wm-fast): hundreds of grows in two virtual hours. */
 function hostWith(store?: ReturnType<typeof openStore>) {
   const clock = { wall: 0 };
-  const host = new Host({ workload: 'wm-fast', store, clock: () => clock.wall, speed: '100x', sliceMs: Number.POSITIVE_INFINITY });
+  const host = new Host({
+    workload: 'wm-fast',
+    store,
+    clock: () => clock.wall,
+    speed: '100x',
+    sliceMs: Number.POSITIVE_INFINITY,
+  });
   const run = (wallSeconds: number) => {
     for (let s = 0; s < wallSeconds; s++) {
       clock.wall += 1000;
@@ -92,9 +113,17 @@ describe('activity.history', () => {
     const grows = seen.filter((e) => e.type === 'job.grown');
     const shrinks = seen.filter((e) => e.type === 'job.shrunk');
     expect(grows.length).toBeGreaterThan(100);
-    const updates = seen.filter((e) => e.type === 'evolve.requested' || e.type === 'job.evolved' || e.type === 'evolve.refused');
+    const updates = seen.filter(
+      (e) => e.type === 'evolve.requested' || e.type === 'job.evolved' || e.type === 'evolve.refused',
+    );
     expect(updates.length).toBeGreaterThan(0); // the stream's evolving jobs
-    expect(h.totals).toEqual({ grows: grows.length, shrinks: shrinks.length, updates: updates.length, misses: 0, replacements: 0 });
+    expect(h.totals).toEqual({
+      grows: grows.length,
+      shrinks: shrinks.length,
+      updates: updates.length,
+      misses: 0,
+      replacements: 0,
+    });
     expect(sum(Object.values(h.grows).flat())).toBe(grows.length);
     expect(sum(Object.values(h.shrinks).flat())).toBe(shrinks.length);
     expect(h.starts[0]).toBe(0);

@@ -39,11 +39,18 @@ beforeAll(async () => {
   };
   const clusterKeyFile = write('cluster_key', clusterKey.private);
   const jumpKeyFile = write('jump_key', jumpKey.private);
-  const publicOf = (pair: { public: string }) => (ssh2.utils.parseKey(pair.public) as ParsedKey).getPublicSSH().toString('base64');
+  const publicOf = (pair: { public: string }) =>
+    (ssh2.utils.parseKey(pair.public) as ParsedKey).getPublicSSH().toString('base64');
   clusterPublic = publicOf(clusterKey);
-  target = await startFakeSshd({ passwords: { alice: PASSWORD }, keys: { bob: [`ssh-ed25519 ${publicOf(clusterKey)}`] } });
+  target = await startFakeSshd({
+    passwords: { alice: PASSWORD },
+    keys: { bob: [`ssh-ed25519 ${publicOf(clusterKey)}`] },
+  });
   // The jump host takes its own key, and the cluster's encrypted key too (which it must never be able to use).
-  jump = await startFakeSshd({ forwarding: true, keys: { alice: [`ssh-ed25519 ${publicOf(jumpKey)}`, `ssh-ed25519 ${publicOf(clusterKey)}`] } });
+  jump = await startFakeSshd({
+    forwarding: true,
+    keys: { alice: [`ssh-ed25519 ${publicOf(jumpKey)}`, `ssh-ed25519 ${publicOf(clusterKey)}`] },
+  });
   sshConfigFile = write(
     'ssh_config',
     [
@@ -103,11 +110,25 @@ function clusters() {
   const common = { system: 'local', slots: 1, pollIntervalS: 1 } as const;
   const workRoot = (name: string) => path.join(dir, 'work', name);
   return [
-    { config: { name: 'alias', login: { via: 'ssh', host: 'lab' }, workRoot: workRoot('alias'), ...common }, secrets: { password: PASSWORD } },
-    { config: { name: 'jumped', login: { via: 'ssh', host: 'lab-via-jump' }, workRoot: workRoot('jumped'), ...common }, secrets: { password: PASSWORD } },
-    { config: { name: 'keyed', login: { via: 'ssh', host: 'lab-key' }, workRoot: workRoot('keyed'), ...common }, secrets: { passphrase: PASSPHRASE } },
     {
-      config: { name: 'closedjump', login: { via: 'ssh', host: '127.0.0.1', port: target.port, user: 'alice' }, workRoot: workRoot('closedjump'), ...common },
+      config: { name: 'alias', login: { via: 'ssh', host: 'lab' }, workRoot: workRoot('alias'), ...common },
+      secrets: { password: PASSWORD },
+    },
+    {
+      config: { name: 'jumped', login: { via: 'ssh', host: 'lab-via-jump' }, workRoot: workRoot('jumped'), ...common },
+      secrets: { password: PASSWORD },
+    },
+    {
+      config: { name: 'keyed', login: { via: 'ssh', host: 'lab-key' }, workRoot: workRoot('keyed'), ...common },
+      secrets: { passphrase: PASSPHRASE },
+    },
+    {
+      config: {
+        name: 'closedjump',
+        login: { via: 'ssh', host: '127.0.0.1', port: target.port, user: 'alice' },
+        workRoot: workRoot('closedjump'),
+        ...common,
+      },
       secrets: { password: OTHER_PASSWORD, passphrase: PASSPHRASE },
     },
   ] as const;
@@ -125,12 +146,13 @@ function hostWithClusters(worlds: LiveWorld[]): Host {
   });
   for (const { config, secrets } of clusters()) {
     expect(host.call('clusters.save', config).ok).toBe(true);
-    for (const [kind, value] of Object.entries(secrets)) expect(host.call('clusters.setSecret', { cluster: config.name, kind, value }).ok).toBe(true);
+    for (const [kind, value] of Object.entries(secrets))
+      expect(host.call('clusters.setSecret', { cluster: config.name, kind, value }).ok).toBe(true);
   }
   return host;
 }
 
-describe('cluster secrets go to the cluster\'s destination only', () => {
+describe("cluster secrets go to the cluster's destination only", () => {
   const ways = {
     'Test connection': async (host: Host, name: string) => {
       const config = clusters().find((c) => c.config.name === name)!.config;
@@ -185,8 +207,13 @@ describe('cluster secrets go to the cluster\'s destination only', () => {
       expect(states['alias']).toMatchObject({ connection: 'open' });
       expect(states['jumped']).toMatchObject({ connection: 'open' });
       expect(states['keyed']).toMatchObject({ connection: 'open' });
-      expect(states['closedjump']).toMatchObject({ connection: 'lost', lastError: expect.stringMatching(/authentication failed/) });
-      expect(jump.attempts.slice(before).filter((a) => a.password !== undefined || a.key === clusterPublic)).toEqual([]);
+      expect(states['closedjump']).toMatchObject({
+        connection: 'lost',
+        lastError: expect.stringMatching(/authentication failed/),
+      });
+      expect(jump.attempts.slice(before).filter((a) => a.password !== undefined || a.key === clusterPublic)).toEqual(
+        [],
+      );
       expect(target.attempts.filter((a) => a.password === OTHER_PASSWORD)).toEqual([]);
     } finally {
       host.stop();
@@ -195,19 +222,30 @@ describe('cluster secrets go to the cluster\'s destination only', () => {
   }, 60_000);
 });
 
-describe('accepting a host key without the cluster\'s configuration', () => {
+describe("accepting a host key without the cluster's configuration", () => {
   it('fetches it from the host a HostKeyAlias stands for, and trusts it under that alias', async () => {
     const own = path.join(mkdtempSync(path.join(dir, 'accept-')), 'known_hosts');
     const host = new Host({ workload: 'none', clusters: { knownHosts: new KnownHosts(own, []), sshConfigFile } });
     try {
-      const cluster = { name: 'aliased', login: { via: 'ssh', host: 'lab-aliased' }, system: 'local', slots: 1, workRoot: path.join(dir, 'work', 'aliased') };
+      const cluster = {
+        name: 'aliased',
+        login: { via: 'ssh', host: 'lab-aliased' },
+        system: 'local',
+        slots: 1,
+        workRoot: path.join(dir, 'work', 'aliased'),
+      };
       expect(host.call('clusters.save', cluster).ok).toBe(true);
       expect(host.call('clusters.setSecret', { cluster: 'aliased', kind: 'password', value: PASSWORD }).ok).toBe(true);
       const first = await host.call('clusters.test', cluster);
-      if (!first.ok || first.value.ok || first.value.kind !== 'host-key-unknown') throw new Error(`expected an unknown host key, got ${JSON.stringify(first)}`);
+      if (!first.ok || first.value.ok || first.value.kind !== 'host-key-unknown')
+        throw new Error(`expected an unknown host key, got ${JSON.stringify(first)}`);
       // What the console shows is what it sends back, without the cluster.
       const { host: shown, port, fingerprint } = first.value;
-      const accepted = await host.call('clusters.acceptHostKey', { host: shown, ...(port !== undefined ? { port } : {}), fingerprint });
+      const accepted = await host.call('clusters.acceptHostKey', {
+        host: shown,
+        ...(port !== undefined ? { port } : {}),
+        fingerprint,
+      });
       expect(accepted, JSON.stringify(accepted)).toMatchObject({ ok: true, value: { fingerprint } });
       const key = Buffer.from(target.knownHostsLine.split(' ')[2]!, 'base64');
       expect(checkHostKey((await new KnownHosts(own, []).load()).entries, 'labkey', key).status).toBe('trusted');

@@ -51,12 +51,21 @@ function stubSafeStorage(): SafeStorageLike & { key: Buffer } {
 function hostOn(file: string | undefined, safeStorage?: SafeStorageLike) {
   const store = file ? openStore(file) : undefined;
   const cipher = safeStorageCipher(safeStorage);
-  const host = new Host({ ...(store ? { store } : {}), workload: 'none', clusters: { knownHosts: new KnownHosts(path.join(tempDir(), 'known_hosts'), []), ...(cipher ? { cipher } : {}) } });
+  const host = new Host({
+    ...(store ? { store } : {}),
+    workload: 'none',
+    clusters: { knownHosts: new KnownHosts(path.join(tempDir(), 'known_hosts'), []), ...(cipher ? { cipher } : {}) },
+  });
   opened.push({ host, ...(store ? { store } : {}) });
   return host;
 }
 
-const lab = { name: 'lab1', login: { via: 'ssh', host: 'login.example.org', user: 'alice' }, system: 'slurm', threshold: 0.5 };
+const lab = {
+  name: 'lab1',
+  login: { via: 'ssh', host: 'login.example.org', user: 'alice' },
+  system: 'slurm',
+  threshold: 0.5,
+};
 /** A request on lab1's own destination hop, as its connection makes it. */
 const onLab = { user: 'alice', host: 'login.example.org', port: 22, destination: true, connection: 'lab1' };
 
@@ -65,26 +74,50 @@ describe('clusters.* configuration', () => {
     const file = path.join(tempDir(), 'run.db');
     const host = hostOn(file);
     expect(host.call('clusters.save', lab)).toEqual({ ok: true, value: { name: 'lab1' } });
-    expect(host.call('clusters.save', { name: 'here', login: { via: 'local' }, system: 'local', slots: 4 }).ok).toBe(true);
+    expect(host.call('clusters.save', { name: 'here', login: { via: 'local' }, system: 'local', slots: 4 }).ok).toBe(
+      true,
+    );
     const listed = host.call('clusters.list', {});
     expect(listed.ok && listed.value.clusters.map((c) => c.config.name)).toEqual(['here', 'lab1']);
     expect(listed.ok && listed.value.clusters[1]!.config).toEqual(liveClusterSchema.parse(lab));
-    expect(listed.ok && listed.value.clusters[1]!.config).toMatchObject({ workRoot: '.concertina', pollIntervalS: 10, env: {}, login: { keepaliveS: 20 } });
+    expect(listed.ok && listed.value.clusters[1]!.config).toMatchObject({
+      workRoot: '.concertina',
+      pollIntervalS: 10,
+      env: {},
+      login: { keepaliveS: 20 },
+    });
 
     // An add never replaces: the name taken is refused at its field, and the cluster is as it was.
-    expect(host.call('clusters.save', { ...lab, threshold: 0.8 })).toEqual({ ok: false, errors: [{ path: 'name', message: 'a cluster named "lab1" is configured already: edit it, or choose another name' }] });
+    expect(host.call('clusters.save', { ...lab, threshold: 0.8 })).toEqual({
+      ok: false,
+      errors: [
+        { path: 'name', message: 'a cluster named "lab1" is configured already: edit it, or choose another name' },
+      ],
+    });
     const unchanged = host.call('clusters.list', {});
     expect(unchanged.ok && unchanged.value.clusters[1]!.config.threshold).toBe(0.5);
-    expect(host.call('clusters.update', { name: 'lab1', config: { ...lab, threshold: 0.8 } })).toEqual({ ok: true, value: { name: 'lab1' } });
-    expect(host.call('clusters.update', { name: 'gone', config: lab })).toEqual({ ok: false, errors: [{ path: 'name', message: 'names no cluster ("gone")' }] });
+    expect(host.call('clusters.update', { name: 'lab1', config: { ...lab, threshold: 0.8 } })).toEqual({
+      ok: true,
+      value: { name: 'lab1' },
+    });
+    expect(host.call('clusters.update', { name: 'gone', config: lab })).toEqual({
+      ok: false,
+      errors: [{ path: 'name', message: 'names no cluster ("gone")' }],
+    });
     host.stop();
     opened.splice(0).forEach((o) => o.store?.close());
 
     const again = hostOn(file);
     const kept = again.call('clusters.list', {});
-    expect(kept.ok && kept.value.clusters.map((c) => [c.config.name, c.config.threshold])).toEqual([['here', 1], ['lab1', 0.8]]);
+    expect(kept.ok && kept.value.clusters.map((c) => [c.config.name, c.config.threshold])).toEqual([
+      ['here', 1],
+      ['lab1', 0.8],
+    ]);
     expect(again.call('clusters.remove', { name: 'here' })).toEqual({ ok: true, value: { name: 'here' } });
-    expect(again.call('clusters.remove', { name: 'here' })).toEqual({ ok: false, errors: [{ path: 'name', message: 'names no cluster ("here")' }] });
+    expect(again.call('clusters.remove', { name: 'here' })).toEqual({
+      ok: false,
+      errors: [{ path: 'name', message: 'names no cluster ("here")' }],
+    });
     const left = again.call('clusters.list', {});
     expect(left.ok && left.value.clusters.map((c) => c.config.name)).toEqual(['lab1']);
   });
@@ -105,14 +138,19 @@ describe('clusters.* configuration', () => {
     expect(errorsOf({ ...lab, surprise: 1 })).toHaveLength(1);
     // Batch options: each only for the systems it applies to, each submit option one non-empty word.
     expect(errorsOf({ ...lab, batch: { partition: 'short', account: 'proj', extraArgs: ['--qos=low'] } })).toEqual([]);
-    expect(errorsOf({ ...lab, system: 'sge', batch: { partition: 'short', queue: 'all.q' } })).toEqual(['batch.partition']);
+    expect(errorsOf({ ...lab, system: 'sge', batch: { partition: 'short', queue: 'all.q' } })).toEqual([
+      'batch.partition',
+    ]);
     expect(errorsOf({ ...lab, system: 'slurm', batch: { flavour: 'torque' } })).toEqual(['batch.flavour']);
     expect(errorsOf({ ...lab, batch: { extraArgs: ['--qos=low', ''] } })).toEqual(['batch.extraArgs[1]']);
     const refused = host.call('clusters.save', { ...lab, system: 'local', batch: { queue: 'q' } });
     expect(!refused.ok && refused.errors[0]!.message).toBe('applies to Grid Engine and PBS only, not local');
     // Refused by its schema before any connection is tried (the dispatcher answers at once, not a promise).
     const accept: unknown = host.dispatch('clusters.acceptHostKey', { host: 'h', fingerprint: 'MD5:aa' });
-    expect(accept).toEqual({ ok: false, errors: [{ path: 'fingerprint', message: expect.stringContaining('SHA256') }] });
+    expect(accept).toEqual({
+      ok: false,
+      errors: [{ path: 'fingerprint', message: expect.stringContaining('SHA256') }],
+    });
   });
 });
 
@@ -126,18 +164,29 @@ describe('clusters.update renames only when asked', () => {
     host.call('clusters.setSecret', { cluster: 'lab1', kind: 'password', value: 'pw' });
     const names = () => {
       const r = host.call('clusters.list', {});
-      return r.ok ? r.value.clusters.map((c) => `${c.config.name}:${c.config.login.via === 'ssh' ? c.config.login.host : 'local'}:${c.secrets.join('+')}`) : [];
+      return r.ok
+        ? r.value.clusters.map(
+            (c) =>
+              `${c.config.name}:${c.config.login.via === 'ssh' ? c.config.login.host : 'local'}:${c.secrets.join('+')}`,
+          )
+        : [];
     };
 
     // Onto another cluster's name: refused, both kept as they were.
     const onto = host.call('clusters.update', { name: 'lab1', config: { ...lab, name: 'here' } });
-    expect(onto).toEqual({ ok: false, errors: [{ path: 'config.name', message: 'a cluster named "here" is configured already: choose another name' }] });
+    expect(onto).toEqual({
+      ok: false,
+      errors: [{ path: 'config.name', message: 'a cluster named "here" is configured already: choose another name' }],
+    });
     expect(names()).toEqual(['here:local:', 'lab1:login.example.org:password']);
     // Field errors of the new configuration are named under config.
     const bad = host.call('clusters.update', { name: 'lab1', config: { ...lab, login: { via: 'ssh', host: '' } } });
     expect(!bad.ok && bad.errors.map((e) => e.path)).toEqual(['config.login.host']);
 
-    const renamed = host.call('clusters.update', { name: 'lab1', config: { ...lab, name: 'lab2', login: { via: 'ssh', host: 'login2.example.org' } } });
+    const renamed = host.call('clusters.update', {
+      name: 'lab1',
+      config: { ...lab, name: 'lab2', login: { via: 'ssh', host: 'login2.example.org' } },
+    });
     expect(renamed).toEqual({ ok: true, value: { name: 'lab2', renamedFrom: 'lab1' } });
     expect(names()).toEqual(['here:local:', 'lab2:login2.example.org:password']);
     // The secret went with it (the same ciphertext), and none is left under the old name.
@@ -150,7 +199,10 @@ describe('clusters.update renames only when asked', () => {
     host.call('clusters.save', lab);
     host.call('clusters.setSecret', { cluster: 'lab1', kind: 'passphrase', value: 'pp' });
     expect(host.call('clusters.save', lab).ok).toBe(false);
-    expect(host.call('clusters.update', { name: 'lab1', config: { ...lab, name: 'lab3' } })).toEqual({ ok: true, value: { name: 'lab3', renamedFrom: 'lab1' } });
+    expect(host.call('clusters.update', { name: 'lab1', config: { ...lab, name: 'lab3' } })).toEqual({
+      ok: true,
+      value: { name: 'lab3', renamedFrom: 'lab1' },
+    });
     const r = host.call('clusters.list', {});
     expect(r.ok && r.value.clusters.map((c) => [c.config.name, c.secrets])).toEqual([['lab3', ['passphrase']]]);
   });
@@ -187,7 +239,9 @@ describe('clusters.setSecret', () => {
     expect(await source.get({ kind: 'passphrase', keyFile: '/k', ...onLab })).toBeUndefined();
     // Another keychain (another user or machine) cannot read it.
     const stranger = hostOn(file, stubSafeStorage());
-    await expect(stranger.clusters.secrets.sourceFor(liveClusterSchema.parse(lab)).get({ kind: 'password', ...onLab })).rejects.toThrow();
+    await expect(
+      stranger.clusters.secrets.sourceFor(liveClusterSchema.parse(lab)).get({ kind: 'password', ...onLab }),
+    ).rejects.toThrow();
   });
 
   it('in web mode (no keychain): held for the session only, asked again after a restart, never written', async () => {
@@ -195,17 +249,25 @@ describe('clusters.setSecret', () => {
     const file = path.join(dir, 'run.db');
     const host = hostOn(file);
     host.call('clusters.save', lab);
-    expect(host.call('clusters.setSecret', { cluster: 'lab1', kind: 'passphrase', value: PASSWORD })).toEqual({ ok: true, value: { cluster: 'lab1', kind: 'passphrase', persistent: false } });
+    expect(host.call('clusters.setSecret', { cluster: 'lab1', kind: 'passphrase', value: PASSWORD })).toEqual({
+      ok: true,
+      value: { cluster: 'lab1', kind: 'passphrase', persistent: false },
+    });
     const source = host.clusters.secrets.sourceFor(liveClusterSchema.parse(lab));
     expect(await source.get({ kind: 'passphrase', keyFile: '/home/alice/.ssh/id_ed25519', ...onLab })).toBe(PASSWORD);
     host.stop();
     opened.splice(0).forEach((o) => o.store?.close());
-    for (const name of readdirSync(dir)) expect(readFileSync(path.join(dir, name)).includes(Buffer.from(PASSWORD)), name).toBe(false);
+    for (const name of readdirSync(dir))
+      expect(readFileSync(path.join(dir, name)).includes(Buffer.from(PASSWORD)), name).toBe(false);
 
     const restarted = hostOn(file);
     const listed = restarted.call('clusters.list', {});
     expect(listed.ok && listed.value).toMatchObject({ secretsPersist: false, clusters: [{ secrets: [] }] });
-    expect(await restarted.clusters.secrets.sourceFor(liveClusterSchema.parse(lab)).get({ kind: 'passphrase', keyFile: '/k', ...onLab })).toBeUndefined();
+    expect(
+      await restarted.clusters.secrets
+        .sourceFor(liveClusterSchema.parse(lab))
+        .get({ kind: 'passphrase', keyFile: '/k', ...onLab }),
+    ).toBeUndefined();
   });
 
   it('names the field of a bad request and keeps the value out of the error', () => {
@@ -218,10 +280,13 @@ describe('clusters.setSecret', () => {
     const bad = host.call('clusters.setSecret', { cluster: 'lab1', kind: 'pin', value: PASSWORD });
     expect(bad.ok || bad.errors.map((e) => e.path)).toEqual(['kind']);
     expect(JSON.stringify(bad)).not.toContain(PASSWORD);
-    expect(host.call('clusters.setSecret', { cluster: 'lab1', kind: 'password', value: '' })).toEqual({ ok: false, errors: [{ path: 'value', message: 'must not be empty' }] });
+    expect(host.call('clusters.setSecret', { cluster: 'lab1', kind: 'password', value: '' })).toEqual({
+      ok: false,
+      errors: [{ path: 'value', message: 'must not be empty' }],
+    });
   });
 
-  it('gives the password and passphrase on the cluster\'s own hop only, never to a jump host or another cluster\'s connection', async () => {
+  it("gives the password and passphrase on the cluster's own hop only, never to a jump host or another cluster's connection", async () => {
     const host = hostOn(undefined);
     const jumped = { ...lab, login: { ...lab.login, proxyJump: 'bastion.example.org' } };
     host.call('clusters.save', jumped);
@@ -230,7 +295,9 @@ describe('clusters.setSecret', () => {
     const source = host.clusters.secrets.sourceFor(liveClusterSchema.parse(jumped));
     const bastion = { user: 'alice', host: 'bastion.example.org', port: 22, destination: false, connection: 'lab1' };
     expect(await source.get({ kind: 'password', ...bastion })).toBeUndefined();
-    expect(await source.get({ kind: 'passphrase', keyFile: '/home/alice/.ssh/id_ed25519', ...bastion })).toBeUndefined();
+    expect(
+      await source.get({ kind: 'passphrase', keyFile: '/home/alice/.ssh/id_ed25519', ...bastion }),
+    ).toBeUndefined();
     expect(await source.get({ kind: 'password', ...onLab })).toBe(PASSWORD);
     expect(await source.get({ kind: 'password', ...onLab, connection: 'lab2' })).toBeUndefined();
     // Setting a secret is a change a refused connection may try again at once for.
@@ -247,8 +314,18 @@ describe('clusters.test on this machine', () => {
     writeFileSync(path.join(bin, 'qsub'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
     writeFileSync(path.join(bin, 'qstat'), '#!/bin/sh\nexec sleep 120\n', { mode: 0o755 });
     const host = hostOn(undefined);
-    const cluster = { name: 'here', login: { via: 'local' }, system: 'sge', workRoot: tempDir(), env: { PATH: `${bin}:${process.env.PATH}` } };
+    const cluster = {
+      name: 'here',
+      login: { via: 'local' },
+      system: 'sge',
+      workRoot: tempDir(),
+      env: { PATH: `${bin}:${process.env.PATH}` },
+    };
     const answer = await host.call('clusters.test', cluster);
-    expect(answer.ok && answer.value).toMatchObject({ ok: false, kind: 'no-batch-system', message: expect.stringMatching(/^sge not found/) });
+    expect(answer.ok && answer.value).toMatchObject({
+      ok: false,
+      kind: 'no-batch-system',
+      message: expect.stringMatching(/^sge not found/),
+    });
   }, 40_000);
 });

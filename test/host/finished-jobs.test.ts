@@ -14,7 +14,9 @@ describe('ended jobs rebuilt from their events', () => {
   it('summarizes every ended job as the scheduler did, of every kind and end', () => {
     // W_mr (rigid and malleable) and W_m's evolving jobs, on DAS-3 with its background load, few tries: some fail
     // placement.
-    const evolving = workloadPreset('wme', 3, 120)!.filter((j) => j.kind === 'evolving').map((j) => ({ ...j, id: `e-${j.id}`, submitTime: j.submitTime! + 60 }));
+    const evolving = workloadPreset('wme', 3, 120)!
+      .filter((j) => j.kind === 'evolving')
+      .map((j) => ({ ...j, id: `e-${j.id}`, submitTime: j.submitTime! + 60 }));
     const jobs = [...workloadPreset('wmr', 3, 120)!, ...evolving].sort((a, b) => a.submitTime! - b.submitTime!);
     const world = new SimWorld({ grid: gridSpecSchema.parse(gridPreset('das3')), jobs, seed: 3, metrics: false });
     world.scheduler.queue.triesThreshold = 3;
@@ -40,13 +42,31 @@ describe('ended jobs rebuilt from their events', () => {
     for (const r of rebuilt.ended) expect(r.order).toBe(world.scheduler.job(r.summary.id)!.seq);
   });
 
-  it('lists jobs of an earlier session (another scheduler\'s numbers) and this one\'s in submission order', () => {
-    const world = new SimWorld({ grid: gridSpecSchema.parse(gridPreset('das3')), jobs: workloadPreset('wm', 1, 6)!, seed: 1, metrics: false });
+  it("lists jobs of an earlier session (another scheduler's numbers) and this one's in submission order", () => {
+    const world = new SimWorld({
+      grid: gridSpecSchema.parse(gridPreset('das3')),
+      jobs: workloadPreset('wm', 1, 6)!,
+      seed: 1,
+      metrics: false,
+    });
     world.runUntil(1);
     const held = [...world.scheduler.jobs()];
     expect(held.map((j) => j.seq)).toEqual([0]);
     // Two jobs of an earlier session: one submitted before the held job, one after (numbered 0 and 1 there).
-    const summary = (id: string, submitted: number) => ({ id, name: id, kind: 'rigid', state: 'completed', tries: 0, lastFailure: '', size: 1, min: 1, max: 1, placement: 'wf', clusters: ['x'], submitted });
+    const summary = (id: string, submitted: number) => ({
+      id,
+      name: id,
+      kind: 'rigid',
+      state: 'completed',
+      tries: 0,
+      lastFailure: '',
+      size: 1,
+      min: 1,
+      max: 1,
+      placement: 'wf',
+      clusters: ['x'],
+      submitted,
+    });
     const finished = new FinishedJobs();
     finished.restore(-2, summary('early', -10));
     finished.restore(-1, summary('late', 0.5));

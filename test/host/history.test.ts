@@ -10,12 +10,25 @@ import { openStore } from '../../electron/store/store.js';
 
 const tempFile = () => path.join(mkdtempSync(path.join(tmpdir(), 'concertina-history-')), 'run.db');
 const grid = gridSpecSchema.parse({ name: 'one', clusters: [{ name: 'a', processors: 32 }] });
-const malleable = (id: string) => ({ id, kind: 'malleable', app: { model: 'gadget2' }, walltime: 100_000, components: [{ min: 2, max: 12, program: 'gadget2' }] });
+const malleable = (id: string) => ({
+  id,
+  kind: 'malleable',
+  app: { model: 'gadget2' },
+  walltime: 100_000,
+  components: [{ min: 2, max: 12, program: 'gadget2' }],
+});
 
 function hostWith(store?: ReturnType<typeof openStore>, speed: '1x' | '10x' = '1x') {
   const clock = { wall: 0 };
   // Each tick catches up with the moved clock whatever the machine's load (no slice limit).
-  const host = new Host({ grid, workload: 'none', store, clock: () => clock.wall, speed, sliceMs: Number.POSITIVE_INFINITY });
+  const host = new Host({
+    grid,
+    workload: 'none',
+    store,
+    clock: () => clock.wall,
+    speed,
+    sliceMs: Number.POSITIVE_INFINITY,
+  });
   const run = (seconds: number, stepS = 5) => {
     for (let s = 0; s < seconds; s += stepS) {
       clock.wall += stepS * 1000;
@@ -82,7 +95,10 @@ describe('jobs.events', () => {
     const after = again.host.call('jobs.events', { jobId: 'm' });
     if (!before.ok || !after.ok) throw new Error('jobs.events failed');
     expect(after.value.events).toEqual(before.value.events);
-    expect(again.host.call('jobs.events', { jobId: 'nope' })).toEqual({ ok: false, errors: [{ path: 'jobId', message: 'no job "nope"' }] });
+    expect(again.host.call('jobs.events', { jobId: 'nope' })).toEqual({
+      ok: false,
+      errors: [{ path: 'jobId', message: 'no job "nope"' }],
+    });
     expect(again.host.call('jobs.events', {})).toMatchObject({ ok: false, errors: [{ path: 'jobId' }] });
     again.host.stop();
   });

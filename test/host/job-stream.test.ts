@@ -61,7 +61,15 @@ describe('the living default', () => {
   it("a new run's stream arrives beside W_m from the start; a run stored before that keeps it after W_m", () => {
     const streamJobsBy = (t: number, beside: boolean) => {
       const grid = gridSpecSchema.parse(gridPreset('das3'));
-      const world = new SimWorld({ grid, jobs: workloadPreset('wm', 1)!, seed: 1, endless: true, metrics: false, stream: new JobStream(1), streamBesideWorkload: beside });
+      const world = new SimWorld({
+        grid,
+        jobs: workloadPreset('wm', 1)!,
+        seed: 1,
+        endless: true,
+        metrics: false,
+        stream: new JobStream(1),
+        streamBesideWorkload: beside,
+      });
       world.runUntil(t);
       return [...world.scheduler.jobs()].filter((j) => j.id.startsWith('s')).length;
     };
@@ -71,7 +79,14 @@ describe('the living default', () => {
   });
 
   it('holds each cluster busy but not saturated over days (the Decision beside DEFAULT_JOB_STREAM)', () => {
-    const world = new SimWorld({ grid: gridSpecSchema.parse(gridPreset('das3')), jobs: workloadPreset('wm', 1)!, seed: 1, endless: true, metrics: false, stream: new JobStream(1) });
+    const world = new SimWorld({
+      grid: gridSpecSchema.parse(gridPreset('das3')),
+      jobs: workloadPreset('wm', 1)!,
+      seed: 1,
+      endless: true,
+      metrics: false,
+      stream: new JobStream(1),
+    });
     const busy = new Map<string, number>();
     let samples = 0;
     let maxQueued = 0;
@@ -82,7 +97,8 @@ describe('the living default', () => {
       maxQueued = Math.max(maxQueued, world.scheduler.queue.length);
       const snapshot = world.scheduler.snapshot();
       if (snapshot.some((c) => c.runningMalleable > 0)) withMalleable++;
-      for (const c of snapshot) busy.set(c.name, (busy.get(c.name) ?? 0) + (c.background + c.nonPreemptible + c.preemptible) / c.threshold);
+      for (const c of snapshot)
+        busy.set(c.name, (busy.get(c.name) ?? 0) + (c.background + c.nonPreemptible + c.preemptible) / c.threshold);
     }
     for (const [, sum] of busy) {
       expect(sum / samples).toBeGreaterThan(0.4);
@@ -101,9 +117,12 @@ describe('the living default', () => {
     const none = host.call('jobs.list', { limit: 10 });
     expect(none.ok && none.value.total).toBe(0);
 
-    const badMix = host.call('settings.set', { stream: { jobsPerHour: 10, malleablePct: 50, rigidPct: 20, evolvingPct: 20 } });
+    const badMix = host.call('settings.set', {
+      stream: { jobsPerHour: 10, malleablePct: 50, rigidPct: 20, evolvingPct: 20 },
+    });
     expect(badMix.ok).toBe(false);
-    if (!badMix.ok) expect(badMix.errors).toEqual([{ path: 'stream.evolvingPct', message: expect.stringContaining('sum to 100') }]);
+    if (!badMix.ok)
+      expect(badMix.errors).toEqual([{ path: 'stream.evolvingPct', message: expect.stringContaining('sum to 100') }]);
     const badRate = host.call('settings.set', { stream: { ...DEFAULT_JOB_STREAM, jobsPerHour: -1 } });
     expect(!badRate.ok && badRate.errors[0]!.path).toBe('stream.jobsPerHour');
 
@@ -143,14 +162,25 @@ describe('the living default', () => {
       return j.kind === 'malleable' && e.ok && e.value.events.some((x) => x.type === 'job.grown');
     })!;
     const grownEvents = host.call('jobs.events', { jobId: grownJob.id });
-    const largest = grownEvents.ok ? Math.max(...grownEvents.value.events.map((e) => (e.type === 'job.grown' ? (e as Extract<SchedulerEvent, { type: 'job.grown' }>).size : 0))) : 0;
+    const largest = grownEvents.ok
+      ? Math.max(
+          ...grownEvents.value.events.map((e) =>
+            e.type === 'job.grown' ? (e as Extract<SchedulerEvent, { type: 'job.grown' }>).size : 0,
+          ),
+        )
+      : 0;
     const views = host.call('jobs.views', { jobId: grownJob.id });
     expect(views.ok && views.value.allocated.at(-1)!.v).toBe(0);
     expect(views.ok && Math.max(...views.value.allocated.map((s) => s.v))).toBe(largest);
     expect(largest).toBeGreaterThan(2);
     const cancel = host.call('jobs.cancel', { jobId: 'j0001' });
     expect(!cancel.ok && cancel.errors[0]).toEqual({ path: 'jobId', message: 'job j0001 has already completed' });
-    const again = host.call('jobs.submit', { id: 'j0001', kind: 'rigid', components: [{ processors: 2, program: 'x' }], app: { model: 'fixed', runtime: 60 } });
+    const again = host.call('jobs.submit', {
+      id: 'j0001',
+      kind: 'rigid',
+      components: [{ processors: 2, program: 'x' }],
+      app: { model: 'fixed', runtime: 60 },
+    });
     expect(!again.ok && again.errors[0]!.path).toBe('id');
     await host.stop();
   });
@@ -159,7 +189,9 @@ describe('the living default', () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'concertina-stream-')), 'run.db');
     const first = new Host({ store: openStore(file), workload: 'none', speed: 'max' });
     tickUntil(first, () => now(first) > 3600);
-    expect(first.call('settings.set', { stream: { jobsPerHour: 120, malleablePct: 50, rigidPct: 30, evolvingPct: 20 } }).ok).toBe(true);
+    expect(
+      first.call('settings.set', { stream: { jobsPerHour: 120, malleablePct: 50, rigidPct: 30, evolvingPct: 20 } }).ok,
+    ).toBe(true);
     const from = now(first);
     tickUntil(first, () => now(first) > from + 3 * 3600);
     const before = first.call('jobs.list', { limit: 10_000 });

@@ -3,7 +3,13 @@
 // tables and checked observations that the Lab's result schema accepts.
 import { describe, expect, it } from 'vitest';
 import { malleabilityPolicies } from '../../core/malleability/registry.js';
-import { DBES_DEFAULT_CONFIG, DBES_STRATEGIES, analyseDbes, dbesRunMatrix, runDbesCase } from '../../core/sim/experiments/dbes.js';
+import {
+  DBES_DEFAULT_CONFIG,
+  DBES_STRATEGIES,
+  analyseDbes,
+  dbesRunMatrix,
+  runDbesCase,
+} from '../../core/sim/experiments/dbes.js';
 import { dbesConfigFromFlags } from '../../electron/cli/experiment-dbes.js';
 import { dbesConfigOf, dbesOutcome } from '../../electron/lab/experiments/dbes.js';
 import { labResultSchema } from '../../electron/lab/schemas.js';
@@ -23,10 +29,12 @@ describe('lab: dbes experiment', () => {
     expect(dbes.params[1]!.options).toEqual(['paper', 'registered']);
   });
 
-  it('runs the command line\'s configuration: the paper\'s strategies, or every registered policy', () => {
+  it("runs the command line's configuration: the paper's strategies, or every registered policy", () => {
     expect(dbesConfigOf({ kind: 'dbes', seeds: 2 })).toEqual(dbesConfigFromFlags({ seeds: 2 }));
     expect(dbesConfigOf({ kind: 'dbes', seeds: 1, strategies: 'paper' }).strategies).toEqual(DBES_STRATEGIES);
-    expect(dbesConfigOf({ kind: 'dbes', seeds: 1, strategies: 'registered' }).strategies).toEqual(Object.keys(malleabilityPolicies));
+    expect(dbesConfigOf({ kind: 'dbes', seeds: 1, strategies: 'registered' }).strategies).toEqual(
+      Object.keys(malleabilityPolicies),
+    );
   });
 
   it('refuses bad parameters at their field', () => {
@@ -36,7 +44,9 @@ describe('lab: dbes experiment', () => {
       return r.ok ? [] : r.errors;
     };
     expect(errorsOf({ kind: 'dbes', seeds: 0 })).toEqual([{ path: 'seeds', message: 'must be at least 1' }]);
-    expect(errorsOf({ kind: 'dbes', seeds: 1, strategies: 'some' })).toEqual([{ path: 'strategies', message: 'must be one of paper, registered' }]);
+    expect(errorsOf({ kind: 'dbes', seeds: 1, strategies: 'some' })).toEqual([
+      { path: 'strategies', message: 'must be one of paper, registered' },
+    ]);
   });
 
   it('shows an analysis as Figures 4 and 6, Figure 5 and Table II, and the observations it could check', () => {
@@ -45,7 +55,9 @@ describe('lab: dbes experiment', () => {
     const outcome = dbesOutcome('test', analyseDbes(runs, config));
     const parsed = labResultSchema.parse({ runId: 'lab-1', ...outcome });
     expect(parsed.panels.map((p) => p.id)).toEqual(['dbes-fig4', 'dbes-fig6']);
-    expect(parsed.panels[0]!.series).toEqual([{ name: 'egs', points: [[50, runs.find((r) => r.scenario === 50)!.completion_s]] }]);
+    expect(parsed.panels[0]!.series).toEqual([
+      { name: 'egs', points: [[50, runs.find((r) => r.scenario === 50)!.completion_s]] },
+    ]);
     expect(parsed.tables!.map((t) => t.id)).toEqual(['dbes-fig5', 'dbes-table2', 'dbes-not-run']);
     expect(parsed.tables!.find((t) => t.id === 'dbes-not-run')!.rows[0]!.cells[0]).toBe('strategy no-such-policy');
     expect(parsed.metrics.map((m) => m.series)).toEqual(['egs']);

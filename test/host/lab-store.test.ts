@@ -23,7 +23,8 @@ function ended(lab: LabRunner, runId: string): Promise<LabRunInfo> {
   });
 }
 
-const small = (seed: number) => ({ kind: 'simulate', grid: 'das3', workload: 'wm', approach: 'pra', policy: 'egs', seed, maxJobs: 25 }) as const;
+const small = (seed: number) =>
+  ({ kind: 'simulate', grid: 'das3', workload: 'wm', approach: 'pra', policy: 'egs', seed, maxJobs: 25 }) as const;
 
 describe('lab results in the store', () => {
   it('adds the lab_results table to a store of the previous schema, keeping its run', () => {
@@ -32,7 +33,9 @@ describe('lab results in the store', () => {
     const db = new Database(file);
     for (const migration of MIGRATIONS.slice(0, 2)) db.exec(migration);
     db.pragma('user_version = 2');
-    db.prepare('INSERT INTO run (id, config) VALUES (1, ?)').run(JSON.stringify({ grid: 'das3', workload: 'wm', seed: 7 }));
+    db.prepare('INSERT INTO run (id, config) VALUES (1, ?)').run(
+      JSON.stringify({ grid: 'das3', workload: 'wm', seed: 7 }),
+    );
     db.close();
 
     const again = openStore(file);
@@ -93,7 +96,10 @@ describe('lab results in the store', () => {
     const d = memoryOnly.start(small(2));
     await ended(memoryOnly, c);
     await ended(memoryOnly, d);
-    expect(memoryOnly.result(c)).toEqual({ ok: false, errors: [{ path: 'runId', message: `the result of lab run ${c} is no longer kept` }] });
+    expect(memoryOnly.result(c)).toEqual({
+      ok: false,
+      errors: [{ path: 'runId', message: `the result of lab run ${c} is no longer kept` }],
+    });
     expect(memoryOnly.list().map((r) => r.status)).toEqual(['done', 'done']);
     lab.shutdown();
     memoryOnly.shutdown();

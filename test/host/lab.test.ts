@@ -18,7 +18,15 @@ describe('lab runs in a worker', () => {
     const host = newHost();
     const messages: StreamMessage[] = [];
     const end = host.stream((m) => messages.push(m), 60_000);
-    const spec: LabSpec = { kind: 'simulate', grid: 'das3', workload: 'wm-fast', approach: 'pwa', policy: 'egs', seed: 3, maxJobs: 80 };
+    const spec: LabSpec = {
+      kind: 'simulate',
+      grid: 'das3',
+      workload: 'wm-fast',
+      approach: 'pwa',
+      policy: 'egs',
+      seed: 3,
+      maxJobs: 80,
+    };
     const started = host.call('lab.start', spec);
     expect(started.ok).toBe(true);
     const runId = started.ok ? started.value.runId : '';
@@ -77,9 +85,24 @@ describe('lab runs in a worker', () => {
     expect(result.ok && result.value).toEqual({ runId, ...computeLab(spec) });
     if (!result.ok) return;
     expect(result.value.observations).toHaveLength(14);
-    expect(result.value.panels.map((p) => p.id)).toEqual(['wait', 'execution', 'response', 'avg_size', 'max_size', 'utilization', 'activity']);
+    expect(result.value.panels.map((p) => p.id)).toEqual([
+      'wait',
+      'execution',
+      'response',
+      'avg_size',
+      'max_size',
+      'utilization',
+      'activity',
+    ]);
     expect(result.value.panels[0]!.series.map((s) => s.name)).toEqual([
-      'fpsma-wm', 'egs-wm', 'fpsma-wmr', 'egs-wmr', 'fpsma-wm-fast', 'egs-wm-fast', 'fpsma-wmr-fast', 'egs-wmr-fast',
+      'fpsma-wm',
+      'egs-wm',
+      'fpsma-wmr',
+      'egs-wmr',
+      'fpsma-wm-fast',
+      'egs-wm-fast',
+      'fpsma-wmr-fast',
+      'egs-wmr-fast',
     ]);
     expect(result.value.metrics.map((m) => m.values.runs)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
   });
@@ -90,23 +113,56 @@ describe('lab runs in a worker', () => {
     const runId = started.ok ? started.value.runId : '';
     await reached(host.lab, runId, 1);
     const cancelled = host.call('lab.cancel', { runId });
-    expect(cancelled).toMatchObject({ ok: true, value: { runId, status: 'cancelled', error: 'cancelled by the user' } });
+    expect(cancelled).toMatchObject({
+      ok: true,
+      value: { runId, status: 'cancelled', error: 'cancelled by the user' },
+    });
     const runsDone = host.lab.info(runId)!.runsDone;
     expect(runsDone).toBeLessThan(40);
     // The terminated worker posts nothing more that counts.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(host.lab.info(runId)).toMatchObject({ status: 'cancelled', runsDone });
-    expect(host.call('lab.result', { runId })).toEqual({ ok: false, errors: [{ path: 'runId', message: `lab run ${runId} has no result (cancelled)` }] });
-    expect(host.call('lab.cancel', { runId })).toEqual({ ok: false, errors: [{ path: 'runId', message: `lab run ${runId} has already ended (cancelled)` }] });
+    expect(host.call('lab.result', { runId })).toEqual({
+      ok: false,
+      errors: [{ path: 'runId', message: `lab run ${runId} has no result (cancelled)` }],
+    });
+    expect(host.call('lab.cancel', { runId })).toEqual({
+      ok: false,
+      errors: [{ path: 'runId', message: `lab run ${runId} has already ended (cancelled)` }],
+    });
   });
 
   it('queues runs beyond its concurrency, and a queued run cancelled never starts', async () => {
     const lab = new LabRunner({ maxConcurrent: 1 });
     const seen: LabRunInfo[] = [];
     lab.subscribe((info) => seen.push(info));
-    const first = lab.start({ kind: 'simulate', grid: 'das3', workload: 'wm', approach: 'pra', policy: 'fpsma', seed: 1, maxJobs: 20 });
-    const second = lab.start({ kind: 'simulate', grid: 'das3', workload: 'wm', approach: 'pra', policy: 'fpsma', seed: 2, maxJobs: 20 });
-    const third = lab.start({ kind: 'simulate', grid: 'das3', workload: 'wm', approach: 'pra', policy: 'fpsma', seed: 3, maxJobs: 20 });
+    const first = lab.start({
+      kind: 'simulate',
+      grid: 'das3',
+      workload: 'wm',
+      approach: 'pra',
+      policy: 'fpsma',
+      seed: 1,
+      maxJobs: 20,
+    });
+    const second = lab.start({
+      kind: 'simulate',
+      grid: 'das3',
+      workload: 'wm',
+      approach: 'pra',
+      policy: 'fpsma',
+      seed: 2,
+      maxJobs: 20,
+    });
+    const third = lab.start({
+      kind: 'simulate',
+      grid: 'das3',
+      workload: 'wm',
+      approach: 'pra',
+      policy: 'fpsma',
+      seed: 3,
+      maxJobs: 20,
+    });
     expect(lab.list().map((r) => r.status)).toEqual(['running', 'queued', 'queued']);
     expect(lab.cancel(second)).toMatchObject({ ok: true, value: { status: 'cancelled' } });
     expect((await ended(lab, first)).status).toBe('done');
@@ -134,7 +190,10 @@ describe('lab runs in a worker', () => {
     const runId = started.ok ? started.value.runId : '';
     host.stop();
     expect(host.lab.info(runId)).toMatchObject({ status: 'cancelled', error: 'the host stopped' });
-    expect(host.call('lab.start', { kind: 'koala', seeds: 1 })).toMatchObject({ ok: false, errors: [{ message: 'internal error: the lab is shut down' }] });
+    expect(host.call('lab.start', { kind: 'koala', seeds: 1 })).toMatchObject({
+      ok: false,
+      errors: [{ message: 'internal error: the lab is shut down' }],
+    });
   });
 });
 
@@ -146,17 +205,31 @@ describe('lab input', () => {
   };
 
   it('refuses a bad spec, naming the field, and starts nothing', () => {
-    expect(errorsOf('lab.start', { kind: 'koala', seeds: 0 })).toEqual([{ path: 'seeds', message: 'must be at least 1' }]);
-    expect(errorsOf('lab.start', { kind: 'koala', seeds: 2, backgroundLoad: 1.5 })).toEqual([{ path: 'backgroundLoad', message: 'must be below 1' }]);
-    expect(errorsOf('lab.start', { kind: 'koala', seeds: 2, poll: 'soon' })).toEqual([{ path: 'poll', message: 'must be a number' }]);
+    expect(errorsOf('lab.start', { kind: 'koala', seeds: 0 })).toEqual([
+      { path: 'seeds', message: 'must be at least 1' },
+    ]);
+    expect(errorsOf('lab.start', { kind: 'koala', seeds: 2, backgroundLoad: 1.5 })).toEqual([
+      { path: 'backgroundLoad', message: 'must be below 1' },
+    ]);
+    expect(errorsOf('lab.start', { kind: 'koala', seeds: 2, poll: 'soon' })).toEqual([
+      { path: 'poll', message: 'must be a number' },
+    ]);
     expect(errorsOf('lab.start', { kind: 'koala' })[0]!.path).toBe('seeds');
-    expect(errorsOf('lab.start', { kind: 'bake', seeds: 1 })).toEqual([{ path: 'kind', message: 'must be one of simulate, koala, coorm, fpe, interactive, dbes' }]);
+    expect(errorsOf('lab.start', { kind: 'bake', seeds: 1 })).toEqual([
+      { path: 'kind', message: 'must be one of simulate, koala, coorm, fpe, interactive, dbes' },
+    ]);
     const simulate = { kind: 'simulate', grid: 'das3', workload: 'wm', approach: 'pra', policy: 'egs', seed: 1 };
-    expect(errorsOf('lab.start', { ...simulate, workload: 'wx' })).toEqual([{ path: 'workload', message: 'must be one of wm, wmr, wm-fast, wmr-fast, wme' }]);
-    expect(errorsOf('lab.start', { ...simulate, grid: 'das4' })).toEqual([{ path: 'grid', message: 'must be one of das3' }]);
+    expect(errorsOf('lab.start', { ...simulate, workload: 'wx' })).toEqual([
+      { path: 'workload', message: 'must be one of wm, wmr, wm-fast, wmr-fast, wme' },
+    ]);
+    expect(errorsOf('lab.start', { ...simulate, grid: 'das4' })).toEqual([
+      { path: 'grid', message: 'must be one of das3' },
+    ]);
     expect(errorsOf('lab.start', { ...simulate, policy: 'greedy' })[0]!.path).toBe('policy');
     expect(errorsOf('lab.start', { ...simulate, seed: -1 })).toEqual([{ path: 'seed', message: 'must be at least 0' }]);
-    expect(errorsOf('lab.start', { ...simulate, maxJobs: 2.5 })).toEqual([{ path: 'maxJobs', message: 'must be a whole number' }]);
+    expect(errorsOf('lab.start', { ...simulate, maxJobs: 2.5 })).toEqual([
+      { path: 'maxJobs', message: 'must be a whole number' },
+    ]);
     expect(errorsOf('lab.start', { ...simulate, colour: 'red' })[0]!.message).toMatch(/colour/);
     expect(host.call('lab.list', {})).toEqual({ ok: true, value: { runs: [] } });
   });

@@ -27,7 +27,10 @@ interface FakeWorld extends LiveWorld {
 /** A LiveWorld over a simulated scheduler on the configured clusters' names. */
 function fakeFactory(built: FakeWorld[], startError?: Error): LiveWorldFactory {
   return (options) => {
-    const grid = gridSpecSchema.parse({ name: 'live', clusters: options.clusters.map((c) => ({ name: c.name, processors: c.slots ?? 8 })) });
+    const grid = gridSpecSchema.parse({
+      name: 'live',
+      clusters: options.clusters.map((c) => ({ name: c.name, processors: c.slots ?? 8 })),
+    });
     const sim = new SimWorld({ grid, jobs: [], seed: 1, endless: true, metrics: false, background: false });
     const world: FakeWorld = {
       sim,
@@ -54,7 +57,10 @@ function fakeFactory(built: FakeWorld[], startError?: Error): LiveWorldFactory {
       },
       on: (listener: (event: SchedulerEvent) => void) => sim.scheduler.on(listener),
       // Opaque to the host: stored as it is and handed back as `restore` after a restart.
-      persistentState: () => ({ jobs: [...sim.scheduler.jobs()].map((j) => j.id), at: sim.engine.now }) as unknown as ReturnType<LiveWorld['persistentState']>,
+      persistentState: () =>
+        ({ jobs: [...sim.scheduler.jobs()].map((j) => j.id), at: sim.engine.now }) as unknown as ReturnType<
+          LiveWorld['persistentState']
+        >,
       onApplication: () => () => undefined,
       recovered: () => [],
     };
@@ -75,7 +81,12 @@ afterEach(() => {
 
 function hostOn(file: string, factory?: LiveWorldFactory) {
   const store = openStore(file);
-  const host = new Host({ store, workload: 'none', clusters: { knownHosts: new KnownHosts(path.join(path.dirname(file), 'known_hosts'), []) }, ...(factory ? { liveWorld: factory } : {}) });
+  const host = new Host({
+    store,
+    workload: 'none',
+    clusters: { knownHosts: new KnownHosts(path.join(path.dirname(file), 'known_hosts'), []) },
+    ...(factory ? { liveWorld: factory } : {}),
+  });
   opened.push({ host, store });
   return host;
 }
@@ -86,13 +97,21 @@ function storeFile() {
   return path.join(dir, 'run.db');
 }
 
-const rigid = { id: 'r1', kind: 'rigid', app: { model: 'fixed', runtime: 600 }, components: [{ processors: 2, program: 'sleep', cluster: 'a' }] };
+const rigid = {
+  id: 'r1',
+  kind: 'rigid',
+  app: { model: 'fixed', runtime: 600 },
+  components: [{ processors: 2, program: 'sleep', cluster: 'a' }],
+};
 
 describe('host live mode', () => {
   it('refuses to start without clusters, naming why', async () => {
     const built: FakeWorld[] = [];
     const host = hostOn(storeFile(), fakeFactory(built));
-    expect(await host.call('run.startLive', {})).toEqual({ ok: false, errors: [{ path: 'clusters', message: expect.stringContaining('no live cluster') }] });
+    expect(await host.call('run.startLive', {})).toEqual({
+      ok: false,
+      errors: [{ path: 'clusters', message: expect.stringContaining('no live cluster') }],
+    });
     expect(built).toHaveLength(0);
   });
 
@@ -100,12 +119,15 @@ describe('host live mode', () => {
     const built: FakeWorld[] = [];
     const host = hostOn(storeFile(), fakeFactory(built, new Error('a: connection refused')));
     host.call('clusters.save', { name: 'a', login: { via: 'local' }, system: 'local', slots: 4 });
-    expect(await host.call('run.startLive', {})).toEqual({ ok: false, errors: [{ path: 'clusters', message: 'the live run could not start: a: connection refused' }] });
+    expect(await host.call('run.startLive', {})).toEqual({
+      ok: false,
+      errors: [{ path: 'clusters', message: 'the live run could not start: a: connection refused' }],
+    });
     const snapshot = host.call('grid.snapshot', {});
     expect(snapshot.ok && snapshot.value.mode).toBe('sim');
   });
 
-  it('stores a live run\'s state as it starts, before any job: a console that dies then resumes that run (its run id)', async () => {
+  it("stores a live run's state as it starts, before any job: a console that dies then resumes that run (its run id)", async () => {
     const file = storeFile();
     const built: FakeWorld[] = [];
     const host = hostOn(file, fakeFactory(built));
@@ -156,13 +178,21 @@ describe('host live mode', () => {
     expect(snapshot.value.speedFixed).toBe(!refused.ok && refused.errors[0]!.message);
     // No cluster is renamed during a live run (its jobs and a resumed run find it by name); edited in place, it may be.
     const a = { name: 'a', login: { via: 'local' }, system: 'local', slots: 4 };
-    expect(host.call('clusters.update', { name: 'a', config: { ...a, name: 'a2' } })).toEqual({ ok: false, errors: [{ path: 'config.name', message: expect.stringContaining('live run') }] });
-    expect(host.call('clusters.update', { name: 'a', config: { ...a, pollIntervalS: 5 } })).toEqual({ ok: true, value: { name: 'a' } });
+    expect(host.call('clusters.update', { name: 'a', config: { ...a, name: 'a2' } })).toEqual({
+      ok: false,
+      errors: [{ path: 'config.name', message: expect.stringContaining('live run') }],
+    });
+    expect(host.call('clusters.update', { name: 'a', config: { ...a, pollIntervalS: 5 } })).toEqual({
+      ok: true,
+      value: { name: 'a' },
+    });
 
     const acts = world.acts;
     expect(host.call('jobs.submit', rigid)).toEqual({ ok: true, value: { jobId: 'r1' } });
     expect(world.acts).toBe(acts + 1);
-    expect(opened[0]!.store.commands()).toEqual([{ t: 5, key: 'jobs.submit', value: expect.objectContaining({ id: 'r1' }), jobId: 'r1' }]);
+    expect(opened[0]!.store.commands()).toEqual([
+      { t: 5, key: 'jobs.submit', value: expect.objectContaining({ id: 'r1' }), jobId: 'r1' },
+    ]);
     world.sim.runUntil(6);
     expect(events.some((e) => 'jobId' in e && e.jobId === 'r1')).toBe(true);
     const listed = host.call('jobs.list', {});
@@ -183,7 +213,10 @@ describe('host live mode', () => {
     expect(resumed.options.restore).toEqual({ jobs: ['r1'], at: 6 });
     expect(resumed.options.clusters.map((c) => c.name)).toEqual(['a', 'b']);
     // Until the world has started, commands are refused (not taken by the idle simulated world underneath).
-    expect(again.call('jobs.submit', { ...rigid, id: 'r2' })).toEqual({ ok: false, errors: [{ path: '', message: expect.stringContaining('resuming') }] });
+    expect(again.call('jobs.submit', { ...rigid, id: 'r2' })).toEqual({
+      ok: false,
+      errors: [{ path: '', message: expect.stringContaining('resuming') }],
+    });
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(resumed.started).toBe(true);
     // The run's settings are applied again; nothing is submitted again by the host.
@@ -204,14 +237,17 @@ describe('host live mode', () => {
 });
 
 describe('host live mode: ended jobs', () => {
-  it('leave the live world\'s memory once stored; after a restart the Queue and the drawer show them as before', async () => {
+  it("leave the live world's memory once stored; after a restart the Queue and the drawer show them as before", async () => {
     const file = storeFile();
     const built: FakeWorld[] = [];
     const host = hostOn(file, fakeFactory(built));
     host.call('clusters.save', { name: 'a', login: { via: 'local' }, system: 'local', slots: 4 });
     expect((await host.call('run.startLive', {})).ok).toBe(true);
     const world = built[0]!;
-    expect(host.call('jobs.submit', { ...rigid, app: { model: 'fixed', runtime: 5 } })).toEqual({ ok: true, value: { jobId: 'r1' } });
+    expect(host.call('jobs.submit', { ...rigid, app: { model: 'fixed', runtime: 5 } })).toEqual({
+      ok: true,
+      value: { jobId: 'r1' },
+    });
     world.sim.runUntil(20);
     expect(world.sim.scheduler.job('r1')?.state).toBe('completed');
     host.flush();
@@ -240,6 +276,9 @@ describe('host live mode: ended jobs', () => {
     const after = again.call('jobs.list', {});
     expect(after.ok && after.value.jobs).toEqual(before);
     expect(again.call('jobs.events', { jobId: 'r1' })).toEqual(events);
-    expect(again.call('jobs.submit', { ...rigid })).toEqual({ ok: false, errors: [{ path: 'id', message: 'duplicates job "r1"' }] });
+    expect(again.call('jobs.submit', { ...rigid })).toEqual({
+      ok: false,
+      errors: [{ path: 'id', message: 'duplicates job "r1"' }],
+    });
   });
 });

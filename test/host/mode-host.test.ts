@@ -19,7 +19,10 @@ import { waitFor } from '../integration/harness/common.js';
 function factory(fail?: 'start' | 'build'): LiveWorldFactory {
   return (options) => {
     if (fail === 'build') throw new Error('no such cluster type');
-    const grid = gridSpecSchema.parse({ name: 'live', clusters: options.clusters.map((c) => ({ name: c.name, processors: 8 })) });
+    const grid = gridSpecSchema.parse({
+      name: 'live',
+      clusters: options.clusters.map((c) => ({ name: c.name, processors: 8 })),
+    });
     const sim = new SimWorld({ grid, jobs: [], seed: 1, endless: true, metrics: false, background: false });
     return {
       scheduler: sim.scheduler,
@@ -50,7 +53,12 @@ afterEach(async () => {
 
 function hostOn(file: string, liveWorld: LiveWorldFactory): Host {
   const store = openStore(file);
-  const host = new Host({ store, workload: 'none', liveWorld, clusters: { knownHosts: new KnownHosts(path.join(path.dirname(file), 'known_hosts'), []) } });
+  const host = new Host({
+    store,
+    workload: 'none',
+    liveWorld,
+    clusters: { knownHosts: new KnownHosts(path.join(path.dirname(file), 'known_hosts'), []) },
+  });
   opened.push({ host, store });
   return host;
 }
@@ -71,7 +79,11 @@ const mode = (host: Host) => {
   const s = host.call('grid.snapshot', {});
   return s.ok ? s.value.mode : undefined;
 };
-const rigid = { kind: 'rigid', app: { model: 'fixed', runtime: 600 }, components: [{ processors: 2, program: 'sleep' }] };
+const rigid = {
+  kind: 'rigid',
+  app: { model: 'fixed', runtime: 600 },
+  components: [{ processors: 2, program: 'sleep' }],
+};
 const das = gridSpecSchema.parse({ name: 'small', clusters: [{ name: 'x', processors: 8 }] });
 
 /** A store that holds a live run on cluster `a`. */
@@ -109,16 +121,22 @@ describe('host mode through the API', () => {
   it.each([
     ['start', 'the live run could not resume: a: connection refused'],
     ['build', 'the live run could not resume: no such cluster type'],
-  ] as const)('a stored live run whose world fails to %s refuses commands with why, until sim.reset', async (fail, reason) => {
-    const host = hostOn(await storedLiveRun(), factory(fail));
-    await waitFor('the resume failed', () => host.liveError !== undefined, 10_000, 10);
-    expect(host.liveError).toBe(reason);
-    expect(mode(host)).toBe('live');
-    expect(host.call('jobs.submit', rigid)).toEqual({ ok: false, errors: [{ path: '', message: reason }] });
-    expect(host.call('settings.set', { triesThreshold: 3 })).toEqual({ ok: false, errors: [{ path: '', message: reason }] });
-    expect(host.call('sim.reset', { grid: das, workload: 'none', seed: 1 }).ok).toBe(true);
-    expect(mode(host)).toBe('sim');
-    expect(host.liveError).toBeUndefined();
-    expect(host.call('jobs.submit', rigid).ok).toBe(true);
-  });
+  ] as const)(
+    'a stored live run whose world fails to %s refuses commands with why, until sim.reset',
+    async (fail, reason) => {
+      const host = hostOn(await storedLiveRun(), factory(fail));
+      await waitFor('the resume failed', () => host.liveError !== undefined, 10_000, 10);
+      expect(host.liveError).toBe(reason);
+      expect(mode(host)).toBe('live');
+      expect(host.call('jobs.submit', rigid)).toEqual({ ok: false, errors: [{ path: '', message: reason }] });
+      expect(host.call('settings.set', { triesThreshold: 3 })).toEqual({
+        ok: false,
+        errors: [{ path: '', message: reason }],
+      });
+      expect(host.call('sim.reset', { grid: das, workload: 'none', seed: 1 }).ok).toBe(true);
+      expect(mode(host)).toBe('sim');
+      expect(host.liveError).toBeUndefined();
+      expect(host.call('jobs.submit', rigid).ok).toBe(true);
+    },
+  );
 });

@@ -9,22 +9,40 @@ import { startServe } from '../support/serve-process.js';
 /** The busiest grid the schemas accept: clusters with local users submitting as often and as briefly as allowed. */
 const busiest = (clusters: number) => ({
   name: 'busy',
-  clusters: Array.from({ length: clusters }, (_, i) => ({ name: `c${i}`, processors: 4096, background: { meanInterarrivalS: 0.1, maxSize: 1, meanDurationS: 1 } })),
+  clusters: Array.from({ length: clusters }, (_, i) => ({
+    name: `c${i}`,
+    processors: 4096,
+    background: { meanInterarrivalS: 0.1, maxSize: 1, meanDurationS: 1 },
+  })),
 });
 
 describe('specs that describe no physical system', () => {
   it("are refused at the field through the API (the issue's reproduction)", () => {
     const host = new Host({ workload: 'none', speed: 'pause' });
-    const r = host.call('sim.reset', { grid: { clusters: [{ name: 'c1', processors: 64, background: { meanInterarrivalS: 1e-7, maxSize: 1, meanDurationS: 1e-7 } }] }, workload: 'none' });
+    const r = host.call('sim.reset', {
+      grid: {
+        clusters: [
+          { name: 'c1', processors: 64, background: { meanInterarrivalS: 1e-7, maxSize: 1, meanDurationS: 1e-7 } },
+        ],
+      },
+      workload: 'none',
+    });
     expect(r).toEqual({
       ok: false,
       errors: [
-        { path: 'grid.clusters[0].background.meanInterarrivalS', message: 'must be at least 0.1 s (at most 10 local jobs a second on average)' },
+        {
+          path: 'grid.clusters[0].background.meanInterarrivalS',
+          message: 'must be at least 0.1 s (at most 10 local jobs a second on average)',
+        },
         { path: 'grid.clusters[0].background.meanDurationS', message: 'must be at least 1 s' },
       ],
     });
-    expect(gridSpecSchema.safeParse({ clusters: [{ name: 'x', processors: 1e12 }] }).error?.issues[0]?.message).toBe('must be at most 10,000,000');
-    expect(gridSpecSchema.safeParse(busiest(MAX_CLUSTERS + 1)).error?.issues[0]?.message).toBe(`must hold at most ${MAX_CLUSTERS} clusters`);
+    expect(gridSpecSchema.safeParse({ clusters: [{ name: 'x', processors: 1e12 }] }).error?.issues[0]?.message).toBe(
+      'must be at most 10,000,000',
+    );
+    expect(gridSpecSchema.safeParse(busiest(MAX_CLUSTERS + 1)).error?.issues[0]?.message).toBe(
+      `must hold at most ${MAX_CLUSTERS} clusters`,
+    );
     host.stop();
   });
 });
@@ -32,7 +50,13 @@ describe('specs that describe no physical system', () => {
 describe('a run that cannot keep up', () => {
   it('falls behind its speed in bounded slices, says by how much, and drops a backlog past ten seconds of wall time', () => {
     const clock = { wall: 0 };
-    const host = new Host({ grid: gridSpecSchema.parse(busiest(50)), workload: 'none', clock: () => clock.wall, speed: '100x', sliceMs: 20 });
+    const host = new Host({
+      grid: gridSpecSchema.parse(busiest(50)),
+      workload: 'none',
+      clock: () => clock.wall,
+      speed: '100x',
+      sliceMs: 20,
+    });
     clock.wall += 3_600_000; // an hour of wall time at 100x: 500 local jobs a second on 50 clusters for 100 hours
     host.tick();
     // Each slice steps at least one instant: on a busy machine the first slices may all go to the instants at 0.

@@ -9,7 +9,11 @@ import { startWebServer, type WebServer } from '../../electron/web/server.js';
 
 const grid = gridSpecSchema.parse({ name: 'one', clusters: [{ name: 'a', processors: 12 }] });
 const rigid = (id: string, processors: number, runtime: number) => ({
-  id, kind: 'rigid', app: { model: 'fixed', runtime }, walltime: runtime, components: [{ processors, program: 'x' }],
+  id,
+  kind: 'rigid',
+  app: { model: 'fixed', runtime },
+  walltime: runtime,
+  components: [{ processors, program: 'x' }],
 });
 
 let wall = 0;
@@ -25,7 +29,13 @@ const run = (seconds: number) => {
 function http(method: string, body: unknown): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: server.port, path: `/api/${method}`, method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' } },
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path: `/api/${method}`,
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+      },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));
@@ -43,9 +53,11 @@ beforeAll(async () => {
   expect(host.call('settings.set', { queue: 'easy' })).toMatchObject({ ok: true });
   // a (4, 1000 s) and b (4, 2000 s) run; h (6) waits: 4 free, reserved when a ends (8 free then); c (2, 100 s)
   // backfills beside it.
-  for (const spec of [rigid('a', 4, 1000), rigid('b', 4, 2000)]) expect(host.call('jobs.submit', spec)).toMatchObject({ ok: true });
+  for (const spec of [rigid('a', 4, 1000), rigid('b', 4, 2000)])
+    expect(host.call('jobs.submit', spec)).toMatchObject({ ok: true });
   run(5);
-  for (const spec of [rigid('h', 6, 500), rigid('c', 2, 100)]) expect(host.call('jobs.submit', spec)).toMatchObject({ ok: true });
+  for (const spec of [rigid('h', 6, 500), rigid('c', 2, 100)])
+    expect(host.call('jobs.submit', spec)).toMatchObject({ ok: true });
   run(5);
 });
 afterAll(async () => {
@@ -64,8 +76,14 @@ describe('plan.snapshot', () => {
     const [a] = plan.clusters;
     expect(a!.name).toBe('a');
     const start = (id: string) => a!.running.find((r) => r.id === id)!.start;
-    expect(a!.running.map((r) => [r.id, r.processors, r.end])).toEqual([['a', 4, start('a') + 1000], ['b', 4, start('b') + 2000], ['c', 2, start('c') + 100]]);
-    expect(a!.reservations).toEqual([{ id: 'h', processors: 6, start: start('a') + 1000, end: start('a') + 1500, waitsFor: ['a'] }]);
+    expect(a!.running.map((r) => [r.id, r.processors, r.end])).toEqual([
+      ['a', 4, start('a') + 1000],
+      ['b', 4, start('b') + 2000],
+      ['c', 2, start('c') + 100],
+    ]);
+    expect(a!.reservations).toEqual([
+      { id: 'h', processors: 6, start: start('a') + 1000, end: start('a') + 1500, waitsFor: ['a'] },
+    ]);
     expect(a!.reservationsTotal).toBe(1);
     // The same over HTTP.
     expect(await http('plan.snapshot', {})).toEqual({ ok: true, value: plan });
@@ -81,7 +99,11 @@ describe('plan.snapshot', () => {
     for (const id of ['a', 'b', 'c']) expect(list.value.jobs.find((j) => j.id === id)!.plannedStart).toBeUndefined();
     const views = host.call('jobs.views', { jobId: 'h' });
     if (!views.ok) throw new Error('jobs.views failed');
-    expect(views.value.nonPreemptive).toEqual([{ t: views.value.now, v: 0 }, { t: reserved.start, v: 6 }, { t: reserved.end!, v: 0 }]);
+    expect(views.value.nonPreemptive).toEqual([
+      { t: views.value.now, v: 0 },
+      { t: reserved.start, v: 6 },
+      { t: reserved.end!, v: 0 },
+    ]);
   });
 
   it('bounds what it lists and refuses a bad limit at its field', () => {
@@ -90,8 +112,14 @@ describe('plan.snapshot', () => {
     expect(one.value.limit).toBe(1);
     expect(one.value.clusters[0]!.running.map((r) => r.id)).toEqual(['a']);
     expect(one.value.clusters[0]!.runningTotal).toBe(3);
-    expect(host.call('plan.snapshot', { limit: 0 })).toEqual({ ok: false, errors: [{ path: 'limit', message: 'must be at least 1' }] });
-    expect(host.call('plan.snapshot', { limit: 201 })).toEqual({ ok: false, errors: [{ path: 'limit', message: 'must be at most 200' }] });
+    expect(host.call('plan.snapshot', { limit: 0 })).toEqual({
+      ok: false,
+      errors: [{ path: 'limit', message: 'must be at least 1' }],
+    });
+    expect(host.call('plan.snapshot', { limit: 201 })).toEqual({
+      ok: false,
+      errors: [{ path: 'limit', message: 'must be at most 200' }],
+    });
   });
 
   it('under koala plans no reservation', () => {

@@ -20,7 +20,13 @@ import { openStore, type Store } from '../../electron/store/store.js';
 import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import type { LiveWorld } from '../../runners/live/types.js';
 
-const grid = gridSpecSchema.parse({ name: 'two', clusters: [{ name: 'a', processors: 32 }, { name: 'b', processors: 16 }] });
+const grid = gridSpecSchema.parse({
+  name: 'two',
+  clusters: [
+    { name: 'a', processors: 32 },
+    { name: 'b', processors: 16 },
+  ],
+});
 const dirs: string[] = [];
 const opened: Array<{ host: Host; store: Store }> = [];
 afterEach(async () => {
@@ -45,8 +51,19 @@ interface FakeWorld extends LiveWorld {
 /** A LiveWorld over a simulated scheduler built with the queue settings the host hands the factory. */
 function fakeFactory(built: FakeWorld[]): LiveWorldFactory {
   return (options) => {
-    const liveGrid = gridSpecSchema.parse({ name: 'live', clusters: options.clusters.map((c) => ({ name: c.name, processors: c.slots ?? 8 })) });
-    const sim = new SimWorld({ grid: liveGrid, jobs: [], seed: 1, endless: true, metrics: false, background: false, ...(options.queue ? { scheduler: options.queue } : {}) });
+    const liveGrid = gridSpecSchema.parse({
+      name: 'live',
+      clusters: options.clusters.map((c) => ({ name: c.name, processors: c.slots ?? 8 })),
+    });
+    const sim = new SimWorld({
+      grid: liveGrid,
+      jobs: [],
+      seed: 1,
+      endless: true,
+      metrics: false,
+      background: false,
+      ...(options.queue ? { scheduler: options.queue } : {}),
+    });
     const world: FakeWorld = {
       options,
       started: false,
@@ -70,7 +87,13 @@ function fakeFactory(built: FakeWorld[]): LiveWorldFactory {
 
 function hostOn(file: string, factory?: LiveWorldFactory): Host {
   const store = openStore(file);
-  const host = new Host({ grid, store, workload: 'none', clusters: { knownHosts: new KnownHosts(path.join(path.dirname(file), 'known_hosts'), []) }, ...(factory ? { liveWorld: factory } : {}) });
+  const host = new Host({
+    grid,
+    store,
+    workload: 'none',
+    clusters: { knownHosts: new KnownHosts(path.join(path.dirname(file), 'known_hosts'), []) },
+    ...(factory ? { liveWorld: factory } : {}),
+  });
   opened.push({ host, store });
   return host;
 }
@@ -101,7 +124,10 @@ describe('queue settings through the host', () => {
     expect(host.world.scheduler.reservationDepth).toBe(2);
     expect(host.world.scheduler.priority).toBe('wait');
     // null: back to the policy's own depth.
-    expect(host.call('settings.set', { reservationDepth: null })).toMatchObject({ ok: true, value: { reservationDepth: null } });
+    expect(host.call('settings.set', { reservationDepth: null })).toMatchObject({
+      ok: true,
+      value: { reservationDepth: null },
+    });
     expect(host.world.scheduler.reservationDepth).toBeUndefined();
   });
 
@@ -122,7 +148,7 @@ describe('queue settings through the host', () => {
     expect(queueOf(host)).toEqual({ queue: 'koala', reservationDepth: null, priority: 'submit' });
   });
 
-  it('offers the core\'s queue policies with their descriptions, which of them plan ahead, and the priorities', () => {
+  it("offers the core's queue policies with their descriptions, which of them plan ahead, and the priorities", () => {
     const host = hostOn(storeFile());
     const r = host.call('settings.choices', {});
     if (!r.ok) throw new Error('settings.choices failed');
@@ -134,12 +160,14 @@ describe('queue settings through the host', () => {
     for (const p of r.value.priorities) expect(p.description).not.toBe('');
   });
 
-  it('offers the core\'s malleability policies by name, DBES and its baselines among them, with their descriptions', () => {
+  it("offers the core's malleability policies by name, DBES and its baselines among them, with their descriptions", () => {
     const host = hostOn(storeFile());
     const r = host.call('settings.choices', {});
     if (!r.ok) throw new Error('settings.choices failed');
     expect(r.value.policies.map((p) => p.name)).toEqual(Object.keys(malleabilityPolicies));
-    expect(r.value.policies.map((p) => p.name)).toEqual(expect.arrayContaining(['fpsma', 'egs', 'equipartition', 'dbes', 'rigid', 'esf', 'edf', 'ldf', 'ep']));
+    expect(r.value.policies.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['fpsma', 'egs', 'equipartition', 'dbes', 'rigid', 'esf', 'edf', 'ldf', 'ep']),
+    );
     for (const p of r.value.policies) expect(p.description).toBe(malleabilityPolicies[p.name]!.description);
     // Every name offered is one settings.set takes.
     for (const p of r.value.policies) expect(host.call('settings.set', { policy: p.name }).ok, p.name).toBe(true);
@@ -162,16 +190,27 @@ describe('queue settings through the host', () => {
     expect(host.call('settings.set', { queue: 'easy', reservationDepth: 1 }).ok).toBe(true);
     expect(host.call('sim.reset', { grid: 'das3', workload: 'none' }).ok).toBe(true);
     expect(queueOf(host)).toEqual({ queue: 'easy', reservationDepth: 1, priority: 'submit' });
-    expect(host.call('sim.reset', { grid: 'das3', workload: 'none', queue: 'fcfs', reservationDepth: null, priority: 'wait' }).ok).toBe(true);
+    expect(
+      host.call('sim.reset', {
+        grid: 'das3',
+        workload: 'none',
+        queue: 'fcfs',
+        reservationDepth: null,
+        priority: 'wait',
+      }).ok,
+    ).toBe(true);
     expect(queueOf(host)).toEqual({ queue: 'fcfs', reservationDepth: null, priority: 'wait' });
     // The new run's config holds them (its stored commands are none: the reset's run starts empty).
     expect(opened[0]!.store.run()?.queue).toEqual({ queue: 'fcfs', reservationDepth: null, priority: 'wait' });
     const again = await restart(file);
     expect(queueOf(again)).toEqual({ queue: 'fcfs', reservationDepth: null, priority: 'wait' });
-    expect(again.call('sim.reset', { grid: 'das3', workload: 'none', queue: 'lifo' })).toMatchObject({ ok: false, errors: [{ path: 'queue' }] });
+    expect(again.call('sim.reset', { grid: 'das3', workload: 'none', queue: 'lifo' })).toMatchObject({
+      ok: false,
+      errors: [{ path: 'queue' }],
+    });
   });
 
-  it('a live run starts with the run\'s queue settings and resumes with them and the later changes', async () => {
+  it("a live run starts with the run's queue settings and resumes with them and the later changes", async () => {
     const file = storeFile();
     const built: FakeWorld[] = [];
     const host = hostOn(file, fakeFactory(built));
@@ -189,7 +228,12 @@ describe('queue settings through the host', () => {
     const resumed = built[1]!;
     expect(resumed.options.queue).toEqual({ queue: 'easy', reservationDepth: 2, priority: 'submit' });
     // The resumed world is the run's once it has started; then the stored changes are applied again.
-    for (let i = 0; i < 1000 && !(resumed.started && again.call('settings.get', {}).ok && queueOf(again).priority === 'wait'); i++) await new Promise((resolve) => setImmediate(resolve));
+    for (
+      let i = 0;
+      i < 1000 && !(resumed.started && again.call('settings.get', {}).ok && queueOf(again).priority === 'wait');
+      i++
+    )
+      await new Promise((resolve) => setImmediate(resolve));
     expect(queueOf(again)).toEqual({ queue: 'easy', reservationDepth: null, priority: 'wait' });
     expect(resumed.scheduler.reservationDepth).toBeUndefined();
   });
@@ -205,7 +249,8 @@ describe('queue settings through the host', () => {
 
     const again = await restart(file, fakeFactory(built));
     const resumed = built[1]!;
-    for (let i = 0; i < 1000 && !(resumed.started && resumed.scheduler.policy.name === 'dbes'); i++) await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 1000 && !(resumed.started && resumed.scheduler.policy.name === 'dbes'); i++)
+      await new Promise((resolve) => setImmediate(resolve));
     expect(resumed.scheduler.policy.name).toBe('dbes');
     expect(again.call('settings.get', {})).toMatchObject({ ok: true, value: { policy: 'dbes' } });
   });
@@ -217,14 +262,20 @@ async function until(done: () => boolean): Promise<void> {
 }
 
 describe('the FPE variant and the other scheduler settings through the host', () => {
-  it('offers the FPE variants with their descriptions; settings.set changes the scheduler\'s, a bad one refused at fpeVariant', () => {
+  it("offers the FPE variants with their descriptions; settings.set changes the scheduler's, a bad one refused at fpeVariant", () => {
     const host = hostOn(storeFile());
     const r = host.call('settings.choices', {});
     if (!r.ok) throw new Error('settings.choices failed');
     expect(r.value.fpeVariants.map((v) => v.name)).toEqual([...FPE_VARIANTS]);
     for (const v of r.value.fpeVariants) expect(v.description).toBe(fpeVariants[v.name].description);
-    expect(host.call('settings.get', {})).toMatchObject({ ok: true, value: { fpeVariant: host.world.scheduler.fpeVariant } });
-    expect(host.call('settings.set', { fpeVariant: 'infX+c' })).toMatchObject({ ok: true, value: { fpeVariant: 'infX+c' } });
+    expect(host.call('settings.get', {})).toMatchObject({
+      ok: true,
+      value: { fpeVariant: host.world.scheduler.fpeVariant },
+    });
+    expect(host.call('settings.set', { fpeVariant: 'infX+c' })).toMatchObject({
+      ok: true,
+      value: { fpeVariant: 'infX+c' },
+    });
     expect(host.world.scheduler.fpeVariant).toBe('infX+c');
     const bad = host.call('settings.set', { fpeVariant: '3X' } as never);
     expect(bad).toMatchObject({ ok: false, errors: [{ path: 'fpeVariant' }] });
@@ -239,7 +290,10 @@ describe('the FPE variant and the other scheduler settings through the host', ()
     expect(again.world.scheduler.fpeVariant).toBe('noX');
     expect(again.call('settings.set', { policy: 'dbes', approach: 'pwa' }).ok).toBe(true);
     expect(again.call('sim.reset', { grid: 'das3', workload: 'none' }).ok).toBe(true);
-    expect(again.call('settings.get', {})).toMatchObject({ ok: true, value: { fpeVariant: 'noX', policy: 'dbes', approach: 'pwa' } });
+    expect(again.call('settings.get', {})).toMatchObject({
+      ok: true,
+      value: { fpeVariant: 'noX', policy: 'dbes', approach: 'pwa' },
+    });
     // The reset's run has them as stored commands: a restart replays them.
     const third = await restart(file);
     expect(third.world.scheduler.fpeVariant).toBe('noX');
@@ -247,7 +301,7 @@ describe('the FPE variant and the other scheduler settings through the host', ()
     expect(third.world.scheduler.approachName).toBe('pwa');
   });
 
-  it('a malleability policy, approach and FPE variant chosen before run.startLive are the live run\'s, and still after a resume', async () => {
+  it("a malleability policy, approach and FPE variant chosen before run.startLive are the live run's, and still after a resume", async () => {
     const file = storeFile();
     const built: FakeWorld[] = [];
     const host = hostOn(file, fakeFactory(built));
@@ -256,11 +310,18 @@ describe('the FPE variant and the other scheduler settings through the host', ()
     expect((await host.call('run.startLive', {})).ok).toBe(true);
     const live = built[0]!.scheduler;
     expect([live.policy.name, live.approachName, live.fpeVariant]).toEqual(['dbes', 'pwa', 'infX']);
-    expect(host.call('settings.get', {})).toMatchObject({ ok: true, value: { policy: 'dbes', approach: 'pwa', fpeVariant: 'infX' } });
+    expect(host.call('settings.get', {})).toMatchObject({
+      ok: true,
+      value: { policy: 'dbes', approach: 'pwa', fpeVariant: 'infX' },
+    });
 
     await restart(file, fakeFactory(built));
     const resumed = built[1]!;
     await until(() => resumed.started && resumed.scheduler.policy.name === 'dbes');
-    expect([resumed.scheduler.policy.name, resumed.scheduler.approachName, resumed.scheduler.fpeVariant]).toEqual(['dbes', 'pwa', 'infX']);
+    expect([resumed.scheduler.policy.name, resumed.scheduler.approachName, resumed.scheduler.fpeVariant]).toEqual([
+      'dbes',
+      'pwa',
+      'infX',
+    ]);
   });
 });

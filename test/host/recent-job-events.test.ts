@@ -6,7 +6,8 @@ import { Host } from '../../electron/host/host.js';
 import { RecentJobEvents } from '../../electron/host/recent-job-events.js';
 
 const queued = (jobId: string, t: number): SchedulerEvent => ({ type: 'job.queued', t, jobId, position: 0 });
-const polled = (t: number): SchedulerEvent => ({ type: 'cluster.polled', t, cluster: 'a', processors: 8, background: 0, reachable: true }) as SchedulerEvent;
+const polled = (t: number): SchedulerEvent =>
+  ({ type: 'cluster.polled', t, cluster: 'a', processors: 8, background: 0, reachable: true }) as SchedulerEvent;
 
 describe('RecentJobEvents', () => {
   it('keeps at most its limit, dropping the least recently active job first', () => {
@@ -31,7 +32,12 @@ describe('RecentJobEvents', () => {
 describe('jobs.events without a store', () => {
   it("answers a finished job's whole history after a long run at speed", { timeout: 60_000 }, () => {
     const clock = { wall: 0 };
-    const host = new Host({ workload: 'wm-fast', clock: () => clock.wall, speed: '100x', sliceMs: Number.POSITIVE_INFINITY });
+    const host = new Host({
+      workload: 'wm-fast',
+      clock: () => clock.wall,
+      speed: '100x',
+      sliceMs: Number.POSITIVE_INFINITY,
+    });
     // 2000 virtual hours (1000 s a tick): the W_m jobs are long over, the grid polled 24,000 times per cluster since.
     for (let s = 0; s < 7200; s++) {
       clock.wall += 10_000;
@@ -43,7 +49,9 @@ describe('jobs.events without a store', () => {
     const last = list.value.jobs.at(-1)!;
     const events = host.call('jobs.events', { jobId: last.id });
     if (!events.ok) throw new Error('jobs.events failed');
-    expect(events.value.events.map((e) => e.type)).toEqual(expect.arrayContaining(['job.submitted', 'job.started', 'job.ended']));
+    expect(events.value.events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['job.submitted', 'job.started', 'job.ended']),
+    );
     void host.stop();
   });
 });

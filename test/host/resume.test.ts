@@ -12,8 +12,19 @@ import { Host } from '../../electron/host/host.js';
 import { openStore, type Store } from '../../electron/store/store.js';
 
 const tempFile = () => path.join(mkdtempSync(path.join(tmpdir(), 'concertina-resume-')), 'run.db');
-const grid = gridSpecSchema.parse({ name: 'two', clusters: [{ name: 'a', processors: 32 }, { name: 'b', processors: 16 }] });
-const malleable = (id: string) => ({ id, kind: 'malleable', app: { model: 'gadget2' }, components: [{ min: 2, max: 12, program: 'gadget2' }] });
+const grid = gridSpecSchema.parse({
+  name: 'two',
+  clusters: [
+    { name: 'a', processors: 32 },
+    { name: 'b', processors: 16 },
+  ],
+});
+const malleable = (id: string) => ({
+  id,
+  kind: 'malleable',
+  app: { model: 'gadget2' },
+  components: [{ min: 2, max: 12, program: 'gadget2' }],
+});
 
 const opened: Array<{ host: Host; store: Store }> = [];
 afterEach(() => {
@@ -27,7 +38,16 @@ afterEach(() => {
 function hostOn(file: string, options: { sliceMs?: number; replayLimitS?: number; readOnly?: boolean } = {}) {
   const store = openStore(file, { readOnly: options.readOnly === true });
   const clock = { wall: 0 };
-  const host = new Host({ grid, workload: 'wm-fast', seed: 3, store, clock: () => clock.wall, speed: '100x', sliceMs: options.sliceMs ?? Number.POSITIVE_INFINITY, ...(options.replayLimitS === undefined ? {} : { replayLimitS: options.replayLimitS }) });
+  const host = new Host({
+    grid,
+    workload: 'wm-fast',
+    seed: 3,
+    store,
+    clock: () => clock.wall,
+    speed: '100x',
+    sliceMs: options.sliceMs ?? Number.POSITIVE_INFINITY,
+    ...(options.replayLimitS === undefined ? {} : { replayLimitS: options.replayLimitS }),
+  });
   opened.push({ host, store });
   const run = (wallS: number) => {
     clock.wall += wallS * 1000;
@@ -66,9 +86,21 @@ describe('the store', () => {
     const store = openStore(tempFile());
     store.startRun({ grid, workload: 'none', seed: 1 });
     const event = { type: 'job.queued' as const, t: 1, jobId: 'x', position: 0 };
-    store.commit({ command: { t: 1, key: 'jobs.submit', value: {}, jobId: 'x' }, events: [event], firstEvent: 0, clock: 1 });
+    store.commit({
+      command: { t: 1, key: 'jobs.submit', value: {}, jobId: 'x' },
+      events: [event],
+      firstEvent: 0,
+      clock: 1,
+    });
     // A commit that fails part-way (here: an event numbered as one already stored) leaves nothing of itself.
-    expect(() => store.commit({ command: { t: 2, key: 'policy', value: 'egs' }, events: [{ ...event, t: 2 }], firstEvent: 0, clock: 2 })).toThrow(/UNIQUE/);
+    expect(() =>
+      store.commit({
+        command: { t: 2, key: 'policy', value: 'egs' },
+        events: [{ ...event, t: 2 }],
+        firstEvent: 0,
+        clock: 2,
+      }),
+    ).toThrow(/UNIQUE/);
     expect(store.eventCount()).toBe(1);
     expect(store.commands()).toHaveLength(1);
     expect(store.clock()).toBe(1);
@@ -99,13 +131,24 @@ describe('the store', () => {
       CREATE TABLE live_state (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL);
       CREATE TABLE grid_history (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL);
       PRAGMA user_version = 5;`);
-    db.prepare('INSERT INTO run (id, config, clock) VALUES (1, ?, 9)').run(JSON.stringify({ grid: 'x', workload: 'none', seed: 1 }));
+    db.prepare('INSERT INTO run (id, config, clock) VALUES (1, ?, 9)').run(
+      JSON.stringify({ grid: 'x', workload: 'none', seed: 1 }),
+    );
     // A reset left the sequence at 40: numbers start again from 0 for the run.
     db.exec("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', 40)");
     db.prepare('INSERT INTO settings (t, key, value) VALUES (5, ?, ?)').run('policy', '"egs"');
     db.prepare('INSERT INTO submissions (t, spec) VALUES (5, ?)').run('{"id":"late"}');
     db.prepare('INSERT INTO submissions (t, spec) VALUES (1, ?)').run('{"id":"early"}');
-    for (const [t, job] of [[1, 'early'], [5, 'late']] as const) db.prepare('INSERT INTO events (t, type, job_id, body) VALUES (?, ?, ?, ?)').run(t, 'job.submitted', job, JSON.stringify({ type: 'job.submitted', t, jobId: job }));
+    for (const [t, job] of [
+      [1, 'early'],
+      [5, 'late'],
+    ] as const)
+      db.prepare('INSERT INTO events (t, type, job_id, body) VALUES (?, ?, ?, ?)').run(
+        t,
+        'job.submitted',
+        job,
+        JSON.stringify({ type: 'job.submitted', t, jobId: job }),
+      );
     db.close();
 
     const store = openStore(file);
@@ -128,10 +171,17 @@ describe('store check', () => {
     const { file } = storedRun();
     expect(openStore(file).check()).toEqual([]);
     const db = new Database(file);
-    const submitted = db.prepare("SELECT n FROM events WHERE type = 'job.submitted' AND job_id = 'm2'").get() as { n: number };
+    const submitted = db.prepare("SELECT n FROM events WHERE type = 'job.submitted' AND job_id = 'm2'").get() as {
+      n: number;
+    };
     db.prepare('DELETE FROM events WHERE n = ?').run(submitted.n);
-    const m1 = db.prepare("SELECT body, t FROM events WHERE type = 'job.submitted' AND job_id = 'm1'").get() as { body: string; t: number };
-    db.prepare("INSERT INTO events (n, t, type, job_id, body) VALUES ((SELECT max(n) + 1 FROM events), ?, 'job.submitted', 'm1', ?)").run(m1.t, m1.body);
+    const m1 = db.prepare("SELECT body, t FROM events WHERE type = 'job.submitted' AND job_id = 'm1'").get() as {
+      body: string;
+      t: number;
+    };
+    db.prepare(
+      "INSERT INTO events (n, t, type, job_id, body) VALUES ((SELECT max(n) + 1 FROM events), ?, 'job.submitted', 'm1', ?)",
+    ).run(m1.t, m1.body);
     db.prepare('UPDATE run SET clock = 0').run();
     db.close();
     const problems = openStore(file).check();
@@ -151,7 +201,10 @@ describe('resuming a stored run', () => {
     const { host, store } = hostOn(before.file, { sliceMs: 0 });
     const first = snapshot(host);
     expect(first.run).toMatchObject({ state: 'resuming', storedEvents: before.events });
-    expect(host.call('jobs.submit', malleable('during'))).toEqual({ ok: false, errors: [{ path: '', message: expect.stringMatching(/being resumed \(\d+ % replayed\)/) }] });
+    expect(host.call('jobs.submit', malleable('during'))).toEqual({
+      ok: false,
+      errors: [{ path: '', message: expect.stringMatching(/being resumed \(\d+ % replayed\)/) }],
+    });
     await host.ready;
     expect(snapshot(host).run).toEqual({ state: 'running' });
     expect(host.world.engine.now).toBe(before.clock);
@@ -167,13 +220,23 @@ describe('resuming a stored run', () => {
     const { file, events } = storedRun();
     const db = new Database(file);
     // The earlier bug's signature: an event of the run stored twice, shifting those after it.
-    db.exec("UPDATE events SET body = json_set(body, '$.position', 99) WHERE n = (SELECT min(n) FROM events WHERE type = 'job.queued')");
+    db.exec(
+      "UPDATE events SET body = json_set(body, '$.position', 99) WHERE n = (SELECT min(n) FROM events WHERE type = 'job.queued')",
+    );
     db.close();
     const { host, store } = hostOn(file);
     await host.ready;
     const run = snapshot(host).run;
-    expect(run).toMatchObject({ state: 'unresumable', reason: expect.stringMatching(/does not give back the stored history \(event \d+ differs: stored .*"position":99/) });
-    expect(host.call('jobs.submit', malleable('x'))).toEqual({ ok: false, errors: [{ path: '', message: expect.stringContaining('start a fresh run (sim.reset') }] });
+    expect(run).toMatchObject({
+      state: 'unresumable',
+      reason: expect.stringMatching(
+        /does not give back the stored history \(event \d+ differs: stored .*"position":99/,
+      ),
+    });
+    expect(host.call('jobs.submit', malleable('x'))).toEqual({
+      ok: false,
+      errors: [{ path: '', message: expect.stringContaining('start a fresh run (sim.reset') }],
+    });
     host.stop();
     expect(store.eventCount()).toBe(events);
   });
@@ -185,11 +248,20 @@ describe('resuming a stored run', () => {
     db.close();
     const { host, store } = hostOn(file);
     await host.ready;
-    expect(snapshot(host).run).toMatchObject({ state: 'unresumable', reason: expect.stringContaining("the run's clock (t = 1 s) is behind") });
+    expect(snapshot(host).run).toMatchObject({
+      state: 'unresumable',
+      reason: expect.stringContaining("the run's clock (t = 1 s) is behind"),
+    });
     // Its history stays readable.
-    expect(host.call('jobs.events', { jobId: 'm1' })).toMatchObject({ ok: true, value: { events: expect.arrayContaining([expect.objectContaining({ type: 'job.submitted' })]) } });
+    expect(host.call('jobs.events', { jobId: 'm1' })).toMatchObject({
+      ok: true,
+      value: { events: expect.arrayContaining([expect.objectContaining({ type: 'job.submitted' })]) },
+    });
     expect(host.call('run.openReadOnly', {})).toMatchObject({ ok: true, value: { state: 'read-only' } });
-    expect(host.call('settings.set', { policy: 'fpsma' })).toMatchObject({ ok: false, errors: [{ message: expect.stringContaining('read-only') }] });
+    expect(host.call('settings.set', { policy: 'fpsma' })).toMatchObject({
+      ok: false,
+      errors: [{ message: expect.stringContaining('read-only') }],
+    });
 
     const reset = host.call('sim.reset', { grid: 'das3', workload: 'none' });
     if (!reset.ok) throw new Error(JSON.stringify(reset.errors));
@@ -207,7 +279,10 @@ describe('resuming a stored run', () => {
     const { file } = storedRun();
     const { host } = hostOn(file, { sliceMs: 0, replayLimitS: 0 });
     await host.ready;
-    expect(snapshot(host).run).toMatchObject({ state: 'unresumable', reason: expect.stringMatching(/would take too long: \d+ of its \d+ events replayed/) });
+    expect(snapshot(host).run).toMatchObject({
+      state: 'unresumable',
+      reason: expect.stringMatching(/would take too long: \d+ of its \d+ events replayed/),
+    });
   });
 
   it('read-only: replays without writing a byte, then accepts nothing', async () => {
@@ -223,7 +298,10 @@ describe('resuming a stored run', () => {
       ['templates.save', { name: 't', spec: malleable('t') }],
       ['sim.reset', { grid: 'das3', workload: 'none' }],
     ] as const) {
-      expect(host.call(method, payload)).toMatchObject({ ok: false, errors: [{ message: expect.stringContaining('read-only') }] });
+      expect(host.call(method, payload)).toMatchObject({
+        ok: false,
+        errors: [{ message: expect.stringContaining('read-only') }],
+      });
     }
     host.stop();
     expect(store.eventCount()).toBe(before.events);
@@ -241,7 +319,9 @@ describe('a submission sent again', () => {
     const noId = { kind: 'rigid', components: [{ processors: 2, program: 'x' }] };
     const a = host.call('jobs.submit', { ...noId, submissionId: 'form-2' });
     expect(host.call('jobs.submit', { ...noId, submissionId: 'form-2' })).toEqual(a);
-    expect(host.call('jobs.submit', { ...noId, components: [{ processors: 3, program: 'x' }], submissionId: 'form-2' })).toEqual({
+    expect(
+      host.call('jobs.submit', { ...noId, components: [{ processors: 3, program: 'x' }], submissionId: 'form-2' }),
+    ).toEqual({
       ok: false,
       errors: [{ path: 'submissionId', message: `was already used for another job (${a.ok ? a.value.jobId : '?'})` }],
     });

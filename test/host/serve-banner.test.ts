@@ -39,14 +39,24 @@ async function banner(store: string): Promise<string> {
 describe('serve: the start-up banner', () => {
   it('names a new simulated run on its grid, workload and seed', async () => {
     const out = await banner(path.join(folder(), 'run.db'));
-    expect(out).toMatch(/^Concertina is running \(a new simulated run on DAS-3, workload wm, seed 1\)\. Open: http:\/\/127\.0\.0\.1:\d+\/\?token=\S+\n$/);
+    expect(out).toMatch(
+      /^Concertina is running \(a new simulated run on DAS-3, workload wm, seed 1\)\. Open: http:\/\/127\.0\.0\.1:\d+\/\?token=\S+\n$/,
+    );
   });
 
   it('says it resumes a live run on its clusters, not a simulated DAS-3', async () => {
     const dir = folder();
     const file = path.join(dir, 'run.db');
     const store = openStore(file);
-    for (const name of ['alpha', 'beta']) store.saveCluster(name, { name, login: { via: 'local' }, system: 'local', slots: 1, workRoot: path.join(dir, name), pollIntervalS: 1 });
+    for (const name of ['alpha', 'beta'])
+      store.saveCluster(name, {
+        name,
+        login: { via: 'local' },
+        system: 'local',
+        slots: 1,
+        workRoot: path.join(dir, name),
+        pollIntervalS: 1,
+      });
     store.startRun({ grid: null, workload: 'none', seed: 0, mode: 'live' });
     store.close();
     const out = await banner(file);

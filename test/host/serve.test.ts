@@ -10,7 +10,10 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 
 describe('concertina serve', () => {
   it('prints a 127.0.0.1 URL with a token, answers with it, refuses without it, and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['bin/concertina.js', 'serve', '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/concertina.js', 'serve', '--port', '0'], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (c) => {
@@ -22,7 +25,11 @@ describe('concertina serve', () => {
     });
     const { origin, searchParams } = new URL(url);
     const token = searchParams.get('token')!;
-    const ok = await fetch(`${origin}/api/grid.snapshot`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' });
+    const ok = await fetch(`${origin}/api/grid.snapshot`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: '{}',
+    });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { ok: boolean }).ok).toBe(true);
     const refused = await fetch(`${origin}/api/grid.snapshot`, { method: 'POST', body: '{}' });
@@ -35,7 +42,11 @@ describe('concertina serve', () => {
   it('`npm start` without a window says why in one line and serves the web mode, its run in the data folder', async () => {
     const dataHome = mkdtempSync(path.join(tmpdir(), 'concertina-start-'));
     const env = { ...process.env, XDG_DATA_HOME: dataHome, DISPLAY: '', WAYLAND_DISPLAY: '' };
-    const child = spawn(process.execPath, ['scripts/start.mjs', '--port', '0'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['scripts/start.mjs', '--port', '0'], {
+      cwd: repoRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (c) => (err += c));
     await new Promise<void>((resolve, reject) => {
@@ -55,7 +66,10 @@ describe('concertina serve', () => {
   });
 
   it('refuses a bad port with exit 2', async () => {
-    const child = spawn(process.execPath, ['bin/concertina.js', 'serve', '--port', '70000'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/concertina.js', 'serve', '--port', '70000'], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (c) => (err += c));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

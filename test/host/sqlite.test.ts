@@ -8,7 +8,10 @@ import { openStore } from '../../electron/store/store.js';
 
 const tempFile = () => path.join(mkdtempSync(path.join(tmpdir(), 'concertina-sqlite-')), 'run.db');
 const nodeSqlite = hasNodeSqlite();
-if (!nodeSqlite) console.warn(`sqlite.test: node:sqlite is not in Node ${process.versions.node} (it is in Electron's Node and Node 22.13+); only better-sqlite3 is exercised here`);
+if (!nodeSqlite)
+  console.warn(
+    `sqlite.test: node:sqlite is not in Node ${process.versions.node} (it is in Electron's Node and Node 22.13+); only better-sqlite3 is exercised here`,
+  );
 const drivers: SqliteDriverName[] = nodeSqlite ? ['node:sqlite', 'better-sqlite3'] : ['better-sqlite3'];
 
 describe('SQLite drivers', () => {

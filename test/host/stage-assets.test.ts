@@ -29,7 +29,11 @@ function tempDir() {
 }
 
 function hostWith(liveWorld?: LiveWorldFactory) {
-  const host = new Host({ workload: 'none', clusters: { knownHosts: new KnownHosts(path.join(tempDir(), 'known_hosts'), []) }, ...(liveWorld ? { liveWorld } : {}) });
+  const host = new Host({
+    workload: 'none',
+    clusters: { knownHosts: new KnownHosts(path.join(tempDir(), 'known_hosts'), []) },
+    ...(liveWorld ? { liveWorld } : {}),
+  });
   hosts.push(host);
   return host;
 }
@@ -53,30 +57,67 @@ describe('clusters.stageAssets', () => {
     const first = await host.call('clusters.stageAssets', { name: 'here' });
     if (!first.ok) throw new Error(JSON.stringify(first.errors));
     expect(first.value.dir).toBe(path.join(workRoot, 'assets'));
-    expect(first.value.copied).toEqual(expect.arrayContaining(['sdk/concertina-app.mjs', 'apps/ft-demo.mjs', 'apps/gadget-demo.mjs', 'apps/slot-stub.sh']));
+    expect(first.value.copied).toEqual(
+      expect.arrayContaining([
+        'sdk/concertina-app.mjs',
+        'apps/ft-demo.mjs',
+        'apps/gadget-demo.mjs',
+        'apps/slot-stub.sh',
+      ]),
+    );
     expect(first.value.unchanged).toEqual([]);
     const source = repositoryAssetsDir();
     for (const file of first.value.copied) {
       expect(sha(path.join(workRoot, 'assets', file)), file).toBe(sha(path.join(source, file)));
-      expect((statSync(path.join(workRoot, 'assets', file)).mode & 0o111) !== 0, file).toBe((statSync(path.join(source, file)).mode & 0o111) !== 0);
+      expect((statSync(path.join(workRoot, 'assets', file)).mode & 0o111) !== 0, file).toBe(
+        (statSync(path.join(source, file)).mode & 0o111) !== 0,
+      );
     }
     const again = await host.call('clusters.stageAssets', { name: 'here' });
-    expect(again).toEqual({ ok: true, value: { cluster: 'here', dir: first.value.dir, copied: [], unchanged: first.value.copied } });
+    expect(again).toEqual({
+      ok: true,
+      value: { cluster: 'here', dir: first.value.dir, copied: [], unchanged: first.value.copied },
+    });
   });
 
   it('names the field for an unknown cluster and for one that cannot be reached', async () => {
     const host = hostWith();
-    expect(await host.call('clusters.stageAssets', { name: 'nowhere' })).toEqual({ ok: false, errors: [{ path: 'name', message: 'names no cluster ("nowhere")' }] });
-    expect(await host.call('clusters.stageAssets', {} as never)).toMatchObject({ ok: false, errors: [{ path: 'name' }] });
-    host.call('clusters.save', { name: 'down', login: { via: 'ssh', host: '127.0.0.1', port: await closedPort() }, system: 'local', slots: 1, workRoot: '/tmp/never' });
+    expect(await host.call('clusters.stageAssets', { name: 'nowhere' })).toEqual({
+      ok: false,
+      errors: [{ path: 'name', message: 'names no cluster ("nowhere")' }],
+    });
+    expect(await host.call('clusters.stageAssets', {} as never)).toMatchObject({
+      ok: false,
+      errors: [{ path: 'name' }],
+    });
+    host.call('clusters.save', {
+      name: 'down',
+      login: { via: 'ssh', host: '127.0.0.1', port: await closedPort() },
+      system: 'local',
+      slots: 1,
+      workRoot: '/tmp/never',
+    });
     const r = await host.call('clusters.stageAssets', { name: 'down' });
-    expect(r).toMatchObject({ ok: false, errors: [{ path: 'name', message: expect.stringMatching(/^down: the assets cannot be staged: /) }] });
+    expect(r).toMatchObject({
+      ok: false,
+      errors: [{ path: 'name', message: expect.stringMatching(/^down: the assets cannot be staged: /) }],
+    });
   });
 
-  it('in a live run, stages through the run\'s world for a cluster in it, and over its own connection for one not in it', async () => {
+  it("in a live run, stages through the run's world for a cluster in it, and over its own connection for one not in it", async () => {
     const asked: (string | undefined)[] = [];
     const factory: LiveWorldFactory = (options) => {
-      const sim = new SimWorld({ grid: gridSpecSchema.parse({ name: 'live', clusters: options.clusters.map((c) => ({ name: c.name, processors: 2 })) }), jobs: [], seed: 1, endless: true, metrics: false, background: false });
+      const sim = new SimWorld({
+        grid: gridSpecSchema.parse({
+          name: 'live',
+          clusters: options.clusters.map((c) => ({ name: c.name, processors: 2 })),
+        }),
+        jobs: [],
+        seed: 1,
+        endless: true,
+        metrics: false,
+        background: false,
+      });
       const world: LiveWorld = {
         scheduler: sim.scheduler,
         now: () => sim.engine.now,
@@ -91,7 +132,9 @@ describe('clusters.stageAssets', () => {
         // Only `remote` is in the run (as a world answers for a cluster it has not reached: nothing).
         stageAssets: async (cluster) => {
           asked.push(cluster);
-          return cluster === 'remote' ? [{ dir: '/scratch/assets', copied: ['apps/ft-demo.mjs'], unchanged: ['sdk/concertina-app.mjs'] }] : [];
+          return cluster === 'remote'
+            ? [{ dir: '/scratch/assets', copied: ['apps/ft-demo.mjs'], unchanged: ['sdk/concertina-app.mjs'] }]
+            : [];
         },
       };
       return world;
@@ -99,12 +142,32 @@ describe('clusters.stageAssets', () => {
     const host = hostWith(factory);
     const workRoot = path.join(tempDir(), 'work');
     // A connection of its own to `remote` would fail: the answer can only come from the world.
-    host.call('clusters.save', { name: 'remote', login: { via: 'ssh', host: '127.0.0.1', port: await closedPort() }, system: 'slurm', workRoot: '/scratch' });
+    host.call('clusters.save', {
+      name: 'remote',
+      login: { via: 'ssh', host: '127.0.0.1', port: await closedPort() },
+      system: 'slurm',
+      workRoot: '/scratch',
+    });
     host.call('clusters.save', { name: 'here', login: { via: 'local' }, system: 'local', slots: 2, workRoot });
     expect(await host.call('run.startLive', {})).toMatchObject({ ok: true });
-    expect(await host.call('clusters.stageAssets', { name: 'remote' })).toEqual({ ok: true, value: { cluster: 'remote', dir: '/scratch/assets', copied: ['apps/ft-demo.mjs'], unchanged: ['sdk/concertina-app.mjs'] } });
+    expect(await host.call('clusters.stageAssets', { name: 'remote' })).toEqual({
+      ok: true,
+      value: {
+        cluster: 'remote',
+        dir: '/scratch/assets',
+        copied: ['apps/ft-demo.mjs'],
+        unchanged: ['sdk/concertina-app.mjs'],
+      },
+    });
     const here = await host.call('clusters.stageAssets', { name: 'here' });
-    expect(here).toMatchObject({ ok: true, value: { cluster: 'here', dir: path.join(workRoot, 'assets'), copied: expect.arrayContaining(['apps/ft-demo.mjs']) } });
+    expect(here).toMatchObject({
+      ok: true,
+      value: {
+        cluster: 'here',
+        dir: path.join(workRoot, 'assets'),
+        copied: expect.arrayContaining(['apps/ft-demo.mjs']),
+      },
+    });
     expect(asked).toEqual(['remote', 'here']);
   });
 });

@@ -18,7 +18,10 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-function get(p: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function get(
+  p: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: server.port, path: p, headers }, (res) => {
       let body = '';

@@ -9,7 +9,12 @@ import { openStore, SCHEMA_VERSION } from '../../electron/store/store.js';
 import { running, startServe } from '../support/serve-process.js';
 
 const tempFile = () => path.join(mkdtempSync(path.join(tmpdir(), 'concertina-store-')), 'run.db');
-const job = (id: string) => ({ id, kind: 'malleable', app: { model: 'gadget2' }, components: [{ min: 2, max: 46, program: 'gadget2' }] });
+const job = (id: string) => ({
+  id,
+  kind: 'malleable',
+  app: { model: 'gadget2' },
+  components: [{ min: 2, max: 46, program: 'gadget2' }],
+});
 
 describe('store', () => {
   it('migrates a new file to the current schema in WAL mode, and refuses a newer schema', () => {
@@ -66,7 +71,8 @@ describe('store', () => {
     b.child.kill('SIGTERM');
     await b.exited;
     const store = openStore(file);
-    for (const id of ['k1', 'k2', 'k3']) expect(store.events(id).filter((e) => e.type === 'job.submitted')).toHaveLength(1);
+    for (const id of ['k1', 'k2', 'k3'])
+      expect(store.events(id).filter((e) => e.type === 'job.submitted')).toHaveLength(1);
     store.close();
   });
 });

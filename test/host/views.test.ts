@@ -9,9 +9,27 @@ import { APP_ORIGIN, INVOKE_CHANNEL, registerIpc, type IpcEventLike } from '../.
 import type { ViewStep } from '../../electron/api/contract.js';
 
 const grid = gridSpecSchema.parse({ name: 'one', clusters: [{ name: 'a', processors: 32 }] });
-const evolving = { id: 'e', kind: 'evolving', app: { model: 'gadget2' }, walltime: 100_000, components: [{ min: 2, initial: 4, max: 16, program: 'gadget2' }] };
-const malleable = { id: 'm', kind: 'malleable', app: { model: 'gadget2' }, walltime: 100_000, components: [{ min: 2, max: 32, program: 'gadget2' }] };
-const rigid = { id: 'r', kind: 'rigid', app: { model: 'gadget2' }, walltime: 100_000, components: [{ processors: 2, program: 'gadget2' }] };
+const evolving = {
+  id: 'e',
+  kind: 'evolving',
+  app: { model: 'gadget2' },
+  walltime: 100_000,
+  components: [{ min: 2, initial: 4, max: 16, program: 'gadget2' }],
+};
+const malleable = {
+  id: 'm',
+  kind: 'malleable',
+  app: { model: 'gadget2' },
+  walltime: 100_000,
+  components: [{ min: 2, max: 32, program: 'gadget2' }],
+};
+const rigid = {
+  id: 'r',
+  kind: 'rigid',
+  app: { model: 'gadget2' },
+  walltime: 100_000,
+  components: [{ processors: 2, program: 'gadget2' }],
+};
 
 /** A step function's value at `t`: the last step at or before it. */
 function valueAt(steps: readonly ViewStep[], t: number): number | undefined {
@@ -33,7 +51,13 @@ const run = (seconds: number) => {
 function http(method: string, body: unknown): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: server.port, path: `/api/${method}`, method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' } },
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path: `/api/${method}`,
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+      },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));
@@ -94,20 +118,40 @@ describe('jobs.views', () => {
   });
 
   it('refuses a job that does not exist, naming the field, and a missing id', () => {
-    expect(host.call('jobs.views', { jobId: 'nope' })).toEqual({ ok: false, errors: [{ path: 'jobId', message: 'no job "nope"' }] });
-    expect(host.call('jobs.views', {})).toMatchObject({ ok: false, errors: [{ path: 'jobId', message: 'is required' }] });
+    expect(host.call('jobs.views', { jobId: 'nope' })).toEqual({
+      ok: false,
+      errors: [{ path: 'jobId', message: 'no job "nope"' }],
+    });
+    expect(host.call('jobs.views', {})).toMatchObject({
+      ok: false,
+      errors: [{ path: 'jobId', message: 'is required' }],
+    });
   });
 
   it('answers the same over HTTP and over IPC', async () => {
     const direct = host.call('jobs.views', { jobId: 'e' });
     expect(direct.ok).toBe(true);
     expect(await http('jobs.views', { jobId: 'e' })).toEqual(direct);
-    expect(await http('jobs.views', { jobId: 'nope' })).toEqual({ ok: false, errors: [{ path: 'jobId', message: 'no job "nope"' }] });
+    expect(await http('jobs.views', { jobId: 'nope' })).toEqual({
+      ok: false,
+      errors: [{ path: 'jobId', message: 'no job "nope"' }],
+    });
 
     const handlers = new Map<string, (...args: never[]) => unknown>();
-    registerIpc({ handle: (c, h) => handlers.set(c, h), on: (c, l) => handlers.set(c, l) }, host.dispatch, () => () => undefined);
-    const fromApp: IpcEventLike = { senderFrame: { url: `${APP_ORIGIN}/index.html` }, sender: { id: 1, send: () => undefined, once: () => undefined } };
-    const invoke = handlers.get(INVOKE_CHANNEL)! as unknown as (e: IpcEventLike, method: string, payload: unknown) => unknown;
+    registerIpc(
+      { handle: (c, h) => handlers.set(c, h), on: (c, l) => handlers.set(c, l) },
+      host.dispatch,
+      () => () => undefined,
+    );
+    const fromApp: IpcEventLike = {
+      senderFrame: { url: `${APP_ORIGIN}/index.html` },
+      sender: { id: 1, send: () => undefined, once: () => undefined },
+    };
+    const invoke = handlers.get(INVOKE_CHANNEL)! as unknown as (
+      e: IpcEventLike,
+      method: string,
+      payload: unknown,
+    ) => unknown;
     expect(invoke(fromApp, 'jobs.views', { jobId: 'e' })).toEqual(direct);
   });
 });

@@ -7,17 +7,36 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { StreamMessage } from '../../electron/api/contract.js';
 import { Host } from '../../electron/host/host.js';
-import { EVENT_BACKLOG_BYTES, MAX_BACKLOG_BYTES, startWebServer, type HostedApi, type WebServer } from '../../electron/web/server.js';
+import {
+  EVENT_BACKLOG_BYTES,
+  MAX_BACKLOG_BYTES,
+  startWebServer,
+  type HostedApi,
+  type WebServer,
+} from '../../electron/web/server.js';
 
 interface Answer {
   status: number;
   json: any;
 }
 
-function post(server: WebServer, path: string, body: string | Buffer, headers: OutgoingHttpHeaders = {}, agent?: false): Promise<Answer> {
+function post(
+  server: WebServer,
+  path: string,
+  body: string | Buffer,
+  headers: OutgoingHttpHeaders = {},
+  agent?: false,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: server.port, path, method: 'POST', agent, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', ...headers } },
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path,
+        method: 'POST',
+        agent,
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', ...headers },
+      },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));
@@ -32,11 +51,15 @@ function post(server: WebServer, path: string, body: string | Buffer, headers: O
 /** Sends `head` (request line and headers) as raw bytes and resolves with the status line and body of the answer. */
 function raw(server: WebServer, head: string, body = ''): Promise<{ statusLine: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(server.port, '127.0.0.1', () => socket.end(`${head}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`));
+    const socket = connect(server.port, '127.0.0.1', () =>
+      socket.end(`${head}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`),
+    );
     let text = '';
     socket.on('data', (c) => (text += c));
     socket.on('error', reject);
-    socket.on('close', () => resolve({ statusLine: text.split('\r\n')[0]!, body: text.slice(text.indexOf('\r\n\r\n') + 4) }));
+    socket.on('close', () =>
+      resolve({ statusLine: text.split('\r\n')[0]!, body: text.slice(text.indexOf('\r\n\r\n') + 4) }),
+    );
   });
 }
 
@@ -77,17 +100,36 @@ describe('web mode edges, on a real host', () => {
   });
 
   it('says where a body is not valid JSON, and accepts one that starts with a byte-order mark', async () => {
-    typedError(await post(server, '/api/settings.set', '{\n  "approach": "pwa",\n}'), 400, /^the body is not valid JSON at line 3, column 1: /);
-    typedError(await post(server, '/api/settings.set', '{"approach": pwa}'), 400, /^the body is not valid JSON at line 1, column 14: /);
-    const withMark = await post(server, '/api/settings.set', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"approach": "pwa"}')]));
+    typedError(
+      await post(server, '/api/settings.set', '{\n  "approach": "pwa",\n}'),
+      400,
+      /^the body is not valid JSON at line 3, column 1: /,
+    );
+    typedError(
+      await post(server, '/api/settings.set', '{"approach": pwa}'),
+      400,
+      /^the body is not valid JSON at line 1, column 14: /,
+    );
+    const withMark = await post(
+      server,
+      '/api/settings.set',
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"approach": "pwa"}')]),
+    );
     expect(withMark.json).toMatchObject({ ok: true, value: { approach: 'pwa' } });
   });
 
   it('answers request targets that are not URLs with a typed 400, and stays up', async () => {
     for (const target of ['http://[/api/grid.snapshot', 'http://[', '//[']) {
-      const r = await raw(server, `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}`, '{}');
+      const r = await raw(
+        server,
+        `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}`,
+        '{}',
+      );
       expect(r.statusLine, target).toMatch(/^HTTP\/1\.1 400 /);
-      expect(JSON.parse(r.body)).toEqual({ ok: false, errors: [{ path: '', message: 'the request target is not a valid URL' }] });
+      expect(JSON.parse(r.body)).toEqual({
+        ok: false,
+        errors: [{ path: '', message: 'the request target is not a valid URL' }],
+      });
     }
     expect((await post(server, '/api/grid.snapshot', '{}')).json.ok).toBe(true);
   });
@@ -130,7 +172,10 @@ function drivenHost() {
 }
 
 const PADDING = 'x'.repeat(1000);
-const event = (i: number): StreamMessage => ({ topic: 'event', event: { type: 'job.queued', t: i, jobId: `j${i}-${PADDING}`, position: 1 } });
+const event = (i: number): StreamMessage => ({
+  topic: 'event',
+  event: { type: 'job.queued', t: i, jobId: `j${i}-${PADDING}`, position: 1 },
+});
 const snapshot = (label: string): StreamMessage => ({ topic: 'snapshot', snapshot: { label } as any });
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -149,7 +194,10 @@ describe('a client that does not read the event stream', () => {
       const ws = await openSocket(server);
       const received: any[] = [];
       ws.on('message', (m) => received.push(JSON.parse(String(m))));
-      await until(() => driven.streams() === 1, () => undefined);
+      await until(
+        () => driven.streams() === 1,
+        () => undefined,
+      );
       ws.pause();
 
       // 128 MiB of events, far more than the bound and what the kernel's socket buffers hold.
@@ -161,9 +209,15 @@ describe('a client that does not read the event stream', () => {
       }
       ws.resume();
       // The gap is announced with the next message once the backlog has drained.
-      await until(() => received.some((m) => m.topic === 'gap'), () => driven.send(snapshot('after')));
+      await until(
+        () => received.some((m) => m.topic === 'gap'),
+        () => driven.send(snapshot('after')),
+      );
       driven.send(event(pushed));
-      await until(() => received.some((m) => m.topic === 'event' && m.event.t === pushed), () => undefined);
+      await until(
+        () => received.some((m) => m.topic === 'event' && m.event.t === pushed),
+        () => undefined,
+      );
 
       const events = received.filter((m) => m.topic === 'event' && m.event.t < pushed);
       const gaps = received.filter((m) => m.topic === 'gap');
@@ -175,7 +229,12 @@ describe('a client that does not read the event stream', () => {
       expect(received.some((m) => m.topic === 'snapshot' && m.snapshot.label === 'midway')).toBe(true);
       // The gap comes after every event that was sent before it, and the stream goes on after it.
       const gapAt = received.indexOf(gaps[0]);
-      expect(received.slice(gapAt + 1).filter((m) => m.topic === 'event').map((m) => m.event.t)).toEqual([pushed]);
+      expect(
+        received
+          .slice(gapAt + 1)
+          .filter((m) => m.topic === 'event')
+          .map((m) => m.event.t),
+      ).toEqual([pushed]);
       ws.close();
     } finally {
       await server.close();
@@ -187,7 +246,10 @@ describe('a client that does not read the event stream', () => {
     const server = await startWebServer(driven.api);
     try {
       const ws = await openSocket(server);
-      await until(() => driven.streams() === 1, () => undefined);
+      await until(
+        () => driven.streams() === 1,
+        () => undefined,
+      );
       ws.pause();
       const big: StreamMessage = { topic: 'snapshot', snapshot: { padding: 'y'.repeat(1 << 20) } as any };
       let sent = 0;

@@ -19,11 +19,21 @@ afterAll(async () => {
   await server.close();
 });
 
-function call(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+function call(
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? '' : JSON.stringify(body);
     const req = request(
-      { host: '127.0.0.1', port: server.port, path, method: body === undefined ? 'GET' : 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', ...headers } },
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path,
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', ...headers },
+      },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));
@@ -62,7 +72,10 @@ describe('web mode', () => {
   it('refuses an invalid job with the field named, and submits nothing', async () => {
     const before = (await call('/api/jobs.list', {})).json.value.total;
     const r = await call('/api/jobs.submit', { kind: 'malleable', components: [{ min: 8, max: 4, program: 'x' }] });
-    expect(r.json).toEqual({ ok: false, errors: [{ path: 'components[0].min', message: 'must not exceed max (min 8 > max 4)' }] });
+    expect(r.json).toEqual({
+      ok: false,
+      errors: [{ path: 'components[0].min', message: 'must not exceed max (min 8 > max 4)' }],
+    });
     expect((await call('/api/jobs.list', {})).json.value.total).toBe(before);
   });
 
@@ -71,7 +84,12 @@ describe('web mode', () => {
     const messages: any[] = [];
     ws.on('message', (m) => messages.push(JSON.parse(String(m))));
     await new Promise((resolve) => ws.once('open', resolve));
-    const r = await call('/api/jobs.submit', { id: 'web-1', kind: 'malleable', app: { model: 'gadget2' }, components: [{ min: 2, max: 46, program: 'gadget2' }] });
+    const r = await call('/api/jobs.submit', {
+      id: 'web-1',
+      kind: 'malleable',
+      app: { model: 'gadget2' },
+      components: [{ min: 2, max: 46, program: 'gadget2' }],
+    });
     expect(r.json).toEqual({ ok: true, value: { jobId: 'web-1' } });
     wall += 5_000; // five seconds of wall clock at 1x
     host.tick();
@@ -86,7 +104,9 @@ describe('web mode', () => {
 
   it('refuses a socket without the token', async () => {
     const ws = new WebSocket(`ws://127.0.0.1:${server.port}/events`);
-    const status = await new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode!)).on('error', () => resolve(-1)));
+    const status = await new Promise<number>((resolve) =>
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode!)).on('error', () => resolve(-1)),
+    );
     expect(status).toBe(401);
   });
 
@@ -103,7 +123,10 @@ describe('web mode', () => {
   });
 
   it('changes settings and refuses unknown ones or unknown methods', async () => {
-    expect((await call('/api/settings.set', { approach: 'pwa', policy: 'egs' })).json.value).toMatchObject({ approach: 'pwa', policy: 'egs' });
+    expect((await call('/api/settings.set', { approach: 'pwa', policy: 'egs' })).json.value).toMatchObject({
+      approach: 'pwa',
+      policy: 'egs',
+    });
     expect((await call('/api/settings.set', { policy: 'greedy' })).json.errors[0].path).toBe('policy');
     expect((await call('/api/nope', {})).json.errors[0]).toEqual({ path: 'method', message: 'unknown method "nope"' });
     expect((await call('/api/jobs.list', undefined)).status).toBe(404);

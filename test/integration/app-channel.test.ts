@@ -64,8 +64,12 @@ describe('AppChannel', () => {
   it('refuses a relative job directory, an invalid message and a directory that does not exist', async () => {
     const channel = new AppChannel(runner);
     await expect(channel.send('jobs/j1', { type: 'resources', size: 1 })).rejects.toThrow(/absolute path/);
-    await expect(channel.send(root, { type: 'offer', offerId: 1, processors: 0 })).rejects.toThrow(/invalid offer message: processors: /);
-    await expect(channel.send(path.join(root, 'absent'), { type: 'resources', size: 1 })).rejects.toThrow(/does not exist/);
+    await expect(channel.send(root, { type: 'offer', offerId: 1, processors: 0 })).rejects.toThrow(
+      /invalid offer message: processors: /,
+    );
+    await expect(channel.send(path.join(root, 'absent'), { type: 'resources', size: 1 })).rejects.toThrow(
+      /does not exist/,
+    );
   });
 
   it('reads every job in one poll: new complete lines only, a missing file, bad lines named', async () => {
@@ -74,7 +78,12 @@ describe('AppChannel', () => {
     const b = await jobDir(channel);
     const absent = path.join(root, 'not-started');
     const fromA = path.join(a, 'from-app.jsonl');
-    appendFileSync(fromA, line(1, { type: 'hello', pid: 10, size: 2, sdk: 't' }) + line(2, { type: 'progress', fraction: 0.5, note: 'é ☃' }) + '{"v":1,"seq":3,"type":"off');
+    appendFileSync(
+      fromA,
+      line(1, { type: 'hello', pid: 10, size: 2, sdk: 't' }) +
+        line(2, { type: 'progress', fraction: 0.5, note: 'é ☃' }) +
+        '{"v":1,"seq":3,"type":"off',
+    );
     appendFileSync(path.join(b, 'from-app.jsonl'), 'garbage\n' + line(1, { type: 'done', ok: true }));
 
     const first = await channel.poll([a, b, absent]);
@@ -82,7 +91,9 @@ describe('AppChannel', () => {
     expect(first.get(a)!.messages.map((m) => m.type)).toEqual(['hello', 'progress']);
     expect(first.get(a)!.messages[1]).toMatchObject({ note: 'é ☃' });
     expect(first.get(b)!.messages.map((m) => m.type)).toEqual(['done']);
-    expect(first.get(b)!.errors.map((e) => e.message)).toEqual([expect.stringMatching(new RegExp(`^local:${b}/from-app.jsonl:1: not JSON`))]);
+    expect(first.get(b)!.errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(new RegExp(`^local:${b}/from-app.jsonl:1: not JSON`)),
+    ]);
     expect(first.get(absent)).toMatchObject({ state: 'missing', messages: [] });
 
     // The partial third line is completed by the application; the next poll reads it whole, and only it.
@@ -100,7 +111,10 @@ describe('AppChannel', () => {
     await channel.poll([a, b]);
     expect((await channel.poll([a, b], { waitMs: 200 })).get(a)!.messages).toEqual([]);
     const polled = channel.poll([a, b], { waitMs: 15_000 });
-    setTimeout(() => appendFileSync(path.join(b, 'from-app.jsonl'), line(1, { type: 'offerAnswer', offerId: 7, accepted: 1 })), 300);
+    setTimeout(
+      () => appendFileSync(path.join(b, 'from-app.jsonl'), line(1, { type: 'offerAnswer', offerId: 7, accepted: 1 })),
+      300,
+    );
     const result = await polled;
     expect(result.get(b)!.messages).toEqual([{ v: 1, seq: 1, type: 'offerAnswer', offerId: 7, accepted: 1 }]);
     expect(result.get(a)!.messages).toEqual([]);
@@ -125,10 +139,19 @@ describe('AppChannel', () => {
     const channel = new AppChannel(runner);
     const dir = await jobDir(channel);
     const file = path.join(dir, 'from-app.jsonl');
-    writeFileSync(file, line(1, { type: 'progress', fraction: 0.1, note: 'a long first run' }) + line(2, { type: 'progress', fraction: 0.2 }));
+    writeFileSync(
+      file,
+      line(1, { type: 'progress', fraction: 0.1, note: 'a long first run' }) +
+        line(2, { type: 'progress', fraction: 0.2 }),
+    );
     await channel.poll([dir]);
     writeFileSync(file, line(1, { type: 'hello', pid: 5, size: 1, sdk: 't' }));
-    expect((await channel.poll([dir])).get(dir)).toEqual({ state: 'replaced', messages: [], errors: [], duplicates: 0 });
+    expect((await channel.poll([dir])).get(dir)).toEqual({
+      state: 'replaced',
+      messages: [],
+      errors: [],
+      duplicates: 0,
+    });
     expect((await channel.poll([dir])).get(dir)!.messages.map((m) => m.type)).toEqual(['hello']);
     // Longer, but no newline where the last line read ended: also a new file.
     writeFileSync(file, line(1, { type: 'progress', fraction: 0.3, note: 'a new run with a longer first line' }));
@@ -151,11 +174,26 @@ describe('AppChannel', () => {
 
 describe('parsePollOutput and newCompleteLines', () => {
   const token = 'CONCERTINA-POLL-abc';
-  const out = ['0 CONCERTINA-POLL-abc 0 ok', '3 one', '2 tw', '0 CONCERTINA-POLL-abc-end', '0 CONCERTINA-POLL-abc 1 missing', '0 ', '0 CONCERTINA-POLL-abc-end', ''].join('\n');
+  const out = [
+    '0 CONCERTINA-POLL-abc 0 ok',
+    '3 one',
+    '2 tw',
+    '0 CONCERTINA-POLL-abc-end',
+    '0 CONCERTINA-POLL-abc 1 missing',
+    '0 ',
+    '0 CONCERTINA-POLL-abc-end',
+    '',
+  ].join('\n');
 
   it('splits the output into one section per job, with byte counts', () => {
     expect(parsePollOutput(out, token, 2)).toEqual([
-      { state: 'ok', records: [{ text: 'one', bytes: 4 }, { text: 'tw', bytes: 3 }] },
+      {
+        state: 'ok',
+        records: [
+          { text: 'one', bytes: 4 },
+          { text: 'tw', bytes: 3 },
+        ],
+      },
       { state: 'missing', records: [{ text: '', bytes: 1 }] },
     ]);
   });

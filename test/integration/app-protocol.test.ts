@@ -9,7 +9,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplicationMessage } from '../../core/ports.js';
-import { RemoteApplications, type AppEvent, type ProtocolProblem, type ProtocolViolation } from '../../runners/protocol/application-port.js';
+import {
+  RemoteApplications,
+  type AppEvent,
+  type ProtocolProblem,
+  type ProtocolViolation,
+} from '../../runners/protocol/application-port.js';
 import { AppChannel } from '../../runners/protocol/channel.js';
 import { LocalRunner } from '../../runners/shell/local-runner.js';
 import { sh } from '../../runners/shell/quote.js';
@@ -43,7 +48,8 @@ const started: Running[] = [];
 
 afterEach(() => {
   // Only the processes this test started, by their own PIDs.
-  for (const app of started.splice(0)) if (app.child.exitCode === null && app.child.signalCode === null) app.child.kill('SIGKILL');
+  for (const app of started.splice(0))
+    if (app.child.exitCode === null && app.child.signalCode === null) app.child.kill('SIGKILL');
 });
 
 let jobs = 0;
@@ -61,7 +67,11 @@ async function startApp(command: string, args: readonly string[], sizes: { size:
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const running: Running = { child, output: '', exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))) };
+  const running: Running = {
+    child,
+    output: '',
+    exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
+  };
   child.stdout!.on('data', (chunk: Buffer) => (running.output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (running.output += chunk.toString()));
   started.push(running);
@@ -91,22 +101,32 @@ function driver() {
       const found = find();
       if (found !== undefined && found !== false) return found;
       if (Date.now() > give_up) {
-        throw new Error(`no ${what}; messages ${JSON.stringify(messages)}, events ${JSON.stringify(events.slice(-5))}, problems ${JSON.stringify(problems)}, output ${app?.output ?? ''}`);
+        throw new Error(
+          `no ${what}; messages ${JSON.stringify(messages)}, events ${JSON.stringify(events.slice(-5))}, problems ${JSON.stringify(problems)}, output ${app?.output ?? ''}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
   const answer = <T extends ApplicationMessage['type']>(type: T, offerId: number) =>
-    messages.find((m): m is Extract<ApplicationMessage, { type: T }> => m.type === type && 'offerId' in m && m.offerId === offerId);
-  const progress = (jobId: string) => events.filter((e): e is Extract<AppEvent, { type: 'progress' }> => e.type === 'progress' && e.jobId === jobId);
-  const event = <T extends AppEvent['type']>(type: T, jobId: string) => events.find((e): e is Extract<AppEvent, { type: T }> => e.type === type && e.jobId === jobId);
+    messages.find(
+      (m): m is Extract<ApplicationMessage, { type: T }> => m.type === type && 'offerId' in m && m.offerId === offerId,
+    );
+  const progress = (jobId: string) =>
+    events.filter((e): e is Extract<AppEvent, { type: 'progress' }> => e.type === 'progress' && e.jobId === jobId);
+  const event = <T extends AppEvent['type']>(type: T, jobId: string) =>
+    events.find((e): e is Extract<AppEvent, { type: T }> => e.type === type && e.jobId === jobId);
   return { port, messages, events, violations, problems, clock, until, answer, progress, event };
 }
 
 /** Waits for progress reported at `size` whose fraction then rises (the application computes at its new size). */
 async function progressRisesAt(d: ReturnType<typeof driver>, jobId: string, size: number, app: Running) {
   const from = d.progress(jobId).length;
-  const at = () => d.progress(jobId).slice(from).filter((p) => p.note?.startsWith(`size ${size}:`));
+  const at = () =>
+    d
+      .progress(jobId)
+      .slice(from)
+      .filter((p) => p.note?.startsWith(`size ${size}:`));
   await d.until(`progress at size ${size}`, () => at().length >= 2 && at(), app);
   const [first, second] = at();
   expect(second!.fraction).toBeGreaterThan(first!.fraction);
@@ -123,7 +143,12 @@ describe('demo applications over the protocol', () => {
     expect(hello).toMatchObject({ size: 2, sdk: 'concertina-node/1', pid: running.child.pid });
 
     d.port.offerGrow(1, 'ft', 3);
-    expect(await d.until('answer to offer 1', () => d.answer('growAnswer', 1), running)).toEqual({ type: 'growAnswer', offerId: 1, jobId: 'ft', accepted: 2 });
+    expect(await d.until('answer to offer 1', () => d.answer('growAnswer', 1), running)).toEqual({
+      type: 'growAnswer',
+      offerId: 1,
+      jobId: 'ft',
+      accepted: 2,
+    });
     // The grown local jobs are active: the runner hands the new set of resources to the application.
     d.port.resized('ft', 4);
     await progressRisesAt(d, 'ft', 4, running);
@@ -141,7 +166,10 @@ describe('demo applications over the protocol', () => {
 
     await d.port.stop('ft', 'test over');
     const done = await d.until('done', () => d.event('done', 'ft'), running);
-    expect(done).toMatchObject({ ok: false, note: expect.stringMatching(/^stopped \(test over\) after \d+\/100000000 FFTs of 2\^12 points verified/) });
+    expect(done).toMatchObject({
+      ok: false,
+      note: expect.stringMatching(/^stopped \(test over\) after \d+\/100000000 FFTs of 2\^12 points verified/),
+    });
     expect(await running.exited).toBe(0);
     // Long past the grace period: the shrink was honoured, so nothing is reported.
     d.clock.now = 100 + 10 * GRACE_MS;
@@ -151,7 +179,11 @@ describe('demo applications over the protocol', () => {
   });
 
   it('GADGET-like: takes any size offered up to its maximum, shrinks as asked, stops', async () => {
-    const { jobDir, running } = await startApp(process.execPath, [GADGET, '800', '100000000'], { size: 2, min: 1, max: 8 });
+    const { jobDir, running } = await startApp(process.execPath, [GADGET, '800', '100000000'], {
+      size: 2,
+      min: 1,
+      max: 8,
+    });
     const d = driver();
     d.port.attach('gadget', { channel, jobDir });
     await d.until('hello', () => d.event('hello', 'gadget'), running);
@@ -162,13 +194,20 @@ describe('demo applications over the protocol', () => {
     await progressRisesAt(d, 'gadget', 5, running);
 
     d.port.requestShrink(2, 'gadget', 2, true);
-    expect(await d.until('answer to shrink 2', () => d.answer('shrinkAnswer', 2), running)).toMatchObject({ accepted: 2 });
-    expect(await d.until('release of shrink 2', () => d.answer('released', 2), running)).toMatchObject({ processors: 2 });
+    expect(await d.until('answer to shrink 2', () => d.answer('shrinkAnswer', 2), running)).toMatchObject({
+      accepted: 2,
+    });
+    expect(await d.until('release of shrink 2', () => d.answer('released', 2), running)).toMatchObject({
+      processors: 2,
+    });
     d.port.resized('gadget', 3);
     await progressRisesAt(d, 'gadget', 3, running);
 
     await d.port.stop('gadget', 'test over');
-    expect(await d.until('done', () => d.event('done', 'gadget'), running)).toMatchObject({ ok: false, note: expect.stringMatching(/^stopped \(test over\) after \d+\/100000000 steps of 800 bodies/) });
+    expect(await d.until('done', () => d.event('done', 'gadget'), running)).toMatchObject({
+      ok: false,
+      note: expect.stringMatching(/^stopped \(test over\) after \d+\/100000000 steps of 800 bodies/),
+    });
     expect(await running.exited).toBe(0);
     d.clock.now = 10 * GRACE_MS;
     await d.port.poll();
@@ -182,8 +221,14 @@ describe('demo applications over the protocol', () => {
     const d = driver();
     d.port.attach('ft', { channel, jobDir: ft.jobDir });
     d.port.attach('gadget', { channel, jobDir: gadget.jobDir });
-    expect(await d.until('ft done', () => d.event('done', 'ft'), ft.running)).toMatchObject({ ok: true, note: expect.stringMatching(/^64\/64 FFTs of 2\^10 points verified/) });
-    expect(await d.until('gadget done', () => d.event('done', 'gadget'), gadget.running)).toMatchObject({ ok: true, note: expect.stringMatching(/^20\/20 steps of 200 bodies, relative energy drift/) });
+    expect(await d.until('ft done', () => d.event('done', 'ft'), ft.running)).toMatchObject({
+      ok: true,
+      note: expect.stringMatching(/^64\/64 FFTs of 2\^10 points verified/),
+    });
+    expect(await d.until('gadget done', () => d.event('done', 'gadget'), gadget.running)).toMatchObject({
+      ok: true,
+      note: expect.stringMatching(/^20\/20 steps of 200 bodies, relative energy drift/),
+    });
     expect(d.progress('ft').at(-1)?.fraction).toBe(1);
     expect(await ft.running.exited).toBe(0);
     expect(await gadget.running.exited).toBe(0);
@@ -195,16 +240,26 @@ describe('shell helper', () => {
     const { jobDir, running } = await startApp('/bin/sh', [SHELL_APP, 'good'], { size: 2, min: 1, max: 4 });
     const d = driver();
     d.port.attach('sh', { channel, jobDir });
-    expect(await d.until('hello', () => d.event('hello', 'sh'), running)).toMatchObject({ size: 2, sdk: 'concertina-sh/1' });
+    expect(await d.until('hello', () => d.event('hello', 'sh'), running)).toMatchObject({
+      size: 2,
+      sdk: 'concertina-sh/1',
+    });
     d.port.offerGrow(1, 'sh', 3);
     expect(await d.until('answer to offer 1', () => d.answer('growAnswer', 1), running)).toMatchObject({ accepted: 2 });
     d.port.resized('sh', 4);
     await progressRisesAt(d, 'sh', 4, running);
     d.port.requestShrink(2, 'sh', 2, true);
-    expect(await d.until('answer to shrink 2', () => d.answer('shrinkAnswer', 2), running)).toMatchObject({ accepted: 2 });
-    expect(await d.until('release of shrink 2', () => d.answer('released', 2), running)).toMatchObject({ processors: 2 });
+    expect(await d.until('answer to shrink 2', () => d.answer('shrinkAnswer', 2), running)).toMatchObject({
+      accepted: 2,
+    });
+    expect(await d.until('release of shrink 2', () => d.answer('released', 2), running)).toMatchObject({
+      processors: 2,
+    });
     await d.port.stop('sh', 'test over');
-    expect(await d.until('done', () => d.event('done', 'sh'), running)).toMatchObject({ ok: false, note: expect.stringMatching(/^stopped at step \d+$/) });
+    expect(await d.until('done', () => d.event('done', 'sh'), running)).toMatchObject({
+      ok: false,
+      note: expect.stringMatching(/^stopped at step \d+$/),
+    });
     expect(await running.exited).toBe(0);
     expect(d.problems).toEqual([]);
   });
@@ -218,14 +273,23 @@ describe('grace period of mandatory shrinks', () => {
     await d.until('hello', () => d.event('hello', 'stubborn'), running);
     d.clock.now = 5_000;
     d.port.requestShrink(7, 'stubborn', 2, true);
-    expect(await d.until('answer to shrink 7', () => d.answer('shrinkAnswer', 7), running)).toMatchObject({ accepted: 2 });
+    expect(await d.until('answer to shrink 7', () => d.answer('shrinkAnswer', 7), running)).toMatchObject({
+      accepted: 2,
+    });
     d.clock.now = 5_000 + GRACE_MS - 1;
     await d.port.poll();
     expect(d.violations).toEqual([]);
     d.clock.now = 5_000 + GRACE_MS;
     await d.port.poll();
     expect(d.violations).toEqual([
-      { jobId: 'stubborn', offerId: 7, requested: 2, accepted: 2, released: 0, reason: expect.stringMatching(/^job stubborn released 0 of the 2 processors it accepted/) },
+      {
+        jobId: 'stubborn',
+        offerId: 7,
+        requested: 2,
+        accepted: 2,
+        released: 0,
+        reason: expect.stringMatching(/^job stubborn released 0 of the 2 processors it accepted/),
+      },
     ]);
     // Reported once.
     d.clock.now += GRACE_MS;
@@ -241,13 +305,23 @@ describe('grace period of mandatory shrinks', () => {
     d.port.requestShrink(1, 'deaf', 1, false);
     d.port.requestShrink(2, 'deaf', 1, true);
     // Both requests are in its to-app.jsonl, and its progress shows it went on past them.
-    await d.until('both requests written', () => (readFileSync(path.join(jobDir, 'to-app.jsonl'), 'utf8').match(/"type":"shrink"/g) ?? []).length === 2);
+    await d.until(
+      'both requests written',
+      () => (readFileSync(path.join(jobDir, 'to-app.jsonl'), 'utf8').match(/"type":"shrink"/g) ?? []).length === 2,
+    );
     const seen = d.progress('deaf').length;
     await d.until('progress after the requests', () => d.progress('deaf').length >= seen + 3, running);
     d.clock.now = GRACE_MS;
     await d.port.poll();
     expect(d.violations).toEqual([
-      { jobId: 'deaf', offerId: 2, requested: 1, accepted: undefined, released: 0, reason: expect.stringMatching(/^job deaf did not answer mandatory shrink 2/) },
+      {
+        jobId: 'deaf',
+        offerId: 2,
+        requested: 1,
+        accepted: undefined,
+        released: 0,
+        reason: expect.stringMatching(/^job deaf did not answer mandatory shrink 2/),
+      },
     ]);
   });
 
@@ -256,7 +330,7 @@ describe('grace period of mandatory shrinks', () => {
     d.port.attach('gone', { channel, jobDir: path.join(root, 'never-created') });
     d.port.offerGrow(3, 'gone', 2);
     d.port.requestShrink(4, 'gone', 1, true);
-    await d.until('answers on the application\'s behalf', () => d.messages.length >= 2);
+    await d.until("answers on the application's behalf", () => d.messages.length >= 2);
     expect(d.messages).toEqual(
       expect.arrayContaining([
         { type: 'growAnswer', offerId: 3, jobId: 'gone', accepted: 0 },
@@ -266,7 +340,9 @@ describe('grace period of mandatory shrinks', () => {
     d.clock.now = 10 * GRACE_MS;
     await d.port.poll();
     expect(d.violations).toEqual([]);
-    expect(d.problems.map((p) => p.message)).toEqual(expect.arrayContaining([expect.stringMatching(/offer not sent: .*does not exist/)]));
+    expect(d.problems.map((p) => p.message)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/offer not sent: .*does not exist/)]),
+    );
   });
 });
 
@@ -275,8 +351,15 @@ describe('slot stub', () => {
   async function startStub(slot: string) {
     const jobDir = path.join(root, `job${++jobs}`);
     await channel.create(jobDir);
-    const child = spawn('/bin/sh', [SLOT_STUB, jobDir, slot], { env: { ...process.env, CONCERTINA_STUB_POLL_S: '0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const running: Running = { child, output: '', exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))) };
+    const child = spawn('/bin/sh', [SLOT_STUB, jobDir, slot], {
+      env: { ...process.env, CONCERTINA_STUB_POLL_S: '0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const running: Running = {
+      child,
+      output: '',
+      exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
+    };
     child.stderr!.on('data', (chunk: Buffer) => (running.output += chunk.toString()));
     started.push(running);
     const slotFile = path.join(jobDir, 'slots', slot);
@@ -294,7 +377,11 @@ describe('slot stub', () => {
 
   it('announces its slot (host, pid) and gives it up when the batch system cancels it', async () => {
     const { running, slotFile } = await startStub('17');
-    expect(JSON.parse(readFileSync(slotFile, 'utf8'))).toEqual({ slot: '17', host: expect.stringMatching(/^[A-Za-z0-9._-]+$/), pid: running.child.pid });
+    expect(JSON.parse(readFileSync(slotFile, 'utf8'))).toEqual({
+      slot: '17',
+      host: expect.stringMatching(/^[A-Za-z0-9._-]+$/),
+      pid: running.child.pid,
+    });
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);
     expect(existsSync(slotFile)).toBe(false);

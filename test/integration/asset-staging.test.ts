@@ -50,13 +50,25 @@ describe.skipIf(missing !== undefined)('asset staging over SSH', () => {
   it('copies every file with its content and executable bit, then nothing while the copies match', async () => {
     // A path with a space and a quote: it reaches the remote shell as one quoted word.
     const target = path.join(dir, "work root's", 'assets');
-    expect(files.map((f) => f.path)).toEqual(expect.arrayContaining(['sdk/concertina-app.mjs', 'sdk/concertina-app.sh', 'apps/slot-stub.sh', 'apps/ft-demo.mjs', 'apps/gadget-demo.mjs']));
+    expect(files.map((f) => f.path)).toEqual(
+      expect.arrayContaining([
+        'sdk/concertina-app.mjs',
+        'sdk/concertina-app.sh',
+        'apps/slot-stub.sh',
+        'apps/ft-demo.mjs',
+        'apps/gadget-demo.mjs',
+      ]),
+    );
     const first = await stageAssets(runner, target, files);
     expect([...first.copied].sort()).toEqual(files.map((f) => f.path).sort());
     expect(first.unchanged).toEqual([]);
     for (const f of files) {
       const copy = path.join(target, f.path);
-      expect(sha256(copy), f.path).toBe(createHash('sha256').update(readFileSync(path.join(repositoryAssetsDir(), f.path))).digest('hex'));
+      expect(sha256(copy), f.path).toBe(
+        createHash('sha256')
+          .update(readFileSync(path.join(repositoryAssetsDir(), f.path)))
+          .digest('hex'),
+      );
       expect((statSync(copy).mode & 0o111) !== 0, f.path).toBe(f.executable);
     }
     expect(files.find((f) => f.path === 'apps/slot-stub.sh')!.executable).toBe(true);
@@ -71,15 +83,24 @@ describe.skipIf(missing !== undefined)('asset staging over SSH', () => {
     chmodSync(path.join(target, 'apps/slot-stub.sh'), 0o644);
     const third = await stageAssets(runner, target, files);
     expect([...third.copied].sort()).toEqual(['apps/gadget-demo.mjs', 'apps/slot-stub.sh', 'sdk/concertina-app.sh']);
-    expect(sha256(path.join(target, 'apps/gadget-demo.mjs'))).toBe(files.find((f) => f.path === 'apps/gadget-demo.mjs')!.sha256);
+    expect(sha256(path.join(target, 'apps/gadget-demo.mjs'))).toBe(
+      files.find((f) => f.path === 'apps/gadget-demo.mjs')!.sha256,
+    );
     expect(statSync(path.join(target, 'apps/slot-stub.sh')).mode & 0o777).toBe(0o755);
   }, 60_000);
 
   it('stages content with here-document look-alikes and shell syntax intact, executing nothing', async () => {
     const target = path.join(dir, 'hostile');
     const canary = path.join(dir, 'canary');
-    const content = Buffer.from(`CONCERTINA_END_OF_FILE\n$(touch ${canary}) \`touch ${canary}\` ; 'x' "y" ünïcødé\n\0binary`);
-    const hostile: AssetFile = { path: 'apps/hostile.txt', content, sha256: createHash('sha256').update(content).digest('hex'), executable: false };
+    const content = Buffer.from(
+      `CONCERTINA_END_OF_FILE\n$(touch ${canary}) \`touch ${canary}\` ; 'x' "y" ünïcødé\n\0binary`,
+    );
+    const hostile: AssetFile = {
+      path: 'apps/hostile.txt',
+      content,
+      sha256: createHash('sha256').update(content).digest('hex'),
+      executable: false,
+    };
     const result = await stageAssets(runner, target, [hostile]);
     expect(result.copied).toEqual(['apps/hostile.txt']);
     expect(readFileSync(path.join(target, 'apps/hostile.txt')).equals(content)).toBe(true);

@@ -33,9 +33,26 @@ interface ConcertinaJob {
 }
 
 /** Runs the command line and reads back its summary and each job's start. */
-function concertina(file: string, processors: number, policy: string, maxJobs: number | undefined): { summary: Record<string, number>; jobs: Map<string, ConcertinaJob> } {
+function concertina(
+  file: string,
+  processors: number,
+  policy: string,
+  maxJobs: number | undefined,
+): { summary: Record<string, number>; jobs: Map<string, ConcertinaJob> } {
   const dir = path.join(out, `${path.basename(file)}-${policy}`);
-  const args = [bin, 'simulate', '--grid', `single:${processors}`, '--workload', file, '--queue', policy, '--json', '--out', dir];
+  const args = [
+    bin,
+    'simulate',
+    '--grid',
+    `single:${processors}`,
+    '--workload',
+    file,
+    '--queue',
+    policy,
+    '--json',
+    '--out',
+    dir,
+  ];
   if (maxJobs !== undefined) args.push('--max-jobs', String(maxJobs));
   const r = spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8', timeout: 300_000 });
   if (r.error) throw r.error;
@@ -44,10 +61,12 @@ function concertina(file: string, processors: number, policy: string, maxJobs: n
   const [header, ...rows] = readFileSync(path.join(dir, 'jobs.csv'), 'utf8').trim().split('\n');
   const column = header!.split(',');
   const [id, start, state] = ['id', 'start', 'state'].map((k) => column.indexOf(k)) as [number, number, number];
-  const jobs = new Map(rows.map((row) => {
-    const f = row.split(',');
-    return [f[id]!, { start: Number(f[start]), state: f[state]! }] as const;
-  }));
+  const jobs = new Map(
+    rows.map((row) => {
+      const f = row.split(',');
+      return [f[id]!, { start: Number(f[start]), state: f[state]! }] as const;
+    }),
+  );
   return { summary, jobs };
 }
 
@@ -66,7 +85,9 @@ for (const c of CASES) {
       const known = queuePolicy(policy) !== undefined;
       const title = `${policy}: every job starts when the reference starts it; the summaries agree`;
       if (!known) {
-        console.warn(`backfill-agreement: skipping ${policy} on ${c.trace}: no queue policy named "${policy}" is registered yet`);
+        console.warn(
+          `backfill-agreement: skipping ${policy} on ${c.trace}: no queue policy named "${policy}" is registered yet`,
+        );
         it.skip(`${title} — skipped: no queue policy named "${policy}" is registered yet (core/queue/registry.ts)`, () => {});
         continue;
       }
@@ -80,10 +101,14 @@ for (const c of CASES) {
           const theirs = ran.jobs.get(job.id);
           const state = job.killed ? 'failed' : 'completed';
           if (theirs === undefined || Math.abs(theirs.start - job.start) > 1e-6 || theirs.state !== state) {
-            disagreements.push(`${job.id} (submitted ${job.submit}): reference starts it at ${job.start} (${state}), concertina at ${theirs?.start} (${theirs?.state})`);
+            disagreements.push(
+              `${job.id} (submitted ${job.submit}): reference starts it at ${job.start} (${state}), concertina at ${theirs?.start} (${theirs?.state})`,
+            );
           }
         }
-        expect(disagreements.slice(0, 10), `${disagreements.length} of ${reference.jobs.length} jobs disagree`).toEqual([]);
+        expect(disagreements.slice(0, 10), `${disagreements.length} of ${reference.jobs.length} jobs disagree`).toEqual(
+          [],
+        );
 
         // Concertina's summary averages over completed jobs (those not killed at their walltime).
         const s = summarize(reference);

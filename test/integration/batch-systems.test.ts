@@ -49,7 +49,12 @@ interface SystemUnderTest {
   brokenEnv(env: Env, work: string): Env;
 }
 
-const SLURM_STATES: Record<string, ListedJob['state']> = { PENDING: 'pending', CONFIGURING: 'pending', RUNNING: 'running', COMPLETING: 'ending' };
+const SLURM_STATES: Record<string, ListedJob['state']> = {
+  PENDING: 'pending',
+  CONFIGURING: 'pending',
+  RUNNING: 'running',
+  COMPLETING: 'ending',
+};
 
 const SYSTEMS: readonly SystemUnderTest[] = [
   {
@@ -70,7 +75,13 @@ const SYSTEMS: readonly SystemUnderTest[] = [
         });
     },
     kill: async (env, ids) => void (ids.length && (await run('scancel', ['--full', '--signal=KILL', ...ids], env))),
-    submitDirect: async (env, name, slots) => void (await run('sbatch', ['--parsable', '--output=/dev/null', '-n', String(slots), '-J', name, '--wrap', 'sleep 120'], env, 10_000)),
+    submitDirect: async (env, name, slots) =>
+      void (await run(
+        'sbatch',
+        ['--parsable', '--output=/dev/null', '-n', String(slots), '-J', name, '--wrap', 'sleep 120'],
+        env,
+        10_000,
+      )),
     rigid: { script: 'echo "done on $SLURM_JOB_NODELIST"', output: /^done on cncslurmn\d/ },
     brokenEnv: (_env, work) => ({ SLURM_CONF: path.join(work, 'no-such-slurm.conf') }),
   },
@@ -86,17 +97,50 @@ const SYSTEMS: readonly SystemUnderTest[] = [
       return [...out.matchAll(/<job_list[^>]*>([\s\S]*?)<\/job_list>/g)].map((m) => {
         const field = (tag: string) => new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(m[1]!)?.[1] ?? '';
         const state = field('state');
-        return { id: field('JB_job_number'), name: field('JB_name'), state: state === 'r' ? 'running' : state === 'qw' ? 'pending' : 'ending', slots: Number(field('slots')) };
+        return {
+          id: field('JB_job_number'),
+          name: field('JB_name'),
+          state: state === 'r' ? 'running' : state === 'qw' ? 'pending' : 'ending',
+          slots: Number(field('slots')),
+        };
       });
     },
     kill: async (env, ids) => void (ids.length && (await run('qdel', ['-f', ...ids], env))),
-    submitDirect: async (env, name, slots) => void (await run('qsub', ['-terse', '-b', 'y', '-o', '/dev/null', '-e', '/dev/null', '-pe', 'smp', String(slots), '-N', name, 'sleep', '120'], env, 10_000)),
+    submitDirect: async (env, name, slots) =>
+      void (await run(
+        'qsub',
+        [
+          '-terse',
+          '-b',
+          'y',
+          '-o',
+          '/dev/null',
+          '-e',
+          '/dev/null',
+          '-pe',
+          'smp',
+          String(slots),
+          '-N',
+          name,
+          'sleep',
+          '120',
+        ],
+        env,
+        10_000,
+      )),
     rigid: { script: 'echo "done with $NSLOTS slots"', output: /^done with 3 slots\n$/ },
     brokenEnv: (env, work) => ({ ...env, SGE_ROOT: path.join(work, 'no-such-sge-root') }),
   },
 ];
 
-const sleeper = (jobId: string, processors: number, seconds: number) => ({ jobId, component: 0, processors, program: '/bin/sh', args: ['-c', `sleep ${seconds}`], tag: `concertina:${jobId}` });
+const sleeper = (jobId: string, processors: number, seconds: number) => ({
+  jobId,
+  component: 0,
+  processors,
+  program: '/bin/sh',
+  args: ['-c', `sleep ${seconds}`],
+  tag: `concertina:${jobId}`,
+});
 
 for (const sut of SYSTEMS) {
   const ready = requireDaemons(`the ${sut.title} integration tests`, sut.packages);
@@ -110,7 +154,8 @@ for (const sut of SYSTEMS) {
     const listing = () => sut.system().listing;
     const list = () => sut.list(env);
     const active = async () => (await list()).filter((j) => j.state !== 'ended');
-    const runningNamed = async (prefix: string) => (await list()).filter((j) => j.name.startsWith(prefix) && j.state === 'running').length;
+    const runningNamed = async (prefix: string) =>
+      (await list()).filter((j) => j.name.startsWith(prefix) && j.state === 'running').length;
     const activeNamed = async (prefix: string) => (await active()).filter((j) => j.name.startsWith(prefix));
 
     function manager(log: MessageLog, extra: Partial<BatchLocalManagerOptions> = {}): BatchLocalManager {
@@ -146,7 +191,12 @@ for (const sut of SYSTEMS) {
 
     beforeEach(async () => {
       // Every test starts on an idle cluster.
-      await sut.kill(env, (await active()).map((j) => j.id)).catch(() => undefined);
+      await sut
+        .kill(
+          env,
+          (await active()).map((j) => j.id),
+        )
+        .catch(() => undefined);
       await waitFor('an idle cluster', async () => (await active()).length === 0, 20_000, 200);
     }, 30_000);
 
@@ -157,24 +207,45 @@ for (const sut of SYSTEMS) {
     it('submits a tagged rigid job: started once it runs, then finished completed', async () => {
       const log = new MessageLog();
       const m = manager(log);
-      m.submit({ jobId: 'rigid-1', component: 0, processors: 3, program: '/bin/sh', args: ['-c', `sleep 3; ${sut.rigid.script}`], tag: 'concertina:rigid-1' });
+      m.submit({
+        jobId: 'rigid-1',
+        component: 0,
+        processors: 3,
+        program: '/bin/sh',
+        args: ['-c', `sleep 3; ${sut.rigid.script}`],
+        tag: 'concertina:rigid-1',
+      });
       const started = await log.waitFor('started', (s) => s.jobId === 'rigid-1');
       expect(started).toMatchObject({ cluster: sut.cluster, component: 0, processors: 3 });
       const name = `${tagPrefix('concertina')}rigid_2d1-0-r0`;
       expect((await list()).filter((j) => j.name === name).map((j) => j.slots)).toEqual([3]);
       const finished = await log.waitFor('finished', (f) => f.jobId === 'rigid-1');
       expect(finished.state).toBe('completed');
-      expect(readFileSync(path.join(work, jobDirName('concertina', 'rigid-1'), `${name}.out`), 'utf8')).toMatch(sut.rigid.output);
+      expect(readFileSync(path.join(work, jobDirName('concertina', 'rigid-1'), `${name}.out`), 'utf8')).toMatch(
+        sut.rigid.output,
+      );
     });
 
     it('runs a job whose id and arguments hold `#$`, `#PBS` and `#SBATCH` lines once, as one job, its arguments intact', async () => {
       // Each value ends its directive line with a newline, so that the option would parse if it were read.
-      const hostile = ['x\n#$ -t 1-5\n', '#$ -N renamed\n', 'y\n#PBS -J 1-5\n', 'z\n#SBATCH --array=1-5\n#SBATCH --job-name=renamed\n'];
+      const hostile = [
+        'x\n#$ -t 1-5\n',
+        '#$ -N renamed\n',
+        'y\n#PBS -J 1-5\n',
+        'z\n#SBATCH --array=1-5\n#SBATCH --job-name=renamed\n',
+      ];
       const jobId = 'inj\n#$ -t 1-4\n#SBATCH --array=1-4\n';
       const log = new MessageLog();
       const m = manager(log);
       const probe = 'echo ran >> runs.txt; printf "%s\\0" "$@" > args.bin; printf %s "$CONCERTINA_JOB_ID" > id.txt';
-      m.submit({ jobId, component: 0, processors: 1, program: '/bin/sh', args: ['-c', probe, 'sh', ...hostile], tag: `concertina:${jobId}` });
+      m.submit({
+        jobId,
+        component: 0,
+        processors: 1,
+        program: '/bin/sh',
+        args: ['-c', probe, 'sh', ...hostile],
+        tag: `concertina:${jobId}`,
+      });
       const finished = await log.waitFor('finished', (f) => f.jobId === jobId);
       expect(finished.state, finished.reason).toBe('completed');
       // Under any name (an injected -N would rename it): the cluster was idle before.
@@ -193,7 +264,11 @@ for (const sut of SYSTEMS) {
       m.cancel('cancel-me');
       const finished = await log.waitFor('finished', (f) => f.jobId === 'cancel-me');
       expect(finished).toMatchObject({ state: 'cancelled', reason: 'cancelled by Concertina' });
-      await waitFor('the job to end in the batch system', async () => (await activeNamed(`${tagPrefix('concertina')}cancel`)).length === 0, 15_000);
+      await waitFor(
+        'the job to end in the batch system',
+        async () => (await activeNamed(`${tagPrefix('concertina')}cancel`)).length === 0,
+        15_000,
+      );
     });
 
     it('sees a job submitted directly (untagged) as background load, and not its own jobs', async () => {
@@ -202,11 +277,18 @@ for (const sut of SYSTEMS) {
       m.submit(sleeper('mine', 4, 120));
       await log.waitFor('started', (s) => s.jobId === 'mine');
       await sut.submitDirect(env, 'someone-else', 5);
-      await waitFor('the direct job to run', async () => (await list()).some((j) => j.name === 'someone-else' && j.state === 'running'), 15_000);
+      await waitFor(
+        'the direct job to run',
+        async () => (await list()).some((j) => j.name === 'someone-else' && j.state === 'running'),
+        15_000,
+      );
       m.poll();
       const status = await log.waitFor('status', (s) => s.status.background > 0);
       expect(status.status).toEqual({ processors: 16, background: 5, reachable: true });
-      await sut.kill(env, (await activeNamed('someone-else')).map((j) => j.id));
+      await sut.kill(
+        env,
+        (await activeNamed('someone-else')).map((j) => j.id),
+      );
       await waitFor('the direct job to end', async () => (await activeNamed('someone-else')).length === 0, 15_000);
       const before = log.of('status').length;
       m.poll();
@@ -222,7 +304,11 @@ for (const sut of SYSTEMS) {
       expect((await log.waitFor('started', (s) => s.jobId === 'elastic')).processors).toBe(1);
       expect(await runningNamed(prefix)).toBe(1);
       m.grow('elastic', 3);
-      await waitFor('3 processors grown', () => log.of('grown', 'elastic').reduce((n, g) => n + g.processors, 0) === 3, 15_000);
+      await waitFor(
+        '3 processors grown',
+        () => log.of('grown', 'elastic').reduce((n, g) => n + g.processors, 0) === 3,
+        15_000,
+      );
       expect(await runningNamed(prefix)).toBe(4);
       m.shrink('elastic', 3);
       await waitFor(`${listing()} to show 1 member`, async () => (await activeNamed(prefix)).length === 1, 15_000);
@@ -248,7 +334,12 @@ for (const sut of SYSTEMS) {
       const second = manager(log2, { isMalleable: (r) => r.jobId === 'rec-m' });
       const found = await second.recover();
       // Tagged jobs of earlier tests that ended a moment ago may be listed too, with their end state.
-      expect(found.filter((f) => f.jobId.startsWith('rec')).map((f) => [f.jobId, f.kind, f.members, f.running, f.state]).sort()).toEqual([
+      expect(
+        found
+          .filter((f) => f.jobId.startsWith('rec'))
+          .map((f) => [f.jobId, f.kind, f.members, f.running, f.state])
+          .sort(),
+      ).toEqual([
         ['rec-m', 'malleable', 2, 2, 'running'],
         ['rec-r', 'rigid', 1, 1, 'running'],
       ]);
@@ -263,7 +354,11 @@ for (const sut of SYSTEMS) {
       second.grow('rec-m', 1);
       expect((await log2.waitFor('grown', (g) => g.jobId === 'rec-m')).processors).toBe(1);
       second.shrink('rec-m', 2);
-      await waitFor('rec-m down to 1', async () => (await activeNamed(`${tagPrefix('concertina')}rec_2dm-0-m`)).length === 1, 15_000);
+      await waitFor(
+        'rec-m down to 1',
+        async () => (await activeNamed(`${tagPrefix('concertina')}rec_2dm-0-m`)).length === 1,
+        15_000,
+      );
       second.cancel('rec-r');
       expect((await log2.waitFor('finished', (f) => f.jobId === 'rec-r')).state).toBe('cancelled');
     });
@@ -274,10 +369,31 @@ for (const sut of SYSTEMS) {
       const m = manager(log, { runner: gate });
       // These two end only once told to (after the manager has lost sight), however slow the machine.
       const untilTold = (status: number) => ['-c', `while [ ! -e end-now ]; do sleep 0.2; done; exit ${status}`];
-      m.submit({ jobId: 'quiet', component: 0, processors: 1, program: '/bin/sh', args: untilTold(0), tag: 'concertina:quiet' });
-      m.submit({ jobId: 'quiet4', component: 0, processors: 1, program: '/bin/sh', args: untilTold(4), tag: 'concertina:quiet4' });
+      m.submit({
+        jobId: 'quiet',
+        component: 0,
+        processors: 1,
+        program: '/bin/sh',
+        args: untilTold(0),
+        tag: 'concertina:quiet',
+      });
+      m.submit({
+        jobId: 'quiet4',
+        component: 0,
+        processors: 1,
+        program: '/bin/sh',
+        args: untilTold(4),
+        tag: 'concertina:quiet4',
+      });
       // This one, once told to, kills the job script around it, which so never writes an exit status.
-      m.submit({ jobId: 'killed', component: 0, processors: 1, program: '/bin/sh', args: ['-c', 'while [ ! -e kill-me ]; do sleep 0.2; done; kill -KILL $PPID'], tag: 'concertina:killed' });
+      m.submit({
+        jobId: 'killed',
+        component: 0,
+        processors: 1,
+        program: '/bin/sh',
+        args: ['-c', 'while [ ! -e kill-me ]; do sleep 0.2; done; kill -KILL $PPID'],
+        tag: 'concertina:killed',
+      });
       // And this one is deleted on the cluster by someone else.
       m.submit(sleeper('deleted', 1, 120));
       for (const id of ['quiet', 'quiet4', 'killed', 'deleted']) await log.waitFor('started', (s) => s.jobId === id);
@@ -285,21 +401,42 @@ for (const sut of SYSTEMS) {
       gate.pause();
       for (const id of ['quiet', 'quiet4']) writeFileSync(path.join(work, jobDirName('concertina', id), 'end-now'), '');
       writeFileSync(path.join(work, jobDirName('concertina', 'killed'), 'kill-me'), '');
-      await sut.kill(env, (await activeNamed(`${tagPrefix('concertina')}deleted-0-r0`)).map((j) => j.id));
+      await sut.kill(
+        env,
+        (await activeNamed(`${tagPrefix('concertina')}deleted-0-r0`)).map((j) => j.id),
+      );
       const names = ['quiet', 'quiet4', 'killed', 'deleted'].map((id) => `${tagPrefix('concertina')}${id}-0-r0`);
-      await waitFor(`the jobs to leave ${listing()}`, async () => !(await list()).some((j) => names.includes(j.name)), 30_000, 500);
+      await waitFor(
+        `the jobs to leave ${listing()}`,
+        async () => !(await list()).some((j) => names.includes(j.name)),
+        30_000,
+        500,
+      );
       gate.resume();
       const quiet = await log.waitFor('finished', (f) => f.jobId === 'quiet');
-      expect(quiet).toMatchObject({ state: 'completed', reason: expect.stringContaining(`exit status 0 (the job has left ${listing()})`) });
+      expect(quiet).toMatchObject({
+        state: 'completed',
+        reason: expect.stringContaining(`exit status 0 (the job has left ${listing()})`),
+      });
       const quiet4 = await log.waitFor('finished', (f) => f.jobId === 'quiet4');
-      expect(quiet4).toMatchObject({ state: 'failed', reason: expect.stringContaining(`exit status 4 (the job has left ${listing()})`) });
+      expect(quiet4).toMatchObject({
+        state: 'failed',
+        reason: expect.stringContaining(`exit status 4 (the job has left ${listing()})`),
+      });
       const killed = await log.waitFor('finished', (f) => f.jobId === 'killed');
-      expect(killed).toMatchObject({ state: 'failed', reason: expect.stringContaining(`vanished from ${listing()} with no exit status recorded`) });
+      expect(killed).toMatchObject({
+        state: 'failed',
+        reason: expect.stringContaining(`vanished from ${listing()} with no exit status recorded`),
+      });
       // A deletion signals the job script and its program together: whichever ends first decides whether the script
       // still records the program's status (killed by SIGTERM) or leaves none. Either way it failed, and says so.
       const deleted = await log.waitFor('finished', (f) => f.jobId === 'deleted');
       expect(deleted.state).toBe('failed');
-      expect(deleted.reason).toMatch(new RegExp(`vanished from ${listing()} with no exit status recorded|exit status 143 \\(killed by signal 15\\) \\(the job has left ${listing()}\\)`));
+      expect(deleted.reason).toMatch(
+        new RegExp(
+          `vanished from ${listing()} with no exit status recorded|exit status 143 \\(killed by signal 15\\) \\(the job has left ${listing()}\\)`,
+        ),
+      );
     }, 60_000);
 
     it('does not submit again a job whose submission answer was lost and that ran and ended before it was seen', async () => {
@@ -316,7 +453,12 @@ for (const sut of SYSTEMS) {
         async run(script, options) {
           const result = await runner.run(script, options);
           if (/\| (qsub|sbatch) /.test(script) && submissions++ === 0) {
-            await waitFor('the job to end', async () => existsSync(exitFile) && !(await list()).some((j) => j.name === name && j.state !== 'ended'), 20_000, 100);
+            await waitFor(
+              'the job to end',
+              async () => existsSync(exitFile) && !(await list()).some((j) => j.name === name && j.state !== 'ended'),
+              20_000,
+              100,
+            );
             throw new Error('connection lost');
           }
           return result;
@@ -324,7 +466,14 @@ for (const sut of SYSTEMS) {
         close: () => Promise.resolve(),
       };
       const m = manager(log, { runner: losing });
-      m.submit({ jobId, component: 0, processors: 1, program: '/bin/sh', args: ['-c', 'echo ran >> runs.txt'], tag: `concertina:${jobId}` });
+      m.submit({
+        jobId,
+        component: 0,
+        processors: 1,
+        program: '/bin/sh',
+        args: ['-c', 'echo ran >> runs.txt'],
+        tag: `concertina:${jobId}`,
+      });
       expect(await log.waitFor('finished', (f) => f.jobId === jobId, 30_000)).toMatchObject({ state: 'completed' });
       for (let i = 0; i < 3; i++) await m.refresh();
       expect(submissions).toBe(1);

@@ -26,7 +26,11 @@ const hosts: Array<{ host: Host; store: Store }> = [];
 function hostWith(knownHostsFile: string) {
   const store = openStore(path.join(mkdtempSync(path.join(work, 'store-')), 'run.db'));
   // Only Concertina's own file: the user's known_hosts must not decide these cases.
-  const host = new Host({ store, workload: 'none', clusters: { knownHosts: new KnownHosts(knownHostsFile, []), sshConfigFile: path.join(work, 'no-ssh-config') } });
+  const host = new Host({
+    store,
+    workload: 'none',
+    clusters: { knownHosts: new KnownHosts(knownHostsFile, []), sshConfigFile: path.join(work, 'no-ssh-config') },
+  });
   hosts.push({ host, store });
   return host;
 }
@@ -73,22 +77,39 @@ describe.skipIf(missing !== undefined)('live clusters: test connection and host 
     expect(readFileSync(sshd.logFile, 'utf8')).not.toMatch(/Accepted publickey/);
 
     const other = sshd.hostKeys.find((k) => k !== presented)!;
-    const wrong = await host.call('clusters.acceptHostKey', { host: '127.0.0.1', port: sshd.port, fingerprint: other.fingerprint });
+    const wrong = await host.call('clusters.acceptHostKey', {
+      host: '127.0.0.1',
+      port: sshd.port,
+      fingerprint: other.fingerprint,
+    });
     expect(wrong.ok).toBe(false);
-    if (!wrong.ok) expect(wrong.errors[0]).toMatchObject({ path: 'fingerprint', message: expect.stringContaining('not accepted') });
+    if (!wrong.ok)
+      expect(wrong.errors[0]).toMatchObject({ path: 'fingerprint', message: expect.stringContaining('not accepted') });
     expect(existsSync(knownHostsFile)).toBe(false);
 
-    const accepted = await host.call('clusters.acceptHostKey', { host: '127.0.0.1', port: sshd.port, fingerprint: first.value.fingerprint! });
+    const accepted = await host.call('clusters.acceptHostKey', {
+      host: '127.0.0.1',
+      port: sshd.port,
+      fingerprint: first.value.fingerprint!,
+    });
     expect(accepted).toEqual({ ok: true, value: { fingerprint: presented!.fingerprint, keyType: presented!.type } });
     // One hashed line, which OpenSSH itself finds for [127.0.0.1]:port.
     const lines = readFileSync(knownHostsFile, 'utf8').trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^\|1\|/);
-    const found = execFileSync('/usr/bin/ssh-keygen', ['-F', `[127.0.0.1]:${sshd.port}`, '-f', knownHostsFile]).toString();
+    const found = execFileSync('/usr/bin/ssh-keygen', [
+      '-F',
+      `[127.0.0.1]:${sshd.port}`,
+      '-f',
+      knownHostsFile,
+    ]).toString();
     expect(found).toContain(presented!.publicKey.split(' ')[1]);
 
     const second = await host.call('clusters.test', sshCluster());
-    expect(second).toEqual({ ok: true, value: { ok: true, system: 'local', processors: 3, idle: 3, background: 0, fingerprint: presented!.fingerprint } });
+    expect(second).toEqual({
+      ok: true,
+      value: { ok: true, system: 'local', processors: 3, idle: 3, background: 0, fingerprint: presented!.fingerprint },
+    });
   });
 
   it('a batch system that is not there is named, with what was found; a refused key is an auth failure', async () => {
@@ -97,15 +118,30 @@ describe.skipIf(missing !== undefined)('live clusters: test connection and host 
     // Trust the server the way the console does, then ask for PBS, which this machine does not have.
     const unknown = await host.call('clusters.test', sshCluster());
     if (!unknown.ok || unknown.value.ok) throw new Error('expected an unknown host key');
-    await host.call('clusters.acceptHostKey', { host: '127.0.0.1', port: sshd.port, fingerprint: unknown.value.fingerprint! });
+    await host.call('clusters.acceptHostKey', {
+      host: '127.0.0.1',
+      port: sshd.port,
+      fingerprint: unknown.value.fingerprint!,
+    });
     const pbs = await host.call('clusters.test', { ...sshCluster(), system: 'pbs' });
-    expect(pbs.ok && pbs.value).toMatchObject({ ok: false, kind: 'no-batch-system', message: expect.stringMatching(/pbs not found .*no pbsnodes/) });
+    expect(pbs.ok && pbs.value).toMatchObject({
+      ok: false,
+      kind: 'no-batch-system',
+      message: expect.stringMatching(/pbs not found .*no pbsnodes/),
+    });
 
     // A key the server does not authorise: an authentication failure, said as such.
     const stranger = path.join(work, 'stranger_key');
     execFileSync('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', stranger]);
-    const refused = await host.call('clusters.test', { ...sshCluster(), login: { ...sshCluster().login, identityFile: stranger } });
-    expect(refused.ok && refused.value).toMatchObject({ ok: false, kind: 'auth-failed', message: expect.stringContaining('authentication failed') });
+    const refused = await host.call('clusters.test', {
+      ...sshCluster(),
+      login: { ...sshCluster().login, identityFile: stranger },
+    });
+    expect(refused.ok && refused.value).toMatchObject({
+      ok: false,
+      kind: 'auth-failed',
+      message: expect.stringContaining('authentication failed'),
+    });
   });
 
   it('a changed key is refused, and cannot be accepted over the known one', async () => {
@@ -114,7 +150,15 @@ describe.skipIf(missing !== undefined)('live clusters: test connection and host 
     const impostor = mkdtempSync(path.join(work, 'impostor-'));
     const lines = sshd.hostKeys.map((k) => {
       const file = path.join(impostor, k.type);
-      execFileSync('/usr/bin/ssh-keygen', ['-q', '-t', k.type === 'ssh-ed25519' ? 'ed25519' : 'ecdsa', '-N', '', '-f', file]);
+      execFileSync('/usr/bin/ssh-keygen', [
+        '-q',
+        '-t',
+        k.type === 'ssh-ed25519' ? 'ed25519' : 'ecdsa',
+        '-N',
+        '',
+        '-f',
+        file,
+      ]);
       return `[127.0.0.1]:${sshd.port} ${readFileSync(`${file}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')}`;
     });
     execFileSync('mkdir', ['-p', path.dirname(knownHostsFile)]);
@@ -124,10 +168,18 @@ describe.skipIf(missing !== undefined)('live clusters: test connection and host 
     const before = logins();
 
     const test = await host.call('clusters.test', sshCluster());
-    expect(test.ok && test.value).toMatchObject({ ok: false, kind: 'host-key-changed', message: expect.stringContaining('HOST KEY CHANGED') });
+    expect(test.ok && test.value).toMatchObject({
+      ok: false,
+      kind: 'host-key-changed',
+      message: expect.stringContaining('HOST KEY CHANGED'),
+    });
     expect(logins()).toBe(before);
 
-    const accept = await host.call('clusters.acceptHostKey', { host: '127.0.0.1', port: sshd.port, fingerprint: sshd.hostKeys[0]!.fingerprint });
+    const accept = await host.call('clusters.acceptHostKey', {
+      host: '127.0.0.1',
+      port: sshd.port,
+      fingerprint: sshd.hostKeys[0]!.fingerprint,
+    });
     expect(accept.ok).toBe(false);
     if (!accept.ok) expect(accept.errors[0]!.message).toMatch(/CHANGED|not accepted/);
     expect(readFileSync(knownHostsFile, 'utf8')).toBe(`${lines.join('\n')}\n`);
@@ -137,35 +189,86 @@ describe.skipIf(missing !== undefined)('live clusters: test connection and host 
     const knownHostsFile = path.join(work, 'jump', 'known_hosts');
     // Every hop logs in with the test key, as a user's ~/.ssh/config would say.
     const sshConfigFile = path.join(work, 'jump-ssh-config');
-    writeFileSync(sshConfigFile, `Host *\n  User ${sshd.user}\n  IdentityFile ${sshd.clientKey}\n  IdentitiesOnly yes\n`);
+    writeFileSync(
+      sshConfigFile,
+      `Host *\n  User ${sshd.user}\n  IdentityFile ${sshd.clientKey}\n  IdentitiesOnly yes\n`,
+    );
     const store = openStore(path.join(mkdtempSync(path.join(work, 'store-')), 'run.db'));
-    const host = new Host({ store, workload: 'none', clusters: { knownHosts: new KnownHosts(knownHostsFile, []), sshConfigFile } });
+    const host = new Host({
+      store,
+      workload: 'none',
+      clusters: { knownHosts: new KnownHosts(knownHostsFile, []), sshConfigFile },
+    });
     hosts.push({ host, store });
-    const cluster = { ...sshCluster(), login: { via: 'ssh', host: '127.0.0.1', port: sshd.port, proxyJump: `127.0.0.1:${jump.port}` } };
+    const cluster = {
+      ...sshCluster(),
+      login: { via: 'ssh', host: '127.0.0.1', port: sshd.port, proxyJump: `127.0.0.1:${jump.port}` },
+    };
 
     const first = await host.call('clusters.test', cluster);
-    if (!first.ok || first.value.ok) throw new Error(`expected the jump host's unknown key, got ${JSON.stringify(first)}`);
+    if (!first.ok || first.value.ok)
+      throw new Error(`expected the jump host's unknown key, got ${JSON.stringify(first)}`);
     expect(first.value).toMatchObject({ kind: 'host-key-unknown', host: '127.0.0.1', port: jump.port });
     expect(jump.hostKeys.map((k) => k.fingerprint)).toContain(first.value.fingerprint);
-    const wrong = await host.call('clusters.acceptHostKey', { host: '127.0.0.1', port: jump.port, fingerprint: sshd.hostKeys[0]!.fingerprint, cluster });
+    const wrong = await host.call('clusters.acceptHostKey', {
+      host: '127.0.0.1',
+      port: jump.port,
+      fingerprint: sshd.hostKeys[0]!.fingerprint,
+      cluster,
+    });
     expect(wrong.ok).toBe(false);
     expect(existsSync(knownHostsFile)).toBe(false);
-    expect((await host.call('clusters.acceptHostKey', { host: '127.0.0.1', port: jump.port, fingerprint: first.value.fingerprint!, cluster })).ok).toBe(true);
+    expect(
+      (
+        await host.call('clusters.acceptHostKey', {
+          host: '127.0.0.1',
+          port: jump.port,
+          fingerprint: first.value.fingerprint!,
+          cluster,
+        })
+      ).ok,
+    ).toBe(true);
 
     const second = await host.call('clusters.test', cluster);
-    if (!second.ok || second.value.ok) throw new Error(`expected the target's unknown key, got ${JSON.stringify(second)}`);
+    if (!second.ok || second.value.ok)
+      throw new Error(`expected the target's unknown key, got ${JSON.stringify(second)}`);
     expect(second.value).toMatchObject({ kind: 'host-key-unknown', port: sshd.port });
     expect(sshd.hostKeys.map((k) => k.fingerprint)).toContain(second.value.fingerprint);
-    expect((await host.call('clusters.acceptHostKey', { host: '127.0.0.1', port: sshd.port, fingerprint: second.value.fingerprint!, cluster })).ok).toBe(true);
+    expect(
+      (
+        await host.call('clusters.acceptHostKey', {
+          host: '127.0.0.1',
+          port: sshd.port,
+          fingerprint: second.value.fingerprint!,
+          cluster,
+        })
+      ).ok,
+    ).toBe(true);
 
     expect(readFileSync(knownHostsFile, 'utf8').trim().split('\n')).toHaveLength(2);
     const third = await host.call('clusters.test', cluster);
-    expect(third).toEqual({ ok: true, value: { ok: true, system: 'local', processors: 3, idle: 3, background: 0, fingerprint: second.value.fingerprint } });
+    expect(third).toEqual({
+      ok: true,
+      value: {
+        ok: true,
+        system: 'local',
+        processors: 3,
+        idle: 3,
+        background: 0,
+        fingerprint: second.value.fingerprint,
+      },
+    });
   });
 
   it('a local login needs no SSH: the plain host with its slots', async () => {
     const host = hostWith(path.join(work, 'local', 'known_hosts'));
-    const local = { name: 'here', login: { via: 'local' }, system: 'local', slots: 2, workRoot: path.join(work, 'local-root') };
+    const local = {
+      name: 'here',
+      login: { via: 'local' },
+      system: 'local',
+      slots: 2,
+      workRoot: path.join(work, 'local-root'),
+    };
     const test = await host.call('clusters.test', local);
     expect(test).toEqual({ ok: true, value: { ok: true, system: 'local', processors: 2, idle: 2, background: 0 } });
   });

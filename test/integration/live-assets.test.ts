@@ -19,15 +19,17 @@ let world: LiveWorld;
 const events: SchedulerEvent[] = [];
 const appEvents: LiveAppEvent[] = [];
 
-const of = (type: SchedulerEvent['type'], jobId: string) => events.filter((e) => e.type === type && (e as { jobId?: string }).jobId === jobId);
-const waitEvent = (type: SchedulerEvent['type'], jobId: string, timeoutMs = 30_000) => waitFor(`${type} of ${jobId}`, () => of(type, jobId).length > 0, timeoutMs, 50).then(() => of(type, jobId)[0]!);
+const of = (type: SchedulerEvent['type'], jobId: string) =>
+  events.filter((e) => e.type === type && (e as { jobId?: string }).jobId === jobId);
+const waitEvent = (type: SchedulerEvent['type'], jobId: string, timeoutMs = 30_000) =>
+  waitFor(`${type} of ${jobId}`, () => of(type, jobId).length > 0, timeoutMs, 50).then(() => of(type, jobId)[0]!);
 
 function submit(spec: JobSpecInput): void {
   const r = world.act((s, now) => s.submit(spec, now));
   if (!r.ok) throw new Error(JSON.stringify(r.errors));
 }
 
-describe('{assets} in a live job\'s program and arguments', () => {
+describe("{assets} in a live job's program and arguments", () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-assets-'));
     workRoot = path.join(dir, `wörk 'q' "$(touch pwned)"; touch pwned2`);
@@ -47,9 +49,13 @@ describe('{assets} in a live job\'s program and arguments', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('runs a demo application as the Submit form names it, from the cluster\'s staged copy', async () => {
+  it("runs a demo application as the Submit form names it, from the cluster's staged copy", async () => {
     const gadget = DEMO_APPS.find((a) => a.model === 'gadget2')!;
-    submit({ id: 'demo', kind: 'malleable', components: [{ min: 1, max: 2, initial: 1, program: gadget.program, args: ['50', '5'] }] });
+    submit({
+      id: 'demo',
+      kind: 'malleable',
+      components: [{ min: 1, max: 2, initial: 1, program: gadget.program, args: ['50', '5'] }],
+    });
     const ended = await waitEvent('job.ended', 'demo');
     expect(ended).toMatchObject({ state: 'completed' });
     // The application's last messages are read once more as the job ends.
@@ -64,8 +70,18 @@ describe('{assets} in a live job\'s program and arguments', () => {
     expect(again!.unchanged).toEqual(expect.arrayContaining(['apps/ft-demo.mjs', 'apps/gadget-demo.mjs']));
   });
 
-  it('expands it in arguments too, as one word each, and nothing in the folder\'s name is executed', async () => {
-    submit({ id: 'args', kind: 'rigid', components: [{ processors: 1, program: '/bin/sh', args: ['-c', 'printf "%s\\n" "$1" "$2" > seen.txt', 'sh', '{assets}/apps', 'x{assets}y{assets}'] }] });
+  it("expands it in arguments too, as one word each, and nothing in the folder's name is executed", async () => {
+    submit({
+      id: 'args',
+      kind: 'rigid',
+      components: [
+        {
+          processors: 1,
+          program: '/bin/sh',
+          args: ['-c', 'printf "%s\\n" "$1" "$2" > seen.txt', 'sh', '{assets}/apps', 'x{assets}y{assets}'],
+        },
+      ],
+    });
     expect(await waitEvent('job.ended', 'args')).toMatchObject({ state: 'completed' });
     const assets = world.assetsDir!('here')!;
     const jobDir = path.join(workRoot, 'jobs', jobDirName(runTag('concertina', world.persistentState().runId), 'args'));

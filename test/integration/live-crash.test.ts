@@ -43,7 +43,11 @@ function safeList(folder: string): string[] {
 /** `concertina serve` on the store, its data folder in the test's directory; resolves with its URL. */
 function serve(store: string): { child: ChildProcess; url: Promise<URL> } {
   const env = { ...process.env, XDG_DATA_HOME: path.join(dir, 'data'), HOME: dir };
-  const child = spawn(process.execPath, ['bin/concertina.js', 'serve', '--port', '0', '--store', store], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/concertina.js', 'serve', '--port', '0', '--store', store], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   const url = new Promise<URL>((resolve, reject) => {
     let out = '';
@@ -57,15 +61,25 @@ function serve(store: string): { child: ChildProcess; url: Promise<URL> } {
   return { child, url };
 }
 
-async function api<T = unknown>(url: URL, method: string, body: unknown = {}): Promise<{ ok: boolean; value: T; errors?: unknown }> {
-  const r = await fetch(`${url.origin}/api/${method}`, { method: 'POST', headers: { authorization: `Bearer ${url.searchParams.get('token')}` }, body: JSON.stringify(body) });
+async function api<T = unknown>(
+  url: URL,
+  method: string,
+  body: unknown = {},
+): Promise<{ ok: boolean; value: T; errors?: unknown }> {
+  const r = await fetch(`${url.origin}/api/${method}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${url.searchParams.get('token')}` },
+    body: JSON.stringify(body),
+  });
   return (await r.json()) as { ok: boolean; value: T };
 }
 
 type JobRow = { id: string; state: string };
 const jobs = async (url: URL) => (await api<{ jobs: JobRow[] }>(url, 'jobs.list', { limit: 1000 })).value?.jobs ?? [];
 const stateOf = async (url: URL, id: string) => (await jobs(url)).find((j) => j.id === id)?.state;
-const eventTypes = async (url: URL, id: string) => ((await api<{ events: Array<{ type: string; state?: string; reason?: string }> }>(url, 'jobs.events', { jobId: id })).value?.events ?? []);
+const eventTypes = async (url: URL, id: string) =>
+  (await api<{ events: Array<{ type: string; state?: string; reason?: string }> }>(url, 'jobs.events', { jobId: id }))
+    .value?.events ?? [];
 const localJobs = (workRoot: string) => safeList(path.join(workRoot, 'local')).length;
 
 describe('live mode after the console is killed', () => {
@@ -74,27 +88,77 @@ describe('live mode after the console is killed', () => {
     const workRoot = path.join(dir, 'work');
     const first = serve(store);
     const url = await first.url;
-    expect((await api(url, 'clusters.save', { name: 'here', login: { via: 'local' }, system: 'local', slots: 4, workRoot, pollIntervalS: 1 })).ok).toBe(true);
+    expect(
+      (
+        await api(url, 'clusters.save', {
+          name: 'here',
+          login: { via: 'local' },
+          system: 'local',
+          slots: 4,
+          workRoot,
+          pollIntervalS: 1,
+        })
+      ).ok,
+    ).toBe(true);
     expect(await api(url, 'run.startLive')).toEqual({ ok: true, value: { clusters: ['here'] } });
-    expect((await api(url, 'jobs.submit', { id: 'long', kind: 'rigid', components: [{ processors: 2, program: '/bin/sh', args: ['-c', 'sleep 120'] }] })).ok).toBe(true);
-    expect((await api(url, 'jobs.submit', { id: 'short', kind: 'rigid', components: [{ processors: 1, program: '/bin/sh', args: ['-c', 'sleep 3; exit 3'] }] })).ok).toBe(true);
-    await waitFor('both running', async () => (await stateOf(url, 'long')) === 'running' && (await stateOf(url, 'short')) === 'running', 30_000, 100);
+    expect(
+      (
+        await api(url, 'jobs.submit', {
+          id: 'long',
+          kind: 'rigid',
+          components: [{ processors: 2, program: '/bin/sh', args: ['-c', 'sleep 120'] }],
+        })
+      ).ok,
+    ).toBe(true);
+    expect(
+      (
+        await api(url, 'jobs.submit', {
+          id: 'short',
+          kind: 'rigid',
+          components: [{ processors: 1, program: '/bin/sh', args: ['-c', 'sleep 3; exit 3'] }],
+        })
+      ).ok,
+    ).toBe(true);
+    await waitFor(
+      'both running',
+      async () => (await stateOf(url, 'long')) === 'running' && (await stateOf(url, 'short')) === 'running',
+      30_000,
+      100,
+    );
     expect(localJobs(workRoot)).toBe(2);
 
     const killed = new Promise((resolve) => first.child.on('exit', resolve));
     first.child.kill('SIGKILL');
     await killed;
     // While the console is down, the short job ends.
-    await waitFor('short to end', () => safeList(path.join(workRoot, 'local')).some((e) => { try { return readFileSync(path.join(workRoot, 'local', e, 'exit'), 'utf8').trim() === '3'; } catch { return false; } }), 15_000, 100);
+    await waitFor(
+      'short to end',
+      () =>
+        safeList(path.join(workRoot, 'local')).some((e) => {
+          try {
+            return readFileSync(path.join(workRoot, 'local', e, 'exit'), 'utf8').trim() === '3';
+          } catch {
+            return false;
+          }
+        }),
+      15_000,
+      100,
+    );
 
     const second = serve(store);
     const url2 = await second.url;
     await waitFor('long adopted and running', async () => (await stateOf(url2, 'long')) === 'running', 30_000, 200);
     await waitFor('short recorded as ended', async () => (await stateOf(url2, 'short')) === 'failed', 30_000, 200);
     const short = await eventTypes(url2, 'short');
-    expect(short.at(-1)).toMatchObject({ type: 'job.ended', state: 'failed', reason: expect.stringContaining('exit status 3') });
+    expect(short.at(-1)).toMatchObject({
+      type: 'job.ended',
+      state: 'failed',
+      reason: expect.stringContaining('exit status 3'),
+    });
     const long = (await eventTypes(url2, 'long')).map((e) => e.type);
-    expect(['job.submitted', 'job.started', 'job.adopted'].map((t) => long.filter((x) => x === t).length)).toEqual([1, 1, 1]);
+    expect(['job.submitted', 'job.started', 'job.adopted'].map((t) => long.filter((x) => x === t).length)).toEqual([
+      1, 1, 1,
+    ]);
     // Nothing submitted again: still the two local jobs of the first session.
     expect(localJobs(workRoot)).toBe(2);
     expect((await jobs(url2)).map((j) => j.id).sort()).toEqual(['long', 'short']);
@@ -109,11 +173,19 @@ describe('live mode after the console is killed', () => {
 
   it('finds by its tag a job that reached the cluster after the state was last stored, and runs it once', async () => {
     const workRoot = path.join(dir, 'work2');
-    const options: LiveWorldOptions = { clusters: [{ name: 'here', login: { via: 'local' }, system: 'local', slots: 2, workRoot, pollIntervalS: 1 }], log: () => {} };
+    const options: LiveWorldOptions = {
+      clusters: [{ name: 'here', login: { via: 'local' }, system: 'local', slots: 2, workRoot, pollIntervalS: 1 }],
+      log: () => {},
+    };
     let world: LiveWorld = createLiveWorld(options);
     await world.start();
     // The state as stored when the job was accepted, before its local job was submitted.
-    world.act((s, now) => s.submit({ id: 'racer', kind: 'rigid', components: [{ processors: 1, program: '/bin/sh', args: ['-c', 'sleep 120'] }] }, now));
+    world.act((s, now) =>
+      s.submit(
+        { id: 'racer', kind: 'rigid', components: [{ processors: 1, program: '/bin/sh', args: ['-c', 'sleep 120'] }] },
+        now,
+      ),
+    );
     const stored = JSON.parse(JSON.stringify(world.persistentState()));
     expect(stored.jobs).toEqual([expect.objectContaining({ launched: false })]);
     await waitFor('racer running', () => world.scheduler.job('racer')?.state === 'running', 20_000, 50);

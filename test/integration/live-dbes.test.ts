@@ -61,12 +61,14 @@ type ShrinkAsked = Extract<SchedulerEvent, { type: 'shrink.requested' }>;
 const offers = (jobId: string) => eventsOf(jobId).filter((e): e is Offered => e.type === 'grow.offered');
 const shrinks = (jobId: string) => eventsOf(jobId).filter((e): e is ShrinkAsked => e.type === 'shrink.requested');
 const started = (jobId: string) => eventsOf(jobId).find((e) => e.type === 'job.started');
-const ended = (jobId: string) => eventsOf(jobId).find((e): e is Extract<SchedulerEvent, { type: 'job.ended' }> => e.type === 'job.ended');
+const ended = (jobId: string) =>
+  eventsOf(jobId).find((e): e is Extract<SchedulerEvent, { type: 'job.ended' }> => e.type === 'job.ended');
 
 /** An offer's or a shrink's size and reason, as DBES decided it. */
 function decision(e: SchedulerEvent): string | undefined {
   if (e.type === 'grow.offered') return `grow ${e.jobId} +${e.processors} step ${e.step} for ${e.forJob ?? 'no job'}`;
-  if (e.type === 'shrink.requested') return `shrink ${e.jobId} -${e.processors} ${e.phase} for ${e.forJob} from step ${e.fromStep}`;
+  if (e.type === 'shrink.requested')
+    return `shrink ${e.jobId} -${e.processors} ${e.phase} for ${e.forJob} from step ${e.fromStep}`;
   return undefined;
 }
 
@@ -93,20 +95,33 @@ function simulatedDecisions(): { decisions: string[]; wStartsAtMEnd: boolean } {
   world.run();
   const mEnd = events.find((e) => e.type === 'job.ended' && e.jobId === 'm')!.t;
   const wStart = events.find((e) => e.type === 'job.started' && e.jobId === 'w')!.t;
-  return { decisions: events.map(decision).filter((d): d is string => d !== undefined), wStartsAtMEnd: wStart === mEnd };
+  return {
+    decisions: events.map(decision).filter((d): d is string => d !== undefined),
+    wStartsAtMEnd: wStart === mEnd,
+  };
 }
 
 describe.skipIf(!ready)('DBES in a live run on loopback Slurm over SSH', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-dbes-'));
-    [sshd, slurm] = await Promise.all([startSshd(), startSlurm({ clusterName: 'cncdbes', nodes: 2, cpusPerNode: 4, minJobAgeS: 2 })]);
-    writeFileSync(path.join(dir, 'known_hosts'), sshd.knownHostsLines().map((l) => `${l}\n`).join(''));
+    [sshd, slurm] = await Promise.all([
+      startSshd(),
+      startSlurm({ clusterName: 'cncdbes', nodes: 2, cpusPerNode: 4, minJobAgeS: 2 }),
+    ]);
+    writeFileSync(
+      path.join(dir, 'known_hosts'),
+      sshd
+        .knownHostsLines()
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     writeFileSync(path.join(dir, 'ssh_config'), '');
   }, 90_000);
 
   afterAll(async () => {
     if (host) {
-      for (const id of ['m', 'r', 'w']) if (['queued', 'claiming', 'running'].includes(jobOf(id)?.state ?? '')) host.call('jobs.cancel', { jobId: id });
+      for (const id of ['m', 'r', 'w'])
+        if (['queued', 'claiming', 'running'].includes(jobOf(id)?.state ?? '')) host.call('jobs.cancel', { jobId: id });
       await host.stop();
     }
     store?.close();
@@ -116,31 +131,83 @@ describe.skipIf(!ready)('DBES in a live run on loopback Slurm over SSH', () => {
 
   it('shrinks the malleable job for a waiting rigid job, expands it for the job reserved behind it, and starts that job when it ends', async () => {
     store = openStore(path.join(dir, 'run.db'));
-    host = new Host({ store, workload: 'none', clusters: { knownHosts: new KnownHosts(path.join(dir, 'known_hosts'), []), sshConfigFile: path.join(dir, 'ssh_config') } });
+    host = new Host({
+      store,
+      workload: 'none',
+      clusters: {
+        knownHosts: new KnownHosts(path.join(dir, 'known_hosts'), []),
+        sshConfigFile: path.join(dir, 'ssh_config'),
+      },
+    });
     host.start(50);
-    const login = { via: 'ssh' as const, host: '127.0.0.1', port: sshd.port, user: sshd.user, identityFile: sshd.clientKey };
-    value(host.call('clusters.save', { name: 'slurm', login, system: 'slurm', env: slurm.env, workRoot: path.join(dir, 'slurm'), pollIntervalS: 1 }));
+    const login = {
+      via: 'ssh' as const,
+      host: '127.0.0.1',
+      port: sshd.port,
+      user: sshd.user,
+      identityFile: sshd.clientKey,
+    };
+    value(
+      host.call('clusters.save', {
+        name: 'slurm',
+        login,
+        system: 'slurm',
+        env: slurm.env,
+        workRoot: path.join(dir, 'slurm'),
+        pollIntervalS: 1,
+      }),
+    );
     value(await host.call('run.startLive', {}));
     // The site chooses DBES for its live run in Settings, as an operator does.
     expect(value(host.call('settings.set', { policy: 'dbes' })).policy).toBe('dbes');
     expect(value(host.call('grid.snapshot', {})).clusters.find((c) => c.name === 'slurm')?.processors).toBe(8);
 
     // 1. M alone: started at its minimum, then expanded by the second step (for no job) to its maximum.
-    value(host.call('jobs.submit', { id: 'm', kind: 'malleable', walltime: 3600, components: [{ min: 2, max: 6, initial: 2, cluster: 'slurm', program: NODE, args: GADGET_ARGS }] }));
+    value(
+      host.call('jobs.submit', {
+        id: 'm',
+        kind: 'malleable',
+        walltime: 3600,
+        components: [{ min: 2, max: 6, initial: 2, cluster: 'slurm', program: NODE, args: GADGET_ARGS }],
+      }),
+    );
     await waitFor('m expanded to 6', () => jobOf('m')?.size === 6, 120_000, 200);
     expect(started('m')).toMatchObject({ size: 2 });
     expect(offers('m').map((e) => [e.step, e.forJob])).toEqual([[2, undefined]]);
 
     // 2. R needs 4 with 2 idle: the shrink phase takes 2 of M's second-step expansion back for R, and R starts.
     const releaseR = path.join(dir, 'release-r');
-    value(host.call('jobs.submit', { id: 'r', kind: 'rigid', walltime: 600, components: [{ processors: 4, cluster: 'slurm', program: '/bin/sh', args: ['-c', `while [ ! -e '${releaseR}' ]; do sleep 0.2; done`] }] }));
+    value(
+      host.call('jobs.submit', {
+        id: 'r',
+        kind: 'rigid',
+        walltime: 600,
+        components: [
+          {
+            processors: 4,
+            cluster: 'slurm',
+            program: '/bin/sh',
+            args: ['-c', `while [ ! -e '${releaseR}' ]; do sleep 0.2; done`],
+          },
+        ],
+      }),
+    );
     await waitFor('r started', () => started('r') !== undefined, 120_000, 200);
-    expect(shrinks('m')).toEqual([expect.objectContaining({ processors: 2, mandatory: true, phase: 'startLater', forJob: 'r', fromStep: 2 })]);
+    expect(shrinks('m')).toEqual([
+      expect.objectContaining({ processors: 2, mandatory: true, phase: 'startLater', forJob: 'r', fromStep: 2 }),
+    ]);
     expect(jobOf('m')).toMatchObject({ state: 'running', size: 4 });
     expect(started('r')!.t).toBeGreaterThanOrEqual(eventsOf('m').find((e) => e.type === 'job.shrunk')!.t);
 
     // 3. W needs the whole cluster: it waits, reserved at M's end (M outlasts R), so it depends on M.
-    value(host.call('jobs.submit', { id: 'w', kind: 'rigid', walltime: 60, components: [{ processors: 8, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'true'] }] }));
+    value(
+      host.call('jobs.submit', {
+        id: 'w',
+        kind: 'rigid',
+        walltime: 60,
+        components: [{ processors: 8, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'true'] }],
+      }),
+    );
     await waitFor('w reserved after m', () => /after m\b/.test(jobOf('w')?.lastFailure ?? ''), 60_000, 200);
     expect(jobOf('w')!.state).toBe('queued');
     // R ends: its 4 idle processors cannot start W (8); the first step expands M by 2 (to its max) for W.
@@ -165,7 +232,10 @@ describe.skipIf(!ready)('DBES in a live run on loopback Slurm over SSH', () => {
     expect(ended('r')).toMatchObject({ state: 'completed' });
 
     // Exactly the decisions DBES makes in the simulator on the same scenario.
-    const live = [...eventsOf('m'), ...eventsOf('r'), ...eventsOf('w')].sort((a, b) => a.t - b.t).map(decision).filter((d) => d !== undefined);
+    const live = [...eventsOf('m'), ...eventsOf('r'), ...eventsOf('w')]
+      .sort((a, b) => a.t - b.t)
+      .map(decision)
+      .filter((d) => d !== undefined);
     const simulated = simulatedDecisions();
     expect(live).toEqual([
       'grow m +4 step 2 for no job',

@@ -19,7 +19,11 @@ let current: { host: Host; store: Store } | undefined;
 
 function open(): Host {
   const store = openStore(file);
-  const host = new Host({ store, workload: 'none', clusters: { knownHosts: new KnownHosts(path.join(dir, 'known_hosts'), []) } });
+  const host = new Host({
+    store,
+    workload: 'none',
+    clusters: { knownHosts: new KnownHosts(path.join(dir, 'known_hosts'), []) },
+  });
   host.start(50);
   current = { host, store };
   return host;
@@ -43,7 +47,12 @@ function timeOf(host: Host, jobId: string, type: string): number | undefined {
 }
 
 function submit(host: Host, id: string, processors: number, walltime: number, script: string): void {
-  const r = host.call('jobs.submit', { id, kind: 'rigid', walltime, components: [{ processors, program: '/bin/sh', args: ['-c', script] }] });
+  const r = host.call('jobs.submit', {
+    id,
+    kind: 'rigid',
+    walltime,
+    components: [{ processors, program: '/bin/sh', args: ['-c', script] }],
+  });
   if (!r.ok) throw new Error(JSON.stringify(r.errors));
 }
 
@@ -56,10 +65,22 @@ afterAll(async () => {
 describe('queue settings from the API to a live run (this machine)', () => {
   it('a live run started under easy keeps it across a restart and backfills with it', async () => {
     let host = open();
-    expect(host.call('clusters.save', { name: 'here', login: { via: 'local' }, system: 'local', slots: 4, workRoot, pollIntervalS: 1 }).ok).toBe(true);
+    expect(
+      host.call('clusters.save', {
+        name: 'here',
+        login: { via: 'local' },
+        system: 'local',
+        slots: 4,
+        workRoot,
+        pollIntervalS: 1,
+      }).ok,
+    ).toBe(true);
     expect(host.call('settings.set', { queue: 'easy' })).toMatchObject({ ok: true, value: { queue: 'easy' } });
     expect(await host.call('run.startLive', {})).toEqual({ ok: true, value: { clusters: ['here'] } });
-    expect(host.call('settings.get', {})).toMatchObject({ ok: true, value: { queue: 'easy', reservationDepth: null, priority: 'submit' } });
+    expect(host.call('settings.get', {})).toMatchObject({
+      ok: true,
+      value: { queue: 'easy', reservationDepth: null, priority: 'submit' },
+    });
     submit(host, 'a', 3, 120, `while [ ! -e '${release}' ]; do sleep 0.1; done`);
     await waitFor('a running', () => jobOf(host, 'a')?.state === 'running', 30_000, 100);
 
@@ -78,7 +99,12 @@ describe('queue settings from the API to a live run (this machine)', () => {
     expect(jobOf(host, 'b')?.lastFailure).toMatch(/reserv/);
     // D (1 slot, 300 s) fits now but would delay B's reservation: it waits.
     submit(host, 'd', 1, 300, 'true');
-    await waitFor("d held for b's reservation", () => /reservation/.test(jobOf(host, 'd')?.lastFailure ?? ''), 30_000, 100);
+    await waitFor(
+      "d held for b's reservation",
+      () => /reservation/.test(jobOf(host, 'd')?.lastFailure ?? ''),
+      30_000,
+      100,
+    );
     expect(jobOf(host, 'd')?.state).toBe('queued');
 
     writeFileSync(release, '');

@@ -21,19 +21,33 @@ let dir: string;
 let world: LiveWorld;
 const events: SchedulerEvent[] = [];
 
-const eventOf = (type: SchedulerEvent['type'], jobId: string) => events.find((e) => e.type === type && (e as { jobId?: string }).jobId === jobId);
-const waitEvent = (type: SchedulerEvent['type'], jobId: string) => waitFor(`${type} of ${jobId}`, () => eventOf(type, jobId) !== undefined, 60_000, 50);
+const eventOf = (type: SchedulerEvent['type'], jobId: string) =>
+  events.find((e) => e.type === type && (e as { jobId?: string }).jobId === jobId);
+const waitEvent = (type: SchedulerEvent['type'], jobId: string) =>
+  waitFor(`${type} of ${jobId}`, () => eventOf(type, jobId) !== undefined, 60_000, 50);
 const job = (id: string) => world.scheduler.job(id)!;
 
 function submit(id: string, processors: number, walltime: number, script: string): void {
-  const r = world.act((s, now) => s.submit({ id, kind: 'rigid', walltime, components: [{ processors, program: '/bin/sh', args: ['-c', script] }] }, now));
+  const r = world.act((s, now) =>
+    s.submit(
+      { id, kind: 'rigid', walltime, components: [{ processors, program: '/bin/sh', args: ['-c', script] }] },
+      now,
+    ),
+  );
   if (!r.ok) throw new Error(JSON.stringify(r.errors));
 }
 
 describe('EASY backfilling in live mode on a plain host (this machine)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-easy-'));
-    const cluster = liveClusterSchema.parse({ name: 'here', login: { via: 'local' }, system: 'local', slots: 4, workRoot: path.join(dir, 'work'), pollIntervalS: 1 });
+    const cluster = liveClusterSchema.parse({
+      name: 'here',
+      login: { via: 'local' },
+      system: 'local',
+      slots: 4,
+      workRoot: path.join(dir, 'work'),
+      pollIntervalS: 1,
+    });
     world = createLiveWorldFromConfig({
       clusters: [cluster],
       knownHosts: new KnownHosts(path.join(dir, 'known_hosts'), []),
@@ -46,13 +60,14 @@ describe('EASY backfilling in live mode on a plain host (this machine)', () => {
 
   afterAll(async () => {
     if (world) {
-      for (const j of [...world.scheduler.jobs()]) if (!FINAL_STATES.has(j.state)) world.act((s, now) => s.cancel(j.id, now));
+      for (const j of [...world.scheduler.jobs()])
+        if (!FINAL_STATES.has(j.state)) world.act((s, now) => s.cancel(j.id, now));
       await world.stop();
     }
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('backfills a short job past the blocked head, refuses a long one, and keeps the head\'s reservation', async () => {
+  it("backfills a short job past the blocked head, refuses a long one, and keeps the head's reservation", async () => {
     expect(world.scheduler.queuePolicyName).toBe('easy');
     expect(world.scheduler.grid.clusters.map((c) => [c.name, c.processors])).toEqual([['here', 4]]);
     const release = path.join(dir, 'release-a');

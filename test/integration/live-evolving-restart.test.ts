@@ -47,7 +47,9 @@ const slurmIds = new Map<string, Set<string>>();
 let sampler: NodeJS.Timeout | undefined;
 
 const of = <T extends SchedulerEvent['type']>(type: T, jobId: string, list: readonly SchedulerEvent[] = events) =>
-  list.filter((e): e is Extract<SchedulerEvent, { type: T }> => e.type === type && (e as { jobId?: string }).jobId === jobId);
+  list.filter(
+    (e): e is Extract<SchedulerEvent, { type: T }> => e.type === type && (e as { jobId?: string }).jobId === jobId,
+  );
 
 async function waitEvent<T extends SchedulerEvent['type']>(type: T, jobId: string, timeoutMs = 30_000) {
   await waitFor(`${type} of ${jobId}`, () => of(type, jobId).length > 0, timeoutMs, 100);
@@ -69,7 +71,9 @@ let tag = TAG;
 const jobDir = (jobId: string) => path.join(dir, 'slurm', 'jobs', jobDirName(tag, jobId));
 /** The application's from-app lines as written (seq and message). */
 const fromAppLines = (jobId: string) =>
-  completeLines(path.join(jobDir(jobId), 'from-app.jsonl')).map((line) => JSON.parse(line) as { seq: number; type: string; processors?: number; note?: string });
+  completeLines(path.join(jobDir(jobId), 'from-app.jsonl')).map(
+    (line) => JSON.parse(line) as { seq: number; type: string; processors?: number; note?: string },
+  );
 
 const collapse = (values: readonly number[]) => values.filter((v, i) => i === 0 || v !== values[i - 1]);
 
@@ -84,7 +88,14 @@ function sizesOf(jobId: string): number[] {
   const out: number[] = [];
   for (const e of events) {
     if ((e as { jobId?: string }).jobId !== jobId) continue;
-    if (e.type === 'job.started' || e.type === 'job.grown' || e.type === 'job.shrunk' || e.type === 'job.evolved' || e.type === 'job.adopted') out.push(e.size);
+    if (
+      e.type === 'job.started' ||
+      e.type === 'job.grown' ||
+      e.type === 'job.shrunk' ||
+      e.type === 'job.evolved' ||
+      e.type === 'job.adopted'
+    )
+      out.push(e.size);
   }
   return collapse(out);
 }
@@ -103,9 +114,18 @@ async function sampleSqueue(): Promise<void> {
 describe.skipIf(!ready)('an evolving job across a console restart, on loopback Slurm over SSH', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-evolving-restart-'));
-    [sshd, slurm] = await Promise.all([startSshd(), startSlurm({ clusterName: 'cncevr', nodes: 2, cpusPerNode: PROCESSORS / 2, minJobAgeS: 2 })]);
+    [sshd, slurm] = await Promise.all([
+      startSshd(),
+      startSlurm({ clusterName: 'cncevr', nodes: 2, cpusPerNode: PROCESSORS / 2, minJobAgeS: 2 }),
+    ]);
     const knownHostsFile = path.join(dir, 'known_hosts');
-    writeFileSync(knownHostsFile, sshd.knownHostsLines().map((l) => `${l}\n`).join(''));
+    writeFileSync(
+      knownHostsFile,
+      sshd
+        .knownHostsLines()
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     const sshConfigFile = path.join(dir, 'ssh_config');
     writeFileSync(sshConfigFile, '');
     options = {
@@ -151,15 +171,51 @@ describe.skipIf(!ready)('an evolving job across a console restart, on loopback S
   }, 60_000);
 
   it('adopts the evolving job once, holds its pre-allocation again, serves its later updates and lets it finish correctly', async () => {
-    submit({ id: 'gadget', kind: 'malleable', components: [{ min: 1, max: PROCESSORS, initial: PROCESSORS - 2, cluster: 'slurm', program: NODE, args: [path.join(APPS, 'gadget-demo.mjs'), '300', '100000000'] }] });
+    submit({
+      id: 'gadget',
+      kind: 'malleable',
+      components: [
+        {
+          min: 1,
+          max: PROCESSORS,
+          initial: PROCESSORS - 2,
+          cluster: 'slurm',
+          program: NODE,
+          args: [path.join(APPS, 'gadget-demo.mjs'), '300', '100000000'],
+        },
+      ],
+    });
     expect(await waitEvent('job.started', 'gadget')).toMatchObject({ size: PROCESSORS - 2 });
     // 300 steps of at least 200 ms: its mesh needs 2 processors at first, its pre-allocation's 6 at its peak.
-    submit({ id: 'amr', kind: 'evolving', components: [{ min: 1, max: PREALLOCATION, initial: 2, cluster: 'slurm', program: NODE, args: [path.join(APPS, 'amr-demo.mjs'), '300', '150', '200'] }] });
-    expect(await waitEvent('job.started', 'amr')).toMatchObject({ cluster: 'slurm', size: 2, preallocation: PREALLOCATION });
+    submit({
+      id: 'amr',
+      kind: 'evolving',
+      components: [
+        {
+          min: 1,
+          max: PREALLOCATION,
+          initial: 2,
+          cluster: 'slurm',
+          program: NODE,
+          args: [path.join(APPS, 'amr-demo.mjs'), '300', '150', '200'],
+        },
+      ],
+    });
+    expect(await waitEvent('job.started', 'amr')).toMatchObject({
+      cluster: 'slurm',
+      size: 2,
+      preallocation: PREALLOCATION,
+    });
 
     // Mid-run: it asks to grow, and the malleable job is being shrunk to make room. As the host does, the state is
     // saved at each event; the world goes away at once, without saving again, the grow still under way.
-    let saved: { state: { jobs: { spec: { id: string }; lastSeq?: number; updateTarget?: number }[] }; snapshot: ClusterSnapshot; sizes: { amr: number; gadget: number } } | undefined;
+    let saved:
+      | {
+          state: { jobs: { spec: { id: string }; lastSeq?: number; updateTarget?: number }[] };
+          snapshot: ClusterSnapshot;
+          sizes: { amr: number; gadget: number };
+        }
+      | undefined;
     let asked = 0;
     const first = world!;
     const unlisten = first.on((e) => {
@@ -181,7 +237,12 @@ describe.skipIf(!ready)('an evolving job across a console restart, on loopback S
     await world!.stop();
     world = undefined;
     // While the console is away the application goes on computing and asking (its mesh still grows).
-    await waitFor('an update written while the console is away', () => fromAppLines('amr').some((l) => l.type === 'update' && l.seq > handledSeq), 30_000, 100);
+    await waitFor(
+      'an update written while the console is away',
+      () => fromAppLines('amr').some((l) => l.type === 'update' && l.seq > handledSeq),
+      30_000,
+      100,
+    );
     await sleep(1_500);
     const writtenAway = fromAppLines('amr').filter((l) => l.type === 'update' && l.seq > handledSeq);
 
@@ -198,35 +259,84 @@ describe.skipIf(!ready)('an evolving job across a console restart, on loopback S
     const [cluster] = world.scheduler.snapshot();
     const gadgetJob = world.scheduler.job('gadget')!;
     expect(cluster).toMatchObject({ nonPreemptible: amrJob.held + 1, preemptible: gadgetJob.held - 1 });
-    expect(cluster!.preallocatedUnused).toBe(Math.max(0, PREALLOCATION - amrJob.held - cluster!.preemptible - cluster!.earmarked));
+    expect(cluster!.preallocatedUnused).toBe(
+      Math.max(0, PREALLOCATION - amrJob.held - cluster!.preemptible - cluster!.earmarked),
+    );
     // The earlier run's local jobs are Concertina's again, not background (at most a released one still listed).
     expect(cluster!.background).toBeLessThanOrEqual(1);
     // The same figures as before the stop when both jobs were found at the sizes they had then.
     if (amrJob.held === sizesBefore.amr && gadgetJob.held === sizesBefore.gadget) {
-      const figures = (c: typeof cluster) => ({ nonPreemptible: c!.nonPreemptible, preallocatedUnused: c!.preallocatedUnused, preemptible: c!.preemptible, earmarked: c!.earmarked });
+      const figures = (c: typeof cluster) => ({
+        nonPreemptible: c!.nonPreemptible,
+        preallocatedUnused: c!.preallocatedUnused,
+        preemptible: c!.preemptible,
+        earmarked: c!.earmarked,
+      });
       expect(figures(cluster)).toEqual(figures(snapshotBefore));
     }
     // Nothing else gets the pre-allocation non-preemptibly: a rigid job needing more than lies outside it and the
     // malleable minimum (8 - 6 - 1 = 1) waits for the evolving job to end, even though shrinking the malleable
     // extras could make room for it.
-    submit({ id: 'probe', kind: 'rigid', components: [{ processors: PROCESSORS - PREALLOCATION, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'sleep 1'] }] });
+    submit({
+      id: 'probe',
+      kind: 'rigid',
+      components: [
+        { processors: PROCESSORS - PREALLOCATION, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'sleep 1'] },
+      ],
+    });
 
     // The grow under way at the stop is asked again at once (it is not in from-app.jsonl past the saved seq).
     expect(pendingTarget).toBe(asked);
-    await waitFor('the pending grow asked again', () => of('evolve.requested', 'amr', events.slice(before)).length > 0, 10_000, 50);
+    await waitFor(
+      'the pending grow asked again',
+      () => of('evolve.requested', 'amr', events.slice(before)).length > 0,
+      10_000,
+      50,
+    );
     expect(of('evolve.requested', 'amr', events.slice(before))[0]!.processors).toBe(pendingTarget);
     // The updates written while it was away are served, and so are the later ones.
-    await waitFor('the away updates to reach the scheduler', () => of('evolve.requested', 'amr').length > 0 && subsequence(writtenAway.map((u) => u.processors!), of('evolve.requested', 'amr', events.slice(before)).map((e) => e.processors)), 30_000, 100).catch((error: Error) => {
-      throw new Error(`${error.message}\naway: ${JSON.stringify(writtenAway)}\nafter: ${JSON.stringify(events.slice(before).filter((e) => e.type !== 'cluster.polled').slice(-30))}`);
+    await waitFor(
+      'the away updates to reach the scheduler',
+      () =>
+        of('evolve.requested', 'amr').length > 0 &&
+        subsequence(
+          writtenAway.map((u) => u.processors!),
+          of('evolve.requested', 'amr', events.slice(before)).map((e) => e.processors),
+        ),
+      30_000,
+      100,
+    ).catch((error: Error) => {
+      throw new Error(
+        `${error.message}\naway: ${JSON.stringify(writtenAway)}\nafter: ${JSON.stringify(
+          events
+            .slice(before)
+            .filter((e) => e.type !== 'cluster.polled')
+            .slice(-30),
+        )}`,
+      );
     });
-    await waitFor('done from amr', () => appEvents.some((e) => e.type === 'done' && e.jobId === 'amr'), 150_000, 250).catch((error: Error) => {
-      throw new Error(`${error.message}\nevents: ${JSON.stringify(events.slice(before).filter((e) => e.type !== 'cluster.polled').slice(-40))}`);
+    await waitFor(
+      'done from amr',
+      () => appEvents.some((e) => e.type === 'done' && e.jobId === 'amr'),
+      150_000,
+      250,
+    ).catch((error: Error) => {
+      throw new Error(
+        `${error.message}\nevents: ${JSON.stringify(
+          events
+            .slice(before)
+            .filter((e) => e.type !== 'cluster.polled')
+            .slice(-40),
+        )}`,
+      );
     });
     expect((await waitEvent('job.ended', 'amr')).state).toBe('completed');
     const after = events.slice(before);
     expect(of('job.evolved', 'amr', after).length).toBeGreaterThan(0);
     const probeStarted = events.findIndex((e) => e.type === 'job.started' && e.jobId === 'probe');
-    expect(probeStarted < 0 || probeStarted > events.findIndex((e) => e.type === 'job.ended' && e.jobId === 'amr')).toBe(true);
+    expect(
+      probeStarted < 0 || probeStarted > events.findIndex((e) => e.type === 'job.ended' && e.jobId === 'amr'),
+    ).toBe(true);
 
     // Nothing twice: one submission, one start, one adoption, one program (one hello, one Slurm job for member 0).
     expect(of('job.submitted', 'amr')).toHaveLength(1);
@@ -236,28 +346,49 @@ describe.skipIf(!ready)('an evolving job across a console restart, on loopback S
     expect(appEvents.filter((e) => e.type === 'hello' && e.jobId === 'amr')).toHaveLength(1);
     expect(appEvents.filter((e) => e.type === 'hello' && e.jobId === 'gadget')).toHaveLength(1);
     for (const jobId of ['amr', 'gadget']) {
-      const program = [...slurmIds].filter(([name]) => parseLocalJobName(name, tag)?.jobId === jobId && parseLocalJobName(name, tag)?.member === 0);
+      const program = [...slurmIds].filter(
+        ([name]) => parseLocalJobName(name, tag)?.jobId === jobId && parseLocalJobName(name, tag)?.member === 0,
+      );
       expect(program.map(([name, ids]) => [name, ids.size])).toEqual([[expect.any(String), 1]]);
     }
 
     // It computed correctly, with the sizes Concertina gave it, in that order, up to its pre-allocation.
-    const done = appEvents.find((e): e is Extract<LiveAppEvent, { type: 'done' }> => e.type === 'done' && e.jobId === 'amr')!;
+    const done = appEvents.find(
+      (e): e is Extract<LiveAppEvent, { type: 'done' }> => e.type === 'done' && e.jobId === 'amr',
+    )!;
     expect(done.ok).toBe(true);
-    const reported = /sizes ([\d>]+),/.exec(done.note ?? '')?.[1]?.split('>').map(Number);
+    const reported = /sizes ([\d>]+),/
+      .exec(done.note ?? '')?.[1]
+      ?.split('>')
+      .map(Number);
     expect(reported).toBeDefined();
     expect(collapse(reported!)).toEqual(sizesOf('amr'));
     expect(Math.max(...reported!)).toBe(PREALLOCATION);
-    expect(of('job.evolved', 'amr').every((e) => e.preallocation === PREALLOCATION && e.size <= PREALLOCATION)).toBe(true);
+    expect(of('job.evolved', 'amr').every((e) => e.preallocation === PREALLOCATION && e.size <= PREALLOCATION)).toBe(
+      true,
+    );
 
     // Across both worlds, the two never held more than the cluster, nor the evolving job more than its pre-allocation.
     const size = new Map<string, number>();
     for (const e of events) {
-      if (e.type === 'job.started' || e.type === 'job.grown' || e.type === 'job.shrunk' || e.type === 'job.evolved' || e.type === 'job.adopted') size.set(e.jobId, e.size);
+      if (
+        e.type === 'job.started' ||
+        e.type === 'job.grown' ||
+        e.type === 'job.shrunk' ||
+        e.type === 'job.evolved' ||
+        e.type === 'job.adopted'
+      )
+        size.set(e.jobId, e.size);
       if (e.type === 'job.ended') size.delete(e.jobId);
       expect((size.get('amr') ?? 0) + (size.get('gadget') ?? 0)).toBeLessThanOrEqual(PROCESSORS);
       expect(size.get('amr') ?? 0).toBeLessThanOrEqual(PREALLOCATION);
     }
     world.act((s, now) => s.cancel('gadget', now));
-    await waitFor('the cluster to be free', () => world!.scheduler.snapshot().every((c) => c.nonPreemptible + c.preemptible === 0), 30_000, 100);
+    await waitFor(
+      'the cluster to be free',
+      () => world!.scheduler.snapshot().every((c) => c.nonPreemptible + c.preemptible === 0),
+      30_000,
+      100,
+    );
   }, 300_000);
 });

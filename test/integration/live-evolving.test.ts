@@ -23,7 +23,8 @@ import { completeLines, requireDaemons, waitFor } from './harness/common.js';
 import { SLURM_PACKAGES, startSlurm, type SlurmCluster } from './harness/slurm.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
 
-const ready = requireDaemons('the live evolving-job integration test', ['openssh-server', ...SLURM_PACKAGES]) && sshdOk();
+const ready =
+  requireDaemons('the live evolving-job integration test', ['openssh-server', ...SLURM_PACKAGES]) && sshdOk();
 
 function sshdOk(): boolean {
   const missing = sshdMissing();
@@ -47,7 +48,10 @@ const events: SchedulerEvent[] = [];
 const appEvents: LiveAppEvent[] = [];
 
 const of = <T extends SchedulerEvent['type']>(type: T, jobId?: string) =>
-  events.filter((e): e is Extract<SchedulerEvent, { type: T }> => e.type === type && (jobId === undefined || (e as { jobId?: string }).jobId === jobId));
+  events.filter(
+    (e): e is Extract<SchedulerEvent, { type: T }> =>
+      e.type === type && (jobId === undefined || (e as { jobId?: string }).jobId === jobId),
+  );
 
 async function waitEvent<T extends SchedulerEvent['type']>(type: T, jobId: string, timeoutMs = 30_000) {
   await waitFor(`${type} of ${jobId}`, () => of(type, jobId).length > 0, timeoutMs, 100);
@@ -64,16 +68,16 @@ const tag = () => runTag(TAG, world.persistentState().runId);
 const jobDir = (jobId: string) => path.join(dir, 'slurm', 'jobs', jobDirName(tag(), jobId));
 const fromApp = (jobId: string) =>
   completeLines(path.join(jobDir(jobId), 'from-app.jsonl')).map((line) => {
-      const d = decodeFromApp(line);
-      if (!d.ok) throw new Error(`${jobId}: bad from-app line ${line}: ${d.reason}`);
-      return d.message;
-    });
+    const d = decodeFromApp(line);
+    if (!d.ok) throw new Error(`${jobId}: bad from-app line ${line}: ${d.reason}`);
+    return d.message;
+  });
 const toApp = (jobId: string) =>
   completeLines(path.join(jobDir(jobId), 'to-app.jsonl')).map((line) => {
-      const d = decodeToApp(line);
-      if (!d.ok) throw new Error(`${jobId}: bad to-app line ${line}: ${d.reason}`);
-      return d.message;
-    });
+    const d = decodeToApp(line);
+    if (!d.ok) throw new Error(`${jobId}: bad to-app line ${line}: ${d.reason}`);
+    return d.message;
+  });
 
 /** Consecutive repeats collapsed. */
 const collapse = (values: readonly number[]) => values.filter((v, i) => i === 0 || v !== values[i - 1]);
@@ -90,7 +94,8 @@ function sizesOf(jobId: string): number[] {
   const out: number[] = [];
   for (const e of events) {
     if ((e as { jobId?: string }).jobId !== jobId) continue;
-    if (e.type === 'job.started' || e.type === 'job.grown' || e.type === 'job.shrunk' || e.type === 'job.evolved') out.push(e.size);
+    if (e.type === 'job.started' || e.type === 'job.grown' || e.type === 'job.shrunk' || e.type === 'job.evolved')
+      out.push(e.size);
   }
   return collapse(out);
 }
@@ -98,9 +103,18 @@ function sizesOf(jobId: string): number[] {
 describe.skipIf(!ready)('an evolving job in live mode on loopback Slurm, over SSH', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-evolving-'));
-    [sshd, slurm] = await Promise.all([startSshd(), startSlurm({ clusterName: 'cncevo', nodes: 2, cpusPerNode: PROCESSORS / 2, minJobAgeS: 2 })]);
+    [sshd, slurm] = await Promise.all([
+      startSshd(),
+      startSlurm({ clusterName: 'cncevo', nodes: 2, cpusPerNode: PROCESSORS / 2, minJobAgeS: 2 }),
+    ]);
     const knownHostsFile = path.join(dir, 'known_hosts');
-    writeFileSync(knownHostsFile, sshd.knownHostsLines().map((l) => `${l}\n`).join(''));
+    writeFileSync(
+      knownHostsFile,
+      sshd
+        .knownHostsLines()
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     const sshConfigFile = path.join(dir, 'ssh_config');
     writeFileSync(sshConfigFile, '');
     world = createLiveWorld({
@@ -144,30 +158,80 @@ describe.skipIf(!ready)('an evolving job in live mode on loopback Slurm, over SS
    */
   async function evolvingBesideMalleable(amr: string, gadget: string, amrArgs: readonly string[]) {
     // Local jobs of an earlier case may linger in Slurm for a moment (seen as background load): wait them out.
-    await waitFor('an idle cluster', () => world.scheduler.snapshot().every((c) => c.background === 0 && c.nonPreemptible + c.preemptible === 0), 30_000, 100);
+    await waitFor(
+      'an idle cluster',
+      () => world.scheduler.snapshot().every((c) => c.background === 0 && c.nonPreemptible + c.preemptible === 0),
+      30_000,
+      100,
+    );
     const from = events.length;
     // The malleable job runs first with all but the evolving job's initial size: its minimum is non-preemptible,
     // its extras are preemptible, so the evolving job's pre-allocation may be placed over them.
-    submit({ id: gadget, kind: 'malleable', components: [{ min: 1, max: PROCESSORS, initial: PROCESSORS - 2, cluster: 'slurm', program: NODE, args: [path.join(APPS, 'gadget-demo.mjs'), '300', '100000000'] }] });
+    submit({
+      id: gadget,
+      kind: 'malleable',
+      components: [
+        {
+          min: 1,
+          max: PROCESSORS,
+          initial: PROCESSORS - 2,
+          cluster: 'slurm',
+          program: NODE,
+          args: [path.join(APPS, 'gadget-demo.mjs'), '300', '100000000'],
+        },
+      ],
+    });
     expect(await waitEvent('job.started', gadget)).toMatchObject({ size: PROCESSORS - 2 });
-    submit({ id: amr, kind: 'evolving', components: [{ min: 1, max: PREALLOCATION, initial: 2, cluster: 'slurm', program: NODE, args: [path.join(APPS, 'amr-demo.mjs'), ...amrArgs] }] });
+    submit({
+      id: amr,
+      kind: 'evolving',
+      components: [
+        {
+          min: 1,
+          max: PREALLOCATION,
+          initial: 2,
+          cluster: 'slurm',
+          program: NODE,
+          args: [path.join(APPS, 'amr-demo.mjs'), ...amrArgs],
+        },
+      ],
+    });
     const started = await waitEvent('job.started', amr).catch((error: Error) => {
-      throw new Error(`${error.message}\nevents: ${JSON.stringify(events.slice(from).filter((e) => e.type !== 'cluster.polled'))}`);
+      throw new Error(
+        `${error.message}\nevents: ${JSON.stringify(events.slice(from).filter((e) => e.type !== 'cluster.polled'))}`,
+      );
     });
     expect(started).toMatchObject({ cluster: 'slurm', size: 2, preallocation: PREALLOCATION });
     // The malleable job fills what the pre-allocation leaves unused.
     expect(sizesOf(gadget).at(-1)).toBeGreaterThan(PROCESSORS - PREALLOCATION);
 
-    const done = await waitFor(`done from ${amr}`, () => appEvents.some((e) => e.type === 'done' && e.jobId === amr), 150_000, 250)
-      .then(() => appEvents.find((e): e is Extract<LiveAppEvent, { type: 'done' }> => e.type === 'done' && e.jobId === amr)!)
+    const done = await waitFor(
+      `done from ${amr}`,
+      () => appEvents.some((e) => e.type === 'done' && e.jobId === amr),
+      150_000,
+      250,
+    )
+      .then(() =>
+        appEvents.find((e): e is Extract<LiveAppEvent, { type: 'done' }> => e.type === 'done' && e.jobId === amr)!,
+      )
       .catch((error: Error) => {
-        throw new Error(`${error.message}\nevents: ${JSON.stringify(events.slice(from).filter((e) => e.type !== 'cluster.polled').slice(-40))}\nto-app: ${JSON.stringify(toApp(amr).slice(-10))}`);
+        throw new Error(
+          `${error.message}\nevents: ${JSON.stringify(
+            events
+              .slice(from)
+              .filter((e) => e.type !== 'cluster.polled')
+              .slice(-40),
+          )}\nto-app: ${JSON.stringify(toApp(amr).slice(-10))}`,
+        );
       });
     expect((await waitEvent('job.ended', amr)).state).toBe('completed');
 
     // It computed correctly, and with the sizes Concertina gave it, in that order.
     expect(done.ok).toBe(true);
-    const reported = /sizes ([\d>]+),/.exec(done.note ?? '')?.[1]?.split('>').map(Number);
+    const reported = /sizes ([\d>]+),/
+      .exec(done.note ?? '')?.[1]
+      ?.split('>')
+      .map(Number);
     expect(reported).toBeDefined();
     expect(collapse(reported!)).toEqual(sizesOf(amr));
     // It grew to its pre-allocation and came back down, through its own updates only.
@@ -177,22 +241,37 @@ describe.skipIf(!ready)('an evolving job in live mode on loopback Slurm, over SS
     // Every update it wrote reached the scheduler, served or refused (the SDK may ask again after a refusal).
     const requested = of('evolve.requested', amr).map((e) => e.processors);
     expect(requested.length + of('evolve.refused', amr).length).toBe(updates.length);
-    expect(subsequence(requested, updates.map((u) => u.processors))).toBe(true);
+    expect(
+      subsequence(
+        requested,
+        updates.map((u) => u.processors),
+      ),
+    ).toBe(true);
     const counted = Number(/(\d+) updates/.exec(done.note ?? '')?.[1]);
     expect(counted).toBeGreaterThan(0);
     expect(counted).toBeLessThanOrEqual(updates.length);
-    expect(of('job.evolved', amr).every((e) => e.preallocation === PREALLOCATION && e.size <= PREALLOCATION)).toBe(true);
+    expect(of('job.evolved', amr).every((e) => e.preallocation === PREALLOCATION && e.size <= PREALLOCATION)).toBe(
+      true,
+    );
 
     // The malleable job was shrunk mandatorily while the evolving one grew (after one of its updates asked for more).
-    const firstGrowAsked = events.findIndex((e) => e.type === 'evolve.requested' && e.jobId === amr && e.processors > 2);
-    const shrinks = events.slice(firstGrowAsked).filter((e): e is Extract<SchedulerEvent, { type: 'job.shrunk' }> => e.type === 'job.shrunk' && e.jobId === gadget && !e.voluntary);
+    const firstGrowAsked = events.findIndex(
+      (e) => e.type === 'evolve.requested' && e.jobId === amr && e.processors > 2,
+    );
+    const shrinks = events
+      .slice(firstGrowAsked)
+      .filter(
+        (e): e is Extract<SchedulerEvent, { type: 'job.shrunk' }> =>
+          e.type === 'job.shrunk' && e.jobId === gadget && !e.voluntary,
+      );
     expect(firstGrowAsked).toBeGreaterThan(0);
     expect(shrinks.length).toBeGreaterThan(0);
 
     // At no time did the two hold more than the cluster, nor the evolving job more than its pre-allocation.
     const size = new Map<string, number>();
     for (const e of events.slice(from)) {
-      if (e.type === 'job.started' || e.type === 'job.grown' || e.type === 'job.shrunk' || e.type === 'job.evolved') size.set(e.jobId, e.size);
+      if (e.type === 'job.started' || e.type === 'job.grown' || e.type === 'job.shrunk' || e.type === 'job.evolved')
+        size.set(e.jobId, e.size);
       if (e.type === 'job.ended') size.delete(e.jobId);
       expect((size.get(amr) ?? 0) + (size.get(gadget) ?? 0)).toBeLessThanOrEqual(PROCESSORS);
       expect(size.get(amr) ?? 0).toBeLessThanOrEqual(PREALLOCATION);
@@ -202,7 +281,11 @@ describe.skipIf(!ready)('an evolving job in live mode on loopback Slurm, over SS
     // second): never more than it was given, more than the pre-allocation leaves at first, less after the shrinks.
     // Decision: not compared step by step: a shrink is released by the application before Concertina counts it, so
     // it may compute at a size between two of Concertina's (a grow and the release crossing each other).
-    const gadgetSizes = collapse(fromApp(gadget).flatMap((m) => (m.type === 'progress' && /^size (\d+):/.test(m.note ?? '') ? [Number(/^size (\d+):/.exec(m.note!)![1])] : [])));
+    const gadgetSizes = collapse(
+      fromApp(gadget).flatMap((m) =>
+        m.type === 'progress' && /^size (\d+):/.test(m.note ?? '') ? [Number(/^size (\d+):/.exec(m.note!)![1])] : [],
+      ),
+    );
     const given = sizesOf(gadget);
     expect(Math.max(...gadgetSizes)).toBeLessThanOrEqual(Math.max(...given));
     expect(gadgetSizes[0]).toBeGreaterThan(PROCESSORS - PREALLOCATION);
@@ -210,7 +293,12 @@ describe.skipIf(!ready)('an evolving job in live mode on loopback Slurm, over SS
 
     // Once the evolving job is over, the malleable one may have the whole cluster; it is then cancelled.
     world.act((s, now) => s.cancel(gadget, now));
-    await waitFor('the cluster to be free', () => world.scheduler.snapshot().every((c) => c.nonPreemptible + c.preemptible === 0), 30_000, 100);
+    await waitFor(
+      'the cluster to be free',
+      () => world.scheduler.snapshot().every((c) => c.nonPreemptible + c.preemptible === 0),
+      30_000,
+      100,
+    );
     return { reported: reported!, updates, gadgetShrinks: toApp(gadget).filter((m) => m.type === 'shrink') };
   }
 
@@ -219,7 +307,12 @@ describe.skipIf(!ready)('an evolving job in live mode on loopback Slurm, over SS
     const running = [...world.scheduler.jobs()].filter((j) => !j.ended);
     if (running.length === 0) return;
     world.act((s, now) => running.forEach((j) => s.cancel(j.id, now)));
-    await waitFor('the cluster to be free', () => world.scheduler.snapshot().every((c) => c.nonPreemptible + c.preemptible === 0), 30_000, 100);
+    await waitFor(
+      'the cluster to be free',
+      () => world.scheduler.snapshot().every((c) => c.nonPreemptible + c.preemptible === 0),
+      30_000,
+      100,
+    );
   }, 40_000);
 
   it('grows and shrinks the evolving application inside its pre-allocation while the malleable one fills the rest and makes room', async () => {
@@ -231,7 +324,12 @@ describe.skipIf(!ready)('an evolving job in live mode on loopback Slurm, over SS
   }, 240_000);
 
   it('announces its grows ahead: the malleable one is asked to shrink with a deadline, and the grow comes at its time', async () => {
-    const { updates, gadgetShrinks } = await evolvingBesideMalleable('amr-announced', 'gadget-2', ['200', '150', '200', '3']);
+    const { updates, gadgetShrinks } = await evolvingBesideMalleable('amr-announced', 'gadget-2', [
+      '200',
+      '150',
+      '200',
+      '3',
+    ]);
     const announced = updates.filter((u) => u.announceS === 3);
     expect(announced.length).toBeGreaterThan(0);
     // The shrinks made for announced grows carry their deadline, which lies ahead of when they were written.
@@ -242,8 +340,16 @@ describe.skipIf(!ready)('an evolving job in live mode on loopback Slurm, over SS
     let checked = 0;
     for (const asked of of('evolve.requested', 'amr-announced').filter((e) => e.announceS === 3)) {
       const after = events.slice(events.indexOf(asked) + 1);
-      const grown = after.findIndex((e) => e.type === 'job.evolved' && e.jobId === 'amr-announced' && e.size >= asked.processors);
-      if (grown < 0 || after.slice(0, grown).some((e) => e.type === 'evolve.requested' && e.jobId === 'amr-announced' && e.announceS === 0)) continue;
+      const grown = after.findIndex(
+        (e) => e.type === 'job.evolved' && e.jobId === 'amr-announced' && e.size >= asked.processors,
+      );
+      if (
+        grown < 0 ||
+        after
+          .slice(0, grown)
+          .some((e) => e.type === 'evolve.requested' && e.jobId === 'amr-announced' && e.announceS === 0)
+      )
+        continue;
       expect(after[grown]!.t - asked.t).toBeGreaterThanOrEqual(3 - 1e-6);
       checked++;
     }
@@ -256,7 +362,13 @@ describe('the evolving demo over the protocol on this machine (application, file
     const root = mkdtempSync(path.join(os.tmpdir(), 'cnc-evolving-local-'));
     const runner = new LocalRunner({ defaultTimeoutMs: 20_000 });
     const child = spawn(NODE, [path.join(APPS, 'amr-demo.mjs'), '150', '150', '40'], {
-      env: { ...process.env, CONCERTINA_JOB_DIR: path.join(root, 'job'), CONCERTINA_SIZE: '2', CONCERTINA_MIN: '1', CONCERTINA_MAX: String(PREALLOCATION) },
+      env: {
+        ...process.env,
+        CONCERTINA_JOB_DIR: path.join(root, 'job'),
+        CONCERTINA_SIZE: '2',
+        CONCERTINA_MIN: '1',
+        CONCERTINA_MAX: String(PREALLOCATION),
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let output = '';
@@ -290,10 +402,15 @@ describe('the evolving demo over the protocol on this machine (application, file
         jobs: [['amr', { channel, jobDir }]],
       });
       const until = async (what: string, check: () => boolean) => {
-        await waitFor(what, async () => {
-          await port.poll();
-          return check();
-        }, 60_000, 30).catch((error: Error) => {
+        await waitFor(
+          what,
+          async () => {
+            await port.poll();
+            return check();
+          },
+          60_000,
+          30,
+        ).catch((error: Error) => {
           throw new Error(`${error.message}; messages ${JSON.stringify(messages.slice(-8))}; output ${output}`);
         });
       };
@@ -301,16 +418,26 @@ describe('the evolving demo over the protocol on this machine (application, file
       // Like the malleable demos, it gives back what a mandatory shrink asks (never below its minimum).
       port.requestShrink(1, 'amr', 2, true);
       await until('the release of shrink 1', () => messages.some((m) => m.type === 'released' && m.offerId === 1));
-      expect(messages.find((m) => m.type === 'shrinkAnswer')).toEqual({ type: 'shrinkAnswer', offerId: 1, jobId: 'amr', accepted: 2 });
+      expect(messages.find((m) => m.type === 'shrinkAnswer')).toEqual({
+        type: 'shrinkAnswer',
+        offerId: 1,
+        jobId: 'amr',
+        accepted: 2,
+      });
       await until('done', () => appEventsHere.some((e) => e.type === 'done'));
       const done = appEventsHere.find((e): e is Extract<AppEvent, { type: 'done' }> => e.type === 'done')!;
       expect(done.ok).toBe(true);
-      const reported = /sizes ([\d>]+),/.exec(done.note ?? '')![1]!.split('>').map(Number);
+      const reported = /sizes ([\d>]+),/
+        .exec(done.note ?? '')![1]!
+        .split('>')
+        .map(Number);
       // It computed with every size it was granted, in order, and asked again after the shrink.
       expect(collapse(reported)).toEqual(collapse(granted));
       expect(Math.max(...reported)).toBe(PREALLOCATION);
       expect(violations).toEqual([]);
-      expect(await new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', resolve)))).toBe(0);
+      expect(
+        await new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', resolve))),
+      ).toBe(0);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await runner.close();

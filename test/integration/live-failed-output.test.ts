@@ -15,7 +15,10 @@ import { SGE_PACKAGES, startSge, type SgeCell } from './harness/sge.js';
 import { SLURM_PACKAGES, startSlurm, type SlurmCluster } from './harness/slurm.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
 
-const ready = requireDaemons('the failed-job output integration tests', [...new Set(['openssh-server', ...SLURM_PACKAGES, ...SGE_PACKAGES])]) && sshdOk();
+const ready =
+  requireDaemons('the failed-job output integration tests', [
+    ...new Set(['openssh-server', ...SLURM_PACKAGES, ...SGE_PACKAGES]),
+  ]) && sshdOk();
 
 function sshdOk(): boolean {
   const missing = sshdMissing();
@@ -47,15 +50,47 @@ function submit(spec: Record<string, unknown>): void {
 describe.skipIf(!ready)('a failed live job’s standard error, through the API', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-failed-output-'));
-    [sshd, slurm, sge] = await Promise.all([startSshd(), startSlurm({ clusterName: 'cncfail', nodes: 1, cpusPerNode: 4, minJobAgeS: 2 }), startSge({ slots: 4 })]);
+    [sshd, slurm, sge] = await Promise.all([
+      startSshd(),
+      startSlurm({ clusterName: 'cncfail', nodes: 1, cpusPerNode: 4, minJobAgeS: 2 }),
+      startSge({ slots: 4 }),
+    ]);
     const knownHostsFile = path.join(dir, 'known_hosts');
-    writeFileSync(knownHostsFile, sshd.knownHostsLines().map((l) => `${l}\n`).join(''));
+    writeFileSync(
+      knownHostsFile,
+      sshd
+        .knownHostsLines()
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     store = openStore(path.join(dir, 'run.db'));
-    host = new Host({ store, workload: 'none', clusters: { knownHosts: new KnownHosts(knownHostsFile, []), sshConfigFile: path.join(dir, 'no-ssh-config') } });
+    host = new Host({
+      store,
+      workload: 'none',
+      clusters: { knownHosts: new KnownHosts(knownHostsFile, []), sshConfigFile: path.join(dir, 'no-ssh-config') },
+    });
     host.start(50);
     const login = { via: 'ssh', host: '127.0.0.1', port: sshd.port, user: sshd.user, identityFile: sshd.clientKey };
-    expect(host.call('clusters.save', { name: 'slurm', login, system: 'slurm', env: slurm.env, workRoot: path.join(dir, 'slurm'), pollIntervalS: 1 }).ok).toBe(true);
-    expect(host.call('clusters.save', { name: 'sge', login, system: 'sge', env: sge.env, workRoot: path.join(dir, 'sge'), pollIntervalS: 1 }).ok).toBe(true);
+    expect(
+      host.call('clusters.save', {
+        name: 'slurm',
+        login,
+        system: 'slurm',
+        env: slurm.env,
+        workRoot: path.join(dir, 'slurm'),
+        pollIntervalS: 1,
+      }).ok,
+    ).toBe(true);
+    expect(
+      host.call('clusters.save', {
+        name: 'sge',
+        login,
+        system: 'sge',
+        env: sge.env,
+        workRoot: path.join(dir, 'sge'),
+        pollIntervalS: 1,
+      }).ok,
+    ).toBe(true);
     expect(await host.call('run.startLive', {})).toEqual({ ok: true, value: { clusters: ['sge', 'slurm'] } });
   }, 120_000);
 
@@ -67,7 +102,11 @@ describe.skipIf(!ready)('a failed live job’s standard error, through the API',
   }, 60_000);
 
   it('Slurm: the FT demo given a bad amount of work ends failed with its complaint and its output files', async () => {
-    submit({ id: 'bad-ft', kind: 'malleable', components: [{ min: 1, max: 2, cluster: 'slurm', program: NODE, args: ['{assets}/apps/ft-demo.mjs', '-5'] }] });
+    submit({
+      id: 'bad-ft',
+      kind: 'malleable',
+      components: [{ min: 1, max: 2, cluster: 'slurm', program: NODE, args: ['{assets}/apps/ft-demo.mjs', '-5'] }],
+    });
     await waitFor('bad-ft ended', () => ended('bad-ft') !== undefined, 90_000, 200);
     const end = ended('bad-ft')!;
     expect(end).toMatchObject({ state: 'failed', reason: expect.stringContaining('exit status 2') });
@@ -79,8 +118,13 @@ describe.skipIf(!ready)('a failed live job’s standard error, through the API',
   }, 120_000);
 
   it('Grid Engine: a long, coloured standard error comes back as its last lines, without escapes', async () => {
-    const script = 'i=0; while [ $i -lt 500 ]; do echo "noise $i" >&2; i=$((i+1)); done; printf "\\033[31mfatal:\\033[0m disk \\033]0;title\\007full\\n" >&2; exit 3';
-    submit({ id: 'noisy', kind: 'rigid', components: [{ processors: 1, cluster: 'sge', program: '/bin/sh', args: ['-c', script] }] });
+    const script =
+      'i=0; while [ $i -lt 500 ]; do echo "noise $i" >&2; i=$((i+1)); done; printf "\\033[31mfatal:\\033[0m disk \\033]0;title\\007full\\n" >&2; exit 3';
+    submit({
+      id: 'noisy',
+      kind: 'rigid',
+      components: [{ processors: 1, cluster: 'sge', program: '/bin/sh', args: ['-c', script] }],
+    });
     await waitFor('noisy ended', () => ended('noisy') !== undefined, 90_000, 200);
     const end = ended('noisy')!;
     expect(end).toMatchObject({ state: 'failed', reason: expect.stringContaining('exit status 3') });
@@ -94,7 +138,11 @@ describe.skipIf(!ready)('a failed live job’s standard error, through the API',
   }, 120_000);
 
   it('a job that completes carries no output in its end', async () => {
-    submit({ id: 'fine', kind: 'rigid', components: [{ processors: 1, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'echo oops >&2; exit 0'] }] });
+    submit({
+      id: 'fine',
+      kind: 'rigid',
+      components: [{ processors: 1, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'echo oops >&2; exit 0'] }],
+    });
     await waitFor('fine ended', () => ended('fine') !== undefined, 90_000, 200);
     expect(ended('fine')).toMatchObject({ state: 'completed' });
     expect(ended('fine')!.output).toBeUndefined();

@@ -41,7 +41,9 @@ const seen = new Map<string, LiveClusterState['connection'][]>();
 let watcher: NodeJS.Timeout | undefined;
 
 const of = <T extends SchedulerEvent['type']>(type: T, jobId: string) =>
-  events.filter((e): e is Extract<SchedulerEvent, { type: T }> => e.type === type && (e as { jobId?: string }).jobId === jobId);
+  events.filter(
+    (e): e is Extract<SchedulerEvent, { type: T }> => e.type === type && (e as { jobId?: string }).jobId === jobId,
+  );
 
 async function waitEvent<T extends SchedulerEvent['type']>(type: T, jobId: string, timeoutMs = 30_000) {
   await waitFor(`${type} of ${jobId}`, () => of(type, jobId).length > 0, timeoutMs, 100);
@@ -78,7 +80,10 @@ function pathWithout(missing: string): string {
 describe.skipIf(!ready)('live-mode faults on loopback Slurm over SSH', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-faults-'));
-    [sshd, slurm] = await Promise.all([startSshd(), startSlurm({ clusterName: 'cncfault', nodes: 2, cpusPerNode: 2, minJobAgeS: 2 })]);
+    [sshd, slurm] = await Promise.all([
+      startSshd(),
+      startSlurm({ clusterName: 'cncfault', nodes: 2, cpusPerNode: 2, minJobAgeS: 2 }),
+    ]);
     // `localhost` is known with another server's key: a changed host key. 127.0.0.1 is known with the right ones.
     const otherKey = path.join(dir, 'other_host_key');
     execFileSync('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', otherKey]);
@@ -90,13 +95,38 @@ describe.skipIf(!ready)('live-mode faults on loopback Slurm over SSH', () => {
     execFileSync('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', strangerKey]);
     const sshConfigFile = path.join(dir, 'ssh_config');
     writeFileSync(sshConfigFile, '');
-    const login = { via: 'ssh' as const, host: '127.0.0.1', port: sshd.port, user: sshd.user, identityFile: sshd.clientKey };
+    const login = {
+      via: 'ssh' as const,
+      host: '127.0.0.1',
+      port: sshd.port,
+      user: sshd.user,
+      identityFile: sshd.clientKey,
+    };
     options = {
       clusters: [
         { name: 'slurm', login, system: 'slurm', env: slurm.env, workRoot: path.join(dir, 'slurm'), pollIntervalS: 1 },
-        { name: 'nosbatch', login, system: 'slurm', env: { ...slurm.env, PATH: pathWithout('sbatch') }, workRoot: path.join(dir, 'nosbatch'), pollIntervalS: 1 },
-        { name: 'badkey', login: { ...login, host: 'localhost' }, system: 'local', slots: 2, workRoot: path.join(dir, 'badkey') },
-        { name: 'badauth', login: { ...login, identityFile: strangerKey }, system: 'local', slots: 2, workRoot: path.join(dir, 'badauth') },
+        {
+          name: 'nosbatch',
+          login,
+          system: 'slurm',
+          env: { ...slurm.env, PATH: pathWithout('sbatch') },
+          workRoot: path.join(dir, 'nosbatch'),
+          pollIntervalS: 1,
+        },
+        {
+          name: 'badkey',
+          login: { ...login, host: 'localhost' },
+          system: 'local',
+          slots: 2,
+          workRoot: path.join(dir, 'badkey'),
+        },
+        {
+          name: 'badauth',
+          login: { ...login, identityFile: strangerKey },
+          system: 'local',
+          slots: 2,
+          workRoot: path.join(dir, 'badauth'),
+        },
       ],
       scheduler: { approach: 'pra', policy: 'fpsma', tag: TAG },
       knownHosts: new KnownHosts(knownHostsFile, []),
@@ -121,8 +151,14 @@ describe.skipIf(!ready)('live-mode faults on loopback Slurm over SSH', () => {
   afterEach(async () => {
     if (sshd.pid() < 0) await sshd.start();
     if (!world) return;
-    for (const job of [...world.scheduler.jobs()]) if (!FINAL_STATES.has(job.state)) world.act((s, now) => s.cancel(job.id, now));
-    await waitFor('slurm open and free', () => state('slurm').connection === 'open' && world.scheduler.snapshot()[0]!.nonPreemptible === 0, 60_000, 100);
+    for (const job of [...world.scheduler.jobs()])
+      if (!FINAL_STATES.has(job.state)) world.act((s, now) => s.cancel(job.id, now));
+    await waitFor(
+      'slurm open and free',
+      () => state('slurm').connection === 'open' && world.scheduler.snapshot()[0]!.nonPreemptible === 0,
+      60_000,
+      100,
+    );
   }, 90_000);
 
   afterAll(async () => {
@@ -140,7 +176,12 @@ describe.skipIf(!ready)('live-mode faults on loopback Slurm over SSH', () => {
       ['badkey', 2],
       ['badauth', 2],
     ]);
-    expect(world.scheduler.snapshot().filter((c) => !c.reachable).map((c) => c.name)).toEqual(['badkey', 'badauth']);
+    expect(
+      world.scheduler
+        .snapshot()
+        .filter((c) => !c.reachable)
+        .map((c) => c.name),
+    ).toEqual(['badkey', 'badauth']);
     expect(state('slurm')).toMatchObject({ connection: 'open' });
     expect(state('badkey').connection).toBe('lost');
     expect(state('badkey').lastError).toMatch(/^badkey: .*host key/i);
@@ -148,7 +189,11 @@ describe.skipIf(!ready)('live-mode faults on loopback Slurm over SSH', () => {
     expect(state('badauth').lastError).toMatch(/^badauth: .*authenticat/i);
     // A job for an unreachable cluster waits for it (see live-rejoin.test.ts); the grid's others take work.
     submit({ id: 'waits', kind: 'rigid', components: [{ processors: 1, cluster: 'badkey', program: '/bin/true' }] });
-    submit({ id: 'works', kind: 'rigid', components: [{ processors: 1, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'echo ok > ok.txt'] }] });
+    submit({
+      id: 'works',
+      kind: 'rigid',
+      components: [{ processors: 1, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'echo ok > ok.txt'] }],
+    });
     expect((await waitEvent('job.ended', 'works')).state).toBe('completed');
     expect(readFileSync(path.join(jobDir('slurm', 'works'), 'ok.txt'), 'utf8')).toBe('ok\n');
     expect(of('job.started', 'waits')).toEqual([]);
@@ -169,7 +214,18 @@ describe.skipIf(!ready)('live-mode faults on loopback Slurm over SSH', () => {
 
   it('keeps a job running on Slurm while sshd is stopped and started again, shows the cluster lost then open, and records its end once', async () => {
     // Each run of the program appends a line: a second submission would show as a second line.
-    submit({ id: 'through', kind: 'rigid', components: [{ processors: 2, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'echo run >> runs.txt; sleep 8; echo end >> runs.txt'] }] });
+    submit({
+      id: 'through',
+      kind: 'rigid',
+      components: [
+        {
+          processors: 2,
+          cluster: 'slurm',
+          program: '/bin/sh',
+          args: ['-c', 'echo run >> runs.txt; sleep 8; echo end >> runs.txt'],
+        },
+      ],
+    });
     await waitEvent('job.started', 'through');
     seen.set('slurm', [state('slurm').connection]);
     await sshd.stop();
@@ -189,17 +245,34 @@ describe.skipIf(!ready)('live-mode faults on loopback Slurm over SSH', () => {
   }, 120_000);
 
   it('after a restart with a cluster unreachable, keeps its running job for a later start instead of submitting it again', async () => {
-    submit({ id: 'kept', kind: 'rigid', components: [{ processors: 1, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'echo run >> runs.txt; sleep 300'] }] });
+    submit({
+      id: 'kept',
+      kind: 'rigid',
+      components: [
+        { processors: 1, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'echo run >> runs.txt; sleep 300'] },
+      ],
+    });
     await waitEvent('job.started', 'kept');
-    const slurmJobs = async () => (await run('squeue', ['--noheader', '--all', '--format=%i|%j'], slurm.env)).split('\n').filter((l) => l.includes(jobDirName(tag(), 'kept')));
+    const slurmJobs = async () =>
+      (await run('squeue', ['--noheader', '--all', '--format=%i|%j'], slurm.env))
+        .split('\n')
+        .filter((l) => l.includes(jobDirName(tag(), 'kept')));
     expect(await slurmJobs()).toHaveLength(1);
     const state = JSON.parse(JSON.stringify(world.persistentState()));
     await world.stop();
     // The same cluster, now reached by a name whose host key is wrong: unreachable at start.
-    const clusters = options.clusters.map((c) => ((c as { name: string }).name === 'slurm' ? { ...(c as object), login: { ...(c as { login: object }).login, host: 'localhost' } } : c));
+    const clusters = options.clusters.map((c) =>
+      (c as { name: string }).name === 'slurm'
+        ? { ...(c as object), login: { ...(c as { login: object }).login, host: 'localhost' } }
+        : c,
+    );
     world = createLiveWorld({ ...options, clusters, restore: state });
     await world.start();
-    expect(world.recovered().find((r) => r.jobId === 'kept')).toMatchObject({ cluster: 'slurm', outcome: 'refused', detail: expect.stringMatching(/unreachable .*not submitted again/) });
+    expect(world.recovered().find((r) => r.jobId === 'kept')).toMatchObject({
+      cluster: 'slurm',
+      outcome: 'refused',
+      detail: expect.stringMatching(/unreachable .*not submitted again/),
+    });
     expect(world.scheduler.job('kept')).toBeUndefined();
     expect(world.persistentState().jobs.map((j) => j.spec.id)).toContain('kept');
     const kept = JSON.parse(JSON.stringify(world.persistentState()));

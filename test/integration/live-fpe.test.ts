@@ -20,9 +20,16 @@ let world: LiveWorld;
 const events: SchedulerEvent[] = [];
 
 const of = <T extends SchedulerEvent['type']>(type: T, jobId: string) =>
-  events.filter((e): e is Extract<SchedulerEvent, { type: T }> => e.type === type && (e as { jobId?: string }).jobId === jobId);
-const jobDir = (jobId: string) => path.join(dir, 'work', 'jobs', jobDirName(runTag('concertina', world.persistentState().runId), jobId));
-function lines<M>(jobId: string, file: string, decode: (line: string) => { ok: true; message: M } | { ok: false; reason: string }): M[] {
+  events.filter(
+    (e): e is Extract<SchedulerEvent, { type: T }> => e.type === type && (e as { jobId?: string }).jobId === jobId,
+  );
+const jobDir = (jobId: string) =>
+  path.join(dir, 'work', 'jobs', jobDirName(runTag('concertina', world.persistentState().runId), jobId));
+function lines<M>(
+  jobId: string,
+  file: string,
+  decode: (line: string) => { ok: true; message: M } | { ok: false; reason: string },
+): M[] {
   return completeLines(path.join(jobDir(jobId), file)).map((line) => {
     const d = decode(line);
     if (!d.ok) throw new Error(`${jobId}: bad ${file} line ${line}: ${d.reason}`);
@@ -36,7 +43,16 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-fpe-'));
     world = createLiveWorld({
-      clusters: [{ name: 'here', login: { via: 'local' }, system: 'local', slots: 4, workRoot: path.join(dir, 'work'), pollIntervalS: 1 }],
+      clusters: [
+        {
+          name: 'here',
+          login: { via: 'local' },
+          system: 'local',
+          slots: 4,
+          workRoot: path.join(dir, 'work'),
+          pollIntervalS: 1,
+        },
+      ],
       idleWatchIntervalMs: 500,
       log: () => {},
     });
@@ -46,7 +62,8 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
 
   afterAll(async () => {
     if (world) {
-      for (const job of [...world.scheduler.jobs()]) if (!FINAL_STATES.has(job.state)) world.act((s, now) => s.cancel(job.id, now));
+      for (const job of [...world.scheduler.jobs()])
+        if (!FINAL_STATES.has(job.state)) world.act((s, now) => s.cancel(job.id, now));
       await world.stop();
     }
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -60,22 +77,42 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
       { duration_s: 1, processors: 2 },
     ];
     const submitted = world.act((s, now) =>
-      s.submit({ id: 'f', kind: 'evolving', profile: { steps }, components: [{ program: process.execPath, args: [path.join(staged, 'apps', 'fpe-demo.mjs'), '2:1,2:3,1:2'] }] }, now),
+      s.submit(
+        {
+          id: 'f',
+          kind: 'evolving',
+          profile: { steps },
+          components: [{ program: process.execPath, args: [path.join(staged, 'apps', 'fpe-demo.mjs'), '2:1,2:3,1:2'] }],
+        },
+        now,
+      ),
     );
     expect(submitted.ok).toBe(true);
-    expect(of('fpe.scheduled', 'f')).toMatchObject([{ cluster: 'here', variant: '2X+c', steps: [{ processors: 1 }, { processors: 3 }, { processors: 2 }] }]);
+    expect(of('fpe.scheduled', 'f')).toMatchObject([
+      { cluster: 'here', variant: '2X+c', steps: [{ processors: 1 }, { processors: 3 }, { processors: 2 }] },
+    ]);
     await waitFor('the job to end', () => of('job.ended', 'f').length > 0, 90_000, 100);
     expect(of('job.ended', 'f')[0]).toMatchObject({ state: 'completed' });
-    expect(of('fpe.step', 'f').map((e) => [e.step, e.processors])).toEqual([[1, 1], [2, 3], [3, 2]]);
+    expect(of('fpe.step', 'f').map((e) => [e.step, e.processors])).toEqual([
+      [1, 1],
+      [2, 3],
+      [3, 2],
+    ]);
     // The application announced its one larger next step (the NEXT chain), and nothing was refused.
     expect(fromApp('f').filter((m) => m.type === 'update')).toMatchObject([{ processors: 3, announceS: 2 }]);
     expect(of('evolve.refused', 'f')).toEqual([]);
     // Its step sizes reached it as resources, and it ran each step on them.
-    expect(toApp('f').filter((m) => m.type === 'resources').map((m) => (m as { size: number }).size)).toEqual(expect.arrayContaining([3, 2]));
+    expect(
+      toApp('f')
+        .filter((m) => m.type === 'resources')
+        .map((m) => (m as { size: number }).size),
+    ).toEqual(expect.arrayContaining([3, 2]));
     expect(fromApp('f').find((m) => m.type === 'done')).toMatchObject({ ok: true, note: 'steps on 1, 3, 2' });
     // Each step lasted at least its duration (expanded, never shortened).
     const starts = of('fpe.step', 'f').map((e) => e.t);
     const end = of('job.ended', 'f')[0]!.t;
-    [...starts.slice(1), end].forEach((t, i) => expect(t - starts[i]!).toBeGreaterThanOrEqual(steps[i]!.duration_s - 0.05));
+    [...starts.slice(1), end].forEach((t, i) =>
+      expect(t - starts[i]!).toBeGreaterThanOrEqual(steps[i]!.duration_s - 0.05),
+    );
   }, 120_000);
 });

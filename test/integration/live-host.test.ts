@@ -17,7 +17,11 @@ let current: { host: Host; store: Store } | undefined;
 
 function open(): Host {
   const store = openStore(file);
-  const host = new Host({ store, workload: 'none', clusters: { knownHosts: new KnownHosts(path.join(dir, 'known_hosts'), []) } });
+  const host = new Host({
+    store,
+    workload: 'none',
+    clusters: { knownHosts: new KnownHosts(path.join(dir, 'known_hosts'), []) },
+  });
   host.start(50);
   current = { host, store };
   return host;
@@ -45,9 +49,22 @@ afterAll(async () => {
 describe('host live mode with the real live world (this machine)', () => {
   it('starts, runs a job, and after a restart resumes it without submitting it again', async () => {
     let host = open();
-    expect(host.call('clusters.save', { name: 'here', login: { via: 'local' }, system: 'local', slots: 2, workRoot, pollIntervalS: 1 }).ok).toBe(true);
+    expect(
+      host.call('clusters.save', {
+        name: 'here',
+        login: { via: 'local' },
+        system: 'local',
+        slots: 2,
+        workRoot,
+        pollIntervalS: 1,
+      }).ok,
+    ).toBe(true);
     expect(await host.call('run.startLive', {})).toEqual({ ok: true, value: { clusters: ['here'] } });
-    const submitted = host.call('jobs.submit', { id: 'long', kind: 'rigid', components: [{ processors: 1, program: '/bin/sh', args: ['-c', 'sleep 60'] }] });
+    const submitted = host.call('jobs.submit', {
+      id: 'long',
+      kind: 'rigid',
+      components: [{ processors: 1, program: '/bin/sh', args: ['-c', 'sleep 60'] }],
+    });
     expect(submitted).toEqual({ ok: true, value: { jobId: 'long' } });
     await waitFor('long running', () => stateOf(host, 'long') === 'running', 30_000, 100);
     expect(localJobs()).toBe(1);
@@ -71,7 +88,9 @@ describe('host live mode with the real live world (this machine)', () => {
       return r.ok ? r.value.events.map((e) => e.type) : [];
     };
     await waitFor('the adoption stored', () => types().includes('job.adopted'), 10_000, 100);
-    expect(['job.submitted', 'job.placed', 'job.started', 'job.adopted'].map((t) => types().filter((x) => x === t).length)).toEqual([1, 1, 1, 1]);
+    expect(
+      ['job.submitted', 'job.placed', 'job.started', 'job.adopted'].map((t) => types().filter((x) => x === t).length),
+    ).toEqual([1, 1, 1, 1]);
 
     expect(host.call('jobs.cancel', { jobId: 'long' }).ok).toBe(true);
     await waitFor('long cancelled', () => stateOf(host, 'long') === 'cancelled', 30_000, 100);

@@ -20,9 +20,16 @@ let world: LiveWorld;
 const events: SchedulerEvent[] = [];
 
 const of = <T extends SchedulerEvent['type']>(type: T, jobId: string) =>
-  events.filter((e): e is Extract<SchedulerEvent, { type: T }> => e.type === type && (e as { jobId?: string }).jobId === jobId);
-const jobDir = (jobId: string) => path.join(dir, 'work', 'jobs', jobDirName(runTag('concertina', world.persistentState().runId), jobId));
-function lines<M>(jobId: string, file: string, decode: (line: string) => { ok: true; message: M } | { ok: false; reason: string }): M[] {
+  events.filter(
+    (e): e is Extract<SchedulerEvent, { type: T }> => e.type === type && (e as { jobId?: string }).jobId === jobId,
+  );
+const jobDir = (jobId: string) =>
+  path.join(dir, 'work', 'jobs', jobDirName(runTag('concertina', world.persistentState().runId), jobId));
+function lines<M>(
+  jobId: string,
+  file: string,
+  decode: (line: string) => { ok: true; message: M } | { ok: false; reason: string },
+): M[] {
   return completeLines(path.join(jobDir(jobId), file)).map((line) => {
     const d = decode(line);
     if (!d.ok) throw new Error(`${jobId}: bad ${file} line ${line}: ${d.reason}`);
@@ -31,7 +38,8 @@ function lines<M>(jobId: string, file: string, decode: (line: string) => { ok: t
 }
 const toApp = (jobId: string) => lines<ToAppMessage>(jobId, 'to-app.jsonl', decodeToApp);
 const fromApp = (jobId: string) => lines<FromAppMessage>(jobId, 'from-app.jsonl', decodeFromApp);
-const iterations = (jobId: string) => fromApp(jobId).filter((m): m is Extract<FromAppMessage, { type: 'iteration' }> => m.type === 'iteration');
+const iterations = (jobId: string) =>
+  fromApp(jobId).filter((m): m is Extract<FromAppMessage, { type: 'iteration' }> => m.type === 'iteration');
 
 describe('interactive periodic jobs on a local cluster', () => {
   beforeAll(async () => {
@@ -39,7 +47,15 @@ describe('interactive periodic jobs on a local cluster', () => {
     world = createLiveWorld({
       // 8 worker nodes; Cms 0, Cps 10 ms per data unit.
       clusters: [
-        { name: 'here', login: { via: 'local' }, system: 'local', slots: 2, workRoot: path.join(dir, 'work'), pollIntervalS: 1, interactive: { nodes: 8, cmsMsPerUnit: 0, cpsMsPerUnit: 10 } },
+        {
+          name: 'here',
+          login: { via: 'local' },
+          system: 'local',
+          slots: 2,
+          workRoot: path.join(dir, 'work'),
+          pollIntervalS: 1,
+          interactive: { nodes: 8, cmsMsPerUnit: 0, cpsMsPerUnit: 10 },
+        },
       ],
       idleWatchIntervalMs: 500,
       log: () => {},
@@ -50,7 +66,8 @@ describe('interactive periodic jobs on a local cluster', () => {
 
   afterAll(async () => {
     if (world) {
-      for (const job of [...world.scheduler.jobs()]) if (!FINAL_STATES.has(job.state)) world.act((s, now) => s.cancel(job.id, now));
+      for (const job of [...world.scheduler.jobs()])
+        if (!FINAL_STATES.has(job.state)) world.act((s, now) => s.cancel(job.id, now));
       await world.stop();
     }
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -65,7 +82,12 @@ describe('interactive periodic jobs on a local cluster', () => {
         {
           id: 'p',
           kind: 'interactive',
-          components: [{ program: process.execPath, args: [path.join(staged, 'apps', 'periodic-demo.mjs'), '3', '0.1', '2', '1.5'] }],
+          components: [
+            {
+              program: process.execPath,
+              args: [path.join(staged, 'apps', 'periodic-demo.mjs'), '3', '0.1', '2', '1.5'],
+            },
+          ],
           interactive: { periodMs: 3000, dataUnits: 400, deadlineMs: 3000 },
         },
         now,
@@ -74,12 +96,30 @@ describe('interactive periodic jobs on a local cluster', () => {
     expect(submitted.ok).toBe(true);
     expect(of('interactive.admitted', 'p')).toMatchObject([{ cluster: 'here', costMs: 2000, minNodes: 2 }]);
     // A job the partition cannot meet is refused at once, at its field.
-    const refused = world.act((s, now) => s.submit({ kind: 'interactive', components: [{ program: '/bin/true' }], interactive: { periodMs: 1000, dataUnits: 1000, deadlineMs: 1000 } }, now));
-    expect(refused.ok ? [] : refused.errors).toEqual([{ path: 'interactive.deadlineMs', message: 'refused: the deadline needs 10 nodes, the cluster has 8' }]);
+    const refused = world.act((s, now) =>
+      s.submit(
+        {
+          kind: 'interactive',
+          components: [{ program: '/bin/true' }],
+          interactive: { periodMs: 1000, dataUnits: 1000, deadlineMs: 1000 },
+        },
+        now,
+      ),
+    );
+    expect(refused.ok ? [] : refused.errors).toEqual([
+      { path: 'interactive.deadlineMs', message: 'refused: the deadline needs 10 nodes, the cluster has 8' },
+    ]);
 
     // Its tasks reach the application once its driver runs.
     await waitFor('the tasks message', () => toApp('p').some((m) => m.type === 'tasks'), 30_000, 100);
-    expect(toApp('p').find((m) => m.type === 'tasks')).toMatchObject({ generation: 1, costMs: 2000, periodMs: 3000, deadlineMs: 3000, dataUnits: 400, fractions: [0.5, 0.5] });
+    expect(toApp('p').find((m) => m.type === 'tasks')).toMatchObject({
+      generation: 1,
+      costMs: 2000,
+      periodMs: 3000,
+      deadlineMs: 3000,
+      dataUnits: 400,
+      fractions: [0.5, 0.5],
+    });
 
     // The overrun (whichever instance it was: a loaded machine may make another one longer than C too) re-places the
     // job, and the application runs the new placement's tasks.
@@ -93,7 +133,11 @@ describe('interactive periodic jobs on a local cluster', () => {
     expect(reports.filter((r) => r.generation === 1).length).toBeGreaterThanOrEqual(2);
     expect(reports.length).toBeGreaterThanOrEqual(2 + 2 * 2);
     for (const r of reports) expect(r.executedMs).toBeGreaterThan(0);
-    expect(toApp('p').filter((m) => m.type === 'tasks').map((m) => (m as { generation: number }).generation)).toEqual(of('interactive.replaced', 'p').length === 1 ? [1, 2] : expect.arrayContaining([1, 2]));
+    expect(
+      toApp('p')
+        .filter((m) => m.type === 'tasks')
+        .map((m) => (m as { generation: number }).generation),
+    ).toEqual(of('interactive.replaced', 'p').length === 1 ? [1, 2] : expect.arrayContaining([1, 2]));
     // Misses the scheduler counted are those the application reported.
     const missed = reports.filter((r) => r.missed);
     expect(of('interactive.missed', 'p').map((e) => e.executedMs)).toEqual(missed.map((r) => r.executedMs));
@@ -102,7 +146,11 @@ describe('interactive periodic jobs on a local cluster', () => {
     expect(missed.length).toBeGreaterThanOrEqual(1);
     const ended = of('job.ended', 'p')[0]!;
     // Three iterations done, the application ends by itself (unless a loaded machine made overruns leave no placement).
-    if (ended.state === 'completed') expect(fromApp('p').find((m) => m.type === 'done')).toMatchObject({ ok: true, note: expect.stringMatching(/^3 iterations, \d+ task instances past their deadline$/) });
+    if (ended.state === 'completed')
+      expect(fromApp('p').find((m) => m.type === 'done')).toMatchObject({
+        ok: true,
+        note: expect.stringMatching(/^3 iterations, \d+ task instances past their deadline$/),
+      });
     else expect(ended).toMatchObject({ state: 'failed', reason: expect.stringContaining('could not be placed again') });
     expect(world.scheduler.interactiveSample('here')).toMatchObject({ jobs: 0, admitted: 1, misses: missed.length });
   }, 180_000);

@@ -20,8 +20,10 @@ let world: LiveWorld;
 const events: SchedulerEvent[] = [];
 const appEvents: LiveAppEvent[] = [];
 
-const of = (type: SchedulerEvent['type'], jobId: string) => events.filter((e) => e.type === type && (e as { jobId?: string }).jobId === jobId);
-const waitEvent = (type: SchedulerEvent['type'], jobId: string, timeoutMs = 20_000) => waitFor(`${type} of ${jobId}`, () => of(type, jobId).length > 0, timeoutMs, 50);
+const of = (type: SchedulerEvent['type'], jobId: string) =>
+  events.filter((e) => e.type === type && (e as { jobId?: string }).jobId === jobId);
+const waitEvent = (type: SchedulerEvent['type'], jobId: string, timeoutMs = 20_000) =>
+  waitFor(`${type} of ${jobId}`, () => of(type, jobId).length > 0, timeoutMs, 50);
 /** The run's tag: the scheduler's and the run's id (the restart below restores the same run). */
 const tag = (w: LiveWorld) => runTag('concertina', w.persistentState().runId);
 const jobDir = (jobId: string) => path.join(dir, 'work', 'jobs', jobDirName(tag(world), jobId));
@@ -66,7 +68,17 @@ describe('live mode on a plain host (this machine)', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-local-'));
     options = {
       // The cluster's environment reaches its commands and so the jobs they start (checked by `waits`).
-      clusters: [{ name: 'here', login: { via: 'local' }, system: 'local', slots: 4, workRoot: path.join(dir, 'work'), env: { CNC_PROBE: `it's "$(nothing)"` }, pollIntervalS: 1 }],
+      clusters: [
+        {
+          name: 'here',
+          login: { via: 'local' },
+          system: 'local',
+          slots: 4,
+          workRoot: path.join(dir, 'work'),
+          env: { CNC_PROBE: `it's "$(nothing)"` },
+          pollIntervalS: 1,
+        },
+      ],
       // The paper's trigger: sizes change here only by the operator's commands (idle growth: live-operator.test.ts).
       scheduler: { approach: 'pra', policy: 'fpsma', growthAtPoll: 'freed' },
       graceMs: 5_000,
@@ -81,7 +93,8 @@ describe('live mode on a plain host (this machine)', () => {
   // Whatever a case left running is cancelled and gone before the next starts (one failure does not cause another).
   afterEach(async () => {
     if (!world) return;
-    for (const job of [...world.scheduler.jobs()]) if (!FINAL_STATES.has(job.state)) act((s, now) => s.cancel(job.id, now));
+    for (const job of [...world.scheduler.jobs()])
+      if (!FINAL_STATES.has(job.state)) act((s, now) => s.cancel(job.id, now));
     await waitFor('no local job left running', () => localJobsAlive() === 0, 30_000, 100);
   }, 60_000);
 
@@ -95,8 +108,27 @@ describe('live mode on a plain host (this machine)', () => {
     // The demo application runs from the copy staged into the cluster's workRoot, not from this repository.
     const staged = world.assetsDir!('here')!;
     expect(staged).toBe(path.join(dir, 'work', 'assets'));
-    expect(readFileSync(path.join(staged, 'apps', 'gadget-demo.mjs'))).toEqual(readFileSync(path.join(repositoryAssetsDir(), 'apps', 'gadget-demo.mjs')));
-    act((s, now) => s.submit({ id: 'g', kind: 'malleable', components: [{ min: 1, max: 4, initial: 1, program: process.execPath, args: [path.join(staged, 'apps', 'gadget-demo.mjs'), '200', '12000'] }] }, now));
+    expect(readFileSync(path.join(staged, 'apps', 'gadget-demo.mjs'))).toEqual(
+      readFileSync(path.join(repositoryAssetsDir(), 'apps', 'gadget-demo.mjs')),
+    );
+    act((s, now) =>
+      s.submit(
+        {
+          id: 'g',
+          kind: 'malleable',
+          components: [
+            {
+              min: 1,
+              max: 4,
+              initial: 1,
+              program: process.execPath,
+              args: [path.join(staged, 'apps', 'gadget-demo.mjs'), '200', '12000'],
+            },
+          ],
+        },
+        now,
+      ),
+    );
     await waitEvent('job.started', 'g');
     await waitFor('hello', () => appEvents.some((e) => e.type === 'hello' && e.jobId === 'g'), 20_000, 50);
     act((s, now) => s.resize('g', 2, now));
@@ -110,7 +142,11 @@ describe('live mode on a plain host (this machine)', () => {
     expect(isAlive(m2!.pid)).toBe(false);
     await waitFor('done', () => appEvents.some((e) => e.type === 'done' && e.jobId === 'g'), 60_000, 100);
     const done = appEvents.find((e) => e.type === 'done' && e.jobId === 'g');
-    expect(done).toMatchObject({ ok: true, cluster: 'here', note: expect.stringMatching(/^12000\/12000 steps of 200 bodies/) });
+    expect(done).toMatchObject({
+      ok: true,
+      cluster: 'here',
+      note: expect.stringMatching(/^12000\/12000 steps of 200 bodies/),
+    });
     await waitEvent('job.ended', 'g');
     expect(of('job.ended', 'g')[0]).toMatchObject({ state: 'completed' });
     expect(sizesSeen('g')).toEqual([1, 3, 2]);
@@ -118,21 +154,49 @@ describe('live mode on a plain host (this machine)', () => {
     const work = ledger(jobDir('g'));
     expect(work.reduce((sum, e) => sum + e.items, 0)).toBe(200 * 12_001);
     // (In the order units first answered.)
-    expect(work.filter((e) => e.unit !== 'm0').map((e) => [e.unit, e.pid]).sort()).toEqual([
+    expect(
+      work
+        .filter((e) => e.unit !== 'm0')
+        .map((e) => [e.unit, e.pid])
+        .sort(),
+    ).toEqual([
       ['m1', m1!.pid],
       ['m2', m2!.pid],
     ]);
     expect(work.every((e) => e.tasks > 0)).toBe(true);
     // The stub of each extra processor announced its slot while it held it, and goes once the job has ended.
-    await waitFor('the slot stubs to go', () => readdirSync(path.join(jobDir('g'), 'slots')).length === 0 && localJobsAlive() === 0, 10_000, 100);
+    await waitFor(
+      'the slot stubs to go',
+      () => readdirSync(path.join(jobDir('g'), 'slots')).length === 0 && localJobsAlive() === 0,
+      10_000,
+      100,
+    );
   }, 90_000);
 
   it('after a restart adopts the running job, queues again the one never launched, and starts nothing twice', async () => {
     // The first case's cancelled stubs count as background until a poll no longer lists them.
     await waitFor('every slot idle at a poll', () => world.scheduler.snapshot()[0]!.idle === 4, 30_000, 50);
-    act((s, now) => s.submit({ id: 'sleeper', kind: 'malleable', components: [{ min: 1, max: 4, initial: 3, program: '/bin/sh', args: ['-c', 'exec sleep 300'] }] }, now));
+    act((s, now) =>
+      s.submit(
+        {
+          id: 'sleeper',
+          kind: 'malleable',
+          components: [{ min: 1, max: 4, initial: 3, program: '/bin/sh', args: ['-c', 'exec sleep 300'] }],
+        },
+        now,
+      ),
+    );
     await waitEvent('job.started', 'sleeper');
-    act((s, now) => s.submit({ id: 'waits', kind: 'rigid', components: [{ processors: 2, program: '/bin/sh', args: ['-c', 'printf %s "$CNC_PROBE" > probe.txt'] }] }, now));
+    act((s, now) =>
+      s.submit(
+        {
+          id: 'waits',
+          kind: 'rigid',
+          components: [{ processors: 2, program: '/bin/sh', args: ['-c', 'printf %s "$CNC_PROBE" > probe.txt'] }],
+        },
+        now,
+      ),
+    );
     await waitFor('waits to be queued', () => world.scheduler.job('waits')?.state === 'queued', 5_000, 20);
     const alive = localJobsAlive();
     expect(alive).toBe(3);
@@ -150,7 +214,9 @@ describe('live mode on a plain host (this machine)', () => {
     // The restarted world found the staged assets unchanged: staging again copies nothing.
     expect((await world.stageAssets!()).map((r) => r.copied)).toEqual([[]]);
     // Ids generated from now on go on after the earlier run's.
-    const fresh = world.act((s, now) => s.submit({ kind: 'rigid', components: [{ processors: 1, program: '/bin/true' }] }, now));
+    const fresh = world.act((s, now) =>
+      s.submit({ kind: 'rigid', components: [{ processors: 1, program: '/bin/true' }] }, now),
+    );
     expect(fresh.ok && fresh.value.id).toBe(`job-${state.submitted + 1}`);
     expect(localJobsAlive()).toBeGreaterThanOrEqual(3);
     act((s, now) => s.cancel('sleeper', now));
@@ -169,7 +235,16 @@ describe('consecutive live runs on one plain host', () => {
 
   async function startRun(restore?: unknown): Promise<LiveWorld> {
     const w = createLiveWorld({
-      clusters: [{ name: 'here', login: { via: 'local' }, system: 'local', slots: 4, workRoot: path.join(root, 'work'), pollIntervalS: 1 }],
+      clusters: [
+        {
+          name: 'here',
+          login: { via: 'local' },
+          system: 'local',
+          slots: 4,
+          workRoot: path.join(root, 'work'),
+          pollIntervalS: 1,
+        },
+      ],
       // The paper's trigger: sizes change here only by the operator's commands (idle growth: live-operator.test.ts).
       scheduler: { approach: 'pra', policy: 'fpsma', growthAtPoll: 'freed' },
       idleWatchIntervalMs: 500,
@@ -183,10 +258,20 @@ describe('consecutive live runs on one plain host', () => {
     await w.start();
     return w;
   }
-  const started = (w: LiveWorld, jobId: string) => waitFor(`${jobId} to start`, () => runEvents.get(w)!.some((e) => e.type === 'job.started' && e.jobId === jobId), 20_000, 50);
+  const started = (w: LiveWorld, jobId: string) =>
+    waitFor(
+      `${jobId} to start`,
+      () => runEvents.get(w)!.some((e) => e.type === 'job.started' && e.jobId === jobId),
+      20_000,
+      50,
+    );
   /** Runs of the local batch system's jobs, by their run's job directory. */
-  const runsIn = (w: LiveWorld, jobId: string) => readFileSync(path.join(root, 'work', 'jobs', jobDirName(tag(w), jobId), 'runs.txt'), 'utf8');
-  const sleeper = (processors: number) => ({ kind: 'rigid', components: [{ processors, program: '/bin/sh', args: ['-c', 'echo run >> runs.txt; exec sleep 300'] }] });
+  const runsIn = (w: LiveWorld, jobId: string) =>
+    readFileSync(path.join(root, 'work', 'jobs', jobDirName(tag(w), jobId), 'runs.txt'), 'utf8');
+  const sleeper = (processors: number) => ({
+    kind: 'rigid',
+    components: [{ processors, program: '/bin/sh', args: ['-c', 'echo run >> runs.txt; exec sleep 300'] }],
+  });
 
   beforeAll(() => {
     root = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-runs-'));
@@ -196,7 +281,7 @@ describe('consecutive live runs on one plain host', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('a new run submits its own job-1 while the earlier run\'s job-1 still runs, and counts that one as background', async () => {
+  it("a new run submits its own job-1 while the earlier run's job-1 still runs, and counts that one as background", async () => {
     const first = await startRun();
     const r1 = first.act((s, now) => s.submit(sleeper(2), now));
     expect(r1.ok && r1.value.id).toBe('job-1');
@@ -206,7 +291,12 @@ describe('consecutive live runs on one plain host', () => {
 
     const second = await startRun();
     expect(second.recovered()).toEqual([]);
-    await waitFor('the first run\'s job as background', () => second.scheduler.snapshot()[0]!.background === 2, 10_000, 50);
+    await waitFor(
+      "the first run's job as background",
+      () => second.scheduler.snapshot()[0]!.background === 2,
+      10_000,
+      50,
+    );
     const r2 = second.act((s, now) => s.submit(sleeper(1), now));
     expect(r2.ok && r2.value.id).toBe('job-1');
     await started(second, 'job-1');
@@ -220,14 +310,31 @@ describe('consecutive live runs on one plain host', () => {
     // The first run, resumed, still knows its job (its run id is in its state) and ends it.
     const resumed = await startRun(firstState);
     expect(tag(resumed)).toBe(tag(first));
-    expect(resumed.recovered()).toEqual([{ jobId: 'job-1', cluster: 'here', outcome: 'adopted', detail: 'running with 2 processors' }]);
-    await waitFor('the second run\'s job as background', () => resumed.scheduler.snapshot()[0]!.background === 1, 10_000, 50);
+    expect(resumed.recovered()).toEqual([
+      { jobId: 'job-1', cluster: 'here', outcome: 'adopted', detail: 'running with 2 processors' },
+    ]);
+    await waitFor(
+      "the second run's job as background",
+      () => resumed.scheduler.snapshot()[0]!.background === 1,
+      10_000,
+      50,
+    );
     resumed.act((s, now) => s.cancel('job-1', now));
-    await waitFor('job-1 of the first run to end', () => runEvents.get(resumed)!.some((e) => e.type === 'job.ended' && e.jobId === 'job-1'), 20_000, 50);
+    await waitFor(
+      'job-1 of the first run to end',
+      () => runEvents.get(resumed)!.some((e) => e.type === 'job.ended' && e.jobId === 'job-1'),
+      20_000,
+      50,
+    );
     await resumed.stop();
     const last = await startRun(JSON.parse(JSON.stringify(second.persistentState())));
     last.act((s, now) => s.cancel('job-1', now));
-    await waitFor('job-1 of the second run to end', () => runEvents.get(last)!.some((e) => e.type === 'job.ended' && e.jobId === 'job-1'), 20_000, 50);
+    await waitFor(
+      'job-1 of the second run to end',
+      () => runEvents.get(last)!.some((e) => e.type === 'job.ended' && e.jobId === 'job-1'),
+      20_000,
+      50,
+    );
   }, 90_000);
 
   it('a job of its own run found by tag but missing from the restored state counts as background, and its id is not used again', async () => {
@@ -244,7 +351,13 @@ describe('consecutive live runs on one plain host', () => {
     const resumed = await startRun(state);
     expect([...resumed.recovered()].sort((a, b) => a.jobId.localeCompare(b.jobId))).toEqual([
       { jobId: 'job-1', cluster: 'here', outcome: 'adopted', detail: 'running with 1 processors' },
-      { jobId: 'job-2', cluster: 'here', outcome: 'refused', detail: 'found on the cluster (1 of 1 local jobs running) but unknown to the restored state: left running, counted as background load' },
+      {
+        jobId: 'job-2',
+        cluster: 'here',
+        outcome: 'refused',
+        detail:
+          'found on the cluster (1 of 1 local jobs running) but unknown to the restored state: left running, counted as background load',
+      },
     ]);
     // Its 2 processors are not Concertina's for the scheduler: 1 is left, not 3.
     await waitFor('job-2 as background', () => resumed.scheduler.snapshot()[0]!.background === 2, 10_000, 50);
@@ -255,7 +368,13 @@ describe('consecutive live runs on one plain host', () => {
     await started(resumed, 'job-3');
     expect(runsIn(resumed, 'job-2')).toBe('run\n');
     for (const id of ['job-1', 'job-3']) resumed.act((s, now) => s.cancel(id, now));
-    await waitFor('its jobs to end', () => ['job-1', 'job-3'].every((id) => runEvents.get(resumed)!.some((e) => e.type === 'job.ended' && e.jobId === id)), 20_000, 50);
+    await waitFor(
+      'its jobs to end',
+      () =>
+        ['job-1', 'job-3'].every((id) => runEvents.get(resumed)!.some((e) => e.type === 'job.ended' && e.jobId === id)),
+      20_000,
+      50,
+    );
     await resumed.stop();
     // job-2 is left to an operator: ended here by the pid the local batch system recorded.
     killLocalJobs(path.join(root, 'work', 'local'));

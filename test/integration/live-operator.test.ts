@@ -37,7 +37,14 @@ let current: { host: Host; store: Store } | undefined;
 
 function open(): Host {
   const store = openStore(path.join(dir, 'run.db'));
-  const host = new Host({ store, workload: 'none', clusters: { knownHosts: new KnownHosts(path.join(dir, 'known_hosts'), []), sshConfigFile: path.join(dir, 'ssh_config') } });
+  const host = new Host({
+    store,
+    workload: 'none',
+    clusters: {
+      knownHosts: new KnownHosts(path.join(dir, 'known_hosts'), []),
+      sshConfigFile: path.join(dir, 'ssh_config'),
+    },
+  });
   host.start(50);
   current = { host, store };
   return host;
@@ -74,7 +81,10 @@ function jobDir(jobId: string): string {
   return path.join(root, name);
 }
 /** What the application wrote to the host (from-app.jsonl), as parsed lines. */
-const fromApp = (jobId: string) => completeLines(path.join(jobDir(jobId), 'from-app.jsonl')).map((l) => JSON.parse(l) as { type: string; offerId?: number; accepted?: number; note?: string });
+const fromApp = (jobId: string) =>
+  completeLines(path.join(jobDir(jobId), 'from-app.jsonl')).map(
+    (l) => JSON.parse(l) as { type: string; offerId?: number; accepted?: number; note?: string },
+  );
 /** The sizes the application computed with (its progress notes), repeats collapsed. */
 const sizesSeen = (jobId: string) =>
   fromApp(jobId)
@@ -83,11 +93,20 @@ const sizesSeen = (jobId: string) =>
     .map(Number)
     .filter((v, i, all) => i === 0 || v !== all[i - 1]);
 
-describe.skipIf(!ready)('the operator\'s shrink and growth on an idle cluster, live on loopback Slurm over SSH', () => {
+describe.skipIf(!ready)("the operator's shrink and growth on an idle cluster, live on loopback Slurm over SSH", () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-operator-'));
-    [sshd, slurm] = await Promise.all([startSshd(), startSlurm({ clusterName: 'cncop', nodes: 2, cpusPerNode: 6, minJobAgeS: 2 })]);
-    writeFileSync(path.join(dir, 'known_hosts'), sshd.knownHostsLines().map((l) => `${l}\n`).join(''));
+    [sshd, slurm] = await Promise.all([
+      startSshd(),
+      startSlurm({ clusterName: 'cncop', nodes: 2, cpusPerNode: 6, minJobAgeS: 2 }),
+    ]);
+    writeFileSync(
+      path.join(dir, 'known_hosts'),
+      sshd
+        .knownHostsLines()
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     writeFileSync(path.join(dir, 'ssh_config'), '');
   }, 90_000);
 
@@ -101,11 +120,32 @@ describe.skipIf(!ready)('the operator\'s shrink and growth on an idle cluster, l
 
   it('grows FT on the empty cluster at a poll; shrunk by 1 it gives back 4 and stays capped at 4, across a restart, until the operator grows it', async () => {
     let host = open();
-    const login = { via: 'ssh' as const, host: '127.0.0.1', port: sshd.port, user: sshd.user, identityFile: sshd.clientKey };
-    value(host.call('clusters.save', { name: 'slurm', login, system: 'slurm', env: slurm.env, workRoot: path.join(dir, 'slurm'), pollIntervalS: 1 }));
+    const login = {
+      via: 'ssh' as const,
+      host: '127.0.0.1',
+      port: sshd.port,
+      user: sshd.user,
+      identityFile: sshd.clientKey,
+    };
+    value(
+      host.call('clusters.save', {
+        name: 'slurm',
+        login,
+        system: 'slurm',
+        env: slurm.env,
+        workRoot: path.join(dir, 'slurm'),
+        pollIntervalS: 1,
+      }),
+    );
     value(await host.call('run.startLive', {}));
     // Enough work to outlive the test at any size (it is cancelled at the end).
-    value(host.call('jobs.submit', { id: 'ft', kind: 'malleable', components: [{ min: 2, max: 8, initial: 2, cluster: 'slurm', program: NODE, args: [FT, '4000000', '12'] }] }));
+    value(
+      host.call('jobs.submit', {
+        id: 'ft',
+        kind: 'malleable',
+        components: [{ min: 2, max: 8, initial: 2, cluster: 'slurm', program: NODE, args: [FT, '4000000', '12'] }],
+      }),
+    );
 
     // Part 4: alone on an empty cluster, nothing comes free, yet a poll offers it the idle processors.
     await waitFor('ft grown to 8 by the policy at a poll', () => jobOf(host, 'ft')?.size === 8, 90_000, 200);
@@ -115,7 +155,9 @@ describe.skipIf(!ready)('the operator\'s shrink and growth on an idle cluster, l
     // Part 1: shrink by 1. FT keeps a power of two: it gives back 4.
     value(host.call('jobs.resize', { jobId: 'ft', delta: -1 }));
     await waitFor('ft shrunk', () => eventsOf(host, 'ft').some((e) => e.type === 'job.shrunk'), 60_000, 200);
-    const answered = eventsOf(host, 'ft').filter((e): e is Extract<SchedulerEvent, { type: 'shrink.answered' }> => e.type === 'shrink.answered');
+    const answered = eventsOf(host, 'ft').filter(
+      (e): e is Extract<SchedulerEvent, { type: 'shrink.answered' }> => e.type === 'shrink.answered',
+    );
     expect(answered).toHaveLength(1);
     expect(answered[0]).toMatchObject({ accepted: 4, operator: true });
     // What the host recorded is what the application wrote in its protocol file.
@@ -136,7 +178,13 @@ describe.skipIf(!ready)('the operator\'s shrink and growth on an idle cluster, l
     expect(jobOf(host, 'ft')).toMatchObject({ size: 4, cap: 4 });
     const offersAtRestart = eventsOf(host, 'ft').filter((e) => e.type === 'grow.offered').length;
     // A job on that cluster ends (processors come free), and more polls find idle processors: still capped.
-    value(host.call('jobs.submit', { id: 'brief', kind: 'rigid', components: [{ processors: 2, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'sleep 1'] }] }));
+    value(
+      host.call('jobs.submit', {
+        id: 'brief',
+        kind: 'rigid',
+        components: [{ processors: 2, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'sleep 1'] }],
+      }),
+    );
     await waitFor('brief ended', () => jobOf(host, 'brief')?.state === 'completed', 60_000, 200);
     await polls(host, 5, 'after a job ended beside the capped job');
     expect(eventsOf(host, 'ft').filter((e) => e.type === 'grow.offered')).toHaveLength(offersAtRestart);

@@ -32,8 +32,10 @@ let world: LiveWorld | undefined;
 let options: LiveWorldOptions;
 const events: SchedulerEvent[] = [];
 
-const of = (type: SchedulerEvent['type'], jobId: string) => events.filter((e) => e.type === type && (e as { jobId?: string }).jobId === jobId);
-const waitEvent = (type: SchedulerEvent['type'], jobId: string, timeoutMs = 30_000) => waitFor(`${type} of ${jobId}`, () => of(type, jobId).length > 0, timeoutMs, 50);
+const of = (type: SchedulerEvent['type'], jobId: string) =>
+  events.filter((e) => e.type === type && (e as { jobId?: string }).jobId === jobId);
+const waitEvent = (type: SchedulerEvent['type'], jobId: string, timeoutMs = 30_000) =>
+  waitFor(`${type} of ${jobId}`, () => of(type, jobId).length > 0, timeoutMs, 50);
 /** The run's tag: the scheduler's and the run's id. */
 const tag = () => runTag(TAG, world!.persistentState().runId);
 const jobDir = (cluster: string, jobId: string) => path.join(dir, cluster, 'jobs', jobDirName(tag(), jobId));
@@ -56,14 +58,33 @@ describe.skipIf(!ready)('a cluster unreachable at start joins the live run over 
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-rejoin-'));
     sshd = await startSshd();
     const knownHostsFile = path.join(dir, 'known_hosts');
-    writeFileSync(knownHostsFile, sshd.knownHostsLines().map((l) => `${l}\n`).join(''));
+    writeFileSync(
+      knownHostsFile,
+      sshd
+        .knownHostsLines()
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     const sshConfigFile = path.join(dir, 'ssh_config');
     writeFileSync(sshConfigFile, '');
     options = {
       clusters: [
-        { name: 'here', login: { via: 'local' }, system: 'local', slots: 1, workRoot: path.join(dir, 'here'), pollIntervalS: 1 },
+        {
+          name: 'here',
+          login: { via: 'local' },
+          system: 'local',
+          slots: 1,
+          workRoot: path.join(dir, 'here'),
+          pollIntervalS: 1,
+        },
         // No slots: the cluster's size is its processor count, unknown until it is reached.
-        { name: 'remote', login: { via: 'ssh', host: '127.0.0.1', port: sshd.port, user: sshd.user, identityFile: sshd.clientKey }, system: 'local', workRoot: path.join(dir, 'remote'), pollIntervalS: 1 },
+        {
+          name: 'remote',
+          login: { via: 'ssh', host: '127.0.0.1', port: sshd.port, user: sshd.user, identityFile: sshd.clientKey },
+          system: 'local',
+          workRoot: path.join(dir, 'remote'),
+          pollIntervalS: 1,
+        },
       ],
       scheduler: { approach: 'pra', policy: 'fpsma', tag: TAG },
       knownHosts: new KnownHosts(knownHostsFile, []),
@@ -84,18 +105,35 @@ describe.skipIf(!ready)('a cluster unreachable at start joins the live run over 
   it('tries the cluster again until sshd is back, adopts its job by tag without submitting it again, and places waiting work there', async () => {
     // An earlier run launched `kept` on the remote cluster; each run of its program appends a line.
     const first = await startWorld();
-    submit(first, { id: 'kept', kind: 'rigid', components: [{ processors: 1, cluster: 'remote', program: '/bin/sh', args: ['-c', 'echo run >> runs.txt; sleep 300'] }] });
+    submit(first, {
+      id: 'kept',
+      kind: 'rigid',
+      components: [
+        { processors: 1, cluster: 'remote', program: '/bin/sh', args: ['-c', 'echo run >> runs.txt; sleep 300'] },
+      ],
+    });
     await waitEvent('job.started', 'kept');
     const state = JSON.parse(JSON.stringify(first.persistentState()));
     await first.stop();
 
     await sshd.stop();
     const w = await startWorld(state);
-    expect(w.clusters().find((c) => c.name === 'remote')).toMatchObject({ connection: 'lost', lastError: expect.stringMatching(/^remote: /), capacity: { processors: 0 } });
-    expect(w.recovered().find((r) => r.jobId === 'kept')).toMatchObject({ outcome: 'refused', detail: expect.stringMatching(/unreachable .*not submitted again/) });
+    expect(w.clusters().find((c) => c.name === 'remote')).toMatchObject({
+      connection: 'lost',
+      lastError: expect.stringMatching(/^remote: /),
+      capacity: { processors: 0 },
+    });
+    expect(w.recovered().find((r) => r.jobId === 'kept')).toMatchObject({
+      outcome: 'refused',
+      detail: expect.stringMatching(/unreachable .*not submitted again/),
+    });
     expect(w.scheduler.job('kept')).toBeUndefined();
     // Work naming the unreachable cluster waits for it; work free to go anywhere runs on the other cluster.
-    submit(w, { id: 'waits', kind: 'rigid', components: [{ processors: 1, cluster: 'remote', program: '/bin/sh', args: ['-c', 'echo here > where.txt'] }] });
+    submit(w, {
+      id: 'waits',
+      kind: 'rigid',
+      components: [{ processors: 1, cluster: 'remote', program: '/bin/sh', args: ['-c', 'echo here > where.txt'] }],
+    });
     submit(w, { id: 'anywhere', kind: 'rigid', components: [{ processors: 1, program: '/bin/true' }] });
     await waitEvent('job.started', 'anywhere');
     expect(of('job.started', 'anywhere')[0]).toMatchObject({ cluster: 'here' });
@@ -104,10 +142,20 @@ describe.skipIf(!ready)('a cluster unreachable at start joins the live run over 
     expect(w.persistentState().jobs.map((j) => j.spec.id)).toContain('kept');
 
     await sshd.start();
-    await waitFor('remote to join', () => w.clusters().find((c) => c.name === 'remote')!.connection === 'open', 30_000, 50);
+    await waitFor(
+      'remote to join',
+      () => w.clusters().find((c) => c.name === 'remote')!.connection === 'open',
+      30_000,
+      50,
+    );
     await waitEvent('job.adopted', 'kept');
     expect(w.scheduler.job('kept')!.state).toBe('running');
-    expect(w.recovered().filter((r) => r.jobId === 'kept').map((r) => r.outcome)).toEqual(['refused', 'adopted']);
+    expect(
+      w
+        .recovered()
+        .filter((r) => r.jobId === 'kept')
+        .map((r) => r.outcome),
+    ).toEqual(['refused', 'adopted']);
     await waitEvent('job.ended', 'waits');
     expect(of('job.ended', 'waits')[0]).toMatchObject({ state: 'completed' });
     expect(readFileSync(path.join(jobDir('remote', 'waits'), 'where.txt'), 'utf8')).toBe('here\n');

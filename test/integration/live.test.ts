@@ -18,7 +18,10 @@ import { SGE_PACKAGES, startSge, type SgeCell } from './harness/sge.js';
 import { SLURM_PACKAGES, startSlurm, type SlurmCluster } from './harness/slurm.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
 
-const ready = requireDaemons('the live-mode integration tests', [...new Set(['openssh-server', ...SLURM_PACKAGES, ...SGE_PACKAGES])]) && sshdOk();
+const ready =
+  requireDaemons('the live-mode integration tests', [
+    ...new Set(['openssh-server', ...SLURM_PACKAGES, ...SGE_PACKAGES]),
+  ]) && sshdOk();
 
 function sshdOk(): boolean {
   const missing = sshdMissing();
@@ -47,9 +50,17 @@ function follow(w: LiveWorld): void {
 }
 
 const of = <T extends SchedulerEvent['type']>(type: T, jobId?: string) =>
-  events.filter((e): e is Extract<SchedulerEvent, { type: T }> => e.type === type && (jobId === undefined || (e as { jobId?: string }).jobId === jobId));
+  events.filter(
+    (e): e is Extract<SchedulerEvent, { type: T }> =>
+      e.type === type && (jobId === undefined || (e as { jobId?: string }).jobId === jobId),
+  );
 
-async function waitEvent<T extends SchedulerEvent['type']>(type: T, jobId: string, timeoutMs = 30_000, predicate: (e: Extract<SchedulerEvent, { type: T }>) => boolean = () => true) {
+async function waitEvent<T extends SchedulerEvent['type']>(
+  type: T,
+  jobId: string,
+  timeoutMs = 30_000,
+  predicate: (e: Extract<SchedulerEvent, { type: T }>) => boolean = () => true,
+) {
   await waitFor(`${type} of ${jobId}`, () => of(type, jobId).some(predicate), timeoutMs, 100);
   return of(type, jobId).find(predicate)!;
 }
@@ -80,10 +91,13 @@ function sizesSeen(cluster: string, jobId: string): number[] {
 
 async function squeueNames(): Promise<Array<{ id: string; state: string; name: string }>> {
   const out = await run('squeue', ['--noheader', '--all', '--format=%i|%T|%j'], slurm.env);
-  return out.split('\n').filter(Boolean).map((l) => {
-    const [id, state, ...name] = l.split('|');
-    return { id: id!, state: state!, name: name.join('|') };
-  });
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const [id, state, ...name] = l.split('|');
+      return { id: id!, state: state!, name: name.join('|') };
+    });
 }
 
 async function qstatNames(): Promise<Array<{ id: string; state: string; name: string }>> {
@@ -100,12 +114,28 @@ const mine = (jobId: string) => `${jobDirName(tag(), jobId)}-`;
 describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain host, over SSH', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-'));
-    [sshd, slurm, sge] = await Promise.all([startSshd(), startSlurm({ clusterName: 'cnclive', nodes: 2, cpusPerNode: 6, minJobAgeS: 2 }), startSge({ slots: 8 })]);
+    [sshd, slurm, sge] = await Promise.all([
+      startSshd(),
+      startSlurm({ clusterName: 'cnclive', nodes: 2, cpusPerNode: 6, minJobAgeS: 2 }),
+      startSge({ slots: 8 }),
+    ]);
     const knownHostsFile = path.join(dir, 'known_hosts');
-    writeFileSync(knownHostsFile, sshd.knownHostsLines().map((l) => `${l}\n`).join(''));
+    writeFileSync(
+      knownHostsFile,
+      sshd
+        .knownHostsLines()
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     const sshConfigFile = path.join(dir, 'ssh_config');
     writeFileSync(sshConfigFile, '');
-    const login = { via: 'ssh' as const, host: '127.0.0.1', port: sshd.port, user: sshd.user, identityFile: sshd.clientKey };
+    const login = {
+      via: 'ssh' as const,
+      host: '127.0.0.1',
+      port: sshd.port,
+      user: sshd.user,
+      identityFile: sshd.clientKey,
+    };
     options = {
       clusters: [
         { name: 'slurm', login, system: 'slurm', env: slurm.env, workRoot: workRoot('slurm'), pollIntervalS: 1 },
@@ -137,8 +167,21 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
     }
     await run('scancel', ['--name=someone-else'], slurm.env).catch(() => '');
     await run('qdel', ['someone-else'], sge.env).catch(() => '');
-    await waitFor('the grid to be free after the test', () => world.scheduler.snapshot().every((c) => c.nonPreemptible + c.preemptible + c.background === 0), 60_000, 200);
-    await waitFor('no local job of ours left in Slurm', async () => !(await squeueNames()).some((j) => j.name.startsWith(jobDirName(tag(), '')) && ['RUNNING', 'PENDING', 'COMPLETING'].includes(j.state)), 30_000, 250);
+    await waitFor(
+      'the grid to be free after the test',
+      () => world.scheduler.snapshot().every((c) => c.nonPreemptible + c.preemptible + c.background === 0),
+      60_000,
+      200,
+    );
+    await waitFor(
+      'no local job of ours left in Slurm',
+      async () =>
+        !(await squeueNames()).some(
+          (j) => j.name.startsWith(jobDirName(tag(), '')) && ['RUNNING', 'PENDING', 'COMPLETING'].includes(j.state),
+        ),
+      30_000,
+      250,
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -147,7 +190,7 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
-  it('builds its grid from the clusters\' own processor counts, over open SSH connections', () => {
+  it("builds its grid from the clusters' own processor counts, over open SSH connections", () => {
     expect(world.scheduler.grid.clusters.map((c) => [c.name, c.processors])).toEqual([
       ['slurm', 12],
       ['sge', 8],
@@ -160,22 +203,65 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
     // Steps are fewer than threads would allow: each step of a worker on a slot is a round trip through files.
     // items: what the ledger's entries add up to (blocks verified; bodies whose forces were computed, at every step).
     const jobs = [
-      { id: 'ft-slurm', cluster: 'slurm', app: 'ft-demo.mjs', args: ['12288', '12'], grow: 2, shrink: 2, sizes: [2, 4, 2], items: 12288 },
-      { id: 'gadget-sge', cluster: 'sge', app: 'gadget-demo.mjs', args: ['300', '8000'], grow: 2, shrink: 1, sizes: [2, 4, 3], items: 300 * 8001 },
-      { id: 'gadget-plain', cluster: 'plain', app: 'gadget-demo.mjs', args: ['300', '8000'], grow: 1, shrink: 2, sizes: [2, 3, 1], items: 300 * 8001 },
+      {
+        id: 'ft-slurm',
+        cluster: 'slurm',
+        app: 'ft-demo.mjs',
+        args: ['12288', '12'],
+        grow: 2,
+        shrink: 2,
+        sizes: [2, 4, 2],
+        items: 12288,
+      },
+      {
+        id: 'gadget-sge',
+        cluster: 'sge',
+        app: 'gadget-demo.mjs',
+        args: ['300', '8000'],
+        grow: 2,
+        shrink: 1,
+        sizes: [2, 4, 3],
+        items: 300 * 8001,
+      },
+      {
+        id: 'gadget-plain',
+        cluster: 'plain',
+        app: 'gadget-demo.mjs',
+        args: ['300', '8000'],
+        grow: 1,
+        shrink: 2,
+        sizes: [2, 3, 1],
+        items: 300 * 8001,
+      },
     ];
     for (const j of jobs) {
-      submit({ id: j.id, kind: 'malleable', components: [{ min: 1, max: 4, initial: 2, cluster: j.cluster, program: NODE, args: [path.join(APPS, j.app), ...j.args] }] });
+      submit({
+        id: j.id,
+        kind: 'malleable',
+        components: [
+          { min: 1, max: 4, initial: 2, cluster: j.cluster, program: NODE, args: [path.join(APPS, j.app), ...j.args] },
+        ],
+      });
     }
     await Promise.all(
       jobs.map(async (j) => {
         await waitEvent('job.started', j.id, 30_000);
-        await waitFor(`hello from ${j.id}`, () => appEvents.some((e) => e.type === 'hello' && e.jobId === j.id), 20_000, 100);
+        await waitFor(
+          `hello from ${j.id}`,
+          () => appEvents.some((e) => e.type === 'hello' && e.jobId === j.id),
+          20_000,
+          100,
+        );
         // One operation at a time per cluster, each through offers and answers like the policies'.
         resize(j.id, j.grow);
         const grown = await waitEvent('job.grown', j.id, 30_000);
         expect(grown).toMatchObject({ cluster: j.cluster, size: 2 + j.grow });
-        await waitFor(`${j.id} to work at size ${2 + j.grow}`, () => sizesSeen(j.cluster, j.id).includes(2 + j.grow), 20_000, 200);
+        await waitFor(
+          `${j.id} to work at size ${2 + j.grow}`,
+          () => sizesSeen(j.cluster, j.id).includes(2 + j.grow),
+          20_000,
+          200,
+        );
         // Its processors compute: a worker runs inside each extra local job (m1 from the start, the grown ones
         // after), below that job's slot stub, as the batch system started it (KOALA V-A).
         const slots = Array.from({ length: 1 + j.grow }, (_, i) => `m${i + 1}`);
@@ -184,12 +270,24 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
         const shrunk = await waitEvent('job.shrunk', j.id, 30_000).catch((error: Error) => {
           // What both sides said, to tell a slow application from a lost message.
           const file = (name: string) => readFileSync(path.join(jobDir(j.cluster, j.id), name), 'utf8');
-          throw new Error(`${error.message}\nevents: ${JSON.stringify(events.filter((x) => (x as { jobId?: string }).jobId === j.id))}\nto-app: ${file('to-app.jsonl')}\nfrom-app (end): ${file('from-app.jsonl').slice(-1500)}`);
+          throw new Error(
+            `${error.message}\nevents: ${JSON.stringify(events.filter((x) => (x as { jobId?: string }).jobId === j.id))}\nto-app: ${file('to-app.jsonl')}\nfrom-app (end): ${file('from-app.jsonl').slice(-1500)}`,
+          );
         });
-        expect(shrunk).toMatchObject({ cluster: j.cluster, processors: j.shrink, size: 2 + j.grow - j.shrink, voluntary: false });
+        expect(shrunk).toMatchObject({
+          cluster: j.cluster,
+          processors: j.shrink,
+          size: 2 + j.grow - j.shrink,
+          voluntary: false,
+        });
         // The workers of the slots given back (the last ones) ended before they were released.
         expect(workers.slice(slots.length - j.shrink).map((w) => isAlive(w.pid))).toEqual(Array(j.shrink).fill(false));
-        const done = await waitFor(`done from ${j.id}`, () => appEvents.some((e) => e.type === 'done' && e.jobId === j.id), 90_000, 250).then(() => appEvents.find((e) => e.type === 'done' && e.jobId === j.id)!);
+        const done = await waitFor(
+          `done from ${j.id}`,
+          () => appEvents.some((e) => e.type === 'done' && e.jobId === j.id),
+          90_000,
+          250,
+        ).then(() => appEvents.find((e) => e.type === 'done' && e.jobId === j.id)!);
         expect(done).toMatchObject({ cluster: j.cluster, ok: true });
         const ended = await waitEvent('job.ended', j.id, 30_000);
         expect(ended.state).toBe('completed');
@@ -199,21 +297,41 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
         const work = ledger(jobDir(j.cluster, j.id));
         expect(work.reduce((sum, e) => sum + e.items, 0)).toBe(j.items);
         // (In the order units first answered.)
-        expect(work.filter((e) => e.unit !== 'm0').map((e) => [e.unit, e.pid]).sort()).toEqual(workers.map((w) => [w.slot, w.pid]));
+        expect(
+          work
+            .filter((e) => e.unit !== 'm0')
+            .map((e) => [e.unit, e.pid])
+            .sort(),
+        ).toEqual(workers.map((w) => [w.slot, w.pid]));
         expect(work.every((e) => e.tasks > 0 && e.items > 0)).toBe(true);
       }),
     );
     // Every processor is back.
-    await waitFor('the grid to be free', () => world.scheduler.snapshot().every((c) => c.nonPreemptible + c.preemptible === 0), 10_000, 100);
+    await waitFor(
+      'the grid to be free',
+      () => world.scheduler.snapshot().every((c) => c.nonPreemptible + c.preemptible === 0),
+      10_000,
+      100,
+    );
   }, 120_000);
 
   it('sees a job submitted directly with sbatch as background load, and places elsewhere because of it', async () => {
-    await run('sbatch', ['--parsable', '--output=/dev/null', '-n', '10', '-J', 'someone-else', '--wrap', 'sleep 60'], slurm.env, 10_000);
+    await run(
+      'sbatch',
+      ['--parsable', '--output=/dev/null', '-n', '10', '-J', 'someone-else', '--wrap', 'sleep 60'],
+      slurm.env,
+      10_000,
+    );
     try {
       await waitFor('slurm background load of 10', () => world.scheduler.snapshot()[0]!.background === 10, 20_000, 100);
       expect(of('cluster.polled').some((e) => e.cluster === 'slurm' && e.background === 10)).toBe(true);
       // Worst fit: without that load Slurm (12) has the most free; with it, Grid Engine (8) does.
-      submit({ id: 'placed-by-load', kind: 'rigid', placement: 'wf', components: [{ processors: 3, program: '/bin/sh', args: ['-c', 'sleep 1'] }] });
+      submit({
+        id: 'placed-by-load',
+        kind: 'rigid',
+        placement: 'wf',
+        components: [{ processors: 3, program: '/bin/sh', args: ['-c', 'sleep 1'] }],
+      });
       const placed = await waitEvent('job.placed', 'placed-by-load', 10_000);
       expect(placed.components).toEqual([{ cluster: 'sge', processors: 3 }]);
       expect((await waitEvent('job.ended', 'placed-by-load', 30_000)).state).toBe('completed');
@@ -226,13 +344,33 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
   it('sees a job submitted directly with qsub as background load, and places elsewhere because of it', async () => {
     // Both batch systems busy with other users' work: Slurm 10 of 12, Grid Engine 6 of 8. Worst fit then chooses the
     // plain host (4 free); without Grid Engine's load it would choose Grid Engine (8).
-    await run('sbatch', ['--parsable', '--output=/dev/null', '-n', '10', '-J', 'someone-else', '--wrap', 'sleep 60'], slurm.env, 10_000);
-    await run('qsub', ['-b', 'y', '-pe', 'smp', '6', '-N', 'someone-else', '-o', '/dev/null', '-e', '/dev/null', '/bin/sleep', '60'], sge.env, 10_000);
+    await run(
+      'sbatch',
+      ['--parsable', '--output=/dev/null', '-n', '10', '-J', 'someone-else', '--wrap', 'sleep 60'],
+      slurm.env,
+      10_000,
+    );
+    await run(
+      'qsub',
+      ['-b', 'y', '-pe', 'smp', '6', '-N', 'someone-else', '-o', '/dev/null', '-e', '/dev/null', '/bin/sleep', '60'],
+      sge.env,
+      10_000,
+    );
     try {
-      await waitFor('Grid Engine background load of 6', () => world.scheduler.snapshot()[1]!.background === 6, 20_000, 100);
+      await waitFor(
+        'Grid Engine background load of 6',
+        () => world.scheduler.snapshot()[1]!.background === 6,
+        20_000,
+        100,
+      );
       await waitFor('Slurm background load of 10', () => world.scheduler.snapshot()[0]!.background === 10, 20_000, 100);
       expect(of('cluster.polled').some((e) => e.cluster === 'sge' && e.background === 6)).toBe(true);
-      submit({ id: 'placed-by-qsub-load', kind: 'rigid', placement: 'wf', components: [{ processors: 3, program: '/bin/sh', args: ['-c', 'sleep 1'] }] });
+      submit({
+        id: 'placed-by-qsub-load',
+        kind: 'rigid',
+        placement: 'wf',
+        components: [{ processors: 3, program: '/bin/sh', args: ['-c', 'sleep 1'] }],
+      });
       const placed = await waitEvent('job.placed', 'placed-by-qsub-load', 10_000);
       expect(placed.components).toEqual([{ cluster: 'plain', processors: 3 }]);
       expect((await waitEvent('job.ended', 'placed-by-qsub-load', 30_000)).state).toBe('completed');
@@ -240,28 +378,70 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
       await run('scancel', ['--name=someone-else'], slurm.env);
       await run('qdel', ['someone-else'], sge.env).catch(() => '');
     }
-    await waitFor('the background load gone', () => world.scheduler.snapshot()[0]!.background === 0 && world.scheduler.snapshot()[1]!.background === 0, 20_000, 100);
+    await waitFor(
+      'the background load gone',
+      () => world.scheduler.snapshot()[0]!.background === 0 && world.scheduler.snapshot()[1]!.background === 0,
+      20_000,
+      100,
+    );
   }, 60_000);
 
   it('grows a demo application when processors come free and shrinks it for a waiting job, by the policies alone', async () => {
     // On Slurm (12): a rigid job holds 10 while the application starts with 2 of its 1..6. When that job ends,
     // FPSMA grows the application (PRA); under PWA a waiting rigid job of 8 then has it shrunk, mandatorily, to 4.
-    submit({ id: 'filler', kind: 'rigid', components: [{ processors: 10, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'sleep 4'] }] });
+    submit({
+      id: 'filler',
+      kind: 'rigid',
+      components: [{ processors: 10, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'sleep 4'] }],
+    });
     await waitEvent('job.started', 'filler', 30_000);
-    submit({ id: 'elastic', kind: 'malleable', components: [{ min: 1, max: 6, initial: 2, cluster: 'slurm', program: NODE, args: [path.join(APPS, 'gadget-demo.mjs'), '200', '1000000'] }] });
+    submit({
+      id: 'elastic',
+      kind: 'malleable',
+      components: [
+        {
+          min: 1,
+          max: 6,
+          initial: 2,
+          cluster: 'slurm',
+          program: NODE,
+          args: [path.join(APPS, 'gadget-demo.mjs'), '200', '1000000'],
+        },
+      ],
+    });
     await waitEvent('job.started', 'elastic', 30_000);
-    await waitFor('hello from elastic', () => appEvents.some((e) => e.type === 'hello' && e.jobId === 'elastic'), 20_000, 100);
+    await waitFor(
+      'hello from elastic',
+      () => appEvents.some((e) => e.type === 'hello' && e.jobId === 'elastic'),
+      20_000,
+      100,
+    );
     try {
       await waitFor('elastic grown to 6 by the policy', () => world.scheduler.job('elastic')?.size === 6, 40_000, 100);
       expect(of('grow.offered', 'elastic').every((e) => e.operator === undefined)).toBe(true);
       await waitFor('elastic to work at size 6', () => sizesSeen('slurm', 'elastic').includes(6), 20_000, 200);
       world.act((s) => s.setApproach('pwa'));
-      submit({ id: 'waiter', kind: 'rigid', components: [{ processors: 8, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'sleep 1'] }] });
+      submit({
+        id: 'waiter',
+        kind: 'rigid',
+        components: [{ processors: 8, cluster: 'slurm', program: '/bin/sh', args: ['-c', 'sleep 1'] }],
+      });
       const shrunk = await waitEvent('job.shrunk', 'elastic', 30_000);
       // On failure, what the scheduler saw of Slurm and of these jobs (a shrink of more than needed means load it saw).
-      const seen = () => JSON.stringify(events.filter((e) => (e.type === 'cluster.polled' && e.cluster === 'slurm') || ['elastic', 'waiter', 'filler'].includes((e as { jobId?: string }).jobId ?? '')).slice(-40));
+      const seen = () =>
+        JSON.stringify(
+          events
+            .filter(
+              (e) =>
+                (e.type === 'cluster.polled' && e.cluster === 'slurm') ||
+                ['elastic', 'waiter', 'filler'].includes((e as { jobId?: string }).jobId ?? ''),
+            )
+            .slice(-40),
+        );
       expect(shrunk, seen()).toMatchObject({ cluster: 'slurm', processors: 2, size: 4, voluntary: false });
-      expect(of('shrink.requested', 'elastic'), seen()).toEqual([expect.objectContaining({ processors: 2, mandatory: true })]);
+      expect(of('shrink.requested', 'elastic'), seen()).toEqual([
+        expect.objectContaining({ processors: 2, mandatory: true }),
+      ]);
       expect((await waitEvent('job.ended', 'waiter', 30_000)).state).toBe('completed');
       await waitFor('elastic to work at size 4', () => sizesSeen('slurm', 'elastic').at(-1) === 4, 20_000, 200);
       expect(sizesSeen('slurm', 'elastic').slice(0, 1)).toEqual([2]);
@@ -270,19 +450,40 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
       world.act((s, now) => s.cancel('elastic', now));
     }
     expect((await waitEvent('job.ended', 'elastic', 30_000)).state).toBe('cancelled');
-    await waitFor('the grid to be free', () => world.scheduler.snapshot().every((c) => c.nonPreemptible + c.preemptible === 0), 20_000, 100);
+    await waitFor(
+      'the grid to be free',
+      () => world.scheduler.snapshot().every((c) => c.nonPreemptible + c.preemptible === 0),
+      20_000,
+      100,
+    );
   }, 120_000);
 
   it('hands job names, ids and arguments with quotes, $(), ;, newlines, directive lines and non-ASCII to the application intact, executing nothing, running it once', async () => {
     const marker = path.join(dir, 'pwned');
     // Lines that qsub or sbatch would read as options (an array of three) if they scanned for them there.
     const directives = ['x\n#$ -t 1-3\n', 'y\n#PBS -J 1-3\n', 'z\n#SBATCH --array=1-3\n'];
-    const evil = [`it's "quoted"`, `$(touch ${marker})`, `\`touch ${marker}\``, `a; touch ${marker}`, 'line one\nline two', 'ünïcödé ✓ 日本', '--', '$HOME', '', ...directives];
+    const evil = [
+      `it's "quoted"`,
+      `$(touch ${marker})`,
+      `\`touch ${marker}\``,
+      `a; touch ${marker}`,
+      'line one\nline two',
+      'ünïcödé ✓ 日本',
+      '--',
+      '$HOME',
+      '',
+      ...directives,
+    ];
     const probe = `require('fs').appendFileSync(require('path').join(process.env.CONCERTINA_JOB_DIR, 'runs.txt'), 'ran\\n'); require('fs').writeFileSync(require('path').join(process.env.CONCERTINA_JOB_DIR, 'probe.json'), JSON.stringify({ argv: process.argv.slice(1), dir: process.env.CONCERTINA_JOB_DIR, size: process.env.CONCERTINA_SIZE, min: process.env.CONCERTINA_MIN, max: process.env.CONCERTINA_MAX }))`;
     const clusters = ['slurm', 'sge', 'plain'];
     const ids = clusters.map((c) => `evil '${c}' $(touch ${marker}); \n#$ -t 1-2\n#PBS -J 1-2\n ✓`);
     clusters.forEach((cluster, i) =>
-      submit({ id: ids[i], name: `name "${cluster}" $(touch ${marker}); \n ü`, kind: 'malleable', components: [{ min: 1, max: 3, initial: 1, cluster, program: NODE, args: ['-e', probe, ...evil] }] }),
+      submit({
+        id: ids[i],
+        name: `name "${cluster}" $(touch ${marker}); \n ü`,
+        kind: 'malleable',
+        components: [{ min: 1, max: 3, initial: 1, cluster, program: NODE, args: ['-e', probe, ...evil] }],
+      }),
     );
     for (const [i, cluster] of clusters.entries()) {
       expect((await waitEvent('job.ended', ids[i]!, 30_000)).state).toBe('completed');
@@ -296,31 +497,69 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
   it('kills an application that ignores a mandatory shrink after the grace period, and reclaims its processors', async () => {
     // It never touches the protocol: no from-app.jsonl, no answer.
     // At its max from the start, so that no policy grow (which it would never answer either) races the shrink below.
-    submit({ id: 'deaf', kind: 'malleable', components: [{ min: 1, max: 3, initial: 3, cluster: 'sge', program: '/bin/sh', args: ['-c', 'exec sleep 300'] }] });
+    submit({
+      id: 'deaf',
+      kind: 'malleable',
+      components: [{ min: 1, max: 3, initial: 3, cluster: 'sge', program: '/bin/sh', args: ['-c', 'exec sleep 300'] }],
+    });
     await waitEvent('job.started', 'deaf', 30_000);
     expect(world.scheduler.snapshot()[1]).toMatchObject({ nonPreemptible: 1, preemptible: 2 });
     resize('deaf', -2);
     const ended = await waitEvent('job.ended', 'deaf', 20_000);
     expect(ended.state).toBe('cancelled');
-    expect(ended.reason).toMatch(/^protocol violation: job deaf did not answer mandatory shrink \d+ \(2 processors\) within the grace period of 6000 ms$/);
+    expect(ended.reason).toMatch(
+      /^protocol violation: job deaf did not answer mandatory shrink \d+ \(2 processors\) within the grace period of 6000 ms$/,
+    );
     expect(existsSync(path.join(jobDir('sge', 'deaf'), 'from-app.jsonl'))).toBe(false);
     expect(world.scheduler.snapshot()[1]).toMatchObject({ nonPreemptible: 0, preemptible: 0 });
-    await waitFor('its local jobs to leave Grid Engine', async () => !(await qstatNames()).some((j) => j.name.startsWith(mine('deaf')) && !j.state.includes('d')), 20_000, 250);
+    await waitFor(
+      'its local jobs to leave Grid Engine',
+      async () => !(await qstatNames()).some((j) => j.name.startsWith(mine('deaf')) && !j.state.includes('d')),
+      20_000,
+      250,
+    );
   }, 60_000);
 
   it('after a console restart, adopts the jobs still running, records the ones that ended, and submits nothing twice', async () => {
-    submit({ id: 'long', kind: 'malleable', components: [{ min: 1, max: 4, initial: 2, cluster: 'slurm', program: NODE, args: [path.join(APPS, 'gadget-demo.mjs'), '200', '1000000'] }] });
-    submit({ id: 'short', kind: 'rigid', components: [{ processors: 2, cluster: 'sge', program: '/bin/sh', args: ['-c', 'sleep 3'] }] });
+    submit({
+      id: 'long',
+      kind: 'malleable',
+      components: [
+        {
+          min: 1,
+          max: 4,
+          initial: 2,
+          cluster: 'slurm',
+          program: NODE,
+          args: [path.join(APPS, 'gadget-demo.mjs'), '200', '1000000'],
+        },
+      ],
+    });
+    submit({
+      id: 'short',
+      kind: 'rigid',
+      components: [{ processors: 2, cluster: 'sge', program: '/bin/sh', args: ['-c', 'sleep 3'] }],
+    });
     await waitEvent('job.started', 'long', 30_000);
     await waitEvent('job.started', 'short', 30_000);
-    await waitFor('hello from long', () => appEvents.some((e) => e.type === 'hello' && e.jobId === 'long'), 20_000, 100);
+    await waitFor(
+      'hello from long',
+      () => appEvents.some((e) => e.type === 'hello' && e.jobId === 'long'),
+      20_000,
+      100,
+    );
     const state = JSON.parse(JSON.stringify(world.persistentState()));
     expect(state.jobs.map((j: { spec: { id: string } }) => j.spec.id).sort()).toEqual(['long', 'short']);
     const before = (await squeueNames()).filter((j) => j.name.startsWith(mine('long'))).map((j) => j.id);
     expect(before).toHaveLength(2);
     await world.stop();
     // While the console is away, the short job ends (Grid Engine forgets it at once).
-    await waitFor('short to leave Grid Engine', async () => !(await qstatNames()).some((j) => j.name.startsWith(mine('short'))), 20_000, 250);
+    await waitFor(
+      'short to leave Grid Engine',
+      async () => !(await qstatNames()).some((j) => j.name.startsWith(mine('short'))),
+      20_000,
+      250,
+    );
 
     world = createLiveWorld({ ...options, restore: state });
     const startedAt = events.length;
@@ -328,20 +567,38 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
     await world.start();
     expect([...world.recovered()].sort((a, b) => a.jobId.localeCompare(b.jobId))).toEqual([
       { jobId: 'long', cluster: 'slurm', outcome: 'adopted', detail: 'running with 2 processors' },
-      { jobId: 'short', cluster: 'sge', outcome: 'ended', detail: 'completed: ended while Concertina was away: exit status 0' },
+      {
+        jobId: 'short',
+        cluster: 'sge',
+        outcome: 'ended',
+        detail: 'completed: ended while Concertina was away: exit status 0',
+      },
     ]);
     expect(world.scheduler.job('long')).toMatchObject({ state: 'running', size: 2 });
     expect(world.scheduler.job('short')!.state).toBe('completed');
     expect(world.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 1, preemptible: 1 });
     // The restarted world goes on managing the adopted job: a grow reaches the same application.
     resize('long', 1);
-    await waitFor('long grown', () => events.slice(startedAt).some((e) => e.type === 'job.grown' && e.jobId === 'long'), 30_000, 100);
+    await waitFor(
+      'long grown',
+      () => events.slice(startedAt).some((e) => e.type === 'job.grown' && e.jobId === 'long'),
+      30_000,
+      100,
+    );
     await waitFor('long to work at size 3', () => sizesSeen('slurm', 'long').includes(3), 20_000, 200);
-    const after = (await squeueNames()).filter((j) => j.name.startsWith(mine('long')) && j.state === 'RUNNING').map((j) => j.id);
+    const after = (await squeueNames())
+      .filter((j) => j.name.startsWith(mine('long')) && j.state === 'RUNNING')
+      .map((j) => j.id);
     // The two local jobs of before and the one grown: nothing was submitted twice.
     expect(after).toHaveLength(3);
     expect(after).toEqual(expect.arrayContaining(before));
     world.act((s, now) => s.cancel('long', now));
-    await waitFor('long to leave Slurm', async () => !(await squeueNames()).some((j) => j.name.startsWith(mine('long')) && ['RUNNING', 'PENDING'].includes(j.state)), 20_000, 250);
+    await waitFor(
+      'long to leave Slurm',
+      async () =>
+        !(await squeueNames()).some((j) => j.name.startsWith(mine('long')) && ['RUNNING', 'PENDING'].includes(j.state)),
+      20_000,
+      250,
+    );
   }, 90_000);
 });

@@ -38,7 +38,12 @@ describe.skipIf(missing !== undefined)('SSH transport against a real sshd', () =
   beforeAll(async () => {
     work = mkdtempSync(path.join(os.tmpdir(), 'concertina-ssh-test-'));
     target = await startSshd({ loginNoise: NOISE });
-    jump = await startSshd({ allowTcpForwarding: true, maxSessions: 2, logLevel: 'DEBUG1', authorizedKeys: [`${target.clientKey}.pub`] });
+    jump = await startSshd({
+      allowTcpForwarding: true,
+      maxSessions: 2,
+      logLevel: 'DEBUG1',
+      authorizedKeys: [`${target.clientKey}.pub`],
+    });
   });
 
   // Each case closes its connections, so that none keeps reconnecting in the background of the next.
@@ -53,7 +58,11 @@ describe.skipIf(missing !== undefined)('SSH transport against a real sshd', () =
   });
 
   /** A connection to `alias` of an ssh config naming both servers, with the given known_hosts lines. */
-  async function connect(alias: string, knownHostsLines: string[], options: Partial<SshConnectionOptions> & { identityFile?: string } = {}) {
+  async function connect(
+    alias: string,
+    knownHostsLines: string[],
+    options: Partial<SshConnectionOptions> & { identityFile?: string } = {},
+  ) {
     const dir = mkdtempSync(path.join(work, 'case-'));
     const configFile = path.join(dir, 'config');
     writeFileSync(
@@ -80,7 +89,13 @@ describe.skipIf(missing !== undefined)('SSH transport against a real sshd', () =
     writeFileSync(ownKnownHosts, knownHostsLines.map((l) => `${l}\n`).join(''));
     const knownHosts = new KnownHosts(ownKnownHosts, []);
     const host = resolveHost(await loadSshConfig(configFile), alias);
-    const connection = new SshConnection({ host, knownHosts, name: alias, reconnect: { initialDelayMs: 100, maxDelayMs: 1_000 }, ...options });
+    const connection = new SshConnection({
+      host,
+      knownHosts,
+      name: alias,
+      reconnect: { initialDelayMs: 100, maxDelayMs: 1_000 },
+      ...options,
+    });
     opened.push(connection);
     return { connection, runner: new SshRunner(connection), knownHosts, ownKnownHosts };
   }
@@ -96,7 +111,8 @@ describe.skipIf(missing !== undefined)('SSH transport against a real sshd', () =
     const { connection, runner } = await connect('target', target.knownHostsLines());
     const raw = await connection.exec('/bin/sh -s', 'echo raw; exit 0\n');
     if (loginShellIsBash) expect(raw.stdout.toString()).toContain('login noise');
-    else console.warn(`login shell ${os.userInfo().shell} does not read BASH_ENV: the noise is not really printed here`);
+    else
+      console.warn(`login shell ${os.userInfo().shell} does not read BASH_ENV: the noise is not really printed here`);
     const result = await runner.run(`printf 'out'; printf 'err' >&2`);
     expect(result).toEqual({ stdout: 'out', stderr: 'err', code: 0 });
   });
@@ -120,7 +136,9 @@ describe.skipIf(missing !== undefined)('SSH transport against a real sshd', () =
     expect(written).toMatch(/^\|1\|[A-Za-z0-9+/=]+\|[A-Za-z0-9+/=]+ /);
     expect(written).not.toContain('127.0.0.1');
     // OpenSSH itself finds the host in the file we wrote.
-    expect(execFileSync('/usr/bin/ssh-keygen', ['-F', `[127.0.0.1]:${target.port}`, '-f', ownKnownHosts]).toString()).toContain(presented.keyType);
+    expect(
+      execFileSync('/usr/bin/ssh-keygen', ['-F', `[127.0.0.1]:${target.port}`, '-f', ownKnownHosts]).toString(),
+    ).toContain(presented.keyType);
     const { hostKeys } = await connection.connect();
     expect(hostKeys.map((k) => k.fingerprint)).toEqual([serverKey.fingerprint]);
   });
@@ -136,7 +154,9 @@ describe.skipIf(missing !== undefined)('SSH transport against a real sshd', () =
     const impostor = path.join(work, 'impostor');
     execFileSync('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', impostor]);
     const impostorLine = `[127.0.0.1]:${target.port} ${readFileSync(`${impostor}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')}`;
-    const impostorFingerprint = execFileSync('/usr/bin/ssh-keygen', ['-l', '-E', 'sha256', '-f', `${impostor}.pub`]).toString().split(' ')[1]!;
+    const impostorFingerprint = execFileSync('/usr/bin/ssh-keygen', ['-l', '-E', 'sha256', '-f', `${impostor}.pub`])
+      .toString()
+      .split(' ')[1]!;
     const { runner } = await connect('target', [impostorLine]);
     const error = await runner.run('echo never').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HostKeyChangedError);
@@ -175,12 +195,19 @@ describe.skipIf(missing !== undefined)('SSH transport against a real sshd', () =
       `EOF\nCONCERTINA-END-x 0\n`,
     ];
     // Many values per script (one channel each), NUL-separated on the way back.
-    const echoAll = async (values: string[]) => (await runner.run(sh`printf '%s\\0' ${values}`.text)).stdout.split('\0').slice(0, -1);
+    const echoAll = async (values: string[]) =>
+      (await runner.run(sh`printf '%s\\0' ${values}`.text)).stdout.split('\0').slice(0, -1);
     expect(await echoAll(hostile)).toEqual(hostile);
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\0')), { minLength: 1, maxLength: 25 }), async (values) => {
-        expect(await echoAll(values)).toEqual(values);
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\0')),
+          { minLength: 1, maxLength: 25 },
+        ),
+        async (values) => {
+          expect(await echoAll(values)).toEqual(values);
+        },
+      ),
       { numRuns: 15 },
     );
     expect(() => readFileSync(canary)).toThrow();
@@ -193,7 +220,10 @@ describe.skipIf(missing !== undefined)('SSH transport against a real sshd', () =
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         // Each command counts the commands running at its start on the server side.
-        runner.run(sh`mkdir -p ${dir} && : > ${dir}/${i} && n=$(ls ${dir} | wc -l) && sleep 0.2 && rm ${dir}/${i} && echo ${i} $n`.text),
+        runner.run(
+          sh`mkdir -p ${dir} && : > ${dir}/${i} && n=$(ls ${dir} | wc -l) && sleep 0.2 && rm ${dir}/${i} && echo ${i} $n`
+            .text,
+        ),
       ),
     );
     results.forEach((r, i) => {
@@ -216,7 +246,8 @@ describe.skipIf(missing !== undefined)('SSH transport against a real sshd', () =
     const { runner } = await connect('target', target.knownHostsLines());
     const error = await runner.run('sleep 3017', { timeoutMs: 1_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CommandTimeoutError);
-    for (let i = 0; i < 100 && processesRunning(['sleep', '3017']).length; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && processesRunning(['sleep', '3017']).length; i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect(processesRunning(['sleep', '3017'])).toEqual([]);
     expect((await runner.run('echo still here')).stdout).toBe('still here\n');
   });
@@ -227,7 +258,8 @@ describe.skipIf(missing !== undefined)('SSH transport against a real sshd', () =
     connection.onStateChange((c) => changes.push(c));
     expect((await runner.run('echo before')).stdout).toBe('before\n');
     const inFlight = runner.run('sleep 3019; echo late').catch((e: unknown) => e);
-    for (let i = 0; i < 100 && !processesRunning(['sleep', '3019']).length; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && !processesRunning(['sleep', '3019']).length; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(await target.killConnections()).toBeGreaterThan(0);
     const cut = await inFlight;
     expect(cut).toBeInstanceOf(SshError);
@@ -255,12 +287,17 @@ describe.skipIf(missing !== undefined)('SSH transport against a real sshd', () =
   });
 
   it('connects through a ProxyJump host, both host keys verified', async () => {
-    const { connection, runner } = await connect('target-via-jump', [...jump.knownHostsLines(), ...target.knownHostsLines()]);
+    const { connection, runner } = await connect('target-via-jump', [
+      ...jump.knownHostsLines(),
+      ...target.knownHostsLines(),
+    ]);
     const { hostKeys } = await connection.connect();
     expect(hostKeys.map((k) => k.lookupName)).toEqual([`[127.0.0.1]:${jump.port}`, `[127.0.0.1]:${target.port}`]);
     expect((await runner.run('echo through the jump')).stdout).toBe('through the jump\n');
     // The jump server opened the forwarded connection to the target for us.
-    expect(readFileSync(jump.logFile, 'utf8')).toContain(`server_request_direct_tcpip: originator 127.0.0.1 port 0, target 127.0.0.1 port ${target.port}`);
+    expect(readFileSync(jump.logFile, 'utf8')).toContain(
+      `server_request_direct_tcpip: originator 127.0.0.1 port 0, target 127.0.0.1 port ${target.port}`,
+    );
   });
 
   it('refuses an unknown jump host before reaching the target', async () => {

@@ -14,7 +14,9 @@ const eslint = new ESLint({ cwd: root });
 /** The layer rule's reports (and any parse error) on `code` linted as the file `file` (relative to the repository). */
 async function fired(file: string, code: string): Promise<{ rule: string | null; line: number }[]> {
   const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
-  return result!.messages.filter((m) => m.fatal || m.ruleId === 'no-restricted-imports').map((m) => ({ rule: m.ruleId, line: m.line }));
+  return result!.messages
+    .filter((m) => m.fatal || m.ruleId === 'no-restricted-imports')
+    .map((m) => ({ rule: m.ruleId, line: m.line }));
 }
 const restricted = (line = 1) => [{ rule: 'no-restricted-imports', line }];
 
@@ -52,10 +54,24 @@ describe('layers', () => {
   });
 
   it("checks a Vue component's script at its line in the file", async () => {
-    const component = ['<template><p /></template>', '', '<script setup lang="ts">', "import { computed } from 'vue';", "import { DEMO_APPS } from '../../../runners/live/assets-placeholder.js';", 'const n = computed(() => DEMO_APPS.length);', '</script>', ''].join('\n');
+    const component = [
+      '<template><p /></template>',
+      '',
+      '<script setup lang="ts">',
+      "import { computed } from 'vue';",
+      "import { DEMO_APPS } from '../../../runners/live/assets-placeholder.js';",
+      'const n = computed(() => DEMO_APPS.length);',
+      '</script>',
+      '',
+    ].join('\n');
     expect(await fired('renderer/src/views/X.vue', component)).toEqual(restricted(5));
     // Only the layers are checked there: the template uses what the script declares.
-    expect(await fired('renderer/src/views/X.vue', component.replace('runners/live/assets-placeholder.js', 'electron/api/choices.js'))).toEqual([]);
+    expect(
+      await fired(
+        'renderer/src/views/X.vue',
+        component.replace('runners/live/assets-placeholder.js', 'electron/api/choices.js'),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -73,7 +89,10 @@ describe('no cycles', () => {
   it('fails when two modules import each other, directly or through a third', async () => {
     write('core/a.ts', "import { b } from './b.js';\nexport const a = () => b + 1;\n");
     write('core/b.ts', "import { a } from './a.js';\nexport const b = 1;\nexport const c = () => a();\n");
-    write('electron/cli/main.ts', "export const main = async () => (await import('./sub.js')).sub;\nexport const NAME = 'x';\n");
+    write(
+      'electron/cli/main.ts',
+      "export const main = async () => (await import('./sub.js')).sub;\nexport const NAME = 'x';\n",
+    );
     write('electron/cli/sub.ts', "import { NAME } from './helper.js';\nexport const sub = NAME;\n");
     write('electron/cli/helper.ts', "import { NAME as n } from './main.js';\nexport const NAME = n;\n");
     expect(await rulesIn('core/a.ts')).toEqual(['import-x/no-cycle']);
@@ -91,7 +110,18 @@ describe('no cycles', () => {
 
 describe('the tree as it is', () => {
   it('passes where the layers and cycles were broken', async () => {
-    const results = await eslint.lintFiles(['core/sim/apps', 'electron/cli/main.ts', 'electron/cli/serve.ts', 'electron/cli/store-check.ts', 'electron/lab/schemas.ts', 'renderer/src']);
-    expect(results.flatMap((r) => r.messages.map((m) => `${path.relative(root, r.filePath)}:${m.line} ${m.ruleId}: ${m.message}`))).toEqual([]);
+    const results = await eslint.lintFiles([
+      'core/sim/apps',
+      'electron/cli/main.ts',
+      'electron/cli/serve.ts',
+      'electron/cli/store-check.ts',
+      'electron/lab/schemas.ts',
+      'renderer/src',
+    ]);
+    expect(
+      results.flatMap((r) =>
+        r.messages.map((m) => `${path.relative(root, r.filePath)}:${m.line} ${m.ruleId}: ${m.message}`),
+      ),
+    ).toEqual([]);
   });
 });

@@ -1,7 +1,13 @@
 // Invariants of the CooRMv2 RMS under random sessions, requests, done()s, updates and (un)cooperative applications.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { CoormRms, spontaneousUpdate, type RequestSnapshot, type RequestSpec, type RmsMessage } from '../../core/coorm/index.js';
+import {
+  CoormRms,
+  spontaneousUpdate,
+  type RequestSnapshot,
+  type RequestSpec,
+  type RmsMessage,
+} from '../../core/coorm/index.js';
 import type { RelatedHow, RequestType } from '../../core/coorm/index.js';
 import type { StepFunction } from '../../core/time/step-function.js';
 
@@ -26,12 +32,25 @@ interface Action {
 const actionArb: fc.Arbitrary<Action> = fc.record({
   dt: fc.constantFrom(0, 0.25, 0.5, 1, 3, 10),
   app: fc.nat({ max: 3 }),
-  kind: fc.constantFrom('request', 'request', 'request', 'request', 'request', 'done', 'update', 'update', 'disconnect'),
+  kind: fc.constantFrom(
+    'request',
+    'request',
+    'request',
+    'request',
+    'request',
+    'done',
+    'update',
+    'update',
+    'disconnect',
+  ),
   type: fc.constantFrom<RequestType>('PA', 'NP', 'NP', 'P', 'P'),
   // Each application mostly works on its own home cluster (a for the first two, b for the others).
   cid: fc.constantFrom('home', 'home', 'home', 'a', 'b'),
   // Mostly small requests, so that several fit side by side and pre-allocations get used from inside.
-  n: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 4 }), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 10 }), weight: 1 }),
+  n: fc.oneof(
+    { arbitrary: fc.integer({ min: 1, max: 4 }), weight: 3 },
+    { arbitrary: fc.integer({ min: 1, max: 10 }), weight: 1 },
+  ),
   duration: fc.constantFrom(5, 20, 60, Infinity, Infinity),
   how: fc.constantFrom<RelatedHow>('FREE', 'FREE', 'COALLOC', 'NEXT'),
   pick: fc.nat({ max: 7 }),
@@ -91,7 +110,9 @@ function play(scenario: Scenario, check: Check): string[] {
     if (snap === undefined) return;
     for (const { cid } of CLUSTERS) {
       const allowed = view.preemptive.get(cid)?.valueAt(now) ?? 0;
-      let excess = snap.requests.filter((r) => r.type === 'P' && r.cid === cid).reduce((sum, r) => sum + r.nodeIds.length, 0) - allowed;
+      let excess =
+        snap.requests.filter((r) => r.type === 'P' && r.cid === cid).reduce((sum, r) => sum + r.nodeIds.length, 0) -
+        allowed;
       for (const r of snap.requests) {
         if (excess <= 0) break;
         if (r.type !== 'P' || r.cid !== cid || r.nodeIds.length === 0) continue;
@@ -110,7 +131,9 @@ function play(scenario: Scenario, check: Check): string[] {
       for (const s of sessions) if (s !== undefined) comply(s);
       const messages = rms.advance(w);
       check(rms, w, messages);
-      log.push(`${w}:${JSON.stringify(messages, (_k, v) => (v instanceof Map ? [...v].map(([c, f]) => [c, f.toString()]) : v))}`);
+      log.push(
+        `${w}:${JSON.stringify(messages, (_k, v) => (v instanceof Map ? [...v].map(([c, f]) => [c, f.toString()]) : v))}`,
+      );
       for (const m of messages) {
         if (m.type !== 'views') continue;
         lastViews.set(m.session, m);
@@ -130,7 +153,14 @@ function play(scenario: Scenario, check: Check): string[] {
     const target = live.length > 0 ? live[a.pick % live.length] : undefined;
     if (a.kind === 'request') {
       const cid = a.cid === 'home' ? (a.app < 2 ? 'a' : 'b') : a.cid;
-      const spec: RequestSpec = { cid, n: a.n, duration: a.duration, type: a.type, relatedHow: target === undefined ? 'FREE' : a.how, relatedTo: target };
+      const spec: RequestSpec = {
+        cid,
+        n: a.n,
+        duration: a.duration,
+        type: a.type,
+        relatedHow: target === undefined ? 'FREE' : a.how,
+        relatedTo: target,
+      };
       const r = rms.request(s, spec, t);
       if (r.ok) own.push(r.value);
     } else if (a.kind === 'done' && target !== undefined) {
@@ -160,7 +190,8 @@ describe('CooRMv2 RMS invariants', () => {
         play(scenario, (rms) => {
           for (const { cid, nodes } of CLUSTERS) {
             const held: number[] = [];
-            for (const s of rms.sessionIds()) for (const r of rms.sessionSnapshot(s)!.requests) if (r.cid === cid) held.push(...r.nodeIds);
+            for (const s of rms.sessionIds())
+              for (const r of rms.sessionSnapshot(s)!.requests) if (r.cid === cid) held.push(...r.nodeIds);
             expect(new Set(held).size).toBe(held.length);
             const all = [...held, ...rms.freeNodeIds(cid)].sort((x, y) => x - y);
             expect(all).toEqual(Array.from({ length: nodes }, (_, i) => i));
@@ -179,7 +210,11 @@ describe('CooRMv2 RMS invariants', () => {
             const apps = rms.sessionIds().map((s) => rms.sessionSnapshot(s)!.requests.filter((r) => r.cid === cid));
             // Now, by node IDs: what the others hold non-preemptibly, plus what their started requests still wait for,
             // leaves each application its whole pre-allocation (and its own non-preemptible requests).
-            const owed = apps.map((rs) => rs.filter((r) => r.type === 'NP' && covers(r, now)).reduce((sum, r) => sum + Math.max(r.n, r.nodeIds.length), 0));
+            const owed = apps.map((rs) =>
+              rs
+                .filter((r) => r.type === 'NP' && covers(r, now))
+                .reduce((sum, r) => sum + Math.max(r.n, r.nodeIds.length), 0),
+            );
             const totalOwed = owed.reduce((a, b) => a + b, 0);
             apps.forEach((rs, i) => {
               const pa = rs.filter((r) => r.type === 'PA' && covers(r, now)).reduce((sum, r) => sum + r.n, 0);
@@ -187,10 +222,13 @@ describe('CooRMv2 RMS invariants', () => {
             });
             // Ahead: every scheduled pre-allocation and non-preemptible request at its place; an application occupies at
             // least the larger of the two.
-            for (const t of [now, ...apps.flat().flatMap((r) => [placedAt(r), placedAt(r) + r.duration])].filter((t) => t >= now && t < Infinity)) {
+            for (const t of [now, ...apps.flat().flatMap((r) => [placedAt(r), placedAt(r) + r.duration])].filter(
+              (t) => t >= now && t < Infinity,
+            )) {
               let promised = 0;
               for (const rs of apps) {
-                const at = (type: string) => rs.filter((r) => r.type === type && covers(r, t)).reduce((sum, r) => sum + r.n, 0);
+                const at = (type: string) =>
+                  rs.filter((r) => r.type === type && covers(r, t)).reduce((sum, r) => sum + r.n, 0);
                 promised += Math.max(at('PA'), at('NP'));
               }
               expect(promised, `t=${t}`).toBeLessThanOrEqual(nodes);
@@ -216,7 +254,11 @@ describe('CooRMv2 RMS invariants', () => {
               // Computed here from the requests, not from the RMS's own pass: nodes minus every non-preemptible request
               // started or scheduled at t (a negative bound means the RMS promised more than exists).
               const nonPreemptible = all.filter((r) => r.type === 'NP' && r.cid === cid);
-              for (const t of [now, ...p.times, ...nonPreemptible.flatMap((r) => [placedAt(r), placedAt(r) + r.duration])].filter((t) => t >= now && t < Infinity)) {
+              for (const t of [
+                now,
+                ...p.times,
+                ...nonPreemptible.flatMap((r) => [placedAt(r), placedAt(r) + r.duration]),
+              ].filter((t) => t >= now && t < Infinity)) {
                 const held = nonPreemptible.filter((r) => covers(r, t)).reduce((sum, r) => sum + r.n, 0);
                 expect(p.valueAt(t), `session ${snap.id} on ${cid} at t=${t}`).toBeLessThanOrEqual(nodes - held);
               }
@@ -249,11 +291,28 @@ describe('CooRMv2 RMS guarantees for evolving applications', () => {
     sizes: fc.array(fc.integer({ min: 1, max: 10 }), { minLength: 1, maxLength: 8 }),
     gaps: fc.array(fc.constantFrom(0.3, 1, 2.5, 7), { minLength: 8, maxLength: 8 }),
     /** Before update k, a resize of the pre-allocation to this size (0: none). */
-    resizes: fc.array(fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 1, max: 10 })), { minLength: 8, maxLength: 8 }),
+    resizes: fc.array(fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 1, max: 10 })), {
+      minLength: 8,
+      maxLength: 8,
+    }),
     malleable: fc.array(fc.integer({ min: 1, max: 10 }), { maxLength: 3 }),
-    rigid: fc.array(fc.record({ n: fc.integer({ min: 1, max: 10 }), d: fc.constantFrom(3, 30, Infinity), at: fc.constantFrom(0, 0, 2, 9) }), { maxLength: 3 }),
+    rigid: fc.array(
+      fc.record({
+        n: fc.integer({ min: 1, max: 10 }),
+        d: fc.constantFrom(3, 30, Infinity),
+        at: fc.constantFrom(0, 0, 2, 9),
+      }),
+      { maxLength: 3 },
+    ),
   });
-  type EvolvingSpec = { pa: number; sizes: number[]; gaps: number[]; resizes: number[]; malleable: number[]; rigid: Array<{ n: number; d: number; at: number }> };
+  type EvolvingSpec = {
+    pa: number;
+    sizes: number[];
+    gaps: number[];
+    resizes: number[];
+    malleable: number[];
+    rigid: Array<{ n: number; d: number; at: number }>;
+  };
   interface Update {
     id: number;
     at: number;
@@ -261,7 +320,10 @@ describe('CooRMv2 RMS guarantees for evolving applications', () => {
   }
 
   /** `after`: whether the RMS's pass at `now` has run (false: what done() changed before it); `updates`: those made so far. */
-  function evolve(spec: EvolvingSpec, observe: (rms: CoormRms, now: number, messages: RmsMessage[], after: boolean, updates: readonly Update[]) => void) {
+  function evolve(
+    spec: EvolvingSpec,
+    observe: (rms: CoormRms, now: number, messages: RmsMessage[], after: boolean, updates: readonly Update[]) => void,
+  ) {
     const rms = new CoormRms([{ cid: 'a', nodes: 10 }]);
     const nea = rms.connect(0);
     const ok = <T>(r: { ok: true; value: T } | { ok: false }) => {
@@ -270,7 +332,20 @@ describe('CooRMv2 RMS guarantees for evolving applications', () => {
     };
     let pa = ok(rms.request(nea, { cid: 'a', n: spec.pa, duration: Infinity, type: 'PA' }, 0));
     let paSize = spec.pa;
-    let current = ok(rms.request(nea, { cid: 'a', n: Math.min(spec.sizes[0]!, spec.pa), duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, 0));
+    let current = ok(
+      rms.request(
+        nea,
+        {
+          cid: 'a',
+          n: Math.min(spec.sizes[0]!, spec.pa),
+          duration: Infinity,
+          type: 'NP',
+          relatedHow: 'COALLOC',
+          relatedTo: pa,
+        },
+        0,
+      ),
+    );
     const apps = spec.malleable.map((n) => {
       const s = rms.connect(0);
       ok(rms.request(s, { cid: 'a', n, duration: Infinity, type: 'P' }, 0));
@@ -384,11 +459,20 @@ describe('CooRMv2 RMS guarantees for evolving applications', () => {
   it('NEXT-chained non-preemptible requests start exactly when their predecessor ends', () => {
     fc.assert(
       fc.property(evolvingArb, (spec) => {
-        const seen = new Map<number, { startedAt: number; duration: number; how: string; parent: number | undefined; type: string }>();
+        const seen = new Map<
+          number,
+          { startedAt: number; duration: number; how: string; parent: number | undefined; type: string }
+        >();
         evolve(spec, (rms) => {
           for (const s of rms.sessionIds()) {
             for (const r of rms.sessionSnapshot(s)!.requests) {
-              seen.set(r.id, { startedAt: r.startedAt, duration: r.duration, how: r.relatedHow, parent: r.relatedTo, type: r.type });
+              seen.set(r.id, {
+                startedAt: r.startedAt,
+                duration: r.duration,
+                how: r.relatedHow,
+                parent: r.relatedTo,
+                type: r.type,
+              });
             }
           }
         });

@@ -6,9 +6,23 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import { dbesIteration } from '../../core/dbes/iteration.js';
-import { emptyFairnessAccount, type DbesAction, type DbesCluster, type DbesRunningJob, type DbesWaitingJob, type Expansion } from '../../core/dbes/model.js';
+import {
+  emptyFairnessAccount,
+  type DbesAction,
+  type DbesCluster,
+  type DbesRunningJob,
+  type DbesWaitingJob,
+  type Expansion,
+} from '../../core/dbes/model.js';
 import { endAfterResize, staticSchedule } from '../../core/dbes/plan.js';
-import { earliestDeadline, earliestStarted, evenSizes, latestDeadline, never, standardIteration } from '../../core/dbes/standard.js';
+import {
+  earliestDeadline,
+  earliestStarted,
+  evenSizes,
+  latestDeadline,
+  never,
+  standardIteration,
+} from '../../core/dbes/standard.js';
 import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
 import { SimWorld } from '../../core/sim/world.js';
 
@@ -35,7 +49,10 @@ const clusterArb = fc.record({
   capacity: fc.integer({ min: 4, max: 24 }),
   running: fc.array(runningArb, { maxLength: 6 }),
   waiting: fc.array(waitingArb, { maxLength: 6 }),
-  requests: fc.array(fc.record({ job: fc.nat(), processors: fc.integer({ min: 1, max: 6 }), user: fc.constantFrom('u1', 'u2') }), { maxLength: 3 }),
+  requests: fc.array(
+    fc.record({ job: fc.nat(), processors: fc.integer({ min: 1, max: 6 }), user: fc.constantFrom('u1', 'u2') }),
+    { maxLength: 3 },
+  ),
   depth: fc.integer({ min: 0, max: 5 }),
   perJob: fc.integer({ min: 0, max: 4000 }),
   perUser: fc.integer({ min: 0, max: 8000 }),
@@ -55,18 +72,53 @@ function build(c: ClusterInput): DbesCluster {
       const parts = r.split.length;
       r.split.forEach((k, p) => {
         const n = Math.floor(r.extra / parts) + (p < r.extra % parts ? 1 : 0);
-        if (n > 0) expansions.push(k === undefined ? { processors: n, step: 2, forJob: undefined } : { processors: n, step: 1, forJob: `w${k}` });
+        if (n > 0)
+          expansions.push(
+            k === undefined
+              ? { processors: n, step: 2, forJob: undefined }
+              : { processors: n, step: 1, forJob: `w${k}` },
+          );
       });
     }
-    running.push({ id: `r${i}`, size, min: r.min, max: size + (r.malleable ? r.room : 0), malleable: r.malleable, end: r.end, expansions });
+    running.push({
+      id: `r${i}`,
+      size,
+      min: r.min,
+      max: size + (r.malleable ? r.room : 0),
+      malleable: r.malleable,
+      end: r.end,
+      expansions,
+    });
   });
-  const waiting: DbesWaitingJob[] = c.waiting.map((w, i) => ({ id: `w${i}`, need: Math.min(w.need, c.capacity), walltime: w.walltime, malleable: w.grow > 0, max: Math.min(w.need, c.capacity) + w.grow }));
-  const requests = running.length === 0 ? [] : c.requests.map((r) => ({ jobId: running[r.job % running.length]!.id, processors: r.processors, user: r.user }));
-  return { now: 0, capacity: c.capacity, running, waiting, requests, reservationDepth: c.depth, fairness: { perJob: c.perJob, perUser: c.perUser }, account: emptyFairnessAccount() };
+  const waiting: DbesWaitingJob[] = c.waiting.map((w, i) => ({
+    id: `w${i}`,
+    need: Math.min(w.need, c.capacity),
+    walltime: w.walltime,
+    malleable: w.grow > 0,
+    max: Math.min(w.need, c.capacity) + w.grow,
+  }));
+  const requests =
+    running.length === 0
+      ? []
+      : c.requests.map((r) => ({ jobId: running[r.job % running.length]!.id, processors: r.processors, user: r.user }));
+  return {
+    now: 0,
+    capacity: c.capacity,
+    running,
+    waiting,
+    requests,
+    reservationDepth: c.depth,
+    fairness: { perJob: c.perJob, perUser: c.perUser },
+    account: emptyFairnessAccount(),
+  };
 }
 
 /** Replays actions on a copy of the running jobs, checking each against the cluster; stops before `until` if given. */
-function replay(state: DbesCluster, actions: readonly DbesAction[], until?: (a: DbesAction) => boolean): DbesRunningJob[] {
+function replay(
+  state: DbesCluster,
+  actions: readonly DbesAction[],
+  until?: (a: DbesAction) => boolean,
+): DbesRunningJob[] {
   const running = state.running.map((j) => ({ ...j, expansions: j.expansions.map((e) => ({ ...e })) }));
   const byId = new Map(running.map((j) => [j.id, j]));
   const waiting = new Map(state.waiting.map((w) => [w.id, w]));
@@ -75,7 +127,15 @@ function replay(state: DbesCluster, actions: readonly DbesAction[], until?: (a: 
     switch (a.kind) {
       case 'start': {
         const w = waiting.get(a.jobId)!;
-        const job: DbesRunningJob = { id: w.id, size: a.processors, min: w.need, max: w.malleable ? w.max : w.need, malleable: w.malleable, end: state.now + w.walltime, expansions: [] };
+        const job: DbesRunningJob = {
+          id: w.id,
+          size: a.processors,
+          min: w.need,
+          max: w.malleable ? w.max : w.need,
+          malleable: w.malleable,
+          end: state.now + w.walltime,
+          expansions: [],
+        };
         expect(a.processors).toBe(w.need);
         running.push(job);
         byId.set(job.id, job);
@@ -98,7 +158,10 @@ function replay(state: DbesCluster, actions: readonly DbesAction[], until?: (a: 
       case 'reject':
         break;
     }
-    expect(running.reduce((s, j) => s + j.size, 0), `after ${JSON.stringify(a)}`).toBeLessThanOrEqual(state.capacity);
+    expect(
+      running.reduce((s, j) => s + j.size, 0),
+      `after ${JSON.stringify(a)}`,
+    ).toBeLessThanOrEqual(state.capacity);
   }
   return running;
 }
@@ -153,8 +216,14 @@ describe('one DBES iteration over random clusters', () => {
           // A step-1 expansion for no job taken by a steal is one line 26 cleared: the job held it on entry.
           if (a.kind !== 'shrink' || a.phase !== 'steal' || a.fromStep !== 1 || a.fromFor !== undefined) continue;
           seen++;
-          const made = state.running.find((j) => j.id === a.jobId)!.expansions.filter((e) => e.step === 1).map((e) => e.forJob);
-          expect(made.some((x) => x !== a.forJob), JSON.stringify(a)).toBe(true);
+          const made = state.running
+            .find((j) => j.id === a.jobId)!
+            .expansions.filter((e) => e.step === 1)
+            .map((e) => e.forJob);
+          expect(
+            made.some((x) => x !== a.forJob),
+            JSON.stringify(a),
+          ).toBe(true);
         }
       }),
       // Ten times the runs: a cleared expansion whose job's dependency moved to another malleable job is rare here.
@@ -240,14 +309,20 @@ function world(s: Workload, policy: string): SimWorld {
           components: [{ min: 1, max: j.processors + j.grow, initial: j.processors, program: 'x' }],
         })
       : jobSpecSchema.parse({
-      id: `j${i}`,
-      kind: j.malleable ? 'malleable' : 'rigid',
-      submitTime: j.submit,
-      walltime: j.seconds,
-      // A malleable job's walltime is its run time at its minimum (linear speed-up); a rigid one runs its walltime.
-      app: j.malleable ? { model: 'amdahl', serial: 0, parallel: j.seconds * j.processors } : { model: 'fixed', runtime: j.seconds },
-      components: [j.malleable ? { min: j.processors, max: j.processors + j.grow, program: 'x' } : { processors: j.processors, program: 'x' }],
-    }),
+          id: `j${i}`,
+          kind: j.malleable ? 'malleable' : 'rigid',
+          submitTime: j.submit,
+          walltime: j.seconds,
+          // A malleable job's walltime is its run time at its minimum (linear speed-up); a rigid one runs its walltime.
+          app: j.malleable
+            ? { model: 'amdahl', serial: 0, parallel: j.seconds * j.processors }
+            : { model: 'fixed', runtime: j.seconds },
+          components: [
+            j.malleable
+              ? { min: j.processors, max: j.processors + j.grow, program: 'x' }
+              : { processors: j.processors, program: 'x' },
+          ],
+        }),
   );
   return new SimWorld({
     grid: gridSpecSchema.parse({ clusters: s.clusters.map((p, i) => ({ name: `c${i}`, processors: p })) }),

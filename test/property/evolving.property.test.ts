@@ -10,7 +10,10 @@ import { SimWorld } from '../../core/sim/world.js';
 
 const scenarioArb = fc
   .record({
-    clusters: fc.array(fc.record({ processors: fc.integer({ min: 8, max: 48 }), reserve: fc.integer({ min: 0, max: 4 }) }), { minLength: 1, maxLength: 3 }),
+    clusters: fc.array(
+      fc.record({ processors: fc.integer({ min: 8, max: 48 }), reserve: fc.integer({ min: 0, max: 4 }) }),
+      { minLength: 1, maxLength: 3 },
+    ),
     approach: fc.constantFrom('pra', 'pwa'),
     policy: fc.constantFrom('fpsma', 'egs', 'equipartition'),
     seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
@@ -32,7 +35,11 @@ const scenarioArb = fc
   })
   .map((s) => {
     const grid: GridSpecInput = {
-      clusters: s.clusters.map((c, i) => ({ name: `c${i}`, processors: c.processors, threshold: Math.max(4, c.processors - c.reserve) })),
+      clusters: s.clusters.map((c, i) => ({
+        name: `c${i}`,
+        processors: c.processors,
+        threshold: Math.max(4, c.processors - c.reserve),
+      })),
     };
     const largest = Math.max(...s.clusters.map((c) => Math.max(4, c.processors - c.reserve)));
     let t = 0;
@@ -40,11 +47,31 @@ const scenarioArb = fc
       t += j.gap;
       const lo = Math.min(largest, Math.min(j.a, j.b));
       const hi = Math.min(largest, Math.max(j.a, j.b));
-      if (j.kind === 'rigid') return { id: `j${i}`, kind: 'rigid', submitTime: t, app: { model: 'fixed', runtime: j.phaseS }, components: [{ processors: lo, program: 'p' }] };
-      if (j.kind === 'malleable') return { id: `j${i}`, kind: 'malleable', submitTime: t, app: { model: j.app }, components: [{ min: lo, max: Math.max(lo, Math.min(64, Math.max(j.a, j.b))), program: 'p' }] };
+      if (j.kind === 'rigid')
+        return {
+          id: `j${i}`,
+          kind: 'rigid',
+          submitTime: t,
+          app: { model: 'fixed', runtime: j.phaseS },
+          components: [{ processors: lo, program: 'p' }],
+        };
+      if (j.kind === 'malleable')
+        return {
+          id: `j${i}`,
+          kind: 'malleable',
+          submitTime: t,
+          app: { model: j.app },
+          components: [{ min: lo, max: Math.max(lo, Math.min(64, Math.max(j.a, j.b))), program: 'p' }],
+        };
       const initial = lo + (j.c % (hi - lo + 1));
       const app = { model: 'evolving' as const, phases: j.phases, phaseS: j.phaseS, announceS: j.announceS };
-      return { id: `j${i}`, kind: 'evolving', submitTime: t, app, components: [{ min: lo, max: hi, initial, program: 'p' }] };
+      return {
+        id: `j${i}`,
+        kind: 'evolving',
+        submitTime: t,
+        app,
+        components: [{ min: lo, max: hi, initial, program: 'p' }],
+      };
     });
     return { ...s, grid: gridSpecSchema.parse(grid), jobs: jobs.map((j) => jobSpecSchema.parse(j)) };
   });
@@ -79,10 +106,13 @@ describe('simulated runs with evolving jobs', () => {
             expect(c.concertina).toBeLessThanOrEqual(threshold);
             // Promised processors are counted before malleable extras give them back (by a deadline, or in this
             // instant): the count goes over only while that is under way.
-            const reclaiming = [...state.evolvingJobs, ...state.malleableJobs].some((j) => j.promised > 0 || j.releasing > 0);
+            const reclaiming = [...state.evolvingJobs, ...state.malleableJobs].some(
+              (j) => j.promised > 0 || j.releasing > 0,
+            );
             if (!reclaiming) expect(state.concertina).toBeLessThanOrEqual(threshold);
             expect(state.nonPreemptible + state.preallocatedUnused).toBeLessThanOrEqual(threshold);
-            for (const n of [state.nonPreemptible, state.preemptible, state.preallocatedUnused, state.offered]) expect(n).toBeGreaterThanOrEqual(0);
+            for (const n of [state.nonPreemptible, state.preemptible, state.preallocatedUnused, state.offered])
+              expect(n).toBeGreaterThanOrEqual(0);
             // Counted from the jobs, not the counters: whole pre-allocations, rigid sizes and malleable minimums,
             // all non-preemptible, fit in the threshold together; so no pre-allocated processor went to another job.
             let committed = 0;
@@ -109,14 +139,22 @@ describe('simulated runs with evolving jobs', () => {
         });
         expect(events.filter((e) => e.type === 'evolve.refused')).toEqual([]);
         // Every update is served by its time (at once when spontaneous), unless a later one or the job's end came first.
-        const requested = events.filter((e): e is Extract<SchedulerEvent, { type: 'evolve.requested' }> => e.type === 'evolve.requested');
+        const requested = events.filter(
+          (e): e is Extract<SchedulerEvent, { type: 'evolve.requested' }> => e.type === 'evolve.requested',
+        );
         for (const r of requested) {
           const due = r.t + r.announceS;
           const superseded = requested.some((o) => o.jobId === r.jobId && o.t > r.t && o.t <= due);
           const ended = events.some((e) => e.type === 'job.ended' && e.jobId === r.jobId && e.t <= due);
           if (superseded || ended) continue;
-          const served = events.some((e) => e.type === 'job.evolved' && e.jobId === r.jobId && e.size === r.processors && e.t >= r.t && e.t <= due);
-          expect(served, `update of ${r.jobId} to ${r.processors} at ${r.t} (announced ${r.announceS} s) served by ${due}`).toBe(true);
+          const served = events.some(
+            (e) =>
+              e.type === 'job.evolved' && e.jobId === r.jobId && e.size === r.processors && e.t >= r.t && e.t <= due,
+          );
+          expect(
+            served,
+            `update of ${r.jobId} to ${r.processors} at ${r.t} (announced ${r.announceS} s) served by ${due}`,
+          ).toBe(true);
         }
         for (const job of w.scheduler.jobs()) {
           expect(['completed', 'failed', 'cancelled']).toContain(job.state);

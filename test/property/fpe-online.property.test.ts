@@ -10,7 +10,10 @@ import { FPE_VARIANTS } from '../../core/fpe/registry.js';
 import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
 import { SimWorld } from '../../core/sim/world.js';
 
-const stepArb = fc.record({ duration_s: fc.integer({ min: 10, max: 400 }), processors: fc.integer({ min: 1, max: 12 }) });
+const stepArb = fc.record({
+  duration_s: fc.integer({ min: 10, max: 400 }),
+  processors: fc.integer({ min: 1, max: 12 }),
+});
 const scenarioArb = fc.record({
   clusters: fc.array(fc.integer({ min: 12, max: 24 }), { minLength: 1, maxLength: 2 }),
   variant: fc.constantFrom(...FPE_VARIANTS),
@@ -41,11 +44,28 @@ function jobOf(j: DrawnJob, i: number, t: number): JobSpecInput {
     case 'fpe':
       return { ...base, kind: 'evolving', profile: { steps: j.steps }, components: [{ program: 'fpe' }] };
     case 'rigid':
-      return { ...base, kind: 'rigid', walltime: j.runtime, app: { model: 'fixed', runtime: j.runtime }, components: [{ processors: j.size, program: 'r' }] };
+      return {
+        ...base,
+        kind: 'rigid',
+        walltime: j.runtime,
+        app: { model: 'fixed', runtime: j.runtime },
+        components: [{ processors: j.size, program: 'r' }],
+      };
     case 'malleable':
-      return { ...base, kind: 'malleable', walltime: 4 * j.runtime, app: { model: 'amdahl', serial: 1, parallel: j.runtime }, components: [{ min: 1, max: j.size, program: 'm' }] };
+      return {
+        ...base,
+        kind: 'malleable',
+        walltime: 4 * j.runtime,
+        app: { model: 'amdahl', serial: 1, parallel: j.runtime },
+        components: [{ min: 1, max: j.size, program: 'm' }],
+      };
     default:
-      return { ...base, kind: 'evolving', app: { model: 'evolving', phases: 3, phaseS: j.runtime }, components: [{ min: 1, max: j.size, program: 'e' }] };
+      return {
+        ...base,
+        kind: 'evolving',
+        app: { model: 'evolving', phases: 3, phaseS: j.runtime },
+        components: [{ min: 1, max: j.size, program: 'e' }],
+      };
   }
 }
 
@@ -66,7 +86,8 @@ describe('profiled evolving jobs online (property)', () => {
         const events: SchedulerEvent[] = [];
         world.scheduler.on((e) => events.push(e));
         world.run(() => {
-          for (const c of world.scheduler.clusters) expect(c.nonPreemptible + c.preemptible).toBeLessThanOrEqual(c.cluster.threshold);
+          for (const c of world.scheduler.clusters)
+            expect(c.nonPreemptible + c.preemptible).toBeLessThanOrEqual(c.cluster.threshold);
         });
         const ended = events.filter((e) => e.type === 'job.ended');
         expect(ended.length).toBe(specs.length);
@@ -74,7 +95,9 @@ describe('profiled evolving jobs online (property)', () => {
           if (!spec.profile) return;
           const id = `j${i}`;
           expect(ended.find((e) => e.jobId === id)!.state).toBe('completed');
-          const steps = events.filter((e): e is Extract<SchedulerEvent, { type: 'fpe.step' }> => e.type === 'fpe.step' && e.jobId === id);
+          const steps = events.filter(
+            (e): e is Extract<SchedulerEvent, { type: 'fpe.step' }> => e.type === 'fpe.step' && e.jobId === id,
+          );
           const requested = spec.profile.steps;
           expect(steps.map((e) => e.step)).toEqual(requested.map((_, k) => k + 1));
           const peak = Math.max(...requested.map((r) => r.processors));

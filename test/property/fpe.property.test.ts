@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { baseFit } from '../../core/fpe/base-fit.js';
 import { compact } from '../../core/fpe/compact.js';
-import { epFunction, satisfiesC1, totalDuration, wasteArea, type EvolutionProfile } from '../../core/fpe/evolution-profile.js';
+import {
+  epFunction,
+  satisfiesC1,
+  totalDuration,
+  wasteArea,
+  type EvolutionProfile,
+} from '../../core/fpe/evolution-profile.js';
 import { listSchedule } from '../../core/fpe/list-schedule.js';
 import { FPE_VARIANTS, fpeVariants } from '../../core/fpe/registry.js';
 import { StepFunction } from '../../core/time/step-function.js';
@@ -22,10 +28,16 @@ const caseArb: fc.Arbitrary<Case> = fc.integer({ min: 2, max: 12 }).chain((nodes
   fc.record({
     nodes: fc.constant(nodes),
     t0: fc.integer({ min: 0, max: 20 }),
-    queue: fc.array(fc.array(fc.record({ duration: fc.integer({ min: 1, max: 15 }), nodes: fc.integer({ min: 1, max: nodes }) }), { minLength: 1, maxLength: 5 }), {
-      minLength: 1,
-      maxLength: 8,
-    }),
+    queue: fc.array(
+      fc.array(fc.record({ duration: fc.integer({ min: 1, max: 15 }), nodes: fc.integer({ min: 1, max: nodes }) }), {
+        minLength: 1,
+        maxLength: 5,
+      }),
+      {
+        minLength: 1,
+        maxLength: 8,
+      },
+    ),
   }),
 );
 
@@ -37,7 +49,14 @@ const peak = (f: StepFunction) => f.maxOver(-Infinity, Infinity);
  * needs to outlast the resource EP), the last its duration,
  * each holding its nodes throughout. `horizon` bounds the first step's start.
  */
-function earliestCompletion(req: EvolutionProfile, res: StepFunction, nodes: number, t0: number, l: number, horizon: number): number {
+function earliestCompletion(
+  req: EvolutionProfile,
+  res: StepFunction,
+  nodes: number,
+  t0: number,
+  l: number,
+  horizon: number,
+): number {
   const fits = (a: number, b: number, n: number) => nodes - res.maxOver(a, b) >= n;
   let ends = new Set<number>();
   for (let s = t0; s <= horizon; s++) if (fits(s, s + req[0]!.duration, req[0]!.nodes)) ends.add(s + req[0]!.duration);
@@ -59,11 +78,17 @@ describe('evolving-application schedules', () => {
           const v = fpeVariants[name];
           const s = listSchedule(queue, nodes, v.fit, t0);
           expect(peak(s.resource), name).toBeLessThanOrEqual(nodes);
-          expect(s.resource.equals(StepFunction.sum(s.scheduled.map((x) => epFunction(x.steps, x.start)))), name).toBe(true);
+          expect(s.resource.equals(StepFunction.sum(s.scheduled.map((x) => epFunction(x.steps, x.start)))), name).toBe(
+            true,
+          );
           if (!v.evolving) continue;
           s.scheduled.forEach((x, i) => {
             expect(satisfiesC1(x, queue[i]!, t0), `${name}: application ${i}`).toBe(true);
-            x.steps.forEach((step, k) => expect(step.duration, `${name}: application ${i} step ${k + 1}`).toBeLessThanOrEqual(v.expandLimit * queue[i]![k]!.duration));
+            x.steps.forEach((step, k) =>
+              expect(step.duration, `${name}: application ${i} step ${k + 1}`).toBeLessThanOrEqual(
+                v.expandLimit * queue[i]![k]!.duration,
+              ),
+            );
             // The first and last steps are never expanded (the first is delayed instead; nothing follows the last).
             expect(x.steps[0]!.duration).toBe(queue[i]![0]!.duration);
             expect(x.steps.at(-1)!.duration).toBe(queue[i]!.at(-1)!.duration);
@@ -100,7 +125,9 @@ describe('evolving-application schedules', () => {
         const req = queue.at(-1)!;
         const found = baseFit(req, head.resource, nodes, t0, { expandLimit: l });
         const horizon = Math.max(t0, head.resource.times.at(-1) ?? 0) + 1;
-        expect(found.start + totalDuration(found.steps)).toBe(earliestCompletion(req, head.resource, nodes, t0, l, horizon));
+        expect(found.start + totalDuration(found.steps)).toBe(
+          earliestCompletion(req, head.resource, nodes, t0, l, horizon),
+        );
       }),
       { numRuns: 300 },
     );

@@ -9,7 +9,21 @@ import { RESET_WORKLOADS } from '../../electron/api/contract.js';
 /** Numbers a user might type, from sensible to absurd (the schemas decide which are refused). */
 const anyNumber = fc.oneof(
   fc.integer({ min: 1, max: 512 }),
-  fc.constantFrom(0, -1, 0.5, 1e-9, 1e-7, 0.1, 1, 1e7, 1e7 + 1, 1e12, Number.MAX_SAFE_INTEGER, Number.NaN, Number.POSITIVE_INFINITY),
+  fc.constantFrom(
+    0,
+    -1,
+    0.5,
+    1e-9,
+    1e-7,
+    0.1,
+    1,
+    1e7,
+    1e7 + 1,
+    1e12,
+    Number.MAX_SAFE_INTEGER,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+  ),
   fc.double({ min: 1e-9, max: 1e9, noNaN: true }),
 );
 
@@ -18,13 +32,19 @@ const clusterArb = fc.record(
     name: fc.constantFrom('a', 'b', 'c', 'd', ''),
     processors: anyNumber,
     threshold: anyNumber,
-    background: fc.record({ meanInterarrivalS: anyNumber, minSize: anyNumber, maxSize: anyNumber, meanDurationS: anyNumber }, { requiredKeys: ['meanInterarrivalS', 'maxSize', 'meanDurationS'] }),
+    background: fc.record(
+      { meanInterarrivalS: anyNumber, minSize: anyNumber, maxSize: anyNumber, meanDurationS: anyNumber },
+      { requiredKeys: ['meanInterarrivalS', 'maxSize', 'meanDurationS'] },
+    ),
   },
   { requiredKeys: ['name', 'processors'] },
 );
 
 const resetArb = fc.record({
-  grid: fc.oneof(fc.constantFrom<unknown>('das3', 'nope', 42, null), fc.record({ clusters: fc.array(clusterArb, { minLength: 0, maxLength: 6 }) })),
+  grid: fc.oneof(
+    fc.constantFrom<unknown>('das3', 'nope', 42, null),
+    fc.record({ clusters: fc.array(clusterArb, { minLength: 0, maxLength: 6 }) }),
+  ),
   workload: fc.constantFrom(...RESET_WORKLOADS, 'bogus'),
   seed: fc.oneof(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.constantFrom(-1, 1.5, 2 ** 40)),
 });
@@ -34,18 +54,25 @@ describe('sim.reset with any grid and workload', () => {
     const clock = { wall: 0 };
     const host = new Host({ workload: 'none', clock: () => clock.wall, speed: 'max', sliceMs: 10 });
     fc.assert(
-      fc.property(resetArb, fc.constantFrom(...SPEEDS), fc.integer({ min: 1, max: 10_000_000 }), (reset, speed, wallStepMs) => {
-        const r = host.call('sim.reset', reset);
-        if (!r.ok) for (const e of r.errors) expect(e.path === '' || /^(grid|workload|seed)\b/.test(e.path), `${e.path}: ${e.message}`).toBe(true);
-        expect(host.call('sim.setSpeed', { speed }).ok).toBe(true);
-        for (let i = 0; i < 3; i++) {
-          clock.wall += wallStepMs;
-          host.tick();
-          const s = host.call('grid.snapshot', {});
-          expect(s.ok).toBe(true);
-          if (s.ok) expect(Number.isFinite(s.value.time) && Number.isFinite(s.value.behindS)).toBe(true);
-        }
-      }),
+      fc.property(
+        resetArb,
+        fc.constantFrom(...SPEEDS),
+        fc.integer({ min: 1, max: 10_000_000 }),
+        (reset, speed, wallStepMs) => {
+          const r = host.call('sim.reset', reset);
+          if (!r.ok)
+            for (const e of r.errors)
+              expect(e.path === '' || /^(grid|workload|seed)\b/.test(e.path), `${e.path}: ${e.message}`).toBe(true);
+          expect(host.call('sim.setSpeed', { speed }).ok).toBe(true);
+          for (let i = 0; i < 3; i++) {
+            clock.wall += wallStepMs;
+            host.tick();
+            const s = host.call('grid.snapshot', {});
+            expect(s.ok).toBe(true);
+            if (s.ok) expect(Number.isFinite(s.value.time) && Number.isFinite(s.value.behindS)).toBe(true);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
     host.stop();

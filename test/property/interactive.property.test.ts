@@ -21,7 +21,8 @@ function edfMissesBruteForce(tasks: readonly EdfTask[]): boolean {
   const releasesUntil = (dMax + 1) * h;
   const pending: Array<{ deadline: number; left: number }> = [];
   for (let t = 0; t < releasesUntil + dMax; t++) {
-    if (t < releasesUntil) for (const k of tasks) if (t % k.periodMs === 0) pending.push({ deadline: t + k.deadlineMs, left: k.costMs });
+    if (t < releasesUntil)
+      for (const k of tasks) if (t % k.periodMs === 0) pending.push({ deadline: t + k.deadlineMs, left: k.costMs });
     if (pending.some((p) => p.deadline <= t)) return true;
     if (pending.length === 0) continue;
     let best = 0;
@@ -31,9 +32,15 @@ function edfMissesBruteForce(tasks: readonly EdfTask[]): boolean {
   return pending.length > 0;
 }
 
-const taskArb: fc.Arbitrary<EdfTask> = fc
-  .integer({ min: 2, max: 8 })
-  .chain((periodMs) => fc.integer({ min: 1, max: periodMs }).chain((deadlineMs) => fc.record({ periodMs: fc.constant(periodMs), deadlineMs: fc.constant(deadlineMs), costMs: fc.integer({ min: 1, max: deadlineMs }) })));
+const taskArb: fc.Arbitrary<EdfTask> = fc.integer({ min: 2, max: 8 }).chain((periodMs) =>
+  fc.integer({ min: 1, max: periodMs }).chain((deadlineMs) =>
+    fc.record({
+      periodMs: fc.constant(periodMs),
+      deadlineMs: fc.constant(deadlineMs),
+      costMs: fc.integer({ min: 1, max: deadlineMs }),
+    }),
+  ),
+);
 
 describe('EDF feasibility against brute force', () => {
   it('the test says feasible exactly when the synchronous EDF schedule misses no deadline', () => {
@@ -47,7 +54,13 @@ describe('EDF feasibility against brute force', () => {
 
   it('implicit deadlines: the utilisation bound decides, with or without the slack computed', () => {
     const implicit = fc.array(
-      fc.integer({ min: 2, max: 8 }).chain((periodMs) => fc.record({ periodMs: fc.constant(periodMs), deadlineMs: fc.constant(periodMs), costMs: fc.integer({ min: 1, max: periodMs }) })),
+      fc.integer({ min: 2, max: 8 }).chain((periodMs) =>
+        fc.record({
+          periodMs: fc.constant(periodMs),
+          deadlineMs: fc.constant(periodMs),
+          costMs: fc.integer({ min: 1, max: periodMs }),
+        }),
+      ),
       { minLength: 1, maxLength: 4 },
     );
     fc.assert(
@@ -102,7 +115,9 @@ describe('the guarantee in simulation', () => {
   it('no admitted task set misses a deadline without an overrun', () => {
     fc.assert(
       fc.property(scenario, fc.boolean(), (s, overruns) => {
-        const jobs = [...s.jobs].sort((a, b) => a.arrivalMs - b.arrivalMs).map((j) => (overruns ? j : { ...j, growthAtMs: undefined, growth: 1 }));
+        const jobs = [...s.jobs]
+          .sort((a, b) => a.arrivalMs - b.arrivalMs)
+          .map((j) => (overruns ? j : { ...j, growthAtMs: undefined, growth: 1 }));
         const r = runInteractive({
           nodes: s.nodes,
           cost: { cmsMsPerUnit: s.cms, cpsMsPerUnit: 1 },

@@ -10,7 +10,14 @@ import { SimWorld } from '../../core/sim/world.js';
 const mixArb = fc
   .tuple(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 100 }))
   .map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const)
-  .chain(([a, b]) => fc.record({ jobsPerHour: fc.double({ min: 1, max: 600, noNaN: true }), malleablePct: fc.constant(a), rigidPct: fc.constant(b - a), evolvingPct: fc.constant(100 - b) }));
+  .chain(([a, b]) =>
+    fc.record({
+      jobsPerHour: fc.double({ min: 1, max: 600, noNaN: true }),
+      malleablePct: fc.constant(a),
+      rigidPct: fc.constant(b - a),
+      evolvingPct: fc.constant(100 - b),
+    }),
+  );
 
 function draw(seed: number, settings: JobStreamSettings, n: number) {
   const stream = new JobStream(seed, settings);
@@ -32,7 +39,11 @@ describe('job stream', () => {
         const a = draw(seed, settings, 50);
         expect(draw(seed, settings, 50)).toEqual(a);
         for (let i = 1; i < a.length; i++) expect(a[i]!.submitTime).toBeGreaterThanOrEqual(a[i - 1]!.submitTime);
-        const pct = { malleable: settings.malleablePct, rigid: settings.rigidPct, evolving: settings.evolvingPct } as Record<string, number>;
+        const pct = {
+          malleable: settings.malleablePct,
+          rigid: settings.rigidPct,
+          evolving: settings.evolvingPct,
+        } as Record<string, number>;
         for (const job of a) expect(pct[job.kind]).toBeGreaterThan(0);
       }),
       { numRuns: 100 },
@@ -40,14 +51,27 @@ describe('job stream', () => {
   });
 
   it('same seed ⇒ same event stream of a grid living on the stream', () => {
-    const grid = gridSpecSchema.parse({ name: 'g', clusters: [{ name: 'a', processors: 48, threshold: 44 }, { name: 'b', processors: 24 }] });
+    const grid = gridSpecSchema.parse({
+      name: 'g',
+      clusters: [
+        { name: 'a', processors: 48, threshold: 44 },
+        { name: 'b', processors: 24 },
+      ],
+    });
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 10_000 }), mixArb, (seed, settings) => {
         const jobsPerHour = Math.min(settings.jobsPerHour, 60);
         // Long enough for about 40 arrivals whatever the rate (a Poisson stream of 1 an hour may bring none in 4 h).
         const horizonS = Math.max(4, 40 / jobsPerHour) * 3600;
         const run = () => {
-          const world = new SimWorld({ grid, jobs: [], seed, endless: true, metrics: false, stream: new JobStream(seed, { ...settings, jobsPerHour }) });
+          const world = new SimWorld({
+            grid,
+            jobs: [],
+            seed,
+            endless: true,
+            metrics: false,
+            stream: new JobStream(seed, { ...settings, jobsPerHour }),
+          });
           const events: SchedulerEvent[] = [];
           world.scheduler.on((e) => events.push(e));
           world.runUntil(horizonS);

@@ -19,7 +19,13 @@ import { grid } from '../support/harness.js';
 const g = grid({ a: 64, b: 48, c: 32 });
 
 type Op =
-  | { op: 'place'; kind: 'rigid' | 'malleable' | 'evolving'; clusters: readonly number[]; processors: number; walltime: number | undefined }
+  | {
+      op: 'place';
+      kind: 'rigid' | 'malleable' | 'evolving';
+      clusters: readonly number[];
+      processors: number;
+      walltime: number | undefined;
+    }
   | { op: 'start'; k: number }
   | { op: 'resize'; k: number; size: number }
   | { op: 'claimFailed'; k: number }
@@ -32,7 +38,13 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.record({
       op: fc.constant('place' as const),
       kind: fc.constantFrom('rigid' as const, 'malleable' as const, 'evolving' as const),
-      clusters: fc.oneof(fc.constant([0]), fc.constant([1]), fc.constant([2]), fc.constant([0, 1]), fc.constant([2, 2])),
+      clusters: fc.oneof(
+        fc.constant([0]),
+        fc.constant([1]),
+        fc.constant([2]),
+        fc.constant([0, 1]),
+        fc.constant([2, 2]),
+      ),
       processors: fc.integer({ min: 1, max: 12 }),
       walltime: fc.option(fc.integer({ min: 1, max: 60 }), { nil: undefined }),
     }),
@@ -106,7 +118,10 @@ describe('planned pass: holdings kept between passes through the ledger', () => 
             const id = `j${jobs.length}`;
             const p = o.processors;
             const single = o.kind !== 'rigid' ? [o.clusters[0]!] : o.clusters;
-            const components = o.kind === 'rigid' ? [{ processors: p, program: 'x' }] : [{ min: 1, max: p + 4, initial: p, program: 'x' }];
+            const components =
+              o.kind === 'rigid'
+                ? [{ processors: p, program: 'x' }]
+                : [{ min: 1, max: p + 4, initial: p, program: 'x' }];
             const spec = jobSpecSchema.parse({ id, kind: o.kind, walltime: o.walltime, components });
             const record = new JobRecord(spec, id, jobs.length, now, placementPolicy(spec.placement)!);
             jobs.push(record);

@@ -50,26 +50,39 @@ function loadedWorld(s: typeof loadedArb extends fc.Arbitrary<infer T> ? T : nev
 describe('malleability under load', () => {
   it('never asks a job to shrink by more than it runs above its minimum', () => {
     fc.assert(
-      fc.property(fc.oneof(scenarioArb.map((s) => ({ random: s })), loadedArb.map((s) => ({ loaded: s }))), (c) => {
-        const w =
-          'random' in c
-            ? new SimWorld({ grid: c.random.grid, jobs: c.random.jobs, seed: c.random.seed, pollIntervalS: c.random.poll, scheduler: { approach: 'pwa', policy: c.random.policy, triesThreshold: 50 }, maxTimeS: 10 * 86400 })
-            : loadedWorld(c.loaded);
-        let asked = 0;
-        w.scheduler.on(
-          (e) => {
-            if (e.type !== 'shrink.requested') return;
-            asked++;
-            const job = w.scheduler.job(e.jobId)!;
-            // At the request, nothing of it is agreed yet: what it runs above its minimum, less what it already gives.
-            expect(e.processors).toBeGreaterThan(0);
-            expect(e.processors).toBeLessThanOrEqual(job.size - job.releasing - job.min);
-          },
-          ['shrink.requested'],
-        );
-        w.run();
-        return asked >= 0;
-      }),
+      fc.property(
+        fc.oneof(
+          scenarioArb.map((s) => ({ random: s })),
+          loadedArb.map((s) => ({ loaded: s })),
+        ),
+        (c) => {
+          const w =
+            'random' in c
+              ? new SimWorld({
+                  grid: c.random.grid,
+                  jobs: c.random.jobs,
+                  seed: c.random.seed,
+                  pollIntervalS: c.random.poll,
+                  scheduler: { approach: 'pwa', policy: c.random.policy, triesThreshold: 50 },
+                  maxTimeS: 10 * 86400,
+                })
+              : loadedWorld(c.loaded);
+          let asked = 0;
+          w.scheduler.on(
+            (e) => {
+              if (e.type !== 'shrink.requested') return;
+              asked++;
+              const job = w.scheduler.job(e.jobId)!;
+              // At the request, nothing of it is agreed yet: what it runs above its minimum, less what it already gives.
+              expect(e.processors).toBeGreaterThan(0);
+              expect(e.processors).toBeLessThanOrEqual(job.size - job.releasing - job.min);
+            },
+            ['shrink.requested'],
+          );
+          w.run();
+          return asked >= 0;
+        },
+      ),
       { numRuns: 40 },
     );
   });

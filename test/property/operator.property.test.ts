@@ -7,7 +7,11 @@ import { SimWorld } from '../../core/sim/world.js';
 
 const scenarioArb = fc.record({
   clusters: fc.array(
-    fc.record({ processors: fc.integer({ min: 4, max: 48 }), reserve: fc.integer({ min: 0, max: 3 }), busy: fc.boolean() }),
+    fc.record({
+      processors: fc.integer({ min: 4, max: 48 }),
+      reserve: fc.integer({ min: 0, max: 3 }),
+      busy: fc.boolean(),
+    }),
     { minLength: 1, maxLength: 3 },
   ),
   approach: fc.constantFrom('pra', 'pwa'),
@@ -28,7 +32,12 @@ const scenarioArb = fc.record({
    * it can give or take, otherwise the job and the amount go as drawn (often refused).
    */
   commands: fc.array(
-    fc.record({ permille: fc.integer({ min: 0, max: 1000 }), job: fc.nat(), delta: fc.integer({ min: -20, max: 20 }), fit: fc.boolean() }),
+    fc.record({
+      permille: fc.integer({ min: 0, max: 1000 }),
+      job: fc.nat(),
+      delta: fc.integer({ min: -20, max: 20 }),
+      fit: fc.boolean(),
+    }),
     { minLength: 5, maxLength: 30 },
   ),
 });
@@ -52,9 +61,24 @@ function world(s: Scenario) {
     const hi = Math.max(lo, Math.max(j.a, j.b));
     const app = j.app === 'amdahl' ? { model: 'amdahl' as const, serial: 10, parallel: 600 } : { model: j.app };
     const component = j.malleable ? { min: lo, max: hi, program: 'p' } : { processors: lo, program: 'p' };
-    return jobSpecSchema.parse({ id: `j${i}`, kind: j.malleable ? 'malleable' : 'rigid', submitTime: t, app, components: [component] });
+    return jobSpecSchema.parse({
+      id: `j${i}`,
+      kind: j.malleable ? 'malleable' : 'rigid',
+      submitTime: t,
+      app,
+      components: [component],
+    });
   });
-  return { jobs, world: new SimWorld({ grid, jobs, seed: s.seed, scheduler: { approach: s.approach, policy: s.policy, triesThreshold: 50 }, maxTimeS: 5 * 86400 }) };
+  return {
+    jobs,
+    world: new SimWorld({
+      grid,
+      jobs,
+      seed: s.seed,
+      scheduler: { approach: s.approach, policy: s.policy, triesThreshold: 50 },
+      maxTimeS: 5 * 86400,
+    }),
+  };
 }
 
 describe('operator resizes', () => {
@@ -69,7 +93,10 @@ describe('operator resizes', () => {
           w.engine.at(Math.floor((c.permille / 1000) * span), () => {
             // Mostly a running malleable job (the ones an operator resizes), sometimes any job (often refused).
             const running = [...w.scheduler.jobs()].filter((j) => j.state === 'running' && j.malleable);
-            const job = c.fit && running.length > 0 ? running[c.job % running.length]! : w.scheduler.job(`j${c.job % s.jobs.length}`);
+            const job =
+              c.fit && running.length > 0
+                ? running[c.job % running.length]!
+                : w.scheduler.job(`j${c.job % s.jobs.length}`);
             if (!job) return;
             const state = w.scheduler.clusters[job.clusterIndex];
             const free = state?.availableFor() ?? 0;

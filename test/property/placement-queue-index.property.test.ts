@@ -65,71 +65,104 @@ class WalkingQueue {
 const opArb = fc.oneof(
   fc.record({ op: fc.constant('push' as const), n: fc.integer({ min: 1, max: 40 }) }),
   fc.record({ op: fc.constant('remove' as const), which: fc.nat() }),
-  fc.record({ op: fc.constant('scan' as const), round: fc.integer({ min: 0, max: 2 }), passOver: fc.boolean(), closeAfter: fc.option(fc.integer({ min: 1, max: 30 })) }),
-  fc.record({ op: fc.constant('only' as const), last: fc.integer({ min: 1, max: 10 }), round: fc.integer({ min: 0, max: 2 }) }),
+  fc.record({
+    op: fc.constant('scan' as const),
+    round: fc.integer({ min: 0, max: 2 }),
+    passOver: fc.boolean(),
+    closeAfter: fc.option(fc.integer({ min: 1, max: 30 })),
+  }),
+  fc.record({
+    op: fc.constant('only' as const),
+    last: fc.integer({ min: 1, max: 10 }),
+    round: fc.integer({ min: 0, max: 2 }),
+  }),
 );
 
 describe('indexed placement queue', () => {
   it('visits, keeps and returns as a walk of the whole queue does', () => {
     fc.assert(
-      fc.property(fc.array(opArb, { minLength: 1, maxLength: 60 }), fc.array(fc.integer({ min: -1, max: 6 }), { minLength: 1, maxLength: 50 }), (ops, decisions) => {
-        // Two copies of every job: each queue mutates its own.
-        const a: Job[] = [];
-        const b: Job[] = [];
-        const indexed = new PlacementQueue(Number.POSITIVE_INFINITY);
-        const walking = new WalkingQueue();
-        let next = 0;
-        for (const op of ops) {
-          if (op.op === 'push') {
-            for (let k = 0; k < op.n; k++) {
-              const id = `j${next++}`;
-              const x = { id, state: 'queued', triedInRound: -1, passOver: -1 };
-              a.push(x);
-              b.push({ ...x });
-              indexed.push(x as unknown as JobRecord);
-              walking.push(b[b.length - 1]!);
-            }
-          } else if (op.op === 'remove') {
-            if (a.length === 0) continue;
-            const i = op.which % a.length;
-            if (a[i]!.state !== 'queued') continue;
-            a[i]!.state = b[i]!.state = 'cancelled';
-            indexed.remove(a[i]! as unknown as JobRecord);
-            walking.remove(b[i]!);
-          } else {
-            // One visit script for both: the k-th visit's decision (-1 places; d >= 0 keeps with bound d or, for an
-            // odd d, with none), and a limit that changes with the visits made.
-            const run = (jobs: Job[], queue: { scan: WalkingQueue['scan'] } | { scanOnly: WalkingQueue['scanOnly'] }) => {
-              const visited: string[] = [];
-              let visits = 0;
-              const visit = (job: Job): TryOutcome => {
-                visited.push(job.id);
-                const d = decisions[visits++ % decisions.length]!;
-                job.triedInRound = op.round;
-                if (d < 0) {
-                  job.state = 'claiming';
-                  return 'placed';
-                }
-                job.passOver = d % 2 === 1 ? -1 : d;
-                return 'kept';
-              };
-              let smallest: number | undefined;
-              if ('scanOnly' in queue) queue.scanOnly(jobs.slice(-(op as { last: number }).last), visit);
-              else {
-                const s = op as { passOver: boolean; closeAfter: number | null };
-                const passOver = s.passOver ? { round: op.round, limit: () => (visits * 3) % 7 } : undefined;
-                smallest = queue.scan(visit, passOver, s.closeAfter === null ? undefined : () => visits >= s.closeAfter!);
+      fc.property(
+        fc.array(opArb, { minLength: 1, maxLength: 60 }),
+        fc.array(fc.integer({ min: -1, max: 6 }), { minLength: 1, maxLength: 50 }),
+        (ops, decisions) => {
+          // Two copies of every job: each queue mutates its own.
+          const a: Job[] = [];
+          const b: Job[] = [];
+          const indexed = new PlacementQueue(Number.POSITIVE_INFINITY);
+          const walking = new WalkingQueue();
+          let next = 0;
+          for (const op of ops) {
+            if (op.op === 'push') {
+              for (let k = 0; k < op.n; k++) {
+                const id = `j${next++}`;
+                const x = { id, state: 'queued', triedInRound: -1, passOver: -1 };
+                a.push(x);
+                b.push({ ...x });
+                indexed.push(x as unknown as JobRecord);
+                walking.push(b[b.length - 1]!);
               }
-              return { visited, smallest };
-            };
-            const ia = run(a, op.op === 'only' ? { scanOnly: (o, v) => indexed.scanOnly(o as unknown as JobRecord[], v as unknown as (j: JobRecord) => TryOutcome) } : { scan: (v, p, c) => indexed.scan(v as unknown as (j: JobRecord) => TryOutcome, p, c) });
-            const wb = run(b, op.op === 'only' ? { scanOnly: (o, v) => walking.scanOnly(o, v) } : { scan: (v, p, c) => walking.scan(v, p, c) });
-            expect(ia).toEqual(wb);
+            } else if (op.op === 'remove') {
+              if (a.length === 0) continue;
+              const i = op.which % a.length;
+              if (a[i]!.state !== 'queued') continue;
+              a[i]!.state = b[i]!.state = 'cancelled';
+              indexed.remove(a[i]! as unknown as JobRecord);
+              walking.remove(b[i]!);
+            } else {
+              // One visit script for both: the k-th visit's decision (-1 places; d >= 0 keeps with bound d or, for an
+              // odd d, with none), and a limit that changes with the visits made.
+              const run = (
+                jobs: Job[],
+                queue: { scan: WalkingQueue['scan'] } | { scanOnly: WalkingQueue['scanOnly'] },
+              ) => {
+                const visited: string[] = [];
+                let visits = 0;
+                const visit = (job: Job): TryOutcome => {
+                  visited.push(job.id);
+                  const d = decisions[visits++ % decisions.length]!;
+                  job.triedInRound = op.round;
+                  if (d < 0) {
+                    job.state = 'claiming';
+                    return 'placed';
+                  }
+                  job.passOver = d % 2 === 1 ? -1 : d;
+                  return 'kept';
+                };
+                let smallest: number | undefined;
+                if ('scanOnly' in queue) queue.scanOnly(jobs.slice(-(op as { last: number }).last), visit);
+                else {
+                  const s = op as { passOver: boolean; closeAfter: number | null };
+                  const passOver = s.passOver ? { round: op.round, limit: () => (visits * 3) % 7 } : undefined;
+                  smallest = queue.scan(
+                    visit,
+                    passOver,
+                    s.closeAfter === null ? undefined : () => visits >= s.closeAfter!,
+                  );
+                }
+                return { visited, smallest };
+              };
+              const ia = run(
+                a,
+                op.op === 'only'
+                  ? {
+                      scanOnly: (o, v) =>
+                        indexed.scanOnly(o as unknown as JobRecord[], v as unknown as (j: JobRecord) => TryOutcome),
+                    }
+                  : { scan: (v, p, c) => indexed.scan(v as unknown as (j: JobRecord) => TryOutcome, p, c) },
+              );
+              const wb = run(
+                b,
+                op.op === 'only'
+                  ? { scanOnly: (o, v) => walking.scanOnly(o, v) }
+                  : { scan: (v, p, c) => walking.scan(v, p, c) },
+              );
+              expect(ia).toEqual(wb);
+            }
+            expect(indexed.list().map((j) => j.id)).toEqual(walking.jobs.map((j) => j.id));
+            expect(indexed.length).toBe(walking.jobs.length);
           }
-          expect(indexed.list().map((j) => j.id)).toEqual(walking.jobs.map((j) => j.id));
-          expect(indexed.length).toBe(walking.jobs.length);
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });

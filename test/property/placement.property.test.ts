@@ -15,9 +15,14 @@ interface World {
 
 // 1-8 clusters, each with 1-64 processors and 0..processors of them available.
 const world: fc.Arbitrary<World> = fc
-  .array(fc.integer({ min: 1, max: 64 }).chain((p) => fc.tuple(fc.constant(p), fc.integer({ min: 0, max: p }))), { minLength: 1, maxLength: 8 })
+  .array(
+    fc.integer({ min: 1, max: 64 }).chain((p) => fc.tuple(fc.constant(p), fc.integer({ min: 0, max: p }))),
+    { minLength: 1, maxLength: 8 },
+  )
   .map((clusters) => ({
-    grid: buildGrid(gridSpecSchema.parse({ clusters: clusters.map(([processors], i) => ({ name: `c${i}`, processors })) })),
+    grid: buildGrid(
+      gridSpecSchema.parse({ clusters: clusters.map(([processors], i) => ({ name: `c${i}`, processors })) }),
+    ),
     available: clusters.map(([, a]) => a),
   }));
 
@@ -31,7 +36,10 @@ type JobShape =
 const jobShape: fc.Arbitrary<JobShape> = fc.oneof(
   fc.record({
     kind: fc.constant('rigid' as const),
-    components: fc.array(fc.record({ processors: fc.integer({ min: 1, max: 40 }), pin }), { minLength: 1, maxLength: 4 }),
+    components: fc.array(fc.record({ processors: fc.integer({ min: 1, max: 40 }), pin }), {
+      minLength: 1,
+      maxLength: 4,
+    }),
   }),
   fc.record({
     kind: fc.constantFrom('moldable' as const, 'malleable' as const),
@@ -44,7 +52,8 @@ const jobShape: fc.Arbitrary<JobShape> = fc.oneof(
 );
 
 function toJob(shape: JobShape, grid: Grid): JobSpec {
-  const cluster = (p: number | undefined) => (p === undefined ? {} : { cluster: grid.clusters[p % grid.clusters.length]!.name });
+  const cluster = (p: number | undefined) =>
+    p === undefined ? {} : { cluster: grid.clusters[p % grid.clusters.length]!.name };
   if (shape.kind === 'rigid') {
     return jobSpecSchema.parse({
       kind: 'rigid',
@@ -106,7 +115,8 @@ describe.each(PLACEMENT_POLICIES.map((name) => ({ name })))('placement policy $n
         fc.pre(job.components.length === 1 && !pinned(job));
         const need = componentRequest(job, 0).min;
         // fcm may spread a rigid job over the whole grid; every other case needs one cluster with room.
-        const room = name === 'fcm' && job.kind === 'rigid' ? w.available.reduce((s, a) => s + a, 0) : Math.max(...w.available);
+        const room =
+          name === 'fcm' && job.kind === 'rigid' ? w.available.reduce((s, a) => s + a, 0) : Math.max(...w.available);
         expect(policy.place(job, context(w)).ok).toBe(room >= need);
       }),
       { numRuns: 300 },

@@ -9,14 +9,40 @@ import { planSnapshot, type PlanJob } from '../../core/plan/plan-snapshot.js';
 const NOW = 10;
 
 const job = (over: Partial<PlanJob> & { id: string }): PlanJob => ({
-  kind: 'rigid', spec: {}, components: [], startTime: Number.NaN, held: 0, size: 0, evolving: false, malleable: false, preallocation: 0, need: 0,
-  backfilled: false, plannedStart: undefined, sizeHistory: [], ...over,
+  kind: 'rigid',
+  spec: {},
+  components: [],
+  startTime: Number.NaN,
+  held: 0,
+  size: 0,
+  evolving: false,
+  malleable: false,
+  preallocation: 0,
+  need: 0,
+  backfilled: false,
+  plannedStart: undefined,
+  sizeHistory: [],
+  ...over,
 });
 
 const caseArb = fc.record({
   capacity: fc.integer({ min: 0, max: 12 }),
-  running: fc.array(fc.record({ n: fc.integer({ min: 1, max: 6 }), start: fc.integer({ min: 0, max: NOW }), walltime: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }) }), { maxLength: 6 }),
-  waiting: fc.array(fc.record({ n: fc.integer({ min: 1, max: 8 }), start: fc.option(fc.integer({ min: NOW, max: 60 }), { nil: undefined }), walltime: fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined }) }), { maxLength: 8 }),
+  running: fc.array(
+    fc.record({
+      n: fc.integer({ min: 1, max: 6 }),
+      start: fc.integer({ min: 0, max: NOW }),
+      walltime: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }),
+    }),
+    { maxLength: 6 },
+  ),
+  waiting: fc.array(
+    fc.record({
+      n: fc.integer({ min: 1, max: 8 }),
+      start: fc.option(fc.integer({ min: NOW, max: 60 }), { nil: undefined }),
+      walltime: fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined }),
+    }),
+    { maxLength: 8 },
+  ),
   limit: fc.integer({ min: 1, max: 10 }),
 });
 
@@ -25,13 +51,35 @@ describe('plan snapshot (property)', () => {
     fc.assert(
       fc.property(caseArb, ({ capacity, running, waiting, limit }) => {
         const placed = running.map((r, i) =>
-          job({ id: `r${i}`, spec: r.walltime === undefined ? {} : { walltime: r.walltime }, components: [{ cluster: 'a', processors: r.n }], startTime: r.start, held: r.n, size: r.n, need: r.n, sizeHistory: [{ t: r.start, v: r.n }] }),
+          job({
+            id: `r${i}`,
+            spec: r.walltime === undefined ? {} : { walltime: r.walltime },
+            components: [{ cluster: 'a', processors: r.n }],
+            startTime: r.start,
+            held: r.n,
+            size: r.n,
+            need: r.n,
+            sizeHistory: [{ t: r.start, v: r.n }],
+          }),
         );
         const queue = waiting.map((w, i) =>
-          job({ id: `w${i}`, spec: w.walltime === undefined ? {} : { walltime: w.walltime }, need: w.n, plannedStart: w.start === undefined ? undefined : { cluster: 0, start: w.start } }),
+          job({
+            id: `w${i}`,
+            spec: w.walltime === undefined ? {} : { walltime: w.walltime },
+            need: w.n,
+            plannedStart: w.start === undefined ? undefined : { cluster: 0, start: w.start },
+          }),
         );
         const held = running.reduce((s, r) => s + r.n, 0);
-        const plan = planSnapshot({ now: NOW, queuePolicy: 'cbf', clusters: [{ name: 'a', processors: 12, availableNow: capacity - held }], clusterIndex: (n) => (n === 'a' ? 0 : undefined), placed, waiting: queue, limit });
+        const plan = planSnapshot({
+          now: NOW,
+          queuePolicy: 'cbf',
+          clusters: [{ name: 'a', processors: 12, availableNow: capacity - held }],
+          clusterIndex: (n) => (n === 'a' ? 0 : undefined),
+          placed,
+          waiting: queue,
+          limit,
+        });
         const c = plan.clusters[0]!;
         const cap = Math.max(0, capacity);
         expect(c.capacity).toEqual([{ t: NOW, v: cap }]);

@@ -13,7 +13,14 @@ import type { QueuePolicy } from '../../core/queue/policy.js';
 import type { JobRecord } from '../../core/scheduler/job-record.js';
 import type { Step } from '../../core/time/step-function.js';
 
-const grid = buildGrid(gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 64 }, { name: 'b', processors: 64 }] }));
+const grid = buildGrid(
+  gridSpecSchema.parse({
+    clusters: [
+      { name: 'a', processors: 64 },
+      { name: 'b', processors: 64 },
+    ],
+  }),
+);
 
 /** What a planned pass reads of a placed job (the fields of JobRecord that core/plan/holding.ts reads). */
 interface FakeJob {
@@ -31,7 +38,14 @@ interface FakeJob {
 }
 
 type Op =
-  | { op: 'place'; clusters: readonly string[]; processors: number; walltime: number | undefined; malleable: boolean; evolving: boolean }
+  | {
+      op: 'place';
+      clusters: readonly string[];
+      processors: number;
+      walltime: number | undefined;
+      malleable: boolean;
+      evolving: boolean;
+    }
   | { op: 'start'; k: number }
   | { op: 'resize'; k: number; size: number }
   | { op: 'end'; k: number }

@@ -14,13 +14,24 @@ const body: fc.Arbitrary<FromAppBody> = fc.oneof(
   fc.record({ type: fc.constant('done' as const), ok: fc.boolean(), note }),
 );
 /** Each entry: a message, or a bad line (its text has no newline). */
-const entries = fc.array(fc.oneof({ weight: 4, arbitrary: body }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 10 }).map((t) => ({ bad: t.replaceAll('\n', ' ') })) }), {
-  maxLength: 30,
-});
+const entries = fc.array(
+  fc.oneof(
+    { weight: 4, arbitrary: body },
+    {
+      weight: 1,
+      arbitrary: fc.string({ unit: 'grapheme', maxLength: 10 }).map((t) => ({ bad: t.replaceAll('\n', ' ') })),
+    },
+  ),
+  {
+    maxLength: 30,
+  },
+);
 
 function stream(list: readonly (FromAppBody | { bad: string })[]): Buffer {
   let seq = 0;
-  const lines = list.map((e) => ('bad' in e ? `#${e.bad}` : encodeLine(++seq, JSON.parse(JSON.stringify(e)) as FromAppBody)));
+  const lines = list.map((e) =>
+    'bad' in e ? `#${e.bad}` : encodeLine(++seq, JSON.parse(JSON.stringify(e)) as FromAppBody),
+  );
   return Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
 }
 
@@ -42,34 +53,44 @@ function readGrowing(reader: JsonLinesReader<FromAppMessage>, bytes: Buffer, cut
 describe('JsonLinesReader over any split', () => {
   it('decodes the same messages and errors as one read of the whole stream', () => {
     fc.assert(
-      fc.property(entries, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }), (list, fractions) => {
-        const bytes = stream(list);
-        const whole = newReader().read(bytes.toString('utf8'));
-        const cuts = fractions.map((f) => Math.floor(f * bytes.length)).sort((a, b) => a - b);
-        const split = readGrowing(newReader(), bytes, cuts);
-        expect(split.messages).toEqual(whole.messages);
-        expect(split.errors).toEqual(whole.errors.map((e) => e.message));
-        expect(whole.messages.length).toBe(list.filter((e) => !('bad' in e)).length);
-      }),
+      fc.property(
+        entries,
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }),
+        (list, fractions) => {
+          const bytes = stream(list);
+          const whole = newReader().read(bytes.toString('utf8'));
+          const cuts = fractions.map((f) => Math.floor(f * bytes.length)).sort((a, b) => a - b);
+          const split = readGrowing(newReader(), bytes, cuts);
+          expect(split.messages).toEqual(whole.messages);
+          expect(split.errors).toEqual(whole.errors.map((e) => e.message));
+          expect(whole.messages.length).toBe(list.filter((e) => !('bad' in e)).length);
+        },
+      ),
     );
   });
 
   it('hands out every message once across restarted readers that read again from the top', () => {
     fc.assert(
-      fc.property(entries, fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.boolean()), { maxLength: 10 }), (list, plan) => {
-        const bytes = stream(list);
-        const whole = newReader().read(bytes.toString('utf8')).messages;
-        const delivered: FromAppMessage[] = [];
-        let reader = newReader();
-        for (const [fraction, restart] of [...plan].sort((a, b) => a[0] - b[0])) {
-          // A restart keeps only the last seq handled, as the runner would in its store.
-          if (restart) reader = newReader(reader.lastSeq);
-          const end = Math.floor(fraction * bytes.length);
-          delivered.push(...reader.read(bytes.subarray(reader.offset, Math.max(reader.offset, end)).toString('utf8')).messages);
-        }
-        delivered.push(...reader.read(bytes.subarray(reader.offset).toString('utf8')).messages);
-        expect(delivered).toEqual(whole);
-      }),
+      fc.property(
+        entries,
+        fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.boolean()), { maxLength: 10 }),
+        (list, plan) => {
+          const bytes = stream(list);
+          const whole = newReader().read(bytes.toString('utf8')).messages;
+          const delivered: FromAppMessage[] = [];
+          let reader = newReader();
+          for (const [fraction, restart] of [...plan].sort((a, b) => a[0] - b[0])) {
+            // A restart keeps only the last seq handled, as the runner would in its store.
+            if (restart) reader = newReader(reader.lastSeq);
+            const end = Math.floor(fraction * bytes.length);
+            delivered.push(
+              ...reader.read(bytes.subarray(reader.offset, Math.max(reader.offset, end)).toString('utf8')).messages,
+            );
+          }
+          delivered.push(...reader.read(bytes.subarray(reader.offset).toString('utf8')).messages);
+          expect(delivered).toEqual(whole);
+        },
+      ),
     );
   });
 });

@@ -47,7 +47,13 @@ function world(s: Scenario, o: Setup): SimWorld {
       kind: 'rigid',
       submitTime: j.submit,
       app: { model: 'fixed', runtime: j.runtime },
-      components: [{ processors: Math.min(j.processors, most), program: 'x', ...(pinned === undefined ? {} : { cluster: names[pinned] }) }],
+      components: [
+        {
+          processors: Math.min(j.processors, most),
+          program: 'x',
+          ...(pinned === undefined ? {} : { cluster: names[pinned] }),
+        },
+      ],
       ...(o.walltimes === 'some' && j.noWalltime ? {} : { walltime: Math.max(1, j.runtime + j.estimate) }),
     });
   });
@@ -88,7 +94,8 @@ function runChecked(w: SimWorld, promises = true): { events: SchedulerEvent[]; p
   return { events, promised };
 }
 
-const starts = (events: readonly SchedulerEvent[]) => new Map(events.filter((e) => e.type === 'job.started').map((e) => [(e as { jobId: string }).jobId, e.t]));
+const starts = (events: readonly SchedulerEvent[]) =>
+  new Map(events.filter((e) => e.type === 'job.started').map((e) => [(e as { jobId: string }).jobId, e.t]));
 const runs = { numRuns: Number(process.env.RUNS ?? 100) };
 
 describe('conservative backfilling over random workloads and grids', () => {
@@ -135,7 +142,9 @@ describe('conservative backfilling over random workloads and grids', () => {
     fc.assert(
       fc.property(scenarioArb, (s) => {
         const easy = runChecked(world(s, { queue: 'easy', walltimes: 'all', priority: 'submit' }), false).events;
-        const depth1 = runChecked(world(s, { queue: 'cbf', walltimes: 'all', priority: 'submit', reservationDepth: 1 })).events;
+        const depth1 = runChecked(
+          world(s, { queue: 'cbf', walltimes: 'all', priority: 'submit', reservationDepth: 1 }),
+        ).events;
         expect(JSON.stringify([...starts(depth1)])).toBe(JSON.stringify([...starts(easy)]));
       }),
       runs,
@@ -161,11 +170,13 @@ describe('conservative backfilling over random workloads and grids', () => {
                   const from = Number.isFinite(j.startTime) ? j.startTime : now;
                   spans.push({ from, to: from + wt, n: j.components[0]!.processors });
                 }
-                if (j.state === 'queued' && j.plannedStart?.cluster === c) spans.push({ from: j.plannedStart.start, to: j.plannedStart.start + wt, n: j.need });
+                if (j.state === 'queued' && j.plannedStart?.cluster === c)
+                  spans.push({ from: j.plannedStart.start, to: j.plannedStart.start + wt, n: j.need });
               }
               const plan = view.plan(c);
               const times = new Set<number>([now, ...plan.free.times.filter((t) => t >= now)]);
-              for (const sp of spans) for (const t of [sp.from, sp.to]) if (t >= now && Number.isFinite(t)) times.add(t);
+              for (const sp of spans)
+                for (const t of [sp.from, sp.to]) if (t >= now && Number.isFinite(t)) times.add(t);
               for (const t of times) {
                 const held = spans.reduce((sum, sp) => sum + (Math.max(sp.from, now) <= t && t < sp.to ? sp.n : 0), 0);
                 expect(plan.freeAt(t), `cluster ${c} at ${t}`).toBe(s.clusters[c]! - held);

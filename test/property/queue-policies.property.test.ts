@@ -35,7 +35,13 @@ function world(s: Scenario, queue: QueuePolicyName, walltimes: 'all' | 'some'): 
       ...(walltimes === 'some' && j.noWalltime ? {} : { walltime: Math.max(1, j.runtime + j.estimate) }),
     }),
   );
-  return new SimWorld({ grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: s.processors }] }), jobs, seed: s.seed, background: false, scheduler: { queue } });
+  return new SimWorld({
+    grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: s.processors }] }),
+    jobs,
+    seed: s.seed,
+    background: false,
+    scheduler: { queue },
+  });
 }
 
 function runChecked(w: SimWorld): SchedulerEvent[] {
@@ -78,7 +84,9 @@ describe('queue policies over random workloads', () => {
       fc.property(scenarioArb, (s) => {
         reserved.clear();
         const events = runChecked(world(s, 'easy', 'all'));
-        const started = new Map(events.filter((e) => e.type === 'job.started').map((e) => [(e as { jobId: string }).jobId, e.t]));
+        const started = new Map(
+          events.filter((e) => e.type === 'job.started').map((e) => [(e as { jobId: string }).jobId, e.t]),
+        );
         for (const [id, start] of reserved) expect(started.get(id)).toBeLessThanOrEqual(start + 1e-9);
         reservations += reserved.size;
       }),
@@ -105,7 +113,9 @@ describe('queue policies over random workloads', () => {
     fc.assert(
       fc.property(scenarioArb, (s) => {
         const events = runChecked(world(s, 'fcfs', 'some'));
-        const order = events.filter((e) => e.type === 'job.started').map((e) => Number((e as { jobId: string }).jobId.slice(1)));
+        const order = events
+          .filter((e) => e.type === 'job.started')
+          .map((e) => Number((e as { jobId: string }).jobId.slice(1)));
         const bySubmit = [...order].sort((x, y) => s.jobs[x]!.submit - s.jobs[y]!.submit || x - y);
         expect(order).toEqual(bySubmit);
       }),

@@ -9,7 +9,36 @@ const runner = new LocalRunner();
 afterAll(() => runner.close());
 
 // Any Unicode text, and text made mostly of what shells treat specially.
-const special = fc.constantFrom("'", '"', '$', '`', '\\', '\n', '\r', '\t', ';', '&', '|', '(', ')', '{', '}', '<', '>', '*', '?', '[', '!', '#', '~', '%', '-', ' ', 'é', '😀');
+const special = fc.constantFrom(
+  "'",
+  '"',
+  '$',
+  '`',
+  '\\',
+  '\n',
+  '\r',
+  '\t',
+  ';',
+  '&',
+  '|',
+  '(',
+  ')',
+  '{',
+  '}',
+  '<',
+  '>',
+  '*',
+  '?',
+  '[',
+  '!',
+  '#',
+  '~',
+  '%',
+  '-',
+  ' ',
+  'é',
+  '😀',
+);
 const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: special })).filter((s) => !s.includes('\0'));
 
 describe('quote', () => {

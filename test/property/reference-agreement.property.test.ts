@@ -27,19 +27,41 @@ function referenceJobs(s: Scenario): ReferenceJob[] {
   let t = 0;
   return s.jobs.map((j, i) => {
     t += j.gap;
-    return { id: `j${i}`, submit: t, runtime: j.runtime, walltime: Math.max(1, j.runtime + j.estimate), processors: Math.min(j.processors, s.processors) };
+    return {
+      id: `j${i}`,
+      submit: t,
+      runtime: j.runtime,
+      walltime: Math.max(1, j.runtime + j.estimate),
+      processors: Math.min(j.processors, s.processors),
+    };
   });
 }
 
 function concertinaStarts(s: Scenario, policy: ReferencePolicy): Record<string, number> {
   const jobs = referenceJobs(s).map((j) =>
-    jobSpecSchema.parse({ id: j.id, kind: 'rigid', submitTime: j.submit, walltime: j.walltime, app: { model: 'fixed', runtime: j.runtime }, components: [{ processors: j.processors, program: 'x' }] }),
+    jobSpecSchema.parse({
+      id: j.id,
+      kind: 'rigid',
+      submitTime: j.submit,
+      walltime: j.walltime,
+      app: { model: 'fixed', runtime: j.runtime },
+      components: [{ processors: j.processors, program: 'x' }],
+    }),
   );
-  const world = new SimWorld({ grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: s.processors }] }), jobs, seed: 1, background: false, scheduler: { queue: policy as 'fcfs' } });
+  const world = new SimWorld({
+    grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: s.processors }] }),
+    jobs,
+    seed: 1,
+    background: false,
+    scheduler: { queue: policy as 'fcfs' },
+  });
   const starts: Record<string, number> = {};
-  world.scheduler.on((e: SchedulerEvent) => {
-    if (e.type === 'job.started') starts[e.jobId] = e.t;
-  }, ['job.started']);
+  world.scheduler.on(
+    (e: SchedulerEvent) => {
+      if (e.type === 'job.started') starts[e.jobId] = e.t;
+    },
+    ['job.started'],
+  );
   world.run();
   return starts;
 }
@@ -71,7 +93,9 @@ describe('Concertina against the reference simulator on random workloads', () =>
     it(title, () => {
       fc.assert(
         fc.property(scenarioArb, (s) => {
-          const expected = Object.fromEntries(simulate(referenceJobs(s), s.processors, policy).jobs.map((j) => [j.id, j.start]));
+          const expected = Object.fromEntries(
+            simulate(referenceJobs(s), s.processors, policy).jobs.map((j) => [j.id, j.start]),
+          );
           expect(concertinaStarts(s, policy)).toEqual(expected);
         }),
         { ...runs, examples: found.map((s) => [s] as [Scenario]) },

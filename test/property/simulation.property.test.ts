@@ -8,7 +8,14 @@ import { scenarioArb } from '../support/scenarios.js';
 type ScenarioValue = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
 
 function world(s: ScenarioValue) {
-  return new SimWorld({ grid: s.grid, jobs: s.jobs, seed: s.seed, pollIntervalS: s.poll, scheduler: { approach: s.approach, policy: s.policy, triesThreshold: 50 }, maxTimeS: 10 * 86400 });
+  return new SimWorld({
+    grid: s.grid,
+    jobs: s.jobs,
+    seed: s.seed,
+    pollIntervalS: s.poll,
+    scheduler: { approach: s.approach, policy: s.policy, triesThreshold: 50 },
+    maxTimeS: 10 * 86400,
+  });
 }
 
 describe('simulated runs', () => {
@@ -67,4 +74,3 @@ describe('simulated runs', () => {
     );
   });
 });
-

@@ -179,7 +179,10 @@ describe('StepFunction properties', () => {
         fc.integer({ min: -4, max: 4 }),
         fc.boolean(),
         (vs, start, len, d, between) => {
-          const f = StepFunction.fromSteps(0, vs.map((v, t) => ({ t, v })));
+          const f = StepFunction.fromSteps(
+            0,
+            vs.map((v, t) => ({ t, v })),
+          );
           // On a breakpoint or between two.
           const t0 = between ? start + 0.5 : start;
           const got = f.addInterval(t0, start + len, d);
@@ -197,7 +200,10 @@ describe('StepFunction properties', () => {
       len: fc.oneof(fc.integer({ min: 1, max: 12 }), fc.constant(Infinity)),
     })
     // -Infinity + Infinity would be NaN: the whole line instead.
-    .map(({ t0, len }) => ({ t0, t1: t0 === -Infinity && len === Infinity ? Infinity : t0 === -Infinity ? len : t0 + len }));
+    .map(({ t0, len }) => ({
+      t0,
+      t1: t0 === -Infinity && len === Infinity ? Infinity : t0 === -Infinity ? len : t0 + len,
+    }));
 
   it('maxOver and minOver agree with brute force over the breakpoints inside [t0, t1)', () => {
     fc.assert(
@@ -238,7 +244,10 @@ describe('StepFunction properties', () => {
     fc.assert(
       fc.property(
         rawArb,
-        fc.oneof(fc.integer({ min: TMIN - 2, max: TMAX + 2 }), fc.integer({ min: 2 * TMIN, max: 2 * TMAX }).map((k) => k / 2)),
+        fc.oneof(
+          fc.integer({ min: TMIN - 2, max: TMAX + 2 }),
+          fc.integer({ min: 2 * TMIN, max: 2 * TMAX }).map((k) => k / 2),
+        ),
         fc.oneof(fc.integer({ min: 0, max: 8 }), fc.constant(0.5), fc.constant(Infinity)),
         fc.integer({ min: -6, max: 6 }),
         (raw, from, duration, need) => {
@@ -349,9 +358,7 @@ describe('StepFunction properties', () => {
           const ordered = [...deltas].sort((a, b) => a.t - b.t);
           const r = new StepRecorder();
           for (const { t, d } of ordered) r.add(t, d);
-          const expected = StepFunction.sum(
-            ordered.map(({ t, d }) => StepFunction.interval(t, Infinity, d)),
-          );
+          const expected = StepFunction.sum(ordered.map(({ t, d }) => StepFunction.interval(t, Infinity, d)));
           expect(r.toStepFunction().equals(expected)).toBe(true);
         },
       ),

@@ -10,7 +10,14 @@ import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import type { SchedulerEvent } from '../../renderer/src/api/types.js';
 import { fakeClient } from './fake-client.js';
 
-const grown = (t: number, jobId: string, cluster = 'fs0'): SchedulerEvent => ({ type: 'job.grown', t, jobId, cluster, processors: 2, size: 4 });
+const grown = (t: number, jobId: string, cluster = 'fs0'): SchedulerEvent => ({
+  type: 'job.grown',
+  t,
+  jobId,
+  cluster,
+  processors: 2,
+  size: 4,
+});
 
 /** 203 grows and 40 shrinks over two hours in buckets of 120 s, the latest two of them listed. */
 const hostHistory = (): ActivityHistory => ({
@@ -41,7 +48,10 @@ describe('activity history', () => {
     expect(store.totals).toEqual({ grows: 203, shrinks: 40, updates: 0, misses: 0, replacements: 0 });
     expect(store.latest.map((e) => 'jobId' in e && e.jobId)).toEqual(['job-9', 'job-8', 'job-7']);
     // A new run (time goes back on the stream) forgets the old run's history.
-    store.receive({ topic: 'snapshot', snapshot: { time: 10, speed: '1x', clusters: [], run: { state: 'running' }, behindS: 0 } });
+    store.receive({
+      topic: 'snapshot',
+      snapshot: { time: 10, speed: '1x', clusters: [], run: { state: 'running' }, behindS: 0 },
+    });
     expect(store.history).toBeNull();
     expect(store.totals).toEqual({ grows: 0, shrinks: 0, updates: 0, misses: 0, replacements: 0 });
   });
@@ -74,7 +84,14 @@ describe('activity history', () => {
   it('says there is nothing yet when the host has no operations either', async () => {
     const pinia = createPinia();
     setActivePinia(pinia);
-    const empty: ActivityHistory = { ...hostHistory(), grows: {}, shrinks: {}, clusters: [], totals: { grows: 0, shrinks: 0, updates: 0 }, latest: [] };
+    const empty: ActivityHistory = {
+      ...hostHistory(),
+      grows: {},
+      shrinks: {},
+      clusters: [],
+      totals: { grows: 0, shrinks: 0, updates: 0 },
+      latest: [],
+    };
     const stores = createStores(fakeClient({ 'activity.history': { ok: true, value: empty } }));
     const wrapper = mount(ActivityView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } } });
     await flushPromises();

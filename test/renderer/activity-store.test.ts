@@ -2,11 +2,24 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- a fake client answering per job */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createPinia, setActivePinia } from 'pinia';
-import { ACTIVITY_LIMIT, bucketize, defineActivityStore, JOB_EVENTS_LIMIT, type ResizeEvent } from '../../renderer/src/stores/activity.js';
+import {
+  ACTIVITY_LIMIT,
+  bucketize,
+  defineActivityStore,
+  JOB_EVENTS_LIMIT,
+  type ResizeEvent,
+} from '../../renderer/src/stores/activity.js';
 import type { SchedulerEvent } from '../../renderer/src/api/types.js';
 import { fakeClient } from './fake-client.js';
 
-const grown = (t: number, jobId: string, cluster: string, processors = 2, size = 4): ResizeEvent => ({ type: 'job.grown', t, jobId, cluster, processors, size });
+const grown = (t: number, jobId: string, cluster: string, processors = 2, size = 4): ResizeEvent => ({
+  type: 'job.grown',
+  t,
+  jobId,
+  cluster,
+  processors,
+  size,
+});
 const shrunk = (t: number, jobId: string, cluster: string, processors = 2, size = 2): ResizeEvent => ({
   type: 'job.shrunk',
   t,
@@ -57,7 +70,8 @@ describe('activity store', () => {
 
   it(`caps its memory at ${ACTIVITY_LIMIT} events`, () => {
     const store = defineActivityStore(fakeClient())();
-    for (let i = 0; i < ACTIVITY_LIMIT + 123; i++) store.add(i % 2 ? grown(i, `j${i % 7}`, 'fs0') : shrunk(i, `j${i % 7}`, 'fs1'));
+    for (let i = 0; i < ACTIVITY_LIMIT + 123; i++)
+      store.add(i % 2 ? grown(i, `j${i % 7}`, 'fs0') : shrunk(i, `j${i % 7}`, 'fs1'));
     expect(store.events).toHaveLength(ACTIVITY_LIMIT);
     expect(store.events[0]!.t).toBe(123);
     expect(store.events.at(-1)!.t).toBe(ACTIVITY_LIMIT + 122);
@@ -79,7 +93,14 @@ describe('job events', () => {
     store.add(shrunk(30, 'a', 'fs0', 2, 4));
     store.add({ type: 'cluster.polled', t: 31, cluster: 'fs0', processors: 64, background: 0, reachable: true });
     store.add({ type: 'job.ended', t: 40, jobId: 'a', state: 'completed', reason: '', tries: 1 });
-    expect(store.eventsOf('a').map((e) => e.type)).toEqual(['job.submitted', 'job.started', 'grow.offered', 'job.grown', 'job.shrunk', 'job.ended']);
+    expect(store.eventsOf('a').map((e) => e.type)).toEqual([
+      'job.submitted',
+      'job.started',
+      'grow.offered',
+      'job.grown',
+      'job.shrunk',
+      'job.ended',
+    ]);
     expect(store.eventsOf('b')).toHaveLength(1);
     expect(store.eventsOf('nope')).toEqual([]);
     expect(store.sizeSeries('a')).toEqual([
@@ -104,7 +125,9 @@ describe('job events', () => {
   });
 
   it('after a gap in the stream, fetches again the histories of the running and recently active jobs and rebuilds the activity', async () => {
-    const client = fakeClient({ 'jobs.list': { ok: true, value: { jobs: [{ id: 'r' } as any], total: 1, version: '1:1' } } });
+    const client = fakeClient({
+      'jobs.list': { ok: true, value: { jobs: [{ id: 'r' } as any], total: 1, version: '1:1' } },
+    });
     // The host's histories: what the console would have seen without the gap.
     const histories: Record<string, SchedulerEvent[]> = {
       a: [grown(5, 'a', 'fs0'), shrunk(50, 'a', 'fs0')],
@@ -122,7 +145,12 @@ describe('job events', () => {
     send({ topic: 'event', event: grown(5, 'a', 'fs0') });
     send({ topic: 'gap', dropped: 3 }); // shrunk(50, a) and r's events were dropped
     await store.resync(); // the one the gap started, awaited
-    expect(client.calls.filter((c) => c.method === 'jobs.events').map((c) => (c.payload as { jobId: string }).jobId).sort()).toEqual(['a', 'r']);
+    expect(
+      client.calls
+        .filter((c) => c.method === 'jobs.events')
+        .map((c) => (c.payload as { jobId: string }).jobId)
+        .sort(),
+    ).toEqual(['a', 'r']);
     expect(client.calls.find((c) => c.method === 'jobs.list')?.payload).toMatchObject({ states: ['running'] });
     expect(store.events.map((e) => [e.t, e.jobId, e.type])).toEqual([
       [5, 'a', 'job.grown'],

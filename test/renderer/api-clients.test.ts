@@ -9,10 +9,13 @@ import { fakeClient } from './fake-client.js';
 
 const refusal: ApiResult<'jobs.cancel'> = { ok: false, errors: [{ path: 'jobId', message: 'no job "x"' }] };
 const http = () => createHttpClient({ token: 't', origin: 'http://127.0.0.1:1' });
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 /** A fetch that never answers, and fails with the signal's reason when it is aborted. */
 const hangingFetch = (_url: unknown, init?: RequestInit) =>
-  new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason as Error)));
+  new Promise<Response>((_resolve, reject) =>
+    init?.signal?.addEventListener('abort', () => reject(init.signal!.reason as Error)),
+  );
 
 afterEach(() => vi.unstubAllGlobals());
 
@@ -61,7 +64,10 @@ describe('IPC client', () => {
 describe('callRetryingOnce', () => {
   it('sends an unanswered call once more with the same payload, and an answered one once', async () => {
     let calls = 0;
-    const client = fakeClient({ 'jobs.cancel': ({ jobId }) => (++calls === 1 ? unanswered('cannot reach the host') : { ok: true, value: { jobId } }) });
+    const client = fakeClient({
+      'jobs.cancel': ({ jobId }) =>
+        ++calls === 1 ? unanswered('cannot reach the host') : { ok: true, value: { jobId } },
+    });
     expect(await callRetryingOnce(client, 'jobs.cancel', { jobId: 'j' })).toEqual({ ok: true, value: { jobId: 'j' } });
     expect(client.calls).toEqual([
       { method: 'jobs.cancel', payload: { jobId: 'j' } },

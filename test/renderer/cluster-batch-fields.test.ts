@@ -12,12 +12,18 @@ import { batchWord, describeOptions } from '../../runners/managers/options.js';
 import { slurmOptionsSchema } from '../../runners/managers/slurm.js';
 import { fakeClient } from './fake-client.js';
 
-describe('Settings → Clusters: batch options from the adapters\' schemas', () => {
-  it('shows a field added to an adapter\'s schema, for its system only, and saves what is typed in it', async () => {
+describe("Settings → Clusters: batch options from the adapters' schemas", () => {
+  it("shows a field added to an adapter's schema, for its system only, and saves what is typed in it", async () => {
     const pinia = createPinia();
     setActivePinia(pinia);
-    const withReservation = slurmOptionsSchema.extend({ reservation: batchWord.optional().meta({ title: 'reservation', description: 'the advance reservation jobs run in' }) });
-    const systems = BATCH_SYSTEM_INFOS.map((s) => (s.name === 'slurm' ? { ...s, options: describeOptions(withReservation) } : s));
+    const withReservation = slurmOptionsSchema.extend({
+      reservation: batchWord
+        .optional()
+        .meta({ title: 'reservation', description: 'the advance reservation jobs run in' }),
+    });
+    const systems = BATCH_SYSTEM_INFOS.map((s) =>
+      s.name === 'slurm' ? { ...s, options: describeOptions(withReservation) } : s,
+    );
     const client = fakeClient({
       'clusters.list': { ok: true, value: { clusters: [], secretsPersist: false, systems } },
       'clusters.save': { ok: true, value: { name: 'lab1' } },
@@ -32,13 +38,21 @@ describe('Settings → Clusters: batch options from the adapters\' schemas', () 
     expect(field().attributes('aria-label')).toBe('reservation');
     expect(field().attributes('placeholder')).toBe('the advance reservation jobs run in');
     // The adapter's own options are there too, in its schema's order; another system's are not.
-    expect(wrapper.findAll('[data-testid^="cluster-batch-"]').map((w) => w.attributes('data-testid'))).toEqual(['cluster-batch-partition', 'cluster-batch-account', 'cluster-batch-extraArgs', 'cluster-batch-reservation']);
+    expect(wrapper.findAll('[data-testid^="cluster-batch-"]').map((w) => w.attributes('data-testid'))).toEqual([
+      'cluster-batch-partition',
+      'cluster-batch-account',
+      'cluster-batch-extraArgs',
+      'cluster-batch-reservation',
+    ]);
 
     await field().setValue(' resv1 ');
     stores.clusters.form.name = 'lab1';
     stores.clusters.form.host = 'login.example.org';
     expect(await stores.clusters.save()).toBe(true);
-    expect(client.calls.find((c) => c.method === 'clusters.save')?.payload).toMatchObject({ system: 'slurm', batch: { reservation: 'resv1' } });
+    expect(client.calls.find((c) => c.method === 'clusters.save')?.payload).toMatchObject({
+      system: 'slurm',
+      batch: { reservation: 'resv1' },
+    });
 
     stores.clusters.form.system = 'sge';
     await flushPromises();

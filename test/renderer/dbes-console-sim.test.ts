@@ -13,12 +13,19 @@ const job = (id: string, kind: 'malleable' | 'rigid', min: number, max: number, 
     kind,
     submitTime,
     walltime: seconds,
-    app: kind === 'malleable' ? { model: 'amdahl', serial: 0, parallel: seconds } : { model: 'fixed', runtime: seconds },
+    app:
+      kind === 'malleable' ? { model: 'amdahl', serial: 0, parallel: seconds } : { model: 'fixed', runtime: seconds },
     components: [kind === 'malleable' ? { min, max, program: 'x' } : { processors: min, program: 'x' }],
   });
 
 function run(processors: number, jobs: ReturnType<typeof job>[]): SchedulerEvent[] {
-  const w = new SimWorld({ grid: gridSpecSchema.parse({ clusters: [{ name: 'c', processors }] }), jobs, seed: 1, background: false, scheduler: { policy: 'dbes' } });
+  const w = new SimWorld({
+    grid: gridSpecSchema.parse({ clusters: [{ name: 'c', processors }] }),
+    jobs,
+    seed: 1,
+    background: false,
+    scheduler: { policy: 'dbes' },
+  });
   const events: SchedulerEvent[] = [];
   w.scheduler.on((e) => events.push(e));
   w.run();
@@ -33,14 +40,25 @@ function explained(events: readonly SchedulerEvent[]): Array<[string, string, st
   for (const [id, list] of byJob) {
     const reasons = resizeReasons(list);
     for (const e of list)
-      if (e.type === 'job.grown' || (e.type === 'job.shrunk' && !e.voluntary)) out.push([id, `${e.type === 'job.grown' ? '+' : '−'}${e.processors}@${e.t}`, reasonText(reasons.get(resizeKey(e)))]);
+      if (e.type === 'job.grown' || (e.type === 'job.shrunk' && !e.voluntary))
+        out.push([
+          id,
+          `${e.type === 'job.grown' ? '+' : '−'}${e.processors}@${e.t}`,
+          reasonText(reasons.get(resizeKey(e))),
+        ]);
   }
   return out;
 }
 
 describe('DBES events as the console reads them', () => {
-  it('the paper\'s example: the second step, the steal for C and the expansion for C', () => {
-    const lines = explained(run(4, [job('A', 'malleable', 1, 4, 3600, 0), job('B', 'malleable', 1, 4, 1800, 0), job('C', 'rigid', 3, 3, 600, 1)]));
+  it("the paper's example: the second step, the steal for C and the expansion for C", () => {
+    const lines = explained(
+      run(4, [
+        job('A', 'malleable', 1, 4, 3600, 0),
+        job('B', 'malleable', 1, 4, 1800, 0),
+        job('C', 'rigid', 3, 3, 600, 1),
+      ]),
+    );
     expect(lines.filter(([, , why]) => why === '')).toEqual([]);
     const texts = lines.map(([id, , why]) => `${id}: ${why}`);
     expect(texts).toContain('A: expanded (second step)');

@@ -51,12 +51,19 @@ const viewCalls = (client: FakeClient) => client.calls.filter((c) => c.method ==
 async function openDrawer(job: JobSummary, answers: FakeClient['answers']) {
   const pinia = createPinia();
   setActivePinia(pinia);
-  const client = fakeClient({ 'jobs.list': { ok: true, value: { jobs: [job], total: 1, version: '1:1' } }, ...answers });
+  const client = fakeClient({
+    'jobs.list': { ok: true, value: { jobs: [job], total: 1, version: '1:1' } },
+    ...answers,
+  });
   const stores = createStores(client);
   // As the core emits it: its time stamped last.
   stores.activity.add({ type: 'job.started', jobId: job.id, cluster: 'fs0', size: 4, preallocation: 16, t: 100 });
   await stores.jobs.refresh();
-  const wrapper = mount(JobDrawer, { props: { jobId: job.id }, global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+  const wrapper = mount(JobDrawer, {
+    props: { jobId: job.id },
+    global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+    attachTo: 'body',
+  });
   await flushPromises();
   return { wrapper, stores, client };
 }
@@ -64,7 +71,8 @@ async function openDrawer(job: JobSummary, answers: FakeClient['answers']) {
 /** The series the views chart draws, by name: its points. */
 function drawn(wrapper: Awaited<ReturnType<typeof openDrawer>>['wrapper']): Record<string, unknown> {
   const chart = wrapper.findComponent(ViewsChart);
-  const option = (chart.vm as unknown as { option: { series: Array<{ name: string; step: string; data: unknown }> } }).option;
+  const option = (chart.vm as unknown as { option: { series: Array<{ name: string; step: string; data: unknown }> } })
+    .option;
   return Object.fromEntries(option.series.map((s) => [s.name, { step: s.step, data: s.data }]));
 }
 
@@ -105,14 +113,23 @@ describe('Job drawer, evolving jobs', () => {
   });
 
   it('asks for the views again after the job evolves, not after other jobs’ events', async () => {
-    const { wrapper, stores, client } = await openDrawer(evolving, { 'jobs.views': { ok: true, value: views(300, 8) } });
+    const { wrapper, stores, client } = await openDrawer(evolving, {
+      'jobs.views': { ok: true, value: views(300, 8) },
+    });
     stores.activity.add({ type: 'job.grown', t: 310, jobId: 'other', cluster: 'fs0', processors: 2, size: 6 });
     stores.activity.add({ type: 'grow.offered', t: 311, jobId: 'evo-1', cluster: 'fs0', offerId: 1, processors: 2 });
     await flushPromises();
     expect(viewCalls(client)).toHaveLength(1);
 
     client.answers['jobs.views'] = { ok: true, value: views(320, 12) };
-    stores.activity.add({ type: 'evolve.requested', t: 320, jobId: 'evo-1', cluster: 'fs0', processors: 12, announceS: 0 });
+    stores.activity.add({
+      type: 'evolve.requested',
+      t: 320,
+      jobId: 'evo-1',
+      cluster: 'fs0',
+      processors: 12,
+      announceS: 0,
+    });
     stores.activity.add({ type: 'job.evolved', t: 320, jobId: 'evo-1', cluster: 'fs0', size: 12, preallocation: 16 });
     await flushPromises();
     // Two events in one tick: one more request.
@@ -128,7 +145,12 @@ describe('Job drawer, evolving jobs', () => {
     const { wrapper, stores } = await openDrawer(evolving, {
       'jobs.views': { ok: true, value: views(300, 8) },
       // As the API's schema gives it back: type and t first.
-      'jobs.events': { ok: true, value: { events: [{ type: 'job.started', t: 100, jobId: 'evo-1', cluster: 'fs0', size: 4, preallocation: 16 }] } },
+      'jobs.events': {
+        ok: true,
+        value: {
+          events: [{ type: 'job.started', t: 100, jobId: 'evo-1', cluster: 'fs0', size: 4, preallocation: 16 }],
+        },
+      },
     });
     await stores.activity.loadJob('evo-1');
     expect(stores.activity.eventsOf('evo-1')).toHaveLength(1);
@@ -137,7 +159,9 @@ describe('Job drawer, evolving jobs', () => {
   });
 
   it('says why the views are missing and falls back to the size from the events', async () => {
-    const { wrapper } = await openDrawer(evolving, { 'jobs.views': { ok: false, errors: [{ path: 'jobId', message: 'no job "evo-1"' }] } });
+    const { wrapper } = await openDrawer(evolving, {
+      'jobs.views': { ok: false, errors: [{ path: 'jobId', message: 'no job "evo-1"' }] },
+    });
     expect(find('[data-testid="views-error"]')!.textContent).toContain('no job "evo-1"');
     expect(find('[data-testid="job-views"]')).toBeNull();
     expect(wrapper.findComponent(ViewsChart).exists()).toBe(false);
@@ -145,13 +169,19 @@ describe('Job drawer, evolving jobs', () => {
   });
 
   it('charts a malleable job’s views too, and asks none for a rigid job', async () => {
-    const malleable = await openDrawer({ ...evolving, id: 'm-1', kind: 'malleable' }, { 'jobs.views': { ok: true, value: views(300, 8) } });
+    const malleable = await openDrawer(
+      { ...evolving, id: 'm-1', kind: 'malleable' },
+      { 'jobs.views': { ok: true, value: views(300, 8) } },
+    );
     expect(viewCalls(malleable.client)).toEqual([{ jobId: 'm-1' }]);
     expect(find('[data-testid="job-preallocation"]')).toBeNull();
     expect(malleable.wrapper.findComponent(ViewsChart).exists()).toBe(true);
     malleable.wrapper.unmount();
 
-    const rigid = await openDrawer({ ...evolving, id: 'r-1', kind: 'rigid', min: 4, max: 4 }, { 'jobs.views': { ok: true, value: views(300, 8) } });
+    const rigid = await openDrawer(
+      { ...evolving, id: 'r-1', kind: 'rigid', min: 4, max: 4 },
+      { 'jobs.views': { ok: true, value: views(300, 8) } },
+    );
     expect(viewCalls(rigid.client)).toEqual([]);
     expect(rigid.wrapper.findComponent(ViewsChart).exists()).toBe(false);
     expect(find('[data-testid="views-error"]')).toBeNull();

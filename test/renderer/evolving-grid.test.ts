@@ -45,15 +45,40 @@ const seriesOf = (chart: { vm: unknown }) => (chart.vm as unknown as { option: {
 
 describe('Grid view, pre-allocations', () => {
   it('keeps pre-allocated-unused processors apart from non-preemptible ones, and idle what is left', () => {
-    const p = usageOf(cluster('a', { background: 8, nonPreemptible: 10, earmarked: 2, preallocatedUnused: 12, preemptible: 6 }), 5);
+    const p = usageOf(
+      cluster('a', { background: 8, nonPreemptible: 10, earmarked: 2, preallocatedUnused: 12, preemptible: 6 }),
+      5,
+    );
     // 64 − 8 background − 12 non-preemptible (10 + 2 earmarked) − 12 pre-allocated − 6 preemptible = 26
-    expect(p).toEqual({ t: 5, processors: 64, threshold: 64, background: 8, nonPreemptible: 12, preallocated: 12, preemptible: 6, idle: 26 });
+    expect(p).toEqual({
+      t: 5,
+      processors: 64,
+      threshold: 64,
+      background: 8,
+      nonPreemptible: 12,
+      preallocated: 12,
+      preemptible: 6,
+      idle: 26,
+    });
   });
 
   it('shows the pre-allocated processors per cluster and for the grid, as their own stacked segment with a meaning', async () => {
     const { wrapper, stores } = mountView(GridView);
-    stores.grid.applySnapshot(gridSnapshot({ time: 10, clusters: [cluster('fs0', { nonPreemptible: 4, preallocatedUnused: 12 }), cluster('fs1', { preallocatedUnused: 3 })] }));
-    stores.grid.applySnapshot(gridSnapshot({ time: 20, clusters: [cluster('fs0', { nonPreemptible: 10, preallocatedUnused: 6 }), cluster('fs1')] }));
+    stores.grid.applySnapshot(
+      gridSnapshot({
+        time: 10,
+        clusters: [
+          cluster('fs0', { nonPreemptible: 4, preallocatedUnused: 12 }),
+          cluster('fs1', { preallocatedUnused: 3 }),
+        ],
+      }),
+    );
+    stores.grid.applySnapshot(
+      gridSnapshot({
+        time: 20,
+        clusters: [cluster('fs0', { nonPreemptible: 10, preallocatedUnused: 6 }), cluster('fs1')],
+      }),
+    );
     await flushPromises();
     expect(wrapper.find('[data-testid="total-preallocated"]').text()).toContain('6');
     expect(wrapper.find('[data-testid="cluster-card-fs0"] [data-field="preallocated"]').text()).toBe('6');
@@ -76,7 +101,9 @@ describe('Grid view, pre-allocations', () => {
       [10, 15],
       [20, 6],
     ]);
-    const option = (charts[1]!.vm as unknown as { option: { legend: unknown; tooltip: { formatter: (items: unknown) => string } } }).option;
+    const option = (
+      charts[1]!.vm as unknown as { option: { legend: unknown; tooltip: { formatter: (items: unknown) => string } } }
+    ).option;
     expect(option.legend).toBeDefined();
     const tip = option.tooltip.formatter([
       { seriesName: 'pre-allocated', value: [20, 6], axisValue: 20 },

@@ -9,25 +9,49 @@ import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import { byField, fromSpec, toSpec, validate, defaultForm } from '../../renderer/src/stores/submit.js';
 import { fakeClient, type FakeClient } from './fake-client.js';
 
-const submissions = (client: FakeClient) => client.calls.filter((c) => c.method === 'jobs.submit').map((c) => c.payload);
+const submissions = (client: FakeClient) =>
+  client.calls.filter((c) => c.method === 'jobs.submit').map((c) => c.payload);
 
 function mountSubmit(client = fakeClient()) {
   const pinia = createPinia();
   setActivePinia(pinia);
   const stores = createStores(client);
-  const wrapper = mount(SubmitView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+  const wrapper = mount(SubmitView, {
+    global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+    attachTo: 'body',
+  });
   return { wrapper, stores, client };
 }
 
 describe('Submit form, evolving jobs', () => {
   it('turns an evolving form into a spec with min, initial and its pre-allocation as max, and back', () => {
-    const form = { ...defaultForm(), kind: 'evolving' as const, min: 4, initial: 6, max: 24, program: 'amr', app: 'evolving' as const, phases: 3, phaseS: 60, announceS: null };
+    const form = {
+      ...defaultForm(),
+      kind: 'evolving' as const,
+      min: 4,
+      initial: 6,
+      max: 24,
+      program: 'amr',
+      app: 'evolving' as const,
+      phases: 3,
+      phaseS: 60,
+      announceS: null,
+    };
     const spec = toSpec(form);
     expect(spec.kind).toBe('evolving');
     expect(spec.components).toEqual([{ program: 'amr', min: 4, max: 24, initial: 6 }]);
     // A parameter left empty is left to the schema's default.
     expect(spec.app).toEqual({ model: 'evolving', phases: 3, phaseS: 60 });
-    expect(fromSpec(spec)).toMatchObject({ kind: 'evolving', min: 4, initial: 6, max: 24, app: 'evolving', phases: 3, phaseS: 60, announceS: null });
+    expect(fromSpec(spec)).toMatchObject({
+      kind: 'evolving',
+      min: 4,
+      initial: 6,
+      max: 24,
+      app: 'evolving',
+      phases: 3,
+      phaseS: 60,
+      announceS: null,
+    });
     // A moldable job has no initial size: what the field held is not sent.
     expect(toSpec({ ...form, kind: 'moldable' }).components[0]).not.toHaveProperty('initial');
     expect(validate(form)).toEqual({});
@@ -72,7 +96,13 @@ describe('Submit form, evolving jobs', () => {
     await wrapper.find('form').trigger('submit');
     await flushPromises();
     expect(submissions(client)).toEqual([
-      { kind: 'evolving', components: [{ program: 'ft', min: 2, max: 48, initial: 40 }], placement: 'wf', app: { model: 'evolving', phases: 6, phaseS: 300, announceS: 0 }, submissionId: expect.any(String) },
+      {
+        kind: 'evolving',
+        components: [{ program: 'ft', min: 2, max: 48, initial: 40 }],
+        placement: 'wf',
+        app: { model: 'evolving', phases: 6, phaseS: 300, announceS: 0 },
+        submissionId: expect.any(String),
+      },
     ]);
     wrapper.unmount();
   });
@@ -86,17 +116,28 @@ describe('Submit form, evolving jobs', () => {
     await flushPromises();
     expect(stores.submit.form.app).toBe('ft');
     expect(wrapper.find('[data-testid="field-phases"]').exists()).toBe(false);
-    stores.submit.apply({ kind: 'evolving', app: { model: 'gadget2' }, components: [{ min: 2, max: 8, program: 'g' }] });
+    stores.submit.apply({
+      kind: 'evolving',
+      app: { model: 'gadget2' },
+      components: [{ min: 2, max: 8, program: 'g' }],
+    });
     await flushPromises();
     expect(stores.submit.form).toMatchObject({ kind: 'evolving', app: 'gadget2', max: 8 });
     // A host's error on a model parameter lands at its field.
-    expect(byField([{ path: 'app.announceS', message: 'must not be negative' }])).toEqual({ announceS: 'must not be negative' });
+    expect(byField([{ path: 'app.announceS', message: 'must not be negative' }])).toEqual({
+      announceS: 'must not be negative',
+    });
     expect(byField([{ path: 'app.model', message: 'bad' }])).toEqual({ app: 'bad' });
     wrapper.unmount();
   });
 
   it('shows what the host refused under the pre-allocation field', async () => {
-    const client = fakeClient({ 'jobs.submit': { ok: false, errors: [{ path: 'components[0].max', message: 'exceeds every cluster (largest 85)' }] } });
+    const client = fakeClient({
+      'jobs.submit': {
+        ok: false,
+        errors: [{ path: 'components[0].max', message: 'exceeds every cluster (largest 85)' }],
+      },
+    });
     const { wrapper, stores } = mountSubmit(client);
     stores.submit.form.kind = 'evolving';
     stores.submit.form.max = 500;

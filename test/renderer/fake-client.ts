@@ -1,6 +1,13 @@
 // A fake API client for the renderer's stores: records calls and answers from a table (an answer may be a function of
 // the payload, which may throw: a call whose answer was lost); and a grid snapshot builder.
-import type { ApiClient, CallResult, GridSnapshot, MethodInput, MethodName, StreamListener } from '../../renderer/src/api/types.js';
+import type {
+  ApiClient,
+  CallResult,
+  GridSnapshot,
+  MethodInput,
+  MethodName,
+  StreamListener,
+} from '../../renderer/src/api/types.js';
 
 /** A grid snapshot of a run that is running and keeps up with its speed, with what a test gives over it. */
 export function gridSnapshot(over: Partial<GridSnapshot> = {}): GridSnapshot {

@@ -11,15 +11,27 @@ import type { ClusterSnapshot } from '../../renderer/src/api/types.js';
 import { fakeClient, gridSnapshot } from './fake-client.js';
 
 const cluster: ClusterSnapshot = {
-  name: 'vu', reachable: true, lastPoll: 0, runningMalleable: 1, processors: 64, threshold: 64, background: 8,
-  nonPreemptible: 10, preallocatedUnused: 0, preemptible: 6, earmarked: 0, idle: 40,
+  name: 'vu',
+  reachable: true,
+  lastPoll: 0,
+  runningMalleable: 1,
+  processors: 64,
+  threshold: 64,
+  background: 8,
+  nonPreemptible: 10,
+  preallocatedUnused: 0,
+  preemptible: 6,
+  earmarked: 0,
+  idle: 40,
 };
 
 function mountGrid(snapshot: Parameters<typeof gridSnapshot>[0]) {
   const pinia = createPinia();
   setActivePinia(pinia);
   const stores = createStores(fakeClient());
-  const wrapper = mount(GridView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores, [NAVIGATE as symbol]: () => undefined } } });
+  const wrapper = mount(GridView, {
+    global: { plugins: [pinia], provide: { [STORES as symbol]: stores, [NAVIGATE as symbol]: () => undefined } },
+  });
   stores.grid.applySnapshot(gridSnapshot({ clusters: [cluster], ...snapshot }));
   return wrapper;
 }
@@ -32,13 +44,19 @@ describe('first start hint', () => {
     await flushPromises();
     const hint = wrapper.find('[data-testid="first-start-hint"]');
     expect(hint.exists()).toBe(true);
-    expect(wrapper.find('[data-testid="warm-up-note"]').text()).toContain('first 3 h of virtual time were simulated before the clock started');
+    expect(wrapper.find('[data-testid="warm-up-note"]').text()).toContain(
+      'first 3 h of virtual time were simulated before the clock started',
+    );
     for (const word of ['preemptible', 'Queue', 'Activity', 'Lab', '100×']) expect(hint.text()).toContain(word);
     wrapper.unmount();
   });
 
   it('words a warm-up that went on past whole hours (until a job waited) in hours and minutes', async () => {
-    for (const [warmedUpS, words] of [[11_280, '3 h 8 min'], [2_400, '40 min'], [21_600, '6 h']] as const) {
+    for (const [warmedUpS, words] of [
+      [11_280, '3 h 8 min'],
+      [2_400, '40 min'],
+      [21_600, '6 h'],
+    ] as const) {
       const wrapper = mountGrid({ time: warmedUpS + 10, warmedUpS });
       await flushPromises();
       expect(wrapper.find('[data-testid="warm-up-note"]').text()).toContain(`first ${words} of virtual time`);

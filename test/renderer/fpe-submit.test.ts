@@ -15,21 +15,46 @@ function mountSubmit(client = fakeClient()) {
   const pinia = createPinia();
   setActivePinia(pinia);
   const stores = createStores(client);
-  const wrapper = mount(SubmitView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+  const wrapper = mount(SubmitView, {
+    global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+    attachTo: 'body',
+  });
   return { wrapper, stores, client };
 }
 
 describe('Submit form, evolving jobs with an evolution profile', () => {
   it('turns the steps into the spec (no min, max or model beside them), and back', () => {
-    const form = { ...defaultForm(), kind: 'evolving' as const, profiled: true, program: 'fpe', steps: [{ duration_s: 60, processors: 2 }, { duration_s: 30, processors: 8 }] };
+    const form = {
+      ...defaultForm(),
+      kind: 'evolving' as const,
+      profiled: true,
+      program: 'fpe',
+      steps: [
+        { duration_s: 60, processors: 2 },
+        { duration_s: 30, processors: 8 },
+      ],
+    };
     const spec = toSpec(form);
     expect(spec.components).toEqual([{ program: 'fpe' }]);
-    expect(spec.profile).toEqual({ steps: [{ duration_s: 60, processors: 2 }, { duration_s: 30, processors: 8 }] });
+    expect(spec.profile).toEqual({
+      steps: [
+        { duration_s: 60, processors: 2 },
+        { duration_s: 30, processors: 8 },
+      ],
+    });
     expect(spec).not.toHaveProperty('app');
     expect(fromSpec(spec)).toMatchObject({ kind: 'evolving', profiled: true, steps: form.steps });
     expect(validate(form)).toEqual({});
     expect(validateSteps(form)).toEqual({});
-    expect(validateSteps({ ...form, steps: [{ duration_s: 60, processors: 2 }, { duration_s: null, processors: 0 }] })).toEqual({ '1.duration_s': 'must be a number', '1.processors': 'must be at least 1' });
+    expect(
+      validateSteps({
+        ...form,
+        steps: [
+          { duration_s: 60, processors: 2 },
+          { duration_s: null, processors: 0 },
+        ],
+      }),
+    ).toEqual({ '1.duration_s': 'must be a number', '1.processors': 'must be at least 1' });
     expect(validate({ ...form, steps: [] })).toEqual({ profile: 'must hold at least one step' });
   });
 
@@ -54,13 +79,25 @@ describe('Submit form, evolving jobs with an evolution profile', () => {
     expect(stores.submit.valid).toBe(true);
 
     // The host refuses a step too large for every cluster: its error lands at that step.
-    client.answers['jobs.submit'] = { ok: false, errors: [{ path: 'profile.steps[1].processors', message: 'is larger than every cluster (16 > 8)' }] };
+    client.answers['jobs.submit'] = {
+      ok: false,
+      errors: [{ path: 'profile.steps[1].processors', message: 'is larger than every cluster (16 > 8)' }],
+    };
     await stores.submit.submit();
     await flushPromises();
-    expect(client.calls.filter((c) => c.method === 'jobs.submit').map((c) => (c.payload as { profile: unknown }).profile)).toEqual([
-      { steps: [{ duration_s: 600, processors: 4 }, { duration_s: 300, processors: 16 }] },
+    expect(
+      client.calls.filter((c) => c.method === 'jobs.submit').map((c) => (c.payload as { profile: unknown }).profile),
+    ).toEqual([
+      {
+        steps: [
+          { duration_s: 600, processors: 4 },
+          { duration_s: 300, processors: 16 },
+        ],
+      },
     ]);
-    expect(wrapper.find('[data-testid="error-step-1-processors"]').text()).toBe('processors: is larger than every cluster (16 > 8)');
+    expect(wrapper.find('[data-testid="error-step-1-processors"]').text()).toBe(
+      'processors: is larger than every cluster (16 > 8)',
+    );
   });
 
   it('shows the step sizes of a profiled job in the Queue, the first four', () => {
@@ -69,9 +106,31 @@ describe('Submit form, evolving jobs with an evolution profile', () => {
   });
 
   it('describes the scheduled EP and each step in the job events', () => {
-    expect(describeEvent({ type: 'fpe.scheduled', t: 0, jobId: 'e', cluster: 'a', variant: '2X+c', start: 60, steps: [{ durationS: 100, processors: 2 }, { durationS: 149, processors: 4 }] })).toBe(
-      'scheduled by 2X+c on a from 0:01:00: steps 2×0:01:40, 4×0:02:29',
-    );
-    expect(describeEvent({ type: 'fpe.step', t: 250, jobId: 'e', cluster: 'a', step: 3, processors: 8, expandedS: 49, delayedS: 0 })).toBe('step 3: 8 processors on a, after step 2 was expanded by 0:00:49 (idle)');
+    expect(
+      describeEvent({
+        type: 'fpe.scheduled',
+        t: 0,
+        jobId: 'e',
+        cluster: 'a',
+        variant: '2X+c',
+        start: 60,
+        steps: [
+          { durationS: 100, processors: 2 },
+          { durationS: 149, processors: 4 },
+        ],
+      }),
+    ).toBe('scheduled by 2X+c on a from 0:01:00: steps 2×0:01:40, 4×0:02:29');
+    expect(
+      describeEvent({
+        type: 'fpe.step',
+        t: 250,
+        jobId: 'e',
+        cluster: 'a',
+        step: 3,
+        processors: 8,
+        expandedS: 49,
+        delayedS: 0,
+      }),
+    ).toBe('step 3: 8 processors on a, after step 2 was expanded by 0:00:49 (idle)');
   });
 });

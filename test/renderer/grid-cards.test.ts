@@ -12,30 +12,87 @@ import type { ClusterSnapshot, JobSummary } from '../../renderer/src/api/types.j
 import { fakeClient, gridSnapshot } from './fake-client.js';
 
 const cluster = (name: string): ClusterSnapshot => ({
-  name, reachable: true, lastPoll: 0, runningMalleable: 1, processors: 64, threshold: 64, background: 8,
-  nonPreemptible: 10, preallocatedUnused: 0, preemptible: 6, earmarked: 0, idle: 40,
+  name,
+  reachable: true,
+  lastPoll: 0,
+  runningMalleable: 1,
+  processors: 64,
+  threshold: 64,
+  background: 8,
+  nonPreemptible: 10,
+  preallocatedUnused: 0,
+  preemptible: 6,
+  earmarked: 0,
+  idle: 40,
 });
 const job = (id: string, clusters: string[], state = 'running'): JobSummary => ({
-  id, name: id, kind: 'malleable', state, tries: 0, lastFailure: '', size: 4, min: 2, max: 8, placement: 'wf', clusters, submitted: 0,
+  id,
+  name: id,
+  kind: 'malleable',
+  state,
+  tries: 0,
+  lastFailure: '',
+  size: 4,
+  min: 2,
+  max: 8,
+  placement: 'wf',
+  clusters,
+  submitted: 0,
 });
 
 describe('Grid cards', () => {
   it('draws idle processors as an unfilled band on top, and the busy parts filled', () => {
-    const option = usageOption([{ t: 0, processors: 64, threshold: 64, background: 8, nonPreemptible: 10, preallocated: 0, preemptible: 6, idle: 40 }], false);
-    const series = option.series as Array<{ name: string; stack?: string; areaStyle?: { opacity?: number }; data: unknown }>;
+    const option = usageOption(
+      [
+        {
+          t: 0,
+          processors: 64,
+          threshold: 64,
+          background: 8,
+          nonPreemptible: 10,
+          preallocated: 0,
+          preemptible: 6,
+          idle: 40,
+        },
+      ],
+      false,
+    );
+    const series = option.series as Array<{
+      name: string;
+      stack?: string;
+      areaStyle?: { opacity?: number };
+      data: unknown;
+    }>;
     const idle = series.find((s) => s.name === 'idle')!;
     expect(idle.stack).toBe('usage');
     expect(idle.areaStyle).toEqual({ opacity: 0 });
     expect(series.indexOf(idle)).toBe(USAGE_PARTS.length - 1); // stacked last: its outline is at the processors
-    for (const name of ['background', 'non-preemptible', 'pre-allocated', 'preemptible']) expect(series.find((s) => s.name === name)!.areaStyle).toEqual({});
+    for (const name of ['background', 'non-preemptible', 'pre-allocated', 'preemptible'])
+      expect(series.find((s) => s.name === name)!.areaStyle).toEqual({});
   });
 
   it('links each card to the Queue filtered to its cluster', async () => {
     const pinia = createPinia();
     setActivePinia(pinia);
-    const stores = createStores(fakeClient({ 'jobs.list': { ok: true, value: { jobs: [job('a1', ['fs0']), job('b1', ['fs1']), job('q1', [], 'queued'), job('ab', ['fs0', 'fs1'])], total: 4, version: '1:1' } } }));
+    const stores = createStores(
+      fakeClient({
+        'jobs.list': {
+          ok: true,
+          value: {
+            jobs: [job('a1', ['fs0']), job('b1', ['fs1']), job('q1', [], 'queued'), job('ab', ['fs0', 'fs1'])],
+            total: 4,
+            version: '1:1',
+          },
+        },
+      }),
+    );
     const went: string[] = [];
-    const wrapper = mount(GridView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores, [NAVIGATE as symbol]: (view: string) => went.push(view) } } });
+    const wrapper = mount(GridView, {
+      global: {
+        plugins: [pinia],
+        provide: { [STORES as symbol]: stores, [NAVIGATE as symbol]: (view: string) => went.push(view) },
+      },
+    });
     stores.grid.applySnapshot(gridSnapshot({ time: 10, clusters: [cluster('fs0'), cluster('fs1')] }));
     await stores.jobs.refresh();
     stores.jobs.states = ['completed'];

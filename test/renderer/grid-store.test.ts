@@ -6,7 +6,10 @@ import type { GridSnapshot } from '../../renderer/src/api/types.js';
 import { hms } from '../../renderer/src/format.js';
 import { fakeClient, gridSnapshot } from './fake-client.js';
 
-const cluster = (name: string, o: Partial<GridSnapshot['clusters'][number]> = {}): GridSnapshot['clusters'][number] => ({
+const cluster = (
+  name: string,
+  o: Partial<GridSnapshot['clusters'][number]> = {},
+): GridSnapshot['clusters'][number] => ({
   name,
   reachable: true,
   lastPoll: 0,
@@ -33,7 +36,15 @@ describe('grid store', () => {
         time: 3725,
         speed: '10x',
         clusters: [
-          cluster('fs0', { processors: 64, background: 10, nonPreemptible: 20, preallocatedUnused: 2, earmarked: 4, preemptible: 8, idle: 20 }),
+          cluster('fs0', {
+            processors: 64,
+            background: 10,
+            nonPreemptible: 20,
+            preallocatedUnused: 2,
+            earmarked: 4,
+            preemptible: 8,
+            idle: 20,
+          }),
           cluster('fs1', { processors: 32, threshold: 32, background: 40, idle: 0 }),
         ],
       }),
@@ -42,10 +53,25 @@ describe('grid store', () => {
     expect(store.speed).toBe('10x');
     expect(hms(store.time)).toBe('1:02:05');
     const fs0 = store.current.byCluster.fs0!;
-    expect(fs0).toMatchObject({ processors: 64, background: 10, nonPreemptible: 24, preallocated: 2, preemptible: 8, idle: 20 });
+    expect(fs0).toMatchObject({
+      processors: 64,
+      background: 10,
+      nonPreemptible: 24,
+      preallocated: 2,
+      preemptible: 8,
+      idle: 20,
+    });
     // overcommitted by background: idle is never negative
     expect(store.current.byCluster.fs1!.idle).toBe(0);
-    expect(store.current.total).toMatchObject({ processors: 96, threshold: 80, background: 50, nonPreemptible: 24, preallocated: 2, preemptible: 8, idle: 20 });
+    expect(store.current.total).toMatchObject({
+      processors: 96,
+      threshold: 80,
+      background: 50,
+      nonPreemptible: 24,
+      preallocated: 2,
+      preemptible: 8,
+      idle: 20,
+    });
     expect(store.history.fs0).toHaveLength(1);
     expect(store.totalHistory).toHaveLength(1);
   });
@@ -53,7 +79,9 @@ describe('grid store', () => {
   it(`keeps at most ${HISTORY_LIMIT} points per cluster`, () => {
     const store = defineGridStore(fakeClient())();
     for (let t = 0; t < HISTORY_LIMIT + 50; t++) {
-      store.applySnapshot(gridSnapshot({ time: t, clusters: [cluster('a', { background: t % 64, idle: 64 - (t % 64) }), cluster('b')] }));
+      store.applySnapshot(
+        gridSnapshot({ time: t, clusters: [cluster('a', { background: t % 64, idle: 64 - (t % 64) }), cluster('b')] }),
+      );
     }
     expect(store.history.a).toHaveLength(HISTORY_LIMIT);
     expect(store.history.b).toHaveLength(HISTORY_LIMIT);
@@ -72,7 +100,8 @@ describe('grid store', () => {
     expect(client.listeners.size).toBe(1);
     await store.setSpeed('100x');
     expect(store.speed).toBe('100x');
-    for (const l of client.listeners) l({ topic: 'snapshot', snapshot: gridSnapshot({ time: 9, speed: 'max', clusters: [cluster('a')] }) });
+    for (const l of client.listeners)
+      l({ topic: 'snapshot', snapshot: gridSnapshot({ time: 9, speed: 'max', clusters: [cluster('a')] }) });
     expect(store.speed).toBe('max');
     store.disconnect();
     expect(client.listeners.size).toBe(0);

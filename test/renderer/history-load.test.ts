@@ -9,8 +9,18 @@ import type { GridSnapshot, SchedulerEvent } from '../../renderer/src/api/types.
 import { fakeClient, gridSnapshot } from './fake-client.js';
 
 const cluster = (busy: number): GridSnapshot['clusters'][number] => ({
-  name: 'a', reachable: true, lastPoll: 0, runningMalleable: 0, processors: 64, threshold: 64, background: 0,
-  nonPreemptible: busy, preallocatedUnused: 0, preemptible: 0, earmarked: 0, idle: 64 - busy,
+  name: 'a',
+  reachable: true,
+  lastPoll: 0,
+  runningMalleable: 0,
+  processors: 64,
+  threshold: 64,
+  background: 0,
+  nonPreemptible: busy,
+  preallocatedUnused: 0,
+  preemptible: 0,
+  earmarked: 0,
+  idle: 64 - busy,
 });
 
 beforeEach(() => setActivePinia(createPinia()));
@@ -18,13 +28,21 @@ beforeEach(() => setActivePinia(createPinia()));
 describe('late console', () => {
   it('puts the host history before the live points, without repeating any', async () => {
     const client = fakeClient({
-      'grid.history': { ok: true, value: { samples: [10, 20, 30, 40].map((time) => ({ time, clusters: [cluster(time / 10)] })) } },
+      'grid.history': {
+        ok: true,
+        value: { samples: [10, 20, 30, 40].map((time) => ({ time, clusters: [cluster(time / 10)] })) },
+      },
     });
     const grid = defineGridStore(client)();
     grid.applySnapshot(gridSnapshot({ time: 30, clusters: [cluster(3)] }));
     grid.applySnapshot(gridSnapshot({ time: 40, clusters: [cluster(4)] }));
     await grid.loadHistory();
-    expect(grid.history.a!.map((p) => [p.t, p.nonPreemptible])).toEqual([[10, 1], [20, 2], [30, 3], [40, 4]]);
+    expect(grid.history.a!.map((p) => [p.t, p.nonPreemptible])).toEqual([
+      [10, 1],
+      [20, 2],
+      [30, 3],
+      [40, 4],
+    ]);
     expect(grid.totalHistory.map((p) => p.t)).toEqual([10, 20, 30, 40]);
   });
 
@@ -38,7 +56,10 @@ describe('late console', () => {
     activity.add(grown); // seen live, not yet stored when the host answered
     expect(await activity.loadJob('j')).toBe('');
     expect(activity.eventsOf('j').map((e) => e.type)).toEqual(['job.submitted', 'job.started', 'job.grown']);
-    expect(activity.sizeSeries('j')).toEqual([[5, 2], [9, 4]]);
+    expect(activity.sizeSeries('j')).toEqual([
+      [5, 2],
+      [9, 4],
+    ]);
     client.answers['jobs.events'] = { ok: false, errors: [{ path: 'jobId', message: 'no job "x"' }] };
     expect(await activity.loadJob('x')).toBe('no job "x"');
   });

@@ -68,7 +68,13 @@ describe('the HTTP client after the stream drops', () => {
   it('stops trying once the host refuses the token (it was restarted), and says so', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     vi.stubGlobal('WebSocket', FakeSocket);
-    vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ ok: false, errors: [{ path: '', message: 'missing or wrong token' }] }), { status: 401 }));
+    vi.stubGlobal(
+      'fetch',
+      async () =>
+        new Response(JSON.stringify({ ok: false, errors: [{ path: '', message: 'missing or wrong token' }] }), {
+          status: 401,
+        }),
+    );
     const client = createHttpClient({ token: 'old', origin: 'http://127.0.0.1:1', minBackoffMs: 1, maxBackoffMs: 2 });
     const states: ConnectionState[] = [];
     client.onConnection!((s) => states.push(s));
@@ -85,8 +91,19 @@ describe('the HTTP client after the stream drops', () => {
 });
 
 const card: ClusterSnapshot = {
-  name: 'slurm', reachable: true, lastPoll: 0, runningMalleable: 1, processors: 8, threshold: 8, background: 0,
-  nonPreemptible: 2, preallocatedUnused: 0, preemptible: 0, earmarked: 0, idle: 6, connection: 'open',
+  name: 'slurm',
+  reachable: true,
+  lastPoll: 0,
+  runningMalleable: 1,
+  processors: 8,
+  threshold: 8,
+  background: 0,
+  nonPreemptible: 2,
+  preallocatedUnused: 0,
+  preemptible: 0,
+  earmarked: 0,
+  idle: 6,
+  connection: 'open',
 };
 
 /** A fake client whose connection state the test sets. */

@@ -13,30 +13,64 @@ import { byField, defaultForm, fromSpec, toSpec, validate } from '../../renderer
 import type { ClusterSnapshot, SchedulerEvent } from '../../renderer/src/api/types.js';
 import { fakeClient, gridSnapshot, type FakeClient } from './fake-client.js';
 
-const submissions = (client: FakeClient) => client.calls.filter((c) => c.method === 'jobs.submit').map((c) => c.payload);
+const submissions = (client: FakeClient) =>
+  client.calls.filter((c) => c.method === 'jobs.submit').map((c) => c.payload);
 
 function mountView(component: unknown, client = fakeClient()) {
   const pinia = createPinia();
   setActivePinia(pinia);
   const stores = createStores(client);
-  const wrapper = mount(component as Parameters<typeof mount>[0], { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+  const wrapper = mount(component as Parameters<typeof mount>[0], {
+    global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+    attachTo: 'body',
+  });
   return { wrapper, stores, client };
 }
 
 describe('Submit form, interactive jobs', () => {
   it('turns the form into a spec with (A, T, σ, D) and no sizes nor application model, and back', () => {
-    const form = { ...defaultForm(), kind: 'interactive' as const, program: 'periodic', cluster: 'leiden', periodMs: 1000, dataUnits: 20, deadlineMs: 500, arrivalMs: 0 };
+    const form = {
+      ...defaultForm(),
+      kind: 'interactive' as const,
+      program: 'periodic',
+      cluster: 'leiden',
+      periodMs: 1000,
+      dataUnits: 20,
+      deadlineMs: 500,
+      arrivalMs: 0,
+    };
     const spec = toSpec(form);
-    expect(spec).toEqual({ kind: 'interactive', components: [{ program: 'periodic', cluster: 'leiden' }], placement: 'wf', interactive: { arrivalMs: 0, periodMs: 1000, dataUnits: 20, deadlineMs: 500 } });
-    expect(fromSpec(spec)).toMatchObject({ kind: 'interactive', periodMs: 1000, dataUnits: 20, deadlineMs: 500, arrivalMs: 0, cluster: 'leiden' });
+    expect(spec).toEqual({
+      kind: 'interactive',
+      components: [{ program: 'periodic', cluster: 'leiden' }],
+      placement: 'wf',
+      interactive: { arrivalMs: 0, periodMs: 1000, dataUnits: 20, deadlineMs: 500 },
+    });
+    expect(fromSpec(spec)).toMatchObject({
+      kind: 'interactive',
+      periodMs: 1000,
+      dataUnits: 20,
+      deadlineMs: 500,
+      arrivalMs: 0,
+      cluster: 'leiden',
+    });
     expect(validate(form)).toEqual({});
     expect(validate({ ...form, deadlineMs: 1500 })).toEqual({ deadlineMs: 'must not exceed the period (D ≤ T)' });
-    expect(validate({ ...form, periodMs: null, dataUnits: -1 })).toEqual({ periodMs: 'must be a number', dataUnits: 'must be greater than 0' });
+    expect(validate({ ...form, periodMs: null, dataUnits: -1 })).toEqual({
+      periodMs: 'must be a number',
+      dataUnits: 'must be greater than 0',
+    });
     // The host's refusals land at their field, a refusal of the whole job under the fields.
-    expect(byField([{ path: 'interactive.deadlineMs', message: 'refused: the deadline needs 40 nodes, the cluster has 16' }])).toEqual({
+    expect(
+      byField([
+        { path: 'interactive.deadlineMs', message: 'refused: the deadline needs 40 nodes, the cluster has 16' },
+      ]),
+    ).toEqual({
       deadlineMs: 'refused: the deadline needs 40 nodes, the cluster has 16',
     });
-    expect(byField([{ path: 'interactive', message: 'refused: task 1 of 3 fits on no node' }])).toEqual({ interactive: 'refused: task 1 of 3 fits on no node' });
+    expect(byField([{ path: 'interactive', message: 'refused: task 1 of 3 fits on no node' }])).toEqual({
+      interactive: 'refused: task 1 of 3 fits on no node',
+    });
   });
 
   it('shows T, σ, D and A instead of sizes and the model, each error at its field, and sends the job', async () => {
@@ -46,8 +80,10 @@ describe('Submit form, interactive jobs', () => {
     await wrapper.find('[data-testid="kind-interactive"] input').setValue(true);
     await flushPromises();
     expect(stores.submit.form.kind).toBe('interactive');
-    for (const f of ['periodMs', 'dataUnits', 'deadlineMs', 'arrivalMs']) expect(wrapper.find(`[data-testid="field-${f}"]`).exists()).toBe(true);
-    for (const f of ['min', 'max', 'processors', 'app']) expect(wrapper.find(`[data-testid="field-${f}"]`).exists()).toBe(false);
+    for (const f of ['periodMs', 'dataUnits', 'deadlineMs', 'arrivalMs'])
+      expect(wrapper.find(`[data-testid="field-${f}"]`).exists()).toBe(true);
+    for (const f of ['min', 'max', 'processors', 'app'])
+      expect(wrapper.find(`[data-testid="field-${f}"]`).exists()).toBe(false);
     expect(wrapper.find('[data-testid="hint-interactive"]').text()).toContain('RT-DLT');
 
     await wrapper.find('[data-testid="field-deadlineMs"] input').setValue('1200');
@@ -80,15 +116,27 @@ describe('Submit form, interactive jobs', () => {
   it('shows the host’s refusal at the deadline, or under the fields when no node can take the job', async () => {
     const { wrapper, stores, client } = mountView(SubmitView);
     stores.submit.form.kind = 'interactive';
-    client.answers['jobs.submit'] = { ok: false, errors: [{ path: 'interactive.deadlineMs', message: 'refused: the deadline needs 40 nodes, the cluster has 16' }] };
+    client.answers['jobs.submit'] = {
+      ok: false,
+      errors: [{ path: 'interactive.deadlineMs', message: 'refused: the deadline needs 40 nodes, the cluster has 16' }],
+    };
     await flushPromises();
     await wrapper.find('form').trigger('submit');
     await flushPromises();
-    expect(wrapper.find('[data-testid="error-deadlineMs"]').text()).toBe('refused: the deadline needs 40 nodes, the cluster has 16');
-    client.answers['jobs.submit'] = { ok: false, errors: [{ path: 'interactive', message: 'refused: task 1 of 3 fits on no node: 16 nodes processor demand test fails' }] };
+    expect(wrapper.find('[data-testid="error-deadlineMs"]').text()).toBe(
+      'refused: the deadline needs 40 nodes, the cluster has 16',
+    );
+    client.answers['jobs.submit'] = {
+      ok: false,
+      errors: [
+        { path: 'interactive', message: 'refused: task 1 of 3 fits on no node: 16 nodes processor demand test fails' },
+      ],
+    };
     await wrapper.find('form').trigger('submit');
     await flushPromises();
-    expect(wrapper.find('[data-testid="error-interactive"]').text()).toBe('refused: task 1 of 3 fits on no node: 16 nodes processor demand test fails');
+    expect(wrapper.find('[data-testid="error-interactive"]').text()).toBe(
+      'refused: task 1 of 3 fits on no node: 16 nodes processor demand test fails',
+    );
     // An edit makes the refusal stale.
     stores.submit.form.dataUnits = 10;
     await flushPromises();
@@ -98,8 +146,19 @@ describe('Submit form, interactive jobs', () => {
 });
 
 const card = (name: string, interactive?: ClusterSnapshot['interactive']): ClusterSnapshot => ({
-  name, reachable: true, lastPoll: 0, runningMalleable: 0, processors: 32, threshold: 30, background: 2,
-  nonPreemptible: 1, preallocatedUnused: 0, preemptible: 0, earmarked: 0, idle: 27, ...(interactive ? { interactive } : {}),
+  name,
+  reachable: true,
+  lastPoll: 0,
+  runningMalleable: 0,
+  processors: 32,
+  threshold: 30,
+  background: 2,
+  nonPreemptible: 1,
+  preallocatedUnused: 0,
+  preemptible: 0,
+  earmarked: 0,
+  idle: 27,
+  ...(interactive ? { interactive } : {}),
 });
 
 describe('Grid card of a cluster with interactive worker nodes', () => {
@@ -147,8 +206,27 @@ describe('Activity, interactive jobs', () => {
           misses: [0, 1],
           totals: { grows: 0, shrinks: 0, updates: 0, misses: 1, replacements: 1 },
           latest: [
-            { type: 'interactive.replaced', t: 70, jobId: 'job-3', cluster: 'leiden', nodes: [4, 5, 6, 7], costMs: 340, executedMs: 500, generation: 2 },
-            { type: 'interactive.missed', t: 80, jobId: 'job-3', cluster: 'leiden', node: 5, task: 1, executedMs: 520, deadlineMs: 500, misses: 1 },
+            {
+              type: 'interactive.replaced',
+              t: 70,
+              jobId: 'job-3',
+              cluster: 'leiden',
+              nodes: [4, 5, 6, 7],
+              costMs: 340,
+              executedMs: 500,
+              generation: 2,
+            },
+            {
+              type: 'interactive.missed',
+              t: 80,
+              jobId: 'job-3',
+              cluster: 'leiden',
+              node: 5,
+              task: 1,
+              executedMs: 520,
+              deadlineMs: 500,
+              misses: 1,
+            },
           ] as SchedulerEvent[],
         },
       },
@@ -157,8 +235,12 @@ describe('Activity, interactive jobs', () => {
     await flushPromises();
     expect(wrapper.get('[data-testid="activity-misses"]').text()).toBe('· 1 deadline miss · 1 re-placement');
     const list = wrapper.get('[data-testid="activity-list"]').text();
-    expect(list).toContain('deadline missed: missed its deadline of 500 ms (task 1 on node 5, ran 520 ms; 1 miss so far)');
-    expect(list).toContain('ran 500 ms, over its cost bound: placed again on leiden (placement 2): 4 tasks of 340 ms on nodes 4, 5, 6, 7');
+    expect(list).toContain(
+      'deadline missed: missed its deadline of 500 ms (task 1 on node 5, ran 520 ms; 1 miss so far)',
+    );
+    expect(list).toContain(
+      'ran 500 ms, over its cost bound: placed again on leiden (placement 2): 4 tasks of 340 ms on nodes 4, 5, 6, 7',
+    );
     wrapper.unmount();
   });
 });

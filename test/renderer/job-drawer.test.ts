@@ -61,10 +61,16 @@ describe('Job drawer', () => {
     await flushPromises();
     expect(find('[data-testid="cancel-confirm"]')!.textContent).toContain('It is stopped on fs0');
     expect(client.calls.filter((c) => c.method === 'jobs.cancel')).toEqual([]);
-    const confirm = Array.from((globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<Found> } }).document.querySelectorAll('button')).find((b) => b.textContent?.includes('Cancel the job'));
+    const confirm = Array.from(
+      (
+        globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<Found> } }
+      ).document.querySelectorAll('button'),
+    ).find((b) => b.textContent?.includes('Cancel the job'));
     confirm!.click();
     await flushPromises();
-    expect(client.calls.filter((c) => c.method === 'jobs.cancel')).toEqual([{ method: 'jobs.cancel', payload: { jobId: 'job-1' } }]);
+    expect(client.calls.filter((c) => c.method === 'jobs.cancel')).toEqual([
+      { method: 'jobs.cancel', payload: { jobId: 'job-1' } },
+    ]);
     expect(find('[data-testid="cancel-error"]')!.textContent).toContain('job-1 has already ended');
     expect(drawer!.textContent).toContain('ft-a');
 
@@ -83,9 +89,16 @@ describe('Job drawer', () => {
     });
     const stores = createStores(client);
     await stores.jobs.refresh();
-    const wrapper = mount(JobDrawer, { props: { jobId: 'job-1' }, global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    const wrapper = mount(JobDrawer, {
+      props: { jobId: 'job-1' },
+      global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+      attachTo: 'body',
+    });
     await flushPromises();
-    const input = find('[data-testid="resize-by"] input') as unknown as { value: string; dispatchEvent(e: unknown): void };
+    const input = find('[data-testid="resize-by"] input') as unknown as {
+      value: string;
+      dispatchEvent(e: unknown): void;
+    };
     // The number input commits what is typed when it loses focus.
     const EventOf = (globalThis as unknown as { Event: new (t: string, o?: object) => unknown }).Event;
     input.value = '2';
@@ -96,14 +109,19 @@ describe('Job drawer', () => {
     await flushPromises();
     expect(find('[data-testid="resize-done"]')!.textContent).toContain('offered 2 more on fs0');
 
-    client.answers['jobs.resize'] = { ok: false, errors: [{ path: 'delta', message: 'would take job job-1 below its minimum (6 of min 2: shrink by 4 at most)' }] };
+    client.answers['jobs.resize'] = {
+      ok: false,
+      errors: [{ path: 'delta', message: 'would take job job-1 below its minimum (6 of min 2: shrink by 4 at most)' }],
+    };
     find('[data-testid="shrink-job"]')!.click();
     await flushPromises();
     expect(client.calls.filter((c) => c.method === 'jobs.resize').map((c) => c.payload)).toEqual([
       { jobId: 'job-1', delta: 2 },
       { jobId: 'job-1', delta: -2 },
     ]);
-    expect(find('[data-testid="resize-error"]')!.textContent).toContain('delta: would take job job-1 below its minimum');
+    expect(find('[data-testid="resize-error"]')!.textContent).toContain(
+      'delta: would take job job-1 below its minimum',
+    );
     expect(find('[data-testid="resize-done"]')).toBeNull();
     wrapper.unmount();
   });
@@ -111,40 +129,71 @@ describe('Job drawer', () => {
   it('shows what the operator asked, what the application did, and the cap that results', async () => {
     const pinia = createPinia();
     setActivePinia(pinia);
-    const client = fakeClient({ 'jobs.list': { ok: true, value: { jobs: [{ ...job, size: 4, cap: 4 }], total: 1, version: '1:1' } } });
+    const client = fakeClient({
+      'jobs.list': { ok: true, value: { jobs: [{ ...job, size: 4, cap: 4 }], total: 1, version: '1:1' } },
+    });
     const stores = createStores(client);
     stores.activity.add({ type: 'job.started', t: 10, jobId: 'job-1', cluster: 'fs0', size: 8 });
-    stores.activity.add({ type: 'shrink.requested', t: 20, jobId: 'job-1', cluster: 'fs0', offerId: 7, processors: 1, mandatory: true, operator: true });
+    stores.activity.add({
+      type: 'shrink.requested',
+      t: 20,
+      jobId: 'job-1',
+      cluster: 'fs0',
+      offerId: 7,
+      processors: 1,
+      mandatory: true,
+      operator: true,
+    });
     await stores.jobs.refresh();
-    const wrapper = mount(JobDrawer, { props: { jobId: 'job-1' }, global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    const wrapper = mount(JobDrawer, {
+      props: { jobId: 'job-1' },
+      global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+      attachTo: 'body',
+    });
     await flushPromises();
-    expect(find('[data-testid="operator-resize"]')!.textContent).toContain('operator asked to shrink by 1 · waiting for the application');
+    expect(find('[data-testid="operator-resize"]')!.textContent).toContain(
+      'operator asked to shrink by 1 · waiting for the application',
+    );
     // FT keeps a power of two: asked for 1 of 8, it gives back 4, and is capped at 4.
     stores.activity.add({ type: 'shrink.answered', t: 20, jobId: 'job-1', offerId: 7, accepted: 4, operator: true });
     await flushPromises();
-    expect(find('[data-testid="operator-resize"]')!.textContent).toBe('operator asked to shrink by 1 · the application gave back 4 · cap 4: the policies grow it no further until an operator grows it');
+    expect(find('[data-testid="operator-resize"]')!.textContent).toBe(
+      'operator asked to shrink by 1 · the application gave back 4 · cap 4: the policies grow it no further until an operator grows it',
+    );
     wrapper.unmount();
   });
 
-  it('shows an operator\'s cap after a restart, when the events of the shrink are not at hand', async () => {
+  it("shows an operator's cap after a restart, when the events of the shrink are not at hand", async () => {
     const pinia = createPinia();
     setActivePinia(pinia);
-    const client = fakeClient({ 'jobs.list': { ok: true, value: { jobs: [{ ...job, size: 5, cap: 5 }], total: 1, version: '1:1' } } });
+    const client = fakeClient({
+      'jobs.list': { ok: true, value: { jobs: [{ ...job, size: 5, cap: 5 }], total: 1, version: '1:1' } },
+    });
     const stores = createStores(client);
     await stores.jobs.refresh();
-    const wrapper = mount(JobDrawer, { props: { jobId: 'job-1' }, global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    const wrapper = mount(JobDrawer, {
+      props: { jobId: 'job-1' },
+      global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+      attachTo: 'body',
+    });
     await flushPromises();
-    expect(find('[data-testid="operator-resize"]')!.textContent).toContain('cap 5 (set by an operator\'s shrink)');
+    expect(find('[data-testid="operator-resize"]')!.textContent).toContain("cap 5 (set by an operator's shrink)");
     wrapper.unmount();
   });
 
   it('offers no grow or shrink for a job that is not running', async () => {
     const pinia = createPinia();
     setActivePinia(pinia);
-    const client = fakeClient({ 'jobs.list': { ok: true, value: { jobs: [{ ...job, state: 'queued' }], total: 1, version: '1:1' } } });
+    const client = fakeClient({
+      'jobs.list': { ok: true, value: { jobs: [{ ...job, state: 'queued' }], total: 1, version: '1:1' } },
+    });
     const stores = createStores(client);
     await stores.jobs.refresh();
-    const wrapper = mount(JobDrawer, { props: { jobId: 'job-1' }, global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    const wrapper = mount(JobDrawer, {
+      props: { jobId: 'job-1' },
+      global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+      attachTo: 'body',
+    });
     await flushPromises();
     find('[data-testid="grow-job"]')!.click();
     find('[data-testid="shrink-job"]')!.click();

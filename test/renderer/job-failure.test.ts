@@ -9,7 +9,20 @@ import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import type { JobSummary } from '../../renderer/src/api/types.js';
 import { fakeClient } from './fake-client.js';
 
-const job: JobSummary = { id: 'job-7', name: 'ft', kind: 'malleable', state: 'failed', tries: 1, lastFailure: '', size: 0, min: 1, max: 8, placement: 'wf', clusters: ['slurm'], submitted: 0 };
+const job: JobSummary = {
+  id: 'job-7',
+  name: 'ft',
+  kind: 'malleable',
+  state: 'failed',
+  tries: 1,
+  lastFailure: '',
+  size: 0,
+  min: 1,
+  max: 8,
+  placement: 'wf',
+  clusters: ['slurm'],
+  submitted: 0,
+};
 
 interface Found {
   textContent: string | null;
@@ -26,7 +39,11 @@ async function drawerWith(ended: Record<string, unknown>) {
   stores.activity.add({ type: 'job.started', t: 10, jobId: 'job-7', cluster: 'slurm', size: 1 });
   stores.activity.add({ type: 'job.ended', t: 12, jobId: 'job-7', state: 'failed', tries: 1, ...ended } as never);
   await stores.jobs.refresh();
-  const wrapper = mount(JobDrawer, { props: { jobId: 'job-7' }, global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+  const wrapper = mount(JobDrawer, {
+    props: { jobId: 'job-7' },
+    global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+    attachTo: 'body',
+  });
   await flushPromises();
   return wrapper;
 }
@@ -35,10 +52,18 @@ describe('Job drawer: a failed job', () => {
   it('shows the end of its standard error and the paths of its output files', async () => {
     const wrapper = await drawerWith({
       reason: 'member 0 (41) failed: exit status 2 (the job has left squeue)',
-      output: { stdout: '/scratch/c/jobs/j7/m0.out', stderr: '/scratch/c/jobs/j7/m0.err', stderrTail: 'line one\n<b>ft-demo</b>: blocks must be a whole number >= 1 (got "-5")' },
+      output: {
+        stdout: '/scratch/c/jobs/j7/m0.out',
+        stderr: '/scratch/c/jobs/j7/m0.err',
+        stderrTail: 'line one\n<b>ft-demo</b>: blocks must be a whole number >= 1 (got "-5")',
+      },
     });
-    expect(find('[data-testid="job-failure-reason"]')!.textContent).toBe('member 0 (41) failed: exit status 2 (the job has left squeue)');
-    expect(find('[data-testid="job-stderr"]')!.textContent).toBe('line one\n<b>ft-demo</b>: blocks must be a whole number >= 1 (got "-5")');
+    expect(find('[data-testid="job-failure-reason"]')!.textContent).toBe(
+      'member 0 (41) failed: exit status 2 (the job has left squeue)',
+    );
+    expect(find('[data-testid="job-stderr"]')!.textContent).toBe(
+      'line one\n<b>ft-demo</b>: blocks must be a whole number >= 1 (got "-5")',
+    );
     expect(find('[data-testid="job-stderr"]')!.innerHTML).not.toContain('<b>');
     expect(find('[data-testid="job-stdout-path"]')!.textContent).toBe('stdout: /scratch/c/jobs/j7/m0.out');
     expect(find('[data-testid="job-stderr-path"]')!.textContent).toBe('stderr: /scratch/c/jobs/j7/m0.err');

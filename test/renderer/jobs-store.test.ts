@@ -7,23 +7,44 @@ import { defineJobsStore } from '../../renderer/src/stores/jobs.js';
 import type { JobSummary } from '../../renderer/src/api/types.js';
 import { fakeClient } from './fake-client.js';
 
-const row = (id: string, state = 'queued'): JobSummary => ({ id, name: id, kind: 'rigid', state, tries: 0, lastFailure: '', size: 0, min: 2, max: 2, placement: 'wf', clusters: [], submitted: 0 });
+const row = (id: string, state = 'queued'): JobSummary => ({
+  id,
+  name: id,
+  kind: 'rigid',
+  state,
+  tries: 0,
+  lastFailure: '',
+  size: 0,
+  min: 2,
+  max: 2,
+  placement: 'wf',
+  clusters: [],
+  submitted: 0,
+});
 
 describe('jobs store', () => {
   beforeEach(() => setActivePinia(createPinia()));
   afterEach(() => vi.useRealTimers());
 
   it('asks only for what changed since the version it holds, and keeps its list when nothing did', async () => {
-    const client = fakeClient({ 'jobs.list': { ok: true, value: { jobs: [row('a'), row('b', 'running')], total: 2, version: '1:10' } } });
+    const client = fakeClient({
+      'jobs.list': { ok: true, value: { jobs: [row('a'), row('b', 'running')], total: 2, version: '1:10' } },
+    });
     const store = defineJobsStore(client)();
     await store.refresh();
     const first = store.jobs;
     expect(store.filtered).toBe(first); // unfiltered: the very list
     client.answers['jobs.list'] = { ok: true, value: { jobs: [], total: 2, version: '1:10', unchanged: true } };
     await store.refresh();
-    expect(client.calls.map((c) => c.payload)).toEqual([{ limit: 100_000, since: undefined }, { limit: 100_000, since: '1:10' }]);
+    expect(client.calls.map((c) => c.payload)).toEqual([
+      { limit: 100_000, since: undefined },
+      { limit: 100_000, since: '1:10' },
+    ]);
     expect(store.jobs).toBe(first);
-    client.answers['jobs.list'] = { ok: true, value: { jobs: [row('a', 'running'), row('b', 'running')], total: 2, version: '1:12' } };
+    client.answers['jobs.list'] = {
+      ok: true,
+      value: { jobs: [row('a', 'running'), row('b', 'running')], total: 2, version: '1:12' },
+    };
     await store.refresh();
     expect(store.jobs.map((j) => j.state)).toEqual(['running', 'running']);
     store.states = ['queued'];
@@ -69,7 +90,15 @@ describe('jobs store', () => {
     });
     const store = defineJobsStore(client)();
     expect(await store.resize('m', -3)).toEqual({ ok: true, text: 'asked to give back 3 on vu' });
-    client.answers['jobs.resize'] = { ok: false, errors: [{ path: 'jobId', message: 'cluster vu is busy with another grow or shrink operation; try again when it ends' }] };
-    expect(await store.resize('m', 1)).toEqual({ ok: false, text: 'cluster vu is busy with another grow or shrink operation; try again when it ends' });
+    client.answers['jobs.resize'] = {
+      ok: false,
+      errors: [
+        { path: 'jobId', message: 'cluster vu is busy with another grow or shrink operation; try again when it ends' },
+      ],
+    };
+    expect(await store.resize('m', 1)).toEqual({
+      ok: false,
+      text: 'cluster vu is busy with another grow or shrink operation; try again when it ends',
+    });
   });
 });

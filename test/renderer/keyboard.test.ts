@@ -4,7 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { createShortcutHandler, SEQUENCE_MS, VIEW_SHORTCUTS, type KeyLike } from '../../renderer/src/keyboard.js';
 
 function press(key: string, timeStamp: number, extra: Partial<KeyLike> = {}) {
-  const e = { key, timeStamp, altKey: false, ctrlKey: false, metaKey: false, target: { tagName: 'BODY' }, prevented: false, preventDefault: () => (e.prevented = true), ...extra };
+  const e = {
+    key,
+    timeStamp,
+    altKey: false,
+    ctrlKey: false,
+    metaKey: false,
+    target: { tagName: 'BODY' },
+    prevented: false,
+    preventDefault: () => (e.prevented = true),
+    ...extra,
+  };
   return e;
 }
 

@@ -30,10 +30,32 @@ const result: LabResult = {
   runId: 'lab-1',
   kind: 'coorm',
   label: run.label,
-  panels: [{ id: 'fig10-used', title: 'Fig. 10: used resources (φ = 1)', xName: 'announce interval (s)', yName: '% of the cluster', step: false, series: [{ name: 'used', points: [[0, 80], [300, 90]] }] }],
+  panels: [
+    {
+      id: 'fig10-used',
+      title: 'Fig. 10: used resources (φ = 1)',
+      xName: 'announce interval (s)',
+      yName: '% of the cluster',
+      step: false,
+      series: [
+        {
+          name: 'used',
+          points: [
+            [0, 80],
+            [300, 90],
+          ],
+        },
+      ],
+    },
+  ],
   metrics: [{ series: 'fig 10 announced', values: { points: 2, used_percent: 85 } }],
-  columns: [{ key: 'points', label: 'points', format: 'whole' }, { key: 'used_percent', label: 'used (%)', format: 'fixed1' }],
-  observations: [{ id: 'fig10-resonance', text: 'Figure 10: waste peaks at 300 s', holds: true, measured: 'peak at 300 s' }],
+  columns: [
+    { key: 'points', label: 'points', format: 'whole' },
+    { key: 'used_percent', label: 'used (%)', format: 'fixed1' },
+  ],
+  observations: [
+    { id: 'fig10-resonance', text: 'Figure 10: waste peaks at 300 s', holds: true, measured: 'peak at 300 s' },
+  ],
 };
 
 describe('Lab view', () => {
@@ -47,13 +69,17 @@ describe('Lab view', () => {
     });
     const stores = createStores(client);
     // The charts draw on a canvas, which happy-dom has not: stubbed, their panels checked.
-    const wrapper = mount(LabView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores }, stubs: { LabChart: true } } });
+    const wrapper = mount(LabView, {
+      global: { plugins: [pinia], provide: { [STORES as symbol]: stores }, stubs: { LabChart: true } },
+    });
     await flushPromises();
-    for (const name of ['simulate', 'koala', 'coorm', 'fpe', 'interactive']) expect(wrapper.find(`[data-testid="lab-kind-${name}"]`).exists()).toBe(true);
+    for (const name of ['simulate', 'koala', 'coorm', 'fpe', 'interactive'])
+      expect(wrapper.find(`[data-testid="lab-kind-${name}"]`).exists()).toBe(true);
     expect(wrapper.find('[data-testid="lab-field-workload"]').exists()).toBe(true);
     stores.lab.form.kind = 'coorm';
     await flushPromises();
-    for (const name of ['seeds', 'steps', 'factors', 'intervals', 'twoPsaIntervals']) expect(wrapper.find(`[data-testid="lab-field-${name}"]`).exists()).toBe(true);
+    for (const name of ['seeds', 'steps', 'factors', 'intervals', 'twoPsaIntervals'])
+      expect(wrapper.find(`[data-testid="lab-field-${name}"]`).exists()).toBe(true);
     expect(wrapper.find('[data-testid="lab-field-workload"]').exists()).toBe(false);
 
     await stores.lab.choose('lab-1', true);
@@ -67,10 +93,15 @@ describe('Lab view', () => {
     wrapper.unmount();
   });
 
-  it('shows the tables of a result without charts, the paper\'s rows beside the measured ones, and the verdicts', async () => {
+  it("shows the tables of a result without charts, the paper's rows beside the measured ones, and the verdicts", async () => {
     const pinia = createPinia();
     setActivePinia(pinia);
-    const fpeRun: LabRun = { ...run, runId: 'lab-2', spec: { kind: 'fpe', tests: 5 }, label: 'Evolving applications, 5 tests' };
+    const fpeRun: LabRun = {
+      ...run,
+      runId: 'lab-2',
+      spec: { kind: 'fpe', tests: 5 },
+      label: 'Evolving applications, 5 tests',
+    };
     const fpeResult: LabResult = {
       runId: 'lab-2',
       kind: 'fpe',
@@ -91,8 +122,18 @@ describe('Lab view', () => {
         },
       ],
       observations: [
-        { id: 'baseline', text: 'The rigid baseline has the paper\'s effective utilisation', holds: true, measured: 'rigid: 38.9 %' },
-        { id: 'stretching-waits-less', text: 'The variants that stretch most wait less', holds: false, measured: 'AWT noX ×0.5' },
+        {
+          id: 'baseline',
+          text: "The rigid baseline has the paper's effective utilisation",
+          holds: true,
+          measured: 'rigid: 38.9 %',
+        },
+        {
+          id: 'stretching-waits-less',
+          text: 'The variants that stretch most wait less',
+          holds: false,
+          measured: 'AWT noX ×0.5',
+        },
       ],
     };
     const client = fakeClient({
@@ -101,23 +142,31 @@ describe('Lab view', () => {
       'lab.result': { ok: true, value: fpeResult },
     });
     const stores = createStores(client);
-    const wrapper = mount(LabView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores }, stubs: { LabChart: true } } });
+    const wrapper = mount(LabView, {
+      global: { plugins: [pinia], provide: { [STORES as symbol]: stores }, stubs: { LabChart: true } },
+    });
     await flushPromises();
     stores.lab.form.kind = 'fpe';
     await flushPromises();
-    for (const name of ['tests', 'seed', 'nodes']) expect(wrapper.find(`[data-testid="lab-field-${name}"]`).exists()).toBe(true);
+    for (const name of ['tests', 'seed', 'nodes'])
+      expect(wrapper.find(`[data-testid="lab-field-${name}"]`).exists()).toBe(true);
     await stores.lab.choose('lab-2', true);
     await flushPromises();
     expect(wrapper.find('[data-testid="lab-charts"]').exists()).toBe(false);
     expect(wrapper.find('[data-testid="lab-metrics"]').exists()).toBe(false);
     const table = wrapper.get('[data-testid="lab-table-table1"]');
     expect(table.findAll('th').map((th) => th.text())).toEqual(['variant', 'waste (%)']);
-    expect(table.findAll('tbody tr').map((tr) => [tr.attributes('data-source'), tr.findAll('td').map((td) => td.text())])).toEqual([
+    expect(
+      table.findAll('tbody tr').map((tr) => [tr.attributes('data-source'), tr.findAll('td').map((td) => td.text())]),
+    ).toEqual([
       ['measured', ['rigid', '58.65 / 75.55 / 87.27']],
       ['paper', ['paper', '43 / 70 / 116']],
     ]);
     expect(wrapper.text()).toContain('Table 1: system-centric metrics');
-    const verdicts = wrapper.get('[data-testid="lab-observations"]').findAll('li').map((li) => li.text());
+    const verdicts = wrapper
+      .get('[data-testid="lab-observations"]')
+      .findAll('li')
+      .map((li) => li.text());
     expect(verdicts[0]).toMatch(/^holds/);
     expect(verdicts[1]).toMatch(/^does not hold/);
     wrapper.unmount();

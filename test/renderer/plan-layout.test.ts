@@ -3,9 +3,25 @@
 import { describe, expect, it } from 'vitest';
 import { layoutPlan, PAST_S, type ClusterPlanView } from '../../renderer/src/composables/plan-layout.js';
 
-const base: ClusterPlanView = { name: 'a', processors: 12, capacity: [{ t: 10, v: 10 }], free: [], running: [], runningTotal: 0, reservations: [], reservationsTotal: 0 };
+const base: ClusterPlanView = {
+  name: 'a',
+  processors: 12,
+  capacity: [{ t: 10, v: 10 }],
+  free: [],
+  running: [],
+  runningTotal: 0,
+  reservations: [],
+  reservationsTotal: 0,
+};
 const run = (id: string, processors: number, start: number, end: number | null, backfilled = false) => ({
-  id, kind: 'rigid', processors, size: processors, start, end, backfilled, sizes: [{ t: start, v: processors }],
+  id,
+  kind: 'rigid',
+  processors,
+  size: processors,
+  start,
+  end,
+  backfilled,
+  sizes: [{ t: start, v: processors }],
 });
 
 describe('plan layout', () => {
@@ -22,15 +38,30 @@ describe('plan layout', () => {
       ['running', 'r1', 0, 100, [[0, 4]]],
       ['running', 'r2', 0, 200, [[4, 8]]],
       ['backfilled', 'c', 5, 52, [[8, 10]]],
-      ['reserved', 'h', 100, 150, [[0, 4], [8, 10]]],
+      [
+        'reserved',
+        'h',
+        100,
+        150,
+        [
+          [0, 4],
+          [8, 10],
+        ],
+      ],
     ]);
     expect(l.top).toBe(10);
     expect(l.left).toBe(0);
     expect(l.right).toBe(671); // at least 10 minutes ahead: 10 + 600, and a tenth of the 610 s shown past it
-    expect(l.boxes[3]!.text).toBe('job h reserved · 6 processors · starts 0:01:40 · ends by 0:02:30 (walltime) · waits for job r1');
+    expect(l.boxes[3]!.text).toBe(
+      'job h reserved · 6 processors · starts 0:01:40 · ends by 0:02:30 (walltime) · waits for job r1',
+    );
     expect(l.boxes[2]!.text).toContain('backfilled');
     // Past sizes: each running job's size from its start (or the window's left) to now.
-    expect(l.sizes).toEqual([{ box: 0, t0: 0, t1: 10, v: 4 }, { box: 1, t0: 0, t1: 10, v: 4 }, { box: 2, t0: 5, t1: 10, v: 2 }]);
+    expect(l.sizes).toEqual([
+      { box: 0, t0: 0, t1: 10, v: 4 },
+      { box: 1, t0: 0, t1: 10, v: 4 },
+      { box: 2, t0: 5, t1: 10, v: 2 },
+    ]);
   });
 
   it('reuses a band once its job has ended; a job without an end reaches the right edge; at most an hour of past, as much ahead', () => {
@@ -38,7 +69,10 @@ describe('plan layout', () => {
     const plan: ClusterPlanView = {
       ...base,
       running: [run('old', 3, 0, null)],
-      reservations: [{ id: 'x', processors: 3, start: 10_100, end: 10_200, waitsFor: [] }, { id: 'y', processors: 3, start: 10_200, end: 10_300, waitsFor: [] }],
+      reservations: [
+        { id: 'x', processors: 3, start: 10_100, end: 10_200, waitsFor: [] },
+        { id: 'y', processors: 3, start: 10_200, end: 10_300, waitsFor: [] },
+      ],
     };
     const l = layoutPlan(plan, now);
     expect(l.left).toBe(now - PAST_S);
@@ -50,12 +84,25 @@ describe('plan layout', () => {
     expect(old!.text).toContain('no walltime');
   });
 
-  it('draws a profiled job\'s scheduled steps as a box per step, each its own size, with the step on hover', () => {
+  it("draws a profiled job's scheduled steps as a box per step, each its own size, with the step on hover", () => {
     // r (8, 0..100); x reserved 4 then 2 for 50 s each from 100: each step in the lowest band free then.
     const plan: ClusterPlanView = {
       ...base,
       running: [run('r', 8, 0, 100)],
-      reservations: [{ id: 'x', processors: 4, start: 100, end: 200, waitsFor: ['r'], steps: [{ t: 100, v: 4 }, { t: 150, v: 2 }, { t: 200, v: 0 }] }],
+      reservations: [
+        {
+          id: 'x',
+          processors: 4,
+          start: 100,
+          end: 200,
+          waitsFor: ['r'],
+          steps: [
+            { t: 100, v: 4 },
+            { t: 150, v: 2 },
+            { t: 200, v: 0 },
+          ],
+        },
+      ],
     };
     const l = layoutPlan(plan, 10);
     expect(l.boxes.map((b) => [b.kind, b.id, b.x0, b.x1, b.bands])).toEqual([

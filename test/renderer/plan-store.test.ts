@@ -28,7 +28,8 @@ describe('plan store', () => {
     expect(client.calls.length).toBe(1);
     expect(store.plan?.now).toBe(0);
     const send = (type: string) => {
-      for (const l of client.listeners) l({ topic: 'event', event: { type, t: 1, jobId: 'x' } as unknown as SchedulerEvent });
+      for (const l of client.listeners)
+        l({ topic: 'event', event: { type, t: 1, jobId: 'x' } as unknown as SchedulerEvent });
     };
     send('placement.failed');
     await vi.advanceTimersByTimeAsync(EVENT_DELAY_MS);
@@ -52,7 +53,10 @@ describe('plan store', () => {
     const pending: Array<() => void> = [];
     let now = 0;
     const client: ApiClient = {
-      call: (() => new Promise<unknown>((resolve) => pending.push(() => resolve({ ok: true, value: plan(now++) })))) as unknown as ApiClient['call'],
+      call: (() =>
+        new Promise<unknown>((resolve) =>
+          pending.push(() => resolve({ ok: true, value: plan(now++) })),
+        )) as unknown as ApiClient['call'],
       subscribe: () => () => undefined,
     };
     const store = definePlanStore(client)();
@@ -70,7 +74,9 @@ describe('plan store', () => {
   });
 
   it('says why when the host refuses', async () => {
-    const client = fakeClient({ 'plan.snapshot': { ok: false, errors: [{ path: 'limit', message: 'must be at most 200' }] } });
+    const client = fakeClient({
+      'plan.snapshot': { ok: false, errors: [{ path: 'limit', message: 'must be at most 200' }] },
+    });
     const store = definePlanStore(client)();
     await store.load();
     expect(store.error).toBe('limit: must be at most 200');

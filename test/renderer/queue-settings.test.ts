@@ -13,7 +13,16 @@ import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import { fakeClient, type FakeClient } from './fake-client.js';
 
 const STREAM = { jobsPerHour: 24, malleablePct: 60, rigidPct: 25, evolvingPct: 15 };
-const settingsOf = (queue: 'koala' | 'fcfs' | 'easy') => ({ approach: 'pra' as const, policy: 'fpsma', triesThreshold: 3, stream: STREAM, queue, reservationDepth: null, priority: 'submit' as const, fpeVariant: '2X+c' as const });
+const settingsOf = (queue: 'koala' | 'fcfs' | 'easy') => ({
+  approach: 'pra' as const,
+  policy: 'fpsma',
+  triesThreshold: 3,
+  stream: STREAM,
+  queue,
+  reservationDepth: null,
+  priority: 'submit' as const,
+  fpeVariant: '2X+c' as const,
+});
 const CHOICES = {
   queuePolicies: [
     { name: 'koala' as const, description: 'every job tried head to tail', plansAhead: false },
@@ -43,9 +52,15 @@ describe('walltime as typed', () => {
     expect(parseWalltime(text)).toEqual({ ok: true, seconds });
   });
 
-  it.each(['1:30', '1:60:00', '1h', '-5', '1:2:3', 'abc', '1d-00:00:00'])('"%s" is refused, saying what is taken', (text) => {
-    expect(parseWalltime(text)).toEqual({ ok: false, message: expect.stringContaining('seconds (5400) or h:mm:ss (1:30:00)') });
-  });
+  it.each(['1:30', '1:60:00', '1h', '-5', '1:2:3', 'abc', '1d-00:00:00'])(
+    '"%s" is refused, saying what is taken',
+    (text) => {
+      expect(parseWalltime(text)).toEqual({
+        ok: false,
+        message: expect.stringContaining('seconds (5400) or h:mm:ss (1:30:00)'),
+      });
+    },
+  );
 
   it('refuses 0', () => {
     expect(parseWalltime('0')).toEqual({ ok: false, message: 'must be more than 0 seconds' });
@@ -67,7 +82,7 @@ describe('walltime as typed', () => {
 describe('settings store: queue settings', () => {
   beforeEach(() => setActivePinia(createPinia()));
 
-  it('sends the queue settings with the others; an empty depth is the policy\'s own (null)', async () => {
+  it("sends the queue settings with the others; an empty depth is the policy's own (null)", async () => {
     const client = fakeClient({ 'settings.set': { ok: true, value: { ...settingsOf('easy'), reservationDepth: 2 } } });
     const store = defineSettingsStore(client)();
     store.form = { ...store.form, queue: 'easy', reservationDepth: 2, priority: 'wait' };
@@ -91,14 +106,19 @@ describe('settings store: queue settings', () => {
   });
 
   it('an API error on a queue field lands on it', async () => {
-    const client = fakeClient({ 'settings.set': { ok: false, errors: [{ path: 'queue', message: 'must be one of koala, fcfs, easy' }] } });
+    const client = fakeClient({
+      'settings.set': { ok: false, errors: [{ path: 'queue', message: 'must be one of koala, fcfs, easy' }] },
+    });
     const store = defineSettingsStore(client)();
     expect(await store.save()).toBe(false);
     expect(store.errors.queue).toBe('must be one of koala, fcfs, easy');
   });
 
-  it('knows the run\'s queue policy plans ahead from the host\'s choices', async () => {
-    const client = fakeClient({ 'settings.get': { ok: true, value: settingsOf('koala') }, 'settings.choices': { ok: true, value: CHOICES } });
+  it("knows the run's queue policy plans ahead from the host's choices", async () => {
+    const client = fakeClient({
+      'settings.get': { ok: true, value: settingsOf('koala') },
+      'settings.choices': { ok: true, value: CHOICES },
+    });
     const store = defineSettingsStore(client)();
     await store.refresh();
     expect(store.planningPolicy).toBeUndefined();
@@ -114,7 +134,10 @@ function mountView(view: typeof SettingsView | typeof SubmitView, client: FakeCl
   const pinia = createPinia();
   setActivePinia(pinia);
   const stores = createStores(client);
-  const wrapper = mount(view, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+  const wrapper = mount(view, {
+    global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+    attachTo: 'body',
+  });
   return { wrapper, stores };
 }
 
@@ -137,7 +160,10 @@ describe('queue settings in the views', () => {
   });
 
   it('Submit marks the walltime required under a planning queue policy, with a hint, and refuses a bad one at the field', async () => {
-    const client = fakeClient({ 'settings.get': { ok: true, value: settingsOf('easy') }, 'settings.choices': { ok: true, value: CHOICES } });
+    const client = fakeClient({
+      'settings.get': { ok: true, value: settingsOf('easy') },
+      'settings.choices': { ok: true, value: CHOICES },
+    });
     const { wrapper, stores } = mountView(SubmitView, client);
     await flushPromises();
     expect(stores.submit.walltimeNeededBy).toBe('easy');
@@ -154,7 +180,10 @@ describe('queue settings in the views', () => {
   });
 
   it('Submit leaves the walltime optional under koala', async () => {
-    const client = fakeClient({ 'settings.get': { ok: true, value: settingsOf('koala') }, 'settings.choices': { ok: true, value: CHOICES } });
+    const client = fakeClient({
+      'settings.get': { ok: true, value: settingsOf('koala') },
+      'settings.choices': { ok: true, value: CHOICES },
+    });
     const { wrapper, stores } = mountView(SubmitView, client);
     await flushPromises();
     expect(stores.submit.walltimeNeededBy).toBeUndefined();

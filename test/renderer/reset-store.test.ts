@@ -11,7 +11,20 @@ import { fakeClient, gridSnapshot } from './fake-client.js';
 const snapshot = (time: number, names: string[]) =>
   gridSnapshot({
     time,
-    clusters: names.map((name) => ({ name, reachable: true, lastPoll: 0, runningMalleable: 0, processors: 8, threshold: 8, background: 0, nonPreemptible: 0, preallocatedUnused: 0, preemptible: 0, earmarked: 0, idle: 8 })),
+    clusters: names.map((name) => ({
+      name,
+      reachable: true,
+      lastPoll: 0,
+      runningMalleable: 0,
+      processors: 8,
+      threshold: 8,
+      background: 0,
+      nonPreemptible: 0,
+      preallocatedUnused: 0,
+      preemptible: 0,
+      earmarked: 0,
+      idle: 8,
+    })),
   });
 
 function targets() {
@@ -29,12 +42,24 @@ describe('reset store', () => {
   beforeEach(() => setActivePinia(createPinia()));
 
   it('puts a grid error on the grid choice, or on the JSON with its path inside the grid', () => {
-    expect(resetErrorsOf([{ path: 'grid', message: 'must be a grid preset' }], false)).toEqual({ grid: 'must be a grid preset' });
-    expect(resetErrorsOf([{ path: 'grid.clusters[0].processors', message: 'must be at least 1' }, { path: 'seed', message: 'must be at least 0' }], true)).toEqual({
+    expect(resetErrorsOf([{ path: 'grid', message: 'must be a grid preset' }], false)).toEqual({
+      grid: 'must be a grid preset',
+    });
+    expect(
+      resetErrorsOf(
+        [
+          { path: 'grid.clusters[0].processors', message: 'must be at least 1' },
+          { path: 'seed', message: 'must be at least 0' },
+        ],
+        true,
+      ),
+    ).toEqual({
       gridJson: 'clusters[0].processors: must be at least 1',
       seed: 'must be at least 0',
     });
-    expect(resetErrorsOf([{ path: '', message: 'internal error: boom' }], true)).toEqual({ form: 'internal error: boom' });
+    expect(resetErrorsOf([{ path: '', message: 'internal error: boom' }], true)).toEqual({
+      form: 'internal error: boom',
+    });
   });
 
   it('sends nothing for malformed JSON or a missing seed', async () => {
@@ -54,18 +79,32 @@ describe('reset store', () => {
   });
 
   it('sends the grid parsed from JSON, shows what started, and makes the views follow the new run', async () => {
-    const client = fakeClient({ 'sim.reset': { ok: true, value: { grid: 'mine', clusters: 1, workload: 'none', jobs: 0, seed: 5 } } });
+    const client = fakeClient({
+      'sim.reset': { ok: true, value: { grid: 'mine', clusters: 1, workload: 'none', jobs: 0, seed: 5 } },
+    });
     const store = defineResetStore(client)();
-    store.form = { grid: 'custom', gridJson: '{ "name": "mine", "clusters": [{ "name": "a", "processors": 4 }] }', workload: 'none', seed: 5 };
+    store.form = {
+      grid: 'custom',
+      gridJson: '{ "name": "mine", "clusters": [{ "name": "a", "processors": 4 }] }',
+      workload: 'none',
+      seed: 5,
+    };
     const t = targets();
     expect(await store.submit(t)).toBe(true);
-    expect(client.calls).toEqual([{ method: 'sim.reset', payload: { grid: { name: 'mine', clusters: [{ name: 'a', processors: 4 }] }, workload: 'none', seed: 5 } }]);
+    expect(client.calls).toEqual([
+      {
+        method: 'sim.reset',
+        payload: { grid: { name: 'mine', clusters: [{ name: 'a', processors: 4 }] }, workload: 'none', seed: 5 },
+      },
+    ]);
     expect(store.done).toBe('New run: mine (1 clusters), workload none (0 jobs), seed 5.');
     expect(t.log.sort()).toEqual(['activity.clear', 'grid.clear', 'grid.refresh', 'jobs.refresh', 'settings.load']);
   });
 
-  it('shows the host\'s refusal at its field and leaves the views alone', async () => {
-    const client = fakeClient({ 'sim.reset': { ok: false, errors: [{ path: 'workload', message: 'must be one of wm, none' }] } });
+  it("shows the host's refusal at its field and leaves the views alone", async () => {
+    const client = fakeClient({
+      'sim.reset': { ok: false, errors: [{ path: 'workload', message: 'must be one of wm, none' }] },
+    });
     const store = defineResetStore(client)();
     const t = targets();
     expect(await store.submit(t)).toBe(false);

@@ -11,13 +11,19 @@ import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import type { RunStatus } from '../../renderer/src/api/types.js';
 import { fakeClient, gridSnapshot, type FakeClient } from './fake-client.js';
 
-const UNRESUMABLE: RunStatus = { state: 'unresumable', reason: 'the store failed its check: clock 1 is before its last event (t=500)' };
+const UNRESUMABLE: RunStatus = {
+  state: 'unresumable',
+  reason: 'the store failed its check: clock 1 is before its last event (t=500)',
+};
 
 function mountWith(component: unknown, client: FakeClient = fakeClient()) {
   const pinia = createPinia();
   setActivePinia(pinia);
   const stores = createStores(client);
-  const wrapper = mount(component as never, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+  const wrapper = mount(component as never, {
+    global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+    attachTo: 'body',
+  });
   return { wrapper, stores, client };
 }
 
@@ -34,21 +40,27 @@ describe('run-status banner', () => {
 
   it('shows how much of the stored run is replayed, with a progress bar and both ways out', async () => {
     const { wrapper, stores } = mountWith(RunBanner);
-    stores.grid.applySnapshot(gridSnapshot({ run: { state: 'resuming', replayedEvents: 4_130, storedEvents: 10_000 } }));
+    stores.grid.applySnapshot(
+      gridSnapshot({ run: { state: 'resuming', replayedEvents: 4_130, storedEvents: 10_000 } }),
+    );
     await flushPromises();
     expect(find(wrapper, 'run-banner').text()).toContain('Resuming the stored run: 41 % replayed');
     expect(find(wrapper, 'run-progress').exists()).toBe(true);
     expect(find(wrapper, 'run-open-read-only').exists()).toBe(true);
     expect(find(wrapper, 'run-fresh').exists()).toBe(true);
     // Never 100 % before the host says the run is resumed.
-    stores.grid.applySnapshot(gridSnapshot({ run: { state: 'resuming', replayedEvents: 10_000, storedEvents: 10_000 } }));
+    stores.grid.applySnapshot(
+      gridSnapshot({ run: { state: 'resuming', replayedEvents: 10_000, storedEvents: 10_000 } }),
+    );
     await flushPromises();
     expect(find(wrapper, 'run-banner').text()).toContain('99 % replayed');
     wrapper.unmount();
   });
 
   it('shows why a stored run cannot be resumed, and opens it read-only', async () => {
-    const client = fakeClient({ 'run.openReadOnly': { ok: true, value: { state: 'read-only', reason: UNRESUMABLE.reason } } });
+    const client = fakeClient({
+      'run.openReadOnly': { ok: true, value: { state: 'read-only', reason: UNRESUMABLE.reason } },
+    });
     const { wrapper, stores } = mountWith(RunBanner, client);
     stores.grid.applySnapshot(gridSnapshot({ run: UNRESUMABLE }));
     await flushPromises();
@@ -68,7 +80,17 @@ describe('run-status banner', () => {
   });
 
   it('shows the host refusing to open the run read-only', async () => {
-    const client = fakeClient({ 'run.openReadOnly': { ok: false, errors: [{ path: '', message: 'the run is running: only a stored run being resumed, or one that cannot be, is opened read-only' }] } });
+    const client = fakeClient({
+      'run.openReadOnly': {
+        ok: false,
+        errors: [
+          {
+            path: '',
+            message: 'the run is running: only a stored run being resumed, or one that cannot be, is opened read-only',
+          },
+        ],
+      },
+    });
     const { wrapper, stores } = mountWith(RunBanner, client);
     stores.grid.applySnapshot(gridSnapshot({ run: UNRESUMABLE }));
     await flushPromises();
@@ -84,10 +106,24 @@ describe('run-status banner', () => {
       'sim.reset': { ok: true, value: { grid: 'das3', clusters: 5, workload: 'wm', jobs: 300, seed: 1, backup } },
       'grid.snapshot': { ok: true, value: gridSnapshot({ time: 0 }) },
       'jobs.list': { ok: true, value: { jobs: [], total: 0, version: '2:0' } },
-      'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: { jobsPerHour: 24, malleablePct: 60, rigidPct: 25, evolvingPct: 15 }, queue: 'koala', reservationDepth: null, priority: 'submit', fpeVariant: '2X+c' } },
+      'settings.get': {
+        ok: true,
+        value: {
+          approach: 'pra',
+          policy: 'fpsma',
+          triesThreshold: 3,
+          stream: { jobsPerHour: 24, malleablePct: 60, rigidPct: 25, evolvingPct: 15 },
+          queue: 'koala',
+          reservationDepth: null,
+          priority: 'submit',
+          fpeVariant: '2X+c',
+        },
+      },
     });
     const { wrapper, stores } = mountWith(RunBanner, client);
-    stores.grid.applySnapshot(gridSnapshot({ time: 900, run: { state: 'read-only', reason: 'opened read-only while it was being resumed' } }));
+    stores.grid.applySnapshot(
+      gridSnapshot({ time: 900, run: { state: 'read-only', reason: 'opened read-only while it was being resumed' } }),
+    );
     await flushPromises();
     await find(wrapper, 'run-fresh').trigger('click');
     await flushPromises();
@@ -96,7 +132,9 @@ describe('run-status banner', () => {
     expect(find(wrapper, 'run-fresh-confirmation').text()).toContain('das3, workload wm, seed 1');
     await find(wrapper, 'run-fresh-confirm').trigger('click');
     await flushPromises();
-    expect(client.calls.filter((c) => c.method === 'sim.reset')).toEqual([{ method: 'sim.reset', payload: { grid: 'das3', workload: 'wm', seed: 1 } }]);
+    expect(client.calls.filter((c) => c.method === 'sim.reset')).toEqual([
+      { method: 'sim.reset', payload: { grid: 'das3', workload: 'wm', seed: 1 } },
+    ]);
     expect(find(wrapper, 'run-banner').exists()).toBe(false);
     expect(find(wrapper, 'run-backup-path').text()).toBe(backup);
     expect(stores.reset.done).toContain(`kept as a copy: ${backup}`);
@@ -104,7 +142,14 @@ describe('run-status banner', () => {
   });
 
   it('keeps the stored run when the confirmation is declined, and shows a refused fresh run', async () => {
-    const client = fakeClient({ 'sim.reset': { ok: false, errors: [{ path: '', message: 'the store /data/run.db is open read-only: start without --read-only to change it' }] } });
+    const client = fakeClient({
+      'sim.reset': {
+        ok: false,
+        errors: [
+          { path: '', message: 'the store /data/run.db is open read-only: start without --read-only to change it' },
+        ],
+      },
+    });
     const { wrapper, stores } = mountWith(RunBanner, client);
     stores.grid.applySnapshot(gridSnapshot({ run: UNRESUMABLE }));
     await flushPromises();
@@ -142,7 +187,12 @@ describe('speed control', () => {
   });
 
   it('shows the host refusing a speed change', async () => {
-    const client = fakeClient({ 'sim.setSpeed': { ok: false, errors: [{ path: '', message: 'the stored run is being resumed (12 % replayed): try again in a moment' }] } });
+    const client = fakeClient({
+      'sim.setSpeed': {
+        ok: false,
+        errors: [{ path: '', message: 'the stored run is being resumed (12 % replayed): try again in a moment' }],
+      },
+    });
     const { wrapper } = mountWith(SpeedControl, client);
     await find(wrapper, 'speed-10x').trigger('click');
     await flushPromises();

@@ -9,26 +9,64 @@ import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import { fakeClient } from './fake-client.js';
 
 const STREAM = { jobsPerHour: 24, malleablePct: 60, rigidPct: 25, evolvingPct: 15 };
-const QUEUE_AND_FPE = { queue: 'koala' as const, reservationDepth: null, priority: 'submit' as const, fpeVariant: '2X+c' as const };
+const QUEUE_AND_FPE = {
+  queue: 'koala' as const,
+  reservationDepth: null,
+  priority: 'submit' as const,
+  fpeVariant: '2X+c' as const,
+};
 
 describe('settings store', () => {
   beforeEach(() => setActivePinia(createPinia()));
 
   it('loads the settings into the form', async () => {
-    const client = fakeClient({ 'settings.get': { ok: true, value: { approach: 'pwa', policy: 'egs', triesThreshold: 7, stream: STREAM, ...QUEUE_AND_FPE } } });
+    const client = fakeClient({
+      'settings.get': {
+        ok: true,
+        value: { approach: 'pwa', policy: 'egs', triesThreshold: 7, stream: STREAM, ...QUEUE_AND_FPE },
+      },
+    });
     const store = defineSettingsStore(client)();
     expect(await store.load()).toBe(true);
     expect(client.calls).toEqual([{ method: 'settings.get', payload: {} }]);
     expect(store.form).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7, ...STREAM, ...QUEUE_AND_FPE });
-    expect(store.loaded).toEqual({ approach: 'pwa', policy: 'egs', triesThreshold: 7, stream: STREAM, ...QUEUE_AND_FPE });
+    expect(store.loaded).toEqual({
+      approach: 'pwa',
+      policy: 'egs',
+      triesThreshold: 7,
+      stream: STREAM,
+      ...QUEUE_AND_FPE,
+    });
   });
 
   it('saves the form and confirms', async () => {
-    const client = fakeClient({ 'settings.set': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 5, stream: { ...STREAM, jobsPerHour: 30 }, ...QUEUE_AND_FPE } } });
+    const client = fakeClient({
+      'settings.set': {
+        ok: true,
+        value: {
+          approach: 'pra',
+          policy: 'fpsma',
+          triesThreshold: 5,
+          stream: { ...STREAM, jobsPerHour: 30 },
+          ...QUEUE_AND_FPE,
+        },
+      },
+    });
     const store = defineSettingsStore(client)();
     store.form = { approach: 'pra', policy: 'fpsma', triesThreshold: 5, ...STREAM, jobsPerHour: 30, ...QUEUE_AND_FPE };
     expect(await store.save()).toBe(true);
-    expect(client.calls).toEqual([{ method: 'settings.set', payload: { approach: 'pra', policy: 'fpsma', triesThreshold: 5, stream: { ...STREAM, jobsPerHour: 30 }, ...QUEUE_AND_FPE } }]);
+    expect(client.calls).toEqual([
+      {
+        method: 'settings.set',
+        payload: {
+          approach: 'pra',
+          policy: 'fpsma',
+          triesThreshold: 5,
+          stream: { ...STREAM, jobsPerHour: 30 },
+          ...QUEUE_AND_FPE,
+        },
+      },
+    ]);
     expect(store.saved).toBe(true);
     expect(store.errors).toEqual({});
     store.touch('policy');
@@ -65,7 +103,12 @@ describe('settings store', () => {
   });
 
   it('refuses an empty arrival rate of the stream without calling the API', async () => {
-    const client = fakeClient({ 'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE } } });
+    const client = fakeClient({
+      'settings.get': {
+        ok: true,
+        value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE },
+      },
+    });
     const store = defineSettingsStore(client)();
     await store.load();
     store.form.jobsPerHour = null;
@@ -90,11 +133,17 @@ describe('Settings view', () => {
     const pinia = createPinia();
     setActivePinia(pinia);
     const client = fakeClient({
-      'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE } },
+      'settings.get': {
+        ok: true,
+        value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE },
+      },
       'settings.set': { ok: false, errors: [{ path: 'policy', message: 'unknown policy' }] },
     });
     const stores = createStores(client);
-    const wrapper = mount(SettingsView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    const wrapper = mount(SettingsView, {
+      global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+      attachTo: 'body',
+    });
     await flushPromises();
     expect(wrapper.find('[data-testid="settings-view"]').exists()).toBe(true);
     // (The Clusters section below loads its own list as well.)
@@ -107,7 +156,10 @@ describe('Settings view', () => {
     expect(wrapper.find('[data-testid="error-policy"]').text()).toBe('unknown policy');
     expect(wrapper.find('[data-testid="settings-saved"]').exists()).toBe(false);
 
-    client.answers['settings.set'] = { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE } };
+    client.answers['settings.set'] = {
+      ok: true,
+      value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE },
+    };
     await wrapper.find('[data-testid="save-settings"]').trigger('click');
     await flushPromises();
     expect(wrapper.find('[data-testid="error-policy"]').exists()).toBe(false);
@@ -115,7 +167,7 @@ describe('Settings view', () => {
     wrapper.unmount();
   });
 
-  it('offers the malleability policies the host serves (settings.choices), with the chosen one\'s description', async () => {
+  it("offers the malleability policies the host serves (settings.choices), with the chosen one's description", async () => {
     const pinia = createPinia();
     setActivePinia(pinia);
     const policies = [
@@ -124,14 +176,24 @@ describe('Settings view', () => {
       { name: 'rigid', description: 'never resize' },
     ];
     const client = fakeClient({
-      'settings.get': { ok: true, value: { approach: 'pra', policy: 'dbes', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE } },
+      'settings.get': {
+        ok: true,
+        value: { approach: 'pra', policy: 'dbes', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE },
+      },
       'settings.choices': { ok: true, value: { queuePolicies: [], priorities: [], policies, fpeVariants: [] } },
     });
     const stores = createStores(client);
-    const wrapper = mount(SettingsView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    const wrapper = mount(SettingsView, {
+      global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+      attachTo: 'body',
+    });
     await flushPromises();
     const select = wrapper.findAllComponents(NSelect).find((c) => c.attributes('data-testid') === 'field-policy')!;
-    expect((select.props('options') as Array<{ value: string }>).map((o) => o.value)).toEqual(['fpsma', 'dbes', 'rigid']);
+    expect((select.props('options') as Array<{ value: string }>).map((o) => o.value)).toEqual([
+      'fpsma',
+      'dbes',
+      'rigid',
+    ]);
     expect(wrapper.find('[data-testid="hint-policy"]').text()).toBe('expand what reserved jobs wait for');
     stores.settings.form.policy = 'rigid';
     await flushPromises();
@@ -139,7 +201,7 @@ describe('Settings view', () => {
     wrapper.unmount();
   });
 
-  it('offers the FPE variants the host serves (settings.choices) in a select, with the chosen one\'s description, and saves the choice', async () => {
+  it("offers the FPE variants the host serves (settings.choices) in a select, with the chosen one's description, and saves the choice", async () => {
     const pinia = createPinia();
     setActivePinia(pinia);
     const fpeVariants = [
@@ -148,20 +210,33 @@ describe('Settings view', () => {
       { name: 'infX' as const, description: 'expand without limit' },
     ];
     const client = fakeClient({
-      'settings.get': { ok: true, value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE } },
+      'settings.get': {
+        ok: true,
+        value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE },
+      },
       'settings.choices': { ok: true, value: { queuePolicies: [], priorities: [], policies: [], fpeVariants } },
     });
     const stores = createStores(client);
-    const wrapper = mount(SettingsView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    const wrapper = mount(SettingsView, {
+      global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+      attachTo: 'body',
+    });
     await flushPromises();
     const select = wrapper.findAllComponents(NSelect).find((c) => c.attributes('data-testid') === 'field-fpeVariant')!;
-    expect((select.props('options') as Array<{ value: string }>).map((o) => o.value)).toEqual(['rigid', '2X+c', 'infX']);
+    expect((select.props('options') as Array<{ value: string }>).map((o) => o.value)).toEqual([
+      'rigid',
+      '2X+c',
+      'infX',
+    ]);
     expect(select.props('value')).toBe('2X+c');
     expect(wrapper.find('[data-testid="hint-fpeVariant"]').text()).toBe('expand to twice, then compact');
     select.vm.$emit('update:value', 'infX');
     await flushPromises();
     expect(wrapper.find('[data-testid="hint-fpeVariant"]').text()).toBe('expand without limit');
-    client.answers['settings.set'] = { ok: false, errors: [{ path: 'fpeVariant', message: 'must be one of rigid, noX' }] };
+    client.answers['settings.set'] = {
+      ok: false,
+      errors: [{ path: 'fpeVariant', message: 'must be one of rigid, noX' }],
+    };
     await wrapper.find('[data-testid="save-settings"]').trigger('click');
     await flushPromises();
     expect(client.calls.find((c) => c.method === 'settings.set')?.payload).toMatchObject({ fpeVariant: 'infX' });

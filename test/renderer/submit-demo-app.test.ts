@@ -15,7 +15,10 @@ describe('Submit form: staged demo applications', () => {
     const pinia = createPinia();
     setActivePinia(pinia);
     const stores = createStores(client);
-    const wrapper = mount(SubmitView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    const wrapper = mount(SubmitView, {
+      global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+      attachTo: 'body',
+    });
     expect(wrapper.find('[data-testid="hint-program"]').text()).toContain('{assets}');
     const demo = wrapper.findAllComponents(NSelect).find((c) => c.attributes('data-testid') === 'field-demo-app')!;
     expect(demo.props('options')).toEqual([
@@ -28,7 +31,10 @@ describe('Submit form: staged demo applications', () => {
     expect(stores.submit.form).toMatchObject({ program: '{assets}/apps/gadget-demo.mjs', app: 'gadget2' });
     await wrapper.find('form').trigger('submit');
     await flushPromises();
-    const sent = client.calls.find((c) => c.method === 'jobs.submit')!.payload as { components: { program: string }[]; app: { model: string } };
+    const sent = client.calls.find((c) => c.method === 'jobs.submit')!.payload as {
+      components: { program: string }[];
+      app: { model: string };
+    };
     expect(sent.components[0]!.program).toBe('{assets}/apps/gadget-demo.mjs');
     expect(sent.app.model).toBe('gadget2');
     // The periodic demo is an interactive job's application: choosing it chooses the kind.

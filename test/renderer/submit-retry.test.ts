@@ -30,7 +30,10 @@ function fakeHost() {
     },
   };
   const client = fakeClient({ 'jobs.submit': (payload) => host.submit(payload) });
-  const ids = () => client.calls.filter((c) => c.method === 'jobs.submit').map((c) => (c.payload as { submissionId?: string }).submissionId);
+  const ids = () =>
+    client.calls
+      .filter((c) => c.method === 'jobs.submit')
+      .map((c) => (c.payload as { submissionId?: string }).submissionId);
   return { host, client, ids };
 }
 
@@ -82,7 +85,12 @@ describe('idempotent submissions', () => {
   });
 
   it('does not repeat a call the host refused, and shows the refusal', async () => {
-    const client = fakeClient({ 'jobs.submit': { ok: false, errors: [{ path: '', message: 'the stored run is being resumed (40 % replayed): try again in a moment' }] } });
+    const client = fakeClient({
+      'jobs.submit': {
+        ok: false,
+        errors: [{ path: '', message: 'the stored run is being resumed (40 % replayed): try again in a moment' }],
+      },
+    });
     const store = defineSubmitStore(client)();
     expect(await store.submit()).toBe(false);
     expect(client.calls).toHaveLength(1);

@@ -34,7 +34,14 @@ describe('submit store', () => {
     expect(client.calls).toEqual([
       {
         method: 'jobs.submit',
-        payload: { kind: 'malleable', components: [{ program: 'ft', min: 2, max: 16, initial: 4 }], placement: 'wf', app: { model: 'ft' }, walltime: 3600, submissionId: expect.any(String) },
+        payload: {
+          kind: 'malleable',
+          components: [{ program: 'ft', min: 2, max: 16, initial: 4 }],
+          placement: 'wf',
+          app: { model: 'ft' },
+          walltime: 3600,
+          submissionId: expect.any(String),
+        },
       },
     ]);
   });

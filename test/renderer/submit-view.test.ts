@@ -13,7 +13,10 @@ function mountSubmit(client = fakeClient()) {
   const pinia = createPinia();
   setActivePinia(pinia);
   const stores = createStores(client);
-  const wrapper = mount(SubmitView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+  const wrapper = mount(SubmitView, {
+    global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+    attachTo: 'body',
+  });
   return { wrapper, stores, client };
 }
 
@@ -55,7 +58,9 @@ describe('Submit form', () => {
   });
 
   it('submits through the API and shows the job id, or the API errors under their fields', async () => {
-    const client = fakeClient({ 'jobs.submit': { ok: false, errors: [{ path: 'components[0].program', message: 'unknown program' }] } });
+    const client = fakeClient({
+      'jobs.submit': { ok: false, errors: [{ path: 'components[0].program', message: 'unknown program' }] },
+    });
     const { wrapper } = mountSubmit(client);
     await wrapper.find('form').trigger('submit');
     await flushPromises();

@@ -8,33 +8,75 @@ import { createPinia, setActivePinia } from 'pinia';
 import SubmitView from '../../renderer/src/views/SubmitView.vue';
 import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import { defineTemplatesStore } from '../../renderer/src/stores/templates.js';
-import { APP_MODELS, defaultForm, fromSpec, JOB_KINDS, PLACEMENT_POLICIES, toSpec, type SubmitForm } from '../../renderer/src/stores/submit.js';
+import {
+  APP_MODELS,
+  defaultForm,
+  fromSpec,
+  JOB_KINDS,
+  PLACEMENT_POLICIES,
+  toSpec,
+  type SubmitForm,
+} from '../../renderer/src/stores/submit.js';
 import { fakeClient } from './fake-client.js';
 import { hms } from '../../renderer/src/format.js';
 
-const ft = { name: 'ft-8', kind: 'malleable' as const, placement: 'cf' as const, submitTime: 0, app: { model: 'ft' as const }, walltime: 900, components: [{ min: 2, max: 8, initial: 4, program: 'ft', args: [], inputFiles: [] }] };
-const rigid = { kind: 'rigid' as const, placement: 'wf' as const, submitTime: 0, components: [{ processors: 6, program: 'x', args: [], inputFiles: [] }] };
+const ft = {
+  name: 'ft-8',
+  kind: 'malleable' as const,
+  placement: 'cf' as const,
+  submitTime: 0,
+  app: { model: 'ft' as const },
+  walltime: 900,
+  components: [{ min: 2, max: 8, initial: 4, program: 'ft', args: [], inputFiles: [] }],
+};
+const rigid = {
+  kind: 'rigid' as const,
+  placement: 'wf' as const,
+  submitTime: 0,
+  components: [{ processors: 6, program: 'x', args: [], inputFiles: [] }],
+};
 
 describe('templates store', () => {
   beforeEach(() => setActivePinia(createPinia()));
 
-  it('lists the host\'s templates and saves the form under the name typed, then lists again', async () => {
-    const client = fakeClient({ 'templates.list': { ok: true, value: { templates: [{ name: 'a', spec: rigid }] } }, 'templates.save': { ok: true, value: { name: 'ft small' } } });
+  it("lists the host's templates and saves the form under the name typed, then lists again", async () => {
+    const client = fakeClient({
+      'templates.list': { ok: true, value: { templates: [{ name: 'a', spec: rigid }] } },
+      'templates.save': { ok: true, value: { name: 'ft small' } },
+    });
     const store = defineTemplatesStore(client)();
     expect(await store.load()).toBe(true);
     expect(store.templates.map((t) => t.name)).toEqual(['a']);
     store.name = 'ft small';
-    client.answers['templates.list'] = { ok: true, value: { templates: [{ name: 'a', spec: rigid }, { name: 'ft small', spec: ft }] } };
+    client.answers['templates.list'] = {
+      ok: true,
+      value: {
+        templates: [
+          { name: 'a', spec: rigid },
+          { name: 'ft small', spec: ft },
+        ],
+      },
+    };
     expect(await store.save(ft)).toBe(true);
     expect(store.templates.map((t) => t.name)).toEqual(['a', 'ft small']);
-    expect(client.calls.filter((c) => c.method === 'templates.save')).toEqual([{ method: 'templates.save', payload: { name: 'ft small', spec: ft } }]);
+    expect(client.calls.filter((c) => c.method === 'templates.save')).toEqual([
+      { method: 'templates.save', payload: { name: 'ft small', spec: ft } },
+    ]);
     expect(client.calls.at(-1)!.method).toBe('templates.list');
     expect(store.chosen).toBe('ft small');
     expect(store.name).toBe('');
   });
 
-  it('refuses a blank name without asking the host, and shows the host\'s refusals at their field', async () => {
-    const client = fakeClient({ 'templates.save': { ok: false, errors: [{ path: 'name', message: 'must be at most 64 characters' }, { path: 'spec.components[0].min', message: 'must be at least 1' }] } });
+  it("refuses a blank name without asking the host, and shows the host's refusals at their field", async () => {
+    const client = fakeClient({
+      'templates.save': {
+        ok: false,
+        errors: [
+          { path: 'name', message: 'must be at most 64 characters' },
+          { path: 'spec.components[0].min', message: 'must be at least 1' },
+        ],
+      },
+    });
     const store = defineTemplatesStore(client)();
     store.name = '   ';
     expect(await store.save(ft)).toBe(false);
@@ -79,14 +121,23 @@ describe('form from a template', () => {
       dataUnits: fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }),
       deadlineMs: fc.option(fc.integer({ min: 1, max: 5000 }), { nil: null }),
       profiled: fc.boolean(),
-      steps: fc.array(fc.record({ duration_s: fc.integer({ min: 1, max: 3600 }), processors: fc.integer({ min: 1, max: 64 }) }), { minLength: 1, maxLength: 4 }),
+      steps: fc.array(
+        fc.record({ duration_s: fc.integer({ min: 1, max: 3600 }), processors: fc.integer({ min: 1, max: 64 }) }),
+        { minLength: 1, maxLength: 4 },
+      ),
       placement: fc.constantFrom(...PLACEMENT_POLICIES),
       program: fc.constantFrom('ft', 'gadget2', 'a.out'),
       // Words as typed: any spacing between them, before and after.
-      args: fc.array(fc.constantFrom('400000', '12', '--fast', "it's", '{assets}/x'), { maxLength: 4 }).chain((words) => fc.constantFrom(words.join(' '), ` ${words.join('   ')} `)),
+      args: fc
+        .array(fc.constantFrom('400000', '12', '--fast', "it's", '{assets}/x'), { maxLength: 4 })
+        .chain((words) => fc.constantFrom(words.join(' '), ` ${words.join('   ')} `)),
       cluster: fc.constantFrom(null, 'fs0', 'slurm'),
       // As typed: empty, seconds, or h:mm:ss.
-      walltime: fc.oneof(fc.constant(''), fc.integer({ min: 1, max: 86400 }).map(String), fc.integer({ min: 1, max: 86400 }).map(hms)),
+      walltime: fc.oneof(
+        fc.constant(''),
+        fc.integer({ min: 1, max: 86400 }).map(String),
+        fc.integer({ min: 1, max: 86400 }).map(hms),
+      ),
     });
     fc.assert(
       fc.property(formArb, (form: SubmitForm) => {
@@ -97,13 +148,24 @@ describe('form from a template', () => {
   });
 
   it('keeps the arguments and the fixed cluster', () => {
-    const spec = toSpec({ ...defaultForm(), program: '{assets}/apps/ft-demo.mjs', args: ' 4000  12 ', cluster: 'slurm' });
-    expect(spec.components).toEqual([{ program: '{assets}/apps/ft-demo.mjs', args: ['4000', '12'], cluster: 'slurm', min: 2, max: 32 }]);
+    const spec = toSpec({
+      ...defaultForm(),
+      program: '{assets}/apps/ft-demo.mjs',
+      args: ' 4000  12 ',
+      cluster: 'slurm',
+    });
+    expect(spec.components).toEqual([
+      { program: '{assets}/apps/ft-demo.mjs', args: ['4000', '12'], cluster: 'slurm', min: 2, max: 32 },
+    ]);
     expect(fromSpec(spec)).toMatchObject({ program: '{assets}/apps/ft-demo.mjs', args: '4000 12', cluster: 'slurm' });
   });
 
   it('keeps the defaults for what a spec does not say, and FT for a model the form does not offer', () => {
-    const form = fromSpec({ kind: 'rigid', app: { model: 'fixed', runtime: 60 }, components: [{ processors: 3, program: 'p' }] });
+    const form = fromSpec({
+      kind: 'rigid',
+      app: { model: 'fixed', runtime: 60 },
+      components: [{ processors: 3, program: 'p' }],
+    });
     expect(form).toEqual({ ...defaultForm(), kind: 'rigid', processors: 3, program: 'p', app: 'ft' });
   });
 });
@@ -112,16 +174,30 @@ describe('Submit view templates', () => {
   it('fills the form from the chosen template and saves the form under a name', async () => {
     const pinia = createPinia();
     setActivePinia(pinia);
-    const client = fakeClient({ 'templates.list': { ok: true, value: { templates: [{ name: 'ft-8', spec: ft }] } }, 'templates.save': { ok: true, value: { name: 'mine' } } });
+    const client = fakeClient({
+      'templates.list': { ok: true, value: { templates: [{ name: 'ft-8', spec: ft }] } },
+      'templates.save': { ok: true, value: { name: 'mine' } },
+    });
     const stores = createStores(client);
-    const wrapper = mount(SubmitView, { global: { plugins: [pinia], provide: { [STORES as symbol]: stores } }, attachTo: 'body' });
+    const wrapper = mount(SubmitView, {
+      global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+      attachTo: 'body',
+    });
     await flushPromises();
     expect(stores.templates.templates).toHaveLength(1);
     stores.templates.chosen = 'ft-8';
     await flushPromises();
     await wrapper.find('[data-testid="template-apply"]').trigger('click');
     await flushPromises();
-    expect(stores.submit.form).toMatchObject({ name: 'ft-8', kind: 'malleable', min: 2, max: 8, initial: 4, placement: 'cf', walltime: '0:15:00' });
+    expect(stores.submit.form).toMatchObject({
+      name: 'ft-8',
+      kind: 'malleable',
+      min: 2,
+      max: 8,
+      initial: 4,
+      placement: 'cf',
+      walltime: '0:15:00',
+    });
     expect((wrapper.find('[data-testid="field-max"] input').element as unknown as { value: string }).value).toBe('8');
 
     await wrapper.find('[data-testid="template-name"] input').setValue('mine');

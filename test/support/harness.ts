@@ -50,7 +50,11 @@ export class FakeApplications implements ApplicationPort {
   }
   readonly refusals: Array<{ jobId: string; reason: string }> = [];
   requestShrink(offerId: number, jobId: string, processors: number, mandatory: boolean, deadline?: number): void {
-    this.shrinkRequests.push(deadline === undefined ? { offerId, jobId, processors, mandatory } : { offerId, jobId, processors, mandatory, deadline });
+    this.shrinkRequests.push(
+      deadline === undefined
+        ? { offerId, jobId, processors, mandatory }
+        : { offerId, jobId, processors, mandatory, deadline },
+    );
   }
   /** Accepted grows cut before they were granted: what the application was told. */
   readonly grants: Array<{ offerId: number; jobId: string; granted: number; accepted: number }> = [];
@@ -66,21 +70,35 @@ export class FakeApplications implements ApplicationPort {
 }
 
 /** Clusters by name and processors; threshold equal to processors unless given. */
-export function grid(clusters: Record<string, number | { processors: number; threshold?: number; supportsReservations?: boolean }>, extra: Partial<GridSpecInput> = {}) {
+export function grid(
+  clusters: Record<string, number | { processors: number; threshold?: number; supportsReservations?: boolean }>,
+  extra: Partial<GridSpecInput> = {},
+) {
   return buildGrid(
     gridSpecSchema.parse({
       ...extra,
-      clusters: Object.entries(clusters).map(([name, c]) => (typeof c === 'number' ? { name, processors: c } : { name, ...c })),
+      clusters: Object.entries(clusters).map(([name, c]) =>
+        typeof c === 'number' ? { name, processors: c } : { name, ...c },
+      ),
     }),
   );
 }
 
-export function malleable(id: string, min: number, max: number, extra: Partial<JobSpecInput> & { initial?: number; cluster?: string } = {}): JobSpecInput {
+export function malleable(
+  id: string,
+  min: number,
+  max: number,
+  extra: Partial<JobSpecInput> & { initial?: number; cluster?: string } = {},
+): JobSpecInput {
   const { initial, cluster, ...rest } = extra;
   return { id, kind: 'malleable', components: [{ min, max, initial, cluster, program: 'app' }], ...rest };
 }
 
-export function rigid(id: string, processors: number, extra: Partial<JobSpecInput> & { cluster?: string } = {}): JobSpecInput {
+export function rigid(
+  id: string,
+  processors: number,
+  extra: Partial<JobSpecInput> & { cluster?: string } = {},
+): JobSpecInput {
   const { cluster, ...rest } = extra;
   return { id, kind: 'rigid', components: [{ processors, cluster, program: 'app' }], ...rest };
 }
@@ -117,19 +135,29 @@ export function harness(g: ReturnType<typeof grid>, options: Partial<SchedulerOp
     /** The local managers start every component submitted and not started yet. */
     startAll() {
       for (const m of managers) {
-        for (const r of m.submitted.splice(0)) scheduler.receive({ type: 'started', cluster: m.cluster, jobId: r.jobId, component: r.component, processors: r.processors }, now);
+        for (const r of m.submitted.splice(0))
+          scheduler.receive(
+            { type: 'started', cluster: m.cluster, jobId: r.jobId, component: r.component, processors: r.processors },
+            now,
+          );
       }
       scheduler.advance(now);
     },
     status(cluster: string, background: number) {
       const c = g.cluster(cluster)!;
-      scheduler.receive({ type: 'status', cluster, status: { processors: c.processors, background, reachable: true } }, now);
+      scheduler.receive(
+        { type: 'status', cluster, status: { processors: c.processors, background, reachable: true } },
+        now,
+      );
       scheduler.advance(now);
     },
     /** A poll shows local users gave processors back (background one higher, then `background`): growth is due. */
     freed(cluster: string, background: number) {
       const c = g.cluster(cluster)!;
-      scheduler.receive({ type: 'status', cluster, status: { processors: c.processors, background: background + 1, reachable: true } }, now);
+      scheduler.receive(
+        { type: 'status', cluster, status: { processors: c.processors, background: background + 1, reachable: true } },
+        now,
+      );
       h.status(cluster, background);
     },
     answerGrow(offer: Offer, accepted: number) {
@@ -137,12 +165,14 @@ export function harness(g: ReturnType<typeof grid>, options: Partial<SchedulerOp
     },
     answerShrink(offer: Offer, accepted: number, release = true) {
       scheduler.receive({ type: 'shrinkAnswer', offerId: offer.offerId, jobId: offer.jobId, accepted }, now);
-      if (release && accepted > 0) scheduler.receive({ type: 'released', jobId: offer.jobId, processors: accepted, offerId: offer.offerId }, now);
+      if (release && accepted > 0)
+        scheduler.receive({ type: 'released', jobId: offer.jobId, processors: accepted, offerId: offer.offerId }, now);
     },
     /** Active processors arrive for every grow the managers were asked for. */
     growAll() {
       for (const m of managers) {
-        for (const g2 of m.grows.splice(0)) scheduler.receive({ type: 'grown', cluster: m.cluster, jobId: g2.jobId, processors: g2.processors }, now);
+        for (const g2 of m.grows.splice(0))
+          scheduler.receive({ type: 'grown', cluster: m.cluster, jobId: g2.jobId, processors: g2.processors }, now);
       }
       scheduler.advance(now);
     },

@@ -14,17 +14,25 @@ export class MessageLog {
   };
 
   of<T extends ManagerMessage['type']>(type: T, jobId?: string): Array<Extract<ManagerMessage, { type: T }>> {
-    return this.messages.filter((m): m is Extract<ManagerMessage, { type: T }> => m.type === type && (jobId === undefined || ('jobId' in m && m.jobId === jobId)));
+    return this.messages.filter(
+      (m): m is Extract<ManagerMessage, { type: T }> =>
+        m.type === type && (jobId === undefined || ('jobId' in m && m.jobId === jobId)),
+    );
   }
 
   /** The first message matching `match` (already there or yet to come); rejects after `timeoutMs`. */
-  async waitFor<T extends ManagerMessage['type']>(type: T, match: (m: Extract<ManagerMessage, { type: T }>) => boolean = () => true, timeoutMs = 20_000): Promise<Extract<ManagerMessage, { type: T }>> {
+  async waitFor<T extends ManagerMessage['type']>(
+    type: T,
+    match: (m: Extract<ManagerMessage, { type: T }>) => boolean = () => true,
+    timeoutMs = 20_000,
+  ): Promise<Extract<ManagerMessage, { type: T }>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.of(type).find(match);
       if (found) return found;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no "${type}" message came in ${timeoutMs} ms; got: ${JSON.stringify(this.messages)}`);
+      if (left <= 0)
+        throw new Error(`no "${type}" message came in ${timeoutMs} ms; got: ${JSON.stringify(this.messages)}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {

@@ -73,10 +73,26 @@ export function readSwf(text: string, maxJobs = Infinity): ReferenceJob[] {
     if (trimmed === '' || trimmed.startsWith(';')) continue;
     const f = trimmed.split(/\s+/).map(Number);
     if (f.length !== 18 || f.some((x) => !Number.isFinite(x))) continue;
-    const [number, submit, , runtime, allocated, , , requested, requestedTime] = f as [number, number, number, number, number, number, number, number, number];
+    const [number, submit, , runtime, allocated, , , requested, requestedTime] = f as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     const processors = allocated >= 1 ? allocated : requested;
     if (!(runtime > 0) || !(processors >= 1) || !Number.isInteger(processors) || !(submit >= 0)) continue;
-    jobs.push({ id: `swf-${number}`, submit, runtime, walltime: requestedTime > 0 ? requestedTime : runtime, processors });
+    jobs.push({
+      id: `swf-${number}`,
+      submit,
+      runtime,
+      walltime: requestedTime > 0 ? requestedTime : runtime,
+      processors,
+    });
   }
   const earliest = Math.min(...jobs.map((j) => j.submit));
   return jobs.map((j) => ({ ...j, submit: j.submit - earliest }));
@@ -99,7 +115,10 @@ interface Running {
 /** Simulates `jobs` on `processors` processors under `policy`. */
 export function simulate(jobs: readonly ReferenceJob[], processors: number, policy: ReferencePolicy): ReferenceRun {
   // Queue order: submit time, then trace order (a stable sort keeps it).
-  const arrivals = jobs.map((job, index) => ({ job, index })).sort((a, b) => a.job.submit - b.job.submit || a.index - b.index).map((a) => a.job);
+  const arrivals = jobs
+    .map((job, index) => ({ job, index }))
+    .sort((a, b) => a.job.submit - b.job.submit || a.index - b.index)
+    .map((a) => a.job);
   const rejected: string[] = [];
   const outcomes = new Map<string, ReferenceOutcome>();
   const queue: ReferenceJob[] = [];
@@ -119,7 +138,11 @@ export function simulate(jobs: readonly ReferenceJob[], processors: number, poli
 
   while (next < arrivals.length || running.length > 0 || queue.length > 0) {
     // The next instant something happens: an arrival, an end, or (CBF) a reservation's start.
-    const now = Math.min(next < arrivals.length ? arrivals[next]!.submit : Infinity, ...running.map((r) => r.end), ...reservations.values());
+    const now = Math.min(
+      next < arrivals.length ? arrivals[next]!.submit : Infinity,
+      ...running.map((r) => r.end),
+      ...reservations.values(),
+    );
     if (now === Infinity) throw new Error(`reference: ${queue.length} jobs wait for nothing`);
     // Every job that ends now, then every arrival now.
     let ended = false;
@@ -129,15 +152,34 @@ export function simulate(jobs: readonly ReferenceJob[], processors: number, poli
       running.splice(i, 1);
       free += r.job.processors;
       ended = true;
-      outcomes.set(r.job.id, { id: r.job.id, submit: r.job.submit, start: r.start, end: r.end, processors: r.job.processors, killed: r.job.runtime > r.job.walltime });
+      outcomes.set(r.job.id, {
+        id: r.job.id,
+        submit: r.job.submit,
+        start: r.start,
+        end: r.end,
+        processors: r.job.processors,
+        killed: r.job.runtime > r.job.walltime,
+      });
     }
     while (next < arrivals.length && arrivals[next]!.submit === now) {
       const job = arrivals[next++]!;
       if (job.processors > processors) rejected.push(job.id);
       else queue.push(job);
     }
-    if (policy === 'fcfs') fcfsPass(queue, () => free, (j) => start(j, now));
-    else if (policy === 'easy') easyPass(queue, running, now, () => free, (j) => start(j, now));
+    if (policy === 'fcfs')
+      fcfsPass(
+        queue,
+        () => free,
+        (j) => start(j, now),
+      );
+    else if (policy === 'easy')
+      easyPass(
+        queue,
+        running,
+        now,
+        () => free,
+        (j) => start(j, now),
+      );
     else cbfPass(queue, running, reservations, processors, now, ended, (j) => start(j, now));
   }
   return { jobs: arrivals.filter((j) => outcomes.has(j.id)).map((j) => outcomes.get(j.id)!), rejected };
@@ -149,7 +191,13 @@ function fcfsPass(queue: ReferenceJob[], free: () => number, start: (job: Refere
 }
 
 /** EASY, in the EASY paper's terms: shadow time and extra processors of the head, then backfilling in queue order. */
-function easyPass(queue: ReferenceJob[], running: readonly Running[], now: number, free: () => number, start: (job: ReferenceJob) => void): void {
+function easyPass(
+  queue: ReferenceJob[],
+  running: readonly Running[],
+  now: number,
+  free: () => number,
+  start: (job: ReferenceJob) => void,
+): void {
   fcfsPass(queue, free, start);
   if (queue.length < 2) return;
   const head = queue[0]!;
@@ -242,7 +290,8 @@ function cbfPass(
     if (at !== undefined && !ended) continue;
     if (at !== undefined) profile.take(at, at + job.walltime, -job.processors);
     const earliest = profile.earliest(job.processors, job.walltime);
-    if (at !== undefined && earliest > at) throw new Error(`reference: compression delayed ${job.id} from ${at} to ${earliest}`);
+    if (at !== undefined && earliest > at)
+      throw new Error(`reference: compression delayed ${job.id} from ${at} to ${earliest}`);
     profile.take(earliest, earliest + job.walltime, job.processors);
     reservations.set(job.id, earliest);
   }
@@ -266,7 +315,8 @@ export interface ReferenceSummary {
 
 export function summarize(run: ReferenceRun, tauS = 10): ReferenceSummary {
   const slowdown = (j: ReferenceOutcome) => Math.max(1, (j.end - j.submit) / Math.max(j.end - j.start, tauS));
-  const mean = (jobs: readonly ReferenceOutcome[], f: (j: ReferenceOutcome) => number) => (jobs.length ? jobs.reduce((s, j) => s + f(j), 0) / jobs.length : 0);
+  const mean = (jobs: readonly ReferenceOutcome[], f: (j: ReferenceOutcome) => number) =>
+    jobs.length ? jobs.reduce((s, j) => s + f(j), 0) / jobs.length : 0;
   const completed = run.jobs.filter((j) => !j.killed);
   const first = Math.min(...run.jobs.map((j) => j.submit));
   const last = Math.max(...run.jobs.map((j) => j.end));
@@ -289,6 +339,12 @@ if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${proce
     console.error('usage: reference-backfill.js <trace.swf[.gz]> <processors> <fcfs|easy|cbf> [max-jobs]');
     process.exit(2);
   }
-  const run = simulate(readSwfFile(file, max === undefined ? undefined : Number(max)), Number(n), policy as ReferencePolicy);
-  console.log(JSON.stringify({ trace: file, processors: Number(n), policy, rejected: run.rejected.length, ...summarize(run) }));
+  const run = simulate(
+    readSwfFile(file, max === undefined ? undefined : Number(max)),
+    Number(n),
+    policy as ReferencePolicy,
+  );
+  console.log(
+    JSON.stringify({ trace: file, processors: Number(n), policy, rejected: run.rejected.length, ...summarize(run) }),
+  );
 }

@@ -7,7 +7,14 @@ const clusterArb = fc
   .record({
     processors: fc.integer({ min: 4, max: 64 }),
     reserve: fc.integer({ min: 0, max: 3 }),
-    background: fc.option(fc.record({ every: fc.integer({ min: 20, max: 400 }), max: fc.integer({ min: 1, max: 8 }), duration: fc.integer({ min: 10, max: 600 }) }), { nil: undefined }),
+    background: fc.option(
+      fc.record({
+        every: fc.integer({ min: 20, max: 400 }),
+        max: fc.integer({ min: 1, max: 8 }),
+        duration: fc.integer({ min: 10, max: 600 }),
+      }),
+      { nil: undefined },
+    ),
     reservations: fc.boolean(),
   })
   .map((c) => ({ ...c, threshold: Math.max(2, c.processors - c.reserve) }));
@@ -39,7 +46,12 @@ export const scenarioArb = fc
         processors: c.processors,
         threshold: c.threshold,
         supportsReservations: c.reservations,
-        background: c.background && { meanInterarrivalS: c.background.every, minSize: 1, maxSize: c.background.max, meanDurationS: c.background.duration },
+        background: c.background && {
+          meanInterarrivalS: c.background.every,
+          minSize: 1,
+          maxSize: c.background.max,
+          meanDurationS: c.background.duration,
+        },
       })),
       files: [{ name: 'data', sizeMB: 500, replicas: ['c0'] }],
     };
@@ -51,8 +63,23 @@ export const scenarioArb = fc
       const hi = Math.max(lo, Math.min(64, Math.max(j.a, j.b)));
       const app = j.app === 'amdahl' ? { model: 'amdahl' as const, serial: 10, parallel: 300 } : { model: j.app };
       const inputFiles = j.files ? ['data'] : [];
-      if (j.kind === 'rigid') return { id: `j${i}`, kind: 'rigid', placement: j.placement, submitTime: t, app, components: [{ processors: lo, program: 'p', inputFiles }] };
-      return { id: `j${i}`, kind: j.kind, placement: j.placement, submitTime: t, app, components: [{ min: lo, max: hi, program: 'p', inputFiles }] };
+      if (j.kind === 'rigid')
+        return {
+          id: `j${i}`,
+          kind: 'rigid',
+          placement: j.placement,
+          submitTime: t,
+          app,
+          components: [{ processors: lo, program: 'p', inputFiles }],
+        };
+      return {
+        id: `j${i}`,
+        kind: j.kind,
+        placement: j.placement,
+        submitTime: t,
+        app,
+        components: [{ min: lo, max: hi, program: 'p', inputFiles }],
+      };
     });
     return { ...s, grid: gridSpecSchema.parse(grid), jobs: jobs.map((j) => jobSpecSchema.parse(j)) };
   });

@@ -19,14 +19,23 @@ export interface ServeProcess {
   readonly exited: Promise<number | string>;
   stderr(): string;
   /** POSTs to /api/<method>; resolves with the parsed answer. */
-  call<T = unknown>(method: string, body: unknown, init?: { signal?: AbortSignal }): Promise<{ ok: boolean; value: T; errors?: Array<{ path: string; message: string }> }>;
+  call<T = unknown>(
+    method: string,
+    body: unknown,
+    init?: { signal?: AbortSignal },
+  ): Promise<{ ok: boolean; value: T; errors?: Array<{ path: string; message: string }> }>;
 }
 
 export function startServe(args: readonly string[]): ServeProcess {
-  const child = spawn(process.execPath, ['bin/concertina.js', 'serve', '--port', '0', ...args], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/concertina.js', 'serve', '--port', '0', ...args], {
+    cwd: repoRoot,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr.on('data', (c) => (err += c));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   const ready = new Promise<{ origin: string; token: string }>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (c) => {
@@ -46,7 +55,12 @@ export function startServe(args: readonly string[]): ServeProcess {
     stderr: () => err,
     async call(method, body, init) {
       const { origin, token } = await ready;
-      const r = await fetch(`${origin}/api/${method}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(body), ...(init?.signal ? { signal: init.signal } : {}) });
+      const r = await fetch(`${origin}/api/${method}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+        ...(init?.signal ? { signal: init.signal } : {}),
+      });
       return (await r.json()) as never;
     },
   };

@@ -10,12 +10,22 @@ interface KeyOptions {
   rounds?: number;
 }
 
-export function sshKeyPair(type: 'ed25519' | 'ecdsa' | 'rsa', options: KeyOptions = {}): { private: string; public: string } {
-  const generate = ssh2.utils.generateKeyPairSync as (type: string, options: KeyOptions) => { private: string; public: string };
+export function sshKeyPair(
+  type: 'ed25519' | 'ecdsa' | 'rsa',
+  options: KeyOptions = {},
+): { private: string; public: string } {
+  const generate = ssh2.utils.generateKeyPairSync as (
+    type: string,
+    options: KeyOptions,
+  ) => { private: string; public: string };
   const passphrase = options.passphrase;
   for (let attempt = 0; attempt < 32; attempt++) {
     const pair = generate(type, options);
-    if (!(ssh2.utils.parseKey(pair.public) instanceof Error) && !(ssh2.utils.parseKey(pair.private, passphrase) instanceof Error)) return pair;
+    if (
+      !(ssh2.utils.parseKey(pair.public) instanceof Error) &&
+      !(ssh2.utils.parseKey(pair.private, passphrase) instanceof Error)
+    )
+      return pair;
   }
   throw new Error(`ssh2 made no readable ${String(type)} key pair in 32 attempts`);
 }

@@ -40,7 +40,9 @@ export async function startFakeSshd(options: FakeSshdOptions): Promise<FakeSshd>
   /** Commands running, each with the promise of its shell's exit. */
   const children = new Map<number, Promise<void>>();
   const authorised = (user: string, key: { algo: string; data: Buffer }) =>
-    (options.keys?.[user] ?? []).map((line) => ssh2.utils.parseKey(line) as ParsedKey).find((parsed) => parsed.type === key.algo && parsed.getPublicSSH().equals(key.data));
+    (options.keys?.[user] ?? [])
+      .map((line) => ssh2.utils.parseKey(line) as ParsedKey)
+      .find((parsed) => parsed.type === key.algo && parsed.getPublicSSH().equals(key.data));
   const server = new ssh2.Server({ hostKeys: [hostPair.private] }, (client: Connection) => {
     clients.add(client);
     client.on('close', () => clients.delete(client));

@@ -68,7 +68,10 @@ describe('Node SDK', () => {
     await a.sync();
     expect([a.size, a.target]).toEqual([4, 6]);
     // The cluster lost processors between the offers and the answers: neither grow comes.
-    send({ type: 'granted', offerId: 1, processors: 0, accepted: 1 }, { type: 'granted', offerId: 2, processors: 0, accepted: 1 });
+    send(
+      { type: 'granted', offerId: 1, processors: 0, accepted: 1 },
+      { type: 'granted', offerId: 2, processors: 0, accepted: 1 },
+    );
     await a.sync();
     expect([a.size, a.target]).toEqual([4, 4]);
     send({ type: 'offer', offerId: 3, processors: 2 });
@@ -87,7 +90,11 @@ describe('Node SDK', () => {
     // A stop is seen as soon as it is read: an offer read with it is refused even though it came first.
     send({ type: 'offer', offerId: 3, processors: 1 }, { type: 'stop', reason: 'cancelled' });
     await a.sync();
-    expect(written().slice(1).map((m) => m.type === 'offerAnswer' && [m.offerId, m.accepted])).toEqual([
+    expect(
+      written()
+        .slice(1)
+        .map((m) => m.type === 'offerAnswer' && [m.offerId, m.accepted]),
+    ).toEqual([
       [1, 1],
       [2, 1],
       [3, 0],
@@ -108,7 +115,10 @@ describe('Node SDK', () => {
         order.push(`resized ${size} after ${written().length} lines`);
       },
     });
-    send({ type: 'shrink', offerId: 7, processors: 2, mandatory: true }, { type: 'shrink', offerId: 8, processors: 1, mandatory: false });
+    send(
+      { type: 'shrink', offerId: 7, processors: 2, mandatory: true },
+      { type: 'shrink', offerId: 8, processors: 1, mandatory: false },
+    );
     await a.sync();
     expect(written().slice(1)).toEqual([
       { seq: 2, type: 'shrinkAnswer', offerId: 7, accepted: 3 },
@@ -153,7 +163,10 @@ describe('Node SDK', () => {
     const warn = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       const a = await start({ size: 1, min: 1, max: 4 });
-      appendFileSync(path.join(dir, 'to-app.jsonl'), `${encodeLine(1, { type: 'resources', size: 1 })}\nnot json\n${encodeLine(1, { type: 'offer', offerId: 9, processors: 1 })}\n{"v":1,"seq":2,"type":"offer","offerId":4,`);
+      appendFileSync(
+        path.join(dir, 'to-app.jsonl'),
+        `${encodeLine(1, { type: 'resources', size: 1 })}\nnot json\n${encodeLine(1, { type: 'offer', offerId: 9, processors: 1 })}\n{"v":1,"seq":2,"type":"offer","offerId":4,`,
+      );
       await a.sync();
       expect(written()).toHaveLength(1);
       expect(warn).toHaveBeenCalledWith(expect.stringMatching(/to-app\.jsonl:2: not JSON/));
@@ -166,7 +179,10 @@ describe('Node SDK', () => {
   });
 
   it('an application restarted in the same directory goes on numbering after a partial last line', async () => {
-    writeFileSync(path.join(dir, 'from-app.jsonl'), `${encodeLine(1, { type: 'progress', fraction: 0.1 })}\n{"v":1,"seq":2,"type":"prog`);
+    writeFileSync(
+      path.join(dir, 'from-app.jsonl'),
+      `${encodeLine(1, { type: 'progress', fraction: 0.1 })}\n{"v":1,"seq":2,"type":"prog`,
+    );
     const a = await start({ size: 1 });
     a.progress(0.5, 'again');
     a.done(true);
@@ -185,7 +201,9 @@ describe('Node SDK', () => {
     } finally {
       if (saved !== undefined) process.env.CONCERTINA_JOB_DIR = saved;
     }
-    await expect(connect({ dir, size: 5, min: 1, max: 4 })).rejects.toThrow(/CONCERTINA_SIZE \(5\) must lie within 1\.\.4/);
+    await expect(connect({ dir, size: 5, min: 1, max: 4 })).rejects.toThrow(
+      /CONCERTINA_SIZE \(5\) must lie within 1\.\.4/,
+    );
     await expect(connect({ dir, size: 2, min: 3, max: 1 })).rejects.toThrow(/CONCERTINA_MIN/);
   });
 });

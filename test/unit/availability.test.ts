@@ -7,7 +7,11 @@ const job = (id: string, n: number, end: number): Holding => ({ id, n, end });
 // Capacity 10 at now = 0; A (4) ends at 10, B (3) at 20, C (2) at 30, D (1) has no estimated end.
 // Free: [0,10) 0, [10,20) 4, [20,30) 7, [30,∞) 9.
 const fourJobs = () =>
-  AvailabilityProfile.build({ now: 0, capacity: 10, running: [job('A', 4, 10), job('B', 3, 20), job('C', 2, 30), job('D', 1, Infinity)] });
+  AvailabilityProfile.build({
+    now: 0,
+    capacity: 10,
+    running: [job('A', 4, 10), job('B', 3, 20), job('C', 2, 30), job('D', 1, Infinity)],
+  });
 
 describe('AvailabilityProfile: free capacity', () => {
   it('is the capacity minus what running jobs hold until their end', () => {
@@ -33,7 +37,10 @@ describe('AvailabilityProfile: free capacity', () => {
 
   it('a job whose estimated end has passed holds nothing, and a capacity profile is read from now on', () => {
     // Capacity 8 until 50, then 6 (say, a known drop); E's end (5) is before now (10).
-    const capacity = StepFunction.fromSteps(3, [{ t: 0, v: 8 }, { t: 50, v: 6 }]);
+    const capacity = StepFunction.fromSteps(3, [
+      { t: 0, v: 8 },
+      { t: 50, v: 6 },
+    ]);
     const p = AvailabilityProfile.build({ now: 10, capacity, running: [job('E', 4, 5), job('F', 2, 40)] });
     expect(p.freeAt(10)).toBe(6); // 8 - F
     expect(p.freeAt(40)).toBe(8);
@@ -74,7 +81,11 @@ describe('AvailabilityProfile: earliest fit', () => {
   });
 
   it('a request may end at the instant a reservation starts, and not a moment later', () => {
-    const p = AvailabilityProfile.build({ now: 0, capacity: 4, reservations: [{ id: 'r', n: 4, start: 10, duration: 10 }] });
+    const p = AvailabilityProfile.build({
+      now: 0,
+      capacity: 4,
+      reservations: [{ id: 'r', n: 4, start: 10, duration: 10 }],
+    });
     expect(p.earliestFit(4, 10)).toEqual({ fits: true, start: 0, waitsFor: [] });
     expect(p.earliestFit(4, 10.5)).toEqual({ fits: true, start: 20, waitsFor: [] });
     expect(p.earliestFit(1, 10.5, 5)).toEqual({ fits: true, start: 20, waitsFor: [] });
@@ -117,7 +128,12 @@ describe('AvailabilityProfile: which running jobs a start waits for', () => {
   });
 
   it('names no job when the start comes from a reservation ending, and every release on an overbooked window', () => {
-    const p = AvailabilityProfile.build({ now: 0, capacity: 6, running: [job('A', 2, 5)], reservations: [{ id: 'r', n: 4, start: 0, duration: 10 }] });
+    const p = AvailabilityProfile.build({
+      now: 0,
+      capacity: 6,
+      running: [job('A', 2, 5)],
+      reservations: [{ id: 'r', n: 4, start: 0, duration: 10 }],
+    });
     // Free: [0,5) 0, [5,10) 2, [10,∞) 6. 4 start at 10, when r ends; A's release is covered by the slack (6 - 4).
     expect(p.earliestFit(4, 1)).toEqual({ fits: true, start: 10, waitsFor: [] });
     expect(p.waitsFor(10, 5, 1)).toEqual(['A']);

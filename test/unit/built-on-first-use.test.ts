@@ -27,6 +27,7 @@ describe('builtOnFirstUse', () => {
     const grid = z.strictObject({ clusters: z.array(cluster) });
     const parsed = parseWith(grid, { clusters: [{ name: 'a', processors: 1.5 }] });
     expect(parsed.ok).toBe(false);
-    if (!parsed.ok) expect(parsed.errors).toEqual([{ path: 'clusters[0].processors', message: 'must be a whole number' }]);
+    if (!parsed.ok)
+      expect(parsed.errors).toEqual([{ path: 'clusters[0].processors', message: 'must be a whole number' }]);
   });
 });

@@ -40,26 +40,30 @@ describe('ChannelLimiter', () => {
 
   it('never exceeds the limit and completes every task, whatever the durations (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 40 }), async (limit, delays) => {
-        const limiter = new ChannelLimiter(limit);
-        let running = 0;
-        let most = 0;
-        let done = 0;
-        await Promise.all(
-          delays.map(async (ticks) => {
-            const release = await limiter.acquire();
-            running++;
-            most = Math.max(most, running);
-            for (let i = 0; i < ticks; i++) await Promise.resolve();
-            running--;
-            done++;
-            release();
-          }),
-        );
-        expect(most).toBeLessThanOrEqual(limit);
-        expect(done).toBe(delays.length);
-        expect(limiter.inUse).toBe(0);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 40 }),
+        async (limit, delays) => {
+          const limiter = new ChannelLimiter(limit);
+          let running = 0;
+          let most = 0;
+          let done = 0;
+          await Promise.all(
+            delays.map(async (ticks) => {
+              const release = await limiter.acquire();
+              running++;
+              most = Math.max(most, running);
+              for (let i = 0; i < ticks; i++) await Promise.resolve();
+              running--;
+              done++;
+              release();
+            }),
+          );
+          expect(most).toBeLessThanOrEqual(limit);
+          expect(done).toBe(delays.length);
+          expect(limiter.inUse).toBe(0);
+        },
+      ),
     );
   });
 

@@ -19,7 +19,13 @@ const phases = fc.array(fc.record({ nodes, durationS: seconds }), { minLength: 1
 
 const app = fc.oneof(
   fc.record({ kind: fc.constant('rigid' as const), at, nodes, durationS: seconds }),
-  fc.record({ kind: fc.constant('moldable' as const), at, min: nodes, span: fc.integer({ min: 0, max: CLUSTER }), work: fc.integer({ min: 10, max: 3000 }) }),
+  fc.record({
+    kind: fc.constant('moldable' as const),
+    at,
+    min: nodes,
+    span: fc.integer({ min: 0, max: CLUSTER }),
+    work: fc.integer({ min: 10, max: 3000 }),
+  }),
   fc.record({ kind: fc.constant('predictable' as const), at, phases }),
   fc.record({ kind: fc.constant('nea' as const), at, phases, preallocation: nodes }),
 );
@@ -32,12 +38,25 @@ function clientSpec(a: AppSpec): ClientSpec {
       return { connectAt: a.at, make: (p) => new RigidApp(p, { nodes: a.nodes, durationS: a.durationS }) };
     case 'moldable': {
       const maxNodes = Math.min(CLUSTER, a.min + a.span);
-      return { connectAt: a.at, make: (p) => new MoldableApp(p, { minNodes: a.min, maxNodes, runtimeS: (n) => a.work / n + 5 }) };
+      return {
+        connectAt: a.at,
+        make: (p) => new MoldableApp(p, { minNodes: a.min, maxNodes, runtimeS: (n) => a.work / n + 5 }),
+      };
     }
     case 'predictable':
       return { connectAt: a.at, make: (p) => new PredictableApp(p, a.phases) };
     case 'nea':
-      return { connectAt: a.at, make: (p) => new ProbableNeaApp(p, { phases: a.phases, preallocation: a.preallocation, checkpointS: 5, restartS: 5, clusterNodes: CLUSTER }) };
+      return {
+        connectAt: a.at,
+        make: (p) =>
+          new ProbableNeaApp(p, {
+            phases: a.phases,
+            preallocation: a.preallocation,
+            checkpointS: 5,
+            restartS: 5,
+            clusterNodes: CLUSTER,
+          }),
+      };
   }
 }
 

@@ -62,7 +62,11 @@ describe('rigid', () => {
     expect([a!.endTime, b!.endTime, c!.endTime]).toEqual([100, 150, 50]);
     expect(a!.nodeIds).toEqual([0, 1, 2, 3, 4, 5]);
     expect(c!.nodeIds).toEqual([6, 7, 8, 9]);
-    for (const [i, n, d] of [[0, 6, 100], [1, 6, 50], [2, 4, 50]] as const) {
+    for (const [i, n, d] of [
+      [0, 6, 100],
+      [1, 6, 50],
+      [2, 4, 50],
+    ] as const) {
       expect(logs[i]).toEqual([{ op: 'request', t: 0, id: expect.any(Number), n, duration: d, type: 'NP' }]);
     }
   });
@@ -81,13 +85,28 @@ describe('moldable', () => {
 
   it('chooses the node count with the earliest end from its view', () => {
     // 4 nodes on [100, 1100), 10 after: n <= 4 starts at 100 (4 ends at 600); n > 4 starts at 1100 (10 ends at 1300).
-    const view = StepFunction.fromSteps(0, [{ t: 100, v: 4 }, { t: 1100, v: 10 }]);
-    expect(chooseMoldable(view, 0, { minNodes: 1, maxNodes: 10, runtimeS })).toEqual({ nodes: 4, startS: 100, endS: 600 });
+    const view = StepFunction.fromSteps(0, [
+      { t: 100, v: 4 },
+      { t: 1100, v: 10 },
+    ]);
+    expect(chooseMoldable(view, 0, { minNodes: 1, maxNodes: 10, runtimeS })).toEqual({
+      nodes: 4,
+      startS: 100,
+      endS: 600,
+    });
     // Only 5..10 allowed: 10 nodes, 1100 + 200.
-    expect(chooseMoldable(view, 0, { minNodes: 5, maxNodes: 10, runtimeS })).toEqual({ nodes: 10, startS: 1100, endS: 1300 });
+    expect(chooseMoldable(view, 0, { minNodes: 5, maxNodes: 10, runtimeS })).toEqual({
+      nodes: 10,
+      startS: 1100,
+      endS: 1300,
+    });
     // All 10 free from 100: 10 nodes end at 300; ties go to fewer nodes (a constant run time).
-    expect(chooseMoldable(StepFunction.fromSteps(0, [{ t: 100, v: 10 }]), 0, { minNodes: 1, maxNodes: 10, runtimeS })?.nodes).toBe(10);
-    expect(chooseMoldable(StepFunction.constant(10), 0, { minNodes: 2, maxNodes: 10, runtimeS: () => 50 })?.nodes).toBe(2);
+    expect(
+      chooseMoldable(StepFunction.fromSteps(0, [{ t: 100, v: 10 }]), 0, { minNodes: 1, maxNodes: 10, runtimeS })?.nodes,
+    ).toBe(10);
+    expect(chooseMoldable(StepFunction.constant(10), 0, { minNodes: 2, maxNodes: 10, runtimeS: () => 50 })?.nodes).toBe(
+      2,
+    );
     expect(chooseMoldable(StepFunction.constant(3), 0, { minNodes: 4, maxNodes: 10, runtimeS })).toBeUndefined();
   });
 
@@ -151,12 +170,32 @@ describe('malleable', () => {
       clusterNodes: 40,
       untilS: 200,
       apps: [
-        { connectAt: 0, endless: true, make: (p) => new MalleableApp(logged(mLog, p), { minNodes: 4, maxNodes: 40, durationS: Infinity, extraRule: powerOfTwoAtMost }) },
-        { connectAt: 10, endless: true, make: (p) => new MalleableApp(p, { minNodes: 0, maxNodes: 4, durationS: Infinity }) },
+        {
+          connectAt: 0,
+          endless: true,
+          make: (p) =>
+            new MalleableApp(logged(mLog, p), {
+              minNodes: 4,
+              maxNodes: 40,
+              durationS: Infinity,
+              extraRule: powerOfTwoAtMost,
+            }),
+        },
+        {
+          connectAt: 10,
+          endless: true,
+          make: (p) => new MalleableApp(p, { minNodes: 0, maxNodes: 4, durationS: Infinity }),
+        },
         rigid(30, 8, 100),
       ],
     });
-    return { result, mLog, m: result.clients[0] as MalleableApp, f: result.clients[1] as MalleableApp, r: result.clients[2] as RigidApp };
+    return {
+      result,
+      mLog,
+      m: result.clients[0] as MalleableApp,
+      f: result.clients[1] as MalleableApp,
+      r: result.clients[2] as RigidApp,
+    };
   };
 
   it('sends r_min, then r_extra COALLOCated with it, and takes a power of two leaving the rest to a filler', () => {
@@ -164,7 +203,16 @@ describe('malleable', () => {
     const rMin = (mLog[0] as { id: number }).id;
     expect(mLog.slice(0, 2)).toEqual([
       { op: 'request', t: 0, id: rMin, n: 4, duration: Infinity, type: 'NP' },
-      { op: 'request', t: 0, id: expect.any(Number), n: 32, duration: Infinity, type: 'P', relatedHow: 'COALLOC', relatedTo: rMin },
+      {
+        op: 'request',
+        t: 0,
+        id: expect.any(Number),
+        n: 32,
+        duration: Infinity,
+        type: 'P',
+        relatedHow: 'COALLOC',
+        relatedTo: rMin,
+      },
     ]);
     expect(m.minNodeIds).toEqual([0, 1, 2, 3]);
     expect(m.extraHistory[0]).toEqual({ t: 1, nodes: 32 });
@@ -205,13 +253,25 @@ describe('malleable, queued', () => {
     const log: Call[] = [];
     const run = runCoormApps({
       clusterNodes: 10,
-      apps: [rigid(0, 10, 100), { connectAt: 0, make: (p) => new MalleableApp(logged(log, p), { minNodes: 2, maxNodes: 10, durationS: 200 }) }],
+      apps: [
+        rigid(0, 10, 100),
+        { connectAt: 0, make: (p) => new MalleableApp(logged(log, p), { minNodes: 2, maxNodes: 10, durationS: 200 }) },
+      ],
     });
     const m = run.clients[1] as MalleableApp;
     const rMin = (log[0] as { id: number }).id;
     expect(log).toEqual([
       { op: 'request', t: 0, id: rMin, n: 2, duration: 200, type: 'NP' },
-      { op: 'request', t: 0, id: expect.any(Number), n: 8, duration: 200, type: 'P', relatedHow: 'COALLOC', relatedTo: rMin },
+      {
+        op: 'request',
+        t: 0,
+        id: expect.any(Number),
+        n: 8,
+        duration: 200,
+        type: 'P',
+        relatedHow: 'COALLOC',
+        relatedTo: rMin,
+      },
     ]);
     expect([m.startTime, m.endTime]).toEqual([100, 300]);
     expect(m.minNodeIds).toHaveLength(2);
@@ -304,7 +364,16 @@ describe('non-predictably evolving', () => {
     const { log, nea, r } = scenario(6);
     const pa = (log[0] as { id: number }).id;
     expect(log[0]).toEqual({ op: 'request', t: 0, id: pa, n: 6, duration: Infinity, type: 'PA' });
-    expect(log[1]).toEqual({ op: 'request', t: 0, id: expect.any(Number), n: 2, duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa });
+    expect(log[1]).toEqual({
+      op: 'request',
+      t: 0,
+      id: expect.any(Number),
+      n: 2,
+      duration: Infinity,
+      type: 'NP',
+      relatedHow: 'COALLOC',
+      relatedTo: pa,
+    });
     expect(log.filter((c) => c.op === 'update').map((c) => [c.t, (c as { n: number }).n])).toEqual([
       [100, 6],
       [200, 2],
@@ -371,7 +440,13 @@ describe('non-predictably evolving', () => {
     ];
     const run = runCoormApps({
       clusterNodes: 10,
-      apps: [{ connectAt: 0, make: (p) => new ProbableNeaApp(p, { phases, preallocation: 4, checkpointS: 10, restartS: 10, clusterNodes: 10 }) }],
+      apps: [
+        {
+          connectAt: 0,
+          make: (p) =>
+            new ProbableNeaApp(p, { phases, preallocation: 4, checkpointS: 10, restartS: 10, clusterNodes: 10 }),
+        },
+      ],
     });
     const nea = run.clients[0] as ProbableNeaApp;
     expect(nea.failure).toMatch(/phase 1 needs 12 nodes/);

@@ -164,7 +164,10 @@ describe('task bag of a parameter-sweep application', () => {
   it('never loses or invents tasks: started = running + completed + killed', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 10 })), { maxLength: 40 }),
+        fc.array(
+          fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 10 }), fc.integer({ min: 0, max: 10 })),
+          { maxLength: 40 },
+        ),
         (ops) => {
           const bag = new TaskBag(60);
           let now = 0;

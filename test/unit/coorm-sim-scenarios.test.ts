@@ -3,12 +3,26 @@
 // that a seed fixes a run.
 import { describe, expect, it } from 'vitest';
 import { amrProfile, clusterNodesFor, runCoormScenario, type CoormScenario } from '../../core/sim/coorm/simulation.js';
-import { analyseCoorm, coormRunMatrix, median, runCoormCase, type CoormExperimentConfig } from '../../core/sim/experiments/coorm.js';
+import {
+  analyseCoorm,
+  coormRunMatrix,
+  median,
+  runCoormCase,
+  type CoormExperimentConfig,
+} from '../../core/sim/experiments/coorm.js';
 import { nodesForEfficiency } from '../../core/sim/coorm/amr.js';
 import type { StepFunction } from '../../core/time/step-function.js';
 
 const STEPS = 200;
-const base: CoormScenario = { seed: 3, overcommit: 1, amrMode: 'dynamic', announceIntervalS: 0, psaTaskS: [600], sharing: 'coorm', steps: STEPS };
+const base: CoormScenario = {
+  seed: 3,
+  overcommit: 1,
+  amrMode: 'dynamic',
+  announceIntervalS: 0,
+  psaTaskS: [600],
+  sharing: 'coorm',
+  steps: STEPS,
+};
 const run = (o: Partial<CoormScenario>) => runCoormScenario({ ...base, ...o });
 
 describe('one run', () => {
@@ -81,8 +95,32 @@ describe("the paper's observations on a small configuration", () => {
 
   it('runs a repeated simulation once: Figure 10 at 0 s is Figure 9 dynamic at φ = 1', () => {
     const cache = new Map();
-    const fig9 = runCoormCase({ figure: 'overcommit', seed: 1, factor: 1, mode: 'dynamic', intervalS: 0, sharing: 'coorm', psaTaskS: [600], steps: 50 }, cache);
-    const fig10 = runCoormCase({ figure: 'announce', seed: 1, factor: 1, mode: 'dynamic', intervalS: 0, sharing: 'coorm', psaTaskS: [600], steps: 50 }, cache);
+    const fig9 = runCoormCase(
+      {
+        figure: 'overcommit',
+        seed: 1,
+        factor: 1,
+        mode: 'dynamic',
+        intervalS: 0,
+        sharing: 'coorm',
+        psaTaskS: [600],
+        steps: 50,
+      },
+      cache,
+    );
+    const fig10 = runCoormCase(
+      {
+        figure: 'announce',
+        seed: 1,
+        factor: 1,
+        mode: 'dynamic',
+        intervalS: 0,
+        sharing: 'coorm',
+        psaTaskS: [600],
+        steps: 50,
+      },
+      cache,
+    );
     expect(cache.size).toBe(1);
     expect(fig10.figure).toBe('announce');
     expect(fig10.psaWasteNodeS).toBe(fig9.psaWasteNodeS);
@@ -118,7 +156,7 @@ describe("the paper's observations on a small configuration", () => {
     expect(ann(900).amr_end_time_s).toBeGreaterThan(ann(0).amr_end_time_s);
   });
 
-  it('Figure 11: strict equi-partitioning is the RMS\'s: both PSAs are always offered the same view, unlike with filling', () => {
+  it("Figure 11: strict equi-partitioning is the RMS's: both PSAs are always offered the same view, unlike with filling", () => {
     const differing = (sharing: 'coorm' | 'strict') => {
       const latest = new Map<number, StepFunction>();
       let at = -1;

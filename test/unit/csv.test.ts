@@ -28,6 +28,11 @@ describe('csvField', () => {
   });
 
   it('writes rows as lines', () => {
-    expect(csvLines([['id', 'x'], ['=a', -1]])).toBe("id,x\n'=a,-1\n");
+    expect(
+      csvLines([
+        ['id', 'x'],
+        ['=a', -1],
+      ]),
+    ).toBe("id,x\n'=a,-1\n");
   });
 });

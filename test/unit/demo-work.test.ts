@@ -16,7 +16,8 @@ const children: ChildProcess[] = [];
 
 afterEach(() => {
   // Only the processes this test started, by their own handles.
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -40,22 +41,32 @@ type Message = { type: string; fraction?: number; note?: string; ok?: boolean };
 const messages = (jobDir: string): Message[] => {
   const file = path.join(jobDir, 'from-app.jsonl');
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.endsWith('}')).map((l) => JSON.parse(l) as Message);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.endsWith('}'))
+    .map((l) => JSON.parse(l) as Message);
 };
 
 /** Runs a demo to its end; the tasks its processors computed (work/ledger.json) and its done note. */
 async function runToEnd(app: string, args: readonly string[]) {
   const run = start(app, args);
   expect(await run.exited, run.stderr()).toBe(0);
-  const ledger = JSON.parse(readFileSync(path.join(run.jobDir, 'work', 'ledger.json'), 'utf8')) as Array<{ tasks: number }>;
-  return { tasks: ledger.reduce((sum, unit) => sum + unit.tasks, 0), done: messages(run.jobDir).find((m) => m.type === 'done')! };
+  const ledger = JSON.parse(readFileSync(path.join(run.jobDir, 'work', 'ledger.json'), 'utf8')) as Array<{
+    tasks: number;
+  }>;
+  return {
+    tasks: ledger.reduce((sum, unit) => sum + unit.tasks, 0),
+    done: messages(run.jobDir).find((m) => m.type === 'done')!,
+  };
 }
 
 /** The first progress line of a demo started without arguments; the demo is stopped then. */
 async function firstProgress(app: string): Promise<string> {
   const run = start(app, []);
   let progress: Message | undefined;
-  await expect.poll(() => (progress = messages(run.jobDir).find((m) => m.type === 'progress')), { timeout: 60_000, interval: 50 }).toBeDefined();
+  await expect
+    .poll(() => (progress = messages(run.jobDir).find((m) => m.type === 'progress')), { timeout: 60_000, interval: 50 })
+    .toBeDefined();
   run.child.kill('SIGKILL');
   return progress!.note!;
 }

@@ -22,7 +22,12 @@ describe('levelUp: handing out processors to even out extras', () => {
   ])('extras %j, room %j, %i to hand out → %j', (have, room, total, expected) => {
     const give = levelUp(have, room, total);
     expect(give).toEqual(expected);
-    expect(give.reduce((a, b) => a + b, 0)).toBe(Math.min(total, room.reduce((a, b) => a + b, 0)));
+    expect(give.reduce((a, b) => a + b, 0)).toBe(
+      Math.min(
+        total,
+        room.reduce((a, b) => a + b, 0),
+      ),
+    );
   });
 });
 
@@ -49,7 +54,11 @@ describe('the equipartition policy', () => {
 
   function threeRunning(approach: 'pra' | 'pwa' = 'pra') {
     const h = harness(grid({ a: 20 }), { policy: 'equipartition', approach });
-    for (const [t, id] of [[0, 'j1'], [1, 'j2'], [2, 'j3']] as const) {
+    for (const [t, id] of [
+      [0, 'j1'],
+      [1, 'j2'],
+      [2, 'j3'],
+    ] as const) {
       h.at(t).submit(malleable(id, 2, 10));
       h.pass();
       h.startAll();
@@ -64,11 +73,18 @@ describe('the equipartition policy', () => {
     h.answerGrow(h.apps.growOffers[0]!, 2); // j1 (FT-like) keeps a power of two: takes 2 of 5
     h.answerGrow(h.apps.growOffers[1]!, 5);
     h.answerGrow(h.apps.growOffers[2]!, 4);
-    expect(h.apps.growOffers.slice(0, 3).map((o) => [o.jobId, o.processors])).toEqual([['j1', 5], ['j2', 5], ['j3', 4]]);
+    expect(h.apps.growOffers.slice(0, 3).map((o) => [o.jobId, o.processors])).toEqual([
+      ['j1', 5],
+      ['j2', 5],
+      ['j3', 4],
+    ]);
     // 3 left for j2 (extras 5, room 3) and j3 (extras 4, room 4): level 6 takes 1 + 2 = 3.
     h.answerGrow(h.apps.growOffers[3]!, 1);
     h.answerGrow(h.apps.growOffers[4]!, 2);
-    expect(h.apps.growOffers.slice(3).map((o) => [o.jobId, o.processors])).toEqual([['j2', 1], ['j3', 2]]);
+    expect(h.apps.growOffers.slice(3).map((o) => [o.jobId, o.processors])).toEqual([
+      ['j2', 1],
+      ['j3', 2],
+    ]);
     expect(h.apps.growOffers).toHaveLength(5);
     expect(h.manager('a').grows.reduce((s, g) => s + g.processors, 0)).toBe(14);
   });

@@ -11,9 +11,26 @@ type Of<T extends SchedulerEvent['type']> = Extract<SchedulerEvent, { type: T }>
 
 function run(announceS: number, seed = 7) {
   const jobs: JobSpecInput[] = [
-    { id: 'amr', kind: 'evolving', app: { model: 'evolving', phases: 8, phaseS: 120, announceS }, components: [{ min: 4, max: 24, initial: 4, program: 'amr' }] },
-    { id: 'g1', kind: 'malleable', submitTime: 10, app: { model: 'gadget2' }, components: [{ min: 2, max: 32, initial: 16, program: 'gadget2' }] },
-    { id: 'g2', kind: 'malleable', submitTime: 20, app: { model: 'gadget2' }, components: [{ min: 2, max: 32, initial: 16, program: 'gadget2' }] },
+    {
+      id: 'amr',
+      kind: 'evolving',
+      app: { model: 'evolving', phases: 8, phaseS: 120, announceS },
+      components: [{ min: 4, max: 24, initial: 4, program: 'amr' }],
+    },
+    {
+      id: 'g1',
+      kind: 'malleable',
+      submitTime: 10,
+      app: { model: 'gadget2' },
+      components: [{ min: 2, max: 32, initial: 16, program: 'gadget2' }],
+    },
+    {
+      id: 'g2',
+      kind: 'malleable',
+      submitTime: 20,
+      app: { model: 'gadget2' },
+      components: [{ min: 2, max: 32, initial: 16, program: 'gadget2' }],
+    },
   ];
   const world = new SimWorld({
     grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 32 }] }),
@@ -46,7 +63,16 @@ describe('an evolving application among malleable ones (simulated)', () => {
     }
     // Malleable extras sat inside the pre-allocation at some instant.
     expect(r.fullWhileRunning).toBe(true);
-    expect(r.of('job.ended').map((e) => [e.jobId, e.state]).sort()).toEqual([['amr', 'completed'], ['g1', 'completed'], ['g2', 'completed']]);
+    expect(
+      r
+        .of('job.ended')
+        .map((e) => [e.jobId, e.state])
+        .sort(),
+    ).toEqual([
+      ['amr', 'completed'],
+      ['g1', 'completed'],
+      ['g2', 'completed'],
+    ]);
   });
 
   it('a spontaneous grow shrinks malleable extras mandatorily, at once', () => {

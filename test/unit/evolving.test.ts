@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import type { JobSpecInput } from '../../core/model/schemas.js';
 import { grid, harness, malleable, rigid } from '../support/harness.js';
 
-function evolving(id: string, min: number, max: number, initial: number, extra: Partial<JobSpecInput> & { cluster?: string } = {}): JobSpecInput {
+function evolving(
+  id: string,
+  min: number,
+  max: number,
+  initial: number,
+  extra: Partial<JobSpecInput> & { cluster?: string } = {},
+): JobSpecInput {
   const { cluster, ...rest } = extra;
   return { id, kind: 'evolving', components: [{ min, max, initial, cluster, program: 'amr' }], ...rest };
 }
@@ -31,7 +37,9 @@ function filled(options: { approach?: 'pra' | 'pwa'; policy?: string } = {}) {
 }
 
 const update = (processors: number, announceS?: number) =>
-  announceS === undefined ? ({ type: 'update', jobId: 'e', processors } as const) : ({ type: 'update', jobId: 'e', processors, announceS } as const);
+  announceS === undefined
+    ? ({ type: 'update', jobId: 'e', processors } as const)
+    : ({ type: 'update', jobId: 'e', processors, announceS } as const);
 
 describe('placing an evolving job', () => {
   it('needs its whole pre-allocation on one cluster, starts its local job with its initial size', () => {
@@ -93,7 +101,12 @@ describe('placing an evolving job over malleable extras', () => {
     expect(h.ofType('job.placed').at(-1)).toMatchObject({ jobId: 'e', components: [{ cluster: 'a', processors: 12 }] });
     h.startAll();
     // m keeps 10 extras, 8 of them in e's unused pre-allocation: 2 + 4 + 10 = 16.
-    expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 6, preemptible: 10, preallocatedUnused: 0, idle: 0 });
+    expect(h.scheduler.snapshot()[0]).toMatchObject({
+      nonPreemptible: 6,
+      preemptible: 10,
+      preallocatedUnused: 0,
+      idle: 0,
+    });
   });
 });
 
@@ -116,7 +129,12 @@ describe('pre-allocated processors', () => {
   it('are filled by malleable growth, preemptibly', () => {
     const h = filled();
     // 16 = 4 non-preemptible (e's 2, m's minimum 2) + 12 extras, 10 of them in e's pre-allocation.
-    expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 4, preemptible: 12, preallocatedUnused: 0, idle: 0 });
+    expect(h.scheduler.snapshot()[0]).toMatchObject({
+      nonPreemptible: 4,
+      preemptible: 12,
+      preallocatedUnused: 0,
+      idle: 0,
+    });
     expect(h.scheduler.clusters[0]!.preallocatedUnused).toBe(10);
   });
 
@@ -136,7 +154,9 @@ describe('an update inside the pre-allocation', () => {
   it('spontaneous: shrinks malleable extras mandatorily at once, then grows the evolving job', () => {
     const h = filled();
     h.at(5).scheduler.receive(update(8), 5);
-    expect(h.ofType('evolve.requested')).toEqual([{ type: 'evolve.requested', t: 5, jobId: 'e', cluster: 'a', processors: 8, announceS: 0 }]);
+    expect(h.ofType('evolve.requested')).toEqual([
+      { type: 'evolve.requested', t: 5, jobId: 'e', cluster: 'a', processors: 8, announceS: 0 },
+    ]);
     // e in use 2 + 6 promised, m 14: 8 + 14 = 22 on 16 processors: 6 of m's extras must go, with no deadline.
     expect(h.apps.shrinkRequests).toEqual([{ offerId: 2, jobId: 'm', processors: 6, mandatory: true }]);
     expect(h.manager('a').grows.filter((g) => g.jobId === 'e')).toEqual([]);
@@ -170,7 +190,10 @@ describe('an update inside the pre-allocation', () => {
     h.answerShrink(h.apps.shrinkRequests[0]!, 6, false);
     // Until 70 m keeps its 6: its preemptive view says so, and nothing is asked of the local manager yet.
     const v = h.scheduler.views('m', 10)!;
-    expect(v.preemptive).toEqual([{ t: 10, v: 14 }, { t: 70, v: 8 }]);
+    expect(v.preemptive).toEqual([
+      { t: 10, v: 14 },
+      { t: 70, v: 8 },
+    ]);
     h.at(40).pass();
     expect(h.manager('a').grows.filter((g) => g.jobId === 'e')).toEqual([]);
     h.at(70).scheduler.receive({ type: 'released', jobId: 'm', processors: 6, offerId: 2 }, 70);
@@ -255,7 +278,10 @@ describe('updates and the malleability manager', () => {
     expect(h.manager('a').grows).toEqual([{ jobId: 'e2', processors: 6 }]);
     h.at(70).scheduler.receive({ type: 'released', jobId: 'm', processors: 6, offerId: 2 }, 70);
     h.scheduler.advance(70);
-    expect(h.manager('a').grows).toEqual([{ jobId: 'e2', processors: 6 }, { jobId: 'e1', processors: 6 }]);
+    expect(h.manager('a').grows).toEqual([
+      { jobId: 'e2', processors: 6 },
+      { jobId: 'e1', processors: 6 },
+    ]);
   });
 });
 
@@ -276,7 +302,9 @@ describe('refused updates', () => {
   it('from a job that is not evolving', () => {
     const h = filled();
     h.scheduler.receive({ type: 'update', jobId: 'm', processors: 4 }, 5);
-    expect(h.apps.refusals).toEqual([{ jobId: 'm', reason: expect.stringMatching(/not evolving \(it is malleable\)/) }]);
+    expect(h.apps.refusals).toEqual([
+      { jobId: 'm', reason: expect.stringMatching(/not evolving \(it is malleable\)/) },
+    ]);
   });
 
   it('from an evolving job not running yet', () => {
@@ -298,7 +326,10 @@ describe('views', () => {
     const v = h.scheduler.views('e', 6)!;
     expect(v.nonPreemptive).toEqual([{ t: 0, v: 12 }]);
     expect(v.preemptive).toEqual([{ t: 0, v: 0 }]);
-    expect(v.allocated).toEqual([{ t: 0, v: 2 }, { t: 5, v: 8 }]);
+    expect(v.allocated).toEqual([
+      { t: 0, v: 2 },
+      { t: 5, v: 8 },
+    ]);
   });
 
   it('a malleable job: its minimum guaranteed, its size and what it could grow into preemptible', () => {
@@ -317,7 +348,10 @@ describe('views', () => {
     const h = filled();
     h.at(50).finish('e');
     const v = h.scheduler.views('e', 60)!;
-    expect(v.nonPreemptive).toEqual([{ t: 0, v: 12 }, { t: 50, v: 0 }]);
+    expect(v.nonPreemptive).toEqual([
+      { t: 0, v: 12 },
+      { t: 50, v: 0 },
+    ]);
     expect(v.allocated.at(-1)).toEqual({ t: 50, v: 0 });
     expect(h.scheduler.views('nope', 60)).toBeUndefined();
     // Its whole pre-allocation is given back.
@@ -328,7 +362,9 @@ describe('views', () => {
 describe('adopting an evolving job after a restart', () => {
   it('holds its whole pre-allocation again and serves its updates', () => {
     const h = harness(grid({ a: 16 }));
-    expect(h.scheduler.adopt(evolving('e', 2, 12, 2), { cluster: 'a', processors: 5, submitTime: 0, startTime: 10 }, 20).ok).toBe(true);
+    expect(
+      h.scheduler.adopt(evolving('e', 2, 12, 2), { cluster: 'a', processors: 5, submitTime: 0, startTime: 10 }, 20).ok,
+    ).toBe(true);
     // 5 in use, 12 - 5 = 7 pre-allocated unused, 4 idle.
     expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 5, preallocatedUnused: 7, idle: 4 });
     h.scheduler.receive(update(9), 21);

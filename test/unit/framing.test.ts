@@ -15,14 +15,20 @@ function runFramed(script: string, stdinAfter = '') {
 
 describe('frameScript', () => {
   it('returns exactly what the script printed on each stream, and its status', () => {
-    expect(runFramed(`printf 'a\\nb'; printf 'e' >&2; exit 7`).result).toEqual({ stdout: 'a\nb', stderr: 'e', code: 7 });
+    expect(runFramed(`printf 'a\\nb'; printf 'e' >&2; exit 7`).result).toEqual({
+      stdout: 'a\nb',
+      stderr: 'e',
+      code: 7,
+    });
     expect(runFramed(`echo 'line'`).result).toEqual({ stdout: 'line\n', stderr: '', code: 0 });
     expect(runFramed('').result).toEqual({ stdout: '', stderr: '', code: 0 });
   });
 
   it('keeps noise printed after the script out too', () => {
     const framed = frameScript('echo out');
-    const shell = spawnSync('/bin/sh', ['-s'], { input: NOISE + framed.text.replace(/exit "\$concertina_status"\n$/, 'echo trailing noise; echo more >&2\n') });
+    const shell = spawnSync('/bin/sh', ['-s'], {
+      input: NOISE + framed.text.replace(/exit "\$concertina_status"\n$/, 'echo trailing noise; echo more >&2\n'),
+    });
     expect(framed.unframe(shell.stdout, shell.stderr, shell.status)).toEqual({ stdout: 'out\n', stderr: '', code: 0 });
   });
 
@@ -52,6 +58,10 @@ describe('frameScript', () => {
 
   it('passes everything through when the shell never started the script', () => {
     const framed = frameScript('echo x');
-    expect(framed.unframe(Buffer.from('This account is disabled\n'), Buffer.from(''), 1)).toEqual({ stdout: 'This account is disabled\n', stderr: '', code: 1 });
+    expect(framed.unframe(Buffer.from('This account is disabled\n'), Buffer.from(''), 1)).toEqual({
+      stdout: 'This account is disabled\n',
+      stderr: '',
+      code: 1,
+    });
   });
 });

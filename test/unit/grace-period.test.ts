@@ -43,7 +43,13 @@ describe('grace period of a mandatory shrink', () => {
     const runner = new FlakyRunner(local);
     const violations: ProtocolViolation[] = [];
     const clock = { ms: 1_000_000 };
-    const port = new RemoteApplications({ deliver: () => undefined, onViolation: (v) => violations.push(v), graceMs: GRACE_MS, now: () => clock.ms, jobs: [['deaf', { channel: new AppChannel(runner), jobDir }]] });
+    const port = new RemoteApplications({
+      deliver: () => undefined,
+      onViolation: (v) => violations.push(v),
+      graceMs: GRACE_MS,
+      now: () => clock.ms,
+      jobs: [['deaf', { channel: new AppChannel(runner), jobDir }]],
+    });
     port.requestShrink(1, 'deaf', 2, true);
     // The request is written (to-app.jsonl) before the clock moves.
     await port.poll();
@@ -59,7 +65,14 @@ describe('grace period of a mandatory shrink', () => {
     clock.ms += 1;
     await port.poll();
     expect(violations).toEqual([
-      { jobId: 'deaf', offerId: 1, requested: 2, accepted: undefined, released: 0, reason: `job deaf did not answer mandatory shrink 1 (2 processors) within the grace period of ${GRACE_MS} ms` },
+      {
+        jobId: 'deaf',
+        offerId: 1,
+        requested: 2,
+        accepted: undefined,
+        released: 0,
+        reason: `job deaf did not answer mandatory shrink 1 (2 processors) within the grace period of ${GRACE_MS} ms`,
+      },
     ]);
     // Reported once.
     await port.poll();
@@ -70,12 +83,21 @@ describe('grace period of a mandatory shrink', () => {
     // A channel whose reads find the file unreadable (root reads any file here, so a mode cannot make one).
     const unreadable = {
       send: () => Promise.resolve(1),
-      poll: (dirs: readonly string[]) => Promise.resolve(new Map(dirs.map((d) => [d, { state: 'unreadable' as const, messages: [], errors: [], duplicates: 0 }]))),
+      poll: (dirs: readonly string[]) =>
+        Promise.resolve(
+          new Map(dirs.map((d) => [d, { state: 'unreadable' as const, messages: [], errors: [], duplicates: 0 }])),
+        ),
       forget: () => undefined,
     } as unknown as AppChannel;
     const violations: ProtocolViolation[] = [];
     const clock = { ms: 0 };
-    const port = new RemoteApplications({ deliver: () => undefined, onViolation: (v) => violations.push(v), graceMs: GRACE_MS, now: () => clock.ms, jobs: [['deaf', { channel: unreadable, jobDir: '/jobs/deaf' }]] });
+    const port = new RemoteApplications({
+      deliver: () => undefined,
+      onViolation: (v) => violations.push(v),
+      graceMs: GRACE_MS,
+      now: () => clock.ms,
+      jobs: [['deaf', { channel: unreadable, jobDir: '/jobs/deaf' }]],
+    });
     port.requestShrink(1, 'deaf', 2, true);
     clock.ms += GRACE_MS;
     await port.poll();

@@ -25,7 +25,9 @@ describe('grid history', () => {
         // Thinning keeps the run's start (within one step) and the view starts within one stride of it.
         const { samples, stepS } = h.state();
         expect(samples[0]!.time).toBeLessThanOrEqual(stepS === 1 ? 0 : stepS);
-        expect(view[0]!.time).toBeLessThanOrEqual(samples[Math.min(samples.length - 1, Math.ceil(samples.length / limit))]!.time);
+        expect(view[0]!.time).toBeLessThanOrEqual(
+          samples[Math.min(samples.length - 1, Math.ceil(samples.length / limit))]!.time,
+        );
       }),
     );
   });

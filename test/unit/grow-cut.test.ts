@@ -53,11 +53,20 @@ describe('an accepted grow cut before it is granted', () => {
 });
 
 describe('a simulated application whose accepted grow is cut', () => {
-  const spec = jobSpecSchema.parse({ id: 'g', kind: 'malleable', walltime: 1000, components: [{ min: 2, max: 6, program: 'app' }] });
+  const spec = jobSpecSchema.parse({
+    id: 'g',
+    kind: 'malleable',
+    walltime: 1000,
+    components: [{ min: 2, max: 6, program: 'app' }],
+  });
 
   it('counts only what comes, and takes the next offer up to its max again', () => {
     const answers: ApplicationMessage[] = [];
-    const apps = new SimulatedApplications(new EventEngine(), (m) => answers.push(m), () => {});
+    const apps = new SimulatedApplications(
+      new EventEngine(),
+      (m) => answers.push(m),
+      () => {},
+    );
     apps.start(spec, 'g', 4);
     apps.offerGrow(1, 'g', 2);
     apps.growGranted(1, 'g', 0, 2); // neither processor comes
@@ -76,12 +85,20 @@ describe('a cut grow over the application protocol (local job directory)', () =>
       const channel = new AppChannel(runner);
       const jobDir = path.join(dir, 'job');
       await channel.create(jobDir);
-      const port = new RemoteApplications({ deliver: () => {}, onViolation: () => {}, jobs: [['g', { channel, jobDir }]] });
+      const port = new RemoteApplications({
+        deliver: () => {},
+        onViolation: () => {},
+        jobs: [['g', { channel, jobDir }]],
+      });
       port.growGranted(7, 'g', 1, 2);
       const file = path.join(jobDir, 'to-app.jsonl');
       // The port's sends are not awaited: wait for the line.
-      for (let i = 0; i < 500 && !readFileSync(file, 'utf8').includes('\n'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(decodeToApp(readFileSync(file, 'utf8').trimEnd())).toEqual({ ok: true, message: { v: 1, seq: 1, type: 'granted', offerId: 7, processors: 1, accepted: 2 } });
+      for (let i = 0; i < 500 && !readFileSync(file, 'utf8').includes('\n'); i++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(decodeToApp(readFileSync(file, 'utf8').trimEnd())).toEqual({
+        ok: true,
+        message: { v: 1, seq: 1, type: 'granted', offerId: 7, processors: 1, accepted: 2 },
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

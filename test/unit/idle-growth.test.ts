@@ -45,7 +45,7 @@ describe('growth at a poll of an idle cluster', () => {
     expect(h.apps.growOffers).toEqual([]);
   });
 
-  it('with the paper\'s trigger, only processors local users gave back make growth due', () => {
+  it("with the paper's trigger, only processors local users gave back make growth due", () => {
     const h = harness(grid({ a: 20 }), { policy: 'fpsma', approach: 'pra', growthAtPoll: 'freed' });
     h.submit(malleable('ft', 2, 8));
     h.pass();

@@ -72,9 +72,13 @@ describe('checkHostKey', () => {
 
   it('trusts a key listed under the host name, plain or hashed', () => {
     expect(checkHostKey(entries(`login ${ed.type} ${ed.base64}`), 'login', ed.blob).status).toBe('trusted');
-    expect(checkHostKey(entries(`${hashed('login')} ${ed.type} ${ed.base64}`), 'login', ed.blob).status).toBe('trusted');
+    expect(checkHostKey(entries(`${hashed('login')} ${ed.type} ${ed.base64}`), 'login', ed.blob).status).toBe(
+      'trusted',
+    );
     // The hash covers the exact lookup name: another name does not match it.
-    expect(checkHostKey(entries(`${hashed('login')} ${ed.type} ${ed.base64}`), 'login2', ed.blob).status).toBe('unknown');
+    expect(checkHostKey(entries(`${hashed('login')} ${ed.type} ${ed.base64}`), 'login2', ed.blob).status).toBe(
+      'unknown',
+    );
   });
 
   it('uses [host]:port for ports other than 22, and the bare name for 22', () => {
@@ -111,12 +115,17 @@ describe('checkHostKey', () => {
   it('refuses a revoked key even when it is also listed as trusted, and ignores @cert-authority lines', () => {
     const list = entries(`login ${ed.type} ${ed.base64}\n@revoked * ${ed.type} ${ed.base64}`);
     expect(checkHostKey(list, 'login', ed.blob).status).toBe('revoked');
-    expect(checkHostKey(entries(`@cert-authority login ${ed.type} ${ed.base64}`), 'login', ed.blob).status).toBe('unknown');
+    expect(checkHostKey(entries(`@cert-authority login ${ed.type} ${ed.base64}`), 'login', ed.blob).status).toBe(
+      'unknown',
+    );
   });
 
   it('puts the algorithms of the known key types first', () => {
     const list = entries(`[login]:2222 ${ec.type} ${ec.base64}`);
-    expect(preferredHostKeyAlgorithms(list, '[login]:2222').slice(0, 2)).toEqual(['ecdsa-sha2-nistp256', 'ssh-ed25519']);
+    expect(preferredHostKeyAlgorithms(list, '[login]:2222').slice(0, 2)).toEqual([
+      'ecdsa-sha2-nistp256',
+      'ssh-ed25519',
+    ]);
     expect(preferredHostKeyAlgorithms(list, 'other')[0]).toBe('ssh-ed25519');
     const rsa = entries(`h ssh-rsa ${rsaBase64()}`);
     expect(preferredHostKeyAlgorithms(rsa, 'h').slice(0, 3)).toEqual(['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa']);
@@ -139,7 +148,10 @@ describe('fingerprints and errors', () => {
     expect(error!.message).toContain(fingerprintSha256(ed2.blob));
     expect(error!.message).toContain(fingerprintSha256(ed.blob));
     expect(error!.message).toContain('/k/known_hosts:1');
-    expect(error!.toFailure()).toMatchObject({ kind: 'host-key-changed', knownFingerprints: [fingerprintSha256(ed.blob)] });
+    expect(error!.toFailure()).toMatchObject({
+      kind: 'host-key-changed',
+      knownFingerprints: [fingerprintSha256(ed.blob)],
+    });
   });
 });
 

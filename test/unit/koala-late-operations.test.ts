@@ -1,10 +1,17 @@
 // Figure 8(f)'s observation: under PWA, beyond some time the malleability manager changes nothing. Judged on the
 // share of a PWA series' grows and shrinks that fall in the second half of its runs.
 import { describe, expect, it } from 'vitest';
-import { analyseKoala, koalaRunMatrix, OBSERVATION_THRESHOLDS, runKoalaCase, type KoalaRun } from '../../core/sim/experiments/koala.js';
+import {
+  analyseKoala,
+  koalaRunMatrix,
+  OBSERVATION_THRESHOLDS,
+  runKoalaCase,
+  type KoalaRun,
+} from '../../core/sim/experiments/koala.js';
 
 const runs = koalaRunMatrix(1).map((spec) => runKoalaCase(spec));
-const late = (rs: readonly KoalaRun[]) => analyseKoala(rs, { seeds: 1 }).observations.find((o) => o.id === 'pwa-few-operations-late')!;
+const late = (rs: readonly KoalaRun[]) =>
+  analyseKoala(rs, { seeds: 1 }).observations.find((o) => o.id === 'pwa-few-operations-late')!;
 
 /** The runs with each PWA run's operations moved into one bucket: its first, or its last. */
 function moved(where: 'first' | 'last'): KoalaRun[] {
@@ -33,7 +40,9 @@ describe("PWA's operations late in the run", () => {
       expect(share).toBeGreaterThan(0);
       expect(share).toBeLessThan(1);
     }
-    expect(o.holds).toBe(Object.values(o.figures).every((share) => share <= OBSERVATION_THRESHOLDS.lateOperationsShare));
+    expect(o.holds).toBe(
+      Object.values(o.figures).every((share) => share <= OBSERVATION_THRESHOLDS.lateOperationsShare),
+    );
     expect(o.measured).toMatch(/of its grows and shrinks in the second half/);
   });
 });

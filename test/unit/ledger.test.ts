@@ -22,12 +22,22 @@ function setup() {
   };
   const counters = (i = 0) => {
     const s = clusters[i]!;
-    return { nonPreemptible: s.nonPreemptible, preemptible: s.preemptible, preallocatedUnused: s.preallocatedUnused, offered: s.offered, reserved: s.reserved };
+    return {
+      nonPreemptible: s.nonPreemptible,
+      preemptible: s.preemptible,
+      preallocatedUnused: s.preallocatedUnused,
+      offered: s.offered,
+      reserved: s.reserved,
+    };
   };
   return { clusters, ledger, freed, record, counters };
 }
 
-const evolving = (id: string, min: number, max: number, initial: number): JobSpecInput => ({ id, kind: 'evolving', components: [{ min, max, initial, program: 'amr' }] });
+const evolving = (id: string, min: number, max: number, initial: number): JobSpecInput => ({
+  id,
+  kind: 'evolving',
+  components: [{ min, max, initial, program: 'amr' }],
+});
 
 describe('the capacity ledger', () => {
   it('counts a malleable job up to its minimum as non-preemptible and above it as preemptible', () => {

@@ -20,7 +20,7 @@ const snapshot = (name: string): ClusterSnapshot => ({
 });
 
 describe('liveClusterSnapshots', () => {
-  it('adds link states to the grid\'s clusters and shows an unreachable one left out, with its error', () => {
+  it("adds link states to the grid's clusters and shows an unreachable one left out, with its error", () => {
     const cards = liveClusterSnapshots(
       [snapshot('a')],
       [
@@ -30,20 +30,43 @@ describe('liveClusterSnapshots', () => {
     );
     expect(cards).toEqual([
       { ...snapshot('a'), connection: 'open' },
-      { name: 'gone', reachable: false, lastPoll: null, processors: 0, threshold: 0, background: 0, nonPreemptible: 0, preallocatedUnused: 0, preemptible: 0, earmarked: 0, idle: 0, runningMalleable: 0, connection: 'lost', lastError: 'gone: host key changed' },
+      {
+        name: 'gone',
+        reachable: false,
+        lastPoll: null,
+        processors: 0,
+        threshold: 0,
+        background: 0,
+        nonPreemptible: 0,
+        preallocatedUnused: 0,
+        preemptible: 0,
+        earmarked: 0,
+        idle: 0,
+        runningMalleable: 0,
+        connection: 'lost',
+        lastError: 'gone: host key changed',
+      },
     ]);
   });
 
   it('shows a cluster in the grid with a placeholder size by its own figures, its idle bounded by them', () => {
     const placeholder = { ...snapshot('late'), processors: 65_536, threshold: 65_536, background: 65_530, idle: 3 };
-    const [waiting] = liveClusterSnapshots([{ ...placeholder, reachable: false, background: 0, idle: 65_533 }], [{ name: 'late', connection: 'lost', capacity: { processors: 0, threshold: 0, background: 0 } }]);
+    const [waiting] = liveClusterSnapshots(
+      [{ ...placeholder, reachable: false, background: 0, idle: 65_533 }],
+      [{ name: 'late', connection: 'lost', capacity: { processors: 0, threshold: 0, background: 0 } }],
+    );
     expect(waiting).toMatchObject({ processors: 0, threshold: 0, background: 0, idle: 0 });
     // Joined with 6 processors, 1 of them background; Concertina holds 3 (1 + 2): 2 idle, as the scheduler says.
-    const [joined] = liveClusterSnapshots([placeholder], [{ name: 'late', connection: 'open', capacity: { processors: 6, threshold: 6, background: 1 } }]);
+    const [joined] = liveClusterSnapshots(
+      [placeholder],
+      [{ name: 'late', connection: 'open', capacity: { processors: 6, threshold: 6, background: 1 } }],
+    );
     expect(joined).toMatchObject({ processors: 6, threshold: 6, background: 1, idle: 2 });
   });
 
-  it('keeps a never-polled cluster\'s lastPoll as null', () => {
-    expect(liveClusterSnapshots([{ ...snapshot('a'), lastPoll: Number.NEGATIVE_INFINITY }], [])[0]!.lastPoll).toBeNull();
+  it("keeps a never-polled cluster's lastPoll as null", () => {
+    expect(
+      liveClusterSnapshots([{ ...snapshot('a'), lastPoll: Number.NEGATIVE_INFINITY }], [])[0]!.lastPoll,
+    ).toBeNull();
   });
 });

@@ -42,11 +42,20 @@ describe('a cluster whose login is refused at start', () => {
     const sshConfigFile = path.join(dir, 'ssh_config');
     writeFileSync(sshConfigFile, '');
     const logged: string[] = [];
-    const secrets = new MemorySecretSource().set({ kind: 'password', user: 'alice', host: '127.0.0.1', port: sshd.port }, 'wrong');
+    const secrets = new MemorySecretSource().set(
+      { kind: 'password', user: 'alice', host: '127.0.0.1', port: sshd.port },
+      'wrong',
+    );
     world = createLiveWorld({
       clusters: [
         { name: 'here', login: { via: 'local' }, system: 'local', slots: 1, workRoot: path.join(dir, 'here') },
-        { name: 'far', login: { via: 'ssh', host: '127.0.0.1', port: sshd.port, user: 'alice' }, system: 'local', slots: 2, workRoot: path.join(dir, 'far') },
+        {
+          name: 'far',
+          login: { via: 'ssh', host: '127.0.0.1', port: sshd.port, user: 'alice' },
+          system: 'local',
+          slots: 2,
+          workRoot: path.join(dir, 'far'),
+        },
       ],
       knownHosts: new KnownHosts(knownHostsFile, []),
       sshConfigFile,

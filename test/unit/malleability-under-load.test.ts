@@ -36,7 +36,10 @@ describe('shrinkable processors are only those a job runs above its minimum', ()
 
   it('never asks a job for more than it runs above its minimum', () => {
     const h = harness(grid({ a: 12 }), { approach: 'pwa', policy: 'fpsma' });
-    for (const [t, id] of [[0, 'j1'], [1, 'j2']] as const) {
+    for (const [t, id] of [
+      [0, 'j1'],
+      [1, 'j2'],
+    ] as const) {
       h.at(t).submit(malleable(id, 2, 10));
       h.pass();
       h.startAll();

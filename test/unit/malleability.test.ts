@@ -5,7 +5,11 @@ import { grid, harness, malleable, rigid } from '../support/harness.js';
 /** Three malleable jobs started one after another on a 20-processor cluster, each at its initial size 2. */
 function threeRunning(policy: 'fpsma' | 'egs', approach: 'pra' | 'pwa' = 'pra', max = 10) {
   const h = harness(grid({ a: 20 }), { policy, approach });
-  for (const [t, id] of [[0, 'j1'], [1, 'j2'], [2, 'j3']] as const) {
+  for (const [t, id] of [
+    [0, 'j1'],
+    [1, 'j2'],
+    [2, 'j3'],
+  ] as const) {
     h.at(t).submit(malleable(id, 2, max));
     h.pass();
     h.startAll();
@@ -23,7 +27,10 @@ describe('FPSMA grow', () => {
     expect(h.apps.growOffers[1]).toMatchObject({ jobId: 'j2', processors: 6 }); // 14 - 8
     h.answerGrow(h.apps.growOffers[1]!, 6);
     expect(h.apps.growOffers).toHaveLength(2); // growValue reached 0: j3 is not asked
-    expect(h.manager('a').grows).toEqual([{ jobId: 'j1', processors: 8 }, { jobId: 'j2', processors: 6 }]);
+    expect(h.manager('a').grows).toEqual([
+      { jobId: 'j1', processors: 8 },
+      { jobId: 'j2', processors: 6 },
+    ]);
   });
 
   it('passes what a job declines on to the next one (FT keeping a power of two)', () => {
@@ -71,7 +78,10 @@ describe('FPSMA shrink (PWA)', () => {
     h.scheduler.advance(10);
     expect(h.scheduler.job('r')!.state).toBe('claiming'); // placed on the released processors
     expect(h.manager('a').submitted.at(-1)).toMatchObject({ jobId: 'r', processors: 9 });
-    expect(h.manager('a').shrinks).toEqual([{ jobId: 'j3', processors: 4 }, { jobId: 'j2', processors: 3 }]);
+    expect(h.manager('a').shrinks).toEqual([
+      { jobId: 'j3', processors: 4 },
+      { jobId: 'j2', processors: 3 },
+    ]);
   });
 
   it('stops as soon as a job released more than asked (FT keeps a power of two)', () => {
@@ -98,7 +108,11 @@ describe('EGS', () => {
     const h = threeRunning('egs');
     h.at(3).freed('a', 0); // 14 free over 3 jobs: 4 each, remainder 2 -> j1 and j2 get 5
     for (const a of [5, 5, 4]) h.answerGrow(h.apps.growOffers.at(-1)!, a);
-    expect(h.apps.growOffers.map((o) => [o.jobId, o.processors])).toEqual([['j1', 5], ['j2', 5], ['j3', 4]]);
+    expect(h.apps.growOffers.map((o) => [o.jobId, o.processors])).toEqual([
+      ['j1', 5],
+      ['j2', 5],
+      ['j3', 4],
+    ]);
   });
 
   it('sends no offer of zero when there are more jobs than processors', () => {
@@ -106,7 +120,10 @@ describe('EGS', () => {
     h.at(3).freed('a', 12); // background 12: 20 - 12 - 6 = 2 free over 3 jobs -> 1, 1, 0
     h.answerGrow(h.apps.growOffers[0]!, 1);
     h.answerGrow(h.apps.growOffers[1]!, 1);
-    expect(h.apps.growOffers.map((o) => [o.jobId, o.processors])).toEqual([['j1', 1], ['j2', 1]]);
+    expect(h.apps.growOffers.map((o) => [o.jobId, o.processors])).toEqual([
+      ['j1', 1],
+      ['j2', 1],
+    ]);
   });
 
   it('shrinks every job by an equal share, the remainder as a malus on the latest started, and waits for all releases', () => {
@@ -117,13 +134,26 @@ describe('EGS', () => {
     h.at(10).submit(rigid('r', 8)); // 0 idle: shrink 8 = 2 each, remainder 2 -> j3 and j2 give 3
     h.pass();
     for (const a of [3, 3, 2]) h.answerShrink(h.apps.shrinkRequests.at(-1)!, a, false);
-    expect(h.apps.shrinkRequests.map((o) => [o.jobId, o.processors])).toEqual([['j3', 3], ['j2', 3], ['j1', 2]]);
+    expect(h.apps.shrinkRequests.map((o) => [o.jobId, o.processors])).toEqual([
+      ['j3', 3],
+      ['j2', 3],
+      ['j1', 2],
+    ]);
     // All three were asked before any release; r waits until every release is in.
-    h.scheduler.receive({ type: 'released', jobId: 'j3', processors: 3, offerId: h.apps.shrinkRequests[0]!.offerId }, 10);
-    h.scheduler.receive({ type: 'released', jobId: 'j2', processors: 3, offerId: h.apps.shrinkRequests[1]!.offerId }, 10);
+    h.scheduler.receive(
+      { type: 'released', jobId: 'j3', processors: 3, offerId: h.apps.shrinkRequests[0]!.offerId },
+      10,
+    );
+    h.scheduler.receive(
+      { type: 'released', jobId: 'j2', processors: 3, offerId: h.apps.shrinkRequests[1]!.offerId },
+      10,
+    );
     h.scheduler.advance(10);
     expect(h.scheduler.job('r')!.state).toBe('queued');
-    h.scheduler.receive({ type: 'released', jobId: 'j1', processors: 2, offerId: h.apps.shrinkRequests[2]!.offerId }, 10);
+    h.scheduler.receive(
+      { type: 'released', jobId: 'j1', processors: 2, offerId: h.apps.shrinkRequests[2]!.offerId },
+      10,
+    );
     h.scheduler.advance(10);
     expect(h.scheduler.job('r')!.state).toBe('claiming');
   });
@@ -131,7 +161,11 @@ describe('EGS', () => {
   /** j1 (2..10), j2 (2..3) and j3 (2..2) started in that order on 20 processors, then 14 freed for growth. */
   function unevenRoom() {
     const h = harness(grid({ a: 20 }), { policy: 'egs', approach: 'pwa' });
-    for (const [t, id, max] of [[0, 'j1', 10], [1, 'j2', 3], [2, 'j3', 2]] as const) {
+    for (const [t, id, max] of [
+      [0, 'j1', 10],
+      [1, 'j2', 3],
+      [2, 'j3', 2],
+    ] as const) {
       h.at(t).submit(malleable(id, 2, max));
       h.pass();
       h.startAll();
@@ -147,7 +181,11 @@ describe('EGS', () => {
     h.at(10).submit(rigid('r', 12)); // 4 to reclaim from j2 (1 above its min) and j1 (5): 2 each, j2 gives its 1
     h.pass();
     for (const a of [1, 2, 1]) h.answerShrink(h.apps.shrinkRequests.at(-1)!, a, true);
-    expect(h.apps.shrinkRequests.map((o) => [o.jobId, o.processors])).toEqual([['j2', 1], ['j1', 2], ['j1', 1]]);
+    expect(h.apps.shrinkRequests.map((o) => [o.jobId, o.processors])).toEqual([
+      ['j2', 1],
+      ['j1', 2],
+      ['j1', 1],
+    ]);
     h.scheduler.advance(10);
     expect(h.scheduler.job('r')!.state).toBe('claiming');
   });
@@ -224,6 +262,10 @@ describe('threshold', () => {
     const h = harness(grid({ a: { processors: 20, threshold: 12 } }));
     const r = h.scheduler.submit(rigid('big', 13), 0);
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.errors[0]).toEqual({ path: 'components[0].processors', message: 'is larger than every cluster (13 > 12)' });
+    if (!r.ok)
+      expect(r.errors[0]).toEqual({
+        path: 'components[0].processors',
+        message: 'is larger than every cluster (13 > 12)',
+      });
   });
 });

@@ -6,7 +6,10 @@ import { grid, harness, malleable, rigid } from '../support/harness.js';
 /** Two malleable jobs (2..10) running at size 2 on a 20-processor cluster; growth is not due. */
 function twoRunning(approach: 'pra' | 'pwa' = 'pra', clusters: Parameters<typeof grid>[0] = { a: 20 }) {
   const h = harness(grid(clusters), { policy: 'fpsma', approach });
-  for (const [t, id] of [[0, 'j1'], [1, 'j2']] as const) {
+  for (const [t, id] of [
+    [0, 'j1'],
+    [1, 'j2'],
+  ] as const) {
     h.at(t).submit(malleable(id, 2, 10));
     h.pass();
     h.startAll();
@@ -14,10 +17,11 @@ function twoRunning(approach: 'pra' | 'pwa' = 'pra', clusters: Parameters<typeof
   return h;
 }
 
-const errorOf = (r: { ok: boolean; errors?: Array<{ path: string; message: string }> }) => (r.ok ? undefined : r.errors![0]);
+const errorOf = (r: { ok: boolean; errors?: Array<{ path: string; message: string }> }) =>
+  r.ok ? undefined : r.errors![0];
 
 describe('operator grow', () => {
-  it('offers the named job the processors asked for, marked as the operator\'s, and grants what it takes', () => {
+  it("offers the named job the processors asked for, marked as the operator's, and grants what it takes", () => {
     const h = twoRunning();
     const r = h.scheduler.resize('j2', 5, h.now);
     expect(r).toEqual({ ok: true, value: { jobId: 'j2', cluster: 'a', processors: 5, direction: 'grow' } });
@@ -51,19 +55,28 @@ describe('operator grow', () => {
     h.pass();
     expect(h.apps.shrinkRequests).toEqual([{ offerId: 1, jobId: 'j2', processors: 2, mandatory: true }]);
     h.answerShrink(h.apps.shrinkRequests[0]!, 0); // j2 refuses: the operation ends, r keeps its share
-    expect(errorOf(h.scheduler.resize('j1', 2, h.now))).toEqual({ path: 'delta', message: 'no processors are free for growth on a' });
+    expect(errorOf(h.scheduler.resize('j1', 2, h.now))).toEqual({
+      path: 'delta',
+      message: 'no processors are free for growth on a',
+    });
   });
 
-  it('refuses a grow beyond the job\'s maximum, naming how far it may go', () => {
+  it("refuses a grow beyond the job's maximum, naming how far it may go", () => {
     const h = twoRunning();
-    expect(errorOf(h.scheduler.resize('j1', 9, h.now))).toEqual({ path: 'delta', message: 'would take job j1 beyond its maximum (2 of max 10: grow by 8 at most)' });
+    expect(errorOf(h.scheduler.resize('j1', 9, h.now))).toEqual({
+      path: 'delta',
+      message: 'would take job j1 beyond its maximum (2 of max 10: grow by 8 at most)',
+    });
     expect(h.apps.growOffers).toEqual([]);
   });
 
   it('runs alone on its cluster: refused while another operation is under way there', () => {
     const h = twoRunning();
     h.scheduler.resize('j1', 2, h.now);
-    expect(errorOf(h.scheduler.resize('j2', 2, h.now))).toEqual({ path: 'jobId', message: 'cluster a is busy with another grow or shrink operation; try again when it ends' });
+    expect(errorOf(h.scheduler.resize('j2', 2, h.now))).toEqual({
+      path: 'jobId',
+      message: 'cluster a is busy with another grow or shrink operation; try again when it ends',
+    });
     h.answerGrow(h.apps.growOffers[0]!, 2);
     expect(h.scheduler.resize('j2', 2, h.now).ok).toBe(true);
   });
@@ -93,7 +106,10 @@ describe('operator shrink', () => {
 
   it('asks the job to give back the processors, mandatorily, and waits for the release', () => {
     const h = grown();
-    expect(h.scheduler.resize('j1', -5, h.now)).toEqual({ ok: true, value: { jobId: 'j1', cluster: 'a', processors: 5, direction: 'shrink' } });
+    expect(h.scheduler.resize('j1', -5, h.now)).toEqual({
+      ok: true,
+      value: { jobId: 'j1', cluster: 'a', processors: 5, direction: 'shrink' },
+    });
     expect(h.apps.shrinkRequests).toEqual([{ offerId: 3, jobId: 'j1', processors: 5, mandatory: true }]);
     expect(h.ofType('shrink.requested')[0]).toMatchObject({ operator: true, mandatory: true });
     h.answerShrink(h.apps.shrinkRequests[0]!, 5, false);
@@ -106,9 +122,12 @@ describe('operator shrink', () => {
     expect(h.scheduler.resize('j2', -1, h.now).ok).toBe(true);
   });
 
-  it('refuses a shrink below the job\'s minimum, naming how far it may go', () => {
+  it("refuses a shrink below the job's minimum, naming how far it may go", () => {
     const h = grown();
-    expect(errorOf(h.scheduler.resize('j2', -9, h.now))).toEqual({ path: 'delta', message: 'would take job j2 below its minimum (10 of min 2: shrink by 8 at most)' });
+    expect(errorOf(h.scheduler.resize('j2', -9, h.now))).toEqual({
+      path: 'delta',
+      message: 'would take job j2 below its minimum (10 of min 2: shrink by 8 at most)',
+    });
     expect(h.apps.shrinkRequests).toEqual([]);
   });
 
@@ -175,12 +194,18 @@ describe('operator shrink of an application that gives back more than asked', ()
     h.at(5).freed('a', 0);
     expect(h.apps.growOffers.at(-1)).toMatchObject({ jobId: 'g', processors: 2 }); // FPSMA's 16, cut to 6 - 4
     h.answerGrow(h.apps.growOffers.at(-1)!, 2);
-    expect(h.ofType('grow.answered').at(-1)).toEqual({ type: 'grow.answered', jobId: 'g', offerId: h.apps.growOffers.at(-1)!.offerId, accepted: 2, t: 5 });
+    expect(h.ofType('grow.answered').at(-1)).toEqual({
+      type: 'grow.answered',
+      jobId: 'g',
+      offerId: h.apps.growOffers.at(-1)!.offerId,
+      accepted: 2,
+      t: 5,
+    });
     h.growAll();
     expect(job.size).toBe(6);
   });
 
-  it('keeps the application\'s own answer beside what was taken when it answers more than it was offered', () => {
+  it("keeps the application's own answer beside what was taken when it answers more than it was offered", () => {
     const h = ftAt8();
     h.scheduler.resize('ft', -1, h.now);
     h.answerShrink(h.apps.shrinkRequests.at(-1)!, 4);
@@ -199,11 +224,26 @@ describe('operator resize refused', () => {
     h.at(3).submit(malleable('q', 19, 20)); // 14 free: it waits
     h.pass();
     expect(errorOf(h.scheduler.resize('nope', 1, h.now))).toEqual({ path: 'jobId', message: 'names no job ("nope")' });
-    expect(errorOf(h.scheduler.resize('r', 1, h.now))).toEqual({ path: 'jobId', message: 'job r is not malleable (it is rigid)' });
-    expect(errorOf(h.scheduler.resize('q', 1, h.now))).toEqual({ path: 'jobId', message: 'job q is not running (it is queued)' });
-    expect(errorOf(h.scheduler.resize('j1', 0, h.now))).toEqual({ path: 'delta', message: 'must be a whole number other than 0' });
-    expect(errorOf(h.scheduler.resize('j1', 1.5, h.now))).toEqual({ path: 'delta', message: 'must be a whole number other than 0' });
+    expect(errorOf(h.scheduler.resize('r', 1, h.now))).toEqual({
+      path: 'jobId',
+      message: 'job r is not malleable (it is rigid)',
+    });
+    expect(errorOf(h.scheduler.resize('q', 1, h.now))).toEqual({
+      path: 'jobId',
+      message: 'job q is not running (it is queued)',
+    });
+    expect(errorOf(h.scheduler.resize('j1', 0, h.now))).toEqual({
+      path: 'delta',
+      message: 'must be a whole number other than 0',
+    });
+    expect(errorOf(h.scheduler.resize('j1', 1.5, h.now))).toEqual({
+      path: 'delta',
+      message: 'must be a whole number other than 0',
+    });
     h.finish('j1');
-    expect(errorOf(h.scheduler.resize('j1', 1, h.now))).toEqual({ path: 'jobId', message: 'job j1 is not running (it is completed)' });
+    expect(errorOf(h.scheduler.resize('j1', 1, h.now))).toEqual({
+      path: 'jobId',
+      message: 'job j1 is not running (it is completed)',
+    });
   });
 });

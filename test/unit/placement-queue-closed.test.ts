@@ -12,7 +12,11 @@ describe('PlacementQueue.scan closed', () => {
     const q = new PlacementQueue(1000);
     for (const id of ['a', 'b', 'c', 'd']) q.push(job(id));
     const visited: string[] = [];
-    q.scan((j) => (visited.push(j.id), 'kept'), undefined, () => visited.length === 2);
+    q.scan(
+      (j) => (visited.push(j.id), 'kept'),
+      undefined,
+      () => visited.length === 2,
+    );
     expect(visited).toEqual(['a', 'b']);
     expect(ids(q)).toEqual(['a', 'b', 'c', 'd']);
   });

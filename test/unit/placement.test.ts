@@ -2,7 +2,13 @@
 // with its arithmetic. Placements are written "cluster:processors", one per returned component.
 import { describe, expect, it } from 'vitest';
 import { buildGrid, type Grid } from '../../core/model/grid.js';
-import { gridSpecSchema, jobSpecSchema, PLACEMENT_POLICIES, type GridSpecInput, type JobSpec } from '../../core/model/schemas.js';
+import {
+  gridSpecSchema,
+  jobSpecSchema,
+  PLACEMENT_POLICIES,
+  type GridSpecInput,
+  type JobSpec,
+} from '../../core/model/schemas.js';
 import type { Placement, PlacementContext, PlacementPolicy } from '../../core/placement/policy.js';
 import { closeToFiles } from '../../core/placement/close-to-files.js';
 import { clusterMinimization } from '../../core/placement/cluster-minimization.js';
@@ -32,12 +38,17 @@ const component = (fields: Record<string, unknown>, pin: Pin = {}) => ({ program
 function rigid(...sizes: (number | [number, Pin])[]): JobSpec {
   return jobSpecSchema.parse({
     kind: 'rigid',
-    components: sizes.map((s) => (typeof s === 'number' ? component({ processors: s }) : component({ processors: s[0] }, s[1]))),
+    components: sizes.map((s) =>
+      typeof s === 'number' ? component({ processors: s }) : component({ processors: s[0] }, s[1]),
+    ),
   });
 }
 
 function malleable(min: number, max: number, initial?: number, pin: Pin = {}): JobSpec {
-  return jobSpecSchema.parse({ kind: 'malleable', components: [component({ min, max, ...(initial === undefined ? {} : { initial }) }, pin)] });
+  return jobSpecSchema.parse({
+    kind: 'malleable',
+    components: [component({ min, max, ...(initial === undefined ? {} : { initial }) }, pin)],
+  });
 }
 
 function moldable(min: number, max: number, pin: Pin = {}): JobSpec {
@@ -68,9 +79,24 @@ function table(policy: PlacementPolicy, cases: Case[]): void {
 describe('sizeFor', () => {
   it.each([
     // Malleable: max(min, min(initial, available)) once available >= min.
-    { name: 'malleable min 2 initial 2 max 46, 10 available -> initial 2', job: malleable(2, 46, 2), available: 10, want: 2 },
-    { name: 'malleable initial 8, 5 available -> 5 (bounded by what is available)', job: malleable(2, 46, 8), available: 5, want: 5 },
-    { name: 'malleable initial 8, 30 available -> 8 (grows later, not at start)', job: malleable(2, 46, 8), available: 30, want: 8 },
+    {
+      name: 'malleable min 2 initial 2 max 46, 10 available -> initial 2',
+      job: malleable(2, 46, 2),
+      available: 10,
+      want: 2,
+    },
+    {
+      name: 'malleable initial 8, 5 available -> 5 (bounded by what is available)',
+      job: malleable(2, 46, 8),
+      available: 5,
+      want: 5,
+    },
+    {
+      name: 'malleable initial 8, 30 available -> 8 (grows later, not at start)',
+      job: malleable(2, 46, 8),
+      available: 30,
+      want: 8,
+    },
     { name: 'malleable without initial starts at min 3', job: malleable(3, 10), available: 10, want: 3 },
     { name: 'malleable min 4, 3 available -> cannot start', job: malleable(4, 46), available: 3, want: undefined },
     // Moldable: min(max, available) once available >= min.
@@ -88,9 +114,19 @@ describe('sizeFor', () => {
   describe('through a policy (wf)', () => {
     table(worstFit, [
       // leiden has the most (10); initial 2 <= 10 -> 2.
-      { name: 'malleable min 2 initial 2 max 46 with 10 available -> 2', available: { leiden: 10 }, job: malleable(2, 46, 2), want: 'leiden:2' },
+      {
+        name: 'malleable min 2 initial 2 max 46 with 10 available -> 2',
+        available: { leiden: 10 },
+        job: malleable(2, 46, 2),
+        want: 'leiden:2',
+      },
       // min(8, 5) = 5 >= min 2.
-      { name: 'malleable initial 8 with 5 available -> 5', available: { delft: 5 }, job: malleable(2, 46, 8), want: 'delft:5' },
+      {
+        name: 'malleable initial 8 with 5 available -> 5',
+        available: { delft: 5 },
+        job: malleable(2, 46, 8),
+        want: 'delft:5',
+      },
       {
         name: 'malleable min 4 with 3 available -> fails',
         available: { delft: 3, leiden: 1 },
@@ -98,7 +134,12 @@ describe('sizeFor', () => {
         want: 'fail: no cluster has the minimum of 4 processors available for component 0 (most available: 3 on delft)',
       },
       // min(32, 20) = 20.
-      { name: 'moldable min 2 max 32 with 20 available -> 20', available: { utrecht: 20 }, job: moldable(2, 32), want: 'utrecht:20' },
+      {
+        name: 'moldable min 2 max 32 with 20 available -> 20',
+        available: { utrecht: 20 },
+        job: moldable(2, 32),
+        want: 'utrecht:20',
+      },
     ]);
   });
 });
@@ -108,7 +149,12 @@ describe('sizeFor', () => {
 describe('wf: worst fit', () => {
   table(worstFit, [
     // leiden 20 > utrecht 15 > delft 10.
-    { name: 'picks the cluster with the most available', available: { delft: 10, leiden: 20, utrecht: 15 }, job: rigid(8), want: 'leiden:8' },
+    {
+      name: 'picks the cluster with the most available',
+      available: { delft: 10, leiden: 20, utrecht: 15 },
+      job: rigid(8),
+      want: 'leiden:8',
+    },
     // 4 -> delft (tie at 16, lowest index; 12 left); 4 -> leiden (16 > 12); 4 -> utrecht (16 > 12, 12).
     {
       name: 'balances a multi-component job over the clusters',
@@ -124,7 +170,12 @@ describe('wf: worst fit', () => {
       want: 'leiden:8 leiden:8 delft:8',
     },
     // delft and leiden tie at 10: lowest index.
-    { name: 'ties go to the lowest cluster index', available: { delft: 10, leiden: 10, utrecht: 4 }, job: rigid(4), want: 'delft:4' },
+    {
+      name: 'ties go to the lowest cluster index',
+      available: { delft: 10, leiden: 10, utrecht: 4 },
+      job: rigid(4),
+      want: 'delft:4',
+    },
     // leiden only has 5, but the component is pinned there and 5 >= 4.
     {
       name: 'honours a pinned cluster over a larger one',
@@ -196,16 +247,36 @@ const withData = (n: number) => rigid([n, { inputFiles: ['data'] }]);
 
 describe('cf: close to files', () => {
   it('the test grid has the transfer times the cases assume', () => {
-    expect(['delft', 'leiden', 'utrecht', 'amsterdam'].map((c) => FILES.transferTime(['data'], c))).toEqual([0, 10, 20, 100]);
+    expect(['delft', 'leiden', 'utrecht', 'amsterdam'].map((c) => FILES.transferTime(['data'], c))).toEqual([
+      0, 10, 20, 100,
+    ]);
   });
 
   table(closeToFiles, [
     // delft holds data (0 s) though it has the least available.
-    { name: 'prefers the cluster holding the files', grid: FILES, available: { delft: 10, leiden: 40, utrecht: 40, amsterdam: 60 }, job: withData(8), want: 'delft:8' },
+    {
+      name: 'prefers the cluster holding the files',
+      grid: FILES,
+      available: { delft: 10, leiden: 40, utrecht: 40, amsterdam: 60 },
+      job: withData(8),
+      want: 'delft:8',
+    },
     // delft full (4 < 8): leiden 10 s < utrecht 20 s < amsterdam 100 s, though amsterdam has the most.
-    { name: 'falls back to the cheapest transfer when the file cluster is full', grid: FILES, available: { delft: 4, leiden: 20, utrecht: 40, amsterdam: 60 }, job: withData(8), want: 'leiden:8' },
+    {
+      name: 'falls back to the cheapest transfer when the file cluster is full',
+      grid: FILES,
+      available: { delft: 4, leiden: 20, utrecht: 40, amsterdam: 60 },
+      job: withData(8),
+      want: 'leiden:8',
+    },
     // delft and leiden full: utrecht (20 s).
-    { name: 'then the next cheapest', grid: FILES, available: { delft: 4, leiden: 7, utrecht: 8, amsterdam: 60 }, job: withData(8), want: 'utrecht:8' },
+    {
+      name: 'then the next cheapest',
+      grid: FILES,
+      available: { delft: 4, leiden: 7, utrecht: 8, amsterdam: 60 },
+      job: withData(8),
+      want: 'utrecht:8',
+    },
     // shared is on delft and leiden (both 0 s): the one with more available.
     {
       name: 'equal transfer times go to the most available',
@@ -215,7 +286,13 @@ describe('cf: close to files', () => {
       want: 'leiden:8',
     },
     // No input files: every cluster costs 0, so it is worst fit.
-    { name: 'without input files it is worst fit', grid: FILES, available: { delft: 10, leiden: 20, amsterdam: 60 }, job: rigid(8), want: 'amsterdam:8' },
+    {
+      name: 'without input files it is worst fit',
+      grid: FILES,
+      available: { delft: 10, leiden: 20, amsterdam: 60 },
+      job: rigid(8),
+      want: 'amsterdam:8',
+    },
     // Each component ranks on its own files: data -> delft; the plain one -> amsterdam (most).
     {
       name: 'ranks each component by its own files',
@@ -239,7 +316,12 @@ describe('cf: close to files', () => {
 describe('cm: cluster minimization', () => {
   table(clusterMinimization, [
     // 10 -> delft (20, tie, lowest index; 10 left); 10 -> delft again (already used, fits). wf would use two.
-    { name: 'packs components into one cluster when they fit', available: { delft: 20, leiden: 20, utrecht: 20 }, job: rigid(10, 10), want: 'delft:10 delft:10' },
+    {
+      name: 'packs components into one cluster when they fit',
+      available: { delft: 20, leiden: 20, utrecht: 20 },
+      job: rigid(10, 10),
+      want: 'delft:10 delft:10',
+    },
     // 12 -> delft (25; 13 left); 12 -> delft (used; 1 left); 12 -> delft has 1, so the unused leiden (25). Two, not three.
     {
       name: 'uses the fewest clusters when one is not enough',
@@ -248,9 +330,19 @@ describe('cm: cluster minimization', () => {
       want: 'delft:12 delft:12 leiden:12',
     },
     // Decreasing size: 8 -> delft (9; 1 left); then 2 -> delft has 1, so leiden. Returned in spec order.
-    { name: 'places the largest component first, returns spec order', available: { delft: 9, leiden: 8 }, job: rigid(2, 8), want: 'leiden:2 delft:8' },
+    {
+      name: 'places the largest component first, returns spec order',
+      available: { delft: 9, leiden: 8 },
+      job: rigid(2, 8),
+      want: 'leiden:2 delft:8',
+    },
     // 8 first -> leiden (12; 4 left); 4 -> leiden (used, 4 fits), not delft although delft has more.
-    { name: 'prefers a used cluster to a larger unused one', available: { delft: 10, leiden: 12 }, job: rigid(4, 8), want: 'leiden:4 leiden:8' },
+    {
+      name: 'prefers a used cluster to a larger unused one',
+      available: { delft: 10, leiden: 12 },
+      job: rigid(4, 8),
+      want: 'leiden:4 leiden:8',
+    },
     // Order 15, 10, 10: 15 -> delft (30; 15 left); 10 -> delft (used; 5 left); 10 -> unused leiden (20 > utrecht 12).
     {
       name: 'spills to the unused cluster with the most available',
@@ -273,7 +365,12 @@ describe('cm: cluster minimization', () => {
       want: "fail: no cluster has 7 processors available for component 2 (most available: 6 on leiden after this job's earlier components)",
     },
     // One component: the cluster with the most available, like wf; malleable sized by sizeFor.
-    { name: 'places a malleable job like wf', available: { delft: 5, leiden: 9 }, job: malleable(2, 46, 8), want: 'leiden:8' },
+    {
+      name: 'places a malleable job like wf',
+      available: { delft: 5, leiden: 9 },
+      job: malleable(2, 46, 8),
+      want: 'leiden:8',
+    },
   ]);
 });
 
@@ -282,13 +379,33 @@ describe('cm: cluster minimization', () => {
 describe('fcm: flexible cluster minimization', () => {
   table(flexibleClusterMinimization, [
     // Decreasing available: leiden 60 (take 60, 40 left), utrecht 30 (take 30, 10 left), delft 20 (take 10).
-    { name: 'splits a rigid 100 over 60/30/20 available into 60+30+10', available: { delft: 20, leiden: 60, utrecht: 30 }, job: rigid(100), want: 'leiden:60 utrecht:30 delft:10' },
+    {
+      name: 'splits a rigid 100 over 60/30/20 available into 60+30+10',
+      available: { delft: 20, leiden: 60, utrecht: 30 },
+      job: rigid(100),
+      want: 'leiden:60 utrecht:30 delft:10',
+    },
     // The spec's components only give the total: 40 + 60 = 100, split the same way.
-    { name: 're-splits a multi-component job by its total', available: { delft: 20, leiden: 60, utrecht: 30 }, job: rigid(40, 60), want: 'leiden:60 utrecht:30 delft:10' },
+    {
+      name: 're-splits a multi-component job by its total',
+      available: { delft: 20, leiden: 60, utrecht: 30 },
+      job: rigid(40, 60),
+      want: 'leiden:60 utrecht:30 delft:10',
+    },
     // 50 <= 60: one cluster.
-    { name: 'keeps a job that fits one cluster whole', available: { delft: 20, leiden: 60, utrecht: 30 }, job: rigid(30, 20), want: 'leiden:50' },
+    {
+      name: 'keeps a job that fits one cluster whole',
+      available: { delft: 20, leiden: 60, utrecht: 30 },
+      job: rigid(30, 20),
+      want: 'leiden:50',
+    },
     // Ties on available: lowest index first.
-    { name: 'ties go to the lowest cluster index', available: { delft: 30, leiden: 30, utrecht: 30 }, job: rigid(45), want: 'delft:30 leiden:15' },
+    {
+      name: 'ties go to the lowest cluster index',
+      available: { delft: 30, leiden: 30, utrecht: 30 },
+      job: rigid(45),
+      want: 'delft:30 leiden:15',
+    },
     // 50 + 30 + 10 = 90 < 100.
     {
       name: 'fails when the grid as a whole is short',
@@ -297,10 +414,25 @@ describe('fcm: flexible cluster minimization', () => {
       want: 'fail: the grid has 90 processors available in all, 10 short of the 100 this job needs',
     },
     // Not rigid: placed as cm (one cluster, most available; min(8, 12) = 8).
-    { name: 'places a malleable job as cm', available: { delft: 5, leiden: 12 }, job: malleable(2, 46, 8), want: 'leiden:8' },
-    { name: 'places a moldable job as cm', available: { delft: 5, leiden: 12 }, job: moldable(2, 32), want: 'leiden:12' },
+    {
+      name: 'places a malleable job as cm',
+      available: { delft: 5, leiden: 12 },
+      job: malleable(2, 46, 8),
+      want: 'leiden:8',
+    },
+    {
+      name: 'places a moldable job as cm',
+      available: { delft: 5, leiden: 12 },
+      job: moldable(2, 32),
+      want: 'leiden:12',
+    },
     // A pinned component keeps the spec's shape: as cm, 10 joins leiden with the pinned 4.
-    { name: 'keeps pinned components as cm does', available: { delft: 30, leiden: 20 }, job: rigid(10, [4, { cluster: 'leiden' }]), want: 'leiden:10 leiden:4' },
+    {
+      name: 'keeps pinned components as cm does',
+      available: { delft: 30, leiden: 20 },
+      job: rigid(10, [4, { cluster: 'leiden' }]),
+      want: 'leiden:10 leiden:4',
+    },
   ]);
 });
 
@@ -316,16 +448,20 @@ describe('every policy', () => {
     { available: { delft: 7, leiden: 3, utrecht: 5 }, job: malleable(2, 100, 50) },
   ];
 
-  it.each(PLACEMENT_POLICIES.map((name) => ({ name })))('$name never places more than available on a cluster', ({ name }) => {
-    const policy = placementPolicies[name];
-    for (const { available, job } of scenarios) {
-      const result = policy.place(job, ctx(DLU, available));
-      if (!result.ok) continue;
-      const used: Record<string, number> = {};
-      for (const c of result.components) used[c.cluster] = (used[c.cluster] ?? 0) + c.processors;
-      for (const [cluster, n] of Object.entries(used)) expect(n, `${name} on ${cluster}`).toBeLessThanOrEqual(available[cluster] ?? 0);
-    }
-  });
+  it.each(PLACEMENT_POLICIES.map((name) => ({ name })))(
+    '$name never places more than available on a cluster',
+    ({ name }) => {
+      const policy = placementPolicies[name];
+      for (const { available, job } of scenarios) {
+        const result = policy.place(job, ctx(DLU, available));
+        if (!result.ok) continue;
+        const used: Record<string, number> = {};
+        for (const c of result.components) used[c.cluster] = (used[c.cluster] ?? 0) + c.processors;
+        for (const [cluster, n] of Object.entries(used))
+          expect(n, `${name} on ${cluster}`).toBeLessThanOrEqual(available[cluster] ?? 0);
+      }
+    },
+  );
 
   // The scheduler fails such a job without asking its policy when no cluster has room for it (issue 11's bench): this
   // holds only while every policy fails it the same way, with the same words.
@@ -339,7 +475,9 @@ describe('every policy', () => {
         // fcm splits a rigid job over clusters: not a single-cluster job, the scheduler always asks it.
         if (name === 'fcm' && job.kind === 'rigid') continue;
         const need = job.components[0]!.processors ?? job.components[0]!.min!;
-        expect(show(policy.place(job, ctx(DLU, available))), `${name}, ${job.kind} ${need}`).toBe(`fail: ${noClusterReason(job.kind, need, 0, 5, 'leiden')}`);
+        expect(show(policy.place(job, ctx(DLU, available))), `${name}, ${job.kind} ${need}`).toBe(
+          `fail: ${noClusterReason(job.kind, need, 0, 5, 'leiden')}`,
+        );
       }
     },
   );

@@ -6,19 +6,42 @@ import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
 import { SimWorld } from '../../core/sim/world.js';
 
 function job(extra: Partial<HoldingJob>): HoldingJob {
-  return { id: 'j', spec: { walltime: 100 }, startTime: 0, held: 2, size: 2, evolving: false, malleable: false, preallocation: 0, sizeHistory: [{ t: 0, v: 2 }], ...extra };
+  return {
+    id: 'j',
+    spec: { walltime: 100 },
+    startTime: 0,
+    held: 2,
+    size: 2,
+    evolving: false,
+    malleable: false,
+    preallocation: 0,
+    sizeHistory: [{ t: 0, v: 2 }],
+    ...extra,
+  };
 }
 
 describe('placedHolding', () => {
   it('a rigid job holds its processors until start plus walltime; placed but not started, from now; without a walltime, for ever', () => {
     expect(placedHolding(job({}), 2, 30)).toEqual({ n: 2, start: 0, end: 100 });
-    expect(placedHolding(job({ startTime: Number.NaN, sizeHistory: [] }), 2, 30)).toEqual({ n: 2, start: 30, end: 130 });
+    expect(placedHolding(job({ startTime: Number.NaN, sizeHistory: [] }), 2, 30)).toEqual({
+      n: 2,
+      start: 30,
+      end: 130,
+    });
     expect(placedHolding(job({ spec: {} }), 2, 30).end).toBe(Number.POSITIVE_INFINITY);
     expect(placedHolding(job({ evolving: true, preallocation: 6 }), 2, 30).n).toBe(6);
   });
 
   // Walltime 100 at the first size 2; grown to 4 at 20: a fifth done by then, the rest at half the run time.
-  const grown = job({ malleable: true, held: 4, size: 4, sizeHistory: [{ t: 0, v: 2 }, { t: 20, v: 4 }] });
+  const grown = job({
+    malleable: true,
+    held: 4,
+    size: 4,
+    sizeHistory: [
+      { t: 0, v: 2 },
+      { t: 20, v: 4 },
+    ],
+  });
 
   it('a grown malleable job ends earlier: its walltime scaled by the size ratio when its application declares nothing', () => {
     // done at 30: 20/100 + 10/50 = 0.4; the rest 0.6 of 50 s.
@@ -26,10 +49,27 @@ describe('placedHolding', () => {
   });
 
   it('a shrunk one ends later, never after the kill at start plus walltime', () => {
-    const shrunk = job({ malleable: true, held: 1, size: 1, sizeHistory: [{ t: 0, v: 2 }, { t: 20, v: 4 }, { t: 30, v: 1 }] });
+    const shrunk = job({
+      malleable: true,
+      held: 1,
+      size: 1,
+      sizeHistory: [
+        { t: 0, v: 2 },
+        { t: 20, v: 4 },
+        { t: 30, v: 1 },
+      ],
+    });
     // done at 30: 0.4; the rest at size 1 takes 0.6 of 200 s: 150, after the kill at 100.
     expect(placedHolding(shrunk, 1, 30).end).toBe(100);
-    const briefly = job({ malleable: true, held: 3, size: 3, sizeHistory: [{ t: 0, v: 2 }, { t: 10, v: 3 }] });
+    const briefly = job({
+      malleable: true,
+      held: 3,
+      size: 3,
+      sizeHistory: [
+        { t: 0, v: 2 },
+        { t: 10, v: 3 },
+      ],
+    });
     // done at 10: 0.1; the rest 0.9 of 66.67 s.
     expect(placedHolding(briefly, 3, 10).end).toBeCloseTo(10 + 0.9 * (200 / 3), 9);
   });
@@ -45,13 +85,33 @@ describe('placedHolding', () => {
 });
 
 describe('a malleable job in a simulated run under easy', () => {
-  it("the plan predicts its end as its size changes: with a walltime equal to its run time at its first size, exactly when it completes", () => {
+  it('the plan predicts its end as its size changes: with a walltime equal to its run time at its first size, exactly when it completes', () => {
     // 16 processors; m (malleable 2..16, Amdahl 20 + 1,600/n s: 820 s at 2) grows into the idle ones; h needs all 16.
     const jobs = [
-      { id: 'm', kind: 'malleable', submitTime: 0, app: { model: 'amdahl', serial: 20, parallel: 1600 }, components: [{ min: 2, max: 16, program: 'x' }], walltime: 820 },
-      { id: 'h', kind: 'rigid', submitTime: 1, app: { model: 'fixed', runtime: 10 }, components: [{ processors: 16, program: 'x' }], walltime: 10 },
+      {
+        id: 'm',
+        kind: 'malleable',
+        submitTime: 0,
+        app: { model: 'amdahl', serial: 20, parallel: 1600 },
+        components: [{ min: 2, max: 16, program: 'x' }],
+        walltime: 820,
+      },
+      {
+        id: 'h',
+        kind: 'rigid',
+        submitTime: 1,
+        app: { model: 'fixed', runtime: 10 },
+        components: [{ processors: 16, program: 'x' }],
+        walltime: 10,
+      },
     ];
-    const w = new SimWorld({ grid: gridSpecSchema.parse({ clusters: [{ name: 'x', processors: 16 }] }), jobs: jobs.map((j) => jobSpecSchema.parse(j)), seed: 1, background: false, scheduler: { queue: 'easy' } });
+    const w = new SimWorld({
+      grid: gridSpecSchema.parse({ clusters: [{ name: 'x', processors: 16 }] }),
+      jobs: jobs.map((j) => jobSpecSchema.parse(j)),
+      seed: 1,
+      background: false,
+      scheduler: { queue: 'easy' },
+    });
     const ends: number[] = [];
     const reserved: number[] = [];
     const sizes = new Set<number>();

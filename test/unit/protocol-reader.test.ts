@@ -14,9 +14,15 @@ const released = encodeLine(3, { type: 'released', processors: 3, offerId: 8 });
 describe('messages', () => {
   it('encodes v and seq first, and decodes back what was encoded', () => {
     expect(answer).toBe('{"v":1,"seq":2,"type":"offerAnswer","offerId":7,"accepted":2}');
-    expect(decodeFromApp(answer)).toEqual({ ok: true, message: { v: 1, seq: 2, type: 'offerAnswer', offerId: 7, accepted: 2 } });
+    expect(decodeFromApp(answer)).toEqual({
+      ok: true,
+      message: { v: 1, seq: 2, type: 'offerAnswer', offerId: 7, accepted: 2 },
+    });
     const shrink = encodeLine(4, { type: 'shrink', offerId: 3, processors: 2, mandatory: true });
-    expect(decodeToApp(shrink)).toEqual({ ok: true, message: { v: 1, seq: 4, type: 'shrink', offerId: 3, processors: 2, mandatory: true } });
+    expect(decodeToApp(shrink)).toEqual({
+      ok: true,
+      message: { v: 1, seq: 4, type: 'shrink', offerId: 3, processors: 2, mandatory: true },
+    });
   });
 
   it('names the field that is wrong', () => {
@@ -28,8 +34,14 @@ describe('messages', () => {
   });
 
   it('refuses an unknown type, a later protocol version, a message of the other direction and non-JSON', () => {
-    expect(decodeFromApp('{"v":1,"seq":1,"type":"grow","n":2}')).toEqual({ ok: false, reason: expect.stringMatching(/^type: must be one of hello, .* \(got "grow"\)$/) });
-    expect(decodeFromApp('{"v":2,"seq":1,"type":"evolve"}')).toEqual({ ok: false, reason: 'protocol version 2 is not supported (this reader knows 1)' });
+    expect(decodeFromApp('{"v":1,"seq":1,"type":"grow","n":2}')).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/^type: must be one of hello, .* \(got "grow"\)$/),
+    });
+    expect(decodeFromApp('{"v":2,"seq":1,"type":"evolve"}')).toEqual({
+      ok: false,
+      reason: 'protocol version 2 is not supported (this reader knows 1)',
+    });
     expect(decodeToApp(answer).ok).toBe(false);
     expect(decodeFromApp('{"v":1,"seq":1,')).toEqual({ ok: false, reason: expect.stringMatching(/^not JSON/) });
     expect(decodeFromApp('[1,2]')).toEqual({ ok: false, reason: 'not a JSON object' });

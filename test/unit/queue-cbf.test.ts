@@ -9,8 +9,18 @@ import type { QueuePolicyName } from '../../core/queue/policy.js';
 import type { QueuePriorityName } from '../../core/queue/priority.js';
 import { SimWorld } from '../../core/sim/world.js';
 
-const rigid = (id: string, processors: number, runtime: number, walltime: number | undefined, submitTime: number, cluster?: string): JobSpecInput => ({
-  id, kind: 'rigid', submitTime, app: { model: 'fixed', runtime },
+const rigid = (
+  id: string,
+  processors: number,
+  runtime: number,
+  walltime: number | undefined,
+  submitTime: number,
+  cluster?: string,
+): JobSpecInput => ({
+  id,
+  kind: 'rigid',
+  submitTime,
+  app: { model: 'fixed', runtime },
   components: [{ processors, program: 'x', ...(cluster === undefined ? {} : { cluster }) }],
   ...(walltime === undefined ? {} : { walltime }),
 });
@@ -26,7 +36,11 @@ interface Options {
 
 type Planned = Record<string, { cluster: number; start: number } | undefined>;
 
-function run(processors: number, jobs: JobSpecInput[], o: Options): { starts: Record<string, number>; world: SimWorld; planned: Planned } {
+function run(
+  processors: number,
+  jobs: JobSpecInput[],
+  o: Options,
+): { starts: Record<string, number>; world: SimWorld; planned: Planned } {
   const clusters = (o.clusters ?? [processors]).map((p, i) => ({ name: String.fromCharCode(97 + i), processors: p }));
   const world = new SimWorld({
     grid: gridSpecSchema.parse({ clusters }),
@@ -39,10 +53,15 @@ function run(processors: number, jobs: JobSpecInput[], o: Options): { starts: Re
   world.scheduler.on((e) => events.push(e), ['job.started', 'job.ended']);
   const planned: Planned = {};
   world.run(() => {
-    if (o.probe && world.engine.now < o.probe.before) for (const id of o.probe.ids) planned[id] = world.scheduler.job(id)?.plannedStart;
+    if (o.probe && world.engine.now < o.probe.before)
+      for (const id of o.probe.ids) planned[id] = world.scheduler.job(id)?.plannedStart;
   });
-  expect(events.filter((e) => e.type === 'job.ended').map((e) => (e as { state: string }).state)).toEqual(jobs.map(() => 'completed'));
-  const starts = Object.fromEntries(events.filter((e) => e.type === 'job.started').map((e) => [(e as { jobId: string }).jobId, e.t]));
+  expect(events.filter((e) => e.type === 'job.ended').map((e) => (e as { state: string }).state)).toEqual(
+    jobs.map(() => 'completed'),
+  );
+  const starts = Object.fromEntries(
+    events.filter((e) => e.type === 'job.started').map((e) => [(e as { jobId: string }).jobId, e.t]),
+  );
   return { starts, world, planned };
 }
 
@@ -50,7 +69,12 @@ describe('CBF against EASY on 4 processors', () => {
   // a holds 2 of 4 until 100. b (3) is reserved at 100-110 and leaves 1 spare; c (all 4) comes next, 110-120 under
   // CBF. d (1 processor, 200 s) fits now beside a and b's reservation (EASY starts it: c then waits for d, 203), but
   // it would overlap c's reservation: CBF starts it after c, at 120.
-  const jobs = [rigid('a', 2, 100, 100, 0), rigid('b', 3, 10, 10, 1), rigid('c', 4, 10, 10, 2), rigid('d', 1, 200, 200, 3)];
+  const jobs = [
+    rigid('a', 2, 100, 100, 0),
+    rigid('b', 3, 10, 10, 1),
+    rigid('c', 4, 10, 10, 2),
+    rigid('d', 1, 200, 200, 3),
+  ];
 
   it('CBF delays no reservation; EASY protects only the head', () => {
     expect(run(4, jobs, { queue: 'cbf' }).starts).toEqual({ a: 0, b: 100, c: 110, d: 120 });
@@ -59,8 +83,16 @@ describe('CBF against EASY on 4 processors', () => {
 
   it('every waiting job has a planned start under CBF (b at 100, c at 110, d at 120); EASY plans the head only', () => {
     const probe = { before: 50, ids: ['b', 'c', 'd'] };
-    expect(run(4, jobs, { queue: 'cbf', probe }).planned).toEqual({ b: { cluster: 0, start: 100 }, c: { cluster: 0, start: 110 }, d: { cluster: 0, start: 120 } });
-    expect(run(4, jobs, { queue: 'easy', probe }).planned).toEqual({ b: { cluster: 0, start: 100 }, c: undefined, d: undefined });
+    expect(run(4, jobs, { queue: 'cbf', probe }).planned).toEqual({
+      b: { cluster: 0, start: 100 },
+      c: { cluster: 0, start: 110 },
+      d: { cluster: 0, start: 120 },
+    });
+    expect(run(4, jobs, { queue: 'easy', probe }).planned).toEqual({
+      b: { cluster: 0, start: 100 },
+      c: undefined,
+      d: undefined,
+    });
   });
 
   it('reservation depth: 1 makes CBF behave as EASY, 2 makes EASY behave as CBF here; 0 reserves nothing', () => {
@@ -83,7 +115,12 @@ describe('CBF compression', () => {
   it('a job ending before its walltime moves every reservation earlier, in order, never later', () => {
     // a asks 100 s of all 4 but runs 30: b (4, 10 s) is reserved at 100, c (2, 10 s) at 110, d (2, 50 s) at 110
     // beside c. At 30 a ends: b starts at 30, c and d at 40.
-    const jobs = [rigid('a', 4, 30, 100, 0), rigid('b', 4, 10, 10, 1), rigid('c', 2, 10, 10, 2), rigid('d', 2, 50, 50, 3)];
+    const jobs = [
+      rigid('a', 4, 30, 100, 0),
+      rigid('b', 4, 10, 10, 1),
+      rigid('c', 2, 10, 10, 2),
+      rigid('d', 2, 50, 50, 3),
+    ];
     const { starts, planned } = run(4, jobs, { queue: 'cbf', probe: { before: 30, ids: ['b', 'c', 'd'] } });
     expect(Object.values(planned).map((p) => p?.start)).toEqual([100, 110, 110]);
     expect(starts).toEqual({ a: 0, b: 30, c: 40, d: 40 });
@@ -92,7 +129,12 @@ describe('CBF compression', () => {
   it('a hole opened by compression goes to the first job in order that fits it, the others keep their slots', () => {
     // 4 processors. a (4, asks 100, runs 20). b (2, 50 s) and c (2, 100 s) are reserved at 100; d (4, 10 s) at 200
     // (after c). When a ends at 20, b and c move to 20, d to 120 (after c's new end).
-    const jobs = [rigid('a', 4, 20, 100, 0), rigid('b', 2, 50, 50, 1), rigid('c', 2, 100, 100, 2), rigid('d', 4, 10, 10, 3)];
+    const jobs = [
+      rigid('a', 4, 20, 100, 0),
+      rigid('b', 2, 50, 50, 1),
+      rigid('c', 2, 100, 100, 2),
+      rigid('d', 4, 10, 10, 3),
+    ];
     expect(run(4, jobs, { queue: 'cbf' }).starts).toEqual({ a: 0, b: 20, c: 20, d: 120 });
   });
 });
@@ -111,7 +153,11 @@ describe('CBF over clusters', () => {
   it('a reservation goes where the job starts earliest; at a tie, to the first cluster', () => {
     // Clusters a and b of 4: x holds a until 100, y holds b until 50. z (4) is reserved on b at 50.
     const jobs = [rigid('x', 4, 100, 100, 0, 'a'), rigid('y', 4, 50, 50, 0, 'b'), rigid('z', 4, 10, 10, 1)];
-    const { starts, world, planned } = run(4, jobs, { queue: 'cbf', clusters: [4, 4], probe: { before: 50, ids: ['z'] } });
+    const { starts, world, planned } = run(4, jobs, {
+      queue: 'cbf',
+      clusters: [4, 4],
+      probe: { before: 50, ids: ['z'] },
+    });
     expect(planned.z).toEqual({ cluster: 1, start: 50 });
     expect(starts.z).toBe(50);
     expect(world.scheduler.job('z')!.components[0]!.cluster).toBe('b');
@@ -126,7 +172,14 @@ describe('CBF over clusters', () => {
 describe('moldable jobs under the planning policies', () => {
   it('a moldable job starts as early as it can, with the most processors free over its walltime up to its max', () => {
     // 4 processors; a holds 2 until 100; m (2..4, 50 s) at 1 starts now with the 2 free.
-    const m: JobSpecInput = { id: 'm', kind: 'moldable', submitTime: 1, walltime: 50, app: { model: 'fixed', runtime: 50 }, components: [{ min: 2, max: 4, program: 'x' }] };
+    const m: JobSpecInput = {
+      id: 'm',
+      kind: 'moldable',
+      submitTime: 1,
+      walltime: 50,
+      app: { model: 'fixed', runtime: 50 },
+      components: [{ min: 2, max: 4, program: 'x' }],
+    };
     const withA = run(4, [rigid('a', 2, 100, 100, 0), m], { queue: 'cbf' });
     expect(withA.starts).toEqual({ a: 0, m: 1 });
     expect(withA.world.scheduler.job('m')!.components[0]!.processors).toBe(2);

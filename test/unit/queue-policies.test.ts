@@ -7,8 +7,19 @@ import { queuePolicy, queuePolicies } from '../../core/queue/registry.js';
 import { QUEUE_POLICIES } from '../../core/queue/policy.js';
 import { SimWorld } from '../../core/sim/world.js';
 
-const rigid = (id: string, processors: number, runtime: number, walltime: number | undefined, submitTime: number): JobSpecInput => ({
-  id, kind: 'rigid', submitTime, app: { model: 'fixed', runtime }, components: [{ processors, program: 'x' }], ...(walltime === undefined ? {} : { walltime }),
+const rigid = (
+  id: string,
+  processors: number,
+  runtime: number,
+  walltime: number | undefined,
+  submitTime: number,
+): JobSpecInput => ({
+  id,
+  kind: 'rigid',
+  submitTime,
+  app: { model: 'fixed', runtime },
+  components: [{ processors, program: 'x' }],
+  ...(walltime === undefined ? {} : { walltime }),
 });
 
 function starts(processors: number, jobs: JobSpecInput[], queue: string): Record<string, number> {
@@ -22,8 +33,12 @@ function starts(processors: number, jobs: JobSpecInput[], queue: string): Record
   const events: SchedulerEvent[] = [];
   world.scheduler.on((e) => events.push(e), ['job.started', 'job.ended']);
   world.run();
-  expect(events.filter((e) => e.type === 'job.ended').map((e) => (e as { state: string }).state)).toEqual(jobs.map(() => 'completed'));
-  return Object.fromEntries(events.filter((e) => e.type === 'job.started').map((e) => [(e as { jobId: string }).jobId, e.t]));
+  expect(events.filter((e) => e.type === 'job.ended').map((e) => (e as { state: string }).state)).toEqual(
+    jobs.map(() => 'completed'),
+  );
+  return Object.fromEntries(
+    events.filter((e) => e.type === 'job.started').map((e) => [(e as { jobId: string }).jobId, e.t]),
+  );
 }
 
 describe('queue policy registry', () => {
@@ -31,7 +46,15 @@ describe('queue policy registry', () => {
     expect(Object.keys(queuePolicies)).toEqual([...QUEUE_POLICIES]);
     for (const name of QUEUE_POLICIES) expect(queuePolicy(name)!.name).toBe(name);
     expect(queuePolicy('toString')).toBeUndefined();
-    expect(() => new SimWorld({ grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 4 }] }), jobs: [], seed: 1, scheduler: { queue: 'lifo' as 'koala' } })).toThrow(/queue: unknown "lifo"/);
+    expect(
+      () =>
+        new SimWorld({
+          grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 4 }] }),
+          jobs: [],
+          seed: 1,
+          scheduler: { queue: 'lifo' as 'koala' },
+        }),
+    ).toThrow(/queue: unknown "lifo"/);
   });
 });
 
@@ -46,7 +69,7 @@ describe('FCFS and EASY on 4 processors', () => {
     expect(starts(4, [a, b, c], 'easy')).toEqual({ a: 0, c: 2, b: 100 });
   });
 
-  it('a long job behind the head: EASY refuses it (it would end at 202, past b\'s reservation at 100, no processor to spare); KOALA starts it and b waits', () => {
+  it("a long job behind the head: EASY refuses it (it would end at 202, past b's reservation at 100, no processor to spare); KOALA starts it and b waits", () => {
     const c = rigid('c', 2, 200, 200, 2);
     expect(starts(4, [a, b, c], 'easy')).toEqual({ a: 0, b: 100, c: 110 });
     expect(starts(4, [a, b, c], 'koala')).toEqual({ a: 0, c: 2, b: 202 });
@@ -71,7 +94,7 @@ describe('EASY uses the processors the reservation leaves free', () => {
   const a = rigid('a', 4, 100, 100, 0);
   const b = rigid('b', 4, 10, 10, 1);
 
-  it('a long job of 2 runs past the reservation on the 2 extra processors; a long job of 3 would take one of b\'s', () => {
+  it("a long job of 2 runs past the reservation on the 2 extra processors; a long job of 3 would take one of b's", () => {
     expect(starts(6, [a, b, rigid('c', 2, 500, 500, 2)], 'easy')).toEqual({ a: 0, c: 2, b: 100 });
     // A job of 3 does not fit in the 2 free now; from 100 b leaves only 2 of 6: it starts at b's end.
     expect(starts(6, [a, b, rigid('c', 3, 500, 500, 2)], 'easy')).toEqual({ a: 0, b: 100, c: 110 });
@@ -80,7 +103,11 @@ describe('EASY uses the processors the reservation leaves free', () => {
   it('a job without a walltime holds its processors with no end: it backfills only into the extra processors', () => {
     expect(starts(6, [a, b, rigid('c', 2, 500, undefined, 2)], 'easy')).toEqual({ a: 0, c: 2, b: 100 });
     // With b taking all 6 there are no extra processors: c, 5 s long but without a walltime, waits for b.
-    expect(starts(6, [a, rigid('b', 6, 10, 10, 1), rigid('c', 2, 5, undefined, 2)], 'easy')).toEqual({ a: 0, b: 100, c: 110 });
+    expect(starts(6, [a, rigid('b', 6, 10, 10, 1), rigid('c', 2, 5, undefined, 2)], 'easy')).toEqual({
+      a: 0,
+      b: 100,
+      c: 110,
+    });
   });
 
   it('a head waiting for a running job without a walltime gets no reservation and blocks nobody', () => {

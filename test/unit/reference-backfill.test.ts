@@ -1,10 +1,23 @@
 // The reference simulator (test/support/reference-backfill.ts) on schedules computed by hand: it is the check on
 // Concertina's queue policies, so it is checked first.
 import { describe, expect, it } from 'vitest';
-import { readSwf, simulate, summarize, type ReferenceJob, type ReferencePolicy } from '../support/reference-backfill.js';
+import {
+  readSwf,
+  simulate,
+  summarize,
+  type ReferenceJob,
+  type ReferencePolicy,
+} from '../support/reference-backfill.js';
 
-const job = (id: string, submit: number, processors: number, runtime: number, walltime = runtime): ReferenceJob => ({ id, submit, processors, runtime, walltime });
-const starts = (processors: number, jobs: ReferenceJob[], policy: ReferencePolicy) => Object.fromEntries(simulate(jobs, processors, policy).jobs.map((j) => [j.id, j.start]));
+const job = (id: string, submit: number, processors: number, runtime: number, walltime = runtime): ReferenceJob => ({
+  id,
+  submit,
+  processors,
+  runtime,
+  walltime,
+});
+const starts = (processors: number, jobs: ReferenceJob[], policy: ReferencePolicy) =>
+  Object.fromEntries(simulate(jobs, processors, policy).jobs.map((j) => [j.id, j.start]));
 
 describe('reference simulator on hand-computed schedules', () => {
   // a holds 2 of 4 until 100; b (all 4, at 1) waits for it; c (2 for 10 s, at 2) fits now and ends by 100.
@@ -18,7 +31,7 @@ describe('reference simulator on hand-computed schedules', () => {
     expect(starts(4, [a, b, c], 'cbf')).toEqual({ a: 0, b: 100, c: 2 });
   });
 
-  it('a job that would end past the head\'s shadow time with no extra processor waits (EASY, CBF); one ending exactly at it starts', () => {
+  it("a job that would end past the head's shadow time with no extra processor waits (EASY, CBF); one ending exactly at it starts", () => {
     const long = job('c', 2, 2, 99); // 2 + 99 = 101 > 100
     expect(starts(4, [a, b, long], 'easy')).toEqual({ a: 0, b: 100, c: 110 });
     expect(starts(4, [a, b, long], 'cbf')).toEqual({ a: 0, b: 100, c: 110 });
@@ -59,7 +72,11 @@ describe('reference simulator on hand-computed schedules', () => {
     const jobs = [job('a', 0, 4, 5, 10), job('b', 1, 4, 10), job('c', 2, 2, 10)];
     expect(starts(4, jobs, 'cbf')).toEqual({ a: 0, b: 5, c: 15 });
     // Without the early end, the reservations hold.
-    expect(starts(4, [job('a', 0, 4, 10), job('b', 1, 4, 10), job('c', 2, 2, 10)], 'cbf')).toEqual({ a: 0, b: 10, c: 20 });
+    expect(starts(4, [job('a', 0, 4, 10), job('b', 1, 4, 10), job('c', 2, 2, 10)], 'cbf')).toEqual({
+      a: 0,
+      b: 10,
+      c: 20,
+    });
   });
 
   it('CBF compresses at every end, early or not: a slot freed by a later job in one compression is taken at the next end', () => {
@@ -105,12 +122,26 @@ describe('reference simulator on hand-computed schedules', () => {
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const jobs = Array.from({ length: 300 }, (_, i) => {
       const walltime = 1 + Math.floor(rand() * 100);
-      return job(`j${i}`, Math.floor(i * 3 + rand() * 5), 1 + Math.floor(rand() * 8), Math.max(1, Math.floor(walltime * (0.2 + rand()))), walltime);
+      return job(
+        `j${i}`,
+        Math.floor(i * 3 + rand() * 5),
+        1 + Math.floor(rand() * 8),
+        Math.max(1, Math.floor(walltime * (0.2 + rand()))),
+        walltime,
+      );
     });
     for (const policy of ['fcfs', 'easy', 'cbf'] as const) {
       const run = simulate(jobs, 8, policy);
       expect(run.jobs).toHaveLength(300);
-      const edges = run.jobs.flatMap((j) => [[j.start, j.processors], [j.end, -j.processors]] as const).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+      const edges = run.jobs
+        .flatMap(
+          (j) =>
+            [
+              [j.start, j.processors],
+              [j.end, -j.processors],
+            ] as const,
+        )
+        .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
       let used = 0;
       for (const [, n] of edges) expect((used += n)).toBeLessThanOrEqual(8);
       for (const j of run.jobs) expect(j.start).toBeGreaterThanOrEqual(j.submit);

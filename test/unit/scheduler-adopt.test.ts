@@ -9,7 +9,11 @@ const errorsOf = (r: { ok: boolean; errors?: Array<{ path: string; message: stri
 describe('Scheduler.adopt', () => {
   it('counts a running malleable job in the capacity model without submitting it, and manages it from then on', () => {
     const h = harness(grid({ a: 16, b: 8 }), { policy: 'fpsma', approach: 'pra' });
-    const r = h.scheduler.adopt(malleable('m1', 2, 10), { cluster: 'a', processors: 5, submitTime: -40, startTime: -30 }, 0);
+    const r = h.scheduler.adopt(
+      malleable('m1', 2, 10),
+      { cluster: 'a', processors: 5, submitTime: -40, startTime: -30 },
+      0,
+    );
     expect(r.ok).toBe(true);
     const job = h.scheduler.job('m1')!;
     expect(job).toMatchObject({ state: 'running', size: 5, startTime: -30, launched: true });
@@ -29,10 +33,22 @@ describe('Scheduler.adopt', () => {
     expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 0, preemptible: 0 });
   });
 
-  it('keeps an operator\'s cap across the restart: the policies grow the job no further than it', () => {
+  it("keeps an operator's cap across the restart: the policies grow the job no further than it", () => {
     const h = harness(grid({ a: 16 }), { policy: 'fpsma', approach: 'pra' });
-    expect(h.scheduler.adopt(malleable('g', 2, 8), { cluster: 'a', processors: 5, submitTime: -40, startTime: -30, cap: 5 }, 0).ok).toBe(true);
-    expect(h.scheduler.adopt(malleable('h', 2, 8), { cluster: 'a', processors: 2, submitTime: -20, startTime: -10, cap: 99 }, 0).ok).toBe(true);
+    expect(
+      h.scheduler.adopt(
+        malleable('g', 2, 8),
+        { cluster: 'a', processors: 5, submitTime: -40, startTime: -30, cap: 5 },
+        0,
+      ).ok,
+    ).toBe(true);
+    expect(
+      h.scheduler.adopt(
+        malleable('h', 2, 8),
+        { cluster: 'a', processors: 2, submitTime: -20, startTime: -10, cap: 99 },
+        0,
+      ).ok,
+    ).toBe(true);
     expect(h.scheduler.job('g')!.cap).toBe(5);
     expect(h.scheduler.job('h')!.cap).toBe(8); // brought inside min..max
     h.at(1).freed('a', 0); // 9 free: g is at its cap, so only h is offered (up to its max)
@@ -62,57 +78,95 @@ describe('Scheduler.adopt', () => {
 
   it('records a job that ended meanwhile with its end state, holding nothing', () => {
     const h = harness(grid({ a: 16 }));
-    const r = h.scheduler.adopt(malleable('gone', 1, 4), { cluster: 'a', processors: 0, submitTime: 0, ended: { state: 'completed', reason: 'exit status 0' } }, 9);
+    const r = h.scheduler.adopt(
+      malleable('gone', 1, 4),
+      { cluster: 'a', processors: 0, submitTime: 0, ended: { state: 'completed', reason: 'exit status 0' } },
+      9,
+    );
     expect(r.ok).toBe(true);
     expect(h.scheduler.job('gone')!.state).toBe('completed');
-    expect(h.events).toEqual([expect.objectContaining({ type: 'job.ended', jobId: 'gone', state: 'completed', reason: 'exit status 0', t: 9 })]);
+    expect(h.events).toEqual([
+      expect.objectContaining({ type: 'job.ended', jobId: 'gone', state: 'completed', reason: 'exit status 0', t: 9 }),
+    ]);
     expect(h.scheduler.unfinishedJobs).toBe(0);
     expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 0, preemptible: 0, idle: 16 });
   });
 
   it('refuses sizes outside min..max, unknown clusters, missing or duplicate ids, naming the field', () => {
     const h = harness(grid({ a: 16 }));
-    expect(errorsOf(h.scheduler.adopt(malleable('m', 2, 4), { cluster: 'a', processors: 5, submitTime: 0, startTime: 0 }, 0))).toEqual([
-      { path: 'processors', message: 'must be a whole number within 2..4 (got 5)' },
-    ]);
-    expect(errorsOf(h.scheduler.adopt(rigid('r', 3), { cluster: 'a', processors: 2, submitTime: 0, startTime: 0 }, 0))[0]!.path).toBe('processors');
-    expect(errorsOf(h.scheduler.adopt(rigid('r', 3), { cluster: 'zz', processors: 3, submitTime: 0, startTime: 0 }, 0))).toEqual([{ path: 'cluster', message: 'names no cluster ("zz")' }]);
+    expect(
+      errorsOf(
+        h.scheduler.adopt(malleable('m', 2, 4), { cluster: 'a', processors: 5, submitTime: 0, startTime: 0 }, 0),
+      ),
+    ).toEqual([{ path: 'processors', message: 'must be a whole number within 2..4 (got 5)' }]);
+    expect(
+      errorsOf(h.scheduler.adopt(rigid('r', 3), { cluster: 'a', processors: 2, submitTime: 0, startTime: 0 }, 0))[0]!
+        .path,
+    ).toBe('processors');
+    expect(
+      errorsOf(h.scheduler.adopt(rigid('r', 3), { cluster: 'zz', processors: 3, submitTime: 0, startTime: 0 }, 0)),
+    ).toEqual([{ path: 'cluster', message: 'names no cluster ("zz")' }]);
     const { id: _omit, ...noId } = rigid('x', 3);
-    expect(errorsOf(h.scheduler.adopt(noId, { cluster: 'a', processors: 3, submitTime: 0 }, 0))[0]).toEqual({ path: 'id', message: 'is required to adopt a job' });
-    expect(h.scheduler.adopt(rigid('r', 3), { cluster: 'a', processors: 3, submitTime: 0, startTime: 0 }, 0).ok).toBe(true);
-    expect(errorsOf(h.scheduler.adopt(rigid('r', 3), { cluster: 'a', processors: 3, submitTime: 0, startTime: 0 }, 0))[0]!.path).toBe('id');
+    expect(errorsOf(h.scheduler.adopt(noId, { cluster: 'a', processors: 3, submitTime: 0 }, 0))[0]).toEqual({
+      path: 'id',
+      message: 'is required to adopt a job',
+    });
+    expect(h.scheduler.adopt(rigid('r', 3), { cluster: 'a', processors: 3, submitTime: 0, startTime: 0 }, 0).ok).toBe(
+      true,
+    );
+    expect(
+      errorsOf(h.scheduler.adopt(rigid('r', 3), { cluster: 'a', processors: 3, submitTime: 0, startTime: 0 }, 0))[0]!
+        .path,
+    ).toBe('id');
     expect(h.scheduler.unfinishedJobs).toBe(1);
   });
 
   it('keeps the capacity model consistent: Concertina holds exactly what the adopted running jobs hold', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ min: fc.integer({ min: 1, max: 4 }), extra: fc.integer({ min: 0, max: 4 }), size: fc.nat(8), malleable: fc.boolean() }), { maxLength: 8 }), (jobs) => {
-        const h = harness(grid({ a: 1000 }));
-        let held = 0;
-        let preemptible = 0;
-        jobs.forEach((j, i) => {
-          const max = j.min + j.extra;
-          const n = j.min + (j.size % (j.extra + 1));
-          const spec = j.malleable ? malleable(`j${i}`, j.min, max) : rigid(`j${i}`, n);
-          expect(h.scheduler.adopt(spec, { cluster: 'a', processors: n, submitTime: 0, startTime: 0 }, 0).ok).toBe(true);
-          held += n;
-          if (j.malleable) preemptible += n - j.min;
-        });
-        const s = h.scheduler.snapshot()[0]!;
-        expect(s.nonPreemptible + s.preemptible).toBe(held);
-        expect(s.preemptible).toBe(preemptible);
-        expect(h.managers[0]!.submitted).toEqual([]);
-        // Exactly one adoption event per job, and none of a submission, placement or start.
-        expect(h.events.map((e) => [e.type, (e as { jobId?: string }).jobId])).toEqual(jobs.map((_, i) => ['job.adopted', `j${i}`]));
-      }),
+      fc.property(
+        fc.array(
+          fc.record({
+            min: fc.integer({ min: 1, max: 4 }),
+            extra: fc.integer({ min: 0, max: 4 }),
+            size: fc.nat(8),
+            malleable: fc.boolean(),
+          }),
+          { maxLength: 8 },
+        ),
+        (jobs) => {
+          const h = harness(grid({ a: 1000 }));
+          let held = 0;
+          let preemptible = 0;
+          jobs.forEach((j, i) => {
+            const max = j.min + j.extra;
+            const n = j.min + (j.size % (j.extra + 1));
+            const spec = j.malleable ? malleable(`j${i}`, j.min, max) : rigid(`j${i}`, n);
+            expect(h.scheduler.adopt(spec, { cluster: 'a', processors: n, submitTime: 0, startTime: 0 }, 0).ok).toBe(
+              true,
+            );
+            held += n;
+            if (j.malleable) preemptible += n - j.min;
+          });
+          const s = h.scheduler.snapshot()[0]!;
+          expect(s.nonPreemptible + s.preemptible).toBe(held);
+          expect(s.preemptible).toBe(preemptible);
+          expect(h.managers[0]!.submitted).toEqual([]);
+          // Exactly one adoption event per job, and none of a submission, placement or start.
+          expect(h.events.map((e) => [e.type, (e as { jobId?: string }).jobId])).toEqual(
+            jobs.map((_, i) => ['job.adopted', `j${i}`]),
+          );
+        },
+      ),
     );
   });
 });
 
 describe('Scheduler.skipJobNumbers', () => {
-  it('makes generated ids go on after an earlier run\'s, so none collides with an adopted job', () => {
+  it("makes generated ids go on after an earlier run's, so none collides with an adopted job", () => {
     const h = harness(grid({ a: 16 }));
-    expect(h.scheduler.adopt(rigid('job-3', 2), { cluster: 'a', processors: 2, submitTime: 0, startTime: 0 }, 0).ok).toBe(true);
+    expect(
+      h.scheduler.adopt(rigid('job-3', 2), { cluster: 'a', processors: 2, submitTime: 0, startTime: 0 }, 0).ok,
+    ).toBe(true);
     h.scheduler.skipJobNumbers(3);
     const { id: _omit, ...spec } = rigid('x', 1);
     const r = h.scheduler.submit(spec, 1);

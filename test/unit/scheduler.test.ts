@@ -41,9 +41,18 @@ describe('placement queue', () => {
     h.at(60).status('a', 0); // a poll: 10 free on a when the scan begins; z takes 4 of them
     expect(h.scheduler.job('z')!.state).toBe('claiming');
     expect(h.scheduler.job('r')!.tries).toBe(2); // the pass, the poll
-    expect(h.scheduler.job('r')!.lastFailure).toBe('no cluster has 7 processors available for component 0 (most available: 6 on a)');
-    expect(h.scheduler.job('m')!.lastFailure).toBe('no cluster has the minimum of 7 processors available for component 0 (most available: 6 on a)');
-    expect(h.ofType('placement.failed').filter((e) => e.jobId === 'r').at(-1)!.reason).toBe(h.scheduler.job('r')!.lastFailure);
+    expect(h.scheduler.job('r')!.lastFailure).toBe(
+      'no cluster has 7 processors available for component 0 (most available: 6 on a)',
+    );
+    expect(h.scheduler.job('m')!.lastFailure).toBe(
+      'no cluster has the minimum of 7 processors available for component 0 (most available: 6 on a)',
+    );
+    expect(
+      h
+        .ofType('placement.failed')
+        .filter((e) => e.jobId === 'r')
+        .at(-1)!.reason,
+    ).toBe(h.scheduler.job('r')!.lastFailure);
   });
 
   it('a job tried again in the same poll round keeps the reason of the try that counted', () => {
@@ -139,7 +148,11 @@ describe('placement queue', () => {
     h.at(7).startAll();
     h.at(9).finish('r');
     expect(h.scheduler.job('r')!.transitions.map((t) => [t.state, t.time])).toEqual([
-      ['submitted', 5], ['queued', 5], ['claiming', 5], ['running', 7], ['completed', 9],
+      ['submitted', 5],
+      ['queued', 5],
+      ['claiming', 5],
+      ['running', 7],
+      ['completed', 9],
     ]);
   });
 
@@ -151,7 +164,10 @@ describe('placement queue', () => {
     expect(h.scheduler.cancel('r', 1).ok).toBe(true);
     expect(h.manager('a').cancelled).toEqual(['r']);
     expect(h.scheduler.snapshot()[0]!.nonPreemptible).toBe(0);
-    expect(h.scheduler.cancel('r', 2)).toEqual({ ok: false, errors: [{ path: 'jobId', message: 'job r has already cancelled' }] });
+    expect(h.scheduler.cancel('r', 2)).toEqual({
+      ok: false,
+      errors: [{ path: 'jobId', message: 'job r has already cancelled' }],
+    });
   });
 });
 
@@ -169,7 +185,10 @@ describe('information service', () => {
 
   it('places nothing on an unreachable cluster', () => {
     const h = harness(grid({ a: 10 }));
-    h.scheduler.receive({ type: 'status', cluster: 'a', status: { processors: 10, background: 0, reachable: false } }, 0);
+    h.scheduler.receive(
+      { type: 'status', cluster: 'a', status: { processors: 10, background: 0, reachable: false } },
+      0,
+    );
     h.submit(rigid('r', 1));
     h.pass();
     expect(h.scheduler.job('r')!.state).toBe('queued');
@@ -215,7 +234,10 @@ describe('processor claimer', () => {
     h.pass();
     h.at(3).status('a', 8); // local users took 8 of 10
     h.at(6).scheduler.advance(6);
-    expect(h.ofType('claim.failed')[0]).toMatchObject({ jobId: 'r', reason: 'processors on a were taken before the claim' });
+    expect(h.ofType('claim.failed')[0]).toMatchObject({
+      jobId: 'r',
+      reason: 'processors on a were taken before the claim',
+    });
     const r = h.scheduler.job('r')!;
     expect(r.state).toBe('queued');
     expect(r.tries).toBe(2); // the failed claim, then the pass right after it (8 of 10 still taken)
@@ -238,7 +260,7 @@ describe('PRA and PWA', () => {
     expect(h.apps.shrinkRequests).toHaveLength(0);
   });
 
-  it('with the paper\'s trigger, grows running jobs only when processors come free: a job ends, or local users give some back', () => {
+  it("with the paper's trigger, grows running jobs only when processors come free: a job ends, or local users give some back", () => {
     const h = harness(grid({ a: 10 }), { growthAtPoll: 'freed' });
     h.submit(malleable('m', 2, 10));
     h.pass();

@@ -10,7 +10,14 @@ import { SimulatedCluster } from '../../core/sim/simulated-cluster.js';
 function cluster(processors: number, launchDelayS = 0) {
   const engine = new EventEngine();
   const messages: ManagerMessage[] = [];
-  const c = new SimulatedCluster(clusterSchema.parse({ name: 'a', processors }), 0, engine, (m) => messages.push(m), { started() {}, usage() {} }, launchDelayS);
+  const c = new SimulatedCluster(
+    clusterSchema.parse({ name: 'a', processors }),
+    0,
+    engine,
+    (m) => messages.push(m),
+    { started() {}, usage() {} },
+    launchDelayS,
+  );
   const run = () => {
     while (engine.step());
   };
@@ -38,10 +45,14 @@ describe('a grow in the simulated cluster', () => {
     c.submit({ jobId: 'j', component: 0, processors: 2, program: 'app', args: [], tag: 't' });
     c.addBackground(5, 50); // 1 free
     c.grow('j', 3); // 1 starts now, 2 wait behind nothing else
-    expect(messages.filter((m) => m.type === 'grown')).toEqual([{ type: 'grown', cluster: 'a', jobId: 'j', processors: 1 }]);
+    expect(messages.filter((m) => m.type === 'grown')).toEqual([
+      { type: 'grown', cluster: 'a', jobId: 'j', processors: 1 },
+    ]);
     run();
     expect(engine.now).toBe(50);
-    expect(messages.filter((m) => m.type === 'grown').map((m) => (m.type === 'grown' ? m.processors : 0))).toEqual([1, 2]);
+    expect(messages.filter((m) => m.type === 'grown').map((m) => (m.type === 'grown' ? m.processors : 0))).toEqual([
+      1, 2,
+    ]);
   });
 
   it('announces the processors of one grow that start at one moment together, after the launch delay', () => {
@@ -52,17 +63,31 @@ describe('a grow in the simulated cluster', () => {
     expect(messages.filter((m) => m.type === 'grown')).toEqual([]);
     run();
     expect(engine.now).toBe(10);
-    expect(messages.filter((m) => m.type === 'grown')).toEqual([{ type: 'grown', cluster: 'a', jobId: 'j', processors: 3 }]);
+    expect(messages.filter((m) => m.type === 'grown')).toEqual([
+      { type: 'grown', cluster: 'a', jobId: 'j', processors: 3 },
+    ]);
   });
 });
 
 describe('a malleable application adapting to a new size', () => {
-  const spec = jobSpecSchema.parse({ id: 'j', kind: 'malleable', walltime: 1000, app: { model: 'amdahl', serial: 0, parallel: 8000 }, components: [{ min: 2, max: 8, program: 'app' }] });
+  const spec = jobSpecSchema.parse({
+    id: 'j',
+    kind: 'malleable',
+    walltime: 1000,
+    app: { model: 'amdahl', serial: 0, parallel: 8000 },
+    components: [{ min: 2, max: 8, program: 'app' }],
+  });
 
   function apps(adaptS: number) {
     const engine = new EventEngine();
     const messages: ApplicationMessage[] = [];
-    const a = new SimulatedApplications(engine, (m) => messages.push(m), () => messages.push({ type: 'released', jobId: 'END', processors: 0 }), undefined, adaptS);
+    const a = new SimulatedApplications(
+      engine,
+      (m) => messages.push(m),
+      () => messages.push({ type: 'released', jobId: 'END', processors: 0 }),
+      undefined,
+      adaptS,
+    );
     return { engine, messages, a };
   }
 
@@ -79,7 +104,7 @@ describe('a malleable application adapting to a new size', () => {
     expect(a.sizeOf('j')).toBe(4);
   });
 
-  it('lets a shrink\'s processors go once it has adapted', () => {
+  it("lets a shrink's processors go once it has adapted", () => {
     const { engine, messages, a } = apps(10);
     a.start(spec, 'j', 6);
     a.requestShrink(1, 'j', 3, true);

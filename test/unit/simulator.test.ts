@@ -9,11 +9,21 @@ import { BOUNDED_SLOWDOWN_TAU_S, boundedSlowdown } from '../../core/sim/metrics.
 import { parseSwf } from '../../core/sim/workloads/swf.js';
 
 function run(grid: GridSpecInput, jobs: JobSpecInput[], extra: Partial<SimulationConfig> = {}) {
-  const world = new SimWorld({ grid: gridSpecSchema.parse(grid), jobs: jobs.map((j) => jobSpecSchema.parse(j)), seed: 1, ...extra });
+  const world = new SimWorld({
+    grid: gridSpecSchema.parse(grid),
+    jobs: jobs.map((j) => jobSpecSchema.parse(j)),
+    seed: 1,
+    ...extra,
+  });
   const events: SchedulerEvent[] = [];
   world.scheduler.on((e) => events.push(e));
   world.run();
-  return { world, events, of: (type: string, jobId?: string) => events.filter((e) => e.type === type && (!jobId || ('jobId' in e && e.jobId === jobId))) };
+  return {
+    world,
+    events,
+    of: (type: string, jobId?: string) =>
+      events.filter((e) => e.type === type && (!jobId || ('jobId' in e && e.jobId === jobId))),
+  };
 }
 
 describe('event engine', () => {
@@ -35,7 +45,12 @@ describe('event engine', () => {
 
 describe('simulated grid', () => {
   const oneCluster = { clusters: [{ name: 'a', processors: 16 }] };
-  const ft = (id: string, initial: number): JobSpecInput => ({ id, kind: 'malleable', app: { model: 'ft' }, components: [{ min: 2, max: 16, initial, program: 'ft' }] });
+  const ft = (id: string, initial: number): JobSpecInput => ({
+    id,
+    kind: 'malleable',
+    app: { model: 'ft' },
+    components: [{ min: 2, max: 16, initial, program: 'ft' }],
+  });
 
   it('keeps no metrics history for an endless hosted grid (its memory stays bounded)', () => {
     const r = run(oneCluster, [ft('j', 2)], { metrics: false, maxTimeS: 3600, endless: true });
@@ -76,8 +91,22 @@ describe('simulated grid', () => {
 
   it('shows the background load of local users to the scheduler through polls, and places around it', () => {
     // Local users keep about 12 of 16 processors busy (4-processor jobs, one every 100 s, for 300 s on average).
-    const grid = { clusters: [{ name: 'a', processors: 16, background: { meanInterarrivalS: 100, minSize: 4, maxSize: 4, meanDurationS: 300 } }] };
-    const rigid: JobSpecInput = { id: 'late', kind: 'rigid', submitTime: 3000, app: { model: 'fixed', runtime: 60 }, components: [{ processors: 6, program: 'x' }] };
+    const grid = {
+      clusters: [
+        {
+          name: 'a',
+          processors: 16,
+          background: { meanInterarrivalS: 100, minSize: 4, maxSize: 4, meanDurationS: 300 },
+        },
+      ],
+    };
+    const rigid: JobSpecInput = {
+      id: 'late',
+      kind: 'rigid',
+      submitTime: 3000,
+      app: { model: 'fixed', runtime: 60 },
+      components: [{ processors: 6, program: 'x' }],
+    };
     const r = run(grid, [rigid], { pollIntervalS: 60 });
     const polled = r.of('cluster.polled') as Array<Extract<SchedulerEvent, { type: 'cluster.polled' }>>;
     expect(Math.max(...polled.map((e) => e.background))).toBeGreaterThanOrEqual(12);
@@ -91,20 +120,32 @@ describe('simulated grid', () => {
 describe('walltimes', () => {
   const single = (processors: number) => ({ clusters: [{ name: 'a', processors }] });
   const rigid = (id: string, processors: number, runtime: number, walltime?: number, submitTime = 0): JobSpecInput => ({
-    id, kind: 'rigid', submitTime, app: { model: 'fixed', runtime }, components: [{ processors, program: 'x' }], ...(walltime === undefined ? {} : { walltime }),
+    id,
+    kind: 'rigid',
+    submitTime,
+    app: { model: 'fixed', runtime },
+    components: [{ processors, program: 'x' }],
+    ...(walltime === undefined ? {} : { walltime }),
   });
-  const ended = (r: ReturnType<typeof run>, id: string) => r.of('job.ended', id)[0] as Extract<SchedulerEvent, { type: 'job.ended' }>;
+  const ended = (r: ReturnType<typeof run>, id: string) =>
+    r.of('job.ended', id)[0] as Extract<SchedulerEvent, { type: 'job.ended' }>;
   const startedAt = (r: ReturnType<typeof run>, id: string) => r.of('job.started', id)[0]!.t;
 
   it('kills a job that would run past its walltime at exactly its walltime, failed with a reason naming it', () => {
     const r = run(single(4), [rigid('long', 4, 100, 60, 7)], { background: false });
     expect(startedAt(r, 'long')).toBe(7);
-    expect(ended(r, 'long')).toMatchObject({ t: 67, state: 'failed', reason: 'killed by the batch system: walltime of 60 s exceeded' });
+    expect(ended(r, 'long')).toMatchObject({
+      t: 67,
+      state: 'failed',
+      reason: 'killed by the batch system: walltime of 60 s exceeded',
+    });
     expect(r.world.metrics.jobs()[0]).toMatchObject({ id: 'long', state: 'failed', execution_s: 60, walltime_s: 60 });
   });
 
   it('lets a job that finishes at its walltime or before complete; a job without one runs to its end', () => {
-    const r = run(single(8), [rigid('exact', 2, 60, 60), rigid('short', 2, 30, 60), rigid('none', 2, 500)], { background: false });
+    const r = run(single(8), [rigid('exact', 2, 60, 60), rigid('short', 2, 30, 60), rigid('none', 2, 500)], {
+      background: false,
+    });
     expect(ended(r, 'exact')).toMatchObject({ t: 60, state: 'completed' });
     expect(ended(r, 'short')).toMatchObject({ t: 30, state: 'completed' });
     expect(ended(r, 'none')).toMatchObject({ t: 500, state: 'completed' });
@@ -112,16 +153,29 @@ describe('walltimes', () => {
   });
 
   it('counts the walltime from the start after the launch delay, and frees the processors for a waiting job at the kill', () => {
-    const r = run(single(4), [rigid('long', 4, 1000, 100), rigid('next', 4, 10, undefined, 1)], { background: false, launchDelayS: 5 });
+    const r = run(single(4), [rigid('long', 4, 1000, 100), rigid('next', 4, 10, undefined, 1)], {
+      background: false,
+      launchDelayS: 5,
+    });
     expect(startedAt(r, 'long')).toBe(5);
     expect(ended(r, 'long')).toMatchObject({ t: 105, state: 'failed' });
     expect(startedAt(r, 'next')).toBe(110); // placed at the kill, then its own launch delay
   });
 
   it('kills a malleable job at its walltime whatever it grew to', () => {
-    const job: JobSpecInput = { id: 'm', kind: 'malleable', walltime: 200, app: { model: 'amdahl', serial: 0, parallel: 16_000 }, components: [{ min: 2, max: 8, program: 'm' }] };
+    const job: JobSpecInput = {
+      id: 'm',
+      kind: 'malleable',
+      walltime: 200,
+      app: { model: 'amdahl', serial: 0, parallel: 16_000 },
+      components: [{ min: 2, max: 8, program: 'm' }],
+    };
     const r = run(single(8), [job], { background: false });
-    expect(ended(r, 'm')).toMatchObject({ t: startedAt(r, 'm') + 200, state: 'failed', reason: expect.stringContaining('walltime of 200 s') });
+    expect(ended(r, 'm')).toMatchObject({
+      t: startedAt(r, 'm') + 200,
+      state: 'failed',
+      reason: expect.stringContaining('walltime of 200 s'),
+    });
     expect(r.world.clusters[0]!.concertina).toBe(0);
   });
 
@@ -135,11 +189,22 @@ describe('walltimes', () => {
     const parsed = parseSwf(swf, 'inline.swf');
     if (!parsed.ok) throw new Error('the inline trace must parse');
     expect(parsed.value.walltimeFromRunTime).toBe(1);
-    const world = new SimWorld({ grid: gridSpecSchema.parse(singleCluster(4)), jobs: parsed.value.jobs, seed: 1, background: false });
+    const world = new SimWorld({
+      grid: gridSpecSchema.parse(singleCluster(4)),
+      jobs: parsed.value.jobs,
+      seed: 1,
+      background: false,
+    });
     world.run();
     const jobs = Object.fromEntries(world.metrics.jobs().map((j) => [j.id, j]));
     expect(jobs['swf-1']).toMatchObject({ state: 'completed', start: 0, end: 50, walltime_s: 100 });
-    expect(jobs['swf-2']).toMatchObject({ state: 'failed', start: 0, end: 120, walltime_s: 120, reason: expect.stringContaining('walltime of 120 s') });
+    expect(jobs['swf-2']).toMatchObject({
+      state: 'failed',
+      start: 0,
+      end: 120,
+      walltime_s: 120,
+      reason: expect.stringContaining('walltime of 120 s'),
+    });
     // Job 3 needs all 4 processors: it waits for the kill of job 2.
     expect(jobs['swf-3']).toMatchObject({ state: 'completed', start: 120, end: 160, walltime_s: 40 });
   });
@@ -160,10 +225,20 @@ describe('summary metrics', () => {
     const jobs = [
       { id: 'a', kind: 'rigid', app: { model: 'fixed', runtime: 100 }, components: [{ processors: 4, program: 'x' }] },
       { id: 'b', kind: 'rigid', app: { model: 'fixed', runtime: 5 }, components: [{ processors: 4, program: 'x' }] },
-      { id: 'c', kind: 'rigid', submitTime: 10, app: { model: 'fixed', runtime: 200 }, components: [{ processors: 2, program: 'x' }] },
+      {
+        id: 'c',
+        kind: 'rigid',
+        submitTime: 10,
+        app: { model: 'fixed', runtime: 200 },
+        components: [{ processors: 2, program: 'x' }],
+      },
     ] satisfies JobSpecInput[];
     const r = run({ clusters: [{ name: 'a', processors: 4 }] }, jobs, { background: false });
-    expect(r.world.metrics.jobs().map((j) => [j.id, j.start, j.wait_s])).toEqual([['a', 0, 0], ['b', 100, 100], ['c', 105, 95]]);
+    expect(r.world.metrics.jobs().map((j) => [j.id, j.start, j.wait_s])).toEqual([
+      ['a', 0, 0],
+      ['b', 100, 100],
+      ['c', 105, 95],
+    ]);
     const s = r.world.metrics.summary(0);
     expect(s.mean_bounded_slowdown).toBeCloseTo((1 + 10.5 + 1.475) / 3, 12);
     expect(s.max_wait_s).toBe(100);
@@ -174,9 +249,18 @@ describe('summary metrics', () => {
     // tries run out: it fails waiting, never started.
     const jobs = [
       { id: 'a', kind: 'rigid', app: { model: 'fixed', runtime: 1000 }, components: [{ processors: 4, program: 'x' }] },
-      { id: 'b', kind: 'rigid', submitTime: 1, app: { model: 'fixed', runtime: 10 }, components: [{ processors: 4, program: 'x' }] },
+      {
+        id: 'b',
+        kind: 'rigid',
+        submitTime: 1,
+        app: { model: 'fixed', runtime: 10 },
+        components: [{ processors: 4, program: 'x' }],
+      },
     ] satisfies JobSpecInput[];
-    const r = run({ clusters: [{ name: 'a', processors: 4 }] }, jobs, { background: false, scheduler: { triesThreshold: 2 } });
+    const r = run({ clusters: [{ name: 'a', processors: 4 }] }, jobs, {
+      background: false,
+      scheduler: { triesThreshold: 2 },
+    });
     const b = r.world.metrics.jobs().find((j) => j.id === 'b')!;
     expect(b.state).toBe('failed');
     expect(b.wait_s).toBeNaN();
@@ -195,10 +279,36 @@ describe('a one-shot run forgets its ended jobs (simulate(): forgetEnded)', () =
   // Malleable jobs that grow and shrink, rigid ones that wait, one that fails waiting: every figure a row holds.
   const jobs: JobSpecInput[] = [
     { id: 'm1', kind: 'malleable', app: { model: 'ft' }, components: [{ min: 2, max: 16, initial: 4, program: 'ft' }] },
-    { id: 'r1', kind: 'rigid', submitTime: 5, app: { model: 'fixed', runtime: 300 }, components: [{ processors: 8, program: 'x' }] },
-    { id: 'm2', kind: 'malleable', submitTime: 20, app: { model: 'ft' }, components: [{ min: 2, max: 16, initial: 2, program: 'ft' }] },
-    { id: 'wide', kind: 'rigid', submitTime: 30, app: { model: 'fixed', runtime: 10 }, components: [{ processors: 16, program: 'x' }] },
-    { id: 'r2', kind: 'rigid', name: 'second', submitTime: 40, walltime: 50, app: { model: 'fixed', runtime: 100 }, components: [{ processors: 2, program: 'x' }] },
+    {
+      id: 'r1',
+      kind: 'rigid',
+      submitTime: 5,
+      app: { model: 'fixed', runtime: 300 },
+      components: [{ processors: 8, program: 'x' }],
+    },
+    {
+      id: 'm2',
+      kind: 'malleable',
+      submitTime: 20,
+      app: { model: 'ft' },
+      components: [{ min: 2, max: 16, initial: 2, program: 'ft' }],
+    },
+    {
+      id: 'wide',
+      kind: 'rigid',
+      submitTime: 30,
+      app: { model: 'fixed', runtime: 10 },
+      components: [{ processors: 16, program: 'x' }],
+    },
+    {
+      id: 'r2',
+      kind: 'rigid',
+      name: 'second',
+      submitTime: 40,
+      walltime: 50,
+      app: { model: 'fixed', runtime: 100 },
+      components: [{ processors: 2, program: 'x' }],
+    },
   ];
   const grid = { clusters: [{ name: 'a', processors: 16 }] };
 
@@ -210,7 +320,12 @@ describe('a one-shot run forgets its ended jobs (simulate(): forgetEnded)', () =
     // The run covers what the rows hold: grows, a failure, a walltime kill, a name apart from the id.
     const rows = kept.world.metrics.jobs();
     expect(rows.some((j) => j.grows > 0)).toBe(true);
-    expect(rows.filter((j) => j.state === 'failed').map((j) => j.id).sort()).toEqual(['r2', 'wide']);
+    expect(
+      rows
+        .filter((j) => j.state === 'failed')
+        .map((j) => j.id)
+        .sort(),
+    ).toEqual(['r2', 'wide']);
     expect(rows.find((j) => j.id === 'r2')!.name).toBe('second');
     expect(forgot.world.metrics.jobs()).toEqual(rows);
     expect(forgot.world.metrics.summary(0)).toEqual(kept.world.metrics.summary(0));

@@ -3,7 +3,16 @@
 // gets its arguments intact and runs as the stub's child; its exit status is recorded; a cancel of the stub ends
 // it; the worker pool follows grows and shrinks; a demo computes on the recruited slots with the results it has alone.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,7 +28,20 @@ const FT = path.join(repo, 'assets/apps/ft-demo.mjs');
 const NODE = process.execPath;
 
 /** Arguments no shell may re-interpret: quotes, substitutions, separators, newlines, non-ASCII, empty. */
-const TRICKY = [`it's "quoted"`, '$(touch pwned)', '`touch pwned`', 'a; touch pwned', 'line one\nline two\n', 'ünïcödé ✓ 日本', '', "'", "''\\'", '--', '$HOME', '*'];
+const TRICKY = [
+  `it's "quoted"`,
+  '$(touch pwned)',
+  '`touch pwned`',
+  'a; touch pwned',
+  'line one\nline two\n',
+  'ünïcödé ✓ 日本',
+  '',
+  "'",
+  "''\\'",
+  '--',
+  '$HOME',
+  '*',
+];
 
 let dir: string;
 let app: ConcertinaApp | undefined;
@@ -59,7 +81,10 @@ function send(...bodies: ToAppBody[]): void {
 
 /** Starts the stub of member `member` as a batch system would (dash), and waits for its slot file. */
 async function startStub(member: number): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn('/bin/sh', [STUB, dir, `m${member}`], { env: { ...process.env, CONCERTINA_STUB_POLL_S: '0.2' }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn('/bin/sh', [STUB, dir, `m${member}`], {
+    env: { ...process.env, CONCERTINA_STUB_POLL_S: '0.2' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   stubs.push(child);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   await waitFor(`slots/m${member}`, () => existsSync(path.join(dir, 'slots', `m${member}`)));
@@ -90,16 +115,22 @@ async function start(options: ConnectOptions): Promise<ConcertinaApp> {
 function probe(out: string, then: string): string[] {
   // Written aside and renamed: a file read while it is being written would not parse.
   const file = JSON.stringify(out);
-  return [NODE, '-e', `const fs = require('fs'); fs.writeFileSync(${file} + '.tmp', JSON.stringify({ argv: process.argv.slice(1), pid: process.pid, dir: process.env.CONCERTINA_JOB_DIR, slot: process.env.CONCERTINA_SLOT, extra: process.env.EXTRA })); fs.renameSync(${file} + '.tmp', ${file}); ${then}`];
+  return [
+    NODE,
+    '-e',
+    `const fs = require('fs'); fs.writeFileSync(${file} + '.tmp', JSON.stringify({ argv: process.argv.slice(1), pid: process.pid, dir: process.env.CONCERTINA_JOB_DIR, slot: process.env.CONCERTINA_SLOT, extra: process.env.EXTRA })); fs.renameSync(${file} + '.tmp', ${file}); ${then}`,
+  ];
 }
 
 describe('slot stub and Node SDK recruitment', () => {
-  it('runs a recruited process as the stub\'s child with its arguments intact, records its exit status, and can be recruited again', async () => {
+  it("runs a recruited process as the stub's child with its arguments intact, records its exit status, and can be recruited again", async () => {
     const stub = await startStub(1);
     const a = await start({ size: 2 });
     expect(a.slots()).toEqual([{ slot: 'm1', host: expect.any(String), pid: stub.child.pid, member: 1 }]);
     const out = path.join(dir, 'probe.json');
-    const first = a.recruit(a.slots()[0]!, [...probe(out, 'setTimeout(() => process.exit(7), 300)'), ...TRICKY], { env: { EXTRA: `x'$(y)\n` } });
+    const first = a.recruit(a.slots()[0]!, [...probe(out, 'setTimeout(() => process.exit(7), 300)'), ...TRICKY], {
+      env: { EXTRA: `x'$(y)\n` },
+    });
     // One process per slot at a time.
     expect(() => a.recruit('m1', ['true'])).toThrow(/already runs/);
     const seen = await waitFor('the probe', () => existsSync(out) && JSON.parse(readFileSync(out, 'utf8')));
@@ -129,7 +160,7 @@ describe('slot stub and Node SDK recruitment', () => {
     expect(existsSync(path.join(dir, 'ran'))).toBe(false);
   });
 
-  it('a cancel (SIGTERM to the stub) ends the recruited process too, and the slot\'s files go', async () => {
+  it("a cancel (SIGTERM to the stub) ends the recruited process too, and the slot's files go", async () => {
     const stub = await startStub(1);
     const a = await start({ size: 2 });
     const out = path.join(dir, 'probe.json');
@@ -181,7 +212,10 @@ describe('worker pool over recruited slots', () => {
   /** A worker program: serves tasks { x } with { doubled, slot } from its slot. */
   function workerProgram(): string[] {
     const file = path.join(dir, 'worker.mjs');
-    writeFileSync(file, `import { serveSlot } from ${JSON.stringify(pathToFileURL(SDK).href)};\nawait serveSlot((task) => { if (task.fail) throw new Error('asked to fail'); return { doubled: task.x * 2, slot: process.env.CONCERTINA_SLOT }; });\n`);
+    writeFileSync(
+      file,
+      `import { serveSlot } from ${JSON.stringify(pathToFileURL(SDK).href)};\nawait serveSlot((task) => { if (task.fail) throw new Error('asked to fail'); return { doubled: task.x * 2, slot: process.env.CONCERTINA_SLOT }; });\n`,
+    );
     return [NODE, file];
   }
 
@@ -201,7 +235,9 @@ describe('worker pool over recruited slots', () => {
     const pool = a.workerPool({ argv: workerProgram() });
     await pool.update();
     expect(pool.workers.map((w) => w.slot)).toEqual(['m1', 'm2']);
-    const answers = await Promise.all(pool.workers.map((w, i) => w.call<{ doubled: number; slot: string }>({ x: i + 20 })));
+    const answers = await Promise.all(
+      pool.workers.map((w, i) => w.call<{ doubled: number; slot: string }>({ x: i + 20 })),
+    );
     expect(answers).toEqual([
       { doubled: 40, slot: 'm1' },
       { doubled: 42, slot: 'm2' },
@@ -252,7 +288,11 @@ describe('shell helper recruitment (dash)', () => {
       'until status=$(concertina_recruit_status m2); do sleep 0.1; done',
       'echo "status: $status"',
     ].join('\n');
-    const result = spawnSync('/bin/sh', ['-c', script, 'sh', ...TRICKY], { encoding: 'utf8', timeout: 20_000, cwd: dir });
+    const result = spawnSync('/bin/sh', ['-c', script, 'sh', ...TRICKY], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      cwd: dir,
+    });
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe('slots: m1 m2 m10 \ntwo: m1 m2 \nstatus: 5\n');
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ argv: TRICKY, slot: 'm2' });
@@ -261,11 +301,21 @@ describe('shell helper recruitment (dash)', () => {
 });
 
 describe('a demo application on recruited slots', () => {
-  function runFt(size: number, env: Record<string, string>): { note: string; ledger: Array<{ unit: string; pid: number; tasks: number; items: number }> } {
+  function runFt(
+    size: number,
+    env: Record<string, string>,
+  ): { note: string; ledger: Array<{ unit: string; pid: number; tasks: number; items: number }> } {
     const result = spawnSync(NODE, [FT, '96', '8'], {
       encoding: 'utf8',
       timeout: 60_000,
-      env: { ...process.env, CONCERTINA_JOB_DIR: dir, CONCERTINA_SIZE: String(size), CONCERTINA_MIN: '1', CONCERTINA_MAX: '8', ...env },
+      env: {
+        ...process.env,
+        CONCERTINA_JOB_DIR: dir,
+        CONCERTINA_SIZE: String(size),
+        CONCERTINA_MIN: '1',
+        CONCERTINA_MAX: '8',
+        ...env,
+      },
     });
     expect(result.status, result.stderr).toBe(0);
     const lines = readFileSync(path.join(dir, 'from-app.jsonl'), 'utf8').trimEnd().split('\n');
@@ -278,7 +328,9 @@ describe('a demo application on recruited slots', () => {
 
   it('FT-like at size 4 computes on this process and the three slot processes, with the result it has alone', async () => {
     const alone = runFt(1, {});
-    expect(alone.ledger).toEqual([{ unit: 'm0', host: expect.any(String), pid: expect.any(Number), tasks: 24, items: 96 }]);
+    expect(alone.ledger).toEqual([
+      { unit: 'm0', host: expect.any(String), pid: expect.any(Number), tasks: 24, items: 96 },
+    ]);
     const stubPids = new Map<string, number>();
     for (const m of [1, 2, 3]) stubPids.set(`m${m}`, (await startStub(m)).child.pid!);
     // As run by Concertina's batch manager: it waits for slot files.
@@ -289,7 +341,10 @@ describe('a demo application on recruited slots', () => {
       expect(entry).toMatchObject({ tasks: 6, items: 24 });
       if (entry.unit === 'm0') continue;
       // Each slot's share was computed by the process its stub ran (its worker.json, written by that process).
-      expect(JSON.parse(readFileSync(path.join(dir, 'work', entry.unit, 'worker.json'), 'utf8'))).toMatchObject({ slot: entry.unit, pid: entry.pid });
+      expect(JSON.parse(readFileSync(path.join(dir, 'work', entry.unit, 'worker.json'), 'utf8'))).toMatchObject({
+        slot: entry.unit,
+        pid: entry.pid,
+      });
     }
     // The workers have ended with the application, and the stubs hold their slots again.
     for (const entry of spread.ledger) if (entry.unit !== 'm0') expect(alive(entry.pid)).toBe(false);

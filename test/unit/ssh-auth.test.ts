@@ -42,7 +42,12 @@ beforeAll(async () => {
     client.on('authentication', (ctx: AuthContext) => {
       attempts.push(ctx.method);
       if (ctx.method === 'password' && ctx.username === 'alice' && ctx.password === alicePassword) return ctx.accept();
-      if (ctx.method === 'publickey' && ctx.username === 'bob' && ctx.key.algo === userPublic.type && ctx.key.data.equals(userPublic.getPublicSSH())) {
+      if (
+        ctx.method === 'publickey' &&
+        ctx.username === 'bob' &&
+        ctx.key.algo === userPublic.type &&
+        ctx.key.data.equals(userPublic.getPublicSSH())
+      ) {
         if (!ctx.signature) return ctx.accept(); // the client asks whether this key would do
         if (ctx.blob && userPublic.verify(ctx.blob, ctx.signature, ctx.hashAlgo)) return ctx.accept();
       }
@@ -78,7 +83,16 @@ afterAll(async () => {
 });
 
 function host(user: string, identityFiles: string[] = []): ResolvedHost {
-  return { alias: 'inproc', hostName: '127.0.0.1', port, user, identityFiles, identityFilesExplicit: identityFiles.length > 0, identitiesOnly: true, proxyJump: [] };
+  return {
+    alias: 'inproc',
+    hostName: '127.0.0.1',
+    port,
+    user,
+    identityFiles,
+    identityFilesExplicit: identityFiles.length > 0,
+    identitiesOnly: true,
+    proxyJump: [],
+  };
 }
 
 function knownHosts(trusted = true): KnownHosts {
@@ -87,7 +101,14 @@ function knownHosts(trusted = true): KnownHosts {
   return new KnownHosts(file, []);
 }
 
-const alice = { kind: 'password', user: 'alice', host: '127.0.0.1', get port() { return port; } } as const;
+const alice = {
+  kind: 'password',
+  user: 'alice',
+  host: '127.0.0.1',
+  get port() {
+    return port;
+  },
+} as const;
 
 async function failure(promise: Promise<unknown>): Promise<SshError> {
   const error = await promise.then(
@@ -100,7 +121,10 @@ async function failure(promise: Promise<unknown>): Promise<SshError> {
 
 describe('authentication', () => {
   it('logs in with the password from the secret source', async () => {
-    const secrets = new MemorySecretSource().set({ kind: 'password', user: 'alice', host: '127.0.0.1', port }, PASSWORD);
+    const secrets = new MemorySecretSource().set(
+      { kind: 'password', user: 'alice', host: '127.0.0.1', port },
+      PASSWORD,
+    );
     const connection = new SshConnection({ host: host('alice'), knownHosts: knownHosts(), secrets });
     const result = await connection.exec('anything', '');
     expect(result.stdout.toString()).toBe('hello\n');
@@ -115,7 +139,11 @@ describe('authentication', () => {
     expect(error.kind).toBe('auth-failed');
     expect(error.message).toContain('tried password');
     expect(error.message).not.toContain('not it');
-    const none = new SshConnection({ host: host('alice'), knownHosts: knownHosts(), secrets: new MemorySecretSource() });
+    const none = new SshConnection({
+      host: host('alice'),
+      knownHosts: knownHosts(),
+      secrets: new MemorySecretSource(),
+    });
     expect((await failure(none.connect())).message).toContain(`no password stored for alice@127.0.0.1:${port}`);
   });
 
@@ -128,9 +156,19 @@ describe('authentication', () => {
   });
 
   it('says why an encrypted key could not be used', async () => {
-    const without = new SshConnection({ host: host('bob', [keyFile]), knownHosts: knownHosts(), secrets: new MemorySecretSource() });
-    expect((await failure(without.connect())).message).toContain(`key ${keyFile} is encrypted and no passphrase is stored for it`);
-    const wrong = new SshConnection({ host: host('bob', [keyFile]), knownHosts: knownHosts(), secrets: new MemorySecretSource().set({ kind: 'passphrase', keyFile }, 'nope') });
+    const without = new SshConnection({
+      host: host('bob', [keyFile]),
+      knownHosts: knownHosts(),
+      secrets: new MemorySecretSource(),
+    });
+    expect((await failure(without.connect())).message).toContain(
+      `key ${keyFile} is encrypted and no passphrase is stored for it`,
+    );
+    const wrong = new SshConnection({
+      host: host('bob', [keyFile]),
+      knownHosts: knownHosts(),
+      secrets: new MemorySecretSource().set({ kind: 'passphrase', keyFile }, 'nope'),
+    });
     const error = await failure(wrong.connect());
     expect(error.message).toContain('the stored passphrase does not decrypt it');
     expect(error.message).not.toContain('nope');
@@ -138,7 +176,10 @@ describe('authentication', () => {
 
   it('sends no credential to a host whose key is not known', async () => {
     const before = attempts.length;
-    const secrets = new MemorySecretSource().set({ kind: 'password', user: 'alice', host: '127.0.0.1', port }, PASSWORD);
+    const secrets = new MemorySecretSource().set(
+      { kind: 'password', user: 'alice', host: '127.0.0.1', port },
+      PASSWORD,
+    );
     const connection = new SshConnection({ host: host('alice'), knownHosts: knownHosts(false), secrets });
     expect(await failure(connection.connect())).toBeInstanceOf(HostKeyUnknownError);
     expect(attempts.length).toBe(before);
@@ -148,7 +189,10 @@ describe('authentication', () => {
 
 describe('channels', () => {
   it('sends KILL to a command past its timeout and rejects with CommandTimeoutError', async () => {
-    const secrets = new MemorySecretSource().set({ kind: 'password', user: 'alice', host: '127.0.0.1', port }, PASSWORD);
+    const secrets = new MemorySecretSource().set(
+      { kind: 'password', user: 'alice', host: '127.0.0.1', port },
+      PASSWORD,
+    );
     const connection = new SshConnection({ host: host('alice'), knownHosts: knownHosts(), secrets });
     const error = await connection.exec('hang', '', { timeoutMs: 200 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CommandTimeoutError);
@@ -161,9 +205,15 @@ describe('channels', () => {
   });
 
   it('validates the keepalive interval (15–30 s)', () => {
-    expect(() => new SshConnection({ host: host('alice'), knownHosts: knownHosts(), keepaliveIntervalMs: 5_000 })).toThrow(/15–30 s/);
-    expect(() => new SshConnection({ host: host('alice'), knownHosts: knownHosts(), keepaliveIntervalMs: 31_000 })).toThrow(/15–30 s/);
-    expect(new SshConnection({ host: host('alice'), knownHosts: knownHosts(), keepaliveIntervalMs: 15_000 }).state).toBe('idle');
+    expect(
+      () => new SshConnection({ host: host('alice'), knownHosts: knownHosts(), keepaliveIntervalMs: 5_000 }),
+    ).toThrow(/15–30 s/);
+    expect(
+      () => new SshConnection({ host: host('alice'), knownHosts: knownHosts(), keepaliveIntervalMs: 31_000 }),
+    ).toThrow(/15–30 s/);
+    expect(
+      new SshConnection({ host: host('alice'), knownHosts: knownHosts(), keepaliveIntervalMs: 15_000 }).state,
+    ).toBe('idle');
   });
 
   it('refuses commands once closed', async () => {
@@ -194,7 +244,13 @@ describe('refused logins', () => {
     let now = 0;
     const before = serverSide.length;
     const secrets = new MemorySecretSource().set(alice, 'not it');
-    const connection = new SshConnection({ host: host('alice'), knownHosts: knownHosts(), secrets, loginRetry: { initialDelayMs: 1_000, maxDelayMs: 4_000 }, now: () => now });
+    const connection = new SshConnection({
+      host: host('alice'),
+      knownHosts: knownHosts(),
+      secrets,
+      loginRetry: { initialDelayMs: 1_000, maxDelayMs: 4_000 },
+      now: () => now,
+    });
     const refused = await failure(connection.exec('anything', ''));
     expect(refused.kind).toBe('auth-failed');
     await pollFailing(connection, 20, refused);
@@ -228,7 +284,13 @@ describe('refused logins', () => {
     const before = serverSide.length;
     const kh = knownHosts(false);
     const secrets = new MemorySecretSource().set(alice, PASSWORD);
-    const connection = new SshConnection({ host: host('alice'), knownHosts: kh, secrets, loginRetry: { initialDelayMs: 1_000, maxDelayMs: 4_000 }, now: () => now });
+    const connection = new SshConnection({
+      host: host('alice'),
+      knownHosts: kh,
+      secrets,
+      loginRetry: { initialDelayMs: 1_000, maxDelayMs: 4_000 },
+      now: () => now,
+    });
     const refused = await failure(connection.exec('anything', ''));
     expect(refused).toBeInstanceOf(HostKeyUnknownError);
     for (let i = 0; i < 5; i++) {
@@ -246,10 +308,18 @@ describe('refused logins', () => {
   it('a link lost and refused on its repair (password changed meanwhile) is not tried again by every command', async () => {
     const secrets = new MemorySecretSource().set(alice, PASSWORD);
     // The clock stands still: the backoff never passes.
-    const connection = new SshConnection({ host: host('alice'), knownHosts: knownHosts(), secrets, reconnect: { initialDelayMs: 10, maxDelayMs: 100 }, now: () => 0 });
+    const connection = new SshConnection({
+      host: host('alice'),
+      knownHosts: knownHosts(),
+      secrets,
+      reconnect: { initialDelayMs: 10, maxDelayMs: 100 },
+      now: () => 0,
+    });
     expect((await connection.exec('anything', '')).code).toBe(0);
     const before = serverSide.length;
-    const failed = new Promise<SshError | undefined>((resolve) => connection.onStateChange((c) => c.state === 'failed' && resolve(c.error)));
+    const failed = new Promise<SshError | undefined>((resolve) =>
+      connection.onStateChange((c) => c.state === 'failed' && resolve(c.error)),
+    );
     alicePassword = 'changed by the administrator';
     try {
       serverSide.at(-1)!.end();
@@ -267,12 +337,16 @@ describe('refused logins', () => {
 describe('UserKnownHostsFile', () => {
   const hostLine = () => `[127.0.0.1]:${port} ${hostPair.public.split(' ').slice(0, 2).join(' ')}\n`;
 
-  it('looks host keys up in the files the ssh config names for the host, besides Concertina\'s own', async () => {
+  it("looks host keys up in the files the ssh config names for the host, besides Concertina's own", async () => {
     const own = knownHosts(false);
     const userFile = path.join(mkdtempSync(path.join(dir, 'ukh-')), 'known_hosts');
     writeFileSync(userFile, hostLine());
     const secrets = new MemorySecretSource().set(alice, PASSWORD);
-    const connection = new SshConnection({ host: { ...host('alice'), userKnownHostsFiles: [userFile] }, knownHosts: own, secrets });
+    const connection = new SshConnection({
+      host: { ...host('alice'), userKnownHostsFiles: [userFile] },
+      knownHosts: own,
+      secrets,
+    });
     expect((await connection.exec('anything', '')).code).toBe(0);
     await connection.close();
     // Without it, the same own file does not know the host.
@@ -280,7 +354,7 @@ describe('UserKnownHostsFile', () => {
     expect(await failure(without.connect())).toBeInstanceOf(HostKeyUnknownError);
   });
 
-  it('takes the place of the user\'s default files: a key known only there is not trusted for that host', async () => {
+  it("takes the place of the user's default files: a key known only there is not trusted for that host", async () => {
     const defaults = mkdtempSync(path.join(dir, 'home-'));
     const userDefault = path.join(defaults, 'known_hosts');
     writeFileSync(userDefault, hostLine());
@@ -289,7 +363,11 @@ describe('UserKnownHostsFile', () => {
     const empty = path.join(defaults, 'empty');
     writeFileSync(empty, '');
     const secrets = new MemorySecretSource().set(alice, PASSWORD);
-    const elsewhere = new SshConnection({ host: { ...host('alice'), userKnownHostsFiles: [empty] }, knownHosts: kh, secrets });
+    const elsewhere = new SshConnection({
+      host: { ...host('alice'), userKnownHostsFiles: [empty] },
+      knownHosts: kh,
+      secrets,
+    });
     expect(await failure(elsewhere.connect())).toBeInstanceOf(HostKeyUnknownError);
     const asUsual = new SshConnection({ host: host('alice'), knownHosts: kh, secrets });
     expect((await asUsual.exec('anything', '')).code).toBe(0);

@@ -6,7 +6,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SshError } from '../../runners/ssh/errors.js';
-import { describeHost, loadSshConfig, parseDestination, parseSshConfig, resolveHost, type Environment } from '../../runners/ssh/ssh-config.js';
+import {
+  describeHost,
+  loadSshConfig,
+  parseDestination,
+  parseSshConfig,
+  resolveHost,
+  type Environment,
+} from '../../runners/ssh/ssh-config.js';
 
 const env: Environment = { home: '/home/ana', localUser: 'ana', localHost: 'desk' };
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'concertina-ssh-config-'));
@@ -54,29 +61,66 @@ Host *
 describe('resolveHost', () => {
   it('applies the first value matched for each keyword, expanding tokens', () => {
     const host = resolveHost(config, 'das3', {}, env);
-    expect(host).toMatchObject({ alias: 'das3', hostName: 'fs0.das3.example.org', user: 'koala', port: 2222, identityFilesExplicit: true, proxyJump: [] });
+    expect(host).toMatchObject({
+      alias: 'das3',
+      hostName: 'fs0.das3.example.org',
+      user: 'koala',
+      port: 2222,
+      identityFilesExplicit: true,
+      proxyJump: [],
+    });
     expect(host.identityFiles).toEqual(['/home/ana/.ssh/id_das3', '/home/ana/keys/koala@fs0.das3.example.org:2222']);
   });
 
   it('falls back to Host * and the defaults for a name without a section', () => {
     const host = resolveHost(config, 'plain.example.org', {}, env);
-    expect(host).toMatchObject({ hostName: 'plain.example.org', user: 'everyone', port: 22, identityFilesExplicit: false, identitiesOnly: false });
-    expect(host.identityFiles).toEqual(['/home/ana/.ssh/id_ed25519', '/home/ana/.ssh/id_ecdsa', '/home/ana/.ssh/id_rsa']);
+    expect(host).toMatchObject({
+      hostName: 'plain.example.org',
+      user: 'everyone',
+      port: 22,
+      identityFilesExplicit: false,
+      identitiesOnly: false,
+    });
+    expect(host.identityFiles).toEqual([
+      '/home/ana/.ssh/id_ed25519',
+      '/home/ana/.ssh/id_ecdsa',
+      '/home/ana/.ssh/id_rsa',
+    ]);
     expect(resolveHost(parseSshConfig(''), 'h', {}, env)).toMatchObject({ user: 'ana', port: 22 });
   });
 
   it('takes user@ and :port from the destination, and the cluster settings over everything', () => {
-    expect(resolveHost(config, 'me@das3-x:2022', {}, env)).toMatchObject({ hostName: 'fs0.das3-x.example.org', user: 'me', port: 2022 });
-    const host = resolveHost(config, 'das3', { hostName: '127.0.0.1', user: 'test', port: 40022, identityFile: '/keys/k', proxyJump: 'none' }, env);
-    expect(host).toMatchObject({ hostName: '127.0.0.1', user: 'test', port: 40022, identityFiles: ['/keys/k'], proxyJump: [] });
+    expect(resolveHost(config, 'me@das3-x:2022', {}, env)).toMatchObject({
+      hostName: 'fs0.das3-x.example.org',
+      user: 'me',
+      port: 2022,
+    });
+    const host = resolveHost(
+      config,
+      'das3',
+      { hostName: '127.0.0.1', user: 'test', port: 40022, identityFile: '/keys/k', proxyJump: 'none' },
+      env,
+    );
+    expect(host).toMatchObject({
+      hostName: '127.0.0.1',
+      user: 'test',
+      port: 40022,
+      identityFiles: ['/keys/k'],
+      proxyJump: [],
+    });
   });
 
   it('resolves each ProxyJump hop through the config, the first hop first', () => {
     const inner = resolveHost(config, 'inner', {}, env);
-    expect(inner.proxyJump.map((h) => `${h.user}@${h.hostName}:${h.port}`)).toEqual(['koala@fs0.das3.example.org:2222']);
+    expect(inner.proxyJump.map((h) => `${h.user}@${h.hostName}:${h.port}`)).toEqual([
+      'koala@fs0.das3.example.org:2222',
+    ]);
     // deep: bob@gate:2200 then inner; inner's own ProxyJump is replaced by the list, as ssh -J does.
     const deep = resolveHost(config, 'deep', {}, env);
-    expect(deep.proxyJump.map((h) => `${h.user}@${h.hostName}:${h.port}`)).toEqual(['bob@gate.example.org:2200', 'everyone@10.1.0.5:22']);
+    expect(deep.proxyJump.map((h) => `${h.user}@${h.hostName}:${h.port}`)).toEqual([
+      'bob@gate.example.org:2200',
+      'everyone@10.1.0.5:22',
+    ]);
     expect(describeHost(deep)).toBe('everyone@10.2.0.9:22 via bob@gate.example.org:2200, everyone@10.1.0.5:22');
   });
 
@@ -97,8 +141,14 @@ describe('resolveHost', () => {
   });
 
   it('reads UserKnownHostsFile: several files, tokens and ~ expanded; none for no file; unset when not given', () => {
-    const loaded = parseSshConfig('Host kh\n  UserKnownHostsFile ~/.ssh/kh_%h "%d/with space"\nHost nokh\n  UserKnownHostsFile none\n', 'kh-config');
-    expect(resolveHost(loaded, 'kh', {}, env).userKnownHostsFiles).toEqual(['/home/ana/.ssh/kh_kh', '/home/ana/with space']);
+    const loaded = parseSshConfig(
+      'Host kh\n  UserKnownHostsFile ~/.ssh/kh_%h "%d/with space"\nHost nokh\n  UserKnownHostsFile none\n',
+      'kh-config',
+    );
+    expect(resolveHost(loaded, 'kh', {}, env).userKnownHostsFiles).toEqual([
+      '/home/ana/.ssh/kh_kh',
+      '/home/ana/with space',
+    ]);
     expect(resolveHost(loaded, 'nokh', {}, env).userKnownHostsFiles).toEqual([]);
     expect(resolveHost(loaded, 'other', {}, env).userKnownHostsFiles).toBeUndefined();
   });

@@ -13,7 +13,10 @@ import { parseSwf } from '../../core/sim/workloads/swf.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const tracesDir = path.resolve(repoRoot, '..', 'shared', 'traces');
-const fixture = JSON.parse(readFileSync(path.join(repoRoot, 'test', 'fixtures', 'trace-schedules.json'), 'utf8')) as { digests: Record<string, string>; waiting: Record<string, string> };
+const fixture = JSON.parse(readFileSync(path.join(repoRoot, 'test', 'fixtures', 'trace-schedules.json'), 'utf8')) as {
+  digests: Record<string, string>;
+  waiting: Record<string, string>;
+};
 const recorded = fixture.digests;
 
 // trace file, processors of its one cluster, jobs kept (the issue's table).
@@ -29,12 +32,23 @@ const QUEUES = ['koala', 'fcfs', 'easy'] as const;
 const SLOW = new Set(['lublin/fcfs', 'lublin/easy']);
 const runSlow = process.env.CONCERTINA_SLOW_TESTS === '1';
 
-function digest(file: string, processors: number, maxJobs: number | undefined, queue: (typeof QUEUES)[number], waiting?: { grid?: GridSpecInput; approach?: string }): string {
+function digest(
+  file: string,
+  processors: number,
+  maxJobs: number | undefined,
+  queue: (typeof QUEUES)[number],
+  waiting?: { grid?: GridSpecInput; approach?: string },
+): string {
   const text = gunzipSync(readFileSync(path.join(tracesDir, file))).toString('utf8');
   const parsed = parseSwf(text, file, maxJobs === undefined ? {} : { maxJobs });
   if (!parsed.ok) throw new Error(parsed.errors[0]!.message);
   const grid = gridSpecSchema.parse(waiting?.grid ?? singleCluster(processors));
-  const scheduler = { approach: waiting?.approach ?? 'pra', policy: 'fpsma', queue, ...(waiting ? { triesThreshold: Number.POSITIVE_INFINITY } : {}) };
+  const scheduler = {
+    approach: waiting?.approach ?? 'pra',
+    policy: 'fpsma',
+    queue,
+    ...(waiting ? { triesThreshold: Number.POSITIVE_INFINITY } : {}),
+  };
   const outcome = simulate({ grid, jobs: parsed.value.jobs, seed: 1, scheduler });
   const h = createHash('sha256');
   for (const j of outcome.jobs) h.update(`${j.id} ${j.state} ${j.start} ${j.end}\n`);
@@ -44,11 +58,17 @@ function digest(file: string, processors: number, maxJobs: number | undefined, q
 describe('schedules of real traces, as recorded before the replay-speed work', () => {
   for (const [name, file, processors, maxJobs] of TRACES) {
     const present = existsSync(path.join(tracesDir, file));
-    if (!present) console.warn(`Skipping the ${name} schedule digests: ${path.join(tracesDir, file)} does not exist (the shared traces folder is absent).`);
+    if (!present)
+      console.warn(
+        `Skipping the ${name} schedule digests: ${path.join(tracesDir, file)} does not exist (the shared traces folder is absent).`,
+      );
     for (const queue of QUEUES) {
       const key = `${name}/${queue}`;
       const slow = SLOW.has(key) && !runSlow;
-      if (present && slow) console.warn(`Skipping the ${key} schedule digest: it takes over a minute (set CONCERTINA_SLOW_TESTS=1 to run it).`);
+      if (present && slow)
+        console.warn(
+          `Skipping the ${key} schedule digest: it takes over a minute (set CONCERTINA_SLOW_TESTS=1 to run it).`,
+        );
       it.skipIf(!present || slow)(`${key}: every job starts and ends as before`, { timeout: 300_000 }, () => {
         expect(digest(file, processors, maxJobs, queue)).toBe(recorded[key]);
       });
@@ -58,7 +78,9 @@ describe('schedules of real traces, as recorded before the replay-speed work', (
 
 // As `simulate` replays a trace (no tries limit: a job waits until it fits), where the queue grows long: the LCG grid
 // trace on the far smaller DAS-3 (with PWA too), and the traces above on one cluster.
-const WAITING: ReadonlyArray<readonly [string, string, number, number | undefined, { grid?: GridSpecInput; approach?: string }]> = [
+const WAITING: ReadonlyArray<
+  readonly [string, string, number, number | undefined, { grid?: GridSpecInput; approach?: string }]
+> = [
   ['LCG-das3/koala', 'LCG-2005-1.swf.gz', 0, 20_000, { grid: das3Grid() }],
   ['LCG-das3-pwa/koala', 'LCG-2005-1.swf.gz', 0, 5000, { grid: das3Grid(), approach: 'pwa' }],
   ['SDSC/koala', 'SDSC-SP2-1998-prefix5K.swf.gz', 128, undefined, {}],

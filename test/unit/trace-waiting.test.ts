@@ -20,7 +20,13 @@ const job = (id: string, submitTime: number, runtime: number): JobSpec => ({
 function run(triesThreshold: number) {
   const failedTries: SchedulerEvent[] = [];
   const outcome = simulate(
-    { grid: gridSpecSchema.parse(singleCluster(4)), jobs: [job('a', 0, 10_000), job('b', 1, 100)], seed: 1, pollIntervalS: 60, scheduler: { approach: 'pra', policy: 'fpsma', triesThreshold } },
+    {
+      grid: gridSpecSchema.parse(singleCluster(4)),
+      jobs: [job('a', 0, 10_000), job('b', 1, 100)],
+      seed: 1,
+      pollIntervalS: 60,
+      scheduler: { approach: 'pra', policy: 'fpsma', triesThreshold },
+    },
     { onEvent: (e) => void (e.type === 'placement.failed' && failedTries.push(e)) },
   );
   return { b: outcome.jobs.find((j) => j.id === 'b')!, failedTries };

@@ -215,7 +215,9 @@ describe('synthetic workload', () => {
     const malleable = jobs.filter((j) => j.kind === 'malleable').length / jobs.length;
     expect(malleable).toBeGreaterThan(0.25);
     expect(malleable).toBeLessThan(0.35);
-    const powers = jobs.filter((j) => j.kind === 'rigid' && Number.isInteger(Math.log2(j.components[0]!.processors!))).length;
+    const powers = jobs.filter(
+      (j) => j.kind === 'rigid' && Number.isInteger(Math.log2(j.components[0]!.processors!)),
+    ).length;
     expect(powers / jobs.filter((j) => j.kind === 'rigid').length).toBeGreaterThan(0.7);
   });
 
@@ -259,7 +261,9 @@ describe('sample assets', () => {
     expect(jobs.some((j) => j.kind === 'moldable')).toBe(true);
     expect(jobs.some((j) => j.kind === 'rigid' && j.components.length === 2)).toBe(true);
     expect(jobs.some((j) => j.placement === 'cf' && j.components.some((c) => c.inputFiles.length > 0))).toBe(true);
-    expect(jobs.filter((j) => j.kind === 'malleable' && (j.app?.model === 'ft' || j.app?.model === 'gadget2')).length).toBeGreaterThan(4);
+    expect(
+      jobs.filter((j) => j.kind === 'malleable' && (j.app?.model === 'ft' || j.app?.model === 'gadget2')).length,
+    ).toBeGreaterThan(4);
   });
 });
 
@@ -294,7 +298,15 @@ describe('JSON import', () => {
   });
 
   it('accepts a bare array, gives default ids, and refuses duplicates naming both indexes', () => {
-    const jobs = mustOk(parseJobsJson(JSON.stringify([{ kind: 'rigid', components: [{ processors: 1, program: 'x' }] }, { id: 'a', kind: 'rigid', components: [{ processors: 1, program: 'x' }] }]), 's'));
+    const jobs = mustOk(
+      parseJobsJson(
+        JSON.stringify([
+          { kind: 'rigid', components: [{ processors: 1, program: 'x' }] },
+          { id: 'a', kind: 'rigid', components: [{ processors: 1, program: 'x' }] },
+        ]),
+        's',
+      ),
+    );
     expect(jobs.map((j) => j.id)).toEqual(['job-0', 'a']);
     const dup = parseJobsJson(
       JSON.stringify([
@@ -316,12 +328,18 @@ describe('JSON import', () => {
     ]);
     expect(parseJobsJson(text, 's').ok).toBe(true);
     const r = parseJobsJson(text, 's', das3);
-    expect(!r.ok && r.errors.map((e) => e.path)).toEqual(['jobs[0].components[0].processors', 'jobs[1].components[0].inputFiles[0]']);
+    expect(!r.ok && r.errors.map((e) => e.path)).toEqual([
+      'jobs[0].components[0].processors',
+      'jobs[1].components[0].inputFiles[0]',
+    ]);
   });
 
   it('refuses other shapes', () => {
     expect(parseJobsJson('42', 's').ok).toBe(false);
-    expect(parseJobsJson('{"jobs": 3}', 's')).toEqual({ ok: false, errors: [{ path: 'jobs', message: expect.any(String) }] });
+    expect(parseJobsJson('{"jobs": 3}', 's')).toEqual({
+      ok: false,
+      errors: [{ path: 'jobs', message: expect.any(String) }],
+    });
     expect(parseJobsJson('{"jobs": [], "extra": 1}', 's').ok).toBe(false);
   });
 
@@ -372,7 +390,10 @@ describe('SWF import', () => {
   });
 
   it('falls back to requested processors, makes submit times relative, and honours maxJobs', () => {
-    const text = ['5 1000 -1 30 -1 -1 -1 8 -1 -1 1 1 1 -1 1 -1 -1 -1', '6 1500 -1 30 16 -1 -1 8 -1 -1 1 1 1 -1 1 -1 -1 -1'].join('\r\n');
+    const text = [
+      '5 1000 -1 30 -1 -1 -1 8 -1 -1 1 1 1 -1 1 -1 -1 -1',
+      '6 1500 -1 30 16 -1 -1 8 -1 -1 1 1 1 -1 1 -1 -1 -1',
+    ].join('\r\n');
     const { jobs } = mustOk(parseSwf(text, 't'));
     expect(jobs.map((j) => [j.id, j.components[0]!.processors, j.submitTime])).toEqual([
       ['swf-5', 8, 0],
@@ -383,7 +404,8 @@ describe('SWF import', () => {
   });
 
   it('counts maxJobs in jobs kept, and says how many records it read to get them and why it skipped the others', () => {
-    const rec = (n: number, run: number, procs: number) => `${n} ${n * 10} -1 ${run} ${procs} -1 -1 ${procs} -1 -1 1 1 1 -1 1 -1 -1 -1`;
+    const rec = (n: number, run: number, procs: number) =>
+      `${n} ${n * 10} -1 ${run} ${procs} -1 -1 ${procs} -1 -1 1 1 1 -1 1 -1 -1 -1`;
     // Records 2 and 3 are skipped (run time 0, no processors): the 2nd job kept is record 4, the 4th data line.
     const text = [rec(1, 30, 2), rec(2, 0, 2), rec(3, 30, -1), rec(4, 30, 1), rec(5, 30, 1)].join('\n');
     const r = mustOk(parseSwf(text, 't', { maxJobs: 2 }));
@@ -417,8 +439,16 @@ describe('SWF import', () => {
   it('flags non-numeric fields as malformed', () => {
     const r = mustOk(parseSwf('1 0 -1 abc 2 -1 -1 2 -1 -1 1 1 1 -1 1 -1 -1 -1', 't'));
     expect(r.jobs).toEqual([]);
-    expect(r.skipped).toEqual([{ line: 1, reason: expect.stringMatching(/field 4 "abc" is not a number/), cause: 'malformed line' }]);
-    expect(mustOk(parseSwf('', 'empty'))).toEqual({ jobs: [], skipped: [], records: 0, header: {}, walltimeFromRunTime: 0 });
+    expect(r.skipped).toEqual([
+      { line: 1, reason: expect.stringMatching(/field 4 "abc" is not a number/), cause: 'malformed line' },
+    ]);
+    expect(mustOk(parseSwf('', 'empty'))).toEqual({
+      jobs: [],
+      skipped: [],
+      records: 0,
+      header: {},
+      walltimeFromRunTime: 0,
+    });
   });
 
   it('takes the requested time (field 9) as walltime, the run time where it is unknown, and counts those', () => {
@@ -445,14 +475,18 @@ describe('SWF import', () => {
     if (r.ok) return;
     expect(r.errors).toEqual([{ path: 'test.swf:7', message: expect.stringMatching(/17 fields/) }]);
     // Unusable but well-formed records are skipped even in strict mode.
-    const good = sample.split('\n').filter((_, i) => i !== 6).join('\n');
+    const good = sample
+      .split('\n')
+      .filter((_, i) => i !== 6)
+      .join('\n');
     expect(mustOk(parseSwf(good, 'test.swf', { strict: true })).skipped).toHaveLength(2);
   });
 
   const tracesDir = path.resolve(repoRoot, '..', 'shared', 'traces');
   const nasa = path.join(tracesDir, 'NASA-iPSC-1993-3.1-cln.swf.gz');
   const haveNasa = existsSync(nasa);
-  if (!haveNasa) console.warn(`Skipping the NASA iPSC trace test: ${nasa} does not exist (the shared traces folder is absent).`);
+  if (!haveNasa)
+    console.warn(`Skipping the NASA iPSC trace test: ${nasa} does not exist (the shared traces folder is absent).`);
 
   it.skipIf(!haveNasa)('parses the 18,239-line NASA iPSC trace, accounting for every line', () => {
     const text = gunzipSync(readFileSync(nasa)).toString('utf8');

@@ -11,7 +11,11 @@ export interface TaskPlacementPolicy {
 }
 
 /** The accepting node with the best score (lowest first), ties to the lowest index. */
-export function bestScored(nodes: readonly NodeView[], verdict: (node: NodeView) => Verdict, score: (v: Verdict) => number): number | undefined {
+export function bestScored(
+  nodes: readonly NodeView[],
+  verdict: (node: NodeView) => Verdict,
+  score: (v: Verdict) => number,
+): number | undefined {
   let best: number | undefined;
   let bestScore = Infinity;
   for (let i = 0; i < nodes.length; i++) {

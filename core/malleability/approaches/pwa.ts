@@ -4,7 +4,8 @@ import type { JobManagementApproach } from '../approach.js';
 
 export const pwa: JobManagementApproach = {
   name: 'pwa',
-  description: 'Precedence to waiting applications: shrink running malleable jobs to place waiting ones, grow otherwise.',
+  description:
+    'Precedence to waiting applications: shrink running malleable jobs to place waiting ones, grow otherwise.',
   pass(context) {
     context.scanQueue({ shrinkToPlace: true });
     // Decision: a cluster where a waiting job is owed released processors is not grown until that job is placed.

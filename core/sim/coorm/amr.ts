@@ -76,7 +76,11 @@ export function efficiency(n: number, sMiB: number, model: SpeedupModel = PAPER_
  * The most nodes that still run at `target` efficiency or better (at least 1). Efficiency falls as n grows, since
  * n · t(n, S) = A·S + B·n² + (C·S + D)·n rises, so this is the floor of the root of B·n² + (C·S + D)·n = t(1,S)/e − A·S.
  */
-export function nodesForEfficiency(sMiB: number, target = TARGET_EFFICIENCY, model: SpeedupModel = PAPER_SPEEDUP): number {
+export function nodesForEfficiency(
+  sMiB: number,
+  target = TARGET_EFFICIENCY,
+  model: SpeedupModel = PAPER_SPEEDUP,
+): number {
   if (!(target > 0 && target <= 1)) throw new RangeError(`target efficiency must be in (0, 1], not ${target}`);
   const rhs = stepDuration(1, sMiB, model) / target - model.a * sMiB;
   const linear = model.c * sMiB + model.d;
@@ -89,7 +93,11 @@ export function nodesForEfficiency(sMiB: number, target = TARGET_EFFICIENCY, mod
 }
 
 /** Node-seconds of running every step on the node count the target efficiency gives it: A(e_t). */
-export function dynamicArea(sizesMiB: readonly number[], target = TARGET_EFFICIENCY, model: SpeedupModel = PAPER_SPEEDUP): number {
+export function dynamicArea(
+  sizesMiB: readonly number[],
+  target = TARGET_EFFICIENCY,
+  model: SpeedupModel = PAPER_SPEEDUP,
+): number {
   let area = 0;
   for (const s of sizesMiB) {
     const n = nodesForEfficiency(s, target, model);
@@ -110,7 +118,11 @@ export function staticArea(n: number, sizesMiB: readonly number[], model: Speedu
  * increasing in n, so the root is unique.
  */
 // Decision: n_eq is kept real-valued; the user's guess rounds φ·n_eq up to whole nodes.
-export function equivalentStaticNodes(sizesMiB: readonly number[], target = TARGET_EFFICIENCY, model: SpeedupModel = PAPER_SPEEDUP): number {
+export function equivalentStaticNodes(
+  sizesMiB: readonly number[],
+  target = TARGET_EFFICIENCY,
+  model: SpeedupModel = PAPER_SPEEDUP,
+): number {
   if (sizesMiB.length === 0) throw new RangeError('no steps');
   const k = sizesMiB.length;
   const total = sizesMiB.reduce((s, x) => s + x, 0);

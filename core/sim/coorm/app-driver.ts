@@ -56,22 +56,37 @@ const MAX_LOOP_ROUNDS = 1_000_000;
 
 export function runCoormApps(o: AppRunOptions): AppRun {
   const engine = new EventEngine();
-  const rms = new CoormRms([{ cid: APP_CLUSTER_ID, nodes: o.clusterNodes }], { reschedulingIntervalS: o.reschedulingIntervalS ?? 1 });
+  const rms = new CoormRms([{ cid: APP_CLUSTER_ID, nodes: o.clusterNodes }], {
+    reschedulingIntervalS: o.reschedulingIntervalS ?? 1,
+  });
   const until = o.untilS ?? Number.POSITIVE_INFINITY;
   const accepted = <T>(what: string, r: Result<T>): T => {
-    if (!r.ok) throw new Error(`the RMS refused ${what} at t=${engine.now}: ${describeErrors(r.errors).replaceAll('\n', '; ')}`);
+    if (!r.ok)
+      throw new Error(`the RMS refused ${what} at t=${engine.now}: ${describeErrors(r.errors).replaceAll('\n', '; ')}`);
     return r.value;
   };
   const portFor = (session: number): AppPort => ({
     get now() {
       return engine.now;
     },
-    request: (spec) => accepted(`a ${spec.type} request of ${spec.n} nodes`, rms.request(session, { ...spec, cid: APP_CLUSTER_ID }, engine.now)),
+    request: (spec) =>
+      accepted(
+        `a ${spec.type} request of ${spec.n} nodes`,
+        rms.request(session, { ...spec, cid: APP_CLUSTER_ID }, engine.now),
+      ),
     done: (request) => accepted(`done(${request})`, rms.done(session, request, engine.now)),
-    release: (request, nodeIds) => accepted(`done(${request}, [${nodeIds.join(', ')}])`, rms.done(session, request, engine.now, nodeIds)),
-    update: (request, n) => accepted(`an update of request ${request} to ${n} nodes`, spontaneousUpdate(rms, session, request, n, engine.now)),
+    release: (request, nodeIds) =>
+      accepted(`done(${request}, [${nodeIds.join(', ')}])`, rms.done(session, request, engine.now, nodeIds)),
+    update: (request, n) =>
+      accepted(
+        `an update of request ${request} to ${n} nodes`,
+        spontaneousUpdate(rms, session, request, n, engine.now),
+      ),
     announce: (request, n, announceS) =>
-      accepted(`an announced update of request ${request} to ${n} nodes`, announcedUpdate(rms, session, request, n, announceS, engine.now)),
+      accepted(
+        `an announced update of request ${request} to ${n} nodes`,
+        announcedUpdate(rms, session, request, n, announceS, engine.now),
+      ),
     at: (t, action) => engine.at(t, action),
   });
 
@@ -88,7 +103,9 @@ export function runCoormApps(o: AppRunOptions): AppRun {
       client.start();
     });
   });
-  const done = () => until === Number.POSITIVE_INFINITY && o.apps.every((spec, i) => spec.endless === true || clients[i]?.finished === true);
+  const done = () =>
+    until === Number.POSITIVE_INFINITY &&
+    o.apps.every((spec, i) => spec.endless === true || clients[i]?.finished === true);
   const zero = StepFunction.constant(0);
 
   let rounds = 0;
@@ -98,7 +115,8 @@ export function runCoormApps(o: AppRunOptions): AppRun {
     const rmsAt = rms.nextWakeup();
     const next = Math.min(appAt, rmsAt);
     if (next > until) break;
-    if (!Number.isFinite(next)) throw new Error(`the application run stalled at t=${engine.now}: nothing left to happen`);
+    if (!Number.isFinite(next))
+      throw new Error(`the application run stalled at t=${engine.now}: nothing left to happen`);
     if (appAt <= rmsAt) {
       engine.step();
       continue;
@@ -108,10 +126,12 @@ export function runCoormApps(o: AppRunOptions): AppRun {
       o.onMessage?.(m, engine.now, rms);
       const client = bySession.get(m.session);
       if (client === undefined) continue;
-      if (m.type === 'views') client.onViews(m.nonPreemptive.get(APP_CLUSTER_ID) ?? zero, m.preemptive.get(APP_CLUSTER_ID) ?? zero);
+      if (m.type === 'views')
+        client.onViews(m.nonPreemptive.get(APP_CLUSTER_ID) ?? zero, m.preemptive.get(APP_CLUSTER_ID) ?? zero);
       // Decision: the start notification carries the allocation's start as the RMS counts it, since its end follows
       // from that and not from when the IDs arrived.
-      else if (m.type === 'started') client.onStarted(m.request, m.nodeIds, rms.requestSnapshot(m.request)?.startedAt ?? engine.now);
+      else if (m.type === 'started')
+        client.onStarted(m.request, m.nodeIds, rms.requestSnapshot(m.request)?.startedAt ?? engine.now);
       else client.onKilled(m.reason);
     }
   }

@@ -37,7 +37,13 @@ export interface AmrOptions {
 
 type AmrUpdate =
   | { readonly kind: 'spontaneous'; readonly request: number; readonly nodes: number }
-  | { readonly kind: 'announced'; readonly bridge: number; readonly request: number; readonly nodes: number; readonly effectiveAt: number };
+  | {
+      readonly kind: 'announced';
+      readonly bridge: number;
+      readonly request: number;
+      readonly nodes: number;
+      readonly effectiveAt: number;
+    };
 
 export class AmrApp {
   private step = 0;
@@ -58,7 +64,8 @@ export class AmrApp {
     private readonly port: SessionPort,
     private readonly o: AmrOptions,
   ) {
-    if (!Number.isInteger(o.preallocation) || o.preallocation < 1) throw new RangeError(`preallocation must be a whole number >= 1, not ${o.preallocation}`);
+    if (!Number.isInteger(o.preallocation) || o.preallocation < 1)
+      throw new RangeError(`preallocation must be a whole number >= 1, not ${o.preallocation}`);
   }
 
   get finished(): boolean {
@@ -74,7 +81,11 @@ export class AmrApp {
     if (this.started) return;
     this.started = true;
     const first = this.wanted(0);
-    this.preallocationRequest = this.port.request({ n: this.o.preallocation, duration: Number.POSITIVE_INFINITY, type: 'PA' });
+    this.preallocationRequest = this.port.request({
+      n: this.o.preallocation,
+      duration: Number.POSITIVE_INFINITY,
+      type: 'PA',
+    });
     const request = this.port.request({ n: first, duration: Number.POSITIVE_INFINITY, type: 'NP' });
     this.pending = { kind: 'spontaneous', request, nodes: first };
     this.waitingForUpdate = true;
@@ -105,7 +116,11 @@ export class AmrApp {
 
   private wanted(step: number): number {
     if (this.o.mode === 'static') return this.o.preallocation;
-    const n = nodesForEfficiency(this.o.sizesMiB[step]!, this.o.targetEfficiency ?? TARGET_EFFICIENCY, this.o.model ?? PAPER_SPEEDUP);
+    const n = nodesForEfficiency(
+      this.o.sizesMiB[step]!,
+      this.o.targetEfficiency ?? TARGET_EFFICIENCY,
+      this.o.model ?? PAPER_SPEEDUP,
+    );
     // Sure execution: never beyond the pre-allocation, where growth is guaranteed.
     return Math.min(n, this.o.preallocation);
   }
@@ -135,7 +150,13 @@ export class AmrApp {
     if (want > this.held && this.o.announceIntervalS > 0) {
       const { bridge, next } = this.port.announce(old, want, this.o.announceIntervalS);
       this.current = undefined;
-      this.pending = { kind: 'announced', bridge, request: next, nodes: want, effectiveAt: this.port.now + this.o.announceIntervalS };
+      this.pending = {
+        kind: 'announced',
+        bridge,
+        request: next,
+        nodes: want,
+        effectiveAt: this.port.now + this.o.announceIntervalS,
+      };
       this.runStep();
       return;
     }
@@ -228,7 +249,10 @@ export class PsaApp {
     } else {
       const cohort = this.nextCohort++;
       this.bag.start(now, count, cohort);
-      this.requestOf.set(cohort, { request: count < nodes ? this.shrink(request, count) : request, openEnded: part.openEnded });
+      this.requestOf.set(cohort, {
+        request: count < nodes ? this.shrink(request, count) : request,
+        openEnded: part.openEnded,
+      });
     }
     this.reconcile();
   }
@@ -286,12 +310,18 @@ export class PsaApp {
       { nodes: forGood, openEnded: true },
       { nodes: more - forGood, openEnded: false },
     ].filter((w) => w.nodes > 0);
-    const same = wanted.length === this.pending.length && wanted.every((w, i) => this.pending[i]!.nodes === w.nodes && this.pending[i]!.openEnded === w.openEnded);
+    const same =
+      wanted.length === this.pending.length &&
+      wanted.every((w, i) => this.pending[i]!.nodes === w.nodes && this.pending[i]!.openEnded === w.openEnded);
     if (!same) {
       for (const p of this.pending) this.done(p.request);
       this.pending = wanted.map((w) => {
         this.messages++;
-        const request = this.port.request({ n: w.nodes, duration: w.openEnded ? Number.POSITIVE_INFINITY : this.o.taskS, type: 'P' });
+        const request = this.port.request({
+          n: w.nodes,
+          duration: w.openEnded ? Number.POSITIVE_INFINITY : this.o.taskS,
+          type: 'P',
+        });
         return { request, nodes: w.nodes, openEnded: w.openEnded };
       });
     }

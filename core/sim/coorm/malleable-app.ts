@@ -45,8 +45,10 @@ export class MalleableApp implements CoormClient {
     private readonly port: AppPort,
     private readonly o: MalleableOptions,
   ) {
-    if (!Number.isInteger(o.minNodes) || o.minNodes < 0) throw new RangeError(`minNodes must be a whole number >= 0, not ${o.minNodes}`);
-    if (!Number.isInteger(o.maxNodes) || o.maxNodes < Math.max(1, o.minNodes)) throw new RangeError(`maxNodes must be a whole number >= max(1, minNodes), not ${o.maxNodes}`);
+    if (!Number.isInteger(o.minNodes) || o.minNodes < 0)
+      throw new RangeError(`minNodes must be a whole number >= 0, not ${o.minNodes}`);
+    if (!Number.isInteger(o.maxNodes) || o.maxNodes < Math.max(1, o.minNodes))
+      throw new RangeError(`maxNodes must be a whole number >= max(1, minNodes), not ${o.maxNodes}`);
     if (!(o.durationS > 0)) throw new RangeError(`durationS must be > 0, not ${o.durationS}`);
   }
 
@@ -56,7 +58,8 @@ export class MalleableApp implements CoormClient {
 
   // Decision: r_min goes out as the session opens, so the first views already count it out of the preemptible part.
   start(): void {
-    if (this.o.minNodes > 0) this.rMin = this.port.request({ n: this.o.minNodes, duration: this.o.durationS, type: 'NP' });
+    if (this.o.minNodes > 0)
+      this.rMin = this.port.request({ n: this.o.minNodes, duration: this.o.durationS, type: 'NP' });
     else this.begin();
   }
 
@@ -100,7 +103,8 @@ export class MalleableApp implements CoormClient {
 
   private setExtraHeld(n: number): void {
     const now = this.port.now;
-    if (this.startTime !== undefined) this.usedNodeS += (this.minNodeIds.length + this.extraHeld) * (now - this.lastChange);
+    if (this.startTime !== undefined)
+      this.usedNodeS += (this.minNodeIds.length + this.extraHeld) * (now - this.lastChange);
     this.lastChange = now;
     if (n === this.extraHeld) return;
     this.extraHeld = n;

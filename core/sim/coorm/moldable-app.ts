@@ -47,8 +47,10 @@ export class MoldableApp implements CoormClient {
     private readonly port: AppPort,
     private readonly o: MoldableOptions,
   ) {
-    if (!Number.isInteger(o.minNodes) || o.minNodes < 1) throw new RangeError(`minNodes must be a whole number >= 1, not ${o.minNodes}`);
-    if (!Number.isInteger(o.maxNodes) || o.maxNodes < o.minNodes) throw new RangeError(`maxNodes must be a whole number >= minNodes, not ${o.maxNodes}`);
+    if (!Number.isInteger(o.minNodes) || o.minNodes < 1)
+      throw new RangeError(`minNodes must be a whole number >= 1, not ${o.minNodes}`);
+    if (!Number.isInteger(o.maxNodes) || o.maxNodes < o.minNodes)
+      throw new RangeError(`maxNodes must be a whole number >= minNodes, not ${o.maxNodes}`);
   }
 
   get finished(): boolean {

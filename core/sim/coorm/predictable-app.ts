@@ -29,8 +29,10 @@ export class PredictableApp implements CoormClient {
   ) {
     if (plan.length === 0) throw new RangeError('plan: needs at least one phase');
     plan.forEach((p, i) => {
-      if (!Number.isInteger(p.nodes) || p.nodes < 1) throw new RangeError(`plan[${i}].nodes must be a whole number >= 1, not ${p.nodes}`);
-      if (!(p.durationS > 0) || !Number.isFinite(p.durationS)) throw new RangeError(`plan[${i}].durationS must be finite and > 0, not ${p.durationS}`);
+      if (!Number.isInteger(p.nodes) || p.nodes < 1)
+        throw new RangeError(`plan[${i}].nodes must be a whole number >= 1, not ${p.nodes}`);
+      if (!(p.durationS > 0) || !Number.isFinite(p.durationS))
+        throw new RangeError(`plan[${i}].durationS must be finite and > 0, not ${p.durationS}`);
     });
   }
 
@@ -43,7 +45,9 @@ export class PredictableApp implements CoormClient {
     let previous: number | undefined;
     for (const phase of this.plan) {
       const spec = { n: phase.nodes, duration: phase.durationS, type: 'NP' as const };
-      previous = this.port.request(previous === undefined ? spec : { ...spec, relatedHow: 'NEXT', relatedTo: previous });
+      previous = this.port.request(
+        previous === undefined ? spec : { ...spec, relatedHow: 'NEXT', relatedTo: previous },
+      );
       this.phases.push({ request: previous, startTime: undefined, nodeIds: [], freed: [] });
     }
   }

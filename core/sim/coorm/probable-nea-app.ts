@@ -50,7 +50,8 @@ export class ProbableNeaApp implements CoormClient {
     private readonly o: ProbableNeaOptions,
   ) {
     if (o.phases.length === 0) throw new RangeError('phases: needs at least one phase');
-    if (!Number.isInteger(o.preallocation) || o.preallocation < 1) throw new RangeError(`preallocation must be a whole number >= 1, not ${o.preallocation}`);
+    if (!Number.isInteger(o.preallocation) || o.preallocation < 1)
+      throw new RangeError(`preallocation must be a whole number >= 1, not ${o.preallocation}`);
     if (!(o.checkpointS >= 0) || !(o.restartS >= 0)) throw new RangeError('checkpointS and restartS must be >= 0');
     if (!((o.regrowFactor ?? 2) >= 1)) throw new RangeError(`regrowFactor must be >= 1, not ${o.regrowFactor}`);
   }
@@ -144,7 +145,13 @@ export class ProbableNeaApp implements CoormClient {
       this.failure = `phase ${phase} needs ${need} nodes, more than the cluster's ${limit}`;
       return;
     }
-    const record: Checkpoint = { phase, at: this.port.now, oldPreallocation: this.preallocation, newPreallocation: grown, resumedAt: undefined };
+    const record: Checkpoint = {
+      phase,
+      at: this.port.now,
+      oldPreallocation: this.preallocation,
+      newPreallocation: grown,
+      resumedAt: undefined,
+    };
     this.checkpoints.push(record);
     this.port.at(this.port.now + this.o.checkpointS, () => {
       // Decision: it checkpoints at the phase boundary, so no computed work is lost, only time.

@@ -24,9 +24,11 @@ export class RigidApp implements CoormClient {
     private readonly port: AppPort,
     private readonly o: RigidOptions,
   ) {
-    if (!Number.isInteger(o.nodes) || o.nodes < 1) throw new RangeError(`nodes must be a whole number >= 1, not ${o.nodes}`);
+    if (!Number.isInteger(o.nodes) || o.nodes < 1)
+      throw new RangeError(`nodes must be a whole number >= 1, not ${o.nodes}`);
     if (!(o.durationS > 0)) throw new RangeError(`durationS must be > 0, not ${o.durationS}`);
-    if (o.runtimeS !== undefined && !(o.runtimeS > 0 && o.runtimeS <= o.durationS)) throw new RangeError(`runtimeS must be in (0, durationS], not ${o.runtimeS}`);
+    if (o.runtimeS !== undefined && !(o.runtimeS > 0 && o.runtimeS <= o.durationS))
+      throw new RangeError(`runtimeS must be in (0, durationS], not ${o.runtimeS}`);
   }
 
   get finished(): boolean {

@@ -6,7 +6,16 @@ import { describeErrors, type Result } from '../../model/result.js';
 import { Random } from '../../random.js';
 import { StepFunction } from '../../time/step-function.js';
 import { EventEngine } from '../engine.js';
-import { AMR_STEPS, PAPER_SPEEDUP, TARGET_EFFICIENCY, dataSizeMiB, equivalentStaticNodes, nodesForEfficiency, workingSetProfile, type SpeedupModel } from './amr.js';
+import {
+  AMR_STEPS,
+  PAPER_SPEEDUP,
+  TARGET_EFFICIENCY,
+  dataSizeMiB,
+  equivalentStaticNodes,
+  nodesForEfficiency,
+  workingSetProfile,
+  type SpeedupModel,
+} from './amr.js';
 import { AmrApp, PsaApp, type AmrMode, type SessionPort } from './apps.js';
 
 export const CLUSTER_ID = 'cluster';
@@ -73,7 +82,12 @@ export function clusterNodesFor(overcommit: number): number {
 }
 
 /** The AMR of one seed: its working set per step (MiB) and n_eq. */
-export function amrProfile(seed: number, steps = AMR_STEPS, targetEfficiency = TARGET_EFFICIENCY, model: SpeedupModel = PAPER_SPEEDUP): { sizesMiB: number[]; nEq: number } {
+export function amrProfile(
+  seed: number,
+  steps = AMR_STEPS,
+  targetEfficiency = TARGET_EFFICIENCY,
+  model: SpeedupModel = PAPER_SPEEDUP,
+): { sizesMiB: number[]; nEq: number } {
   const sizesMiB = workingSetProfile(new Random(seed).fork('amr'), steps).map((s) => dataSizeMiB(s, model));
   return { sizesMiB, nEq: equivalentStaticNodes(sizesMiB, targetEfficiency, model) };
 }
@@ -83,7 +97,8 @@ const MAX_LOOP_ROUNDS = 50_000_000;
 
 export function runCoormScenario(scenario: CoormScenario): CoormOutcome {
   if (!(scenario.overcommit > 0)) throw new RangeError(`overcommit must be positive, not ${scenario.overcommit}`);
-  if (!(scenario.announceIntervalS >= 0)) throw new RangeError(`announce interval must be >= 0, not ${scenario.announceIntervalS}`);
+  if (!(scenario.announceIntervalS >= 0))
+    throw new RangeError(`announce interval must be >= 0, not ${scenario.announceIntervalS}`);
   const steps = scenario.steps ?? AMR_STEPS;
   const target = scenario.targetEfficiency ?? TARGET_EFFICIENCY;
   const model = scenario.model ?? PAPER_SPEEDUP;
@@ -101,7 +116,8 @@ export function runCoormScenario(scenario: CoormScenario): CoormOutcome {
 
   // The models only send what the RMS must accept: a refusal is a bug, reported with the RMS's own words.
   const accepted = <T>(what: string, r: Result<T>): T => {
-    if (!r.ok) throw new Error(`the RMS refused ${what} at t=${engine.now}: ${describeErrors(r.errors).replaceAll('\n', '; ')}`);
+    if (!r.ok)
+      throw new Error(`the RMS refused ${what} at t=${engine.now}: ${describeErrors(r.errors).replaceAll('\n', '; ')}`);
     return r.value;
   };
   const portFor = (session: () => number): SessionPort => ({
@@ -109,16 +125,25 @@ export function runCoormScenario(scenario: CoormScenario): CoormOutcome {
       return engine.now;
     },
     request(spec) {
-      return accepted(`a ${spec.type} request of ${spec.n} nodes`, rms.request(session(), { ...spec, cid: CLUSTER_ID }, engine.now));
+      return accepted(
+        `a ${spec.type} request of ${spec.n} nodes`,
+        rms.request(session(), { ...spec, cid: CLUSTER_ID }, engine.now),
+      );
     },
     done(request) {
       accepted(`done(${request})`, rms.done(session(), request, engine.now));
     },
     update(request, n) {
-      return accepted(`an update of request ${request} to ${n} nodes`, spontaneousUpdate(rms, session(), request, n, engine.now));
+      return accepted(
+        `an update of request ${request} to ${n} nodes`,
+        spontaneousUpdate(rms, session(), request, n, engine.now),
+      );
     },
     announce(request, n, announceS) {
-      return accepted(`an announced update of request ${request} to ${n} nodes`, announcedUpdate(rms, session(), request, n, announceS, engine.now));
+      return accepted(
+        `an announced update of request ${request} to ${n} nodes`,
+        announcedUpdate(rms, session(), request, n, announceS, engine.now),
+      );
     },
     at(t, action) {
       engine.at(t, action);
@@ -128,12 +153,22 @@ export function runCoormScenario(scenario: CoormScenario): CoormOutcome {
   const amrSession = rms.connect(0);
   const amr = new AmrApp(
     portFor(() => amrSession),
-    { sizesMiB, preallocation, mode: scenario.amrMode, announceIntervalS: scenario.announceIntervalS, targetEfficiency: target, model },
+    {
+      sizesMiB,
+      preallocation,
+      mode: scenario.amrMode,
+      announceIntervalS: scenario.announceIntervalS,
+      targetEfficiency: target,
+      model,
+    },
   );
   const psaSessions: number[] = [];
   const psas = scenario.psaTaskS.map((taskS, i) => {
     psaSessions.push(rms.connect(0));
-    return new PsaApp(portFor(() => psaSessions[i]!), { taskS });
+    return new PsaApp(
+      portFor(() => psaSessions[i]!),
+      { taskS },
+    );
   });
 
   const deliver = (m: RmsMessage): void => {
@@ -158,7 +193,8 @@ export function runCoormScenario(scenario: CoormScenario): CoormOutcome {
     if (++rounds > MAX_LOOP_ROUNDS) throw new Error(`the CooRMv2 simulation did not end (t=${engine.now})`);
     const appAt = engine.nextTime();
     const rmsAt = rms.nextWakeup();
-    if (!Number.isFinite(appAt) && !Number.isFinite(rmsAt)) throw new Error(`the CooRMv2 simulation stalled at t=${engine.now}: nothing left to happen`);
+    if (!Number.isFinite(appAt) && !Number.isFinite(rmsAt))
+      throw new Error(`the CooRMv2 simulation stalled at t=${engine.now}: nothing left to happen`);
     // Applications first at equal times, so that what they send now is in the RMS's pass of now.
     if (appAt <= rmsAt) {
       engine.step();
@@ -170,17 +206,15 @@ export function runCoormScenario(scenario: CoormScenario): CoormOutcome {
   }
 
   const end = amr.endTime ?? engine.now;
-  const psaOutcomes = psas.map(
-    (p): PsaOutcome => ({
-      taskS: p.bag.taskS,
-      completedTasks: p.bag.completed,
-      killedTasks: p.bag.killed,
-      usefulNodeS: p.bag.usefulNodeS + p.bag.inProgressNodeS(end),
-      wasteNodeS: p.bag.wasteNodeS,
-      messages: p.messages,
-      killedByRms: p.killedReason,
-    }),
-  );
+  const psaOutcomes = psas.map((p): PsaOutcome => ({
+    taskS: p.bag.taskS,
+    completedTasks: p.bag.completed,
+    killedTasks: p.bag.killed,
+    usefulNodeS: p.bag.usefulNodeS + p.bag.inProgressNodeS(end),
+    wasteNodeS: p.bag.wasteNodeS,
+    messages: p.messages,
+    killedByRms: p.killedReason,
+  }));
   const psaWasteNodeS = psaOutcomes.reduce((s, p) => s + p.wasteNodeS, 0);
   const used = amr.usedNodeS + psaOutcomes.reduce((s, p) => s + p.usefulNodeS, 0);
   return {

@@ -27,7 +27,8 @@ export class TaskBag {
   wasteNodeS = 0;
 
   constructor(readonly taskS: number) {
-    if (!(taskS > 0 && Number.isFinite(taskS))) throw new RangeError(`task duration must be a positive number of seconds, not ${taskS}`);
+    if (!(taskS > 0 && Number.isFinite(taskS)))
+      throw new RangeError(`task duration must be a positive number of seconds, not ${taskS}`);
   }
 
   get running(): number {
@@ -41,7 +42,8 @@ export class TaskBag {
   }
 
   start(now: number, count: number, tag = 0): void {
-    if (!Number.isInteger(count) || count < 0) throw new RangeError(`task count must be a whole number >= 0, not ${count}`);
+    if (!Number.isInteger(count) || count < 0)
+      throw new RangeError(`task count must be a whole number >= 0, not ${count}`);
     if (count === 0) return;
     const last = this.cohorts[this.cohorts.length - 1];
     if (last && last.start > now) throw new RangeError(`tasks started at ${now}, before the last start ${last.start}`);

@@ -45,21 +45,49 @@ export interface CoormRunSpec {
 
 /** Every run of the three figures, seeds 1..seeds each. */
 export function coormRunMatrix(config: CoormExperimentConfig): CoormRunSpec[] {
-  if (!Number.isInteger(config.seeds) || config.seeds < 1) throw new RangeError(`seeds must be a whole number >= 1, not ${config.seeds}`);
+  if (!Number.isInteger(config.seeds) || config.seeds < 1)
+    throw new RangeError(`seeds must be a whole number >= 1, not ${config.seeds}`);
   const runs: CoormRunSpec[] = [];
   const base = { steps: config.steps };
   for (let seed = 1; seed <= config.seeds; seed++) {
     for (const factor of config.overcommitFactors) {
       for (const mode of ['static', 'dynamic'] as const) {
-        runs.push({ ...base, figure: 'overcommit', seed, factor, mode, intervalS: 0, sharing: 'coorm', psaTaskS: [config.psa1TaskS] });
+        runs.push({
+          ...base,
+          figure: 'overcommit',
+          seed,
+          factor,
+          mode,
+          intervalS: 0,
+          sharing: 'coorm',
+          psaTaskS: [config.psa1TaskS],
+        });
       }
     }
     for (const intervalS of config.announceIntervalsS) {
-      runs.push({ ...base, figure: 'announce', seed, factor: 1, mode: 'dynamic', intervalS, sharing: 'coorm', psaTaskS: [config.psa1TaskS] });
+      runs.push({
+        ...base,
+        figure: 'announce',
+        seed,
+        factor: 1,
+        mode: 'dynamic',
+        intervalS,
+        sharing: 'coorm',
+        psaTaskS: [config.psa1TaskS],
+      });
     }
     for (const intervalS of config.twoPsaIntervalsS) {
       for (const sharing of ['coorm', 'strict'] as const) {
-        runs.push({ ...base, figure: 'two_psa', seed, factor: 1, mode: 'dynamic', intervalS, sharing, psaTaskS: [config.psa1TaskS, config.psa2TaskS] });
+        runs.push({
+          ...base,
+          figure: 'two_psa',
+          seed,
+          factor: 1,
+          mode: 'dynamic',
+          intervalS,
+          sharing,
+          psaTaskS: [config.psa1TaskS, config.psa2TaskS],
+        });
       }
     }
   }
@@ -83,7 +111,15 @@ export interface CoormRun extends CoormRunSpec {
 
 /** Runs that are the same simulation (Figure 10 at 0 s is Figure 9's dynamic AMR at φ = 1) share this key. */
 export function coormScenarioKey(spec: CoormRunSpec): string {
-  return JSON.stringify([spec.seed, spec.factor, spec.mode, spec.intervalS, spec.psaTaskS.length > 1 ? spec.sharing : 'coorm', spec.psaTaskS, spec.steps]);
+  return JSON.stringify([
+    spec.seed,
+    spec.factor,
+    spec.mode,
+    spec.intervalS,
+    spec.psaTaskS.length > 1 ? spec.sharing : 'coorm',
+    spec.psaTaskS,
+    spec.steps,
+  ]);
 }
 
 /** What a run measured, without its place in the matrix. */
@@ -96,7 +132,17 @@ export function runCoormCase(spec: CoormRunSpec, cache?: Map<string, CoormRunFig
   if (known) return { ...spec, ...known };
   const run = simulateCase(spec);
   if (cache) {
-    const { figure: _f, seed: _s, factor: _x, mode: _m, intervalS: _i, sharing: _h, psaTaskS: _p, steps: _t, ...figures } = run;
+    const {
+      figure: _f,
+      seed: _s,
+      factor: _x,
+      mode: _m,
+      intervalS: _i,
+      sharing: _h,
+      psaTaskS: _p,
+      steps: _t,
+      ...figures
+    } = run;
     cache.set(key, figures);
   }
   return run;
@@ -163,7 +209,12 @@ function overcommitPoints(runs: readonly CoormRun[], config: CoormExperimentConf
   for (const mode of ['static', 'dynamic'] as const) {
     for (const factor of config.overcommitFactors) {
       const rs = runs.filter((r) => r.figure === 'overcommit' && r.mode === mode && r.factor === factor);
-      out.push({ factor, mode, amr_used_node_s: median(rs.map((r) => r.amrUsedNodeS)), psa_waste_node_s: median(rs.map((r) => r.psaWasteNodeS)) });
+      out.push({
+        factor,
+        mode,
+        amr_used_node_s: median(rs.map((r) => r.amrUsedNodeS)),
+        psa_waste_node_s: median(rs.map((r) => r.psaWasteNodeS)),
+      });
     }
   }
   return out;
@@ -221,7 +272,12 @@ const nodeS = (x: number): string => `${fmt(x / 1e6, 2)} M node·s`;
 // Two decimals: the differences Figure 11 is about are tenths of a point here.
 const pctText = (x: number): string => `${fmt(x, 2)} %`;
 
-function observations(config: CoormExperimentConfig, over: readonly OvercommitPoint[], ann: readonly AnnouncePoint[], two: readonly TwoPsaPoint[]): CoormObservation[] {
+function observations(
+  config: CoormExperimentConfig,
+  over: readonly OvercommitPoint[],
+  ann: readonly AnnouncePoint[],
+  two: readonly TwoPsaPoint[],
+): CoormObservation[] {
   const out: CoormObservation[] = [];
   const t = COORM_THRESHOLDS;
   const at = (mode: AmrMode, factor: number) => over.find((p) => p.mode === mode && p.factor === factor);
@@ -277,18 +333,29 @@ function observations(config: CoormExperimentConfig, over: readonly OvercommitPo
       text: 'With φ > 1, the PSA waste of a dynamic AMR is smaller than the extra resources a static AMR would use',
       holds: wasteSmaller.length > 0 && wasteSmaller.every((w) => w.waste < w.excess),
       figures: smallerFigures,
-      measured: wasteSmaller.map((w) => `φ = ${w.f}: waste ${nodeS(w.waste)} vs static excess ${nodeS(w.excess)}`).join('; '),
+      measured: wasteSmaller
+        .map((w) => `φ = ${w.f}: waste ${nodeS(w.waste)} vs static excess ${nodeS(w.excess)}`)
+        .join('; '),
     });
 
     const w1 = at('dynamic', 1)!.psa_waste_node_s;
     const wasteAt = (f: number) => at('dynamic', f)!.psa_waste_node_s;
     const belowWaste = below.map(wasteAt);
     const aboveWaste = atLeastOne.map(wasteAt);
-    const rises = below.length > 0 && belowWaste.every((v, i) => v < (i + 1 < belowWaste.length ? belowWaste[i + 1]! : w1));
+    const rises =
+      below.length > 0 && belowWaste.every((v, i) => v < (i + 1 < belowWaste.length ? belowWaste[i + 1]! : w1));
     const flatAfter = Math.max(...aboveWaste.map((v) => (w1 > 0 ? Math.abs(v / w1 - 1) : v > 0 ? 1 : 0)));
     // Where the waste stops moving: the smallest φ from which every later median is within the tolerance of it.
-    const flatFrom = factors.find((f, i) => factors.slice(i).every((g) => Math.abs(wasteAt(g) - wasteAt(f)) <= t.flat * Math.max(wasteAt(f), t.zeroWasteNodeS))) ?? Number.NaN;
-    const wasteFigures: Record<string, number> = { largest_relative_change_after_1: flatAfter, flat_from_phi: flatFrom };
+    const flatFrom =
+      factors.find((f, i) =>
+        factors
+          .slice(i)
+          .every((g) => Math.abs(wasteAt(g) - wasteAt(f)) <= t.flat * Math.max(wasteAt(f), t.zeroWasteNodeS)),
+      ) ?? Number.NaN;
+    const wasteFigures: Record<string, number> = {
+      largest_relative_change_after_1: flatAfter,
+      flat_from_phi: flatFrom,
+    };
     factors.forEach((f) => (wasteFigures[`waste_phi_${f}`] = wasteAt(f)));
     out.push({
       id: 'fig9-waste-rises-then-flat',
@@ -309,7 +376,10 @@ function observations(config: CoormExperimentConfig, over: readonly OvercommitPo
     const wasteFigures: Record<string, number> = {};
     for (const p of sorted) wasteFigures[`waste_interval_${p.interval_s}`] = p.psa_waste_node_s;
     // Falling: never up by more than the flat tolerance from one interval to the next, and down overall.
-    const falling = sorted.every((p, i) => i === 0 || p.psa_waste_node_s <= sorted[i - 1]!.psa_waste_node_s * (1 + t.flat) + t.zeroWasteNodeS) && last.psa_waste_node_s < first.psa_waste_node_s;
+    const falling =
+      sorted.every(
+        (p, i) => i === 0 || p.psa_waste_node_s <= sorted[i - 1]!.psa_waste_node_s * (1 + t.flat) + t.zeroWasteNodeS,
+      ) && last.psa_waste_node_s < first.psa_waste_node_s;
     out.push({
       id: 'fig10-waste-falls',
       figure: 10,
@@ -327,7 +397,9 @@ function observations(config: CoormExperimentConfig, over: readonly OvercommitPo
       text: `No PSA waste once the announce interval is at least the task duration (${dTask} s)`,
       holds: long.length > 0 && long.every((p) => p.psa_waste_node_s < t.zeroWasteNodeS),
       figures: zeroFigures,
-      measured: long.length ? long.map((p) => `${p.interval_s} s: ${fmt(p.psa_waste_node_s)} node·s`).join('; ') : 'no interval that long was run',
+      measured: long.length
+        ? long.map((p) => `${p.interval_s} s: ${fmt(p.psa_waste_node_s)} node·s`).join('; ')
+        : 'no interval that long was run',
     });
     out.push({
       id: 'fig10-end-time-rises',
@@ -403,7 +475,8 @@ function observations(config: CoormExperimentConfig, over: readonly OvercommitPo
       text: `With two PSAs (d_task ${config.psa1TaskS} s and ${config.psa2TaskS} s), CooRMv2's filling uses more resources than strict equi-partitioning on average, and at every announced interval`,
       // Decision: with spontaneous updates (0 s) PSA_1 asks for all it is shown and leaves nothing for PSA_2 to fill,
       // so the paper's gain is expected where updates are announced; 0 s counts only in the average.
-      holds: pair.reduce((sum, p) => sum + p.coorm - p.strict, 0) > 0 && pair.every((p) => p.i === 0 || p.coorm > p.strict),
+      holds:
+        pair.reduce((sum, p) => sum + p.coorm - p.strict, 0) > 0 && pair.every((p) => p.i === 0 || p.coorm > p.strict),
       figures,
       measured: pair.map((p) => `${p.i} s: ${pctText(p.coorm)} vs ${pctText(p.strict)}`).join('; '),
     });
@@ -429,11 +502,22 @@ export function analyseCoorm(runs: readonly CoormRun[], config: CoormExperimentC
   const ann = announcePoints(runs, config);
   const two = twoPsaPoints(runs, config);
   const obs = observations(config, over, ann, two);
-  return { config, runs, overcommit: over, announce: ann, two_psa: two, observations: obs, report: coormReport(config, runs, over, ann, two, obs) };
+  return {
+    config,
+    runs,
+    overcommit: over,
+    announce: ann,
+    two_psa: two,
+    observations: obs,
+    report: coormReport(config, runs, over, ann, two, obs),
+  };
 }
 
 /** Runs the whole matrix in one go (the CLI runs it step by step to keep its progress bar moving). */
-export function runCoormExperiment(config: CoormExperimentConfig = COORM_DEFAULT_CONFIG, onRun?: (done: number, total: number) => void): CoormAnalysis {
+export function runCoormExperiment(
+  config: CoormExperimentConfig = COORM_DEFAULT_CONFIG,
+  onRun?: (done: number, total: number) => void,
+): CoormAnalysis {
   const matrix = coormRunMatrix(config);
   const cache = new Map<string, CoormRunFigures>();
   const runs = matrix.map((spec, i) => {
@@ -469,19 +553,27 @@ function coormReport(
     `- Figure 9: overcommit factors ${config.overcommitFactors.join(', ')}, AMR static (uses its whole pre-allocation) and dynamic, spontaneous updates.`,
     `- Figure 10: φ = 1, announce intervals ${config.announceIntervalsS.join(', ')} s (0 = spontaneous). Figure 11: φ = 1, two PSAs, intervals ${config.twoPsaIntervalsS.join(', ')} s, CooRMv2 vs strict equi-partitioning.`,
     `- Seeds 1..${config.seeds} for every point: ${runs.length} runs; medians over seeds. Sessions killed by the RMS for not releasing nodes: ${kills}.`,
-    '- Used resources: node-seconds allocated to the applications minus PSA waste, over the cluster\'s node-seconds until the AMR ends.',
+    "- Used resources: node-seconds allocated to the applications minus PSA waste, over the cluster's node-seconds until the AMR ends.",
     '',
   );
   lines.push('## Figure 9: spontaneous updates, overcommit factor', '');
-  lines.push('| φ | static AMR used | dynamic AMR used | PSA waste (dynamic) | PSA waste (static) |', '|---:|---:|---:|---:|---:|');
+  lines.push(
+    '| φ | static AMR used | dynamic AMR used | PSA waste (dynamic) | PSA waste (static) |',
+    '|---:|---:|---:|---:|---:|',
+  );
   for (const f of config.overcommitFactors) {
     const s = over.find((p) => p.factor === f && p.mode === 'static')!;
     const d = over.find((p) => p.factor === f && p.mode === 'dynamic')!;
-    lines.push(`| ${f} | ${nodeS(s.amr_used_node_s)} | ${nodeS(d.amr_used_node_s)} | ${nodeS(d.psa_waste_node_s)} | ${nodeS(s.psa_waste_node_s)} |`);
+    lines.push(
+      `| ${f} | ${nodeS(s.amr_used_node_s)} | ${nodeS(d.amr_used_node_s)} | ${nodeS(d.psa_waste_node_s)} | ${nodeS(s.psa_waste_node_s)} |`,
+    );
   }
   lines.push('', '## Figure 10: announced updates (φ = 1)', '');
   lines.push('| announce interval (s) | PSA waste | used resources | AMR end time (s) |', '|---:|---:|---:|---:|');
-  for (const p of ann) lines.push(`| ${p.interval_s} | ${nodeS(p.psa_waste_node_s)} | ${pctText(p.used_percent)} | ${fmt(p.amr_end_time_s)} |`);
+  for (const p of ann)
+    lines.push(
+      `| ${p.interval_s} | ${nodeS(p.psa_waste_node_s)} | ${pctText(p.used_percent)} | ${fmt(p.amr_end_time_s)} |`,
+    );
   lines.push('', '## Figure 11: two PSAs (φ = 1)', '');
   lines.push('| announce interval (s) | used, CooRMv2 | used, strict |', '|---:|---:|---:|');
   for (const i of config.twoPsaIntervalsS) {
@@ -496,7 +588,8 @@ function coormReport(
       'its growth near the end of the run, so its use and the PSA waste still change a little between φ = 1 and that factor.',
     '',
   );
-  for (const o of obs) lines.push(`- Figure ${o.figure}: ${o.text}: **${o.holds ? 'holds' : 'does not hold'}** (${o.measured}).`);
+  for (const o of obs)
+    lines.push(`- Figure ${o.figure}: ${o.text}: **${o.holds ? 'holds' : 'does not hold'}** (${o.measured}).`);
   lines.push('', '## Files', '');
   lines.push(
     '- `runs.csv`: one row per run (figure, seed, φ, mode, interval, sharing, nodes, n_eq, pre-allocation, AMR peak node count, end time and used node·s, PSA waste, used %).',

@@ -51,7 +51,9 @@ export const DBES_LIMITS = { maxSeeds: 1000 } as const;
 
 /** Why a strategy cannot run here (undefined: it can). */
 export function strategyUnavailable(name: string): string | undefined {
-  return malleabilityPolicy(name) ? undefined : `no malleability policy named "${name}" is registered (core/malleability/registry.ts)`;
+  return malleabilityPolicy(name)
+    ? undefined
+    : `no malleability policy named "${name}" is registered (core/malleability/registry.ts)`;
 }
 
 // Decision: the paper's strategies (DBES and its baselines) bring their own Maui iteration, which replaces the
@@ -59,8 +61,15 @@ export function strategyUnavailable(name: string): string | undefined {
 // reservation depth (the paper's ReservationDepth of section V-A: 5) and the queue priority (submission order), so
 // only these are set. Another policy (--strategies egs, ...) has no iteration: it runs under PWA with backfilling
 // and the same depth, so that it too can shrink expanded jobs to start waiting ones.
-export function schedulerOptionsFor(strategy: string, config: Pick<DbesExperimentConfig, 'reservationDepth'>): Partial<SchedulerOptions> {
-  const options: Partial<SchedulerOptions> = { policy: strategy, reservationDepth: config.reservationDepth, priority: 'submit' };
+export function schedulerOptionsFor(
+  strategy: string,
+  config: Pick<DbesExperimentConfig, 'reservationDepth'>,
+): Partial<SchedulerOptions> {
+  const options: Partial<SchedulerOptions> = {
+    policy: strategy,
+    reservationDepth: config.reservationDepth,
+    priority: 'submit',
+  };
   return malleabilityPolicy(strategy)?.iteration ? options : { ...options, approach: 'pwa', queue: 'cbf' };
 }
 
@@ -98,7 +107,9 @@ export interface DbesRun extends DbesRunSpec {
 }
 
 export function compositionOf(scenario: DbesScenario): EspComposition {
-  return scenario === 'mixed' ? { malleable: ESP_MIXED.malleable, evolving: ESP_MIXED.evolving } : { malleable: ESP_MALLEABLE_TYPES[scenario], evolving: [] };
+  return scenario === 'mixed'
+    ? { malleable: ESP_MIXED.malleable, evolving: ESP_MIXED.evolving }
+    : { malleable: ESP_MALLEABLE_TYPES[scenario], evolving: [] };
 }
 
 /** Every run of the experiment: each strategy at each percentage and in the mixed scenario, seeds 1..n. */
@@ -114,7 +125,10 @@ export function dbesRunMatrix(config: DbesExperimentConfig): DbesRunSpec[] {
 }
 
 /** One run: the workload of the scenario and seed under the strategy, to the end of its last job. */
-export function runDbesCase(spec: DbesRunSpec, config: Pick<DbesExperimentConfig, 'pollIntervalS' | 'reservationDepth'> = DBES_DEFAULT_CONFIG): DbesRun {
+export function runDbesCase(
+  spec: DbesRunSpec,
+  config: Pick<DbesExperimentConfig, 'pollIntervalS' | 'reservationDepth'> = DBES_DEFAULT_CONFIG,
+): DbesRun {
   const jobs = espWorkload(compositionOf(spec.scenario), spec.seed);
   const world = new SimWorld({
     grid: espGrid(),
@@ -182,7 +196,8 @@ export class EventTally {
         }
         break;
       case 'job.evolved':
-        if (this.pending.delete(e.jobId) && e.size > (this.initial.get(e.jobId) ?? Number.POSITIVE_INFINITY)) this.satisfied.add(e.jobId);
+        if (this.pending.delete(e.jobId) && e.size > (this.initial.get(e.jobId) ?? Number.POSITIVE_INFINITY))
+          this.satisfied.add(e.jobId);
         break;
       case 'evolve.refused':
         this.pending.delete(e.jobId);
@@ -191,7 +206,8 @@ export class EventTally {
         if (e.phase !== undefined) this.shrinks[e.phase]++;
         // Decision: a job shrunk more than once for evolving requests counts once (Table II counts jobs), under the
         // step of its first such shrink.
-        if (e.phase === 'evolving' && !this.evolving.has(e.jobId) && !this.shrunkForEvolving.has(e.jobId)) this.shrunkForEvolving.set(e.jobId, e.fromStep);
+        if (e.phase === 'evolving' && !this.evolving.has(e.jobId) && !this.shrunkForEvolving.has(e.jobId))
+          this.shrunkForEvolving.set(e.jobId, e.fromStep);
         break;
       case 'job.ended':
         this.pending.delete(e.jobId);
@@ -283,7 +299,8 @@ const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((s, x) =>
 export function analyseDbes(runs: readonly DbesRun[], config: DbesExperimentConfig): DbesAnalysis {
   const skipped = skippedStrategies(config.strategies);
   const strategies = config.strategies.filter((s) => !strategyUnavailable(s));
-  const of = (strategy: string, scenario: DbesScenario) => runs.filter((r) => r.strategy === strategy && r.scenario === scenario);
+  const of = (strategy: string, scenario: DbesScenario) =>
+    runs.filter((r) => r.strategy === strategy && r.scenario === scenario);
   const fig4: Fig4Point[] = [];
   const fig6: Fig6Point[] = [];
   for (const p of config.percents) {
@@ -299,7 +316,12 @@ export function analyseDbes(runs: readonly DbesRun[], config: DbesExperimentConf
     for (const s of strategies) {
       const rs = of(s, 50);
       for (const type of types) {
-        fig5.push({ strategy: s, type, expanded: mean(rs.map((r) => r.expanded[type] ?? 0)), malleable: typeCount(type) });
+        fig5.push({
+          strategy: s,
+          type,
+          expanded: mean(rs.map((r) => r.expanded[type] ?? 0)),
+          malleable: typeCount(type),
+        });
       }
     }
   }
@@ -326,7 +348,10 @@ function typeCount(type: EspType): number {
 }
 
 /** Runs the whole experiment in one call (the Lab, tests and the benchmark); the CLI runs case by case. */
-export function runDbesExperiment(config: DbesExperimentConfig, onRun?: (done: number, total: number) => void): DbesAnalysis {
+export function runDbesExperiment(
+  config: DbesExperimentConfig,
+  onRun?: (done: number, total: number) => void,
+): DbesAnalysis {
   const matrix = dbesRunMatrix(config);
   const runs: DbesRun[] = [];
   for (const spec of matrix) {

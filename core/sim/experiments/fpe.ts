@@ -118,11 +118,22 @@ class Accumulator {
     this.n++;
   }
   stat(): Stat {
-    return this.n === 0 ? { min: Number.NaN, avg: Number.NaN, max: Number.NaN } : { min: this.min, avg: this.sum / this.n, max: this.max };
+    return this.n === 0
+      ? { min: Number.NaN, avg: Number.NaN, max: Number.NaN }
+      : { min: this.min, avg: this.sum / this.n, max: this.max };
   }
 }
 
-const TEST_METRICS = ['waste_percent', 'utilisation_relative', 'effective_utilisation_percent', 'makespan_relative', 'schedule_ms', 'completion_relative', 'waiting_relative', 'expanded_percent'] as const;
+const TEST_METRICS = [
+  'waste_percent',
+  'utilisation_relative',
+  'effective_utilisation_percent',
+  'makespan_relative',
+  'schedule_ms',
+  'completion_relative',
+  'waiting_relative',
+  'expanded_percent',
+] as const;
 
 /**
  * Collects test outcomes into the two tables. Per-test metrics are summarised over tests; the expansion and waste of
@@ -195,11 +206,22 @@ export function analyseFpe(tables: FpeTables, config: FpeExperimentConfig): FpeA
   const table1 = tables.table1();
   const table2 = tables.table2();
   const observations = fpeObservations(table1, table2);
-  return { config, tests: tables.tests, table1, table2, observations, report: fpeReport(config, tables.tests, table1, table2, observations, FPE_DEFAULT_NODES) };
+  return {
+    config,
+    tests: tables.tests,
+    table1,
+    table2,
+    observations,
+    report: fpeReport(config, tables.tests, table1, table2, observations, FPE_DEFAULT_NODES),
+  };
 }
 
 /** Runs the whole experiment in one go (the CLI runs it test by test to keep its progress bar moving). */
-export function runFpeExperiment(config: FpeExperimentConfig = FPE_DEFAULT_CONFIG, clock?: () => number, onTest?: (index: number, outcome: FpeTestOutcome) => void): FpeAnalysis {
+export function runFpeExperiment(
+  config: FpeExperimentConfig = FPE_DEFAULT_CONFIG,
+  clock?: () => number,
+  onTest?: (index: number, outcome: FpeTestOutcome) => void,
+): FpeAnalysis {
   checkFpeConfig(config);
   // Decision: with a clock, one untimed run of the first test warms the JIT up, so the worst scheduling time is the
   // schedule's own and not the compiler's.
@@ -214,8 +236,11 @@ export function runFpeExperiment(config: FpeExperimentConfig = FPE_DEFAULT_CONFI
 }
 
 export function checkFpeConfig(config: FpeExperimentConfig): void {
-  if (!Number.isInteger(config.tests) || config.tests < 1) throw new RangeError(`tests must be a whole number >= 1, not ${config.tests}`);
+  if (!Number.isInteger(config.tests) || config.tests < 1)
+    throw new RangeError(`tests must be a whole number >= 1, not ${config.tests}`);
   if (!Number.isInteger(config.nodes) || config.nodes < PAPER_WORKLOAD.nodes[1]) {
-    throw new RangeError(`nodes must be a whole number >= ${PAPER_WORKLOAD.nodes[1]} (the largest step), not ${config.nodes}`);
+    throw new RangeError(
+      `nodes must be a whole number >= ${PAPER_WORKLOAD.nodes[1]} (the largest step), not ${config.nodes}`,
+    );
   }
 }

@@ -7,7 +7,12 @@ import type { CostModel } from '../../interactive/model.js';
 import type { NodeSharingName } from '../../interactive/sharing.js';
 import { TASK_PLACEMENTS, type TaskPlacementName } from '../../interactive/placement/index.js';
 import { runInteractive, type InteractiveRunResult } from '../interactive/simulation.js';
-import { INTERACTIVE_WORKLOAD_DEFAULTS, arrivalRateForLoad, generateJobs, type InteractiveWorkloadConfig } from '../interactive/workload.js';
+import {
+  INTERACTIVE_WORKLOAD_DEFAULTS,
+  arrivalRateForLoad,
+  generateJobs,
+  type InteractiveWorkloadConfig,
+} from '../interactive/workload.js';
 
 /** The three ways of running the jobs compared. */
 export const INTERACTIVE_MODELS = ['exclusive', 'interleaved', 'interleaved-widened'] as const;
@@ -64,23 +69,30 @@ export interface InteractiveRun extends InteractiveRunSpec, Omit<InteractiveRunR
 }
 
 export function interactiveRunMatrix(config: InteractiveExperimentConfig): InteractiveRunSpec[] {
-  if (!Number.isInteger(config.seeds) || config.seeds < 1) throw new RangeError(`seeds must be a whole number >= 1, not ${config.seeds}`);
+  if (!Number.isInteger(config.seeds) || config.seeds < 1)
+    throw new RangeError(`seeds must be a whole number >= 1, not ${config.seeds}`);
   const runs: InteractiveRunSpec[] = [];
   for (let seed = 1; seed <= config.seeds; seed++) {
     for (const load of config.loads) {
       for (const overruns of [false, true]) {
-        for (const model of INTERACTIVE_MODELS) runs.push({ kind: 'sweep', seed, load, model, overruns, placement: config.placement });
+        for (const model of INTERACTIVE_MODELS)
+          runs.push({ kind: 'sweep', seed, load, model, overruns, placement: config.placement });
       }
     }
     for (const placement of TASK_PLACEMENTS) {
-      for (const model of ['interleaved', 'interleaved-widened'] as const) runs.push({ kind: 'policy', seed, load: config.policyLoad, model, overruns: true, placement });
+      for (const model of ['interleaved', 'interleaved-widened'] as const)
+        runs.push({ kind: 'policy', seed, load: config.policyLoad, model, overruns: true, placement });
     }
   }
   return runs;
 }
 
 function workload(config: InteractiveExperimentConfig, overruns: boolean): InteractiveWorkloadConfig {
-  return { ...INTERACTIVE_WORKLOAD_DEFAULTS, horizonMs: config.horizonMs, overrunShare: overruns ? config.overrunShare : 0 };
+  return {
+    ...INTERACTIVE_WORKLOAD_DEFAULTS,
+    horizonMs: config.horizonMs,
+    overrunShare: overruns ? config.overrunShare : 0,
+  };
 }
 
 export function runInteractiveCase(spec: InteractiveRunSpec, config: InteractiveExperimentConfig): InteractiveRun {
@@ -100,7 +112,12 @@ export function runInteractiveCase(spec: InteractiveRunSpec, config: Interactive
     dataFractionMin: wl.dataFractionMin,
   });
   const { refused, ...rest } = r;
-  return { ...spec, ...rest, refusedNoPlacement: refused['no-placement'], refusedOther: refused.invalid + refused['deadline-too-short'] + refused['too-many-nodes'] };
+  return {
+    ...spec,
+    ...rest,
+    refusedNoPlacement: refused['no-placement'],
+    refusedOther: refused.invalid + refused['deadline-too-short'] + refused['too-many-nodes'],
+  };
 }
 
 // ---- means per point -------------------------------------------------------------------------------------------
@@ -127,7 +144,8 @@ export interface InteractivePoint {
   readonly iterations_per_job: number;
 }
 
-const mean = (xs: readonly number[]): number => (xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
+const mean = (xs: readonly number[]): number =>
+  xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length;
 
 function point(rs: readonly InteractiveRun[]): InteractivePoint {
   const r0 = rs[0]!;
@@ -146,7 +164,9 @@ function point(rs: readonly InteractiveRun[]): InteractivePoint {
     misses_without_overrun: m((r) => r.missesWithoutOverrun),
     misses_per_1000_instances: m((r) => (r.instances === 0 ? 0 : (1000 * r.misses) / r.instances)),
     overrun_instances: m((r) => r.overrunInstances),
-    overrun_share_after_growth_percent: m((r) => (r.instancesAfterGrowth === 0 ? 0 : (100 * r.overrunInstances) / r.instancesAfterGrowth)),
+    overrun_share_after_growth_percent: m((r) =>
+      r.instancesAfterGrowth === 0 ? 0 : (100 * r.overrunInstances) / r.instancesAfterGrowth,
+    ),
     replacements: m((r) => r.replacements),
     dropped_on_replacement: m((r) => r.droppedOnReplacement),
     divisions_per_job: m((r) => (r.admitted === 0 ? 0 : r.divisions / r.admitted)),
@@ -163,7 +183,15 @@ export function interactivePoints(runs: readonly InteractiveRun[], kind: 'sweep'
     if (g) g.push(r);
     else groups.set(key, [r]);
   }
-  return [...groups.values()].map(point).sort((a, b) => a.load - b.load || INTERACTIVE_MODELS.indexOf(a.model) - INTERACTIVE_MODELS.indexOf(b.model) || Number(a.overruns) - Number(b.overruns) || TASK_PLACEMENTS.indexOf(a.placement) - TASK_PLACEMENTS.indexOf(b.placement));
+  return [...groups.values()]
+    .map(point)
+    .sort(
+      (a, b) =>
+        a.load - b.load ||
+        INTERACTIVE_MODELS.indexOf(a.model) - INTERACTIVE_MODELS.indexOf(b.model) ||
+        Number(a.overruns) - Number(b.overruns) ||
+        TASK_PLACEMENTS.indexOf(a.placement) - TASK_PLACEMENTS.indexOf(b.placement),
+    );
 }
 
 // ---- the paper's claims ----------------------------------------------------------------------------------------
@@ -189,20 +217,32 @@ export const INTERACTIVE_THRESHOLDS = {
 
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
 
-function observations(config: InteractiveExperimentConfig, sweep: readonly InteractivePoint[], runs: readonly InteractiveRun[]): InteractiveObservation[] {
+function observations(
+  config: InteractiveExperimentConfig,
+  sweep: readonly InteractivePoint[],
+  runs: readonly InteractiveRun[],
+): InteractiveObservation[] {
   const out: InteractiveObservation[] = [];
   const T = INTERACTIVE_THRESHOLDS;
-  const at = (model: InteractiveModel, load: number, overruns: boolean) => sweep.find((p) => p.model === model && p.load === load && p.overruns === overruns)!;
+  const at = (model: InteractiveModel, load: number, overruns: boolean) =>
+    sweep.find((p) => p.model === model && p.load === load && p.overruns === overruns)!;
   const loads = [...config.loads].sort((a, b) => a - b);
   const saturated = loads.filter((l) => l >= T.saturatedLoad);
   const top = loads[loads.length - 1]!;
 
   for (const model of ['interleaved', 'interleaved-widened'] as const) {
-    const label = model === 'interleaved' ? "with RT-DLT's k = n_min, as the paper" : `widened up to ${config.widen}·n_min nodes when n_min does not fit`;
-    const gains = saturated.map((l) => at(model, l, false).utilization_percent - at('exclusive', l, false).utilization_percent);
+    const label =
+      model === 'interleaved'
+        ? "with RT-DLT's k = n_min, as the paper"
+        : `widened up to ${config.widen}·n_min nodes when n_min does not fit`;
+    const gains = saturated.map(
+      (l) => at(model, l, false).utilization_percent - at('exclusive', l, false).utilization_percent,
+    );
     const figures: Record<string, number> = {};
     saturated.forEach((l, i) => (figures[`gain_points_load_${l}`] = gains[i]!));
-    const missesNoOverrun = runs.filter((r) => r.kind === 'sweep' && r.model === model && !r.overruns).reduce((a, r) => a + r.misses, 0);
+    const missesNoOverrun = runs
+      .filter((r) => r.kind === 'sweep' && r.model === model && !r.overruns)
+      .reduce((a, r) => a + r.misses, 0);
     figures.misses_without_overruns = missesNoOverrun;
     const holds = saturated.length > 0 && gains.every((g) => g >= T.utilizationGainPoints) && missesNoOverrun === 0;
     out.push({
@@ -234,7 +274,9 @@ function observations(config: InteractiveExperimentConfig, sweep: readonly Inter
   {
     const all = runs.reduce((a, r) => a + r.missesWithoutOverrun, 0);
     const instances = runs.reduce((a, r) => a + r.instances, 0);
-    const interleavedNoOverrun = runs.filter((r) => r.model !== 'exclusive' && !r.overruns).reduce((a, r) => a + r.misses, 0);
+    const interleavedNoOverrun = runs
+      .filter((r) => r.model !== 'exclusive' && !r.overruns)
+      .reduce((a, r) => a + r.misses, 0);
     out.push({
       id: 'guarantee',
       text: "Each task's deadline, and so the job's relative deadline, is guaranteed on the worker as long as the node's local EDF feasibility is proved (no deadline miss without an overrun).",
@@ -255,7 +297,13 @@ function observations(config: InteractiveExperimentConfig, sweep: readonly Inter
       id: 'overrun',
       text: 'When a task exceeds its cost estimate C the head node computes a new schedule and redistributes the tasks, so the overrun does not last.',
       holds: overrun > 0 && share <= T.overrunContainedPercent,
-      figures: { overrun_instances: overrun, instances_after_growth: exposed, overrun_share_percent: share, replacements: replaced, dropped },
+      figures: {
+        overrun_instances: overrun,
+        instances_after_growth: exposed,
+        overrun_share_percent: share,
+        replacements: replaced,
+        dropped,
+      },
       measured: `in the interleaved runs with overruns, ${overrun.toLocaleString('en-US')} of the ${exposed.toLocaleString('en-US')} instances released after a job's data grew overran C (${f1(share)} %); ${replaced} re-placements, ${dropped} jobs stopped because no re-placement existed`,
     });
   }
@@ -286,14 +334,26 @@ export interface InteractiveAnalysis {
   readonly report: string;
 }
 
-export function analyseInteractive(runs: readonly InteractiveRun[], config: InteractiveExperimentConfig): InteractiveAnalysis {
+export function analyseInteractive(
+  runs: readonly InteractiveRun[],
+  config: InteractiveExperimentConfig,
+): InteractiveAnalysis {
   const points = interactivePoints(runs, 'sweep');
   const policies = interactivePoints(runs, 'policy');
   const obs = observations(config, points, runs);
-  return { config, runs, points, policies, observations: obs, report: interactiveReport(config, runs, points, policies, obs) };
+  return {
+    config,
+    runs,
+    points,
+    policies,
+    observations: obs,
+    report: interactiveReport(config, runs, points, policies, obs),
+  };
 }
 
-export function runInteractiveExperiment(config: InteractiveExperimentConfig = INTERACTIVE_DEFAULT_CONFIG): InteractiveAnalysis {
+export function runInteractiveExperiment(
+  config: InteractiveExperimentConfig = INTERACTIVE_DEFAULT_CONFIG,
+): InteractiveAnalysis {
   return analyseInteractive(
     interactiveRunMatrix(config).map((s) => runInteractiveCase(s, config)),
     config,
@@ -301,7 +361,11 @@ export function runInteractiveExperiment(config: InteractiveExperimentConfig = I
 }
 
 function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string[] {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ];
 }
 
 function interactiveReport(
@@ -312,7 +376,8 @@ function interactiveReport(
   obs: readonly InteractiveObservation[],
 ): string {
   const wl = INTERACTIVE_WORKLOAD_DEFAULTS;
-  const at = (model: InteractiveModel, load: number, overruns: boolean) => points.find((p) => p.model === model && p.load === load && p.overruns === overruns)!;
+  const at = (model: InteractiveModel, load: number, overruns: boolean) =>
+    points.find((p) => p.model === model && p.load === load && p.overruns === overruns)!;
   const loads = [...config.loads].sort((a, b) => a - b);
   const lines: string[] = [
     '# Interactive periodic divisible jobs: interleaved against exclusive',
@@ -333,10 +398,30 @@ function interactiveReport(
     '## Utilisation, admissions and misses under rising load (no overruns)',
     '',
     ...table(
-      ['load', 'utilisation exclusive', 'interleaved', 'widened', 'admitted exclusive', 'interleaved', 'widened', 'k exclusive / interleaved / widened', 'misses'],
+      [
+        'load',
+        'utilisation exclusive',
+        'interleaved',
+        'widened',
+        'admitted exclusive',
+        'interleaved',
+        'widened',
+        'k exclusive / interleaved / widened',
+        'misses',
+      ],
       loads.map((l) => {
         const [e, i, w] = INTERACTIVE_MODELS.map((m) => at(m, l, false));
-        return [String(l), `${f1(e!.utilization_percent)} %`, `${f1(i!.utilization_percent)} %`, `${f1(w!.utilization_percent)} %`, `${f1(e!.admitted_percent)} %`, `${f1(i!.admitted_percent)} %`, `${f1(w!.admitted_percent)} %`, `${e!.mean_nodes_per_job.toFixed(2)} / ${i!.mean_nodes_per_job.toFixed(2)} / ${w!.mean_nodes_per_job.toFixed(2)}`, `${e!.misses + i!.misses + w!.misses}`];
+        return [
+          String(l),
+          `${f1(e!.utilization_percent)} %`,
+          `${f1(i!.utilization_percent)} %`,
+          `${f1(w!.utilization_percent)} %`,
+          `${f1(e!.admitted_percent)} %`,
+          `${f1(i!.admitted_percent)} %`,
+          `${f1(w!.admitted_percent)} %`,
+          `${e!.mean_nodes_per_job.toFixed(2)} / ${i!.mean_nodes_per_job.toFixed(2)} / ${w!.mean_nodes_per_job.toFixed(2)}`,
+          `${e!.misses + i!.misses + w!.misses}`,
+        ];
       }),
     ),
     '',
@@ -347,11 +432,33 @@ function interactiveReport(
     '## With overrun injection',
     '',
     ...table(
-      ['load', 'model', 'utilisation', 'admitted', 'overrunning instances', 'replacements', 'stopped', 'misses', 'misses without overrun', 'misses per 1000 instances'],
+      [
+        'load',
+        'model',
+        'utilisation',
+        'admitted',
+        'overrunning instances',
+        'replacements',
+        'stopped',
+        'misses',
+        'misses without overrun',
+        'misses per 1000 instances',
+      ],
       loads.flatMap((l) =>
         INTERACTIVE_MODELS.map((m) => {
           const p = at(m, l, true);
-          return [String(l), m, `${f1(p.utilization_percent)} %`, `${f1(p.admitted_percent)} %`, f1(p.overrun_instances), f1(p.replacements), f1(p.dropped_on_replacement), f1(p.misses), f1(p.misses_without_overrun), p.misses_per_1000_instances.toFixed(3)];
+          return [
+            String(l),
+            m,
+            `${f1(p.utilization_percent)} %`,
+            `${f1(p.admitted_percent)} %`,
+            f1(p.overrun_instances),
+            f1(p.replacements),
+            f1(p.dropped_on_replacement),
+            f1(p.misses),
+            f1(p.misses_without_overrun),
+            p.misses_per_1000_instances.toFixed(3),
+          ];
         }),
       ),
     ),
@@ -368,12 +475,26 @@ function interactiveReport(
     '',
     ...table(
       ['model', 'placement', 'utilisation', 'admitted', 'mean k', 'misses', 'replacements', 'stopped'],
-      policies.map((p) => [p.model, p.placement, `${f1(p.utilization_percent)} %`, `${f1(p.admitted_percent)} %`, p.mean_nodes_per_job.toFixed(2), f1(p.misses), f1(p.replacements), f1(p.dropped_on_replacement)]),
+      policies.map((p) => [
+        p.model,
+        p.placement,
+        `${f1(p.utilization_percent)} %`,
+        `${f1(p.admitted_percent)} %`,
+        p.mean_nodes_per_job.toFixed(2),
+        f1(p.misses),
+        f1(p.replacements),
+        f1(p.dropped_on_replacement),
+      ]),
     ),
     '',
   ];
   const held = obs.filter((o) => o.holds).length;
-  lines.push("## The paper's claims", '', `The paper states its claims without numbers; ${held} of ${obs.length} hold here.`, '');
+  lines.push(
+    "## The paper's claims",
+    '',
+    `The paper states its claims without numbers; ${held} of ${obs.length} hold here.`,
+    '',
+  );
   for (const o of obs) lines.push(`- ${o.text} — **${o.holds ? 'holds' : 'does not hold'}**: ${o.measured}.`);
   lines.push(
     '',
@@ -383,7 +504,7 @@ function interactiveReport(
     '',
     '## Not modelled',
     '',
-    '- Contention of the head node\'s link between jobs (each job\'s distribution is assumed to take its RT-DLT time), migration costs, and the synchronisation of data delivery with the tasks\' periods (open problems of the paper).',
+    "- Contention of the head node's link between jobs (each job's distribution is assumed to take its RT-DLT time), migration costs, and the synchronisation of data delivery with the tasks' periods (open problems of the paper).",
     "- The dynamic cost approximation of the paper's reference [6]: the new bound after an overrun is the measured ratio with 25 % headroom.",
   );
   return `${lines.join('\n')}\n`;

@@ -21,7 +21,12 @@ export interface KoalaCase {
   readonly series: string;
 }
 
-function koalaCase(figure: KoalaFigureId, approach: KoalaCase['approach'], policy: KoalaCase['policy'], workload: KoalaCase['workload']): KoalaCase {
+function koalaCase(
+  figure: KoalaFigureId,
+  approach: KoalaCase['approach'],
+  policy: KoalaCase['policy'],
+  workload: KoalaCase['workload'],
+): KoalaCase {
   return { figure, approach, policy, workload, series: `${policy}-${workload}` };
 }
 
@@ -37,7 +42,12 @@ export const KOALA_CASES: readonly KoalaCase[] = [
   koalaCase('fig8', 'pwa', 'egs', 'wmr-fast'),
 ];
 
-const WORKLOAD_LABEL: Record<KoalaCase['workload'], string> = { wm: 'W_m', wmr: 'W_mr', 'wm-fast': "W'_m", 'wmr-fast': "W'_mr" };
+const WORKLOAD_LABEL: Record<KoalaCase['workload'], string> = {
+  wm: 'W_m',
+  wmr: 'W_mr',
+  'wm-fast': "W'_m",
+  'wmr-fast': "W'_mr",
+};
 
 export const KOALA_DEFAULT_SEEDS = 4;
 /** Width of the utilization samples. */
@@ -172,7 +182,12 @@ export function runKoalaCase(spec: KoalaRunSpec, options: KoalaOptions = {}): Ko
     adaptS: p.adaptS,
     jobs,
     seed: spec.seed,
-    scheduler: { approach: spec.approach, policy: spec.policy, thresholdScope: p.thresholdScope, growthAtPoll: p.growthAtPoll },
+    scheduler: {
+      approach: spec.approach,
+      policy: spec.policy,
+      thresholdScope: p.thresholdScope,
+      growthAtPoll: p.growthAtPoll,
+    },
     pollIntervalS: p.pollIntervalS,
   });
   const capacity = outcome.clusters.reduce((s, c) => s + c.processors, 0);
@@ -263,12 +278,48 @@ export interface KoalaPanel {
 }
 
 export const KOALA_PANELS: readonly KoalaPanel[] = [
-  { panel: 'a', name: 'a-avg-size-cdf', title: 'Average job size (time-weighted)', xName: 'average size (processors)', yName: 'cumulative fraction of jobs' },
-  { panel: 'b', name: 'b-max-size-cdf', title: 'Maximum job size', xName: 'maximum size (processors)', yName: 'cumulative fraction of jobs' },
-  { panel: 'c', name: 'c-execution-cdf', title: 'Execution time', xName: 'execution time (s)', yName: 'cumulative fraction of jobs' },
-  { panel: 'd', name: 'd-response-cdf', title: 'Response time', xName: 'response time (s)', yName: 'cumulative fraction of jobs' },
-  { panel: 'e', name: 'e-utilization', title: 'Grid utilization (mean over seeds)', xName: 'time (s)', yName: 'utilization (fraction of processors)' },
-  { panel: 'f', name: 'f-activity', title: 'Malleability manager activity (mean over seeds, per 10 min)', xName: 'time (s)', yName: 'operations per 10 min' },
+  {
+    panel: 'a',
+    name: 'a-avg-size-cdf',
+    title: 'Average job size (time-weighted)',
+    xName: 'average size (processors)',
+    yName: 'cumulative fraction of jobs',
+  },
+  {
+    panel: 'b',
+    name: 'b-max-size-cdf',
+    title: 'Maximum job size',
+    xName: 'maximum size (processors)',
+    yName: 'cumulative fraction of jobs',
+  },
+  {
+    panel: 'c',
+    name: 'c-execution-cdf',
+    title: 'Execution time',
+    xName: 'execution time (s)',
+    yName: 'cumulative fraction of jobs',
+  },
+  {
+    panel: 'd',
+    name: 'd-response-cdf',
+    title: 'Response time',
+    xName: 'response time (s)',
+    yName: 'cumulative fraction of jobs',
+  },
+  {
+    panel: 'e',
+    name: 'e-utilization',
+    title: 'Grid utilization (mean over seeds)',
+    xName: 'time (s)',
+    yName: 'utilization (fraction of processors)',
+  },
+  {
+    panel: 'f',
+    name: 'f-activity',
+    title: 'Malleability manager activity (mean over seeds, per 10 min)',
+    xName: 'time (s)',
+    yName: 'operations per 10 min',
+  },
 ];
 
 const CDF_FIELD: Record<KoalaCdfPanel, keyof Pick<KoalaJob, 'avg_size' | 'max_size' | 'execution_s' | 'response_s'>> = {
@@ -303,7 +354,8 @@ export interface KoalaFigure {
   readonly activity: readonly KoalaActivitySeries[];
 }
 
-const completedJobs = (runs: readonly KoalaRun[]): KoalaJob[] => runs.flatMap((r) => r.jobs.filter((j) => j.state === 'completed'));
+const completedJobs = (runs: readonly KoalaRun[]): KoalaJob[] =>
+  runs.flatMap((r) => r.jobs.filter((j) => j.state === 'completed'));
 
 function figureData(figure: KoalaFigureId, runs: readonly KoalaRun[]): KoalaFigure {
   const cases = KOALA_CASES.filter((c) => c.figure === figure);
@@ -321,14 +373,26 @@ function figureData(figure: KoalaFigureId, runs: readonly KoalaRun[]): KoalaFigu
     utilization: cases.map((c) => ({
       series: c.series,
       // A run that has ended no longer says anything about utilization: later samples average the others.
-      points: averageSeries(runsOf(c).map((r) => r.utilization)).map((u, i) => ({ t: i * UTILIZATION_STEP_S, utilization: u })),
+      points: averageSeries(runsOf(c).map((r) => r.utilization)).map((u, i) => ({
+        t: i * UTILIZATION_STEP_S,
+        utilization: u,
+      })),
     })),
     activity: cases.map((c) => {
       const rs = runsOf(c);
       // After a run has ended it does nothing, which counts as zero operations.
-      const grows = averageSeries(rs.map((r) => r.activity.map((b) => b.grows)), 0);
-      const shrinks = averageSeries(rs.map((r) => r.activity.map((b) => b.shrinks)), 0);
-      return { series: c.series, points: grows.map((g, i) => ({ t: i * ACTIVITY_BUCKET_S, grows: g, shrinks: shrinks[i] ?? 0 })) };
+      const grows = averageSeries(
+        rs.map((r) => r.activity.map((b) => b.grows)),
+        0,
+      );
+      const shrinks = averageSeries(
+        rs.map((r) => r.activity.map((b) => b.shrinks)),
+        0,
+      );
+      return {
+        series: c.series,
+        points: grows.map((g, i) => ({ t: i * ACTIVITY_BUCKET_S, grows: g, shrinks: shrinks[i] ?? 0 })),
+      };
     }),
   };
 }
@@ -368,11 +432,14 @@ export const SIZE_QUANTILES = [0.25, 0.5, 0.75, 0.9] as const;
 /** Empirical quantiles (lower value at each rank) of `xs`; NaN for none. */
 function quantiles(xs: readonly number[]): number[] {
   const sorted = [...xs].sort((a, b) => a - b);
-  return SIZE_QUANTILES.map((q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]! : Number.NaN));
+  return SIZE_QUANTILES.map((q) =>
+    sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]! : Number.NaN,
+  );
 }
 
 const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : Number.NaN);
-const share = <T>(xs: readonly T[], test: (x: T) => boolean): number => (xs.length ? xs.filter(test).length / xs.length : Number.NaN);
+const share = <T>(xs: readonly T[], test: (x: T) => boolean): number =>
+  xs.length ? xs.filter(test).length / xs.length : Number.NaN;
 
 function seriesMeans(c: KoalaCase, runs: readonly KoalaRun[]): KoalaSeriesMeans {
   const rs = runs.filter((r) => r.series === c.series);
@@ -464,11 +531,18 @@ function observations(means: readonly KoalaSeriesMeans[], runs: readonly KoalaRu
   // A comparison of means leaves failed jobs out: say so where it rests on runs that had any.
   const failureNote = (series: readonly string[]): string => {
     const with_ = [...new Set(series)].filter((s) => m(s).runs_with_failures > 0);
-    return with_.length ? ` (rests on runs with failed jobs: ${with_.map((s) => `${s} ${m(s).runs_with_failures} of ${m(s).runs}`).join(', ')})` : '';
+    return with_.length
+      ? ` (rests on runs with failed jobs: ${with_.map((s) => `${s} ${m(s).runs_with_failures} of ${m(s).runs}`).join(', ')})`
+      : '';
   };
   // Figures 7a and 7b are CDFs: one policy gives larger sizes when its CDF of the malleable jobs' sizes lies to the
   // right — fewer jobs never left their minimum, and no quantile below the other's, one above.
-  const cdfRight = (id: string, text: string, field: 'malleable_avg_size_quantiles' | 'malleable_max_size_quantiles', pairs: ReadonlyArray<{ label: string; a: string; b: string }>) => {
+  const cdfRight = (
+    id: string,
+    text: string,
+    field: 'malleable_avg_size_quantiles' | 'malleable_max_size_quantiles',
+    pairs: ReadonlyArray<{ label: string; a: string; b: string }>,
+  ) => {
     const figures: Record<string, number> = {};
     let holds = true;
     const parts: string[] = [];
@@ -486,7 +560,9 @@ function observations(means: readonly KoalaSeriesMeans[], runs: readonly KoalaRu
       const right = minA <= minB && qa.every((x, i) => x >= qb[i]!) && (minA < minB || qa.some((x, i) => x > qb[i]!));
       if (!right) holds = false;
       const qs = (q: readonly number[]) => q.map((x) => fmt(x, 1)).join('/');
-      parts.push(`${p.label}: never left the minimum ${pct(minA)} vs ${pct(minB)}, quantiles 25/50/75/90 % ${qs(qa)} vs ${qs(qb)} processors`);
+      parts.push(
+        `${p.label}: never left the minimum ${pct(minA)} vs ${pct(minB)}, quantiles 25/50/75/90 % ${qs(qa)} vs ${qs(qb)} processors`,
+      );
     }
     out.push({ id, text, holds, figures, measured: parts.join('; ') + failureNote(pairs.flatMap((p) => [p.a, p.b])) });
   };
@@ -513,8 +589,22 @@ function observations(means: readonly KoalaSeriesMeans[], runs: readonly KoalaRu
     { label: 'FPSMA, W_m vs W_mr', a: 'fpsma-wm', b: 'fpsma-wmr' },
     { label: 'EGS, W_m vs W_mr', a: 'egs-wm', b: 'egs-wmr' },
   ];
-  compare('pra-wm-shorter-execution', 'Under PRA, jobs execute faster with W_m (all malleable) than with W_mr, with both policies', wmVsWmr, 'mean_execution_s', 'lower', secs);
-  compare('pra-wm-shorter-response', 'Under PRA, response times are shorter with W_m than with W_mr, with both policies', wmVsWmr, 'mean_response_s', 'lower', secs);
+  compare(
+    'pra-wm-shorter-execution',
+    'Under PRA, jobs execute faster with W_m (all malleable) than with W_mr, with both policies',
+    wmVsWmr,
+    'mean_execution_s',
+    'lower',
+    secs,
+  );
+  compare(
+    'pra-wm-shorter-response',
+    'Under PRA, response times are shorter with W_m than with W_mr, with both policies',
+    wmVsWmr,
+    'mean_response_s',
+    'lower',
+    secs,
+  );
   compare(
     'pra-egs-higher-utilization',
     'Under PRA on W_m, EGS keeps the grid more utilized than FPSMA',
@@ -523,8 +613,22 @@ function observations(means: readonly KoalaSeriesMeans[], runs: readonly KoalaRu
     'higher',
     pct,
   );
-  compare('pra-wm-higher-utilization', 'Under PRA, utilization is higher with W_m than with W_mr, with both policies', wmVsWmr, 'utilization', 'higher', pct);
-  compare('pra-wm-more-grows', 'Under PRA, there are more grow operations with W_m than with W_mr, with both policies', wmVsWmr, 'grow_ops', 'higher', ops);
+  compare(
+    'pra-wm-higher-utilization',
+    'Under PRA, utilization is higher with W_m than with W_mr, with both policies',
+    wmVsWmr,
+    'utilization',
+    'higher',
+    pct,
+  );
+  compare(
+    'pra-wm-more-grows',
+    'Under PRA, there are more grow operations with W_m than with W_mr, with both policies',
+    wmVsWmr,
+    'grow_ops',
+    'higher',
+    ops,
+  );
   compare(
     'pra-egs-more-grows',
     'Under PRA, EGS makes more grow operations than FPSMA, on W_m and on W_mr',
@@ -551,7 +655,13 @@ function observations(means: readonly KoalaSeriesMeans[], runs: readonly KoalaRu
       id: 'pra-execution-two-groups',
       text: `Under PRA, execution times fall into two groups: FT below ${t.ftBelowS} s and GADGET-2 above ${t.gadget2AboveS} s`,
       holds: ftBelow >= t.twoGroupsShare && gadgetAbove >= t.twoGroupsShare,
-      figures: { ft_below_share: ftBelow, gadget2_above_share: gadgetAbove, between_share: between, ft_max_s: ftMax, gadget2_min_s: gadgetMin },
+      figures: {
+        ft_below_share: ftBelow,
+        gadget2_above_share: gadgetAbove,
+        between_share: between,
+        ft_max_s: ftMax,
+        gadget2_min_s: gadgetMin,
+      },
       measured:
         `FT below ${t.ftBelowS} s: ${pct(ftBelow)} (longest ${secs(ftMax)}); GADGET-2 above ${t.gadget2AboveS} s: ${pct(gadgetAbove)} ` +
         `(shortest ${secs(gadgetMin)}); jobs in between: ${pct(between)}; a group counts when it holds ${pct(t.twoGroupsShare)} of its jobs`,
@@ -572,7 +682,10 @@ function observations(means: readonly KoalaSeriesMeans[], runs: readonly KoalaRu
       holds: pwaSeries.every((s) => m(s).malleable_at_minimum >= threshold),
       figures,
       measured: pwaSeries
-        .map((s) => `${label(m(s))}: ${pct(m(s).malleable_at_minimum)} of malleable jobs (${pct(m(s).jobs_at_minimum)} of all jobs)`)
+        .map(
+          (s) =>
+            `${label(m(s))}: ${pct(m(s).malleable_at_minimum)} of malleable jobs (${pct(m(s).jobs_at_minimum)} of all jobs)`,
+        )
         .join('; '),
     });
   }
@@ -599,7 +712,10 @@ function observations(means: readonly KoalaSeriesMeans[], runs: readonly KoalaRu
       text: `Under PWA, beyond some time the malleability manager grows and shrinks nothing more (at most ${pct(limit)} of the operations in the second half of a run)`,
       holds: pwaSeries.every((s) => figures[s]! <= limit),
       figures,
-      measured: pwaSeries.map((s) => `${label(m(s))}: ${pct(figures[s]!)} of its grows and shrinks in the second half`).join('; ') + failureNote(pwaSeries),
+      measured:
+        pwaSeries
+          .map((s) => `${label(m(s))}: ${pct(figures[s]!)} of its grows and shrinks in the second half`)
+          .join('; ') + failureNote(pwaSeries),
     });
   }
   compare(
@@ -630,7 +746,9 @@ function observations(means: readonly KoalaSeriesMeans[], runs: readonly KoalaRu
       if (!(pwa > pra)) holds = false;
       // Rounded before signing, so that a small decrease does not print as "-0 %".
       const change = Math.round((pwa / pra - 1) * 100) || 0;
-      parts.push(`${label(m(p.pwa))} vs ${label(m(p.pra))}: ${secs(pwa)} vs ${secs(pra)} (${change > 0 ? '+' : ''}${fmt(change, 0)} %)`);
+      parts.push(
+        `${label(m(p.pwa))} vs ${label(m(p.pra))}: ${secs(pwa)} vs ${secs(pra)} (${change > 0 ? '+' : ''}${fmt(change, 0)} %)`,
+      );
     }
     out.push({
       id: 'pwa-gadget2-slower',
@@ -648,7 +766,9 @@ function observations(means: readonly KoalaSeriesMeans[], runs: readonly KoalaRu
     out.push({
       id: 'pwa-egs-wm-worst-response',
       text: "Under PWA, EGS on W'_m has the worst response time of the four combinations",
-      holds: worst === 'egs-wm-fast' && pwaSeries.every((s) => s === worst || m(s).mean_response_s < m(worst).mean_response_s),
+      holds:
+        worst === 'egs-wm-fast' &&
+        pwaSeries.every((s) => s === worst || m(s).mean_response_s < m(worst).mean_response_s),
       figures,
       measured: pwaSeries.map((s) => `${label(m(s))}: ${secs(m(s).mean_response_s)}`).join('; '),
     });
@@ -677,14 +797,25 @@ export interface KoalaAnalysis {
 }
 
 /** Everything the experiment reports, from its runs (any order; every case needs at least one run). */
-export function analyseKoala(runs: readonly KoalaRun[], settings: KoalaSettings, sensitivity?: KoalaSensitivity): KoalaAnalysis {
+export function analyseKoala(
+  runs: readonly KoalaRun[],
+  settings: KoalaSettings,
+  sensitivity?: KoalaSensitivity,
+): KoalaAnalysis {
   for (const c of KOALA_CASES) {
     if (!runs.some((r) => r.series === c.series)) throw new RangeError(`no run of ${c.series}`);
   }
   const figures = (['fig7', 'fig8'] as const).map((f) => figureData(f, runs));
   const means = KOALA_CASES.map((c) => seriesMeans(c, runs));
   const obs = observations(means, runs);
-  return { settings, runs, figures, means, observations: obs, report: koalaReport(settings, runs, means, obs, sensitivity) };
+  return {
+    settings,
+    runs,
+    figures,
+    means,
+    observations: obs,
+    report: koalaReport(settings, runs, means, obs, sensitivity),
+  };
 }
 
 export interface KoalaExperimentOptions extends KoalaOptions {
@@ -705,7 +836,6 @@ export function runKoalaExperiment(options: KoalaExperimentOptions = {}): KoalaA
   const { onRun: _onRun, ...rest } = options;
   return analyseKoala(runs, { ...rest, seeds });
 }
-
 
 // ---- report.md -----------------------------------------------------------------------------------------------
 
@@ -729,7 +859,10 @@ function koalaReport(
   const lines: string[] = [];
   lines.push('# KOALA malleability experiment (paper section VII)', '');
   lines.push('## Parameters', '');
-  lines.push('What the paper leaves unstated, as set for this run (defaults in brackets, and why they are the defaults):', '');
+  lines.push(
+    'What the paper leaves unstated, as set for this run (defaults in brackets, and why they are the defaults):',
+    '',
+  );
   lines.push('| parameter | flag | value | default | why the default |', '|---|---|---:|---:|---|');
   for (const d of PARAMETER_DOCS) {
     lines.push(`| ${d.label} | \`${d.flag}\` | ${d.show(p[d.key])} | ${d.show(KOALA_DEFAULTS[d.key])} | ${d.why} |`);
@@ -773,11 +906,16 @@ function koalaReport(
     );
   }
   lines.push('');
-  lines.push('Sizes of the completed malleable jobs (Figures 7a and 7b as CDFs: share that never left the minimum, quantiles 25/50/75/90 %):', '');
+  lines.push(
+    'Sizes of the completed malleable jobs (Figures 7a and 7b as CDFs: share that never left the minimum, quantiles 25/50/75/90 %):',
+    '',
+  );
   lines.push('| series | never left minimum | average size quantiles | maximum size quantiles |', '|---|---:|---|---|');
   for (const m of means) {
     const qs = (q: readonly number[]) => q.map((x) => fmt(x, 1)).join(' / ');
-    lines.push(`| ${m.series} | ${pct(m.malleable_at_minimum)} | ${qs(m.malleable_avg_size_quantiles)} | ${qs(m.malleable_max_size_quantiles)} |`);
+    lines.push(
+      `| ${m.series} | ${pct(m.malleable_at_minimum)} | ${qs(m.malleable_avg_size_quantiles)} | ${qs(m.malleable_max_size_quantiles)} |`,
+    );
   }
   lines.push('');
   const held = obs.filter((o) => o.holds).length;
@@ -812,25 +950,82 @@ interface ParameterDoc {
   readonly range: ReadonlyArray<KoalaParameters[ParameterKey]>;
 }
 
-const showFraction = (v: KoalaParameters[ParameterKey]) => (typeof v === 'number' ? fmt(v, 3).replace(/0+$/, '').replace(/\.$/, '') : String(v));
+const showFraction = (v: KoalaParameters[ParameterKey]) =>
+  typeof v === 'number' ? fmt(v, 3).replace(/0+$/, '').replace(/\.$/, '') : String(v);
 const showSeconds = (v: KoalaParameters[ParameterKey]) => `${v} s`;
 
 const PARAMETER_DOCS: readonly ParameterDoc[] = [
-  { key: 'praBackground', label: "local users' load, Figure 7 (PRA)", flag: '--pra-background', show: showFraction, why: 'a lightly used DAS-3, on which PRA jobs grow far', range: [0.075, 0.3, 0.6] },
-  { key: 'pwaBackground', label: "local users' load, Figure 8 (PWA)", flag: '--pwa-background', show: showFraction, why: 'a busy DAS-3: most PWA jobs stay at their minimum, utilization high', range: [0.5, 0.75, 0.9, 0.95] },
-  { key: 'threshold', label: 'threshold (share of each cluster)', flag: '--threshold', show: showFraction, why: 'all but a couple of processors per cluster, as the DAS-3 preset', range: [0.8, 0.95, 1] },
-  { key: 'thresholdScope', label: 'what the threshold caps', flag: '--threshold-scope', show: (v) => String(v), why: 'the paper: KOALA never expands the jobs it manages over it (growth)', range: ['growth', 'all'] },
-  { key: 'adaptS', label: 'adapt time of an application', flag: '--adapt-s', show: showSeconds, why: 'DYNACO redistributes an FT or GADGET-2 run in seconds', range: [0, 10, 60] },
-  { key: 'launchDelayS', label: 'launch delay of a local job', flag: '--launch-delay-s', show: showSeconds, why: 'a single-processor SGE job starts within seconds', range: [0, 5, 30] },
-  { key: 'pollIntervalS', label: 'information-service poll interval', flag: '--poll', show: showSeconds, why: 'a poll a minute, as elsewhere in Concertina', range: [30, 60, 120] },
-  { key: 'growthAtPoll', label: 'what makes growth due at a poll', flag: '--growth-at-poll', show: (v) => String(v), why: 'the paper: processors local users gave back (freed); idle: any idle under the threshold', range: ['freed', 'idle'] },
+  {
+    key: 'praBackground',
+    label: "local users' load, Figure 7 (PRA)",
+    flag: '--pra-background',
+    show: showFraction,
+    why: 'a lightly used DAS-3, on which PRA jobs grow far',
+    range: [0.075, 0.3, 0.6],
+  },
+  {
+    key: 'pwaBackground',
+    label: "local users' load, Figure 8 (PWA)",
+    flag: '--pwa-background',
+    show: showFraction,
+    why: 'a busy DAS-3: most PWA jobs stay at their minimum, utilization high',
+    range: [0.5, 0.75, 0.9, 0.95],
+  },
+  {
+    key: 'threshold',
+    label: 'threshold (share of each cluster)',
+    flag: '--threshold',
+    show: showFraction,
+    why: 'all but a couple of processors per cluster, as the DAS-3 preset',
+    range: [0.8, 0.95, 1],
+  },
+  {
+    key: 'thresholdScope',
+    label: 'what the threshold caps',
+    flag: '--threshold-scope',
+    show: (v) => String(v),
+    why: 'the paper: KOALA never expands the jobs it manages over it (growth)',
+    range: ['growth', 'all'],
+  },
+  {
+    key: 'adaptS',
+    label: 'adapt time of an application',
+    flag: '--adapt-s',
+    show: showSeconds,
+    why: 'DYNACO redistributes an FT or GADGET-2 run in seconds',
+    range: [0, 10, 60],
+  },
+  {
+    key: 'launchDelayS',
+    label: 'launch delay of a local job',
+    flag: '--launch-delay-s',
+    show: showSeconds,
+    why: 'a single-processor SGE job starts within seconds',
+    range: [0, 5, 30],
+  },
+  {
+    key: 'pollIntervalS',
+    label: 'information-service poll interval',
+    flag: '--poll',
+    show: showSeconds,
+    why: 'a poll a minute, as elsewhere in Concertina',
+    range: [30, 60, 120],
+  },
+  {
+    key: 'growthAtPoll',
+    label: 'what makes growth due at a poll',
+    flag: '--growth-at-poll',
+    show: (v) => String(v),
+    why: 'the paper: processors local users gave back (freed); idle: any idle under the threshold',
+    range: ['freed', 'idle'],
+  },
 ];
 
 /** Observations that pull against each other, as measured while choosing the defaults. */
 const OPPOSED = [
   '## Observations that pull against each other',
   '',
-  "- \"Many malleable jobs stay at their minimum under PWA\" and \"GADGET-2 runs longer under PWA than under PRA\" need Figure 8's runs on a busy " +
+  '- "Many malleable jobs stay at their minimum under PWA" and "GADGET-2 runs longer under PWA than under PRA" need Figure 8\'s runs on a busy ' +
     "DAS-3 (local users holding most of it); on the lightly used DAS-3 that Figure 7's growth needs, W'_m alone leaves most of 272 processors free: " +
     'its jobs grow, and GADGET-2 runs faster under PWA than under PRA. Hence two background loads, one per figure (see the sensitivity section).',
   '- "More jobs stay at their minimum with EGS than with FPSMA under PWA" goes against how EGS shares: it spreads every grow over all running jobs, ' +
@@ -855,13 +1050,29 @@ export interface KoalaSensitivity {
  * `options`: which observations hold at each. Runs that one parameter does not touch (a figure's background load)
  * are shared. `onRun` after each simulation, with the runs done and the total.
  */
-export function koalaSensitivity(options: KoalaOptions, seeds: number, onRun?: (done: number, total: number) => void): KoalaSensitivity {
+export function koalaSensitivity(
+  options: KoalaOptions,
+  seeds: number,
+  onRun?: (done: number, total: number) => void,
+): KoalaSensitivity {
   const base = koalaParameters(options);
   const cache = new Map<string, KoalaRun>();
   const matrix = koalaRunMatrix(seeds);
-  const plans = PARAMETER_DOCS.flatMap((d) => d.range.map((value) => ({ parameter: d.key, value, parameters: { ...base, [d.key]: value } as KoalaParameters })));
+  const plans = PARAMETER_DOCS.flatMap((d) =>
+    d.range.map((value) => ({ parameter: d.key, value, parameters: { ...base, [d.key]: value } as KoalaParameters })),
+  );
   const keyOf = (spec: KoalaRunSpec, p: KoalaParameters) =>
-    JSON.stringify([spec.series, spec.seed, spec.approach === 'pra' ? p.praBackground : p.pwaBackground, p.threshold, p.thresholdScope, p.adaptS, p.launchDelayS, p.pollIntervalS, p.growthAtPoll]);
+    JSON.stringify([
+      spec.series,
+      spec.seed,
+      spec.approach === 'pra' ? p.praBackground : p.pwaBackground,
+      p.threshold,
+      p.thresholdScope,
+      p.adaptS,
+      p.launchDelayS,
+      p.pollIntervalS,
+      p.growthAtPoll,
+    ]);
   const total = new Set(plans.flatMap((plan) => matrix.map((spec) => keyOf(spec, plan.parameters)))).size;
   let observationsText: Array<{ id: string; text: string }> = [];
   const variants = plans.map((plan) => {

@@ -66,9 +66,12 @@ export function runInteractive(config: InteractiveRunConfig): InteractiveRunResu
   const versions = new Array<number>(config.nodes).fill(0);
   // The time of each node's valid completion event (-1: none), so an unchanged prediction is not pushed again.
   const scheduledAt = new Array<number>(config.nodes).fill(-1);
-  const events = new Heap<SimEvent>((a, b) => (a.atMs !== b.atMs ? a.atMs < b.atMs : a.kind !== b.kind ? ORDER[a.kind] < ORDER[b.kind] : a.seq < b.seq));
+  const events = new Heap<SimEvent>((a, b) =>
+    a.atMs !== b.atMs ? a.atMs < b.atMs : a.kind !== b.kind ? ORDER[a.kind] < ORDER[b.kind] : a.seq < b.seq,
+  );
   let seq = 0;
-  const push = (atMs: number, kind: EventKind, job: number | undefined, node?: number, version?: number) => events.push({ atMs, kind, seq: seq++, job, node, version });
+  const push = (atMs: number, kind: EventKind, job: number | undefined, node?: number, version?: number) =>
+    events.push({ atMs, kind, seq: seq++, job, node, version });
   const jobs = config.jobs;
   const rngs = new Map<number, Random>();
   const horizon = config.horizonMs;
@@ -91,8 +94,12 @@ export function runInteractive(config: InteractiveRunConfig): InteractiveRunResu
       if (c.afterOverrun) missesAfterOverrun++;
     }
     const before = head.placementOf(inst.jobId);
-    const outcome = head.completed({ jobId: inst.jobId, generation: inst.generation, node, executedMs: inst.executedMs, missed: c.missed }, c.finishMs);
-    if (outcome && !outcome.ok && refusalSamples.length < 5) refusalSamples.push(`re-placing ${inst.jobId}: ${outcome.message}`);
+    const outcome = head.completed(
+      { jobId: inst.jobId, generation: inst.generation, node, executedMs: inst.executedMs, missed: c.missed },
+      c.finishMs,
+    );
+    if (outcome && !outcome.ok && refusalSamples.length < 5)
+      refusalSamples.push(`re-placing ${inst.jobId}: ${outcome.message}`);
     if (outcome && before) reportIdle(before.nodes);
   };
   // Nodes a job just left may be idle already: say so, or their ghosts would wait for the next idle instant.
@@ -152,7 +159,10 @@ export function runInteractive(config: InteractiveRunConfig): InteractiveRunResu
     const growth = job.growthAtMs !== undefined && t >= job.growthAtMs ? job.growth : 1;
     // Decision: an instance's demand scales C with the iteration's real data over the placement's bound (DLT: time
     // is linear in data on a fixed set of nodes).
-    const demandMs = Math.max(1, Math.ceil((placement.costMs * fraction * growth * job.dataUnits) / placement.dataUnits - 1e-9));
+    const demandMs = Math.max(
+      1,
+      Math.ceil((placement.costMs * fraction * growth * job.dataUnits) / placement.dataUnits - 1e-9),
+    );
     placement.nodes.forEach((node, index) => {
       advance(node, t);
       workers[node]!.release({

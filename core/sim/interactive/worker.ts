@@ -26,7 +26,11 @@ export interface Completion {
 }
 
 const edfBefore = (a: Instance, b: Instance) =>
-  a.deadlineAtMs !== b.deadlineAtMs ? a.deadlineAtMs < b.deadlineAtMs : a.releaseMs !== b.releaseMs ? a.releaseMs < b.releaseMs : a.seq < b.seq;
+  a.deadlineAtMs !== b.deadlineAtMs
+    ? a.deadlineAtMs < b.deadlineAtMs
+    : a.releaseMs !== b.releaseMs
+      ? a.releaseMs < b.releaseMs
+      : a.seq < b.seq;
 
 export class EdfWorker {
   /** The node's clock: everything before it has been executed. */
@@ -52,7 +56,8 @@ export class EdfWorker {
 
   /** Adds an instance released now (the worker must have been advanced to its release). */
   release(instance: Instance): void {
-    if (instance.releaseMs !== this.timeMs) throw new Error(`worker ${this.id} at ${this.timeMs} ms got a release at ${instance.releaseMs} ms`);
+    if (instance.releaseMs !== this.timeMs)
+      throw new Error(`worker ${this.id} at ${this.timeMs} ms got a release at ${instance.releaseMs} ms`);
     this.ready.push(instance);
   }
 
@@ -78,7 +83,12 @@ export class EdfWorker {
       if (top.executedMs > top.costMs) this.overrunSinceIdle = true;
       if (run === remaining) {
         this.ready.pop();
-        onComplete({ instance: top, finishMs: this.timeMs, missed: this.timeMs > top.deadlineAtMs, afterOverrun: this.overrunSinceIdle });
+        onComplete({
+          instance: top,
+          finishMs: this.timeMs,
+          missed: this.timeMs > top.deadlineAtMs,
+          afterOverrun: this.overrunSinceIdle,
+        });
         if (this.ready.size === 0) {
           this.overrunSinceIdle = false;
           onIdle(this.timeMs);

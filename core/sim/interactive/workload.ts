@@ -48,7 +48,12 @@ export const INTERACTIVE_WORKLOAD_DEFAULTS: Omit<InteractiveWorkloadConfig, 'hor
 };
 
 /** Jobs of one run, arriving at `arrivalsPerMs` on average. */
-export function generateJobs(config: InteractiveWorkloadConfig, cost: CostModel, arrivalsPerMs: number, seed: number): GeneratedJob[] {
+export function generateJobs(
+  config: InteractiveWorkloadConfig,
+  cost: CostModel,
+  arrivalsPerMs: number,
+  seed: number,
+): GeneratedJob[] {
   const arrivals = new Random(seed).fork('arrivals');
   const shapes = new Random(seed).fork('shapes');
   const jobs: GeneratedJob[] = [];
@@ -62,7 +67,13 @@ export function generateJobs(config: InteractiveWorkloadConfig, cost: CostModel,
   return jobs;
 }
 
-function drawJob(id: string, arrivalMs: number, c: InteractiveWorkloadConfig, cost: CostModel, rng: Random): GeneratedJob {
+function drawJob(
+  id: string,
+  arrivalMs: number,
+  c: InteractiveWorkloadConfig,
+  cost: CostModel,
+  rng: Random,
+): GeneratedJob {
   const periodMs = rng.pick(c.periodsMs);
   const share = c.deadlineShare[0] + rng.next() * (c.deadlineShare[1] - c.deadlineShare[0]);
   const deadlineMs = rng.next() < c.implicitShare ? periodMs : Math.max(1, Math.round(periodMs * share));
@@ -73,11 +84,26 @@ function drawJob(id: string, arrivalMs: number, c: InteractiveWorkloadConfig, co
   const growthAtMs = arrivalMs + Math.floor(rng.next() * lifetimeMs);
   const growth = c.growth[0] + rng.next() * (c.growth[1] - c.growth[0]);
   const iterationSeed = rng.nextUint32();
-  return { id, arrivalMs, periodMs, deadlineMs, dataUnits, lifetimeMs, growthAtMs: grows ? growthAtMs : undefined, growth: grows ? growth : 1, iterationSeed };
+  return {
+    id,
+    arrivalMs,
+    periodMs,
+    deadlineMs,
+    dataUnits,
+    lifetimeMs,
+    growthAtMs: grows ? growthAtMs : undefined,
+    growth: grows ? growth : 1,
+    iterationSeed,
+  };
 }
 
 /** E[k·C/T] of jobs drawn from the config: the mean processor demand of one job, in nodes. */
-export function meanJobDemand(config: InteractiveWorkloadConfig, cost: CostModel, nodes: number, samples = 4000): number {
+export function meanJobDemand(
+  config: InteractiveWorkloadConfig,
+  cost: CostModel,
+  nodes: number,
+  samples = 4000,
+): number {
   const rng = new Random(0x5eed).fork('pilot');
   let sum = 0;
   let n = 0;
@@ -92,7 +118,12 @@ export function meanJobDemand(config: InteractiveWorkloadConfig, cost: CostModel
 }
 
 /** The arrival rate (jobs per ms) that offers `load` times the cluster's processor capacity. */
-export function arrivalRateForLoad(load: number, config: InteractiveWorkloadConfig, cost: CostModel, nodes: number): number {
+export function arrivalRateForLoad(
+  load: number,
+  config: InteractiveWorkloadConfig,
+  cost: CostModel,
+  nodes: number,
+): number {
   const demand = meanJobDemand(config, cost, nodes);
   return (load * nodes) / (config.meanLifetimeMs * demand);
 }

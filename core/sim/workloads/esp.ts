@@ -181,9 +181,22 @@ export function espWorkload(composition: EspComposition, seed: number, processor
   return specs.map((spec) => jobSpecSchema.parse(spec));
 }
 
-function jobSpec(id: string, t: EspJobType, submitTime: number, malleable: boolean, evolving: boolean, processors: number): EspJobInput {
+function jobSpec(
+  id: string,
+  t: EspJobType,
+  submitTime: number,
+  malleable: boolean,
+  evolving: boolean,
+  processors: number,
+): EspJobInput {
   const size = espSize(t.fraction, processors);
-  const base = { id, name: `ESP ${t.type}`, submitTime, walltime: t.staticS, ...(t.type === 'Z' ? { priority: ESP_Z_PRIORITY } : {}) };
+  const base = {
+    id,
+    name: `ESP ${t.type}`,
+    submitTime,
+    walltime: t.staticS,
+    ...(t.type === 'Z' ? { priority: ESP_Z_PRIORITY } : {}),
+  };
   const adaptive = { ...base, walltime: t.staticS + ESP_ADAPTIVE_WALLTIME_MARGIN_S };
   if (evolving && t.type !== 'Z') {
     const max = Math.min(processors, size + ESP_EVOLVING_EXTRA);
@@ -199,7 +212,9 @@ function jobSpec(id: string, t: EspJobType, submitTime: number, malleable: boole
     return {
       ...adaptive,
       kind: 'malleable',
-      components: [{ min: size, initial: size, max, program: 'leanmd', args: t.cells.map(String), cluster: ESP_CLUSTER }],
+      components: [
+        { min: size, initial: size, max, program: 'leanmd', args: t.cells.map(String), cluster: ESP_CLUSTER },
+      ],
       app: { model: 'leanmd', cells: [...t.cells], runtime: t.staticS, size },
     };
   }

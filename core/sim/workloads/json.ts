@@ -27,7 +27,13 @@ export function parseJobsJson(text: string, source: string, grid?: Grid): Result
     list = root;
   } else if (isRecord(root)) {
     const unknownKeys = Object.keys(root).filter((k) => k !== 'jobs' && k !== 'description');
-    if (unknownKeys.length) return fail(unknownKeys.map((k) => ({ path: k, message: 'is not a known key (expected "jobs" and optionally "description")' })));
+    if (unknownKeys.length)
+      return fail(
+        unknownKeys.map((k) => ({
+          path: k,
+          message: 'is not a known key (expected "jobs" and optionally "description")',
+        })),
+      );
     if (!Array.isArray(root.jobs)) return fail([{ path: 'jobs', message: 'must be an array of job specs' }]);
     list = root.jobs;
   } else {
@@ -47,7 +53,11 @@ export function parseJobsJson(text: string, source: string, grid?: Grid): Result
     }
     const id = job.value.id!;
     const first = seen.get(id);
-    if (first !== undefined) errors.push({ path: `${at}.id`, message: `duplicates id "${id}": jobs[${first}] and jobs[${index}] both use it` });
+    if (first !== undefined)
+      errors.push({
+        path: `${at}.id`,
+        message: `duplicates id "${id}": jobs[${first}] and jobs[${index}] both use it`,
+      });
     else seen.set(id, index);
     jobs.push(job.value);
   });

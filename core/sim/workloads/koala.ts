@@ -59,7 +59,17 @@ export function koalaWorkload(options: KoalaWorkloadOptions): JobSpec[] {
     const n = String(i + 1).padStart(width, '0');
     if (evolving) {
       const e = evolvingSpec(n, APPS[model].max, evolvingJobs++ % 2 === 1);
-      jobs.push(jobSpecSchema.parse({ id: `j${n}`, name: e.name, kind: e.kind, components: [e.component], placement: 'wf', submitTime: i * interarrivalS, app: e.app }));
+      jobs.push(
+        jobSpecSchema.parse({
+          id: `j${n}`,
+          name: e.name,
+          kind: e.kind,
+          components: [e.component],
+          placement: 'wf',
+          submitTime: i * interarrivalS,
+          app: e.app,
+        }),
+      );
       continue;
     }
     const component = rigid
@@ -90,12 +100,23 @@ export interface WorkloadPreset {
 }
 
 export const WORKLOAD_PRESETS: Readonly<Record<string, WorkloadPreset>> = {
-  wm: { description: 'W_m: 300 malleable FT/GADGET-2 jobs, one every 120 s', count: 300, interarrivalS: 120, rigidFraction: 0 },
-  wmr: { description: 'W_mr: as W_m, but each job rigid of 2 processors with probability 1/2', count: 300, interarrivalS: 120, rigidFraction: 0.5 },
+  wm: {
+    description: 'W_m: 300 malleable FT/GADGET-2 jobs, one every 120 s',
+    count: 300,
+    interarrivalS: 120,
+    rigidFraction: 0,
+  },
+  wmr: {
+    description: 'W_mr: as W_m, but each job rigid of 2 processors with probability 1/2',
+    count: 300,
+    interarrivalS: 120,
+    rigidFraction: 0.5,
+  },
   'wm-fast': { description: "W'_m: W_m with one job every 30 s", count: 300, interarrivalS: 30, rigidFraction: 0 },
   'wmr-fast': { description: "W'_mr: W_mr with one job every 30 s", count: 300, interarrivalS: 30, rigidFraction: 0.5 },
   wme: {
-    description: 'W_me: as W_m, but each job evolving (CooRMv2: pre-allocates its maximum, starts at 2) with probability 1/5',
+    description:
+      'W_me: as W_m, but each job evolving (CooRMv2: pre-allocates its maximum, starts at 2) with probability 1/5',
     count: 300,
     interarrivalS: 120,
     rigidFraction: 0,
@@ -107,5 +128,11 @@ export const WORKLOAD_PRESETS: Readonly<Record<string, WorkloadPreset>> = {
 export function workloadPreset(name: string, seed: number, count?: number): JobSpec[] | undefined {
   if (!Object.hasOwn(WORKLOAD_PRESETS, name)) return undefined;
   const preset = WORKLOAD_PRESETS[name]!;
-  return koalaWorkload({ count: count ?? preset.count, interarrivalS: preset.interarrivalS, rigidFraction: preset.rigidFraction, evolvingFraction: preset.evolvingFraction ?? 0, seed });
+  return koalaWorkload({
+    count: count ?? preset.count,
+    interarrivalS: preset.interarrivalS,
+    rigidFraction: preset.rigidFraction,
+    evolvingFraction: preset.evolvingFraction ?? 0,
+    seed,
+  });
 }

@@ -16,14 +16,24 @@ export const jobStreamSettingsSchema = z
   })
   .superRefine((s, ctx) => {
     const sum = s.malleablePct + s.rigidPct + s.evolvingPct;
-    if (sum !== 100) ctx.addIssue({ code: 'custom', path: ['evolvingPct'], message: `the mix must sum to 100 % (malleable + rigid + evolving is ${sum} %)` });
+    if (sum !== 100)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['evolvingPct'],
+        message: `the mix must sum to 100 % (malleable + rigid + evolving is ${sum} %)`,
+      });
   });
 export type JobStreamSettings = z.infer<typeof jobStreamSettingsSchema>;
 
 // Decision: 24 jobs an hour of 60 % malleable, 25 % rigid and 15 % evolving: measured over 4 days of virtual time
 // on DAS-3 (seed 1), each cluster is 58-70 % busy up to its threshold on average, the placement queue holds 1.4
 // jobs on average and at most 13 (30 an hour: 80-85 % busy, 19 queued at worst, near saturation; 20: 36-65 %).
-export const DEFAULT_JOB_STREAM: JobStreamSettings = { jobsPerHour: 24, malleablePct: 60, rigidPct: 25, evolvingPct: 15 };
+export const DEFAULT_JOB_STREAM: JobStreamSettings = {
+  jobsPerHour: 24,
+  malleablePct: 60,
+  rigidPct: 25,
+  evolvingPct: 15,
+};
 /** The stream of a run with no workload: off until Settings turns it on. */
 export const NO_JOB_STREAM: JobStreamSettings = { ...DEFAULT_JOB_STREAM, jobsPerHour: 0 };
 
@@ -104,8 +114,19 @@ export class JobStream {
         app: { model: 'evolving', phases: 8, phaseS: EVOLVING_PHASE_S, announceS: announce ? 60 : 0 },
       });
     }
-    const component = kind === 'rigid' ? { processors: rigidSize, program: model } : { min: MIN_SIZE, max: MAX[model], initial: MIN_SIZE, program: model };
+    const component =
+      kind === 'rigid'
+        ? { processors: rigidSize, program: model }
+        : { min: MIN_SIZE, max: MAX[model], initial: MIN_SIZE, program: model };
     const app = kind === 'rigid' ? { model: 'fixed', runtime: rigidS } : { model: 'amdahl', serial, parallel };
-    return jobSpecSchema.parse({ id, name: `${model}-${id}`, kind, components: [component], placement: 'wf', submitTime, app });
+    return jobSpecSchema.parse({
+      id,
+      name: `${model}-${id}`,
+      kind,
+      components: [component],
+      placement: 'wf',
+      submitTime,
+      app,
+    });
   }
 }

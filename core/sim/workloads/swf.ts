@@ -25,7 +25,13 @@ export interface SwfSkip {
   cause: SwfSkipCause;
 }
 
-export const SWF_SKIP_CAUSES = ['malformed line', 'run time not positive', 'no processor count', 'processor count not whole', 'submit time unknown'] as const;
+export const SWF_SKIP_CAUSES = [
+  'malformed line',
+  'run time not positive',
+  'no processor count',
+  'processor count not whole',
+  'submit time unknown',
+] as const;
 export type SwfSkipCause = (typeof SWF_SKIP_CAUSES)[number];
 
 export interface SwfWorkload {
@@ -102,11 +108,24 @@ function malformedLine(state: ParseState, line: number, problem: string): void {
 }
 
 /** Turns one data line's fields into a job, or records why not. */
-function dataLine(state: ParseState, values: Float64Array, count: number, line: number, text: string, from: number, to: number): void {
+function dataLine(
+  state: ParseState,
+  values: Float64Array,
+  count: number,
+  line: number,
+  text: string,
+  from: number,
+  to: number,
+): void {
   state.lastKey = undefined;
   if (count !== FIELDS) return malformedLine(state, line, `has ${count} fields, SWF needs ${FIELDS}`);
   for (let k = 0; k < FIELDS; k++) {
-    if (!Number.isFinite(values[k])) return malformedLine(state, line, `field ${k + 1} "${text.slice(from, to).trim().split(/\s+/)[k]}" is not a number`);
+    if (!Number.isFinite(values[k]))
+      return malformedLine(
+        state,
+        line,
+        `field ${k + 1} "${text.slice(from, to).trim().split(/\s+/)[k]}" is not a number`,
+      );
   }
   const submit = values[1]!;
   const runtime = values[3]!;
@@ -116,8 +135,14 @@ function dataLine(state: ParseState, values: Float64Array, count: number, line: 
   const processors = allocated >= 1 ? allocated : requested;
   let skip: SwfSkip | undefined;
   if (!(runtime > 0)) skip = { line, reason: `run time ${runtime} is not positive`, cause: 'run time not positive' };
-  else if (!(processors >= 1)) skip = { line, reason: `no processor count (allocated ${allocated}, requested ${requested})`, cause: 'no processor count' };
-  else if (!Number.isInteger(processors)) skip = { line, reason: `processor count ${processors} is not a whole number`, cause: 'processor count not whole' };
+  else if (!(processors >= 1))
+    skip = {
+      line,
+      reason: `no processor count (allocated ${allocated}, requested ${requested})`,
+      cause: 'no processor count',
+    };
+  else if (!Number.isInteger(processors))
+    skip = { line, reason: `processor count ${processors} is not a whole number`, cause: 'processor count not whole' };
   else if (!(submit >= 0)) skip = { line, reason: `submit time ${submit} is unknown`, cause: 'submit time unknown' };
   if (skip !== undefined) {
     state.skipped.push(skip);
@@ -220,7 +245,8 @@ export function parseSwf(text: string, source: string, options: SwfOptions = {})
     if (c === 32 || c === 10 || c === 9 || c === 13 || c === 11 || c === 12) {
       if (tokenStart >= 0) {
         // Past 15 digits the hand-read value could lose precision: let Number() round it.
-        const v = odd || digits > 15 ? Number(text.slice(tokenStart, i)) : digits === 0 ? NaN : negative ? -value : value;
+        const v =
+          odd || digits > 15 ? Number(text.slice(tokenStart, i)) : digits === 0 ? NaN : negative ? -value : value;
         if (count < FIELDS) values[count] = v;
         count++;
         tokenStart = -1;
@@ -262,10 +288,18 @@ export function parseSwf(text: string, source: string, options: SwfOptions = {})
 
   const { errors, malformed } = state;
   if (state.strict && malformed > 0) {
-    if (malformed > errors.length) errors.push({ path: source, message: `and ${malformed - errors.length} more malformed lines` });
+    if (malformed > errors.length)
+      errors.push({ path: source, message: `and ${malformed - errors.length} more malformed lines` });
     return fail(errors);
   }
   const partitions = state.ran ? { partitions: partitionPeaks(jobs, state.ran) } : {};
   for (const job of jobs) job.submitTime -= state.earliest;
-  return ok({ jobs, skipped: state.skipped, records: jobs.length + state.skipped.length, header: state.header, walltimeFromRunTime: state.walltimeFromRunTime, ...partitions });
+  return ok({
+    jobs,
+    skipped: state.skipped,
+    records: jobs.length + state.skipped.length,
+    header: state.header,
+    walltimeFromRunTime: state.walltimeFromRunTime,
+    ...partitions,
+  });
 }

@@ -91,9 +91,11 @@ export function syntheticWorkload(options: SyntheticWorkloadOptions): JobSpec[] 
   const malleableFraction = options.malleableFraction ?? 0.3;
   const targetLoad = options.targetLoad ?? 0.7;
   if (!Number.isInteger(jobs) || jobs < 0) throw new RangeError(`jobs must be a whole number >= 0, not ${jobs}`);
-  if (!(malleableFraction >= 0 && malleableFraction <= 1)) throw new RangeError(`malleableFraction must lie in 0..1, not ${malleableFraction}`);
+  if (!(malleableFraction >= 0 && malleableFraction <= 1))
+    throw new RangeError(`malleableFraction must lie in 0..1, not ${malleableFraction}`);
   if (!(targetLoad > 0)) throw new RangeError(`targetLoad must be greater than 0, not ${targetLoad}`);
-  const meanInterarrival = options.meanInterarrivalS ?? syntheticDefaultInterarrival(grid, malleableFraction, targetLoad);
+  const meanInterarrival =
+    options.meanInterarrivalS ?? syntheticDefaultInterarrival(grid, malleableFraction, targetLoad);
   if (!(meanInterarrival > 0 && Number.isFinite(meanInterarrival))) {
     throw new RangeError(`meanInterarrivalS must be a positive number, not ${meanInterarrival}`);
   }

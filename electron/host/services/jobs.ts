@@ -26,7 +26,8 @@ export class JobsService {
     const run = this.run;
     if (command.key === 'jobs.submit') {
       const r = run.world.submit(command.value, true);
-      if (r.ok && command.submissionId !== undefined) this.submissionIds.set(command.submissionId, { jobId: r.value.id, spec: JSON.stringify(command.value) });
+      if (r.ok && command.submissionId !== undefined)
+        this.submissionIds.set(command.submissionId, { jobId: r.value.id, spec: JSON.stringify(command.value) });
     } else if (command.key === 'jobs.cancel') {
       const { jobId } = command.value as { jobId: string };
       run.act((s, now) => s.cancel(jobId, now));
@@ -71,15 +72,29 @@ export class JobsService {
     const jobId = r.value.id;
     if (submissionId !== undefined) this.submissionIds.set(submissionId, { jobId, spec: canonical });
     // On disk with its events before the answer: a job the API accepted survives a crash, whole.
-    if (!run.flush({ t: run.now(), key: 'jobs.submit', value: spec, jobId, ...(submissionId === undefined ? {} : { submissionId }) })) return run.refusal('jobs.submit')!;
+    if (
+      !run.flush({
+        t: run.now(),
+        key: 'jobs.submit',
+        value: spec,
+        jobId,
+        ...(submissionId === undefined ? {} : { submissionId }),
+      })
+    )
+      return run.refusal('jobs.submit')!;
     return { ok: true, value: { jobId } };
   }
 
-  handlers(): ServiceHandlers<'jobs.events' | 'jobs.views' | 'jobs.submit' | 'jobs.cancel' | 'jobs.resize' | 'jobs.list' | 'plan.snapshot'> {
+  handlers(): ServiceHandlers<
+    'jobs.events' | 'jobs.views' | 'jobs.submit' | 'jobs.cancel' | 'jobs.resize' | 'jobs.list' | 'plan.snapshot'
+  > {
     const run = this.run;
     return {
       'jobs.events': ({ jobId }) => {
-        const known = run.scheduler.job(jobId) !== undefined || run.finished.has(jobId) || (run.status.state !== 'running' && run.store?.events(jobId).length);
+        const known =
+          run.scheduler.job(jobId) !== undefined ||
+          run.finished.has(jobId) ||
+          (run.status.state !== 'running' && run.store?.events(jobId).length);
         if (!known) return refused('jobId', `no job "${jobId}"`);
         run.flush();
         const events = run.store ? run.store.events(jobId) : run.recentEvents.of(jobId);
@@ -89,7 +104,10 @@ export class JobsService {
         const now = run.now();
         if (!run.scheduler.job(jobId) && run.finished.has(jobId)) {
           run.flush();
-          return { ok: true, value: viewsFromEvents(run.store ? run.store.events(jobId) : run.recentEvents.of(jobId), now) };
+          return {
+            ok: true,
+            value: viewsFromEvents(run.store ? run.store.events(jobId) : run.recentEvents.of(jobId), now),
+          };
         }
         const views = run.scheduler.views(jobId, now);
         if (!views) return refused('jobId', `no job "${jobId}"`);
@@ -110,7 +128,8 @@ export class JobsService {
         const resuming = this.whileResuming();
         if (resuming) return resuming;
         run.catchUp();
-        if (run.finished.has(jobId)) return refused('jobId', `job ${jobId} is not running (it is ${this.endedState(jobId)})`);
+        if (run.finished.has(jobId))
+          return refused('jobId', `job ${jobId} is not running (it is ${this.endedState(jobId)})`);
         const r = run.act((s, now) => s.resize(jobId, delta, now));
         if (!r.ok) return r;
         run.record('jobs.resize', { jobId, delta });
@@ -136,7 +155,17 @@ export class JobsService {
         return { ok: true, value: { ...listJobs(held, released, limit, (i) => grid.clusters[i]?.name), version } };
       },
       'plan.snapshot': ({ limit }) => {
-        if (run.mode.resuming) return { ok: true, value: { now: 0, queuePolicy: run.scheduler.queuePolicyName, planner: run.scheduler.queuePolicyName, limit, clusters: [] } };
+        if (run.mode.resuming)
+          return {
+            ok: true,
+            value: {
+              now: 0,
+              queuePolicy: run.scheduler.queuePolicyName,
+              planner: run.scheduler.queuePolicyName,
+              limit,
+              clusters: [],
+            },
+          };
         return { ok: true, value: run.scheduler.planSnapshot(run.now(), limit) };
       },
     };

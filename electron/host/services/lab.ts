@@ -3,7 +3,9 @@ import type { LabRunner } from '../../lab/runner.js';
 import { labExperimentInfos } from '../../lab/registry.js';
 import type { ServiceHandlers } from './run.js';
 
-export function labHandlers(runner: LabRunner): ServiceHandlers<'lab.experiments' | 'lab.start' | 'lab.cancel' | 'lab.list' | 'lab.result'> {
+export function labHandlers(
+  runner: LabRunner,
+): ServiceHandlers<'lab.experiments' | 'lab.start' | 'lab.cancel' | 'lab.list' | 'lab.result'> {
   return {
     'lab.experiments': () => ({ ok: true, value: { experiments: labExperimentInfos() } }),
     'lab.start': (spec) => ({ ok: true, value: { runId: runner.start(spec) } }),

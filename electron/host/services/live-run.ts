@@ -30,11 +30,16 @@ export class LiveRunService {
   whileResuming(): Refusal | undefined {
     const mode = this.run.mode.current;
     if (mode.kind === 'resume-failed') return refused('', mode.reason);
-    if (mode.kind === 'resuming-live') return refused('', 'the live run is resuming (reconnecting to its clusters): try again in a moment');
+    if (mode.kind === 'resuming-live')
+      return refused('', 'the live run is resuming (reconnecting to its clusters): try again in a moment');
     return undefined;
   }
 
-  private worldOptions(clusters: readonly LiveClusterConfig[], restore?: unknown, queue?: StoredQueueSettings): LiveWorldFactoryOptions {
+  private worldOptions(
+    clusters: readonly LiveClusterConfig[],
+    restore?: unknown,
+    queue?: StoredQueueSettings,
+  ): LiveWorldFactoryOptions {
     const queueOptions = schedulerQueueOptions(queue);
     return {
       ...(queueOptions ? { queue: queueOptions } : {}),
@@ -60,7 +65,10 @@ export class LiveRunService {
       world = this.factory(this.worldOptions(clusters, undefined, queue));
       await world.start();
     } catch (error) {
-      return refused('clusters', `the live run could not start: ${error instanceof Error ? error.message : String(error)}`);
+      return refused(
+        'clusters',
+        `the live run could not start: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     run.catchUp();
     // Another run may have started while the old world closed: it is replaced too.
@@ -90,7 +98,10 @@ export class LiveRunService {
     } catch (error) {
       // Decision: a world that cannot even be built leaves the run as one that could not resume (commands refused
       // with why), not the idle simulated world beneath it.
-      return run.mode.to({ kind: 'resume-failed', reason: `the live run could not resume: ${error instanceof Error ? error.message : String(error)}` });
+      return run.mode.to({
+        kind: 'resume-failed',
+        reason: `the live run could not resume: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
     // Its scheduler exists once it has started (reconnected, jobs recovered): until then commands are refused.
     run.mode.to({ kind: 'resuming-live', world });
@@ -116,7 +127,11 @@ export class LiveRunService {
       },
       (error: unknown) => {
         // Commands stay refused, with why, until another run is started (sim.reset or run.startLive).
-        if (stillOurs()) run.mode.to({ kind: 'resume-failed', reason: `the live run could not resume: ${error instanceof Error ? error.message : String(error)}` });
+        if (stillOurs())
+          run.mode.to({
+            kind: 'resume-failed',
+            reason: `the live run could not resume: ${error instanceof Error ? error.message : String(error)}`,
+          });
       },
     );
   }

@@ -11,7 +11,15 @@ import type { StoredQueueSettings } from '../../store/store.js';
 import type { HostRun, Refusal, ServiceHandlers } from './run.js';
 
 /** The settings kept as stored commands and applied again when a run is resumed (a live run's too). */
-export const SCHEDULER_SETTINGS = new Set(['approach', 'policy', 'triesThreshold', 'queue', 'reservationDepth', 'priority', 'fpeVariant']);
+export const SCHEDULER_SETTINGS = new Set([
+  'approach',
+  'policy',
+  'triesThreshold',
+  'queue',
+  'reservationDepth',
+  'priority',
+  'fpeVariant',
+]);
 
 /** The scheduler settings a new run does not take from its config (the queue settings are in it): carried as commands. */
 const CARRIED_SETTINGS = ['approach', 'policy', 'triesThreshold', 'fpeVariant'] as const;
@@ -47,9 +55,15 @@ function plansAhead(policy: QueuePolicy): boolean {
 }
 
 /** A run's stored queue settings as the scheduler takes them (undefined: its defaults). */
-export function schedulerQueueOptions(q: StoredQueueSettings | undefined): Pick<SchedulerOptions, 'queue' | 'reservationDepth' | 'priority'> | undefined {
+export function schedulerQueueOptions(
+  q: StoredQueueSettings | undefined,
+): Pick<SchedulerOptions, 'queue' | 'reservationDepth' | 'priority'> | undefined {
   if (!q) return undefined;
-  return { queue: q.queue as QueuePolicyName, reservationDepth: q.reservationDepth ?? undefined, priority: q.priority as QueuePriorityName };
+  return {
+    queue: q.queue as QueuePolicyName,
+    reservationDepth: q.reservationDepth ?? undefined,
+    priority: q.priority as QueuePriorityName,
+  };
 }
 
 export class SettingsService {
@@ -134,10 +148,17 @@ export class SettingsService {
       'settings.choices': () => ({
         ok: true,
         value: {
-          queuePolicies: Object.values(queuePolicies).map((q) => ({ name: q.name, description: q.description, plansAhead: plansAhead(q) })),
+          queuePolicies: Object.values(queuePolicies).map((q) => ({
+            name: q.name,
+            description: q.description,
+            plansAhead: plansAhead(q),
+          })),
           priorities: QUEUE_PRIORITIES.map((name) => ({ name, description: PRIORITY_DESCRIPTIONS[name] })),
           policies: Object.values(malleabilityPolicies).map((p) => ({ name: p.name, description: p.description })),
-          fpeVariants: Object.values(fpeVariants).map((v) => ({ name: v.name as FpeVariantName, description: v.description })),
+          fpeVariants: Object.values(fpeVariants).map((v) => ({
+            name: v.name as FpeVariantName,
+            description: v.description,
+          })),
         },
       }),
     };

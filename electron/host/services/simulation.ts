@@ -6,11 +6,18 @@ import type { LiveRunService } from './live-run.js';
 import { refused, type HostRun, type ServiceHandlers } from './run.js';
 import type { SettingsService } from './settings.js';
 
-const SPEED_FACTOR: Record<Speed, number> = { pause: 0, '1x': 1, '10x': 10, '100x': 100, max: Number.POSITIVE_INFINITY };
+const SPEED_FACTOR: Record<Speed, number> = {
+  pause: 0,
+  '1x': 1,
+  '10x': 10,
+  '100x': 100,
+  max: Number.POSITIVE_INFINITY,
+};
 /** A run behind its speed keeps at most this much wall time of backlog: past it, the backlog is dropped, not chased. */
 const MAX_BACKLOG_WALL_S = 10;
 /** Why a live run's speed cannot change: the refusal of sim.setSpeed, and what the snapshot says beside the speed. */
-export const LIVE_SPEED_FIXED = 'a live run follows real time: its speed cannot change (a simulated run can: switch the live run off in Settings → Clusters, or sim.reset)';
+export const LIVE_SPEED_FIXED =
+  'a live run follows real time: its speed cannot change (a simulated run can: switch the live run off in Settings → Clusters, or sim.reset)';
 
 export class SimulationService {
   private speedNow: Speed;
@@ -89,7 +96,8 @@ export class SimulationService {
    * no slice of its own.
    */
   catchUp(): void {
-    if (!this.run.mode.liveWorld && (this.behind > 0 || !Number.isFinite(SPEED_FACTOR[this.speedNow]))) return void this.run.flush();
+    if (!this.run.mode.liveWorld && (this.behind > 0 || !Number.isFinite(SPEED_FACTOR[this.speedNow])))
+      return void this.run.flush();
     this.tick();
   }
 
@@ -120,17 +128,21 @@ export class SimulationService {
         const carried = this.settings.carried();
         const queue: StoredQueueSettings = {
           queue: queueChanges.queue ?? current.queue,
-          reservationDepth: queueChanges.reservationDepth !== undefined ? queueChanges.reservationDepth : current.reservationDepth,
+          reservationDepth:
+            queueChanges.reservationDepth !== undefined ? queueChanges.reservationDepth : current.reservationDepth,
           priority: queueChanges.priority ?? current.priority,
         };
         // The world is built before the store forgets the old run: a grid the simulator refuses changes nothing.
         try {
-          run.open({ grid, workload, seed, streamFrom: 'start', queue }, {
-            beforeSwitch: () => {
-              backup = run.keepUnresumedRun();
-              void this.live.stop();
+          run.open(
+            { grid, workload, seed, streamFrom: 'start', queue },
+            {
+              beforeSwitch: () => {
+                backup = run.keepUnresumedRun();
+                void this.live.stop();
+              },
             },
-          });
+          );
         } catch (error) {
           return refused('grid', error instanceof Error ? error.message : String(error));
         }
@@ -138,7 +150,17 @@ export class SimulationService {
         run.flush();
         // Decision: the other scheduler settings (approach, policy, tries threshold, FPE variant) are kept too.
         this.settings.carryInto(carried);
-        return { ok: true, value: { grid: grid.name, clusters: grid.clusters.length, workload, jobs: run.world.totalJobs, seed, ...(backup ? { backup } : {}) } };
+        return {
+          ok: true,
+          value: {
+            grid: grid.name,
+            clusters: grid.clusters.length,
+            workload,
+            jobs: run.world.totalJobs,
+            seed,
+            ...(backup ? { backup } : {}),
+          },
+        };
       },
     };
   }

@@ -25,12 +25,16 @@ export class TemplatesService {
 
   handlers(): ServiceHandlers<'templates.list' | 'templates.save' | 'templates.delete'> {
     return {
-      'templates.list': () => ({ ok: true, value: { templates: this.list() as Array<{ name: string; spec: JobSpec }> } }),
+      'templates.list': () => ({
+        ok: true,
+        value: { templates: this.list() as Array<{ name: string; spec: JobSpec }> },
+      }),
       'templates.save': ({ name, spec }) => {
         this.save(name, spec);
         return { ok: true, value: { name } };
       },
-      'templates.delete': ({ name }) => (this.delete(name) ? { ok: true, value: { name } } : refused('name', `names no template ("${name}")`)),
+      'templates.delete': ({ name }) =>
+        this.delete(name) ? { ok: true, value: { name } } : refused('name', `names no template ("${name}")`),
     };
   }
 }

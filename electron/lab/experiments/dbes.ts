@@ -26,7 +26,9 @@ export const DBES_LAB_STRATEGY_SETS = ['paper', 'registered'] as const;
 const schema = z.strictObject({
   kind: z.literal('dbes'),
   seeds: whole(1, LAB_MAX_SEEDS),
-  strategies: z.enum(DBES_LAB_STRATEGY_SETS, { error: `must be one of ${DBES_LAB_STRATEGY_SETS.join(', ')}` }).optional(),
+  strategies: z
+    .enum(DBES_LAB_STRATEGY_SETS, { error: `must be one of ${DBES_LAB_STRATEGY_SETS.join(', ')}` })
+    .optional(),
 });
 type DbesLabSpec = z.infer<typeof schema>;
 
@@ -40,7 +42,8 @@ function label(spec: DbesLabSpec): string {
   return `DBES on ESP, seeds 1..${spec.seeds}, ${spec.strategies === 'registered' ? 'registered policies' : "the paper's strategies"}`;
 }
 
-const describeRun = (s: DbesRunSpec) => `${s.strategy}, ${s.scenario === 'mixed' ? 'mixed' : `${s.scenario} % malleable`}, seed ${s.seed}`;
+const describeRun = (s: DbesRunSpec) =>
+  `${s.strategy}, ${s.scenario === 'mixed' ? 'mixed' : `${s.scenario} % malleable`}, seed ${s.seed}`;
 
 const COLUMNS: LabColumn[] = [
   { key: 'completion_mixed_s', label: 'Fig. 7 completion (s)', format: 'whole' },
@@ -53,10 +56,20 @@ const COLUMNS: LabColumn[] = [
 export const dbesExperiment = defineExperiment({
   name: 'dbes',
   title: 'DBES on ESP',
-  description: "The DBES paper's evaluation: the modified ESP benchmark on 15 × 8 cores under rigid, ESF, EDF, LDF, EP and DBES at 10–100 % malleable jobs, and with evolving jobs (Figures 4–7, Table II).",
+  description:
+    "The DBES paper's evaluation: the modified ESP benchmark on 15 × 8 cores under rigid, ESF, EDF, LDF, EP and DBES at 10–100 % malleable jobs, and with evolving jobs (Figures 4–7, Table II).",
   schema,
   params: [
-    { name: 'seeds', label: 'seeds', type: 'whole', required: true, initial: d.seeds, min: 1, max: LAB_MAX_SEEDS, help: "each seed is one of ESP's submission orders" },
+    {
+      name: 'seeds',
+      label: 'seeds',
+      type: 'whole',
+      required: true,
+      initial: d.seeds,
+      min: 1,
+      max: LAB_MAX_SEEDS,
+      help: "each seed is one of ESP's submission orders",
+    },
     {
       name: 'strategies',
       label: 'strategies',
@@ -91,25 +104,48 @@ export function dbesOutcome(runLabel: string, a: DbesAnalysis): LabOutcome {
           completion_mixed_s: finiteOrNull(r7?.completion_s ?? Number.NaN),
           evolving_satisfied: finiteOrNull(r7?.evolving_satisfied ?? Number.NaN),
           shrunk_for_evolving: finiteOrNull(r7?.shrunk_for_evolving ?? Number.NaN),
-          completion_100_s: finiteOrNull(a.fig4.find((p) => p.strategy === s && p.malleable_percent === 100)?.completion_s ?? Number.NaN),
-          utilization_100: finiteOrNull(a.fig6.find((p) => p.strategy === s && p.malleable_percent === 100)?.utilization ?? Number.NaN),
+          completion_100_s: finiteOrNull(
+            a.fig4.find((p) => p.strategy === s && p.malleable_percent === 100)?.completion_s ?? Number.NaN,
+          ),
+          utilization_100: finiteOrNull(
+            a.fig6.find((p) => p.strategy === s && p.malleable_percent === 100)?.utilization ?? Number.NaN,
+          ),
         },
       };
     }),
     columns: COLUMNS,
     tables: dbesTables(a),
     // The Lab shows an observation as holding or not: the ones that could not be checked are in the table below.
-    observations: a.observations.flatMap((o) => (o.holds === null ? [] : [{ id: o.id, text: o.text, holds: o.holds, measured: o.measured }])),
+    observations: a.observations.flatMap((o) =>
+      o.holds === null ? [] : [{ id: o.id, text: o.text, holds: o.holds, measured: o.measured }],
+    ),
   };
 }
 
 function dbesPanels(a: DbesAnalysis): LabPanel[] {
   const seeds = `mean of ${a.config.seeds} seed${a.config.seeds === 1 ? '' : 's'}`;
   const line = <P extends { strategy: string; malleable_percent: number }>(points: readonly P[], y: (p: P) => number) =>
-    a.strategies.map((s) => ({ name: s, points: points.filter((p) => p.strategy === s).map((p): [number, number] => [p.malleable_percent, y(p)]) }));
+    a.strategies.map((s) => ({
+      name: s,
+      points: points.filter((p) => p.strategy === s).map((p): [number, number] => [p.malleable_percent, y(p)]),
+    }));
   return [
-    { id: 'dbes-fig4', title: `Figure 4: time to complete the workload (${seeds})`, xName: 'malleable jobs (%)', yName: 'completion (s)', step: false, series: line(a.fig4, (p) => p.completion_s) },
-    { id: 'dbes-fig6', title: `Figure 6: average utilization (${seeds})`, xName: 'malleable jobs (%)', yName: 'utilization (%)', step: false, series: line(a.fig6, (p) => p.utilization * 100) },
+    {
+      id: 'dbes-fig4',
+      title: `Figure 4: time to complete the workload (${seeds})`,
+      xName: 'malleable jobs (%)',
+      yName: 'completion (s)',
+      step: false,
+      series: line(a.fig4, (p) => p.completion_s),
+    },
+    {
+      id: 'dbes-fig6',
+      title: `Figure 6: average utilization (${seeds})`,
+      xName: 'malleable jobs (%)',
+      yName: 'utilization (%)',
+      step: false,
+      series: line(a.fig6, (p) => p.utilization * 100),
+    },
   ];
 }
 
@@ -122,20 +158,58 @@ function dbesTables(a: DbesAnalysis): LabTable[] {
     tables.push({
       id: 'dbes-fig5',
       title: 'Figure 5: malleable jobs expanded at least once, per type, at 50 % malleable',
-      note: 'the header gives each type\'s malleable jobs (the paper\'s horizontal lines)',
+      note: "the header gives each type's malleable jobs (the paper's horizontal lines)",
       header: ['strategy', ...types.map((t) => `${t} (of ${a.fig5.find((b) => b.type === t)!.malleable})`)],
-      rows: a.strategies.map((s) => ({ source: 'measured' as const, cells: [s, ...types.map((t) => f(a.fig5.find((b) => b.strategy === s && b.type === t)?.expanded ?? Number.NaN, 1))] })),
+      rows: a.strategies.map((s) => ({
+        source: 'measured' as const,
+        cells: [
+          s,
+          ...types.map((t) => f(a.fig5.find((b) => b.strategy === s && b.type === t)?.expanded ?? Number.NaN, 1)),
+        ],
+      })),
     });
   }
   tables.push({
     id: 'dbes-table2',
     title: 'Figure 7 and Table II: 10 % evolving, 40 % malleable, 50 % rigid',
     note: "the paper's Table II in the row below each strategy it names",
-    header: ['strategy', 'completion (s)', 'evolving requests', 'evolving satisfied', 'malleable jobs shrunk for them', 'of them grown in step 1 / 2 / unknown'],
+    header: [
+      'strategy',
+      'completion (s)',
+      'evolving requests',
+      'evolving satisfied',
+      'malleable jobs shrunk for them',
+      'of them grown in step 1 / 2 / unknown',
+    ],
     rows: a.fig7.flatMap((r) => {
-      const measured = { source: 'measured' as const, cells: [r.strategy, f(r.completion_s), f(r.evolving_requests, 1), f(r.evolving_satisfied, 1), f(r.shrunk_for_evolving, 1), `${f(r.shrunk_first_step, 1)} / ${f(r.shrunk_second_step, 1)} / ${f(r.shrunk_step_unknown, 1)}`] };
+      const measured = {
+        source: 'measured' as const,
+        cells: [
+          r.strategy,
+          f(r.completion_s),
+          f(r.evolving_requests, 1),
+          f(r.evolving_satisfied, 1),
+          f(r.shrunk_for_evolving, 1),
+          `${f(r.shrunk_first_step, 1)} / ${f(r.shrunk_second_step, 1)} / ${f(r.shrunk_step_unknown, 1)}`,
+        ],
+      };
       const paper = PAPER_TABLE2[r.strategy];
-      return paper ? [measured, { source: 'paper' as const, cells: ['paper', '–', '–', String(paper.satisfied), String(paper.shrunk), r.strategy === 'dbes' ? '4 / 5 / 0' : '–'] }] : [measured];
+      return paper
+        ? [
+            measured,
+            {
+              source: 'paper' as const,
+              cells: [
+                'paper',
+                '–',
+                '–',
+                String(paper.satisfied),
+                String(paper.shrunk),
+                r.strategy === 'dbes' ? '4 / 5 / 0' : '–',
+              ],
+            },
+          ]
+        : [measured];
     }),
   });
   const unchecked = a.observations.filter((o) => o.holds === null);

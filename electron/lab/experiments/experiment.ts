@@ -4,7 +4,10 @@
 import type { z } from 'zod';
 import type { LabOutcome, LabParam, LabProgress } from '../schemas.js';
 
-export interface LabExperiment<Name extends string, Schema extends z.ZodObject<{ kind: z.ZodLiteral<Name> } & z.ZodRawShape>> {
+export interface LabExperiment<
+  Name extends string,
+  Schema extends z.ZodObject<{ kind: z.ZodLiteral<Name> } & z.ZodRawShape>,
+> {
   readonly name: Name;
   readonly title: string;
   readonly description: string;
@@ -19,8 +22,9 @@ export interface LabExperiment<Name extends string, Schema extends z.ZodObject<{
 }
 
 /** Checks an experiment's shape while keeping its schema's own type (for the registry's union). */
-export function defineExperiment<Name extends string, Schema extends z.ZodObject<{ kind: z.ZodLiteral<Name> } & z.ZodRawShape>>(
-  experiment: LabExperiment<Name, Schema>,
-): LabExperiment<Name, Schema> {
+export function defineExperiment<
+  Name extends string,
+  Schema extends z.ZodObject<{ kind: z.ZodLiteral<Name> } & z.ZodRawShape>,
+>(experiment: LabExperiment<Name, Schema>): LabExperiment<Name, Schema> {
   return experiment;
 }

@@ -3,7 +3,16 @@
 // paper's own figures below each row, and the paper's observations. Runs test by test as the command line does.
 import { z } from 'zod';
 import { MAX_PROCESSORS } from '../../../core/model/schemas.js';
-import { FPE_DEFAULT_CONFIG, FPE_LIMITS, FpeTables, analyseFpe, checkFpeConfig, runFpeTest, type FpeAnalysis, type FpeExperimentConfig } from '../../../core/sim/experiments/fpe.js';
+import {
+  FPE_DEFAULT_CONFIG,
+  FPE_LIMITS,
+  FpeTables,
+  analyseFpe,
+  checkFpeConfig,
+  runFpeTest,
+  type FpeAnalysis,
+  type FpeExperimentConfig,
+} from '../../../core/sim/experiments/fpe.js';
 import { PAPER_TABLE1, PAPER_TABLE2, cell, paperCell } from '../../../core/sim/experiments/fpe-report.js';
 import { MAX_SEED, whole, type LabProgress, type LabTable } from '../schemas.js';
 import { defineExperiment } from './experiment.js';
@@ -35,7 +44,13 @@ const PROGRESS_STEPS = 100;
 export function runFpeTests(config: FpeExperimentConfig, onProgress: (p: LabProgress) => void): FpeAnalysis {
   checkFpeConfig(config);
   const every = Math.max(1, Math.ceil(config.tests / PROGRESS_STEPS));
-  const tell = (done: number) => onProgress({ fraction: done / config.tests, runsDone: done, runsTotal: config.tests, note: done < config.tests ? `test ${done + 1} of ${config.tests}` : 'analysing' });
+  const tell = (done: number) =>
+    onProgress({
+      fraction: done / config.tests,
+      runsDone: done,
+      runsTotal: config.tests,
+      note: done < config.tests ? `test ${done + 1} of ${config.tests}` : 'analysing',
+    });
   tell(0);
   const clock = () => performance.now();
   runFpeTest(config, 0); // JIT warm-up, untimed (as runFpeExperiment and the command line do)
@@ -47,8 +62,22 @@ export function runFpeTests(config: FpeExperimentConfig, onProgress: (p: LabProg
   return analyseFpe(tables, config);
 }
 
-const TABLE1_HEADER = ['variant', 'waste (%)', 'utilisation (relative)', 'eff. util. (%)', 'makespan (relative)', 'schedule time (ms)'];
-const TABLE2_HEADER = ['variant', 'avg. ACT (relative)', 'avg. AWT (relative)', 'num. expanded (%)', 'app expansion (%)', 'per-app. waste (%)'];
+const TABLE1_HEADER = [
+  'variant',
+  'waste (%)',
+  'utilisation (relative)',
+  'eff. util. (%)',
+  'makespan (relative)',
+  'schedule time (ms)',
+];
+const TABLE2_HEADER = [
+  'variant',
+  'avg. ACT (relative)',
+  'avg. AWT (relative)',
+  'num. expanded (%)',
+  'app expansion (%)',
+  'per-app. waste (%)',
+];
 
 /** Tables 1 and 2, each variant's measured row followed by the paper's. */
 export function fpeTables(a: FpeAnalysis): LabTable[] {
@@ -60,7 +89,17 @@ export function fpeTables(a: FpeAnalysis): LabTable[] {
       note,
       header: TABLE1_HEADER,
       rows: a.table1.flatMap((r) => [
-        { source: 'measured' as const, cells: [r.variant, cell(r.waste_percent, 2), cell(r.utilisation_relative, 2), cell(r.effective_utilisation_percent, 1), cell(r.makespan_relative, 2), cell(r.schedule_ms, 3)] },
+        {
+          source: 'measured' as const,
+          cells: [
+            r.variant,
+            cell(r.waste_percent, 2),
+            cell(r.utilisation_relative, 2),
+            cell(r.effective_utilisation_percent, 1),
+            cell(r.makespan_relative, 2),
+            cell(r.schedule_ms, 3),
+          ],
+        },
         { source: 'paper' as const, cells: ['paper', ...PAPER_TABLE1[r.variant].map(paperCell)] },
       ]),
     },
@@ -70,7 +109,17 @@ export function fpeTables(a: FpeAnalysis): LabTable[] {
       note,
       header: TABLE2_HEADER,
       rows: a.table2.flatMap((r) => [
-        { source: 'measured' as const, cells: [r.variant, cell(r.completion_relative, 2), cell(r.waiting_relative, 2), cell(r.expanded_percent, 1), cell(r.expansion_percent, 1), cell(r.app_waste_percent, 1)] },
+        {
+          source: 'measured' as const,
+          cells: [
+            r.variant,
+            cell(r.completion_relative, 2),
+            cell(r.waiting_relative, 2),
+            cell(r.expanded_percent, 1),
+            cell(r.expansion_percent, 1),
+            cell(r.app_waste_percent, 1),
+          ],
+        },
         { source: 'paper' as const, cells: ['paper', ...PAPER_TABLE2[r.variant].map(paperCell)] },
       ]),
     },
@@ -80,11 +129,31 @@ export function fpeTables(a: FpeAnalysis): LabTable[] {
 export const fpeExperiment = defineExperiment({
   name: 'fpe',
   title: 'Evolving applications',
-  description: "The fully-predictably evolving applications paper's Tables 1 and 2: rigid against the base fit with expand limits 1, 2 and ∞, with and without compacting, on synthetic tests.",
+  description:
+    "The fully-predictably evolving applications paper's Tables 1 and 2: rigid against the base fit with expand limits 1, 2 and ∞, with and without compacting, on synthetic tests.",
   schema,
   params: [
-    { name: 'tests', label: 'tests', type: 'whole', required: true, initial: d.tests, min: 1, max: FPE_LIMITS.maxTests, help: 'each a queue of 15–20 evolving applications; every variant schedules each' },
-    { name: 'seed', label: 'seed', type: 'whole', required: false, initial: null, min: 0, max: MAX_SEED, placeholder: String(d.seed), help: 'random seed of the tests' },
+    {
+      name: 'tests',
+      label: 'tests',
+      type: 'whole',
+      required: true,
+      initial: d.tests,
+      min: 1,
+      max: FPE_LIMITS.maxTests,
+      help: 'each a queue of 15–20 evolving applications; every variant schedules each',
+    },
+    {
+      name: 'seed',
+      label: 'seed',
+      type: 'whole',
+      required: false,
+      initial: null,
+      min: 0,
+      max: MAX_SEED,
+      placeholder: String(d.seed),
+      help: 'random seed of the tests',
+    },
     {
       name: 'nodes',
       label: 'cluster nodes',

@@ -29,7 +29,10 @@ const schema = z.strictObject({
   seeds: whole(1, LAB_MAX_SEEDS),
   /** Offered loads, multiples of the cluster's capacity. */
   loads: z
-    .array(z.number({ error: 'must be numbers' }).gt(0, 'must be above 0').max(L.maxLoad, `must be at most ${L.maxLoad}`), { error: 'must be a list of numbers' })
+    .array(
+      z.number({ error: 'must be numbers' }).gt(0, 'must be above 0').max(L.maxLoad, `must be at most ${L.maxLoad}`),
+      { error: 'must be a list of numbers' },
+    )
     .min(1, 'must not be empty')
     .max(L.maxLoads, `must have at most ${L.maxLoads} values`)
     .optional(),
@@ -79,14 +82,59 @@ const COLUMNS: LabColumn[] = [
 export const interactiveExperiment = defineExperiment({
   name: 'interactive',
   title: 'Interactive jobs',
-  description: 'Interactive periodic divisible jobs (RT-DLT, EDF workers): exclusive against interleaved nodes under rising load, with overrun injection.',
+  description:
+    'Interactive periodic divisible jobs (RT-DLT, EDF workers): exclusive against interleaved nodes under rising load, with overrun injection.',
   schema,
   params: [
-    { name: 'seeds', label: 'seeds per point', type: 'whole', required: true, initial: d.seeds, min: 1, max: LAB_MAX_SEEDS },
-    { name: 'loads', label: 'offered loads', type: 'list', required: false, initial: null, placeholder: d.loads.join(', '), help: `multiples of the cluster's capacity, above 0 and at most ${L.maxLoad}` },
-    { name: 'minutes', label: 'simulated minutes per run', type: 'whole', required: false, initial: null, min: 1, max: L.maxMinutes, placeholder: String(d.horizonMs / MINUTE_MS) },
-    { name: 'overrunShare', label: 'overrun share', type: 'number', required: false, initial: null, min: 0, max: 1, step: 0.05, placeholder: String(d.overrunShare), help: 'share of the jobs whose data grows once, in the runs with overruns' },
-    { name: 'placement', label: 'placement of the sweep', type: 'choice', required: false, initial: d.placement, options: [...TASK_PLACEMENTS], help: `all three are compared at load ${d.policyLoad}` },
+    {
+      name: 'seeds',
+      label: 'seeds per point',
+      type: 'whole',
+      required: true,
+      initial: d.seeds,
+      min: 1,
+      max: LAB_MAX_SEEDS,
+    },
+    {
+      name: 'loads',
+      label: 'offered loads',
+      type: 'list',
+      required: false,
+      initial: null,
+      placeholder: d.loads.join(', '),
+      help: `multiples of the cluster's capacity, above 0 and at most ${L.maxLoad}`,
+    },
+    {
+      name: 'minutes',
+      label: 'simulated minutes per run',
+      type: 'whole',
+      required: false,
+      initial: null,
+      min: 1,
+      max: L.maxMinutes,
+      placeholder: String(d.horizonMs / MINUTE_MS),
+    },
+    {
+      name: 'overrunShare',
+      label: 'overrun share',
+      type: 'number',
+      required: false,
+      initial: null,
+      min: 0,
+      max: 1,
+      step: 0.05,
+      placeholder: String(d.overrunShare),
+      help: 'share of the jobs whose data grows once, in the runs with overruns',
+    },
+    {
+      name: 'placement',
+      label: 'placement of the sweep',
+      type: 'choice',
+      required: false,
+      initial: d.placement,
+      options: [...TASK_PLACEMENTS],
+      help: `all three are compared at load ${d.policyLoad}`,
+    },
   ],
   label,
   runsTotal: (spec) => interactiveRunMatrix(interactiveConfigOf(spec)).length,
@@ -99,8 +147,14 @@ export const interactiveExperiment = defineExperiment({
       label: label(spec),
       panels: interactivePanels(a),
       metrics: [
-        ...a.points.map((p) => ({ series: `load ${p.load} ${p.model}${p.overruns ? ', overruns' : ''}`, values: pointValues(p) })),
-        ...a.policies.map((p) => ({ series: `${p.placement} load ${p.load} ${p.model}, overruns`, values: pointValues(p) })),
+        ...a.points.map((p) => ({
+          series: `load ${p.load} ${p.model}${p.overruns ? ', overruns' : ''}`,
+          values: pointValues(p),
+        })),
+        ...a.policies.map((p) => ({
+          series: `${p.placement} load ${p.load} ${p.model}, overruns`,
+          values: pointValues(p),
+        })),
       ],
       columns: COLUMNS,
       observations: a.observations.map((o) => ({ id: o.id, text: o.text, holds: o.holds, measured: o.measured })),
@@ -108,13 +162,16 @@ export const interactiveExperiment = defineExperiment({
   },
 });
 
-const pointValues = (p: InteractivePoint): Record<string, number | null> => Object.fromEntries(COLUMNS.map((c) => [c.key, finiteOrNull(p[c.key as keyof InteractivePoint] as number)]));
+const pointValues = (p: InteractivePoint): Record<string, number | null> =>
+  Object.fromEntries(COLUMNS.map((c) => [c.key, finiteOrNull(p[c.key as keyof InteractivePoint] as number)]));
 
 /** Per model, a line over the loads: without overruns, and with them where `withOverruns`. */
 function byLoad(a: InteractiveAnalysis, y: (p: InteractivePoint) => number, withOverruns: boolean): LabPanel['series'] {
   const line = (model: string, overruns: boolean) => ({
     name: `${model}${overruns ? ', overruns' : ''}`,
-    points: a.points.filter((p) => p.model === model && p.overruns === overruns).map((p): [number, number] => [p.load, y(p)]),
+    points: a.points
+      .filter((p) => p.model === model && p.overruns === overruns)
+      .map((p): [number, number] => [p.load, y(p)]),
   });
   return INTERACTIVE_MODELS.flatMap((m) => (withOverruns ? [line(m, false), line(m, true)] : [line(m, false)]));
 }
@@ -123,8 +180,29 @@ function interactivePanels(a: InteractiveAnalysis): LabPanel[] {
   const seeds = `mean of ${a.config.seeds} seed${a.config.seeds === 1 ? '' : 's'}`;
   const load = "offered load (× the cluster's capacity)";
   return [
-    { id: 'interactive-utilization', title: `Cluster utilisation (${seeds})`, xName: load, yName: 'utilisation (%)', step: false, series: byLoad(a, (p) => p.utilization_percent, true) },
-    { id: 'interactive-admitted', title: `Jobs admitted (${seeds})`, xName: load, yName: 'admitted (% of arrivals)', step: false, series: byLoad(a, (p) => p.admitted_percent, true) },
-    { id: 'interactive-misses', title: `Deadline misses per run (${seeds})`, xName: load, yName: 'misses', step: false, series: byLoad(a, (p) => p.misses, true) },
+    {
+      id: 'interactive-utilization',
+      title: `Cluster utilisation (${seeds})`,
+      xName: load,
+      yName: 'utilisation (%)',
+      step: false,
+      series: byLoad(a, (p) => p.utilization_percent, true),
+    },
+    {
+      id: 'interactive-admitted',
+      title: `Jobs admitted (${seeds})`,
+      xName: load,
+      yName: 'admitted (% of arrivals)',
+      step: false,
+      series: byLoad(a, (p) => p.admitted_percent, true),
+    },
+    {
+      id: 'interactive-misses',
+      title: `Deadline misses per run (${seeds})`,
+      xName: load,
+      yName: 'misses',
+      step: false,
+      series: byLoad(a, (p) => p.misses, true),
+    },
   ];
 }

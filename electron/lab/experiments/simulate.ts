@@ -18,11 +18,29 @@ const WORKLOADS = Object.keys(WORKLOAD_PRESETS);
 const POLICIES = Object.keys(malleabilityPolicies);
 
 const SIMULATE_METRICS = [
-  'jobs', 'completed', 'failed', 'cancelled', 'makespan_s', 'utilization', 'concertina_utilization', 'background_utilization', 'mean_wait_s',
-  'mean_execution_s', 'mean_response_s', 'mean_avg_size', 'mean_max_size', 'grow_ops', 'shrink_ops', 'voluntary_releases', 'events',
+  'jobs',
+  'completed',
+  'failed',
+  'cancelled',
+  'makespan_s',
+  'utilization',
+  'concertina_utilization',
+  'background_utilization',
+  'mean_wait_s',
+  'mean_execution_s',
+  'mean_response_s',
+  'mean_avg_size',
+  'mean_max_size',
+  'grow_ops',
+  'shrink_ops',
+  'voluntary_releases',
+  'events',
 ] as const;
 
-const CDF_FIELD: Record<LabCdfPanelId, keyof Pick<JobMetrics, 'wait_s' | 'execution_s' | 'response_s' | 'avg_size' | 'max_size'>> = {
+const CDF_FIELD: Record<
+  LabCdfPanelId,
+  keyof Pick<JobMetrics, 'wait_s' | 'execution_s' | 'response_s' | 'avg_size' | 'max_size'>
+> = {
   wait: 'wait_s',
   execution: 'execution_s',
   response: 'response_s',
@@ -59,8 +77,26 @@ export const simulateExperiment = defineExperiment({
     { name: 'approach', label: 'approach', type: 'choice', required: true, initial: 'pra', options: [...APPROACHES] },
     { name: 'policy', label: 'policy', type: 'choice', required: true, initial: 'fpsma', options: POLICIES },
     { name: 'seed', label: 'seed', type: 'whole', required: true, initial: 1, min: 0, max: MAX_SEED },
-    { name: 'maxJobs', label: 'first jobs only', type: 'whole', required: false, initial: null, min: 1, max: 100_000, placeholder: 'all' },
-    { name: 'poll', label: 'poll interval (s)', type: 'number', required: false, initial: null, min: 1, max: 86_400, placeholder: String(DEFAULT_POLL_INTERVAL_S) },
+    {
+      name: 'maxJobs',
+      label: 'first jobs only',
+      type: 'whole',
+      required: false,
+      initial: null,
+      min: 1,
+      max: 100_000,
+      placeholder: 'all',
+    },
+    {
+      name: 'poll',
+      label: 'poll interval (s)',
+      type: 'number',
+      required: false,
+      initial: null,
+      min: 1,
+      max: 86_400,
+      placeholder: String(DEFAULT_POLL_INTERVAL_S),
+    },
   ],
   label,
   runsTotal: () => 1,
@@ -70,8 +106,22 @@ export const simulateExperiment = defineExperiment({
     const grid = gridSpecSchema.parse(gridPreset(spec.grid));
     onProgress({ fraction: 0, runsDone: 0, runsTotal: 1, note: `0 of ${jobs.length} jobs` });
     const outcome = simulate(
-      { grid, jobs, seed: spec.seed, pollIntervalS: spec.poll ?? DEFAULT_POLL_INTERVAL_S, scheduler: { approach: spec.approach, policy: spec.policy } },
-      { onProgress: (ended, total) => onProgress({ fraction: total > 0 ? ended / total : 1, runsDone: 0, runsTotal: 1, note: `${ended} of ${total} jobs` }) },
+      {
+        grid,
+        jobs,
+        seed: spec.seed,
+        pollIntervalS: spec.poll ?? DEFAULT_POLL_INTERVAL_S,
+        scheduler: { approach: spec.approach, policy: spec.policy },
+      },
+      {
+        onProgress: (ended, total) =>
+          onProgress({
+            fraction: total > 0 ? ended / total : 1,
+            runsDone: 0,
+            runsTotal: 1,
+            note: `${ended} of ${total} jobs`,
+          }),
+      },
     );
     const series = `${spec.policy}-${spec.workload}`;
     const completed = outcome.jobs.filter((j) => j.state === 'completed');
@@ -89,7 +139,9 @@ export const simulateExperiment = defineExperiment({
           xName: 'time (s)',
           yName: 'utilization (fraction of processors)',
           step: false,
-          series: [{ name: series, points: utilizationPoints(outcome.clusters, Math.max(0, outcome.summary.makespan_s)) }],
+          series: [
+            { name: series, points: utilizationPoints(outcome.clusters, Math.max(0, outcome.summary.makespan_s)) },
+          ],
         },
         {
           id: 'activity',
@@ -100,7 +152,12 @@ export const simulateExperiment = defineExperiment({
           series: activitySeries(series, outcome.activity(ACTIVITY_BUCKET_S)),
         },
       ],
-      metrics: [{ series, values: Object.fromEntries([...SIMULATE_METRICS, 'refused'].map((k) => [k, finiteOrNull(summary[k]!)])) }],
+      metrics: [
+        {
+          series,
+          values: Object.fromEntries([...SIMULATE_METRICS, 'refused'].map((k) => [k, finiteOrNull(summary[k]!)])),
+        },
+      ],
       columns: SIMULATION_COLUMNS,
       observations: [],
     };

@@ -2,7 +2,18 @@
 // WebSocket /events, reconnecting with exponential backoff (not when the host refuses the token: it was restarted,
 // see ConnectionState). The token comes from the page URL (?token=) once, is
 // kept in sessionStorage and removed from the address bar.
-import { unanswered, type ApiClient, type ApiResult, type CallOptions, type CallResult, type ConnectionState, type MethodInput, type MethodName, type StreamListener, type StreamMessage } from './types.js';
+import {
+  unanswered,
+  type ApiClient,
+  type ApiResult,
+  type CallOptions,
+  type CallResult,
+  type ConnectionState,
+  type MethodInput,
+  type MethodName,
+  type StreamListener,
+  type StreamMessage,
+} from './types.js';
 
 const TOKEN_KEY = 'concertina-token';
 /** How long the check of a lost connection waits for the host's answer. */
@@ -102,7 +113,11 @@ export function createHttpClient(options: HttpClientOptions): ApiClient {
   };
 
   return {
-    async call<M extends MethodName>(method: M, payload: MethodInput<M>, callOptions: CallOptions = {}): Promise<CallResult<M>> {
+    async call<M extends MethodName>(
+      method: M,
+      payload: MethodInput<M>,
+      callOptions: CallOptions = {},
+    ): Promise<CallResult<M>> {
       try {
         const response = await fetch(new URL(`/api/${encodeURIComponent(method)}`, origin), {
           method: 'POST',
@@ -114,7 +129,8 @@ export function createHttpClient(options: HttpClientOptions): ApiClient {
         if (body && typeof body === 'object' && 'ok' in body) return body;
         return unanswered(`unexpected answer (HTTP ${response.status})`);
       } catch (error) {
-        if (error instanceof DOMException && error.name === 'TimeoutError') return unanswered(`the host did not answer within ${callOptions.timeoutMs} ms`);
+        if (error instanceof DOMException && error.name === 'TimeoutError')
+          return unanswered(`the host did not answer within ${callOptions.timeoutMs} ms`);
         return unanswered(`cannot reach the host: ${error instanceof Error ? error.message : String(error)}`);
       }
     },

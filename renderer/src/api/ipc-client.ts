@@ -1,6 +1,17 @@
 // The API client inside the Electron window: the preload's two functions (window.concertina), same interface as
 // the HTTP client, so no store knows which transport it has.
-import { unanswered, type ApiClient, type ApiResult, type CallOptions, type CallResult, type ConnectionState, type MethodInput, type MethodName, type StreamListener, type StreamMessage } from './types.js';
+import {
+  unanswered,
+  type ApiClient,
+  type ApiResult,
+  type CallOptions,
+  type CallResult,
+  type ConnectionState,
+  type MethodInput,
+  type MethodName,
+  type StreamListener,
+  type StreamMessage,
+} from './types.js';
 
 /** What preload.cts exposes. */
 export interface DesktopBridge {
@@ -16,11 +27,19 @@ export function createIpcClient(bridge: DesktopBridge): ApiClient {
   const listeners = new Set<StreamListener>();
   let unsubscribe: (() => void) | undefined;
   return {
-    async call<M extends MethodName>(method: M, payload: MethodInput<M>, options: CallOptions = {}): Promise<CallResult<M>> {
+    async call<M extends MethodName>(
+      method: M,
+      payload: MethodInput<M>,
+      options: CallOptions = {},
+    ): Promise<CallResult<M>> {
       let timer: ReturnType<typeof setTimeout> | undefined;
       // IPC cannot abort a call: past the timeout its answer, if it comes, is ignored.
       const timeout = new Promise<CallResult<M>>((resolve) => {
-        if (options.timeoutMs !== undefined) timer = setTimeout(() => resolve(unanswered(`the host did not answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+        if (options.timeoutMs !== undefined)
+          timer = setTimeout(
+            () => resolve(unanswered(`the host did not answer within ${options.timeoutMs} ms`)),
+            options.timeoutMs,
+          );
       });
       try {
         return await Promise.race([bridge.invoke(method, payload ?? {}) as Promise<ApiResult<M>>, timeout]);

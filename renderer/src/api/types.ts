@@ -1,6 +1,13 @@
 // The console's view of the host API: type-only imports of the contract, so none of its zod schemas (nor the core
 // they pull in) are bundled. Stores depend on this interface, never on the transport, so tests pass a fake.
-import type { ApiResult, MethodInput, MethodName, MethodOutput, Speed, StreamMessage } from '../../../electron/api/contract.js';
+import type {
+  ApiResult,
+  MethodInput,
+  MethodName,
+  MethodOutput,
+  Speed,
+  StreamMessage,
+} from '../../../electron/api/contract.js';
 
 export type { ApiResult, MethodInput, MethodName, MethodOutput, Speed, StreamMessage };
 /** A scheduler event as the stream carries it (topic `event`). */

@@ -5,7 +5,15 @@ import type { JobViews, SchedulerEvent, ViewStep } from '../api/types.js';
 import { hms } from '../format.js';
 
 /** The job's own events after which its views are asked for again. */
-export const VIEW_EVENTS: ReadonlySet<string> = new Set(['job.started', 'evolve.requested', 'job.evolved', 'evolve.refused', 'job.grown', 'job.shrunk', 'job.ended']);
+export const VIEW_EVENTS: ReadonlySet<string> = new Set([
+  'job.started',
+  'evolve.requested',
+  'job.evolved',
+  'evolve.refused',
+  'job.grown',
+  'job.shrunk',
+  'job.ended',
+]);
 
 /** The three lines, in the order they are drawn (the allocation last, on top). */
 export const VIEW_SERIES = [
@@ -19,7 +27,9 @@ const MIN_TAIL_S = 60;
 
 /** The time span the chart shows: from the first step to a while after `now` and the last announced change. */
 export function horizon(views: JobViews): { from: number; until: number } {
-  const times = [views.nonPreemptive, views.preemptive, views.allocated].flatMap((steps) => steps.map((s) => s.t)).filter(Number.isFinite);
+  const times = [views.nonPreemptive, views.preemptive, views.allocated]
+    .flatMap((steps) => steps.map((s) => s.t))
+    .filter(Number.isFinite);
   const from = Math.min(views.now, ...times);
   const last = Math.max(views.now, ...times);
   // Decision: a quarter of the span shown so far (at least a minute) is drawn past the latest change.
@@ -28,7 +38,9 @@ export function horizon(views: JobViews): { from: number; until: number } {
 
 /** Points of a `step: 'end'` line: each value from its time on, the last one held until `until`. */
 export function stepPoints(steps: readonly ViewStep[], until: number): Array<[number, number]> {
-  const points: Array<[number, number]> = steps.filter((s) => Number.isFinite(s.t) && s.t <= until).map((s) => [s.t, s.v]);
+  const points: Array<[number, number]> = steps
+    .filter((s) => Number.isFinite(s.t) && s.t <= until)
+    .map((s) => [s.t, s.v]);
   const last = points[points.length - 1];
   if (last && last[0] < until) points.push([until, last[1]]);
   return points;
@@ -51,11 +63,21 @@ export function viewsChartOption(views: JobViews) {
     showSymbol: false,
     color: s.color,
     animation: false,
-    lineStyle: s.key === 'allocated' ? { width: 2.5 } : { width: 1.5, type: s.key === 'preemptive' ? 'dashed' : 'solid' },
+    lineStyle:
+      s.key === 'allocated' ? { width: 2.5 } : { width: 1.5, type: s.key === 'preemptive' ? 'dashed' : 'solid' },
     ...(s.key === 'allocated' ? { areaStyle: { opacity: 0.15 } } : {}),
     data: stepPoints(views[s.key], until),
     ...(s.key === 'allocated'
-      ? { markLine: { symbol: 'none', silent: true, animation: false, lineStyle: { color: '#808080', type: 'dotted' }, label: { formatter: 'now', fontSize: 10 }, data: [{ xAxis: views.now }] } }
+      ? {
+          markLine: {
+            symbol: 'none',
+            silent: true,
+            animation: false,
+            lineStyle: { color: '#808080', type: 'dotted' },
+            label: { formatter: 'now', fontSize: 10 },
+            data: [{ xAxis: views.now }],
+          },
+        }
       : {}),
   }));
   return {
@@ -93,7 +115,12 @@ export interface JobViewsState {
  * The views of the job `jobId()` names while `enabled()`: asked for when it changes and after each of its events in
  * VIEW_EVENTS (`events()`, oldest first). One request at a time; events meanwhile cause one more when it returns.
  */
-export function useJobViews(jobId: () => string | null, events: () => readonly SchedulerEvent[], enabled: () => boolean, fetch: ViewsFetch): JobViewsState {
+export function useJobViews(
+  jobId: () => string | null,
+  events: () => readonly SchedulerEvent[],
+  enabled: () => boolean,
+  fetch: ViewsFetch,
+): JobViewsState {
   const data = shallowRef<JobViews | undefined>();
   const loaded = ref(false);
   const error = ref('');

@@ -84,7 +84,16 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
     const x1 = r.end ?? open;
     const bands = place(x0, x1, band);
     const text = `job ${r.id} (${r.kind}) · ${r.processors} processor${r.processors === 1 ? '' : 's'}${r.size !== r.processors ? ` (size ${r.size})` : ''} · started ${hms(r.start)} · ${endText(r.end)}${r.backfilled ? ' · backfilled (started ahead of an earlier job)' : ''}`;
-    boxes.push({ kind: r.backfilled ? 'backfilled' : 'running', id: r.id, x0, x1, bands, y0: bands[0]![0], y1: bands[bands.length - 1]![1], text });
+    boxes.push({
+      kind: r.backfilled ? 'backfilled' : 'running',
+      id: r.id,
+      x0,
+      x1,
+      bands,
+      y0: bands[0]![0],
+      y1: bands[bands.length - 1]![1],
+      text,
+    });
     const index = boxes.length - 1;
     r.sizes.forEach((s, i) => {
       const t1 = Math.min(i + 1 < r.sizes.length ? r.sizes[i + 1]!.t : now, now);
@@ -93,7 +102,9 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
     });
   }
   for (const r of plan.reservations) {
-    const waits = r.waitsFor.length ? `waits for ${r.waitsFor.map((id) => `job ${id}`).join(', ')}` : 'waits for no running job';
+    const waits = r.waitsFor.length
+      ? `waits for ${r.waitsFor.map((id) => `job ${id}`).join(', ')}`
+      : 'waits for no running job';
     if (r.steps?.length) {
       // A profiled job's scheduled steps: a box per step, its own size.
       const count = r.steps.filter((s) => s.v > 0).length;
@@ -102,14 +113,32 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
         if (s.v <= 0 || x1 <= s.t) return;
         const bands = place(s.t, x1, s.v);
         const text = `job ${r.id} reserved · step ${k + 1} of ${count}: ${s.v} processor${s.v === 1 ? '' : 's'} · ${hms(s.t)}–${hms(x1)} · ${waits}`;
-        boxes.push({ kind: 'reserved', id: r.id, x0: s.t, x1, bands, y0: bands[0]![0], y1: bands[bands.length - 1]![1], text });
+        boxes.push({
+          kind: 'reserved',
+          id: r.id,
+          x0: s.t,
+          x1,
+          bands,
+          y0: bands[0]![0],
+          y1: bands[bands.length - 1]![1],
+          text,
+        });
       });
       continue;
     }
     const x1 = r.end ?? open;
     const bands = place(r.start, x1, r.processors);
     const text = `job ${r.id} reserved · ${r.processors} processor${r.processors === 1 ? '' : 's'} · starts ${hms(r.start)} · ${endText(r.end)} · ${waits}`;
-    boxes.push({ kind: 'reserved', id: r.id, x0: r.start, x1, bands, y0: bands[0]![0], y1: bands[bands.length - 1]![1], text });
+    boxes.push({
+      kind: 'reserved',
+      id: r.id,
+      x0: r.start,
+      x1,
+      bands,
+      y0: bands[0]![0],
+      y1: bands[bands.length - 1]![1],
+      text,
+    });
   }
   let top = plan.capacity[0]?.v ?? plan.processors;
   for (const b of boxes) top = Math.max(top, b.y1);

@@ -55,7 +55,9 @@ export function usageOption(points: readonly UsagePoint[], showProcessors: boole
     showSymbol: false,
     color: p.color,
     animation: false,
-    ...(p.filled ? { areaStyle: {}, lineStyle: { width: 0 } } : { areaStyle: { opacity: 0 }, lineStyle: { width: 1, type: 'dashed', opacity: 0.8 } }),
+    ...(p.filled
+      ? { areaStyle: {}, lineStyle: { width: 0 } }
+      : { areaStyle: { opacity: 0 }, lineStyle: { width: 1, type: 'dashed', opacity: 0.8 } }),
     data: points.map((pt) => [pt.t, pt[p.key]]),
   }));
   series.push({
@@ -68,7 +70,15 @@ export function usageOption(points: readonly UsagePoint[], showProcessors: boole
     data: points.map((pt) => [pt.t, pt.threshold]),
   });
   if (showProcessors) {
-    series.push({ name: 'processors', type: 'line', showSymbol: false, color: '#606060', lineStyle: { width: 1 }, animation: false, data: points.map((pt) => [pt.t, pt.processors]) });
+    series.push({
+      name: 'processors',
+      type: 'line',
+      showSymbol: false,
+      color: '#606060',
+      lineStyle: { width: 1 },
+      animation: false,
+      data: points.map((pt) => [pt.t, pt.processors]),
+    });
   }
   return {
     backgroundColor: 'transparent',
@@ -76,7 +86,12 @@ export function usageOption(points: readonly UsagePoint[], showProcessors: boole
     // Compact, so that the six entries of a cluster card's legend stay on one line.
     legend: { top: 0, itemGap: 6, itemWidth: 14, textStyle: { fontSize: 10 } },
     grid: { left: 44, right: 12, top: 28, bottom: 24 },
-    xAxis: { type: 'value', min: 'dataMin', max: 'dataMax', axisLabel: { formatter: (v: number) => hms(v), fontSize: 10 } },
+    xAxis: {
+      type: 'value',
+      min: 'dataMin',
+      max: 'dataMax',
+      axisLabel: { formatter: (v: number) => hms(v), fontSize: 10 },
+    },
     yAxis: { type: 'value', min: 0, axisLabel: { fontSize: 10 } },
     series,
   };

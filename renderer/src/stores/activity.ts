@@ -61,7 +61,12 @@ export interface Buckets {
 }
 
 /** Counts grow and shrink operations per cluster in the `count` buckets of `size` seconds ending at the latest one. */
-export function bucketize(events: readonly ResizeEvent[], now: number, size = BUCKET_SECONDS, count = BUCKET_COUNT): Buckets {
+export function bucketize(
+  events: readonly ResizeEvent[],
+  now: number,
+  size = BUCKET_SECONDS,
+  count = BUCKET_COUNT,
+): Buckets {
   const last = Math.floor(Math.max(0, now) / size);
   const first = Math.max(0, last - count + 1);
   const starts: number[] = [];
@@ -126,11 +131,21 @@ export function defineActivityStore(client: ApiClient) {
       if (history.value) return { misses: 0, replacements: 0, ...history.value.totals };
       const grows = events.value.filter((e) => e.type === 'job.grown').length;
       const misses = interactive.value.filter((e) => e.type === 'interactive.missed').length;
-      return { grows, shrinks: events.value.length - grows, updates: updates.value.length, misses, replacements: interactive.value.length - misses };
+      return {
+        grows,
+        shrinks: events.value.length - grows,
+        updates: updates.value.length,
+        misses,
+        replacements: interactive.value.length - misses,
+      };
     });
     /** The latest grow, shrink and update events, newest first. */
     const latest = computed<ActivityEvent[]>(() => {
-      const merged: ActivityEvent[] = [...events.value.slice(-LATEST_COUNT), ...updates.value.slice(-LATEST_COUNT), ...interactive.value.slice(-LATEST_COUNT)];
+      const merged: ActivityEvent[] = [
+        ...events.value.slice(-LATEST_COUNT),
+        ...updates.value.slice(-LATEST_COUNT),
+        ...interactive.value.slice(-LATEST_COUNT),
+      ];
       merged.sort((a, b) => a.t - b.t);
       return merged.slice(-LATEST_COUNT).reverse();
     });
@@ -139,20 +154,26 @@ export function defineActivityStore(client: ApiClient) {
       if (e.t > now.value) now.value = e.t;
       if (isResize(e)) {
         const list = events.value;
-        events.value = list.length >= ACTIVITY_LIMIT ? [...list.slice(list.length - ACTIVITY_LIMIT + 1), e] : [...list, e];
+        events.value =
+          list.length >= ACTIVITY_LIMIT ? [...list.slice(list.length - ACTIVITY_LIMIT + 1), e] : [...list, e];
       } else if (isEvolve(e)) {
         const list = updates.value;
-        updates.value = list.length >= ACTIVITY_LIMIT ? [...list.slice(list.length - ACTIVITY_LIMIT + 1), e] : [...list, e];
+        updates.value =
+          list.length >= ACTIVITY_LIMIT ? [...list.slice(list.length - ACTIVITY_LIMIT + 1), e] : [...list, e];
       } else if (isInteractive(e)) {
         const list = interactive.value;
-        interactive.value = list.length >= ACTIVITY_LIMIT ? [...list.slice(list.length - ACTIVITY_LIMIT + 1), e] : [...list, e];
+        interactive.value =
+          list.length >= ACTIVITY_LIMIT ? [...list.slice(list.length - ACTIVITY_LIMIT + 1), e] : [...list, e];
       }
       const jobId = jobOf(e);
       if (jobId !== undefined) {
         const map = new Map(jobEvents.value);
         const prior = map.get(jobId) ?? [];
         map.delete(jobId); // re-inserted last: the map's order is least recently active first
-        map.set(jobId, prior.length >= JOB_EVENTS_LIMIT ? [...prior.slice(prior.length - JOB_EVENTS_LIMIT + 1), e] : [...prior, e]);
+        map.set(
+          jobId,
+          prior.length >= JOB_EVENTS_LIMIT ? [...prior.slice(prior.length - JOB_EVENTS_LIMIT + 1), e] : [...prior, e],
+        );
         while (map.size > JOB_LIMIT) map.delete(map.keys().next().value!);
         jobEvents.value = map;
       }
@@ -255,7 +276,13 @@ export function defineActivityStore(client: ApiClient) {
     function sizeSeries(jobId: string): Array<[number, number]> {
       const out: Array<[number, number]> = [];
       for (const e of eventsOf(jobId)) {
-        if (e.type === 'job.started' || e.type === 'job.grown' || e.type === 'job.shrunk' || e.type === 'job.evolved' || (e.type === 'job.adopted' && e.state === 'running'))
+        if (
+          e.type === 'job.started' ||
+          e.type === 'job.grown' ||
+          e.type === 'job.shrunk' ||
+          e.type === 'job.evolved' ||
+          (e.type === 'job.adopted' && e.state === 'running')
+        )
           out.push([e.t, e.size]);
         else if (e.type === 'job.ended' && out.length > 0) out.push([e.t, 0]);
       }

@@ -19,7 +19,8 @@ export type BatchOptionField = BatchSystemInfo['options'][number];
 export type SystemName = ClusterConfig['system'];
 
 /** The options the form shows for `system` (none until the host has said which systems there are). */
-export const batchFieldsOf = (systems: readonly BatchSystemInfo[], system: SystemName): readonly BatchOptionField[] => systems.find((s) => s.name === system)?.options ?? [];
+export const batchFieldsOf = (systems: readonly BatchSystemInfo[], system: SystemName): readonly BatchOptionField[] =>
+  systems.find((s) => s.name === system)?.options ?? [];
 
 export const CLUSTER_FIELDS = [
   'name',
@@ -43,7 +44,13 @@ export const CLUSTER_FIELDS = [
   'form',
 ] as const;
 /** The interactive partition's fields as the form names them (the config's `interactive.*`). */
-const INTERACTIVE_FIELD: Readonly<Record<string, ClusterField>> = { nodes: 'interactiveNodes', cmsMsPerUnit: 'cmsMsPerUnit', cpsMsPerUnit: 'cpsMsPerUnit', placement: 'interactivePlacement', sharing: 'interactiveSharing' };
+const INTERACTIVE_FIELD: Readonly<Record<string, ClusterField>> = {
+  nodes: 'interactiveNodes',
+  cmsMsPerUnit: 'cmsMsPerUnit',
+  cpsMsPerUnit: 'cpsMsPerUnit',
+  placement: 'interactivePlacement',
+  sharing: 'interactiveSharing',
+};
 /** A field of the form: one of CLUSTER_FIELDS, or a batch option by its name (its system's fields come from the host). */
 export type ClusterField = (typeof CLUSTER_FIELDS)[number] | (string & {});
 export type ClusterErrors = Partial<Record<ClusterField, string>>;
@@ -114,7 +121,11 @@ export function formOf(config: ClusterConfig): ClusterForm {
       .join('\n'),
     threshold: config.threshold,
     pollIntervalS: config.pollIntervalS,
-    batch: Object.fromEntries(Object.entries(config.batch).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join('\n') : String(value)]]))),
+    batch: Object.fromEntries(
+      Object.entries(config.batch).flatMap(([name, value]) =>
+        value === undefined ? [] : [[name, Array.isArray(value) ? value.join('\n') : String(value)]],
+      ),
+    ),
     interactiveNodes: config.interactive?.nodes ?? null,
     cmsMsPerUnit: config.interactive?.cmsMsPerUnit ?? null,
     cpsMsPerUnit: config.interactive?.cpsMsPerUnit ?? null,
@@ -129,9 +140,13 @@ function batchOf(form: ClusterForm, systems: readonly BatchSystemInfo[]): Record
   for (const field of batchFieldsOf(systems, form.system)) {
     const typed = (form.batch[field.name] ?? '').trim();
     if (field.kind === 'list') {
-      const items = typed.split('\n').map((l) => l.trim()).filter(Boolean);
+      const items = typed
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
       if (items.length) batch[field.name] = items;
-    } else if (typed !== '') batch[field.name] = field.kind === 'number' && Number.isFinite(Number(typed)) ? Number(typed) : typed;
+    } else if (typed !== '')
+      batch[field.name] = field.kind === 'number' && Number.isFinite(Number(typed)) ? Number(typed) : typed;
   }
   return batch;
 }
@@ -140,7 +155,10 @@ function batchOf(form: ClusterForm, systems: readonly BatchSystemInfo[]): Record
  * The configuration the form describes (the host checks it), or the env field's error. `systems`: the batch
  * systems' fields as the host serves them (clusters.list).
  */
-export function configOf(form: ClusterForm, systems: readonly BatchSystemInfo[]): { config: MethodInput<'clusters.save'> } | { error: ClusterErrors } {
+export function configOf(
+  form: ClusterForm,
+  systems: readonly BatchSystemInfo[],
+): { config: MethodInput<'clusters.save'> } | { error: ClusterErrors } {
   const env: Record<string, string> = {};
   const lines = form.env.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -205,7 +223,13 @@ export function clusterFieldOf(path: string): ClusterField {
 
 /** clusters.update's errors as clusters.save's: `config.login.host` → `login.host`; its `name` (the cluster edited) on the form. */
 export function updateErrorsOf(errors: readonly FieldError[]): FieldError[] {
-  return errors.map((e) => (e.path.startsWith('config.') ? { ...e, path: e.path.slice('config.'.length) } : e.path === 'name' ? { path: '', message: e.message } : e));
+  return errors.map((e) =>
+    e.path.startsWith('config.')
+      ? { ...e, path: e.path.slice('config.'.length) }
+      : e.path === 'name'
+        ? { path: '', message: e.message }
+        : e,
+  );
 }
 
 export function clusterErrorsOf(errors: readonly FieldError[]): ClusterErrors {
@@ -332,7 +356,10 @@ export function defineClustersStore(client: ApiClient) {
       try {
         const r = await client.call('clusters.update', { name, config });
         if (!r.ok) return fail(updateErrorsOf(r.errors));
-        return saved(r.value.name, r.value.renamedFrom ? `Renamed ${r.value.renamedFrom} to ${r.value.name}.` : `Saved ${r.value.name}.`);
+        return saved(
+          r.value.name,
+          r.value.renamedFrom ? `Renamed ${r.value.renamedFrom} to ${r.value.name}.` : `Saved ${r.value.name}.`,
+        );
       } finally {
         busy.value = false;
       }
@@ -364,7 +391,8 @@ export function defineClustersStore(client: ApiClient) {
         if (!r.ok) return void fail(r.errors);
         errors.value = {};
         testResult.value = r.value;
-        if (!r.value.ok && r.value.kind !== 'host-key-unknown') errors.value = { [testFieldOf(r.value)]: r.value.message };
+        if (!r.value.ok && r.value.kind !== 'host-key-unknown')
+          errors.value = { [testFieldOf(r.value)]: r.value.message };
         return r.value;
       } finally {
         testing.value = false;
@@ -378,7 +406,12 @@ export function defineClustersStore(client: ApiClient) {
       // With the cluster's configuration, the host fetches the key along the same route (jump hosts included).
       const config = current();
       if (!config) return false;
-      const r = await client.call('clusters.acceptHostKey', { host: shown.host, ...(shown.port !== undefined ? { port: shown.port } : {}), fingerprint: shown.fingerprint, cluster: config });
+      const r = await client.call('clusters.acceptHostKey', {
+        host: shown.host,
+        ...(shown.port !== undefined ? { port: shown.port } : {}),
+        fingerprint: shown.fingerprint,
+        cluster: config,
+      });
       if (!r.ok) return fail(r.errors);
       message.value = `Trusted ${r.value.keyType} ${r.value.fingerprint}.`;
       await test();
@@ -390,10 +423,14 @@ export function defineClustersStore(client: ApiClient) {
       const cluster = editing.value ?? form.value.name.trim();
       const r = await client.call('clusters.setSecret', { cluster, kind, value });
       if (!r.ok) {
-        errors.value = { form: r.errors.map((e) => (e.path === 'cluster' ? e.message : `${e.path}: ${e.message}`)).join('; ') };
+        errors.value = {
+          form: r.errors.map((e) => (e.path === 'cluster' ? e.message : `${e.path}: ${e.message}`)).join('; '),
+        };
         return false;
       }
-      message.value = r.value.persistent ? `The ${kind} is kept encrypted by the system keychain.` : `The ${kind} is held for this session only.`;
+      message.value = r.value.persistent
+        ? `The ${kind} is kept encrypted by the system keychain.`
+        : `The ${kind} is held for this session only.`;
       await load();
       return true;
     }
@@ -434,7 +471,34 @@ export function defineClustersStore(client: ApiClient) {
       }
     }
 
-    return { clusters, secretsPersist, systems, batchFields, form, editing, renaming, errors, busy, testing, staging, testResult, message, liveStarted, load, startNew, edit, touch, save, add, remove, test, acceptKey, setSecret, stageAssets, startLive };
+    return {
+      clusters,
+      secretsPersist,
+      systems,
+      batchFields,
+      form,
+      editing,
+      renaming,
+      errors,
+      busy,
+      testing,
+      staging,
+      testResult,
+      message,
+      liveStarted,
+      load,
+      startNew,
+      edit,
+      touch,
+      save,
+      add,
+      remove,
+      test,
+      acceptKey,
+      setSecret,
+      stageAssets,
+      startLive,
+    };
   });
 }
 

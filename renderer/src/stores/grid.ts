@@ -3,7 +3,16 @@
 // is behind its speed, and the run's state (resumed from the store, not resumable, read-only).
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { ApiClient, ClusterSnapshot, ConnectionState, GridSnapshot, RunStatus, SchedulerEvent, Speed, StreamMessage } from '../api/types.js';
+import type {
+  ApiClient,
+  ClusterSnapshot,
+  ConnectionState,
+  GridSnapshot,
+  RunStatus,
+  SchedulerEvent,
+  Speed,
+  StreamMessage,
+} from '../api/types.js';
 
 export const HISTORY_LIMIT = 300;
 
@@ -37,7 +46,16 @@ export function usageOf(c: ClusterSnapshot, t: number): UsagePoint {
 
 /** The grid total: the sum of the clusters' points. */
 export function totalOf(points: readonly UsagePoint[], t: number): UsagePoint {
-  const total: UsagePoint = { t, processors: 0, threshold: 0, background: 0, nonPreemptible: 0, preallocated: 0, preemptible: 0, idle: 0 };
+  const total: UsagePoint = {
+    t,
+    processors: 0,
+    threshold: 0,
+    background: 0,
+    nonPreemptible: 0,
+    preallocated: 0,
+    preemptible: 0,
+    idle: 0,
+  };
   for (const p of points) {
     total.processors += p.processors;
     total.threshold += p.threshold;
@@ -87,7 +105,10 @@ export function defineGridStore(client: ApiClient) {
     const current = computed(() => {
       const t = snapshot.value?.time ?? 0;
       const points = clusters.value.map((c) => usageOf(c, t));
-      return { byCluster: Object.fromEntries(clusters.value.map((c, i) => [c.name, points[i]!])), total: totalOf(points, t) };
+      return {
+        byCluster: Object.fromEntries(clusters.value.map((c, i) => [c.name, points[i]!])),
+        total: totalOf(points, t),
+      };
     });
 
     /** Forgets the grid and its history (a new run starts). */
@@ -142,7 +163,12 @@ export function defineGridStore(client: ApiClient) {
         }
       for (const [name, points] of byCluster) next[name] = [...points, ...(next[name] ?? [])].slice(-HISTORY_LIMIT);
       history.value = next;
-      const totals = older.map((sample) => totalOf(sample.clusters.map((c) => usageOf(c, sample.time)), sample.time));
+      const totals = older.map((sample) =>
+        totalOf(
+          sample.clusters.map((c) => usageOf(c, sample.time)),
+          sample.time,
+        ),
+      );
       totalHistory.value = [...totals, ...totalHistory.value].slice(-HISTORY_LIMIT);
     }
 

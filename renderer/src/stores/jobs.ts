@@ -4,7 +4,15 @@ import { computed, ref, shallowRef } from 'vue';
 import type { ApiClient, JobSummary, JobViews } from '../api/types.js';
 import type { JobState } from '../../../core/model/job.js';
 
-export const JOB_STATES: readonly JobState[] = ['submitted', 'queued', 'claiming', 'running', 'completed', 'failed', 'cancelled'];
+export const JOB_STATES: readonly JobState[] = [
+  'submitted',
+  'queued',
+  'claiming',
+  'running',
+  'completed',
+  'failed',
+  'cancelled',
+];
 
 export function defineJobsStore(client: ApiClient) {
   return defineStore('jobs', () => {
@@ -30,7 +38,10 @@ export function defineJobsStore(client: ApiClient) {
         (j) =>
           (wanted.size === 0 || wanted.has(j.state)) &&
           (on === null || j.clusters.includes(on)) &&
-          (!q || j.id.toLowerCase().includes(q) || j.name.toLowerCase().includes(q) || j.clusters.some((c) => c.toLowerCase().includes(q))),
+          (!q ||
+            j.id.toLowerCase().includes(q) ||
+            j.name.toLowerCase().includes(q) ||
+            j.clusters.some((c) => c.toLowerCase().includes(q))),
       );
     });
 
@@ -63,12 +74,27 @@ export function defineJobsStore(client: ApiClient) {
      * An operator's grow (delta > 0) or shrink (delta < 0) of a running malleable job: what the host set going, or
      * why it refused (its messages, the field first).
      */
-    async function resize(jobId: string, delta: number): Promise<{ ok: true; text: string } | { ok: false; text: string }> {
+    async function resize(
+      jobId: string,
+      delta: number,
+    ): Promise<{ ok: true; text: string } | { ok: false; text: string }> {
       const result = await client.call('jobs.resize', { jobId, delta });
-      if (!result.ok) return { ok: false, text: result.errors.map((e) => (e.path && e.path !== 'jobId' ? `${e.path}: ${e.message}` : e.message)).join('; ') };
+      if (!result.ok)
+        return {
+          ok: false,
+          text: result.errors
+            .map((e) => (e.path && e.path !== 'jobId' ? `${e.path}: ${e.message}` : e.message))
+            .join('; '),
+        };
       const { processors, cluster, direction } = result.value;
       void refresh();
-      return { ok: true, text: direction === 'grow' ? `offered ${processors} more on ${cluster}` : `asked to give back ${processors} on ${cluster}` };
+      return {
+        ok: true,
+        text:
+          direction === 'grow'
+            ? `offered ${processors} more on ${cluster}`
+            : `asked to give back ${processors} on ${cluster}`,
+      };
     }
 
     /** A job's views and size history (jobs.views), or why the host could not give them. */
@@ -100,7 +126,22 @@ export function defineJobsStore(client: ApiClient) {
       unsubscribe = undefined;
     }
 
-    return { jobs, total, states, search, cluster, loading, error, filtered, refresh, cancel, resize, views, startPolling, stopPolling };
+    return {
+      jobs,
+      total,
+      states,
+      search,
+      cluster,
+      loading,
+      error,
+      filtered,
+      refresh,
+      cancel,
+      resize,
+      views,
+      startPolling,
+      stopPolling,
+    };
   });
 }
 export type JobsStore = ReturnType<ReturnType<typeof defineJobsStore>>;

@@ -44,7 +44,10 @@ export function parseList(text: string): number[] | string {
 }
 
 /** The spec the form asks for, or the fields it still lacks or cannot read. */
-export function specOf(form: LabForm, experiment: LabExperiment | undefined): { spec: LabSpec } | { errors: LabErrors } {
+export function specOf(
+  form: LabForm,
+  experiment: LabExperiment | undefined,
+): { spec: LabSpec } | { errors: LabErrors } {
   if (!experiment) return { errors: { kind: 'the experiments are not loaded yet' } };
   const values = form.values[experiment.name] ?? {};
   const errors: LabErrors = {};
@@ -66,7 +69,12 @@ export function specOf(form: LabForm, experiment: LabExperiment | undefined): { 
 
 /** Each experiment's initial values, with what `held` already has kept. */
 export function initialValues(experiments: readonly LabExperiment[], held: LabForm['values'] = {}): LabForm['values'] {
-  return Object.fromEntries(experiments.map((e) => [e.name, { ...Object.fromEntries(e.params.map((p) => [p.name, p.initial])), ...held[e.name] }]));
+  return Object.fromEntries(
+    experiments.map((e) => [
+      e.name,
+      { ...Object.fromEntries(e.params.map((p) => [p.name, p.initial])), ...held[e.name] },
+    ]),
+  );
 }
 
 /** A chart's data: one panel of every chosen result, series named after their run when there are several. */
@@ -78,7 +86,14 @@ export function mergePanels(results: readonly LabResult[]): MergedPanel[] {
   const merged = new Map<string, MergedPanel>();
   for (const r of results) {
     for (const p of r.panels) {
-      const into = merged.get(p.id) ?? { id: p.id, title: p.title, xName: p.xName, yName: p.yName, step: p.step, series: [] };
+      const into = merged.get(p.id) ?? {
+        id: p.id,
+        title: p.title,
+        xName: p.xName,
+        yName: p.yName,
+        step: p.step,
+        series: [],
+      };
       into.series = [...into.series, ...p.series.map((s) => ({ name: name(r, s.name), points: s.points }))];
       merged.set(p.id, into);
     }
@@ -135,7 +150,9 @@ export function defineLabStore(client: ApiClient) {
       }
       experiments.value = answer.value.experiments;
       form.value = {
-        kind: experiments.value.some((e) => e.name === form.value.kind) ? form.value.kind : (experiments.value[0]?.name ?? form.value.kind),
+        kind: experiments.value.some((e) => e.name === form.value.kind)
+          ? form.value.kind
+          : (experiments.value[0]?.name ?? form.value.kind),
         values: initialValues(experiments.value, form.value.values),
       };
       return true;
@@ -146,7 +163,8 @@ export function defineLabStore(client: ApiClient) {
       if (i >= 0) runs.value.splice(i, 1, run);
       else runs.value.push(run);
       if (run.status === 'done' && showWhenDone.delete(run.runId)) void choose(run.runId, true);
-      else if (run.status === 'done' && chosen.value.includes(run.runId) && !results.value[run.runId]) void load(run.runId);
+      else if (run.status === 'done' && chosen.value.includes(run.runId) && !results.value[run.runId])
+        void load(run.runId);
     }
 
     function receive(message: StreamMessage) {

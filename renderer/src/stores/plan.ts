@@ -11,7 +11,15 @@ export type PlanSnapshot = MethodOutput<'plan.snapshot'>;
 export const EVENT_DELAY_MS = 250;
 
 /** Events after which the plan is asked for again: they change what runs or waits. */
-const PLAN_EVENTS: ReadonlySet<string> = new Set(['job.submitted', 'job.started', 'job.ended', 'job.placed', 'job.grown', 'job.shrunk', 'job.evolved']);
+const PLAN_EVENTS: ReadonlySet<string> = new Set([
+  'job.submitted',
+  'job.started',
+  'job.ended',
+  'job.placed',
+  'job.grown',
+  'job.shrunk',
+  'job.evolved',
+]);
 
 export function definePlanStore(client: ApiClient) {
   return defineStore('plan', () => {

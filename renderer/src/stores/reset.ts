@@ -62,7 +62,9 @@ export function defineResetStore(client: ApiClient) {
       if (custom) {
         const parsed = parseJson(form.value.gridJson);
         if (!parsed.ok) {
-          errors.value = { gridJson: `is not valid JSON at line ${parsed.line}, column ${parsed.column}: ${parsed.message}` };
+          errors.value = {
+            gridJson: `is not valid JSON at line ${parsed.line}, column ${parsed.column}: ${parsed.message}`,
+          };
           return false;
         }
         grid = parsed.value;

@@ -13,7 +13,17 @@ export const APPROACH_OPTIONS = ['pra', 'pwa'] as const;
 
 export const STREAM_FIELDS = ['jobsPerHour', 'malleablePct', 'rigidPct', 'evolvingPct'] as const;
 export type StreamField = (typeof STREAM_FIELDS)[number];
-export const SETTINGS_FIELDS = ['approach', 'policy', 'triesThreshold', ...STREAM_FIELDS, 'queue', 'reservationDepth', 'priority', 'fpeVariant', 'form'] as const;
+export const SETTINGS_FIELDS = [
+  'approach',
+  'policy',
+  'triesThreshold',
+  ...STREAM_FIELDS,
+  'queue',
+  'reservationDepth',
+  'priority',
+  'fpeVariant',
+  'form',
+] as const;
 export type SettingsField = (typeof SETTINGS_FIELDS)[number];
 export type SettingsErrors = Partial<Record<SettingsField, string>>;
 
@@ -36,7 +46,9 @@ export interface SettingsForm {
 /** What is wrong with a reservation depth as typed, if anything (null, empty, is the policy's own). */
 export function reservationDepthError(depth: number | null): string | undefined {
   if (depth === null) return undefined;
-  return Number.isInteger(depth) && depth >= 0 ? undefined : 'must be a whole number of jobs, 0 or more (or empty: the queue policy\'s own)';
+  return Number.isInteger(depth) && depth >= 0
+    ? undefined
+    : "must be a whole number of jobs, 0 or more (or empty: the queue policy's own)";
 }
 
 /** The field an API error path names (`triesThreshold`, `[\"policy\"]`, `stream.rigidPct`…); anything else → form. */
@@ -127,17 +139,29 @@ export function defineSettingsStore(client: ApiClient) {
       saved.value = false;
       if (saving.value) return false;
       const f = form.value;
-      const missing = (['triesThreshold', ...STREAM_FIELDS] as const).filter((k) => f[k] === null && (k === 'triesThreshold' || loaded.value?.stream));
+      const missing = (['triesThreshold', ...STREAM_FIELDS] as const).filter(
+        (k) => f[k] === null && (k === 'triesThreshold' || loaded.value?.stream),
+      );
       const depthError = reservationDepthError(f.reservationDepth);
       if (missing.length || depthError) {
-        errors.value = { ...Object.fromEntries(missing.map((k) => [k, 'is required'])), ...(depthError ? { reservationDepth: depthError } : {}) };
+        errors.value = {
+          ...Object.fromEntries(missing.map((k) => [k, 'is required'])),
+          ...(depthError ? { reservationDepth: depthError } : {}),
+        };
         return false;
       }
       saving.value = true;
       try {
         const stream =
           f.jobsPerHour !== null && f.malleablePct !== null && f.rigidPct !== null && f.evolvingPct !== null
-            ? { stream: { jobsPerHour: f.jobsPerHour, malleablePct: f.malleablePct, rigidPct: f.rigidPct, evolvingPct: f.evolvingPct } }
+            ? {
+                stream: {
+                  jobsPerHour: f.jobsPerHour,
+                  malleablePct: f.malleablePct,
+                  rigidPct: f.rigidPct,
+                  evolvingPct: f.evolvingPct,
+                },
+              }
             : {};
         const result = await client.call('settings.set', {
           approach: f.approach as Settings['approach'],
@@ -172,7 +196,21 @@ export function defineSettingsStore(client: ApiClient) {
       }
     }
 
-    return { form, loaded, choices, planningPolicy, errors, loading, saving, saved, load, loadChoices, refresh, save, touch };
+    return {
+      form,
+      loaded,
+      choices,
+      planningPolicy,
+      errors,
+      loading,
+      saving,
+      saved,
+      load,
+      loadChoices,
+      refresh,
+      save,
+      touch,
+    };
   });
 }
 export type SettingsStore = ReturnType<ReturnType<typeof defineSettingsStore>>;

@@ -3,7 +3,13 @@
 // (fcfs, easy, cbf: it reads each job's walltime), the form requires a walltime.
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
-import { jobSpecSchema, JOB_KINDS, PLACEMENT_POLICIES, type JobSpecInput, type PlacementPolicyName } from '../../../core/model/schemas.js';
+import {
+  jobSpecSchema,
+  JOB_KINDS,
+  PLACEMENT_POLICIES,
+  type JobSpecInput,
+  type PlacementPolicyName,
+} from '../../../core/model/schemas.js';
 import { isUnanswered, type ApiClient, type FieldError } from '../api/types.js';
 import { hms } from '../format.js';
 import { callRetryingOnce } from '../api/retry.js';
@@ -90,7 +96,9 @@ export const WALLTIME_FORMAT = 'seconds (5400) or h:mm:ss (1:30:00)';
  * a number of seconds or h:mm:ss (hours of any length, minutes and seconds of two digits), as batch systems print
  * times; other forms (days, m:ss) are refused rather than guessed.
  */
-export function parseWalltime(text: string): { ok: true; seconds: number | undefined } | { ok: false; message: string } {
+export function parseWalltime(
+  text: string,
+): { ok: true; seconds: number | undefined } | { ok: false; message: string } {
   const t = text.trim();
   if (t === '') return { ok: true, seconds: undefined };
   let seconds: number | undefined;
@@ -166,7 +174,12 @@ export function toSpec(form: SubmitForm): JobSpecInput {
     // Its worker nodes follow from (T, σ, D) on the cluster's cost model; its driver runs no application model.
     const interactive: Partial<Record<(typeof INTERACTIVE_FIELDS)[number], number>> = {};
     for (const f of INTERACTIVE_FIELDS) if (form[f] !== null) interactive[f] = form[f];
-    const spec: JobSpecInput = { kind: form.kind, components: [component], placement: form.placement, interactive: interactive as NonNullable<JobSpecInput['interactive']> };
+    const spec: JobSpecInput = {
+      kind: form.kind,
+      components: [component],
+      placement: form.placement,
+      interactive: interactive as NonNullable<JobSpecInput['interactive']>,
+    };
     if (form.name.trim()) spec.name = form.name;
     const walltime = parseWalltime(form.walltime);
     if (walltime.ok && walltime.seconds !== undefined) spec.walltime = walltime.seconds;
@@ -174,8 +187,16 @@ export function toSpec(form: SubmitForm): JobSpecInput {
   }
   if (form.kind === 'evolving' && form.profiled) {
     // Its sizes are its steps'; a step's empty field is left out, so the schema says at the field that it is needed.
-    const steps = form.steps.map((s) => ({ ...(s.duration_s === null ? {} : { duration_s: s.duration_s }), ...(s.processors === null ? {} : { processors: s.processors }) }));
-    const spec: JobSpecInput = { kind: form.kind, components: [component], placement: form.placement, profile: { steps: steps as Array<{ duration_s: number; processors: number }> } };
+    const steps = form.steps.map((s) => ({
+      ...(s.duration_s === null ? {} : { duration_s: s.duration_s }),
+      ...(s.processors === null ? {} : { processors: s.processors }),
+    }));
+    const spec: JobSpecInput = {
+      kind: form.kind,
+      components: [component],
+      placement: form.placement,
+      profile: { steps: steps as Array<{ duration_s: number; processors: number }> },
+    };
     if (form.name.trim()) spec.name = form.name;
     const walltime = parseWalltime(form.walltime);
     if (walltime.ok && walltime.seconds !== undefined) spec.walltime = walltime.seconds;
@@ -217,7 +238,9 @@ export function fromSpec(spec: JobSpecInput): SubmitForm {
     phaseS: spec.app?.model === 'evolving' ? (spec.app.phaseS ?? null) : base.phaseS,
     announceS: spec.app?.model === 'evolving' ? (spec.app.announceS ?? null) : base.announceS,
     profiled: spec.profile !== undefined,
-    steps: spec.profile ? spec.profile.steps.map((s) => ({ duration_s: s.duration_s, processors: s.processors })) : base.steps,
+    steps: spec.profile
+      ? spec.profile.steps.map((s) => ({ duration_s: s.duration_s, processors: s.processors }))
+      : base.steps,
     arrivalMs: spec.interactive ? (spec.interactive.arrivalMs ?? null) : base.arrivalMs,
     periodMs: spec.interactive ? (spec.interactive.periodMs ?? null) : base.periodMs,
     dataUnits: spec.interactive ? (spec.interactive.dataUnits ?? null) : base.dataUnits,
@@ -317,7 +340,9 @@ export function defineSubmitStore(client: ApiClient, planningPolicy: () => strin
     /** The queue policy that needs the walltime, if the run's does. */
     const walltimeNeededBy = computed(() => planningPolicy());
     const stepValidation = computed(() => validateSteps(form.value));
-    const valid = computed(() => Object.keys(validation.value).length === 0 && Object.keys(stepValidation.value).length === 0);
+    const valid = computed(
+      () => Object.keys(validation.value).length === 0 && Object.keys(stepValidation.value).length === 0,
+    );
     /** What each step's fields show: the live validation first, then the host's answer (a step too large for every cluster). */
     const stepErrors = computed<StepErrors>(() => ({ ...serverStepErrors.value, ...stepValidation.value }));
     /** What each field shows: the live validation first, then what the host answered for the last submission. */
@@ -339,7 +364,8 @@ export function defineSubmitStore(client: ApiClient, planningPolicy: () => strin
       () => [form.value, form.value.kind] as const,
       ([filled, kind], [before, kindBefore]) => {
         if (filled !== before) return;
-        if (kind === 'evolving' && kindBefore !== 'evolving' && form.value.app !== 'evolving') form.value.app = 'evolving';
+        if (kind === 'evolving' && kindBefore !== 'evolving' && form.value.app !== 'evolving')
+          form.value.app = 'evolving';
         else if (kind !== 'evolving' && form.value.app === 'evolving') form.value.app = 'ft';
       },
     );
@@ -353,7 +379,12 @@ export function defineSubmitStore(client: ApiClient, planningPolicy: () => strin
         const key = JSON.stringify(spec);
         if (unansweredSubmission?.spec !== key) unansweredSubmission = { id: crypto.randomUUID(), spec: key };
         // A lost answer is asked for again with the same id: the host answers with the job it made, if it made one.
-        const result = await callRetryingOnce(client, 'jobs.submit', { ...spec, submissionId: unansweredSubmission.id }, { timeoutMs: SUBMIT_TIMEOUT_MS });
+        const result = await callRetryingOnce(
+          client,
+          'jobs.submit',
+          { ...spec, submissionId: unansweredSubmission.id },
+          { timeoutMs: SUBMIT_TIMEOUT_MS },
+        );
         if (!isUnanswered(result)) unansweredSubmission = undefined;
         if (result.ok) {
           submittedId.value = result.value.jobId;
@@ -391,7 +422,22 @@ export function defineSubmitStore(client: ApiClient, planningPolicy: () => strin
       form.value.steps.splice(index, 1);
     }
 
-    return { form, serverErrors, submitting, submittedId, validation, valid, errors, stepErrors, walltimeNeededBy, submit, apply, reset, addStep, removeStep };
+    return {
+      form,
+      serverErrors,
+      submitting,
+      submittedId,
+      validation,
+      valid,
+      errors,
+      stepErrors,
+      walltimeNeededBy,
+      submit,
+      apply,
+      reset,
+      addStep,
+      removeStep,
+    };
   });
 }
 export type SubmitStore = ReturnType<ReturnType<typeof defineSubmitStore>>;

@@ -14,7 +14,9 @@ export const harnessDir = sourceDir(path.dirname(fileURLToPath(import.meta.url))
 function sourceDir(dir: string): string {
   const parts = dir.split(path.sep);
   const dist = parts.lastIndexOf('dist');
-  return dist >= 0 && parts.slice(dist + 1, dist + 3).join('/') === 'test/integration' ? [...parts.slice(0, dist), ...parts.slice(dist + 1)].join(path.sep) : dir;
+  return dist >= 0 && parts.slice(dist + 1, dist + 3).join('/') === 'test/integration'
+    ? [...parts.slice(0, dist), ...parts.slice(dist + 1)].join(path.sep)
+    : dir;
 }
 
 /** Debian packages not installed (dpkg's view), in the order given. */
@@ -35,7 +37,8 @@ export function missingPackages(packages: readonly string[]): string[] {
 export function requireDaemons(suite: string, packages: readonly string[]): boolean {
   const missing = missingPackages(packages);
   let why = '';
-  if (missing.length) why = `Debian packages missing: ${missing.join(' ')} (scripts/install-test-deps.sh installs them as root)`;
+  if (missing.length)
+    why = `Debian packages missing: ${missing.join(' ')} (scripts/install-test-deps.sh installs them as root)`;
   else if (process.getuid?.() !== 0) why = 'the loopback daemons must be started as root';
   if (!why) return true;
   if (process.env.CI) throw new Error(`${suite} cannot run: ${why}`);
@@ -68,13 +71,21 @@ function portFree(port: number): Promise<boolean> {
  */
 export function completeLines(file: string): string[] {
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean);
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter(Boolean);
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Retries `check` every `intervalMs` until it returns true; throws `what` after `timeoutMs`. */
-export async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000, intervalMs = 200): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 30_000,
+  intervalMs = 200,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -92,9 +103,18 @@ export async function waitFor(what: string, check: () => Promise<boolean> | bool
 }
 
 /** Runs a command, resolving with its output; rejects with stderr in the message on failure. */
-export async function run(file: string, args: readonly string[], env?: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<string> {
+export async function run(
+  file: string,
+  args: readonly string[],
+  env?: NodeJS.ProcessEnv,
+  timeoutMs = 30_000,
+): Promise<string> {
   try {
-    const { stdout } = await execFileAsync(file, args as string[], { env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 64 * 2 ** 20 });
+    const { stdout } = await execFileAsync(file, args as string[], {
+      env: { ...process.env, ...env },
+      timeout: timeoutMs,
+      maxBuffer: 64 * 2 ** 20,
+    });
     return stdout;
   } catch (error) {
     const e = error as { stderr?: string; message: string };

@@ -31,7 +31,8 @@ function parentOf(pid: number): number | undefined {
 
 /** Whether `pid` runs below `ancestor` (a child, grandchild...). */
 export function isDescendant(pid: number, ancestor: number): boolean {
-  for (let p = parentOf(pid), hops = 0; p !== undefined && p > 1 && hops < 64; p = parentOf(p), hops++) if (p === ancestor) return true;
+  for (let p = parentOf(pid), hops = 0; p !== undefined && p > 1 && hops < 64; p = parentOf(p), hops++)
+    if (p === ancestor) return true;
   return false;
 }
 
@@ -59,8 +60,10 @@ export function recruitedWorkers(jobDir: string, slots: readonly string[]): Work
     const worker = workerOn(jobDir, slot);
     const stubFile = path.join(jobDir, 'slots', slot);
     const stub = existsSync(stubFile) ? (JSON.parse(readFileSync(stubFile, 'utf8')) as { pid: number }) : undefined;
-    if (!worker || !stub) throw new Error(`slot ${slot}: worker ${JSON.stringify(worker)}, stub ${JSON.stringify(stub)}`);
-    if (worker.slot !== slot || !isDescendant(worker.pid, stub.pid)) throw new Error(`slot ${slot}: worker ${worker.pid} does not run below its stub ${stub.pid}`);
+    if (!worker || !stub)
+      throw new Error(`slot ${slot}: worker ${JSON.stringify(worker)}, stub ${JSON.stringify(stub)}`);
+    if (worker.slot !== slot || !isDescendant(worker.pid, stub.pid))
+      throw new Error(`slot ${slot}: worker ${worker.pid} does not run below its stub ${stub.pid}`);
     return worker;
   });
 }
@@ -71,7 +74,12 @@ export function recruitedWorkers(jobDir: string, slots: readonly string[]): Work
  */
 export async function waitForWorkers(jobDir: string, slots: readonly string[], timeoutMs = 20_000): Promise<Worker[]> {
   let workers: Worker[] = [];
-  await waitFor(`the workers on ${slots.join(', ')}`, () => (workers = recruitedWorkers(jobDir, slots)).length === slots.length, timeoutMs, 100);
+  await waitFor(
+    `the workers on ${slots.join(', ')}`,
+    () => (workers = recruitedWorkers(jobDir, slots)).length === slots.length,
+    timeoutMs,
+    100,
+  );
   return workers;
 }
 

@@ -2,10 +2,33 @@
 // packaged binaries are shared), qmaster and execd forced onto 127.0.0.1 by an LD_PRELOAD shim compiled from
 // bind-loopback.c, one exec host with an `all.q` of N slots and a parallel environment `smp`, a one-second
 // scheduler. Stopped by the PIDs it recorded. Learned from ../shared/notes/loopback-clusters (not used).
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { commandLine, descendants, environment, harnessDir, nonLoopbackListeners, freePorts, processesNamed, readPid, run, stopPids, waitFor } from './common.js';
+import {
+  commandLine,
+  descendants,
+  environment,
+  harnessDir,
+  nonLoopbackListeners,
+  freePorts,
+  processesNamed,
+  readPid,
+  run,
+  stopPids,
+  waitFor,
+} from './common.js';
 
 export const SGE_PACKAGES = ['gridengine-master', 'gridengine-exec', 'gridengine-client', 'gcc', 'libc6-dev'] as const;
 
@@ -29,7 +52,9 @@ export async function startSge(options: SgeOptions = {}): Promise<SgeCell> {
   const host = os.hostname();
   const address = (await run('getent', ['ahostsv4', host]).catch(() => '')).split(/\s+/)[0] ?? '';
   if (!address.startsWith('127.')) {
-    throw new Error(`Grid Engine identifies hosts by name: ${host} must resolve to a loopback address (it resolves to "${address || 'nothing'}"); add "127.0.0.1 ${host}" to /etc/hosts`);
+    throw new Error(
+      `Grid Engine identifies hosts by name: ${host} must resolve to a loopback address (it resolves to "${address || 'nothing'}"); add "127.0.0.1 ${host}" to /etc/hosts`,
+    );
   }
   const base = mkdtempSync(path.join(os.tmpdir(), 'cnc-sge-'));
   const sgeRoot = path.join(base, 'root');
@@ -41,15 +66,33 @@ export async function startSge(options: SgeOptions = {}): Promise<SgeCell> {
   mkdirSync(path.join(spool, 'execd'), { recursive: true });
   mkdirSync(path.join(base, 'spooldb'));
   mkdirSync(path.join(base, 'conf'));
-  for (const dir of [base, sgeRoot, path.join(sgeRoot, cell), common, spool, path.join(spool, 'execd'), path.join(spool, 'qmaster')]) chmodSync(dir, 0o755);
+  for (const dir of [
+    base,
+    sgeRoot,
+    path.join(sgeRoot, cell),
+    common,
+    spool,
+    path.join(spool, 'execd'),
+    path.join(spool, 'qmaster'),
+  ])
+    chmodSync(dir, 0o755);
   for (const link of ['bin', 'lib', 'utilbin']) symlinkSync(`/var/lib/gridengine/${link}`, path.join(sgeRoot, link));
   symlinkSync('/usr/share/gridengine/util', path.join(sgeRoot, 'util'));
 
   const ports = await freePorts(2);
   const env = { SGE_ROOT: sgeRoot, SGE_CELL: cell, SGE_QMASTER_PORT: String(ports), SGE_EXECD_PORT: String(ports + 1) };
   const qmasterPidFile = path.join(spool, 'qmaster', 'qmaster.pid');
-  const daemonPids = () => [readPid(qmasterPidFile), ...execdPidFiles(spool).map(readPid)].filter((p): p is number => p !== undefined && ours(p, sgeRoot));
-  const cellHandle: SgeCell = { root: base, env, processors: slots, daemonPids, stop: () => stopSge(base, spool, env, daemonPids) };
+  const daemonPids = () =>
+    [readPid(qmasterPidFile), ...execdPidFiles(spool).map(readPid)].filter(
+      (p): p is number => p !== undefined && ours(p, sgeRoot),
+    );
+  const cellHandle: SgeCell = {
+    root: base,
+    env,
+    processors: slots,
+    daemonPids,
+    stop: () => stopSge(base, spool, env, daemonPids),
+  };
 
   try {
     const shim = await buildShim(base);
@@ -57,7 +100,10 @@ export async function startSge(options: SgeOptions = {}): Promise<SgeCell> {
     writeFileSync(path.join(common, 'act_qmaster'), `${host}\n`);
     writeFileSync(path.join(common, 'cluster_name'), `${cell}\n`);
     // A reverse lookup of 127.0.0.1 gives "localhost", not the host name: declare every loopback name one host.
-    writeFileSync(path.join(common, 'host_aliases'), `${[host, ...loopbackNames().filter((n) => n !== host)].join(' ')}\n`);
+    writeFileSync(
+      path.join(common, 'host_aliases'),
+      `${[host, ...loopbackNames().filter((n) => n !== host)].join(' ')}\n`,
+    );
     writeFileSync(path.join(base, 'conf', 'global'), globalConfiguration(spool));
 
     await run(path.join(SBIN, 'spoolinit'), ['berkeleydb', 'libspoolb', path.join(base, 'spooldb'), 'init'], env);
@@ -76,17 +122,33 @@ export async function startSge(options: SgeOptions = {}): Promise<SgeCell> {
     };
     await run('qconf', ['-as', host], env);
     await run('qconf', ['-Msconf', conf('sched', schedulerConfiguration)], env);
-    await run('qconf', ['-Ae', conf('exechost', `hostname ${host}\nload_scaling NONE\ncomplex_values NONE\nuser_lists NONE\nxuser_lists NONE\nprojects NONE\nxprojects NONE\nusage_scaling NONE\nreport_variables NONE\n`)], env);
+    await run(
+      'qconf',
+      [
+        '-Ae',
+        conf(
+          'exechost',
+          `hostname ${host}\nload_scaling NONE\ncomplex_values NONE\nuser_lists NONE\nxuser_lists NONE\nprojects NONE\nxprojects NONE\nusage_scaling NONE\nreport_variables NONE\n`,
+        ),
+      ],
+      env,
+    );
     await run('qconf', ['-Ahgrp', conf('allhosts', `group_name @allhosts\nhostlist ${host}\n`)], env);
     await run('qconf', ['-Ap', conf('pe.smp', parallelEnvironment)], env);
     await run('qconf', ['-Aq', conf('all.q', queue(await run('qconf', ['-sq'], env), slots))], env);
 
     await run(path.join(SBIN, 'sge_execd'), [], { ...env, LD_PRELOAD: shim });
-    await waitFor('sge_execd to register', async () => {
-      const lines = (await run('qstat', ['-f', '-q', 'all.q'], env)).split('\n').filter((l) => l.startsWith('all.q@'));
-      // The sixth column holds the queue instance's states; "u" (unknown) until the execd has reported.
-      return lines.length > 0 && lines.every((l) => !(l.trim().split(/\s+/)[5] ?? '').includes('u'));
-    }, 40_000);
+    await waitFor(
+      'sge_execd to register',
+      async () => {
+        const lines = (await run('qstat', ['-f', '-q', 'all.q'], env))
+          .split('\n')
+          .filter((l) => l.startsWith('all.q@'));
+        // The sixth column holds the queue instance's states; "u" (unknown) until the execd has reported.
+        return lines.length > 0 && lines.every((l) => !(l.trim().split(/\s+/)[5] ?? '').includes('u'));
+      },
+      40_000,
+    );
     const exposed = await nonLoopbackListeners(daemonPids());
     if (exposed.length) throw new Error(`a Grid Engine daemon listens beyond loopback: ${exposed.join('; ')}`);
     return cellHandle;
@@ -116,7 +178,9 @@ function loopbackNames(): string[] {
 function execdPidFiles(spool: string): string[] {
   const dir = path.join(spool, 'execd');
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).map((h) => path.join(dir, h, 'execd.pid')).filter((f) => existsSync(f));
+  return readdirSync(dir)
+    .map((h) => path.join(dir, h, 'execd.pid'))
+    .filter((f) => existsSync(f));
 }
 
 const bootstrap = (base: string, spool: string) => `# Version: 8.1.9
@@ -230,7 +294,12 @@ function ours(pid: number, sgeRoot: string): boolean {
   return /sge_(qmaster|execd)/.test(commandLine(pid) ?? '') && environment(pid).includes(`SGE_ROOT=${sgeRoot}`);
 }
 
-async function stopSge(base: string, spool: string, env: Record<string, string>, daemonPids: () => number[]): Promise<void> {
+async function stopSge(
+  base: string,
+  spool: string,
+  env: Record<string, string>,
+  daemonPids: () => number[],
+): Promise<void> {
   const daemons = daemonPids();
   const qmaster = daemons.filter((p) => commandLine(p)?.includes('sge_qmaster'));
   const execds = daemons.filter((p) => commandLine(p)?.includes('sge_execd'));

@@ -4,7 +4,18 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { commandLine, descendants, environment, freePorts, nonLoopbackListeners, processesNamed, readPid, run, stopPids, waitFor } from './common.js';
+import {
+  commandLine,
+  descendants,
+  environment,
+  freePorts,
+  nonLoopbackListeners,
+  processesNamed,
+  readPid,
+  run,
+  stopPids,
+  waitFor,
+} from './common.js';
 
 export const SLURM_PACKAGES = ['munge', 'slurmctld', 'slurmd', 'slurm-client'] as const;
 
@@ -40,19 +51,38 @@ export async function startSlurm(options: SlurmOptions = {}): Promise<SlurmClust
     root,
     env,
     processors: nodes * cpus,
-    daemonPids: () => [munge.pid(), readPid(path.join(root, 'slurmctld.pid')), ...nodeNames(name, nodes).map((n) => readPid(path.join(root, `slurmd-${n}.pid`)))].filter((p): p is number => p !== undefined),
+    daemonPids: () =>
+      [
+        munge.pid(),
+        readPid(path.join(root, 'slurmctld.pid')),
+        ...nodeNames(name, nodes).map((n) => readPid(path.join(root, `slurmd-${n}.pid`))),
+      ].filter((p): p is number => p !== undefined),
     stop: () => stopSlurm(root, conf, name, nodes, munge.pid()),
   };
   try {
     await munge.start();
     const base = await freePorts(nodes + 1);
-    writeFileSync(conf, slurmConf({ name, root, ctldPort: base, nodePort: base + 1, nodes, cpus, minJobAgeS: options.minJobAgeS ?? 300, mungeSocket: munge.socket }));
+    writeFileSync(
+      conf,
+      slurmConf({
+        name,
+        root,
+        ctldPort: base,
+        nodePort: base + 1,
+        nodes,
+        cpus,
+        minJobAgeS: options.minJobAgeS ?? 300,
+        mungeSocket: munge.socket,
+      }),
+    );
     await run('slurmctld', ['-c', '-f', conf], env);
     await waitFor('slurmctld to answer', async () => (await run('scontrol', ['ping'], env)).includes('UP'), 20_000);
     for (const node of nodeNames(name, nodes)) await run('slurmd', ['-N', node, '-f', conf], env);
     await waitFor(
       `${nodes} slurmd to register`,
-      async () => (await run('sinfo', ['-h', '-N', '-t', 'idle,mixed,allocated', '-o', '%N'], env)).split('\n').filter(Boolean).length >= nodes,
+      async () =>
+        (await run('sinfo', ['-h', '-N', '-t', 'idle,mixed,allocated', '-o', '%N'], env)).split('\n').filter(Boolean)
+          .length >= nodes,
       30_000,
     );
     const exposed = await nonLoopbackListeners(cluster.daemonPids());
@@ -66,7 +96,16 @@ export async function startSlurm(options: SlurmOptions = {}): Promise<SlurmClust
 
 const nodeNames = (cluster: string, nodes: number) => Array.from({ length: nodes }, (_, i) => `${cluster}n${i + 1}`);
 
-function slurmConf(o: { name: string; root: string; ctldPort: number; nodePort: number; nodes: number; cpus: number; minJobAgeS: number; mungeSocket: string }): string {
+function slurmConf(o: {
+  name: string;
+  root: string;
+  ctldPort: number;
+  nodePort: number;
+  nodes: number;
+  cpus: number;
+  minJobAgeS: number;
+  mungeSocket: string;
+}): string {
   const host = os.hostname();
   const nodes = o.nodes === 1 ? `${o.name}n1` : `${o.name}n[1-${o.nodes}]`;
   const ports = o.nodes === 1 ? `${o.nodePort}` : `[${o.nodePort}-${o.nodePort + o.nodes - 1}]`;
@@ -127,13 +166,26 @@ function startedMunge(root: string) {
     start: async () => {
       const key = path.join(dir, 'munge.key');
       await run('mungekey', ['-c', '-k', key]);
-      await run('/usr/sbin/munged', ['-S', socket, `--key-file=${key}`, `--pid-file=${pidFile}`, `--log-file=${path.join(dir, 'munged.log')}`, `--seed-file=${path.join(dir, 'munged.seed')}`]);
+      await run('/usr/sbin/munged', [
+        '-S',
+        socket,
+        `--key-file=${key}`,
+        `--pid-file=${pidFile}`,
+        `--log-file=${path.join(dir, 'munged.log')}`,
+        `--seed-file=${path.join(dir, 'munged.seed')}`,
+      ]);
       await waitFor('munged to answer', async () => (await run('munge', ['-S', socket, '-n'])).length > 0, 10_000);
     },
   };
 }
 
-async function stopSlurm(root: string, conf: string, name: string, nodes: number, mungePid: number | undefined): Promise<void> {
+async function stopSlurm(
+  root: string,
+  conf: string,
+  name: string,
+  nodes: number,
+  mungePid: number | undefined,
+): Promise<void> {
   const env = { SLURM_CONF: conf };
   const ctld = readPid(path.join(root, 'slurmctld.pid'));
   if (ctld !== undefined && commandLine(ctld)?.includes(conf)) {
@@ -147,7 +199,9 @@ async function stopSlurm(root: string, conf: string, name: string, nodes: number
   await stopPids(slurmds);
   if (ctld !== undefined && commandLine(ctld)?.includes(conf)) await stopPids([ctld]);
   // slurmstepd outlives slurmd: the ones of this cluster carry its SLURM_CONF in their environment.
-  const steps = processesNamed('slurmstepd').filter((p) => environment(p).includes(`SLURM_CONF=${conf}`) || (commandLine(p) ?? '').includes(root));
+  const steps = processesNamed('slurmstepd').filter(
+    (p) => environment(p).includes(`SLURM_CONF=${conf}`) || (commandLine(p) ?? '').includes(root),
+  );
   const leftovers = steps.flatMap((p) => [...descendants(p), p]);
   if (leftovers.length) await stopPids(leftovers, 3_000);
   if (mungePid !== undefined) await stopPids([mungePid]);

@@ -13,7 +13,8 @@ const SETPRIV = '/usr/bin/setpriv';
 
 /** Why a real sshd cannot be run here, or undefined when it can. */
 export function sshdMissing(): string | undefined {
-  if (!existsSync(SSHD)) return `${SSHD} is not installed (scripts/install-test-deps.sh installs openssh-server as root)`;
+  if (!existsSync(SSHD))
+    return `${SSHD} is not installed (scripts/install-test-deps.sh installs openssh-server as root)`;
   if (!existsSync(SSH_KEYGEN)) return `${SSH_KEYGEN} is not installed (package openssh-client)`;
   return undefined;
 }
@@ -100,7 +101,9 @@ export async function startSshd(options: SshdOptions = {}): Promise<Sshd> {
       writeFileSync(logFile, '');
       // setpriv (util-linux) makes the kernel kill sshd if this process dies without stopping it.
       const argv = [SSHD, '-D', '-f', config, '-E', logFile];
-      const proc = existsSync(SETPRIV) ? spawn(SETPRIV, ['--pdeathsig', 'KILL', ...argv], { stdio: 'ignore' }) : spawn(SSHD, argv.slice(1), { stdio: 'ignore' });
+      const proc = existsSync(SETPRIV)
+        ? spawn(SETPRIV, ['--pdeathsig', 'KILL', ...argv], { stdio: 'ignore' })
+        : spawn(SSHD, argv.slice(1), { stdio: 'ignore' });
       live.add(proc);
       proc.once('exit', () => live.delete(proc));
       try {
@@ -199,7 +202,10 @@ function sshdConfig(dir: string, port: number, user: string, options: SshdOption
   // The test user's ~/.bashrc is the machine's, not the test's, and bash reads it for every command sshd runs unless
   // it is a nested shell: SHLVL=1 makes it one. (Here root's runs `pyenv init`: 0.13 s a command, and a minute's
   // stall on pyenv's rehash lock once a session killed by a test leaves that lock behind.)
-  const environment = ['SHLVL=1', ...(options.loginNoise !== undefined ? [`BASH_ENV=${path.join(dir, 'noise.sh')}`] : [])];
+  const environment = [
+    'SHLVL=1',
+    ...(options.loginNoise !== undefined ? [`BASH_ENV=${path.join(dir, 'noise.sh')}`] : []),
+  ];
   lines.push(`SetEnv ${environment.join(' ')}`);
   return `${lines.join('\n')}\n`;
 }
@@ -234,7 +240,8 @@ async function freePort(): Promise<number> {
 async function waitForBanner(port: number, proc: ChildProcess, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`sshd exited (${proc.exitCode ?? proc.signalCode})`);
+    if (proc.exitCode !== null || proc.signalCode !== null)
+      throw new Error(`sshd exited (${proc.exitCode ?? proc.signalCode})`);
     const banner = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, '127.0.0.1');
       socket.setTimeout(1_000);

@@ -8,7 +8,14 @@ import { viewOf } from '../../../core/coorm/views.js';
 import type { CoormRequest, RelatedHow, RequestType, View } from '../../../core/coorm/types.js';
 
 let nextId = 1;
-function req(type: RequestType, cid: string, n: number, duration: number, how: RelatedHow = 'FREE', parent?: CoormRequest): CoormRequest {
+function req(
+  type: RequestType,
+  cid: string,
+  n: number,
+  duration: number,
+  how: RelatedHow = 'FREE',
+  parent?: CoormRequest,
+): CoormRequest {
   return makeRequest({ id: nextId++, session: 1, cid, n, duration, type, relatedHow: how, parent });
 }
 function startAt(r: CoormRequest, t: number): CoormRequest {
@@ -19,7 +26,13 @@ function startAt(r: CoormRequest, t: number): CoormRequest {
 function steps(v: View, cid: string, from = 0): number[][] {
   const f = v.get(cid);
   if (f === undefined) return [];
-  return [[from, f.valueAt(from)], ...f.steps().filter((s) => s.t > from).map((s) => [s.t, s.v])];
+  return [
+    [from, f.valueAt(from)],
+    ...f
+      .steps()
+      .filter((s) => s.t > from)
+      .map((s) => [s.t, s.v]),
+  ];
 }
 
 describe('toView (Algorithm 1)', () => {
@@ -32,13 +45,23 @@ describe('toView (Algorithm 1)', () => {
     expect([a.fixed, b.fixed, c.fixed, d.fixed]).toEqual([true, true, true, false]);
     expect([b.scheduledAt, c.scheduledAt]).toEqual([100, 100]);
     // 2 on [0,100), 5+1 on [100,110), 5 on [110,150).
-    expect(steps(v, 'c')).toEqual([[0, 2], [100, 6], [110, 5], [150, 0]]);
+    expect(steps(v, 'c')).toEqual([
+      [0, 2],
+      [100, 6],
+      [110, 5],
+      [150, 0],
+    ]);
   });
 
   it('with available resources, limits nAlloc and lets overlapping requests share them', () => {
     const a = startAt(req('P', 'c', 4, Infinity), 0);
     const b = startAt(req('P', 'c', 4, Infinity), 0);
-    const avail = viewOf({ c: [[100, 6], [Infinity, 3]] });
+    const avail = viewOf({
+      c: [
+        [100, 6],
+        [Infinity, 3],
+      ],
+    });
     const v = toView([a, b], 50, { available: avail });
     // From now (50) on the least is 3: a gets 3, b what a leaves (0).
     expect([a.nAlloc, b.nAlloc]).toEqual([3, 0]);
@@ -61,12 +84,20 @@ describe('fit (Algorithm 2)', () => {
     const v = fit([a, b], viewOf({ c: [[Infinity, 10]] }), 5);
     // 10 nodes: a at 5; b does not fit beside it (6+6 > 10) so waits for a's end.
     expect([a.scheduledAt, b.scheduledAt]).toEqual([5, 105]);
-    expect(steps(v, 'c', 5)).toEqual([[5, 6], [205, 0]]);
+    expect(steps(v, 'c', 5)).toEqual([
+      [5, 6],
+      [205, 0],
+    ]);
   });
 
   it('delays a NEXT parent until its child fits right after it', () => {
     // 4 nodes now, 8 only from t=300: child (8 nodes) must follow parent (2 nodes, 100 s) directly.
-    const avail = viewOf({ c: [[300, 4], [Infinity, 8]] });
+    const avail = viewOf({
+      c: [
+        [300, 4],
+        [Infinity, 8],
+      ],
+    });
     const p = req('NP', 'c', 2, 100);
     const child = req('NP', 'c', 8, 50, 'NEXT', p);
     fit([p, child], avail, 0);
@@ -75,7 +106,13 @@ describe('fit (Algorithm 2)', () => {
   });
 
   it('delays a COALLOC parent to its partner on another cluster', () => {
-    const avail = viewOf({ a: [[Infinity, 4]], b: [[50, 0], [Infinity, 4]] });
+    const avail = viewOf({
+      a: [[Infinity, 4]],
+      b: [
+        [50, 0],
+        [Infinity, 4],
+      ],
+    });
     const p = req('NP', 'a', 2, 100);
     const partner = req('NP', 'b', 2, 100, 'COALLOC', p);
     fit([p, partner], avail, 0);
@@ -87,7 +124,16 @@ describe('fit (Algorithm 2)', () => {
     np.scheduledAt = 10;
     np.fixed = true;
     const p = req('P', 'c', 9, 100, 'COALLOC', np);
-    fit([p], viewOf({ c: [[50, 8], [Infinity, 5]] }), 0);
+    fit(
+      [p],
+      viewOf({
+        c: [
+          [50, 8],
+          [Infinity, 5],
+        ],
+      }),
+      0,
+    );
     expect(p.scheduledAt).toBe(10);
     expect(p.nAlloc).toBe(5); // least of [10, 110) is 5
   });
@@ -175,14 +221,27 @@ describe('main pass (Algorithm 4)', () => {
     );
     expect([pa1.scheduledAt, np1.scheduledAt, rigid.scheduledAt, small.scheduledAt]).toEqual([0, 0, 100, 0]);
     // Preemptible: 10 - 2 - 4 on [0,100), 10 - 6 on [100,150), 10 after.
-    expect(steps(res.preemptible, 'c')).toEqual([[0, 4], [150, 10]]);
+    expect(steps(res.preemptible, 'c')).toEqual([
+      [0, 4],
+      [150, 10],
+    ]);
     // A FREE preemptible request waits for a hole of its full size (the paper's findHole).
     expect([mall.scheduledAt, mall.nAlloc]).toEqual([150, 10]);
-    expect(steps(res.preemptive[3]!, 'c')).toEqual([[0, 4], [150, 10]]);
+    expect(steps(res.preemptive[3]!, 'c')).toEqual([
+      [0, 4],
+      [150, 10],
+    ]);
     // The rigid app sees what every request leaves (a new request would queue last: nothing until 100, pa1 and the
     // backfilled small one take it all) plus its own reservation: 6 of its own and 4 free on [100,150).
-    expect(steps(res.nonPreemptive[1]!, 'c')).toEqual([[0, 0], [100, 10]]);
+    expect(steps(res.nonPreemptive[1]!, 'c')).toEqual([
+      [0, 0],
+      [100, 10],
+    ]);
     // The pre-allocating app sees its own pre-allocation beside what is free.
-    expect(steps(res.nonPreemptive[0]!, 'c')).toEqual([[0, 6], [100, 4], [150, 10]]);
+    expect(steps(res.nonPreemptive[0]!, 'c')).toEqual([
+      [0, 6],
+      [100, 4],
+      [150, 10],
+    ]);
   });
 });

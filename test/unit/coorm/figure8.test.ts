@@ -2,8 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { CoormRms, spontaneousUpdate, type RmsMessage, type View } from '../../../core/coorm/index.js';
 
-const plainView = (v: View) => Object.fromEntries([...v].map(([cid, f]) => [cid, { initial: f.initial, steps: f.steps().map((s) => [s.t, s.v]) }]));
-const plain = (ms: RmsMessage[]) => ms.map((m) => (m.type === 'views' ? { ...m, nonPreemptive: plainView(m.nonPreemptive), preemptive: plainView(m.preemptive) } : m));
+const plainView = (v: View) =>
+  Object.fromEntries([...v].map(([cid, f]) => [cid, { initial: f.initial, steps: f.steps().map((s) => [s.t, s.v]) }]));
+const plain = (ms: RmsMessage[]) =>
+  ms.map((m) =>
+    m.type === 'views' ? { ...m, nonPreemptive: plainView(m.nonPreemptive), preemptive: plainView(m.preemptive) } : m,
+  );
 const flat = (n: number) => ({ c: { initial: n, steps: [] } });
 const value = <T>(r: { ok: true; value: T } | { ok: false }): T => {
   if (!r.ok) throw new Error('refused');
@@ -17,12 +21,16 @@ describe('Figure 8 interaction', () => {
     // 1-2: the NEA connects and gets its views at the next pass: the whole cluster.
     const nea = rms.connect(0);
     expect(rms.nextWakeup()).toBe(0);
-    expect(plain(rms.advance(0))).toEqual([{ type: 'views', session: nea, nonPreemptive: flat(10), preemptive: flat(10) }]);
+    expect(plain(rms.advance(0))).toEqual([
+      { type: 'views', session: nea, nonPreemptive: flat(10), preemptive: flat(10) },
+    ]);
     expect(rms.nextWakeup()).toBe(Infinity);
 
     // 3-5: a pre-allocation of 8 and a first non-preemptible request of 2 inside it, started at once.
     const pa = value(rms.request(nea, { cid: 'c', n: 8, duration: Infinity, type: 'PA' }, 1));
-    const np = value(rms.request(nea, { cid: 'c', n: 2, duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, 1));
+    const np = value(
+      rms.request(nea, { cid: 'c', n: 2, duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, 1),
+    );
     expect(rms.nextWakeup()).toBe(1);
     expect(plain(rms.advance(1))).toEqual([
       { type: 'started', session: nea, request: pa, nodeIds: [] },
@@ -33,7 +41,9 @@ describe('Figure 8 interaction', () => {
 
     // 6-7: the malleable application connects: 2 left non-preemptibly (the pre-allocation is taken), 8 preemptibly.
     const mal = rms.connect(2);
-    expect(plain(rms.advance(2))).toEqual([{ type: 'views', session: mal, nonPreemptive: flat(2), preemptive: flat(8) }]);
+    expect(plain(rms.advance(2))).toEqual([
+      { type: 'views', session: mal, nonPreemptive: flat(2), preemptive: flat(8) },
+    ]);
 
     // 8-9: it asks for its whole preemptive view; the NEA, now idle for preemptible resources, is offered
     // max(8 - 8, floor(8 / 2)) = 4.
@@ -74,7 +84,9 @@ describe('Figure 8 interaction', () => {
     const rms = new CoormRms([{ cid: 'c', nodes: 10 }]);
     const nea = rms.connect(0);
     const pa = value(rms.request(nea, { cid: 'c', n: 8, duration: Infinity, type: 'PA' }, 0));
-    const np = value(rms.request(nea, { cid: 'c', n: 2, duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, 0));
+    const np = value(
+      rms.request(nea, { cid: 'c', n: 2, duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, 0),
+    );
     const mal = rms.connect(0);
     value(rms.request(mal, { cid: 'c', n: 8, duration: Infinity, type: 'P' }, 0));
     rms.advance(0);

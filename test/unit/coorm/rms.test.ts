@@ -5,7 +5,11 @@ const value = <T>(r: { ok: true; value: T } | { ok: false }): T => {
   if (!r.ok) throw new Error('refused');
   return r.value;
 };
-const twoClusters = () => new CoormRms([{ cid: 'a', nodes: 8 }, { cid: 'b', nodes: 4 }]);
+const twoClusters = () =>
+  new CoormRms([
+    { cid: 'a', nodes: 8 },
+    { cid: 'b', nodes: 4 },
+  ]);
 
 describe('CoormRms requests', () => {
   it('answers invalid requests with errors naming the field', () => {
@@ -23,14 +27,21 @@ describe('CoormRms requests', () => {
     expect(paths({ cid: 'a', n: 1, duration: NaN, type: 'NP' })).toEqual(['duration']);
     expect(paths({ cid: 'a', n: 1, duration: 1, type: 'X' as 'NP' })).toEqual(['type']);
     expect(paths({ cid: 'a', n: 1, duration: 1, type: 'NP', relatedHow: 'NEXT' })).toEqual(['relatedTo']);
-    expect(paths({ cid: 'a', n: 1, duration: 1, type: 'NP', relatedHow: 'NEXT', relatedTo: 999 })).toEqual(['relatedTo']);
+    expect(paths({ cid: 'a', n: 1, duration: 1, type: 'NP', relatedHow: 'NEXT', relatedTo: 999 })).toEqual([
+      'relatedTo',
+    ]);
     const other = rms.connect(0);
     const foreign = value(rms.request(other, { cid: 'a', n: 1, duration: 1, type: 'NP' }, 0));
-    expect(paths({ cid: 'a', n: 1, duration: 1, type: 'NP', relatedHow: 'COALLOC', relatedTo: foreign })).toEqual(['relatedTo']);
+    expect(paths({ cid: 'a', n: 1, duration: 1, type: 'NP', relatedHow: 'COALLOC', relatedTo: foreign })).toEqual([
+      'relatedTo',
+    ]);
     const mine = value(rms.request(s, { cid: 'a', n: 1, duration: 1, type: 'NP' }, 0));
     expect(paths({ cid: 'b', n: 1, duration: 1, type: 'NP', relatedHow: 'NEXT', relatedTo: mine })).toEqual(['cid']);
     expect(paths({ cid: 'a', n: 1, duration: 1, type: 'P', relatedHow: 'NEXT', relatedTo: mine })).toEqual(['type']);
-    expect(rms.request(999, { cid: 'a', n: 1, duration: 1, type: 'NP' }, 0)).toMatchObject({ ok: false, errors: [{ path: 'session' }] });
+    expect(rms.request(999, { cid: 'a', n: 1, duration: 1, type: 'NP' }, 0)).toMatchObject({
+      ok: false,
+      errors: [{ path: 'session' }],
+    });
     expect(rms.messagesProcessed).toBe(2); // only the accepted ones
   });
 
@@ -53,7 +64,7 @@ describe('CoormRms requests', () => {
     expect(rms.done(s, r, 1, [7])).toMatchObject({ ok: false, errors: [{ path: 'releasedNodeIds' }] });
     expect(rms.done(s, r, 1, [1]).ok).toBe(true);
   });
-  it('takes a done() that crossed its request\'s expiry as said, and still refuses one for a request never had', () => {
+  it("takes a done() that crossed its request's expiry as said, and still refuses one for a request never had", () => {
     const rms = new CoormRms([{ cid: 'a', nodes: 8 }]);
     const s = rms.connect(0);
     const other = rms.connect(0);
@@ -140,7 +151,20 @@ describe('CoormRms passes', () => {
     const m = rms.advance(1);
     expect(m.filter((x) => x.type === 'views').map((x) => x.session)).toEqual([s1, s2]);
     // A done() on a request that was not started and never changed anything: no views.
-    const r = value(rms.request(s1, { cid: 'a', n: 8, duration: 10, type: 'NP', relatedHow: 'NEXT' as const, relatedTo: value(rms.request(s1, { cid: 'a', n: 8, duration: Infinity, type: 'NP' }, 2)) }, 2));
+    const r = value(
+      rms.request(
+        s1,
+        {
+          cid: 'a',
+          n: 8,
+          duration: 10,
+          type: 'NP',
+          relatedHow: 'NEXT' as const,
+          relatedTo: value(rms.request(s1, { cid: 'a', n: 8, duration: Infinity, type: 'NP' }, 2)),
+        },
+        2,
+      ),
+    );
     rms.advance(3);
     rms.done(s1, r, 4);
     expect(rms.advance(4).filter((x) => x.type === 'views')).toEqual([]);
@@ -212,7 +236,9 @@ describe('high-level updates', () => {
     const rms = new CoormRms([{ cid: 'a', nodes: 10 }]);
     const nea = rms.connect(0);
     const pa = value(rms.request(nea, { cid: 'a', n: 10, duration: Infinity, type: 'PA' }, 0));
-    const np = value(rms.request(nea, { cid: 'a', n: 2, duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, 0));
+    const np = value(
+      rms.request(nea, { cid: 'a', n: 2, duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, 0),
+    );
     const mal = rms.connect(0);
     value(rms.request(mal, { cid: 'a', n: 8, duration: Infinity, type: 'P' }, 0));
     rms.advance(0);
@@ -261,12 +287,13 @@ describe('pre-allocation guarantees', () => {
   const promised = (rms: CoormRms, cid: string, now: number) => {
     let sum = 0;
     for (const s of rms.sessionIds()) {
-      for (const r of rms.sessionSnapshot(s)!.requests) if (r.type === 'NP' && r.cid === cid && r.startedAt <= now && now < r.startedAt + r.duration) sum += r.n;
+      for (const r of rms.sessionSnapshot(s)!.requests)
+        if (r.type === 'NP' && r.cid === cid && r.startedAt <= now && now < r.startedAt + r.duration) sum += r.n;
     }
     return sum;
   };
 
-  it('a request inside a pre-allocation never takes the room of the same application\'s wrapped requests', () => {
+  it("a request inside a pre-allocation never takes the room of the same application's wrapped requests", () => {
     const rms = new CoormRms([{ cid: 'c', nodes: 10 }]);
     const a = rms.connect(0);
     const b = rms.connect(0);
@@ -300,9 +327,15 @@ describe('pre-allocation guarantees', () => {
     value(rms.request(a, { cid: 'c', n: 4, duration: 10, type: 'PA' }, 0));
     rms.advance(0);
     // Their sizes add up to 8, but never at once.
-    expect(rms.request(a, { cid: 'c', n: 8, duration: 5, type: 'NP' }, 1)).toMatchObject({ ok: false, errors: [{ path: 'n' }] });
+    expect(rms.request(a, { cid: 'c', n: 8, duration: 5, type: 'NP' }, 1)).toMatchObject({
+      ok: false,
+      errors: [{ path: 'n' }],
+    });
     // 4 nodes for 25 s outlast them, 4 for 15 s fit across both.
-    expect(rms.request(a, { cid: 'c', n: 4, duration: 25, type: 'NP' }, 1)).toMatchObject({ ok: false, errors: [{ path: 'duration' }] });
+    expect(rms.request(a, { cid: 'c', n: 4, duration: 25, type: 'NP' }, 1)).toMatchObject({
+      ok: false,
+      errors: [{ path: 'duration' }],
+    });
     const across = value(rms.request(a, { cid: 'c', n: 4, duration: 15, type: 'NP' }, 1));
     rms.advance(1);
     expect(rms.requestSnapshot(across)).toMatchObject({ startedAt: 1, nodeIds: [6, 7, 8, 9] });
@@ -312,7 +345,9 @@ describe('pre-allocation guarantees', () => {
     const rms = new CoormRms([{ cid: 'c', nodes: 10 }]);
     const nea = rms.connect(0);
     const pa = value(rms.request(nea, { cid: 'c', n: 6, duration: Infinity, type: 'PA' }, 0));
-    const np = value(rms.request(nea, { cid: 'c', n: 2, duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, 0));
+    const np = value(
+      rms.request(nea, { cid: 'c', n: 2, duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, 0),
+    );
     const rigid = rms.connect(0);
     value(rms.request(rigid, { cid: 'c', n: 3, duration: 30, type: 'NP' }, 0));
     rms.advance(0);
@@ -341,7 +376,9 @@ describe('pre-allocation guarantees', () => {
     const other = rms.connect(0);
     const nea = rms.connect(0);
     const pa = value(rms.request(nea, { cid: 'c', n: 6, duration: Infinity, type: 'PA' }, 0));
-    const np = value(rms.request(nea, { cid: 'c', n: 4, duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, 0));
+    const np = value(
+      rms.request(nea, { cid: 'c', n: 4, duration: Infinity, type: 'NP', relatedHow: 'COALLOC', relatedTo: pa }, 0),
+    );
     rms.advance(0);
     const waiting = value(rms.request(other, { cid: 'c', n: 7, duration: Infinity, type: 'NP' }, 5));
     rms.advance(5);
@@ -400,6 +437,8 @@ describe('preemptible sharing', () => {
 
   it('strict: each gets its equal partition, what the small one leaves stays unused', () => {
     expect(run('strict')).toEqual({ views: [5, 5, 3], keeps: 5 });
-    expect(() => new CoormRms([{ cid: 'a', nodes: 1 }], { preemptibleSharing: 'x' as 'strict' })).toThrow(/preemptibleSharing/);
+    expect(() => new CoormRms([{ cid: 'a', nodes: 1 }], { preemptibleSharing: 'x' as 'strict' })).toThrow(
+      /preemptibleSharing/,
+    );
   });
 });

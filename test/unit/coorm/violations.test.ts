@@ -4,7 +4,16 @@ import { findViolation, heldPreemptible, nextViewDrop } from '../../../core/coor
 import { viewOf } from '../../../core/coorm/views.js';
 
 function holding(cid: string, ids: number[]) {
-  const r = makeRequest({ id: ids[0]! + 100, session: 1, cid, n: ids.length, duration: Infinity, type: 'P', relatedHow: 'FREE', parent: undefined });
+  const r = makeRequest({
+    id: ids[0]! + 100,
+    session: 1,
+    cid,
+    n: ids.length,
+    duration: Infinity,
+    type: 'P',
+    relatedHow: 'FREE',
+    parent: undefined,
+  });
   r.nodeIds = ids;
   return r;
 }
@@ -12,10 +21,19 @@ function holding(cid: string, ids: number[]) {
 describe('violations', () => {
   const requests = [holding('a', [0, 1]), holding('a', [2]), holding('b', [0])];
   // a: 4 nodes until 100, then 2; b: 1 until 50, then nothing.
-  const view = viewOf({ a: [[100, 4], [Infinity, 2]], b: [[50, 1]] });
+  const view = viewOf({
+    a: [
+      [100, 4],
+      [Infinity, 2],
+    ],
+    b: [[50, 1]],
+  });
 
   it('sums holdings per cluster', () => {
-    expect([...heldPreemptible(requests)]).toEqual([['a', 3], ['b', 1]]);
+    expect([...heldPreemptible(requests)]).toEqual([
+      ['a', 3],
+      ['b', 1],
+    ]);
   });
 
   it('finds the first cluster held beyond the view, at the time asked', () => {

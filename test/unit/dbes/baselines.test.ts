@@ -6,9 +6,31 @@ import { malleabilityPolicy } from '../../../core/malleability/registry.js';
 import type { ReadonlyJobRecord } from '../../../core/scheduler/job-record.js';
 
 /** A running malleable job: held processors, min, max, start time, walltime. */
-function job(id: string, held: number, min: number, max: number, startTime: number, walltime?: number): ReadonlyJobRecord {
-  const spec = { kind: 'malleable', components: [{ min, max, program: 'x' }], ...(walltime === undefined ? {} : { walltime }) };
-  return { id, held, min, max, cap: max, startTime, spec, releasing: 0, growable: max - held, shrinkable: held - min } as unknown as ReadonlyJobRecord;
+function job(
+  id: string,
+  held: number,
+  min: number,
+  max: number,
+  startTime: number,
+  walltime?: number,
+): ReadonlyJobRecord {
+  const spec = {
+    kind: 'malleable',
+    components: [{ min, max, program: 'x' }],
+    ...(walltime === undefined ? {} : { walltime }),
+  };
+  return {
+    id,
+    held,
+    min,
+    max,
+    cap: max,
+    startTime,
+    spec,
+    releasing: 0,
+    growable: max - held,
+    shrinkable: held - min,
+  } as unknown as ReadonlyJobRecord;
 }
 
 /** Runs a procedure, every job taking (or giving) all it is asked within its room; returns [id, processors] per step. */
@@ -35,10 +57,35 @@ const policy = (name: string): MalleabilityPolicy => malleabilityPolicy(name)!;
 describe('the baselines: grow and shrink orders', () => {
   it.each([
     // 6 to hand out; each takes up to 4 more.
-    ['esf', [['a', 4], ['b', 2]]], // start order
-    ['edf', [['c', 4], ['a', 2]]], // deadlines 320, 1000, 5010
-    ['ldf', [['b', 4], ['a', 2]]], // deadlines 5010, 1000, 320
-    ['ep', [['a', 2], ['b', 2], ['c', 2]]], // sizes 4, 4, 4 → 6, 6, 6
+    [
+      'esf',
+      [
+        ['a', 4],
+        ['b', 2],
+      ],
+    ], // start order
+    [
+      'edf',
+      [
+        ['c', 4],
+        ['a', 2],
+      ],
+    ], // deadlines 320, 1000, 5010
+    [
+      'ldf',
+      [
+        ['b', 4],
+        ['a', 2],
+      ],
+    ], // deadlines 5010, 1000, 320
+    [
+      'ep',
+      [
+        ['a', 2],
+        ['b', 2],
+        ['c', 2],
+      ],
+    ], // sizes 4, 4, 4 → 6, 6, 6
     ['rigid', []],
   ])('%s grows %j', (name, expected) => {
     expect(play(policy(name as string).grow(jobs, 6))).toEqual(expected);
@@ -46,9 +93,27 @@ describe('the baselines: grow and shrink orders', () => {
 
   it.each([
     // 3 to reclaim; each can give 2.
-    ['esf', [['c', 2], ['b', 1]]], // latest started first
-    ['edf', [['b', 2], ['a', 1]]], // latest deadline first
-    ['ldf', [['c', 2], ['a', 1]]], // earliest deadline first
+    [
+      'esf',
+      [
+        ['c', 2],
+        ['b', 1],
+      ],
+    ], // latest started first
+    [
+      'edf',
+      [
+        ['b', 2],
+        ['a', 1],
+      ],
+    ], // latest deadline first
+    [
+      'ldf',
+      [
+        ['c', 2],
+        ['a', 1],
+      ],
+    ], // earliest deadline first
     ['rigid', []],
   ])('%s shrinks %j', (name, expected) => {
     expect(play(policy(name as string).shrink(jobs, 3))).toEqual(expected);

@@ -37,11 +37,15 @@ describe('the paper example: which running job a StartLater job depends on', () 
 
   it('with A and B malleable, C of 3 has B expanded for it; C of 4 has A expanded for it', () => {
     // Linear speed-up: B with 1 node has 1800 s left; with 3 nodes, 600 s.
-    const three = dbesIteration(cluster(4, [malleable('A', 1, 4, 3600), malleable('B', 1, 4, 1800)], [waiting('C', 3, 600)]));
+    const three = dbesIteration(
+      cluster(4, [malleable('A', 1, 4, 3600), malleable('B', 1, 4, 1800)], [waiting('C', 3, 600)]),
+    );
     expect(three.actions).toEqual([{ kind: 'expand', jobId: 'B', processors: 2, step: 1, forJob: 'C' }]);
     expect(three.startLater).toEqual([{ id: 'C', start: 600, dependsOn: ['B'] }]);
     // A with 3 nodes: 1200 s left; C now waits for B's end at 1800, so C depends on B (no room left for B).
-    const four = dbesIteration(cluster(4, [malleable('A', 1, 4, 3600), malleable('B', 1, 4, 1800)], [waiting('C', 4, 600)]));
+    const four = dbesIteration(
+      cluster(4, [malleable('A', 1, 4, 3600), malleable('B', 1, 4, 1800)], [waiting('C', 4, 600)]),
+    );
     expect(four.actions).toEqual([{ kind: 'expand', jobId: 'A', processors: 2, step: 1, forJob: 'C' }]);
     expect(four.startLater).toEqual([{ id: 'C', start: 1800, dependsOn: ['B'] }]);
   });

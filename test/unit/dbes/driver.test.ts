@@ -63,7 +63,8 @@ describe('the DBES driver', () => {
     h.startAll();
     // The scheduler's own dbes pass already expanded them (second step): its operation is answered in full.
     // (The operation offers B once A has answered.)
-    for (let offer = h.apps.growOffers.shift(); offer !== undefined; offer = h.apps.growOffers.shift()) h.answerGrow(offer, offer.processors);
+    for (let offer = h.apps.growOffers.shift(); offer !== undefined; offer = h.apps.growOffers.shift())
+      h.answerGrow(offer, offer.processors);
     h.growAll();
     h.at(1).submit(rigid('C', 3, { walltime: 600 }));
     driver.pass(1);
@@ -74,7 +75,11 @@ describe('the DBES driver', () => {
     ]);
     // Play the steal's procedure: B agrees to give back 1.
     const steal = ran[0]!;
-    expect(steal.next(0).value).toMatchObject({ kind: 'requestShrink', processors: 1, why: { phase: 'steal', forJob: 'C', fromStep: 2 } });
+    expect(steal.next(0).value).toMatchObject({
+      kind: 'requestShrink',
+      processors: 1,
+      why: { phase: 'steal', forJob: 'C', fromStep: 2 },
+    });
     expect(steal.next(1).value).toMatchObject({ kind: 'awaitRelease' });
     expect(driver.expansionsOf('B')).toEqual([]);
     expect(driver.expansionsOf('A')).toEqual([{ processors: 1, step: 2, forJob: undefined }]);
@@ -86,17 +91,27 @@ describe('the DBES driver', () => {
     h.submit(malleable('B', 1, 4, { walltime: 1800 }));
     h.pass();
     h.startAll();
-    for (let offer = h.apps.growOffers.shift(); offer !== undefined; offer = h.apps.growOffers.shift()) h.answerGrow(offer, offer.processors);
+    for (let offer = h.apps.growOffers.shift(); offer !== undefined; offer = h.apps.growOffers.shift())
+      h.answerGrow(offer, offer.processors);
     h.growAll();
     h.at(1).submit(rigid('C', 3, { walltime: 600 }));
     driver.pass(1);
     expect(ran.length).toBe(1);
     const steal = ran[0]!;
-    expect(steal.next(0).value).toMatchObject({ kind: 'requestShrink', processors: 1, why: { phase: 'steal', forJob: 'C' } });
+    expect(steal.next(0).value).toMatchObject({
+      kind: 'requestShrink',
+      processors: 1,
+      why: { phase: 'steal', forJob: 'C' },
+    });
     expect(steal.next(1).value).toMatchObject({ kind: 'awaitRelease' });
     // Once B has released, the processor it gave back is set aside and offered to A, for C.
     expect(steal.next(0).value).toEqual({ kind: 'earmark', processors: 1 });
-    expect(steal.next(1).value).toMatchObject({ kind: 'offerGrow', job: { id: 'A' }, processors: 1, why: { step: 1, forJob: 'C' } });
+    expect(steal.next(1).value).toMatchObject({
+      kind: 'offerGrow',
+      job: { id: 'A' },
+      processors: 1,
+      why: { step: 1, forJob: 'C' },
+    });
     expect(steal.next(1).done).toBe(true);
     expect(driver.expansionsOf('A')).toEqual([
       { processors: 1, step: 2, forJob: undefined },

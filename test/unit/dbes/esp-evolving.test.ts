@@ -19,7 +19,9 @@ function harness(runtimeS: number, answer: (t: number, processors: number) => 'g
     request: (processors) => {
       asked.push({ t: engine.now, processors });
       // the batch system answers in a later action at the same instant
-      engine.at(engine.now, () => (answer(engine.now, processors) === 'grant' ? run.resize(processors) : run.refused()));
+      engine.at(engine.now, () =>
+        answer(engine.now, processors) === 'grant' ? run.resize(processors) : run.refused(),
+      );
     },
     finished: () => (endedAt = engine.now),
   };
@@ -32,7 +34,10 @@ function harness(runtimeS: number, answer: (t: number, processors: number) => 'g
 describe('ESP evolving job', () => {
   it('asks for its size + 4 at 16 % of its static time, again at 25 % when refused, then runs its static time', () => {
     const h = harness(1000, () => 'refuse');
-    expect(h.asked).toEqual([{ t: 160, processors: 12 }, { t: 250, processors: 12 }]);
+    expect(h.asked).toEqual([
+      { t: 160, processors: 12 },
+      { t: 250, processors: 12 },
+    ]);
     expect(h.endedAt).toBeCloseTo(1000, 9);
     expect(h.run.granted).toBeUndefined();
   });
@@ -50,7 +55,7 @@ describe('ESP evolving job', () => {
     expect(h.endedAt).toBeCloseTo(250 + (750 * 8) / 12, 9);
   });
 
-  it('matches Table I\'s evolving times for a grant over the whole run on sizes of 128 cores (within 1 %)', () => {
+  it("matches Table I's evolving times for a grant over the whole run on sizes of 128 cores (within 1 %)", () => {
     // F: 8 → 12 cores; G: 16 → 20; H: 21 → 25 (0.1582·128 = 20.2; 896 s fits 21)
     const sizes: Record<string, number> = { F: 8, G: 16, H: 21 };
     for (const t of ESP_TABLE.filter((x) => x.evolvingS !== undefined)) {
@@ -63,7 +68,11 @@ describe('ESP evolving job', () => {
     const engine = new EventEngine();
     const messages: Array<{ t: number; m: ApplicationMessage }> = [];
     let finished = Number.NaN;
-    const apps = new SimulatedApplications(engine, (m) => messages.push({ t: engine.now, m }), () => (finished = engine.now));
+    const apps = new SimulatedApplications(
+      engine,
+      (m) => messages.push({ t: engine.now, m }),
+      () => (finished = engine.now),
+    );
     const spec = jobSpecSchema.parse({
       id: 'F-1',
       kind: 'evolving',

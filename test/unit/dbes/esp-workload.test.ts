@@ -29,23 +29,53 @@ const countBy = (jobs: readonly JobSpec[]) => {
 };
 
 describe('ESP workload: Table I', () => {
-  it('has the 230 jobs of 14 types with the paper\'s fractions, counts and static times', () => {
+  it("has the 230 jobs of 14 types with the paper's fractions, counts and static times", () => {
     // Table I row by row: type, size [% of system] as a fraction, count, static execution time [s]
     const table: Array<[EspType, number, number, number]> = [
-      ['A', 0.03125, 75, 267], ['B', 0.0625, 9, 322], ['C', 0.5, 3, 534], ['D', 0.25, 3, 616], ['E', 0.5, 3, 315],
-      ['F', 0.0625, 9, 1846], ['G', 0.125, 6, 1334], ['H', 0.1582, 6, 1067], ['I', 0.03125, 24, 1432], ['J', 0.0625, 24, 725],
-      ['K', 0.0957, 15, 487], ['L', 0.125, 36, 366], ['M', 0.25, 15, 187], ['Z', 1, 2, 100],
+      ['A', 0.03125, 75, 267],
+      ['B', 0.0625, 9, 322],
+      ['C', 0.5, 3, 534],
+      ['D', 0.25, 3, 616],
+      ['E', 0.5, 3, 315],
+      ['F', 0.0625, 9, 1846],
+      ['G', 0.125, 6, 1334],
+      ['H', 0.1582, 6, 1067],
+      ['I', 0.03125, 24, 1432],
+      ['J', 0.0625, 24, 725],
+      ['K', 0.0957, 15, 487],
+      ['L', 0.125, 36, 366],
+      ['M', 0.25, 15, 187],
+      ['Z', 1, 2, 100],
     ];
     expect(ESP_TABLE.map((t) => [t.type, t.fraction, t.count, t.staticS])).toEqual(table);
     expect(ESP_TABLE.reduce((s, t) => s + t.count, 0)).toBe(230);
-    expect(ESP_TABLE.filter((t) => t.evolvingS !== undefined).map((t) => [t.type, t.evolvingS])).toEqual([['F', 1230], ['G', 1067], ['H', 896]]);
+    expect(ESP_TABLE.filter((t) => t.evolvingS !== undefined).map((t) => [t.type, t.evolvingS])).toEqual([
+      ['F', 1230],
+      ['G', 1067],
+      ['H', 896],
+    ]);
   });
 
   it('sizes jobs as fractions of 15 × 8 = 120 cores, rounded to whole cores', () => {
     expect(ESP_PROCESSORS).toBe(120);
     // 0.03125·120 = 3.75 → 4; 0.0625·120 = 7.5 → 8; 0.1582·120 = 18.98 → 19; 0.0957·120 = 11.48 → 11
     const sizes = Object.fromEntries(ESP_TABLE.map((t) => [t.type, espSize(t.fraction)]));
-    expect(sizes).toEqual({ A: 4, B: 8, C: 60, D: 30, E: 60, F: 8, G: 15, H: 19, I: 4, J: 8, K: 11, L: 15, M: 30, Z: 120 });
+    expect(sizes).toEqual({
+      A: 4,
+      B: 8,
+      C: 60,
+      D: 30,
+      E: 60,
+      F: 8,
+      G: 15,
+      H: 19,
+      I: 4,
+      J: 8,
+      K: 11,
+      L: 15,
+      M: 30,
+      Z: 120,
+    });
   });
 
   it('generates every job of every type once, the sizes and run times of its type', () => {
@@ -67,7 +97,7 @@ describe('ESP workload: Table I', () => {
 });
 
 describe('ESP workload: malleable and evolving types', () => {
-  it('makes the paper\'s types malleable at 40 % and 50 %', () => {
+  it("makes the paper's types malleable at 40 % and 50 %", () => {
     expect(ESP_MALLEABLE_TYPES[40]).toEqual(['F', 'G', 'H', 'I', 'K', 'L']);
     expect(ESP_MALLEABLE_TYPES[50]).toEqual(['F', 'I', 'J', 'K', 'L']);
   });

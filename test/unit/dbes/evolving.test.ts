@@ -85,7 +85,9 @@ describe('changing the policy', () => {
     expect(h.scheduler.setPolicy('fpsma').ok).toBe(true);
     h.at(5).scheduler.receive(update('e', 4), 5);
     h.scheduler.advance(5);
-    expect(h.apps.refusals).toEqual([{ jobId: 'e', reason: expect.stringContaining('policy fpsma decides no requests') }]);
+    expect(h.apps.refusals).toEqual([
+      { jobId: 'e', reason: expect.stringContaining('policy fpsma decides no requests') },
+    ]);
   });
 });
 

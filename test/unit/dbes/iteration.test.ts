@@ -11,7 +11,11 @@ describe('line 25: StartNow jobs start, in priority order, up to ReservationDept
     // 10 processors, 6 held until 1000. J1 (3) fits now; J2 (5) is reserved at 1000; depth 1: J3 (1, 2000 s) gets no
     // reservation and would end after 1000 holding 1 of the 4 - 3 = 1 left → with J2 reserved (5 of 10 from 1000, 6
     // freed) it fits: backfilled.
-    const out = dbesIteration(cluster(10, [rigid('R', 6, 1000)], [waiting('J1', 3, 500), waiting('J2', 5, 500), waiting('J3', 1, 2000)], { reservationDepth: 1 }));
+    const out = dbesIteration(
+      cluster(10, [rigid('R', 6, 1000)], [waiting('J1', 3, 500), waiting('J2', 5, 500), waiting('J3', 1, 2000)], {
+        reservationDepth: 1,
+      }),
+    );
     expect(kinds(out.actions, 'start')).toEqual([
       { kind: 'start', jobId: 'J1', processors: 3, how: 'startNow' },
       { kind: 'start', jobId: 'J3', processors: 1, how: 'backfill' },
@@ -39,7 +43,11 @@ describe('lines 9-24: evolving requests', () => {
     // M1's second-step expansion, then 1 from M2's first-step one.
     const state = cluster(
       11,
-      [rigid('E', 2, 9000), malleable('M1', 2, 8, 8000, [secondStep(2)]), malleable('M2', 2, 8, 1000, [forJob('W', 3)])],
+      [
+        rigid('E', 2, 9000),
+        malleable('M1', 2, 8, 8000, [secondStep(2)]),
+        malleable('M2', 2, 8, 1000, [forJob('W', 3)]),
+      ],
       [waiting('W', 6, 100)],
       { requests: [{ jobId: 'E', processors: 3 }], fairness: { perJob: 1e9, perUser: 1e9 } },
     );
@@ -52,7 +60,11 @@ describe('lines 9-24: evolving requests', () => {
   });
 
   it('are rejected, nothing shrunk, when idle and expansions together are too few', () => {
-    const out = dbesIteration(cluster(6, [rigid('E', 2, 9000), malleable('M', 2, 4, 8000, [secondStep(2)])], [], { requests: [{ jobId: 'E', processors: 3 }] }));
+    const out = dbesIteration(
+      cluster(6, [rigid('E', 2, 9000), malleable('M', 2, 4, 8000, [secondStep(2)])], [], {
+        requests: [{ jobId: 'E', processors: 3 }],
+      }),
+    );
     expect(out.actions[0]).toMatchObject({ kind: 'reject', jobId: 'E', processors: 3 });
     expect(kinds(out.actions, 'shrink')).toEqual([]);
   });
@@ -61,12 +73,17 @@ describe('lines 9-24: evolving requests', () => {
   // reserved at 1000 (4 free then, 5 once R ends). E asks 4: M gives back its 2 (idle 2 + 2 = 4); E holding 6 until
   // 9000 leaves 1 free at 1000 → W starts at 9000 instead: 8000 s late.
   const evolvingCase = (perJob: number, account = emptyFairnessAccount()) =>
-    cluster(9, [rigid('E', 2, 9000), rigid('R', 1, 1000), malleable('M', 2, 4, 100000, [secondStep(2)])], [waiting('W', 5, 100)], {
-      requests: [{ jobId: 'E', processors: 4, user: 'u' }],
-      fairness: { perJob, perUser: 1e9 },
-      reservationDepth: 1,
-      account,
-    });
+    cluster(
+      9,
+      [rigid('E', 2, 9000), rigid('R', 1, 1000), malleable('M', 2, 4, 100000, [secondStep(2)])],
+      [waiting('W', 5, 100)],
+      {
+        requests: [{ jobId: 'E', processors: 4, user: 'u' }],
+        fairness: { perJob, perUser: 1e9 },
+        reservationDepth: 1,
+        account,
+      },
+    );
 
   it('are rejected beyond the fairness budget; what a shrink freed for them goes to expansion', () => {
     const state = evolvingCase(7999);
@@ -103,7 +120,11 @@ describe('lines 27-34: the shrink phase takes (i) expansions for this job, (ii) 
   const state = (need: number) =>
     cluster(
       10,
-      [malleable('X', 2, 8, 1000, [forJob('L1', 3)]), malleable('Y', 2, 8, 9000, [secondStep(1)]), malleable('Z', 1, 8, 5000, [forJob('L2', 1)])],
+      [
+        malleable('X', 2, 8, 1000, [forJob('L1', 3)]),
+        malleable('Y', 2, 8, 9000, [secondStep(1)]),
+        malleable('Z', 1, 8, 5000, [forJob('L2', 1)]),
+      ],
       [waiting('L1', need, 100), waiting('L2', 7, 100)],
     );
   const shrinkPhase = (need: number) =>
@@ -113,11 +134,29 @@ describe('lines 27-34: the shrink phase takes (i) expansions for this job, (ii) 
 
   it.each([
     [3, [['X', 3]]],
-    [4, [['X', 3], ['Y', 1]]],
-    [5, [['X', 3], ['Y', 1], ['Z', 1]]],
+    [
+      4,
+      [
+        ['X', 3],
+        ['Y', 1],
+      ],
+    ],
+    [
+      5,
+      [
+        ['X', 3],
+        ['Y', 1],
+        ['Z', 1],
+      ],
+    ],
   ])('L1 of %i takes %j', (need, expected) => {
     expect(shrinkPhase(need)).toEqual(expected);
-    expect(dbesIteration(state(need)).actions).toContainEqual({ kind: 'start', jobId: 'L1', processors: need, how: 'shrinkPhase' });
+    expect(dbesIteration(state(need)).actions).toContainEqual({
+      kind: 'start',
+      jobId: 'L1',
+      processors: need,
+      how: 'shrinkPhase',
+    });
   });
 
   it('shrinks nothing and starts nothing when the expansions are too few', () => {
@@ -135,7 +174,9 @@ describe('lines 37-43: the first expansion step', () => {
   });
 
   it('equipartitions among jobs ending together', () => {
-    const out = dbesIteration(cluster(10, [malleable('D1', 2, 9, 2000), malleable('D2', 2, 9, 2000)], [waiting('L', 10, 100)]));
+    const out = dbesIteration(
+      cluster(10, [malleable('D1', 2, 9, 2000), malleable('D2', 2, 9, 2000)], [waiting('L', 10, 100)]),
+    );
     expect(kinds(out.actions, 'expand')).toEqual([
       { kind: 'expand', jobId: 'D1', processors: 3, step: 1, forJob: 'L' },
       { kind: 'expand', jobId: 'D2', processors: 3, step: 1, forJob: 'L' },
@@ -147,7 +188,16 @@ describe('lines 37-43: the first expansion step', () => {
     // 9000: L2 (12) after them. The shrink phase finds L1 only 2 + 1 < 4; the first step then takes Y's 2 (no job)
     // and Z's 1 (for L2, lower) and gives D the 3.
     const out = dbesIteration(
-      cluster(12, [malleable('D', 4, 12, 1000), malleable('Y', 2, 9, 9000, [secondStep(2)]), malleable('Z', 2, 9, 9000, [forJob('L2', 1)]), rigid('R', 1, 9000)], [waiting('L1', 4, 100), waiting('L2', 12, 100)]),
+      cluster(
+        12,
+        [
+          malleable('D', 4, 12, 1000),
+          malleable('Y', 2, 9, 9000, [secondStep(2)]),
+          malleable('Z', 2, 9, 9000, [forJob('L2', 1)]),
+          rigid('R', 1, 9000),
+        ],
+        [waiting('L1', 4, 100), waiting('L2', 12, 100)],
+      ),
     );
     expect(out.actions.filter((a) => a.kind === 'shrink')).toEqual([
       { kind: 'shrink', jobId: 'Y', processors: 2, phase: 'steal', forJob: 'L1', fromStep: 2, fromFor: undefined },
@@ -166,7 +216,11 @@ describe('line 45: backfilling only jobs that delay no StartLater job', () => {
   it('starts a job that ends before the reservation, not one that would delay it', () => {
     // 10: R 8 until 1000, 2 idle. L (10) at 1000. B1 (2 for 500 s) ends before; B2 (2 for 2000 s) would delay L.
     // ReservationDepth 1: B2 and B1 get no reservation (with a larger depth, B1 would be a StartNow job).
-    const out = dbesIteration(cluster(10, [rigid('R', 8, 1000)], [waiting('L', 10, 100), waiting('B2', 2, 2000), waiting('B1', 2, 500)], { reservationDepth: 1 }));
+    const out = dbesIteration(
+      cluster(10, [rigid('R', 8, 1000)], [waiting('L', 10, 100), waiting('B2', 2, 2000), waiting('B1', 2, 500)], {
+        reservationDepth: 1,
+      }),
+    );
     expect(kinds(out.actions, 'start')).toEqual([{ kind: 'start', jobId: 'B1', processors: 2, how: 'backfill' }]);
   });
 });
@@ -175,7 +229,13 @@ describe('line 46: the second expansion step', () => {
   it('shares the idle processors among the malleable jobs no StartLater job depends on', () => {
     // 12: D 2 until 1000, M1 2 and M2 2 until 9000 (max 9), R 2 until 1000, 4 idle: L (8) depends on D and R (both
     // end at 1000; R is rigid: no first step). Idle 4 → M1 2, M2 2; D, depended on, gets nothing.
-    const out = dbesIteration(cluster(12, [malleable('D', 2, 9, 1000), malleable('M1', 2, 9, 9000), malleable('M2', 2, 9, 9000), rigid('R', 2, 1000)], [waiting('L', 8, 100)]));
+    const out = dbesIteration(
+      cluster(
+        12,
+        [malleable('D', 2, 9, 1000), malleable('M1', 2, 9, 9000), malleable('M2', 2, 9, 9000), rigid('R', 2, 1000)],
+        [waiting('L', 8, 100)],
+      ),
+    );
     expect(out.startLater).toEqual([{ id: 'L', start: 1000, dependsOn: ['D', 'R'] }]);
     expect(kinds(out.actions, 'expand')).toEqual([
       { kind: 'expand', jobId: 'M1', processors: 2, step: 2, forJob: undefined },
@@ -189,17 +249,31 @@ describe('line 26: invalid dependencies are cleared', () => {
     // X was expanded for a job that has started since (not waiting): its expansion counts as for no job, group (ii).
     // 7: X 2+4 until 1000, 1 idle; L (5) at 1000 depends on X; the shrink phase takes 4 of X's expansion, now for no job.
     const out = dbesIteration(cluster(7, [malleable('X', 2, 6, 1000, [forJob('gone', 4)])], [waiting('L', 5, 100)]));
-    expect(out.actions[0]).toEqual({ kind: 'shrink', jobId: 'X', processors: 4, phase: 'startLater', forJob: 'L', fromStep: 1, fromFor: undefined });
+    expect(out.actions[0]).toEqual({
+      kind: 'shrink',
+      jobId: 'X',
+      processors: 4,
+      phase: 'startLater',
+      forJob: 'L',
+      fromStep: 1,
+      fromFor: undefined,
+    });
   });
 });
 
 describe('dependencies are recomputed only when the state changed', () => {
   it('once for a cluster where nothing changes in the iteration', () => {
-    expect(dbesIteration(cluster(4, [rigid('A', 1, 3600), rigid('B', 1, 1800)], [waiting('C', 4, 600)])).dependencyComputations).toBe(1);
+    expect(
+      dbesIteration(cluster(4, [rigid('A', 1, 3600), rigid('B', 1, 1800)], [waiting('C', 4, 600)]))
+        .dependencyComputations,
+    ).toBe(1);
   });
 
   it('again after an expansion moved an end', () => {
-    expect(dbesIteration(cluster(4, [malleable('A', 1, 4, 3600), malleable('B', 1, 4, 1800)], [waiting('C', 3, 600)])).dependencyComputations).toBe(2);
+    expect(
+      dbesIteration(cluster(4, [malleable('A', 1, 4, 3600), malleable('B', 1, 4, 1800)], [waiting('C', 3, 600)]))
+        .dependencyComputations,
+    ).toBe(2);
   });
 });
 

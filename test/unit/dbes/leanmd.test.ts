@@ -1,7 +1,13 @@
 // The LeanMD speed-up model of the DBES benchmark's malleable jobs (core/sim/apps/leanmd.ts).
 import { describe, expect, it } from 'vitest';
 import { appModel } from '../../../core/sim/apps/model.js';
-import { COMPUTES_PER_CELL, LEANMD_SERIAL_FRACTION, computeObjects, leanmd, leanmdRuntime } from '../../../core/sim/apps/leanmd.js';
+import {
+  COMPUTES_PER_CELL,
+  LEANMD_SERIAL_FRACTION,
+  computeObjects,
+  leanmd,
+  leanmdRuntime,
+} from '../../../core/sim/apps/leanmd.js';
 import { ESP_TABLE, espSize } from '../../../core/sim/workloads/esp.js';
 
 describe('LeanMD model', () => {
@@ -31,7 +37,8 @@ describe('LeanMD model', () => {
         expect(r).toBeGreaterThan(0);
         previous = r;
       }
-      const floor = (t.staticS * LEANMD_SERIAL_FRACTION) / (LEANMD_SERIAL_FRACTION + (1 - LEANMD_SERIAL_FRACTION) / size);
+      const floor =
+        (t.staticS * LEANMD_SERIAL_FRACTION) / (LEANMD_SERIAL_FRACTION + (1 - LEANMD_SERIAL_FRACTION) / size);
       expect(run(100_000)).toBeGreaterThanOrEqual(floor - 1e-9);
     }
   });

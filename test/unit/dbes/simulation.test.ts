@@ -7,19 +7,31 @@ import { gridSpecSchema, jobSpecSchema } from '../../../core/model/schemas.js';
 import { SimWorld } from '../../../core/sim/world.js';
 
 function paperExample(cNeeds: number, policy = 'dbes') {
-  const job = (id: string, kind: 'malleable' | 'rigid', min: number, max: number, seconds: number, submitTime: number) =>
+  const job = (
+    id: string,
+    kind: 'malleable' | 'rigid',
+    min: number,
+    max: number,
+    seconds: number,
+    submitTime: number,
+  ) =>
     jobSpecSchema.parse({
       id,
       kind,
       submitTime,
       walltime: seconds,
-      app: kind === 'malleable' ? { model: 'amdahl', serial: 0, parallel: seconds } : { model: 'fixed', runtime: seconds },
+      app:
+        kind === 'malleable' ? { model: 'amdahl', serial: 0, parallel: seconds } : { model: 'fixed', runtime: seconds },
       components: [kind === 'malleable' ? { min, max, program: 'x' } : { processors: min, program: 'x' }],
     });
   const w = new SimWorld({
     grid: gridSpecSchema.parse({ clusters: [{ name: 'c', processors: 4 }] }),
     // A and B hold the whole cluster at first (EP's or DBES's second step would grow them), C comes a second later.
-    jobs: [job('A', 'malleable', 1, 4, 3600, 0), job('B', 'malleable', 1, 4, 1800, 0), job('C', 'rigid', cNeeds, cNeeds, 600, 1)],
+    jobs: [
+      job('A', 'malleable', 1, 4, 3600, 0),
+      job('B', 'malleable', 1, 4, 1800, 0),
+      job('C', 'rigid', cNeeds, cNeeds, 600, 1),
+    ],
     seed: 1,
     background: false,
     scheduler: { policy },
@@ -56,7 +68,14 @@ describe('DBES in the simulator', () => {
     const events = paperExample(3);
     const at1 = events.filter((e) => e.t === 1 && (e.type === 'shrink.requested' || e.type === 'grow.offered'));
     expect(at1).toEqual([
-      expect.objectContaining({ type: 'shrink.requested', jobId: 'B', processors: 1, phase: 'steal', forJob: 'C', fromStep: 2 }),
+      expect.objectContaining({
+        type: 'shrink.requested',
+        jobId: 'B',
+        processors: 1,
+        phase: 'steal',
+        forJob: 'C',
+        fromStep: 2,
+      }),
       expect.objectContaining({ type: 'grow.offered', jobId: 'A', processors: 1, step: 1, forJob: 'C' }),
     ]);
     // The processors arriving say what they were given for, as the offers did.
@@ -81,7 +100,15 @@ describe('DBES in the simulator', () => {
     // A holds the 4 processors until 1000; B (2, 100 s) waits from t = 1, Z (4, 100 s, priority 1) from t = 2. In
     // submission order B would start at 1000 and Z at 1100; with its priority Z starts at 1000 and B after it, at 1100.
     const job = (id: string, n: number, seconds: number, submitTime: number, priority?: number) =>
-      jobSpecSchema.parse({ id, kind: 'rigid', submitTime, walltime: seconds, priority, app: { model: 'fixed', runtime: seconds }, components: [{ processors: n, program: 'x' }] });
+      jobSpecSchema.parse({
+        id,
+        kind: 'rigid',
+        submitTime,
+        walltime: seconds,
+        priority,
+        app: { model: 'fixed', runtime: seconds },
+        components: [{ processors: n, program: 'x' }],
+      });
     for (const policy of ['dbes', 'esf', 'rigid']) {
       const w = new SimWorld({
         grid: gridSpecSchema.parse({ clusters: [{ name: 'c', processors: 4 }] }),
@@ -100,7 +127,11 @@ describe('DBES in the simulator', () => {
   });
 
   it('a priority must be a whole number', () => {
-    const parsed = jobSpecSchema.safeParse({ kind: 'rigid', priority: 1.5, components: [{ processors: 1, program: 'x' }] });
+    const parsed = jobSpecSchema.safeParse({
+      kind: 'rigid',
+      priority: 1.5,
+      components: [{ processors: 1, program: 'x' }],
+    });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]).toMatchObject({ path: ['priority'], message: 'must be a whole number' });
   });

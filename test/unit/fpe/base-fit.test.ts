@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { baseFit, type BaseFitJump } from '../../../core/fpe/base-fit.js';
 import { compact, compactingFitWith } from '../../../core/fpe/compact.js';
 import { delayFit } from '../../../core/fpe/delay-fit.js';
-import { epFunction, evolutionProfile, satisfiesC1, wasteArea, type EvolutionProfile } from '../../../core/fpe/evolution-profile.js';
+import {
+  epFunction,
+  evolutionProfile,
+  satisfiesC1,
+  wasteArea,
+  type EvolutionProfile,
+} from '../../../core/fpe/evolution-profile.js';
 import { listSchedule } from '../../../core/fpe/list-schedule.js';
 import { FPE_VARIANTS, fpeVariant, fpeVariants } from '../../../core/fpe/registry.js';
 import { rigidProfile } from '../../../core/fpe/variants.js';
@@ -88,7 +94,12 @@ describe('base fit (Algorithm 2)', () => {
 
   it('on a one-step EP finds the earliest start where it fits: the CBF reservation of the core profile', () => {
     const res = epFunction(ep([100, 4], [50, 9], [20, 2]), 10); // busy 4 on [10,110), 9 on [110,160), 2 on [160,180)
-    for (const [d, n] of [[30, 6], [200, 1], [60, 8], [5, 10]] as const) {
+    for (const [d, n] of [
+      [30, 6],
+      [200, 1],
+      [60, 8],
+      [5, 10],
+    ] as const) {
       const r = baseFit(ep([d, n]), res, N, 0, { expandLimit: 1 });
       const free = res.map((v) => N - v);
       expect(r.start, `${d} s × ${n}`).toBe(earliestStart(free, 0, d, n));
@@ -150,14 +161,21 @@ describe('delay-only fit and Algorithm 1', () => {
       { start: 0, steps: reqs[2] },
     ]);
     // 9 on [0,10), 2 + 5 + 3 = 10 on [10,20), then 0.
-    expect(s.resource.steps()).toEqual([{ t: 0, v: 9 }, { t: 10, v: 10 }, { t: 20, v: 0 }]);
+    expect(s.resource.steps()).toEqual([
+      { t: 0, v: 9 },
+      { t: 10, v: 10 },
+      { t: 20, v: 0 },
+    ]);
     for (const [i, x] of s.scheduled.entries()) expect(satisfiesC1(x, reqs[i]!)).toBe(true);
   });
 
   it('rigid schedules each application as its peak for its whole duration', () => {
     expect(rigidProfile(ep([10, 6], [10, 2]))).toEqual(ep([20, 6]));
     const s = listSchedule([ep([10, 6], [10, 2]), ep([10, 5])], N, fpeVariants.rigid.fit);
-    expect(s.scheduled).toEqual([{ start: 0, steps: ep([20, 6]) }, { start: 20, steps: ep([10, 5]) }]);
+    expect(s.scheduled).toEqual([
+      { start: 0, steps: ep([20, 6]) },
+      { start: 20, steps: ep([10, 5]) },
+    ]);
   });
 
   it('the variants are registered by name', () => {

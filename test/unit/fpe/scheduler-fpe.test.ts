@@ -12,7 +12,12 @@ import { jobSummary } from '../../../electron/host/finished-jobs.js';
 
 type Of<T extends SchedulerEvent['type']> = Extract<SchedulerEvent, { type: T }>;
 
-const profiled = (id: string, steps: Array<[number, number]>, submitTime = 0, extra: Partial<JobSpecInput> = {}): JobSpecInput => ({
+const profiled = (
+  id: string,
+  steps: Array<[number, number]>,
+  submitTime = 0,
+  extra: Partial<JobSpecInput> = {},
+): JobSpecInput => ({
   id,
   kind: 'evolving',
   submitTime,
@@ -37,45 +42,103 @@ function run(jobs: JobSpecInput[], fpeVariant: FpeVariantName = '2X+c', processo
     const s = world.scheduler.clusters[0]!;
     if (s.concertina > s.cluster.processors) over = true;
   });
-  const of = <T extends SchedulerEvent['type']>(type: T, jobId?: string) => events.filter((e): e is Of<T> => e.type === type && (jobId === undefined || (e as { jobId?: string }).jobId === jobId));
+  const of = <T extends SchedulerEvent['type']>(type: T, jobId?: string) =>
+    events.filter(
+      (e): e is Of<T> => e.type === type && (jobId === undefined || (e as { jobId?: string }).jobId === jobId),
+    );
   return { world, events, of, over };
 }
 
 describe('a profiled evolving job (spec)', () => {
   it('takes its sizes from its steps and names the step that is too large for every cluster', () => {
     const grid = buildGrid(gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }));
-    const r = parseJob(profiled('x', [[60, 2], [60, 12], [60, 4]]), grid);
+    const r = parseJob(
+      profiled('x', [
+        [60, 2],
+        [60, 12],
+        [60, 4],
+      ]),
+      grid,
+    );
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.errors).toEqual([{ path: 'profile.steps[1].processors', message: 'is larger than every cluster (12 > 10)' }]);
+    if (!r.ok)
+      expect(r.errors).toEqual([
+        { path: 'profile.steps[1].processors', message: 'is larger than every cluster (12 > 10)' },
+      ]);
   });
 
   it('refuses bad steps at their field, sizes beside a profile, and a profile on another kind', () => {
-    const bad = jobSpecSchema.safeParse(profiled('x', [[60, 2], [0, 3], [60, 1.5]]));
+    const bad = jobSpecSchema.safeParse(
+      profiled('x', [
+        [60, 2],
+        [0, 3],
+        [60, 1.5],
+      ]),
+    );
     expect(bad.success).toBe(false);
     const paths = bad.error!.issues.map((i) => i.path.join('.'));
     expect(paths).toContain('profile.steps.1.duration_s');
     expect(paths).toContain('profile.steps.2.processors');
     const sized = jobSpecSchema.safeParse({ ...profiled('x', [[60, 2]]), components: [{ program: 'p', max: 4 }] });
-    expect(sized.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['components.0.max', 'is not for an evolving job with a profile: its sizes follow from profile.steps']]);
-    const rigid = jobSpecSchema.safeParse({ ...profiled('x', [[60, 2]]), kind: 'rigid', components: [{ program: 'p', processors: 2 }] });
-    expect(rigid.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['profile', 'is only for evolving jobs']]);
+    expect(sized.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['components.0.max', 'is not for an evolving job with a profile: its sizes follow from profile.steps'],
+    ]);
+    const rigid = jobSpecSchema.safeParse({
+      ...profiled('x', [[60, 2]]),
+      kind: 'rigid',
+      components: [{ program: 'p', processors: 2 }],
+    });
+    expect(rigid.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['profile', 'is only for evolving jobs'],
+    ]);
     const empty = jobSpecSchema.safeParse({ ...profiled('x', []) });
-    expect(empty.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['profile.steps', 'must hold at least one step']]);
+    expect(empty.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['profile.steps', 'must hold at least one step'],
+    ]);
   });
 });
 
 describe('a profiled evolving job (simulated)', () => {
   it('alone: starts at once, runs each step for its duration with its processors, releases at step boundaries', () => {
-    const r = run([profiled('e', [[100, 2], [50, 6], [80, 3]])]);
-    expect(r.of('fpe.scheduled', 'e').map((e) => [e.start, e.steps])).toEqual([[0, [{ durationS: 100, processors: 2 }, { durationS: 50, processors: 6 }, { durationS: 80, processors: 3 }]]]);
-    expect(r.of('fpe.step', 'e').map((e) => [e.t, e.step, e.processors, e.expandedS])).toEqual([[0, 1, 2, 0], [100, 2, 6, 0], [150, 3, 3, 0]]);
+    const r = run([
+      profiled('e', [
+        [100, 2],
+        [50, 6],
+        [80, 3],
+      ]),
+    ]);
+    expect(r.of('fpe.scheduled', 'e').map((e) => [e.start, e.steps])).toEqual([
+      [
+        0,
+        [
+          { durationS: 100, processors: 2 },
+          { durationS: 50, processors: 6 },
+          { durationS: 80, processors: 3 },
+        ],
+      ],
+    ]);
+    expect(r.of('fpe.step', 'e').map((e) => [e.t, e.step, e.processors, e.expandedS])).toEqual([
+      [0, 1, 2, 0],
+      [100, 2, 6, 0],
+      [150, 3, 3, 0],
+    ]);
     const ended = r.of('job.ended', 'e')[0]!;
     expect([ended.t, ended.state]).toEqual([230, 'completed']);
-    expect(r.world.scheduler.job('e')!.sizeHistory.map((s) => [s.t, s.v])).toEqual([[0, 2], [100, 6], [150, 3], [230, 0]]);
+    expect(r.world.scheduler.job('e')!.sizeHistory.map((s) => [s.t, s.v])).toEqual([
+      [0, 2],
+      [100, 6],
+      [150, 3],
+      [230, 0],
+    ]);
     expect(r.world.applications.refusedUpdates.size).toBe(0);
     expect(r.over).toBe(false);
     // The Queue lists its step sizes; its bounds are its smallest and largest step.
-    expect(jobSummary(r.world.scheduler.job('e')!)).toMatchObject({ kind: 'evolving', min: 2, max: 6, steps: [2, 6, 3] });
+    expect(jobSummary(r.world.scheduler.job('e')!)).toMatchObject({
+      kind: 'evolving',
+      min: 2,
+      max: 6,
+      steps: [2, 6, 3],
+    });
   });
 
   // A rigid job holds 6 of 10 processors until 250 (its walltime). The profiled job, submitted at 1, asks 2 for 100 s,
@@ -83,38 +146,101 @@ describe('a profiled evolving job (simulated)', () => {
   // expanded to last until 250 (149 s, within twice its 100 s); the paper's base fit never expands a first step.
   // With noX nothing is expanded: the whole job is delayed to start at 50 (50..150, 150..250, 250..350). Rigid holds
   // its peak 8 for 300 s, from 250.
-  const blocker: JobSpecInput = { id: 'r', kind: 'rigid', walltime: 250, app: { model: 'fixed', runtime: 250 }, components: [{ processors: 6, program: 'rigid' }] };
-  const waiting = profiled('e', [[100, 2], [100, 4], [100, 8]], 1);
-  const scheduled = (r: ReturnType<typeof run>) => r.of('fpe.scheduled', 'e').map((e) => [e.start, e.steps.map((s) => [s.durationS, s.processors])]);
+  const blocker: JobSpecInput = {
+    id: 'r',
+    kind: 'rigid',
+    walltime: 250,
+    app: { model: 'fixed', runtime: 250 },
+    components: [{ processors: 6, program: 'rigid' }],
+  };
+  const waiting = profiled(
+    'e',
+    [
+      [100, 2],
+      [100, 4],
+      [100, 8],
+    ],
+    1,
+  );
+  const scheduled = (r: ReturnType<typeof run>) =>
+    r.of('fpe.scheduled', 'e').map((e) => [e.start, e.steps.map((s) => [s.durationS, s.processors])]);
 
   it('2X expands a step to wait for the processors of the next one, idle meanwhile', () => {
     const r = run([blocker, waiting], '2X');
-    expect(scheduled(r)).toEqual([[1, [[100, 2], [149, 4], [100, 8]]]]);
-    expect(r.of('fpe.step', 'e').map((e) => [e.t, e.step, e.processors, e.expandedS])).toEqual([[1, 1, 2, 0], [101, 2, 4, 0], [250, 3, 8, 49]]);
+    expect(scheduled(r)).toEqual([
+      [
+        1,
+        [
+          [100, 2],
+          [149, 4],
+          [100, 8],
+        ],
+      ],
+    ]);
+    expect(r.of('fpe.step', 'e').map((e) => [e.t, e.step, e.processors, e.expandedS])).toEqual([
+      [1, 1, 2, 0],
+      [101, 2, 4, 0],
+      [250, 3, 8, 49],
+    ]);
     expect(r.of('job.ended', 'e')[0]!.t).toBe(350);
     expect(r.over).toBe(false);
   });
 
   it('noX delays its start instead', () => {
     const r = run([blocker, waiting], 'noX');
-    expect(scheduled(r)).toEqual([[50, [[100, 2], [100, 4], [100, 8]]]]);
-    expect(r.of('fpe.step', 'e').map((e) => [e.t, e.step, e.expandedS, e.delayedS])).toEqual([[50, 1, 0, 49], [150, 2, 0, 0], [250, 3, 0, 0]]);
+    expect(scheduled(r)).toEqual([
+      [
+        50,
+        [
+          [100, 2],
+          [100, 4],
+          [100, 8],
+        ],
+      ],
+    ]);
+    expect(r.of('fpe.step', 'e').map((e) => [e.t, e.step, e.expandedS, e.delayedS])).toEqual([
+      [50, 1, 0, 49],
+      [150, 2, 0, 0],
+      [250, 3, 0, 0],
+    ]);
     expect(r.of('job.ended', 'e')[0]!.t).toBe(350);
   });
 
   it('rigid holds its peak from a start where the peak fits', () => {
     const r = run([blocker, waiting], 'rigid');
     expect(scheduled(r)).toEqual([[250, [[300, 8]]]]);
-    expect(r.of('fpe.step', 'e').map((e) => [e.t, e.step, e.processors])).toEqual([[250, 1, 8], [350, 2, 8], [450, 3, 8]]);
+    expect(r.of('fpe.step', 'e').map((e) => [e.t, e.step, e.processors])).toEqual([
+      [250, 1, 8],
+      [350, 2, 8],
+      [450, 3, 8],
+    ]);
     expect(r.of('job.ended', 'e')[0]!.t).toBe(550);
   });
 
   it('a step whose processors a later job took waits for them (expanded), then runs', () => {
     // The profiled job's second step (8) is planned at 100; a rigid job without walltime arriving at 50 takes 5 of
     // the 6 free then, until it ends at 250: the step waits until then.
-    const late: JobSpecInput = { id: 'late', kind: 'rigid', submitTime: 50, app: { model: 'fixed', runtime: 200 }, components: [{ processors: 5, program: 'rigid' }] };
-    const r = run([profiled('e', [[100, 4], [100, 8]]), late], '2X');
-    expect(r.of('fpe.step', 'e').map((e) => [e.t, e.step, e.expandedS])).toEqual([[0, 1, 0], [250, 2, 150]]);
+    const late: JobSpecInput = {
+      id: 'late',
+      kind: 'rigid',
+      submitTime: 50,
+      app: { model: 'fixed', runtime: 200 },
+      components: [{ processors: 5, program: 'rigid' }],
+    };
+    const r = run(
+      [
+        profiled('e', [
+          [100, 4],
+          [100, 8],
+        ]),
+        late,
+      ],
+      '2X',
+    );
+    expect(r.of('fpe.step', 'e').map((e) => [e.t, e.step, e.expandedS])).toEqual([
+      [0, 1, 0],
+      [250, 2, 150],
+    ]);
     expect(r.of('job.ended', 'e')[0]!.t).toBe(350);
     expect(r.over).toBe(false);
   });
@@ -122,19 +248,36 @@ describe('a profiled evolving job (simulated)', () => {
   it("checks the application's announcements against its profile: one that differs is refused with the reason", () => {
     const world = new SimWorld({
       grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }),
-      jobs: [jobSpecSchema.parse(profiled('e', [[100, 2], [50, 6], [80, 3]]))],
+      jobs: [
+        jobSpecSchema.parse(
+          profiled('e', [
+            [100, 2],
+            [50, 6],
+            [80, 3],
+          ]),
+        ),
+      ],
       seed: 1,
       background: false,
     });
     const refused: SchedulerEvent[] = [];
     world.scheduler.on((e) => refused.push(e), ['evolve.refused']);
     // At 10 s it runs step 1 (2 processors); its next step has 6: an announcement of 6 is its own, one of 5 is not.
-    world.engine.at(10, () => world.scheduler.receive({ type: 'update', jobId: 'e', processors: 6, announceS: 90 }, world.engine.now));
+    world.engine.at(10, () =>
+      world.scheduler.receive({ type: 'update', jobId: 'e', processors: 6, announceS: 90 }, world.engine.now),
+    );
     world.engine.at(11, () => world.scheduler.receive({ type: 'update', jobId: 'e', processors: 5 }, world.engine.now));
     world.run();
-    expect(refused.map((e) => [e.t, (e as { reason: string }).reason])).toEqual([[11, "asks for 5 processors, but its profile's step 2 has 6: a profiled job's steps are fixed at submission"]]);
+    expect(refused.map((e) => [e.t, (e as { reason: string }).reason])).toEqual([
+      [11, "asks for 5 processors, but its profile's step 2 has 6: a profiled job's steps are fixed at submission"],
+    ]);
     expect(world.applications.refusedUpdates.get('e')).toHaveLength(1);
     // Its steps ran as scheduled all the same.
-    expect(world.scheduler.job('e')!.sizeHistory.map((x) => [x.t, x.v])).toEqual([[0, 2], [100, 6], [150, 3], [230, 0]]);
+    expect(world.scheduler.job('e')!.sizeHistory.map((x) => [x.t, x.v])).toEqual([
+      [0, 2],
+      [100, 6],
+      [150, 3],
+      [230, 0],
+    ]);
   });
 });

@@ -8,7 +8,12 @@ const task = (costMs: number, periodMs: number, deadlineMs = periodMs) => ({ cos
 describe('EDF feasibility', () => {
   it('implicit deadlines: feasible iff U <= 1', () => {
     // 2/5 + 3/5 = 1
-    expect(feasibility([task(2, 5), task(3, 5)])).toMatchObject({ feasible: true, test: 'utilization', utilization: 1, slackMs: 0 });
+    expect(feasibility([task(2, 5), task(3, 5)])).toMatchObject({
+      feasible: true,
+      test: 'utilization',
+      utilization: 1,
+      slackMs: 0,
+    });
     // 1/3 + 1/3 + 1/3 = 1 in exact arithmetic, 1.0000000000000002 in floating point: still feasible
     expect(feasibility([task(1, 3), task(1, 3), task(1, 3)]).feasible).toBe(true);
     // 2/5 + 3/5 + 1/10 > 1
@@ -39,7 +44,10 @@ describe('EDF feasibility', () => {
     expect(busyPeriod([task(2, 4), task(3, 6)], 4)).toBeUndefined();
     // deadlines 3, 6, 7, 11, 12: dbf 2, 5, 7, 9, 12 -> feasible, with slack 0 at 7 and 12
     expect(feasibility([task(2, 4, 3), task(3, 6)])).toMatchObject({ feasible: true, slackMs: 0 });
-    expect(feasibility([task(2, 4, 3), task(3, 6)], { maxCheckpoints: 4 })).toMatchObject({ feasible: false, code: 'interval' });
+    expect(feasibility([task(2, 4, 3), task(3, 6)], { maxCheckpoints: 4 })).toMatchObject({
+      feasible: false,
+      code: 'interval',
+    });
   });
 
   it('an idle node: feasible with infinite slack', () => {

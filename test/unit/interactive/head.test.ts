@@ -9,18 +9,35 @@ import { taskPlacements } from '../../../core/interactive/placement/index.js';
 
 const even = { cmsMsPerUnit: 1, cpsMsPerUnit: 1 };
 const noNet = { cmsMsPerUnit: 0, cpsMsPerUnit: 1 };
-const head = (config: Partial<HeadConfig>) => new InteractiveHead({ nodes: 4, cost: even, sharing: 'interleaved', placement: 'first-fit', ...config });
-const job = (id: string, dataUnits: number, deadlineMs: number, periodMs: number, arrivalMs = 0): InteractiveJob => ({ id, arrivalMs, periodMs, dataUnits, deadlineMs });
+const head = (config: Partial<HeadConfig>) =>
+  new InteractiveHead({ nodes: 4, cost: even, sharing: 'interleaved', placement: 'first-fit', ...config });
+const job = (id: string, dataUnits: number, deadlineMs: number, periodMs: number, arrivalMs = 0): InteractiveJob => ({
+  id,
+  arrivalMs,
+  periodMs,
+  dataUnits,
+  deadlineMs,
+});
 
 describe('InteractiveHead admission', () => {
   it('divides a job by RT-DLT and places its k tasks on distinct nodes when they cannot share', () => {
     const h = head({});
     // σ = 10, D = 12, β = 1/2: k = 3, C = ⌈80/7⌉ = 12
-    expect(h.submit(job('a', 10, 12, 24), 0)).toMatchObject({ ok: true, nodes: [0, 1, 2], costMs: 12, minNodes: 3, generation: 1 });
+    expect(h.submit(job('a', 10, 12, 24), 0)).toMatchObject({
+      ok: true,
+      nodes: [0, 1, 2],
+      costMs: 12,
+      minNodes: 3,
+      generation: 1,
+    });
     expect(h.nodeReports().map((r) => r.utilization)).toEqual([0.5, 0.5, 0.5, 0]);
     // The same job again: on node 0 dbf(12) = 24 > 12; only node 3 takes one task
     const b = h.submit(job('b', 10, 12, 24), 0);
-    expect(b).toEqual({ ok: false, code: 'no-placement', message: 'task 2 of 3 (C 12 ms, T 24 ms, D 12 ms) fits on no node: 4 nodes processor demand test fails' });
+    expect(b).toEqual({
+      ok: false,
+      code: 'no-placement',
+      message: 'task 2 of 3 (C 12 ms, T 24 ms, D 12 ms) fits on no node: 4 nodes processor demand test fails',
+    });
     // rolled back: node 3 hosts nothing
     expect(h.nodeReports()[3]).toMatchObject({ tasks: 0, utilization: 0 });
     expect(h.counters).toMatchObject({ submitted: 2, admitted: 1, refused: { 'no-placement': 1 } });
@@ -39,7 +56,11 @@ describe('InteractiveHead admission', () => {
     const h = head({ sharing: 'exclusive' });
     h.submit(job('a', 10, 12, 24), 0);
     expect(h.submit(job('c', 4, 24, 24), 0)).toMatchObject({ ok: true, nodes: [3] });
-    expect(h.submit(job('d', 4, 24, 24), 0)).toEqual({ ok: false, code: 'no-placement', message: 'task 1 of 1 (C 8 ms, T 24 ms, D 24 ms) fits on no node: 4 nodes held by another job' });
+    expect(h.submit(job('d', 4, 24, 24), 0)).toEqual({
+      ok: false,
+      code: 'no-placement',
+      message: 'task 1 of 1 (C 8 ms, T 24 ms, D 24 ms) fits on no node: 4 nodes held by another job',
+    });
   });
 
   it('widening: more nodes than n_min when n_min tasks fit nowhere', () => {
@@ -52,7 +73,11 @@ describe('InteractiveHead admission', () => {
     const wide = head({ nodes: 2, cost: noNet, widen: 2 });
     wide.submit(job('a', 60, 100, 100), 0);
     wide.submit(job('x', 100, 100, 100), 0);
-    expect(wide.submit(job('b', 80, 100, 100), 0)).toMatchObject({ ok: false, code: 'no-placement', message: expect.stringContaining('(nor on up to 2 nodes)') });
+    expect(wide.submit(job('b', 80, 100, 100), 0)).toMatchObject({
+      ok: false,
+      code: 'no-placement',
+      message: expect.stringContaining('(nor on up to 2 nodes)'),
+    });
     // a (60) on node 0, b (70) on node 1; c: σ = 50 fits on neither at C = 50, but at k = 2, C = 25: 85 and 95
     const roomy = head({ nodes: 2, cost: noNet, widen: 2 });
     roomy.submit(job('a', 60, 100, 100), 0);
@@ -63,12 +88,24 @@ describe('InteractiveHead admission', () => {
 
   it('refuses malformed jobs, duplicates and deadlines shorter than the transmission', () => {
     const h = head({});
-    expect(h.submit(job('a', 10, 30, 24), 0)).toMatchObject({ ok: false, code: 'invalid', message: 'deadline 30 ms is longer than the period 24 ms' });
+    expect(h.submit(job('a', 10, 30, 24), 0)).toMatchObject({
+      ok: false,
+      code: 'invalid',
+      message: 'deadline 30 ms is longer than the period 24 ms',
+    });
     h.submit(job('a', 10, 12, 24), 0);
-    expect(h.submit(job('a', 10, 12, 24), 0)).toMatchObject({ ok: false, code: 'invalid', message: 'job a is already running' });
+    expect(h.submit(job('a', 10, 12, 24), 0)).toMatchObject({
+      ok: false,
+      code: 'invalid',
+      message: 'job a is already running',
+    });
     expect(h.submit(job('b', 10, 10, 24), 0)).toMatchObject({ ok: false, code: 'deadline-too-short' });
     // γ = 1 - 100/101, ln γ / ln(1/2) = 6.66: 7 nodes, the cluster has 4
-    expect(h.submit(job('c', 100, 101, 240), 0)).toMatchObject({ ok: false, code: 'too-many-nodes', message: 'the deadline needs 7 nodes, the cluster has 4' });
+    expect(h.submit(job('c', 100, 101, 240), 0)).toMatchObject({
+      ok: false,
+      code: 'too-many-nodes',
+      message: 'the deadline needs 7 nodes, the cluster has 4',
+    });
   });
 
   it('a finished job stays counted on its node (a ghost) until the node reports idle', () => {
@@ -93,7 +130,13 @@ describe('InteractiveHead overruns', () => {
     expect(h.placementOf('a')?.generation).toBe(2);
     // A late report of the old placement changes nothing
     expect(h.completed({ jobId: 'a', generation: 1, node: 0, executedMs: 75, missed: false }, 175)).toBeUndefined();
-    expect(h.counters).toMatchObject({ completions: 3, misses: 1, overruns: 1, replacements: 1, droppedOnReplacement: 0 });
+    expect(h.counters).toMatchObject({
+      completions: 3,
+      misses: 1,
+      overruns: 1,
+      replacements: 1,
+      droppedOnReplacement: 0,
+    });
   });
 
   it('stops the job when no re-placement exists, and says why', () => {
@@ -106,7 +149,10 @@ describe('InteractiveHead overruns', () => {
     g.submit(job('a', 40, 100, 100), 0);
     g.submit(job('b', 90, 100, 100), 0);
     // a: σ' = 40 × 60/40 × 1.25 = 75 -> C = 75; node 0 holds a's ghost (40), node 1 holds b (90)
-    expect(g.completed({ jobId: 'a', generation: 1, node: 0, executedMs: 60, missed: false }, 60)).toMatchObject({ ok: false, code: 'no-placement' });
+    expect(g.completed({ jobId: 'a', generation: 1, node: 0, executedMs: 60, missed: false }, 60)).toMatchObject({
+      ok: false,
+      code: 'no-placement',
+    });
     expect(g.placementOf('a')).toBeUndefined();
     expect(g.counters.droppedOnReplacement).toBe(1);
     expect(h.placementOf('a')).toBeUndefined();
@@ -134,8 +180,10 @@ describe('placement policies', () => {
   });
   it('no policy picks a node that refuses', () => {
     const big: HostedTask = { ...task, costMs: 80 };
-    for (const policy of Object.values(taskPlacements)) expect(policy.choose(nodes, (n) => nodeSharings.interleaved.accepts(n, big, policy.needsSlack))).toBe(2);
+    for (const policy of Object.values(taskPlacements))
+      expect(policy.choose(nodes, (n) => nodeSharings.interleaved.accepts(n, big, policy.needsSlack))).toBe(2);
     const huge: HostedTask = { ...task, costMs: 101, deadlineMs: 100 };
-    for (const policy of Object.values(taskPlacements)) expect(policy.choose(nodes, (n) => nodeSharings.interleaved.accepts(n, huge, policy.needsSlack))).toBeUndefined();
+    for (const policy of Object.values(taskPlacements))
+      expect(policy.choose(nodes, (n) => nodeSharings.interleaved.accepts(n, huge, policy.needsSlack))).toBeUndefined();
   });
 });

@@ -48,22 +48,44 @@ describe('RT-DLT, optimal partitioning on homogeneous nodes', () => {
   });
 
   it('divide gives k = n_min and C = ⌈E(σ, k)⌉', () => {
-    expect(divide({ dataUnits: 10, deadlineMs: 12 }, even, 64)).toEqual({ ok: true, nodes: 3, costMs: 12, minNodes: 3 });
+    expect(divide({ dataUnits: 10, deadlineMs: 12 }, even, 64)).toEqual({
+      ok: true,
+      nodes: 3,
+      costMs: 12,
+      minNodes: 3,
+    });
     // E(100, 23) = 100 / (1 - 0.99^23) = 100 / 0.20639 = 484.52 -> 485
-    expect(divide({ dataUnits: 100, deadlineMs: 500 }, fastNet, 64)).toEqual({ ok: true, nodes: 23, costMs: 485, minNodes: 23 });
+    expect(divide({ dataUnits: 100, deadlineMs: 500 }, fastNet, 64)).toEqual({
+      ok: true,
+      nodes: 23,
+      costMs: 485,
+      minNodes: 23,
+    });
     // 10·3 / 5 = 6 exactly: no rounding up
     expect(divide({ dataUnits: 10, deadlineMs: 7 }, noNet, 64)).toEqual({ ok: true, nodes: 5, costMs: 6, minNodes: 5 });
   });
 
   it('divide on more nodes than n_min (widening): C shrinks', () => {
     // E(10, 4) = 10 / (15/16) = 10.67 -> 11
-    expect(divide({ dataUnits: 10, deadlineMs: 12 }, even, 64, 4)).toEqual({ ok: true, nodes: 4, costMs: 11, minNodes: 3 });
+    expect(divide({ dataUnits: 10, deadlineMs: 12 }, even, 64, 4)).toEqual({
+      ok: true,
+      nodes: 4,
+      costMs: 11,
+      minNodes: 3,
+    });
     // fewer than n_min is never given
     expect(divide({ dataUnits: 10, deadlineMs: 12 }, even, 64, 2)).toMatchObject({ nodes: 3 });
   });
 
   it('refuses a deadline shorter than the transmission, and more nodes than the cluster has', () => {
-    expect(divide({ dataUnits: 10, deadlineMs: 10 }, even, 64)).toMatchObject({ ok: false, code: 'deadline-too-short' });
-    expect(divide({ dataUnits: 10, deadlineMs: 12 }, even, 2)).toMatchObject({ ok: false, code: 'too-many-nodes', message: 'the deadline needs 3 nodes, the cluster has 2' });
+    expect(divide({ dataUnits: 10, deadlineMs: 10 }, even, 64)).toMatchObject({
+      ok: false,
+      code: 'deadline-too-short',
+    });
+    expect(divide({ dataUnits: 10, deadlineMs: 12 }, even, 2)).toMatchObject({
+      ok: false,
+      code: 'too-many-nodes',
+      message: 'the deadline needs 3 nodes, the cluster has 2',
+    });
   });
 });

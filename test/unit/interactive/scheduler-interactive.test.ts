@@ -22,7 +22,13 @@ const GRID: GridSpecInput = {
   ],
 };
 const periodic = { periodMs: 200, dataUnits: 300, deadlineMs: 100 };
-const job = (id: string, extra: Record<string, unknown> = {}) => ({ id, kind: 'interactive', components: [{ program: 'periodic' }], interactive: periodic, ...extra });
+const job = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  kind: 'interactive',
+  components: [{ program: 'periodic' }],
+  interactive: periodic,
+  ...extra,
+});
 
 function world(nodes = 4) {
   const grid = gridSpecSchema.parse(GRID);
@@ -32,7 +38,10 @@ function world(nodes = 4) {
   w.scheduler.on((e) => events.push(e));
   const of = <T extends SchedulerEvent['type']>(type: T) => events.filter((e): e is Of<T> => e.type === type);
   /** An application's report, delivered at virtual time `t` as the simulator delivers messages. */
-  const report = (t: number, message: Omit<Extract<Parameters<SimWorld['scheduler']['receive']>[0], { type: 'iteration' }>, 'type'>) => {
+  const report = (
+    t: number,
+    message: Omit<Extract<Parameters<SimWorld['scheduler']['receive']>[0], { type: 'iteration' }>, 'type'>,
+  ) => {
     w.engine.at(t, () => w.scheduler.receive({ type: 'iteration', ...message }, w.engine.now));
     w.runUntil(t);
   };
@@ -51,8 +60,12 @@ describe('the interactive job spec', () => {
   });
 
   it('names the field of each mistake', () => {
-    expect(paths({ kind: 'interactive', components: [{ program: 'p' }] })).toEqual(['interactive: is required for an interactive job']);
-    expect(paths(job('j', { interactive: { periodMs: 100, dataUnits: 1, deadlineMs: 150 } }))).toEqual(['interactive.deadlineMs: must not exceed the period (D ≤ T)']);
+    expect(paths({ kind: 'interactive', components: [{ program: 'p' }] })).toEqual([
+      'interactive: is required for an interactive job',
+    ]);
+    expect(paths(job('j', { interactive: { periodMs: 100, dataUnits: 1, deadlineMs: 150 } }))).toEqual([
+      'interactive.deadlineMs: must not exceed the period (D ≤ T)',
+    ]);
     expect(paths(job('j', { interactive: { periodMs: 1.5, dataUnits: 0, deadlineMs: 1 } }))).toEqual([
       'interactive.periodMs: must be a whole number of milliseconds',
       'interactive.dataUnits: must be greater than 0',
@@ -60,21 +73,38 @@ describe('the interactive job spec', () => {
     expect(paths({ ...job('j'), components: [{ program: 'p', processors: 4 }] })).toEqual([
       'components[0].processors: is not for an interactive job: its worker nodes follow from its period, data size and deadline',
     ]);
-    expect(paths({ kind: 'rigid', components: [{ program: 'p', processors: 1 }], interactive: periodic })).toEqual(['interactive: is only for interactive jobs']);
+    expect(paths({ kind: 'rigid', components: [{ program: 'p', processors: 1 }], interactive: periodic })).toEqual([
+      'interactive: is only for interactive jobs',
+    ]);
   });
 
   it('is checked against the grid: a cluster without interactive worker nodes, or a grid with none', () => {
     const grid = buildGrid(gridSpecSchema.parse(GRID));
     const pinned = parseJob({ ...job('j'), components: [{ program: 'p', cluster: 'batch' }] }, grid);
-    expect(pinned.ok ? [] : pinned.errors).toEqual([{ path: 'components[0].cluster', message: 'cluster batch has no interactive worker nodes (rt have)' }]);
+    expect(pinned.ok ? [] : pinned.errors).toEqual([
+      { path: 'components[0].cluster', message: 'cluster batch has no interactive worker nodes (rt have)' },
+    ]);
     const none = parseJob(job('j'), buildGrid(gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 4 }] })));
-    expect(none.ok ? [] : none.errors).toEqual([{ path: 'kind', message: 'no cluster of this grid has interactive worker nodes' }]);
+    expect(none.ok ? [] : none.errors).toEqual([
+      { path: 'kind', message: 'no cluster of this grid has interactive worker nodes' },
+    ]);
   });
 
   it('the partition of a cluster: its cost model checked at the field, placement and sharing defaulted', () => {
-    const r = gridSpecSchema.safeParse({ clusters: [{ name: 'a', processors: 4, interactive: { nodes: 2, cmsMsPerUnit: -1, cpsMsPerUnit: 0 } }] });
-    expect(r.success ? [] : r.error.issues.map((i) => i.path.join('.'))).toEqual(['clusters.0.interactive.cmsMsPerUnit', 'clusters.0.interactive.cpsMsPerUnit']);
-    expect(gridSpecSchema.parse(GRID).clusters[1]!.interactive).toEqual({ nodes: 4, cmsMsPerUnit: 0, cpsMsPerUnit: 1, placement: 'best-fit', sharing: 'interleaved' });
+    const r = gridSpecSchema.safeParse({
+      clusters: [{ name: 'a', processors: 4, interactive: { nodes: 2, cmsMsPerUnit: -1, cpsMsPerUnit: 0 } }],
+    });
+    expect(r.success ? [] : r.error.issues.map((i) => i.path.join('.'))).toEqual([
+      'clusters.0.interactive.cmsMsPerUnit',
+      'clusters.0.interactive.cpsMsPerUnit',
+    ]);
+    expect(gridSpecSchema.parse(GRID).clusters[1]!.interactive).toEqual({
+      nodes: 4,
+      cmsMsPerUnit: 0,
+      cpsMsPerUnit: 1,
+      placement: 'best-fit',
+      sharing: 'interleaved',
+    });
   });
 });
 
@@ -85,7 +115,14 @@ describe('interactive jobs in the scheduler', () => {
     expect(r.ok).toBe(true);
     w.runUntil(1);
     const [admitted] = of('interactive.admitted');
-    expect(admitted).toMatchObject({ jobId: 'a', cluster: 'rt', costMs: 100, minNodes: 3, periodMs: 200, deadlineMs: 100 });
+    expect(admitted).toMatchObject({
+      jobId: 'a',
+      cluster: 'rt',
+      costMs: 100,
+      minNodes: 3,
+      periodMs: 200,
+      deadlineMs: 100,
+    });
     expect(new Set(admitted!.nodes).size).toBe(3);
     expect(of('job.started')).toMatchObject([{ jobId: 'a', cluster: 'rt', size: 1 }]);
     const sample = w.scheduler.interactiveSample('rt')!;
@@ -99,21 +136,33 @@ describe('interactive jobs in the scheduler', () => {
     const { w, of } = world();
     // σ·Cms ≥ D: 10 units at 20 ms each take 200 ms to send, more than D = 100 ms.
     const slow = new SimWorld({
-      grid: gridSpecSchema.parse({ clusters: [{ name: 'rt', processors: 2, interactive: { nodes: 2, cmsMsPerUnit: 20, cpsMsPerUnit: 1 } }] }),
+      grid: gridSpecSchema.parse({
+        clusters: [{ name: 'rt', processors: 2, interactive: { nodes: 2, cmsMsPerUnit: 20, cpsMsPerUnit: 1 } }],
+      }),
       jobs: [],
       seed: 1,
       background: false,
       endless: true,
     });
     const tooShort = slow.submit(job('x', { interactive: { periodMs: 200, dataUnits: 10, deadlineMs: 100 } }));
-    expect(tooShort.ok ? [] : tooShort.errors).toEqual([{ path: 'interactive.deadlineMs', message: 'refused: transmitting 10 units takes 200 ms, not less than the deadline 100 ms' }]);
+    expect(tooShort.ok ? [] : tooShort.errors).toEqual([
+      {
+        path: 'interactive.deadlineMs',
+        message: 'refused: transmitting 10 units takes 200 ms, not less than the deadline 100 ms',
+      },
+    ]);
     const tooMany = w.submit(job('y', { interactive: { periodMs: 200, dataUnits: 1000, deadlineMs: 100 } }));
-    expect(tooMany.ok ? [] : tooMany.errors).toEqual([{ path: 'interactive.deadlineMs', message: 'refused: the deadline needs 10 nodes, the cluster has 4' }]);
+    expect(tooMany.ok ? [] : tooMany.errors).toEqual([
+      { path: 'interactive.deadlineMs', message: 'refused: the deadline needs 10 nodes, the cluster has 4' },
+    ]);
 
     expect(w.submit(job('a')).ok).toBe(true);
     const second = w.submit(job('b'));
     expect(second.ok).toBe(false);
-    expect(second.ok ? undefined : second.errors[0]).toMatchObject({ path: 'interactive', message: expect.stringMatching(/^refused: task 2 of 3 .* fits on no node/) });
+    expect(second.ok ? undefined : second.errors[0]).toMatchObject({
+      path: 'interactive',
+      message: expect.stringMatching(/^refused: task 2 of 3 .* fits on no node/),
+    });
     // Refused: no job, no event.
     expect(w.scheduler.job('b')).toBeUndefined();
     expect(of('job.submitted').map((e) => e.jobId)).toEqual(['a']);
@@ -131,7 +180,9 @@ describe('interactive jobs in the scheduler', () => {
     const { w, of, report } = world(8);
     expect(w.submit(job('a')).ok).toBe(true);
     report(2, { jobId: 'a', task: 0, executedMs: 90, missed: true });
-    expect(of('interactive.missed')).toMatchObject([{ jobId: 'a', cluster: 'rt', task: 0, executedMs: 90, deadlineMs: 100, misses: 1 }]);
+    expect(of('interactive.missed')).toMatchObject([
+      { jobId: 'a', cluster: 'rt', task: 0, executedMs: 90, deadlineMs: 100, misses: 1 },
+    ]);
     expect(of('interactive.replaced')).toEqual([]);
     // 120 ms > C = 100 ms: σ becomes 300·(120/100)·1.25 = 450 units, n_min = ⌈450 / 100⌉ = 5 nodes of C = 90 ms, on
     // the five nodes its old tasks (ghosts until their deadline) leave free.
@@ -146,7 +197,13 @@ describe('interactive jobs in the scheduler', () => {
     // 200 ms > 90 ms: σ = 450·(200/90)·1.25 = 1250 units need 13 nodes, the partition has 8: the job ends, failed.
     report(5, { jobId: 'a', task: 4, executedMs: 200, missed: true });
     expect(of('interactive.missed').map((e) => e.misses)).toEqual([1, 2]);
-    expect(of('job.ended')).toMatchObject([{ jobId: 'a', state: 'failed', reason: expect.stringContaining('task 4 ran 200 ms, longer than its cost bound 90 ms') }]);
+    expect(of('job.ended')).toMatchObject([
+      {
+        jobId: 'a',
+        state: 'failed',
+        reason: expect.stringContaining('task 4 ran 200 ms, longer than its cost bound 90 ms'),
+      },
+    ]);
     expect(w.scheduler.interactiveSample('rt')).toMatchObject({ jobs: 0, admitted: 1, misses: 2, replacements: 1 });
     expect(w.scheduler.job('a')!.state).toBe('failed');
   });
@@ -158,14 +215,37 @@ describe('interactive jobs adopted after a restart (live mode)', () => {
     const h = harness(g);
     const told: Array<[string, InteractiveTasks]> = [];
     (h.apps as ApplicationPort).interactiveTasks = (jobId, tasks) => told.push([jobId, tasks]);
-    expect(h.scheduler.adopt(job('a'), { cluster: 'rt', processors: 1, submitTime: -10, startTime: -9 }, 0).ok).toBe(true);
+    expect(h.scheduler.adopt(job('a'), { cluster: 'rt', processors: 1, submitTime: -10, startTime: -9 }, 0).ok).toBe(
+      true,
+    );
     expect(h.scheduler.adopt(job('b'), { cluster: 'rt', processors: 1, submitTime: -5 }, 0).ok).toBe(true);
-    expect(h.events.map((e) => `${e.type} ${'jobId' in e ? e.jobId : ''}`)).toEqual(['job.adopted a', 'interactive.admitted a', 'job.adopted b', 'job.ended b']);
-    expect(h.events[3]).toMatchObject({ state: 'failed', reason: expect.stringMatching(/^adopted after a restart, but its tasks fit no more: refused: task 2 of 3/) });
+    expect(h.events.map((e) => `${e.type} ${'jobId' in e ? e.jobId : ''}`)).toEqual([
+      'job.adopted a',
+      'interactive.admitted a',
+      'job.adopted b',
+      'job.ended b',
+    ]);
+    expect(h.events[3]).toMatchObject({
+      state: 'failed',
+      reason: expect.stringMatching(/^adopted after a restart, but its tasks fit no more: refused: task 2 of 3/),
+    });
     expect(h.scheduler.interactiveSample('rt')).toMatchObject({ jobs: 1 });
     // The running one learns its tasks at the next instant (its runner attaches its application first).
     expect(told).toEqual([]);
     h.scheduler.advance(0);
-    expect(told).toEqual([['a', { generation: 1, nodes: expect.any(Array), costMs: 100, periodMs: 200, deadlineMs: 100, dataUnits: 300, fractions: [1 / 3, 1 / 3, 1 / 3] }]]);
+    expect(told).toEqual([
+      [
+        'a',
+        {
+          generation: 1,
+          nodes: expect.any(Array),
+          costMs: 100,
+          periodMs: 200,
+          deadlineMs: 100,
+          dataUnits: 300,
+          fractions: [1 / 3, 1 / 3, 1 / 3],
+        },
+      ],
+    ]);
   });
 });

@@ -12,7 +12,10 @@ describe('interactive job and cost model input', () => {
   });
 
   it('refuses with field errors', () => {
-    expect(parseInteractiveJob({ id: 'x', period_ms: 100, deadline_ms: 120, data_units: 1 })).toEqual({ ok: false, errors: [{ path: 'deadline_ms', message: 'deadline must not exceed the period' }] });
+    expect(parseInteractiveJob({ id: 'x', period_ms: 100, deadline_ms: 120, data_units: 1 })).toEqual({
+      ok: false,
+      errors: [{ path: 'deadline_ms', message: 'deadline must not exceed the period' }],
+    });
     expect(parseInteractiveJob({ id: 'x', period_ms: 10.5, deadline_ms: 5, data_units: 0 })).toMatchObject({
       ok: false,
       errors: [
@@ -20,11 +23,20 @@ describe('interactive job and cost model input', () => {
         { path: 'data_units', message: 'data size must be positive' },
       ],
     });
-    expect(parseInteractiveJob({ id: 'x', period_ms: 10, deadline_ms: 5, data_units: 1, nodes: 3 })).toMatchObject({ ok: false, errors: [{ path: '' }] });
+    expect(parseInteractiveJob({ id: 'x', period_ms: 10, deadline_ms: 5, data_units: 1, nodes: 3 })).toMatchObject({
+      ok: false,
+      errors: [{ path: '' }],
+    });
   });
 
   it('maps a cost model', () => {
-    expect(parseCostModel({ cms_ms_per_unit: 0.05, cps_ms_per_unit: 5 })).toEqual({ ok: true, value: { cmsMsPerUnit: 0.05, cpsMsPerUnit: 5 } });
-    expect(parseCostModel({ cms_ms_per_unit: -1, cps_ms_per_unit: 0 })).toMatchObject({ ok: false, errors: [{ path: 'cms_ms_per_unit' }, { path: 'cps_ms_per_unit' }] });
+    expect(parseCostModel({ cms_ms_per_unit: 0.05, cps_ms_per_unit: 5 })).toEqual({
+      ok: true,
+      value: { cmsMsPerUnit: 0.05, cpsMsPerUnit: 5 },
+    });
+    expect(parseCostModel({ cms_ms_per_unit: -1, cps_ms_per_unit: 0 })).toMatchObject({
+      ok: false,
+      errors: [{ path: 'cms_ms_per_unit' }, { path: 'cps_ms_per_unit' }],
+    });
   });
 });

@@ -74,7 +74,10 @@ function localJobsGone(jobDir: string): boolean {
 const isSubmit = (script: string) => script.includes('> "$J/job.sh"') || script.includes('| sbatch');
 const sectionsIn = (script: string) => (script.match(/:begin:%s>>/g) ?? []).length;
 
-function manager(log: MessageLog, options: Partial<BatchLocalManagerOptions> & { runner: CommandRunner }): BatchLocalManager {
+function manager(
+  log: MessageLog,
+  options: Partial<BatchLocalManagerOptions> & { runner: CommandRunner },
+): BatchLocalManager {
   const dir = mkdtempSync(path.join(root, 'm-'));
   const m = new BatchLocalManager({
     cluster: 'c1',
@@ -90,7 +93,14 @@ function manager(log: MessageLog, options: Partial<BatchLocalManagerOptions> & {
   return m;
 }
 
-const sleeper = (jobId: string, seconds = 60) => ({ jobId, component: 0, processors: 1, program: '/bin/sh', args: ['-c', `sleep ${seconds}`], tag: `concertina:${jobId}` });
+const sleeper = (jobId: string, seconds = 60) => ({
+  jobId,
+  component: 0,
+  processors: 1,
+  program: '/bin/sh',
+  args: ['-c', `sleep ${seconds}`],
+  tag: `concertina:${jobId}`,
+});
 
 describe('BatchLocalManager under faults', () => {
   it('finds a submission whose answer was lost by its name, and submits nothing twice', async () => {
@@ -105,7 +115,9 @@ describe('BatchLocalManager under faults', () => {
     expect(logged.join('\n')).toContain('interrupted: connection lost');
     expect(runner.scripts.filter(isSubmit)).toHaveLength(1);
     await m.refresh();
-    expect(m.tracked()).toEqual([{ jobId: 'lost', component: 0, kind: 'rigid', ids: [expect.any(String)], running: 1 }]);
+    expect(m.tracked()).toEqual([
+      { jobId: 'lost', component: 0, kind: 'rigid', ids: [expect.any(String)], running: 1 },
+    ]);
   });
 
   describe('a submission whose answer was lost, on a batch system that forgets ended jobs at once (as Grid Engine)', () => {
@@ -124,17 +136,34 @@ describe('BatchLocalManager under faults', () => {
       const jobDir = path.join(dir, 'jobs', jobDirName('concertina', jobId));
       runner.loseNextSubmitAnswer = true;
       runner.whileLost = () => expect.poll(() => ended(jobDir), { timeout: 10_000, interval: 20 }).toBe(true);
-      const m = manager(log, { runner, system: new ForgetfulLocalSystem({ slots: 2, stateDir: path.join(dir, 'state') }), workRoot: path.join(dir, 'jobs') });
-      m.submit({ jobId, component: 0, processors: 1, program: '/bin/sh', args: ['-c', script], tag: `concertina:${jobId}` });
+      const m = manager(log, {
+        runner,
+        system: new ForgetfulLocalSystem({ slots: 2, stateDir: path.join(dir, 'state') }),
+        workRoot: path.join(dir, 'jobs'),
+      });
+      m.submit({
+        jobId,
+        component: 0,
+        processors: 1,
+        program: '/bin/sh',
+        args: ['-c', script],
+        tag: `concertina:${jobId}`,
+      });
       const finished = await log.waitFor('finished', (f) => f.jobId === jobId);
       // A few more rounds: nothing more is submitted.
       for (let i = 0; i < 3; i++) await m.refresh();
-      return { finished, submissions: runner.scripts.filter(isSubmit).length, runs: readFileSync(path.join(jobDir, 'runs.txt'), 'utf8') };
+      return {
+        finished,
+        submissions: runner.scripts.filter(isSubmit).length,
+        runs: readFileSync(path.join(jobDir, 'runs.txt'), 'utf8'),
+      };
     }
 
     it('finds its exit status in its directory, and does not submit it again', async () => {
       const name = 'cnc-concertina-brief-0-r0';
-      const out = await lostWhileItRan('brief', 'echo ran >> runs.txt', (jobDir) => existsSync(path.join(jobDir, `${name}.exit`)));
+      const out = await lostWhileItRan('brief', 'echo ran >> runs.txt', (jobDir) =>
+        existsSync(path.join(jobDir, `${name}.exit`)),
+      );
       expect(out.finished).toMatchObject({ state: 'completed', reason: expect.stringContaining('exit status 0') });
       expect(out.runs).toBe('ran\n');
       expect(out.submissions).toBe(1);
@@ -142,16 +171,26 @@ describe('BatchLocalManager under faults', () => {
 
     it('finds its output file when it left no exit status (killed), and does not submit it again', async () => {
       // The job script around the program is killed, so it writes no exit status.
-      const out = await lostWhileItRan('killed', 'echo ran >> runs.txt; kill -KILL $PPID', (jobDir) => existsSync(path.join(jobDir, 'runs.txt')) && localJobsGone(jobDir));
-      expect(out.finished).toMatchObject({ state: 'failed', reason: expect.stringContaining('no exit status recorded') });
+      const out = await lostWhileItRan(
+        'killed',
+        'echo ran >> runs.txt; kill -KILL $PPID',
+        (jobDir) => existsSync(path.join(jobDir, 'runs.txt')) && localJobsGone(jobDir),
+      );
+      expect(out.finished).toMatchObject({
+        state: 'failed',
+        reason: expect.stringContaining('no exit status recorded'),
+      });
       expect(out.runs).toBe('ran\n');
       expect(out.submissions).toBe(1);
     });
   });
 
-  it('answers finished failed, with the batch system\'s message, when it refuses a job', async () => {
+  it("answers finished failed, with the batch system's message, when it refuses a job", async () => {
     const bin = mkdtempSync(path.join(root, 'bin-'));
-    writeFileSync(path.join(bin, 'sbatch'), "#!/bin/sh\ncat > /dev/null\necho 'sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified' >&2\nexit 1\n");
+    writeFileSync(
+      path.join(bin, 'sbatch'),
+      "#!/bin/sh\ncat > /dev/null\necho 'sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified' >&2\nexit 1\n",
+    );
     chmodSync(path.join(bin, 'sbatch'), 0o755);
     const log = new MessageLog();
     const runner = new LocalRunner({ cwd: root, env: { PATH: `${bin}:${process.env.PATH}` } });
@@ -159,17 +198,28 @@ describe('BatchLocalManager under faults', () => {
     m.submit(sleeper('refused'));
     const finished = await log.waitFor('finished', (f) => f.jobId === 'refused');
     expect(finished.state).toBe('failed');
-    expect(finished.reason).toContain('slurm refused the job: sbatch: error: Batch job submission failed: Invalid account');
+    expect(finished.reason).toContain(
+      'slurm refused the job: sbatch: error: Batch job submission failed: Invalid account',
+    );
     await m.close();
     await runner.close();
   });
 
-  it('passes the job\'s walltime to the batch system, and says a job it ended for its time limit ran past its walltime', async () => {
+  it("passes the job's walltime to the batch system, and says a job it ended for its time limit ran past its walltime", async () => {
     // A Slurm stand-in: sbatch records its arguments and the job's name; squeue then lists the job as TIMEOUT.
     const bin = mkdtempSync(path.join(root, 'bin-'));
-    writeFileSync(path.join(bin, 'sbatch'), `#!/bin/sh\ncat > /dev/null\nprintf '%s\\n' "$@" > ${bin}/sbatch.args\nprintf '%s\\n' "$@" | sed -n 's/^--job-name=//p' > ${bin}/name\necho 77\n`);
-    writeFileSync(path.join(bin, 'squeue'), `#!/bin/sh\nformat=$(printf '%s\\n' "$@" | sed -n 's/^--format=\\([^|]*\\)|.*/\\1/p')\n[ -f ${bin}/name ] && [ -n "$format" ] && printf '%s|77|TIMEOUT|1|me|TimeLimit|%s\\n' "$format" "$(cat ${bin}/name)"\nexit 0\n`);
-    writeFileSync(path.join(bin, 'sinfo'), `#!/bin/sh\nformat=$(printf '%s\\n' "$@" | sed -n 's/^--format=\\([^|]*\\)|.*/\\1/p')\nprintf '%s|n1|1/7/0/8|mixed\\n' "$format"\n`);
+    writeFileSync(
+      path.join(bin, 'sbatch'),
+      `#!/bin/sh\ncat > /dev/null\nprintf '%s\\n' "$@" > ${bin}/sbatch.args\nprintf '%s\\n' "$@" | sed -n 's/^--job-name=//p' > ${bin}/name\necho 77\n`,
+    );
+    writeFileSync(
+      path.join(bin, 'squeue'),
+      `#!/bin/sh\nformat=$(printf '%s\\n' "$@" | sed -n 's/^--format=\\([^|]*\\)|.*/\\1/p')\n[ -f ${bin}/name ] && [ -n "$format" ] && printf '%s|77|TIMEOUT|1|me|TimeLimit|%s\\n' "$format" "$(cat ${bin}/name)"\nexit 0\n`,
+    );
+    writeFileSync(
+      path.join(bin, 'sinfo'),
+      `#!/bin/sh\nformat=$(printf '%s\\n' "$@" | sed -n 's/^--format=\\([^|]*\\)|.*/\\1/p')\nprintf '%s|n1|1/7/0/8|mixed\\n' "$format"\n`,
+    );
     for (const f of ['sbatch', 'squeue', 'sinfo']) chmodSync(path.join(bin, f), 0o755);
     const log = new MessageLog();
     const runner = new LocalRunner({ cwd: root, env: { PATH: `${bin}:${process.env.PATH}` } });
@@ -178,7 +228,9 @@ describe('BatchLocalManager under faults', () => {
     const finished = await log.waitFor('finished', (f) => f.jobId === 'late');
     expect(readFileSync(path.join(bin, 'sbatch.args'), 'utf8')).toContain('--time=0-00:01:00\n');
     expect(finished.state).toBe('failed');
-    expect(finished.reason).toBe('local job 77 failed: killed by the batch system: walltime of 60 s exceeded (slurm state TIMEOUT (TimeLimit))');
+    expect(finished.reason).toBe(
+      'local job 77 failed: killed by the batch system: walltime of 60 s exceeded (slurm state TIMEOUT (TimeLimit))',
+    );
     await m.close();
     await runner.close();
   });
@@ -200,12 +252,18 @@ describe('BatchLocalManager under faults', () => {
     await runner.close();
   });
 
-  it('counts busy processors no listed job holds (a site hiding other users\' jobs) once two rounds agree, on its partition only', async () => {
+  it("counts busy processors no listed job holds (a site hiding other users' jobs) once two rounds agree, on its partition only", async () => {
     // squeue lists one 2-CPU job, as PrivateData=jobs shows a user only their own; sinfo's nodes have 4 + 6 CPUs
     // allocated. The stand-ins record the partition they were asked for.
     const bin = mkdtempSync(path.join(root, 'bin-'));
-    writeFileSync(path.join(bin, 'squeue'), `#!/bin/sh\nprintf '%s\\n' "$*" >> ${bin}/squeue.args\nformat=$(printf '%s\\n' "$@" | sed -n 's/^--format=\\([^|]*\\)|.*/\\1/p')\nprintf '%s|7|RUNNING|2|someone|None|mine\\n' "$format"\n`);
-    writeFileSync(path.join(bin, 'sinfo'), `#!/bin/sh\nprintf '%s\\n' "$*" >> ${bin}/sinfo.args\nformat=$(printf '%s\\n' "$@" | sed -n 's/^--format=\\([^|]*\\)|.*/\\1/p')\nprintf '%s|n1|4/4/0/8|mixed\\n%s|n2|6/2/0/8|mixed\\n' "$format" "$format"\n`);
+    writeFileSync(
+      path.join(bin, 'squeue'),
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> ${bin}/squeue.args\nformat=$(printf '%s\\n' "$@" | sed -n 's/^--format=\\([^|]*\\)|.*/\\1/p')\nprintf '%s|7|RUNNING|2|someone|None|mine\\n' "$format"\n`,
+    );
+    writeFileSync(
+      path.join(bin, 'sinfo'),
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> ${bin}/sinfo.args\nformat=$(printf '%s\\n' "$@" | sed -n 's/^--format=\\([^|]*\\)|.*/\\1/p')\nprintf '%s|n1|4/4/0/8|mixed\\n%s|n2|6/2/0/8|mixed\\n' "$format" "$format"\n`,
+    );
     for (const f of ['squeue', 'sinfo']) chmodSync(path.join(bin, f), 0o755);
     const log = new MessageLog();
     const runner = new LocalRunner({ cwd: root, env: { PATH: `${bin}:${process.env.PATH}` } });
@@ -216,7 +274,8 @@ describe('BatchLocalManager under faults', () => {
     m.poll();
     await expect.poll(() => log.of('status').length).toBe(2);
     expect(log.of('status')[1]!.status).toEqual({ processors: 16, background: 10, reachable: true });
-    for (const command of ['squeue', 'sinfo']) expect(readFileSync(path.join(bin, `${command}.args`), 'utf8')).toContain('--partition=short');
+    for (const command of ['squeue', 'sinfo'])
+      expect(readFileSync(path.join(bin, `${command}.args`), 'utf8')).toContain('--partition=short');
     await m.close();
     await runner.close();
   });
@@ -229,14 +288,22 @@ describe('BatchLocalManager under faults', () => {
     m.submit(sleeper(jobId));
     const finished = await log.waitFor('finished', (f) => f.jobId === jobId);
     expect(finished.state).toBe('failed');
-    expect(finished.reason).toMatch(/cannot be submitted: its local job name would have \d+ characters \(at most 236\): the job id is too long$/);
+    expect(finished.reason).toMatch(
+      /cannot be submitted: its local job name would have \d+ characters \(at most 236\): the job id is too long$/,
+    );
     expect(runner.scripts.filter(isSubmit)).toEqual([]);
   });
 
   it('reads a PBS server whose qstat -F json prints JSON that does not parse from its qstat -f text, in the same poll', async () => {
     const bin = mkdtempSync(path.join(root, 'bin-'));
-    writeFileSync(path.join(bin, 'qstat'), `#!/bin/sh\ncase "$*" in *json*) printf '%s\\n' '{"Jobs": {"1.srv": {"Job_Name": "a\\qb"}}}' ;; *) cat ${sh`${path.join(fixturesDir, 'pbs-torque-qstat-f.txt')}`.text} ;; esac\n`);
-    writeFileSync(path.join(bin, 'pbsnodes'), `#!/bin/sh\ncat ${sh`${path.join(fixturesDir, 'pbs-torque-pbsnodes-a.txt')}`.text}\n`);
+    writeFileSync(
+      path.join(bin, 'qstat'),
+      `#!/bin/sh\ncase "$*" in *json*) printf '%s\\n' '{"Jobs": {"1.srv": {"Job_Name": "a\\qb"}}}' ;; *) cat ${sh`${path.join(fixturesDir, 'pbs-torque-qstat-f.txt')}`.text} ;; esac\n`,
+    );
+    writeFileSync(
+      path.join(bin, 'pbsnodes'),
+      `#!/bin/sh\ncat ${sh`${path.join(fixturesDir, 'pbs-torque-pbsnodes-a.txt')}`.text}\n`,
+    );
     for (const f of ['qstat', 'pbsnodes']) chmodSync(path.join(bin, f), 0o755);
     const log = new MessageLog();
     const logged: string[] = [];
@@ -274,12 +341,23 @@ describe('BatchLocalManager under faults', () => {
     const log = new MessageLog();
     const runner = new RecordingRunner(local);
     const dir = mkdtempSync(path.join(root, 'm-'));
-    const m = manager(log, { runner, system: new WaitingLocalSystem({ slots: 8, stateDir: path.join(dir, 'state') }), isMalleable: () => true, watchIntervalMs: 600_000, idleWatchIntervalMs: 600_000 });
+    const m = manager(log, {
+      runner,
+      system: new WaitingLocalSystem({ slots: 8, stateDir: path.join(dir, 'state') }),
+      isMalleable: () => true,
+      watchIntervalMs: 600_000,
+      idleWatchIntervalMs: 600_000,
+    });
     m.submit(sleeper('mall'));
-    await expect.poll(async () => {
-      await m.refresh();
-      return log.of('started', 'mall').length;
-    }, { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(
+        async () => {
+          await m.refresh();
+          return log.of('started', 'mall').length;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(1);
     const before = runner.scripts.length;
     m.grow('mall', 2);
     const grown = await log.waitFor('grown', (g) => g.jobId === 'mall', 10_000);
@@ -294,31 +372,55 @@ describe('BatchLocalManager under faults', () => {
     const log = new MessageLog();
     const dir = mkdtempSync(path.join(root, 'm-'));
     const mall = 'whole';
-    const m = manager(log, { runner: local, system: new LocalSystem({ slots: 3, stateDir: path.join(dir, 'state') }), isMalleable: (r) => r.jobId === mall, watchIntervalMs: 600_000, idleWatchIntervalMs: 600_000 });
+    const m = manager(log, {
+      runner: local,
+      system: new LocalSystem({ slots: 3, stateDir: path.join(dir, 'state') }),
+      isMalleable: (r) => r.jobId === mall,
+      watchIntervalMs: 600_000,
+      idleWatchIntervalMs: 600_000,
+    });
     m.submit(sleeper(mall));
     m.submit(sleeper('blocker'));
-    await expect.poll(async () => {
-      await m.refresh();
-      return log.of('started').length;
-    }, { timeout: 10_000 }).toBe(2);
+    await expect
+      .poll(
+        async () => {
+          await m.refresh();
+          return log.of('started').length;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(2);
     m.grow(mall, 2); // three slots: one of the two new local jobs runs, the other waits for the blocker's slot
-    await expect.poll(async () => {
-      await m.refresh();
-      return m.tracked().find((t) => t.jobId === mall)?.running;
-    }, { timeout: 10_000 }).toBe(2);
+    await expect
+      .poll(
+        async () => {
+          await m.refresh();
+          return m.tracked().find((t) => t.jobId === mall)?.running;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(2);
     await m.refresh();
     expect(log.of('grown', mall)).toEqual([]);
     m.cancel('blocker');
-    await expect.poll(async () => {
-      await m.refresh();
-      return log.of('grown', mall).length;
-    }, { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(
+        async () => {
+          await m.refresh();
+          return log.of('grown', mall).length;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(1);
     expect(log.of('grown', mall)[0]!.processors).toBe(2);
   });
 
   it('counts a recovered job it is told to disown as background load, and refuses its id', async () => {
     const dir = mkdtempSync(path.join(root, 'm-'));
-    const shared = { system: new LocalSystem({ slots: 8, stateDir: path.join(dir, 'state') }), workRoot: path.join(dir, 'jobs') };
+    const shared = {
+      system: new LocalSystem({ slots: 8, stateDir: path.join(dir, 'state') }),
+      workRoot: path.join(dir, 'jobs'),
+    };
     const firstLog = new MessageLog();
     const before = manager(firstLog, { runner: local, ...shared });
     before.submit({ ...sleeper('orphan'), processors: 3 });
@@ -334,7 +436,10 @@ describe('BatchLocalManager under faults', () => {
     m.poll();
     expect((await log.waitFor('status')).status).toEqual({ processors: 8, background: 3, reachable: true });
     m.submit(sleeper('orphan'));
-    expect(await log.waitFor('finished', (f) => f.jobId === 'orphan')).toMatchObject({ state: 'failed', reason: expect.stringContaining('unknown to the scheduler, still runs on c1') });
+    expect(await log.waitFor('finished', (f) => f.jobId === 'orphan')).toMatchObject({
+      state: 'failed',
+      reason: expect.stringContaining('unknown to the scheduler, still runs on c1'),
+    });
     expect(runner.scripts.filter(isSubmit)).toEqual([]);
     // Left running: ended here by hand (the afterEach cancels only what managers track).
     expect((await local.run(shared.system.cancelCommand(['1']).text)).code).toBe(0);
@@ -349,7 +454,11 @@ describe('BatchLocalManager under faults', () => {
     const runner = new RecordingRunner(local);
     let answer!: () => void;
     runner.submitAnswerHeld = new Promise((resolve) => (answer = resolve));
-    const m = manager(log, { runner, system: new LocalSystem({ slots: 8, stateDir }), workRoot: path.join(dir, 'jobs') });
+    const m = manager(log, {
+      runner,
+      system: new LocalSystem({ slots: 8, stateDir }),
+      workRoot: path.join(dir, 'jobs'),
+    });
     m.submit({ ...sleeper('slow'), processors: 3 });
     await expect.poll(() => existsSync(path.join(stateDir, '1', 'pid')), { timeout: 10_000, interval: 20 }).toBe(true);
     for (let round = 0; round < 2; round++) {
@@ -372,9 +481,15 @@ describe('BatchLocalManager under faults', () => {
     m.grow('rigid', 2);
     m.shrink('rigid', 1);
     m.grow('nobody', 1);
-    expect(logged).toEqual(['c1: grow(rigid, 2) ignored: the job is not malleable', 'c1: shrink(rigid, 1) ignored: the job is not malleable', 'c1: grow(nobody, 1) ignored: no such job here']);
+    expect(logged).toEqual([
+      'c1: grow(rigid, 2) ignored: the job is not malleable',
+      'c1: shrink(rigid, 1) ignored: the job is not malleable',
+      'c1: grow(nobody, 1) ignored: no such job here',
+    ]);
     await m.refresh();
     expect(log.of('grown')).toEqual([]);
-    expect(m.tracked()).toEqual([{ jobId: 'rigid', component: 0, kind: 'rigid', ids: [expect.any(String)], running: 1 }]);
+    expect(m.tracked()).toEqual([
+      { jobId: 'rigid', component: 0, kind: 'rigid', ids: [expect.any(String)], running: 1 },
+    ]);
   });
 });

@@ -4,7 +4,12 @@ import { batchSystemSchema, createBatchSystem } from '../../../runners/managers/
 
 describe('batch system configuration', () => {
   it('builds each adapter by kind', () => {
-    const kinds = [{ kind: 'slurm', partition: 'debug' }, { kind: 'sge' }, { kind: 'pbs', flavour: 'torque' }, { kind: 'local', slots: 4 }].map((c) => createBatchSystem(batchSystemSchema.parse(c)).kind);
+    const kinds = [
+      { kind: 'slurm', partition: 'debug' },
+      { kind: 'sge' },
+      { kind: 'pbs', flavour: 'torque' },
+      { kind: 'local', slots: 4 },
+    ].map((c) => createBatchSystem(batchSystemSchema.parse(c)).kind);
     expect(kinds).toEqual(['slurm', 'sge', 'pbs', 'local']);
   });
 

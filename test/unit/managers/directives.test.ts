@@ -16,7 +16,14 @@ import { SlurmSystem } from '../../../runners/managers/slurm.js';
 import { LocalRunner } from '../../../runners/shell/local-runner.js';
 
 /** Values that hold a directive line of every batch system. */
-const HOSTILE = ['x\n#$ -t 1-5', '#$ -N evil', 'x\n#PBS -J 1-5\n', 'x\n#SBATCH --array=1-5\n#SBATCH --wrap=true', '\n#BSUB -n 4\n', "it's\n#$ -l h_rt=1"];
+const HOSTILE = [
+  'x\n#$ -t 1-5',
+  '#$ -N evil',
+  'x\n#PBS -J 1-5\n',
+  'x\n#SBATCH --array=1-5\n#SBATCH --wrap=true',
+  '\n#BSUB -n 4\n',
+  "it's\n#$ -l h_rt=1",
+];
 
 /** One pass of a submit command over the script (from the manuals, and Slurm's source for #PBS). */
 interface Pass {
@@ -75,7 +82,10 @@ describe('no user value becomes a directive', () => {
     bin = mkdtempSync(path.join(os.tmpdir(), 'cnc-directives-'));
     // Stand-ins that record their arguments (NUL-separated) and the script on their standard input.
     for (const name of ['qsub', 'sbatch']) {
-      writeFileSync(path.join(bin, name), `#!/bin/sh\nfor a in "$@"; do printf '%s\\0' "$a"; done > "${bin}/${name}.args"\ncat > "${bin}/${name}.stdin"\necho 12\n`);
+      writeFileSync(
+        path.join(bin, name),
+        `#!/bin/sh\nfor a in "$@"; do printf '%s\\0' "$a"; done > "${bin}/${name}.args"\ncat > "${bin}/${name}.stdin"\necho 12\n`,
+      );
       chmodSync(path.join(bin, name), 0o755);
     }
     runner = new LocalRunner({ cwd: bin, env: { PATH: `${bin}:${process.env.PATH}` } });
@@ -107,7 +117,9 @@ describe('no user value becomes a directive', () => {
       const result = await runner.run(system.submitCommand(job).text);
       expect(result.code, result.stderr).toBe(0);
       const script = readFileSync(path.join(bin, `${command}.stdin`), 'utf8');
-      const args = readFileSync(path.join(bin, `${command}.args`), 'utf8').split('\0').slice(0, -1);
+      const args = readFileSync(path.join(bin, `${command}.args`), 'utf8')
+        .split('\0')
+        .slice(0, -1);
       // The hostile lines did reach the script (inside quotes), and none of them is read as a directive.
       expect(script).toContain('\n#$ -t 1-5');
       expect(directives(SCANNERS[kind]!, script, args)).toEqual([]);

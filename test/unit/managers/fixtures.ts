@@ -3,7 +3,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const fixturesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'managers');
+export const fixturesDir = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'fixtures',
+  'managers',
+);
 
 export const fixture = (name: string): string => readFileSync(path.join(fixturesDir, name), 'utf8');
 
@@ -11,4 +17,5 @@ export const fixture = (name: string): string => readFileSync(path.join(fixtures
 export const RECORDED_NONCE = 'f00dfeedcafe1234';
 
 /** A status round's sections as the adapter would get them from a successful run. */
-export const sections = (entries: Record<string, string>) => new Map(Object.entries(entries).map(([name, text]) => [name, { text, code: 0, stderr: '' }]));
+export const sections = (entries: Record<string, string>) =>
+  new Map(Object.entries(entries).map(([name, text]) => [name, { text, code: 0, stderr: '' }]));

@@ -1,7 +1,16 @@
 // The `local` adapter under the generic manager, for real: /bin/sh through the LocalRunner, processes started in
 // the background, a slot limit, cancel, a malleable job grown and shrunk, recovery, and hostile values.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -50,7 +59,14 @@ function manager(slots: number, log: MessageLog, extra: Partial<BatchLocalManage
   return m;
 }
 
-const request = (jobId: string, processors: number, script: string) => ({ jobId, component: 0, processors, program: '/bin/sh', args: ['-c', script], tag: `concertina:${jobId}` });
+const request = (jobId: string, processors: number, script: string) => ({
+  jobId,
+  component: 0,
+  processors,
+  program: '/bin/sh',
+  args: ['-c', script],
+  tag: `concertina:${jobId}`,
+});
 
 describe('local adapter with the generic manager', () => {
   it('runs a job to completion: started, then finished completed, with its output in its directory', async () => {
@@ -83,7 +99,9 @@ describe('local adapter with the generic manager', () => {
     await log.waitFor('started', (s) => s.jobId === 'b');
     await log.waitFor('finished', (f) => f.jobId === 'a');
     await log.waitFor('finished', (f) => f.jobId === 'c');
-    const order = log.messages.filter((x) => x.type === 'started' || x.type === 'finished').map((x) => `${x.type}:${'jobId' in x ? x.jobId : ''}`);
+    const order = log.messages
+      .filter((x) => x.type === 'started' || x.type === 'finished')
+      .map((x) => `${x.type}:${'jobId' in x ? x.jobId : ''}`);
     // c starts only after a has finished.
     expect(order.indexOf('started:c')).toBeGreaterThan(order.indexOf('finished:a'));
     m.poll();
@@ -114,19 +132,40 @@ describe('local adapter with the generic manager', () => {
     await expect.poll(() => log.of('grown', 'mall').reduce((n, g) => n + g.processors, 0), { timeout: 10_000 }).toBe(3);
     expect(m.tracked().find((t) => t.jobId === 'mall')?.running).toBe(4);
     m.shrink('mall', 3);
-    await expect.poll(async () => {
-      await m.refresh();
-      return runningLocalJobs(m, 'mall');
-    }, { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(
+        async () => {
+          await m.refresh();
+          return runningLocalJobs(m, 'mall');
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(1);
     expect(log.of('finished', 'mall')).toEqual([]);
   });
 
   it('passes hostile names and arguments through intact and executes nothing in them', async () => {
     const log = new MessageLog();
     const m = manager(4, log);
-    const hostile = ["it's", '$(touch pwned)', '; touch pwned2', 'a\nb', '`touch pwned3`', 'naïve ünïcødé ☃', '"quoted"', '\\back'];
+    const hostile = [
+      "it's",
+      '$(touch pwned)',
+      '; touch pwned2',
+      'a\nb',
+      '`touch pwned3`',
+      'naïve ünïcødé ☃',
+      '"quoted"',
+      '\\back',
+    ];
     const id = `j'"; $(touch x) \n ü`;
-    m.submit({ jobId: id, component: 0, processors: 1, program: '/bin/sh', args: ['-c', 'for a in "$@"; do printf "%s\\0" "$a"; done > args.bin', 'sh', ...hostile], tag: 'concertina:x' });
+    m.submit({
+      jobId: id,
+      component: 0,
+      processors: 1,
+      program: '/bin/sh',
+      args: ['-c', 'for a in "$@"; do printf "%s\\0" "$a"; done > args.bin', 'sh', ...hostile],
+      tag: 'concertina:x',
+    });
     const finished = await log.waitFor('finished', (f) => f.jobId === id);
     expect(finished.state).toBe('completed');
     const dir = path.join(root, 'jobs', jobDirName('concertina', id));
@@ -150,7 +189,12 @@ describe('local adapter with the generic manager', () => {
     const log2 = new MessageLog();
     const second = manager(8, log2, { isMalleable: (r) => r.jobId === 'rm' });
     const found = await second.recover();
-    expect(found.filter((f) => f.jobId === 'rr' || f.jobId === 'rm').map((f) => [f.jobId, f.kind, f.members, f.running]).sort()).toEqual([
+    expect(
+      found
+        .filter((f) => f.jobId === 'rr' || f.jobId === 'rm')
+        .map((f) => [f.jobId, f.kind, f.members, f.running])
+        .sort(),
+    ).toEqual([
       ['rm', 'malleable', 2, 2],
       ['rr', 'rigid', 1, 1],
     ]);
@@ -173,7 +217,10 @@ function runningLocalJobs(m: BatchLocalManager, jobId: string): number {
 /** Local jobs tracked for these Concertina jobs. */
 async function localJobCount(m: BatchLocalManager, jobIds: readonly string[]): Promise<number> {
   await m.refresh();
-  return m.tracked().filter((t) => jobIds.includes(t.jobId)).reduce((n, t) => n + t.ids.length, 0);
+  return m
+    .tracked()
+    .filter((t) => jobIds.includes(t.jobId))
+    .reduce((n, t) => n + t.ids.length, 0);
 }
 
 function alive(pid: number): boolean {
@@ -193,7 +240,9 @@ describe('local adapter on a host without setsid', () => {
     bin = mkdtempSync(path.join(root, 'no-setsid-'));
     for (const dir of ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
       if (!existsSync(dir)) continue;
-      for (const name of readdirSync(dir)) if (name !== 'setsid' && !existsSync(path.join(bin, name))) symlinkSync(path.join(dir, name), path.join(bin, name));
+      for (const name of readdirSync(dir))
+        if (name !== 'setsid' && !existsSync(path.join(bin, name)))
+          symlinkSync(path.join(dir, name), path.join(bin, name));
     }
     bare = new LocalRunner({ cwd: root, env: { PATH: bin } });
   });
@@ -201,7 +250,10 @@ describe('local adapter on a host without setsid', () => {
 
   it('cancels a running job: its program, below the job script, is gone too', async () => {
     const log = new MessageLog();
-    const m = manager(4, log, { runner: bare, system: new LocalSystem({ slots: 4, stateDir: path.join(root, 'state-no-setsid') }) });
+    const m = manager(4, log, {
+      runner: bare,
+      system: new LocalSystem({ slots: 4, stateDir: path.join(root, 'state-no-setsid') }),
+    });
     m.submit(request('no-setsid', 1, 'echo $$ > pid; exec sleep 60'));
     await log.waitFor('started', (s) => s.jobId === 'no-setsid');
     const pidFile = path.join(root, 'jobs', 'cnc-concertina-no_2dsetsid', 'pid');
@@ -217,7 +269,7 @@ describe('local adapter on a host without setsid', () => {
   });
 });
 
-describe('the local queue\'s lock', () => {
+describe("the local queue's lock", () => {
   const stateDir = () => mkdtempSync(path.join(root, 'lock-state-'));
   /** A status round of a local system whose lock is held by `pid` (a holder that wrote its pid in it). */
   function heldBy(pid: number): { system: LocalSystem; state: string } {
@@ -233,7 +285,11 @@ describe('the local queue\'s lock', () => {
     const { system } = heldBy(Number(dead.stdout.toString().trim()));
     // Well within the ~10 s after which any lock used to be broken.
     const result = await runner.run(statusScript(system), { timeoutMs: 5_000 });
-    expect(system.parseStatus(splitSections(result.stdout, 'n0nce'), 'n0nce').nodes).toEqual({ total: 2, idle: 2, unavailable: 0 });
+    expect(system.parseStatus(splitSections(result.stdout, 'n0nce'), 'n0nce').nodes).toEqual({
+      total: 2,
+      idle: 2,
+      unavailable: 0,
+    });
   });
 
   it('is never broken while its holder lives, and is taken once it has gone', async () => {

@@ -48,8 +48,20 @@ describe('local status', () => {
   });
 
   it('refuses a job larger than the host, and slot counts below one', () => {
-    const job = { name: 'n', processors: 9, program: 'p', args: [], workDir: 'w', stdoutFile: 'o', stderrFile: 'e', exitFile: 'x', env: {} };
-    expect(() => new LocalSystem({ slots: 8 }).submitCommand(job)).toThrow('local: job n asks for 9 processors; the host has 8 slots');
+    const job = {
+      name: 'n',
+      processors: 9,
+      program: 'p',
+      args: [],
+      workDir: 'w',
+      stdoutFile: 'o',
+      stderrFile: 'e',
+      exitFile: 'x',
+      env: {},
+    };
+    expect(() => new LocalSystem({ slots: 8 }).submitCommand(job)).toThrow(
+      'local: job n asks for 9 processors; the host has 8 slots',
+    );
     expect(() => new LocalSystem({ slots: 0 })).toThrow(/at least 1/);
     expect(() => new LocalSystem({ slots: 2 }).parseStatus(sections({}), N)).toThrow('local status: no output');
   });

@@ -23,7 +23,10 @@ const tailOf = async (file: string) => parseTail((await runner.run(tailCommand(f
 describe('a job’s standard error tail', () => {
   it('is the whole of a short file, escapes and control characters stripped', async () => {
     const file = path.join(root, 'short $(touch pwned).err');
-    writeFileSync(file, 'sh: 1: /apps/ft-demo.mjs 400: not found\n\u001b[31mred\u001b[0m\u0007 and a title\u001b]0;owned\u0007\r\n');
+    writeFileSync(
+      file,
+      'sh: 1: /apps/ft-demo.mjs 400: not found\n\u001b[31mred\u001b[0m\u0007 and a title\u001b]0;owned\u0007\r\n',
+    );
     expect(await tailOf(file)).toBe('sh: 1: /apps/ft-demo.mjs 400: not found\nred and a title');
   });
 

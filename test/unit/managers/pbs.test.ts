@@ -2,7 +2,16 @@
 // were written by hand from the PBS Professional Reference Guide and TORQUE's documentation (see the README there).
 import { describe, expect, it } from 'vitest';
 import { clusterStatus, ParseError } from '../../../runners/managers/batch-system.js';
-import { execHostProcessors, parsePbsnodes, parsePbsQsub, parseQstatFull, parseQstatJson, PbsSystem, pbsOutcome, PBS_STATES } from '../../../runners/managers/pbs.js';
+import {
+  execHostProcessors,
+  parsePbsnodes,
+  parsePbsQsub,
+  parseQstatFull,
+  parseQstatJson,
+  PbsSystem,
+  pbsOutcome,
+  PBS_STATES,
+} from '../../../runners/managers/pbs.js';
 import { fixture, sections } from './fixtures.js';
 
 describe('qstat -f (text, TORQUE)', () => {
@@ -23,7 +32,9 @@ describe('qstat -f (text, TORQUE)', () => {
   });
 
   it('joins values wrapped over tab-indented lines, and takes the user from Job_Owner', () => {
-    expect(byId.get('549.moab.cluster.org')!.name).toBe('cnc-concertina-averyveryveryveryveryveryverylongjobidentifier_2d42-0-r0');
+    expect(byId.get('549.moab.cluster.org')!.name).toBe(
+      'cnc-concertina-averyveryveryveryveryveryverylongjobidentifier_2d42-0-r0',
+    );
     expect(byId.get('548.moab.cluster.org')).toMatchObject({ name: 'cnc-concertina-j1-0-r0', user: 'fred' });
   });
 
@@ -36,7 +47,9 @@ describe('qstat -f (text, TORQUE)', () => {
   it('reads an empty listing as no jobs, skips noise before the first job, and refuses a malformed line', () => {
     expect(parseQstatFull('')).toEqual([]);
     expect(parseQstatFull(`Welcome to the cluster\n${fixture('pbs-torque-qstat-f.txt')}`)).toHaveLength(8);
-    expect(() => parseQstatFull('Job Id: 1.srv\n    job_state = R\n    garbage line\n')).toThrow('qstat -f line 3: expected "name = value", got "    garbage line"');
+    expect(() => parseQstatFull('Job Id: 1.srv\n    job_state = R\n    garbage line\n')).toThrow(
+      'qstat -f line 3: expected "name = value", got "    garbage line"',
+    );
     expect(() => parseQstatFull('Job Id: 1.srv\n    Job_Name = x\n')).toThrow(/job 1.srv has no job_state/);
   });
 });
@@ -58,13 +71,17 @@ describe('qstat -f -F json (PBS Pro)', () => {
       ['1232.pbs01', 'W', 'pending', 3],
       ['1233.pbs01', 'Z', 'unknown', 1],
     ]);
-    expect(byId.get('1235.pbs01')!.reason).toBe('Not Running: Insufficient amount of resource: ncpus (R: 1 A: 0 T: 16)');
+    expect(byId.get('1235.pbs01')!.reason).toBe(
+      'Not Running: Insufficient amount of resource: ncpus (R: 1 A: 0 T: 16)',
+    );
     expect(byId.get('1231.pbs01')!.reason).toBe('PBS could not run the job (exit status -1)');
   });
 
   it('reads a server with no job (no "Jobs" key) and refuses broken JSON', () => {
     expect(parseQstatJson(fixture('pbs-pro-qstat-f-empty.json'))).toEqual([]);
-    expect(() => parseQstatJson('{"Jobs": {"1.srv": {"job_state": "R", "Job_Name": "a\\qb"}}}')).toThrow(/malformed JSON/);
+    expect(() => parseQstatJson('{"Jobs": {"1.srv": {"job_state": "R", "Job_Name": "a\\qb"}}}')).toThrow(
+      /malformed JSON/,
+    );
     expect(() => parseQstatJson('{"Jobs": 3}')).toThrow(/"Jobs" is not an object/);
   });
 });
@@ -81,7 +98,9 @@ describe('pbsnodes -a', () => {
   });
 
   it('refuses a node without a processor count', () => {
-    expect(() => parsePbsnodes('n1\n     state = free\n')).toThrow('pbsnodes: node n1: ncpus/np: expected a whole number, got undefined');
+    expect(() => parsePbsnodes('n1\n     state = free\n')).toThrow(
+      'pbsnodes: node n1: ncpus/np: expected a whole number, got undefined',
+    );
   });
 });
 
@@ -90,7 +109,7 @@ describe('PBS adapter', () => {
     expect(Object.keys(PBS_STATES).sort()).toEqual(['B', 'C', 'E', 'F', 'H', 'M', 'Q', 'R', 'S', 'T', 'U', 'W', 'X']);
   });
 
-  it('reads exit statuses: 0, a program error, a signal (qdel\'s are cancellations), a PBS failure', () => {
+  it("reads exit statuses: 0, a program error, a signal (qdel's are cancellations), a PBS failure", () => {
     expect(pbsOutcome(0).state).toBe('completed');
     expect(pbsOutcome(3)).toEqual({ state: 'failed', reason: 'exit status 3' });
     expect(pbsOutcome(265)).toEqual({ state: 'cancelled', reason: 'killed by signal 9' });
@@ -106,7 +125,7 @@ describe('PBS adapter', () => {
     expect(execHostProcessors('n1/0,2,4-5')).toBe(4);
   });
 
-  it('reads qsub\'s job id, and matches ids that differ in the server suffix', () => {
+  it("reads qsub's job id, and matches ids that differ in the server suffix", () => {
     expect(parsePbsQsub('1234.pbs01\n')).toBe('1234.pbs01');
     expect(parsePbsQsub('1238[].pbs01\n')).toBe('1238[].pbs01');
     expect(() => parsePbsQsub('qsub: Unknown queue\n')).toThrow(ParseError);
@@ -116,28 +135,62 @@ describe('PBS adapter', () => {
   });
 
   it('asks for processors the way each flavour does, and starts the job in its directory', () => {
-    const job = { name: 'cnc-concertina-j-0-r0', processors: 3, program: 'p', args: [], workDir: 'w', stdoutFile: 'o', stderrFile: 'e', exitFile: 'x', env: {} };
+    const job = {
+      name: 'cnc-concertina-j-0-r0',
+      processors: 3,
+      program: 'p',
+      args: [],
+      workDir: 'w',
+      stdoutFile: 'o',
+      stderrFile: 'e',
+      exitFile: 'x',
+      env: {},
+    };
     expect(new PbsSystem().submitCommand(job).text).toContain("-l 'select=3:ncpus=1'");
     expect(new PbsSystem({ flavour: 'torque' }).submitCommand(job).text).toContain("-l 'procs=3'");
     expect(new PbsSystem().submitCommand(job).text).toContain('cd "$PBS_O_WORKDIR" || exit 1');
   });
 
-  it('asks both flavours for the job\'s walltime, and none without one', () => {
-    const job = { name: 'n', processors: 3, program: 'p', args: [], workDir: 'w', stdoutFile: 'o', stderrFile: 'e', exitFile: 'x', env: {} };
+  it("asks both flavours for the job's walltime, and none without one", () => {
+    const job = {
+      name: 'n',
+      processors: 3,
+      program: 'p',
+      args: [],
+      workDir: 'w',
+      stdoutFile: 'o',
+      stderrFile: 'e',
+      exitFile: 'x',
+      env: {},
+    };
     expect(new PbsSystem().submitCommand({ ...job, walltimeS: 100_000 }).text).toContain("'-l' 'walltime=27:46:40'");
-    expect(new PbsSystem({ flavour: 'torque' }).submitCommand({ ...job, walltimeS: 60 }).text).toContain("'-l' 'walltime=0:01:00'");
+    expect(new PbsSystem({ flavour: 'torque' }).submitCommand({ ...job, walltimeS: 60 }).text).toContain(
+      "'-l' 'walltime=0:01:00'",
+    );
     expect(new PbsSystem().submitCommand(job).text).not.toContain('walltime');
   });
 
   it('reads a status round in either form, and gives the background load', () => {
     const pbs = new PbsSystem();
-    const pro = pbs.parseStatus(sections({ qstat: fixture('pbs-pro-qstat-f.json'), pbsnodes: fixture('pbs-pro-pbsnodes-a.txt') }));
+    const pro = pbs.parseStatus(
+      sections({ qstat: fixture('pbs-pro-qstat-f.json'), pbsnodes: fixture('pbs-pro-pbsnodes-a.txt') }),
+    );
     // Concertina's 1234 runs 4; others hold 8 (1236) + 1 (1238[]) + 2 (1239, exiting) + 1 (1233, unknown state) = 12,
     // plus 14 unavailable.
-    expect(clusterStatus(pro, (j) => j.id === '1234.pbs01')).toEqual({ processors: 40, background: 26, reachable: true });
-    const torque = pbs.parseStatus(sections({ qstat: fixture('pbs-torque-qstat-f.txt'), pbsnodes: fixture('pbs-torque-pbsnodes-a.txt') }));
+    expect(clusterStatus(pro, (j) => j.id === '1234.pbs01')).toEqual({
+      processors: 40,
+      background: 26,
+      reachable: true,
+    });
+    const torque = pbs.parseStatus(
+      sections({ qstat: fixture('pbs-torque-qstat-f.txt'), pbsnodes: fixture('pbs-torque-pbsnodes-a.txt') }),
+    );
     // Concertina's 548 runs 6; others hold 16 (550) + 1 (552[1]), plus 8 unavailable.
-    expect(clusterStatus(torque, (j) => j.id === '548.moab.cluster.org')).toEqual({ processors: 44, background: 25, reachable: true });
+    expect(clusterStatus(torque, (j) => j.id === '548.moab.cluster.org')).toEqual({
+      processors: 44,
+      background: 25,
+      reachable: true,
+    });
   });
 });
 
@@ -157,7 +210,9 @@ describe('PBS status when qstat -F json prints JSON that does not parse', () => 
     expect(error).toBeInstanceOf(ParseError);
     expect(error).toMatchObject({ retry: true, message: expect.stringContaining('malformed JSON') });
     expect(pbs.statusCommands()['qstat']!.text).toBe('qstat -f');
-    const report = pbs.parseStatus(sections({ qstat: fixture('pbs-torque-qstat-f.txt'), pbsnodes: fixture('pbs-torque-pbsnodes-a.txt') }));
+    const report = pbs.parseStatus(
+      sections({ qstat: fixture('pbs-torque-qstat-f.txt'), pbsnodes: fixture('pbs-torque-pbsnodes-a.txt') }),
+    );
     expect(report.jobs).toHaveLength(8);
   });
 });

@@ -39,11 +39,14 @@ describe('framed scripts', () => {
 
   it('carry any output through unchanged (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 60 }).filter((s) => !s.includes('\0')), async (text) => {
-        const nonce = newNonce();
-        const script = framedScript(nonce, { out: sh`printf '%s' ${text}` });
-        expect(splitSections((await runner.run(script.text)).stdout, nonce).get('out')?.text).toBe(text);
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: 'grapheme', maxLength: 60 }).filter((s) => !s.includes('\0')),
+        async (text) => {
+          const nonce = newNonce();
+          const script = framedScript(nonce, { out: sh`printf '%s' ${text}` });
+          expect(splitSections((await runner.run(script.text)).stdout, nonce).get('out')?.text).toBe(text);
+        },
+      ),
       { numRuns: 30 },
     );
   });

@@ -5,7 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clusterStatus, ParseError } from '../../../runners/managers/batch-system.js';
-import { parseQstatXml, parseQsubTerse, parseQueueSummaryXml, SgeSystem, sgeState } from '../../../runners/managers/sge.js';
+import {
+  parseQstatXml,
+  parseQsubTerse,
+  parseQueueSummaryXml,
+  SgeSystem,
+  sgeState,
+} from '../../../runners/managers/sge.js';
 import { fixture, sections } from './fixtures.js';
 
 describe('qstat -xml parser', () => {
@@ -36,8 +42,16 @@ describe('qstat -xml parser', () => {
   it('finds the XML after login-shell noise, and refuses output without XML or with broken XML', () => {
     expect(parseQstatXml(`Welcome!\n${fixture('sge-qstat-empty.xml')}`)).toEqual([]);
     expect(() => parseQstatXml('error: commlib error: got select error (Connection refused)\n')).toThrow(/no XML/);
-    expect(() => parseQstatXml("<?xml version='1.0'?>\n<job_info><queue_info><job_list state=\"running\"><JB_job_number>1</JB_job_number><slots>1</slots></job_list>")).toThrow(ParseError);
-    expect(() => parseQstatXml("<?xml version='1.0'?><job_info><queue_info><job_list><JB_job_number>x</JB_job_number></job_list></queue_info></job_info>")).toThrow(/bad JB_job_number/);
+    expect(() =>
+      parseQstatXml(
+        '<?xml version=\'1.0\'?>\n<job_info><queue_info><job_list state="running"><JB_job_number>1</JB_job_number><slots>1</slots></job_list>',
+      ),
+    ).toThrow(ParseError);
+    expect(() =>
+      parseQstatXml(
+        "<?xml version='1.0'?><job_info><queue_info><job_list><JB_job_number>x</JB_job_number></job_list></queue_info></job_info>",
+      ),
+    ).toThrow(/bad JB_job_number/);
   });
 });
 
@@ -78,19 +92,30 @@ describe('qstat -g c -xml parser and background load', () => {
   });
 
   it('adds queues up', () => {
-    const two = fixture('sge-queues.xml').replace('</job_info>', '<cluster_queue_summary><name>long.q</name><load>0.1</load><used>3</used><resv>1</resv><available>4</available><total>8</total><temp_disabled>0</temp_disabled><manual_intervention>0</manual_intervention></cluster_queue_summary></job_info>');
+    const two = fixture('sge-queues.xml').replace(
+      '</job_info>',
+      '<cluster_queue_summary><name>long.q</name><load>0.1</load><used>3</used><resv>1</resv><available>4</available><total>8</total><temp_disabled>0</temp_disabled><manual_intervention>0</manual_intervention></cluster_queue_summary></job_info>',
+    );
     expect(parseQueueSummaryXml(two)).toEqual({ total: 24, idle: 5, unavailable: 1 });
   });
 
-  it('background = slots of running jobs not counted as Concertina\'s (deleting ones still hold theirs)', () => {
+  it("background = slots of running jobs not counted as Concertina's (deleting ones still hold theirs)", () => {
     const system = new SgeSystem();
-    const report = system.parseStatus(sections({ qstat: fixture('sge-qstat-mixed.xml'), queues: fixture('sge-queues.xml') }));
+    const report = system.parseStatus(
+      sections({ qstat: fixture('sge-qstat-mixed.xml'), queues: fixture('sge-queues.xml') }),
+    );
     // Concertina tracks 6, 7, 8 (4 + 1 + 1); others run 2 + 3 + 3 + 1 = 9.
-    expect(clusterStatus(report, (j) => ['6', '7', '8'].includes(j.id))).toEqual({ processors: 16, background: 9, reachable: true });
+    expect(clusterStatus(report, (j) => ['6', '7', '8'].includes(j.id))).toEqual({
+      processors: 16,
+      background: 9,
+      reachable: true,
+    });
   });
 
   it('refuses a queue summary with a field that is not a number', () => {
-    expect(() => parseQueueSummaryXml(fixture('sge-queues.xml').replace('<total>16</total>', '<total>lots</total>'))).toThrow('qstat -g c -xml: queue all.q: total: expected a whole number, got "lots"');
+    expect(() =>
+      parseQueueSummaryXml(fixture('sge-queues.xml').replace('<total>16</total>', '<total>lots</total>')),
+    ).toThrow('qstat -g c -xml: queue all.q: total: expected a whole number, got "lots"');
   });
 });
 
@@ -98,17 +123,41 @@ describe('qsub -terse output', () => {
   it('reads a job id and an array job id', () => {
     expect(parseQsubTerse('12\n')).toBe('12');
     expect(parseQsubTerse('10.1-6:1\n')).toBe('10');
-    expect(() => parseQsubTerse('Unable to run job: job rejected: the initial working directory "/x" does not exist.\n')).toThrow(ParseError);
+    expect(() =>
+      parseQsubTerse('Unable to run job: job rejected: the initial working directory "/x" does not exist.\n'),
+    ).toThrow(ParseError);
   });
 
   it('builds the submit command with a parallel environment only for more than one slot', () => {
-    const job = { name: 'n', processors: 1, program: 'p', args: [], workDir: 'w', stdoutFile: 'o', stderrFile: 'e', exitFile: 'x', env: {} };
+    const job = {
+      name: 'n',
+      processors: 1,
+      program: 'p',
+      args: [],
+      workDir: 'w',
+      stdoutFile: 'o',
+      stderrFile: 'e',
+      exitFile: 'x',
+      env: {},
+    };
     expect(new SgeSystem().submitCommand(job).text).not.toContain('-pe');
-    expect(new SgeSystem({ parallelEnvironment: 'mpi' }).submitCommand({ ...job, processors: 4 }).text).toContain("'-pe' 'mpi' '4'");
+    expect(new SgeSystem({ parallelEnvironment: 'mpi' }).submitCommand({ ...job, processors: 4 }).text).toContain(
+      "'-pe' 'mpi' '4'",
+    );
   });
 
-  it('asks for the job\'s walltime as a hard run-time limit (h_rt), and none without one', () => {
-    const job = { name: 'n', processors: 1, program: 'p', args: [], workDir: 'w', stdoutFile: 'o', stderrFile: 'e', exitFile: 'x', env: {} };
+  it("asks for the job's walltime as a hard run-time limit (h_rt), and none without one", () => {
+    const job = {
+      name: 'n',
+      processors: 1,
+      program: 'p',
+      args: [],
+      workDir: 'w',
+      stdoutFile: 'o',
+      stderrFile: 'e',
+      exitFile: 'x',
+      env: {},
+    };
     expect(new SgeSystem().submitCommand({ ...job, walltimeS: 7200 }).text).toContain("'-l' 'h_rt=2:00:00'");
     expect(new SgeSystem().submitCommand(job).text).not.toContain('h_rt');
   });
@@ -125,7 +174,10 @@ describe('waiting for grown local jobs to start', () => {
       const xml = `<?xml version='1.0'?>\n<job_info>\n  <queue_info>\n${jobs.map(([name, state], i) => entry(i + 1, name, state)).join('')}  </queue_info>\n  <job_info>\n  </job_info>\n</job_info>\n`;
       writeFileSync(path.join(dir, 'qstat.xml'), xml);
       writeFileSync(path.join(dir, 'qstat'), `#!/bin/sh\ncat '${dir}/qstat.xml'\n`, { mode: 0o755 });
-      const out = execFileSync('/bin/sh', ['-c', new SgeSystem().pendingCommand(names).text], { env: { PATH: `${dir}:/usr/bin:/bin` }, encoding: 'utf8' });
+      const out = execFileSync('/bin/sh', ['-c', new SgeSystem().pendingCommand(names).text], {
+        env: { PATH: `${dir}:/usr/bin:/bin` },
+        encoding: 'utf8',
+      });
       return out.split('\n').filter(Boolean);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -142,7 +194,9 @@ describe('waiting for grown local jobs to start', () => {
       ['cnc-j-0-m10', 'qw'],
       ['someone-else', 'qw'],
     ];
-    expect(waiting(['cnc-j-0-m1', 'cnc-j-0-m2', 'cnc-j-0-m3', 'cnc-j-0-m4', 'cnc-j-0-m5', 'cnc-j-0-m6'], jobs)).toEqual(['cnc-j-0-m2', 'cnc-j-0-m3']);
+    expect(waiting(['cnc-j-0-m1', 'cnc-j-0-m2', 'cnc-j-0-m3', 'cnc-j-0-m4', 'cnc-j-0-m5', 'cnc-j-0-m6'], jobs)).toEqual(
+      ['cnc-j-0-m2', 'cnc-j-0-m3'],
+    );
     expect(waiting(['cnc-j-0-m1'], jobs)).toEqual([]);
     expect(waiting(['cnc-j-0-m1'], [])).toEqual([]);
   });

@@ -33,7 +33,11 @@ describe('squeue parser', () => {
     expect(jobs.find((j) => j.id === '4')!.name).toBe('alice|pipe\nnewline');
     expect(jobs.find((j) => j.id === '6')!.reason).toBe('JobHeldUser');
     expect(jobs.find((j) => j.id === '1')).not.toHaveProperty('reason'); // "None" is no reason
-    expect(jobs.map((j) => parseLocalJobName(j.name, 'concertina')?.jobId).filter(Boolean)).toEqual(['j1', 'm-7', 'm-7']);
+    expect(jobs.map((j) => parseLocalJobName(j.name, 'concertina')?.jobId).filter(Boolean)).toEqual([
+      'j1',
+      'm-7',
+      'm-7',
+    ]);
   });
 
   it('maps ended jobs still listed (MinJobAge) to completed, failed and cancelled', () => {
@@ -70,7 +74,32 @@ describe('squeue parser', () => {
 
   it('has a state map covering every state of squeue', () => {
     expect(Object.keys(SLURM_STATES).sort()).toEqual(
-      ['BOOT_FAIL', 'CANCELLED', 'COMPLETED', 'COMPLETING', 'CONFIGURING', 'DEADLINE', 'FAILED', 'NODE_FAIL', 'OUT_OF_MEMORY', 'PENDING', 'PREEMPTED', 'REQUEUED', 'REQUEUE_FED', 'REQUEUE_HOLD', 'RESIZING', 'RESV_DEL_HOLD', 'REVOKED', 'RUNNING', 'SIGNALING', 'SPECIAL_EXIT', 'STAGE_OUT', 'STOPPED', 'SUSPENDED', 'TIMEOUT'].sort(),
+      [
+        'BOOT_FAIL',
+        'CANCELLED',
+        'COMPLETED',
+        'COMPLETING',
+        'CONFIGURING',
+        'DEADLINE',
+        'FAILED',
+        'NODE_FAIL',
+        'OUT_OF_MEMORY',
+        'PENDING',
+        'PREEMPTED',
+        'REQUEUED',
+        'REQUEUE_FED',
+        'REQUEUE_HOLD',
+        'RESIZING',
+        'RESV_DEL_HOLD',
+        'REVOKED',
+        'RUNNING',
+        'SIGNALING',
+        'SPECIAL_EXIT',
+        'STAGE_OUT',
+        'STOPPED',
+        'SUSPENDED',
+        'TIMEOUT',
+      ].sort(),
     );
   });
 });
@@ -86,17 +115,24 @@ describe('sinfo parser and background load', () => {
     expect(parseSinfo(text, N)).toEqual({ total: 16, idle: 14, unavailable: 0 });
   });
 
-  it('background = running CPUs of jobs not counted as Concertina\'s, plus unavailable CPUs', () => {
-    const report = { jobs: parseSqueue(fixture('slurm-squeue-mixed.txt'), N), nodes: parseSinfo(fixture('slurm-sinfo.txt'), N) };
+  it("background = running CPUs of jobs not counted as Concertina's, plus unavailable CPUs", () => {
+    const report = {
+      jobs: parseSqueue(fixture('slurm-squeue-mixed.txt'), N),
+      nodes: parseSinfo(fixture('slurm-sinfo.txt'), N),
+    };
     // Concertina tracks jobs 1, 2 and 3 (4 + 1 + 1 CPUs); the others run 2 + 3 + 3 = 8.
-    expect(clusterStatus(report, (j) => ['1', '2', '3'].includes(j.id))).toEqual({ processors: 16, background: 8, reachable: true });
+    expect(clusterStatus(report, (j) => ['1', '2', '3'].includes(j.id))).toEqual({
+      processors: 16,
+      background: 8,
+      reachable: true,
+    });
     // Before recovery, even tagged jobs are unknown to the scheduler: all 14 allocated CPUs are background.
     expect(clusterStatus(report, () => false).background).toBe(14);
     const drained = { jobs: report.jobs, nodes: parseSinfo(fixture('slurm-sinfo-drained.txt'), N) };
     expect(clusterStatus(drained, (j) => ['1', '2', '3'].includes(j.id)).background).toBe(16);
   });
 
-  it('takes the CPUs of a job whose nodes are being readied (CONFIGURING) for that job\'s, not for hidden load', () => {
+  it("takes the CPUs of a job whose nodes are being readied (CONFIGURING) for that job's, not for hidden load", () => {
     // Ours, 4 CPUs, configuring on n1 (which sinfo already shows allocated); nobody else runs anything.
     const jobs = parseSqueue(`${N}|7|CONFIGURING|4|me|None|cnc-concertina-j1-0-m1\n`, N);
     expect(jobs[0]).toMatchObject({ state: 'pending', allocated: true, processors: 4 });
@@ -109,7 +145,17 @@ describe('sinfo parser and background load', () => {
 });
 
 describe('walltimes', () => {
-  const job = { name: 'n', processors: 2, program: 'p', args: [], workDir: 'w', stdoutFile: 'o', stderrFile: 'e', exitFile: 'x', env: {} };
+  const job = {
+    name: 'n',
+    processors: 2,
+    program: 'p',
+    args: [],
+    workDir: 'w',
+    stdoutFile: 'o',
+    stderrFile: 'e',
+    exitFile: 'x',
+    env: {},
+  };
 
   it('writes a walltime as H:MM:SS, or D-HH:MM:SS, rounded up to a whole second', () => {
     expect(clockTime(3600)).toBe('1:00:00');
@@ -119,7 +165,7 @@ describe('walltimes', () => {
     expect(clockTime(149, true)).toBe('0-00:02:29');
   });
 
-  it('asks Slurm for the job\'s walltime with --time, and nothing without one', () => {
+  it("asks Slurm for the job's walltime with --time, and nothing without one", () => {
     expect(new SlurmSystem().submitCommand({ ...job, walltimeS: 3601 }).text).toContain("'--time=0-01:00:01'");
     expect(new SlurmSystem().submitCommand(job).text).not.toContain('--time');
   });
@@ -149,7 +195,10 @@ describe('Slurm commands through a real shell', () => {
     // Stand-ins that record their arguments (one per line, NUL-separated) and standard input.
     const recorder = (name: string, reply: string) => {
       const file = path.join(bin, name);
-      writeFileSync(file, `#!/bin/sh\nfor a in "$@"; do printf '%s\\0' "$a"; done > "${bin}/${name}.args"\ncat > "${bin}/${name}.stdin"\n${reply}\n`);
+      writeFileSync(
+        file,
+        `#!/bin/sh\nfor a in "$@"; do printf '%s\\0' "$a"; done > "${bin}/${name}.args"\ncat > "${bin}/${name}.stdin"\n${reply}\n`,
+      );
       chmodSync(file, 0o755);
     };
     recorder('sbatch', 'echo 77');
@@ -161,7 +210,10 @@ describe('Slurm commands through a real shell', () => {
     rmSync(bin, { recursive: true, force: true });
   });
 
-  const args = (name: string) => readFileSync(path.join(bin, `${name}.args`), 'utf8').split('\0').slice(0, -1);
+  const args = (name: string) =>
+    readFileSync(path.join(bin, `${name}.args`), 'utf8')
+      .split('\0')
+      .slice(0, -1);
 
   it('submits with the script on stdin and every value as one argument, hostile ones included', async () => {
     const system = new SlurmSystem({ partition: "debug'; rm -rf /", extraArgs: ['--qos=low'] });
@@ -179,7 +231,16 @@ describe('Slurm commands through a real shell', () => {
     const result = await runner.run(system.submitCommand(job).text);
     expect(result.code).toBe(0);
     expect(system.parseSubmitted(result.stdout)).toBe('77');
-    expect(args('sbatch')).toEqual(['--parsable', '--ignore-pbs', '--job-name=cnc-concertina-j1-0-r0', '--ntasks=3', '--output=cnc-concertina-j1-0-r0.out', '--error=cnc-concertina-j1-0-r0.err', "--partition=debug'; rm -rf /", '--qos=low']);
+    expect(args('sbatch')).toEqual([
+      '--parsable',
+      '--ignore-pbs',
+      '--job-name=cnc-concertina-j1-0-r0',
+      '--ntasks=3',
+      '--output=cnc-concertina-j1-0-r0.out',
+      '--error=cnc-concertina-j1-0-r0.err',
+      "--partition=debug'; rm -rf /",
+      '--qos=low',
+    ]);
     // The job script arrived on stdin; run it (with the program swapped for printf) to see the words it passes.
     const script = readFileSync(path.join(bin, 'sbatch.stdin'), 'utf8');
     expect(script.startsWith('#!/bin/sh\n')).toBe(true);
@@ -208,9 +269,14 @@ describe('Slurm commands through a real shell', () => {
   });
 
   it('names the failing command and its message when squeue fails', async () => {
-    const script = framedScript(N, { squeue: sh`echo 'slurm_load_jobs error: Unable to contact slurm controller (connect failure)' >&2; exit 1`, sinfo: sh`true` });
+    const script = framedScript(N, {
+      squeue: sh`echo 'slurm_load_jobs error: Unable to contact slurm controller (connect failure)' >&2; exit 1`,
+      sinfo: sh`true`,
+    });
     const result = await runner.run(script.text);
-    expect(() => new SlurmSystem().parseStatus(splitSections(result.stdout, N), N)).toThrow('squeue exited with status 1: slurm_load_jobs error: Unable to contact slurm controller (connect failure)');
+    expect(() => new SlurmSystem().parseStatus(splitSections(result.stdout, N), N)).toThrow(
+      'squeue exited with status 1: slurm_load_jobs error: Unable to contact slurm controller (connect failure)',
+    );
   });
 
   it('parses the sections the adapter asks for', () => {
