@@ -9,35 +9,21 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import { FINAL_STATES } from '../../core/model/job.js';
-import { createLiveWorld, runTag } from '../../runners/live/live-world.js';
+import { createLiveWorld } from '../../runners/live/live-world.js';
 import type { LiveWorld } from '../../runners/live/types.js';
-import { jobDirName } from '../../runners/managers/naming.js';
-import { decodeFromApp, decodeToApp, type FromAppMessage, type ToAppMessage } from '../../runners/protocol/messages.js';
-import { completeLines, waitFor } from './harness/common.js';
+import type { FromAppMessage } from '../../runners/protocol/messages.js';
+import { waitFor } from './harness/common.js';
+import { eventsOf, jobFiles } from './harness/job-files.js';
 
 let dir: string;
 let world: LiveWorld;
 const events: SchedulerEvent[] = [];
 
-const of = <T extends SchedulerEvent['type']>(type: T, jobId: string) =>
-  events.filter(
-    (e): e is Extract<SchedulerEvent, { type: T }> => e.type === type && (e as { jobId?: string }).jobId === jobId,
-  );
-const jobDir = (jobId: string) =>
-  path.join(dir, 'work', 'jobs', jobDirName(runTag('concertina', world.persistentState().runId), jobId));
-function lines<M>(
-  jobId: string,
-  file: string,
-  decode: (line: string) => { ok: true; message: M } | { ok: false; reason: string },
-): M[] {
-  return completeLines(path.join(jobDir(jobId), file)).map((line) => {
-    const d = decode(line);
-    if (!d.ok) throw new Error(`${jobId}: bad ${file} line ${line}: ${d.reason}`);
-    return d.message;
-  });
-}
-const toApp = (jobId: string) => lines<ToAppMessage>(jobId, 'to-app.jsonl', decodeToApp);
-const fromApp = (jobId: string) => lines<FromAppMessage>(jobId, 'from-app.jsonl', decodeFromApp);
+const of = <T extends SchedulerEvent['type']>(type: T, jobId: string) => eventsOf(events, type, jobId);
+const { toApp, fromApp } = jobFiles(
+  () => path.join(dir, 'work'),
+  () => world,
+);
 const iterations = (jobId: string) =>
   fromApp(jobId).filter((m): m is Extract<FromAppMessage, { type: 'iteration' }> => m.type === 'iteration');
 
