@@ -66,9 +66,12 @@ export interface BatchLocalManagerOptions {
   readonly log?: (text: string) => void;
   /** Monotonic milliseconds for the rate limiter and timers (default performance.now). */
   readonly monotonicMs?: () => number;
+  /** How long a local job given back may still be listed before it counts as load (default 60 s; see clusterStatus). */
+  readonly releaseGraceMs?: number;
 }
 
 const DEFAULT_HOLDER = { program: '/bin/sh', args: ['-c', 'while :; do sleep 3600; done'] };
+const DEFAULT_RELEASE_GRACE_MS = 60_000;
 
 export class BatchLocalManager implements LocalManager {
   readonly cluster: string;
@@ -513,6 +516,7 @@ ${this.system.submitCommand(m.spec)}`;
   private release(m: Member): void {
     if (m.released) return;
     m.released = true;
+    m.releasedAtMs = this.monotonic();
     if (this.submitQueue.remove(m)) m.phase = 'ended';
     if (m.id && m.phase !== 'ended') this.toCancel.add(m.id);
   }
@@ -838,10 +842,14 @@ ${this.system.submitCommand(m.spec)}`;
     // Decision: a member whose submission has not answered yet (no id) is known by its name: its local job may run
     // before the answer comes back, and is Concertina's, not another user's load.
     const unanswered = new Set<string>();
+    const now = this.monotonic();
+    const grace = this.options.releaseGraceMs ?? DEFAULT_RELEASE_GRACE_MS;
     for (const job of this.jobs.values()) {
-      if (job.finished) continue;
       for (const m of membersOf(job)) {
-        if (m.released || m.phase === 'ended') continue;
+        // Decision: a member given back stays ours while still listed, for at most `releaseGraceMs`: the batch system
+        // takes a moment to let it go (Slurm COMPLETING), and as load it cut the grow offered on its processors; past
+        // the bound (a failed or hung cancel) it is load. By time, not state: a listing taken before the cancel says R.
+        if (m.phase === 'ended' || (m.released && now - (m.releasedAtMs ?? -Infinity) >= grace)) continue;
         if (m.id !== undefined) ours.add(this.key(m.id));
         else if (m.phase === 'submitting' || m.phase === 'unsure') unanswered.add(m.name);
       }

@@ -472,6 +472,56 @@ describe('BatchLocalManager under faults', () => {
     expect((await log.waitFor('started', (s) => s.jobId === 'slow')).processors).toBe(3);
   });
 
+  it('counts local jobs it gave back as its own while they are still listed, and as load once that outlasts the grace', async () => {
+    // Live on Slurm, a shrink's local jobs stayed COMPLETING for a round or two and were counted as another user's
+    // load: the grow offered right after on those processors was cut. Here the cancel leaves them listed, running.
+    class LingeringLocalSystem extends LocalSystem {
+      lingering = true;
+      override cancelCommand(ids: readonly string[]): ShellFragment {
+        return this.lingering ? sh`true` : super.cancelCommand(ids);
+      }
+    }
+    const dir = mkdtempSync(path.join(root, 'm-'));
+    const system = new LingeringLocalSystem({ slots: 8, stateDir: path.join(dir, 'state') });
+    const log = new MessageLog();
+    let clockMs = 0;
+    const m = manager(log, {
+      runner: local,
+      system,
+      workRoot: path.join(dir, 'jobs'),
+      isMalleable: () => true,
+      monotonicMs: () => clockMs,
+      releaseGraceMs: 60_000,
+      watchIntervalMs: 600_000,
+      idleWatchIntervalMs: 600_000,
+    });
+    const status = async () => {
+      const before = log.of('status').length;
+      m.poll();
+      await expect.poll(() => log.of('status').length, { timeout: 10_000 }).toBe(before + 1);
+      return log.of('status').at(-1)!.status;
+    };
+    m.submit({ ...sleeper('mall'), processors: 3 });
+    await expect
+      .poll(
+        async () => {
+          await m.refresh();
+          return log.of('started', 'mall').length;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(1);
+    m.shrink('mall', 2);
+    await m.cancelsSent();
+    clockMs += 59_000;
+    expect(await status()).toEqual({ processors: 8, background: 0, reachable: true });
+    // Still listed a minute after they were given back: a cancel that did not take; their processors are load.
+    clockMs += 1_000;
+    expect(await status()).toEqual({ processors: 8, background: 2, reachable: true });
+    system.lingering = false;
+    expect((await local.run(system.cancelCommand(['1', '2', '3']).text)).code).toBe(0);
+  });
+
   it('ignores grow and shrink for a job that is not malleable, and says so', async () => {
     const log = new MessageLog();
     const logged: string[] = [];
