@@ -4,16 +4,16 @@
 // back 4, and the host records and caps what the application did (4), never 7; the cap survives a restart of the
 // host on the same store, a job ending on that cluster and many polls with idle processors; an operator's grow
 // lifts it.
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
-import { Host } from '../../electron/host/host.js';
+import type { Host } from '../../electron/host/host.js';
 import { openStore, type Store } from '../../electron/store/store.js';
 import { repositoryAssetsDir } from '../../runners/live/live-world.js';
-import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { completeLines, requireDaemons, waitFor } from './harness/common.js';
+import { hostLogin, startHost, type HostLogin } from './harness/host-login.js';
 import { SLURM_PACKAGES, startSlurm, type SlurmCluster } from './harness/slurm.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
 
@@ -33,19 +33,12 @@ const FT = path.join(repositoryAssetsDir(), 'apps', 'ft-demo.mjs');
 let sshd: Sshd;
 let slurm: SlurmCluster;
 let dir: string;
+let access: HostLogin;
 let current: { host: Host; store: Store } | undefined;
 
 function open(): Host {
   const store = openStore(path.join(dir, 'run.db'));
-  const host = new Host({
-    store,
-    workload: 'none',
-    clusters: {
-      knownHosts: new KnownHosts(path.join(dir, 'known_hosts'), []),
-      sshConfigFile: path.join(dir, 'ssh_config'),
-    },
-  });
-  host.start(50);
+  const host = startHost(store, access);
   current = { host, store };
   return host;
 }
@@ -100,14 +93,7 @@ describe.skipIf(!ready)("the operator's shrink and growth on an idle cluster, li
       startSshd(),
       startSlurm({ clusterName: 'cncop', nodes: 2, cpusPerNode: 6, minJobAgeS: 2 }),
     ]);
-    writeFileSync(
-      path.join(dir, 'known_hosts'),
-      sshd
-        .knownHostsLines()
-        .map((l) => `${l}\n`)
-        .join(''),
-    );
-    writeFileSync(path.join(dir, 'ssh_config'), '');
+    access = hostLogin(sshd, dir);
   }, 90_000);
 
   afterAll(async () => {
@@ -120,17 +106,10 @@ describe.skipIf(!ready)("the operator's shrink and growth on an idle cluster, li
 
   it('grows FT on the empty cluster at a poll; shrunk by 1 it gives back 4 and stays capped at 4, across a restart, until the operator grows it', async () => {
     let host = open();
-    const login = {
-      via: 'ssh' as const,
-      host: '127.0.0.1',
-      port: sshd.port,
-      user: sshd.user,
-      identityFile: sshd.clientKey,
-    };
     value(
       host.call('clusters.save', {
         name: 'slurm',
-        login,
+        login: access.login,
         system: 'slurm',
         env: slurm.env,
         workRoot: path.join(dir, 'slurm'),
