@@ -261,6 +261,8 @@ for (const site of SITES) {
       ]);
       expect(simulated.decisions).toEqual(live);
       expect(simulated.wStartsAtMEnd).toBe(true);
+      // Every grow was granted whole: none was cut because processors seemed to vanish meanwhile.
+      expect(eventsOf('m').filter((e) => e.type === 'grow.answered' && e.answered !== undefined)).toEqual([]);
     }, 600_000);
   });
 }
