@@ -66,12 +66,15 @@ export interface BatchLocalManagerOptions {
   readonly log?: (text: string) => void;
   /** Monotonic milliseconds for the rate limiter and timers (default performance.now). */
   readonly monotonicMs?: () => number;
-  /** How long a local job given back may still be listed before it counts as load (default 60 s; see clusterStatus). */
-  readonly releaseGraceMs?: number;
+  /**
+   * How long a local job of ours may take to start or to leave (default 60 s): until then, processors the batch system
+   * reports busy for it are not another user's load (see clusterStatus).
+   */
+  readonly settleMs?: number;
 }
 
 const DEFAULT_HOLDER = { program: '/bin/sh', args: ['-c', 'while :; do sleep 3600; done'] };
-const DEFAULT_RELEASE_GRACE_MS = 60_000;
+const DEFAULT_SETTLE_MS = 60_000;
 
 export class BatchLocalManager implements LocalManager {
   readonly cluster: string;
@@ -430,6 +433,7 @@ export class BatchLocalManager implements LocalManager {
     const section = new Map<Member, string>();
     members.forEach((m, i) => {
       m.phase = 'submitting';
+      m.submittedAtMs = this.monotonic();
       try {
         if (m.name.length > MAX_LOCAL_JOB_NAME)
           throw new Error(
@@ -843,20 +847,29 @@ ${this.system.submitCommand(m.spec)}`;
     // before the answer comes back, and is Concertina's, not another user's load.
     const unanswered = new Set<string>();
     const now = this.monotonic();
-    const grace = this.options.releaseGraceMs ?? DEFAULT_RELEASE_GRACE_MS;
+    const settle = this.options.settleMs ?? DEFAULT_SETTLE_MS;
+    const holding = report.jobs.filter((i) => i.state === 'running' || i.allocated);
+    const holdingIds = new Set(holding.map((i) => this.key(i.id)));
+    const holdingNames = new Set(holding.map((i) => i.name));
+    let starting = 0;
     for (const job of this.jobs.values()) {
       for (const m of membersOf(job)) {
-        // Decision: a member given back stays ours while still listed, for at most `releaseGraceMs`: the batch system
+        // Decision: a member given back stays ours while still listed, for at most `settleMs`: the batch system
         // takes a moment to let it go (Slurm COMPLETING), and as load it cut the grow offered on its processors; past
         // the bound (a failed or hung cancel) it is load. By time, not state: a listing taken before the cancel says R.
-        if (m.phase === 'ended' || (m.released && now - (m.releasedAtMs ?? -Infinity) >= grace)) continue;
+        if (m.phase === 'ended' || (m.released && now - (m.releasedAtMs ?? -Infinity) >= settle)) continue;
         if (m.id !== undefined) ours.add(this.key(m.id));
         else if (m.phase === 'submitting' || m.phase === 'unsure') unanswered.add(m.name);
+        const listedHolding = m.id === undefined ? holdingNames.has(m.name) : holdingIds.has(this.key(m.id));
+        const inFlight = m.phase === 'submitting' || m.phase === 'unsure' || m.phase === 'pending';
+        if (inFlight && !m.released && !listedHolding && now - (m.submittedAtMs ?? -Infinity) < settle)
+          starting += m.spec.processors;
       }
     }
     // Decision: hidden load counts once two rounds in a row see it (the smaller of the two), so that a job starting
-    // between the listing and the node counts is not taken for another user's.
-    const hidden = hiddenLoad(report);
+    // between the listing and the node counts is not taken for another user's; and less what our own members not yet
+    // listed running may hold (submitted within `settleMs`): during a grow, each round caught another one starting.
+    const hidden = Math.max(0, hiddenLoad(report) - starting);
     const seen = Math.min(hidden, this.lastHidden);
     this.lastHidden = hidden;
     return clusterStatus(report, (info) => ours.has(this.key(info.id)) || unanswered.has(info.name), seen);

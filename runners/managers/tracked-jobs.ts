@@ -36,7 +36,8 @@ export interface Member {
   growBatch?: Member[];
   /** Cancelled by Concertina (shrink or cancel): its end is expected. */
   released: boolean;
-  /** When it was given back (the manager's monotonic ms). */
+  /** When it was submitted, and when given back (the manager's monotonic ms). */
+  submittedAtMs?: number;
   releasedAtMs?: number;
   missingRounds: number;
   /** Status rounds since it was given back and still seen alive. */

@@ -175,6 +175,8 @@ for (const site of SITES) {
         }),
       );
       value(await host.call('run.startLive', {}));
+      const seen: SchedulerEvent[] = [];
+      host.subscribe((e) => seen.push(e));
       // The site chooses DBES for its live run in Settings, as an operator does.
       expect(value(host.call('settings.set', { policy: 'dbes' })).policy).toBe('dbes');
       expect(value(host.call('grid.snapshot', {})).clusters.find((c) => c.name === cluster)?.processors).toBe(8);
@@ -263,6 +265,10 @@ for (const site of SITES) {
       expect(simulated.wStartsAtMEnd).toBe(true);
       // Every grow was granted whole: none was cut because processors seemed to vanish meanwhile.
       expect(eventsOf('m').filter((e) => e.type === 'grow.answered' && e.answered !== undefined)).toEqual([]);
+      // Nothing but this run's jobs ever ran there: no poll saw load, not even while M's given-back local jobs were
+      // still ending on the cluster (after the shrink and the cancel) or the grows' local jobs were starting.
+      expect(seen.filter((e) => e.type === 'job.started').map((e) => e.jobId)).toEqual(['m', 'r', 'w']);
+      expect(seen.filter((e) => e.type === 'cluster.polled' && e.background > 0)).toEqual([]);
     }, 600_000);
   });
 }

@@ -491,7 +491,7 @@ describe('BatchLocalManager under faults', () => {
       workRoot: path.join(dir, 'jobs'),
       isMalleable: () => true,
       monotonicMs: () => clockMs,
-      releaseGraceMs: 60_000,
+      settleMs: 60_000,
       watchIntervalMs: 600_000,
       idleWatchIntervalMs: 600_000,
     });
@@ -520,6 +520,61 @@ describe('BatchLocalManager under faults', () => {
     expect(await status()).toEqual({ processors: 8, background: 2, reachable: true });
     system.lingering = false;
     expect((await local.run(system.cancelCommand(['1', '2', '3']).text)).code).toBe(0);
+  });
+
+  it('does not take its own local jobs started between the listing and the node counts for load, for at most the settle time', async () => {
+    // Live on Grid Engine during a grow, each status round caught another of the grow's local jobs started after the
+    // listing and counted busy by the node counts: two rounds agreed on a processor of hidden load that was not there.
+    class LateListingSystem extends LocalSystem {
+      late = '';
+      override parseStatus(sections: ReadonlyMap<string, SectionOutput>, nonce: string): ClusterReport {
+        const report = super.parseStatus(sections, nonce);
+        const listedBeforeItStarted = (name: string) => this.late !== '' && name.endsWith(this.late);
+        return {
+          ...report,
+          jobs: report.jobs.map((j) => (listedBeforeItStarted(j.name) ? { ...j, state: 'pending', rawState: 'Q' } : j)),
+        };
+      }
+    }
+    const dir = mkdtempSync(path.join(root, 'm-'));
+    const system = new LateListingSystem({ slots: 8, stateDir: path.join(dir, 'state') });
+    const log = new MessageLog();
+    let clockMs = 0;
+    const m = manager(log, {
+      runner: local,
+      system,
+      workRoot: path.join(dir, 'jobs'),
+      isMalleable: () => true,
+      monotonicMs: () => clockMs,
+      settleMs: 60_000,
+      watchIntervalMs: 600_000,
+      idleWatchIntervalMs: 600_000,
+    });
+    const status = async () => {
+      const before = log.of('status').length;
+      m.poll();
+      await expect.poll(() => log.of('status').length, { timeout: 10_000 }).toBe(before + 1);
+      return log.of('status').at(-1)!.status;
+    };
+    m.submit(sleeper('mall'));
+    await expect
+      .poll(
+        async () => {
+          await m.refresh();
+          return log.of('started', 'mall').length;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(1);
+    system.late = '-m1';
+    m.grow('mall', 1);
+    await expect.poll(() => m.tracked().find((t) => t.jobId === 'mall')?.ids.length, { timeout: 10_000 }).toBe(2);
+    expect(await status()).toEqual({ processors: 8, background: 0, reachable: true });
+    expect(await status()).toEqual({ processors: 8, background: 0, reachable: true });
+    // Still not listed running a minute after its submission: what the nodes count busy is someone's load.
+    clockMs += 60_000;
+    await status();
+    expect(await status()).toEqual({ processors: 8, background: 1, reachable: true });
   });
 
   it('ignores grow and shrink for a job that is not malleable, and says so', async () => {
