@@ -37,6 +37,8 @@ export interface FpeJobsHost {
   readonly runtimeAt?: RuntimeAt;
   /** Jobs placed and not yet ended (what the plan holds). */
   placedJobs(): Iterable<JobRecord>;
+  /** The placement queue's waiting jobs: those with a `plannedStart` hold the start the queue's planner promised them. */
+  queuedJobs(): Iterable<JobRecord>;
   place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void;
   emit(now: number, event: SchedulerEventBody): void;
   /** Processors came free on a cluster: growth and another pass may use them. */
@@ -48,6 +50,15 @@ export interface FpeJobsHost {
 /** The requested EP of a profiled job spec (its steps as the core's evolution profile). */
 export function requestedProfile(spec: JobSpec): EvolutionProfile {
   return (spec.profile?.steps ?? []).map((s) => ({ duration: s.duration_s, nodes: s.processors }));
+}
+
+/** A queue job's promised start (job.plannedStart) as the plan holds it: `n` processors on a cluster over [from, to). */
+interface PromisedStart {
+  readonly seq: number;
+  readonly cluster: number;
+  readonly from: number;
+  readonly to: number;
+  readonly n: number;
 }
 
 interface ProfiledJob {
@@ -125,16 +136,30 @@ export class FpeJobs {
   pass(now: number): void {
     if (this.jobs.size === 0) return;
     for (const p of this.jobs.values()) if (p.stalled && p.job.state === 'running') this.boundary(p, now);
+    // Decision: profiled jobs and the queue's promised starts go into the plan in arrival order: a profiled job is
+    // fitted around the reservations of the queue jobs submitted before it (the easy head's, cbf's), never into
+    // processors promised to an earlier job; those submitted after it are the queue policy's to plan around it.
+    const promises = this.promises(now);
+    let promised = 0;
     const resources = new Map<number, StepFunction>();
     const resourceOf = (c: number) => {
       let r = resources.get(c);
-      if (!r) resources.set(c, (r = this.resourceEp(c, now)));
+      if (!r) {
+        const rects = this.placedRects(c, now);
+        for (let k = 0; k < promised; k++) if (promises[k]!.cluster === c) pushPromise(rects, promises[k]!);
+        resources.set(c, (r = profileOfRects(rects)));
+      }
       return r;
     };
     let fitted = 0;
     for (const p of this.jobs.values()) {
       if (p.step >= 0 || p.job.state !== 'queued') continue;
       if (fitted++ >= FPE_REFIT_LIMIT) break;
+      for (; promised < promises.length && promises[promised]!.seq < p.job.seq; promised++) {
+        const q = promises[promised]!;
+        const r = resources.get(q.cluster);
+        if (r) resources.set(q.cluster, r.plus(profileOfRects(pushPromise([], q))));
+      }
       const best = this.bestFit(p, now, resourceOf);
       if (!best) {
         p.schedule = undefined;
@@ -261,11 +286,19 @@ export class FpeJobs {
   }
 
   /**
-   * Cluster c's resource EP from now: what placed jobs hold until their estimated end (core/plan/holding.ts), profiled
-   * jobs their remaining scheduled steps; nothing before now (the compacting pass fits on its mirror image). Decision: waiting jobs of the placement queue hold nothing here (they take
-   * what is free when they are placed; a profiled job whose next step they took waits for it, expanded).
+   * Cluster c's resource EP from now, as `p` sees it: what placed jobs other than p hold until their estimated end
+   * (core/plan/holding.ts), profiled jobs their remaining scheduled steps, and the queue's promised starts of the jobs
+   * submitted before p; nothing before now (the compacting pass fits on its mirror image). Queue jobs without a
+   * promised start hold nothing here: they take what is free when placed, and a profiled step they took waits for it.
    */
-  private resourceEp(c: number, now: number, except?: ProfiledJob): StepFunction {
+  private resourceEp(c: number, now: number, p: ProfiledJob): StepFunction {
+    const rects = this.placedRects(c, now, p);
+    for (const q of this.promises(now)) if (q.cluster === c && q.seq < p.job.seq) pushPromise(rects, q);
+    return profileOfRects(rects);
+  }
+
+  /** What placed jobs hold on cluster c from now, as rectangles (profileOfRects). */
+  private placedRects(c: number, now: number, except?: ProfiledJob): number[] {
     const rects: number[] = [];
     for (const job of this.host.placedJobs()) {
       if (job.clusterIndex !== c && !job.components.some((k) => this.host.grid.cluster(k.cluster)?.index === c))
@@ -279,7 +312,19 @@ export class FpeJobs {
       for (const k of job.components) if (this.host.grid.cluster(k.cluster)?.index === c) n += k.processors;
       pushSpan(rects, now, holdingEnd(job, now, this.host.runtimeAt), heldProcessors(job, n));
     }
-    return profileOfRects(rects);
+    return rects;
+  }
+
+  /** The queue jobs' promised starts still ahead or under way, by submission. */
+  private promises(now: number): PromisedStart[] {
+    const out: PromisedStart[] = [];
+    for (const job of this.host.queuedJobs()) {
+      const p = job.plannedStart;
+      if (p === undefined || job.state !== 'queued') continue;
+      const to = p.start + (job.spec.walltime ?? Number.POSITIVE_INFINITY);
+      if (to > now) out.push({ seq: job.seq, cluster: p.cluster, from: Math.max(now, p.start), to, n: job.need });
+    }
+    return out.sort((a, b) => a.seq - b.seq);
   }
 
   /** A placed profiled job's hold from now: its current processors to its step's end, then its later steps as planned. */
@@ -401,6 +446,11 @@ export class FpeJobs {
 function capacityOf(state: ClusterState): number {
   if (!state.reachable) return 0;
   return Math.max(0, Math.min(state.cluster.processors - state.background, state.cluster.threshold));
+}
+
+function pushPromise(rects: number[], q: PromisedStart): number[] {
+  pushSpan(rects, q.from, q.to, q.n);
+  return rects;
 }
 
 function sameSteps(a: readonly EpStep[], b: readonly EpStep[]): boolean {

@@ -9,6 +9,7 @@ import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../../core/
 import { SimWorld } from '../../../core/sim/world.js';
 import type { FpeVariantName } from '../../../core/fpe/registry.js';
 import { jobSummary } from '../../../electron/host/finished-jobs.js';
+import type { SchedulerOptions } from '../../../core/scheduler/scheduler.js';
 
 type Of<T extends SchedulerEvent['type']> = Extract<SchedulerEvent, { type: T }>;
 
@@ -26,14 +27,19 @@ const profiled = (
   ...extra,
 });
 
-function run(jobs: JobSpecInput[], fpeVariant: FpeVariantName = '2X+c', processors = 10) {
+function run(
+  jobs: JobSpecInput[],
+  fpeVariant: FpeVariantName = '2X+c',
+  processors = 10,
+  scheduler: Partial<SchedulerOptions> = {},
+) {
   const world = new SimWorld({
     grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors }] }),
     jobs: jobs.map((j) => jobSpecSchema.parse(j)),
     seed: 1,
     pollIntervalS: 60,
     background: false,
-    scheduler: { fpeVariant },
+    scheduler: { fpeVariant, ...scheduler },
   });
   const events: SchedulerEvent[] = [];
   world.scheduler.on((e) => events.push(e));
@@ -280,4 +286,27 @@ describe('a profiled evolving job (simulated)', () => {
       [230, 0],
     ]);
   });
+
+  // A rigid job holds 6 of 10 until 250. Rigid w (8 processors, walltime 100), submitted at 1, cannot start: the queue
+  // policy promises it 250..350. The profiled job e (4 processors for 300 s), submitted at 2 after w, is fitted around
+  // that promise: 4 are free until 250 only (248 s, too short), 2 during w, so e starts at 350 when w ends. Fitted on
+  // the placed jobs alone it would start at 2 and hold 4 until 302, and w would start at 302 instead of its promised 250.
+  it.each(['easy', 'cbf'] as const)(
+    'a profiled job submitted after a waiting job is fitted around the start %s promised it, and keeps it',
+    (queue) => {
+      const w: JobSpecInput = {
+        id: 'w',
+        kind: 'rigid',
+        submitTime: 1,
+        walltime: 100,
+        app: { model: 'fixed', runtime: 100 },
+        components: [{ processors: 8, program: 'rigid' }],
+      };
+      const r = run([blocker, w, profiled('e', [[300, 4]], 2)], '2X+c', 10, { queue });
+      expect(r.of('fpe.scheduled', 'e').map((e) => e.start)).toEqual([350]);
+      expect(r.of('job.started', 'w').map((e) => e.t)).toEqual([250]);
+      expect(r.of('fpe.step', 'e').map((e) => e.t)).toEqual([350]);
+      expect(r.over).toBe(false);
+    },
+  );
 });
