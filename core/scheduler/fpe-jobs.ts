@@ -19,6 +19,7 @@ import type { StepFunction } from '../time/step-function.js';
 import type { ClusterState } from './cluster-state.js';
 import type { JobRecord } from './job-record.js';
 import type { CapacityLedger } from './ledger.js';
+import type { ShrinkOperations } from './shrink-to-place.js';
 import type { Timers } from './timers.js';
 
 export const DEFAULT_FPE_VARIANT: FpeVariantName = '2X+c';
@@ -35,6 +36,8 @@ export interface FpeJobsHost {
   readonly ledger: CapacityLedger;
   readonly timers: Timers;
   readonly runtimeAt?: RuntimeAt;
+  /** Mandatory shrinks of running malleable jobs, to make room for a step (the malleability manager). */
+  readonly shrinks: ShrinkOperations;
   /** Jobs placed and not yet ended (what the plan holds). */
   placedJobs(): Iterable<JobRecord>;
   /** The placement queue's waiting jobs: those with a `plannedStart` hold the start the queue's planner promised them. */
@@ -390,6 +393,7 @@ export class FpeJobs {
     if (want > have) {
       const more = want - have;
       if (state.availableFor(job.id) < more) {
+        this.shrinkForStep(job, state, more, now);
         if (!p.stalled) {
           p.stalled = true;
           // Woken at the earliest time the plan frees enough for the rest of its steps (any pass tries it before).
@@ -403,6 +407,8 @@ export class FpeJobs {
         }
         return;
       }
+      // What mandatory shrinks released for it was set aside until now: it is its own from here.
+      this.host.ledger.dropReservations(job);
       this.host.ledger.account(job, () => (job.pendingGrow += more));
       this.host.managers[job.clusterIndex]!.grow(job.id, more);
     } else {
@@ -431,6 +437,21 @@ export class FpeJobs {
       delayedS: 0,
     });
     this.stepTimer(p, now);
+  }
+
+  /**
+   * A step that needs `more` processors than are free: where running malleable jobs expanded into them, mandatory
+   * shrinks (down to the jobs' minimums, the policy choosing whom) reclaim what is missing, and what is free or being
+   * released is set aside for the step meanwhile. Decision: as PWA's shrink-to-place, only when the shrinks would make
+   * enough room (otherwise the step waits for jobs to end, and the malleable jobs keep their processors), and not
+   * while another operation runs on the cluster (the pass after it ends tries again).
+   */
+  private shrinkForStep(job: JobRecord, state: ClusterState, more: number, now: number): void {
+    if (job.waitingOn.length > 0 || this.host.shrinks.busy(state)) return;
+    const missing = more - state.availableFor(job.id);
+    if (missing > state.shrinkableForPlacement) return;
+    this.host.ledger.reserve(job, state, more);
+    this.host.shrinks.shrink(state, missing, true, now);
   }
 
   private clusterName(p: ProfiledJob): string {

@@ -268,7 +268,16 @@ export class Scheduler {
       this.place(job, components, policy, now);
     const wake = (t: number) => this.timers.at(t, () => (this.passRequested = true));
     this.fpe = new FpeJobs(
-      { ...parts, runtimeAt: this.runtimeAt, placedJobs, queuedJobs: () => this.queue.list(), place, freed, wake },
+      {
+        ...parts,
+        runtimeAt: this.runtimeAt,
+        placedJobs,
+        queuedJobs: () => this.queue.list(),
+        place,
+        freed,
+        wake,
+        shrinks: this.malleability,
+      },
       o.fpeVariant ?? DEFAULT_FPE_VARIANT,
     );
     this.sizes = new JobSizes({

@@ -309,4 +309,37 @@ describe('a profiled evolving job (simulated)', () => {
       expect(r.over).toBe(false);
     },
   );
+
+  // The profiled job e holds 2 of 10 for 100 s, then needs 8. A malleable job m (1..10), submitted at 1, grows into the
+  // 8 free processors. At 100 e's second step is 6 short: mandatory shrinks take m back to 2 (down from 8, its min
+  // being 1), and the step starts then instead of waiting for m to end (its run is some 2,000 s long).
+  it('a step whose processors a malleable job expanded into gets them back by mandatory shrinks', () => {
+    const m: JobSpecInput = {
+      id: 'm',
+      kind: 'malleable',
+      submitTime: 1,
+      walltime: 20_000,
+      app: { model: 'amdahl', serial: 1, parallel: 8000 },
+      components: [{ min: 1, max: 10, program: 'm' }],
+    };
+    const r = run(
+      [
+        profiled('e', [
+          [100, 2],
+          [100, 8],
+        ]),
+        m,
+      ],
+      '2X',
+    );
+    const grown = r.world.scheduler.job('m')!.sizeHistory.filter((x) => x.t < 100);
+    expect(Math.max(...grown.map((x) => x.v))).toBe(8);
+    expect(r.of('fpe.step', 'e').map((e) => [e.t, e.step, e.processors, e.expandedS])).toEqual([
+      [0, 1, 2, 0],
+      [100, 2, 8, 0],
+    ]);
+    expect(r.world.scheduler.job('m')!.sizeHistory.find((x) => x.t === 100)?.v).toBe(2);
+    expect(r.of('job.ended', 'e')[0]!.t).toBe(200);
+    expect(r.over).toBe(false);
+  });
 });
