@@ -18,6 +18,7 @@ import { profileOfRects, pushSpan } from '../time/profile.js';
 import type { StepFunction } from '../time/step-function.js';
 import type { ClusterState } from './cluster-state.js';
 import type { JobRecord } from './job-record.js';
+import type { AdoptedStep } from './adoption.js';
 import type { CapacityLedger } from './ledger.js';
 import type { ShrinkOperations } from './shrink-to-place.js';
 import type { Timers } from './timers.js';
@@ -127,6 +128,50 @@ export class FpeJobs {
     this.pass(now);
   }
 
+  /**
+   * A profiled job adopted after a restart (adoption.ts), placed as it stands on its cluster: it goes on with its
+   * profile from `step` (a running one), or from its first step once its local jobs start. Decision: it runs as the
+   * rigid baseline did when it holds its peak in a step that asks fewer, else step by step; its later steps keep their
+   * requested lengths (the expansions the earlier run planned were not stored), and a step whose processors are not
+   * free waits as any other. Without a stored step, it is the step its run time falls in at the requested lengths.
+   */
+  adopt(job: JobRecord, step: AdoptedStep | undefined, now: number): void {
+    const requested = requestedProfile(job.spec);
+    let peak = 0;
+    for (const s of requested) peak = Math.max(peak, s.nodes);
+    const running = job.state === 'running';
+    let index = 0;
+    let stepStart = running ? job.startTime : Number.NaN;
+    if (running && step !== undefined) {
+      index = step.index;
+      stepStart = step.start;
+    } else if (running) {
+      while (index + 1 < requested.length && stepStart + requested[index]!.duration <= now)
+        stepStart += requested[index++]!.duration;
+    }
+    const rigid = job.held === peak && requested[index]!.nodes !== peak;
+    const p: ProfiledJob = {
+      job,
+      requested,
+      cluster: job.clusterIndex,
+      schedule: undefined,
+      held: requested.map((s) => (rigid ? peak : s.nodes)),
+      durations: requested.map((s) => s.duration),
+      step: running ? index : -1,
+      stepStart,
+      stalled: false,
+      version: 0,
+    };
+    this.jobs.set(job.id, p);
+    if (running && index > 0 && job.held < p.held[index]!) {
+      // Decision: adopted short of its step's processors (a grow the restart cut short), it takes the rest as at a
+      // step boundary, and the step begins again once it has them (its application waits for them to run it).
+      p.step = index - 1;
+      p.stepStart = now - requested[index - 1]!.duration;
+      this.boundary(p, now);
+    } else if (running) this.stepTimer(p, now);
+  }
+
   /** The job ended (however): it leaves the plan. */
   ended(jobId: string): void {
     this.jobs.delete(jobId);
@@ -229,16 +274,21 @@ export class FpeJobs {
       : `asks for ${processors} processors after its last step: a profiled job's steps are fixed at submission`;
   }
 
-  /** The profiled jobs not started yet, in arrival order (they wait here, not in the queue). */
+  /** The profiled jobs not placed yet, in arrival order (they wait here, not in the queue). */
   *waiting(): Iterable<JobRecord> {
-    for (const p of this.jobs.values()) if (p.step < 0) yield p.job;
+    for (const p of this.jobs.values()) if (p.step < 0 && p.job.state === 'queued') yield p.job;
   }
 
   /** The scheduled EP and the step a job runs, for the console. */
-  describe(
-    jobId: string,
-  ):
-    | { variant: FpeVariantName; cluster: string | undefined; step: number; schedule: ScheduledEp | undefined }
+  describe(jobId: string):
+    | {
+        variant: FpeVariantName;
+        cluster: string | undefined;
+        step: number;
+        /** When its current step began (NaN before it runs). */
+        stepStart: number;
+        schedule: ScheduledEp | undefined;
+      }
     | undefined {
     const p = this.jobs.get(jobId);
     if (!p) return undefined;
@@ -246,6 +296,7 @@ export class FpeJobs {
       variant: this.variant,
       cluster: p.cluster >= 0 ? this.clusterName(p) : undefined,
       step: p.step,
+      stepStart: p.stepStart,
       schedule: p.schedule,
     };
   }

@@ -510,6 +510,7 @@ export class Scheduler {
     if (!adopted.ended) this.unfinished++;
     this.emit(now, resumeAdopted(job, adopted, this.clusters[cluster.index]!, this.ledger, now));
     if (!adopted.ended) this.ledger.place(job);
+    if (spec.profile && !adopted.ended) this.fpe.adopt(job, adopted.step, now);
     if (spec.kind === 'interactive' && !adopted.ended)
       this.readmitInteractive(job, cluster.name, now, adopted.startTime !== undefined);
     return ok(job);
