@@ -13,6 +13,7 @@ import type { Grid } from '../model/grid.js';
 import { fail, ok, type Result } from '../model/result.js';
 import type { JobSpec } from '../model/schemas.js';
 import { heldProcessors, holdingEnd, type RuntimeAt } from '../plan/holding.js';
+import type { ScheduledSteps } from '../plan/plan-snapshot.js';
 import type { ApplicationPort, LocalManager } from '../ports.js';
 import { profileOfRects, pushSpan } from '../time/profile.js';
 import type { StepFunction } from '../time/step-function.js';
@@ -299,6 +300,25 @@ export class FpeJobs {
       stepStart: p.stepStart,
       schedule: p.schedule,
     };
+  }
+
+  /**
+   * Its steps ahead for the plan: a waiting job's fit; a placed one's from its current step's start on (its first
+   * step's before it starts), with the lengths and processors it holds them with. undefined for other jobs, and for a
+   * waiting one no fit holds.
+   */
+  plannedSteps(jobId: string): ScheduledSteps | undefined {
+    const p = this.jobs.get(jobId);
+    if (!p) return undefined;
+    const count = p.requested.length;
+    if (p.step < 0) {
+      const cluster = p.job.clusterIndex >= 0 ? p.job.clusterIndex : p.cluster;
+      if (!p.schedule || cluster < 0) return undefined;
+      return { cluster, start: p.schedule.start, steps: p.schedule.steps, first: 0, count };
+    }
+    const steps = [];
+    for (let k = p.step; k < p.held.length; k++) steps.push({ duration: p.durations[k]!, nodes: p.held[k]! });
+    return { cluster: p.job.clusterIndex, start: p.stepStart, steps, first: p.step, count };
   }
 
   // ---- fits ------------------------------------------------------------------------------------------------------

@@ -445,16 +445,11 @@ export class Scheduler {
       })),
       clusterIndex: (name) => this.grid.cluster(name)?.index,
       placed: this.placedJobs,
-      // The queue's jobs, then the profiled ones (kept by the FPE jobs, not queued), reserved by their fits.
+      // The queue's jobs, then the profiled ones (kept by the FPE jobs, not queued), reserved by their fits; a placed
+      // profiled job holds its steps ahead.
       waiting: [...this.queue.list(), ...this.fpe.waiting()],
       runtimeAt: this.runtimeAt,
-      scheduledSteps: (jobId) => {
-        // A waiting profiled job's fit (one that runs holds its steps as a placed job).
-        const d = this.fpe.describe(jobId);
-        const cluster = d?.cluster === undefined ? undefined : this.grid.cluster(d.cluster)?.index;
-        if (!d?.schedule || d.step >= 0 || cluster === undefined) return undefined;
-        return { cluster, start: d.schedule.start, steps: d.schedule.steps };
-      },
+      scheduledSteps: (jobId) => this.fpe.plannedSteps(jobId),
       ...(limit === undefined ? {} : { limit }),
     });
   }
