@@ -1,11 +1,12 @@
 // Fully-predictably evolving jobs online (Klein & Pérez, Euro-Par 2011 workshops; online scheduling is the paper's
 // future work): an evolving job submitted with its evolution profile (`profile.steps`) is fitted on its cluster's plan
-// by the run's FPE variant (core/fpe/registry.ts) — the resource EP being what the plan holds over time — and fitted
-// again at each pass while it waits. It is started when its scheduled EP says, holds only its current step's
-// processors (no pre-allocation), and at each scheduled step boundary takes its next step's processors: a shrink is
-// released at once, a grow taken only from what is free now; when it is not, the step before waits longer (expanded,
-// its processors idle, as the paper assumes) until the processors are there. The capacity is never exceeded: every
-// processor it takes is counted by the ledger and was free when taken.
+// by the run's FPE variant (core/fpe/registry.ts) — the resource EP being what the plan holds over time, with the
+// starts the queue policy promised earlier jobs — and fitted again at each pass while it waits. It is started when its
+// scheduled EP says, holds only its current step's processors (no pre-allocation), and at each scheduled step boundary
+// takes its next step's processors: a shrink is released at once, a grow taken from what is free now or reclaimed from
+// malleable jobs' expansions by mandatory shrinks; until it has them, the step before waits longer (expanded, its
+// processors idle, as the paper assumes). The capacity is never exceeded: every processor it takes is counted by the
+// ledger and was free when taken. A job adopted after a restart goes on from its stored step.
 import type { PlacedComponent, SchedulerEventBody } from '../events.js';
 import { epFunction, type EpStep, type EvolutionProfile, type ScheduledEp } from '../fpe/evolution-profile.js';
 import { fpeVariant, FPE_VARIANTS, type FpeVariant, type FpeVariantName } from '../fpe/registry.js';
