@@ -188,7 +188,8 @@ export class FpeJobs {
     for (const p of this.jobs.values()) if (p.stalled && p.job.state === 'running') this.boundary(p, now);
     // Decision: profiled jobs and the queue's promised starts go into the plan in arrival order: a profiled job is
     // fitted around the reservations of the queue jobs submitted before it (the easy head's, cbf's), never into
-    // processors promised to an earlier job; those submitted after it are the queue policy's to plan around it.
+    // processors promised to an earlier job. The promises of jobs submitted after it do not hold it back (the queue
+    // policies do not see its fit yet: one of them started into its processors makes its step wait, as above).
     const promises = this.promises(now);
     let promised = 0;
     const resources = new Map<number, StepFunction>();
