@@ -3,7 +3,7 @@
 // each waiting job its start, a waiting profiled job's fit its steps, and which running jobs that start waits for). Built from a read-only view of the jobs and
 // clusters (the scheduler's records satisfy it structurally); it changes nothing. Bounded: at most `limit` running
 // jobs and `limit` reservations per cluster, with their totals, so a console never receives a whole trace.
-import { AvailabilityProfile, type Holding } from './availability.js';
+import { AvailabilityProfile, type Holding, type Reservation } from './availability.js';
 import { placedHolding, type HoldingJob, type RuntimeAt } from './holding.js';
 import type { Step } from '../time/step-function.js';
 
@@ -58,15 +58,21 @@ export interface PlanSource {
   readonly limit?: number;
   /** A malleable job's run time at a size, as its application declares it (holding.ts). */
   readonly runtimeAt?: RuntimeAt;
-  /** A waiting profiled (FPE) job's scheduled steps: its cluster, start and each step's length and processors. */
+  /**
+   * A profiled (FPE) job's steps ahead: a waiting one's fit (its cluster, start and each step's length and
+   * processors), a placed one's from its current step's start on.
+   */
   readonly scheduledSteps?: (jobId: string) => ScheduledSteps | undefined;
 }
 
-/** Where and when a waiting profiled job's fit puts its steps (fpe-jobs.ts). */
+/** Where and when a profiled job's steps run (fpe-jobs.ts). */
 export interface ScheduledSteps {
   readonly cluster: number;
   readonly start: number;
   readonly steps: ReadonlyArray<{ readonly duration: number; readonly nodes: number }>;
+  /** The first of `steps` in its profile (0-based; 0 for a waiting job), and the profile's number of steps. */
+  readonly first?: number;
+  readonly count?: number;
 }
 
 export const PLAN_ITEM_LIMIT = 200;
@@ -87,6 +93,14 @@ export interface PlannedRunning {
   readonly backfilled: boolean;
   /** Its size over time, the latest PLAN_SIZE_STEPS steps (the last holds until now). */
   readonly sizes: Step[];
+  /**
+   * A profiled job's sizes from its current step's start on: that step, then its later steps as planned, one step
+   * each, the last 0 at its end (`end`). Its box is its current step; the later ones are in the plan as it holds them.
+   */
+  readonly steps?: Step[];
+  /** The step it runs (1-based, the first of `steps`) of its profile's `stepCount`. */
+  readonly step?: number;
+  readonly stepCount?: number;
 }
 
 export interface PlannedReservation {
@@ -147,6 +161,8 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
   const limit = source.limit ?? PLAN_ITEM_LIMIT;
   const perCluster = source.clusters.map(() => ({
     holdings: new Map<string, Holding>(),
+    /** Placed profiled jobs' later steps, held in the plan from their current step's end. */
+    later: [] as Reservation[],
     running: [] as PlannedRunning[],
     runningTotal: 0,
   }));
@@ -157,10 +173,14 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
       const i = source.clusterIndex(c.cluster);
       if (i !== undefined) on.set(i, (on.get(i) ?? 0) + c.processors);
     }
+    const scheduled = source.scheduledSteps?.(job.id);
     for (const [i, processors] of on) {
       const h = placedHolding(job, processors, now, source.runtimeAt);
       const c = perCluster[i]!;
-      c.holdings.set(job.id, { id: job.id, n: h.n, end: h.end });
+      const ahead = scheduled?.cluster === i ? stepsAhead(job.id, scheduled, now) : undefined;
+      // A profiled job holds what it holds now until its current step's end; its later steps are in the plan after.
+      c.holdings.set(job.id, { id: job.id, n: h.n, end: ahead?.currentEnd ?? h.end });
+      if (ahead) c.later.push(...ahead.later);
       c.runningTotal++;
       if (c.running.length < limit) {
         const sizes = job.sizeHistory.slice(-PLAN_SIZE_STEPS).map((s) => ({ t: s.t, v: s.v }));
@@ -170,9 +190,14 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
           processors: h.n,
           size: job.size,
           start: h.start,
-          end: finiteOrNull(h.end),
+          end: finiteOrNull(ahead?.end ?? h.end),
           backfilled: job.backfilled,
           sizes,
+          ...(ahead && {
+            steps: ahead.sizes,
+            step: (scheduled!.first ?? 0) + 1,
+            stepCount: scheduled!.count ?? ahead.sizes.length - 1,
+          }),
         });
       }
     }
@@ -197,6 +222,7 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
     // constant from now on (the threshold and the background load as last seen).
     const capacity = Math.max(0, cluster.availableNow + held);
     const plan = AvailabilityProfile.build({ now, capacity, running });
+    for (const r of c.later) plan.reserve(r);
     const reservations: PlannedReservation[] = [];
     // Reservations go into the plan in queue order, as the policy made them; each says what it waits for with the
     // reservations ahead of it in the plan (those behind it were planned around it).
@@ -229,6 +255,36 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
     };
   });
   return { now, queuePolicy: source.queuePolicy, planner: source.planner ?? source.queuePolicy, limit, clusters };
+}
+
+/**
+ * A placed profiled job's steps from its current step's start: its sizes over time (the last 0 at its end), when its
+ * current step ends (now at the earliest: a step waiting for the next one's processors holds its own meanwhile), and
+ * its later steps as reservations from then on (each `<id> step <k>`).
+ */
+function stepsAhead(
+  id: string,
+  scheduled: ScheduledSteps,
+  now: number,
+): { sizes: Step[]; currentEnd: number; end: number; later: Reservation[] } {
+  const first = scheduled.first ?? 0;
+  const sizes: Step[] = [];
+  const later: Reservation[] = [];
+  let t = scheduled.start;
+  let currentEnd = now;
+  scheduled.steps.forEach((s, k) => {
+    if (k === 0) {
+      sizes.push({ t, v: s.nodes });
+      t = currentEnd = Math.max(now, t + s.duration);
+      return;
+    }
+    sizes.push({ t, v: s.nodes });
+    if (s.duration > 0 && s.nodes > 0)
+      later.push({ id: `${id} step ${first + k + 1}`, n: s.nodes, start: t, duration: s.duration });
+    t += s.duration;
+  });
+  sizes.push({ t, v: 0 });
+  return { sizes, currentEnd, end: t, later };
 }
 
 /**

@@ -27,6 +27,13 @@ export interface AdoptedJob {
   readonly ended?: { readonly state: 'completed' | 'failed' | 'cancelled'; readonly reason: string };
   /** A malleable job's cap, when an operator's shrink set it below its max (it sticks across a restart). */
   readonly cap?: number;
+  /** A profiled (FPE) job's step (0-based) and when that step began, as the earlier run had them. */
+  readonly step?: AdoptedStep;
+}
+
+export interface AdoptedStep {
+  readonly index: number;
+  readonly start: number;
 }
 
 /** Reads a stored job spec to adopt and checks it, and what was found of the job, against the grid. */
@@ -62,6 +69,14 @@ export function checkAdoption(
       });
     }
   }
+  const steps = spec.profile?.steps.length;
+  if (adopted.step !== undefined) {
+    const { index, start } = adopted.step;
+    if (steps === undefined) errors.push({ path: 'step', message: 'is only for a job with a profile' });
+    else if (!Number.isInteger(index) || index < 0 || index >= steps)
+      errors.push({ path: 'step.index', message: `must be a step of its profile, 0..${steps - 1} (got ${index})` });
+    if (!Number.isFinite(start)) errors.push({ path: 'step.start', message: `must be a time (got ${start})` });
+  }
   if (adopted.cap !== undefined && !Number.isInteger(adopted.cap))
     errors.push({ path: 'cap', message: `must be a whole number (got ${adopted.cap})` });
   if (errors.length || id === undefined || !cluster) return fail(errors);
@@ -87,6 +102,8 @@ export function resumeAdopted(
     job.transition(adopted.ended.state, now, adopted.ended.reason);
     return { type: 'job.ended', jobId: id, state: adopted.ended.state, reason: adopted.ended.reason, tries: 0 };
   }
+  // A profiled job holds its current step only, never a pre-allocation (fpe-jobs.ts).
+  if (job.spec.profile) job.preallocating = false;
   const components = [{ cluster: cluster.name, processors: adopted.processors }];
   job.components = components;
   job.clusterIndex = cluster.index;

@@ -1,11 +1,12 @@
 // Fully-predictably evolving jobs online (Klein & Pérez, Euro-Par 2011 workshops; online scheduling is the paper's
 // future work): an evolving job submitted with its evolution profile (`profile.steps`) is fitted on its cluster's plan
-// by the run's FPE variant (core/fpe/registry.ts) — the resource EP being what the plan holds over time — and fitted
-// again at each pass while it waits. It is started when its scheduled EP says, holds only its current step's
-// processors (no pre-allocation), and at each scheduled step boundary takes its next step's processors: a shrink is
-// released at once, a grow taken only from what is free now; when it is not, the step before waits longer (expanded,
-// its processors idle, as the paper assumes) until the processors are there. The capacity is never exceeded: every
-// processor it takes is counted by the ledger and was free when taken.
+// by the run's FPE variant (core/fpe/registry.ts) — the resource EP being what the plan holds over time, with the
+// starts the queue policy promised earlier jobs — and fitted again at each pass while it waits. It is started when its
+// scheduled EP says, holds only its current step's processors (no pre-allocation), and at each scheduled step boundary
+// takes its next step's processors: a shrink is released at once, a grow taken from what is free now or reclaimed from
+// malleable jobs' expansions by mandatory shrinks; until it has them, the step before waits longer (expanded, its
+// processors idle, as the paper assumes). The capacity is never exceeded: every processor it takes is counted by the
+// ledger and was free when taken. A job adopted after a restart goes on from its stored step.
 import type { PlacedComponent, SchedulerEventBody } from '../events.js';
 import { epFunction, type EpStep, type EvolutionProfile, type ScheduledEp } from '../fpe/evolution-profile.js';
 import { fpeVariant, FPE_VARIANTS, type FpeVariant, type FpeVariantName } from '../fpe/registry.js';
@@ -13,12 +14,15 @@ import type { Grid } from '../model/grid.js';
 import { fail, ok, type Result } from '../model/result.js';
 import type { JobSpec } from '../model/schemas.js';
 import { heldProcessors, holdingEnd, type RuntimeAt } from '../plan/holding.js';
+import type { ScheduledSteps } from '../plan/plan-snapshot.js';
 import type { ApplicationPort, LocalManager } from '../ports.js';
 import { profileOfRects, pushSpan } from '../time/profile.js';
 import type { StepFunction } from '../time/step-function.js';
 import type { ClusterState } from './cluster-state.js';
 import type { JobRecord } from './job-record.js';
+import type { AdoptedStep } from './adoption.js';
 import type { CapacityLedger } from './ledger.js';
+import type { ShrinkOperations } from './shrink-to-place.js';
 import type { Timers } from './timers.js';
 
 export const DEFAULT_FPE_VARIANT: FpeVariantName = '2X+c';
@@ -35,8 +39,12 @@ export interface FpeJobsHost {
   readonly ledger: CapacityLedger;
   readonly timers: Timers;
   readonly runtimeAt?: RuntimeAt;
+  /** Mandatory shrinks of running malleable jobs, to make room for a step (the malleability manager). */
+  readonly shrinks: ShrinkOperations;
   /** Jobs placed and not yet ended (what the plan holds). */
   placedJobs(): Iterable<JobRecord>;
+  /** The placement queue's waiting jobs: those with a `plannedStart` hold the start the queue's planner promised them. */
+  queuedJobs(): Iterable<JobRecord>;
   place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void;
   emit(now: number, event: SchedulerEventBody): void;
   /** Processors came free on a cluster: growth and another pass may use them. */
@@ -48,6 +56,15 @@ export interface FpeJobsHost {
 /** The requested EP of a profiled job spec (its steps as the core's evolution profile). */
 export function requestedProfile(spec: JobSpec): EvolutionProfile {
   return (spec.profile?.steps ?? []).map((s) => ({ duration: s.duration_s, nodes: s.processors }));
+}
+
+/** A queue job's promised start (job.plannedStart) as the plan holds it: `n` processors on a cluster over [from, to). */
+interface PromisedStart {
+  readonly seq: number;
+  readonly cluster: number;
+  readonly from: number;
+  readonly to: number;
+  readonly n: number;
 }
 
 interface ProfiledJob {
@@ -113,6 +130,50 @@ export class FpeJobs {
     this.pass(now);
   }
 
+  /**
+   * A profiled job adopted after a restart (adoption.ts), placed as it stands on its cluster: it goes on with its
+   * profile from `step` (a running one), or from its first step once its local jobs start. Decision: it runs as the
+   * rigid baseline did when it holds its peak in a step that asks fewer, else step by step; its later steps keep their
+   * requested lengths (the expansions the earlier run planned were not stored), and a step whose processors are not
+   * free waits as any other. Without a stored step, it is the step its run time falls in at the requested lengths.
+   */
+  adopt(job: JobRecord, step: AdoptedStep | undefined, now: number): void {
+    const requested = requestedProfile(job.spec);
+    let peak = 0;
+    for (const s of requested) peak = Math.max(peak, s.nodes);
+    const running = job.state === 'running';
+    let index = 0;
+    let stepStart = running ? job.startTime : Number.NaN;
+    if (running && step !== undefined) {
+      index = step.index;
+      stepStart = step.start;
+    } else if (running) {
+      while (index + 1 < requested.length && stepStart + requested[index]!.duration <= now)
+        stepStart += requested[index++]!.duration;
+    }
+    const rigid = job.held === peak && requested[index]!.nodes !== peak;
+    const p: ProfiledJob = {
+      job,
+      requested,
+      cluster: job.clusterIndex,
+      schedule: undefined,
+      held: requested.map((s) => (rigid ? peak : s.nodes)),
+      durations: requested.map((s) => s.duration),
+      step: running ? index : -1,
+      stepStart,
+      stalled: false,
+      version: 0,
+    };
+    this.jobs.set(job.id, p);
+    if (running && index > 0 && job.held < p.held[index]!) {
+      // Decision: adopted short of its step's processors (a grow the restart cut short), it takes the rest as at a
+      // step boundary, and the step begins again once it has them (its application waits for them to run it).
+      p.step = index - 1;
+      p.stepStart = now - requested[index - 1]!.duration;
+      this.boundary(p, now);
+    } else if (running) this.stepTimer(p, now);
+  }
+
   /** The job ended (however): it leaves the plan. */
   ended(jobId: string): void {
     this.jobs.delete(jobId);
@@ -125,16 +186,31 @@ export class FpeJobs {
   pass(now: number): void {
     if (this.jobs.size === 0) return;
     for (const p of this.jobs.values()) if (p.stalled && p.job.state === 'running') this.boundary(p, now);
+    // Decision: profiled jobs and the queue's promised starts go into the plan in arrival order: a profiled job is
+    // fitted around the reservations of the queue jobs submitted before it (the easy head's, cbf's), never into
+    // processors promised to an earlier job. The promises of jobs submitted after it do not hold it back (the queue
+    // policies do not see its fit yet: one of them started into its processors makes its step wait, as above).
+    const promises = this.promises(now);
+    let promised = 0;
     const resources = new Map<number, StepFunction>();
     const resourceOf = (c: number) => {
       let r = resources.get(c);
-      if (!r) resources.set(c, (r = this.resourceEp(c, now)));
+      if (!r) {
+        const rects = this.placedRects(c, now);
+        for (let k = 0; k < promised; k++) if (promises[k]!.cluster === c) pushPromise(rects, promises[k]!);
+        resources.set(c, (r = profileOfRects(rects)));
+      }
       return r;
     };
     let fitted = 0;
     for (const p of this.jobs.values()) {
       if (p.step >= 0 || p.job.state !== 'queued') continue;
       if (fitted++ >= FPE_REFIT_LIMIT) break;
+      for (; promised < promises.length && promises[promised]!.seq < p.job.seq; promised++) {
+        const q = promises[promised]!;
+        const r = resources.get(q.cluster);
+        if (r) resources.set(q.cluster, r.plus(profileOfRects(pushPromise([], q))));
+      }
       const best = this.bestFit(p, now, resourceOf);
       if (!best) {
         p.schedule = undefined;
@@ -201,16 +277,21 @@ export class FpeJobs {
       : `asks for ${processors} processors after its last step: a profiled job's steps are fixed at submission`;
   }
 
-  /** The profiled jobs not started yet, in arrival order (they wait here, not in the queue). */
+  /** The profiled jobs not placed yet, in arrival order (they wait here, not in the queue). */
   *waiting(): Iterable<JobRecord> {
-    for (const p of this.jobs.values()) if (p.step < 0) yield p.job;
+    for (const p of this.jobs.values()) if (p.step < 0 && p.job.state === 'queued') yield p.job;
   }
 
   /** The scheduled EP and the step a job runs, for the console. */
-  describe(
-    jobId: string,
-  ):
-    | { variant: FpeVariantName; cluster: string | undefined; step: number; schedule: ScheduledEp | undefined }
+  describe(jobId: string):
+    | {
+        variant: FpeVariantName;
+        cluster: string | undefined;
+        step: number;
+        /** When its current step began (NaN before it runs). */
+        stepStart: number;
+        schedule: ScheduledEp | undefined;
+      }
     | undefined {
     const p = this.jobs.get(jobId);
     if (!p) return undefined;
@@ -218,8 +299,28 @@ export class FpeJobs {
       variant: this.variant,
       cluster: p.cluster >= 0 ? this.clusterName(p) : undefined,
       step: p.step,
+      stepStart: p.stepStart,
       schedule: p.schedule,
     };
+  }
+
+  /**
+   * Its steps ahead for the plan: a waiting job's fit; a placed one's from its current step's start on (its first
+   * step's before it starts), with the lengths and processors it holds them with. undefined for other jobs, and for a
+   * waiting one no fit holds.
+   */
+  plannedSteps(jobId: string): ScheduledSteps | undefined {
+    const p = this.jobs.get(jobId);
+    if (!p) return undefined;
+    const count = p.requested.length;
+    if (p.step < 0) {
+      const cluster = p.job.clusterIndex >= 0 ? p.job.clusterIndex : p.cluster;
+      if (!p.schedule || cluster < 0) return undefined;
+      return { cluster, start: p.schedule.start, steps: p.schedule.steps, first: 0, count };
+    }
+    const steps = [];
+    for (let k = p.step; k < p.held.length; k++) steps.push({ duration: p.durations[k]!, nodes: p.held[k]! });
+    return { cluster: p.job.clusterIndex, start: p.stepStart, steps, first: p.step, count };
   }
 
   // ---- fits ------------------------------------------------------------------------------------------------------
@@ -261,11 +362,19 @@ export class FpeJobs {
   }
 
   /**
-   * Cluster c's resource EP from now: what placed jobs hold until their estimated end (core/plan/holding.ts), profiled
-   * jobs their remaining scheduled steps; nothing before now (the compacting pass fits on its mirror image). Decision: waiting jobs of the placement queue hold nothing here (they take
-   * what is free when they are placed; a profiled job whose next step they took waits for it, expanded).
+   * Cluster c's resource EP from now, as `p` sees it: what placed jobs other than p hold until their estimated end
+   * (core/plan/holding.ts), profiled jobs their remaining scheduled steps, and the queue's promised starts of the jobs
+   * submitted before p; nothing before now (the compacting pass fits on its mirror image). Queue jobs without a
+   * promised start hold nothing here: they take what is free when placed, and a profiled step they took waits for it.
    */
-  private resourceEp(c: number, now: number, except?: ProfiledJob): StepFunction {
+  private resourceEp(c: number, now: number, p: ProfiledJob): StepFunction {
+    const rects = this.placedRects(c, now, p);
+    for (const q of this.promises(now)) if (q.cluster === c && q.seq < p.job.seq) pushPromise(rects, q);
+    return profileOfRects(rects);
+  }
+
+  /** What placed jobs hold on cluster c from now, as rectangles (profileOfRects). */
+  private placedRects(c: number, now: number, except?: ProfiledJob): number[] {
     const rects: number[] = [];
     for (const job of this.host.placedJobs()) {
       if (job.clusterIndex !== c && !job.components.some((k) => this.host.grid.cluster(k.cluster)?.index === c))
@@ -279,7 +388,19 @@ export class FpeJobs {
       for (const k of job.components) if (this.host.grid.cluster(k.cluster)?.index === c) n += k.processors;
       pushSpan(rects, now, holdingEnd(job, now, this.host.runtimeAt), heldProcessors(job, n));
     }
-    return profileOfRects(rects);
+    return rects;
+  }
+
+  /** The queue jobs' promised starts still ahead or under way, by submission. */
+  private promises(now: number): PromisedStart[] {
+    const out: PromisedStart[] = [];
+    for (const job of this.host.queuedJobs()) {
+      const p = job.plannedStart;
+      if (p === undefined || job.state !== 'queued') continue;
+      const to = p.start + (job.spec.walltime ?? Number.POSITIVE_INFINITY);
+      if (to > now) out.push({ seq: job.seq, cluster: p.cluster, from: Math.max(now, p.start), to, n: job.need });
+    }
+    return out.sort((a, b) => a.seq - b.seq);
   }
 
   /** A placed profiled job's hold from now: its current processors to its step's end, then its later steps as planned. */
@@ -345,6 +466,7 @@ export class FpeJobs {
     if (want > have) {
       const more = want - have;
       if (state.availableFor(job.id) < more) {
+        this.shrinkForStep(job, state, more, now);
         if (!p.stalled) {
           p.stalled = true;
           // Woken at the earliest time the plan frees enough for the rest of its steps (any pass tries it before).
@@ -358,6 +480,8 @@ export class FpeJobs {
         }
         return;
       }
+      // What mandatory shrinks released for it was set aside until now: it is its own from here.
+      this.host.ledger.dropReservations(job);
       this.host.ledger.account(job, () => (job.pendingGrow += more));
       this.host.managers[job.clusterIndex]!.grow(job.id, more);
     } else {
@@ -388,6 +512,21 @@ export class FpeJobs {
     this.stepTimer(p, now);
   }
 
+  /**
+   * A step that needs `more` processors than are free: where running malleable jobs expanded into them, mandatory
+   * shrinks (down to the jobs' minimums, the policy choosing whom) reclaim what is missing, and what is free or being
+   * released is set aside for the step meanwhile. Decision: as PWA's shrink-to-place, only when the shrinks would make
+   * enough room (otherwise the step waits for jobs to end, and the malleable jobs keep their processors), and not
+   * while another operation runs on the cluster (the pass after it ends tries again).
+   */
+  private shrinkForStep(job: JobRecord, state: ClusterState, more: number, now: number): void {
+    if (job.waitingOn.length > 0 || this.host.shrinks.busy(state)) return;
+    const missing = more - state.availableFor(job.id);
+    if (missing > state.shrinkableForPlacement) return;
+    this.host.ledger.reserve(job, state, more);
+    this.host.shrinks.shrink(state, missing, true, now);
+  }
+
   private clusterName(p: ProfiledJob): string {
     const i = p.job.clusterIndex >= 0 ? p.job.clusterIndex : p.cluster;
     return this.host.clusters[i]!.cluster.name;
@@ -401,6 +540,11 @@ export class FpeJobs {
 function capacityOf(state: ClusterState): number {
   if (!state.reachable) return 0;
   return Math.max(0, Math.min(state.cluster.processors - state.background, state.cluster.threshold));
+}
+
+function pushPromise(rects: number[], q: PromisedStart): number[] {
+  pushSpan(rects, q.from, q.to, q.n);
+  return rects;
 }
 
 function sameSteps(a: readonly EpStep[], b: readonly EpStep[]): boolean {

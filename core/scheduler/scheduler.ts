@@ -268,7 +268,16 @@ export class Scheduler {
       this.place(job, components, policy, now);
     const wake = (t: number) => this.timers.at(t, () => (this.passRequested = true));
     this.fpe = new FpeJobs(
-      { ...parts, runtimeAt: this.runtimeAt, placedJobs, place, freed, wake },
+      {
+        ...parts,
+        runtimeAt: this.runtimeAt,
+        placedJobs,
+        queuedJobs: () => this.queue.list(),
+        place,
+        freed,
+        wake,
+        shrinks: this.malleability,
+      },
       o.fpeVariant ?? DEFAULT_FPE_VARIANT,
     );
     this.sizes = new JobSizes({
@@ -436,16 +445,11 @@ export class Scheduler {
       })),
       clusterIndex: (name) => this.grid.cluster(name)?.index,
       placed: this.placedJobs,
-      // The queue's jobs, then the profiled ones (kept by the FPE jobs, not queued), reserved by their fits.
+      // The queue's jobs, then the profiled ones (kept by the FPE jobs, not queued), reserved by their fits; a placed
+      // profiled job holds its steps ahead.
       waiting: [...this.queue.list(), ...this.fpe.waiting()],
       runtimeAt: this.runtimeAt,
-      scheduledSteps: (jobId) => {
-        // A waiting profiled job's fit (one that runs holds its steps as a placed job).
-        const d = this.fpe.describe(jobId);
-        const cluster = d?.cluster === undefined ? undefined : this.grid.cluster(d.cluster)?.index;
-        if (!d?.schedule || d.step >= 0 || cluster === undefined) return undefined;
-        return { cluster, start: d.schedule.start, steps: d.schedule.steps };
-      },
+      scheduledSteps: (jobId) => this.fpe.plannedSteps(jobId),
       ...(limit === undefined ? {} : { limit }),
     });
   }
@@ -501,6 +505,7 @@ export class Scheduler {
     if (!adopted.ended) this.unfinished++;
     this.emit(now, resumeAdopted(job, adopted, this.clusters[cluster.index]!, this.ledger, now));
     if (!adopted.ended) this.ledger.place(job);
+    if (spec.profile && !adopted.ended) this.fpe.adopt(job, adopted.step, now);
     if (spec.kind === 'interactive' && !adopted.ended)
       this.readmitInteractive(job, cluster.name, now, adopted.startTime !== undefined);
     return ok(job);

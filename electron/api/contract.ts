@@ -100,6 +100,11 @@ const planSnapshot = z.object({
           end: planEnd,
           backfilled: z.boolean(),
           sizes: z.array(viewStep),
+          /** A profiled (FPE) job's sizes from its current step's start on, one step each (the last 0 at its end). */
+          steps: z.array(viewStep).optional(),
+          /** The step it runs (1-based, the first of `steps`) of its profile's `stepCount`. */
+          step: z.number().optional(),
+          stepCount: z.number().optional(),
         }),
       ),
       runningTotal: z.number(),

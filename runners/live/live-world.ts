@@ -383,6 +383,7 @@ class LiveWorldImpl implements LiveWorld {
       const target =
         job.evolving && job.state === 'running' ? (job.announcedShrink?.processors ?? job.held) : undefined;
       const updateTarget = target !== undefined && target !== job.size ? target : undefined;
+      const fpe = job.state === 'running' ? scheduler.fpeSchedule(job.id) : undefined;
       jobs.push({
         spec: { ...job.spec, id: job.id },
         submitTime: job.transitions[0]!.time,
@@ -393,6 +394,7 @@ class LiveWorldImpl implements LiveWorld {
         ...(lastSeq !== undefined && { lastSeq }),
         ...(updateTarget !== undefined && { updateTarget }),
         ...(job.malleable && job.cap < job.max && { cap: job.cap }),
+        ...(fpe !== undefined && fpe.step >= 0 && { step: { index: fpe.step, start: fpe.stepStart } }),
       });
     }
     return {

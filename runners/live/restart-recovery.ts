@@ -154,7 +154,13 @@ export class RestartRecovery {
     const adopted = await this.adoption(runtime, job, local);
     const r = scheduler.adopt(
       { ...job.spec, id },
-      { cluster, submitTime: job.submitTime, ...adopted, ...(job.cap !== undefined && { cap: job.cap }) },
+      {
+        cluster,
+        submitTime: job.submitTime,
+        ...adopted,
+        ...(job.cap !== undefined && { cap: job.cap }),
+        ...(job.step !== undefined && adopted.startTime !== undefined && { step: job.step }),
+      },
       this.context.now(),
     );
     if (!r.ok) {

@@ -52,6 +52,8 @@ export const livePersistentJobSchema = z.strictObject({
    * version: every state stored before it reads the same (no cap: the job's max).
    */
   cap: z.number().int().min(0).optional(),
+  /** A profiled (FPE) job's step (0-based) and when that step began: the adopted job goes on with its profile from it. */
+  step: z.strictObject({ index: z.number().int().min(0), start: z.number() }).optional(),
 });
 export const livePersistentStateSchema = z.strictObject({
   version: z.literal(1),

@@ -24,23 +24,29 @@ const { toApp, fromApp } = jobFiles(
   () => world,
 );
 
+/** A live world on one local cluster of 4 slots; `restore`: an earlier world's persisted state. */
+function localWorld(restore?: unknown): LiveWorld {
+  return createLiveWorld({
+    clusters: [
+      {
+        name: 'here',
+        login: { via: 'local' },
+        system: 'local',
+        slots: 4,
+        workRoot: path.join(dir, 'work'),
+        pollIntervalS: 1,
+      },
+    ],
+    idleWatchIntervalMs: 500,
+    log: () => {},
+    ...(restore !== undefined && { restore }),
+  });
+}
+
 describe('fully-predictably evolving jobs on a local cluster', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-fpe-'));
-    world = createLiveWorld({
-      clusters: [
-        {
-          name: 'here',
-          login: { via: 'local' },
-          system: 'local',
-          slots: 4,
-          workRoot: path.join(dir, 'work'),
-          pollIntervalS: 1,
-        },
-      ],
-      idleWatchIntervalMs: 500,
-      log: () => {},
-    });
+    world = localWorld();
     world.on((e) => events.push(e));
     await world.start();
   }, 30_000);
@@ -99,5 +105,53 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
     [...starts.slice(1), end].forEach((t, i) =>
       expect(t - starts[i]!).toBeGreaterThanOrEqual(steps[i]!.duration_s - 0.05),
     );
+  }, 120_000);
+
+  it('adopted after a restart in its second step, goes on with its profile from there', async () => {
+    const staged = world.assetsDir!('here')!;
+    const steps = [
+      { duration_s: 1, processors: 1 },
+      { duration_s: 4, processors: 3 },
+      { duration_s: 1, processors: 2 },
+    ];
+    const submitted = world.act((s, now) =>
+      s.submit(
+        {
+          id: 'g',
+          kind: 'evolving',
+          profile: { steps },
+          components: [{ program: process.execPath, args: [path.join(staged, 'apps', 'fpe-demo.mjs'), '1:1,4:3,1:2'] }],
+        },
+        now,
+      ),
+    );
+    expect(submitted.ok).toBe(true);
+    await waitFor(
+      'its second step on its 3 processors',
+      () => of('fpe.step', 'g').length === 2 && world.scheduler.job('g')!.size === 3,
+      30_000,
+      50,
+    );
+    const state = JSON.parse(JSON.stringify(world.persistentState())) as { jobs: Array<{ spec: { id: string } }> };
+    const second = of('fpe.step', 'g')[1]!;
+    expect(state.jobs.find((j) => j.spec.id === 'g')).toMatchObject({ step: { index: 1, start: second.t } });
+    await world.stop();
+
+    const before = events.length;
+    world = localWorld(state);
+    world.on((e) => events.push(e));
+    await world.start();
+    expect(world.recovered()).toEqual([
+      { jobId: 'g', cluster: 'here', outcome: 'adopted', detail: 'running with 3 processors' },
+    ]);
+    expect(world.scheduler.fpeSchedule('g')).toMatchObject({ step: 1, stepStart: second.t });
+    await waitFor('the job to end', () => of('job.ended', 'g').length > 0, 60_000, 100);
+    expect(of('job.ended', 'g')[0]).toMatchObject({ state: 'completed' });
+    // The restarted world took its third step at its time, not again its first ones.
+    const after = events.slice(before).filter((e) => e.type === 'fpe.step' && e.jobId === 'g');
+    expect(after.map((e) => (e as { step: number }).step)).toEqual([3]);
+    expect(after[0]!.t - second.t).toBeGreaterThanOrEqual(steps[1]!.duration_s - 0.05);
+    expect(of('evolve.refused', 'g')).toEqual([]);
+    expect(fromApp('g').find((m) => m.type === 'done')).toMatchObject({ ok: true, note: 'steps on 1, 3, 2' });
   }, 120_000);
 });

@@ -18,6 +18,8 @@ const scenarioArb = fc.record({
   clusters: fc.array(fc.integer({ min: 12, max: 24 }), { minLength: 1, maxLength: 2 }),
   variant: fc.constantFrom(...FPE_VARIANTS),
   policy: fc.constantFrom('fpsma', 'equipartition'),
+  // The queue policies that promise starts (easy, cbf) put those promises in the plan profiled jobs are fitted on.
+  queue: fc.constantFrom('koala', 'easy', 'cbf'),
   seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
   jobs: fc.array(
     fc.record({
@@ -81,7 +83,7 @@ describe('profiled evolving jobs online (property)', () => {
           seed: s.seed,
           pollIntervalS: 60,
           background: false,
-          scheduler: { fpeVariant: s.variant, policy: s.policy },
+          scheduler: { fpeVariant: s.variant, policy: s.policy, queue: s.queue },
         });
         const events: SchedulerEvent[] = [];
         world.scheduler.on((e) => events.push(e));

@@ -112,4 +112,37 @@ describe('plan layout', () => {
     ]);
     expect(l.boxes[2]!.text).toBe('job x reserved · step 2 of 2: 2 processors · 0:02:30–0:03:20 · waits for job r');
   });
+
+  it("draws a started profiled job's current step as its running box and its later steps after it, each its own size", () => {
+    // e runs step 2 of 3 (6 processors, 100..150), then 3 for 150..230; w (4) is reserved at 150 beside e's third step.
+    const plan: ClusterPlanView = {
+      ...base,
+      running: [
+        {
+          ...run('e', 6, 0, 230),
+          kind: 'evolving',
+          sizes: [
+            { t: 0, v: 2 },
+            { t: 100, v: 6 },
+          ],
+          steps: [
+            { t: 100, v: 6 },
+            { t: 150, v: 3 },
+            { t: 230, v: 0 },
+          ],
+          step: 2,
+          stepCount: 3,
+        },
+      ],
+      reservations: [{ id: 'w', processors: 4, start: 150, end: 250, waitsFor: ['e'] }],
+    };
+    const l = layoutPlan(plan, 120);
+    expect(l.boxes.map((b) => [b.kind, b.id, b.x0, b.x1, b.bands])).toEqual([
+      ['running', 'e', 0, 150, [[0, 6]]],
+      ['planned', 'e', 150, 230, [[0, 3]]],
+      ['reserved', 'w', 150, 250, [[3, 7]]],
+    ]);
+    expect(l.boxes[0]!.text).toContain('step 2 of 3 until 0:02:30');
+    expect(l.boxes[1]!.text).toBe('job e (evolving) planned · step 3 of 3: 3 processors · 0:02:30–0:03:50');
+  });
 });

@@ -339,3 +339,53 @@ describe('plan snapshot of a waiting profiled (FPE) job', () => {
     ]);
   });
 });
+
+describe('plan snapshot of a started profiled (FPE) job', () => {
+  it('lists its steps ahead on its running entry and holds them in the plan, not its current size to no end', () => {
+    // 10 processors; e asks 2 for 100 s, 6 for 50 s, 3 for 80 s, and starts at 0 (no walltime). At 120 it runs its
+    // second step (6, 100..150); its third (3, 150..230) is planned after it.
+    const w = new SimWorld({
+      grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }),
+      jobs: [
+        jobSpecSchema.parse({
+          id: 'e',
+          kind: 'evolving',
+          profile: {
+            steps: [
+              { duration_s: 100, processors: 2 },
+              { duration_s: 50, processors: 6 },
+              { duration_s: 80, processors: 3 },
+            ],
+          },
+          components: [{ program: 'fpe-app' }],
+        }),
+      ],
+      seed: 1,
+      background: false,
+    });
+    w.runUntil(120);
+    expect(w.scheduler.job('e')?.state).toBe('running');
+    const c = w.scheduler.planSnapshot(120).clusters[0]!;
+    expect(c.running).toMatchObject([
+      {
+        id: 'e',
+        processors: 6,
+        start: 0,
+        end: 230,
+        step: 2,
+        stepCount: 3,
+        steps: [
+          { t: 100, v: 6 },
+          { t: 150, v: 3 },
+          { t: 230, v: 0 },
+        ],
+      },
+    ]);
+    expect(c.reservations).toEqual([]);
+    expect(c.free).toEqual([
+      { t: 120, v: 4 },
+      { t: 150, v: 7 },
+      { t: 230, v: 10 },
+    ]);
+  });
+});

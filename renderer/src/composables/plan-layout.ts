@@ -1,7 +1,7 @@
 // The Plan view's Gantt of one cluster: where each running job and reservation is drawn (x: time, y: processors), and
 // A plan does not say which processors a job holds, only how many: each item takes the lowest processors that no item
-// overlapping it in time has taken (in one band or several), running jobs first (by start), then reservations in
-// queue order.
+// overlapping it in time has taken (in one band or several), running jobs first (by start; a profiled one's current
+// step), then running profiled jobs' later steps, then reservations in queue order.
 import type { MethodOutput } from '../api/types.js';
 import { hms } from '../format.js';
 
@@ -9,7 +9,8 @@ export type PlanSnapshotView = MethodOutput<'plan.snapshot'>;
 export type ClusterPlanView = PlanSnapshotView['clusters'][number];
 
 export interface GanttBox {
-  readonly kind: 'running' | 'backfilled' | 'reserved';
+  /** `planned`: a running profiled job's later step, as the plan holds it. */
+  readonly kind: 'running' | 'backfilled' | 'reserved' | 'planned';
   readonly id: string;
   /** Time span drawn: [x0, x1); x1 is the chart's right edge for a job without an end. */
   readonly x0: number;
@@ -81,9 +82,15 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
   for (const r of running) {
     const band = Math.max(r.processors, ...r.sizes.map((s) => s.v));
     const x0 = Math.max(r.start, left);
-    const x1 = r.end ?? open;
+    // A profiled job's box is its current step; its later steps are drawn after the running jobs (below).
+    const stepEnd = r.steps?.[1]?.t;
+    const x1 = stepEnd ?? r.end ?? open;
     const bands = place(x0, x1, band);
-    const text = `job ${r.id} (${r.kind}) · ${r.processors} processor${r.processors === 1 ? '' : 's'}${r.size !== r.processors ? ` (size ${r.size})` : ''} · started ${hms(r.start)} · ${endText(r.end)}${r.backfilled ? ' · backfilled (started ahead of an earlier job)' : ''}`;
+    const step =
+      stepEnd !== undefined && r.step !== undefined
+        ? ` · step ${r.step} of ${r.stepCount ?? r.step} until ${hms(stepEnd)}`
+        : '';
+    const text = `job ${r.id} (${r.kind}) · ${r.processors} processor${r.processors === 1 ? '' : 's'}${r.size !== r.processors ? ` (size ${r.size})` : ''} · started ${hms(r.start)}${step} · ${endText(r.end)}${r.backfilled ? ' · backfilled (started ahead of an earlier job)' : ''}`;
     boxes.push({
       kind: r.backfilled ? 'backfilled' : 'running',
       id: r.id,
@@ -100,6 +107,28 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
       const t0 = Math.max(s.t, left);
       if (t1 > t0 && s.v > 0) sizes.push({ box: index, t0, t1, v: s.v });
     });
+  }
+  // Running profiled jobs' later steps, as the plan holds them (before the reservations, which were planned around them).
+  for (const r of running) {
+    const steps = r.steps ?? [];
+    for (let k = 1; k + 1 < steps.length; k++) {
+      const s = steps[k]!;
+      const x1 = steps[k + 1]!.t;
+      if (s.v <= 0 || x1 <= s.t) continue;
+      const bands = place(s.t, x1, s.v);
+      const n = (r.step ?? 1) + k;
+      const text = `job ${r.id} (${r.kind}) planned · step ${n} of ${r.stepCount ?? n}: ${s.v} processor${s.v === 1 ? '' : 's'} · ${hms(s.t)}–${hms(x1)}`;
+      boxes.push({
+        kind: 'planned',
+        id: r.id,
+        x0: s.t,
+        x1,
+        bands,
+        y0: bands[0]![0],
+        y1: bands[bands.length - 1]![1],
+        text,
+      });
+    }
   }
   for (const r of plan.reservations) {
     const waits = r.waitsFor.length

@@ -9,6 +9,7 @@ import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../../core/
 import { SimWorld } from '../../../core/sim/world.js';
 import type { FpeVariantName } from '../../../core/fpe/registry.js';
 import { jobSummary } from '../../../electron/host/finished-jobs.js';
+import type { SchedulerOptions } from '../../../core/scheduler/scheduler.js';
 
 type Of<T extends SchedulerEvent['type']> = Extract<SchedulerEvent, { type: T }>;
 
@@ -26,14 +27,19 @@ const profiled = (
   ...extra,
 });
 
-function run(jobs: JobSpecInput[], fpeVariant: FpeVariantName = '2X+c', processors = 10) {
+function run(
+  jobs: JobSpecInput[],
+  fpeVariant: FpeVariantName = '2X+c',
+  processors = 10,
+  scheduler: Partial<SchedulerOptions> = {},
+) {
   const world = new SimWorld({
     grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors }] }),
     jobs: jobs.map((j) => jobSpecSchema.parse(j)),
     seed: 1,
     pollIntervalS: 60,
     background: false,
-    scheduler: { fpeVariant },
+    scheduler: { fpeVariant, ...scheduler },
   });
   const events: SchedulerEvent[] = [];
   world.scheduler.on((e) => events.push(e));
@@ -279,5 +285,61 @@ describe('a profiled evolving job (simulated)', () => {
       [150, 3],
       [230, 0],
     ]);
+  });
+
+  // A rigid job holds 6 of 10 until 250. Rigid w (8 processors, walltime 100), submitted at 1, cannot start: the queue
+  // policy promises it 250..350. The profiled job e (4 processors for 300 s), submitted at 2 after w, is fitted around
+  // that promise: 4 are free until 250 only (248 s, too short), 2 during w, so e starts at 350 when w ends. Fitted on
+  // the placed jobs alone it would start at 2 and hold 4 until 302, and w would start at 302 instead of its promised 250.
+  it.each(['easy', 'cbf'] as const)(
+    'a profiled job submitted after a waiting job is fitted around the start %s promised it, and keeps it',
+    (queue) => {
+      const w: JobSpecInput = {
+        id: 'w',
+        kind: 'rigid',
+        submitTime: 1,
+        walltime: 100,
+        app: { model: 'fixed', runtime: 100 },
+        components: [{ processors: 8, program: 'rigid' }],
+      };
+      const r = run([blocker, w, profiled('e', [[300, 4]], 2)], '2X+c', 10, { queue });
+      expect(r.of('fpe.scheduled', 'e').map((e) => e.start)).toEqual([350]);
+      expect(r.of('job.started', 'w').map((e) => e.t)).toEqual([250]);
+      expect(r.of('fpe.step', 'e').map((e) => e.t)).toEqual([350]);
+      expect(r.over).toBe(false);
+    },
+  );
+
+  // The profiled job e holds 2 of 10 for 100 s, then needs 8. A malleable job m (1..10), submitted at 1, grows into the
+  // 8 free processors. At 100 e's second step is 6 short: mandatory shrinks take m back to 2 (down from 8, its min
+  // being 1), and the step starts then instead of waiting for m to end (its run is some 2,000 s long).
+  it('a step whose processors a malleable job expanded into gets them back by mandatory shrinks', () => {
+    const m: JobSpecInput = {
+      id: 'm',
+      kind: 'malleable',
+      submitTime: 1,
+      walltime: 20_000,
+      app: { model: 'amdahl', serial: 1, parallel: 8000 },
+      components: [{ min: 1, max: 10, program: 'm' }],
+    };
+    const r = run(
+      [
+        profiled('e', [
+          [100, 2],
+          [100, 8],
+        ]),
+        m,
+      ],
+      '2X',
+    );
+    const grown = r.world.scheduler.job('m')!.sizeHistory.filter((x) => x.t < 100);
+    expect(Math.max(...grown.map((x) => x.v))).toBe(8);
+    expect(r.of('fpe.step', 'e').map((e) => [e.t, e.step, e.processors, e.expandedS])).toEqual([
+      [0, 1, 2, 0],
+      [100, 2, 8, 0],
+    ]);
+    expect(r.world.scheduler.job('m')!.sizeHistory.find((x) => x.t === 100)?.v).toBe(2);
+    expect(r.of('job.ended', 'e')[0]!.t).toBe(200);
+    expect(r.over).toBe(false);
   });
 });

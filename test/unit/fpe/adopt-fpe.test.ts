@@ -1,0 +1,101 @@
+// A profiled (FPE) job adopted after a restart (core/scheduler/adoption.ts) is handed back to the FPE jobs
+// (core/scheduler/fpe-jobs.ts): it holds its current step only, and goes on with its profile from that step.
+import { describe, expect, it } from 'vitest';
+import type { JobSpecInput } from '../../../core/model/schemas.js';
+import { grid, harness } from '../../support/harness.js';
+
+// 2 processors for 100 s, 6 for 100 s, 3 for 100 s.
+const profiled: JobSpecInput = {
+  id: 'e',
+  kind: 'evolving',
+  profile: {
+    steps: [
+      { duration_s: 100, processors: 2 },
+      { duration_s: 100, processors: 6 },
+      { duration_s: 100, processors: 3 },
+    ],
+  },
+  components: [{ program: 'fpe-app' }],
+};
+
+describe('an adopted profiled job', () => {
+  it.each([
+    ['its stored step', { index: 1, start: -20 }],
+    ['its run time at the requested lengths, without a stored step', undefined],
+  ])('continues its profile from %s', (_, step) => {
+    const h = harness(grid({ a: 16 }));
+    // Started at -120: step 1 ran -120..-20, step 2 (6 processors) since -20, due to end at 80.
+    const r = h.scheduler.adopt(
+      profiled,
+      { cluster: 'a', processors: 6, submitTime: -130, startTime: -120, ...(step && { step }) },
+      0,
+    );
+    expect(r.ok).toBe(true);
+    // It holds its step's 6, no pre-allocation of its peak.
+    expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 6, idle: 10 });
+    expect(h.scheduler.fpeSchedule('e')).toMatchObject({ step: 1, stepStart: -20 });
+    // Its application's announcement of step 3 is its own.
+    h.scheduler.receive({ type: 'update', jobId: 'e', processors: 3, announceS: 30 }, 50);
+    expect(h.ofType('evolve.refused')).toEqual([]);
+    h.at(80).scheduler.advance(80);
+    expect(h.manager('a').shrinks).toEqual([{ jobId: 'e', processors: 3 }]);
+    expect(h.ofType('fpe.step').map((e) => [e.t, e.step, e.processors, e.expandedS])).toEqual([[80, 3, 3, 0]]);
+    expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 3 });
+    h.at(180).finish('e');
+    expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 0 });
+    expect(h.scheduler.fpeSchedule('e')).toBeUndefined();
+  });
+
+  it("adopted short of its step's processors (a grow the restart cut short): takes them, and the step begins again", () => {
+    const h = harness(grid({ a: 16 }));
+    // In step 2 since -20, but holding 2 of its 6.
+    expect(
+      h.scheduler.adopt(
+        profiled,
+        { cluster: 'a', processors: 2, submitTime: -130, startTime: -120, step: { index: 1, start: -20 } },
+        0,
+      ).ok,
+    ).toBe(true);
+    expect(h.manager('a').grows).toEqual([{ jobId: 'e', processors: 4 }]);
+    expect(h.ofType('fpe.step').map((e) => [e.t, e.step, e.processors])).toEqual([[0, 2, 6]]);
+    h.growAll();
+    h.at(100).scheduler.advance(100);
+    expect(h.ofType('fpe.step').map((e) => [e.t, e.step, e.processors])).toEqual([
+      [0, 2, 6],
+      [100, 3, 3],
+    ]);
+  });
+
+  it('adopted before its local jobs started: runs its first step from their start', () => {
+    const h = harness(grid({ a: 16 }));
+    expect(h.scheduler.adopt(profiled, { cluster: 'a', processors: 2, submitTime: -10 }, 0).ok).toBe(true);
+    expect(h.scheduler.job('e')!.state).toBe('claiming');
+    // Placed, not waiting: the plan draws no reservation for it.
+    expect(h.scheduler.planSnapshot(0).clusters[0]!.reservations).toEqual([]);
+    h.at(5).scheduler.receive({ type: 'started', cluster: 'a', jobId: 'e', component: 0, processors: 2 }, 5);
+    h.scheduler.advance(105);
+    expect(h.ofType('fpe.step').map((e) => [e.t, e.step, e.processors])).toEqual([
+      [5, 1, 2],
+      [105, 2, 6],
+    ]);
+    expect(h.manager('a').grows).toEqual([{ jobId: 'e', processors: 4 }]);
+  });
+
+  it('refuses a stored step outside its profile, or on a job without one, naming the field', () => {
+    const h = harness(grid({ a: 16 }));
+    const bad = h.scheduler.adopt(
+      profiled,
+      { cluster: 'a', processors: 6, submitTime: 0, startTime: 0, step: { index: 3, start: 0 } },
+      1,
+    );
+    expect(bad.ok ? [] : bad.errors).toEqual([
+      { path: 'step.index', message: 'must be a step of its profile, 0..2 (got 3)' },
+    ]);
+    const rigid = h.scheduler.adopt(
+      { id: 'r', kind: 'rigid', components: [{ processors: 2, program: 'p' }] },
+      { cluster: 'a', processors: 2, submitTime: 0, startTime: 0, step: { index: 0, start: 0 } },
+      1,
+    );
+    expect(rigid.ok ? [] : rigid.errors).toEqual([{ path: 'step', message: 'is only for a job with a profile' }]);
+  });
+});
