@@ -95,8 +95,35 @@ export const appModelSchema = builtOnFirstUse(() =>
           .min(1, 'must hold at least one fraction')
           .default([0.16, 0.25]),
       }),
+      // An interactive job's application (the periodic demo's arguments, assets/apps/periodic-demo.mjs): each task of
+      // an iteration computes `load` × C, every `overrunEvery`-th iteration `overrunFactor` × C (0: never); it ends
+      // after `iterations` iterations (0: when its run time, the walltime or 600 s, is over).
+      z.strictObject({
+        model: z.literal('periodic'),
+        load: z
+          .number({ error: numberError })
+          .min(0, 'must be at least 0')
+          .max(100, 'must be at most 100')
+          .default(0.5),
+        overrunEvery: z
+          .number({ error: numberError })
+          .int('must be a whole number')
+          .min(0, 'must be at least 0')
+          .default(0),
+        overrunFactor: z
+          .number({ error: numberError })
+          .min(0, 'must be at least 0')
+          .max(100, 'must be at most 100')
+          .default(2),
+        iterations: z
+          .number({ error: numberError })
+          .int('must be a whole number')
+          .min(0, 'must be at least 0')
+          .max(100_000_000, 'must be at most 100000000')
+          .default(0),
+      }),
     ],
-    { error: () => 'must have model ft, gadget2, fixed, amdahl, evolving, leanmd or esp-evolving' },
+    { error: () => 'must have model ft, gadget2, fixed, amdahl, evolving, leanmd, esp-evolving or periodic' },
   ),
 );
 export type AppModelSpec = z.infer<typeof appModelSchema>;

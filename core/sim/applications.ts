@@ -1,13 +1,14 @@
 // Simulated applications behind the ApplicationPort: each tracks its progress at its current size, answers grow
 // offers and shrink requests as its model says, and tells its cluster when it is done. Evolving jobs with the
 // evolving model ask for their own updates (apps/evolving.ts).
-import type { ApplicationMessage, ApplicationPort } from '../ports.js';
+import type { ApplicationMessage, ApplicationPort, InteractiveTasks } from '../ports.js';
 import type { JobSpec } from '../model/schemas.js';
 import { componentRequest } from '../model/job.js';
 import { appModel, type AppModel } from './apps/model.js';
 import { EvolvingRun, workingSetProfile } from './apps/evolving.js';
 import { EspEvolvingRun } from './apps/esp-evolving.js';
 import { FpeRun } from './apps/fpe.js';
+import { DEFAULT_PERIODIC_BEHAVIOUR, PeriodicApps } from './interactive/periodic-apps.js';
 import type { EventEngine } from './engine.js';
 import { Random } from '../random.js';
 
@@ -54,6 +55,8 @@ export class SimulatedApplications implements ApplicationPort {
   readonly refusedUpdates = new Map<string, string[]>();
   /** Fully-predictably evolving applications (apps/fpe.ts): they run their profile's steps as the scheduler says. */
   private readonly fpe = new Map<string, FpeRun>();
+  /** Interactive jobs' applications: their iterations on their cluster's EDF worker nodes (interactive/periodic-apps.ts). */
+  private readonly periodic: PeriodicApps;
 
   constructor(
     private readonly engine: EventEngine,
@@ -67,11 +70,24 @@ export class SimulatedApplications implements ApplicationPort {
      * processors are let go once it has adapted.
      */
     private readonly adaptS = 0,
-  ) {}
+  ) {
+    this.periodic = new PeriodicApps({
+      now: () => engine.now,
+      at: (t, action) => engine.at(t, action),
+      deliver,
+      finished,
+    });
+  }
 
   /** The job's processors are all active: its application starts. */
   start(spec: JobSpec, jobId: string, size: number): void {
     const request = componentRequest(spec, 0);
+    if (spec.kind === 'interactive' && spec.interactive) {
+      const behaviour = spec.app?.model === 'periodic' ? spec.app : DEFAULT_PERIODIC_BEHAVIOUR;
+      const cluster = spec.components[0]!.cluster!;
+      this.periodic.start(jobId, cluster, spec.interactive.arrivalMs, behaviour, spec.walltime ?? DEFAULT_RUNTIME_S);
+      return;
+    }
     if (spec.profile) {
       const run = new FpeRun(spec.profile.steps, {
         now: () => this.engine.now,
@@ -153,6 +169,11 @@ export class SimulatedApplications implements ApplicationPort {
     this.evolving.delete(jobId);
     this.espEvolving.delete(jobId);
     this.fpe.delete(jobId);
+    this.periodic.stop(jobId);
+  }
+
+  interactiveTasks(jobId: string, tasks: InteractiveTasks): void {
+    this.periodic.tasks(jobId, tasks);
   }
 
   /** Processors the application uses now (for tests). */
@@ -161,7 +182,8 @@ export class SimulatedApplications implements ApplicationPort {
       this.apps.get(jobId)?.size ??
       this.evolving.get(jobId)?.current ??
       this.espEvolving.get(jobId)?.current ??
-      this.fpe.get(jobId)?.current
+      this.fpe.get(jobId)?.current ??
+      (this.periodic.has(jobId) ? 1 : undefined)
     );
   }
 

@@ -9,6 +9,18 @@ export function hms(seconds: number): string {
   return `${h}:${String(m).padStart(2, '0')}:${String(sec).padStart(2, '0')}`;
 }
 
+/**
+ * A scheduler's reason as the console shows it: the run times it names in seconds ("reserved to start at 2400.0175")
+ * as h:mm:ss, like every other time on the page. Decision: here, not in the queue policies, which build the reason on
+ * every pass for every reserved job and keep it cheap.
+ */
+export function reasonText(reason: string): string {
+  return reason.replace(
+    /\b(start at) (\d+(?:\.\d+)?)\b/g,
+    (_, words: string, seconds: string) => `${words} ${hms(Number(seconds))}`,
+  );
+}
+
 /** A profiled evolving job's step sizes, in order: `2→16→4`, the first four and `…` when there are more. */
 export function stepSizes(steps: readonly number[]): string {
   return steps.slice(0, 4).join('→') + (steps.length > 4 ? '→…' : '');

@@ -71,6 +71,13 @@ describe('Grid cards', () => {
       expect(series.find((s) => s.name === name)!.areaStyle).toEqual({});
   });
 
+  it('redraws without animation and leaves out a time label that would overlap its neighbour', () => {
+    // Drawn at every snapshot: animated, the axis showed its old labels over the new ones (seen in Chromium).
+    const option = usageOption([], false) as { animation?: boolean; xAxis: { axisLabel: { hideOverlap?: boolean } } };
+    expect(option.animation).toBe(false);
+    expect(option.xAxis.axisLabel.hideOverlap).toBe(true);
+  });
+
   it('links each card to the Queue filtered to its cluster', async () => {
     const pinia = createPinia();
     setActivePinia(pinia);

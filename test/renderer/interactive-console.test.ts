@@ -28,7 +28,7 @@ function mountView(component: unknown, client = fakeClient()) {
 }
 
 describe('Submit form, interactive jobs', () => {
-  it('turns the form into a spec with (A, T, σ, D) and no sizes nor application model, and back', () => {
+  it('turns the form into a spec with (A, T, σ, D), its simulated application and no sizes, and back', () => {
     const form = {
       ...defaultForm(),
       kind: 'interactive' as const,
@@ -45,6 +45,16 @@ describe('Submit form, interactive jobs', () => {
       components: [{ program: 'periodic', cluster: 'leiden' }],
       placement: 'wf',
       interactive: { arrivalMs: 0, periodMs: 1000, dataUnits: 20, deadlineMs: 500 },
+      app: { model: 'periodic', load: 0.5, overrunEvery: 0, overrunFactor: 2 },
+    });
+    expect(fromSpec({ ...spec, app: { model: 'periodic', overrunEvery: 5 } })).toMatchObject({
+      load: null,
+      overrunEvery: 5,
+      overrunFactor: null,
+    });
+    expect(validate({ ...form, overrunEvery: 1.5, load: -1 })).toEqual({
+      load: 'must be at least 0',
+      overrunEvery: 'must be a whole number',
     });
     expect(fromSpec(spec)).toMatchObject({
       kind: 'interactive',
@@ -80,7 +90,7 @@ describe('Submit form, interactive jobs', () => {
     await wrapper.find('[data-testid="kind-interactive"] input').setValue(true);
     await flushPromises();
     expect(stores.submit.form.kind).toBe('interactive');
-    for (const f of ['periodMs', 'dataUnits', 'deadlineMs', 'arrivalMs'])
+    for (const f of ['periodMs', 'dataUnits', 'deadlineMs', 'arrivalMs', 'load', 'overrunEvery', 'overrunFactor'])
       expect(wrapper.find(`[data-testid="field-${f}"]`).exists()).toBe(true);
     for (const f of ['min', 'max', 'processors', 'app'])
       expect(wrapper.find(`[data-testid="field-${f}"]`).exists()).toBe(false);
@@ -106,6 +116,7 @@ describe('Submit form, interactive jobs', () => {
         components: [{ program: 'ft' }],
         placement: 'wf',
         interactive: { arrivalMs: 0, periodMs: 2000, dataUnits: 20, deadlineMs: 1200 },
+        app: { model: 'periodic', load: 0.5, overrunEvery: 0, overrunFactor: 2 },
         submissionId: expect.any(String),
       },
     ]);

@@ -120,6 +120,9 @@ describe('form from a template', () => {
       periodMs: fc.option(fc.integer({ min: 1, max: 5000 }), { nil: null }),
       dataUnits: fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }),
       deadlineMs: fc.option(fc.integer({ min: 1, max: 5000 }), { nil: null }),
+      load: fc.option(fc.constantFrom(0, 0.5, 1.5), { nil: null }),
+      overrunEvery: fc.option(fc.integer({ min: 0, max: 10 }), { nil: null }),
+      overrunFactor: fc.option(fc.constantFrom(1.2, 2), { nil: null }),
       profiled: fc.boolean(),
       steps: fc.array(
         fc.record({ duration_s: fc.integer({ min: 1, max: 3600 }), processors: fc.integer({ min: 1, max: 64 }) }),

@@ -27,5 +27,9 @@ export function appModel(spec: AppModelSpec | undefined, fallbackRuntime: number
     case 'esp-evolving':
       // Decision: as for 'evolving', a job of another kind given this model runs its static time (apps/esp-evolving.ts).
       return anySizeApp('esp-evolving', () => spec.runtime);
+    case 'periodic':
+      // Decision: an interactive job's driver runs its iterations (core/sim/interactive/periodic-apps.ts); any other
+      // kind given this model runs for its fallback time.
+      return anySizeApp('periodic', () => fallbackRuntime);
   }
 }

@@ -45,6 +45,17 @@ export class Heap<T> {
     return top;
   }
 
+  /** Removes every item `drop` names; returns how many went. */
+  removeWhere(drop: (item: T) => boolean): number {
+    const kept = this.items.filter((item) => !drop(item));
+    const removed = this.items.length - kept.length;
+    if (removed > 0) {
+      this.items.length = 0;
+      for (const item of kept) this.push(item);
+    }
+    return removed;
+  }
+
   /** The items, in no particular order. */
   values(): readonly T[] {
     return this.items;

@@ -61,6 +61,11 @@ export class EdfWorker {
     this.ready.push(instance);
   }
 
+  /** The job's instances are gone (its application stopped, its task processes with it); returns how many. */
+  drop(jobId: string): number {
+    return this.ready.removeWhere((instance) => instance.jobId === jobId);
+  }
+
   /** When the running instance completes if nothing else is released, or undefined when idle. */
   nextCompletionMs(): number | undefined {
     const top = this.ready.peek();

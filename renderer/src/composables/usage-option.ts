@@ -82,6 +82,8 @@ export function usageOption(points: readonly UsagePoint[], showProcessors: boole
   }
   return {
     backgroundColor: 'transparent',
+    // Redrawn at every snapshot: an animated axis would show its old labels fading over the new ones.
+    animation: false,
     tooltip: { trigger: 'axis', formatter: tooltip },
     // Compact, so that the six entries of a cluster card's legend stay on one line.
     legend: { top: 0, itemGap: 6, itemWidth: 14, textStyle: { fontSize: 10 } },
@@ -90,7 +92,8 @@ export function usageOption(points: readonly UsagePoint[], showProcessors: boole
       type: 'value',
       min: 'dataMin',
       max: 'dataMax',
-      axisLabel: { formatter: (v: number) => hms(v), fontSize: 10 },
+      // The data's ends are labelled beside the round ticks: one that would overlap its neighbour is left out.
+      axisLabel: { formatter: (v: number) => hms(v), fontSize: 10, hideOverlap: true },
     },
     yAxis: { type: 'value', min: 0, axisLabel: { fontSize: 10 } },
     series,

@@ -34,6 +34,9 @@ export const FORM_FIELDS = [
   'periodMs',
   'dataUnits',
   'deadlineMs',
+  'load',
+  'overrunEvery',
+  'overrunFactor',
   'interactive',
   'profile',
   'placement',
@@ -47,6 +50,8 @@ export const FORM_FIELDS = [
 const EVOLVING_MODEL_FIELDS = ['phases', 'phaseS', 'announceS'] as const;
 /** An interactive job's (A, T, σ, D): form fields named as the spec's `interactive` fields. */
 export const INTERACTIVE_FIELDS = ['arrivalMs', 'periodMs', 'dataUnits', 'deadlineMs'] as const;
+/** An interactive job's simulated application (the `periodic` model, the periodic demo's arguments): form fields named as its `app` fields. */
+export const PERIODIC_MODEL_FIELDS = ['load', 'overrunEvery', 'overrunFactor'] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 export type FieldErrors = Partial<Record<FormField, string>>;
 /** A step of an evolution profile as the form holds it (null: left empty). */
@@ -79,6 +84,10 @@ export interface SubmitForm {
   periodMs: number | null;
   dataUnits: number | null;
   deadlineMs: number | null;
+  /** Interactive jobs in simulation: each task computes load × C; every overrunEvery-th iteration overrunFactor × C. */
+  load: number | null;
+  overrunEvery: number | null;
+  overrunFactor: number | null;
   placement: PlacementPolicyName;
   program: string;
   /** The program's arguments, words separated by spaces (each one word, quoted when it reaches a shell). */
@@ -135,6 +144,9 @@ export const defaultForm = (): SubmitForm => ({
   periodMs: 1000,
   dataUnits: 20,
   deadlineMs: 500,
+  load: 0.5,
+  overrunEvery: 0,
+  overrunFactor: 2,
   placement: 'wf',
   program: 'ft',
   args: '',
@@ -174,11 +186,18 @@ export function toSpec(form: SubmitForm): JobSpecInput {
     // Its worker nodes follow from (T, σ, D) on the cluster's cost model; its driver runs no application model.
     const interactive: Partial<Record<(typeof INTERACTIVE_FIELDS)[number], number>> = {};
     for (const f of INTERACTIVE_FIELDS) if (form[f] !== null) interactive[f] = form[f];
+    // Its simulated application (live jobs ignore it): an empty field is the schema's default.
+    const app: Extract<AppSpecInput, { model: 'periodic' }> = { model: 'periodic' };
+    for (const f of PERIODIC_MODEL_FIELDS) {
+      const value = form[f];
+      if (value !== null) app[f] = value;
+    }
     const spec: JobSpecInput = {
       kind: form.kind,
       components: [component],
       placement: form.placement,
       interactive: interactive as NonNullable<JobSpecInput['interactive']>,
+      app,
     };
     if (form.name.trim()) spec.name = form.name;
     const walltime = parseWalltime(form.walltime);
@@ -245,6 +264,9 @@ export function fromSpec(spec: JobSpecInput): SubmitForm {
     periodMs: spec.interactive ? (spec.interactive.periodMs ?? null) : base.periodMs,
     dataUnits: spec.interactive ? (spec.interactive.dataUnits ?? null) : base.dataUnits,
     deadlineMs: spec.interactive ? (spec.interactive.deadlineMs ?? null) : base.deadlineMs,
+    load: spec.app?.model === 'periodic' ? (spec.app.load ?? null) : base.load,
+    overrunEvery: spec.app?.model === 'periodic' ? (spec.app.overrunEvery ?? null) : base.overrunEvery,
+    overrunFactor: spec.app?.model === 'periodic' ? (spec.app.overrunFactor ?? null) : base.overrunFactor,
     placement: spec.placement ?? base.placement,
     program: c?.program ?? base.program,
     args: (c?.args ?? []).join(' '),
@@ -260,7 +282,11 @@ export function fromSpec(spec: JobSpecInput): SubmitForm {
 export function fieldOf(path: string | readonly PropertyKey[]): FormField {
   const keys = typeof path === 'string' ? path.split(/[.[\]]+/).filter(Boolean) : path.map(String);
   if (keys[0] === 'components' && keys.length >= 3) keys.splice(0, 2);
-  if (keys[0] === 'app' && (EVOLVING_MODEL_FIELDS as readonly string[]).includes(keys[1] ?? '')) keys.shift();
+  if (
+    keys[0] === 'app' &&
+    ([...EVOLVING_MODEL_FIELDS, ...PERIODIC_MODEL_FIELDS] as readonly string[]).includes(keys[1] ?? '')
+  )
+    keys.shift();
   if (keys[0] === 'interactive' && (INTERACTIVE_FIELDS as readonly string[]).includes(keys[1] ?? '')) keys.shift();
   const key = keys[0] ?? '';
   return (FORM_FIELDS as readonly string[]).includes(key) ? (key as FormField) : 'form';
