@@ -72,6 +72,19 @@ export class SimWorld {
   private readonly streamBesideWorkload: boolean;
   /** Jobs ended at the current instant, forgotten at the next one (config.forgetEnded); undefined when kept. */
   private readonly endedNow: string[] | undefined;
+  /**
+   * Polls that would change nothing may be skipped (idlePoll): a one-shot run whose clusters' status never changes
+   * (no background load) and whose work all comes from the engine. Off for good once work comes from outside.
+   */
+  private skipIdlePolls: boolean;
+  /** A poll reached the scheduler (the first one always does: it records the clusters' status). */
+  private polledOnce = false;
+  /** Unfinished jobs that a poll may act on while they run (see canChangeWhileRunning), by id. */
+  private readonly changeable = new Set<string>();
+  /** Engine actions processed when the current instant began. */
+  private instantStart = 0;
+  /** Inside `run()` without a callback: no command comes between two instants, so idle polls may be leapt over. */
+  private uninterrupted = false;
 
   constructor(config: SimulationConfig) {
     const grid = buildGrid(config.grid);
@@ -133,10 +146,23 @@ export class SimWorld {
     this.streamBesideWorkload = config.streamBesideWorkload ?? false;
     this.endedNow = config.forgetEnded ? [] : undefined;
 
+    this.skipIdlePolls =
+      !this.endless &&
+      this.stream === undefined &&
+      (config.background === false || grid.clusters.every((c) => !c.spec.background));
     const pollInterval = config.pollIntervalS ?? DEFAULT_POLL_INTERVAL_S;
     const poll = () => {
-      this.scheduler.poll(this.engine.now);
-      if (!this.finished) this.engine.at(this.engine.now + pollInterval, poll);
+      let next = this.engine.now + pollInterval;
+      if (!this.idlePoll()) {
+        this.polledOnce = true;
+        this.scheduler.poll(this.engine.now);
+      } else if (this.uninterrupted && pollInterval > 0) {
+        // Every poll before the engine's next action would be idle too (alone, and nothing changes until then): the
+        // chain goes on from the first poll at or after it, its times summed one interval at a time as before.
+        const work = this.engine.nextTime();
+        if (Number.isFinite(work)) while (next < work) next += pollInterval;
+      }
+      if (!this.finished) this.engine.at(next, poll);
     };
     this.engine.at(0, poll);
     if (config.background !== false) {
@@ -181,6 +207,7 @@ export class SimWorld {
 
   /** Submits a job at virtual time `t` (not before now); for replaying what a hosted run accepted. */
   submitAt(t: number, input: unknown): void {
+    this.skipIdlePolls = false;
     this.engine.at(t, () => {
       const result = this.scheduler.submit(input, this.engine.now, true);
       if (!result.ok)
@@ -190,6 +217,7 @@ export class SimWorld {
 
   /** Submits a job now (validated by the scheduler; `stored`: replayed from a store, see Scheduler.submit). */
   submit(input: unknown, stored = false): ReturnType<Scheduler['submit']> {
+    this.skipIdlePolls = false;
     const result = this.scheduler.submit(input, this.engine.now, stored);
     // Its try happens in the scheduler's next pass: make sure the engine visits this instant again.
     this.engine.soon(() => undefined);
@@ -208,6 +236,7 @@ export class SimWorld {
     // Decision: a job is forgotten only once the clock has moved past its end, so that the messages its end caused
     // at that instant (the clusters' releases) still find it, as they would in a run that keeps every job.
     if (t > this.engine.now) this.forgetEnded();
+    this.instantStart = this.engine.processed;
     while (this.engine.nextTime() === t) this.engine.step();
     this.scheduler.advance(t);
     const wake = this.scheduler.nextWakeup();
@@ -219,7 +248,10 @@ export class SimWorld {
   }
 
   run(onInstant?: () => void): void {
+    // Without a callback between instants nothing outside the engine acts until the run ends (see the poll chain).
+    this.uninterrupted = onInstant === undefined;
     while (this.stepInstant()) onInstant?.();
+    this.uninterrupted = false;
     this.forgetEnded();
   }
 
@@ -261,8 +293,28 @@ export class SimWorld {
       this.submitted++;
       const result = this.scheduler.submitSpec(spec, this.engine.now);
       if (!result.ok) this.refused.push({ jobId: spec.id ?? `#${this.submitted}`, errors: result.errors });
+      else if (canChangeWhileRunning(spec)) this.changeable.add(result.value.id);
       this.scheduleNextSubmission();
     });
+  }
+
+  /**
+   * A poll that would change nothing: the first action of its instant and the only one due then (so no other work
+   * shares the instant), a scheduler with no job waiting, no pass or timer due, and only jobs that cannot change size
+   * running, on clusters whose status it already knows. Its pass could only find the same state again (no job to try,
+   * none to grow), so skipping it changes no decision, only the count of poll rounds, which no decision reads.
+   */
+  private idlePoll(): boolean {
+    const now = this.engine.now;
+    return (
+      this.skipIdlePolls &&
+      this.polledOnce &&
+      this.changeable.size === 0 &&
+      this.engine.processed === this.instantStart + 1 &&
+      this.engine.nextTime() > now &&
+      this.scheduler.queue.length === 0 &&
+      this.scheduler.nextWakeup() > now
+    );
   }
 
   private componentStarted(jobId: string, processors: number): void {
@@ -301,8 +353,19 @@ export class SimWorld {
         this.clusters[this.scheduler.grid.cluster(name)!.index]!.end(e.jobId, e.state, e.reason);
       }
       this.endedNow?.push(e.jobId);
+      this.changeable.delete(e.jobId);
     }
   }
+}
+
+/** A running job a poll may act on: one that may grow or shrink, ask for updates, or report iterations. */
+function canChangeWhileRunning(spec: JobSpec): boolean {
+  return (
+    spec.kind !== 'rigid' ||
+    spec.profile !== undefined ||
+    spec.app?.model === 'evolving' ||
+    spec.app?.model === 'esp-evolving'
+  );
 }
 
 /** The clusters a job's components run on, each once (most jobs have one component: no set for them). */
