@@ -194,11 +194,13 @@ export class SimulatedCluster implements LocalManager {
     // Only the run it was set for: not a later one of the same job (placed again after it ended here).
     const run = {};
     this.timed.set(jobId, run);
-    this.engine.at(at, () =>
-      this.engine.soon(() => {
-        if (this.timed.get(jobId) === run) this.end(jobId, 'failed', walltimeReason(walltimeS));
-      }),
-    );
+    const kill = () => {
+      if (this.timed.get(jobId) === run) this.end(jobId, 'failed', walltimeReason(walltimeS));
+    };
+    // A job that has ended by then (most: their application finished first) needs no second look.
+    this.engine.at(at, () => {
+      if (this.timed.get(jobId) === run) this.engine.soon(kill);
+    });
   }
 
   private activateGrow(jobId: string, processors: number): void {

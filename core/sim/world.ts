@@ -220,7 +220,7 @@ export class SimWorld {
     this.skipIdlePolls = false;
     const result = this.scheduler.submit(input, this.engine.now, stored);
     // Its try happens in the scheduler's next pass: make sure the engine visits this instant again.
-    this.engine.soon(() => undefined);
+    this.engine.soon(nothing);
     return result;
   }
 
@@ -242,7 +242,7 @@ export class SimWorld {
     const wake = this.scheduler.nextWakeup();
     if (Number.isFinite(wake) && wake > t && wake !== this.wakeAt) {
       this.wakeAt = wake;
-      this.engine.at(wake, () => undefined);
+      this.engine.at(wake, nothing);
     }
     return true;
   }
@@ -289,14 +289,17 @@ export class SimWorld {
   private scheduleNextSubmission(): void {
     const spec = this.jobs[this.submitted];
     if (!spec) return this.scheduleStreamArrival(this.engine.now);
-    this.engine.at(spec.submitTime, () => {
-      this.submitted++;
-      const result = this.scheduler.submitSpec(spec, this.engine.now);
-      if (!result.ok) this.refused.push({ jobId: spec.id ?? `#${this.submitted}`, errors: result.errors });
-      else if (canChangeWhileRunning(spec)) this.changeable.add(result.value.id);
-      this.scheduleNextSubmission();
-    });
+    this.engine.at(spec.submitTime, this.submitNext);
   }
+
+  /** Submits the workload's next job (one action for all of them: a trace's jobs make no closure each). */
+  private readonly submitNext = (): void => {
+    const spec = this.jobs[this.submitted++]!;
+    const result = this.scheduler.submitSpec(spec, this.engine.now);
+    if (!result.ok) this.refused.push({ jobId: spec.id ?? `#${this.submitted}`, errors: result.errors });
+    else if (canChangeWhileRunning(spec)) this.changeable.add(result.value.id);
+    this.scheduleNextSubmission();
+  };
 
   /**
    * A poll that would change nothing: the first action of its instant and the only one due then (so no other work
@@ -357,6 +360,9 @@ export class SimWorld {
     }
   }
 }
+
+/** An engine action that only makes the engine visit its instant (the scheduler's wake-ups). */
+const nothing = (): void => undefined;
 
 /** A running job a poll may act on: one that may grow or shrink, ask for updates, or report iterations. */
 function canChangeWhileRunning(spec: JobSpec): boolean {
