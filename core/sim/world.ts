@@ -339,9 +339,22 @@ export class SimWorld {
 
   private applicationFinished(jobId: string): void {
     const job = this.scheduler.job(jobId);
-    if (!job) return;
-    for (const name of clusterNames(job.components)) {
-      this.clusters[this.scheduler.grid.cluster(name)!.index]!.end(jobId, 'completed', 'application finished');
+    if (job) this.endOnClusters(job.components, jobId, 'completed', 'application finished');
+  }
+
+  /** Ends a job on each cluster its components run on, once per cluster. */
+  private endOnClusters(
+    components: ReadonlyArray<{ readonly cluster: string }>,
+    jobId: string,
+    state: 'completed' | 'failed' | 'cancelled',
+    reason: string,
+  ): void {
+    // Most jobs have one component: no set of names for them.
+    const names = components.length === 1 ? undefined : new Set(components.map((c) => c.cluster));
+    for (let i = 0; i < components.length; i++) {
+      const name = components[i]!.cluster;
+      if (names !== undefined && !names.delete(name)) continue;
+      this.clusters[this.scheduler.grid.cluster(name)!.index]!.end(jobId, state, reason);
     }
   }
 
@@ -352,9 +365,7 @@ export class SimWorld {
       this.applications.stop(e.jobId);
       this.startedComponents.delete(e.jobId);
       const job = this.scheduler.job(e.jobId);
-      for (const name of job ? clusterNames(job.components) : []) {
-        this.clusters[this.scheduler.grid.cluster(name)!.index]!.end(e.jobId, e.state, e.reason);
-      }
+      if (job) this.endOnClusters(job.components, e.jobId, e.state, e.reason);
       this.endedNow?.push(e.jobId);
       this.changeable.delete(e.jobId);
     }
@@ -372,10 +383,4 @@ function canChangeWhileRunning(spec: JobSpec): boolean {
     spec.app?.model === 'evolving' ||
     spec.app?.model === 'esp-evolving'
   );
-}
-
-/** The clusters a job's components run on, each once (most jobs have one component: no set for them). */
-function clusterNames(components: ReadonlyArray<{ readonly cluster: string }>): readonly string[] {
-  if (components.length === 1) return [components[0]!.cluster];
-  return [...new Set(components.map((c) => c.cluster))];
 }
