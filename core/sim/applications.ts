@@ -81,7 +81,6 @@ export class SimulatedApplications implements ApplicationPort {
 
   /** The job's processors are all active: its application starts. */
   start(spec: JobSpec, jobId: string, size: number): void {
-    const request = componentRequest(spec, 0);
     if (spec.kind === 'interactive' && spec.interactive) {
       const behaviour = spec.app?.model === 'periodic' ? spec.app : DEFAULT_PERIODIC_BEHAVIOUR;
       const cluster = spec.components[0]!.cluster!;
@@ -105,6 +104,7 @@ export class SimulatedApplications implements ApplicationPort {
     }
     if (spec.kind === 'evolving' && spec.app?.model === 'evolving') {
       const { phases, phaseS, announceS } = spec.app;
+      const request = componentRequest(spec, 0);
       const profile = workingSetProfile(this.random.fork(`evolving:${jobId}`), request.min, request.max, size, phases);
       const run = new EvolvingRun(
         { profile, phaseS, announceS },
@@ -148,12 +148,8 @@ export class SimulatedApplications implements ApplicationPort {
       return;
     }
     const model = appModel(spec.app, spec.walltime ?? DEFAULT_RUNTIME_S);
-    const app = new RunningApp(
-      jobId,
-      model,
-      spec.kind === 'malleable' ? request.min : size,
-      spec.kind === 'malleable' ? request.max : size,
-    );
+    const request = spec.kind === 'malleable' ? componentRequest(spec, 0) : undefined;
+    const app = new RunningApp(jobId, model, request?.min ?? size, request?.max ?? size);
     this.apps.set(jobId, app);
     app.committed = size;
     const usable = spec.kind === 'malleable' ? model.usableSize(size, app.min) : size;

@@ -28,7 +28,9 @@ export class SimulatedCluster implements LocalManager {
   private head = 0;
   private readonly allocated = new Map<string, number>();
   /** Running jobs with a walltime, each with a token of its run (so that a kill applies to that run only). */
-  private readonly timed = new Map<string, object>();
+  private readonly timed = new Map<string, number>();
+  /** Runs with a walltime started so far: the number of each is its token in `timed`. */
+  private runs = 0;
 
   constructor(
     spec: ClusterSpec,
@@ -158,21 +160,11 @@ export class SimulatedCluster implements LocalManager {
           this.changed();
         });
       } else {
-        const jobId = p.request.jobId;
+        const request = p.request;
         this.concertina += need;
-        this.allocated.set(jobId, (this.allocated.get(jobId) ?? 0) + need);
-        const walltime = p.request.walltimeS;
-        this.afterLaunch(jobId, () => {
-          this.deliver({
-            type: 'started',
-            cluster: this.cluster,
-            jobId,
-            component: p.request.component,
-            processors: need,
-          });
-          this.observer.started(jobId, p.request.component, need);
-          if (walltime !== undefined) this.killAtWalltime(jobId, walltime);
-        });
+        this.allocated.set(request.jobId, (this.allocated.get(request.jobId) ?? 0) + need);
+        if (this.launchDelayS > 0) this.afterLaunch(request.jobId, () => this.launched(request, need));
+        else this.launched(request, need);
       }
     }
     if (grown) this.activateGrow(grown.jobId, grown.processors);
@@ -181,6 +173,14 @@ export class SimulatedCluster implements LocalManager {
       this.head = 0;
     }
     if (startedAny) this.observer.usage(this.index, this.concertina, this.background);
+  }
+
+  /** A local job of Concertina's runs: the scheduler and the observer are told, and its walltime starts. */
+  private launched(request: LocalJobRequest, processors: number): void {
+    const { jobId, component } = request;
+    this.deliver({ type: 'started', cluster: this.cluster, jobId, component, processors });
+    this.observer.started(jobId, component, processors);
+    if (request.walltimeS !== undefined) this.killAtWalltime(jobId, request.walltimeS);
   }
 
   /**
@@ -192,13 +192,15 @@ export class SimulatedCluster implements LocalManager {
   private killAtWalltime(jobId: string, walltimeS: number): void {
     const at = this.engine.now + walltimeS;
     // Only the run it was set for: not a later one of the same job (placed again after it ended here).
-    const run = {};
+    const run = ++this.runs;
     this.timed.set(jobId, run);
-    this.engine.at(at, () =>
+    // A job that has ended by then (most: their application finished first) needs no second look.
+    this.engine.at(at, () => {
+      if (this.timed.get(jobId) !== run) return;
       this.engine.soon(() => {
         if (this.timed.get(jobId) === run) this.end(jobId, 'failed', walltimeReason(walltimeS));
-      }),
-    );
+      });
+    });
   }
 
   private activateGrow(jobId: string, processors: number): void {

@@ -72,6 +72,19 @@ export class SimWorld {
   private readonly streamBesideWorkload: boolean;
   /** Jobs ended at the current instant, forgotten at the next one (config.forgetEnded); undefined when kept. */
   private readonly endedNow: string[] | undefined;
+  /**
+   * Polls that would change nothing may be skipped (idlePoll): a one-shot run whose clusters' status never changes
+   * (no background load) and whose work all comes from the engine. Off for good once work comes from outside.
+   */
+  private skipIdlePolls: boolean;
+  /** A poll reached the scheduler (the first one always does: it records the clusters' status). */
+  private polledOnce = false;
+  /** Unfinished jobs that a poll may act on while they run (see canChangeWhileRunning), by id. */
+  private readonly changeable = new Set<string>();
+  /** Engine actions processed when the current instant began. */
+  private instantStart = 0;
+  /** Inside `run()` without a callback: no command comes between two instants, so idle polls may be leapt over. */
+  private uninterrupted = false;
 
   constructor(config: SimulationConfig) {
     const grid = buildGrid(config.grid);
@@ -133,10 +146,23 @@ export class SimWorld {
     this.streamBesideWorkload = config.streamBesideWorkload ?? false;
     this.endedNow = config.forgetEnded ? [] : undefined;
 
+    this.skipIdlePolls =
+      !this.endless &&
+      this.stream === undefined &&
+      (config.background === false || grid.clusters.every((c) => !c.spec.background));
     const pollInterval = config.pollIntervalS ?? DEFAULT_POLL_INTERVAL_S;
     const poll = () => {
-      this.scheduler.poll(this.engine.now);
-      if (!this.finished) this.engine.at(this.engine.now + pollInterval, poll);
+      let next = this.engine.now + pollInterval;
+      if (!this.idlePoll()) {
+        this.polledOnce = true;
+        this.scheduler.poll(this.engine.now);
+      } else if (this.uninterrupted && pollInterval > 0) {
+        // Every poll before the engine's next action would be idle too (alone, and nothing changes until then): the
+        // chain goes on from the first poll at or after it, its times summed one interval at a time as before.
+        const work = this.engine.nextTime();
+        if (Number.isFinite(work)) while (next < work) next += pollInterval;
+      }
+      if (!this.finished) this.engine.at(next, poll);
     };
     this.engine.at(0, poll);
     if (config.background !== false) {
@@ -181,6 +207,7 @@ export class SimWorld {
 
   /** Submits a job at virtual time `t` (not before now); for replaying what a hosted run accepted. */
   submitAt(t: number, input: unknown): void {
+    this.skipIdlePolls = false;
     this.engine.at(t, () => {
       const result = this.scheduler.submit(input, this.engine.now, true);
       if (!result.ok)
@@ -190,9 +217,10 @@ export class SimWorld {
 
   /** Submits a job now (validated by the scheduler; `stored`: replayed from a store, see Scheduler.submit). */
   submit(input: unknown, stored = false): ReturnType<Scheduler['submit']> {
+    this.skipIdlePolls = false;
     const result = this.scheduler.submit(input, this.engine.now, stored);
     // Its try happens in the scheduler's next pass: make sure the engine visits this instant again.
-    this.engine.soon(() => undefined);
+    this.engine.soon(nothing);
     return result;
   }
 
@@ -208,18 +236,22 @@ export class SimWorld {
     // Decision: a job is forgotten only once the clock has moved past its end, so that the messages its end caused
     // at that instant (the clusters' releases) still find it, as they would in a run that keeps every job.
     if (t > this.engine.now) this.forgetEnded();
+    this.instantStart = this.engine.processed;
     while (this.engine.nextTime() === t) this.engine.step();
     this.scheduler.advance(t);
     const wake = this.scheduler.nextWakeup();
     if (Number.isFinite(wake) && wake > t && wake !== this.wakeAt) {
       this.wakeAt = wake;
-      this.engine.at(wake, () => undefined);
+      this.engine.at(wake, nothing);
     }
     return true;
   }
 
   run(onInstant?: () => void): void {
+    // Without a callback between instants nothing outside the engine acts until the run ends (see the poll chain).
+    this.uninterrupted = onInstant === undefined;
     while (this.stepInstant()) onInstant?.();
+    this.uninterrupted = false;
     this.forgetEnded();
   }
 
@@ -257,12 +289,35 @@ export class SimWorld {
   private scheduleNextSubmission(): void {
     const spec = this.jobs[this.submitted];
     if (!spec) return this.scheduleStreamArrival(this.engine.now);
-    this.engine.at(spec.submitTime, () => {
-      this.submitted++;
-      const result = this.scheduler.submitSpec(spec, this.engine.now);
-      if (!result.ok) this.refused.push({ jobId: spec.id ?? `#${this.submitted}`, errors: result.errors });
-      this.scheduleNextSubmission();
-    });
+    this.engine.at(spec.submitTime, this.submitNext);
+  }
+
+  /** Submits the workload's next job (one action for all of them: a trace's jobs make no closure each). */
+  private readonly submitNext = (): void => {
+    const spec = this.jobs[this.submitted++]!;
+    const result = this.scheduler.submitSpec(spec, this.engine.now);
+    if (!result.ok) this.refused.push({ jobId: spec.id ?? `#${this.submitted}`, errors: result.errors });
+    else if (canChangeWhileRunning(spec)) this.changeable.add(result.value.id);
+    this.scheduleNextSubmission();
+  };
+
+  /**
+   * A poll that would change nothing: the first action of its instant and the only one due then (so no other work
+   * shares the instant), a scheduler with no job waiting, no pass or timer due, and only jobs that cannot change size
+   * running, on clusters whose status it already knows. Its pass could only find the same state again (no job to try,
+   * none to grow), so skipping it changes no decision, only the count of poll rounds, which no decision reads.
+   */
+  private idlePoll(): boolean {
+    const now = this.engine.now;
+    return (
+      this.skipIdlePolls &&
+      this.polledOnce &&
+      this.changeable.size === 0 &&
+      this.engine.processed === this.instantStart + 1 &&
+      this.engine.nextTime() > now &&
+      this.scheduler.queue.length === 0 &&
+      this.scheduler.nextWakeup() > now
+    );
   }
 
   private componentStarted(jobId: string, processors: number): void {
@@ -284,9 +339,22 @@ export class SimWorld {
 
   private applicationFinished(jobId: string): void {
     const job = this.scheduler.job(jobId);
-    if (!job) return;
-    for (const name of clusterNames(job.components)) {
-      this.clusters[this.scheduler.grid.cluster(name)!.index]!.end(jobId, 'completed', 'application finished');
+    if (job) this.endOnClusters(job.components, jobId, 'completed', 'application finished');
+  }
+
+  /** Ends a job on each cluster its components run on, once per cluster. */
+  private endOnClusters(
+    components: ReadonlyArray<{ readonly cluster: string }>,
+    jobId: string,
+    state: 'completed' | 'failed' | 'cancelled',
+    reason: string,
+  ): void {
+    // Most jobs have one component: no set of names for them.
+    const names = components.length === 1 ? undefined : new Set(components.map((c) => c.cluster));
+    for (let i = 0; i < components.length; i++) {
+      const name = components[i]!.cluster;
+      if (names !== undefined && !names.delete(name)) continue;
+      this.clusters[this.scheduler.grid.cluster(name)!.index]!.end(jobId, state, reason);
     }
   }
 
@@ -297,16 +365,22 @@ export class SimWorld {
       this.applications.stop(e.jobId);
       this.startedComponents.delete(e.jobId);
       const job = this.scheduler.job(e.jobId);
-      for (const name of job ? clusterNames(job.components) : []) {
-        this.clusters[this.scheduler.grid.cluster(name)!.index]!.end(e.jobId, e.state, e.reason);
-      }
+      if (job) this.endOnClusters(job.components, e.jobId, e.state, e.reason);
       this.endedNow?.push(e.jobId);
+      this.changeable.delete(e.jobId);
     }
   }
 }
 
-/** The clusters a job's components run on, each once (most jobs have one component: no set for them). */
-function clusterNames(components: ReadonlyArray<{ readonly cluster: string }>): readonly string[] {
-  if (components.length === 1) return [components[0]!.cluster];
-  return [...new Set(components.map((c) => c.cluster))];
+/** An engine action that only makes the engine visit its instant (the scheduler's wake-ups). */
+const nothing = (): void => undefined;
+
+/** A running job a poll may act on: one that may grow or shrink, ask for updates, or report iterations. */
+function canChangeWhileRunning(spec: JobSpec): boolean {
+  return (
+    spec.kind !== 'rigid' ||
+    spec.profile !== undefined ||
+    spec.app?.model === 'evolving' ||
+    spec.app?.model === 'esp-evolving'
+  );
 }

@@ -16,14 +16,14 @@ export interface AppModel {
 
 /** An application that uses any size it is given. */
 export function anySizeApp(name: string, runtime: (size: number) => number): AppModel {
-  return {
-    name,
-    runtime,
-    acceptGrow: (current, offered, max) => Math.max(0, Math.min(offered, max - current)),
-    acceptShrink: (current, requested, min) => Math.max(0, Math.min(requested, current - min)),
-    usableSize: (size) => size,
-  };
+  // One model per job on a trace: its shared parts are made once.
+  return { name, runtime, acceptGrow: takeWhatFits, acceptShrink: giveDownToMin, usableSize: anySize };
 }
+
+const takeWhatFits = (current: number, offered: number, max: number) => Math.max(0, Math.min(offered, max - current));
+const giveDownToMin = (current: number, requested: number, min: number) =>
+  Math.max(0, Math.min(requested, current - min));
+const anySize = (size: number) => size;
 
 /** Run time a + b/n + c·n: serial part, parallel part, and a per-processor overhead that makes it turn up. */
 export function speedupCurve(a: number, b: number, c: number): (size: number) => number {
