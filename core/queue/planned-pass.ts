@@ -31,6 +31,11 @@ export interface PlannedPassHost {
   holdingsVersion?(clusterIndex: number): number;
   watchChanges?(on: boolean): void;
   drainChanges?(clusterIndex: number, visit: (job: JobRecord) => void): void;
+  /**
+   * While watched: shows each cluster whose holdings version moved or whose `availableFor` may have changed since
+   * the last drain, once. With it, a pass looks only at those clusters and those where a holding's end passed.
+   */
+  drainMoved?(visit: (clusterIndex: number) => void): void;
   /** Moves whenever a job is placed or leaves the placed jobs; without it, `placedJobs` is walked to tell. */
   placements?(): number;
   /** A job's run time at a size, as its application declares it (core/plan/holding.ts). */
@@ -114,6 +119,17 @@ export class PlannedPass {
   private keptVersions: number[] = [];
   /** Whether the host notes changed jobs for this pass (from the first planned pass until a policy plans nothing). */
   private watching = false;
+  /**
+   * Per cluster, as of its last refresh (kept while neither its holdings nor what it has available changed, and no
+   * holding's end passed): its plan's capacity, and what is free from now on before the pass reserves anything.
+   */
+  private capacityAt: number[] = [];
+  private freeNow: number[] = [];
+  /** Clusters to refresh in this pass, each once (`dirtyMark`). */
+  private readonly dirty: number[] = [];
+  private dirtyMark = new Uint8Array(0);
+  /** When each cluster's holdings change by themselves (KeptHoldings.nextChange), as a heap of due times. */
+  private readonly due = new DueHeap();
 
   constructor(private readonly host: PlannedPassHost) {}
 
@@ -262,32 +278,82 @@ export class PlannedPass {
       const buckets = this.bucketed();
       for (let i = 0; i < count; i++) kept[i] = this.made(i, buckets[i]!, now);
       kept.length = count;
+      this.settleAll(now);
       return kept;
     }
     if (!this.watching || kept.length !== count) {
       host.watchChanges!(true);
       this.watching = true;
+      // Noted before the watch began: every cluster is made again below.
+      host.drainMoved?.(() => {});
       for (let i = 0; i < count; i++) this.remake(i, now);
       kept.length = count;
+      this.settleAll(now);
       return kept;
     }
-    const runtimeAt = host.runtimeAt;
-    for (let i = 0; i < count; i++) {
-      const k = kept[i]!;
-      const version = host.holdingsVersion!(i);
-      if (version === this.keptVersions[i] && k.now === now) continue;
-      // Decision: a pass at an earlier time than the last (never in a run: time only moves on) makes them again.
-      if (now < k.now) {
-        this.remake(i, now);
-        continue;
+    if (host.drainMoved === undefined) {
+      for (let i = 0; i < count; i++) {
+        this.refreshCluster(i, now);
+        this.settle(i, now);
       }
-      k.advance(now, runtimeAt);
-      if (version === this.keptVersions[i]) continue;
-      const placed = host.placedOn!(i);
-      host.drainChanges!(i, (job) => k.update(job, placed.has(job), runtimeAt));
-      this.keptVersions[i] = version;
+      return kept;
     }
+    // Only the clusters where something moved, or a holding's end passed: the others' figures still hold.
+    host.drainMoved((i) => this.markDirty(i));
+    this.due.popDue(now, (i) => this.markDirty(i));
+    const dirty = this.dirty;
+    for (let k = 0; k < dirty.length; k++) {
+      const i = dirty[k]!;
+      this.dirtyMark[i] = 0;
+      this.refreshCluster(i, now);
+      this.settle(i, now);
+    }
+    dirty.length = 0;
     return kept;
+  }
+
+  private markDirty(i: number): void {
+    if (this.dirtyMark[i] === 1) return;
+    this.dirtyMark[i] = 1;
+    this.dirty.push(i);
+  }
+
+  /** Brings cluster i's kept holdings to now: the jobs noted as changed there made again, ends passed taken out. */
+  private refreshCluster(i: number, now: number): void {
+    const host = this.host;
+    const k = this.kept[i]!;
+    const version = host.holdingsVersion!(i);
+    if (version === this.keptVersions[i] && k.now === now) return;
+    // Decision: a pass at an earlier time than the last (never in a run: time only moves on) makes them again.
+    if (now < k.now) {
+      this.remake(i, now);
+      return;
+    }
+    k.advance(now, host.runtimeAt);
+    if (version === this.keptVersions[i]) return;
+    const placed = host.placedOn!(i);
+    host.drainChanges!(i, (job) => k.update(job, placed.has(job), host.runtimeAt));
+    this.keptVersions[i] = version;
+  }
+
+  /** Cluster i's capacity and free processors read again (its holdings at now), and when they next change. */
+  private settle(i: number, now: number): void {
+    const k = this.kept[i]!;
+    const capacity = this.host.availableFor(i) + k.held;
+    this.capacityAt[i] = capacity;
+    this.freeNow[i] = capacity - k.heldAfter(now);
+    this.due.set(i, k.nextChange);
+  }
+
+  private settleAll(now: number): void {
+    const count = this.kept.length;
+    this.capacityAt.length = count;
+    this.freeNow.length = count;
+    if (this.dirtyMark.length !== count) this.dirtyMark = new Uint8Array(count);
+    this.dirtyMark.fill(0);
+    this.dirty.length = 0;
+    this.due.reset(count);
+    for (let i = 0; i < count; i++) this.settle(i, now);
   }
 
   /** Cluster i's holdings made afresh from the host's placed jobs there (the jobs noted as changed dropped). */
@@ -337,17 +403,18 @@ export class PlannedPass {
     const host = this.host;
     const clusterCount = host.grid.clusters.length;
     let plans: Array<AvailabilityProfile | undefined> | undefined;
-    let kept: KeptHoldings[] | undefined;
-    let capacities: number[] | undefined;
-    const capacity = (i: number): number => {
-      kept ??= this.refresh(now);
-      capacities ??= new Array<number>(clusterCount).fill(Number.NaN);
-      const c = capacities[i]!;
-      return c === c ? c : (capacities[i] = host.availableFor(i) + kept[i]!.held);
+    let refreshed = false;
+    const ready = (): void => {
+      if (refreshed) return;
+      refreshed = true;
+      this.refresh(now);
     };
     const build = (i: number): AvailabilityProfile => {
-      const c = capacity(i);
-      return AvailabilityProfile.build({ now, capacity: c, kept: kept![i]! });
+      ready();
+      const kept = this.kept[i]!;
+      // A cluster left out of the refresh had nothing due: bringing its holdings to now only moves their clock.
+      if (kept.now !== now) kept.advance(now, host.runtimeAt);
+      return AvailabilityProfile.build({ now, capacity: this.capacityAt[i]!, kept });
     };
     return {
       now,
@@ -361,7 +428,8 @@ export class PlannedPass {
         if (plan !== undefined) return plan.freeBetween(now, now + duration);
         // What the plan would answer, without building it: on a plan with no reservation, what is free from now
         // only rises, so over any window from now it is what is free now.
-        return capacity(i) - kept![i]!.heldAfter(now);
+        ready();
+        return this.freeNow[i]!;
       },
       freed: () => true,
       promised: 0,
@@ -419,5 +487,74 @@ export class PlannedPass {
       return ended || last === undefined || risesAbove(plan.free, last, now);
     });
     return { now, clusterCount, plan: (c) => plans[c]!, freed: (c) => freed[c]!, promised };
+  }
+}
+
+/** Clusters by the time their kept holdings next change by themselves: a binary heap, a cluster's older entries skipped. */
+class DueHeap {
+  private times: number[] = [];
+  private clusters: number[] = [];
+  /** Per cluster, the time of its entry in the heap that counts (NaN: none). */
+  private queued: number[] = [];
+
+  reset(count: number): void {
+    this.times.length = 0;
+    this.clusters.length = 0;
+    this.queued = new Array<number>(count).fill(Number.NaN);
+  }
+
+  /** Cluster i next changes at t (Infinity: never by itself). */
+  set(i: number, t: number): void {
+    if (t === Number.POSITIVE_INFINITY) {
+      this.queued[i] = Number.NaN;
+      return;
+    }
+    if (this.queued[i] === t) return;
+    this.queued[i] = t;
+    const times = this.times;
+    const clusters = this.clusters;
+    let j = times.length;
+    times.push(t);
+    clusters.push(i);
+    while (j > 0) {
+      const parent = (j - 1) >> 1;
+      if (times[parent]! <= t) break;
+      times[j] = times[parent]!;
+      clusters[j] = clusters[parent]!;
+      j = parent;
+    }
+    times[j] = t;
+    clusters[j] = i;
+  }
+
+  /** Shows each cluster whose time is at or before now, once, and takes it out. */
+  popDue(now: number, visit: (i: number) => void): void {
+    const times = this.times;
+    const clusters = this.clusters;
+    while (times.length > 0 && times[0]! <= now) {
+      const t = times[0]!;
+      const i = clusters[0]!;
+      const lastT = times.pop()!;
+      const lastC = clusters.pop()!;
+      if (times.length > 0) {
+        let j = 0;
+        for (;;) {
+          const l = 2 * j + 1;
+          if (l >= times.length) break;
+          const r = l + 1;
+          const c = r < times.length && times[r]! < times[l]! ? r : l;
+          if (times[c]! >= lastT) break;
+          times[j] = times[c]!;
+          clusters[j] = clusters[c]!;
+          j = c;
+        }
+        times[j] = lastT;
+        clusters[j] = lastC;
+      }
+      if (this.queued[i] === t) {
+        this.queued[i] = Number.NaN;
+        visit(i);
+      }
+    }
   }
 }

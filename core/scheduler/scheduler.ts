@@ -143,6 +143,8 @@ export class Scheduler {
   private firstWaiting: JobRecord | undefined;
   /** Passes of the planning queue policies (fcfs, easy, cbf). */
   private readonly plannedPass: PlannedPass;
+  /** While a planned pass watches: the clusters whose `availableFor` may have changed since it last looked. */
+  private readonly availabilityMoved: ClusterState[] = [];
   /** A job's run time at a size, as its application declares it (the plan's estimate of a malleable job's end). */
   private readonly runtimeAt = (jobId: string, size: number): number | undefined =>
     this.applications.runtimeAt?.(jobId, size);
@@ -190,8 +192,21 @@ export class Scheduler {
       placedOn: (i) => this.ledger.placedOn(i),
       holdingsVersion: (i) => this.ledger.version(i),
       placements: () => this.ledger.placements,
-      watchChanges: (on) => this.ledger.watchChanges(on),
+      watchChanges: (on) => {
+        this.ledger.watchChanges(on);
+        this.availabilityMoved.length = 0;
+        for (const s of this.clusters) s.watchAvailability(on ? this.availabilityMoved : undefined);
+      },
       drainChanges: (i, visit) => this.ledger.drainChanges(i, visit),
+      drainMoved: (visit) => {
+        this.ledger.drainMoved(visit);
+        const moved = this.availabilityMoved;
+        for (let k = 0; k < moved.length; k++) {
+          moved[k]!.availabilitySeen();
+          visit(moved[k]!.cluster.index);
+        }
+        moved.length = 0;
+      },
       roomFor: (job, i) => this.roomFor(job, this.clusters[i]!, false),
       place: (job, components, policy, now) => this.place(job, components, policy, now),
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
