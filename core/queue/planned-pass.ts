@@ -9,7 +9,15 @@ import { AvailabilityProfile, type Reservation } from '../plan/availability.js';
 import { KeptHoldings } from '../plan/kept-holdings.js';
 import type { JobRecord } from '../scheduler/job-record.js';
 import type { PlacementQueue, TryOutcome } from './placement-queue.js';
-import type { QueuePass, QueuePolicy, QueueView, WaitingJob } from './policy.js';
+import {
+  hasRoom,
+  type ClusterRoom,
+  type QueuePass,
+  type QueuePolicy,
+  type QueueView,
+  type WaitingJob,
+} from './policy.js';
+import { MostTree } from '../scheduler/most-tree.js';
 import { prioritized, type PrioritizedJob, type QueuePriority } from './priority.js';
 import { withReservationDepth } from './registry.js';
 import type { StepFunction } from '../time/step-function.js';
@@ -42,6 +50,8 @@ export interface PlannedPassHost {
   readonly runtimeAt?: RuntimeAt;
   /** What a placement of `job` may take on cluster i now. */
   roomFor(job: JobRecord, clusterIndex: number): number;
+  /** Whether `roomFor(job, i)` is at least `availableFor(i)` on every cluster (a job without a pre-allocation). */
+  roomAtLeastAvailable?(job: JobRecord): boolean;
   place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void;
   /** Counts a failed try (`reason` recorded), which may end the job. */
   failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome;
@@ -84,12 +94,6 @@ function upperIndex(times: readonly number[], t: number): number {
   return lo;
 }
 
-/** Whether some cluster has room for `need` (a loop: a pass asks it for every waiting job, over every cluster). */
-function roomFor(room: readonly number[], need: number): boolean {
-  for (let i = 0; i < room.length; i++) if (room[i]! >= need) return true;
-  return false;
-}
-
 function prioritizedJob(job: JobRecord): PrioritizedJob {
   return {
     seq: job.seq,
@@ -130,6 +134,18 @@ export class PlannedPass {
   private dirtyMark = new Uint8Array(0);
   /** When each cluster's holdings change by themselves (KeptHoldings.nextChange), as a heap of due times. */
   private readonly due = new DueHeap();
+  /** The clusters by `freeNow`, those with a plan built in the pass running left out (-Infinity). */
+  private byFree = new MostTree(0);
+  /** How many clusters have more free from now than available (a holding past its estimated end still placed). */
+  private pastEnd = 0;
+  private pastEndOn: boolean[] = [];
+  /**
+   * The pass running over `view` (not the view of a policy with promises): its plans built so far and on which
+   * clusters, and whether something moved on a cluster without one since the pass began.
+   */
+  private passPlans: Array<AvailabilityProfile | undefined> | undefined;
+  private readonly built: number[] = [];
+  private movedInPass = false;
 
   constructor(private readonly host: PlannedPassHost) {}
 
@@ -224,15 +240,18 @@ export class PlannedPass {
     // A job reserved to start later has no room now (every policy answers so): its room is not scanned.
     if (
       (admission.reserved !== undefined && admission.reserved.start > now) ||
-      !roomFor(admission.room, waiting.need)
+      !hasRoom(admission.room, waiting.need)
     ) {
       if (admission.reason !== undefined) job.lastFailure = admission.reason;
       return 'kept';
     }
     const placementPolicy = job.placementPolicy;
+    const room = admission.room;
+    const most = this.mostAvailable(job, room);
     const context: PlacementContext = {
       grid: host.grid,
-      available: (i) => Math.min(admission.room[i] ?? 0, host.roomFor(job, i)),
+      available: (i) => Math.min(room.on(i), host.roomFor(job, i)),
+      mostAvailableCluster: most === undefined ? undefined : () => most,
     };
     const placement = placementPolicy.place(job.spec, context);
     if (!placement.ok) {
@@ -308,7 +327,7 @@ export class PlannedPass {
       this.refreshCluster(i, now);
       this.settle(i, now);
     }
-    dirty.length = 0;
+    if (dirty.length > 0) dirty.length = 0;
     return kept;
   }
 
@@ -339,9 +358,17 @@ export class PlannedPass {
   /** Cluster i's capacity and free processors read again (its holdings at now), and when they next change. */
   private settle(i: number, now: number): void {
     const k = this.kept[i]!;
-    const capacity = this.host.availableFor(i) + k.held;
+    const available = this.host.availableFor(i);
+    const capacity = available + k.held;
     this.capacityAt[i] = capacity;
-    this.freeNow[i] = capacity - k.heldAfter(now);
+    const free = capacity - k.heldAfter(now);
+    this.freeNow[i] = free;
+    this.byFree.set(i, free);
+    const pastEnd = free !== available;
+    if (pastEnd !== this.pastEndOn[i]) {
+      this.pastEndOn[i] = pastEnd;
+      this.pastEnd += pastEnd ? 1 : -1;
+    }
     this.due.set(i, k.nextChange);
   }
 
@@ -353,6 +380,9 @@ export class PlannedPass {
     this.dirtyMark.fill(0);
     this.dirty.length = 0;
     this.due.reset(count);
+    this.byFree = new MostTree(count);
+    this.pastEnd = 0;
+    this.pastEndOn = new Array<boolean>(count).fill(false);
     for (let i = 0; i < count; i++) this.settle(i, now);
   }
 
@@ -402,7 +432,12 @@ export class PlannedPass {
   private view(now: number): QueueView {
     const host = this.host;
     const clusterCount = host.grid.clusters.length;
-    let plans: Array<AvailabilityProfile | undefined> | undefined;
+    // The clusters the last pass built plans on go back into the index (a refresh below sets those that moved).
+    for (const i of this.built) if (i < this.byFree.size) this.byFree.set(i, this.freeNow[i]!);
+    if (this.built.length > 0) this.built.length = 0;
+    this.movedInPass = false;
+    const plans = new Array<AvailabilityProfile | undefined>(clusterCount);
+    this.passPlans = plans;
     let refreshed = false;
     const ready = (): void => {
       if (refreshed) return;
@@ -414,26 +449,66 @@ export class PlannedPass {
       const kept = this.kept[i]!;
       // A cluster left out of the refresh had nothing due: bringing its holdings to now only moves their clock.
       if (kept.now !== now) kept.advance(now, host.runtimeAt);
+      // From now on in this pass its plan answers for it, reservations in: out of the index.
+      this.built.push(i);
+      this.byFree.set(i, Number.NEGATIVE_INFINITY);
       return AvailabilityProfile.build({ now, capacity: this.capacityAt[i]!, kept });
     };
     return {
       now,
       clusterCount,
-      plan: (i: number): AvailabilityProfile => {
-        plans ??= new Array<AvailabilityProfile | undefined>(clusterCount);
-        return (plans[i] ??= build(i));
-      },
+      plan: (i: number): AvailabilityProfile => (plans[i] ??= build(i)),
       freeFromNow: (i: number, duration: number): number => {
-        const plan = plans?.[i];
+        const plan = plans[i];
         if (plan !== undefined) return plan.freeBetween(now, now + duration);
         // What the plan would answer, without building it: on a plan with no reservation, what is free from now
         // only rises, so over any window from now it is what is free now.
         ready();
         return this.freeNow[i]!;
       },
+      mostFreeFromNow: (duration: number): number | undefined => {
+        ready();
+        const built = this.built;
+        // Decision: past a few plans built in one pass (a head's reservation searched on every cluster), every
+        // cluster is asked instead.
+        if (built.length > MOST_BUILT_ASKED) return undefined;
+        let most = this.byFree.most;
+        let mostFree = most >= 0 ? this.byFree.value(most) : Number.NEGATIVE_INFINITY;
+        for (let k = 0; k < built.length; k++) {
+          const i = built[k]!;
+          const free = plans[i]!.freeBetween(now, now + duration);
+          if (free > mostFree || (free === mostFree && i < most)) {
+            most = i;
+            mostFree = free;
+          }
+        }
+        return mostFree === Number.NEGATIVE_INFINITY ? -1 : most;
+      },
       freed: () => true,
       promised: 0,
     };
+  }
+
+  /**
+   * The first cluster with the most a placement of `job` may take now, when it is `room`'s: what the room says on
+   * each cluster is no more than what the scheduler lets the job take there. So on a cluster without a plan in this
+   * pass, where what is free from now is what is available (no holding past its end) and nothing moved since the
+   * pass began; and on each cluster with one, checked. Undefined when that is not known (the placement asks every
+   * cluster).
+   */
+  private mostAvailable(job: JobRecord, room: ClusterRoom): number | undefined {
+    const host = this.host;
+    if (this.passPlans === undefined || room.most < 0 || this.pastEnd > 0) return undefined;
+    if (host.roomAtLeastAvailable === undefined || !host.roomAtLeastAvailable(job)) return undefined;
+    if (host.drainMoved === undefined || this.built.length > MOST_BUILT_ASKED) return undefined;
+    host.drainMoved((i) => {
+      // Looked at again in the next pass's refresh.
+      this.markDirty(i);
+      if (this.passPlans![i] === undefined) this.movedInPass = true;
+    });
+    if (this.movedInPass) return undefined;
+    for (const i of this.built) if (room.on(i) > host.roomFor(job, i)) return undefined;
+    return room.most;
   }
 
   /**
@@ -444,6 +519,8 @@ export class PlannedPass {
    */
   private promisingView(policy: QueuePolicy, ordered: readonly JobRecord[], now: number): QueueView {
     const base = this.view(now);
+    // Its plans are all built and hold promises: no cluster's most is known without asking each.
+    this.passPlans = undefined;
     const clusterCount = base.clusterCount;
     if (this.lastPolicy !== policy.name || this.lastFree.length !== clusterCount) {
       this.lastFree = new Array<StepFunction | undefined>(clusterCount);
@@ -489,6 +566,9 @@ export class PlannedPass {
     return { now, clusterCount, plan: (c) => plans[c]!, freed: (c) => freed[c]!, promised };
   }
 }
+
+/** Plans built in one pass beyond which a pass asks every cluster for the most free (see mostFreeFromNow). */
+const MOST_BUILT_ASKED = 16;
 
 /** Clusters by the time their kept holdings next change by themselves: a binary heap, a cluster's older entries skipped. */
 class DueHeap {

@@ -63,7 +63,7 @@ export class CapacityLedger {
       this.movedMark[moved[k]!] = 0;
       visit(moved[k]!);
     }
-    moved.length = 0;
+    if (moved.length > 0) moved.length = 0;
   }
 
   /** Cluster i's version moves (and, while watched, it is noted as moved). */

@@ -11,7 +11,7 @@ import { jobSpecSchema } from '../../core/model/schemas.js';
 import { placementPolicy } from '../../core/placement/registry.js';
 import { PlannedPass, type PlannedPassHost } from '../../core/queue/planned-pass.js';
 import { PlacementQueue } from '../../core/queue/placement-queue.js';
-import type { QueuePolicy } from '../../core/queue/policy.js';
+import { NO_ROOM, type QueuePolicy } from '../../core/queue/policy.js';
 import { ClusterState } from '../../core/scheduler/cluster-state.js';
 import { JobRecord } from '../../core/scheduler/job-record.js';
 import { CapacityLedger } from '../../core/scheduler/ledger.js';
@@ -106,7 +106,7 @@ function plansOf(pass: PlannedPass, now: number, lazy: boolean): unknown[] {
           fits,
         };
       });
-      return { admit: () => ({ room: [0, 0, 0] }), placed: () => {}, notPlaced: () => {} };
+      return { admit: () => ({ room: NO_ROOM }), placed: () => {}, notPlaced: () => {} };
     },
   };
   expect(pass.run(policy, new PlacementQueue(Number.POSITIVE_INFINITY), now)).toBe(true);
