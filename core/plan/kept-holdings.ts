@@ -93,6 +93,15 @@ export class KeptHoldings implements HeldOverTime {
     }
   }
 
+  /**
+   * The earliest time at which bringing them there (advance) may change what they hold past now: the first finite end
+   * kept (perhaps of a holding since replaced), -Infinity while a holding depends on now, Infinity when none.
+   */
+  get nextChange(): number {
+    if (this.#dependsOnNow.size > 0) return Number.NEGATIVE_INFINITY;
+    return this.#heap.length > 0 ? this.#heap[0]!.end : Number.POSITIVE_INFINITY;
+  }
+
   heldAfter(t: number): number {
     if (t === this.#now) return this.#held - this.#pastHeld;
     // Another time (rare: a plan read ahead while lazy): counted from the holdings.

@@ -5,7 +5,9 @@
 // start but never later than before (compression). With a reservation depth N (Maui's ReservationDepth) only N jobs
 // hold reservations at once; the others start only when they fit now without delaying any.
 import {
+  hasRoom,
   holdInPlans,
+  NO_ROOM,
   roomOverWalltime,
   type Admission,
   type QueuePass,
@@ -60,8 +62,6 @@ class BackfillingPass implements QueuePass {
   private anyDirty: boolean;
   /** Jobs holding a reservation now (promised earlier, or reserved in this pass). */
   private held = 0;
-  /** The room of a job that cannot start now: none anywhere (one array for the pass, never written). */
-  private readonly none: readonly number[];
   /** Where each job admitted to start now had its reservation in this pass's plans (released when it starts). */
   private readonly startingFrom = new Map<string, number>();
 
@@ -73,7 +73,6 @@ class BackfillingPass implements QueuePass {
     this.dirty = Array.from({ length: view.clusterCount }, (_, c) => view.freed(c));
     this.anyDirty = this.dirty.includes(true);
     this.held = view.promised;
-    this.none = Object.freeze(new Array<number>(view.clusterCount).fill(0));
   }
 
   admit(job: WaitingJob): Admission {
@@ -93,10 +92,10 @@ class BackfillingPass implements QueuePass {
       if (best.start <= view.now) return { room: roomOverWalltime(job, view) };
       view.plan(best.cluster).reserve({ id: job.id, n: job.need, start: best.start, duration: job.walltime });
       this.held++;
-      return { room: this.none, reason: `reserved to start at ${best.start} (${this.name})`, reserved: best };
+      return { room: NO_ROOM, reason: `reserved to start at ${best.start} (${this.name})`, reserved: best };
     }
     const room = roomOverWalltime(job, view);
-    if (room.some((r) => r >= job.need)) return { room };
+    if (hasRoom(room, job.need)) return { room };
     return {
       room,
       reason: `waiting: cannot start now without delaying a reservation (${this.name}, ${this.depth} held)`,
@@ -134,13 +133,13 @@ class BackfillingPass implements QueuePass {
       this.startingFrom.set(job.id, slot.cluster);
       this.held--;
       const room = roomOverWalltime(job, view);
-      if (room.some((r) => r >= job.need)) return { room };
+      if (hasRoom(room, job.need)) return { room };
       // Cannot happen on a plan that held its promise; kept as a guard (it waits, planned again at the next pass).
       return { room, reason: `waiting: its reservation at ${slot.start} no longer fits (${this.name})` };
     }
     // A promise kept as it was keeps the reason it was given with (no new string per job and pass).
-    if (slot === p) return { room: this.none, reserved: slot };
-    return { room: this.none, reason: `reserved to start at ${slot.start} (${this.name})`, reserved: slot };
+    if (slot === p) return { room: NO_ROOM, reserved: slot };
+    return { room: NO_ROOM, reason: `reserved to start at ${slot.start} (${this.name})`, reserved: slot };
   }
 
   /** A new reservation: the earliest start over the job's clusters (the first cluster at a tie), or undefined. */

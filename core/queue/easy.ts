@@ -3,7 +3,9 @@
 // reservation — it ends before the reservation starts, or it takes only processors the reservation leaves free.
 import {
   candidateClusters,
+  hasRoom,
   holdInPlans,
+  NO_ROOM,
   roomOverWalltime,
   type Admission,
   type QueuePass,
@@ -29,24 +31,24 @@ export const easy: QueuePolicy = {
         if (head !== undefined) {
           // Behind the head: its reservation is in the plans, so what is free over this job's walltime from now is
           // exactly what it may take without delaying it.
-          if (room.some((r) => r >= job.need)) return { room };
+          if (hasRoom(room, job.need)) return { room };
           return {
             room,
             reason: `waiting: cannot start now without delaying job ${head.id}'s reservation at ${head.start} (easy)`,
           };
         }
         // Every job ahead has started: this one starts now if it can, else it is the head and takes a reservation.
-        if (room.some((r) => r >= job.need)) return { room };
+        if (hasRoom(room, job.need)) return { room };
         const reserved = reserveHead(job, view);
         if (reserved === undefined) {
           // Decision: a head the plan can never fit (larger than what Concertina may use, or waiting for running jobs
           // without a walltime) takes no reservation: it waits, not tried, and the job behind it is planned as the
           // head (it starts when processors come free, as any job that fits).
-          return { room: room.fill(0), reason: `waiting for ${job.need} processors: the plan cannot say when (easy)` };
+          return { room: NO_ROOM, reason: `waiting for ${job.need} processors: the plan cannot say when (easy)` };
         }
         head = reserved;
         return {
-          room: room.fill(0),
+          room: NO_ROOM,
           reason: `reserved to start at ${reserved.start} (easy)`,
           reserved: { cluster: reserved.cluster, start: reserved.start },
         };

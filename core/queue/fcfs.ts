@@ -1,7 +1,10 @@
 // FCFS: jobs start in queue order only; the first that cannot start now blocks every job behind it.
 import {
   candidateClusters,
+  hasRoom,
   holdInPlans,
+  NO_ROOM,
+  roomOf,
   type Admission,
   type QueuePass,
   type QueuePolicy,
@@ -16,13 +19,14 @@ export const fcfs: QueuePolicy = {
     let blockedBy: string | undefined;
     return {
       admit(job: WaitingJob): Admission {
-        const room = new Array<number>(view.clusterCount).fill(0);
-        if (blockedBy !== undefined) return { room, reason: `waiting behind job ${blockedBy} (fcfs)` };
+        if (blockedBy !== undefined) return { room: NO_ROOM, reason: `waiting behind job ${blockedBy} (fcfs)` };
+        const free = new Array<number>(view.clusterCount).fill(0);
         // Decision: the head needs its processors now only, whatever its walltime (FCFS plans nothing ahead).
-        for (const c of candidateClusters(job, view)) room[c] = view.plan(c).freeAt(view.now);
-        if (!room.some((r) => r >= job.need)) {
+        for (const c of candidateClusters(job, view)) free[c] = view.plan(c).freeAt(view.now);
+        const room = roomOf(free);
+        if (!hasRoom(room, job.need)) {
           blockedBy = job.id;
-          return { room: room.fill(0), reason: `at the head of the queue, waiting for ${job.need} processors (fcfs)` };
+          return { room: NO_ROOM, reason: `at the head of the queue, waiting for ${job.need} processors (fcfs)` };
         }
         return { room };
       },

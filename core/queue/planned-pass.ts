@@ -9,7 +9,15 @@ import { AvailabilityProfile, type Reservation } from '../plan/availability.js';
 import { KeptHoldings } from '../plan/kept-holdings.js';
 import type { JobRecord } from '../scheduler/job-record.js';
 import type { PlacementQueue, TryOutcome } from './placement-queue.js';
-import type { QueuePass, QueuePolicy, QueueView, WaitingJob } from './policy.js';
+import {
+  hasRoom,
+  type ClusterRoom,
+  type QueuePass,
+  type QueuePolicy,
+  type QueueView,
+  type WaitingJob,
+} from './policy.js';
+import { MostTree } from '../scheduler/most-tree.js';
 import { prioritized, type PrioritizedJob, type QueuePriority } from './priority.js';
 import { withReservationDepth } from './registry.js';
 import type { StepFunction } from '../time/step-function.js';
@@ -31,12 +39,19 @@ export interface PlannedPassHost {
   holdingsVersion?(clusterIndex: number): number;
   watchChanges?(on: boolean): void;
   drainChanges?(clusterIndex: number, visit: (job: JobRecord) => void): void;
+  /**
+   * While watched: shows each cluster whose holdings version moved or whose `availableFor` may have changed since
+   * the last drain, once. With it, a pass looks only at those clusters and those where a holding's end passed.
+   */
+  drainMoved?(visit: (clusterIndex: number) => void): void;
   /** Moves whenever a job is placed or leaves the placed jobs; without it, `placedJobs` is walked to tell. */
   placements?(): number;
   /** A job's run time at a size, as its application declares it (core/plan/holding.ts). */
   readonly runtimeAt?: RuntimeAt;
   /** What a placement of `job` may take on cluster i now. */
   roomFor(job: JobRecord, clusterIndex: number): number;
+  /** Whether `roomFor(job, i)` is at least `availableFor(i)` on every cluster (a job without a pre-allocation). */
+  roomAtLeastAvailable?(job: JobRecord): boolean;
   place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void;
   /** Counts a failed try (`reason` recorded), which may end the job. */
   failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome;
@@ -79,12 +94,6 @@ function upperIndex(times: readonly number[], t: number): number {
   return lo;
 }
 
-/** Whether some cluster has room for `need` (a loop: a pass asks it for every waiting job, over every cluster). */
-function roomFor(room: readonly number[], need: number): boolean {
-  for (let i = 0; i < room.length; i++) if (room[i]! >= need) return true;
-  return false;
-}
-
 function prioritizedJob(job: JobRecord): PrioritizedJob {
   return {
     seq: job.seq,
@@ -114,6 +123,29 @@ export class PlannedPass {
   private keptVersions: number[] = [];
   /** Whether the host notes changed jobs for this pass (from the first planned pass until a policy plans nothing). */
   private watching = false;
+  /**
+   * Per cluster, as of its last refresh (kept while neither its holdings nor what it has available changed, and no
+   * holding's end passed): its plan's capacity, and what is free from now on before the pass reserves anything.
+   */
+  private capacityAt: number[] = [];
+  private freeNow: number[] = [];
+  /** Clusters to refresh in this pass, each once (`dirtyMark`). */
+  private readonly dirty: number[] = [];
+  private dirtyMark = new Uint8Array(0);
+  /** When each cluster's holdings change by themselves (KeptHoldings.nextChange), as a heap of due times. */
+  private readonly due = new DueHeap();
+  /** The clusters by `freeNow`, those with a plan built in the pass running left out (-Infinity). */
+  private byFree = new MostTree(0);
+  /** How many clusters have more free from now than available (a holding past its estimated end still placed). */
+  private pastEnd = 0;
+  private pastEndOn: boolean[] = [];
+  /**
+   * The pass running over `view` (not the view of a policy with promises): its plans built so far and on which
+   * clusters, and whether something moved on a cluster without one since the pass began.
+   */
+  private passPlans: Array<AvailabilityProfile | undefined> | undefined;
+  private readonly built: number[] = [];
+  private movedInPass = false;
 
   constructor(private readonly host: PlannedPassHost) {}
 
@@ -208,15 +240,18 @@ export class PlannedPass {
     // A job reserved to start later has no room now (every policy answers so): its room is not scanned.
     if (
       (admission.reserved !== undefined && admission.reserved.start > now) ||
-      !roomFor(admission.room, waiting.need)
+      !hasRoom(admission.room, waiting.need)
     ) {
       if (admission.reason !== undefined) job.lastFailure = admission.reason;
       return 'kept';
     }
     const placementPolicy = job.placementPolicy;
+    const room = admission.room;
+    const most = this.mostAvailable(job, room);
     const context: PlacementContext = {
       grid: host.grid,
-      available: (i) => Math.min(admission.room[i] ?? 0, host.roomFor(job, i)),
+      available: (i) => Math.min(room.on(i), host.roomFor(job, i)),
+      mostAvailableCluster: most === undefined ? undefined : () => most,
     };
     const placement = placementPolicy.place(job.spec, context);
     if (!placement.ok) {
@@ -262,32 +297,93 @@ export class PlannedPass {
       const buckets = this.bucketed();
       for (let i = 0; i < count; i++) kept[i] = this.made(i, buckets[i]!, now);
       kept.length = count;
+      this.settleAll(now);
       return kept;
     }
     if (!this.watching || kept.length !== count) {
       host.watchChanges!(true);
       this.watching = true;
+      // Noted before the watch began: every cluster is made again below.
+      host.drainMoved?.(() => {});
       for (let i = 0; i < count; i++) this.remake(i, now);
       kept.length = count;
+      this.settleAll(now);
       return kept;
     }
-    const runtimeAt = host.runtimeAt;
-    for (let i = 0; i < count; i++) {
-      const k = kept[i]!;
-      const version = host.holdingsVersion!(i);
-      if (version === this.keptVersions[i] && k.now === now) continue;
-      // Decision: a pass at an earlier time than the last (never in a run: time only moves on) makes them again.
-      if (now < k.now) {
-        this.remake(i, now);
-        continue;
+    if (host.drainMoved === undefined) {
+      for (let i = 0; i < count; i++) {
+        this.refreshCluster(i, now);
+        this.settle(i, now);
       }
-      k.advance(now, runtimeAt);
-      if (version === this.keptVersions[i]) continue;
-      const placed = host.placedOn!(i);
-      host.drainChanges!(i, (job) => k.update(job, placed.has(job), runtimeAt));
-      this.keptVersions[i] = version;
+      return kept;
     }
+    // Only the clusters where something moved, or a holding's end passed: the others' figures still hold.
+    host.drainMoved((i) => this.markDirty(i));
+    this.due.popDue(now, (i) => this.markDirty(i));
+    const dirty = this.dirty;
+    for (let k = 0; k < dirty.length; k++) {
+      const i = dirty[k]!;
+      this.dirtyMark[i] = 0;
+      this.refreshCluster(i, now);
+      this.settle(i, now);
+    }
+    if (dirty.length > 0) dirty.length = 0;
     return kept;
+  }
+
+  private markDirty(i: number): void {
+    if (this.dirtyMark[i] === 1) return;
+    this.dirtyMark[i] = 1;
+    this.dirty.push(i);
+  }
+
+  /** Brings cluster i's kept holdings to now: the jobs noted as changed there made again, ends passed taken out. */
+  private refreshCluster(i: number, now: number): void {
+    const host = this.host;
+    const k = this.kept[i]!;
+    const version = host.holdingsVersion!(i);
+    if (version === this.keptVersions[i] && k.now === now) return;
+    // Decision: a pass at an earlier time than the last (never in a run: time only moves on) makes them again.
+    if (now < k.now) {
+      this.remake(i, now);
+      return;
+    }
+    k.advance(now, host.runtimeAt);
+    if (version === this.keptVersions[i]) return;
+    const placed = host.placedOn!(i);
+    host.drainChanges!(i, (job) => k.update(job, placed.has(job), host.runtimeAt));
+    this.keptVersions[i] = version;
+  }
+
+  /** Cluster i's capacity and free processors read again (its holdings at now), and when they next change. */
+  private settle(i: number, now: number): void {
+    const k = this.kept[i]!;
+    const available = this.host.availableFor(i);
+    const capacity = available + k.held;
+    this.capacityAt[i] = capacity;
+    const free = capacity - k.heldAfter(now);
+    this.freeNow[i] = free;
+    this.byFree.set(i, free);
+    const pastEnd = free !== available;
+    if (pastEnd !== this.pastEndOn[i]) {
+      this.pastEndOn[i] = pastEnd;
+      this.pastEnd += pastEnd ? 1 : -1;
+    }
+    this.due.set(i, k.nextChange);
+  }
+
+  private settleAll(now: number): void {
+    const count = this.kept.length;
+    this.capacityAt.length = count;
+    this.freeNow.length = count;
+    if (this.dirtyMark.length !== count) this.dirtyMark = new Uint8Array(count);
+    this.dirtyMark.fill(0);
+    this.dirty.length = 0;
+    this.due.reset(count);
+    this.byFree = new MostTree(count);
+    this.pastEnd = 0;
+    this.pastEndOn = new Array<boolean>(count).fill(false);
+    for (let i = 0; i < count; i++) this.settle(i, now);
   }
 
   /** Cluster i's holdings made afresh from the host's placed jobs there (the jobs noted as changed dropped). */
@@ -336,36 +432,83 @@ export class PlannedPass {
   private view(now: number): QueueView {
     const host = this.host;
     const clusterCount = host.grid.clusters.length;
-    let plans: Array<AvailabilityProfile | undefined> | undefined;
-    let kept: KeptHoldings[] | undefined;
-    let capacities: number[] | undefined;
-    const capacity = (i: number): number => {
-      kept ??= this.refresh(now);
-      capacities ??= new Array<number>(clusterCount).fill(Number.NaN);
-      const c = capacities[i]!;
-      return c === c ? c : (capacities[i] = host.availableFor(i) + kept[i]!.held);
+    // The clusters the last pass built plans on go back into the index (a refresh below sets those that moved).
+    for (const i of this.built) if (i < this.byFree.size) this.byFree.set(i, this.freeNow[i]!);
+    if (this.built.length > 0) this.built.length = 0;
+    this.movedInPass = false;
+    const plans = new Array<AvailabilityProfile | undefined>(clusterCount);
+    this.passPlans = plans;
+    let refreshed = false;
+    const ready = (): void => {
+      if (refreshed) return;
+      refreshed = true;
+      this.refresh(now);
     };
     const build = (i: number): AvailabilityProfile => {
-      const c = capacity(i);
-      return AvailabilityProfile.build({ now, capacity: c, kept: kept![i]! });
+      ready();
+      const kept = this.kept[i]!;
+      // A cluster left out of the refresh had nothing due: bringing its holdings to now only moves their clock.
+      if (kept.now !== now) kept.advance(now, host.runtimeAt);
+      // From now on in this pass its plan answers for it, reservations in: out of the index.
+      this.built.push(i);
+      this.byFree.set(i, Number.NEGATIVE_INFINITY);
+      return AvailabilityProfile.build({ now, capacity: this.capacityAt[i]!, kept });
     };
     return {
       now,
       clusterCount,
-      plan: (i: number): AvailabilityProfile => {
-        plans ??= new Array<AvailabilityProfile | undefined>(clusterCount);
-        return (plans[i] ??= build(i));
-      },
+      plan: (i: number): AvailabilityProfile => (plans[i] ??= build(i)),
       freeFromNow: (i: number, duration: number): number => {
-        const plan = plans?.[i];
+        const plan = plans[i];
         if (plan !== undefined) return plan.freeBetween(now, now + duration);
         // What the plan would answer, without building it: on a plan with no reservation, what is free from now
         // only rises, so over any window from now it is what is free now.
-        return capacity(i) - kept![i]!.heldAfter(now);
+        ready();
+        return this.freeNow[i]!;
+      },
+      mostFreeFromNow: (duration: number): number | undefined => {
+        ready();
+        const built = this.built;
+        // Decision: past a few plans built in one pass (a head's reservation searched on every cluster), every
+        // cluster is asked instead.
+        if (built.length > MOST_BUILT_ASKED) return undefined;
+        let most = this.byFree.most;
+        let mostFree = most >= 0 ? this.byFree.value(most) : Number.NEGATIVE_INFINITY;
+        for (let k = 0; k < built.length; k++) {
+          const i = built[k]!;
+          const free = plans[i]!.freeBetween(now, now + duration);
+          if (free > mostFree || (free === mostFree && i < most)) {
+            most = i;
+            mostFree = free;
+          }
+        }
+        return mostFree === Number.NEGATIVE_INFINITY ? -1 : most;
       },
       freed: () => true,
       promised: 0,
     };
+  }
+
+  /**
+   * The first cluster with the most a placement of `job` may take now, when it is `room`'s: what the room says on
+   * each cluster is no more than what the scheduler lets the job take there. So on a cluster without a plan in this
+   * pass, where what is free from now is what is available (no holding past its end) and nothing moved since the
+   * pass began; and on each cluster with one, checked. Undefined when that is not known (the placement asks every
+   * cluster).
+   */
+  private mostAvailable(job: JobRecord, room: ClusterRoom): number | undefined {
+    const host = this.host;
+    if (this.passPlans === undefined || room.most < 0 || this.pastEnd > 0) return undefined;
+    if (host.roomAtLeastAvailable === undefined || !host.roomAtLeastAvailable(job)) return undefined;
+    if (host.drainMoved === undefined || this.built.length > MOST_BUILT_ASKED) return undefined;
+    host.drainMoved((i) => {
+      // Looked at again in the next pass's refresh.
+      this.markDirty(i);
+      if (this.passPlans![i] === undefined) this.movedInPass = true;
+    });
+    if (this.movedInPass) return undefined;
+    for (const i of this.built) if (room.on(i) > host.roomFor(job, i)) return undefined;
+    return room.most;
   }
 
   /**
@@ -376,6 +519,8 @@ export class PlannedPass {
    */
   private promisingView(policy: QueuePolicy, ordered: readonly JobRecord[], now: number): QueueView {
     const base = this.view(now);
+    // Its plans are all built and hold promises: no cluster's most is known without asking each.
+    this.passPlans = undefined;
     const clusterCount = base.clusterCount;
     if (this.lastPolicy !== policy.name || this.lastFree.length !== clusterCount) {
       this.lastFree = new Array<StepFunction | undefined>(clusterCount);
@@ -419,5 +564,77 @@ export class PlannedPass {
       return ended || last === undefined || risesAbove(plan.free, last, now);
     });
     return { now, clusterCount, plan: (c) => plans[c]!, freed: (c) => freed[c]!, promised };
+  }
+}
+
+/** Plans built in one pass beyond which a pass asks every cluster for the most free (see mostFreeFromNow). */
+const MOST_BUILT_ASKED = 16;
+
+/** Clusters by the time their kept holdings next change by themselves: a binary heap, a cluster's older entries skipped. */
+class DueHeap {
+  private times: number[] = [];
+  private clusters: number[] = [];
+  /** Per cluster, the time of its entry in the heap that counts (NaN: none). */
+  private queued: number[] = [];
+
+  reset(count: number): void {
+    this.times.length = 0;
+    this.clusters.length = 0;
+    this.queued = new Array<number>(count).fill(Number.NaN);
+  }
+
+  /** Cluster i next changes at t (Infinity: never by itself). */
+  set(i: number, t: number): void {
+    if (t === Number.POSITIVE_INFINITY) {
+      this.queued[i] = Number.NaN;
+      return;
+    }
+    if (this.queued[i] === t) return;
+    this.queued[i] = t;
+    const times = this.times;
+    const clusters = this.clusters;
+    let j = times.length;
+    times.push(t);
+    clusters.push(i);
+    while (j > 0) {
+      const parent = (j - 1) >> 1;
+      if (times[parent]! <= t) break;
+      times[j] = times[parent]!;
+      clusters[j] = clusters[parent]!;
+      j = parent;
+    }
+    times[j] = t;
+    clusters[j] = i;
+  }
+
+  /** Shows each cluster whose time is at or before now, once, and takes it out. */
+  popDue(now: number, visit: (i: number) => void): void {
+    const times = this.times;
+    const clusters = this.clusters;
+    while (times.length > 0 && times[0]! <= now) {
+      const t = times[0]!;
+      const i = clusters[0]!;
+      const lastT = times.pop()!;
+      const lastC = clusters.pop()!;
+      if (times.length > 0) {
+        let j = 0;
+        for (;;) {
+          const l = 2 * j + 1;
+          if (l >= times.length) break;
+          const r = l + 1;
+          const c = r < times.length && times[r]! < times[l]! ? r : l;
+          if (times[c]! >= lastT) break;
+          times[j] = times[c]!;
+          clusters[j] = clusters[c]!;
+          j = c;
+        }
+        times[j] = lastT;
+        clusters[j] = lastC;
+      }
+      if (this.queued[i] === t) {
+        this.queued[i] = Number.NaN;
+        visit(i);
+      }
+    }
   }
 }

@@ -40,6 +40,11 @@ export interface QueueView {
    */
   freeFromNow?(clusterIndex: number, duration: number): number;
   /**
+   * The first cluster with the most that `freeFromNow(i, duration)` answers (-1: no cluster), when the view keeps an
+   * index of its clusters by what is free; absent, or undefined for this pass, every cluster is asked.
+   */
+  mostFreeFromNow?(duration: number): number | undefined;
+  /**
    * For a policy whose reservations persist: whether cluster i's plan (its promises in) has more free anywhere from
    * now on than at the end of the last pass (a job ended before its walltime, a promise was dropped, capacity grew).
    * Always true for the other policies.
@@ -49,9 +54,32 @@ export interface QueueView {
   readonly promised: number;
 }
 
+/** How many processors a job may take on each cluster now. */
+export interface ClusterRoom {
+  /** On cluster i (0: not there). */
+  on(clusterIndex: number): number;
+  /** The first cluster with the most room, or -1 when no cluster has any. */
+  readonly most: number;
+}
+
+/** No room on any cluster. */
+export const NO_ROOM: ClusterRoom = Object.freeze({ on: () => 0, most: -1 });
+
+/** Room given cluster by cluster (`values[i]`, missing: 0). */
+export function roomOf(values: readonly number[]): ClusterRoom {
+  let most = -1;
+  for (let i = 0; i < values.length; i++) if (values[i]! > 0 && (most < 0 || values[i]! > values[most]!)) most = i;
+  return { on: (i) => values[i] ?? 0, most };
+}
+
+/** Whether some cluster has room for `need`. */
+export function hasRoom(room: ClusterRoom, need: number): boolean {
+  return (room.most >= 0 ? room.on(room.most) : 0) >= need;
+}
+
 /** How many processors a job may take on each cluster now (0: not there); `reason` says why it waits when all are 0. */
 export interface Admission {
-  readonly room: readonly number[];
+  readonly room: ClusterRoom;
   readonly reason?: string;
   /** The reservation this job took in the plans at this admission (EASY's head): where and when it will start. */
   readonly reserved?: { readonly cluster: number; readonly start: number };
@@ -93,19 +121,34 @@ export function candidateClusters(job: WaitingJob, view: QueueView): number[] {
 }
 
 /** Room now on each cluster for a job: what its plan has free over the job's whole walltime from now, or 0. */
-export function roomOverWalltime(job: WaitingJob, view: QueueView): number[] {
-  const room = new Array<number>(view.clusterCount).fill(0);
-  // The job's pinned cluster, or all (candidateClusters without the array).
-  const from = job.cluster ?? 0;
-  const to = job.cluster === undefined ? view.clusterCount : job.cluster + 1;
-  for (let c = from; c < to; c++) {
-    const free =
-      view.freeFromNow !== undefined
-        ? view.freeFromNow(c, job.walltime)
-        : view.plan(c).freeBetween(view.now, view.now + job.walltime);
-    if (free >= job.need) room[c] = free;
+export function roomOverWalltime(job: WaitingJob, view: QueueView): ClusterRoom {
+  const free = (c: number): number =>
+    view.freeFromNow !== undefined
+      ? view.freeFromNow(c, job.walltime)
+      : view.plan(c).freeBetween(view.now, view.now + job.walltime);
+  if (job.cluster !== undefined) {
+    const pinned = job.cluster;
+    const room = free(pinned);
+    return room >= job.need ? { on: (c) => (c === pinned ? room : 0), most: pinned } : NO_ROOM;
   }
-  return room;
+  const most = view.mostFreeFromNow?.(job.walltime);
+  if (most !== undefined) {
+    // Read cluster by cluster when asked: what the index says is the most is enough to tell whether any has room.
+    if (most < 0 || free(most) < job.need) return NO_ROOM;
+    return {
+      on: (c) => {
+        const room = free(c);
+        return room >= job.need ? room : 0;
+      },
+      most,
+    };
+  }
+  const room = new Array<number>(view.clusterCount).fill(0);
+  for (let c = 0; c < view.clusterCount; c++) {
+    const f = free(c);
+    if (f >= job.need) room[c] = f;
+  }
+  return roomOf(room);
 }
 
 /** Records a placed job in the plans: it holds its processors from now until now + its walltime. */

@@ -51,10 +51,18 @@ export class ClusterState implements ReadonlyClusterState {
   #keyWatch: ClusterState[] | undefined;
   #keyA = 0;
   #keyB = 0;
+  /** Likewise for what `availableFor` reads: whether it may have changed since `availabilitySeen`, and who is told. */
+  #availabilityStale = true;
+  #availabilityWatch: ClusterState[] | undefined;
   #touch(): void {
-    if (this.#keyStale) return;
-    this.#keyStale = true;
-    this.#keyWatch?.push(this);
+    if (!this.#keyStale) {
+      this.#keyStale = true;
+      this.#keyWatch?.push(this);
+    }
+    if (!this.#availabilityStale) {
+      this.#availabilityStale = true;
+      this.#availabilityWatch?.push(this);
+    }
   }
   get background(): number {
     return this.#background;
@@ -64,7 +72,14 @@ export class ClusterState implements ReadonlyClusterState {
     this.#background = value;
   }
   #background: number = 0;
-  reachable = true;
+  get reachable(): boolean {
+    return this.#reachable;
+  }
+  set reachable(value: boolean) {
+    if (value !== this.#reachable) this.#touch();
+    this.#reachable = value;
+  }
+  #reachable = true;
   lastPoll = Number.NEGATIVE_INFINITY;
   /** Rigid and moldable jobs, malleable minimums, and what evolving jobs use (or were promised) of their pre-allocations. */
   get nonPreemptible(): number {
@@ -175,6 +190,21 @@ export class ClusterState implements ReadonlyClusterState {
     this.#keyWatch = stale;
     this.#keyStale = true;
     stale.push(this);
+  }
+
+  /**
+   * From now on (`stale` given), joins `stale` whenever a value `availableFor` reads changes, once until
+   * `availabilitySeen`; joins it now. Without `stale`, stops.
+   */
+  watchAvailability(stale: ClusterState[] | undefined): void {
+    this.#availabilityWatch = stale;
+    this.#availabilityStale = true;
+    stale?.push(this);
+  }
+
+  /** What `availableFor` reads was looked at: the next change joins the watch again. */
+  availabilitySeen(): void {
+    this.#availabilityStale = false;
   }
 
   /** A running malleable job placed here: the pass state key counts them. */

@@ -26,6 +26,11 @@ export interface KoalaScanHost {
   round(): number;
   /** Commands and polls so far: what was measured at an earlier epoch is stale. */
   epoch(): number;
+  /**
+   * The first cluster with the most `availableFor()` (-1: none), when the host keeps them indexed; absent, the scan
+   * looks at every cluster.
+   */
+  mostAvailableCluster?(): number;
   place(job: JobRecord, components: PlacedComponent[], policy: string, now: number): void;
   /** Counts a failed try (`reason` undefined: already recorded on the job); the job may end, its tries exhausted. */
   failedTry(job: JobRecord, reason: string | undefined, now: number): TryOutcome;
@@ -65,16 +70,26 @@ export class KoalaScan {
     let most = Number.NEGATIVE_INFINITY;
     let at = 0;
     const clusters = this.host.clusters;
-    for (let i = 0; i < clusters.length; i++) {
-      const s = clusters[i]!;
-      const free = s.availableFor();
-      if (free > most) {
-        most = free;
-        at = i;
+    const indexed = shrinkToPlace ? undefined : this.host.mostAvailableCluster?.();
+    if (indexed !== undefined) {
+      // What the loop below finds, from the host's index (availableFor is never negative).
+      if (indexed >= 0) {
+        at = indexed;
+        most = clusters[indexed]!.availableFor();
+        mostFree = Math.max(0, most);
       }
-      mostFree = Math.max(mostFree, free);
-      if (shrinkToPlace && !this.host.malleability.busy(s))
-        mostWithShrink = Math.max(mostWithShrink, free + s.shrinkableForPlacement);
+    } else {
+      for (let i = 0; i < clusters.length; i++) {
+        const s = clusters[i]!;
+        const free = s.availableFor();
+        if (free > most) {
+          most = free;
+          at = i;
+        }
+        mostFree = Math.max(mostFree, free);
+        if (shrinkToPlace && !this.host.malleability.busy(s))
+          mostWithShrink = Math.max(mostWithShrink, free + s.shrinkableForPlacement);
+      }
     }
     // Decision: between polls, when no cluster has room for the smallest queued job, nothing can be placed and no try
     // counts: the queue is not visited (a long queue is scanned once a poll then, not at every operation). Not with
@@ -163,11 +178,19 @@ export class KoalaScan {
   private measureRoom(): void {
     let most = Number.NEGATIVE_INFINITY;
     let at = 0;
-    for (let i = 0; i < this.host.clusters.length; i++) {
-      const free = this.host.clusters[i]!.availableFor();
-      if (free > most) {
-        most = free;
-        at = i;
+    const indexed = this.host.mostAvailableCluster?.();
+    if (indexed !== undefined) {
+      if (indexed >= 0) {
+        at = indexed;
+        most = this.host.clusters[indexed]!.availableFor();
+      }
+    } else {
+      for (let i = 0; i < this.host.clusters.length; i++) {
+        const free = this.host.clusters[i]!.availableFor();
+        if (free > most) {
+          most = free;
+          at = i;
+        }
       }
     }
     this.roomMost = most;

@@ -21,6 +21,9 @@ export class CapacityLedger {
   private membershipChanges = 0;
   /** Per cluster index, while someone watches (see watchChanges): the jobs whose holdings there may have changed. */
   private changed: Array<Set<JobRecord>> | undefined;
+  /** While someone watches: the clusters whose version moved since the last drainMoved, each once. */
+  private moved: number[] = [];
+  private movedMark: Uint8Array;
 
   constructor(
     private readonly grid: Grid,
@@ -30,6 +33,7 @@ export class CapacityLedger {
   ) {
     this.placedOnCluster = clusters.map(() => new Set<JobRecord>());
     this.versions = clusters.map(() => 0);
+    this.movedMark = new Uint8Array(clusters.length);
   }
 
   /** The placed jobs with a component on cluster i. */
@@ -48,6 +52,27 @@ export class CapacityLedger {
    */
   watchChanges(on: boolean): void {
     this.changed = on ? this.clusters.map(() => new Set<JobRecord>()) : undefined;
+    this.moved.length = 0;
+    this.movedMark.fill(0);
+  }
+
+  /** Shows each cluster whose version moved since the last drain (while watched), once, and forgets them. */
+  drainMoved(visit: (clusterIndex: number) => void): void {
+    const moved = this.moved;
+    for (let k = 0; k < moved.length; k++) {
+      this.movedMark[moved[k]!] = 0;
+      visit(moved[k]!);
+    }
+    if (moved.length > 0) moved.length = 0;
+  }
+
+  /** Cluster i's version moves (and, while watched, it is noted as moved). */
+  private bump(clusterIndex: number): void {
+    this.versions[clusterIndex]!++;
+    if (this.changed !== undefined && this.movedMark[clusterIndex] === 0) {
+      this.movedMark[clusterIndex] = 1;
+      this.moved.push(clusterIndex);
+    }
   }
 
   /** Shows each job noted on cluster i since the last drain, once, and forgets them. */
@@ -70,7 +95,7 @@ export class CapacityLedger {
     for (const c of job.components) {
       const i = this.grid.cluster(c.cluster)!.index;
       this.placedOnCluster[i]!.add(job);
-      this.versions[i]!++;
+      this.bump(i);
       this.changed?.[i]!.add(job);
     }
   }
@@ -82,7 +107,7 @@ export class CapacityLedger {
     for (const c of job.components) {
       const i = this.grid.cluster(c.cluster)!.index;
       this.placedOnCluster[i]!.delete(job);
-      this.versions[i]!++;
+      this.bump(i);
       this.changed?.[i]!.add(job);
     }
   }
@@ -100,7 +125,7 @@ export class CapacityLedger {
   }
 
   private touchOn(job: JobRecord, clusterIndex: number): void {
-    this.versions[clusterIndex]!++;
+    this.bump(clusterIndex);
     this.changed?.[clusterIndex]!.add(job);
   }
 
@@ -129,7 +154,7 @@ export class CapacityLedger {
   /** Holds a rigid or moldable job's processors on a cluster. */
   holdRigid(state: ClusterState, processors: number): void {
     state.nonPreemptible += processors;
-    this.versions[state.cluster.index]!++;
+    this.bump(state.cluster.index);
   }
 
   /** Holds an evolving job's whole pre-allocation on its cluster, all of it unused so far. */

@@ -39,6 +39,7 @@ import type { FpeVariantName } from '../fpe/registry.js';
 import { KoalaScan } from './koala-scan.js';
 import { CapacityLedger } from './ledger.js';
 import { resizeByOperator, type OperatorResize } from './operator-resize.js';
+import { MostTree } from './most-tree.js';
 import { roomFor } from './room.js';
 import { ShrinkToPlace } from './shrink-to-place.js';
 import { PassHistory, PassStateKey } from './state-key.js';
@@ -143,6 +144,13 @@ export class Scheduler {
   private firstWaiting: JobRecord | undefined;
   /** Passes of the planning queue policies (fcfs, easy, cbf). */
   private readonly plannedPass: PlannedPass;
+  /** The clusters whose `availableFor` may have changed since `drainAvailability` last read it. */
+  private readonly availabilityMoved: ClusterState[] = [];
+  /** The clusters by `availableFor()`, brought up to date by `drainAvailability`. */
+  private readonly byAvailable: MostTree;
+  /** While a planned pass watches: the clusters whose `availableFor` moved since it last looked, each once. */
+  private plannedMoved: number[] | undefined;
+  private readonly plannedMark: Uint8Array;
   /** A job's run time at a size, as its application declares it (the plan's estimate of a malleable job's end). */
   private readonly runtimeAt = (jobId: string, size: number): number | undefined =>
     this.applications.runtimeAt?.(jobId, size);
@@ -171,6 +179,9 @@ export class Scheduler {
     this.grid = grid;
     this.clusters = grid.clusters.map((c) => new ClusterState(c, o.thresholdScope));
     this.passState = new PassStateKey(this.clusters);
+    this.byAvailable = new MostTree(this.clusters.length);
+    this.plannedMark = new Uint8Array(this.clusters.length);
+    for (const s of this.clusters) s.watchAvailability(this.availabilityMoved);
     this.ledger = new CapacityLedger(grid, this.clusters, (state) => this.growth.due(state));
     this.managers = grid.clusters.map((c) => {
       const m = managers.find((x) => x.cluster === c.name);
@@ -190,9 +201,26 @@ export class Scheduler {
       placedOn: (i) => this.ledger.placedOn(i),
       holdingsVersion: (i) => this.ledger.version(i),
       placements: () => this.ledger.placements,
-      watchChanges: (on) => this.ledger.watchChanges(on),
+      watchChanges: (on) => {
+        this.ledger.watchChanges(on);
+        this.plannedMoved = on ? [] : undefined;
+        this.plannedMark.fill(0);
+      },
       drainChanges: (i, visit) => this.ledger.drainChanges(i, visit),
+      drainMoved: (visit) => {
+        this.ledger.drainMoved(visit);
+        this.drainAvailability();
+        const moved = this.plannedMoved;
+        if (moved === undefined || moved.length === 0) return;
+        for (let k = 0; k < moved.length; k++) {
+          this.plannedMark[moved[k]!] = 0;
+          visit(moved[k]!);
+        }
+        moved.length = 0;
+      },
       roomFor: (job, i) => this.roomFor(job, this.clusters[i]!, false),
+      // room.ts: only an evolving job's room is not what is available (its pre-allocation's own rule).
+      roomAtLeastAvailable: (job) => !job.evolving,
       place: (job, components, policy, now) => this.place(job, components, policy, now),
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
       wake: (t) => this.timers.at(t, () => (this.passRequested = true)),
@@ -242,6 +270,7 @@ export class Scheduler {
       malleability: this.malleability,
       round: () => this.tryRound,
       epoch: () => this.epoch,
+      mostAvailableCluster: () => this.mostAvailableCluster(),
       place: (job, components, policy, now) => this.place(job, components, policy, now),
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
     });
@@ -742,6 +771,30 @@ export class Scheduler {
         this.applications.updateRefused(job.id, reason);
       },
     };
+  }
+
+  /** Reads `availableFor` again on the clusters where it may have changed: the index, and a planned pass, see it. */
+  private drainAvailability(): void {
+    const moved = this.availabilityMoved;
+    if (moved.length === 0) return;
+    const planned = this.plannedMoved;
+    for (let k = 0; k < moved.length; k++) {
+      const s = moved[k]!;
+      s.availabilitySeen();
+      const i = s.cluster.index;
+      this.byAvailable.set(i, s.availableFor());
+      if (planned !== undefined && this.plannedMark[i] === 0) {
+        this.plannedMark[i] = 1;
+        planned.push(i);
+      }
+    }
+    moved.length = 0;
+  }
+
+  /** The first cluster with the most a job without reservations may take now (-1: no cluster). */
+  private mostAvailableCluster(): number {
+    this.drainAvailability();
+    return this.byAvailable.most;
   }
 
   private scanQueue(shrinkToPlace: boolean, now: number, only?: readonly JobRecord[]): void {

@@ -36,7 +36,8 @@ export class PassStateKey {
       this.termA[i] = a;
       this.termB[i] = b;
     }
-    this.stale.length = 0;
+    // Written only when some cluster changed: setting an array's length is a runtime call, and most keys find none.
+    if (this.stale.length > 0) this.stale.length = 0;
     let h1 = 0x2545f491;
     for (const c of counts) h1 = mix(h1, c);
     const h2 = mix(mix(h1, this.sumB), this.sumA);
@@ -70,22 +71,26 @@ function clusterHash(values: readonly number[]): readonly [number, number] {
 /** The states the passes at one instant started from and left. */
 export class PassHistory {
   private instant = Number.NaN;
+  /** The states of this instant: the first `count` (the array is reused from instant to instant). */
   private readonly states: number[] = [];
+  private count = 0;
 
   /** Forgets the states of an earlier instant. */
   at(now: number): void {
     if (now === this.instant) return;
     this.instant = now;
-    if (this.states.length > 0) this.states.length = 0;
+    this.count = 0;
   }
 
   /** Whether a pass at this instant already started from or left this state. */
   seen(key: number): boolean {
-    return this.states.includes(key);
+    for (let i = 0; i < this.count; i++) if (this.states[i] === key) return true;
+    return false;
   }
 
   record(before: number, after: number): void {
-    this.states.push(before, after);
+    this.states[this.count++] = before;
+    this.states[this.count++] = after;
   }
 }
 

@@ -2,15 +2,16 @@
 // ledger noted as changed (core/plan/kept-holdings.ts, core/queue/planned-pass.ts). Property: after any sequence of
 // placements (one cluster or several), starts, resizes, failed claims, ends and passes of time, moved through the
 // ledger as the scheduler moves them, every cluster's plan a kept pass shows equals the plan of a pass that made
-// every holding from scratch: its free processors now and ahead (read lazily first), its profile, and where a
-// request fits and which running jobs it waits for.
+// every holding from scratch: its free processors now and ahead (read lazily first), what is free from now before any
+// plan is built (kept from pass to pass on the clusters where nothing moved), its profile, and where a request fits
+// and which running jobs it waits for.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jobSpecSchema } from '../../core/model/schemas.js';
 import { placementPolicy } from '../../core/placement/registry.js';
 import { PlannedPass, type PlannedPassHost } from '../../core/queue/planned-pass.js';
 import { PlacementQueue } from '../../core/queue/placement-queue.js';
-import type { QueuePolicy } from '../../core/queue/policy.js';
+import { NO_ROOM, type QueuePolicy } from '../../core/queue/policy.js';
 import { ClusterState } from '../../core/scheduler/cluster-state.js';
 import { JobRecord } from '../../core/scheduler/job-record.js';
 import { CapacityLedger } from '../../core/scheduler/ledger.js';
@@ -78,6 +79,7 @@ function host(ledger: CapacityLedger, keeps: boolean): PlannedPassHost {
     placements: () => ledger.placements,
     watchChanges: (on) => ledger.watchChanges(on),
     drainChanges: (i, visit) => ledger.drainChanges(i, visit),
+    drainMoved: (visit) => ledger.drainMoved(visit),
   };
 }
 
@@ -88,14 +90,23 @@ function plansOf(pass: PlannedPass, now: number, lazy: boolean): unknown[] {
     name: 'fcfs',
     description: 'reads the plans',
     begin(view) {
+      // What a pass asks first, before any plan is built: a kept pass answers it from the clusters that moved only.
+      const fromNow = Array.from({ length: view.clusterCount }, (_, c) => view.freeFromNow!(c, 12));
       seen = Array.from({ length: view.clusterCount }, (_, c) => {
         const plan = view.plan(c);
         const ahead = lazy ? [0, 1, 6, 19, 45, 1e9].map((dt) => plan.freeBetween(now + dt, now + dt + 5)) : [];
         const fits = [1, 9, 30].map((n) => plan.earliestFit(n, 12, now));
         const built = [0, 1, 6, 19, 45, 1e9].map((dt) => plan.freeBetween(now + dt, now + dt + 5));
-        return { now: plan.freeAt(now), ahead: lazy ? ahead : built, built, free: plan.free.toString(), fits };
+        return {
+          now: plan.freeAt(now),
+          fromNow: fromNow[c],
+          ahead: lazy ? ahead : built,
+          built,
+          free: plan.free.toString(),
+          fits,
+        };
       });
-      return { admit: () => ({ room: [0, 0, 0] }), placed: () => {}, notPlaced: () => {} };
+      return { admit: () => ({ room: NO_ROOM }), placed: () => {}, notPlaced: () => {} };
     },
   };
   expect(pass.run(policy, new PlacementQueue(Number.POSITIVE_INFINITY), now)).toBe(true);

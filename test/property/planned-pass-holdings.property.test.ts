@@ -9,7 +9,7 @@ import { gridSpecSchema } from '../../core/model/schemas.js';
 import type { AvailabilityProfile } from '../../core/plan/availability.js';
 import { PlannedPass, type PlannedPassHost } from '../../core/queue/planned-pass.js';
 import { PlacementQueue } from '../../core/queue/placement-queue.js';
-import type { QueuePolicy } from '../../core/queue/policy.js';
+import { NO_ROOM, type QueuePolicy } from '../../core/queue/policy.js';
 import type { JobRecord } from '../../core/scheduler/job-record.js';
 import type { Step } from '../../core/time/step-function.js';
 
@@ -95,7 +95,7 @@ function plansOf(pass: PlannedPass, now: number, lazy: boolean): Array<{ now: nu
         const ahead = lazy ? [0, 1, 5, 17, 40, 1e9].map((dt) => plan.freeBetween(now + dt, now + dt + 7)) : [];
         return { now: plan.freeAt(now), ahead, free: plan.free.toString() };
       });
-      return { admit: () => ({ room: [0, 0] }), placed: () => {}, notPlaced: () => {} };
+      return { admit: () => ({ room: NO_ROOM }), placed: () => {}, notPlaced: () => {} };
     },
   };
   expect(pass.run(policy, new PlacementQueue(Number.POSITIVE_INFINITY), now)).toBe(true);
@@ -157,7 +157,7 @@ describe('planned pass: holdings kept between passes', () => {
                       void plan.free;
                       return [0, 1, 5, 17, 40, 1e9].map((dt) => plan.freeBetween(now + dt, now + dt + 7));
                     });
-                    return { admit: () => ({ room: [0, 0] }), placed: () => {}, notPlaced: () => {} };
+                    return { admit: () => ({ room: NO_ROOM }), placed: () => {}, notPlaced: () => {} };
                   },
                 },
                 new PlacementQueue(Number.POSITIVE_INFINITY),

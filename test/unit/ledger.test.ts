@@ -123,4 +123,54 @@ describe('the capacity ledger', () => {
     ledger.dropReservations(w);
     expect([w.waitingOn, counters(1).reserved]).toEqual([[], 0]);
   });
+
+  it('notes, while watched, each cluster whose version moved once until drained (a planned pass refreshes only those)', () => {
+    const { clusters, ledger, record } = setup();
+    const moved = () => {
+      const out: number[] = [];
+      ledger.drainMoved((i) => out.push(i));
+      return out;
+    };
+    const r = record(rigid('r', 4), 1);
+    ledger.place(r);
+    // Not watched: nothing noted.
+    expect(moved()).toEqual([]);
+    ledger.watchChanges(true);
+    ledger.holdRigid(clusters[1]!, 4);
+    ledger.started(r);
+    expect(moved()).toEqual([1]);
+    expect(moved()).toEqual([]);
+    ledger.unaccount(r);
+    ledger.remove(r);
+    expect(moved()).toEqual([1]);
+  });
+
+  it("tells a cluster's availability watch once of each change to what availableFor reads, until it is seen", () => {
+    const { clusters } = setup();
+    const stale: ClusterState[] = [];
+    const s = clusters[0]!;
+    s.watchAvailability(stale);
+    // Joins at once: nothing was seen yet.
+    expect(stale).toEqual([s]);
+    stale.length = 0;
+    s.availabilitySeen();
+    s.background = 3;
+    s.nonPreemptible = 2;
+    expect(stale).toEqual([s]);
+    stale.length = 0;
+    s.availabilitySeen();
+    // A cluster going unreachable has nothing available: that is a change too.
+    s.reachable = false;
+    expect(stale).toEqual([s]);
+    stale.length = 0;
+    s.availabilitySeen();
+    s.reserve('w', 2);
+    expect(stale).toEqual([s]);
+    stale.length = 0;
+    s.availabilitySeen();
+    // The same value again changes nothing.
+    s.reachable = false;
+    s.background = 3;
+    expect(stale).toEqual([]);
+  });
 });
