@@ -38,7 +38,8 @@ export class Iteration {
   protected readonly actions: DbesAction[] = [];
   protected readonly started = new Set<string>();
   private computations = 0;
-  private lastSignature = '';
+  /** What the last dependencies were computed from. */
+  private depsInputs: DependencyInputs | undefined;
   private lastDeps = new Map<string, string[]>();
   private depsSchedule: StaticSchedule | undefined;
   private depsAt = -1;
@@ -127,15 +128,12 @@ export class Iteration {
     if (schedule === this.depsSchedule && this.depsAt === this.actions.length) return this.lastDeps;
     this.depsSchedule = schedule;
     this.depsAt = this.actions.length;
-    let signature = '';
-    for (const j of this.running) signature += `${j.id}:${j.size}:${j.end};`;
-    signature += '|';
-    for (const { job, start } of schedule.startLater) signature += `${job.id}@${start};`;
-    if (signature === this.lastSignature) return this.lastDeps;
+    if (this.depsInputs !== undefined && sameDependencyInputs(this.depsInputs, this.running, schedule))
+      return this.lastDeps;
     this.computations++;
     const deps = new Map<string, string[]>();
     for (const { job } of schedule.startLater) deps.set(job.id, dependenciesOf(schedule.plan, job.id, this.running));
-    this.lastSignature = signature;
+    this.depsInputs = dependencyInputs(this.running, schedule);
     this.lastDeps = deps;
     return deps;
   }
@@ -296,10 +294,14 @@ export class Iteration {
       plan.reserve({ id: s.job.id, n: s.job.need, start: s.start, duration: s.job.walltime });
     const later = new Set(schedule.startLater.map((s) => s.job.id));
     const now = this.state.now;
+    // What is free over a walltime from now is at most what is free now: a job larger than that is passed over
+    // without a search (on a full cluster, nearly every job).
+    let freeNow = plan.freeAt(now);
     for (const job of this.state.waiting) {
-      if (this.started.has(job.id) || later.has(job.id)) continue;
+      if (job.need > freeNow || this.started.has(job.id) || later.has(job.id)) continue;
       if (plan.freeBetween(now, now + job.walltime) < job.need) continue;
       plan.reserve({ id: job.id, n: job.need, start: now, duration: job.walltime });
+      freeNow = plan.freeAt(now);
       this.start(job, 'backfill');
     }
   }
@@ -419,4 +421,36 @@ export class Iteration {
 
 export function startLaterOf(schedule: StaticSchedule, deps: ReadonlyMap<string, readonly string[]>): StartLater[] {
   return schedule.startLater.map(({ job, start }) => ({ id: job.id, start, dependsOn: deps.get(job.id) ?? [] }));
+}
+
+/** What dependencies are computed from: the running jobs' sizes and ends, and the StartLater jobs' starts, in order. */
+interface DependencyInputs {
+  readonly running: ReadonlyArray<{ readonly id: string; readonly size: number; readonly end: number }>;
+  readonly startLater: ReadonlyArray<{ readonly id: string; readonly start: number }>;
+}
+
+function dependencyInputs(running: readonly DbesRunningJob[], schedule: StaticSchedule): DependencyInputs {
+  return {
+    running: running.map((j) => ({ id: j.id, size: j.size, end: j.end })),
+    startLater: schedule.startLater.map((s) => ({ id: s.job.id, start: s.start })),
+  };
+}
+
+function sameDependencyInputs(
+  last: DependencyInputs,
+  running: readonly DbesRunningJob[],
+  schedule: StaticSchedule,
+): boolean {
+  if (last.running.length !== running.length || last.startLater.length !== schedule.startLater.length) return false;
+  for (let i = 0; i < running.length; i++) {
+    const a = last.running[i]!;
+    const b = running[i]!;
+    if (a.id !== b.id || a.size !== b.size || a.end !== b.end) return false;
+  }
+  for (let i = 0; i < schedule.startLater.length; i++) {
+    const a = last.startLater[i]!;
+    const b = schedule.startLater[i]!;
+    if (a.id !== b.job.id || a.start !== b.start) return false;
+  }
+  return true;
 }

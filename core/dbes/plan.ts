@@ -52,13 +52,14 @@ export function staticSchedule(
       startNow.push(job);
       continue;
     }
-    const fit = plan.earliestFit(job.need, job.walltime, now);
-    if (!fit.fits) {
+    // Infinity: it never fits (larger than the capacity, or never free for long enough).
+    const start = plan.earliestStart(job.need, job.walltime, now);
+    if (start === Number.POSITIVE_INFINITY) {
       unreserved.push(job);
       continue;
     }
-    plan.reserve({ id: job.id, n: job.need, start: fit.start, duration: job.walltime });
-    startLater.push({ job, start: fit.start });
+    plan.reserve({ id: job.id, n: job.need, start, duration: job.walltime });
+    startLater.push({ job, start });
   }
   return { plan, startNow, startLater, unreserved };
 }
