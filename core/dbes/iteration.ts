@@ -112,6 +112,23 @@ export class Iteration {
   private scheduledAt = -1;
   private scheduledSizes = -1;
 
+  /**
+   * The running jobs with `schedule`'s StartLater reservations, as a plan: the schedule's own plan while it is the
+   * current one and holds no other reservation (no StartNow job), else built. A caller that reserves in it acts
+   * (starts a job) right after, which makes the schedule no longer current.
+   */
+  protected laterPlan(schedule: StaticSchedule): AvailabilityProfile {
+    const current =
+      schedule === this.lastSchedule &&
+      this.scheduledAt === this.actions.length &&
+      this.scheduledSizes === this.sizes();
+    if (current && schedule.startNow.length === 0) return schedule.plan;
+    const plan = runningPlan(this.state, this.running);
+    for (const s of schedule.startLater)
+      plan.reserve({ id: s.job.id, n: s.job.need, start: s.start, duration: s.job.walltime });
+    return plan;
+  }
+
   /** The running jobs' sizes summed (a grant changes them before its action is listed). */
   private sizes(): number {
     let n = 0;
@@ -252,9 +269,7 @@ export class Iteration {
       // StartLater reservation in place (at their starts of line 35), so an expansion never delays a StartLater job.
       // The plan is built again only once an action changed the running jobs.
       if (plan === undefined || plannedAt !== this.actions.length) {
-        plan = runningPlan(this.state, this.running);
-        for (const s of schedule.startLater)
-          plan.reserve({ id: s.job.id, n: s.job.need, start: s.start, duration: s.job.walltime });
+        plan = this.laterPlan(schedule);
         plannedAt = this.actions.length;
       }
       const fromIdle = Math.max(0, Math.min(room, plan.freeBetween(this.state.now, start), this.idle()));
@@ -289,9 +304,7 @@ export class Iteration {
 
   /** Decision: backfilled jobs are the waiting jobs without a reservation, started only where they fit now over their walltime with every StartLater reservation in place. */
   protected backfill(schedule: StaticSchedule): void {
-    const plan = runningPlan(this.state, this.running);
-    for (const s of schedule.startLater)
-      plan.reserve({ id: s.job.id, n: s.job.need, start: s.start, duration: s.job.walltime });
+    const plan = this.laterPlan(schedule);
     const later = new Set(schedule.startLater.map((s) => s.job.id));
     const now = this.state.now;
     // What is free over a walltime from now is at most what is free now: a job larger than that is passed over
