@@ -30,7 +30,7 @@ export class DbesScheduling implements SchedulingIteration {
   private readonly expansions = new Map<string, Expansion[]>();
   private readonly account = emptyFairnessAccount();
   /** What each cluster's last iteration started from (see `pass`). */
-  private readonly lastState: string[] = [];
+  private readonly lastInputs: Array<IterationInputs | undefined> = [];
   /** The last outcome per cluster (for tests and the console). */
   readonly outcomes: Array<DbesOutcome | undefined> = [];
   /** Evolving jobs' requests not yet decided, in the order they came (by job id: a later request replaces one). */
@@ -80,9 +80,14 @@ export class DbesScheduling implements SchedulingIteration {
       // Decision: an iteration whose inputs (capacity, running jobs' sizes and ends, the waiting jobs) are those the
       // last one on this cluster started from is skipped: its decisions were carried out already (this is where
       // dependencies are recomputed only when the state changed).
-      const key = signature(capacity[c]!, running[c]!, waiting[c]!, requests[c]!);
-      if (key === this.lastState[c]) continue;
-      this.lastState[c] = key;
+      const inputs: IterationInputs = {
+        capacity: capacity[c]!,
+        running: running[c]!,
+        waiting: waiting[c]!,
+        requests: requests[c]!,
+      };
+      if (sameInputs(inputs, this.lastInputs[c])) continue;
+      this.lastInputs[c] = inputs;
       const outcome = this.iterate({
         now,
         capacity: capacity[c]!,
@@ -167,6 +172,26 @@ export class DbesScheduling implements SchedulingIteration {
     // Each cluster's plan of its running jobs, built when a job has more than one cluster to choose from.
     const plans: Array<ReturnType<typeof runningPlan> | undefined> = [];
     const planOf = (c: number) => (plans[c] ??= runningPlan({ now, capacity: capacity[c]! }, running[c]!));
+    // The cluster where n processors are free earliest, the first at a tie; -1 when no cluster has n.
+    const earliest = (n: number, walltime: number): number => {
+      // One cluster: no plan to read.
+      if (clusters.length === 1) return n <= clusters[0]!.cluster.processors ? 0 : -1;
+      let best = -1;
+      let bestStart = Number.POSITIVE_INFINITY;
+      for (let c = 0; c < clusters.length; c++) {
+        if (n > clusters[c]!.cluster.processors) continue;
+        const start = planOf(c).earliestStart(n, walltime, now, bestStart);
+        if (best < 0 || start < bestStart) {
+          best = c;
+          bestStart = start;
+        }
+      }
+      return best;
+    };
+    // The cluster of an unpinned job, by its need. These plans hold only running jobs under a constant capacity, so
+    // what is free never falls from now on: the earliest start of n processors is the first time n are free,
+    // whatever the walltime, and every unpinned job of one need goes to the same cluster.
+    const byNeed = new Map<number, number>();
     for (const job of queue) {
       if (job.state !== 'queued') continue;
       // Without a pre-allocation an evolving job needs only its initial size to start.
@@ -181,32 +206,23 @@ export class DbesScheduling implements SchedulingIteration {
         continue;
       }
       const walltime = job.spec.walltime ?? Number.POSITIVE_INFINITY;
+      const need = job.need;
       const model: DbesWaitingJob = {
         id: job.id,
-        need: job.need,
+        need,
         walltime,
         malleable: job.malleable,
-        max: job.malleable ? job.max : job.need,
+        max: job.malleable ? job.max : need,
       };
       const pinned = job.spec.components[0]!.cluster;
-      const candidates =
-        pinned === undefined
-          ? clusters.map((_, c) => c)
-          : [this.host.grid.cluster(pinned)?.index ?? -1].filter((c) => c >= 0);
-      // One cluster to choose from: no plan to read.
-      if (candidates.length === 1 && job.need <= clusters[candidates[0]!]!.cluster.processors) {
-        out[candidates[0]!]!.push({ job, model });
-        continue;
-      }
-      let best = -1;
-      let bestStart = Number.POSITIVE_INFINITY;
-      for (const c of candidates) {
-        if (job.need > clusters[c]!.cluster.processors) continue;
-        const start = planOf(c).earliestStart(job.need, walltime, now, bestStart);
-        if (best < 0 || start < bestStart) {
-          best = c;
-          bestStart = start;
-        }
+      let best: number;
+      if (pinned !== undefined) {
+        // Its one cluster: no plan to read.
+        const c = this.host.grid.cluster(pinned)?.index ?? -1;
+        best = c >= 0 && need <= clusters[c]!.cluster.processors ? c : -1;
+      } else {
+        best = byNeed.get(need) ?? earliest(need, walltime);
+        byNeed.set(need, best);
       }
       if (best < 0) {
         this.host.failedTry(job, `no cluster has ${job.need} processors (dbes)`, now);
@@ -232,11 +248,16 @@ export class DbesScheduling implements SchedulingIteration {
     now: number,
   ): void {
     const host = this.host;
+    // The jobs the actions name: placed ones, and the waiting ones started (a queue may hold thousands).
     const jobs = new Map<string, JobRecord>();
-    for (const job of placed) jobs.set(job.id, job);
-    for (const { job } of waiting) jobs.set(job.id, job);
+    const starting = new Set<string>();
+    if (outcome.actions.length > 0) {
+      for (const job of placed) jobs.set(job.id, job);
+      for (const a of outcome.actions) if (a.kind === 'start') starting.add(a.jobId);
+    }
     const reserved = new Map(outcome.startLater.map((s) => [s.id, s]));
     for (const { job } of waiting) {
+      if (starting.has(job.id)) jobs.set(job.id, job);
       const s = reserved.get(job.id);
       if (s !== undefined) {
         job.plannedStart = { cluster: state.cluster.index, start: s.start };
@@ -348,19 +369,36 @@ export class DbesScheduling implements SchedulingIteration {
   }
 }
 
-function signature(
-  capacity: number,
-  running: readonly DbesRunningJob[],
-  waiting: ReadonlyArray<{ model: DbesWaitingJob }>,
-  requests: ReadonlyArray<{ job: JobRecord; processors: number }>,
-): string {
-  let s = `${capacity}|`;
-  for (const j of running) s += `${j.id}:${j.size}:${j.malleable ? 1 : 0}:${Math.round(j.end)};`;
-  s += '|';
-  for (const w of waiting) s += `${w.model.id};`;
-  s += '|';
-  for (const r of requests) s += `${r.job.id}+${r.processors};`;
-  return s;
+/** What an iteration on a cluster starts from. */
+interface IterationInputs {
+  readonly capacity: number;
+  readonly running: readonly DbesRunningJob[];
+  readonly waiting: ReadonlyArray<{ readonly model: DbesWaitingJob }>;
+  readonly requests: ReadonlyArray<{ readonly job: JobRecord; readonly processors: number }>;
+}
+
+/**
+ * Whether two iterations start from the same state: the capacity, the running jobs (size, whether resizable, end to
+ * the second), the waiting jobs and the evolving requests, in order. Compared field by field: a pass compares every
+ * cluster, most of them unchanged.
+ */
+function sameInputs(a: IterationInputs, b: IterationInputs | undefined): boolean {
+  if (b === undefined || a.capacity !== b.capacity) return false;
+  if (a.running.length !== b.running.length || a.waiting.length !== b.waiting.length) return false;
+  if (a.requests.length !== b.requests.length) return false;
+  for (let i = 0; i < a.running.length; i++) {
+    const x = a.running[i]!;
+    const y = b.running[i]!;
+    if (x.id !== y.id || x.size !== y.size || x.malleable !== y.malleable) return false;
+    if (Math.round(x.end) !== Math.round(y.end)) return false;
+  }
+  for (let i = 0; i < a.waiting.length; i++) if (a.waiting[i]!.model.id !== b.waiting[i]!.model.id) return false;
+  for (let i = 0; i < a.requests.length; i++) {
+    const x = a.requests[i]!;
+    const y = b.requests[i]!;
+    if (x.job.id !== y.job.id || x.processors !== y.processors) return false;
+  }
+  return true;
 }
 
 /**

@@ -38,7 +38,8 @@ export class Iteration {
   protected readonly actions: DbesAction[] = [];
   protected readonly started = new Set<string>();
   private computations = 0;
-  private lastSignature = '';
+  /** What the last dependencies were computed from. */
+  private depsInputs: DependencyInputs | undefined;
   private lastDeps = new Map<string, string[]>();
   private depsSchedule: StaticSchedule | undefined;
   private depsAt = -1;
@@ -111,6 +112,23 @@ export class Iteration {
   private scheduledAt = -1;
   private scheduledSizes = -1;
 
+  /**
+   * The running jobs with `schedule`'s StartLater reservations, as a plan: the schedule's own plan while it is the
+   * current one and holds no other reservation (no StartNow job), else built. A caller that reserves in it acts
+   * (starts a job) right after, which makes the schedule no longer current.
+   */
+  protected laterPlan(schedule: StaticSchedule): AvailabilityProfile {
+    const current =
+      schedule === this.lastSchedule &&
+      this.scheduledAt === this.actions.length &&
+      this.scheduledSizes === this.sizes();
+    if (current && schedule.startNow.length === 0) return schedule.plan;
+    const plan = runningPlan(this.state, this.running);
+    for (const s of schedule.startLater)
+      plan.reserve({ id: s.job.id, n: s.job.need, start: s.start, duration: s.job.walltime });
+    return plan;
+  }
+
   /** The running jobs' sizes summed (a grant changes them before its action is listed). */
   private sizes(): number {
     let n = 0;
@@ -127,15 +145,12 @@ export class Iteration {
     if (schedule === this.depsSchedule && this.depsAt === this.actions.length) return this.lastDeps;
     this.depsSchedule = schedule;
     this.depsAt = this.actions.length;
-    let signature = '';
-    for (const j of this.running) signature += `${j.id}:${j.size}:${j.end};`;
-    signature += '|';
-    for (const { job, start } of schedule.startLater) signature += `${job.id}@${start};`;
-    if (signature === this.lastSignature) return this.lastDeps;
+    if (this.depsInputs !== undefined && sameDependencyInputs(this.depsInputs, this.running, schedule))
+      return this.lastDeps;
     this.computations++;
     const deps = new Map<string, string[]>();
     for (const { job } of schedule.startLater) deps.set(job.id, dependenciesOf(schedule.plan, job.id, this.running));
-    this.lastSignature = signature;
+    this.depsInputs = dependencyInputs(this.running, schedule);
     this.lastDeps = deps;
     return deps;
   }
@@ -254,9 +269,7 @@ export class Iteration {
       // StartLater reservation in place (at their starts of line 35), so an expansion never delays a StartLater job.
       // The plan is built again only once an action changed the running jobs.
       if (plan === undefined || plannedAt !== this.actions.length) {
-        plan = runningPlan(this.state, this.running);
-        for (const s of schedule.startLater)
-          plan.reserve({ id: s.job.id, n: s.job.need, start: s.start, duration: s.job.walltime });
+        plan = this.laterPlan(schedule);
         plannedAt = this.actions.length;
       }
       const fromIdle = Math.max(0, Math.min(room, plan.freeBetween(this.state.now, start), this.idle()));
@@ -291,15 +304,17 @@ export class Iteration {
 
   /** Decision: backfilled jobs are the waiting jobs without a reservation, started only where they fit now over their walltime with every StartLater reservation in place. */
   protected backfill(schedule: StaticSchedule): void {
-    const plan = runningPlan(this.state, this.running);
-    for (const s of schedule.startLater)
-      plan.reserve({ id: s.job.id, n: s.job.need, start: s.start, duration: s.job.walltime });
+    const plan = this.laterPlan(schedule);
     const later = new Set(schedule.startLater.map((s) => s.job.id));
     const now = this.state.now;
+    // What is free over a walltime from now is at most what is free now: a job larger than that is passed over
+    // without a search (on a full cluster, nearly every job).
+    let freeNow = plan.freeAt(now);
     for (const job of this.state.waiting) {
-      if (this.started.has(job.id) || later.has(job.id)) continue;
+      if (job.need > freeNow || this.started.has(job.id) || later.has(job.id)) continue;
       if (plan.freeBetween(now, now + job.walltime) < job.need) continue;
       plan.reserve({ id: job.id, n: job.need, start: now, duration: job.walltime });
+      freeNow = plan.freeAt(now);
       this.start(job, 'backfill');
     }
   }
@@ -419,4 +434,36 @@ export class Iteration {
 
 export function startLaterOf(schedule: StaticSchedule, deps: ReadonlyMap<string, readonly string[]>): StartLater[] {
   return schedule.startLater.map(({ job, start }) => ({ id: job.id, start, dependsOn: deps.get(job.id) ?? [] }));
+}
+
+/** What dependencies are computed from: the running jobs' sizes and ends, and the StartLater jobs' starts, in order. */
+interface DependencyInputs {
+  readonly running: ReadonlyArray<{ readonly id: string; readonly size: number; readonly end: number }>;
+  readonly startLater: ReadonlyArray<{ readonly id: string; readonly start: number }>;
+}
+
+function dependencyInputs(running: readonly DbesRunningJob[], schedule: StaticSchedule): DependencyInputs {
+  return {
+    running: running.map((j) => ({ id: j.id, size: j.size, end: j.end })),
+    startLater: schedule.startLater.map((s) => ({ id: s.job.id, start: s.start })),
+  };
+}
+
+function sameDependencyInputs(
+  last: DependencyInputs,
+  running: readonly DbesRunningJob[],
+  schedule: StaticSchedule,
+): boolean {
+  if (last.running.length !== running.length || last.startLater.length !== schedule.startLater.length) return false;
+  for (let i = 0; i < running.length; i++) {
+    const a = last.running[i]!;
+    const b = running[i]!;
+    if (a.id !== b.id || a.size !== b.size || a.end !== b.end) return false;
+  }
+  for (let i = 0; i < schedule.startLater.length; i++) {
+    const a = last.startLater[i]!;
+    const b = schedule.startLater[i]!;
+    if (a.id !== b.job.id || a.start !== b.start) return false;
+  }
+  return true;
 }

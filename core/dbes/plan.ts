@@ -3,6 +3,7 @@
 // left to backfilling. And the dependency analysis: the running job(s) after whose end all of a StartLater job's
 // processors are free.
 import { AvailabilityProfile } from '../plan/availability.js';
+import { earliestStart } from '../time/profile.js';
 import type { DbesCluster, DbesRunningJob, DbesWaitingJob } from './model.js';
 
 export interface StaticSchedule {
@@ -52,13 +53,15 @@ export function staticSchedule(
       startNow.push(job);
       continue;
     }
-    const fit = plan.earliestFit(job.need, job.walltime, now);
-    if (!fit.fits) {
+    // Infinity: it never fits (larger than the capacity, or never free for long enough). One forward scan of the
+    // free processors: the plan's indexed search would index them again after every reservation made here.
+    const start = job.need === 0 ? now : earliestStart(plan.free, now, job.walltime, job.need);
+    if (start === Number.POSITIVE_INFINITY) {
       unreserved.push(job);
       continue;
     }
-    plan.reserve({ id: job.id, n: job.need, start: fit.start, duration: job.walltime });
-    startLater.push({ job, start: fit.start });
+    plan.reserve({ id: job.id, n: job.need, start, duration: job.walltime });
+    startLater.push({ job, start });
   }
   return { plan, startNow, startLater, unreserved };
 }
