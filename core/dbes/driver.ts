@@ -197,7 +197,7 @@ export class DbesScheduling implements SchedulingIteration {
     // The cluster of an unpinned job, by its need. These plans hold only running jobs under a constant capacity, so
     // what is free never falls from now on: the earliest start of n processors is the first time n are free,
     // whatever the walltime, and every unpinned job of one need goes to the same cluster.
-    const byNeed = new Map<number, number>();
+    let byNeed: Map<number, number> | undefined;
     for (const job of queue) {
       if (job.state !== 'queued') continue;
       // Without a pre-allocation an evolving job needs only its initial size to start.
@@ -233,6 +233,7 @@ export class DbesScheduling implements SchedulingIteration {
         const c = this.host.grid.cluster(pinned)?.index ?? -1;
         best = c >= 0 && need <= clusters[c]!.cluster.processors ? c : -1;
       } else {
+        byNeed ??= new Map();
         best = byNeed.get(need) ?? earliest(need, walltime);
         byNeed.set(need, best);
       }
