@@ -4,7 +4,7 @@
 // which waiting job an expansion was made). It keeps, per job, which of its processors were given for whom.
 import type { IterationHost, SchedulingIteration } from '../malleability/iteration.js';
 import type { PolicyProcedure } from '../malleability/policy.js';
-import { placedHolding } from '../plan/holding.js';
+import { heldProcessors, holdingEnd } from '../plan/holding.js';
 import type { ClusterState } from '../scheduler/cluster-state.js';
 import type { JobRecord } from '../scheduler/job-record.js';
 import { dbesIteration } from './iteration.js';
@@ -29,6 +29,8 @@ export class DbesScheduling implements SchedulingIteration {
   /** Each running malleable job's expansions, oldest first. */
   private readonly expansions = new Map<string, Expansion[]>();
   private readonly account = emptyFairnessAccount();
+  /** Each waiting job's model, kept while it waits (see `assign`). */
+  private readonly waitingModels = new WeakMap<JobRecord, DbesWaitingJob>();
   /** What each cluster's last iteration started from (see `pass`). */
   private readonly lastInputs: Array<IterationInputs | undefined> = [];
   /** The last outcome per cluster (for tests and the console). */
@@ -92,7 +94,7 @@ export class DbesScheduling implements SchedulingIteration {
         now,
         capacity: capacity[c]!,
         running: running[c]!,
-        waiting: waiting[c]!.map((w) => w.model),
+        waiting: waiting[c]!.models,
         // Decision: the paper's users are not in the model; each evolving job is its own user for the per-user budget.
         requests: requests[c]!.map((r) => ({ jobId: r.job.id, processors: r.processors, user: r.job.id })),
         reservationDepth: depth,
@@ -101,7 +103,7 @@ export class DbesScheduling implements SchedulingIteration {
         runtime: host.runtimeAt,
       });
       this.outcomes[c] = outcome;
-      this.apply(state, outcome, placed[c]!, waiting[c]!, now);
+      this.apply(state, outcome, placed[c]!, waiting[c]!.jobs, now);
     }
   }
 
@@ -112,44 +114,48 @@ export class DbesScheduling implements SchedulingIteration {
    * more than asked) are dropped, the latest first.
    */
   private model(job: JobRecord, now: number): DbesRunningJob {
-    const h = placedHolding(job, job.components[0]?.processors ?? 0, now, this.host.runtimeAt);
+    const n = heldProcessors(job, job.components[0]?.processors ?? 0);
+    const end = holdingEnd(job, now, this.host.runtimeAt);
     const resizable =
       job.malleable && job.state === 'running' && job.releasing === 0 && job.pendingGrow === 0 && job.claimed === 0;
     const started = Number.isFinite(job.startTime) ? job.startTime : now;
     if (!resizable)
       return {
         id: job.id,
-        size: h.n,
-        min: h.n,
-        max: h.n,
+        size: n,
+        min: n,
+        max: n,
         malleable: false,
-        end: h.end,
+        end,
         started,
         deadline: deadline(job),
         expansions: [],
       };
-    const extra = Math.max(0, h.n - job.min);
-    const list = (this.expansions.get(job.id) ?? []).map((e) => ({ ...e }));
-    let sum = list.reduce((s, e) => s + e.processors, 0);
-    while (sum > extra && list.length > 0) {
-      const last = list[list.length - 1]!;
-      const k = Math.min(last.processors, sum - extra);
-      last.processors -= k;
-      sum -= k;
-      if (last.processors === 0) list.pop();
+    const extra = Math.max(0, n - job.min);
+    let list = this.expansions.get(job.id);
+    let sum = 0;
+    if (list !== undefined) for (const e of list) sum += e.processors;
+    // The recorded expansions, shared with the model while they sum to what the job holds above its minimum (the
+    // iteration works on its own copy); otherwise made to.
+    if (list === undefined || sum !== extra) {
+      list = (list ?? []).map((e) => ({ ...e }));
+      while (sum > extra && list.length > 0) {
+        const last = list[list.length - 1]!;
+        const k = Math.min(last.processors, sum - extra);
+        last.processors -= k;
+        sum -= k;
+        if (last.processors === 0) list.pop();
+      }
+      if (sum < extra) list.unshift({ processors: extra - sum, step: 2, forJob: undefined });
+      this.expansions.set(job.id, list);
     }
-    if (sum < extra) list.unshift({ processors: extra - sum, step: 2, forJob: undefined });
-    this.expansions.set(
-      job.id,
-      list.map((e) => ({ ...e })),
-    );
     return {
       id: job.id,
-      size: h.n,
+      size: n,
       min: job.min,
-      max: Math.max(h.n, job.cap),
+      max: Math.max(n, job.cap),
       malleable: true,
-      end: h.end,
+      end,
       started,
       deadline: deadline(job),
       expansions: list,
@@ -166,9 +172,9 @@ export class DbesScheduling implements SchedulingIteration {
     running: DbesRunningJob[][],
     capacity: number[],
     now: number,
-  ): Array<Array<{ job: JobRecord; model: DbesWaitingJob }>> {
+  ): WaitingOn[] {
     const clusters = this.host.clusters;
-    const out = clusters.map((): Array<{ job: JobRecord; model: DbesWaitingJob }> => []);
+    const out = clusters.map((): WaitingOn => ({ jobs: [], models: [] }));
     // Each cluster's plan of its running jobs, built when a job has more than one cluster to choose from.
     const plans: Array<ReturnType<typeof runningPlan> | undefined> = [];
     const planOf = (c: number) => (plans[c] ??= runningPlan({ now, capacity: capacity[c]! }, running[c]!));
@@ -191,7 +197,7 @@ export class DbesScheduling implements SchedulingIteration {
     // The cluster of an unpinned job, by its need. These plans hold only running jobs under a constant capacity, so
     // what is free never falls from now on: the earliest start of n processors is the first time n are free,
     // whatever the walltime, and every unpinned job of one need goes to the same cluster.
-    const byNeed = new Map<number, number>();
+    let byNeed: Map<number, number> | undefined;
     for (const job of queue) {
       if (job.state !== 'queued') continue;
       // Without a pre-allocation an evolving job needs only its initial size to start.
@@ -207,13 +213,19 @@ export class DbesScheduling implements SchedulingIteration {
       }
       const walltime = job.spec.walltime ?? Number.POSITIVE_INFINITY;
       const need = job.need;
-      const model: DbesWaitingJob = {
-        id: job.id,
-        need,
-        walltime,
-        malleable: job.malleable,
-        max: job.malleable ? job.max : need,
-      };
+      const max = job.malleable ? job.max : need;
+      // A job waits through many passes: its model is made again only when what it reads changed.
+      let model = this.waitingModels.get(job);
+      if (
+        model === undefined ||
+        model.need !== need ||
+        model.walltime !== walltime ||
+        model.malleable !== job.malleable ||
+        model.max !== max
+      ) {
+        model = { id: job.id, need, walltime, malleable: job.malleable, max };
+        this.waitingModels.set(job, model);
+      }
       const pinned = job.spec.components[0]!.cluster;
       let best: number;
       if (pinned !== undefined) {
@@ -221,6 +233,7 @@ export class DbesScheduling implements SchedulingIteration {
         const c = this.host.grid.cluster(pinned)?.index ?? -1;
         best = c >= 0 && need <= clusters[c]!.cluster.processors ? c : -1;
       } else {
+        byNeed ??= new Map();
         best = byNeed.get(need) ?? earliest(need, walltime);
         byNeed.set(need, best);
       }
@@ -228,7 +241,8 @@ export class DbesScheduling implements SchedulingIteration {
         this.host.failedTry(job, `no cluster has ${job.need} processors (dbes)`, now);
         continue;
       }
-      out[best]!.push({ job, model });
+      out[best]!.jobs.push(job);
+      out[best]!.models.push(model);
     }
     return out;
   }
@@ -244,7 +258,7 @@ export class DbesScheduling implements SchedulingIteration {
     state: ClusterState,
     outcome: DbesOutcome,
     placed: readonly JobRecord[],
-    waiting: ReadonlyArray<{ job: JobRecord }>,
+    waiting: readonly JobRecord[],
     now: number,
   ): void {
     const host = this.host;
@@ -256,7 +270,7 @@ export class DbesScheduling implements SchedulingIteration {
       for (const a of outcome.actions) if (a.kind === 'start') starting.add(a.jobId);
     }
     const reserved = new Map(outcome.startLater.map((s) => [s.id, s]));
-    for (const { job } of waiting) {
+    for (const job of waiting) {
       if (starting.has(job.id)) jobs.set(job.id, job);
       const s = reserved.get(job.id);
       if (s !== undefined) {
@@ -369,11 +383,17 @@ export class DbesScheduling implements SchedulingIteration {
   }
 }
 
+/** The waiting jobs assigned to a cluster, in priority order, and their models (the same order). */
+interface WaitingOn {
+  readonly jobs: JobRecord[];
+  readonly models: DbesWaitingJob[];
+}
+
 /** What an iteration on a cluster starts from. */
 interface IterationInputs {
   readonly capacity: number;
   readonly running: readonly DbesRunningJob[];
-  readonly waiting: ReadonlyArray<{ readonly model: DbesWaitingJob }>;
+  readonly waiting: WaitingOn;
   readonly requests: ReadonlyArray<{ readonly job: JobRecord; readonly processors: number }>;
 }
 
@@ -384,7 +404,9 @@ interface IterationInputs {
  */
 function sameInputs(a: IterationInputs, b: IterationInputs | undefined): boolean {
   if (b === undefined || a.capacity !== b.capacity) return false;
-  if (a.running.length !== b.running.length || a.waiting.length !== b.waiting.length) return false;
+  const waiting = a.waiting.models;
+  const lastWaiting = b.waiting.models;
+  if (a.running.length !== b.running.length || waiting.length !== lastWaiting.length) return false;
   if (a.requests.length !== b.requests.length) return false;
   for (let i = 0; i < a.running.length; i++) {
     const x = a.running[i]!;
@@ -392,7 +414,7 @@ function sameInputs(a: IterationInputs, b: IterationInputs | undefined): boolean
     if (x.id !== y.id || x.size !== y.size || x.malleable !== y.malleable) return false;
     if (Math.round(x.end) !== Math.round(y.end)) return false;
   }
-  for (let i = 0; i < a.waiting.length; i++) if (a.waiting[i]!.model.id !== b.waiting[i]!.model.id) return false;
+  for (let i = 0; i < waiting.length; i++) if (waiting[i]!.id !== lastWaiting[i]!.id) return false;
   for (let i = 0; i < a.requests.length; i++) {
     const x = a.requests[i]!;
     const y = b.requests[i]!;

@@ -39,7 +39,7 @@ export class Iteration {
   protected readonly started = new Set<string>();
   private computations = 0;
   /** What the last dependencies were computed from. */
-  private depsInputs: DependencyInputs | undefined;
+  private readonly depsInputs = new DependencyInputs();
   private lastDeps = new Map<string, string[]>();
   private depsSchedule: StaticSchedule | undefined;
   private depsAt = -1;
@@ -145,12 +145,11 @@ export class Iteration {
     if (schedule === this.depsSchedule && this.depsAt === this.actions.length) return this.lastDeps;
     this.depsSchedule = schedule;
     this.depsAt = this.actions.length;
-    if (this.depsInputs !== undefined && sameDependencyInputs(this.depsInputs, this.running, schedule))
-      return this.lastDeps;
+    if (this.computations > 0 && this.depsInputs.same(this.running, schedule)) return this.lastDeps;
     this.computations++;
     const deps = new Map<string, string[]>();
     for (const { job } of schedule.startLater) deps.set(job.id, dependenciesOf(schedule.plan, job.id, this.running));
-    this.depsInputs = dependencyInputs(this.running, schedule);
+    this.depsInputs.record(this.running, schedule);
     this.lastDeps = deps;
     return deps;
   }
@@ -436,34 +435,44 @@ export function startLaterOf(schedule: StaticSchedule, deps: ReadonlyMap<string,
   return schedule.startLater.map(({ job, start }) => ({ id: job.id, start, dependsOn: deps.get(job.id) ?? [] }));
 }
 
-/** What dependencies are computed from: the running jobs' sizes and ends, and the StartLater jobs' starts, in order. */
-interface DependencyInputs {
-  readonly running: ReadonlyArray<{ readonly id: string; readonly size: number; readonly end: number }>;
-  readonly startLater: ReadonlyArray<{ readonly id: string; readonly start: number }>;
-}
+/**
+ * What dependencies were last computed from: the running jobs' sizes and ends, and the StartLater jobs' starts, in
+ * order; kept in arrays reused from one computation to the next.
+ */
+class DependencyInputs {
+  private readonly ids: string[] = [];
+  private readonly values: number[] = [];
+  private running = -1;
 
-function dependencyInputs(running: readonly DbesRunningJob[], schedule: StaticSchedule): DependencyInputs {
-  return {
-    running: running.map((j) => ({ id: j.id, size: j.size, end: j.end })),
-    startLater: schedule.startLater.map((s) => ({ id: s.job.id, start: s.start })),
-  };
-}
+  same(running: readonly DbesRunningJob[], schedule: StaticSchedule): boolean {
+    const later = schedule.startLater;
+    if (this.running !== running.length || this.ids.length !== running.length + later.length) return false;
+    for (let i = 0; i < running.length; i++) {
+      const j = running[i]!;
+      if (this.ids[i] !== j.id || this.values[2 * i] !== j.size || this.values[2 * i + 1] !== j.end) return false;
+    }
+    const k = running.length;
+    for (let i = 0; i < later.length; i++)
+      if (this.ids[k + i] !== later[i]!.job.id || this.values[2 * (k + i)] !== later[i]!.start) return false;
+    return true;
+  }
 
-function sameDependencyInputs(
-  last: DependencyInputs,
-  running: readonly DbesRunningJob[],
-  schedule: StaticSchedule,
-): boolean {
-  if (last.running.length !== running.length || last.startLater.length !== schedule.startLater.length) return false;
-  for (let i = 0; i < running.length; i++) {
-    const a = last.running[i]!;
-    const b = running[i]!;
-    if (a.id !== b.id || a.size !== b.size || a.end !== b.end) return false;
+  record(running: readonly DbesRunningJob[], schedule: StaticSchedule): void {
+    const later = schedule.startLater;
+    this.running = running.length;
+    this.ids.length = running.length + later.length;
+    this.values.length = 2 * this.ids.length;
+    for (let i = 0; i < running.length; i++) {
+      const j = running[i]!;
+      this.ids[i] = j.id;
+      this.values[2 * i] = j.size;
+      this.values[2 * i + 1] = j.end;
+    }
+    const k = running.length;
+    for (let i = 0; i < later.length; i++) {
+      this.ids[k + i] = later[i]!.job.id;
+      this.values[2 * (k + i)] = later[i]!.start;
+      this.values[2 * (k + i) + 1] = 0;
+    }
   }
-  for (let i = 0; i < schedule.startLater.length; i++) {
-    const a = last.startLater[i]!;
-    const b = schedule.startLater[i]!;
-    if (a.id !== b.job.id || a.start !== b.start) return false;
-  }
-  return true;
 }

@@ -10,8 +10,6 @@ export interface StaticSchedule {
   readonly plan: AvailabilityProfile;
   readonly startNow: DbesWaitingJob[];
   readonly startLater: Array<{ readonly job: DbesWaitingJob; readonly start: number }>;
-  /** Waiting jobs with no reservation: candidates for backfilling. */
-  readonly unreserved: DbesWaitingJob[];
 }
 
 /** The plan of the running jobs: each holds its size until its estimated end. */
@@ -41,13 +39,9 @@ export function staticSchedule(
   const now = state.now;
   const startNow: DbesWaitingJob[] = [];
   const startLater: Array<{ job: DbesWaitingJob; start: number }> = [];
-  const unreserved: DbesWaitingJob[] = [];
   for (const job of state.waiting) {
     if (skip?.has(job.id)) continue;
-    if (startLater.length >= state.reservationDepth) {
-      unreserved.push(job);
-      continue;
-    }
+    if (startLater.length >= state.reservationDepth) break;
     if (plan.freeBetween(now, now + job.walltime) >= job.need) {
       plan.reserve({ id: job.id, n: job.need, start: now, duration: job.walltime });
       startNow.push(job);
@@ -56,14 +50,11 @@ export function staticSchedule(
     // Infinity: it never fits (larger than the capacity, or never free for long enough). One forward scan of the
     // free processors: the plan's indexed search would index them again after every reservation made here.
     const start = job.need === 0 ? now : earliestStart(plan.free, now, job.walltime, job.need);
-    if (start === Number.POSITIVE_INFINITY) {
-      unreserved.push(job);
-      continue;
-    }
+    if (start === Number.POSITIVE_INFINITY) continue;
     plan.reserve({ id: job.id, n: job.need, start, duration: job.walltime });
     startLater.push({ job, start });
   }
-  return { plan, startNow, startLater, unreserved };
+  return { plan, startNow, startLater };
 }
 
 /**
@@ -75,8 +66,12 @@ export function staticSchedule(
 export function dependenciesOf(plan: AvailabilityProfile, jobId: string, running: readonly DbesRunningJob[]): string[] {
   const r = plan.reservation(jobId);
   if (r === undefined) return [];
-  const needed = new Set(plan.reservationWaitsFor(jobId));
-  return running.filter((j) => needed.has(j.id) && j.end === r.start).map((j) => j.id);
+  const needed = plan.reservationWaitsFor(jobId);
+  if (needed.length === 0) return [];
+  // Ending at its start first: few jobs do, and only they are looked up among the needed.
+  const out: string[] = [];
+  for (const j of running) if (j.end === r.start && needed.includes(j.id)) out.push(j.id);
+  return out;
 }
 
 /** A job's estimated end once resized to `size`: the work left runs at the new size's speed. */
