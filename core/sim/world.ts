@@ -311,7 +311,10 @@ export class SimWorld {
    * A poll that would change nothing: the first action of its instant and the only one due then (so no other work
    * shares the instant), a scheduler with no job waiting, no pass or timer due, and only jobs that cannot change size
    * running, on clusters whose status it already knows. Its pass could only find the same state again (no job to try,
-   * none to grow), so skipping it changes no decision, only the count of poll rounds, which no decision reads.
+   * none to grow), so skipping it changes no decision.
+   * Decision: what it does change is not read by a one-shot run: the poll round's number (compared only for equality,
+   * and no job is waiting to compare it) and the clusters' time of last poll (shown by a hosted grid's console, which
+   * never skips: see skipIdlePolls).
    */
   private idlePoll(): boolean {
     const now = this.engine.now;
