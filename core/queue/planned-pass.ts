@@ -10,6 +10,7 @@ import { KeptHoldings } from '../plan/kept-holdings.js';
 import type { JobRecord } from '../scheduler/job-record.js';
 import type { PlacementQueue, TryOutcome } from './placement-queue.js';
 import {
+  FEW_CLUSTERS,
   hasRoom,
   type ClusterRoom,
   type QueuePass,
@@ -310,7 +311,10 @@ export class PlannedPass {
       this.settleAll(now);
       return kept;
     }
-    if (host.drainMoved === undefined) {
+    // Decision: on a few clusters, looking at each costs less than telling which moved (their lists are not drained).
+    if (host.drainMoved === undefined || count <= FEW_CLUSTERS) {
+      // Every cluster is looked at: what came due needs no telling (taken out, so that the heap does not grow).
+      this.due.popDue(now, () => {});
       for (let i = 0; i < count; i++) {
         this.refreshCluster(i, now);
         this.settle(i, now);
@@ -498,7 +502,8 @@ export class PlannedPass {
    */
   private mostAvailable(job: JobRecord, room: ClusterRoom): number | undefined {
     const host = this.host;
-    if (this.passPlans === undefined || room.most < 0 || this.pastEnd > 0) return undefined;
+    if (this.passPlans === undefined || this.passPlans.length <= FEW_CLUSTERS || room.most < 0 || this.pastEnd > 0)
+      return undefined;
     if (host.roomAtLeastAvailable === undefined || !host.roomAtLeastAvailable(job)) return undefined;
     if (host.drainMoved === undefined || this.built.length > MOST_BUILT_ASKED) return undefined;
     host.drainMoved((i) => {

@@ -120,6 +120,9 @@ export function candidateClusters(job: WaitingJob, view: QueueView): number[] {
   return all;
 }
 
+/** Up to this many clusters, a job's room is asked of every cluster (see roomOverWalltime): no index pays there. */
+export const FEW_CLUSTERS = 8;
+
 /** Room now on each cluster for a job: what its plan has free over the job's whole walltime from now, or 0. */
 export function roomOverWalltime(job: WaitingJob, view: QueueView): ClusterRoom {
   const free = (c: number): number =>
@@ -131,7 +134,8 @@ export function roomOverWalltime(job: WaitingJob, view: QueueView): ClusterRoom 
     const room = free(pinned);
     return room >= job.need ? { on: (c) => (c === pinned ? room : 0), most: pinned } : NO_ROOM;
   }
-  const most = view.mostFreeFromNow?.(job.walltime);
+  // Decision: on a few clusters, asking each costs no more than the index (and asks the one it names only once).
+  const most = view.clusterCount > FEW_CLUSTERS ? view.mostFreeFromNow?.(job.walltime) : undefined;
   if (most !== undefined) {
     // Read cluster by cluster when asked: what the index says is the most is enough to tell whether any has room.
     if (most < 0 || free(most) < job.need) return NO_ROOM;

@@ -3,6 +3,8 @@
 
 type Action = () => void;
 
+const spent: Action = () => undefined;
+
 export class EventEngine {
   now = 0;
   private times: number[] = [];
@@ -16,21 +18,23 @@ export class EventEngine {
    */
   private readonly immediate: Action[] = [];
   private immediateHead = 0;
+  /** Actions in `immediate` (its slots past this are spent; the array is kept, not truncated, so its room is reused). */
+  private immediateCount = 0;
   processed = 0;
 
   get pending(): number {
-    return this.times.length + this.immediate.length - this.immediateHead;
+    return this.times.length + this.immediateCount - this.immediateHead;
   }
 
   nextTime(): number {
-    if (this.immediateHead < this.immediate.length) return this.now;
+    if (this.immediateHead < this.immediateCount) return this.now;
     return this.times.length ? this.times[0]! : Number.POSITIVE_INFINITY;
   }
 
   /** Runs `action` at virtual time `t` (never before now). */
   at(t: number, action: Action): void {
     if (!(t > this.now)) {
-      this.immediate.push(action);
+      this.immediate[this.immediateCount++] = action;
       return;
     }
     let i = this.times.length;
@@ -54,10 +58,12 @@ export class EventEngine {
   /** Pops and runs the next action; false when none is left. */
   step(): boolean {
     const n = this.times.length;
-    if (this.immediateHead < this.immediate.length && (n === 0 || this.times[0]! > this.now)) {
-      const action = this.immediate[this.immediateHead++]!;
-      if (this.immediateHead === this.immediate.length) {
-        this.immediate.length = 0;
+    if (this.immediateHead < this.immediateCount && (n === 0 || this.times[0]! > this.now)) {
+      const action = this.immediate[this.immediateHead]!;
+      // The spent slot lets its action go (a closure may hold a finished job's state).
+      this.immediate[this.immediateHead++] = spent;
+      if (this.immediateHead === this.immediateCount) {
+        this.immediateCount = 0;
         this.immediateHead = 0;
       }
       this.processed++;

@@ -91,15 +91,21 @@ export class SimWorld {
     const random = new Random(config.seed);
     // Messages from the clusters and applications reach the scheduler after the call that caused them, in order,
     // through one inbox drained by a single engine action (a poll of 50 clusters is one action, not 50).
-    const inbox: InboundMessage[] = [];
+    // The array is kept between drains (truncating it would give its room back, to be taken again at the next message).
+    const inbox: Array<InboundMessage | undefined> = [];
+    let queued = 0;
     let draining = false;
     const drain = () => {
-      for (let i = 0; i < inbox.length; i++) this.scheduler.receive(inbox[i]!, this.engine.now);
-      inbox.length = 0;
+      for (let i = 0; i < queued; i++) {
+        const message = inbox[i]!;
+        inbox[i] = undefined;
+        this.scheduler.receive(message, this.engine.now);
+      }
+      queued = 0;
       draining = false;
     };
     const deliver = (message: InboundMessage) => {
-      inbox.push(message);
+      inbox[queued++] = message;
       if (!draining) {
         draining = true;
         this.engine.soon(drain);
@@ -305,7 +311,10 @@ export class SimWorld {
    * A poll that would change nothing: the first action of its instant and the only one due then (so no other work
    * shares the instant), a scheduler with no job waiting, no pass or timer due, and only jobs that cannot change size
    * running, on clusters whose status it already knows. Its pass could only find the same state again (no job to try,
-   * none to grow), so skipping it changes no decision, only the count of poll rounds, which no decision reads.
+   * none to grow), so skipping it changes no decision.
+   * Decision: what it does change is not read by a one-shot run: the poll round's number (compared only for equality,
+   * and no job is waiting to compare it) and the clusters' time of last poll (shown by a hosted grid's console, which
+   * never skips: see skipIdlePolls).
    */
   private idlePoll(): boolean {
     const now = this.engine.now;

@@ -17,7 +17,8 @@ import { JobRecord } from '../../core/scheduler/job-record.js';
 import { CapacityLedger } from '../../core/scheduler/ledger.js';
 import { grid } from '../support/harness.js';
 
-const g = grid({ a: 64, b: 48, c: 32 });
+// Three clusters the jobs use, and nine more: past FEW_CLUSTERS, a kept pass refreshes only the clusters that moved.
+const g = grid({ a: 64, b: 48, c: 32, ...Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`idle${i}`, 16])) });
 
 type Op =
   | {

@@ -102,6 +102,42 @@ const sleeper = (jobId: string, seconds = 60) => ({
   tag: `concertina:${jobId}`,
 });
 
+/**
+ * A malleable job `mall` of `processors` started on `system` by a manager whose monotonic clock the test moves
+ * (`clock.ms`, settleMs 60 s); `status()` asks for the cluster's status and returns it.
+ */
+async function malleableStarted(system: LocalSystem, workRoot: string, processors: number) {
+  const log = new MessageLog();
+  const clock = { ms: 0 };
+  const m = manager(log, {
+    runner: local,
+    system,
+    workRoot,
+    isMalleable: () => true,
+    monotonicMs: () => clock.ms,
+    settleMs: 60_000,
+    watchIntervalMs: 600_000,
+    idleWatchIntervalMs: 600_000,
+  });
+  const status = async () => {
+    const before = log.of('status').length;
+    m.poll();
+    await expect.poll(() => log.of('status').length, { timeout: 10_000 }).toBe(before + 1);
+    return log.of('status').at(-1)!.status;
+  };
+  m.submit({ ...sleeper('mall'), processors });
+  await expect
+    .poll(
+      async () => {
+        await m.refresh();
+        return log.of('started', 'mall').length;
+      },
+      { timeout: 10_000 },
+    )
+    .toBe(1);
+  return { m, clock, status };
+}
+
 describe('BatchLocalManager under faults', () => {
   it('finds a submission whose answer was lost by its name, and submits nothing twice', async () => {
     const log = new MessageLog();
@@ -483,40 +519,13 @@ describe('BatchLocalManager under faults', () => {
     }
     const dir = mkdtempSync(path.join(root, 'm-'));
     const system = new LingeringLocalSystem({ slots: 8, stateDir: path.join(dir, 'state') });
-    const log = new MessageLog();
-    let clockMs = 0;
-    const m = manager(log, {
-      runner: local,
-      system,
-      workRoot: path.join(dir, 'jobs'),
-      isMalleable: () => true,
-      monotonicMs: () => clockMs,
-      settleMs: 60_000,
-      watchIntervalMs: 600_000,
-      idleWatchIntervalMs: 600_000,
-    });
-    const status = async () => {
-      const before = log.of('status').length;
-      m.poll();
-      await expect.poll(() => log.of('status').length, { timeout: 10_000 }).toBe(before + 1);
-      return log.of('status').at(-1)!.status;
-    };
-    m.submit({ ...sleeper('mall'), processors: 3 });
-    await expect
-      .poll(
-        async () => {
-          await m.refresh();
-          return log.of('started', 'mall').length;
-        },
-        { timeout: 10_000 },
-      )
-      .toBe(1);
+    const { m, clock, status } = await malleableStarted(system, path.join(dir, 'jobs'), 3);
     m.shrink('mall', 2);
     await m.cancelsSent();
-    clockMs += 59_000;
+    clock.ms += 59_000;
     expect(await status()).toEqual({ processors: 8, background: 0, reachable: true });
     // Still listed a minute after they were given back: a cancel that did not take; their processors are load.
-    clockMs += 1_000;
+    clock.ms += 1_000;
     expect(await status()).toEqual({ processors: 8, background: 2, reachable: true });
     system.lingering = false;
     expect((await local.run(system.cancelCommand(['1', '2', '3']).text)).code).toBe(0);
@@ -538,41 +547,14 @@ describe('BatchLocalManager under faults', () => {
     }
     const dir = mkdtempSync(path.join(root, 'm-'));
     const system = new LateListingSystem({ slots: 8, stateDir: path.join(dir, 'state') });
-    const log = new MessageLog();
-    let clockMs = 0;
-    const m = manager(log, {
-      runner: local,
-      system,
-      workRoot: path.join(dir, 'jobs'),
-      isMalleable: () => true,
-      monotonicMs: () => clockMs,
-      settleMs: 60_000,
-      watchIntervalMs: 600_000,
-      idleWatchIntervalMs: 600_000,
-    });
-    const status = async () => {
-      const before = log.of('status').length;
-      m.poll();
-      await expect.poll(() => log.of('status').length, { timeout: 10_000 }).toBe(before + 1);
-      return log.of('status').at(-1)!.status;
-    };
-    m.submit(sleeper('mall'));
-    await expect
-      .poll(
-        async () => {
-          await m.refresh();
-          return log.of('started', 'mall').length;
-        },
-        { timeout: 10_000 },
-      )
-      .toBe(1);
+    const { m, clock, status } = await malleableStarted(system, path.join(dir, 'jobs'), 1);
     system.late = '-m1';
     m.grow('mall', 1);
     await expect.poll(() => m.tracked().find((t) => t.jobId === 'mall')?.ids.length, { timeout: 10_000 }).toBe(2);
     expect(await status()).toEqual({ processors: 8, background: 0, reachable: true });
     expect(await status()).toEqual({ processors: 8, background: 0, reachable: true });
     // Still not listed running a minute after its submission: what the nodes count busy is someone's load.
-    clockMs += 60_000;
+    clock.ms += 60_000;
     await status();
     expect(await status()).toEqual({ processors: 8, background: 1, reachable: true });
   });
