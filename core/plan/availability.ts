@@ -250,6 +250,16 @@ export class AvailabilityProfile {
     return to > from ? this.#free.minOver(from, to) : this.#free.valueAt(from);
   }
 
+  /** The most free at any time during [t1, t2) (t2 > t1; may be Infinity); times before now are read as now. */
+  mostFreeBetween(t1: number, t2: number): number {
+    checkFinite(t1, 'mostFreeBetween: t1');
+    if (!(t2 > t1)) throw new RangeError(`AvailabilityProfile: mostFreeBetween: need t2 > t1, got [${t1}, ${t2})`);
+    const from = Math.max(t1, this.now);
+    const to = Math.max(t2, this.now);
+    if (!(to > from)) return this.freeAt(from);
+    return this.#materialise().maxOver(from, to);
+  }
+
   /**
    * The earliest start >= max(from, now) at which n processors are free throughout [start, start + duration), and
    * the running jobs that start waits for. O(log s + s) over the s steps scanned, plus O(r) for the r running jobs

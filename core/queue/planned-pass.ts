@@ -6,6 +6,7 @@ import type { PlacedComponent } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import type { PlacementContext } from '../placement/policy.js';
 import { AvailabilityProfile, type Reservation } from '../plan/availability.js';
+import { FreedRegions } from '../plan/freed-regions.js';
 import { KeptHoldings } from '../plan/kept-holdings.js';
 import type { JobRecord } from '../scheduler/job-record.js';
 import type { PlacementQueue, TryOutcome } from './placement-queue.js';
@@ -67,6 +68,49 @@ export function risesAbove(f: StepFunction, g: StepFunction, from: number): bool
   }
 }
 
+/**
+ * Visits each maximal run [a, b) from `from` on where f is above g (walks both breakpoint lists once); returns whether
+ * there was one.
+ */
+export function risingRuns(
+  f: StepFunction,
+  g: StepFunction,
+  from: number,
+  visit: (a: number, b: number) => void,
+): boolean {
+  const ft = f.times;
+  const fv = f.values;
+  const gt = g.times;
+  const gv = g.values;
+  let i = upperIndex(ft, from);
+  let j = upperIndex(gt, from);
+  let a = i > 0 ? fv[i - 1]! : f.initial;
+  let b = j > 0 ? gv[j - 1]! : g.initial;
+  let t = from;
+  let runFrom = Number.NaN;
+  let any = false;
+  for (;;) {
+    if (a > b) {
+      if (runFrom !== runFrom) runFrom = t;
+    } else if (runFrom === runFrom) {
+      visit(runFrom, t);
+      any = true;
+      runFrom = Number.NaN;
+    }
+    const tf = i < ft.length ? ft[i]! : Number.POSITIVE_INFINITY;
+    const tg = j < gt.length ? gt[j]! : Number.POSITIVE_INFINITY;
+    if (tf === Number.POSITIVE_INFINITY && tg === Number.POSITIVE_INFINITY) break;
+    t = Math.min(tf, tg);
+    if (tf <= tg) a = fv[i++]!;
+    if (tg <= tf) b = gv[j++]!;
+  }
+  if (runFrom === runFrom) {
+    visit(runFrom, Number.POSITIVE_INFINITY);
+    any = true;
+  }
+  return any;
+}
+
 /** The number of breakpoints at or before t. */
 function upperIndex(times: readonly number[], t: number): number {
   let lo = 0;
@@ -112,6 +156,8 @@ export class PlannedPass {
   /** Each cluster's holdings, kept between passes (see `refresh`), and the host's version each was brought to. */
   private kept: KeptHoldings[] = [];
   private keptVersions: number[] = [];
+  /** Where the plans of a policy with promises freed processors, kept with lastFree (see core/plan/freed-regions.ts). */
+  private readonly freedRegions = new FreedRegions();
   /** Whether the host notes changed jobs for this pass (from the first planned pass until a policy plans nothing). */
   private watching = false;
 
@@ -380,6 +426,7 @@ export class PlannedPass {
     if (this.lastPolicy !== policy.name || this.lastFree.length !== clusterCount) {
       this.lastFree = new Array<StepFunction | undefined>(clusterCount);
       this.lastPolicy = policy.name;
+      this.freedRegions.reset(clusterCount);
     }
     const plans = Array.from({ length: clusterCount }, (_, c) => base.plan(c));
     const jobs: JobRecord[][] = plans.map(() => []);
@@ -414,10 +461,14 @@ export class PlannedPass {
     // Decision: as pyss and batsched do, every job's end (early or at its walltime) compresses the whole plan: a move
     // made late in the last pass may have opened a hole for a job taken before it, which only the next end offers it.
     const ended = this.placedSignature() !== this.lastPlaced;
+    // Where a plan rose above the last pass's end is logged, with the most it has free there now.
+    const regions = this.freedRegions;
     const freed = plans.map((plan, c) => {
       const last = this.lastFree[c];
-      return ended || last === undefined || risesAbove(plan.free, last, now);
+      if (last === undefined) return true;
+      const rose = risingRuns(plan.free, last, now, (a, b) => regions.freed(c, a, b, plan.mostFreeBetween(a, b)));
+      return ended || rose;
     });
-    return { now, clusterCount, plan: (c) => plans[c]!, freed: (c) => freed[c]!, promised };
+    return { now, clusterCount, plan: (c) => plans[c]!, freed: (c) => freed[c]!, promised, freedRegions: regions };
   }
 }
