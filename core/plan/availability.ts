@@ -83,6 +83,8 @@ export class AvailabilityProfile {
    * free from now over a walltime) are answered from the holdings without building the profile.
    */
   #free: StepFunction | undefined;
+  /** The free processors before any reservation (capacity less holdings), kept when the profile is made. */
+  #base: StepFunction | undefined;
   /** The constant capacity of a lazy plan (NaN for a capacity profile). */
   readonly #flat: number;
   /** The running jobs' holdings; read from #kept on first use when the caller keeps them. */
@@ -181,6 +183,7 @@ export class AvailabilityProfile {
       pushSpan(rects, now, j.end, j.n, now);
     }
     let free = this.#capacity().minus(profileOfRects(rects));
+    this.#base = free;
     for (const r of this.#reservations.values()) free = addRect(free, r.start, r.start + r.duration, -r.n, now);
     this.#free = free;
     return free;
@@ -542,6 +545,30 @@ export class AvailabilityProfile {
     return true;
   }
 
+  /**
+   * What the reservations hold over time from now on (the profile without them less the one with them), or undefined
+   * while the plan is lazy. O(s).
+   */
+  reserved(): StepFunction | undefined {
+    if (this.#free === undefined || this.#base === undefined) return undefined;
+    return this.#base.minus(this.#free);
+  }
+
+  /**
+   * reserveAll given what `rs` hold over time already summed (`held`, e.g. an earlier plan's reserved() less what
+   * left it): O(s) instead of a sweep over them. The caller vouches that `held` is their sum from now on.
+   */
+  reserveAllHeld(rs: readonly Reservation[], held: StepFunction): boolean {
+    for (const r of rs)
+      if (this.#reservations.has(r.id))
+        throw new RangeError(`AvailabilityProfile: reservation '${r.id}' already exists`);
+    const free = this.#materialise().minus(held.truncateBefore(this.now));
+    if (free.minOver(this.now, Infinity) < 0) return false;
+    for (const r of rs) this.#reservations.set(r.id, r);
+    this.#free = free;
+    return true;
+  }
+
   /** Gives a reservation's processors back; false if there is none by that id. O(s). */
   unreserve(id: string): boolean {
     const r = this.#reservations.get(id);
@@ -557,6 +584,11 @@ export class AvailabilityProfile {
 
   reservation(id: string): Reservation | undefined {
     return this.#reservations.get(id);
+  }
+
+  /** Reservations in the order they were made, without a copy (the caller leaves the iterator's source as it is). */
+  reservationList(): Iterable<Reservation> {
+    return this.#reservations.values();
   }
 
   /** Reservations in the order they were made. */

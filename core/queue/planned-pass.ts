@@ -6,6 +6,7 @@ import type { PlacedComponent } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import type { PlacementContext } from '../placement/policy.js';
 import { AvailabilityProfile, type Reservation } from '../plan/availability.js';
+import { profileOfRects, pushSpan } from '../time/profile.js';
 import { FreedRegions } from '../plan/freed-regions.js';
 import { KeptHoldings } from '../plan/kept-holdings.js';
 import type { JobRecord } from '../scheduler/job-record.js';
@@ -141,6 +142,8 @@ function prioritizedJob(job: JobRecord): PrioritizedJob {
 export class PlannedPass {
   /** For a policy with promises: each cluster's free processors at the end of its last pass, and which policy. */
   private lastFree: Array<StepFunction | undefined> = [];
+  /** For a policy with promises: each cluster's plan at the end of its last pass, whose reservations the next keeps. */
+  private lastPlans: Array<AvailabilityProfile | undefined> = [];
   private lastPolicy = '';
   /** The promises shown to the policy in this pass, by job id (those the plans still hold). */
   private promises = new Map<string, { readonly cluster: number; readonly start: number }>();
@@ -208,7 +211,10 @@ export class PlannedPass {
       queue.scan(() => 'kept');
     }
     if (policy.promises) {
-      for (let c = 0; c < this.lastFree.length; c++) this.lastFree[c] = view.plan(c).free;
+      for (let c = 0; c < this.lastFree.length; c++) {
+        this.lastPlans[c] = view.plan(c);
+        this.lastFree[c] = view.plan(c).free;
+      }
       // Decision: a promised start is a time to act at even when no job ends then (the plan's holes are where
       // walltimes end, but a job that ended early opens one between them): the first is woken for, once.
       if (this.wakeAsked <= now) this.wakeAsked = Number.POSITIVE_INFINITY;
@@ -415,6 +421,28 @@ export class PlannedPass {
   }
 
   /**
+   * Puts `rs` (cluster c's promises, all from its last pass's plan) into `plan` from what that plan reserved, less
+   * what left it since (jobs started, promises dropped, jobs placed in that pass, now holdings): O(s + m log m) for the
+   * m reservations gone, instead of a sweep over them all. False, and nothing changed, when that cannot be done (no
+   * plan kept, a reservation not the same object as the last pass's) or they do not fit.
+   */
+  private keptIn(c: number, plan: AvailabilityProfile, rs: readonly Reservation[]): boolean {
+    const last = this.lastPlans[c];
+    if (last === undefined || last.now > plan.now) return false;
+    const held = last.reserved();
+    if (held === undefined) return false;
+    const kept = new Set<Reservation>();
+    for (const r of rs) {
+      if (last.reservation(r.id) !== r) return false;
+      kept.add(r);
+    }
+    const gone: number[] = [];
+    for (const r of last.reservationList())
+      if (!kept.has(r)) pushSpan(gone, r.start, r.start + r.duration, r.n, plan.now);
+    return plan.reserveAllHeld(rs, gone.length === 0 ? held : held.minus(profileOfRects(gone)));
+  }
+
+  /**
    * The view of a policy whose reservations persist: every cluster's plan with the promises of the waiting jobs in
    * (in `ordered`'s order), and which clusters freed something since the last pass.
    * Decision: a promise the plan can no longer hold (its start has passed, or a job overran its walltime, or the
@@ -425,6 +453,7 @@ export class PlannedPass {
     const clusterCount = base.clusterCount;
     if (this.lastPolicy !== policy.name || this.lastFree.length !== clusterCount) {
       this.lastFree = new Array<StepFunction | undefined>(clusterCount);
+      this.lastPlans = new Array<AvailabilityProfile | undefined>(clusterCount);
       this.lastPolicy = policy.name;
       this.freedRegions.reset(clusterCount);
     }
@@ -435,19 +464,21 @@ export class PlannedPass {
       const p = job.plannedStart;
       if (p === undefined || job.state !== 'queued' || p.cluster >= clusterCount || p.start < now) continue;
       jobs[p.cluster]!.push(job);
-      reservations[p.cluster]!.push({
-        id: job.id,
-        n: job.need,
-        start: p.start,
-        duration: job.spec.walltime ?? Number.POSITIVE_INFINITY,
-      });
+      const duration = job.spec.walltime ?? Number.POSITIVE_INFINITY;
+      // The last pass's reservation when it is the same (what lets keptIn see it has not moved).
+      const last = this.lastPlans[p.cluster]?.reservation(job.id);
+      reservations[p.cluster]!.push(
+        last !== undefined && last.start === p.start && last.n === job.need && last.duration === duration
+          ? last
+          : { id: job.id, n: job.need, start: p.start, duration },
+      );
     }
     let promised = 0;
     for (let c = 0; c < clusterCount; c++) {
       const plan = plans[c]!;
       const list = jobs[c]!;
       // Usually every promise still fits (no job overran its walltime): all go in at once.
-      const all = list.length > 0 && plan.reserveAll(reservations[c]!);
+      const all = list.length > 0 && (this.keptIn(c, plan, reservations[c]!) || plan.reserveAll(reservations[c]!));
       for (let k = 0; k < list.length; k++) {
         const r = reservations[c]![k]!;
         if (!all) {

@@ -1,11 +1,14 @@
-// Conservative backfilling searches a freed cluster for a promised job only where core/plan/freed-regions.ts says an
-// earlier start may be found. Property: over random workloads and grids (submissions, early ends, jobs killed at their
+// Conservative backfilling keeps its plans from pass to pass: a pass puts the last pass's reservations back from what
+// that plan reserved less what left it (core/queue/planned-pass.ts, keptIn), and searches a freed cluster for a
+// promised job only where core/plan/freed-regions.ts says an earlier start may be found. Property: over random workloads and grids (submissions, early ends, jobs killed at their
 // walltime, pinned jobs, priorities), every pass leaves the same reservations, and the run the same
-// events, as passes that search every freed cluster for every promised job; and no reservation ever moves later.
+// events, as passes that rebuild every plan from its reservations and search every freed cluster for every promised job; and no
+// reservation ever moves later.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
+import { AvailabilityProfile } from '../../core/plan/availability.js';
 import { cbf } from '../../core/queue/cbf.js';
 import type { QueueView } from '../../core/queue/policy.js';
 import { QUEUE_PRIORITIES } from '../../core/queue/priority.js';
@@ -81,17 +84,19 @@ function run(s: Scenario): { events: SchedulerEvent[]; plans: string[]; moved: n
   return { events, plans, moved };
 }
 
-describe('CBF compression searching only where a freed region may start a job earlier', () => {
+describe('CBF with plans kept from pass to pass, searching only where a freed region may start a job earlier', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it('leaves the same reservations at every step, and the same events, as searching every freed cluster', () => {
+  it('leaves the same reservations at every step, and the same events, as rebuilding and searching everywhere', () => {
     let moved = 0;
     fc.assert(
       fc.property(scenarioArb, (s) => {
         const narrowed = run(s);
         const begin = cbf.begin.bind(cbf);
-        // The same passes, given no freed regions: every freed cluster searched for every promised job.
+        // The same passes, given no freed regions (every freed cluster searched for every promised job) and with every
+        // plan's reservations put in one by one rather than kept from the last pass.
         vi.spyOn(cbf, 'begin').mockImplementation((view: QueueView) => begin({ ...view, freedRegions: undefined }));
+        vi.spyOn(AvailabilityProfile.prototype, 'reserveAllHeld').mockReturnValue(false);
         const everywhere = run(s);
         vi.restoreAllMocks();
         expect(narrowed.plans).toEqual(everywhere.plans);
