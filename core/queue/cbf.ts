@@ -158,18 +158,23 @@ class BackfillingPass implements QueuePass {
       if (everywhere) regions?.checked(job.id);
     }
     if (slot.start <= view.now) {
-      // It starts now: its reservation is given back and it may take what is free over its walltime, wherever.
-      view.plan(slot.cluster).unreserve(job.id);
+      // It starts now: it may take what is free over its walltime, wherever, its reservation's processors included.
+      // The reservation stays in the plan until the job is placed (see placed): over [now, now + walltime) it holds
+      // the job's processors evenly, so its own cluster has them free besides.
       this.regions?.forget(job.id);
       this.held--;
-      const room = roomOverWalltime(job, view);
-      if (room.some((r) => r >= job.need)) {
+      const room = this.roomStarting(job, slot.cluster);
+      if (room !== undefined) {
         this.startingFrom.set(job.id, slot.cluster);
         return { room };
       }
       // Cannot happen on a plan that held its promise; kept as a guard (it waits, planned again at the next pass).
+      view.plan(slot.cluster).unreserve(job.id);
       this.freedOn(slot.cluster, view.now, view.now + job.walltime);
-      return { room, reason: `waiting: its reservation at ${slot.start} no longer fits (${this.name})` };
+      return {
+        room: roomOverWalltime(job, view),
+        reason: `waiting: its reservation at ${slot.start} no longer fits (${this.name})`,
+      };
     }
     // A promise kept as it was keeps the reason it was given with (no new string per job and pass).
     if (slot === p) return { room: this.none, reserved: slot };
@@ -191,15 +196,48 @@ class BackfillingPass implements QueuePass {
     return best;
   }
 
+  /**
+   * The room now of a promised job starting now, its reservation on cluster `own` still in the plan (its processors
+   * counted free there), or undefined when it fits nowhere.
+   */
+  private roomStarting(job: WaitingJob, own: number): number[] | undefined {
+    const view = this.view;
+    // A reservation of no length holds nothing: its processors are not to be added back.
+    if (!(job.walltime > 0)) {
+      view.plan(own).unreserve(job.id);
+      const room = roomOverWalltime(job, view);
+      if (room.some((r) => r >= job.need)) return room;
+      view.plan(own).reserve({ id: job.id, n: job.need, start: view.now, duration: job.walltime });
+      return undefined;
+    }
+    const room = new Array<number>(view.clusterCount).fill(0);
+    const [from, to] = clusterRange(job, view);
+    let fits = false;
+    for (let c = from; c < to; c++) {
+      const free = view.plan(c).freeBetween(view.now, view.now + job.walltime) + (c === own ? job.need : 0);
+      if (free >= job.need) {
+        room[c] = free;
+        fits = true;
+      }
+    }
+    return fits ? room : undefined;
+  }
+
   placed(job: WaitingJob, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void {
     const from = this.startingFrom.get(job.id);
     this.startingFrom.delete(job.id);
-    holdInPlans(job, this.view, processors);
-    // A promised job started where it was reserved, with what it reserved, holds what its reservation held: nothing
-    // freed. Otherwise its reservation's span on that cluster may have freed processors.
-    if (from === undefined) return;
+    if (from === undefined) {
+      holdInPlans(job, this.view, processors);
+      return;
+    }
+    // A promised job started where it was reserved, with what it reserved, holds what its reservation held: the
+    // reservation becomes its holding as it is, nothing freed. Otherwise it is given back, which may free processors.
     const same = processors.length === 1 && processors[0]!.cluster === from && processors[0]!.processors === job.need;
-    if (!same) this.freedOn(from, this.view.now, this.view.now + job.walltime);
+    const plan = this.view.plan(from);
+    if (same && plan.renameReservation(job.id, `${job.id}#0`)) return;
+    plan.unreserve(job.id);
+    holdInPlans(job, this.view, processors);
+    this.freedOn(from, this.view.now, this.view.now + job.walltime);
   }
 
   notPlaced(job: WaitingJob): void {
@@ -208,6 +246,7 @@ class BackfillingPass implements QueuePass {
     const from = this.startingFrom.get(job.id);
     if (from === undefined) return;
     this.startingFrom.delete(job.id);
+    this.view.plan(from).unreserve(job.id);
     this.freedOn(from, this.view.now, this.view.now + job.walltime);
   }
 }
