@@ -133,18 +133,19 @@ class BackfillingPass implements QueuePass {
           everywhere = false;
           continue;
         }
-        let from = view.now;
-        let until = slot.start;
+        // The starts worth trying there: [searchFrom, searchUntil].
+        let searchFrom = view.now;
+        let searchUntil = slot.start;
         if (regions !== undefined) {
           if (!regions.narrow(job.id, c, job.need, job.walltime, p.start)) continue;
-          if (regions.from > from) from = regions.from;
-          if (regions.until < until) until = regions.until;
+          if (regions.from > searchFrom) searchFrom = regions.from;
+          if (regions.until < searchUntil) searchUntil = regions.until;
         }
         const plan = view.plan(c);
         const start =
           c === p.cluster
-            ? plan.earliestStartWithout(job.id, job.need, job.walltime, from, until)
-            : plan.earliestStart(job.need, job.walltime, from, until);
+            ? plan.earliestStartWithout(job.id, job.need, job.walltime, searchFrom, searchUntil)
+            : plan.earliestStart(job.need, job.walltime, searchFrom, searchUntil);
         if (start < slot.start || (start === slot.start && c === p.cluster)) slot = { cluster: c, start };
       }
       if (slot.cluster !== p.cluster || slot.start !== p.start) {
