@@ -83,6 +83,8 @@ export class AvailabilityProfile {
    * free from now over a walltime) are answered from the holdings without building the profile.
    */
   #free: StepFunction | undefined;
+  /** The free processors before any reservation (capacity less holdings), kept when the profile is made. */
+  #base: StepFunction | undefined;
   /** The constant capacity of a lazy plan (NaN for a capacity profile). */
   readonly #flat: number;
   /** The running jobs' holdings; read from #kept on first use when the caller keeps them. */
@@ -181,6 +183,7 @@ export class AvailabilityProfile {
       pushSpan(rects, now, j.end, j.n, now);
     }
     let free = this.#capacity().minus(profileOfRects(rects));
+    this.#base = free;
     for (const r of this.#reservations.values()) free = addRect(free, r.start, r.start + r.duration, -r.n, now);
     this.#free = free;
     return free;
@@ -248,6 +251,16 @@ export class AvailabilityProfile {
     // A lazy plan's free processors only rise from now on: the least over the window is at its start.
     if (this.#free === undefined) return this.#lazyFreeAt(from);
     return to > from ? this.#free.minOver(from, to) : this.#free.valueAt(from);
+  }
+
+  /** The most free at any time during [t1, t2) (t2 > t1; may be Infinity); times before now are read as now. */
+  mostFreeBetween(t1: number, t2: number): number {
+    checkFinite(t1, 'mostFreeBetween: t1');
+    if (!(t2 > t1)) throw new RangeError(`AvailabilityProfile: mostFreeBetween: need t2 > t1, got [${t1}, ${t2})`);
+    const from = Math.max(t1, this.now);
+    const to = Math.max(t2, this.now);
+    if (!(to > from)) return this.freeAt(from);
+    return this.#materialise().maxOver(from, to);
   }
 
   /**
@@ -532,6 +545,30 @@ export class AvailabilityProfile {
     return true;
   }
 
+  /**
+   * What the reservations hold over time from now on (the profile without them less the one with them), or undefined
+   * while the plan is lazy. O(s).
+   */
+  reserved(): StepFunction | undefined {
+    if (this.#free === undefined || this.#base === undefined) return undefined;
+    return this.#base.minus(this.#free);
+  }
+
+  /**
+   * reserveAll given what `rs` hold over time already summed (`held`, e.g. an earlier plan's reserved() less what
+   * left it): O(s) instead of a sweep over them. The caller vouches that `held` is their sum from now on.
+   */
+  reserveAllHeld(rs: readonly Reservation[], held: StepFunction): boolean {
+    for (const r of rs)
+      if (this.#reservations.has(r.id))
+        throw new RangeError(`AvailabilityProfile: reservation '${r.id}' already exists`);
+    const free = this.#materialise().minus(held.truncateBefore(this.now));
+    if (free.minOver(this.now, Infinity) < 0) return false;
+    for (const r of rs) this.#reservations.set(r.id, r);
+    this.#free = free;
+    return true;
+  }
+
   /** Gives a reservation's processors back; false if there is none by that id. O(s). */
   unreserve(id: string): boolean {
     const r = this.#reservations.get(id);
@@ -545,8 +582,26 @@ export class AvailabilityProfile {
     return true;
   }
 
+  /**
+   * Gives reservation `id` the id `to`, its processors and span unchanged (a job that starts as it was reserved holds
+   * what its reservation held): O(1), the profile untouched. False if there is none by `id`.
+   */
+  renameReservation(id: string, to: string): boolean {
+    const r = this.#reservations.get(id);
+    if (r === undefined) return false;
+    if (this.#reservations.has(to)) throw new RangeError(`AvailabilityProfile: reservation '${to}' already exists`);
+    this.#reservations.delete(id);
+    this.#reservations.set(to, { id: to, n: r.n, start: r.start, duration: r.duration });
+    return true;
+  }
+
   reservation(id: string): Reservation | undefined {
     return this.#reservations.get(id);
+  }
+
+  /** Reservations in the order they were made, without a copy (the caller leaves the iterator's source as it is). */
+  reservationList(): Iterable<Reservation> {
+    return this.#reservations.values();
   }
 
   /** Reservations in the order they were made. */

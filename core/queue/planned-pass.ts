@@ -6,6 +6,8 @@ import type { PlacedComponent } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import type { PlacementContext } from '../placement/policy.js';
 import { AvailabilityProfile, type Reservation } from '../plan/availability.js';
+import { profileOfRects, pushSpan } from '../time/profile.js';
+import { FreedRegions } from '../plan/freed-regions.js';
 import { KeptHoldings } from '../plan/kept-holdings.js';
 import type { JobRecord } from '../scheduler/job-record.js';
 import type { PlacementQueue, TryOutcome } from './placement-queue.js';
@@ -83,6 +85,49 @@ export function risesAbove(f: StepFunction, g: StepFunction, from: number): bool
   }
 }
 
+/**
+ * Visits each maximal run [a, b) from `from` on where f is above g (walks both breakpoint lists once); returns whether
+ * there was one.
+ */
+export function risingRuns(
+  f: StepFunction,
+  g: StepFunction,
+  from: number,
+  visit: (a: number, b: number) => void,
+): boolean {
+  const ft = f.times;
+  const fv = f.values;
+  const gt = g.times;
+  const gv = g.values;
+  let i = upperIndex(ft, from);
+  let j = upperIndex(gt, from);
+  let a = i > 0 ? fv[i - 1]! : f.initial;
+  let b = j > 0 ? gv[j - 1]! : g.initial;
+  let t = from;
+  let runFrom = Number.NaN;
+  let any = false;
+  for (;;) {
+    if (a > b) {
+      if (runFrom !== runFrom) runFrom = t;
+    } else if (runFrom === runFrom) {
+      visit(runFrom, t);
+      any = true;
+      runFrom = Number.NaN;
+    }
+    const tf = i < ft.length ? ft[i]! : Number.POSITIVE_INFINITY;
+    const tg = j < gt.length ? gt[j]! : Number.POSITIVE_INFINITY;
+    if (tf === Number.POSITIVE_INFINITY && tg === Number.POSITIVE_INFINITY) break;
+    t = Math.min(tf, tg);
+    if (tf <= tg) a = fv[i++]!;
+    if (tg <= tf) b = gv[j++]!;
+  }
+  if (runFrom === runFrom) {
+    visit(runFrom, Number.POSITIVE_INFINITY);
+    any = true;
+  }
+  return any;
+}
+
 /** The number of breakpoints at or before t. */
 function upperIndex(times: readonly number[], t: number): number {
   let lo = 0;
@@ -107,6 +152,8 @@ function prioritizedJob(job: JobRecord): PrioritizedJob {
 export class PlannedPass {
   /** For a policy with promises: each cluster's free processors at the end of its last pass, and which policy. */
   private lastFree: Array<StepFunction | undefined> = [];
+  /** For a policy with promises: each cluster's plan at the end of its last pass, whose reservations the next keeps. */
+  private lastPlans: Array<AvailabilityProfile | undefined> = [];
   private lastPolicy = '';
   /** The promises shown to the policy in this pass, by job id (those the plans still hold). */
   private promises = new Map<string, { readonly cluster: number; readonly start: number }>();
@@ -122,6 +169,8 @@ export class PlannedPass {
   /** Each cluster's holdings, kept between passes (see `refresh`), and the host's version each was brought to. */
   private kept: KeptHoldings[] = [];
   private keptVersions: number[] = [];
+  /** Where the plans of a policy with promises freed processors, kept with lastFree (see core/plan/freed-regions.ts). */
+  private readonly freedRegions = new FreedRegions();
   /** Whether the host notes changed jobs for this pass (from the first planned pass until a policy plans nothing). */
   private watching = false;
   /**
@@ -195,7 +244,10 @@ export class PlannedPass {
       queue.scan(() => 'kept');
     }
     if (policy.promises) {
-      for (let c = 0; c < this.lastFree.length; c++) this.lastFree[c] = view.plan(c).free;
+      for (let c = 0; c < this.lastFree.length; c++) {
+        this.lastPlans[c] = view.plan(c);
+        this.lastFree[c] = view.plan(c).free;
+      }
       // Decision: a promised start is a time to act at even when no job ends then (the plan's holes are where
       // walltimes end, but a job that ended early opens one between them): the first is woken for, once.
       if (this.wakeAsked <= now) this.wakeAsked = Number.POSITIVE_INFINITY;
@@ -517,6 +569,28 @@ export class PlannedPass {
   }
 
   /**
+   * Puts `rs` (cluster c's promises, all from its last pass's plan) into `plan` from what that plan reserved, less
+   * what left it since (jobs started, promises dropped, jobs placed in that pass, now holdings): O(s + m log m) for the
+   * m reservations gone, instead of a sweep over them all. False, and nothing changed, when that cannot be done (no
+   * plan kept, a reservation not the same object as the last pass's) or they do not fit.
+   */
+  private keptIn(c: number, plan: AvailabilityProfile, rs: readonly Reservation[]): boolean {
+    const last = this.lastPlans[c];
+    if (last === undefined || last.now > plan.now) return false;
+    const held = last.reserved();
+    if (held === undefined) return false;
+    const kept = new Set<Reservation>();
+    for (const r of rs) {
+      if (last.reservation(r.id) !== r) return false;
+      kept.add(r);
+    }
+    const gone: number[] = [];
+    for (const r of last.reservationList())
+      if (!kept.has(r)) pushSpan(gone, r.start, r.start + r.duration, r.n, plan.now);
+    return plan.reserveAllHeld(rs, gone.length === 0 ? held : held.minus(profileOfRects(gone)));
+  }
+
+  /**
    * The view of a policy whose reservations persist: every cluster's plan with the promises of the waiting jobs in
    * (in `ordered`'s order), and which clusters freed something since the last pass.
    * Decision: a promise the plan can no longer hold (its start has passed, or a job overran its walltime, or the
@@ -529,7 +603,9 @@ export class PlannedPass {
     const clusterCount = base.clusterCount;
     if (this.lastPolicy !== policy.name || this.lastFree.length !== clusterCount) {
       this.lastFree = new Array<StepFunction | undefined>(clusterCount);
+      this.lastPlans = new Array<AvailabilityProfile | undefined>(clusterCount);
       this.lastPolicy = policy.name;
+      this.freedRegions.reset(clusterCount);
     }
     const plans = Array.from({ length: clusterCount }, (_, c) => base.plan(c));
     const jobs: JobRecord[][] = plans.map(() => []);
@@ -538,19 +614,21 @@ export class PlannedPass {
       const p = job.plannedStart;
       if (p === undefined || job.state !== 'queued' || p.cluster >= clusterCount || p.start < now) continue;
       jobs[p.cluster]!.push(job);
-      reservations[p.cluster]!.push({
-        id: job.id,
-        n: job.need,
-        start: p.start,
-        duration: job.spec.walltime ?? Number.POSITIVE_INFINITY,
-      });
+      const duration = job.spec.walltime ?? Number.POSITIVE_INFINITY;
+      // The last pass's reservation when it is the same (what lets keptIn see it has not moved).
+      const last = this.lastPlans[p.cluster]?.reservation(job.id);
+      reservations[p.cluster]!.push(
+        last !== undefined && last.start === p.start && last.n === job.need && last.duration === duration
+          ? last
+          : { id: job.id, n: job.need, start: p.start, duration },
+      );
     }
     let promised = 0;
     for (let c = 0; c < clusterCount; c++) {
       const plan = plans[c]!;
       const list = jobs[c]!;
       // Usually every promise still fits (no job overran its walltime): all go in at once.
-      const all = list.length > 0 && plan.reserveAll(reservations[c]!);
+      const all = list.length > 0 && (this.keptIn(c, plan, reservations[c]!) || plan.reserveAll(reservations[c]!));
       for (let k = 0; k < list.length; k++) {
         const r = reservations[c]![k]!;
         if (!all) {
@@ -564,11 +642,15 @@ export class PlannedPass {
     // Decision: as pyss and batsched do, every job's end (early or at its walltime) compresses the whole plan: a move
     // made late in the last pass may have opened a hole for a job taken before it, which only the next end offers it.
     const ended = this.placedSignature() !== this.lastPlaced;
+    // Where a plan rose above the last pass's end is logged, with the most it has free there now.
+    const regions = this.freedRegions;
     const freed = plans.map((plan, c) => {
       const last = this.lastFree[c];
-      return ended || last === undefined || risesAbove(plan.free, last, now);
+      if (last === undefined) return true;
+      const rose = risingRuns(plan.free, last, now, (a, b) => regions.freed(c, a, b, plan.mostFreeBetween(a, b)));
+      return ended || rose;
     });
-    return { now, clusterCount, plan: (c) => plans[c]!, freed: (c) => freed[c]!, promised };
+    return { now, clusterCount, plan: (c) => plans[c]!, freed: (c) => freed[c]!, promised, freedRegions: regions };
   }
 }
 

@@ -5,6 +5,7 @@
 // Decision: one policy for the whole queue, not one per cluster: a waiting job may start on any cluster and its
 // reservation goes where it starts earliest, so which jobs may pass which is a property of the one queue.
 import type { AvailabilityProfile } from '../plan/availability.js';
+import type { FreedRegions } from '../plan/freed-regions.js';
 
 export const QUEUE_POLICIES = ['koala', 'fcfs', 'easy', 'cbf'] as const;
 export type QueuePolicyName = (typeof QUEUE_POLICIES)[number];
@@ -52,6 +53,11 @@ export interface QueueView {
   freed(clusterIndex: number): boolean;
   /** How many of the waiting jobs hold a promise in the plans (0 for a policy without promises). */
   readonly promised: number;
+  /**
+   * For a policy whose reservations persist: where the plans freed processors since each promised job was last
+   * checked, kept from pass to pass (the policy logs what it frees and checks); absent, every freed cluster is searched.
+   */
+  readonly freedRegions?: FreedRegions;
 }
 
 /** How many processors a job may take on each cluster now. */
