@@ -62,7 +62,20 @@ export interface PlannedPassHost {
   wake(t: number): void;
   /** Events emitted so far: unchanged, nothing a plan is built from has changed (jobs, queue, load). */
   eventCount(): number;
+  /** The waiting profiled jobs' scheduled steps, by submission (core/scheduler/fpe-jobs.ts); absent: none. */
+  waitingProfiles?(): readonly ProfiledHold[];
 }
+
+/** A waiting profiled job's scheduled EP as the plans hold it: `steps` one after the other from `start` on `cluster`. */
+export interface ProfiledHold {
+  readonly id: string;
+  readonly seq: number;
+  readonly cluster: number;
+  readonly start: number;
+  readonly steps: ReadonlyArray<{ readonly duration: number; readonly nodes: number }>;
+}
+
+const NO_HOLDS: readonly ProfiledHold[] = [];
 
 /** Whether f is above g anywhere from `from` on (walks both breakpoint lists once; nothing allocated). */
 export function risesAbove(f: StepFunction, g: StepFunction, from: number): boolean {
@@ -196,6 +209,10 @@ export class PlannedPass {
   private passPlans: Array<AvailabilityProfile | undefined> | undefined;
   private readonly built: number[] = [];
   private movedInPass = false;
+  /** The pass running: the waiting profiled jobs' scheduled steps, how many of them its plans hold, and its view. */
+  private holds: readonly ProfiledHold[] = NO_HOLDS;
+  private holdsIn = 0;
+  private passView: QueueView | undefined;
 
   constructor(private readonly host: PlannedPassHost) {}
 
@@ -217,13 +234,14 @@ export class PlannedPass {
     let ordered: readonly JobRecord[] | undefined;
     let view: QueueView;
     let signature = '';
+    const holds = this.host.waitingProfiles?.() ?? NO_HOLDS;
     if (policy.promises) {
       // Decision: a pass of a policy with promises (a poll's) when nothing changed since the last one (no event, the
       // same settings and capacities) and no promise is due would keep every promise and start nothing: it is skipped.
       signature = this.signature(policy, depth, priority);
       if (signature === this.lastSignature && now < this.wakeAsked) return true;
       ordered = sorted ? prioritized(queue.list(), priority!, now, prioritizedJob) : queue.list();
-      view = this.promisingView(policy, ordered, now);
+      view = this.promisingView(policy, ordered, now, holds);
     } else view = this.view(now);
     const pass = policy.begin(view);
     if (pass === undefined) {
@@ -232,6 +250,9 @@ export class PlannedPass {
       return false;
     }
     this.earliestReserved = Number.POSITIVE_INFINITY;
+    this.holds = holds;
+    this.holdsIn = 0;
+    this.passView = view;
     const closed = pass.closed?.bind(pass);
     if (!sorted) queue.scan((job) => this.visit(pass, job, now), undefined, closed);
     else {
@@ -262,6 +283,8 @@ export class PlannedPass {
       this.lastSignature = '';
     }
     this.promises.clear();
+    this.holds = NO_HOLDS;
+    this.passView = undefined;
     return true;
   }
 
@@ -285,6 +308,13 @@ export class PlannedPass {
 
   private visit(pass: QueuePass, job: JobRecord, now: number): TryOutcome {
     const host = this.host;
+    // Decision: arrival order decides between profiled and queue jobs (as fpe-jobs.ts fits the former around the
+    // latter's promises): a waiting profiled job's scheduled steps go into the plans before the first job submitted
+    // after it is shown, so that no later job starts or is reserved into them. Under a priority order that is not
+    // the arrival order they stay in for the rest of the pass (a job shown later may be held back by them).
+    const holds = this.holds;
+    while (this.holdsIn < holds.length && holds[this.holdsIn]!.seq < job.seq)
+      reserveHold(this.passView!, holds[this.holdsIn++]!);
     const waiting = this.waitingJob(job);
     const admission = pass.admit(waiting);
     job.plannedStart = admission.reserved;
@@ -591,12 +621,51 @@ export class PlannedPass {
   }
 
   /**
+   * Drops the promises of jobs submitted after a waiting profiled job where its scheduled steps, put in the plans in
+   * submission order, leave them no room (it was fitted later, around the promises of earlier jobs only): those jobs
+   * are planned afresh in this pass, after it. Returns how many. The steps go in for good as the pass shows the jobs.
+   */
+  private dropPromisesInto(
+    holds: readonly ProfiledHold[],
+    plans: readonly AvailabilityProfile[],
+    jobs: readonly JobRecord[][],
+    now: number,
+  ): number {
+    const view = { clusterCount: plans.length, now, plan: (c: number) => plans[c]! };
+    const reserved: Array<[number, string[]]> = [];
+    let dropped = 0;
+    for (const h of holds) {
+      if (h.cluster >= plans.length) continue;
+      const plan = plans[h.cluster]!;
+      reserved.push([h.cluster, reserveHold(view, h)]);
+      let end = h.start;
+      for (const s of h.steps) end += s.duration;
+      if (!(end > now) || plan.freeBetween(now, end) >= 0) continue;
+      for (const job of jobs[h.cluster]!) {
+        const p = this.promises.get(job.id);
+        if (p === undefined || job.seq < h.seq) continue;
+        if (p.start >= end || p.start + (job.spec.walltime ?? Number.POSITIVE_INFINITY) <= h.start) continue;
+        plan.unreserve(job.id);
+        this.promises.delete(job.id);
+        dropped++;
+      }
+    }
+    for (const [c, ids] of reserved) for (const id of ids) plans[c]!.unreserve(id);
+    return dropped;
+  }
+
+  /**
    * The view of a policy whose reservations persist: every cluster's plan with the promises of the waiting jobs in
    * (in `ordered`'s order), and which clusters freed something since the last pass.
    * Decision: a promise the plan can no longer hold (its start has passed, or a job overran its walltime, or the
    * capacity fell) is dropped: the job is planned afresh, as a new one.
    */
-  private promisingView(policy: QueuePolicy, ordered: readonly JobRecord[], now: number): QueueView {
+  private promisingView(
+    policy: QueuePolicy,
+    ordered: readonly JobRecord[],
+    now: number,
+    holds: readonly ProfiledHold[],
+  ): QueueView {
     const base = this.view(now);
     // Its plans are all built and hold promises: no cluster's most is known without asking each.
     this.passPlans = undefined;
@@ -639,6 +708,7 @@ export class PlannedPass {
         promised++;
       }
     }
+    if (holds.length > 0) promised -= this.dropPromisesInto(holds, plans, jobs, now);
     // Decision: as pyss and batsched do, every job's end (early or at its walltime) compresses the whole plan: a move
     // made late in the last pass may have opened a hole for a job taken before it, which only the next end offers it.
     const ended = this.placedSignature() !== this.lastPlaced;
@@ -652,6 +722,24 @@ export class PlannedPass {
     });
     return { now, clusterCount, plan: (c) => plans[c]!, freed: (c) => freed[c]!, promised, freedRegions: regions };
   }
+}
+
+/** Puts a profiled job's scheduled steps in the plan of its cluster (each step a reservation); returns their ids. */
+function reserveHold(view: Pick<QueueView, 'clusterCount' | 'now' | 'plan'>, h: ProfiledHold): string[] {
+  const ids: string[] = [];
+  if (h.cluster >= view.clusterCount) return ids;
+  const plan = view.plan(h.cluster);
+  let t = h.start;
+  for (let k = 0; k < h.steps.length; k++) {
+    const s = h.steps[k]!;
+    if (s.nodes > 0 && t + s.duration > view.now) {
+      const id = `${h.id}#step${k + 1}`;
+      plan.reserve({ id, n: s.nodes, start: t, duration: s.duration });
+      ids.push(id);
+    }
+    t += s.duration;
+  }
+  return ids;
 }
 
 /** Plans built in one pass beyond which a pass asks every cluster for the most free (see mostFreeFromNow). */

@@ -15,6 +15,7 @@ import { fail, ok, type Result } from '../model/result.js';
 import type { JobSpec } from '../model/schemas.js';
 import { heldProcessors, holdingEnd, type RuntimeAt } from '../plan/holding.js';
 import type { ScheduledSteps } from '../plan/plan-snapshot.js';
+import type { ProfiledHold } from '../queue/planned-pass.js';
 import type { ApplicationPort, LocalManager } from '../ports.js';
 import { profileOfRects, pushSpan } from '../time/profile.js';
 import type { StepFunction } from '../time/step-function.js';
@@ -188,8 +189,9 @@ export class FpeJobs {
     for (const p of this.jobs.values()) if (p.stalled && p.job.state === 'running') this.boundary(p, now);
     // Decision: profiled jobs and the queue's promised starts go into the plan in arrival order: a profiled job is
     // fitted around the reservations of the queue jobs submitted before it (the easy head's, cbf's), never into
-    // processors promised to an earlier job. The promises of jobs submitted after it do not hold it back (the queue
-    // policies do not see its fit yet: one of them started into its processors makes its step wait, as above).
+    // processors promised to an earlier job. The promises of jobs submitted after it do not hold it back: the planned
+    // pass puts its fit in the plans those jobs are admitted against (waitingProfiles), dropping a promise it overlaps.
+    // Under koala (no plan ahead) a later job may still start into its processors: its start waits, fitted again.
     const promises = this.promises(now);
     let promised = 0;
     const resources = new Map<number, StepFunction>();
@@ -275,6 +277,20 @@ export class FpeJobs {
     return next
       ? `asks for ${processors} processors, but its profile's step ${p.step + 2} has ${next.nodes}: a profiled job's steps are fixed at submission`
       : `asks for ${processors} processors after its last step: a profiled job's steps are fixed at submission`;
+  }
+
+  /**
+   * The waiting profiled jobs' scheduled EPs, by submission, for the queue's plans (core/queue/planned-pass.ts): the
+   * queue jobs submitted after one are admitted around it. Empty, at no cost, when none waits with a fit.
+   */
+  waitingProfiles(): readonly ProfiledHold[] {
+    if (this.jobs.size === 0) return [];
+    const out: ProfiledHold[] = [];
+    for (const p of this.jobs.values()) {
+      if (p.step >= 0 || p.job.state !== 'queued' || !p.schedule || p.cluster < 0) continue;
+      out.push({ id: p.job.id, seq: p.job.seq, cluster: p.cluster, start: p.schedule.start, steps: p.schedule.steps });
+    }
+    return out.sort((a, b) => a.seq - b.seq);
   }
 
   /** The profiled jobs not placed yet, in arrival order (they wait here, not in the queue). */

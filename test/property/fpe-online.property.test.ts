@@ -2,7 +2,8 @@
 // FPE variant) among rigid, malleable and non-predictably evolving jobs, on one or two clusters, checked after every
 // instant: Concertina never holds more than a cluster's threshold, every profiled job runs each of its steps with its
 // requested processors for at least the step's duration (C1 online: steps expanded or delayed, never shortened or
-// resized; the rigid baseline holds its peak throughout), and every job ends.
+// resized; the rigid baseline holds its peak throughout), and every job ends. Under easy and cbf, a waiting profiled
+// job's start is never taken by a job submitted after it: it starts when it was first scheduled to.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
@@ -111,6 +112,73 @@ describe('profiled evolving jobs online (property)', () => {
         });
       }),
       { numRuns: 60 },
+    );
+  });
+
+  it('under easy and cbf, start when first scheduled: no job submitted after them delays them', () => {
+    // Rigid jobs end at their walltimes (the plans are exact); those submitted before the profiled job all start at
+    // once, so only the jobs after it could move its start.
+    const rigidArb = fc.record({
+      size: fc.integer({ min: 1, max: 12 }),
+      runtime: fc.integer({ min: 10, max: 600 }),
+      gap: fc.integer({ min: 0, max: 200 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.record({
+          processors: fc.integer({ min: 12, max: 24 }),
+          variant: fc.constantFrom(...FPE_VARIANTS),
+          queue: fc.constantFrom('easy', 'cbf'),
+          before: fc.array(rigidArb, { maxLength: 3 }),
+          steps: fc.array(stepArb, { minLength: 1, maxLength: 6 }),
+          after: fc.array(rigidArb, { minLength: 1, maxLength: 10 }),
+        }),
+        (s) => {
+          const rigid = (id: string, j: { size: number; runtime: number }, t: number): JobSpecInput => ({
+            id,
+            submitTime: t,
+            kind: 'rigid',
+            walltime: j.runtime,
+            app: { model: 'fixed', runtime: j.runtime },
+            components: [{ processors: j.size, program: 'r' }],
+          });
+          let room = s.processors;
+          const specs: JobSpecInput[] = [];
+          s.before.forEach((j, i) => {
+            const size = Math.min(j.size, room);
+            room -= size;
+            if (size > 0) specs.push(rigid(`b${i}`, { ...j, size }, 0));
+          });
+          specs.push({
+            id: 'x',
+            kind: 'evolving',
+            submitTime: 1,
+            profile: { steps: s.steps },
+            components: [{ program: 'x' }],
+          });
+          let t = 1;
+          s.after.forEach((j, i) => specs.push(rigid(`a${i}`, j, (t += j.gap))));
+          const world = new SimWorld({
+            grid: gridSpecSchema.parse({ clusters: [{ name: 'c', processors: s.processors }] }),
+            jobs: specs.map((j) => jobSpecSchema.parse(j)),
+            seed: 1,
+            pollIntervalS: 60,
+            background: false,
+            scheduler: { fpeVariant: s.variant, queue: s.queue },
+          });
+          const events: SchedulerEvent[] = [];
+          world.scheduler.on((e) => events.push(e));
+          world.run();
+          const scheduled = events.filter(
+            (e): e is Extract<SchedulerEvent, { type: 'fpe.scheduled' }> =>
+              e.type === 'fpe.scheduled' && e.jobId === 'x',
+          );
+          const started = events.find((e) => e.type === 'job.started' && e.jobId === 'x');
+          expect(scheduled.length).toBeGreaterThan(0);
+          expect(started?.t).toBe(scheduled[0]!.start);
+        },
+      ),
+      { numRuns: 80 },
     );
   });
 });

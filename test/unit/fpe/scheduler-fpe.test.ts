@@ -342,4 +342,42 @@ describe('a profiled evolving job (simulated)', () => {
     expect(r.of('job.ended', 'e')[0]!.t).toBe(200);
     expect(r.over).toBe(false);
   });
+
+  describe('under a planning queue policy, a later queue job is admitted around a waiting profiled job', () => {
+    // 10 processors; a rigid job holds 6 until 100; the profiled job (submitted at 1) is fitted to start at 100 with
+    // 8. A rigid job submitted at 2 would fit now (4 free), but over its walltime it overlaps that first step.
+    const holder: JobSpecInput = {
+      id: 'r',
+      kind: 'rigid',
+      walltime: 100,
+      app: { model: 'fixed', runtime: 100 },
+      components: [{ processors: 6, program: 'rigid' }],
+    };
+    const rigid = (id: string, walltime: number): JobSpecInput => ({
+      id,
+      kind: 'rigid',
+      submitTime: 2,
+      walltime,
+      app: { model: 'fixed', runtime: walltime },
+      components: [{ processors: 4, program: 'rigid' }],
+    });
+    const jobs = [holder, profiled('e', [[100, 8]], 1), rigid('late', 200), rigid('short', 50)];
+
+    for (const queue of ['easy', 'cbf'] as const) {
+      it(`${queue}: holds it back until the step's end; a job that ends before the step backfills`, () => {
+        const r = run(jobs, '2X', 10, { queue });
+        expect(r.of('fpe.scheduled', 'e').map((e) => e.start)).toEqual([100]);
+        expect(r.of('job.started', 'e').map((e) => e.t)).toEqual([100]);
+        expect(r.of('job.started', 'short').map((e) => e.t)).toEqual([2]);
+        expect(r.of('job.started', 'late').map((e) => e.t)).toEqual([200]);
+        expect(r.over).toBe(false);
+      });
+    }
+
+    it('koala (no plan ahead): the later job starts into its step, which is fitted again after it', () => {
+      const r = run(jobs, '2X', 10, { queue: 'koala' });
+      expect(r.of('job.started', 'late').map((e) => e.t)).toEqual([2]);
+      expect(r.of('job.started', 'e')[0]!.t).toBeGreaterThan(100);
+    });
+  });
 });
