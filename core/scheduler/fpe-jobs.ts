@@ -284,7 +284,7 @@ export class FpeJobs {
    * queue jobs submitted after one are admitted around it. Empty, at no cost, when none waits with a fit.
    */
   waitingProfiles(): readonly ProfiledHold[] {
-    if (this.jobs.size === 0) return [];
+    if (this.jobs.size === 0) return NO_HOLDS;
     const out: ProfiledHold[] = [];
     for (const p of this.jobs.values()) {
       if (p.step >= 0 || p.job.state !== 'queued' || !p.schedule || p.cluster < 0) continue;
@@ -557,6 +557,8 @@ function capacityOf(state: ClusterState): number {
   if (!state.reachable) return 0;
   return Math.max(0, Math.min(state.cluster.processors - state.background, state.cluster.threshold));
 }
+
+const NO_HOLDS: readonly ProfiledHold[] = Object.freeze([]);
 
 function pushPromise(rects: number[], q: PromisedStart): number[] {
   pushSpan(rects, q.from, q.to, q.n);

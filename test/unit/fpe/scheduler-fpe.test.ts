@@ -374,6 +374,40 @@ describe('a profiled evolving job (simulated)', () => {
       });
     }
 
+    it('cbf: a later job whose promise the profiled job is fitted again over is planned afresh, after it', () => {
+      // b (6, planned to 300) ends at 20; d holds 4 to 100. x (8 for 200 s) is fitted at 300, q (4 for 150 s) promised
+      // at 100. When b ends x is fitted at 100, over q's promise: q is planned again at 300, so w (2 for 400 s) may
+      // backfill at 20 (with q's promise kept, the plan would be overbooked over [100, 250) and w would wait).
+      const early = (id: string, t: number, n: number, walltime: number, runtime = walltime): JobSpecInput => ({
+        id,
+        kind: 'rigid',
+        submitTime: t,
+        walltime,
+        app: { model: 'fixed', runtime },
+        components: [{ processors: n, program: 'rigid' }],
+      });
+      const r = run(
+        [
+          early('b', 0, 6, 300, 20),
+          early('d', 0, 4, 100),
+          profiled('x', [[200, 8]], 1),
+          early('q', 2, 4, 150),
+          early('z', 3, 2, 80),
+          early('w', 5, 2, 400),
+        ],
+        '2X',
+        10,
+        { queue: 'cbf' },
+      );
+      expect(r.of('fpe.scheduled', 'x').map((e) => [e.t, e.start])).toEqual([
+        [1, 300],
+        [20, 100],
+      ]);
+      const starts = Object.fromEntries(r.of('job.started').map((e) => [e.jobId, e.t]));
+      expect(starts).toEqual({ b: 0, d: 0, z: 20, w: 20, x: 100, q: 300 });
+      expect(r.over).toBe(false);
+    });
+
     it('koala (no plan ahead): the later job starts into its step, which is fitted again after it', () => {
       const r = run(jobs, '2X', 10, { queue: 'koala' });
       expect(r.of('job.started', 'late').map((e) => e.t)).toEqual([2]);
