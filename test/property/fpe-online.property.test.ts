@@ -117,7 +117,7 @@ describe('profiled evolving jobs online (property)', () => {
 
   it('under easy and cbf, start when first scheduled: no job submitted after them delays them', () => {
     // Rigid jobs end at their walltimes (the plans are exact); those submitted before the profiled job all start at
-    // once, so only the jobs after it could move its start.
+    // once, so only the jobs after it (rigid or profiled) could move its start.
     const rigidArb = fc.record({
       size: fc.integer({ min: 1, max: 12 }),
       runtime: fc.integer({ min: 10, max: 600 }),
@@ -131,7 +131,16 @@ describe('profiled evolving jobs online (property)', () => {
           queue: fc.constantFrom('easy', 'cbf'),
           before: fc.array(rigidArb, { maxLength: 3 }),
           steps: fc.array(stepArb, { minLength: 1, maxLength: 6 }),
-          after: fc.array(rigidArb, { minLength: 1, maxLength: 10 }),
+          after: fc.array(
+            fc.oneof(
+              rigidArb,
+              fc.record({
+                steps: fc.array(stepArb, { minLength: 1, maxLength: 3 }),
+                gap: fc.integer({ min: 0, max: 200 }),
+              }),
+            ),
+            { minLength: 1, maxLength: 10 },
+          ),
         }),
         (s) => {
           const rigid = (id: string, j: { size: number; runtime: number }, t: number): JobSpecInput => ({
@@ -157,7 +166,19 @@ describe('profiled evolving jobs online (property)', () => {
             components: [{ program: 'x' }],
           });
           let t = 1;
-          s.after.forEach((j, i) => specs.push(rigid(`a${i}`, j, (t += j.gap))));
+          s.after.forEach((j, i) =>
+            specs.push(
+              'steps' in j
+                ? {
+                    id: `a${i}`,
+                    kind: 'evolving',
+                    submitTime: (t += j.gap),
+                    profile: { steps: j.steps },
+                    components: [{ program: 'x' }],
+                  }
+                : rigid(`a${i}`, j, (t += j.gap)),
+            ),
+          );
           const world = new SimWorld({
             grid: gridSpecSchema.parse({ clusters: [{ name: 'c', processors: s.processors }] }),
             jobs: specs.map((j) => jobSpecSchema.parse(j)),
