@@ -1,7 +1,7 @@
 // Profiles, holes and fits on the core's StepFunction: the one implementation that CooRMv2's views (core/coorm/) and
 // the scheduler's availability plan (core/plan/) both stand on. A profile is a StepFunction of processors over time;
 // a request of n processors for d seconds occupies the half-open window [start, start + d).
-import { StepFunction, StepRecorder } from './step-function.js';
+import { adoptNormalised, StepFunction } from './step-function.js';
 
 const ZERO = StepFunction.constant(0);
 
@@ -24,25 +24,105 @@ export function profileOfRects(rects: readonly number[]): StepFunction {
     if (t0 !== -Infinity) return StepFunction.interval(t0, t1, v);
     return t1 === Infinity ? StepFunction.constant(v) : StepFunction.fromSteps(v, [{ t: t1, v: 0 }]);
   }
+  // The events (a rectangle's start +v, its end -v) go into scratch arrays of numbers, in rectangle order.
+  const cap = 2 * k;
+  if (scratchTimes.length < cap) growScratch(cap);
+  const eventTimes = scratchTimes;
+  const eventDeltas = scratchDeltas;
   let initial = 0;
-  const events: Array<{ t: number; d: number }> = [];
+  let e = 0;
   for (let i = 0; i < rects.length; i += 3) {
     const v = rects[i + 2]!;
     if (v === 0) continue;
-    if (rects[i]! === -Infinity) initial += v;
-    else events.push({ t: rects[i]!, d: v });
-    if (rects[i + 1]! !== Infinity) events.push({ t: rects[i + 1]!, d: -v });
+    const t0 = rects[i]!;
+    const t1 = rects[i + 1]!;
+    if (t0 === -Infinity) initial += v;
+    else {
+      if (!Number.isFinite(t0))
+        throw new RangeError(`profileOfRects: rectangle ${i / 3}: t0 must be finite or -Infinity, got ${t0}`);
+      eventTimes[e] = t0;
+      eventDeltas[e++] = v;
+    }
+    if (t1 !== Infinity) {
+      if (!Number.isFinite(t1))
+        throw new RangeError(`profileOfRects: rectangle ${i / 3}: t1 must be finite or Infinity, got ${t1}`);
+      eventTimes[e] = t1;
+      eventDeltas[e++] = -v;
+    }
   }
-  events.sort((a, b) => a.t - b.t);
-  // Appended in time order: the recorder keeps it normalised without another sort.
-  const out = new StepRecorder(initial);
+  // The distinct event times, by a native sort of numbers (no comparator, no objects).
+  const sorted = scratchSorted.subarray(0, e);
+  sorted.set(eventTimes.subarray(0, e));
+  sorted.sort();
+  let u = 0;
+  for (let i = 0; i < e; i++) if (u === 0 || sorted[i] !== sorted[u - 1]) sorted[u++] = sorted[i]!;
+  // A stable counting sort of the events by the rank of their time: within one instant the deltas are added in
+  // rectangle order, the order (and so the floating-point sums) of the stable sort of event objects this replaced.
+  const rank = scratchRank;
+  const start = scratchStart.subarray(0, u + 1);
+  start.fill(0);
+  // The first event of each instant gives its time: -0 and 0 are one instant, and the time kept is the one the
+  // earlier rectangle gave, as the stable sort kept it.
+  const instantTime = scratchInstant;
+  for (let i = 0; i < e; i++) {
+    const r = rankOf(sorted, u, eventTimes[i]!);
+    rank[i] = r;
+    if (start[r + 1]!++ === 0) instantTime[r] = eventTimes[i]!;
+  }
+  for (let r = 0; r < u; r++) start[r + 1]! += start[r]!;
+  const ordered = scratchOrdered;
+  for (let i = 0; i < e; i++) ordered[start[rank[i]!]!++] = eventDeltas[i]!;
+  // After the placement start[r] is the end of instant r's events.
+  const times: number[] = [];
+  const values: number[] = [];
+  if (initial !== initial) throw new RangeError('profileOfRects: the rectangles from the start sum to NaN');
+  const init = initial === 0 ? 0 : initial;
   let level = initial;
-  for (let i = 0; i < events.length;) {
-    const t = events[i]!.t;
-    for (; i < events.length && events[i]!.t === t; i++) level += events[i]!.d;
-    out.set(t, level);
+  let last = init;
+  for (let r = 0, i = 0; r < u; r++) {
+    for (const end = start[r]!; i < end; i++) level += ordered[i]!;
+    const v = level === 0 ? 0 : level;
+    if (v !== last) {
+      if (v !== v) throw new RangeError(`profileOfRects: the rectangles sum to NaN at t=${instantTime[r]}`);
+      times.push(instantTime[r]!);
+      values.push(v);
+      last = v;
+    }
   }
-  return out.toStepFunction();
+  return adoptNormalised(init, times, values);
+}
+
+// Scratch buffers of profileOfRects, grown to the largest call and reused: the function calls nothing that could
+// re-enter it before it has read them out, and JavaScript runs one call at a time, so sharing them is safe.
+let scratchTimes = new Float64Array(64);
+let scratchDeltas = new Float64Array(64);
+let scratchSorted = new Float64Array(64);
+let scratchOrdered = new Float64Array(64);
+let scratchInstant = new Float64Array(64);
+let scratchRank = new Uint32Array(64);
+let scratchStart = new Uint32Array(65);
+
+function growScratch(cap: number): void {
+  const size = Math.max(cap, 2 * scratchTimes.length);
+  scratchTimes = new Float64Array(size);
+  scratchDeltas = new Float64Array(size);
+  scratchSorted = new Float64Array(size);
+  scratchOrdered = new Float64Array(size);
+  scratchInstant = new Float64Array(size);
+  scratchRank = new Uint32Array(size);
+  scratchStart = new Uint32Array(size + 1);
+}
+
+// Index of t among the first u (distinct, increasing) entries of `sorted`; t is one of them.
+function rankOf(sorted: Float64Array, u: number, t: number): number {
+  let lo = 0;
+  let hi = u - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
@@ -59,8 +139,7 @@ export function pushSpan(list: number[], t0: number, t1: number, v: number, from
 export function addRect(f: StepFunction, t0: number, t1: number, v: number, from = -Infinity): StepFunction {
   if (v === 0 || t0 === Infinity || !(t1 > t0) || !(t1 > from)) return f;
   if (t0 > from) return f.addInterval(t0, t1, v);
-  const shifted = f.map((x) => x + v);
-  return t1 === Infinity ? shifted : shifted.addInterval(t1, Infinity, -v);
+  return f.addBefore(t1, v);
 }
 
 /**
