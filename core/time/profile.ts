@@ -50,41 +50,23 @@ export function profileOfRects(rects: readonly number[]): StepFunction {
       eventDeltas[e++] = -v;
     }
   }
-  // The distinct event times, by a native sort of numbers (no comparator, no objects).
-  const sorted = scratchSorted.subarray(0, e);
-  sorted.set(eventTimes.subarray(0, e));
-  sorted.sort();
-  let u = 0;
-  for (let i = 0; i < e; i++) if (u === 0 || sorted[i] !== sorted[u - 1]) sorted[u++] = sorted[i]!;
-  // A stable counting sort of the events by the rank of their time: within one instant the deltas are added in
-  // rectangle order, the order (and so the floating-point sums) of the stable sort of event objects this replaced.
-  const rank = scratchRank;
-  const start = scratchStart.subarray(0, u + 1);
-  start.fill(0);
-  // The first event of each instant gives its time: -0 and 0 are one instant, and the time kept is the one the
-  // earlier rectangle gave, as the stable sort kept it.
-  const instantTime = scratchInstant;
-  for (let i = 0; i < e; i++) {
-    const r = rankOf(sorted, u, eventTimes[i]!);
-    rank[i] = r;
-    if (start[r + 1]!++ === 0) instantTime[r] = eventTimes[i]!;
-  }
-  for (let r = 0; r < u; r++) start[r + 1]! += start[r]!;
-  const ordered = scratchOrdered;
-  for (let i = 0; i < e; i++) ordered[start[rank[i]!]!++] = eventDeltas[i]!;
-  // After the placement start[r] is the end of instant r's events.
+  // Event indices in time order; equal times keep rectangle order, so that within one instant the deltas are added
+  // in the order (and so with the floating-point sums) of the stable sort of event objects this replaced.
+  const order = sortByTime(eventTimes, e);
   const times: number[] = [];
   const values: number[] = [];
   if (initial !== initial) throw new RangeError('profileOfRects: the rectangles from the start sum to NaN');
   const init = initial === 0 ? 0 : initial;
   let level = initial;
   let last = init;
-  for (let r = 0, i = 0; r < u; r++) {
-    for (const end = start[r]!; i < end; i++) level += ordered[i]!;
+  for (let i = 0; i < e;) {
+    // The first event of an instant gives its time: -0 and 0 are one instant, and the earlier rectangle's is kept.
+    const t = eventTimes[order[i]!]!;
+    for (; i < e && eventTimes[order[i]!] === t; i++) level += eventDeltas[order[i]!]!;
     const v = level === 0 ? 0 : level;
     if (v !== last) {
-      if (v !== v) throw new RangeError(`profileOfRects: the rectangles sum to NaN at t=${instantTime[r]}`);
-      times.push(instantTime[r]!);
+      if (v !== v) throw new RangeError(`profileOfRects: the rectangles sum to NaN at t=${t}`);
+      times.push(t);
       values.push(v);
       last = v;
     }
@@ -96,33 +78,54 @@ export function profileOfRects(rects: readonly number[]): StepFunction {
 // re-enter it before it has read them out, and JavaScript runs one call at a time, so sharing them is safe.
 let scratchTimes = new Float64Array(64);
 let scratchDeltas = new Float64Array(64);
-let scratchSorted = new Float64Array(64);
-let scratchOrdered = new Float64Array(64);
-let scratchInstant = new Float64Array(64);
-let scratchRank = new Uint32Array(64);
-let scratchStart = new Uint32Array(65);
+let scratchOrder = new Uint32Array(64);
+let scratchMerge = new Uint32Array(64);
 
 function growScratch(cap: number): void {
   const size = Math.max(cap, 2 * scratchTimes.length);
   scratchTimes = new Float64Array(size);
   scratchDeltas = new Float64Array(size);
-  scratchSorted = new Float64Array(size);
-  scratchOrdered = new Float64Array(size);
-  scratchInstant = new Float64Array(size);
-  scratchRank = new Uint32Array(size);
-  scratchStart = new Uint32Array(size + 1);
+  scratchOrder = new Uint32Array(size);
+  scratchMerge = new Uint32Array(size);
 }
 
-// Index of t among the first u (distinct, increasing) entries of `sorted`; t is one of them.
-function rankOf(sorted: Float64Array, u: number, t: number): number {
-  let lo = 0;
-  let hi = u - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < t) lo = mid + 1;
-    else hi = mid;
+// Runs this short are sorted by insertion before the merges.
+const RUN = 16;
+
+/**
+ * The indices 0..e-1 sorted by times[index], stably: a bottom-up merge sort over index arrays with the comparison
+ * inline, which costs a fraction of a sort calling a comparator on objects. Returns one of the two scratch arrays.
+ */
+function sortByTime(times: Float64Array, e: number): Uint32Array {
+  let src = scratchOrder;
+  let dst = scratchMerge;
+  for (let lo = 0; lo < e; lo += RUN) {
+    const hi = Math.min(lo + RUN, e);
+    src[lo] = lo;
+    for (let i = lo + 1; i < hi; i++) {
+      const t = times[i]!;
+      let j = i - 1;
+      for (; j >= lo && times[src[j]!]! > t; j--) src[j + 1] = src[j]!;
+      src[j + 1] = i;
+    }
   }
-  return lo;
+  for (let width = RUN; width < e; width *= 2) {
+    for (let lo = 0; lo < e; lo += 2 * width) {
+      const mid = Math.min(lo + width, e);
+      const hi = Math.min(lo + 2 * width, e);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      // Ties take from the left run, which holds the earlier events: that is what keeps the sort stable.
+      while (i < mid && j < hi) dst[k++] = times[src[j]!]! < times[src[i]!]! ? src[j++]! : src[i++]!;
+      while (i < mid) dst[k++] = src[i++]!;
+      while (j < hi) dst[k++] = src[j++]!;
+    }
+    const swap = src;
+    src = dst;
+    dst = swap;
+  }
+  return src;
 }
 
 /**
