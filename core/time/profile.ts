@@ -1,7 +1,7 @@
 // Profiles, holes and fits on the core's StepFunction: the one implementation that CooRMv2's views (core/coorm/) and
 // the scheduler's availability plan (core/plan/) both stand on. A profile is a StepFunction of processors over time;
 // a request of n processors for d seconds occupies the half-open window [start, start + d).
-import { StepFunction, StepRecorder } from './step-function.js';
+import { adoptNormalised, StepFunction } from './step-function.js';
 
 const ZERO = StepFunction.constant(0);
 
@@ -24,25 +24,108 @@ export function profileOfRects(rects: readonly number[]): StepFunction {
     if (t0 !== -Infinity) return StepFunction.interval(t0, t1, v);
     return t1 === Infinity ? StepFunction.constant(v) : StepFunction.fromSteps(v, [{ t: t1, v: 0 }]);
   }
+  // The events (a rectangle's start +v, its end -v) go into scratch arrays of numbers, in rectangle order.
+  const cap = 2 * k;
+  if (scratchTimes.length < cap) growScratch(cap);
+  const eventTimes = scratchTimes;
+  const eventDeltas = scratchDeltas;
   let initial = 0;
-  const events: Array<{ t: number; d: number }> = [];
+  let e = 0;
   for (let i = 0; i < rects.length; i += 3) {
     const v = rects[i + 2]!;
     if (v === 0) continue;
-    if (rects[i]! === -Infinity) initial += v;
-    else events.push({ t: rects[i]!, d: v });
-    if (rects[i + 1]! !== Infinity) events.push({ t: rects[i + 1]!, d: -v });
+    const t0 = rects[i]!;
+    const t1 = rects[i + 1]!;
+    if (t0 === -Infinity) initial += v;
+    else {
+      if (!Number.isFinite(t0))
+        throw new RangeError(`profileOfRects: rectangle ${i / 3}: t0 must be finite or -Infinity, got ${t0}`);
+      eventTimes[e] = t0;
+      eventDeltas[e++] = v;
+    }
+    if (t1 !== Infinity) {
+      if (!Number.isFinite(t1))
+        throw new RangeError(`profileOfRects: rectangle ${i / 3}: t1 must be finite or Infinity, got ${t1}`);
+      eventTimes[e] = t1;
+      eventDeltas[e++] = -v;
+    }
   }
-  events.sort((a, b) => a.t - b.t);
-  // Appended in time order: the recorder keeps it normalised without another sort.
-  const out = new StepRecorder(initial);
+  // Event indices in time order; equal times keep rectangle order, so that within one instant the deltas are added
+  // in the order (and so with the floating-point sums) of the stable sort of event objects this replaced.
+  const order = sortByTime(eventTimes, e);
+  const times: number[] = [];
+  const values: number[] = [];
+  if (initial !== initial) throw new RangeError('profileOfRects: the rectangles from the start sum to NaN');
+  const init = initial === 0 ? 0 : initial;
   let level = initial;
-  for (let i = 0; i < events.length;) {
-    const t = events[i]!.t;
-    for (; i < events.length && events[i]!.t === t; i++) level += events[i]!.d;
-    out.set(t, level);
+  let last = init;
+  for (let i = 0; i < e;) {
+    // The first event of an instant gives its time: -0 and 0 are one instant, and the earlier rectangle's is kept.
+    const t = eventTimes[order[i]!]!;
+    for (; i < e && eventTimes[order[i]!] === t; i++) level += eventDeltas[order[i]!]!;
+    const v = level === 0 ? 0 : level;
+    if (v !== last) {
+      if (v !== v) throw new RangeError(`profileOfRects: the rectangles sum to NaN at t=${t}`);
+      times.push(t);
+      values.push(v);
+      last = v;
+    }
   }
-  return out.toStepFunction();
+  return adoptNormalised(init, times, values);
+}
+
+// Scratch buffers of profileOfRects, grown to the largest call and reused: the function calls nothing that could
+// re-enter it before it has read them out, and JavaScript runs one call at a time, so sharing them is safe.
+let scratchTimes = new Float64Array(64);
+let scratchDeltas = new Float64Array(64);
+let scratchOrder = new Uint32Array(64);
+let scratchMerge = new Uint32Array(64);
+
+function growScratch(cap: number): void {
+  const size = Math.max(cap, 2 * scratchTimes.length);
+  scratchTimes = new Float64Array(size);
+  scratchDeltas = new Float64Array(size);
+  scratchOrder = new Uint32Array(size);
+  scratchMerge = new Uint32Array(size);
+}
+
+// Runs this short are sorted by insertion before the merges.
+const RUN = 16;
+
+/**
+ * The indices 0..e-1 sorted by times[index], stably: a bottom-up merge sort over index arrays with the comparison
+ * inline, which costs a fraction of a sort calling a comparator on objects. Returns one of the two scratch arrays.
+ */
+function sortByTime(times: Float64Array, e: number): Uint32Array {
+  let src = scratchOrder;
+  let dst = scratchMerge;
+  for (let lo = 0; lo < e; lo += RUN) {
+    const hi = Math.min(lo + RUN, e);
+    src[lo] = lo;
+    for (let i = lo + 1; i < hi; i++) {
+      const t = times[i]!;
+      let j = i - 1;
+      for (; j >= lo && times[src[j]!]! > t; j--) src[j + 1] = src[j]!;
+      src[j + 1] = i;
+    }
+  }
+  for (let width = RUN; width < e; width *= 2) {
+    for (let lo = 0; lo < e; lo += 2 * width) {
+      const mid = Math.min(lo + width, e);
+      const hi = Math.min(lo + 2 * width, e);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      // Ties take from the left run, which holds the earlier events: that is what keeps the sort stable.
+      while (i < mid && j < hi) dst[k++] = times[src[j]!]! < times[src[i]!]! ? src[j++]! : src[i++]!;
+      while (i < mid) dst[k++] = src[i++]!;
+      while (j < hi) dst[k++] = src[j++]!;
+    }
+    const swap = src;
+    src = dst;
+    dst = swap;
+  }
+  return src;
 }
 
 /**
@@ -59,8 +142,7 @@ export function pushSpan(list: number[], t0: number, t1: number, v: number, from
 export function addRect(f: StepFunction, t0: number, t1: number, v: number, from = -Infinity): StepFunction {
   if (v === 0 || t0 === Infinity || !(t1 > t0) || !(t1 > from)) return f;
   if (t0 > from) return f.addInterval(t0, t1, v);
-  const shifted = f.map((x) => x + v);
-  return t1 === Infinity ? shifted : shifted.addInterval(t1, Infinity, -v);
+  return f.addBefore(t1, v);
 }
 
 /**
