@@ -22,7 +22,8 @@ export function jobSummary(j: JobRecord, clusterName?: (index: number) => string
     kind: j.kind,
     state: j.state,
     tries: j.tries,
-    lastFailure: j.lastFailure,
+    // A failed job that never failed a placement (an interactive job refused or cut short, say) says why it ended.
+    lastFailure: j.lastFailure || (j.state === 'failed' ? (j.transitions.at(-1)?.reason ?? '') : ''),
     size: j.size,
     min: j.min,
     max: j.max,
@@ -213,6 +214,7 @@ export class EndedSummaries {
       case 'job.ended':
         s.state = e.state;
         s.tries = e.tries;
+        if (e.state === 'failed' && !s.lastFailure) s.lastFailure = e.reason;
         // A malleable or evolving job gives back what it held: it ends at size 0 (a rigid job keeps its size).
         if (s.kind === 'malleable' || s.kind === 'evolving') s.size = 0;
         this.drafts.delete(e.jobId);

@@ -76,3 +76,23 @@ describe('ended jobs rebuilt from their events', () => {
     expect(finished.has('early') && finished.get('late')?.state).toBe('completed');
   });
 });
+
+describe('a failed job that never failed a placement', () => {
+  it('says why it ended as its last failure, from its record and from its events alike', () => {
+    const world = new SimWorld({
+      grid: gridSpecSchema.parse(gridPreset('das3')),
+      jobs: workloadPreset('wm', 1, 6)!,
+      seed: 1,
+      metrics: false,
+    });
+    const events: SchedulerEvent[] = [];
+    world.scheduler.on((e) => events.push(e));
+    world.runUntil(1);
+    const [job] = [...world.scheduler.jobs()];
+    expect(world.scheduler.cancel(job!.id, 1, 'missed 3 deadlines', 'failed').ok).toBe(true);
+    expect(jobSummary(job!).lastFailure).toBe('missed 3 deadlines');
+    const rebuilt = new EndedSummaries(() => 'wf');
+    for (const e of events) rebuilt.add(e);
+    expect(rebuilt.ended[0]!.summary.lastFailure).toBe('missed 3 deadlines');
+  });
+});
