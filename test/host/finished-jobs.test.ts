@@ -96,3 +96,47 @@ describe('a failed job that never failed a placement', () => {
     expect(rebuilt.ended[0]!.summary.lastFailure).toBe('missed 3 deadlines');
   });
 });
+
+describe('a waiting profiled job in the Queue', () => {
+  it('shows its fit as its planned start, as a reserved job shows its reservation', () => {
+    const world = new SimWorld({
+      grid: gridSpecSchema.parse({ clusters: [{ name: 'd', processors: 16 }] }),
+      jobs: [],
+      seed: 1,
+      background: false,
+      scheduler: { queue: 'easy' },
+    });
+    world.runUntil(1);
+    const submit = (spec: unknown) => expect(world.submit(spec).ok).toBe(true);
+    submit({
+      id: 'big',
+      kind: 'rigid',
+      walltime: 1200,
+      app: { model: 'fixed', runtime: 1200 },
+      components: [{ processors: 16, program: 'x' }],
+    });
+    world.runUntil(2);
+    expect(world.scheduler.job('big')!.state).toBe('running');
+    submit({
+      id: 'p',
+      kind: 'evolving',
+      profile: { steps: [{ duration_s: 600, processors: 8 }] },
+      components: [{ program: 'x' }],
+    });
+    world.runUntil(3);
+    const held = [...world.scheduler.jobs()];
+    const { jobs } = listJobs(
+      held,
+      [],
+      10,
+      () => 'd',
+      (j) => world.scheduler.plannedStart(j.id),
+    );
+    expect(jobs.find((j) => j.id === 'p')).toMatchObject({
+      state: 'queued',
+      plannedStart: { cluster: 'd', start: world.scheduler.job('big')!.startTime + 1200 },
+    });
+    // Running, it is planned no more.
+    expect(jobs.find((j) => j.id === 'big')!.plannedStart).toBeUndefined();
+  });
+});
