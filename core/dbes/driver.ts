@@ -271,7 +271,13 @@ export class DbesScheduling implements SchedulingIteration {
     }
     const reserved = new Map(outcome.startLater.map((s) => [s.id, s]));
     for (const job of waiting) {
-      if (starting.has(job.id)) jobs.set(job.id, job);
+      if (starting.has(job.id)) {
+        // Decision: a job starting now waits no more: its reservation note (the only "failure" dbes writes) is cleared.
+        jobs.set(job.id, job);
+        job.plannedStart = undefined;
+        job.lastFailure = '';
+        continue;
+      }
       const s = reserved.get(job.id);
       if (s !== undefined) {
         job.plannedStart = { cluster: state.cluster.index, start: s.start };

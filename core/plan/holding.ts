@@ -15,6 +15,8 @@ export interface HoldingJob {
   readonly preallocation: number;
   /** Its size over time (the last step holds until now). */
   readonly sizeHistory: readonly Step[];
+  /** The size it started at, when known (a grow in its start's instant replaces the first step of sizeHistory). */
+  readonly startSize?: number;
 }
 
 /**
@@ -63,7 +65,7 @@ export function holdingEnd(job: HoldingJob, now: number, runtimeAt?: RuntimeAt):
 /** Now plus the work left at the job's current size, its walltime being the whole run at its first size. */
 function malleableEnd(job: HoldingJob, walltime: number, now: number, runtimeAt: RuntimeAt | undefined): number {
   const steps = job.sizeHistory;
-  const first = Math.max(1, steps[0]!.v);
+  const first = Math.max(1, job.startSize || steps[0]!.v);
   const declaredFirst = runtimeAt?.(job.id, first);
   const declared = declaredFirst !== undefined && declaredFirst > 0 && Number.isFinite(declaredFirst);
   // Seconds a whole run takes at `size`, scaled so that it takes the walltime at the first size.
@@ -74,11 +76,17 @@ function malleableEnd(job: HoldingJob, walltime: number, now: number, runtimeAt:
     return r !== undefined && r > 0 && Number.isFinite(r) ? (walltime * r) / declaredFirst! : (walltime * first) / s;
   };
   let done = 0;
-  for (let i = 0; i < steps.length; i++) {
+  for (let i = 0; i + 1 < steps.length; i++) {
     const from = steps[i]!.t;
-    const to = i + 1 < steps.length ? steps[i + 1]!.t : now;
+    const to = steps[i + 1]!.t;
     if (to > from && steps[i]!.v > 0) done += (to - from) / runtime(steps[i]!.v);
   }
-  const current = job.size > 0 ? job.size : steps[steps.length - 1]!.v;
+  const last = steps[steps.length - 1]!;
+  const current = job.size > 0 ? job.size : last.v;
+  // At its last size since that step's start, the end is counted from there, not from now: the same estimate at
+  // every later now, bit for bit, so that a reservation a pass made at a running job's end still meets it later.
+  if (current === last.v && last.v > 0 && now >= last.t)
+    return Math.max(now, last.t + Math.max(0, 1 - done) * runtime(current));
+  if (now > last.t && last.v > 0) done += (now - last.t) / runtime(last.v);
   return now + Math.max(0, 1 - done) * runtime(current);
 }

@@ -106,6 +106,8 @@ export class JobRecord implements ReadonlyJobRecord {
   announcedShrink: { readonly processors: number; readonly at: number } | undefined = undefined;
   /** Size over time (processors active), from the start; the last step holds until now. */
   readonly sizeHistory: Step[] = [];
+  /** The size it started at (0 before): what its walltime is the run time at; sizeHistory loses it to a same-instant grow. */
+  startSize = 0;
   /**
    * Most processors the policies may grow it to: its max, or less after an operator shrank it. Decision: an
    * operator's shrink sticks (PRA would otherwise grow the job straight back into what it gave up); an operator's
@@ -207,6 +209,7 @@ export class JobRecord implements ReadonlyJobRecord {
 
   /** Records the size in force from `t` (a later record at the same time replaces it). */
   recordSize(t: number): void {
+    if (this.startSize === 0) this.startSize = this.size;
     const last = this.sizeHistory[this.sizeHistory.length - 1];
     if (last && last.t === t) last.v = this.size;
     else if (!last || last.v !== this.size) this.sizeHistory.push({ t, v: this.size });

@@ -484,6 +484,18 @@ export class Scheduler {
     });
   }
 
+  /**
+   * Where and when a waiting job is planned to start: its reservation (a queue policy's or dbes's), or a profiled
+   * job's fit (its first step's start); undefined otherwise.
+   */
+  plannedStart(jobId: string): { readonly cluster: number; readonly start: number } | undefined {
+    const job = this.jobsById.get(jobId);
+    if (!job || job.state !== 'queued') return undefined;
+    if (job.plannedStart) return job.plannedStart;
+    const fit = job.spec.profile ? this.fpe.plannedSteps(jobId) : undefined;
+    return fit && { cluster: fit.cluster, start: fit.start };
+  }
+
   // ---- commands ------------------------------------------------------------------------------------------------
 
   /**

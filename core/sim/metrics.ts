@@ -72,6 +72,9 @@ export interface RunSummary {
   grow_ops: number;
   shrink_ops: number;
   voluntary_releases: number;
+  /** Only when the run had interactive jobs: their tasks' deadline misses, and their re-placements after overruns. */
+  interactive_deadline_misses?: number;
+  interactive_replacements?: number;
   events: number;
 }
 
@@ -118,6 +121,8 @@ export class MetricsCollector {
     'job.shrunk',
     'job.evolved',
     'job.ended',
+    'interactive.missed',
+    'interactive.replaced',
   ];
 
   private readonly tracked = new Map<string, Tracking>();
@@ -126,6 +131,8 @@ export class MetricsCollector {
   private readonly concertina: StepRecorder[];
   private readonly background: StepRecorder[];
   private readonly growTimes: number[] = [];
+  /** Interactive jobs submitted, their deadline misses and re-placements (interactive.* events). */
+  private readonly interactive = { jobs: 0, misses: 0, replacements: 0 };
   private readonly shrinkTimes: number[] = [];
   private voluntary = 0;
   private firstSubmit = Number.POSITIVE_INFINITY;
@@ -151,7 +158,14 @@ export class MetricsCollector {
   /** Feed with the scheduler's events. */
   event(e: SchedulerEvent): void {
     switch (e.type) {
+      case 'interactive.missed':
+        this.interactive.misses++;
+        return;
+      case 'interactive.replaced':
+        this.interactive.replacements++;
+        return;
       case 'job.submitted':
+        if (e.kind === 'interactive') this.interactive.jobs++;
         this.firstSubmit = Math.min(this.firstSubmit, e.t);
         this.tracked.set(e.jobId, {
           id: e.jobId,
@@ -379,6 +393,10 @@ export class MetricsCollector {
       grow_ops: this.growTimes.length,
       shrink_ops: this.shrinkTimes.length,
       voluntary_releases: this.voluntary,
+      ...(this.interactive.jobs > 0 && {
+        interactive_deadline_misses: this.interactive.misses,
+        interactive_replacements: this.interactive.replacements,
+      }),
       events,
     };
   }

@@ -473,6 +473,22 @@ function summaryTable(r: SimulateReport, grid: GridSpec): string {
     ['mean maximum size', n(r.mean_max_size, 2), 'processors', ''],
     ['grow operations', String(r.grow_ops), '', ''],
     ['shrink operations', String(r.shrink_ops), '', `mandatory; ${r.voluntary_releases} voluntary releases besides`],
+    ...(r.interactive_deadline_misses === undefined
+      ? []
+      : [
+          [
+            'interactive deadline misses',
+            String(r.interactive_deadline_misses),
+            '',
+            'tasks that ended past a deadline',
+          ],
+          [
+            'interactive re-placements',
+            String(r.interactive_replacements ?? 0),
+            '',
+            "a job's tasks placed again after an overrun",
+          ],
+        ]),
     ['scheduler events', String(r.events), '', ''],
   ];
   const malleability =

@@ -11,10 +11,15 @@ import type { StoredCommand } from '../store/store.js';
 
 /**
  * What the Queue lists of a job (jobs.list). `clusterName`: names a waiting job's planned start's cluster (without it,
- * the planned start is left out).
+ * the planned start is left out); `plannedOf`: a waiting job's planned start (Scheduler.plannedStart, which knows
+ * profiled jobs' fits too), its reservation without it.
  */
-export function jobSummary(j: JobRecord, clusterName?: (index: number) => string | undefined): JobSummary {
-  const planned = j.plannedStart;
+export function jobSummary(
+  j: JobRecord,
+  clusterName?: (index: number) => string | undefined,
+  plannedOf?: PlannedOf,
+): JobSummary {
+  const planned = plannedOf ? plannedOf(j) : j.plannedStart;
   const plannedCluster = planned && clusterName ? clusterName(planned.cluster) : undefined;
   return {
     id: j.id,
@@ -22,7 +27,8 @@ export function jobSummary(j: JobRecord, clusterName?: (index: number) => string
     kind: j.kind,
     state: j.state,
     tries: j.tries,
-    lastFailure: j.lastFailure,
+    // A failed job that never failed a placement (an interactive job refused or cut short, say) says why it ended.
+    lastFailure: j.lastFailure || (j.state === 'failed' ? (j.transitions.at(-1)?.reason ?? '') : ''),
     size: j.size,
     min: j.min,
     max: j.max,
@@ -36,6 +42,8 @@ export function jobSummary(j: JobRecord, clusterName?: (index: number) => string
     ...(j.spec.profile ? { steps: j.spec.profile.steps.map((s) => s.processors) } : {}),
   };
 }
+
+export type PlannedOf = (j: JobRecord) => { readonly cluster: number; readonly start: number } | undefined;
 
 // Decision: the Queue lists the latest 10,000 ended jobs that have left memory (about 3 MB of summaries); older ones
 // are still in the store (their events, jobs.events), not in the list.
@@ -103,9 +111,10 @@ export function listJobs(
   released: ReadonlyArray<{ seq: number; summary: JobSummary }>,
   limit: number,
   clusterName?: (index: number) => string | undefined,
+  plannedOf?: PlannedOf,
 ): { jobs: JobSummary[]; total: number } {
   const total = held.length + released.length;
-  const summary = (j: JobRecord) => jobSummary(j, clusterName);
+  const summary = (j: JobRecord) => jobSummary(j, clusterName, plannedOf);
   if (!released.length) return { jobs: held.slice(-limit).map(summary), total };
   const key = (r: { seq: number; summary: JobSummary }) => ({ submitted: r.summary.submitted, seq: r.seq });
   const gone = [...released].sort((a, b) => (before(key(a), key(b)) ? -1 : before(key(b), key(a)) ? 1 : 0));
@@ -213,6 +222,7 @@ export class EndedSummaries {
       case 'job.ended':
         s.state = e.state;
         s.tries = e.tries;
+        if (e.state === 'failed' && !s.lastFailure) s.lastFailure = e.reason;
         // A malleable or evolving job gives back what it held: it ends at size 0 (a rigid job keeps its size).
         if (s.kind === 'malleable' || s.kind === 'evolving') s.size = 0;
         this.drafts.delete(e.jobId);

@@ -76,3 +76,67 @@ describe('ended jobs rebuilt from their events', () => {
     expect(finished.has('early') && finished.get('late')?.state).toBe('completed');
   });
 });
+
+describe('a failed job that never failed a placement', () => {
+  it('says why it ended as its last failure, from its record and from its events alike', () => {
+    const world = new SimWorld({
+      grid: gridSpecSchema.parse(gridPreset('das3')),
+      jobs: workloadPreset('wm', 1, 6)!,
+      seed: 1,
+      metrics: false,
+    });
+    const events: SchedulerEvent[] = [];
+    world.scheduler.on((e) => events.push(e));
+    world.runUntil(1);
+    const [job] = [...world.scheduler.jobs()];
+    expect(world.scheduler.cancel(job!.id, 1, 'missed 3 deadlines', 'failed').ok).toBe(true);
+    expect(jobSummary(job!).lastFailure).toBe('missed 3 deadlines');
+    const rebuilt = new EndedSummaries(() => 'wf');
+    for (const e of events) rebuilt.add(e);
+    expect(rebuilt.ended[0]!.summary.lastFailure).toBe('missed 3 deadlines');
+  });
+});
+
+describe('a waiting profiled job in the Queue', () => {
+  it('shows its fit as its planned start, as a reserved job shows its reservation', () => {
+    const world = new SimWorld({
+      grid: gridSpecSchema.parse({ clusters: [{ name: 'd', processors: 16 }] }),
+      jobs: [],
+      seed: 1,
+      background: false,
+      scheduler: { queue: 'easy' },
+    });
+    world.runUntil(1);
+    const submit = (spec: unknown) => expect(world.submit(spec).ok).toBe(true);
+    submit({
+      id: 'big',
+      kind: 'rigid',
+      walltime: 1200,
+      app: { model: 'fixed', runtime: 1200 },
+      components: [{ processors: 16, program: 'x' }],
+    });
+    world.runUntil(2);
+    expect(world.scheduler.job('big')!.state).toBe('running');
+    submit({
+      id: 'p',
+      kind: 'evolving',
+      profile: { steps: [{ duration_s: 600, processors: 8 }] },
+      components: [{ program: 'x' }],
+    });
+    world.runUntil(3);
+    const held = [...world.scheduler.jobs()];
+    const { jobs } = listJobs(
+      held,
+      [],
+      10,
+      () => 'd',
+      (j) => world.scheduler.plannedStart(j.id),
+    );
+    expect(jobs.find((j) => j.id === 'p')).toMatchObject({
+      state: 'queued',
+      plannedStart: { cluster: 'd', start: world.scheduler.job('big')!.startTime + 1200 },
+    });
+    // Running, it is planned no more.
+    expect(jobs.find((j) => j.id === 'big')!.plannedStart).toBeUndefined();
+  });
+});

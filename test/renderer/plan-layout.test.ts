@@ -1,7 +1,13 @@
 // The Plan view's Gantt layout: items first-fit in processor bands without overlapping in time, running jobs then
 // reservations, the window from the earliest start (at most an hour back) past the last end, hover texts.
 import { describe, expect, it } from 'vitest';
-import { layoutPlan, PAST_S, type ClusterPlanView } from '../../renderer/src/composables/plan-layout.js';
+import {
+  layoutPlan,
+  PAST_S,
+  processorAxis,
+  stepSizes,
+  type ClusterPlanView,
+} from '../../renderer/src/composables/plan-layout.js';
 
 const base: ClusterPlanView = {
   name: 'a',
@@ -144,5 +150,57 @@ describe('plan layout', () => {
     ]);
     expect(l.boxes[0]!.text).toContain('step 2 of 3 until 0:02:30');
     expect(l.boxes[1]!.text).toBe('job e (evolving) planned · step 3 of 3: 3 processors · 0:02:30–0:03:50');
+  });
+
+  it('draws a shrunk job at what it holds now, its larger past shaded up to its band, within the capacity', () => {
+    // DBES's example: A (1 → 2 → 3) and B (1 → 2 → 1) on 4 processors; B was drawn at its past peak, 2, over 3..5.
+    const plan: ClusterPlanView = {
+      ...base,
+      processors: 4,
+      capacity: [{ t: 4, v: 4 }],
+      running: [
+        {
+          ...run('A', 3, 0, 2400),
+          sizes: [
+            { t: 0, v: 2 },
+            { t: 4, v: 3 },
+          ],
+        },
+        {
+          ...run('B', 1, 0, 1800),
+          sizes: [
+            { t: 0, v: 2 },
+            { t: 4, v: 1 },
+          ],
+        },
+      ],
+      reservations: [{ id: 'C', processors: 3, start: 2400, end: 3000, waitsFor: ['A'] }],
+    };
+    const l = layoutPlan(plan, 4);
+    expect(l.boxes.map((b) => [b.id, b.bands])).toEqual([
+      ['A', [[0, 3]]],
+      ['B', [[3, 4]]],
+      ['C', [[0, 3]]],
+    ]);
+    expect(l.top).toBe(4);
+    expect(l.sizes.filter((s) => l.boxes[s.box]!.id === 'B').map((s) => s.v)).toEqual([1]);
+    expect(l.boxes[1]!.text).toContain('up to 2 earlier');
+  });
+
+  it("ticks the processor axis so that its top is a tick; says a profiled job's steps as their sizes", () => {
+    expect(processorAxis(4)).toEqual({ max: 4, interval: 1 });
+    expect(processorAxis(16)).toEqual({ max: 16, interval: 4 });
+    expect(processorAxis(120)).toEqual({ max: 120, interval: 20 });
+    // 13 is prime: the next multiple of a step of about a fifth.
+    expect(processorAxis(13)).toEqual({ max: 15, interval: 3 });
+    expect(
+      stepSizes([
+        { t: 0, v: 2 },
+        { t: 10, v: 5 },
+        { t: 10, v: 16 },
+        { t: 20, v: 4 },
+        { t: 30, v: 0 },
+      ]),
+    ).toBe('2→16→4');
   });
 });

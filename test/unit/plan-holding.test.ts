@@ -21,6 +21,27 @@ function job(extra: Partial<HoldingJob>): HoldingJob {
 }
 
 describe('placedHolding', () => {
+  it('estimates the same end bit for bit at every later now while the size holds (a reservation at it still meets it)', () => {
+    const grown = job({
+      malleable: true,
+      spec: { walltime: 3600 },
+      held: 3,
+      size: 3,
+      sizeHistory: [
+        { t: 0, v: 2 },
+        { t: 4.3, v: 3 },
+      ],
+    });
+    const at = placedHolding(grown, 3, 4.3).end;
+    for (const now of [5.1, 8.7, 33.3, 1000.7]) expect(placedHolding(grown, 3, now).end, `at ${now}`).toBe(at);
+  });
+
+  it('counts the walltime at the size the job started at, even when a grow in that instant replaced its first step', () => {
+    // Started at 7 and grown to 12 at once: its history says 12 from 0; the walltime 120 is its run time at 7.
+    const grown = job({ malleable: true, spec: { walltime: 120 }, held: 12, size: 12, startSize: 7 });
+    expect(placedHolding({ ...grown, sizeHistory: [{ t: 0, v: 12 }] }, 12, 0).end).toBeCloseTo(70, 9);
+  });
+
   it('a rigid job holds its processors until start plus walltime; placed but not started, from now; without a walltime, for ever', () => {
     expect(placedHolding(job({}), 2, 30)).toEqual({ n: 2, start: 0, end: 100 });
     expect(placedHolding(job({ startTime: Number.NaN, sizeHistory: [] }), 2, 30)).toEqual({

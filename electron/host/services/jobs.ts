@@ -152,7 +152,9 @@ export class JobsService {
         // Decision: a waiting job's planned start is listed as of the last event (the version): a pass that moves only
         // reservations (a poll that saw another background load) shows at the next event.
         const grid = scheduler.grid;
-        return { ok: true, value: { ...listJobs(held, released, limit, (i) => grid.clusters[i]?.name), version } };
+        const named = (i: number) => grid.clusters[i]?.name;
+        const listed = listJobs(held, released, limit, named, (j) => scheduler.plannedStart(j.id));
+        return { ok: true, value: { ...listed, version } };
       },
       'plan.snapshot': ({ limit }) => {
         if (run.mode.resuming)

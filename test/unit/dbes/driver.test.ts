@@ -119,3 +119,22 @@ describe('the DBES driver', () => {
     ]);
   });
 });
+
+describe('a job dbes starts', () => {
+  it('waits no more: its reservation note and planned start are cleared', () => {
+    const h = harness(grid({ a: 4 }), { policy: 'dbes' });
+    h.submit(rigid('A', 4, { walltime: 600 }));
+    h.pass();
+    h.startAll();
+    h.at(1).submit(rigid('C', 4, { walltime: 600 }));
+    h.pass();
+    const c = h.scheduler.job('C')!;
+    expect(c.lastFailure).toMatch(/^reserved to start at 600 after A/);
+    expect(c.plannedStart).toEqual({ cluster: 0, start: 600 });
+    h.at(600).finish('A');
+    h.startAll();
+    expect(c.state).toBe('running');
+    expect(c.lastFailure).toBe('');
+    expect(c.plannedStart).toBeUndefined();
+  });
+});

@@ -48,6 +48,11 @@ describe('simulated interactive applications', () => {
     expect(of('interactive.missed')).toEqual([]);
     expect(of('job.ended')).toMatchObject([{ jobId: 'a', state: 'completed' }]);
     expect(w.scheduler.interactiveSample('rt')).toMatchObject({ jobs: 0, misses: 0, replacements: 0 });
+    // The run's summary counts them, as it does only for a run with interactive jobs.
+    expect(w.metrics.summary(0)).toMatchObject({ interactive_deadline_misses: 0, interactive_replacements: 0 });
+    const none = new SimWorld({ grid: gridSpecSchema.parse(GRID), jobs: [], seed: 1, background: false });
+    none.run();
+    expect(Object.keys(none.metrics.summary(0)).filter((k) => k.startsWith('interactive'))).toEqual([]);
   });
 
   it('an injected overrun is a miss and re-places the job; its next iterations run on the new placement', () => {
@@ -78,6 +83,7 @@ describe('simulated interactive applications', () => {
     expect(second.every((m) => m.executedMs === 45 && !m.missed)).toBe(true);
     expect(of('job.ended')).toMatchObject([{ jobId: 'a', state: 'completed' }]);
     expect(w.scheduler.interactiveSample('rt')).toMatchObject({ admitted: 1, misses: 3, replacements: 1 });
+    expect(w.metrics.summary(0)).toMatchObject({ interactive_deadline_misses: 3, interactive_replacements: 1 });
   });
 
   it('two jobs share the nodes under EDF: a job whose overruns find no placement left ends failed', () => {

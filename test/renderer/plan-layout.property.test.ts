@@ -1,0 +1,123 @@
+// The Plan view's Gantt over plan snapshots of random simulated runs (rigid, malleable, non-predictably evolving and
+// profiled jobs on one or two clusters) under every queue policy and under dbes, read at each instant and half-way to
+// the next (where a console reads it): the snapshot never plans more than the capacity at any time, and no drawn box
+// ever goes past the capacity or shares a processor with a box overlapping it in time.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
+import { SimWorld } from '../../core/sim/world.js';
+import { layoutPlan, type ClusterPlanView } from '../../renderer/src/composables/plan-layout.js';
+
+const runs = { numRuns: 40 };
+
+const jobArb = fc.record({
+  kind: fc.constantFrom('rigid', 'rigid', 'malleable', 'malleable', 'evolving'),
+  size: fc.integer({ min: 1, max: 10 }),
+  grow: fc.integer({ min: 0, max: 8 }),
+  runtime: fc.integer({ min: 10, max: 900 }),
+  gap: fc.integer({ min: 0, max: 300 }),
+  steps: fc.array(
+    fc.record({ duration_s: fc.integer({ min: 10, max: 400 }), processors: fc.integer({ min: 1, max: 10 }) }),
+    { minLength: 1, maxLength: 4 },
+  ),
+});
+const scenarioArb = fc.record({
+  clusters: fc.array(fc.integer({ min: 10, max: 20 }), { minLength: 1, maxLength: 2 }),
+  jobs: fc.array(jobArb, { minLength: 1, maxLength: 14 }),
+  seed: fc.integer({ min: 0, max: 1000 }),
+});
+type Drawn = typeof jobArb extends fc.Arbitrary<infer T> ? T : never;
+
+function spec(j: Drawn, i: number, submitTime: number, dbes: boolean): JobSpecInput {
+  const base = { id: `j${i}`, submitTime };
+  switch (j.kind) {
+    case 'rigid':
+      return {
+        ...base,
+        kind: 'rigid',
+        walltime: j.runtime,
+        app: { model: 'fixed', runtime: j.runtime },
+        components: [{ processors: j.size, program: 'r' }],
+      };
+    case 'malleable':
+      // Under dbes its walltime is its run time at its minimum; otherwise a generous estimate.
+      return {
+        ...base,
+        kind: 'malleable',
+        walltime: dbes ? j.runtime : 4 * j.runtime,
+        app: { model: 'amdahl', serial: 0, parallel: j.runtime * j.size },
+        components: [{ min: j.size, max: j.size + j.grow, program: 'm' }],
+      };
+    case 'evolving':
+      return {
+        ...base,
+        kind: 'evolving',
+        walltime: 4 * j.runtime,
+        app: { model: 'evolving', phases: 3, phaseS: Math.max(1, Math.floor(j.runtime / 3)) },
+        components: [{ min: 1, max: j.size + j.grow, initial: j.size, program: 'e' }],
+      };
+    default:
+      return { ...base, kind: 'evolving', profile: { steps: j.steps }, components: [{ program: 'fpe' }] };
+  }
+}
+
+function checkCluster(plan: ClusterPlanView, now: number, where: string): void {
+  const capacity = plan.capacity[0]!.v;
+  for (const s of plan.free) expect(s.v, `${where}: free at ${s.t}`).toBeGreaterThanOrEqual(0);
+  const layout = layoutPlan(plan, now);
+  expect(layout.top, `${where}: the axis top`).toBe(capacity);
+  layout.boxes.forEach((a, i) => {
+    for (const [from, to] of a.bands) {
+      expect(from, `${where}: ${a.id}`).toBeGreaterThanOrEqual(0);
+      expect(to, `${where}: ${a.id} drawn past the capacity`).toBeLessThanOrEqual(capacity);
+    }
+    for (const b of layout.boxes.slice(i + 1)) {
+      if (!(a.x0 < b.x1 && b.x0 < a.x1)) continue;
+      for (const [f1, t1] of a.bands)
+        for (const [f2, t2] of b.bands)
+          expect(f1 < t2 && f2 < t1, `${where}: ${a.id} and ${b.id} share processors`).toBe(false);
+    }
+  });
+}
+
+describe('plan layout over simulated runs (property)', () => {
+  for (const [queue, policy] of [
+    ['koala', 'fpsma'],
+    ['fcfs', 'fpsma'],
+    ['easy', 'equipartition'],
+    ['cbf', 'fpsma'],
+    ['koala', 'dbes'],
+  ] as const) {
+    it(`${queue}${policy === 'dbes' ? ' under dbes' : ''}: never plans nor draws past a cluster's capacity`, () => {
+      let reservations = 0;
+      fc.assert(
+        fc.property(scenarioArb, (s) => {
+          let t = 0;
+          const dbes = policy === 'dbes';
+          const world = new SimWorld({
+            grid: gridSpecSchema.parse({ clusters: s.clusters.map((n, i) => ({ name: `c${i}`, processors: n })) }),
+            jobs: s.jobs.map((j, i) => jobSpecSchema.parse(spec(j, i, (t += j.gap), dbes))),
+            seed: s.seed,
+            background: false,
+            scheduler: { policy, queue, ...(dbes && { reservationDepth: 3 }) },
+          });
+          world.run(() => {
+            const now = world.engine.now;
+            const next = world.engine.nextTime();
+            // Once the instant is over (offers made in it answered): where a console reads the plan.
+            if (next === now) return;
+            for (const at of Number.isFinite(next) ? [now, (now + next) / 2] : [now]) {
+              const snapshot = world.scheduler.planSnapshot(at);
+              for (const c of snapshot.clusters) {
+                reservations += c.reservations.length;
+                checkCluster(c as ClusterPlanView, at, `${c.name} at ${at}`);
+              }
+            }
+          });
+        }),
+        runs,
+      );
+      if (queue === 'easy' || queue === 'cbf' || policy === 'dbes') expect(reservations).toBeGreaterThan(0);
+    });
+  }
+});
