@@ -185,7 +185,8 @@ describe.skipIf(!ready)('an evolving job across a console restart, on loopback S
         },
       ],
     });
-    expect(await waitEvent('job.started', 'gadget')).toMatchObject({ size: PROCESSORS - 2 });
+    // Submitted before gadget runs: submitted after, a poll in between would let PRA grow gadget into the 2 idle
+    // processors, and PRA never shrinks a running job for a waiting one, so amr would wait for gadget to end.
     // 300 steps of at least 200 ms: its mesh needs 2 processors at first, its pre-allocation's 6 at its peak.
     submit({
       id: 'amr',
@@ -201,6 +202,7 @@ describe.skipIf(!ready)('an evolving job across a console restart, on loopback S
         },
       ],
     });
+    expect(await waitEvent('job.started', 'gadget')).toMatchObject({ size: PROCESSORS - 2 });
     expect(await waitEvent('job.started', 'amr')).toMatchObject({
       cluster: 'slurm',
       size: 2,
