@@ -363,8 +363,17 @@ function whyLines(a: ReportInput, runs: readonly DbesRun[]): string[] {
         : x,
     );
     const dm = paired(runs, 'mixed', 'dbes', mixedBest);
+    // Decision: a paired difference within two standard errors of zero is read as no difference.
+    const pairedVerdict = (p: { mean: number; se: number }) =>
+      !Number.isFinite(p.se)
+        ? 'not judged (one seed)'
+        : Math.abs(p.mean) <= 2 * p.se
+          ? 'within two standard errors of no difference'
+          : p.mean < 0
+            ? 'a small but consistent loss of DBES'
+            : 'a small but consistent gain of DBES';
     out.push(
-      `- **The adaptive strategies are within about 1 % of each other.** Every adaptive strategy ends within ${pct(Math.max(...others.map((x) => c4(x, top)).concat(c4('dbes', top))) / min - 1)} of the ${fmt(min)} s bound at ${top} %; the slowest and the fastest of them differ by ${fmt(Math.min(...gaps))} to ${fmt(Math.max(...gaps))} s across the percentages. Paired by seed, ${best} (the best other at ${top} %) minus DBES is ${fmt(d.mean)} ± ${fmt(d.se)} s (standard error, ${d.n} seeds; DBES faster in ${d.aFaster}); in the mixed scenario ${mixedBest} minus DBES is ${fmt(dm.mean)} ± ${fmt(dm.se)} s (DBES faster in ${dm.aFaster} of ${dm.n}). A negative difference of several standard errors is a small but consistent loss of DBES, not noise.`,
+      `- **The adaptive strategies are within about 1 % of each other.** Every adaptive strategy ends within ${pct(Math.max(...others.map((x) => c4(x, top)).concat(c4('dbes', top))) / min - 1)} of the ${fmt(min)} s bound at ${top} %; the slowest and the fastest of them differ by ${fmt(Math.min(...gaps))} to ${fmt(Math.max(...gaps))} s across the percentages. Paired by seed, ${best} (the best other at ${top} %) minus DBES is ${fmt(d.mean)} ± ${fmt(d.se)} s (standard error, ${d.n} seeds; DBES faster in ${d.aFaster}); in the mixed scenario ${mixedBest} minus DBES is ${fmt(dm.mean)} ± ${fmt(dm.se)} s (DBES faster in ${dm.aFaster} of ${dm.n}). At ${top} % that is ${pairedVerdict(d)}; in the mixed scenario, ${pairedVerdict(dm)}.`,
     );
   }
   out.push(
