@@ -141,7 +141,14 @@ export class InteractiveJobs {
    * A task instance's report. Returns the reason to end the job when it overran and no placement is left for it.
    */
   iteration(
-    message: { jobId: string; task: number; executedMs: number; missed: boolean; generation?: number },
+    message: {
+      jobId: string;
+      task: number;
+      executedMs: number;
+      missed: boolean;
+      generation?: number;
+      responseMs?: number;
+    },
     now: number,
   ): string | undefined {
     const record = this.jobs.get(message.jobId);
@@ -160,6 +167,7 @@ export class InteractiveJobs {
         node,
         task: message.task,
         executedMs: message.executedMs,
+        ...(message.responseMs !== undefined && { responseMs: message.responseMs }),
         deadlineMs: record.deadlineMs,
         misses: record.misses,
       });
