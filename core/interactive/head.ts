@@ -103,6 +103,7 @@ export class InteractiveHead {
 
   /** Admits the job now, or says why not. */
   submit(job: InteractiveJob, nowMs: number): Admission {
+    this.clock(nowMs);
     this.counters.submitted++;
     const problem = jobProblem(job) ?? (this.jobs.has(job.id) ? `job ${job.id} is already running` : undefined);
     const result = problem
@@ -119,7 +120,8 @@ export class InteractiveHead {
   }
 
   /** The user ended the job: its tasks leave their nodes. */
-  finish(jobId: string, _nowMs: number): boolean {
+  finish(jobId: string, nowMs: number): boolean {
+    this.clock(nowMs);
     const record = this.jobs.get(jobId);
     if (!record) return false;
     for (const n of new Set(record.placement.nodes)) this.workers[n]!.remove(jobId);
@@ -132,6 +134,7 @@ export class InteractiveHead {
    * the head re-place the job: the returned admission is its new placement, or the refusal that stopped it.
    */
   completed(report: CompletionReport, nowMs: number): Admission | undefined {
+    this.clock(nowMs);
     this.counters.completions++;
     if (report.missed) this.counters.misses++;
     const record = this.jobs.get(report.jobId);
@@ -154,8 +157,14 @@ export class InteractiveHead {
   }
 
   /** A node reports it has been idle (nothing pending): its ghosts are gone. */
-  nodeIdle(node: number, _nowMs: number): void {
+  nodeIdle(node: number, nowMs: number): void {
+    this.clock(nowMs);
     this.workers[node]?.idle();
+  }
+
+  /** Time passes for the head when it is told something (its nodes' ghosts may stop counting). */
+  private clock(nowMs: number): void {
+    for (const w of this.workers) w.at(nowMs);
   }
 
   placementOf(jobId: string): JobPlacement | undefined {

@@ -225,10 +225,11 @@ export class InteractiveJobs {
   }
 
   /**
-   * Tasks left `nodes` (the job ended or was re-placed): they stay counted there as ghosts until `over`. Decision:
-   * the nodes report no idle instants here (a live application's tasks are processes, not the head's EDF model), so
-   * a departed task's last instance is taken to be over by its deadline, D after it left; a node's ghosts all go once
-   * the latest of them is over.
+   * Tasks left `nodes` (the job ended or was re-placed): they stay counted there as ghosts until `over`. The head
+   * drops a ghost with D = T by itself at its last deadline (core/interactive/node.ts); one with D < T it keeps until
+   * the node is idle. Decision: nothing reports idle instants here (a live application's tasks are processes under
+   * the operating system's scheduler, not the head's EDF model), so a node counts as idle once the latest of its
+   * departed tasks' last deadlines (D after each left) has passed: by then each of those instances ended or was late.
    */
   private leave(cluster: string, nodes: readonly number[], over: number): void {
     let until = this.ghostsUntil.get(cluster);
