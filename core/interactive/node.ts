@@ -20,11 +20,6 @@ export interface HostedTask extends EdfTask {
   readonly generation: number;
 }
 
-/** A task that left the node: its last instance's deadline has passed by `overAtMs`. */
-export interface GhostTask extends HostedTask {
-  readonly overAtMs: number;
-}
-
 const implicitDeadline = (t: EdfTask) => t.deadlineMs === t.periodMs;
 
 /** What a node reports to the head node. */
@@ -43,7 +38,9 @@ export interface NodeView {
   /** Live tasks. */
   readonly tasks: readonly HostedTask[];
   /** Tasks gone since the node was last idle (see the Decision above for when they count). */
-  readonly ghosts: readonly GhostTask[];
+  readonly ghosts: readonly HostedTask[];
+  /** The ghosts whose last instance's deadline has not passed yet. */
+  pendingGhosts(): readonly HostedTask[];
   /** The node's clock (ms): the latest time the head told it. */
   readonly nowMs: number;
   /** Live tasks and the ghosts that still count for a test with `extra`: what the admission test counts. */
@@ -54,7 +51,9 @@ export interface NodeView {
 
 export class WorkerNodeState implements NodeView {
   private live: HostedTask[] = [];
-  private gone: GhostTask[] = [];
+  private gone: HostedTask[] = [];
+  /** When each ghost's last instance's deadline has passed, by index in `gone` (ghosts keep the tasks' own shape). */
+  private goneOverAtMs: number[] = [];
   private cachedReport: NodeReport | undefined;
   private clockMs = 0;
 
@@ -67,8 +66,12 @@ export class WorkerNodeState implements NodeView {
     return this.live;
   }
 
-  get ghosts(): readonly GhostTask[] {
+  get ghosts(): readonly HostedTask[] {
     return this.gone;
+  }
+
+  pendingGhosts(): readonly HostedTask[] {
+    return this.gone.filter((_, i) => this.goneOverAtMs[i]! > this.clockMs);
   }
 
   get nowMs(): number {
@@ -78,15 +81,17 @@ export class WorkerNodeState implements NodeView {
   /** The head's clock moved on (never back): ghosts past their deadline may stop counting. */
   at(nowMs: number): void {
     if (nowMs <= this.clockMs) return;
+    const before = this.clockMs;
     this.clockMs = nowMs;
-    if (this.gone.length > 0) this.cachedReport = undefined;
+    if (this.goneOverAtMs.some((t) => t > before && t <= nowMs)) this.cachedReport = undefined;
   }
 
   hosted(extra: readonly EdfTask[] = []): readonly EdfTask[] {
     if (this.gone.length === 0) return this.live;
+    if (!this.goneOverAtMs.some((t) => t <= this.clockMs)) return [...this.live, ...this.gone];
     const implicit =
       this.live.every(implicitDeadline) && extra.every(implicitDeadline) && this.gone.every(implicitDeadline);
-    const counted = implicit ? this.gone.filter((g) => g.overAtMs > this.clockMs) : this.gone;
+    const counted = implicit ? this.pendingGhosts() : this.gone;
     return counted.length === 0 ? this.live : [...this.live, ...counted];
   }
 
@@ -108,7 +113,10 @@ export class WorkerNodeState implements NodeView {
     const leaving = this.live.filter((t) => t.jobId === jobId);
     if (leaving.length === 0) return 0;
     this.live = this.live.filter((t) => t.jobId !== jobId);
-    for (const t of leaving) this.gone.push({ ...t, overAtMs: this.clockMs + t.deadlineMs });
+    for (const t of leaving) {
+      this.gone.push(t);
+      this.goneOverAtMs.push(this.clockMs + t.deadlineMs);
+    }
     this.cachedReport = undefined;
     return leaving.length;
   }
@@ -124,6 +132,7 @@ export class WorkerNodeState implements NodeView {
   idle(): void {
     if (this.gone.length === 0) return;
     this.gone = [];
+    this.goneOverAtMs = [];
     this.cachedReport = undefined;
   }
 

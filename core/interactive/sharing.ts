@@ -36,7 +36,7 @@ const interleaved: NodeSharing = {
 const exclusive: NodeSharing = {
   name: 'exclusive',
   accepts: (node, task) => {
-    if (node.tasks.length > 0 || node.ghosts.some((g) => g.jobId !== task.jobId && g.overAtMs > node.nowMs))
+    if (node.tasks.length > 0 || node.pendingGhosts().some((g) => g.jobId !== task.jobId))
       return { ok: false, code: 'other-job' };
     if (task.costMs > task.deadlineMs) return { ok: false, code: 'demand' };
     return { ok: true, slackMs: task.deadlineMs - task.costMs };
