@@ -108,7 +108,10 @@ export type SchedulerEventBody =
       executedMs: number;
       generation: number;
     }
-  /** An iteration's task on `node` ended after its deadline; `misses`: the job's misses so far. */
+  /**
+   * An iteration's task on `node` ended after its deadline (`responseMs` after its release, when its application
+   * said), having processed for `executedMs`; `misses`: the job's misses so far.
+   */
   | {
       type: 'interactive.missed';
       jobId: string;
@@ -116,6 +119,7 @@ export type SchedulerEventBody =
       node: number;
       task: number;
       executedMs: number;
+      responseMs?: number;
       deadlineMs: number;
       misses: number;
     }

@@ -113,9 +113,18 @@ export type ApplicationMessage =
    */
   | { type: 'update'; jobId: string; processors: number; announceS?: number }
   /**
-   * An interactive job's task `task` finished an instance after `executedMs` (measured), late when `missed`.
-   * `generation`: the placement it ran under (default: the current one).
+   * An interactive job's task `task` finished an instance: `executedMs` of its own processing (measured; compared
+   * with C), `responseMs` from its release to its end when known, late when `missed`. `generation`: the placement it
+   * ran under (default: the current one).
    */
-  | { type: 'iteration'; jobId: string; task: number; executedMs: number; missed: boolean; generation?: number };
+  | {
+      type: 'iteration';
+      jobId: string;
+      task: number;
+      executedMs: number;
+      missed: boolean;
+      generation?: number;
+      responseMs?: number;
+    };
 
 export type InboundMessage = ManagerMessage | ApplicationMessage;

@@ -313,10 +313,11 @@ export class ConcertinaApp {
   }
 
   /**
-   * An interactive job's task `task` ended an instance `executedMs` after its release; `missed` when past its
-   * deadline; `generation`: the placement (tasks message) it ran under.
+   * An interactive job's task `task` ran an instance: `executedMs` of its own processing (compared with C),
+   * `responseMs` from its release to its end (optional); `missed` when it ended past its deadline; `generation`:
+   * the placement (tasks message) it ran under.
    */
-  iteration(task, executedMs, missed, generation) {
+  iteration(task, executedMs, missed, generation, responseMs) {
     if (this.#ended) return;
     const ms = Math.max(0, Number(executedMs) || 0);
     this.#write({
@@ -325,6 +326,7 @@ export class ConcertinaApp {
       executedMs: ms,
       missed: Boolean(missed),
       ...(generation !== undefined && { generation }),
+      ...(responseMs !== undefined && { responseMs: Math.max(0, Number(responseMs) || 0) }),
     });
   }
 

@@ -78,6 +78,8 @@ export class InteractiveHead {
   private readonly jobs = new Map<string, JobRecord>();
   private readonly sharing: NodeSharing;
   private readonly policy: TaskPlacementPolicy;
+  /** The latest time the head was told (ms). */
+  private nowMs = 0;
   readonly counters: HeadCounters = {
     submitted: 0,
     admitted: 0,
@@ -103,6 +105,7 @@ export class InteractiveHead {
 
   /** Admits the job now, or says why not. */
   submit(job: InteractiveJob, nowMs: number): Admission {
+    this.clock(nowMs);
     this.counters.submitted++;
     const problem = jobProblem(job) ?? (this.jobs.has(job.id) ? `job ${job.id} is already running` : undefined);
     const result = problem
@@ -119,10 +122,11 @@ export class InteractiveHead {
   }
 
   /** The user ended the job: its tasks leave their nodes. */
-  finish(jobId: string, _nowMs: number): boolean {
+  finish(jobId: string, nowMs: number): boolean {
+    this.clock(nowMs);
     const record = this.jobs.get(jobId);
     if (!record) return false;
-    for (const n of new Set(record.placement.nodes)) this.workers[n]!.remove(jobId);
+    for (const n of new Set(record.placement.nodes)) this.node(n).remove(jobId);
     this.jobs.delete(jobId);
     return true;
   }
@@ -132,6 +136,7 @@ export class InteractiveHead {
    * the head re-place the job: the returned admission is its new placement, or the refusal that stopped it.
    */
   completed(report: CompletionReport, nowMs: number): Admission | undefined {
+    this.clock(nowMs);
     this.counters.completions++;
     if (report.missed) this.counters.misses++;
     const record = this.jobs.get(report.jobId);
@@ -141,7 +146,7 @@ export class InteractiveHead {
     const old = record.placement;
     const headroom = this.config.overrunHeadroom ?? 1.25;
     const dataUnits = old.dataUnits * (report.executedMs / old.costMs) * headroom;
-    for (const n of new Set(old.nodes)) this.workers[n]!.remove(report.jobId);
+    for (const n of new Set(old.nodes)) this.node(n).remove(report.jobId);
     const next = this.place(record.job, dataUnits, old.generation + 1, nowMs);
     if (!next.ok) {
       this.jobs.delete(report.jobId);
@@ -154,8 +159,21 @@ export class InteractiveHead {
   }
 
   /** A node reports it has been idle (nothing pending): its ghosts are gone. */
-  nodeIdle(node: number, _nowMs: number): void {
-    this.workers[node]?.idle();
+  nodeIdle(node: number, nowMs: number): void {
+    this.clock(nowMs);
+    if (this.workers[node]) this.node(node).idle();
+  }
+
+  /** Time passes for the head when it is told something; a node learns it when it is looked at (see `node`). */
+  private clock(nowMs: number): void {
+    if (nowMs > this.nowMs) this.nowMs = nowMs;
+  }
+
+  /** Node `i` at the head's time (its ghosts past their deadline may stop counting). */
+  private node(i: number): WorkerNodeState {
+    const w = this.workers[i]!;
+    w.at(this.nowMs);
+    return w;
   }
 
   placementOf(jobId: string): JobPlacement | undefined {
@@ -167,16 +185,17 @@ export class InteractiveHead {
   }
 
   nodeReports(): NodeReport[] {
-    return this.workers.map((w) => w.report());
+    return this.workers.map((_, i) => this.node(i).report());
   }
 
   nodeView(node: number): NodeView {
-    return this.workers[node]!;
+    return this.node(node);
   }
 
   /** RT-DLT, then the tasks one by one on the nodes; k widened up to the configured bound when they do not fit. */
   private place(job: InteractiveJob, dataUnits: number, generation: number, nowMs: number): Admission {
     this.counters.divisions++;
+    for (let i = 0; i < this.workers.length; i++) this.node(i);
     const first = divide({ dataUnits, deadlineMs: job.deadlineMs }, this.config.cost, this.config.nodes);
     if (!first.ok) return first;
     const widen = this.config.sharing === 'interleaved' ? Math.max(1, this.config.widen ?? 1) : 1;

@@ -1,10 +1,16 @@
 // A worker node as the head node sees it: the periodic tasks it hosts, the tasks that left it but whose last
 // instance may still be running (ghosts), and the utilisation and slack it reports.
 //
-// Decision: a task that leaves a node (its job ended or was re-placed) stays counted in the node's admission test,
-// as a ghost, until the node reports it has been idle: a task admitted against the node's current set alone could
-// otherwise meet the leaving task's last instance in one busy period, which the demand test never saw together.
-// After an idle instant no earlier instance is pending, so the busy periods that follow hold only current tasks.
+// A task that leaves a node (its job ended or was re-placed) stays counted in the node's admission test, as a ghost:
+// a task admitted against the node's current set alone could otherwise meet the leaving task's last instance, or the
+// work it delayed, in one busy period that the demand test never saw together. After an idle instant nothing earlier
+// is pending, so every ghost goes then.
+// Decision: a ghost also stops counting once its last instance's deadline has passed (at most D after it left), but
+// only for a test in which every task, the new one too, has D = T: then the node's test is U <= 1 and the departed
+// task's share may be reused after that deadline (bandwidth reclaiming, as a CBS server's). With some D < T it stays
+// until the node is idle: the work it delayed can still be pending with later deadlines (e.g. A = (C 5, D 10, T 10)
+// and a departed (5, 5, 100) released together: at 5 A still needs 5 by 10, so a new (5, 5, 100) that passes the test
+// with A alone misses; node.test.ts checks it).
 import { feasibility, type EdfTask, type Feasibility, type FeasibilityOptions } from './edf.js';
 
 export interface HostedTask extends EdfTask {
@@ -13,6 +19,8 @@ export interface HostedTask extends EdfTask {
   /** The job's placement this task belongs to (a re-placement starts a new one). */
   readonly generation: number;
 }
+
+const implicitDeadline = (t: EdfTask) => t.deadlineMs === t.periodMs;
 
 /** What a node reports to the head node. */
 export interface NodeReport {
@@ -29,10 +37,14 @@ export interface NodeView {
   readonly id: number;
   /** Live tasks. */
   readonly tasks: readonly HostedTask[];
-  /** Tasks gone but maybe still running an instance. */
+  /** Tasks gone since the node was last idle (see the Decision above for when they count). */
   readonly ghosts: readonly HostedTask[];
-  /** Live tasks and ghosts: what the admission test counts. */
-  hosted(): readonly HostedTask[];
+  /** The ghosts whose last instance's deadline has not passed yet. */
+  pendingGhosts(): readonly HostedTask[];
+  /** The node's clock (ms): the latest time the head told it. */
+  readonly nowMs: number;
+  /** Live tasks and the ghosts that still count for a test with `extra`: what the admission test counts. */
+  hosted(extra?: readonly EdfTask[]): readonly EdfTask[];
   /** The feasibility of this node's set with `extra` added. */
   test(extra: readonly EdfTask[], options?: FeasibilityOptions): Feasibility;
 }
@@ -40,7 +52,10 @@ export interface NodeView {
 export class WorkerNodeState implements NodeView {
   private live: HostedTask[] = [];
   private gone: HostedTask[] = [];
+  /** When each ghost's last instance's deadline has passed, by index in `gone` (ghosts keep the tasks' own shape). */
+  private goneOverAtMs: number[] = [];
   private cachedReport: NodeReport | undefined;
+  private clockMs = 0;
 
   constructor(
     readonly id: number,
@@ -55,12 +70,33 @@ export class WorkerNodeState implements NodeView {
     return this.gone;
   }
 
-  hosted(): readonly HostedTask[] {
-    return this.gone.length === 0 ? this.live : [...this.live, ...this.gone];
+  pendingGhosts(): readonly HostedTask[] {
+    return this.gone.filter((_, i) => this.goneOverAtMs[i]! > this.clockMs);
+  }
+
+  get nowMs(): number {
+    return this.clockMs;
+  }
+
+  /** The head's clock moved on (never back): ghosts past their deadline may stop counting. */
+  at(nowMs: number): void {
+    if (nowMs <= this.clockMs) return;
+    const before = this.clockMs;
+    this.clockMs = nowMs;
+    if (this.goneOverAtMs.some((t) => t > before && t <= nowMs)) this.cachedReport = undefined;
+  }
+
+  hosted(extra: readonly EdfTask[] = []): readonly EdfTask[] {
+    if (this.gone.length === 0) return this.live;
+    if (!this.goneOverAtMs.some((t) => t <= this.clockMs)) return [...this.live, ...this.gone];
+    const implicit =
+      this.live.every(implicitDeadline) && extra.every(implicitDeadline) && this.gone.every(implicitDeadline);
+    const counted = implicit ? this.pendingGhosts() : this.gone;
+    return counted.length === 0 ? this.live : [...this.live, ...counted];
   }
 
   test(extra: readonly EdfTask[], options: FeasibilityOptions = {}): Feasibility {
-    const set: EdfTask[] = [...this.hosted(), ...extra];
+    const set: EdfTask[] = [...this.hosted(extra), ...extra];
     return feasibility(set, { maxCheckpoints: this.maxCheckpoints, ...options });
   }
 
@@ -69,12 +105,18 @@ export class WorkerNodeState implements NodeView {
     this.cachedReport = undefined;
   }
 
-  /** The job's live tasks leave: they become ghosts. Returns how many left. */
+  /**
+   * The job's live tasks leave now: they become ghosts, their last instance (released by now) over by its deadline,
+   * at most D from now. Returns how many left.
+   */
   remove(jobId: string): number {
     const leaving = this.live.filter((t) => t.jobId === jobId);
     if (leaving.length === 0) return 0;
     this.live = this.live.filter((t) => t.jobId !== jobId);
-    this.gone.push(...leaving);
+    for (const t of leaving) {
+      this.gone.push(t);
+      this.goneOverAtMs.push(this.clockMs + t.deadlineMs);
+    }
     this.cachedReport = undefined;
     return leaving.length;
   }
@@ -90,6 +132,7 @@ export class WorkerNodeState implements NodeView {
   idle(): void {
     if (this.gone.length === 0) return;
     this.gone = [];
+    this.goneOverAtMs = [];
     this.cachedReport = undefined;
   }
 
@@ -99,7 +142,7 @@ export class WorkerNodeState implements NodeView {
       this.cachedReport = {
         node: this.id,
         tasks: this.live.length,
-        ghosts: this.gone.length,
+        ghosts: this.hosted().length - this.live.length,
         utilization: f.utilization,
         slackMs: f.slackMs ?? 0,
       };

@@ -31,11 +31,12 @@ const interleaved: NodeSharing = {
 };
 
 // Decision: in the exclusive model a job's own ghosts do not hold a node against it (it still holds the node while
-// its last instance there finishes), so a re-placed job may keep its nodes; any task of another job does.
+// its last instance there finishes), so a re-placed job may keep its nodes; another job's ghost does until its last
+// instance's deadline has passed (alone on the node, that instance delayed no one, so it was over by then).
 const exclusive: NodeSharing = {
   name: 'exclusive',
   accepts: (node, task) => {
-    if (node.tasks.length > 0 || node.ghosts.some((g) => g.jobId !== task.jobId))
+    if (node.tasks.length > 0 || node.pendingGhosts().some((g) => g.jobId !== task.jobId))
       return { ok: false, code: 'other-job' };
     if (task.costMs > task.deadlineMs) return { ok: false, code: 'demand' };
     return { ok: true, slackMs: task.deadlineMs - task.costMs };

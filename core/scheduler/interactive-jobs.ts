@@ -141,7 +141,14 @@ export class InteractiveJobs {
    * A task instance's report. Returns the reason to end the job when it overran and no placement is left for it.
    */
   iteration(
-    message: { jobId: string; task: number; executedMs: number; missed: boolean; generation?: number },
+    message: {
+      jobId: string;
+      task: number;
+      executedMs: number;
+      missed: boolean;
+      generation?: number;
+      responseMs?: number;
+    },
     now: number,
   ): string | undefined {
     const record = this.jobs.get(message.jobId);
@@ -160,6 +167,7 @@ export class InteractiveJobs {
         node,
         task: message.task,
         executedMs: message.executedMs,
+        ...(message.responseMs !== undefined && { responseMs: message.responseMs }),
         deadlineMs: record.deadlineMs,
         misses: record.misses,
       });
@@ -217,10 +225,11 @@ export class InteractiveJobs {
   }
 
   /**
-   * Tasks left `nodes` (the job ended or was re-placed): they stay counted there as ghosts until `over`. Decision:
-   * the nodes report no idle instants here (a live application's tasks are processes, not the head's EDF model), so
-   * a departed task's last instance is taken to be over by its deadline, D after it left; a node's ghosts all go once
-   * the latest of them is over.
+   * Tasks left `nodes` (the job ended or was re-placed): they stay counted there as ghosts until `over`. The head
+   * drops a ghost with D = T by itself at its last deadline (core/interactive/node.ts); one with D < T it keeps until
+   * the node is idle. Decision: nothing reports idle instants here (a live application's tasks are processes under
+   * the operating system's scheduler, not the head's EDF model), so a node counts as idle once the latest of its
+   * departed tasks' last deadlines (D after each left) has passed: by then each of those instances ended or was late.
    */
   private leave(cluster: string, nodes: readonly number[], over: number): void {
     let until = this.ghostsUntil.get(cluster);

@@ -90,7 +90,7 @@ export function describeEvent(e: import('./api/types.js').SchedulerEvent): strin
       return `step ${e.step}: ${e.processors} processors on ${e.cluster}${waited}`;
     }
     case 'interactive.missed':
-      return `missed its deadline of ${e.deadlineMs} ms (task ${e.task}${e.node >= 0 ? ` on node ${e.node}` : ''}, ran ${e.executedMs} ms; ${e.misses} miss${e.misses === 1 ? '' : 'es'} so far)`;
+      return `missed its deadline of ${e.deadlineMs} ms (task ${e.task}${e.node >= 0 ? ` on node ${e.node}` : ''}, ran ${e.executedMs} ms${e.responseMs !== undefined ? `, ended ${e.responseMs} ms after its release` : ''}; ${e.misses} miss${e.misses === 1 ? '' : 'es'} so far)`;
     case 'cluster.polled':
       return `${e.cluster}: ${e.processors} processors, ${e.background} background${e.reachable ? '' : ', unreachable'}`;
   }

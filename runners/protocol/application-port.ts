@@ -291,6 +291,7 @@ export class RemoteApplications implements ApplicationPort {
           executedMs: message.executedMs,
           missed: message.missed,
           ...(message.generation !== undefined && { generation: message.generation }),
+          ...(message.responseMs !== undefined && { responseMs: message.responseMs }),
         });
     }
   }

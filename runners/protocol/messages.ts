@@ -88,8 +88,9 @@ export const fromAppMessageSchema = z.discriminatedUnion('type', [
     announceS: z.number().nonnegative().finite().optional(),
   }),
   /**
-   * An interactive job's task `task` ended one instance `executedMs` after its release (measured), after its deadline
-   * when `missed`; `generation`: the placement (tasks message) it ran under.
+   * An interactive job's task `task` ran one instance: `executedMs` of its own processing (measured by the task,
+   * compared with C), `responseMs` from its release to its end (optional), after its deadline when `missed`;
+   * `generation`: the placement (tasks message) it ran under.
    */
   z.object({
     ...envelope,
@@ -98,6 +99,7 @@ export const fromAppMessageSchema = z.discriminatedUnion('type', [
     executedMs: z.number().nonnegative().finite(),
     missed: z.boolean(),
     generation: z.number().int().positive().optional(),
+    responseMs: z.number().nonnegative().finite().optional(),
   }),
   z.object({
     ...envelope,

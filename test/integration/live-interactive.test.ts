@@ -1,6 +1,7 @@
 // Interactive periodic jobs in live mode on this machine (a `local` cluster with interactive worker nodes, no daemons
 // needed): the periodic demo application (assets/apps/periodic-demo.mjs) gets its tasks through the application
-// protocol, forks them as processes every period, and reports each task's execution time and misses; an instance
+// protocol, forks them as processes every period, and reports each task's execution time (its own processor time),
+// its response time (from the fork) and misses; an instance
 // longer than the cost bound C re-places the job, whose new tasks the application takes at its next fork. Every
 // wait is on a condition (the applications' files, the scheduler's events), so a loaded machine only makes it slower.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -119,6 +120,8 @@ describe('interactive periodic jobs on a local cluster', () => {
     expect(reports.filter((r) => r.generation === 1).length).toBeGreaterThanOrEqual(2);
     expect(reports.length).toBeGreaterThanOrEqual(2 + 2 * 2);
     for (const r of reports) expect(r.executedMs).toBeGreaterThan(0);
+    // Both times are reported: the response (from the fork) holds the execution and the process's start.
+    for (const r of reports) expect(r.responseMs).toBeGreaterThanOrEqual(r.executedMs);
     expect(
       toApp('p')
         .filter((m) => m.type === 'tasks')
@@ -126,8 +129,10 @@ describe('interactive periodic jobs on a local cluster', () => {
     ).toEqual(of('interactive.replaced', 'p').length === 1 ? [1, 2] : expect.arrayContaining([1, 2]));
     // Misses the scheduler counted are those the application reported.
     const missed = reports.filter((r) => r.missed);
-    expect(of('interactive.missed', 'p').map((e) => e.executedMs)).toEqual(missed.map((r) => r.executedMs));
-    expect(missed.every((r) => r.executedMs > 3000)).toBe(true);
+    expect(of('interactive.missed', 'p').map((e) => [e.executedMs, e.responseMs])).toEqual(
+      missed.map((r) => [r.executedMs, r.responseMs]),
+    );
+    expect(missed.every((r) => r.responseMs! > 3000)).toBe(true);
     // The heavy iteration's tasks ran 3000 ms of their own: past D once the fork's overhead is counted.
     expect(missed.length).toBeGreaterThanOrEqual(1);
     const ended = of('job.ended', 'p')[0]!;
@@ -140,4 +145,35 @@ describe('interactive periodic jobs on a local cluster', () => {
     else expect(ended).toMatchObject({ state: 'failed', reason: expect.stringContaining('could not be placed again') });
     expect(world.scheduler.interactiveSample('here')).toMatchObject({ jobs: 0, admitted: 1, misses: missed.length });
   }, 180_000);
+
+  it("compares a task's own processing time with C: starting its process is not an overrun", async () => {
+    const staged = world.assetsDir!('here')!;
+    // σ = 1 unit within D = T = 1000 ms: 1 task of C = 10 ms, computing 0.5·C = 5 ms of processor time per iteration;
+    // starting a Node process for it takes longer than C, so a time measured from the fork would overrun every time.
+    const submitted = world.act((s, now) =>
+      s.submit(
+        {
+          id: 'q',
+          kind: 'interactive',
+          components: [
+            { program: process.execPath, args: [path.join(staged, 'apps', 'periodic-demo.mjs'), '3', '0.5'] },
+          ],
+          interactive: { periodMs: 1000, dataUnits: 1, deadlineMs: 1000 },
+        },
+        now,
+      ),
+    );
+    expect(submitted.ok).toBe(true);
+    expect(of('interactive.admitted', 'q')).toMatchObject([{ costMs: 10, minNodes: 1 }]);
+    await waitFor('the job to end', () => of('job.ended', 'q').length > 0, 90_000, 100);
+    expect(of('job.ended', 'q')).toMatchObject([{ state: 'completed' }]);
+    const reports = iterations('q');
+    expect(reports).toHaveLength(3);
+    for (const r of reports) {
+      expect(r.executedMs).toBeLessThanOrEqual(10);
+      // The process's start is in the response time, against D.
+      expect(r.responseMs).toBeGreaterThan(r.executedMs);
+    }
+    expect(of('interactive.replaced', 'q')).toEqual([]);
+  }, 120_000);
 });

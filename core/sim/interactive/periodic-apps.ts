@@ -203,6 +203,7 @@ export class PeriodicApps {
           executedMs: instance.executedMs,
           missed: c.missed,
           generation: instance.generation,
+          responseMs: c.finishMs - instance.releaseMs,
         },
       });
     };

@@ -117,6 +117,21 @@ describe('InteractiveHead admission', () => {
     h.nodeIdle(0, 160);
     expect(h.submit(job('c', 60, 100, 100), 160)).toMatchObject({ ok: true, nodes: [0] });
   });
+
+  it('with D = T a departed task stops counting at its last deadline, though the node was never reported idle', () => {
+    const h = head({ nodes: 1, cost: noNet });
+    // a and b: C = 50 each, D = T = 100, U = 1 on node 0; a ends at 30, its last instance due by 130 at the latest.
+    h.submit(job('a', 50, 100, 100), 0);
+    h.submit(job('b', 50, 100, 100), 0);
+    h.finish('a', 30);
+    expect(h.submit(job('c', 50, 100, 100), 129)).toMatchObject({ ok: false, code: 'no-placement' });
+    expect(h.submit(job('d', 50, 100, 100), 130)).toMatchObject({ ok: true, nodes: [0] });
+    // A task with D < T is not admitted against a departed task's share on the deadline alone.
+    h.finish('d', 140);
+    expect(h.submit(job('e', 50, 90, 100), 240)).toMatchObject({ ok: false, code: 'no-placement' });
+    h.nodeIdle(0, 250);
+    expect(h.submit(job('f', 50, 90, 100), 250)).toMatchObject({ ok: true, nodes: [0] });
+  });
 });
 
 describe('InteractiveHead overruns', () => {
