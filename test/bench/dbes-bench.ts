@@ -91,10 +91,17 @@ function passCpuMs(state: ReturnType<typeof dbesPassState>, rounds: number) {
   return { ms, running: state.running, waiting: state.waiting };
 }
 
+const ESP_WARMUP_ROUNDS = 15;
+
 export function dbesBench(log: (message: string) => void = () => {}, rounds = 7) {
   const spec = { strategy: 'dbes', scenario: 100, seed: 1 } as const;
   let completion = Number.NaN;
-  runDbesCase(spec, DBES_DEFAULT_CONFIG); // JIT warm-up
+  // The first run in a fresh process (module compile, interpreter) is reported apart. Decision: the timed rounds come
+  // after ESP_WARMUP_ROUNDS untimed ones, because V8 needs about fifteen runs of this case to finish optimising it
+  // (measured: 827, 357, 394, 287, 114, 99 … ms, steady near 45 ms from the fifteenth); after one warm-up the
+  // median measured the compiler, not the scheduler.
+  const first = cpuMs(() => runDbesCase(spec, DBES_DEFAULT_CONFIG));
+  for (let w = 1; w < ESP_WARMUP_ROUNDS; w++) runDbesCase(spec, DBES_DEFAULT_CONFIG);
   const esp: number[] = [];
   for (let r = 0; r < rounds; r++)
     esp.push(cpuMs(() => (completion = runDbesCase(spec, DBES_DEFAULT_CONFIG).completion_s)));
@@ -106,7 +113,7 @@ export function dbesBench(log: (message: string) => void = () => {}, rounds = 7)
   const passMs = median(passes.ms);
   const smallMs = median(small.ms);
   log(
-    `dbes: ESP at 100 % malleable under dbes: ${round(espMs)} ms CPU (median of ${rounds}); target < ${DBES_ESP_TARGET_MS} ms: ${espMs < DBES_ESP_TARGET_MS ? 'met' : 'NOT met'}`,
+    `dbes: ESP at 100 % malleable under dbes: ${round(espMs)} ms CPU (median of ${rounds} after ${ESP_WARMUP_ROUNDS} warm-up runs; the first run in this process ${round(first)} ms); target < ${DBES_ESP_TARGET_MS} ms: ${espMs < DBES_ESP_TARGET_MS ? 'met' : 'NOT met'}`,
   );
   log(
     `dbes: one pass over ${passes.running} running and ${passes.waiting} waiting jobs on ${DBES_PASS_CLUSTERS} clusters: ${round(passMs)} ms CPU (median of ${rounds}); target < ${DBES_PASS_TARGET_MS} ms: ${passMs < DBES_PASS_TARGET_MS ? 'met' : 'NOT met'}`,
@@ -123,6 +130,8 @@ export function dbesBench(log: (message: string) => void = () => {}, rounds = 7)
       rounds,
       cpu_median_ms: round(espMs),
       cpu_min_ms: round(Math.min(...esp)),
+      warmup_rounds: ESP_WARMUP_ROUNDS,
+      first_run_cpu_ms: round(first),
       completion_s: round(completion, 0),
       poll_s: DBES_DEFAULT_CONFIG.pollIntervalS,
     },
