@@ -47,6 +47,15 @@ export function placedHolding(job: HoldingJob, processors: number, now: number, 
   return { n: heldProcessors(job, processors), start, end: holdingEnd(job, now, runtimeAt) };
 }
 
+/**
+ * Decision: a placed profiled (FPE) job holds its current step's processors until that step's scheduled end, now at
+ * the earliest (a step waiting for the next one's processors holds its own meanwhile); its later steps follow from
+ * there, one after the other. The plan an operator reads and the queue policies' plans both hold it so.
+ */
+export function currentStepEnd(stepStart: number, duration: number, now: number): number {
+  return Math.max(now, stepStart + duration);
+}
+
 /** placedHolding's n, without the object (a pass asks it for every placed job). */
 export function heldProcessors(job: HoldingJob, processors: number): number {
   return job.evolving ? job.preallocation : job.malleable ? job.held : processors;

@@ -4,7 +4,7 @@
 // clusters (the scheduler's records satisfy it structurally); it changes nothing. Bounded: at most `limit` running
 // jobs and `limit` reservations per cluster, with their totals, so a console never receives a whole trace.
 import { AvailabilityProfile, type Holding, type Reservation } from './availability.js';
-import { placedHolding, type HoldingJob, type RuntimeAt } from './holding.js';
+import { currentStepEnd, placedHolding, type HoldingJob, type RuntimeAt } from './holding.js';
 import type { Step } from '../time/step-function.js';
 
 /** A job as the plan reads it (JobRecord has these fields). */
@@ -275,7 +275,7 @@ function stepsAhead(
   scheduled.steps.forEach((s, k) => {
     if (k === 0) {
       sizes.push({ t, v: s.nodes });
-      t = currentEnd = Math.max(now, t + s.duration);
+      t = currentEnd = currentStepEnd(t, s.duration, now);
       return;
     }
     sizes.push({ t, v: s.nodes });

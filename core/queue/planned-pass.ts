@@ -62,11 +62,14 @@ export interface PlannedPassHost {
   wake(t: number): void;
   /** Events emitted so far: unchanged, nothing a plan is built from has changed (jobs, queue, load). */
   eventCount(): number;
-  /** The waiting profiled jobs' scheduled steps, by submission (core/scheduler/fpe-jobs.ts); absent: none. */
-  waitingProfiles?(): readonly ProfiledHold[];
+  /**
+   * The profiled jobs' steps ahead, by submission (core/scheduler/fpe-jobs.ts): a waiting one's scheduled EP, a
+   * running one's later steps beyond what its holding counts; absent: none.
+   */
+  profiledHolds?(now: number): readonly ProfiledHold[];
 }
 
-/** A waiting profiled job's scheduled EP as the plans hold it: `steps` one after the other from `start` on `cluster`. */
+/** A profiled job's steps ahead as the plans hold them: `steps` one after the other from `start` on `cluster`. */
 export interface ProfiledHold {
   readonly id: string;
   readonly seq: number;
@@ -209,7 +212,7 @@ export class PlannedPass {
   private passPlans: Array<AvailabilityProfile | undefined> | undefined;
   private readonly built: number[] = [];
   private movedInPass = false;
-  /** The pass running: the waiting profiled jobs' scheduled steps, how many of them its plans hold, and its view. */
+  /** The pass running: the profiled jobs' steps ahead, how many of them its plans hold, and its view. */
   private holds: readonly ProfiledHold[] = NO_HOLDS;
   private holdsIn = 0;
   private passView: QueueView | undefined;
@@ -234,7 +237,7 @@ export class PlannedPass {
     let ordered: readonly JobRecord[] | undefined;
     let view: QueueView;
     let signature = '';
-    const holds = this.host.waitingProfiles?.() ?? NO_HOLDS;
+    const holds = this.host.profiledHolds?.(now) ?? NO_HOLDS;
     if (policy.promises) {
       // Decision: a pass of a policy with promises (a poll's) when nothing changed since the last one (no event, the
       // same settings and capacities) and no promise is due would keep every promise and start nothing: it is skipped.
@@ -309,9 +312,10 @@ export class PlannedPass {
   private visit(pass: QueuePass, job: JobRecord, now: number): TryOutcome {
     const host = this.host;
     // Decision: arrival order decides between profiled and queue jobs (as fpe-jobs.ts fits the former around the
-    // latter's promises): a waiting profiled job's scheduled steps go into the plans before the first job submitted
-    // after it is shown, so that no later job starts or is reserved into them. Under a priority order that is not
-    // the arrival order they stay in for the rest of the pass (a job shown later may be held back by them).
+    // latter's promises): a profiled job's steps ahead (waiting: its scheduled EP; running: its later steps) go into
+    // the plans before the first job submitted after it is shown, so that no later job starts or is reserved into
+    // them. Under a priority order that is not the arrival order they stay in for the rest of the pass (a job shown
+    // later may be held back by them).
     const holds = this.holds;
     while (this.holdsIn < holds.length && holds[this.holdsIn]!.seq < job.seq)
       reserveHold(this.passView!, holds[this.holdsIn++]!);
@@ -621,7 +625,7 @@ export class PlannedPass {
   }
 
   /**
-   * Drops the promises of jobs submitted after a waiting profiled job where its scheduled steps, put in the plans in
+   * Drops the promises of jobs submitted after a profiled job where its steps ahead, put in the plans in
    * submission order, leave them no room (it was fitted later, around the promises of earlier jobs only): those jobs
    * are planned afresh in this pass, after it. Returns how many. The steps go in for good as the pass shows the jobs.
    */

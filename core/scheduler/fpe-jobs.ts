@@ -13,7 +13,7 @@ import { fpeVariant, FPE_VARIANTS, type FpeVariant, type FpeVariantName } from '
 import type { Grid } from '../model/grid.js';
 import { fail, ok, type Result } from '../model/result.js';
 import type { JobSpec } from '../model/schemas.js';
-import { heldProcessors, holdingEnd, type RuntimeAt } from '../plan/holding.js';
+import { currentStepEnd, heldProcessors, holdingEnd, type RuntimeAt } from '../plan/holding.js';
 import type { ScheduledSteps } from '../plan/plan-snapshot.js';
 import type { ProfiledHold } from '../queue/planned-pass.js';
 import type { ApplicationPort, LocalManager } from '../ports.js';
@@ -190,7 +190,7 @@ export class FpeJobs {
     // Decision: profiled jobs and the queue's promised starts go into the plan in arrival order: a profiled job is
     // fitted around the reservations of the queue jobs submitted before it (the easy head's, cbf's), never into
     // processors promised to an earlier job. The promises of jobs submitted after it do not hold it back: the planned
-    // pass puts its fit in the plans those jobs are admitted against (waitingProfiles), dropping a promise it overlaps.
+    // pass puts its fit in the plans those jobs are admitted against (profiledHolds), dropping a promise it overlaps.
     // Under koala (no plan ahead) a later job may still start into its processors: its start waits, fitted again.
     const promises = this.promises(now);
     let promised = 0;
@@ -280,17 +280,48 @@ export class FpeJobs {
   }
 
   /**
-   * The waiting profiled jobs' scheduled EPs, by submission, for the queue's plans (core/queue/planned-pass.ts): the
-   * queue jobs submitted after one are admitted around it. Empty, at no cost, when none waits with a fit.
+   * The profiled jobs' steps ahead, by submission, for the queue's plans (core/queue/planned-pass.ts): the queue jobs
+   * submitted after one are admitted around it. A waiting job's scheduled EP; a running one's later steps, from its
+   * current step's end (holding.ts's currentStepEnd), each less what the plan's holding of the job (its current
+   * processors until its estimated end) already counts. Empty, at no cost, when there is no profiled job.
    */
-  waitingProfiles(): readonly ProfiledHold[] {
+  profiledHolds(now: number): readonly ProfiledHold[] {
     if (this.jobs.size === 0) return NO_HOLDS;
     const out: ProfiledHold[] = [];
     for (const p of this.jobs.values()) {
+      // Placed (claiming its first step's processors, or running): its steps after the current one.
+      if (p.job.state === 'claiming' || p.job.state === 'running') {
+        this.pushLaterSteps(out, p, now);
+        continue;
+      }
       if (p.step >= 0 || p.job.state !== 'queued' || !p.schedule || p.cluster < 0) continue;
       out.push({ id: p.job.id, seq: p.job.seq, cluster: p.cluster, start: p.schedule.start, steps: p.schedule.steps });
     }
     return out.sort((a, b) => a.seq - b.seq);
+  }
+
+  /**
+   * A running profiled job's later steps as a hold. The plan already holds its current processors until its estimated
+   * end (its walltime's, or never): a step before that end is held for what it needs beyond them (split at the end).
+   */
+  private pushLaterSteps(out: ProfiledHold[], p: ProfiledJob, now: number): void {
+    // Before its local job starts, its first step is the current one, from now (as pushRemaining counts it).
+    const i = Math.max(0, p.step);
+    if (i + 1 >= p.held.length || p.job.clusterIndex < 0) return;
+    const held = heldProcessors(p.job, p.job.held);
+    const heldUntil = holdingEnd(p.job, now, this.host.runtimeAt);
+    const start = currentStepEnd(Number.isFinite(p.stepStart) ? p.stepStart : now, p.durations[i]!, now);
+    const steps: Array<{ duration: number; nodes: number }> = [];
+    let t = start;
+    for (let k = i + 1; k < p.held.length; k++) {
+      const d = p.durations[k]!;
+      const n = p.held[k]!;
+      const before = Math.min(d, Math.max(0, heldUntil - t));
+      if (before > 0) steps.push({ duration: before, nodes: Math.max(0, n - held) });
+      if (d > before) steps.push({ duration: d - before, nodes: n });
+      t += d;
+    }
+    out.push({ id: p.job.id, seq: p.job.seq, cluster: p.job.clusterIndex, start, steps });
   }
 
   /** The profiled jobs not placed yet, in arrival order (they wait here, not in the queue). */
@@ -422,7 +453,7 @@ export class FpeJobs {
   /** A placed profiled job's hold from now: its current processors to its step's end, then its later steps as planned. */
   private pushRemaining(rects: number[], p: ProfiledJob, now: number): void {
     const i = Math.max(0, p.step);
-    let t = Math.max(now, (Number.isFinite(p.stepStart) ? p.stepStart : now) + p.durations[i]!);
+    let t = currentStepEnd(Number.isFinite(p.stepStart) ? p.stepStart : now, p.durations[i]!, now);
     pushSpan(rects, now, t, p.job.held);
     for (let k = i + 1; k < p.held.length; k++) {
       pushSpan(rects, t, t + p.durations[k]!, p.held[k]!);

@@ -225,7 +225,7 @@ export class Scheduler {
       failedTry: (job, reason, now) => this.failedTry(job, reason, now),
       wake: (t) => this.timers.at(t, () => (this.passRequested = true)),
       eventCount: () => this.bus.count,
-      waitingProfiles: () => this.fpe.waitingProfiles(),
+      profiledHolds: (now) => this.fpe.profiledHolds(now),
       runtimeAt: this.runtimeAt,
     });
     this.approach = required(approachByName(o.approach), 'approach', o.approach);

@@ -408,6 +408,32 @@ describe('a profiled evolving job (simulated)', () => {
       expect(r.over).toBe(false);
     });
 
+    // A running profiled job's later steps are in the plans too: e holds 1 of 10 for 10 s, then needs 7. A rigid
+    // job (4 processors, walltime 100) submitted at 1 fits now (9 free), but over its walltime it overlaps e's second
+    // step (7 + 4 > 10): it waits for that step's end, and the step starts on time.
+    for (const queue of ['easy', 'cbf'] as const) {
+      it(`${queue}: a running profiled job's later steps hold back a job that would overlap them`, () => {
+        const r = run(
+          [
+            profiled('e', [
+              [10, 1],
+              [10, 7],
+            ]),
+            { ...rigid('late', 100), submitTime: 1 },
+          ],
+          '2X',
+          10,
+          { queue },
+        );
+        expect(r.of('fpe.step', 'e').map((e) => [e.t, e.step, e.expandedS])).toEqual([
+          [0, 1, 0],
+          [10, 2, 0],
+        ]);
+        expect(r.of('job.started', 'late').map((e) => e.t)).toEqual([20]);
+        expect(r.over).toBe(false);
+      });
+    }
+
     it('koala (no plan ahead): the later job starts into its step, which is fitted again after it', () => {
       const r = run(jobs, '2X', 10, { queue: 'koala' });
       expect(r.of('job.started', 'late').map((e) => e.t)).toEqual([2]);
