@@ -164,6 +164,12 @@ export class InteractiveHead {
     if (this.workers[node]) this.node(node).idle();
   }
 
+  /** When node `node` has certainly been idle, for a caller that sees no idle instants (see `WorkerNodeState.idleByMs`). */
+  idleByMs(node: number, nowMs: number): number {
+    this.clock(nowMs);
+    return this.node(node).idleByMs();
+  }
+
   /** Time passes for the head when it is told something; a node learns it when it is looked at (see `node`). */
   private clock(nowMs: number): void {
     if (nowMs > this.nowMs) this.nowMs = nowMs;

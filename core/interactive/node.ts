@@ -11,7 +11,14 @@
 // until the node is idle: the work it delayed can still be pending with later deadlines (e.g. A = (C 5, D 10, T 10)
 // and a departed (5, 5, 100) released together: at 5 A still needs 5 by 10, so a new (5, 5, 100) that passes the test
 // with A alone misses; node.test.ts checks it).
-import { feasibility, type EdfTask, type Feasibility, type FeasibilityOptions } from './edf.js';
+import {
+  busyPeriod,
+  feasibility,
+  utilization,
+  type EdfTask,
+  type Feasibility,
+  type FeasibilityOptions,
+} from './edf.js';
 
 export interface HostedTask extends EdfTask {
   readonly jobId: string;
@@ -119,6 +126,26 @@ export class WorkerNodeState implements NodeView {
     }
     this.cachedReport = undefined;
     return leaving.length;
+  }
+
+  /**
+   * An instant (ms) by which the node has certainly been idle since now, for a caller that sees no idle instants (the
+   * scheduler's path): nothing released before it is pending then, so every ghost may go.
+   * Decision: with tasks still live it is now + L, L the synchronous busy period of the live tasks and every ghost
+   * (edf.ts): any busy period of sporadic tasks with U <= 1 ends within L of its start (Spuri 1996; Baruah, Mok and
+   * Rosier), and the one under way now started after the node's last idle instant, when only these tasks (or newcomers,
+   * so a caller asks again after each admission) could release work. With none live, each ghost's last instance is
+   * over by its deadline (at most D after it left). Infinity when L is unknown (U > 1 after bandwidth reclaimed from
+   * D = T ghosts, or more deadlines than the test's bound): the ghosts then stay until every task has left. It assumes
+   * what admission guarantees: instances within C and deadlines met (an overrun re-places its job when it is over).
+   */
+  idleByMs(): number {
+    if (this.gone.length === 0) return this.clockMs;
+    if (this.live.length === 0) return Math.max(this.clockMs, ...this.goneOverAtMs);
+    const all = [...this.live, ...this.gone];
+    if (utilization(all) > 1 + 1e-9) return Number.POSITIVE_INFINITY;
+    const l = busyPeriod(all, this.maxCheckpoints);
+    return l === undefined ? Number.POSITIVE_INFINITY : this.clockMs + l;
   }
 
   /** Undo an `add` of a placement being tried (no ghost: nothing ran). */

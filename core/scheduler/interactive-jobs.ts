@@ -35,7 +35,7 @@ const toMs = (t: number) => Math.max(0, Math.round(t * 1000));
 
 export class InteractiveJobs {
   private readonly heads = new Map<string, InteractiveHead>();
-  /** Per cluster and node: when the last task that left it is over (its ghosts may go then), scheduler seconds. */
+  /** Per cluster and node holding ghosts: when it has certainly been idle (they go then), scheduler seconds. */
   private readonly ghostsUntil = new Map<string, Map<number, number>>();
   /** Running interactive jobs: their cluster and misses. */
   private readonly jobs = new Map<
@@ -91,6 +91,8 @@ export class InteractiveJobs {
         continue;
       }
       this.jobs.set(jobId, { cluster, periodMs: job.periodMs, deadlineMs: job.deadlineMs, misses: 0, started: false });
+      // Its tasks may lengthen a busy period that ghosts on their nodes wait out.
+      this.watchGhosts(cluster, a.nodes, now);
       const event: SchedulerEventBody = {
         type: 'interactive.admitted',
         jobId,
@@ -133,7 +135,7 @@ export class InteractiveJobs {
     if (!record) return;
     const placement = this.heads.get(record.cluster)?.placementOf(jobId);
     this.heads.get(record.cluster)?.finish(jobId, toMs(now));
-    if (placement) this.leave(record.cluster, placement.nodes, now + record.deadlineMs / 1000);
+    if (placement) this.watchGhosts(record.cluster, placement.nodes, now);
     this.jobs.delete(jobId);
   }
 
@@ -183,8 +185,8 @@ export class InteractiveJobs {
       toMs(now),
     );
     if (!next) return undefined;
-    // Its tasks left their nodes, whether or not it found new ones.
-    this.leave(record.cluster, placement.nodes, now + record.deadlineMs / 1000);
+    // Its tasks left their nodes, whether or not it found new ones (which may hold ghosts too).
+    this.watchGhosts(record.cluster, next.ok ? [...placement.nodes, ...next.nodes] : placement.nodes, now);
     if (!next.ok)
       return `task ${message.task} ran ${message.executedMs} ms, longer than its cost bound ${placement.costMs} ms, and the job could not be placed again: ${next.message}`;
     this.host.emit(now, {
@@ -225,22 +227,33 @@ export class InteractiveJobs {
   }
 
   /**
-   * Tasks left `nodes` (the job ended or was re-placed): they stay counted there as ghosts until `over`. The head
-   * drops a ghost with D = T by itself at its last deadline (core/interactive/node.ts); one with D < T it keeps until
-   * the node is idle. Decision: nothing reports idle instants here (a live application's tasks are processes under
-   * the operating system's scheduler, not the head's EDF model), so a node counts as idle once the latest of its
-   * departed tasks' last deadlines (D after each left) has passed: by then each of those instances ended or was late.
+   * The tasks on `nodes` changed (some left, or came while ghosts were there): each node's ghosts now go when the
+   * head says the node has certainly been idle (core/interactive/node.ts `idleByMs`). Decision: nothing reports idle
+   * instants here (a live application's tasks are processes under the operating system's scheduler, not the head's
+   * EDF model), so the bound replaces them: D after a departure is not enough when some task has D < T (node.ts's
+   * counterexample), the synchronous busy period of the node's tasks and ghosts is (with D = T everywhere the head
+   * still drops a ghost at its deadline by itself). Each change recomputes the bound, which may move either way.
    */
-  private leave(cluster: string, nodes: readonly number[], over: number): void {
+  private watchGhosts(cluster: string, nodes: readonly number[], now: number): void {
+    const head = this.heads.get(cluster);
+    if (!head) return;
     let until = this.ghostsUntil.get(cluster);
     if (!until) this.ghostsUntil.set(cluster, (until = new Map()));
+    const map = until;
     for (const node of new Set(nodes)) {
-      const t = Math.max(until.get(node) ?? over, over);
-      until.set(node, t);
-      this.host.at(t, (now) => {
-        if ((until.get(node) ?? Number.POSITIVE_INFINITY) > now) return;
-        until.delete(node);
-        this.heads.get(cluster)?.nodeIdle(node, toMs(now));
+      if (head.nodeView(node).ghosts.length === 0) {
+        map.delete(node);
+        continue;
+      }
+      // Relative to the head's clock (whole ms), so that rounding `now` never shortens the bound.
+      const t = now + Math.max(0, head.idleByMs(node, toMs(now)) - toMs(now)) / 1000;
+      map.set(node, t);
+      if (!Number.isFinite(t)) continue;
+      this.host.at(t, (at) => {
+        // A later change may have moved the bound: only the current one drops the ghosts.
+        if ((map.get(node) ?? Number.POSITIVE_INFINITY) > at) return;
+        map.delete(node);
+        head.nodeIdle(node, toMs(at));
       });
     }
   }

@@ -176,6 +176,34 @@ describe('interactive jobs in the scheduler', () => {
     expect(w.submit(job('b')).ok).toBe(true);
   });
 
+  it('keeps a departed D < T task counted until the node has certainly been idle, not only D after it left', () => {
+    // One worker node, Cms = 0, Cps = 1 ms per unit: σ = 5 units on one node take C = 5 ms. A = (C 5, D 10, T 10) stays,
+    // b = (5, 5, 100) leaves at 1 s, both released then (the worst case). A newcomer c = (5, 5, 100) passes the demand
+    // test with A alone, yet EDF misses at 10 ms if it comes at 5 ms (node.test.ts). The busy period of {A, b} is
+    // L = ⌈10/10⌉·5 + ⌈10/100⌉·5 = 10 ms: b counts until 1.010 s.
+    const w = new SimWorld({
+      grid: gridSpecSchema.parse({
+        clusters: [{ name: 'rt', processors: 4, interactive: { nodes: 1, cmsMsPerUnit: 0, cpsMsPerUnit: 1 } }],
+      }),
+      jobs: [],
+      seed: 1,
+      background: false,
+      endless: true,
+    });
+    const short = { periodMs: 100, dataUnits: 5, deadlineMs: 5 };
+    expect(w.submit(job('a', { interactive: { periodMs: 10, dataUnits: 5, deadlineMs: 10 } })).ok).toBe(true);
+    expect(w.submit(job('b', { interactive: short })).ok).toBe(true);
+    w.runUntil(1);
+    expect(w.scheduler.cancel('b', 1).ok).toBe(true);
+    w.runUntil(1.005);
+    expect(w.submit(job('c', { interactive: short })).ok).toBe(false);
+    w.runUntil(1.0099);
+    expect(w.submit(job('c', { interactive: short })).ok).toBe(false);
+    w.runUntil(1.01);
+    expect(w.scheduler.interactiveSample('rt')!.nodes[0]).toMatchObject({ tasks: 1, utilization: 0.5 });
+    expect(w.submit(job('c', { interactive: short })).ok).toBe(true);
+  });
+
   it('counts a miss reported by the application, and re-places the job after an overrun (or ends it when none is left)', () => {
     const { w, of, report } = world(8);
     expect(w.submit(job('a')).ok).toBe(true);
