@@ -90,6 +90,23 @@ describe('WorkerNodeState ghosts', () => {
     expect(node.test([next]).feasible).toBe(true);
   });
 
+  it('idleByMs: when a node that sees no idle instant has certainly been idle', () => {
+    // {A (5, 10, 10), b (5, 5, 100)}: L = ⌈10/10⌉·5 + ⌈10/100⌉·5 = 10, from the departure at 0.
+    const node = nodeAfterDeparture(task('a', 5, 10, 10), task('b', 5, 5, 100));
+    expect(node.idleByMs()).toBe(10);
+    node.at(3);
+    expect(node.idleByMs()).toBe(13);
+    // A leaves too at 3: nothing is released any more, the last instances end by their deadlines (b's 5, A's 13).
+    node.remove('a');
+    expect(node.idleByMs()).toBe(13);
+    // D = T reclaiming: c took the bandwidth of d's ghost (gone at 10), so tasks and ghosts sum to U > 1: no bound.
+    const reclaimed = nodeAfterDeparture(task('a', 5, 10, 10), task('d', 5, 10, 10));
+    reclaimed.at(10);
+    reclaimed.add(task('c', 5, 10, 10));
+    expect(reclaimed.idleByMs()).toBe(Number.POSITIVE_INFINITY);
+    expect(new WorkerNodeState(2).idleByMs()).toBe(0);
+  });
+
   it("exclusive: another job's ghost holds the node until its deadline, the job's own never", () => {
     const node = new WorkerNodeState(0);
     node.at(0);
