@@ -132,12 +132,14 @@ export class WorkerNodeState implements NodeView {
    * An instant (ms) by which the node has certainly been idle since now, for a caller that sees no idle instants (the
    * scheduler's path): nothing released before it is pending then, so every ghost may go.
    * Decision: with tasks still live it is now + L, L the synchronous busy period of the live tasks and every ghost
-   * (edf.ts): any busy period of sporadic tasks with U <= 1 ends within L of its start (Spuri 1996; Baruah, Mok and
-   * Rosier), and the one under way now started after the node's last idle instant, when only these tasks (or newcomers,
-   * so a caller asks again after each admission) could release work. With none live, each ghost's last instance is
-   * over by its deadline (at most D after it left). Infinity when L is unknown (U > 1 after bandwidth reclaimed from
-   * D = T ghosts, or more deadlines than the test's bound): the ghosts then stay until every task has left. It assumes
-   * what admission guarantees: instances within C and deadlines met (an overrun re-places its job when it is over).
+   * (edf.ts): the work they release in any window of length L is at most L, so a busy period ends within L of its
+   * start (the synchronous one is the longest, Spuri 1996); at U = 1 that end may last no time, but nothing earlier is
+   * pending then, which is all a ghost needs. The busy period under way now began after the node's last `idle()`, so
+   * only these tasks, or newcomers, release work in it: a caller asks again after each admission (the property test
+   * finds misses otherwise). With none live, each ghost's last instance is over by its deadline (at most D after it
+   * left). Infinity when L is unknown (U > 1 after bandwidth reclaimed from D = T ghosts, or more deadlines than the
+   * test's bound): the ghosts stay until every task has left. It assumes what admission guarantees: instances within C
+   * and deadlines met (an overrun re-places its job once that instance is over).
    */
   idleByMs(): number {
     if (this.gone.length === 0) return this.clockMs;
