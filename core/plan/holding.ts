@@ -1,5 +1,6 @@
 // How long a placed job holds what in the plan: the one rule the queue policies' plans and the plan an operator reads
 // (plan-snapshot.ts) both follow.
+import type { Reservation } from './availability.js';
 import type { Step } from '../time/step-function.js';
 
 /** What the rule reads of a placed job (the scheduler's records satisfy it). */
@@ -98,4 +99,50 @@ function malleableEnd(job: HoldingJob, walltime: number, now: number, runtimeAt:
     return Math.max(now, last.t + Math.max(0, 1 - done) * runtime(current));
   if (now > last.t && last.v > 0) done += (now - last.t) / runtime(last.v);
   return now + Math.max(0, 1 - done) * runtime(current);
+}
+
+/**
+ * On a cluster where malleable extras fill unused pre-allocated processors: how many are unused, how many extras
+ * (with processors offered for growth), and each placed job's part of either.
+ */
+export interface PreallocationSharing {
+  readonly unused: number;
+  readonly extras: number;
+  readonly byJob: ReadonlyArray<{ readonly id: string; readonly unused: number; readonly extras: number }>;
+}
+
+/**
+ * What a plan sets aside so that it never counts shared pre-allocated processors as freed: its holdings count them
+ * twice (in the evolving job's pre-allocation and in the malleable job's extras), what is available now once. After
+ * the holdings that end by t are gone, the plan would count min(unused, extras) at now less min(unused left, extras
+ * left) too many free: each end where that grows sets the growth aside from then on.
+ */
+export function sharedPreallocationHolds(
+  sharing: PreallocationSharing,
+  /** When a job's holding ends (its estimated end), undefined when it holds nothing here. */
+  endOf: (jobId: string) => number | undefined,
+  now: number,
+): Reservation[] {
+  const shared = Math.min(sharing.unused, sharing.extras);
+  if (shared <= 0) return [];
+  const ends = sharing.byJob
+    .map((j) => ({ ...j, end: endOf(j.id) ?? Number.POSITIVE_INFINITY }))
+    .filter((j) => j.end > now && Number.isFinite(j.end))
+    .sort((a, b) => a.end - b.end);
+  const out: Reservation[] = [];
+  // Decision: processors offered for growth belong to no job yet: they stay among the extras left at every end.
+  let unused = sharing.unused;
+  let extras = sharing.extras;
+  let setAside = 0;
+  for (let k = 0; k < ends.length; k++) {
+    const j = ends[k]!;
+    unused -= j.unused;
+    extras -= j.extras;
+    if (k + 1 < ends.length && ends[k + 1]!.end === j.end) continue;
+    const n = shared - Math.max(0, Math.min(unused, extras));
+    if (n > setAside)
+      out.push({ id: `shared pre-allocation ${out.length + 1}`, n: n - setAside, start: j.end, duration: Infinity });
+    setAside = Math.max(setAside, n);
+  }
+  return out;
 }

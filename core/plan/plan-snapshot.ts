@@ -4,7 +4,14 @@
 // clusters (the scheduler's records satisfy it structurally); it changes nothing. Bounded: at most `limit` running
 // jobs and `limit` reservations per cluster, with their totals, so a console never receives a whole trace.
 import { AvailabilityProfile, type Holding, type Reservation } from './availability.js';
-import { currentStepEnd, placedHolding, type HoldingJob, type RuntimeAt } from './holding.js';
+import {
+  currentStepEnd,
+  placedHolding,
+  sharedPreallocationHolds,
+  type PreallocationSharing,
+  type HoldingJob,
+  type RuntimeAt,
+} from './holding.js';
 import type { Step } from '../time/step-function.js';
 
 /** A job as the plan reads it (JobRecord has these fields). */
@@ -36,6 +43,8 @@ export interface PlanCluster {
   readonly processors: number;
   /** What a job may take there now, placed jobs' holdings already subtracted. */
   readonly availableNow: number;
+  /** Where malleable extras fill unused pre-allocated processors (ClusterState.preallocationSharing). */
+  readonly preallocationSharing?: PreallocationSharing | undefined;
 }
 
 export interface PlanSource {
@@ -222,6 +231,9 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
     // constant from now on (the threshold and the background load as last seen).
     const capacity = Math.max(0, cluster.availableNow + held);
     const plan = AvailabilityProfile.build({ now, capacity, running });
+    if (cluster.preallocationSharing !== undefined)
+      for (const r of sharedPreallocationHolds(cluster.preallocationSharing, (id) => c.holdings.get(id)?.end, now))
+        plan.reserve(r);
     for (const r of c.later) plan.reserve(r);
     const reservations: PlannedReservation[] = [];
     // Reservations go into the plan in queue order, as the policy made them; each says what it waits for with the

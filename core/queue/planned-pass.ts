@@ -1,7 +1,7 @@
 // A pass of a planning queue policy (fcfs, easy, cbf) over the scheduler's queue: builds each cluster's plan from the
 // placed jobs, shows the policy each waiting job in turn, and places those it admits through the scheduler. The
 // scheduler keeps its records; this module reads them and acts through the small host below.
-import type { RuntimeAt } from '../plan/holding.js';
+import { sharedPreallocationHolds, type PreallocationSharing, type RuntimeAt } from '../plan/holding.js';
 import type { PlacedComponent } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import type { PlacementContext } from '../placement/policy.js';
@@ -30,6 +30,8 @@ export interface PlannedPassHost {
   readonly grid: Grid;
   /** What Concertina may take on cluster i now for a job without reservations. */
   availableFor(clusterIndex: number): number;
+  /** Where malleable extras fill unused pre-allocated processors on cluster i (ClusterState.preallocationSharing). */
+  preallocationSharing?(clusterIndex: number): PreallocationSharing | undefined;
   /** Jobs placed and not yet ended: what the plans hold. */
   placedJobs(): Iterable<JobRecord>;
   /**
@@ -195,6 +197,13 @@ export class PlannedPass {
    */
   private capacityAt: number[] = [];
   private freeNow: number[] = [];
+  /**
+   * Per cluster, as of its last refresh: what it sets aside for its shared pre-allocated processors
+   * (core/plan/holding.ts), and the clusters with one: their plans are built whenever asked (what is free from now
+   * falls there).
+   */
+  private sharedHolds: Array<readonly Reservation[] | undefined> = [];
+  private readonly sharedOn = new Set<number>();
   /** Clusters to refresh in this pass, each once (`dirtyMark`). */
   private readonly dirty: number[] = [];
   private dirtyMark = new Uint8Array(0);
@@ -454,6 +463,11 @@ export class PlannedPass {
     const free = capacity - k.heldAfter(now);
     this.freeNow[i] = free;
     this.byFree.set(i, free);
+    const sharing = this.host.preallocationSharing?.(i);
+    const holds = sharing !== undefined ? sharedPreallocationHolds(sharing, keptEnds(k), now) : [];
+    this.sharedHolds[i] = holds.length > 0 ? holds : undefined;
+    if (holds.length > 0) this.sharedOn.add(i);
+    else this.sharedOn.delete(i);
     const pastEnd = free !== available;
     if (pastEnd !== this.pastEndOn[i]) {
       this.pastEndOn[i] = pastEnd;
@@ -466,6 +480,8 @@ export class PlannedPass {
     const count = this.kept.length;
     this.capacityAt.length = count;
     this.freeNow.length = count;
+    this.sharedHolds.length = count;
+    this.sharedOn.clear();
     if (this.dirtyMark.length !== count) this.dirtyMark = new Uint8Array(count);
     this.dirtyMark.fill(0);
     this.dirty.length = 0;
@@ -542,22 +558,25 @@ export class PlannedPass {
       // From now on in this pass its plan answers for it, reservations in: out of the index.
       this.built.push(i);
       this.byFree.set(i, Number.NEGATIVE_INFINITY);
-      return AvailabilityProfile.build({ now, capacity: this.capacityAt[i]!, kept });
+      const plan = AvailabilityProfile.build({ now, capacity: this.capacityAt[i]!, kept });
+      for (const r of this.sharedHolds[i] ?? []) plan.reserve(r);
+      return plan;
     };
     return {
       now,
       clusterCount,
       plan: (i: number): AvailabilityProfile => (plans[i] ??= build(i)),
       freeFromNow: (i: number, duration: number): number => {
-        const plan = plans[i];
+        ready();
+        const plan = plans[i] ?? (this.sharedOn.has(i) ? (plans[i] = build(i)) : undefined);
         if (plan !== undefined) return plan.freeBetween(now, now + duration);
         // What the plan would answer, without building it: on a plan with no reservation, what is free from now
         // only rises, so over any window from now it is what is free now.
-        ready();
         return this.freeNow[i]!;
       },
       mostFreeFromNow: (duration: number): number | undefined => {
         ready();
+        for (const i of this.sharedOn) plans[i] ??= build(i);
         const built = this.built;
         // Decision: past a few plans built in one pass (a head's reservation searched on every cluster), every
         // cluster is asked instead.
@@ -816,4 +835,14 @@ class DueHeap {
       }
     }
   }
+}
+
+/** When each job's kept holdings end, by job id (a kept holding's id is `<job id>#<component>`). */
+function keptEnds(kept: KeptHoldings): (jobId: string) => number | undefined {
+  const ends = new Map<string, number>();
+  for (const h of kept.list()) {
+    const id = h.id.slice(0, h.id.lastIndexOf('#'));
+    ends.set(id, Math.max(ends.get(id) ?? h.end, h.end));
+  }
+  return (jobId) => ends.get(jobId);
 }

@@ -1,6 +1,7 @@
 // The capacity model of one cluster as Concertina sees it: background load from the last poll, Concertina's
 // non-preemptible and preemptible processors, pre-allocated but unused ones (CooRMv2), and what is earmarked.
 import type { Cluster } from '../model/grid.js';
+import type { PreallocationSharing } from '../plan/holding.js';
 import type { CapacityBreakdown, ClusterSnapshot } from '../model/cluster-snapshot.js';
 import type { JobRecord, ReadonlyJobRecord } from './job-record.js';
 
@@ -32,6 +33,8 @@ export interface ReadonlyClusterState {
   readonly concertina: number;
   readonly free: number;
   readonly unfilledPreallocation: number;
+  readonly sharedPreallocation: number;
+  preallocationSharing(): PreallocationSharing | undefined;
   readonly overcommitted: number;
   readonly shrinkable: number;
   readonly shrinkableForPlacement: number;
@@ -280,6 +283,24 @@ export class ClusterState implements ReadonlyClusterState {
     if (this.#reserved === 0) return 0;
     const own = jobId === undefined ? 0 : (this.reservations.get(jobId) ?? 0);
     return this.reserved - own;
+  }
+
+  /**
+   * Pre-allocated processors filled by malleable extras (or offered for growth): `free` counts them once, while a
+   * plan's holdings count them twice, in the evolving job's pre-allocation and in the malleable job's extras.
+   */
+  get sharedPreallocation(): number {
+    return Math.min(this.preallocatedUnused, this.extras);
+  }
+
+  /** sharedPreallocation's two sides job by job (core/plan/holding.ts); undefined when nothing is shared. */
+  preallocationSharing(): PreallocationSharing | undefined {
+    if (this.sharedPreallocation <= 0) return undefined;
+    const byJob: Array<{ id: string; unused: number; extras: number }> = [];
+    for (const j of this.evolvingJobs)
+      byJob.push({ id: j.id, unused: Math.max(0, j.preallocation - j.held), extras: 0 });
+    for (const j of this.malleableJobs) byJob.push({ id: j.id, unused: 0, extras: Math.max(0, j.held - j.min) });
+    return { unused: this.preallocatedUnused, extras: this.extras, byJob };
   }
 
   /** Pre-allocated processors neither used by their evolving job nor filled by malleable extras. */

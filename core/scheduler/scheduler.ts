@@ -197,6 +197,7 @@ export class Scheduler {
     this.plannedPass = new PlannedPass({
       grid,
       availableFor: (i) => this.clusters[i]!.availableFor(),
+      preallocationSharing: (i) => this.clusters[i]!.preallocationSharing(),
       placedJobs: () => this.placedJobs,
       placedOn: (i) => this.ledger.placedOn(i),
       holdingsVersion: (i) => this.ledger.version(i),
@@ -472,6 +473,7 @@ export class Scheduler {
         name: s.cluster.name,
         processors: s.cluster.processors,
         availableNow: s.availableFor(),
+        preallocationSharing: s.preallocationSharing(),
       })),
       clusterIndex: (name) => this.grid.cluster(name)?.index,
       placed: this.placedJobs,

@@ -8,7 +8,7 @@ import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/mod
 import { SimWorld } from '../../core/sim/world.js';
 import { layoutPlan, type ClusterPlanView } from '../../renderer/src/composables/plan-layout.js';
 
-const runs = { numRuns: 40 };
+const runs = { numRuns: Number(process.env.RUNS ?? 40) };
 
 const jobArb = fc.record({
   kind: fc.constantFrom('rigid', 'rigid', 'malleable', 'malleable', 'evolving'),

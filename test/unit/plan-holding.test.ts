@@ -1,7 +1,7 @@
 // The plan's holding rule (core/plan/holding.ts) on hand-computed cases, and through a simulated run: a malleable
 // job's estimated end follows its size.
 import { describe, expect, it } from 'vitest';
-import { placedHolding, type HoldingJob } from '../../core/plan/holding.js';
+import { placedHolding, sharedPreallocationHolds, type HoldingJob } from '../../core/plan/holding.js';
 import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
 import { SimWorld } from '../../core/sim/world.js';
 
@@ -160,5 +160,37 @@ describe('a malleable job in a simulated run under easy', () => {
     // The head waiting for all 16 is reserved at m's estimated end throughout, and starts when m completes.
     expect(reserved.map((t, i) => [t, ends[i]]).filter(([a, b]) => Math.abs(a! - b!) > 1e-6)).toEqual([]);
     expect(w.scheduler.job('h')!.startTime).toBeCloseTo(completed, 6);
+  });
+});
+
+describe('shared pre-allocated processors', () => {
+  // E pre-allocates 4 and uses 1 (3 unused) till 100; A's 1 extra (till 50) and B's 2 (till 70) fill 3 of them.
+  const sharing = {
+    unused: 3,
+    extras: 3,
+    byJob: [
+      { id: 'E', unused: 3, extras: 0 },
+      { id: 'A', unused: 0, extras: 1 },
+      { id: 'B', unused: 0, extras: 2 },
+    ],
+  };
+  const ends: Record<string, number> = { E: 100, A: 50, B: 70 };
+
+  it('sets aside at each extra’s end what that end would count as freed', () => {
+    const holds = sharedPreallocationHolds(sharing, (id) => ends[id], 0);
+    expect(holds.map((r) => [r.start, r.n])).toEqual([
+      [50, 1],
+      [70, 2],
+    ]);
+  });
+
+  it('sets all of them aside at the pre-allocation’s end when it ends first', () => {
+    const holds = sharedPreallocationHolds(sharing, (id) => ({ ...ends, E: 40 })[id], 0);
+    expect(holds.map((r) => [r.start, r.n])).toEqual([[40, 3]]);
+  });
+
+  it('sets nothing aside when nothing is shared or nothing ends', () => {
+    expect(sharedPreallocationHolds({ ...sharing, extras: 0 }, (id) => ends[id], 0)).toEqual([]);
+    expect(sharedPreallocationHolds(sharing, () => Infinity, 0)).toEqual([]);
   });
 });
