@@ -156,6 +156,24 @@ export class DbesScheduling implements SchedulingIteration {
       max: Math.max(n, job.cap),
       malleable: true,
       end,
+      // The plan's holding rule with the resize as a size step now: the end the plan snapshot draws once it is done.
+      endAt: (size) =>
+        holdingEnd(
+          {
+            id: job.id,
+            spec: job.spec,
+            startTime: job.startTime,
+            held: size,
+            size,
+            evolving: false,
+            malleable: true,
+            preallocation: job.preallocation,
+            sizeHistory: [...job.sizeHistory, { t: now, v: size }],
+            ...(job.startSize !== undefined && { startSize: job.startSize }),
+          },
+          now,
+          this.host.runtimeAt,
+        ),
       started,
       deadline: deadline(job),
       expansions: list,

@@ -22,6 +22,12 @@ export interface DbesRunningJob {
   readonly malleable: boolean;
   /** Estimated end at its current size (Infinity: no estimate). */
   end: number;
+  /**
+   * Its estimated end were it resized to `size` now, by the rule the plan holds placed jobs to (plan/holding.ts):
+   * then a reservation DBES makes at its end meets the end the plan draws, bit for bit. Without it, endAfterResize
+   * scales the work left.
+   */
+  readonly endAt?: ((size: number) => number) | undefined;
   /** The user it runs for (the fairness budget is also kept per user). */
   readonly user?: string | undefined;
   /** When it started (the baselines' ESF order); 0 when not given. */

@@ -74,9 +74,13 @@ export function dependenciesOf(plan: AvailabilityProfile, jobId: string, running
   return out;
 }
 
-/** A job's estimated end once resized to `size`: the work left runs at the new size's speed. */
+/**
+ * A job's estimated end once resized to `size` now: the plan's rule when the job carries it (DbesRunningJob.endAt),
+ * else the work left runs at the new size's speed.
+ */
 export function endAfterResize(state: Pick<DbesCluster, 'now' | 'runtime'>, job: DbesRunningJob, size: number): number {
   if (!Number.isFinite(job.end) || size === job.size) return job.end;
+  if (job.endAt !== undefined) return job.endAt(size);
   const left = Math.max(0, job.end - state.now);
   const runtime = (s: number): number => {
     const r = state.runtime?.(job.id, s);
