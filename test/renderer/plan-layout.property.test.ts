@@ -8,7 +8,9 @@ import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/mod
 import { SimWorld } from '../../core/sim/world.js';
 import { layoutPlan, type ClusterPlanView } from '../../renderer/src/composables/plan-layout.js';
 
-const runs = { numRuns: Number(process.env.RUNS ?? 40) };
+// The renderer's typecheck has no Node types: the environment is read through globalThis.
+const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env;
+const runs = { numRuns: Number(env?.RUNS ?? 40) };
 
 const jobArb = fc.record({
   kind: fc.constantFrom('rigid', 'rigid', 'malleable', 'malleable', 'evolving'),
