@@ -92,6 +92,15 @@ describe('Submit form, interactive jobs', () => {
     expect(stores.submit.form.kind).toBe('interactive');
     for (const f of ['periodMs', 'dataUnits', 'deadlineMs', 'arrivalMs', 'load', 'overrunEvery', 'overrunFactor'])
       expect(wrapper.find(`[data-testid="field-${f}"]`).exists()).toBe(true);
+    // (T, σ, D, A) are required; the simulated application's fields may be cleared (the application's default then).
+    const clearable = (f: string) => wrapper.find(`[data-testid="field-${f}"] .n-base-clear`).exists();
+    expect(['periodMs', 'dataUnits', 'deadlineMs', 'arrivalMs'].filter(clearable)).toEqual([]);
+    expect(['load', 'overrunEvery', 'overrunFactor'].filter(clearable)).toEqual([
+      'load',
+      'overrunEvery',
+      'overrunFactor',
+    ]);
+    expect(wrapper.find('[data-testid="field-overrunEvery"] input').attributes('aria-label')).toBe('overrun every');
     for (const f of ['min', 'max', 'processors', 'app'])
       expect(wrapper.find(`[data-testid="field-${f}"]`).exists()).toBe(false);
     expect(wrapper.find('[data-testid="hint-interactive"]').text()).toContain('RT-DLT');
