@@ -7,12 +7,12 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
-import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
 import { AvailabilityProfile } from '../../core/plan/availability.js';
 import { cbf } from '../../core/queue/cbf.js';
 import type { QueueView } from '../../core/queue/policy.js';
 import { QUEUE_PRIORITIES } from '../../core/queue/priority.js';
 import { SimWorld } from '../../core/sim/world.js';
+import { gridOf, rigidJobsOn } from '../support/workload-specs.js';
 
 const jobArb = fc.record({
   processors: fc.integer({ min: 1, max: 16 }),
@@ -32,28 +32,9 @@ const scenarioArb = fc.record({
 type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
 
 function world(s: Scenario): SimWorld {
-  const names = s.clusters.map((_, i) => `c${i}`);
-  const jobs = s.jobs.map((j, i) => {
-    const pinned = j.pin === undefined ? undefined : j.pin % s.clusters.length;
-    const most = pinned === undefined ? Math.max(...s.clusters) : s.clusters[pinned]!;
-    return jobSpecSchema.parse({
-      id: `j${i}`,
-      kind: 'rigid',
-      submitTime: j.submit,
-      app: { model: 'fixed', runtime: j.runtime },
-      walltime: Math.max(1, j.runtime + j.estimate),
-      components: [
-        {
-          processors: Math.min(j.processors, most),
-          program: 'x',
-          ...(pinned === undefined ? {} : { cluster: names[pinned] }),
-        },
-      ],
-    });
-  });
   return new SimWorld({
-    grid: gridSpecSchema.parse({ clusters: s.clusters.map((p, i) => ({ name: names[i], processors: p })) }),
-    jobs,
+    grid: gridOf(s.clusters),
+    jobs: rigidJobsOn(s.clusters, s.jobs, (j) => Math.max(1, j.runtime + j.estimate)),
     seed: 1,
     background: false,
     scheduler: { queue: 'cbf', priority: s.priority, reservationDepth: s.depth },

@@ -23,8 +23,9 @@ import {
   never,
   standardIteration,
 } from '../../core/dbes/standard.js';
-import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
+import { jobSpecSchema } from '../../core/model/schemas.js';
 import { SimWorld } from '../../core/sim/world.js';
+import { evolvingJob, gridOf, malleableJob, rigidJob } from '../support/workload-specs.js';
 
 const runs = { numRuns: Number(process.env.RUNS ?? 100) };
 
@@ -297,36 +298,17 @@ const workloadArb = fc.record({
 type Workload = typeof workloadArb extends fc.Arbitrary<infer T> ? T : never;
 
 function world(s: Workload, policy: string): SimWorld {
-  const jobs = s.jobs.map((j, i) =>
+  const jobs = s.jobs.map((j, i) => {
+    const [id, max, runtime] = [`j${i}`, j.processors + j.grow, j.seconds];
+    // A malleable job's walltime is its run time at its minimum (linear speed-up); a rigid one runs its walltime.
+    if (j.malleable) return malleableJob(id, j.submit, { min: j.processors, max, runtime, walltime: runtime });
     // Some rigid ones evolve (CooRMv2's pre-allocation under the baselines; requests under DBES).
-    !j.malleable && j.evolving
-      ? jobSpecSchema.parse({
-          id: `j${i}`,
-          kind: 'evolving',
-          submitTime: j.submit,
-          walltime: j.seconds * 4,
-          app: { model: 'evolving', phases: 3, phaseS: Math.max(1, Math.floor(j.seconds / 3)) },
-          components: [{ min: 1, max: j.processors + j.grow, initial: j.processors, program: 'x' }],
-        })
-      : jobSpecSchema.parse({
-          id: `j${i}`,
-          kind: j.malleable ? 'malleable' : 'rigid',
-          submitTime: j.submit,
-          walltime: j.seconds,
-          // A malleable job's walltime is its run time at its minimum (linear speed-up); a rigid one runs its walltime.
-          app: j.malleable
-            ? { model: 'amdahl', serial: 0, parallel: j.seconds * j.processors }
-            : { model: 'fixed', runtime: j.seconds },
-          components: [
-            j.malleable
-              ? { min: j.processors, max: j.processors + j.grow, program: 'x' }
-              : { processors: j.processors, program: 'x' },
-          ],
-        }),
-  );
+    if (j.evolving) return evolvingJob(id, j.submit, { initial: j.processors, max, runtime });
+    return rigidJob(id, j.submit, j.processors, runtime);
+  });
   return new SimWorld({
-    grid: gridSpecSchema.parse({ clusters: s.clusters.map((p, i) => ({ name: `c${i}`, processors: p })) }),
-    jobs,
+    grid: gridOf(s.clusters),
+    jobs: jobs.map((j) => jobSpecSchema.parse(j)),
     seed: s.seed,
     background: false,
     // Every strategy brings its own iteration (DBES's, or the baselines' standard one) with the run's depth.

@@ -8,8 +8,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import { FPE_VARIANTS } from '../../core/fpe/registry.js';
-import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
+import { jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
 import { SimWorld } from '../../core/sim/world.js';
+import { gridOf, profiledJob, rigidJob } from '../support/workload-specs.js';
 
 const stepArb = fc.record({
   duration_s: fc.integer({ min: 10, max: 400 }),
@@ -45,15 +46,9 @@ function jobOf(j: DrawnJob, i: number, t: number): JobSpecInput {
   const base = { id: `j${i}`, submitTime: t };
   switch (j.kind) {
     case 'fpe':
-      return { ...base, kind: 'evolving', profile: { steps: j.steps }, components: [{ program: 'fpe' }] };
+      return profiledJob(base.id, t, j.steps);
     case 'rigid':
-      return {
-        ...base,
-        kind: 'rigid',
-        walltime: j.runtime,
-        app: { model: 'fixed', runtime: j.runtime },
-        components: [{ processors: j.size, program: 'r' }],
-      };
+      return rigidJob(base.id, t, j.size, j.runtime);
     case 'malleable':
       return {
         ...base,
@@ -79,7 +74,7 @@ describe('profiled evolving jobs online (property)', () => {
         let t = 0;
         const specs = s.jobs.map((j, i) => jobOf(j, i, (t += j.gap)));
         const world = new SimWorld({
-          grid: gridSpecSchema.parse({ clusters: s.clusters.map((n, i) => ({ name: `c${i}`, processors: n })) }),
+          grid: gridOf(s.clusters),
           jobs: specs.map((j) => jobSpecSchema.parse(j)),
           seed: s.seed,
           pollIntervalS: 60,
@@ -143,44 +138,24 @@ describe('profiled evolving jobs online (property)', () => {
           ),
         }),
         (s) => {
-          const rigid = (id: string, j: { size: number; runtime: number }, t: number): JobSpecInput => ({
-            id,
-            submitTime: t,
-            kind: 'rigid',
-            walltime: j.runtime,
-            app: { model: 'fixed', runtime: j.runtime },
-            components: [{ processors: j.size, program: 'r' }],
-          });
           let room = s.processors;
           const specs: JobSpecInput[] = [];
           s.before.forEach((j, i) => {
             const size = Math.min(j.size, room);
             room -= size;
-            if (size > 0) specs.push(rigid(`b${i}`, { ...j, size }, 0));
+            if (size > 0) specs.push(rigidJob(`b${i}`, 0, size, j.runtime));
           });
-          specs.push({
-            id: 'x',
-            kind: 'evolving',
-            submitTime: 1,
-            profile: { steps: s.steps },
-            components: [{ program: 'x' }],
-          });
+          specs.push(profiledJob('x', 1, s.steps));
           let t = 1;
           s.after.forEach((j, i) =>
             specs.push(
               'steps' in j
-                ? {
-                    id: `a${i}`,
-                    kind: 'evolving',
-                    submitTime: (t += j.gap),
-                    profile: { steps: j.steps },
-                    components: [{ program: 'x' }],
-                  }
-                : rigid(`a${i}`, j, (t += j.gap)),
+                ? profiledJob(`a${i}`, (t += j.gap), j.steps)
+                : rigidJob(`a${i}`, (t += j.gap), j.size, j.runtime),
             ),
           );
           const world = new SimWorld({
-            grid: gridSpecSchema.parse({ clusters: [{ name: 'c', processors: s.processors }] }),
+            grid: gridOf([s.processors]),
             jobs: specs.map((j) => jobSpecSchema.parse(j)),
             seed: 1,
             pollIntervalS: 60,

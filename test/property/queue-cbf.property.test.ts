@@ -6,11 +6,11 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
-import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
 import { cbf } from '../../core/queue/cbf.js';
 import type { QueuePolicyName, QueueView } from '../../core/queue/policy.js';
 import { QUEUE_PRIORITIES, type QueuePriorityName } from '../../core/queue/priority.js';
 import { SimWorld } from '../../core/sim/world.js';
+import { gridOf, rigidJobsOn } from '../support/workload-specs.js';
 
 const jobArb = fc.record({
   processors: fc.integer({ min: 1, max: 16 }),
@@ -38,28 +38,11 @@ interface Setup {
 }
 
 function world(s: Scenario, o: Setup): SimWorld {
-  const names = s.clusters.map((_, i) => `c${i}`);
-  const jobs = s.jobs.map((j, i) => {
-    const pinned = j.pin === undefined ? undefined : j.pin % s.clusters.length;
-    const most = pinned === undefined ? Math.max(...s.clusters) : s.clusters[pinned]!;
-    return jobSpecSchema.parse({
-      id: `j${i}`,
-      kind: 'rigid',
-      submitTime: j.submit,
-      app: { model: 'fixed', runtime: j.runtime },
-      components: [
-        {
-          processors: Math.min(j.processors, most),
-          program: 'x',
-          ...(pinned === undefined ? {} : { cluster: names[pinned] }),
-        },
-      ],
-      ...(o.walltimes === 'some' && j.noWalltime ? {} : { walltime: Math.max(1, j.runtime + j.estimate) }),
-    });
-  });
   return new SimWorld({
-    grid: gridSpecSchema.parse({ clusters: s.clusters.map((p, i) => ({ name: names[i], processors: p })) }),
-    jobs,
+    grid: gridOf(s.clusters),
+    jobs: rigidJobsOn(s.clusters, s.jobs, (j) =>
+      o.walltimes === 'some' && j.noWalltime ? undefined : Math.max(1, j.runtime + j.estimate),
+    ),
     seed: s.seed,
     background: false,
     scheduler: { queue: o.queue, reservationDepth: o.reservationDepth, priority: o.priority ?? s.priority },

@@ -4,9 +4,10 @@
 // ever goes past the capacity or shares a processor with a box overlapping it in time.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
+import { jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
 import { SimWorld } from '../../core/sim/world.js';
 import { layoutPlan, type ClusterPlanView } from '../../renderer/src/composables/plan-layout.js';
+import { evolvingJob, gridOf, malleableJob, profiledJob, rigidJob } from '../support/workload-specs.js';
 
 // The renderer's typecheck has no Node types: the environment is read through globalThis.
 const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env;
@@ -31,35 +32,22 @@ const scenarioArb = fc.record({
 type Drawn = typeof jobArb extends fc.Arbitrary<infer T> ? T : never;
 
 function spec(j: Drawn, i: number, submitTime: number, dbes: boolean): JobSpecInput {
-  const base = { id: `j${i}`, submitTime };
+  const id = `j${i}`;
   switch (j.kind) {
     case 'rigid':
-      return {
-        ...base,
-        kind: 'rigid',
-        walltime: j.runtime,
-        app: { model: 'fixed', runtime: j.runtime },
-        components: [{ processors: j.size, program: 'r' }],
-      };
+      return rigidJob(id, submitTime, j.size, j.runtime);
     case 'malleable':
       // Under dbes its walltime is its run time at its minimum; otherwise a generous estimate.
-      return {
-        ...base,
-        kind: 'malleable',
+      return malleableJob(id, submitTime, {
+        min: j.size,
+        max: j.size + j.grow,
+        runtime: j.runtime,
         walltime: dbes ? j.runtime : 4 * j.runtime,
-        app: { model: 'amdahl', serial: 0, parallel: j.runtime * j.size },
-        components: [{ min: j.size, max: j.size + j.grow, program: 'm' }],
-      };
+      });
     case 'evolving':
-      return {
-        ...base,
-        kind: 'evolving',
-        walltime: 4 * j.runtime,
-        app: { model: 'evolving', phases: 3, phaseS: Math.max(1, Math.floor(j.runtime / 3)) },
-        components: [{ min: 1, max: j.size + j.grow, initial: j.size, program: 'e' }],
-      };
+      return evolvingJob(id, submitTime, { initial: j.size, max: j.size + j.grow, runtime: j.runtime });
     default:
-      return { ...base, kind: 'evolving', profile: { steps: j.steps }, components: [{ program: 'fpe' }] };
+      return profiledJob(id, submitTime, j.steps);
   }
 }
 
@@ -97,7 +85,7 @@ describe('plan layout over simulated runs (property)', () => {
           let t = 0;
           const dbes = policy === 'dbes';
           const world = new SimWorld({
-            grid: gridSpecSchema.parse({ clusters: s.clusters.map((n, i) => ({ name: `c${i}`, processors: n })) }),
+            grid: gridOf(s.clusters),
             jobs: s.jobs.map((j, i) => jobSpecSchema.parse(spec(j, i, (t += j.gap), dbes))),
             seed: s.seed,
             background: false,

@@ -7,6 +7,7 @@ import { parseJob } from '../../../core/model/job.js';
 import { buildGrid } from '../../../core/model/grid.js';
 import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../../core/model/schemas.js';
 import { SimWorld } from '../../../core/sim/world.js';
+import { rigidJob } from '../../support/workload-specs.js';
 import type { FpeVariantName } from '../../../core/fpe/registry.js';
 import { jobSummary } from '../../../electron/host/finished-jobs.js';
 import type { SchedulerOptions } from '../../../core/scheduler/scheduler.js';
@@ -152,13 +153,7 @@ describe('a profiled evolving job (simulated)', () => {
   // expanded to last until 250 (149 s, within twice its 100 s); the paper's base fit never expands a first step.
   // With noX nothing is expanded: the whole job is delayed to start at 50 (50..150, 150..250, 250..350). Rigid holds
   // its peak 8 for 300 s, from 250.
-  const blocker: JobSpecInput = {
-    id: 'r',
-    kind: 'rigid',
-    walltime: 250,
-    app: { model: 'fixed', runtime: 250 },
-    components: [{ processors: 6, program: 'rigid' }],
-  };
+  const blocker = rigidJob('r', 0, 6, 250);
   const waiting = profiled(
     'e',
     [
@@ -294,15 +289,7 @@ describe('a profiled evolving job (simulated)', () => {
   it.each(['easy', 'cbf'] as const)(
     'a profiled job submitted after a waiting job is fitted around the start %s promised it, and keeps it',
     (queue) => {
-      const w: JobSpecInput = {
-        id: 'w',
-        kind: 'rigid',
-        submitTime: 1,
-        walltime: 100,
-        app: { model: 'fixed', runtime: 100 },
-        components: [{ processors: 8, program: 'rigid' }],
-      };
-      const r = run([blocker, w, profiled('e', [[300, 4]], 2)], '2X+c', 10, { queue });
+      const r = run([blocker, rigidJob('w', 1, 8, 100), profiled('e', [[300, 4]], 2)], '2X+c', 10, { queue });
       expect(r.of('fpe.scheduled', 'e').map((e) => e.start)).toEqual([350]);
       expect(r.of('job.started', 'w').map((e) => e.t)).toEqual([250]);
       expect(r.of('fpe.step', 'e').map((e) => e.t)).toEqual([350]);
@@ -346,22 +333,12 @@ describe('a profiled evolving job (simulated)', () => {
   describe('under a planning queue policy, a later queue job is admitted around a waiting profiled job', () => {
     // 10 processors; a rigid job holds 6 until 100; the profiled job (submitted at 1) is fitted to start at 100 with
     // 8. A rigid job submitted at 2 would fit now (4 free), but over its walltime it overlaps that first step.
-    const holder: JobSpecInput = {
-      id: 'r',
-      kind: 'rigid',
-      walltime: 100,
-      app: { model: 'fixed', runtime: 100 },
-      components: [{ processors: 6, program: 'rigid' }],
-    };
-    const rigid = (id: string, walltime: number): JobSpecInput => ({
-      id,
-      kind: 'rigid',
-      submitTime: 2,
-      walltime,
-      app: { model: 'fixed', runtime: walltime },
-      components: [{ processors: 4, program: 'rigid' }],
-    });
-    const jobs = [holder, profiled('e', [[100, 8]], 1), rigid('late', 200), rigid('short', 50)];
+    const jobs = [
+      rigidJob('r', 0, 6, 100),
+      profiled('e', [[100, 8]], 1),
+      rigidJob('late', 2, 4, 200),
+      rigidJob('short', 2, 4, 50),
+    ];
 
     for (const queue of ['easy', 'cbf'] as const) {
       it(`${queue}: holds it back until the step's end; a job that ends before the step backfills`, () => {
@@ -378,22 +355,14 @@ describe('a profiled evolving job (simulated)', () => {
       // b (6, planned to 300) ends at 20; d holds 4 to 100. x (8 for 200 s) is fitted at 300, q (4 for 150 s) promised
       // at 100. When b ends x is fitted at 100, over q's promise: q is planned again at 300, so w (2 for 400 s) may
       // backfill at 20 (with q's promise kept, the plan would be overbooked over [100, 250) and w would wait).
-      const early = (id: string, t: number, n: number, walltime: number, runtime = walltime): JobSpecInput => ({
-        id,
-        kind: 'rigid',
-        submitTime: t,
-        walltime,
-        app: { model: 'fixed', runtime },
-        components: [{ processors: n, program: 'rigid' }],
-      });
       const r = run(
         [
-          early('b', 0, 6, 300, 20),
-          early('d', 0, 4, 100),
+          { ...rigidJob('b', 0, 6, 300), app: { model: 'fixed', runtime: 20 } },
+          rigidJob('d', 0, 4, 100),
           profiled('x', [[200, 8]], 1),
-          early('q', 2, 4, 150),
-          early('z', 3, 2, 80),
-          early('w', 5, 2, 400),
+          rigidJob('q', 2, 4, 150),
+          rigidJob('z', 3, 2, 80),
+          rigidJob('w', 5, 2, 400),
         ],
         '2X',
         10,
@@ -419,7 +388,7 @@ describe('a profiled evolving job (simulated)', () => {
               [10, 1],
               [10, 7],
             ]),
-            { ...rigid('late', 100), submitTime: 1 },
+            rigidJob('late', 1, 4, 100),
           ],
           '2X',
           10,
