@@ -4,7 +4,7 @@
 // jobs are cancelled: the `resources` message with the smaller size is written), p50 and p95; and local-job
 // submissions per second through one SSH connection. Null figures with a reason when the daemons are missing.
 // LIVE_BENCH_TRACE=1 prints each operation's steps (offer, answer, grown or shrunk, resources) with their times.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { SchedulerEvent } from '../../core/events.js';
@@ -14,12 +14,13 @@ import { BatchLocalManager } from '../../runners/managers/batch-local-manager.js
 import { createBatchSystem } from '../../runners/managers/index.js';
 import { jobDirName } from '../../runners/managers/naming.js';
 import { EnvRunner } from '../../runners/live/env-runner.js';
-import { KnownHosts } from '../../runners/ssh/known-hosts.js';
+import type { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { openSshRunner } from '../../runners/ssh/ssh-runner.js';
 import { missingPackages, waitFor } from '../integration/harness/common.js';
+import { hostLogin, sshOptions, type HostLogin } from '../integration/harness/host-login.js';
 import { SGE_PACKAGES, startSge } from '../integration/harness/sge.js';
 import { SLURM_PACKAGES, startSlurm } from '../integration/harness/slurm.js';
-import { sshdMissing, startSshd, type Sshd } from '../integration/harness/sshd.js';
+import { sshdMissing, startSshd } from '../integration/harness/sshd.js';
 
 const IDLE_APP = `(async () => {
   const { connect } = await import(process.argv[1]);
@@ -68,17 +69,7 @@ export async function liveBench(log: (text: string) => void, samples = 8): Promi
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-bench-'));
   const sshd = await startSshd();
   try {
-    const knownHostsFile = path.join(dir, 'known_hosts');
-    writeFileSync(
-      knownHostsFile,
-      sshd
-        .knownHostsLines()
-        .map((l) => `${l}\n`)
-        .join(''),
-    );
-    const sshConfigFile = path.join(dir, 'ssh_config');
-    writeFileSync(sshConfigFile, '');
-    const ssh = { knownHostsFile, sshConfigFile, sshd };
+    const ssh = hostLogin(sshd, dir);
     const slurm = await startSlurm({ clusterName: 'cncbench', nodes: 2, cpusPerNode: 8, minJobAgeS: 2 });
     let slurmFigures: ResizeLatency;
     try {
@@ -104,21 +95,14 @@ async function measure(
   system: 'slurm' | 'sge',
   env: Readonly<Record<string, string>>,
   dir: string,
-  ssh: { knownHostsFile: string; sshConfigFile: string; sshd: Sshd },
+  ssh: HostLogin,
   samples: number,
   log: (text: string) => void,
 ): Promise<ResizeLatency> {
   const workRoot = path.join(dir, system);
   const config: LiveClusterConfig = {
     name: system,
-    login: {
-      via: 'ssh',
-      host: '127.0.0.1',
-      port: ssh.sshd.port,
-      user: ssh.sshd.user,
-      identityFile: ssh.sshd.clientKey,
-      keepaliveS: 20,
-    },
+    login: { ...ssh.login, keepaliveS: 20 },
     system,
     env: { ...env },
     workRoot,
@@ -126,9 +110,9 @@ async function measure(
     pollIntervalS: 10,
     batch: {},
   };
-  const knownHosts = new KnownHosts(ssh.knownHostsFile, []);
+  const { knownHosts, sshConfigFile } = sshOptions(ssh);
   // The world's own defaults (intervals included): these are the figures an operator sees.
-  const world = createLiveWorld({ clusters: [config], knownHosts, sshConfigFile: ssh.sshConfigFile, log: () => {} });
+  const world = createLiveWorld({ clusters: [config], knownHosts, sshConfigFile, log: () => {} });
   const events: Array<{ at: number; event: SchedulerEvent }> = [];
   world.on((event) => events.push({ at: performance.now(), event }));
   await world.start();
@@ -209,7 +193,7 @@ async function measure(
   } finally {
     await world.stop();
   }
-  const submissions = await submissionRate(config, env, knownHosts, ssh.sshConfigFile, workRoot);
+  const submissions = await submissionRate(config, env, knownHosts, sshConfigFile, workRoot);
   const figures = {
     grow_p50_ms: quantile(grow, 0.5),
     grow_p95_ms: quantile(grow, 0.95),

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectAssets, stageAssets, type AssetFile } from '../../runners/live/asset-staging.js';
 import { repositoryAssetsDir } from '../../runners/live/live-world.js';
-import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { openSshRunner, type SshRunner } from '../../runners/ssh/ssh-runner.js';
+import { hostLogin, sshOptions } from './harness/host-login.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
 
 const missing = sshdMissing();
@@ -29,13 +29,12 @@ describe.skipIf(missing !== undefined)('asset staging over SSH', () => {
   beforeAll(async () => {
     sshd = await startSshd();
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-staging-'));
-    const knownHostsFile = path.join(dir, 'known_hosts');
-    writeFileSync(knownHostsFile, sshd.knownHostsLines().join('\n') + '\n');
+    const access = hostLogin(sshd, dir);
+    const { login } = access;
     runner = await openSshRunner({
-      destination: '127.0.0.1',
-      overrides: { port: sshd.port, user: sshd.user, identityFile: sshd.clientKey },
-      sshConfigFile: path.join(dir, 'no-ssh-config'),
-      knownHosts: new KnownHosts(knownHostsFile, []),
+      destination: login.host,
+      overrides: { port: login.port, user: login.user, identityFile: login.identityFile },
+      ...sshOptions(access),
       name: 'staging',
     });
     files = collectAssets(repositoryAssetsDir());

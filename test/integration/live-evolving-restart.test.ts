@@ -4,7 +4,7 @@
 // persisted. The evolving job must be adopted once (nothing submitted twice), hold its pre-allocation again, have its
 // updates served (those written while the console was away too) and end with its self-check ok, having computed with
 // the sizes the scheduler's events say.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +14,8 @@ import type { ClusterSnapshot } from '../../core/scheduler/scheduler.js';
 import { createLiveWorld, repositoryAssetsDir, runTag, type LiveWorldOptions } from '../../runners/live/live-world.js';
 import type { LiveAppEvent, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName, parseLocalJobName } from '../../runners/managers/naming.js';
-import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { completeLines, requireDaemons, run, sleep, waitFor } from './harness/common.js';
+import { hostLogin, sshOptions } from './harness/host-login.js';
 import { SLURM_PACKAGES, startSlurm, type SlurmCluster } from './harness/slurm.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
 
@@ -118,21 +118,12 @@ describe.skipIf(!ready)('an evolving job across a console restart, on loopback S
       startSshd(),
       startSlurm({ clusterName: 'cncevr', nodes: 2, cpusPerNode: PROCESSORS / 2, minJobAgeS: 2 }),
     ]);
-    const knownHostsFile = path.join(dir, 'known_hosts');
-    writeFileSync(
-      knownHostsFile,
-      sshd
-        .knownHostsLines()
-        .map((l) => `${l}\n`)
-        .join(''),
-    );
-    const sshConfigFile = path.join(dir, 'ssh_config');
-    writeFileSync(sshConfigFile, '');
+    const access = hostLogin(sshd, dir);
     options = {
       clusters: [
         {
           name: 'slurm',
-          login: { via: 'ssh', host: '127.0.0.1', port: sshd.port, user: sshd.user, identityFile: sshd.clientKey },
+          login: access.login,
           system: 'slurm',
           env: slurm.env,
           workRoot: path.join(dir, 'slurm'),
@@ -140,8 +131,7 @@ describe.skipIf(!ready)('an evolving job across a console restart, on loopback S
         },
       ],
       scheduler: { approach: 'pra', policy: 'equipartition', tag: TAG },
-      knownHosts: new KnownHosts(knownHostsFile, []),
-      sshConfigFile,
+      ...sshOptions(access),
       graceMs: 10_000,
       appPollIntervalMs: 250,
       idleWatchIntervalMs: 1_000,

@@ -4,7 +4,7 @@
 // mandatorily to make room. What both applications report is checked against what Concertina gave them. Without
 // the daemons, the protocol leg alone (the application, its files, the runner's port) runs on this machine.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -18,8 +18,8 @@ import { RemoteApplications, type AppEvent, type ProtocolViolation } from '../..
 import { AppChannel } from '../../runners/protocol/channel.js';
 import { decodeFromApp, decodeToApp } from '../../runners/protocol/messages.js';
 import { LocalRunner } from '../../runners/shell/local-runner.js';
-import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { completeLines, requireDaemons, waitFor } from './harness/common.js';
+import { hostLogin, sshOptions } from './harness/host-login.js';
 import { SLURM_PACKAGES, startSlurm, type SlurmCluster } from './harness/slurm.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
 
@@ -107,21 +107,12 @@ describe.skipIf(!ready)('an evolving job in live mode on loopback Slurm, over SS
       startSshd(),
       startSlurm({ clusterName: 'cncevo', nodes: 2, cpusPerNode: PROCESSORS / 2, minJobAgeS: 2 }),
     ]);
-    const knownHostsFile = path.join(dir, 'known_hosts');
-    writeFileSync(
-      knownHostsFile,
-      sshd
-        .knownHostsLines()
-        .map((l) => `${l}\n`)
-        .join(''),
-    );
-    const sshConfigFile = path.join(dir, 'ssh_config');
-    writeFileSync(sshConfigFile, '');
+    const access = hostLogin(sshd, dir);
     world = createLiveWorld({
       clusters: [
         {
           name: 'slurm',
-          login: { via: 'ssh', host: '127.0.0.1', port: sshd.port, user: sshd.user, identityFile: sshd.clientKey },
+          login: access.login,
           system: 'slurm',
           env: slurm.env,
           workRoot: path.join(dir, 'slurm'),
@@ -132,8 +123,7 @@ describe.skipIf(!ready)('an evolving job in live mode on loopback Slurm, over SS
       // The paper's trigger: the processors left idle beside the malleable job stay for the evolving job submitted
       // next (under PRA, growth at a poll would give them to the running job first, and PRA never shrinks it back).
       scheduler: { approach: 'pra', policy: 'equipartition', tag: TAG, growthAtPoll: 'freed' },
-      knownHosts: new KnownHosts(knownHostsFile, []),
-      sshConfigFile,
+      ...sshOptions(access),
       graceMs: 10_000,
       // The evolving application's updates are read every 250 ms, not every second.
       appPollIntervalMs: 250,

@@ -1,16 +1,16 @@
 // A failed job shows why, through the host's API, on real daemons on loopback (Slurm and Grid Engine reached over
 // SSH, as live.test.ts): its end carries the paths of its output files on the cluster and the last lines of its
 // standard error, read there over the same connection, bounded, terminal escapes stripped.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
-import { Host } from '../../electron/host/host.js';
+import type { Host } from '../../electron/host/host.js';
 import { openStore, type Store } from '../../electron/store/store.js';
 import { TAIL_LINES } from '../../runners/managers/output-tail.js';
-import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { requireDaemons, waitFor } from './harness/common.js';
+import { hostLogin, startHost } from './harness/host-login.js';
 import { SGE_PACKAGES, startSge, type SgeCell } from './harness/sge.js';
 import { SLURM_PACKAGES, startSlurm, type SlurmCluster } from './harness/slurm.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
@@ -55,22 +55,10 @@ describe.skipIf(!ready)('a failed live job’s standard error, through the API',
       startSlurm({ clusterName: 'cncfail', nodes: 1, cpusPerNode: 4, minJobAgeS: 2 }),
       startSge({ slots: 4 }),
     ]);
-    const knownHostsFile = path.join(dir, 'known_hosts');
-    writeFileSync(
-      knownHostsFile,
-      sshd
-        .knownHostsLines()
-        .map((l) => `${l}\n`)
-        .join(''),
-    );
+    const access = hostLogin(sshd, dir);
+    const { login } = access;
     store = openStore(path.join(dir, 'run.db'));
-    host = new Host({
-      store,
-      workload: 'none',
-      clusters: { knownHosts: new KnownHosts(knownHostsFile, []), sshConfigFile: path.join(dir, 'no-ssh-config') },
-    });
-    host.start(50);
-    const login = { via: 'ssh', host: '127.0.0.1', port: sshd.port, user: sshd.user, identityFile: sshd.clientKey };
+    host = startHost(store, access);
     expect(
       host.call('clusters.save', {
         name: 'slurm',

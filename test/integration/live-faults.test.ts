@@ -4,7 +4,7 @@
 // stopped and started again mid-run leaves the running job going on Slurm, the cluster shown lost then open again,
 // nothing submitted twice and the job's end recorded.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +14,8 @@ import type { JobSpecInput } from '../../core/model/schemas.js';
 import { createLiveWorld, runTag, type LiveWorldOptions } from '../../runners/live/live-world.js';
 import type { LiveClusterState, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName } from '../../runners/managers/naming.js';
-import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { requireDaemons, run, sleep, waitFor } from './harness/common.js';
+import { hostLogin, sshOptions } from './harness/host-login.js';
 import { SLURM_PACKAGES, startSlurm, type SlurmCluster } from './harness/slurm.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
 
@@ -88,20 +88,12 @@ describe.skipIf(!ready)('live-mode faults on loopback Slurm over SSH', () => {
     const otherKey = path.join(dir, 'other_host_key');
     execFileSync('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', otherKey]);
     const wrongLine = `[localhost]:${sshd.port} ${readFileSync(`${otherKey}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')}`;
-    const knownHostsFile = path.join(dir, 'known_hosts');
-    writeFileSync(knownHostsFile, [...sshd.knownHostsLines(), wrongLine].map((l) => `${l}\n`).join(''));
+    const access = hostLogin(sshd, dir);
+    appendFileSync(access.knownHostsFile, `${wrongLine}\n`);
     // A key the server does not authorise: authentication fails.
     const strangerKey = path.join(dir, 'stranger_key');
     execFileSync('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', strangerKey]);
-    const sshConfigFile = path.join(dir, 'ssh_config');
-    writeFileSync(sshConfigFile, '');
-    const login = {
-      via: 'ssh' as const,
-      host: '127.0.0.1',
-      port: sshd.port,
-      user: sshd.user,
-      identityFile: sshd.clientKey,
-    };
+    const { login } = access;
     options = {
       clusters: [
         { name: 'slurm', login, system: 'slurm', env: slurm.env, workRoot: path.join(dir, 'slurm'), pollIntervalS: 1 },
@@ -129,8 +121,7 @@ describe.skipIf(!ready)('live-mode faults on loopback Slurm over SSH', () => {
         },
       ],
       scheduler: { approach: 'pra', policy: 'fpsma', tag: TAG },
-      knownHosts: new KnownHosts(knownHostsFile, []),
-      sshConfigFile,
+      ...sshOptions(access),
       commandTimeoutMs: 15_000,
       idleWatchIntervalMs: 1_000,
       log: () => {},

@@ -3,16 +3,16 @@
 // their events and reasons, a malleable job's grow and shrink (Activity) and its size over time (the drawer), and
 // the grid's utilization history (grid.history) read the same after the host is stopped (as SIGTERM stops
 // `concertina serve`) and started again; and ended jobs have left the host's memory once stored (issue 13).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Host } from '../../electron/host/host.js';
+import type { Host } from '../../electron/host/host.js';
 import { openStore, type Store } from '../../electron/store/store.js';
 import { repositoryAssetsDir } from '../../runners/live/live-world.js';
 import type { LiveWorld } from '../../runners/live/types.js';
-import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { requireDaemons, waitFor } from './harness/common.js';
+import { hostLogin, startHost, type HostLogin } from './harness/host-login.js';
 import { SLURM_PACKAGES, startSlurm, type SlurmCluster } from './harness/slurm.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
 
@@ -32,18 +32,12 @@ const GADGET = path.join(repositoryAssetsDir(), 'apps', 'gadget-demo.mjs');
 let sshd: Sshd;
 let slurm: SlurmCluster;
 let dir: string;
-let knownHostsFile: string;
-let sshConfigFile: string;
+let access: HostLogin;
 let current: { host: Host; store: Store } | undefined;
 
 function open(): Host {
   const store = openStore(path.join(dir, 'run.db'));
-  const host = new Host({
-    store,
-    workload: 'none',
-    clusters: { knownHosts: new KnownHosts(knownHostsFile, []), sshConfigFile },
-  });
-  host.start(50);
+  const host = startHost(store, access);
   current = { host, store };
   return host;
 }
@@ -79,16 +73,7 @@ describe.skipIf(!ready)(
         startSshd(),
         startSlurm({ clusterName: 'cnchist', nodes: 2, cpusPerNode: 2, minJobAgeS: 2 }),
       ]);
-      knownHostsFile = path.join(dir, 'known_hosts');
-      writeFileSync(
-        knownHostsFile,
-        sshd
-          .knownHostsLines()
-          .map((l) => `${l}\n`)
-          .join(''),
-      );
-      sshConfigFile = path.join(dir, 'ssh_config');
-      writeFileSync(sshConfigFile, '');
+      access = hostLogin(sshd, dir);
     }, 90_000);
 
     afterAll(async () => {
@@ -117,7 +102,7 @@ describe.skipIf(!ready)(
       value(
         host.call('clusters.save', {
           name: 'slurm',
-          login: { via: 'ssh', host: '127.0.0.1', port: sshd.port, user: sshd.user, identityFile: sshd.clientKey },
+          login: access.login,
           system: 'slurm',
           env: slurm.env,
           workRoot: path.join(dir, 'slurm'),

@@ -2,7 +2,7 @@
 // sshd stopped at the start and started later, the cluster is tried again with backoff, its jobs are read by tag
 // (the restored run's job there adopted, never submitted again), and work waiting for it is placed there; until
 // then the grid's other cluster takes what it can.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,8 +11,8 @@ import type { JobSpecInput } from '../../core/model/schemas.js';
 import { createLiveWorld, runTag, type LiveWorldOptions } from '../../runners/live/live-world.js';
 import type { LiveWorld } from '../../runners/live/types.js';
 import { jobDirName } from '../../runners/managers/naming.js';
-import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { requireDaemons, waitFor } from './harness/common.js';
+import { hostLogin, sshOptions } from './harness/host-login.js';
 import { sshdMissing, startSshd, type Sshd } from './harness/sshd.js';
 
 const ready = requireDaemons('the live-mode rejoin tests', ['openssh-server']) && sshdOk();
@@ -57,16 +57,7 @@ describe.skipIf(!ready)('a cluster unreachable at start joins the live run over 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-rejoin-'));
     sshd = await startSshd();
-    const knownHostsFile = path.join(dir, 'known_hosts');
-    writeFileSync(
-      knownHostsFile,
-      sshd
-        .knownHostsLines()
-        .map((l) => `${l}\n`)
-        .join(''),
-    );
-    const sshConfigFile = path.join(dir, 'ssh_config');
-    writeFileSync(sshConfigFile, '');
+    const access = hostLogin(sshd, dir);
     options = {
       clusters: [
         {
@@ -80,15 +71,14 @@ describe.skipIf(!ready)('a cluster unreachable at start joins the live run over 
         // No slots: the cluster's size is its processor count, unknown until it is reached.
         {
           name: 'remote',
-          login: { via: 'ssh', host: '127.0.0.1', port: sshd.port, user: sshd.user, identityFile: sshd.clientKey },
+          login: access.login,
           system: 'local',
           workRoot: path.join(dir, 'remote'),
           pollIntervalS: 1,
         },
       ],
       scheduler: { approach: 'pra', policy: 'fpsma', tag: TAG },
-      knownHosts: new KnownHosts(knownHostsFile, []),
-      sshConfigFile,
+      ...sshOptions(access),
       commandTimeoutMs: 15_000,
       idleWatchIntervalMs: 500,
       rejoin: { initialDelayMs: 200, maxDelayMs: 1_000 },

@@ -1,7 +1,7 @@
 // Live mode end to end against real daemons on loopback: a grid of a Slurm cluster and a Grid Engine cell (both
 // reached through SSH to a private sshd) and a plain host (`local`, also over SSH), one scheduler over them
 // (runners/live), and the demo applications grown and shrunk through the application control protocol.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -11,8 +11,8 @@ import type { JobSpecInput } from '../../core/model/schemas.js';
 import { createLiveWorld, repositoryAssetsDir, runTag, type LiveWorldOptions } from '../../runners/live/live-world.js';
 import type { LiveAppEvent, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName } from '../../runners/managers/naming.js';
-import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { completeLines, requireDaemons, run, waitFor } from './harness/common.js';
+import { hostLogin, sshOptions } from './harness/host-login.js';
 import { isAlive, ledger, waitForWorkers } from './harness/recruited.js';
 import { SGE_PACKAGES, startSge, type SgeCell } from './harness/sge.js';
 import { SLURM_PACKAGES, startSlurm, type SlurmCluster } from './harness/slurm.js';
@@ -119,23 +119,8 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
       startSlurm({ clusterName: 'cnclive', nodes: 2, cpusPerNode: 6, minJobAgeS: 2 }),
       startSge({ slots: 8 }),
     ]);
-    const knownHostsFile = path.join(dir, 'known_hosts');
-    writeFileSync(
-      knownHostsFile,
-      sshd
-        .knownHostsLines()
-        .map((l) => `${l}\n`)
-        .join(''),
-    );
-    const sshConfigFile = path.join(dir, 'ssh_config');
-    writeFileSync(sshConfigFile, '');
-    const login = {
-      via: 'ssh' as const,
-      host: '127.0.0.1',
-      port: sshd.port,
-      user: sshd.user,
-      identityFile: sshd.clientKey,
-    };
+    const access = hostLogin(sshd, dir);
+    const { login } = access;
     options = {
       clusters: [
         { name: 'slurm', login, system: 'slurm', env: slurm.env, workRoot: workRoot('slurm'), pollIntervalS: 1 },
@@ -145,8 +130,7 @@ describe.skipIf(!ready)('live mode on loopback Slurm, Grid Engine and a plain ho
       // The paper's trigger: sizes change here only by the operator's commands and by releases, as each case expects
       // (growth at a poll that finds idle processors: live-operator.test.ts).
       scheduler: { approach: 'pra', policy: 'fpsma', tag: TAG, growthAtPoll: 'freed' },
-      knownHosts: new KnownHosts(knownHostsFile, []),
-      sshConfigFile,
+      ...sshOptions(access),
       // Short, yet long enough for a loaded machine: the demo applications answer within a few hundred ms.
       graceMs: 6_000,
       // The world's own intervals, except idle status rounds (10 s by default), so that ends are seen sooner.

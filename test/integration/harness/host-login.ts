@@ -1,6 +1,6 @@
 // The host of a test reaching its loopback clusters through the test's sshd: the sshd's host keys written to a
-// known_hosts file in the test's folder (beside an empty ssh_config), the login a cluster's settings name, and a host
-// opened on a store with them.
+// known_hosts file in the test's folder (beside an empty ssh_config), the login a cluster's settings name, the options
+// a live world reaches it with, and a host opened on a store with them.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Host } from '../../../electron/host/host.js';
@@ -40,13 +40,14 @@ export function hostLogin(sshd: Sshd, dir: string): HostLogin {
   };
 }
 
+/** The trust and ssh config a live world (or a host's clusters) reaches `access`'s sshd with. */
+export function sshOptions(access: HostLogin): { knownHosts: KnownHosts; sshConfigFile: string } {
+  return { knownHosts: new KnownHosts(access.knownHostsFile, []), sshConfigFile: access.sshConfigFile };
+}
+
 /** A started host on `store` with no workload, whose clusters are reached as `access` says. */
 export function startHost(store: Store, access: HostLogin): Host {
-  const host = new Host({
-    store,
-    workload: 'none',
-    clusters: { knownHosts: new KnownHosts(access.knownHostsFile, []), sshConfigFile: access.sshConfigFile },
-  });
+  const host = new Host({ store, workload: 'none', clusters: sshOptions(access) });
   host.start(50);
   return host;
 }
