@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { planSnapshot, reservedViews, type PlanCluster, type PlanJob } from '../../core/plan/plan-snapshot.js';
 import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
 import { SimWorld } from '../../core/sim/world.js';
+import { profiledJob, rigidJob } from '../support/workload-specs.js';
 
 function running(
   id: string,
@@ -284,27 +285,12 @@ describe('plan snapshot of a scheduler running EASY', () => {
 describe('plan snapshot of a waiting profiled (FPE) job', () => {
   it('lists its scheduled steps as its reservation: sizes over time, its peak, and what its start waits for', () => {
     // 10 processors: r (8, until 100) runs; x asks 4 then 2 for 50 s each: 2 are free before 100, so its fit starts at 100.
-    const jobs: JobSpecInput[] = [
-      {
-        id: 'r',
-        kind: 'rigid',
-        submitTime: 0,
-        app: { model: 'fixed', runtime: 100 },
-        components: [{ processors: 8, program: 'x' }],
-        walltime: 100,
-      },
-      {
-        id: 'x',
-        kind: 'evolving',
-        submitTime: 1,
-        profile: {
-          steps: [
-            { duration_s: 50, processors: 4 },
-            { duration_s: 50, processors: 2 },
-          ],
-        },
-        components: [{ program: 'fpe-app' }],
-      },
+    const jobs = [
+      rigidJob('r', 0, 8, 100),
+      profiledJob('x', 1, [
+        { duration_s: 50, processors: 4 },
+        { duration_s: 50, processors: 2 },
+      ]),
     ];
     const w = new SimWorld({
       grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }),
@@ -347,18 +333,13 @@ describe('plan snapshot of a started profiled (FPE) job', () => {
     const w = new SimWorld({
       grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }),
       jobs: [
-        jobSpecSchema.parse({
-          id: 'e',
-          kind: 'evolving',
-          profile: {
-            steps: [
-              { duration_s: 100, processors: 2 },
-              { duration_s: 50, processors: 6 },
-              { duration_s: 80, processors: 3 },
-            ],
-          },
-          components: [{ program: 'fpe-app' }],
-        }),
+        jobSpecSchema.parse(
+          profiledJob('e', 0, [
+            { duration_s: 100, processors: 2 },
+            { duration_s: 50, processors: 6 },
+            { duration_s: 80, processors: 3 },
+          ]),
+        ),
       ],
       seed: 1,
       background: false,

@@ -1,22 +1,15 @@
 // A profiled (FPE) job adopted after a restart (core/scheduler/adoption.ts) is handed back to the FPE jobs
 // (core/scheduler/fpe-jobs.ts): it holds its current step only, and goes on with its profile from that step.
 import { describe, expect, it } from 'vitest';
-import type { JobSpecInput } from '../../../core/model/schemas.js';
 import { grid, harness } from '../../support/harness.js';
+import { profiledJob } from '../../support/workload-specs.js';
 
 // 2 processors for 100 s, 6 for 100 s, 3 for 100 s.
-const profiled: JobSpecInput = {
-  id: 'e',
-  kind: 'evolving',
-  profile: {
-    steps: [
-      { duration_s: 100, processors: 2 },
-      { duration_s: 100, processors: 6 },
-      { duration_s: 100, processors: 3 },
-    ],
-  },
-  components: [{ program: 'fpe-app' }],
-};
+const profiled = profiledJob('e', 0, [
+  { duration_s: 100, processors: 2 },
+  { duration_s: 100, processors: 6 },
+  { duration_s: 100, processors: 3 },
+]);
 
 describe('an adopted profiled job', () => {
   it.each([
