@@ -102,6 +102,19 @@ const sleeper = (jobId: string, seconds = 60) => ({
   tag: `concertina:${jobId}`,
 });
 
+/** Status rounds of `m` until `read` gives `expected` (waits at most 10 s). */
+async function refreshUntil<T>(m: BatchLocalManager, read: () => T, expected: T): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        await m.refresh();
+        return read();
+      },
+      { timeout: 10_000 },
+    )
+    .toBe(expected);
+}
+
 /**
  * A malleable job `mall` of `processors` started on `system` by a manager whose monotonic clock the test moves
  * (`clock.ms`, settleMs 60 s); `status()` asks for the cluster's status and returns it.
@@ -126,15 +139,7 @@ async function malleableStarted(system: LocalSystem, workRoot: string, processor
     return log.of('status').at(-1)!.status;
   };
   m.submit({ ...sleeper('mall'), processors });
-  await expect
-    .poll(
-      async () => {
-        await m.refresh();
-        return log.of('started', 'mall').length;
-      },
-      { timeout: 10_000 },
-    )
-    .toBe(1);
+  await refreshUntil(m, () => log.of('started', 'mall').length, 1);
   return { m, clock, status };
 }
 
@@ -385,15 +390,7 @@ describe('BatchLocalManager under faults', () => {
       idleWatchIntervalMs: 600_000,
     });
     m.submit(sleeper('mall'));
-    await expect
-      .poll(
-        async () => {
-          await m.refresh();
-          return log.of('started', 'mall').length;
-        },
-        { timeout: 10_000 },
-      )
-      .toBe(1);
+    await refreshUntil(m, () => log.of('started', 'mall').length, 1);
     const before = runner.scripts.length;
     m.grow('mall', 2);
     const grown = await log.waitFor('grown', (g) => g.jobId === 'mall', 10_000);
@@ -417,37 +414,13 @@ describe('BatchLocalManager under faults', () => {
     });
     m.submit(sleeper(mall));
     m.submit(sleeper('blocker'));
-    await expect
-      .poll(
-        async () => {
-          await m.refresh();
-          return log.of('started').length;
-        },
-        { timeout: 10_000 },
-      )
-      .toBe(2);
+    await refreshUntil(m, () => log.of('started').length, 2);
     m.grow(mall, 2); // three slots: one of the two new local jobs runs, the other waits for the blocker's slot
-    await expect
-      .poll(
-        async () => {
-          await m.refresh();
-          return m.tracked().find((t) => t.jobId === mall)?.running;
-        },
-        { timeout: 10_000 },
-      )
-      .toBe(2);
+    await refreshUntil(m, () => m.tracked().find((t) => t.jobId === mall)?.running, 2);
     await m.refresh();
     expect(log.of('grown', mall)).toEqual([]);
     m.cancel('blocker');
-    await expect
-      .poll(
-        async () => {
-          await m.refresh();
-          return log.of('grown', mall).length;
-        },
-        { timeout: 10_000 },
-      )
-      .toBe(1);
+    await refreshUntil(m, () => log.of('grown', mall).length, 1);
     expect(log.of('grown', mall)[0]!.processors).toBe(2);
   });
 
