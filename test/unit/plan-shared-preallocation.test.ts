@@ -4,15 +4,10 @@
 import { expect, it } from 'vitest';
 import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
 import { SimWorld } from '../../core/sim/world.js';
+import { evolvingJob, malleableJob, rigidJob } from '../support/workload-specs.js';
 
-const rigid = (id: string, submitTime: number, processors: number): JobSpecInput => ({
-  id,
-  submitTime,
-  kind: 'rigid',
-  walltime: 10,
-  app: { model: 'fixed', runtime: 10 },
-  components: [{ processors, program: 'r' }],
-});
+// The property's jobs (workload-specs.ts), each rigid one running 10 s.
+const rigid = (id: string, submitTime: number, processors: number) => rigidJob(id, submitTime, processors, 10);
 
 it('easy: a reservation never counts an extra in a pre-allocation as freed at the extra’s end', () => {
   const jobs: JobSpecInput[] = [
@@ -20,24 +15,10 @@ it('easy: a reservation never counts an extra in a pre-allocation as freed at th
     rigid('j1', 0, 1),
     rigid('j2', 0, 1),
     // Pre-allocates 4, shrinks to 2 at 72 and grows back to 4 at 144.
-    {
-      id: 'j3',
-      submitTime: 0,
-      kind: 'evolving',
-      walltime: 864,
-      app: { model: 'evolving', phases: 3, phaseS: 72 },
-      components: [{ min: 1, max: 4, initial: 3, program: 'e' }],
-    },
+    evolvingJob('j3', 0, { initial: 3, max: 4, runtime: 216 }),
     rigid('j4', 0, 10),
     // Grows by one at 143, into j3's unused pre-allocation.
-    {
-      id: 'j5',
-      submitTime: 133,
-      kind: 'malleable',
-      walltime: 52,
-      app: { model: 'amdahl', serial: 0, parallel: 13 },
-      components: [{ min: 1, max: 2, program: 'm' }],
-    },
+    malleableJob('j5', 133, { min: 1, max: 2, runtime: 13, walltime: 52 }),
     rigid('j6', 133, 1),
   ];
   const world = new SimWorld({

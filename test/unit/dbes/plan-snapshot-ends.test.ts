@@ -2,25 +2,14 @@
 // holding: a StartLater job reserved at its end never starts a rounding error before it (plan-layout property,
 // seed -1527891733).
 import { describe, expect, it } from 'vitest';
-import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../../core/model/schemas.js';
+import { gridSpecSchema, jobSpecSchema } from '../../../core/model/schemas.js';
 import { SimWorld } from '../../../core/sim/world.js';
+import { malleableJob, rigidJob } from '../../support/workload-specs.js';
 
-const malleable = (id: string, submitTime: number, size: number, runtime: number): JobSpecInput => ({
-  id,
-  submitTime,
-  kind: 'malleable',
-  walltime: runtime,
-  app: { model: 'amdahl', serial: 0, parallel: runtime * size },
-  components: [{ min: size, max: size + 1, program: 'm' }],
-});
-const rigid = (id: string, submitTime: number, size: number): JobSpecInput => ({
-  id,
-  submitTime,
-  kind: 'rigid',
-  walltime: 10,
-  app: { model: 'fixed', runtime: 10 },
-  components: [{ processors: size, program: 'r' }],
-});
+// The property's jobs under dbes (workload-specs.ts): a malleable job's walltime is its run time at its minimum.
+const malleable = (id: string, submitTime: number, size: number, runtime: number) =>
+  malleableJob(id, submitTime, { min: size, max: size + 1, runtime, walltime: runtime });
+const rigid = (id: string, submitTime: number, size: number) => rigidJob(id, submitTime, size, 10);
 
 describe('dbes reservations in the plan snapshot', () => {
   it('never plan more than the capacity after a resize and its undoing in one instant', () => {
