@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { planSnapshot, reservedViews, type PlanCluster, type PlanJob } from '../../core/plan/plan-snapshot.js';
 import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
+import type { SchedulerOptions } from '../../core/scheduler/scheduler.js';
 import { SimWorld } from '../../core/sim/world.js';
 import { profiledJob, rigidJob } from '../support/workload-specs.js';
 
@@ -203,6 +204,24 @@ describe('plan snapshot', () => {
   });
 });
 
+/** `jobs` simulated on one cluster of `processors` (no background load) until `t`. */
+function simulatedUntil(
+  t: number,
+  processors: number,
+  jobs: JobSpecInput[],
+  scheduler: Partial<SchedulerOptions> = {},
+): SimWorld {
+  const w = new SimWorld({
+    grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors }] }),
+    jobs: jobs.map((j) => jobSpecSchema.parse(j)),
+    seed: 1,
+    background: false,
+    scheduler,
+  });
+  w.runUntil(t);
+  return w;
+}
+
 describe('plan snapshot of a scheduler running EASY', () => {
   const rigid = (
     id: string,
@@ -229,15 +248,7 @@ describe('plan snapshot of a scheduler running EASY', () => {
       rigid('h', 6, 50, 50, 1),
       rigid('c', 2, 50, 50, 2),
     ];
-    const w = new SimWorld({
-      grid: gridSpecSchema.parse({ clusters: [{ name: 'x', processors: 12 }] }),
-      jobs: jobs.map((j) => jobSpecSchema.parse(j)),
-      seed: 1,
-      background: false,
-      scheduler: { queue, ...(policy ? { policy } : {}) },
-    });
-    w.runUntil(5);
-    return w;
+    return simulatedUntil(5, 12, jobs, { queue, ...(policy ? { policy } : {}) });
   }
 
   it("shows the head reserved at 100 waiting for a, c running beside it (it ends at 52, before), and the head's views from its reservation", () => {
@@ -292,13 +303,7 @@ describe('plan snapshot of a waiting profiled (FPE) job', () => {
         { duration_s: 50, processors: 2 },
       ]),
     ];
-    const w = new SimWorld({
-      grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }),
-      jobs: jobs.map((j) => jobSpecSchema.parse(j)),
-      seed: 1,
-      background: false,
-    });
-    w.runUntil(5);
+    const w = simulatedUntil(5, 10, jobs);
     expect(w.scheduler.job('x')?.state).toBe('queued');
     const c = w.scheduler.planSnapshot(5).clusters[0]!;
     expect(c.reservations).toEqual([
@@ -330,21 +335,13 @@ describe('plan snapshot of a started profiled (FPE) job', () => {
   it('lists its steps ahead on its running entry and holds them in the plan, not its current size to no end', () => {
     // 10 processors; e asks 2 for 100 s, 6 for 50 s, 3 for 80 s, and starts at 0 (no walltime). At 120 it runs its
     // second step (6, 100..150); its third (3, 150..230) is planned after it.
-    const w = new SimWorld({
-      grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }),
-      jobs: [
-        jobSpecSchema.parse(
-          profiledJob('e', 0, [
-            { duration_s: 100, processors: 2 },
-            { duration_s: 50, processors: 6 },
-            { duration_s: 80, processors: 3 },
-          ]),
-        ),
-      ],
-      seed: 1,
-      background: false,
-    });
-    w.runUntil(120);
+    const w = simulatedUntil(120, 10, [
+      profiledJob('e', 0, [
+        { duration_s: 100, processors: 2 },
+        { duration_s: 50, processors: 6 },
+        { duration_s: 80, processors: 3 },
+      ]),
+    ]);
     expect(w.scheduler.job('e')?.state).toBe('running');
     const c = w.scheduler.planSnapshot(120).clusters[0]!;
     expect(c.running).toMatchObject([
