@@ -116,7 +116,7 @@ export class FpeJobs {
   /** A profiled job arrived: it waits here (not in the placement queue) and is fitted at once. */
   arrive(job: JobRecord, now: number): void {
     const requested = requestedProfile(job.spec);
-    this.jobs.set(job.id, {
+    this.track({
       job,
       requested,
       cluster: -1,
@@ -165,7 +165,7 @@ export class FpeJobs {
       stalled: false,
       version: 0,
     };
-    this.jobs.set(job.id, p);
+    this.track(p);
     if (running && index > 0 && job.held < p.held[index]!) {
       // Decision: adopted short of its step's processors (a grow the restart cut short), it takes the rest as at a
       // step boundary, and the step begins again once it has them (its application waits for them to run it).
@@ -177,7 +177,23 @@ export class FpeJobs {
 
   /** The job ended (however): it leaves the plan. */
   ended(jobId: string): void {
+    const p = this.jobs.get(jobId);
+    if (p) p.job.profiledStep = undefined;
     this.jobs.delete(jobId);
+  }
+
+  /** Keeps a profiled job; its record shows the plans (holding.ts) the step it runs, as that moves on. */
+  private track(p: ProfiledJob): void {
+    this.jobs.set(p.job.id, p);
+    // Before it runs, its first step from now (the holding rule reads a NaN start so).
+    p.job.profiledStep = {
+      get start() {
+        return p.step < 0 ? Number.NaN : p.stepStart;
+      },
+      get duration() {
+        return p.durations[Math.max(0, p.step)] ?? 0;
+      },
+    };
   }
 
   /**
@@ -282,8 +298,8 @@ export class FpeJobs {
   /**
    * The profiled jobs' steps ahead, by submission, for the queue's plans (core/queue/planned-pass.ts): the queue jobs
    * submitted after one are admitted around it. A waiting job's scheduled EP; a running one's later steps, from its
-   * current step's end (holding.ts's currentStepEnd), each less what the plan's holding of the job (its current
-   * processors until its estimated end) already counts. Empty, at no cost, when there is no profiled job.
+   * current step's end (holding.ts's currentStepEnd), where the plan's holding of the job (its current processors)
+   * ends. Empty, at no cost, when there is no profiled job.
    */
   profiledHolds(now: number): readonly ProfiledHold[] {
     if (this.jobs.size === 0) return NO_HOLDS;
@@ -301,26 +317,16 @@ export class FpeJobs {
   }
 
   /**
-   * A running profiled job's later steps as a hold. The plan already holds its current processors until its estimated
-   * end (its walltime's, or never): a step before that end is held for what it needs beyond them (split at the end).
+   * A running profiled job's later steps as a hold, whole: the plan holds its current processors until its current
+   * step's end (holding.ts), and its later steps from there.
    */
   private pushLaterSteps(out: ProfiledHold[], p: ProfiledJob, now: number): void {
     // Before its local job starts, its first step is the current one, from now (as pushRemaining counts it).
     const i = Math.max(0, p.step);
     if (i + 1 >= p.held.length || p.job.clusterIndex < 0) return;
-    const held = heldProcessors(p.job, p.job.held);
-    const heldUntil = holdingEnd(p.job, now, this.host.runtimeAt);
     const start = currentStepEnd(Number.isFinite(p.stepStart) ? p.stepStart : now, p.durations[i]!, now);
     const steps: Array<{ duration: number; nodes: number }> = [];
-    let t = start;
-    for (let k = i + 1; k < p.held.length; k++) {
-      const d = p.durations[k]!;
-      const n = p.held[k]!;
-      const before = Math.min(d, Math.max(0, heldUntil - t));
-      if (before > 0) steps.push({ duration: before, nodes: Math.max(0, n - held) });
-      if (d > before) steps.push({ duration: d - before, nodes: n });
-      t += d;
-    }
+    for (let k = i + 1; k < p.held.length; k++) steps.push({ duration: p.durations[k]!, nodes: p.held[k]! });
     out.push({ id: p.job.id, seq: p.job.seq, cluster: p.job.clusterIndex, start, steps });
   }
 
@@ -547,6 +553,8 @@ export class FpeJobs {
     p.stalled = false;
     p.step = next;
     p.stepStart = now;
+    // Its holding in the plans now ends with this step (holding.ts): they make it again (no counter moves).
+    this.host.ledger.account(job, () => undefined);
     this.host.emit(now, {
       type: 'fpe.step',
       jobId: job.id,
