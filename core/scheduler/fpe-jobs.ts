@@ -20,6 +20,7 @@ import type { ApplicationPort, LocalManager } from '../ports.js';
 import { profileOfRects, pushSpan } from '../time/profile.js';
 import type { StepFunction } from '../time/step-function.js';
 import type { ClusterState } from './cluster-state.js';
+import type { EvolvingHost } from './evolving.js';
 import type { JobRecord } from './job-record.js';
 import type { AdoptedStep } from './adoption.js';
 import type { CapacityLedger } from './ledger.js';
@@ -40,8 +41,11 @@ export interface FpeJobsHost {
   readonly ledger: CapacityLedger;
   readonly timers: Timers;
   readonly runtimeAt?: RuntimeAt;
-  /** Mandatory shrinks of running malleable jobs, to make room for a step (the malleability manager). */
-  readonly shrinks: ShrinkOperations;
+  /**
+   * Mandatory shrinks of running malleable jobs, to make room for a step (the malleability manager): at its boundary,
+   * or announced ahead with the boundary as deadline, on the lane of evolving jobs' updates.
+   */
+  readonly shrinks: ShrinkOperations & EvolvingHost['malleability'];
   /** Jobs placed and not yet ended (what the plan holds). */
   placedJobs(): Iterable<JobRecord>;
   /** The placement queue's waiting jobs: those with a `plannedStart` hold the start the queue's planner promised them. */
@@ -202,7 +206,12 @@ export class FpeJobs {
    */
   pass(now: number): void {
     if (this.jobs.size === 0) return;
-    for (const p of this.jobs.values()) if (p.stalled && p.job.state === 'running') this.boundary(p, now);
+    const demand = new Map<number, number>();
+    for (const p of this.jobs.values()) {
+      if (p.job.state !== 'running') continue;
+      if (p.stalled) this.boundary(p, now);
+      else this.announce(p, now, demand);
+    }
     // Decision: profiled jobs and the queue's promised starts go into the plan in arrival order: a profiled job is
     // fitted around the reservations of the queue jobs submitted before it (the easy head's, cbf's), never into
     // processors promised to an earlier job. The promises of jobs submitted after it do not hold it back: the planned
@@ -277,6 +286,7 @@ export class FpeJobs {
       delayedS: now - p.job.transitions[0]!.time,
     });
     this.stepTimer(p, now);
+    this.announce(p, now);
   }
 
   /**
@@ -565,6 +575,7 @@ export class FpeJobs {
       delayedS: 0,
     });
     this.stepTimer(p, now);
+    this.announce(p, now);
   }
 
   /**
@@ -576,10 +587,39 @@ export class FpeJobs {
    */
   private shrinkForStep(job: JobRecord, state: ClusterState, more: number, now: number): void {
     if (job.waitingOn.length > 0 || this.host.shrinks.busy(state)) return;
-    const missing = more - state.availableFor(job.id);
+    // What malleable jobs agreed to release by now (announced for this step) is on its way: only the rest is asked.
+    const missing = more - state.availableFor(job.id) - releasingBy(state, now);
     if (missing > state.shrinkableForPlacement) return;
     this.host.ledger.reserve(job, state, more);
-    this.host.shrinks.shrink(state, missing, true, now);
+    if (missing > 0) this.host.shrinks.shrink(state, missing, true, now);
+  }
+
+  /**
+   * Announces a running job's next step ahead of its boundary, where it needs processors that malleable jobs hold as
+   * extras: mandatory shrinks are asked with the boundary as their deadline (as for an evolving job's announced
+   * update, evolving.ts), so the jobs work on them until then and let them go by the step's start, not after it by
+   * their adaptation time. `demand`: what the profiled jobs announced before it in this pass need, per cluster.
+   * Decision: announced from the start of the step before (when its application announces it: the NEXT chain) and
+   * again at each pass, as extras grow into what it needs: a deadline costs the malleable jobs nothing before it, and
+   * the scheduler does not know how long their applications take to adapt. As at the boundary (shrinkForStep), only
+   * when the shrinks would make enough room, and one announcement at a time per cluster (the updates' lane).
+   */
+  private announce(p: ProfiledJob, now: number, demand?: Map<number, number>): void {
+    const job = p.job;
+    const next = p.step + 1;
+    if (p.step < 0 || next >= p.held.length || job.state !== 'running') return;
+    const more = p.held[next]! - job.held;
+    const boundary = p.stepStart + p.durations[p.step]!;
+    if (more <= 0 || boundary <= now) return;
+    const c = job.clusterIndex;
+    const before = demand?.get(c) ?? 0;
+    demand?.set(c, before + more);
+    const state = this.host.clusters[c]!;
+    let short = before + more - state.availableFor(job.id);
+    if (short <= 0) return;
+    short -= releasingBy(state, boundary);
+    if (short <= 0 || short > state.shrinkableForPlacement || this.host.shrinks.busyForUpdates(state)) return;
+    this.host.shrinks.shrinkForUpdates(state, short, now, boundary);
   }
 
   private clusterName(p: ProfiledJob): string {
@@ -598,6 +638,13 @@ function capacityOf(state: ClusterState): number {
 }
 
 const NO_HOLDS: readonly ProfiledHold[] = Object.freeze([]);
+
+/** What the cluster's malleable jobs agreed to release by a deadline no later than `by`, and still hold. */
+function releasingBy(state: ClusterState, by: number): number {
+  let n = 0;
+  for (const j of state.malleableJobs) if (j.releasingByDeadline > 0 && j.releaseBy <= by) n += j.releasingByDeadline;
+  return n;
+}
 
 function pushPromise(rects: number[], q: PromisedStart): number[] {
   pushSpan(rects, q.from, q.to, q.n);
