@@ -87,6 +87,8 @@ interface ProfiledJob {
   stepStart: number;
   /** Its next step's processors were not free at the step's time: it waits, holding its current ones. */
   stalled: boolean;
+  /** The shortfall its next step's announcement last asked shrinks for, and in which step (see `announce`). */
+  announced?: { readonly step: number; readonly short: number };
   /** Invalidates timers set for an earlier schedule. */
   version: number;
 }
@@ -619,6 +621,9 @@ export class FpeJobs {
     if (short <= 0) return;
     short -= releasingBy(state, boundary);
     if (short <= 0 || short > state.shrinkableForPlacement || this.host.shrinks.busyForUpdates(state)) return;
+    // Asked again only once extras grew into more of it: what the applications refused stays theirs until the boundary.
+    if (p.announced?.step === p.step && short <= p.announced.short) return;
+    p.announced = { step: p.step, short };
     this.host.shrinks.shrinkForUpdates(state, short, now, boundary);
   }
 

@@ -12,7 +12,7 @@ type Of<T extends SchedulerEvent['type']> = Extract<SchedulerEvent, { type: T }>
 // processors. Its application takes 20 s to adapt to a new size: shrunk only at 100, it would let them go at 120 and
 // e's second step would start 20 s late (expanded, its 2 processors idle meanwhile). Announced ahead, m keeps them
 // until 100 and lets them go there: the step starts at 100.
-function run(adaptS: number) {
+function run(adaptS: number, refuseAhead = false) {
   const e: JobSpecInput = {
     id: 'e',
     kind: 'evolving',
@@ -41,13 +41,23 @@ function run(adaptS: number) {
     background: false,
     scheduler: { fpeVariant: '2X' },
   });
+  if (refuseAhead) {
+    // An application that gives nothing back ahead of a deadline (a live one may), only when it must at once.
+    const apps = world.applications;
+    const answer = apps.requestShrink.bind(apps);
+    apps.requestShrink = (offerId, jobId, processors, mandatory, deadline) =>
+      answer(offerId, jobId, deadline === undefined ? processors : 0, mandatory);
+  }
   const events: SchedulerEvent[] = [];
   world.scheduler.on((x) => events.push(x));
   let over = false;
-  world.run(() => {
+  // Stopped should it ask without end at one instant (what it did once applications refused).
+  const ended = world.runUntil(Number.POSITIVE_INFINITY, () => {
     const s = world.scheduler.clusters[0]!;
     if (s.nonPreemptible + s.preemptible > s.cluster.threshold) over = true;
+    return events.length > 10_000;
   });
+  expect(ended).toBe(true);
   const of = <T extends SchedulerEvent['type']>(type: T, jobId: string) =>
     events.filter((x): x is Of<T> => x.type === type && (x as { jobId?: string }).jobId === jobId);
   return { world, of, over };
@@ -75,4 +85,16 @@ describe("a profiled job's step that needs malleable extras back", () => {
       expect(r.over).toBe(false);
     });
   }
+
+  it('asks once ahead when the applications refuse, and gets them at the boundary instead', () => {
+    const r = run(10, true);
+    const asked = r.of('shrink.requested', 'm');
+    expect(asked.map((x) => x.t)).toEqual([60, 100]);
+    expect(r.of('shrink.answered', 'm').map((x) => x.accepted)).toEqual([0, 6]);
+    expect(r.of('fpe.step', 'e').map((x) => [x.t, x.step, x.expandedS])).toEqual([
+      [0, 1, 0],
+      [110, 2, 10],
+    ]);
+    expect(r.over).toBe(false);
+  });
 });
