@@ -18,6 +18,11 @@ export interface HoldingJob {
   readonly sizeHistory: readonly Step[];
   /** The size it started at, when known (a grow in its start's instant replaces the first step of sizeHistory). */
   readonly startSize?: number;
+  /**
+   * A profiled (FPE) job's current step: when it began (NaN before its local job starts) and its scheduled length;
+   * undefined for other jobs.
+   */
+  readonly profiledStep?: { readonly start: number; readonly duration: number } | undefined;
 }
 
 /**
@@ -57,13 +62,27 @@ export function currentStepEnd(stepStart: number, duration: number, now: number)
   return Math.max(now, stepStart + duration);
 }
 
+/** Whether holdingEnd(job, now) moves with now (a job not started, a malleable one): kept holdings make it again. */
+export function holdingEndMovesWithNow(job: HoldingJob): boolean {
+  if (job.profiledStep !== undefined) return !Number.isFinite(job.profiledStep.start);
+  return (
+    job.spec.walltime !== undefined &&
+    (!Number.isFinite(job.startTime) || (job.malleable && job.sizeHistory.length > 0))
+  );
+}
+
 /** placedHolding's n, without the object (a pass asks it for every placed job). */
 export function heldProcessors(job: HoldingJob, processors: number): number {
   return job.evolving ? job.preallocation : job.malleable ? job.held : processors;
 }
 
-/** placedHolding's end, without the object. */
+/**
+ * placedHolding's end, without the object. Decision: a profiled job's holding ends with its current step, walltime or
+ * not: its evolution profile gives its length, and its later steps are held after it (fpe-jobs.ts profiledHolds).
+ */
 export function holdingEnd(job: HoldingJob, now: number, runtimeAt?: RuntimeAt): number {
+  const step = job.profiledStep;
+  if (step !== undefined) return currentStepEnd(Number.isFinite(step.start) ? step.start : now, step.duration, now);
   const walltime = job.spec.walltime;
   if (walltime === undefined) return Number.POSITIVE_INFINITY;
   const started = Number.isFinite(job.startTime);

@@ -3,7 +3,7 @@
 // kept as a sum: the holdings whose estimated end has passed are taken out of it as now moves on (a heap by end), and
 // the holdings that depend on now (a job not started, a malleable one) are made again at each new now.
 import type { Holding } from './availability.js';
-import { heldProcessors, holdingEnd, type HoldingJob, type RuntimeAt } from './holding.js';
+import { heldProcessors, holdingEnd, holdingEndMovesWithNow, type HoldingJob, type RuntimeAt } from './holding.js';
 
 /** A placed job as the kept holdings read it: core/plan/holding.ts's fields and its components. */
 export interface KeptJob extends HoldingJob {
@@ -120,9 +120,7 @@ export class KeptHoldings implements HeldOverTime {
 
   #made(job: KeptJob, before: readonly Holding[] | undefined, runtimeAt: RuntimeAt | undefined): Holding[] {
     const now = this.#now;
-    const walltime = job.spec.walltime;
-    if (walltime !== undefined && (!Number.isFinite(job.startTime) || (job.malleable && job.sizeHistory.length > 0)))
-      this.#dependsOnNow.add(job);
+    if (holdingEndMovesWithNow(job)) this.#dependsOnNow.add(job);
     else this.#dependsOnNow.delete(job);
     const end = holdingEnd(job, now, runtimeAt);
     const out: Holding[] = [];

@@ -20,6 +20,7 @@ import type { ApplicationPort, LocalManager } from '../ports.js';
 import { profileOfRects, pushSpan } from '../time/profile.js';
 import type { StepFunction } from '../time/step-function.js';
 import type { ClusterState } from './cluster-state.js';
+import type { EvolvingHost } from './evolving.js';
 import type { JobRecord } from './job-record.js';
 import type { AdoptedStep } from './adoption.js';
 import type { CapacityLedger } from './ledger.js';
@@ -40,8 +41,11 @@ export interface FpeJobsHost {
   readonly ledger: CapacityLedger;
   readonly timers: Timers;
   readonly runtimeAt?: RuntimeAt;
-  /** Mandatory shrinks of running malleable jobs, to make room for a step (the malleability manager). */
-  readonly shrinks: ShrinkOperations;
+  /**
+   * Mandatory shrinks of running malleable jobs, to make room for a step (the malleability manager): at its boundary,
+   * or announced ahead with the boundary as deadline, on the lane of evolving jobs' updates.
+   */
+  readonly shrinks: ShrinkOperations & EvolvingHost['malleability'];
   /** Jobs placed and not yet ended (what the plan holds). */
   placedJobs(): Iterable<JobRecord>;
   /** The placement queue's waiting jobs: those with a `plannedStart` hold the start the queue's planner promised them. */
@@ -83,6 +87,8 @@ interface ProfiledJob {
   stepStart: number;
   /** Its next step's processors were not free at the step's time: it waits, holding its current ones. */
   stalled: boolean;
+  /** The shortfall its next step's announcement last asked shrinks for, and in which step (see `announce`). */
+  announced?: { readonly step: number; readonly short: number };
   /** Invalidates timers set for an earlier schedule. */
   version: number;
 }
@@ -116,7 +122,7 @@ export class FpeJobs {
   /** A profiled job arrived: it waits here (not in the placement queue) and is fitted at once. */
   arrive(job: JobRecord, now: number): void {
     const requested = requestedProfile(job.spec);
-    this.jobs.set(job.id, {
+    this.track({
       job,
       requested,
       cluster: -1,
@@ -165,7 +171,7 @@ export class FpeJobs {
       stalled: false,
       version: 0,
     };
-    this.jobs.set(job.id, p);
+    this.track(p);
     if (running && index > 0 && job.held < p.held[index]!) {
       // Decision: adopted short of its step's processors (a grow the restart cut short), it takes the rest as at a
       // step boundary, and the step begins again once it has them (its application waits for them to run it).
@@ -177,7 +183,23 @@ export class FpeJobs {
 
   /** The job ended (however): it leaves the plan. */
   ended(jobId: string): void {
+    const p = this.jobs.get(jobId);
+    if (p) p.job.profiledStep = undefined;
     this.jobs.delete(jobId);
+  }
+
+  /** Keeps a profiled job; its record shows the plans (holding.ts) the step it runs, as that moves on. */
+  private track(p: ProfiledJob): void {
+    this.jobs.set(p.job.id, p);
+    // Before it runs, its first step from now (the holding rule reads a NaN start so).
+    p.job.profiledStep = {
+      get start() {
+        return p.step < 0 ? Number.NaN : p.stepStart;
+      },
+      get duration() {
+        return p.durations[Math.max(0, p.step)] ?? 0;
+      },
+    };
   }
 
   /**
@@ -186,7 +208,12 @@ export class FpeJobs {
    */
   pass(now: number): void {
     if (this.jobs.size === 0) return;
-    for (const p of this.jobs.values()) if (p.stalled && p.job.state === 'running') this.boundary(p, now);
+    const demand = new Map<number, number>();
+    for (const p of this.jobs.values()) {
+      if (p.job.state !== 'running') continue;
+      if (p.stalled) this.boundary(p, now);
+      else this.announce(p, now, demand);
+    }
     // Decision: profiled jobs and the queue's promised starts go into the plan in arrival order: a profiled job is
     // fitted around the reservations of the queue jobs submitted before it (the easy head's, cbf's), never into
     // processors promised to an earlier job. The promises of jobs submitted after it do not hold it back: the planned
@@ -261,6 +288,7 @@ export class FpeJobs {
       delayedS: now - p.job.transitions[0]!.time,
     });
     this.stepTimer(p, now);
+    this.announce(p, now);
   }
 
   /**
@@ -282,8 +310,8 @@ export class FpeJobs {
   /**
    * The profiled jobs' steps ahead, by submission, for the queue's plans (core/queue/planned-pass.ts): the queue jobs
    * submitted after one are admitted around it. A waiting job's scheduled EP; a running one's later steps, from its
-   * current step's end (holding.ts's currentStepEnd), each less what the plan's holding of the job (its current
-   * processors until its estimated end) already counts. Empty, at no cost, when there is no profiled job.
+   * current step's end (holding.ts's currentStepEnd), where the plan's holding of the job (its current processors)
+   * ends. Empty, at no cost, when there is no profiled job.
    */
   profiledHolds(now: number): readonly ProfiledHold[] {
     if (this.jobs.size === 0) return NO_HOLDS;
@@ -301,26 +329,16 @@ export class FpeJobs {
   }
 
   /**
-   * A running profiled job's later steps as a hold. The plan already holds its current processors until its estimated
-   * end (its walltime's, or never): a step before that end is held for what it needs beyond them (split at the end).
+   * A running profiled job's later steps as a hold, whole: the plan holds its current processors until its current
+   * step's end (holding.ts), and its later steps from there.
    */
   private pushLaterSteps(out: ProfiledHold[], p: ProfiledJob, now: number): void {
     // Before its local job starts, its first step is the current one, from now (as pushRemaining counts it).
     const i = Math.max(0, p.step);
     if (i + 1 >= p.held.length || p.job.clusterIndex < 0) return;
-    const held = heldProcessors(p.job, p.job.held);
-    const heldUntil = holdingEnd(p.job, now, this.host.runtimeAt);
     const start = currentStepEnd(Number.isFinite(p.stepStart) ? p.stepStart : now, p.durations[i]!, now);
     const steps: Array<{ duration: number; nodes: number }> = [];
-    let t = start;
-    for (let k = i + 1; k < p.held.length; k++) {
-      const d = p.durations[k]!;
-      const n = p.held[k]!;
-      const before = Math.min(d, Math.max(0, heldUntil - t));
-      if (before > 0) steps.push({ duration: before, nodes: Math.max(0, n - held) });
-      if (d > before) steps.push({ duration: d - before, nodes: n });
-      t += d;
-    }
+    for (let k = i + 1; k < p.held.length; k++) steps.push({ duration: p.durations[k]!, nodes: p.held[k]! });
     out.push({ id: p.job.id, seq: p.job.seq, cluster: p.job.clusterIndex, start, steps });
   }
 
@@ -547,6 +565,8 @@ export class FpeJobs {
     p.stalled = false;
     p.step = next;
     p.stepStart = now;
+    // Its holding in the plans now ends with this step (holding.ts): they make it again (no counter moves).
+    this.host.ledger.account(job, () => undefined);
     this.host.emit(now, {
       type: 'fpe.step',
       jobId: job.id,
@@ -557,6 +577,7 @@ export class FpeJobs {
       delayedS: 0,
     });
     this.stepTimer(p, now);
+    this.announce(p, now);
   }
 
   /**
@@ -568,10 +589,42 @@ export class FpeJobs {
    */
   private shrinkForStep(job: JobRecord, state: ClusterState, more: number, now: number): void {
     if (job.waitingOn.length > 0 || this.host.shrinks.busy(state)) return;
-    const missing = more - state.availableFor(job.id);
+    // What malleable jobs agreed to release by now (announced for this step) is on its way: only the rest is asked.
+    const missing = more - state.availableFor(job.id) - releasingBy(state, now);
     if (missing > state.shrinkableForPlacement) return;
     this.host.ledger.reserve(job, state, more);
-    this.host.shrinks.shrink(state, missing, true, now);
+    if (missing > 0) this.host.shrinks.shrink(state, missing, true, now);
+  }
+
+  /**
+   * Announces a running job's next step ahead of its boundary, where it needs processors that malleable jobs hold as
+   * extras: mandatory shrinks are asked with the boundary as their deadline (as for an evolving job's announced
+   * update, evolving.ts), so the jobs work on them until then and let them go by the step's start, not after it by
+   * their adaptation time. `demand`: what the profiled jobs announced before it in this pass need, per cluster.
+   * Decision: announced from the start of the step before (when its application announces it: the NEXT chain) and
+   * again at each pass, as extras grow into what it needs: a deadline costs the malleable jobs nothing before it, and
+   * the scheduler does not know how long their applications take to adapt. As at the boundary (shrinkForStep), only
+   * when the shrinks would make enough room, and one announcement at a time per cluster (the updates' lane).
+   */
+  private announce(p: ProfiledJob, now: number, demand?: Map<number, number>): void {
+    const job = p.job;
+    const next = p.step + 1;
+    if (p.step < 0 || next >= p.held.length || job.state !== 'running') return;
+    const more = p.held[next]! - job.held;
+    const boundary = p.stepStart + p.durations[p.step]!;
+    if (more <= 0 || boundary <= now) return;
+    const c = job.clusterIndex;
+    const before = demand?.get(c) ?? 0;
+    demand?.set(c, before + more);
+    const state = this.host.clusters[c]!;
+    let short = before + more - state.availableFor(job.id);
+    if (short <= 0) return;
+    short -= releasingBy(state, boundary);
+    if (short <= 0 || short > state.shrinkableForPlacement || this.host.shrinks.busyForUpdates(state)) return;
+    // Asked again only once extras grew into more of it: what the applications refused stays theirs until the boundary.
+    if (p.announced?.step === p.step && short <= p.announced.short) return;
+    p.announced = { step: p.step, short };
+    this.host.shrinks.shrinkForUpdates(state, short, now, boundary);
   }
 
   private clusterName(p: ProfiledJob): string {
@@ -590,6 +643,13 @@ function capacityOf(state: ClusterState): number {
 }
 
 const NO_HOLDS: readonly ProfiledHold[] = Object.freeze([]);
+
+/** What the cluster's malleable jobs agreed to release by a deadline no later than `by`, and still hold. */
+function releasingBy(state: ClusterState, by: number): number {
+  let n = 0;
+  for (const j of state.malleableJobs) if (j.releasingByDeadline > 0 && j.releaseBy <= by) n += j.releasingByDeadline;
+  return n;
+}
 
 function pushPromise(rects: number[], q: PromisedStart): number[] {
   pushSpan(rects, q.from, q.to, q.n);

@@ -102,6 +102,8 @@ export class JobRecord implements ReadonlyJobRecord {
    * was granted (under a policy with its own iteration, DBES: each grow is a request the scheduler may refuse).
    */
   preallocating = true;
+  /** Profiled (FPE): its current step, when it began and its scheduled length (fpe-jobs.ts keeps it; holding.ts reads it). */
+  profiledStep: { readonly start: number; readonly duration: number } | undefined = undefined;
   /** Evolving: a shrink it announced, taking effect at `at`. */
   announcedShrink: { readonly processors: number; readonly at: number } | undefined = undefined;
   /** Size over time (processors active), from the start; the last step holds until now. */

@@ -23,6 +23,8 @@ const scenarioArb = fc.record({
   // The queue policies that promise starts (easy, cbf) put those promises in the plan profiled jobs are fitted on.
   queue: fc.constantFrom('koala', 'easy', 'cbf'),
   seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+  // Seconds malleable applications take to adapt: a step's shrinks are then announced ahead (fpe-jobs.ts).
+  adaptS: fc.constantFrom(0, 0, 20),
   jobs: fc.array(
     fc.record({
       kind: fc.constantFrom('fpe', 'fpe', 'fpe', 'rigid', 'malleable', 'evolving'),
@@ -78,6 +80,7 @@ describe('profiled evolving jobs online (property)', () => {
           jobs: specs.map((j) => jobSpecSchema.parse(j)),
           seed: s.seed,
           pollIntervalS: 60,
+          adaptS: s.adaptS,
           background: false,
           scheduler: { fpeVariant: s.variant, policy: s.policy, queue: s.queue },
         });
