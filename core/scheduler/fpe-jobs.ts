@@ -267,13 +267,17 @@ export class FpeJobs {
    * The application's own word on its next step (the CooRMv2 NEXT chain: `update` with the next step's processors,
    * announced the current step's duration ahead). The schedule comes from the profile, so an update that matches it
    * is noted and one that does not is refused with the reason.
+   * Decision: an update naming the processors of the step it runs or of any later one is its own: the application
+   * and the step timer are not in step (on a loaded machine an announcement is read after Concertina began the step
+   * it announces, or before the job's start is seen), and a refusal makes the application give up the processors it
+   * announced, then wait for them forever.
    */
   update(jobId: string, processors: number): string | undefined {
     const p = this.jobs.get(jobId);
     if (!p) return undefined;
+    const current = Math.max(0, p.step);
+    for (let k = current; k < p.requested.length; k++) if (p.requested[k]!.nodes === processors) return undefined;
     const next = p.requested[p.step + 1];
-    if (next && next.nodes === processors) return undefined;
-    if (!next && p.requested[p.step]?.nodes === processors) return undefined;
     return next
       ? `asks for ${processors} processors, but its profile's step ${p.step + 2} has ${next.nodes}: a profiled job's steps are fixed at submission`
       : `asks for ${processors} processors after its last step: a profiled job's steps are fixed at submission`;
