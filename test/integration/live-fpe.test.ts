@@ -179,7 +179,12 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
     );
     const state = JSON.parse(JSON.stringify(world.persistentState())) as { jobs: Array<{ spec: { id: string } }> };
     const second = of('fpe.step', 'g')[1]!;
-    expect(state.jobs.find((j) => j.spec.id === 'g')).toMatchObject({ step: { index: 1, start: second.t } });
+    // Stored with its plan from this step on (nothing to expand on a free cluster: the requested steps).
+    const planned = [
+      { durationS: 4, processors: 3 },
+      { durationS: 1, processors: 2 },
+    ];
+    expect(state.jobs.find((j) => j.spec.id === 'g')).toMatchObject({ step: { index: 1, start: second.t, planned } });
     await world.stop();
 
     const before = events.length;
@@ -189,7 +194,11 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
     expect(world.recovered()).toEqual([
       { jobId: 'g', cluster: 'here', outcome: 'adopted', detail: 'running with 3 processors' },
     ]);
-    expect(world.scheduler.fpeSchedule('g')).toMatchObject({ step: 1, stepStart: second.t });
+    expect(world.scheduler.fpeSchedule('g')).toMatchObject({
+      step: 1,
+      stepStart: second.t,
+      planned: planned.map((p) => ({ duration: p.durationS, nodes: p.processors })),
+    });
     await waitFor('the job to end', () => of('job.ended', 'g').length > 0, 60_000, 100);
     expect(of('job.ended', 'g')[0]).toMatchObject({ state: 'completed' });
     // The restarted world took its third step at its time, not again its first ones.
