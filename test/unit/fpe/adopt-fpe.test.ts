@@ -34,7 +34,8 @@ describe('an adopted profiled job', () => {
     // It holds its step's 6, no pre-allocation of its peak.
     expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 6, idle: 10 });
     expect(h.scheduler.fpeSchedule('e')).toMatchObject({ step: 1, stepStart: -20 });
-    // Its application's announcement of step 3 is its own.
+    // Its application's announcement of step 2, written before the restart and read after it, and of step 3 are its own.
+    h.scheduler.receive({ type: 'update', jobId: 'e', processors: 6, announceS: 100 }, 1);
     h.scheduler.receive({ type: 'update', jobId: 'e', processors: 3, announceS: 30 }, 50);
     expect(h.ofType('evolve.refused')).toEqual([]);
     h.at(80).scheduler.advance(80);
