@@ -34,6 +34,16 @@ export interface AdoptedJob {
 export interface AdoptedStep {
   readonly index: number;
   readonly start: number;
+  /**
+   * This step and the ones after it as the earlier run planned them (its scheduled EP): how long each lasts, an
+   * expanded one longer than requested, and the processors it holds in each. Without it, the requested steps.
+   */
+  readonly planned?: readonly PlannedStep[];
+}
+
+export interface PlannedStep {
+  readonly durationS: number;
+  readonly processors: number;
 }
 
 /** Reads a stored job spec to adopt and checks it, and what was found of the job, against the grid. */
@@ -69,18 +79,58 @@ export function checkAdoption(
       });
     }
   }
-  const steps = spec.profile?.steps.length;
+  const steps = spec.profile?.steps;
   if (adopted.step !== undefined) {
-    const { index, start } = adopted.step;
+    const { index, start, planned } = adopted.step;
     if (steps === undefined) errors.push({ path: 'step', message: 'is only for a job with a profile' });
-    else if (!Number.isInteger(index) || index < 0 || index >= steps)
-      errors.push({ path: 'step.index', message: `must be a step of its profile, 0..${steps - 1} (got ${index})` });
+    else if (!Number.isInteger(index) || index < 0 || index >= steps.length)
+      errors.push({
+        path: 'step.index',
+        message: `must be a step of its profile, 0..${steps.length - 1} (got ${index})`,
+      });
+    else if (planned !== undefined) errors.push(...checkPlanned(planned, steps.slice(index)));
     if (!Number.isFinite(start)) errors.push({ path: 'step.start', message: `must be a time (got ${start})` });
   }
   if (adopted.cap !== undefined && !Number.isInteger(adopted.cap))
     errors.push({ path: 'cap', message: `must be a whole number (got ${adopted.cap})` });
   if (errors.length || id === undefined || !cluster) return fail(errors);
   return ok({ spec, id, cluster });
+}
+
+/**
+ * The planned steps of an adopted profiled job against its requested ones from its current step on: as many, each as
+ * long at least (a scheduled EP only expands steps) and holding at least the step's processors and at most its peak
+ * (the rigid baseline holds its peak throughout).
+ */
+function checkPlanned(
+  planned: readonly PlannedStep[],
+  requested: ReadonlyArray<{ duration_s: number; processors: number }>,
+): Array<{ path: string; message: string }> {
+  if (planned.length !== requested.length)
+    return [
+      {
+        path: 'step.planned',
+        message: `must hold its current step and the ones after it, ${requested.length} (got ${planned.length})`,
+      },
+    ];
+  let peak = 0;
+  for (const s of requested) peak = Math.max(peak, s.processors);
+  const errors: Array<{ path: string; message: string }> = [];
+  planned.forEach((p, i) => {
+    const want = requested[i]!;
+    // Decision: a microsecond short is rounding (a fit's expanded length is a difference of times), not shortening.
+    if (!Number.isFinite(p.durationS) || p.durationS < want.duration_s - 1e-6)
+      errors.push({
+        path: `step.planned[${i}].durationS`,
+        message: `must be at least its requested ${want.duration_s} s (got ${p.durationS})`,
+      });
+    if (!Number.isInteger(p.processors) || p.processors < want.processors || p.processors > peak)
+      errors.push({
+        path: `step.planned[${i}].processors`,
+        message: `must be a whole number within ${want.processors}..${peak} (got ${p.processors})`,
+      });
+  });
+  return errors;
 }
 
 /**

@@ -139,10 +139,12 @@ export class FpeJobs {
 
   /**
    * A profiled job adopted after a restart (adoption.ts), placed as it stands on its cluster: it goes on with its
-   * profile from `step` (a running one), or from its first step once its local jobs start. Decision: it runs as the
-   * rigid baseline did when it holds its peak in a step that asks fewer, else step by step; its later steps keep their
-   * requested lengths (the expansions the earlier run planned were not stored), and a step whose processors are not
-   * free waits as any other. Without a stored step, it is the step its run time falls in at the requested lengths.
+   * profile from `step` (a running one), or from its first step once its local jobs start. Its steps from the stored
+   * one on last and hold what the earlier run planned (`step.planned`: its scheduled EP, expansions included), and a
+   * step whose processors are not free waits as any other. Decision: stored without its plan (a state stored before
+   * plans were), it runs as the rigid baseline did when it holds its peak in a step that asks fewer, else step by
+   * step, its steps at their requested lengths. Without a stored step, it is the step its run time falls in at the
+   * requested lengths.
    */
   adopt(job: JobRecord, step: AdoptedStep | undefined, now: number): void {
     const requested = requestedProfile(job.spec);
@@ -159,13 +161,16 @@ export class FpeJobs {
         stepStart += requested[index++]!.duration;
     }
     const rigid = job.held === peak && requested[index]!.nodes !== peak;
+    const planned = running ? step?.planned : undefined;
+    // Steps before the stored one are over: their requested sizes stand for them.
+    const plannedStep = (k: number) => (planned && k >= index ? planned[k - index] : undefined);
     const p: ProfiledJob = {
       job,
       requested,
       cluster: job.clusterIndex,
       schedule: undefined,
-      held: requested.map((s) => (rigid ? peak : s.nodes)),
-      durations: requested.map((s) => s.duration),
+      held: requested.map((s, k) => plannedStep(k)?.processors ?? (rigid && !planned ? peak : s.nodes)),
+      durations: requested.map((s, k) => Math.max(s.duration, plannedStep(k)?.durationS ?? 0)),
       step: running ? index : -1,
       stepStart,
       stalled: false,
@@ -295,13 +300,17 @@ export class FpeJobs {
    * The application's own word on its next step (the CooRMv2 NEXT chain: `update` with the next step's processors,
    * announced the current step's duration ahead). The schedule comes from the profile, so an update that matches it
    * is noted and one that does not is refused with the reason.
+   * Decision: an update naming the processors of the step it runs or of any later one is its own: the application
+   * and the step timer are not in step (on a loaded machine an announcement is read after Concertina began the step
+   * it announces, or before the job's start is seen), and a refusal makes the application give up the processors it
+   * announced, then wait for them forever.
    */
   update(jobId: string, processors: number): string | undefined {
     const p = this.jobs.get(jobId);
     if (!p) return undefined;
+    const current = Math.max(0, p.step);
+    for (let k = current; k < p.requested.length; k++) if (p.requested[k]!.nodes === processors) return undefined;
     const next = p.requested[p.step + 1];
-    if (next && next.nodes === processors) return undefined;
-    if (!next && p.requested[p.step]?.nodes === processors) return undefined;
     return next
       ? `asks for ${processors} processors, but its profile's step ${p.step + 2} has ${next.nodes}: a profiled job's steps are fixed at submission`
       : `asks for ${processors} processors after its last step: a profiled job's steps are fixed at submission`;
@@ -356,16 +365,22 @@ export class FpeJobs {
         /** When its current step began (NaN before it runs). */
         stepStart: number;
         schedule: ScheduledEp | undefined;
+        /** Running: its current step and the ones after it, as long as planned and with what it holds in each. */
+        planned: EvolutionProfile;
       }
     | undefined {
     const p = this.jobs.get(jobId);
     if (!p) return undefined;
+    const planned: EpStep[] = [];
+    if (p.step >= 0)
+      for (let k = p.step; k < p.held.length; k++) planned.push({ duration: p.durations[k]!, nodes: p.held[k]! });
     return {
       variant: this.variant,
       cluster: p.cluster >= 0 ? this.clusterName(p) : undefined,
       step: p.step,
       stepStart: p.stepStart,
       schedule: p.schedule,
+      planned,
     };
   }
 

@@ -394,7 +394,14 @@ class LiveWorldImpl implements LiveWorld {
         ...(lastSeq !== undefined && { lastSeq }),
         ...(updateTarget !== undefined && { updateTarget }),
         ...(job.malleable && job.cap < job.max && { cap: job.cap }),
-        ...(fpe !== undefined && fpe.step >= 0 && { step: { index: fpe.step, start: fpe.stepStart } }),
+        ...(fpe !== undefined &&
+          fpe.step >= 0 && {
+            step: {
+              index: fpe.step,
+              start: fpe.stepStart,
+              planned: fpe.planned.map((s) => ({ durationS: s.duration, processors: s.nodes })),
+            },
+          }),
       });
     }
     return {

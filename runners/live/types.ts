@@ -52,8 +52,21 @@ export const livePersistentJobSchema = z.strictObject({
    * version: every state stored before it reads the same (no cap: the job's max).
    */
   cap: z.number().int().min(0).optional(),
-  /** A profiled (FPE) job's step (0-based) and when that step began: the adopted job goes on with its profile from it. */
-  step: z.strictObject({ index: z.number().int().min(0), start: z.number() }).optional(),
+  /**
+   * A profiled (FPE) job's step (0-based) and when that step began: the adopted job goes on with its profile from it.
+   * `planned`: that step and the ones after it as planned (its scheduled EP: an expanded step lasts longer than
+   * requested), so that the adopted job keeps its expansions. Decision: optional, as `cap` (a state stored before it
+   * adopts its job at the requested lengths).
+   */
+  step: z
+    .strictObject({
+      index: z.number().int().min(0),
+      start: z.number(),
+      planned: z
+        .array(z.strictObject({ durationS: z.number().min(0), processors: z.number().int().min(0) }))
+        .optional(),
+    })
+    .optional(),
 });
 export const livePersistentStateSchema = z.strictObject({
   version: z.literal(1),

@@ -107,6 +107,51 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
     );
   }, 120_000);
 
+  // On a loaded machine the application's process starts late: its announcement of its second step is read after
+  // Concertina began that step. It is its own announcement all the same: refused, the application gave up the grow it
+  // had asked for and waited for its processors forever.
+  it('an application that starts after its first step ended announces its second late: noted, and it runs on', async () => {
+    const staged = world.assetsDir!('here')!;
+    const demo = path.join(staged, 'apps', 'fpe-demo.mjs');
+    const submitted = world.act((s, now) =>
+      s.submit(
+        {
+          id: 'late',
+          kind: 'evolving',
+          profile: {
+            steps: [
+              { duration_s: 1, processors: 1 },
+              { duration_s: 4, processors: 2 },
+              { duration_s: 1, processors: 1 },
+            ],
+          },
+          // Its process waits 2 s before the application starts: longer than its first step, shorter than its second.
+          components: [
+            { program: '/bin/sh', args: ['-c', 'sleep 2; exec "$0" "$@"', process.execPath, demo, '1:1,4:2,1:1'] },
+          ],
+        },
+        now,
+      ),
+    );
+    expect(submitted.ok).toBe(true);
+    await waitFor(
+      'the job to end, or its announcement to be refused',
+      () => of('job.ended', 'late').length > 0 || of('evolve.refused', 'late').length > 0,
+      60_000,
+      100,
+    );
+    expect(of('evolve.refused', 'late')).toEqual([]);
+    expect(of('job.ended', 'late')[0]).toMatchObject({ state: 'completed' });
+    // Its one announcement, of its second step: noted.
+    expect(fromApp('late').filter((m) => m.type === 'update')).toMatchObject([{ processors: 2 }]);
+    expect(of('fpe.step', 'late').map((e) => [e.step, e.processors])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 1],
+    ]);
+    expect(fromApp('late').find((m) => m.type === 'done')).toMatchObject({ ok: true, note: 'steps on 1, 2, 1' });
+  }, 120_000);
+
   it('adopted after a restart in its second step, goes on with its profile from there', async () => {
     const staged = world.assetsDir!('here')!;
     const steps = [
@@ -134,7 +179,12 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
     );
     const state = JSON.parse(JSON.stringify(world.persistentState())) as { jobs: Array<{ spec: { id: string } }> };
     const second = of('fpe.step', 'g')[1]!;
-    expect(state.jobs.find((j) => j.spec.id === 'g')).toMatchObject({ step: { index: 1, start: second.t } });
+    // Stored with its plan from this step on (nothing to expand on a free cluster: the requested steps).
+    const planned = [
+      { durationS: 4, processors: 3 },
+      { durationS: 1, processors: 2 },
+    ];
+    expect(state.jobs.find((j) => j.spec.id === 'g')).toMatchObject({ step: { index: 1, start: second.t, planned } });
     await world.stop();
 
     const before = events.length;
@@ -144,7 +194,11 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
     expect(world.recovered()).toEqual([
       { jobId: 'g', cluster: 'here', outcome: 'adopted', detail: 'running with 3 processors' },
     ]);
-    expect(world.scheduler.fpeSchedule('g')).toMatchObject({ step: 1, stepStart: second.t });
+    expect(world.scheduler.fpeSchedule('g')).toMatchObject({
+      step: 1,
+      stepStart: second.t,
+      planned: planned.map((p) => ({ duration: p.durationS, nodes: p.processors })),
+    });
     await waitFor('the job to end', () => of('job.ended', 'g').length > 0, 60_000, 100);
     expect(of('job.ended', 'g')[0]).toMatchObject({ state: 'completed' });
     // The restarted world took its third step at its time, not again its first ones.

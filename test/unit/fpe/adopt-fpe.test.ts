@@ -27,7 +27,8 @@ describe('an adopted profiled job', () => {
     // It holds its step's 6, no pre-allocation of its peak.
     expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 6, idle: 10 });
     expect(h.scheduler.fpeSchedule('e')).toMatchObject({ step: 1, stepStart: -20 });
-    // Its application's announcement of step 3 is its own.
+    // Its application's announcement of step 2, written before the restart and read after it, and of step 3 are its own.
+    h.scheduler.receive({ type: 'update', jobId: 'e', processors: 6, announceS: 100 }, 1);
     h.scheduler.receive({ type: 'update', jobId: 'e', processors: 3, announceS: 30 }, 50);
     expect(h.ofType('evolve.refused')).toEqual([]);
     h.at(80).scheduler.advance(80);
@@ -37,6 +38,97 @@ describe('an adopted profiled job', () => {
     h.at(180).finish('e');
     expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 0 });
     expect(h.scheduler.fpeSchedule('e')).toBeUndefined();
+  });
+
+  // A rigid job r holds 6 of 10 with a walltime to 250. The profiled job f (2 for 100 s, 4 for 100 s, 8 for 100 s),
+  // submitted at 1, is fitted by 2X with its second step expanded to wait for its third's 8: 101..250 (149 s). r ends
+  // early, at 150; Concertina restarts at 120, in f's second step. Adopted with its plan, f keeps the expansion: its
+  // third step at 250 as planned, as it would have without the restart (not at 201, the requested end).
+  it('keeps the expansions its earlier run planned: a later step starts when its scheduled EP says', () => {
+    const blocker: JobSpecInput = {
+      id: 'r',
+      kind: 'rigid',
+      walltime: 250,
+      components: [{ processors: 6, program: 'r' }],
+    };
+    const f: JobSpecInput = {
+      id: 'f',
+      kind: 'evolving',
+      profile: {
+        steps: [
+          { duration_s: 100, processors: 2 },
+          { duration_s: 100, processors: 4 },
+          { duration_s: 100, processors: 8 },
+        ],
+      },
+      components: [{ program: 'fpe-app' }],
+    };
+    const before = harness(grid({ a: 10 }), { fpeVariant: '2X' });
+    before.submit(blocker);
+    before.pass();
+    before.startAll();
+    before.at(1).submit(f);
+    before.scheduler.advance(1);
+    before.startAll();
+    before.at(101).scheduler.advance(101);
+    before.growAll();
+    expect(before.ofType('fpe.step').map((e) => [e.t, e.step, e.processors])).toEqual([
+      [1, 1, 2],
+      [101, 2, 4],
+    ]);
+    const stored = before.at(120).scheduler.fpeSchedule('f')!;
+    expect(stored).toMatchObject({
+      step: 1,
+      stepStart: 101,
+      planned: [
+        { duration: 149, nodes: 4 },
+        { duration: 100, nodes: 8 },
+      ],
+    });
+
+    const after = harness(grid({ a: 10 }), { fpeVariant: '2X' });
+    after.at(120);
+    expect(after.scheduler.adopt(blocker, { cluster: 'a', processors: 6, submitTime: 0, startTime: 0 }, 120).ok).toBe(
+      true,
+    );
+    const step = {
+      index: stored.step,
+      start: stored.stepStart,
+      planned: stored.planned.map((s) => ({ durationS: s.duration, processors: s.nodes })),
+    };
+    expect(after.scheduler.adopt(f, { cluster: 'a', processors: 4, submitTime: 1, startTime: 1, step }, 120).ok).toBe(
+      true,
+    );
+    after.at(150).finish('r');
+    after.at(201).scheduler.advance(201);
+    expect(after.manager('a').grows).toEqual([]);
+    after.at(250).scheduler.advance(250);
+    expect(after.manager('a').grows).toEqual([{ jobId: 'f', processors: 4 }]);
+    expect(after.ofType('fpe.step').map((e) => [e.t, e.step, e.processors, e.expandedS])).toEqual([[250, 3, 8, 49]]);
+  });
+
+  it('refuses a stored plan that does not match its profile, naming the field', () => {
+    const h = harness(grid({ a: 16 }));
+    const adopt = (planned: Array<{ durationS: number; processors: number }>) => {
+      const r = h.scheduler.adopt(
+        profiled,
+        { cluster: 'a', processors: 6, submitTime: -130, startTime: -120, step: { index: 1, start: -20, planned } },
+        0,
+      );
+      return r.ok ? [] : r.errors;
+    };
+    expect(adopt([{ durationS: 100, processors: 6 }])).toEqual([
+      { path: 'step.planned', message: 'must hold its current step and the ones after it, 2 (got 1)' },
+    ]);
+    expect(
+      adopt([
+        { durationS: 90, processors: 6 },
+        { durationS: 100, processors: 7 },
+      ]),
+    ).toEqual([
+      { path: 'step.planned[0].durationS', message: 'must be at least its requested 100 s (got 90)' },
+      { path: 'step.planned[1].processors', message: 'must be a whole number within 3..6 (got 7)' },
+    ]);
   });
 
   it("adopted short of its step's processors (a grow the restart cut short): takes them, and the step begins again", () => {

@@ -11,6 +11,7 @@ import { rigidJob } from '../../support/workload-specs.js';
 import type { FpeVariantName } from '../../../core/fpe/registry.js';
 import { jobSummary } from '../../../electron/host/finished-jobs.js';
 import type { SchedulerOptions } from '../../../core/scheduler/scheduler.js';
+import { grid, harness } from '../../support/harness.js';
 
 type Of<T extends SchedulerEvent['type']> = Extract<SchedulerEvent, { type: T }>;
 
@@ -279,6 +280,40 @@ describe('a profiled evolving job (simulated)', () => {
       [100, 6],
       [150, 3],
       [230, 0],
+    ]);
+  });
+
+  // The application's announcements are read whenever its messages are: on a loaded machine after its step began
+  // (its process started late), or before its start is seen. Each names a step of its profile: none is refused.
+  it("notes an announcement read late, after the step it announces began, or before the job's start is seen", () => {
+    const h = harness(grid({ a: 10 }));
+    h.submit(
+      profiled('e', [
+        [100, 2],
+        [50, 6],
+        [80, 3],
+      ]),
+    );
+    h.scheduler.advance(0);
+    // Placed, its start not seen yet: the application, already at its first step, announces its second.
+    expect(h.manager('a').submitted).toMatchObject([{ jobId: 'e', processors: 2 }]);
+    h.scheduler.receive({ type: 'update', jobId: 'e', processors: 6, announceS: 100 }, 0);
+    h.startAll();
+    h.at(100).scheduler.advance(100);
+    h.growAll();
+    expect(h.ofType('fpe.step').map((e) => [e.t, e.step, e.processors])).toEqual([
+      [0, 1, 2],
+      [100, 2, 6],
+    ]);
+    // Step 2 began at 100; its announcement is read at 101, and the next one's at 110 on time.
+    h.at(101).scheduler.receive({ type: 'update', jobId: 'e', processors: 6, announceS: 100 }, 101);
+    h.at(110).scheduler.receive({ type: 'update', jobId: 'e', processors: 3 }, 110);
+    expect(h.ofType('evolve.refused')).toEqual([]);
+    expect(h.apps.refusals).toEqual([]);
+    // One no step has is refused still.
+    h.at(111).scheduler.receive({ type: 'update', jobId: 'e', processors: 5 }, 111);
+    expect(h.ofType('evolve.refused').map((e) => [e.t, e.reason])).toEqual([
+      [111, "asks for 5 processors, but its profile's step 3 has 3: a profiled job's steps are fixed at submission"],
     ]);
   });
 
