@@ -1,6 +1,7 @@
 // A profiled (FPE) job adopted after a restart (core/scheduler/adoption.ts) is handed back to the FPE jobs
 // (core/scheduler/fpe-jobs.ts): it holds its current step only, and goes on with its profile from that step.
 import { describe, expect, it } from 'vitest';
+import type { JobSpecInput } from '../../../core/model/schemas.js';
 import { grid, harness } from '../../support/harness.js';
 import { profiledJob } from '../../support/workload-specs.js';
 
