@@ -21,6 +21,11 @@ import type { CapacityLedger } from './ledger.js';
 export interface AdoptedJob {
   readonly cluster: string;
   readonly processors: number;
+  /**
+   * A running resizable job's processors of a grow under way: launched on the cluster, not started yet. They are told
+   * as grown when they start, and meanwhile held (another grow for them would launch them twice).
+   */
+  readonly growing?: number;
   /** When it was submitted, in the scheduler's time. */
   readonly submitTime: number;
   readonly startTime?: number;
@@ -78,6 +83,17 @@ export function checkAdoption(
         message: `must be a whole number within ${request.min}..${request.max} (got ${n})`,
       });
     }
+    const growing = adopted.growing;
+    if (
+      growing !== undefined &&
+      (adopted.startTime === undefined || !(spec.kind === 'malleable' || spec.kind === 'evolving'))
+    )
+      errors.push({ path: 'growing', message: 'is only for a running malleable or evolving job' });
+    else if (growing !== undefined && (!Number.isInteger(growing) || growing < 0 || n + growing > request.max))
+      errors.push({
+        path: 'growing',
+        message: `must be a whole number within 0..${Math.max(0, request.max - n)} (got ${growing})`,
+      });
   }
   const steps = spec.profile?.steps;
   if (adopted.step !== undefined) {
@@ -170,12 +186,19 @@ export function resumeAdopted(
     );
     return { type: 'job.adopted', jobId: id, cluster: cluster.name, size: adopted.processors, state: 'claiming' };
   }
+  const growing = adopted.growing ?? 0;
   if (job.malleable) {
-    ledger.account(job, () => (job.size = adopted.processors));
+    ledger.account(job, () => {
+      job.size = adopted.processors;
+      job.pendingGrow = growing;
+    });
     state.addMalleable(job);
   } else if (job.evolving) {
     ledger.holdPreallocation(job);
-    ledger.account(job, () => (job.size = adopted.processors));
+    ledger.account(job, () => {
+      job.size = adopted.processors;
+      job.pendingGrow = growing;
+    });
   } else {
     ledger.holdRigid(state, adopted.processors);
     job.size = adopted.processors;

@@ -24,6 +24,7 @@ export interface RestartRecoveryContext {
 
 type Adoption = {
   processors: number;
+  growing?: number;
   startTime?: number;
   ended?: { state: 'completed' | 'failed' | 'cancelled'; reason: string };
 };
@@ -225,8 +226,10 @@ export class RestartRecovery {
           ? local.running
           : local.members
         : (job.processors ?? local.members);
+      // A resizable job's local jobs still waiting once it runs are a grow under way: they come as grown.
+      const growing = malleable && local.state === 'running' ? local.pending : 0;
       return local.state === 'running'
-        ? { processors, startTime: job.startTime ?? this.context.now() }
+        ? { processors, ...(growing > 0 && { growing }), startTime: job.startTime ?? this.context.now() }
         : { processors };
     }
     if (local && (local.state === 'completed' || local.state === 'cancelled'))

@@ -263,6 +263,7 @@ export class BatchLocalManager implements LocalManager {
         (m) => m.info.state === 'pending' || m.info.state === 'running' || m.info.state === 'unknown',
       );
       const running = alive.filter((m) => m.info.state === 'running').length;
+      const pending = alive.filter((m) => m.info.state === 'pending').length;
       const program = group.members.find((m) => m.member === 0);
       if (!alive.some((m) => m.member === 0)) {
         // The program has ended (or is gone): holders left behind by a malleable job are orphans; cancel them.
@@ -273,6 +274,7 @@ export class BatchLocalManager implements LocalManager {
           kind: group.kind,
           members: group.members.length,
           running,
+          pending,
           state: program?.info.state ?? 'failed',
         });
         continue;
@@ -283,6 +285,7 @@ export class BatchLocalManager implements LocalManager {
         kind: group.kind,
         members: group.members.length,
         running,
+        pending,
         state: running > 0 ? 'running' : 'pending',
       });
       if (this.jobs.get(group.jobId)?.components.has(group.component)) continue;

@@ -9,9 +9,10 @@ export interface RecoveredJob {
   readonly jobId: string;
   readonly component: number;
   readonly kind: MemberKind;
-  /** Local jobs found, and how many of them run. */
+  /** Local jobs found, how many of them run, and how many wait to start (a grow under way, once the job runs). */
   readonly members: number;
   readonly running: number;
+  readonly pending: number;
   /**
    * `running` when any local job runs, `pending` when all wait, else how the program's local job ended (not
    * tracked further; `failed` when it is no longer listed at all).

@@ -152,6 +152,26 @@ describe('an adopted profiled job', () => {
     ]);
   });
 
+  it("adopted while its step's grow is under way (its local jobs launched, not started): holds them, grows no more", () => {
+    const h = harness(grid({ a: 16 }));
+    // In step 2 since -20: 2 of its 6 run, the 4 others wait to start on the cluster.
+    expect(
+      h.scheduler.adopt(
+        profiled,
+        { cluster: 'a', processors: 2, growing: 4, submitTime: -130, startTime: -120, step: { index: 1, start: -20 } },
+        0,
+      ).ok,
+    ).toBe(true);
+    expect(h.manager('a').grows).toEqual([]);
+    expect(h.scheduler.snapshot()[0]).toMatchObject({ nonPreemptible: 6, idle: 10 });
+    h.at(5).scheduler.receive({ type: 'grown', cluster: 'a', jobId: 'e', processors: 4 }, 5);
+    expect(h.scheduler.job('e')).toMatchObject({ size: 6, pendingGrow: 0 });
+    expect(h.apps.sizes.get('e')).toBe(6);
+    h.at(80).scheduler.advance(80);
+    expect(h.ofType('fpe.step').map((e) => [e.t, e.step, e.processors])).toEqual([[80, 3, 3]]);
+    expect(h.manager('a').shrinks).toEqual([{ jobId: 'e', processors: 3 }]);
+  });
+
   it('adopted before its local jobs started: runs its first step from their start', () => {
     const h = harness(grid({ a: 16 }));
     expect(h.scheduler.adopt(profiled, { cluster: 'a', processors: 2, submitTime: -10 }, 0).ok).toBe(true);
@@ -183,5 +203,19 @@ describe('an adopted profiled job', () => {
       1,
     );
     expect(rigid.ok ? [] : rigid.errors).toEqual([{ path: 'step', message: 'is only for a job with a profile' }]);
+    const growing = (adopted: { growing: number; startTime?: number }) => {
+      const r = h.scheduler.adopt(
+        { ...profiled, id: 'g' },
+        { cluster: 'a', processors: 2, submitTime: 0, ...adopted },
+        1,
+      );
+      return r.ok ? [] : r.errors;
+    };
+    expect(growing({ growing: 5, startTime: 0 })).toEqual([
+      { path: 'growing', message: 'must be a whole number within 0..4 (got 5)' },
+    ]);
+    expect(growing({ growing: 1 })).toEqual([
+      { path: 'growing', message: 'is only for a running malleable or evolving job' },
+    ]);
   });
 });
