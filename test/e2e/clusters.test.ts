@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { artifacts, browserReady, openSession, type Session } from './browser.js';
+import type { Page } from 'playwright-core';
 import type { Host } from '../../electron/host/host.js';
 
 const ready = browserReady();
@@ -21,6 +22,31 @@ function listed(host: Host): string[] {
   return r.ok
     ? r.value.clusters.map((c) => `${c.config.name}:${c.config.slots}:${path.basename(c.config.workRoot)}`)
     : [];
+}
+
+/**
+ * Waits until a pop-confirm is fully open: its opening transition over, so a click lands on the button it was aimed
+ * at. Before that the dialog is already visible (to Playwright, even at opacity 0) and can still move.
+ */
+async function opened(page: Page, testId: string, text: string): Promise<void> {
+  await page.getByTestId(testId).filter({ hasText: text }).waitFor();
+  await expect
+    .poll(
+      () =>
+        page.getByTestId(testId).evaluate((el) => {
+          // The page's DOM, typed here by what is used (the tests compile without the DOM library).
+          type Node = { closest(selector: string): Node | null; getAnimations(o: { subtree: boolean }): unknown[] };
+          const window = globalThis as unknown as { getComputedStyle(node: Node): { opacity: string } };
+          const dialog = (el as unknown as Node).closest('.n-popover');
+          return (
+            dialog !== null &&
+            window.getComputedStyle(dialog).opacity === '1' &&
+            dialog.getAnimations({ subtree: true }).length === 0
+          );
+        }),
+      { timeout: 30_000, interval: 50 },
+    )
+    .toBe(true);
 }
 
 function stateOf(host: Host, jobId: string): string | undefined {
@@ -205,13 +231,17 @@ describe.skipIf(!ready)('Settings → Clusters in Chromium', () => {
       const r = host.call('grid.snapshot', {});
       return r.ok ? r.value.mode : undefined;
     };
+    // Settings loaded (the settings above the switch and the clusters below it), so the page no longer shifts.
     await page.getByTestId('tab-settings').click();
+    await page.getByTestId('hint-queue').waitFor();
+    await page.getByTestId('clusters-table').getByText('workstation').waitFor();
     await page.getByTestId('live-switch').click();
-    await page.getByTestId('live-stop-confirm').filter({ hasText: 'Switch the live run off?' }).waitFor();
+    await opened(page, 'live-stop-confirm', 'Switch the live run off?');
     await page.getByRole('button', { name: 'Keep the live run' }).click();
     await page.getByTestId('live-stop-confirm').waitFor({ state: 'hidden' });
     expect(mode()).toBe('live');
     await page.getByTestId('live-switch').click();
+    await opened(page, 'live-stop-confirm', 'Switch the live run off?');
     await page.getByRole('button', { name: 'Switch it off' }).click();
     await expect.poll(mode, { timeout: 30_000, interval: 100 }).toBe('sim');
     await page.getByTestId('speed-fixed').waitFor({ state: 'detached' });

@@ -55,7 +55,7 @@ describe('plan layout', () => {
         ],
       ],
     ]);
-    expect(l.top).toBe(10);
+    expect(l.top).toBe(12); // the cluster's processors, not the capacity of 10
     expect(l.left).toBe(0);
     expect(l.right).toBe(671); // at least 10 minutes ahead: 10 + 600, and a tenth of the 610 s shown past it
     expect(l.boxes[3]!.text).toBe(
@@ -191,8 +191,8 @@ describe('plan layout', () => {
     expect(processorAxis(4)).toEqual({ max: 4, interval: 1 });
     expect(processorAxis(16)).toEqual({ max: 16, interval: 4 });
     expect(processorAxis(120)).toEqual({ max: 120, interval: 20 });
-    // 13 is prime: the next multiple of a step of about a fifth.
-    expect(processorAxis(13)).toEqual({ max: 15, interval: 3 });
+    // 13 is prime: the top stays 13, ticks every 5 (the last, 10, half a step or more below the top's label).
+    expect(processorAxis(13)).toEqual({ max: 13, interval: 5 });
     expect(
       stepSizes([
         { t: 0, v: 2 },

@@ -1,9 +1,12 @@
 // The Plan view's Gantt of one cluster: where each running job and reservation is drawn (x: time, y: processors), and
 // A plan does not say which processors a job holds, only how many: each item takes the lowest processors that no item
 // overlapping it in time has taken (in one band or several), running jobs first (by start; a profiled one's current
-// step), then what is ahead (running profiled jobs' later steps, reservations) by start. Taken in that order, every
-// item placed before one and overlapping it holds processors at its start, so an item fits under the capacity
-// whenever the plan does.
+// step; malleable ones last), then what is ahead (running profiled jobs' later steps, reservations) by start. Taken in
+// that order, every item placed before one and overlapping it holds processors at its start, so an item fits under the
+// capacity whenever the plan does.
+// The plan counts processors twice where a malleable job's extras fill an evolving job's unused pre-allocation (both
+// holdings count them), so its capacity can exceed the cluster's processors. The axis is the cluster's processors; the
+// capacity beyond them is drawn as shared: malleable boxes take that many of the evolving boxes' unused processors.
 import type { MethodOutput } from '../api/types.js';
 import { hms } from '../format.js';
 
@@ -19,6 +22,8 @@ export interface GanttBox {
   readonly x1: number;
   /** The processors it is drawn on: bands [from, to), lowest first. */
   readonly bands: ReadonlyArray<readonly [number, number]>;
+  /** Of its bands, those it shares with an evolving job's unused pre-allocation (drawn in both boxes). */
+  readonly shared: ReadonlyArray<readonly [number, number]>;
   /** The lowest and the highest processor drawn. */
   readonly y0: number;
   readonly y1: number;
@@ -32,8 +37,12 @@ export interface GanttLayout {
   readonly sizes: Array<{ box: number; t0: number; t1: number; v: number }>;
   readonly left: number;
   readonly right: number;
-  /** The top of the axis: the capacity, or higher where the layout needs it. */
+  /** The top of the axis: the cluster's processors (higher only if a box could not be drawn under them). */
   readonly top: number;
+  /** What Concertina may use, processors counted once: the plan's capacity less what it counts twice (`shared`). */
+  readonly usable: number;
+  /** Processors the plan counts twice (its capacity beyond the cluster's processors), drawn as shared. */
+  readonly shared: number;
 }
 
 /** Past shown left of now at most (seconds). */
@@ -43,6 +52,44 @@ export const FUTURE_S = 600;
 
 function endText(end: number | null): string {
   return end === null ? 'no walltime: no end in the plan' : `ends by ${hms(end)} (walltime)`;
+}
+
+/**
+ * The plan's capacity split into what Concertina may use (counted once) and what it counts twice.
+ * Decision: only the capacity beyond the cluster's processors is known to be counted twice (the snapshot does not say
+ * how many processors are shared); where Concertina may use the whole cluster, that is all of them.
+ */
+export function capacityOf(plan: ClusterPlanView): { usable: number; shared: number } {
+  const capacity = plan.capacity[0]?.v ?? plan.processors;
+  const shared = Math.max(0, capacity - plan.processors);
+  return { usable: capacity - shared, shared };
+}
+
+/** Bands [from, to) of `bands` that lie in `within`, lowest first. */
+function intersect(
+  bands: ReadonlyArray<readonly [number, number]>,
+  within: ReadonlyArray<readonly [number, number]>,
+): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const [a, b] of bands)
+    for (const [c, d] of within) {
+      const from = Math.max(a, c);
+      const to = Math.min(b, d);
+      if (from < to) out.push([from, to]);
+    }
+  return out.sort((x, y) => x[0] - y[0]);
+}
+
+/** The top `n` processors of `bands` (lowest first). */
+function topOf(bands: ReadonlyArray<readonly [number, number]>, n: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let i = bands.length - 1; i >= 0 && n > 0; i--) {
+    const [from, to] = bands[i]!;
+    const k = Math.min(n, to - from);
+    out.unshift([to - k, to]);
+    n -= k;
+  }
+  return out;
 }
 
 /** Lays out one cluster's plan (see the header). */
@@ -59,11 +106,34 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
   right = open;
   const boxes: GanttBox[] = [];
   const sizes: GanttLayout['sizes'] = [];
-  /** The lowest processors free of every box overlapping [x0, x1): `h` of them, in as few bands as that gives. */
-  const place = (x0: number, x1: number, h: number): Array<[number, number]> => {
+  const { usable, shared } = capacityOf(plan);
+  /** Per evolving box (by index): its unused pre-allocation not yet shared, the top of its bands. */
+  const unused = new Map<number, Array<[number, number]>>();
+  let shareLeft = shared;
+  /**
+   * The lowest processors free of every box overlapping [x0, x1): `h` of them, in as few bands as that gives; the
+   * processors in `shareable` count as free.
+   */
+  const place = (
+    x0: number,
+    x1: number,
+    h: number,
+    shareable: ReadonlyArray<readonly [number, number]> = [],
+  ): Array<[number, number]> => {
     const taken = boxes
       .filter((b) => b.x0 < x1 && x0 < b.x1)
       .flatMap((b) => b.bands)
+      .flatMap(([from, to]) => {
+        // A band less its shareable part: what is left below and above it.
+        const parts: Array<[number, number]> = [];
+        let y = from;
+        for (const [c, d] of intersect([[from, to]], shareable)) {
+          if (c > y) parts.push([y, c]);
+          y = d;
+        }
+        if (y < to) parts.push([y, to]);
+        return parts;
+      })
       .sort((a, b) => a[0] - b[0]);
     const bands: Array<[number, number]> = [];
     let need = h;
@@ -80,7 +150,12 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
     if (need > 0) bands.push([y, y + need]);
     return h > 0 ? bands : [[y, y]];
   };
-  const running = [...plan.running].sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : 1));
+  // Decision: malleable jobs are placed after the other running jobs, so that their extras can be drawn inside the
+  // evolving jobs' unused pre-allocations they fill.
+  const malleableLast = (r: ClusterPlanView['running'][number]) => (r.kind === 'malleable' ? 1 : 0);
+  const running = [...plan.running].sort(
+    (a, b) => malleableLast(a) - malleableLast(b) || a.start - b.start || (a.id < b.id ? -1 : 1),
+  );
   for (const r of running) {
     // Decision: a running job's band is what it holds now (the plan's running jobs hold, together, no more than the
     // capacity now); a larger past size is shaded up to the band's top, the hover text saying the size it had.
@@ -89,25 +164,55 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
     // A profiled job's box is its current step; its later steps are drawn after the running jobs (below).
     const stepEnd = r.steps?.[1]?.t;
     const x1 = stepEnd ?? r.end ?? open;
-    const bands = place(x0, x1, band);
+    // What it may share: the evolving boxes' unused processors overlapping it in time, as many as are counted twice.
+    let shareable: Array<[number, number]> = [];
+    if (r.kind === 'malleable' && shareLeft > 0) {
+      const overlapping = [...unused].filter(([i]) => boxes[i]!.x0 < x1 && x0 < boxes[i]!.x1).flatMap(([, b]) => b);
+      shareable = topOf(
+        overlapping.sort((a, b) => a[0] - b[0]),
+        Math.min(shareLeft, band),
+      );
+    }
+    const bands = place(x0, x1, band, shareable);
+    const sharedBands = intersect(bands, shareable);
+    const sharedCount = sharedBands.reduce((n, [from, to]) => n + to - from, 0);
+    if (sharedCount > 0) {
+      shareLeft -= sharedCount;
+      for (const [i, b] of unused) {
+        const left: Array<[number, number]> = [];
+        for (const [from, to] of b) {
+          let y = from;
+          for (const [c, d] of intersect([[from, to]], sharedBands)) {
+            if (c > y) left.push([y, c]);
+            y = d;
+          }
+          if (y < to) left.push([y, to]);
+        }
+        unused.set(i, left);
+      }
+    }
     const step =
       stepEnd !== undefined && r.step !== undefined
         ? ` · step ${r.step} of ${r.stepCount ?? r.step} until ${hms(stepEnd)}`
         : '';
     const peak = Math.max(0, ...r.sizes.map((s) => s.v));
     const past = peak > r.processors ? ` · up to ${peak} earlier` : '';
-    const text = `job ${r.id} (${r.kind}) · ${r.processors} processor${r.processors === 1 ? '' : 's'}${r.size !== r.processors ? ` (size ${r.size})` : ''}${past} · started ${hms(r.start)}${step} · ${endText(r.end)}${r.backfilled ? ' · backfilled (started ahead of an earlier job)' : ''}`;
+    const sharing = sharedCount > 0 ? ` · ${sharedCount} of them inside an evolving job's unused pre-allocation` : '';
+    const text = `job ${r.id} (${r.kind}) · ${r.processors} processor${r.processors === 1 ? '' : 's'}${r.size !== r.processors ? ` (size ${r.size})` : ''}${past}${sharing} · started ${hms(r.start)}${step} · ${endText(r.end)}${r.backfilled ? ' · backfilled (started ahead of an earlier job)' : ''}`;
     boxes.push({
       kind: r.backfilled ? 'backfilled' : 'running',
       id: r.id,
       x0,
       x1,
       bands,
+      shared: sharedBands,
       y0: bands[0]![0],
       y1: bands[bands.length - 1]![1],
       text,
     });
     const index = boxes.length - 1;
+    // An evolving job's pre-allocation beyond its size is unused: malleable extras may fill it (drawn as shared).
+    if (r.kind === 'evolving' && r.size < r.processors) unused.set(index, topOf(bands, r.processors - r.size));
     r.sizes.forEach((s, i) => {
       const t1 = Math.min(i + 1 < r.sizes.length ? r.sizes[i + 1]!.t : now, now);
       const t0 = Math.max(s.t, left);
@@ -155,27 +260,28 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
       x0: a.x0,
       x1: a.x1,
       bands,
+      shared: [],
       y0: bands[0]![0],
       y1: bands[bands.length - 1]![1],
       text: a.text,
     });
   }
-  let top = plan.capacity[0]?.v ?? plan.processors;
+  let top = plan.processors;
   for (const b of boxes) top = Math.max(top, b.y1);
-  return { boxes, sizes, left, right, top };
+  return { boxes, sizes, left, right, top, usable, shared };
 }
 
 /**
- * The processor axis: ticks that land on its top, so the top label never crowds the one below it. The top is the
- * capacity when a divisor of it gives 2 to 6 steps; otherwise (a prime capacity, say) the next multiple of a step of
- * about a fifth of it.
+ * The processor axis, up to `top` (the cluster's processors) exactly: ticks at a divisor of it when one gives 2 to 6
+ * steps; otherwise (a prime, say) at a step whose last tick is at least half a step below the top, so that the top's
+ * own label (the chart labels the axis's end too) never crowds the one below it.
  */
 export function processorAxis(top: number): { max: number; interval: number } {
   const t = Math.max(1, Math.ceil(top));
   if (t <= 6) return { max: t, interval: 1 };
   for (let d = Math.ceil(t / 6); d <= t / 2; d++) if (t % d === 0) return { max: t, interval: d };
-  const interval = Math.ceil(t / 5);
-  return { max: Math.ceil(t / interval) * interval, interval };
+  for (let d = Math.ceil(t / 6); d <= t / 2; d++) if (t % d >= d / 2) return { max: t, interval: d };
+  return { max: t, interval: Math.ceil(t / 5) };
 }
 
 /**
