@@ -131,37 +131,34 @@ export interface PreallocationSharing {
 }
 
 /**
- * What a plan sets aside so that it never counts shared pre-allocated processors as freed: its holdings count them
- * twice (in the evolving job's pre-allocation and in the malleable job's extras), what is available now once. After
- * the holdings that end by t are gone, the plan would count min(unused, extras) at now less min(unused left, extras
- * left) too many free: each end where that grows sets the growth aside from then on.
+ * What a plan sets aside so that it never counts shared pre-allocated processors as free: its holdings count them
+ * twice (in the evolving job's pre-allocation and in the malleable job's extras), what is available now once. An
+ * evolving job may take its pre-allocation at any time, and its extras then move to free processors (evolving.ts
+ * shrinks them only when the cluster is overcommitted): from then on they are held twice in fact, and after the
+ * holdings end the capacity is counted once again. So at each time t from now the plan sets aside the shared
+ * processors, as many of them as it has free at t before any reservation (`free`: capacity less holdings).
+ * Decision: the shared processors are held twice from now on, so a reservation never counts on them (the plan layout
+ * property's cbf counterexample); a job that could start on them now waits too (it would be safe, an overcommit
+ * shrinking the extras, but the plan has one answer for starting now and for a reservation).
  */
 export function sharedPreallocationHolds(
   sharing: PreallocationSharing,
-  /** When a job's holding ends (its estimated end), undefined when it holds nothing here. */
-  endOf: (jobId: string) => number | undefined,
+  /** The plan's free processors with its holdings only: they never fall from now on (holdings only end). */
+  free: { readonly times: readonly number[]; readonly values: readonly number[]; valueAt(t: number): number },
   now: number,
 ): Reservation[] {
   const shared = Math.min(sharing.unused, sharing.extras);
   if (shared <= 0) return [];
-  const ends = sharing.byJob
-    .map((j) => ({ ...j, end: endOf(j.id) ?? Number.POSITIVE_INFINITY }))
-    .filter((j) => j.end > now && Number.isFinite(j.end))
-    .sort((a, b) => a.end - b.end);
   const out: Reservation[] = [];
-  // Decision: processors offered for growth belong to no job yet: they stay among the extras left at every end.
-  let unused = sharing.unused;
-  let extras = sharing.extras;
   let setAside = 0;
-  for (let k = 0; k < ends.length; k++) {
-    const j = ends[k]!;
-    unused -= j.unused;
-    extras -= j.extras;
-    if (k + 1 < ends.length && ends[k + 1]!.end === j.end) continue;
-    const n = shared - Math.max(0, Math.min(unused, extras));
+  const setAsideFrom = (t: number, freeAt: number): void => {
+    const n = Math.min(shared, Math.max(0, freeAt));
     if (n > setAside)
-      out.push({ id: `shared pre-allocation ${out.length + 1}`, n: n - setAside, start: j.end, duration: Infinity });
+      out.push({ id: `shared pre-allocation ${out.length + 1}`, n: n - setAside, start: t, duration: Infinity });
     setAside = Math.max(setAside, n);
-  }
+  };
+  setAsideFrom(now, free.valueAt(now));
+  for (let i = 0; i < free.times.length && setAside < shared; i++)
+    if (free.times[i]! > now) setAsideFrom(free.times[i]!, free.values[i]!);
   return out;
 }

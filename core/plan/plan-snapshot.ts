@@ -232,8 +232,7 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
     const capacity = Math.max(0, cluster.availableNow + held);
     const plan = AvailabilityProfile.build({ now, capacity, running });
     if (cluster.preallocationSharing !== undefined)
-      for (const r of sharedPreallocationHolds(cluster.preallocationSharing, (id) => c.holdings.get(id)?.end, now))
-        plan.reserve(r);
+      for (const r of sharedPreallocationHolds(cluster.preallocationSharing, plan.free, now)) plan.reserve(r);
     for (const r of c.later) plan.reserve(r);
     const reservations: PlannedReservation[] = [];
     // Reservations go into the plan in queue order, as the policy made them; each says what it waits for with the

@@ -198,11 +198,11 @@ export class PlannedPass {
   private capacityAt: number[] = [];
   private freeNow: number[] = [];
   /**
-   * Per cluster, as of its last refresh: what it sets aside for its shared pre-allocated processors
-   * (core/plan/holding.ts), and the clusters with one: their plans are built whenever asked (what is free from now
-   * falls there).
+   * Per cluster, as of its last refresh: where malleable extras fill its unused pre-allocated processors, and the
+   * clusters with some: their plans set them aside (core/plan/holding.ts) and are built whenever asked (what is free
+   * from now falls there).
    */
-  private sharedHolds: Array<readonly Reservation[] | undefined> = [];
+  private sharing: Array<PreallocationSharing | undefined> = [];
   private readonly sharedOn = new Set<number>();
   /** Clusters to refresh in this pass, each once (`dirtyMark`). */
   private readonly dirty: number[] = [];
@@ -464,9 +464,9 @@ export class PlannedPass {
     this.freeNow[i] = free;
     this.byFree.set(i, free);
     const sharing = this.host.preallocationSharing?.(i);
-    const holds = sharing !== undefined ? sharedPreallocationHolds(sharing, keptEnds(k), now) : [];
-    this.sharedHolds[i] = holds.length > 0 ? holds : undefined;
-    if (holds.length > 0) this.sharedOn.add(i);
+    const shared = sharing !== undefined && Math.min(sharing.unused, sharing.extras) > 0;
+    this.sharing[i] = shared ? sharing : undefined;
+    if (shared) this.sharedOn.add(i);
     else this.sharedOn.delete(i);
     const pastEnd = free !== available;
     if (pastEnd !== this.pastEndOn[i]) {
@@ -480,7 +480,7 @@ export class PlannedPass {
     const count = this.kept.length;
     this.capacityAt.length = count;
     this.freeNow.length = count;
-    this.sharedHolds.length = count;
+    this.sharing.length = count;
     this.sharedOn.clear();
     if (this.dirtyMark.length !== count) this.dirtyMark = new Uint8Array(count);
     this.dirtyMark.fill(0);
@@ -559,7 +559,8 @@ export class PlannedPass {
       this.built.push(i);
       this.byFree.set(i, Number.NEGATIVE_INFINITY);
       const plan = AvailabilityProfile.build({ now, capacity: this.capacityAt[i]!, kept });
-      for (const r of this.sharedHolds[i] ?? []) plan.reserve(r);
+      const sharing = this.sharing[i];
+      if (sharing !== undefined) for (const r of sharedPreallocationHolds(sharing, plan.free, now)) plan.reserve(r);
       return plan;
     };
     return {
@@ -835,14 +836,4 @@ class DueHeap {
       }
     }
   }
-}
-
-/** When each job's kept holdings end, by job id (a kept holding's id is `<job id>#<component>`). */
-function keptEnds(kept: KeptHoldings): (jobId: string) => number | undefined {
-  const ends = new Map<string, number>();
-  for (const h of kept.list()) {
-    const id = h.id.slice(0, h.id.lastIndexOf('#'));
-    ends.set(id, Math.max(ends.get(id) ?? h.end, h.end));
-  }
-  return (jobId) => ends.get(jobId);
 }

@@ -164,7 +164,7 @@ describe('a malleable job in a simulated run under easy', () => {
 });
 
 describe('shared pre-allocated processors', () => {
-  // E pre-allocates 4 and uses 1 (3 unused) till 100; A's 1 extra (till 50) and B's 2 (till 70) fill 3 of them.
+  // E pre-allocates 4 and uses 1 (3 unused); A's 1 extra and B's 2 fill the 3 unused ones.
   const sharing = {
     unused: 3,
     extras: 3,
@@ -174,23 +174,45 @@ describe('shared pre-allocated processors', () => {
       { id: 'B', unused: 0, extras: 2 },
     ],
   };
-  const ends: Record<string, number> = { E: 100, A: 50, B: 70 };
+  /** A plan's free processors with its holdings only: `initial` from now, then `steps` at their times. */
+  const freeOf = (initial: number, steps: ReadonlyArray<readonly [number, number]>) => ({
+    times: steps.map(([t]) => t),
+    values: steps.map(([, v]) => v),
+    valueAt: (t: number) => steps.filter(([at]) => at <= t).at(-1)?.[1] ?? initial,
+  });
 
-  it('sets aside at each extra’s end what that end would count as freed', () => {
-    const holds = sharedPreallocationHolds(sharing, (id) => ends[id], 0);
+  it('sets them all aside from now when as many are free now (E may take its pre-allocation at any time)', () => {
+    const holds = sharedPreallocationHolds(
+      sharing,
+      freeOf(5, [
+        [50, 6],
+        [70, 8],
+      ]),
+      0,
+    );
+    expect(holds.map((r) => [r.start, r.n, r.duration])).toEqual([[0, 3, Infinity]]);
+  });
+
+  it('sets aside no more than is free at each time: the extras can move only to free processors', () => {
+    // 1 free now, 2 from 50, 5 from 70: min(3, free) set aside is 1, then 2, then 3.
+    const holds = sharedPreallocationHolds(
+      sharing,
+      freeOf(1, [
+        [50, 2],
+        [70, 5],
+        [100, 9],
+      ]),
+      0,
+    );
     expect(holds.map((r) => [r.start, r.n])).toEqual([
+      [0, 1],
       [50, 1],
-      [70, 2],
+      [70, 1],
     ]);
   });
 
-  it('sets all of them aside at the pre-allocation’s end when it ends first', () => {
-    const holds = sharedPreallocationHolds(sharing, (id) => ({ ...ends, E: 40 })[id], 0);
-    expect(holds.map((r) => [r.start, r.n])).toEqual([[40, 3]]);
-  });
-
-  it('sets nothing aside when nothing is shared or nothing ends', () => {
-    expect(sharedPreallocationHolds({ ...sharing, extras: 0 }, (id) => ends[id], 0)).toEqual([]);
-    expect(sharedPreallocationHolds(sharing, () => Infinity, 0)).toEqual([]);
+  it('sets nothing aside when nothing is shared or nothing is free', () => {
+    expect(sharedPreallocationHolds({ ...sharing, extras: 0 }, freeOf(5, []), 0)).toEqual([]);
+    expect(sharedPreallocationHolds(sharing, freeOf(0, []), 0)).toEqual([]);
   });
 });
