@@ -671,13 +671,13 @@ export class Scheduler {
 
   /** What a pass decides from, hashed (state-key.ts): two passes at one instant from equal states decide the same. */
   stateKey(): number {
-    return this.passState.key([
+    return this.passState.key(
       this.epoch,
       this.pollRound,
       this.queue.length,
       this.unfinished,
       this.malleability.running,
-    ]);
+    );
   }
 
   /** An answer from a local manager or an application. */
