@@ -219,6 +219,22 @@ export class PlannedPass {
    * clusters, and whether something moved on a cluster without one since the pass began.
    */
   private passPlans: Array<AvailabilityProfile | undefined> | undefined;
+  /**
+   * The view of every pass but a promising one's, made once: passes never overlap, and the view asks this pass for
+   * what it answers (`passPlan` ...), so that a pass makes no closures. Its plans (`plansInPass`, built so far: those
+   * in `built`) are let go at the next pass's start; whether the holdings were brought to its time: `refreshedInPass`.
+   */
+  private readonly plainView: { now: number; clusterCount: number } & QueueView = {
+    now: 0,
+    clusterCount: 0,
+    plan: (i) => this.passPlan(i),
+    freeFromNow: (i, duration) => this.passFreeFromNow(i, duration),
+    mostFreeFromNow: (duration) => this.passMostFreeFromNow(duration),
+    freed: () => true,
+    promised: 0,
+  };
+  private readonly plansInPass: Array<AvailabilityProfile | undefined> = [];
+  private refreshedInPass = false;
   private readonly built: number[] = [];
   private movedInPass = false;
   /** The pass running: the profiled jobs' steps ahead, how many of them its plans hold, and its view. */
@@ -536,66 +552,83 @@ export class PlannedPass {
    * pass's first question about it (placements later in the pass are in its plan as reservations).
    */
   private view(now: number): QueueView {
-    const host = this.host;
-    const clusterCount = host.grid.clusters.length;
-    // The clusters the last pass built plans on go back into the index (a refresh below sets those that moved).
-    for (const i of this.built) if (i < this.byFree.size) this.byFree.set(i, this.freeNow[i]!);
+    const clusterCount = this.host.grid.clusters.length;
+    const plans = this.plansInPass;
+    // The clusters the last pass built plans on go back into the index (a refresh below sets those that moved), and
+    // their plans are let go.
+    for (const i of this.built) {
+      if (i < this.byFree.size) this.byFree.set(i, this.freeNow[i]!);
+      plans[i] = undefined;
+    }
     if (this.built.length > 0) this.built.length = 0;
+    if (plans.length !== clusterCount) plans.length = clusterCount;
     this.movedInPass = false;
-    const plans = new Array<AvailabilityProfile | undefined>(clusterCount);
     this.passPlans = plans;
-    let refreshed = false;
-    const ready = (): void => {
-      if (refreshed) return;
-      refreshed = true;
-      this.refresh(now);
-    };
-    const build = (i: number): AvailabilityProfile => {
-      ready();
-      const kept = this.kept[i]!;
-      // A cluster left out of the refresh had nothing due: bringing its holdings to now only moves their clock.
-      if (kept.now !== now) kept.advance(now, host.runtimeAt);
-      // From now on in this pass its plan answers for it, reservations in: out of the index.
-      this.built.push(i);
-      this.byFree.set(i, Number.NEGATIVE_INFINITY);
-      const plan = AvailabilityProfile.build({ now, capacity: this.capacityAt[i]!, kept });
-      for (const r of this.sharedHolds[i] ?? []) plan.reserve(r);
-      return plan;
-    };
-    return {
-      now,
-      clusterCount,
-      plan: (i: number): AvailabilityProfile => (plans[i] ??= build(i)),
-      freeFromNow: (i: number, duration: number): number => {
-        ready();
-        const plan = plans[i] ?? (this.sharedOn.has(i) ? (plans[i] = build(i)) : undefined);
-        if (plan !== undefined) return plan.freeBetween(now, now + duration);
-        // What the plan would answer, without building it: on a plan with no reservation, what is free from now
-        // only rises, so over any window from now it is what is free now.
-        return this.freeNow[i]!;
-      },
-      mostFreeFromNow: (duration: number): number | undefined => {
-        ready();
-        for (const i of this.sharedOn) plans[i] ??= build(i);
-        const built = this.built;
-        // Decision: past a few plans built in one pass (a head's reservation searched on every cluster), every
-        // cluster is asked instead.
-        if (built.length > MOST_BUILT_ASKED) return undefined;
-        let most = this.byFree.most;
-        let mostFree = most >= 0 ? this.byFree.value(most) : Number.NEGATIVE_INFINITY;
-        for (let k = 0; k < built.length; k++) {
-          const i = built[k]!;
-          const free = plans[i]!.freeBetween(now, now + duration);
-          if (free > mostFree || (free === mostFree && i < most)) {
-            most = i;
-            mostFree = free;
-          }
-        }
-        return mostFree === Number.NEGATIVE_INFINITY ? -1 : most;
-      },
-      freed: () => true,
-      promised: 0,
-    };
+    this.refreshedInPass = false;
+    const view = this.plainView;
+    view.now = now;
+    view.clusterCount = clusterCount;
+    return view;
+  }
+
+  /** Brings every cluster's holdings to the pass's time, once per pass (at its first question). */
+  private ready(): void {
+    if (this.refreshedInPass) return;
+    this.refreshedInPass = true;
+    this.refresh(this.plainView.now);
+  }
+
+  /** Cluster i's plan in the pass running over `plainView`, built on first use. */
+  private passPlan(i: number): AvailabilityProfile {
+    return (this.plansInPass[i] ??= this.build(i));
+  }
+
+  private build(i: number): AvailabilityProfile {
+    this.ready();
+    const now = this.plainView.now;
+    const kept = this.kept[i]!;
+    // A cluster left out of the refresh had nothing due: bringing its holdings to now only moves their clock.
+    if (kept.now !== now) kept.advance(now, this.host.runtimeAt);
+    // From now on in this pass its plan answers for it, reservations in: out of the index.
+    this.built.push(i);
+    this.byFree.set(i, Number.NEGATIVE_INFINITY);
+    const plan = AvailabilityProfile.build({ now, capacity: this.capacityAt[i]!, kept });
+    const shared = this.sharedHolds[i];
+    if (shared !== undefined) for (const r of shared) plan.reserve(r);
+    return plan;
+  }
+
+  private passFreeFromNow(i: number, duration: number): number {
+    this.ready();
+    const plans = this.plansInPass;
+    const plan = plans[i] ?? (this.sharedOn.has(i) ? (plans[i] = this.build(i)) : undefined);
+    const now = this.plainView.now;
+    if (plan !== undefined) return plan.freeBetween(now, now + duration);
+    // What the plan would answer, without building it: on a plan with no reservation, what is free from now
+    // only rises, so over any window from now it is what is free now.
+    return this.freeNow[i]!;
+  }
+
+  private passMostFreeFromNow(duration: number): number | undefined {
+    this.ready();
+    const plans = this.plansInPass;
+    const now = this.plainView.now;
+    for (const i of this.sharedOn) plans[i] ??= this.build(i);
+    const built = this.built;
+    // Decision: past a few plans built in one pass (a head's reservation searched on every cluster), every
+    // cluster is asked instead.
+    if (built.length > MOST_BUILT_ASKED) return undefined;
+    let most = this.byFree.most;
+    let mostFree = most >= 0 ? this.byFree.value(most) : Number.NEGATIVE_INFINITY;
+    for (let k = 0; k < built.length; k++) {
+      const i = built[k]!;
+      const free = plans[i]!.freeBetween(now, now + duration);
+      if (free > mostFree || (free === mostFree && i < most)) {
+        most = i;
+        mostFree = free;
+      }
+    }
+    return mostFree === Number.NEGATIVE_INFINITY ? -1 : most;
   }
 
   /**
