@@ -1,5 +1,6 @@
 // FCFS: jobs start in queue order only; the first that cannot start now blocks every job behind it.
 import {
+  candidateClusters,
   hasRoom,
   holdInPlans,
   NO_ROOM,
@@ -14,40 +15,27 @@ import {
 export const fcfs: QueuePolicy = {
   name: 'fcfs',
   description: 'First come, first served: strict queue order, the head blocks the jobs behind it.',
-  begin: (view: QueueView): QueuePass => new FcfsPass(view),
+  begin(view: QueueView): QueuePass {
+    let blockedBy: string | undefined;
+    return {
+      admit(job: WaitingJob): Admission {
+        if (blockedBy !== undefined) return { room: NO_ROOM, reason: `waiting behind job ${blockedBy} (fcfs)` };
+        const free = new Array<number>(view.clusterCount).fill(0);
+        // Decision: the head needs its processors now only, whatever its walltime (FCFS plans nothing ahead).
+        for (const c of candidateClusters(job, view)) free[c] = view.plan(c).freeAt(view.now);
+        const room = roomOf(free);
+        if (!hasRoom(room, job.need)) {
+          blockedBy = job.id;
+          return { room: NO_ROOM, reason: `at the head of the queue, waiting for ${job.need} processors (fcfs)` };
+        }
+        return { room };
+      },
+      placed: (job, processors) => holdInPlans(job, view, processors),
+      closed: () => blockedBy !== undefined,
+      // Decision: an admitted head its placement policy did not place still blocks (strict order).
+      notPlaced(job) {
+        blockedBy = job.id;
+      },
+    };
+  },
 };
-
-/** One pass (a class, not a literal of arrows: a pass runs after every arrival and end). */
-class FcfsPass implements QueuePass {
-  private blockedBy: string | undefined;
-
-  constructor(private readonly view: QueueView) {}
-
-  admit(job: WaitingJob): Admission {
-    if (this.blockedBy !== undefined) return { room: NO_ROOM, reason: `waiting behind job ${this.blockedBy} (fcfs)` };
-    const view = this.view;
-    const free = new Array<number>(view.clusterCount).fill(0);
-    // Decision: the head needs its processors now only, whatever its walltime (FCFS plans nothing ahead).
-    if (job.cluster !== undefined) free[job.cluster] = view.plan(job.cluster).freeAt(view.now);
-    else for (let c = 0; c < view.clusterCount; c++) free[c] = view.plan(c).freeAt(view.now);
-    const room = roomOf(free);
-    if (!hasRoom(room, job.need)) {
-      this.blockedBy = job.id;
-      return { room: NO_ROOM, reason: `at the head of the queue, waiting for ${job.need} processors (fcfs)` };
-    }
-    return { room };
-  }
-
-  placed(job: WaitingJob, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void {
-    holdInPlans(job, this.view, processors);
-  }
-
-  closed(): boolean {
-    return this.blockedBy !== undefined;
-  }
-
-  // Decision: an admitted head its placement policy did not place still blocks (strict order).
-  notPlaced(job: WaitingJob): void {
-    this.blockedBy = job.id;
-  }
-}
