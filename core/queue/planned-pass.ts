@@ -227,14 +227,32 @@ export class PlannedPass {
   private readonly plainView: { now: number; clusterCount: number } & QueueView = {
     now: 0,
     clusterCount: 0,
-    plan: (i) => this.passPlan(i),
+    plan: (i) => {
+      this.flushHolds();
+      return this.passPlan(i);
+    },
     freeFromNow: (i, duration) => this.passFreeFromNow(i, duration),
     mostFreeFromNow: (duration) => this.passMostFreeFromNow(duration),
     freed: () => true,
     promised: 0,
+    hold: (i, r) => {
+      const plan = this.plansInPass[i];
+      if (plan !== undefined && this.heldClusters.length === 0) plan.reserve(r);
+      else {
+        this.heldClusters.push(i);
+        this.heldReservations.push(r);
+      }
+    },
   };
   private readonly plansInPass: Array<AvailabilityProfile | undefined> = [];
   private refreshedInPass = false;
+  /**
+   * Holdings of jobs placed in the plain pass running, not yet in its plans: put in, in order, at the pass's next
+   * question (`flushHolds`), so that a pass whose last question came before its last placement (most passes: one job
+   * arrives, fits and starts) builds no plan for it.
+   */
+  private readonly heldClusters: number[] = [];
+  private readonly heldReservations: Reservation[] = [];
   private readonly built: number[] = [];
   private movedInPass = false;
   /** The pass running: the profiled jobs' steps ahead, how many of them its plans hold, and its view. */
@@ -565,6 +583,11 @@ export class PlannedPass {
     this.movedInPass = false;
     this.passPlans = plans;
     this.refreshedInPass = false;
+    // The last pass's holdings never asked for go with its plans.
+    if (this.heldClusters.length > 0) {
+      this.heldClusters.length = 0;
+      this.heldReservations.length = 0;
+    }
     const view = this.plainView;
     view.now = now;
     view.clusterCount = clusterCount;
@@ -576,6 +599,16 @@ export class PlannedPass {
     if (this.refreshedInPass) return;
     this.refreshedInPass = true;
     this.refresh(this.plainView.now);
+  }
+
+  /** Puts the holdings of the jobs placed since the pass's last question in its plans (see `heldClusters`). */
+  private flushHolds(): void {
+    const clusters = this.heldClusters;
+    if (clusters.length === 0) return;
+    const reservations = this.heldReservations;
+    for (let k = 0; k < clusters.length; k++) this.passPlan(clusters[k]!).reserve(reservations[k]!);
+    clusters.length = 0;
+    reservations.length = 0;
   }
 
   /** Cluster i's plan in the pass running over `plainView`, built on first use. */
@@ -600,6 +633,7 @@ export class PlannedPass {
 
   private passFreeFromNow(i: number, duration: number): number {
     this.ready();
+    this.flushHolds();
     const plans = this.plansInPass;
     const plan = plans[i] ?? (this.sharedOn.has(i) ? (plans[i] = this.build(i)) : undefined);
     const now = this.plainView.now;
@@ -611,6 +645,7 @@ export class PlannedPass {
 
   private passMostFreeFromNow(duration: number): number | undefined {
     this.ready();
+    this.flushHolds();
     const plans = this.plansInPass;
     const now = this.plainView.now;
     for (const i of this.sharedOn) plans[i] ??= this.build(i);
@@ -642,6 +677,7 @@ export class PlannedPass {
     const host = this.host;
     if (this.passPlans === undefined || this.passPlans.length <= FEW_CLUSTERS || room.most < 0 || this.pastEnd > 0)
       return undefined;
+    this.flushHolds();
     if (host.roomAtLeastAvailable === undefined || !host.roomAtLeastAvailable(job)) return undefined;
     if (host.drainMoved === undefined || this.built.length > MOST_BUILT_ASKED) return undefined;
     host.drainMoved((i) => {

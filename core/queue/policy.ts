@@ -4,7 +4,7 @@
 // policy is a file registered by name in registry.ts.
 // Decision: one policy for the whole queue, not one per cluster: a waiting job may start on any cluster and its
 // reservation goes where it starts earliest, so which jobs may pass which is a property of the one queue.
-import type { AvailabilityProfile } from '../plan/availability.js';
+import type { AvailabilityProfile, Reservation } from '../plan/availability.js';
 import type { FreedRegions } from '../plan/freed-regions.js';
 
 export const QUEUE_POLICIES = ['koala', 'fcfs', 'easy', 'cbf'] as const;
@@ -51,6 +51,11 @@ export interface QueueView {
    * Always true for the other policies.
    */
   freed(clusterIndex: number): boolean;
+  /**
+   * Puts a placed job's holding in cluster i's plan, as `plan(i).reserve` does; the view may put it in at its next
+   * question instead (a pass's last placement then builds no plan). Absent: `plan(i).reserve`.
+   */
+  hold?(clusterIndex: number, holding: Reservation): void;
   /** How many of the waiting jobs hold a promise in the plans (0 for a policy without promises). */
   readonly promised: number;
   /**
@@ -206,6 +211,8 @@ export function holdInPlans(
 ): void {
   for (let i = 0; i < processors.length; i++) {
     const p = processors[i]!;
-    view.plan(p.cluster).reserve({ id: `${job.id}#${i}`, n: p.processors, start: view.now, duration: job.walltime });
+    const holding = { id: `${job.id}#${i}`, n: p.processors, start: view.now, duration: job.walltime };
+    if (view.hold !== undefined) view.hold(p.cluster, holding);
+    else view.plan(p.cluster).reserve(holding);
   }
 }
