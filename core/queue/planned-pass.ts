@@ -82,8 +82,21 @@ export interface ProfiledHold {
 
 const NO_HOLDS: readonly ProfiledHold[] = [];
 
-/** Whether f is above g anywhere from `from` on (walks both breakpoint lists once; nothing allocated). */
+/** Whether f is above g anywhere from `from` on (risingRuns without a visitor: the walk stops at the first rise). */
 export function risesAbove(f: StepFunction, g: StepFunction, from: number): boolean {
+  return risingRuns(f, g, from);
+}
+
+/**
+ * Visits each maximal run [a, b) from `from` on where f is above g (walks both breakpoint lists once, allocating
+ * nothing); returns whether there was one. Without `visit`, returns at the first rise.
+ */
+export function risingRuns(
+  f: StepFunction,
+  g: StepFunction,
+  from: number,
+  visit?: (a: number, b: number) => void,
+): boolean {
   const ft = f.times;
   const fv = f.values;
   const gt = g.times;
@@ -93,42 +106,15 @@ export function risesAbove(f: StepFunction, g: StepFunction, from: number): bool
   let j = upperIndex(gt, from);
   let a = i > 0 ? fv[i - 1]! : f.initial;
   let b = j > 0 ? gv[j - 1]! : g.initial;
-  for (;;) {
-    if (a > b) return true;
-    const tf = i < ft.length ? ft[i]! : Number.POSITIVE_INFINITY;
-    const tg = j < gt.length ? gt[j]! : Number.POSITIVE_INFINITY;
-    if (tf === Number.POSITIVE_INFINITY && tg === Number.POSITIVE_INFINITY) return false;
-    if (tf <= tg) a = fv[i++]!;
-    if (tg <= tf) b = gv[j++]!;
-  }
-}
-
-/**
- * Visits each maximal run [a, b) from `from` on where f is above g (walks both breakpoint lists once); returns whether
- * there was one.
- */
-export function risingRuns(
-  f: StepFunction,
-  g: StepFunction,
-  from: number,
-  visit: (a: number, b: number) => void,
-): boolean {
-  const ft = f.times;
-  const fv = f.values;
-  const gt = g.times;
-  const gv = g.values;
-  let i = upperIndex(ft, from);
-  let j = upperIndex(gt, from);
-  let a = i > 0 ? fv[i - 1]! : f.initial;
-  let b = j > 0 ? gv[j - 1]! : g.initial;
   let t = from;
   let runFrom = Number.NaN;
   let any = false;
   for (;;) {
     if (a > b) {
+      if (visit === undefined) return true;
       if (runFrom !== runFrom) runFrom = t;
     } else if (runFrom === runFrom) {
-      visit(runFrom, t);
+      visit!(runFrom, t);
       any = true;
       runFrom = Number.NaN;
     }
@@ -140,7 +126,7 @@ export function risingRuns(
     if (tg <= tf) b = gv[j++]!;
   }
   if (runFrom === runFrom) {
-    visit(runFrom, Number.POSITIVE_INFINITY);
+    visit!(runFrom, Number.POSITIVE_INFINITY);
     any = true;
   }
   return any;
@@ -178,8 +164,15 @@ export class PlannedPass {
   /** The earliest reserved start of the pass running, and the earliest wake-up asked for and not yet due. */
   private earliestReserved = Number.POSITIVE_INFINITY;
   private wakeAsked = Number.POSITIVE_INFINITY;
-  /** What the last pass of a policy with promises started from: events, settings and capacities (see `unchanged`). */
-  private lastSignature = '';
+  /**
+   * What the last pass of a policy with promises left: the events so far, the policy, depth and priority, and each
+   * cluster's capacity (see `unchanged`); `lastEvents` -1: no such pass.
+   */
+  private lastEvents = -1;
+  private lastPolicyName = '';
+  private lastDepth: number | undefined;
+  private lastPriority: string | undefined;
+  private readonly lastCapacity: number[] = [];
   /** The placed jobs at the end of the last pass of a policy with promises: how many, and the sum of their numbers. */
   private lastPlaced = '';
   /** The policy whose passes planned nothing (KOALA's: the scheduler's own scan runs). */
@@ -279,13 +272,11 @@ export class PlannedPass {
     const sorted = priority?.score !== undefined;
     let ordered: readonly JobRecord[] | undefined;
     let view: QueueView;
-    let signature = '';
     const holds = this.host.profiledHolds?.(now) ?? NO_HOLDS;
     if (policy.promises) {
       // Decision: a pass of a policy with promises (a poll's) when nothing changed since the last one (no event, the
       // same settings and capacities) and no promise is due would keep every promise and start nothing: it is skipped.
-      signature = this.signature(policy, depth, priority);
-      if (signature === this.lastSignature && now < this.wakeAsked) return true;
+      if (now < this.wakeAsked && this.unchanged(policy, depth, priority)) return true;
       ordered = sorted ? prioritized(queue.list(), priority!, now, prioritizedJob) : queue.list();
       view = this.promisingView(policy, ordered, now, holds);
     } else view = this.view(now);
@@ -311,9 +302,12 @@ export class PlannedPass {
       queue.scan(() => 'kept');
     }
     if (policy.promises) {
+      // The next pass compares its plans with these only for promises kept (see promisingView): without any, none is
+      // drawn (the free processors of a plan are made on demand, from all its holdings).
+      const kept = this.anyPromise(queue);
       for (let c = 0; c < this.lastFree.length; c++) {
-        this.lastPlans[c] = view.plan(c);
-        this.lastFree[c] = view.plan(c).free;
+        this.lastPlans[c] = kept ? view.plan(c) : undefined;
+        this.lastFree[c] = kept ? view.plan(c).free : undefined;
       }
       // Decision: a promised start is a time to act at even when no job ends then (the plan's holes are where
       // walltimes end, but a job that ended early opens one between them): the first is woken for, once.
@@ -322,11 +316,11 @@ export class PlannedPass {
         this.wakeAsked = this.earliestReserved;
         this.host.wake(this.earliestReserved);
       }
-      this.lastSignature = this.signature(policy, depth, priority);
+      this.keepSignature(policy, depth, priority);
       this.lastPlaced = this.placedSignature();
     } else {
       this.lastPolicy = '';
-      this.lastSignature = '';
+      this.lastEvents = -1;
     }
     this.promises.clear();
     this.holds = NO_HOLDS;
@@ -346,10 +340,37 @@ export class PlannedPass {
     return `${count}:${sum}`;
   }
 
-  private signature(policy: QueuePolicy, depth: number | undefined, priority: QueuePriority | undefined): string {
-    let capacity = '';
-    for (let c = 0; c < this.host.grid.clusters.length; c++) capacity += `${this.host.availableFor(c)},`;
-    return `${this.host.eventCount()}|${policy.name}|${depth}|${priority?.name}|${capacity}`;
+  /** Whether the events, settings and capacities are those the last pass of a policy with promises left. */
+  private unchanged(policy: QueuePolicy, depth: number | undefined, priority: QueuePriority | undefined): boolean {
+    const host = this.host;
+    const count = host.grid.clusters.length;
+    if (
+      host.eventCount() !== this.lastEvents ||
+      policy.name !== this.lastPolicyName ||
+      depth !== this.lastDepth ||
+      priority?.name !== this.lastPriority ||
+      count !== this.lastCapacity.length
+    )
+      return false;
+    for (let c = 0; c < count; c++) if (!same(host.availableFor(c), this.lastCapacity[c]!)) return false;
+    return true;
+  }
+
+  private keepSignature(policy: QueuePolicy, depth: number | undefined, priority: QueuePriority | undefined): void {
+    const host = this.host;
+    const count = host.grid.clusters.length;
+    this.lastEvents = host.eventCount();
+    this.lastPolicyName = policy.name;
+    this.lastDepth = depth;
+    this.lastPriority = priority?.name;
+    this.lastCapacity.length = count;
+    for (let c = 0; c < count; c++) this.lastCapacity[c] = host.availableFor(c);
+  }
+
+  /** Whether a waiting job holds a promise (a planned start) after a pass. */
+  private anyPromise(queue: PlacementQueue): boolean {
+    for (const job of queue.list()) if (job.plannedStart !== undefined) return true;
+    return false;
   }
 
   private visit(pass: QueuePass, job: JobRecord, now: number): TryOutcome {
@@ -801,11 +822,15 @@ export class PlannedPass {
       }
     }
     if (holds.length > 0) promised -= this.dropPromisesInto(holds, plans, jobs, now);
+    const regions = this.freedRegions;
+    // Without a promise kept, no job is compressed: what rose matters to no search (a job reserved later is checked
+    // then, after any rise logged now), and the last pass drew no plan to compare with (see run).
+    if (promised === 0)
+      return { now, clusterCount, plan: (c) => plans[c]!, freed: () => false, promised, freedRegions: regions };
     // Decision: as pyss and batsched do, every job's end (early or at its walltime) compresses the whole plan: a move
     // made late in the last pass may have opened a hole for a job taken before it, which only the next end offers it.
     const ended = this.placedSignature() !== this.lastPlaced;
     // Where a plan rose above the last pass's end is logged, with the most it has free there now.
-    const regions = this.freedRegions;
     const freed = plans.map((plan, c) => {
       const last = this.lastFree[c];
       if (last === undefined) return true;
@@ -832,6 +857,11 @@ function reserveHold(view: Pick<QueueView, 'clusterCount' | 'now' | 'plan'>, h: 
     t += s.duration;
   }
   return ids;
+}
+
+/** Equal numbers, NaN equal to itself (as their decimal forms were compared before). */
+function same(a: number, b: number): boolean {
+  return a === b || (a !== a && b !== b);
 }
 
 /** Plans built in one pass beyond which a pass asks every cluster for the most free (see mostFreeFromNow). */
