@@ -13,6 +13,7 @@ import { SimulatedApplications } from './applications.js';
 import { EventEngine } from './engine.js';
 import { MetricsCollector } from './metrics.js';
 import { SimulatedCluster } from './simulated-cluster.js';
+import { WalltimeKills } from './walltime-kills.js';
 import type { JobStream, JobStreamSettings } from './workloads/stream.js';
 
 export interface SimulationConfig {
@@ -127,6 +128,7 @@ export class SimWorld {
       (jobId) => this.scheduler.job(jobId)?.backfilled ?? false,
     );
     const recordMetrics = config.metrics !== false;
+    const walltimes = new WalltimeKills(this.engine);
     this.clusters = grid.clusters.map(
       (c) =>
         new SimulatedCluster(
@@ -141,6 +143,7 @@ export class SimWorld {
             },
           },
           config.launchDelayS ?? 0,
+          walltimes,
         ),
     );
     this.applications = new SimulatedApplications(
