@@ -96,7 +96,7 @@ writeFileSync(bundleFile, asciiOnly(readFileSync(bundleFile, 'utf8')));
  * inert in a comment.
  */
 function asciiOnly(source) {
-  return source.replace(/[^\x00-\x7f]/g, (c, at) => {
+  return source.replace(/[\u0080-\uffff]/g, (c, at) => {
     // Decision: an escaped non-ASCII character (`\—`, never written in the sources) would change meaning; refuse it.
     if (source[at - 1] === '\\') throw new Error(`bundle-cli: a backslash before "${c}" at ${at} cannot be escaped`);
     return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
