@@ -14,8 +14,8 @@ if (!existsSync(entry)) {
 }
 // A simulate run is a batch computation that nobody watches pause, so its full collections run whole rather than in
 // increments beside the program (issue 17): with incremental marking, a replay's old generation grew to twice what
-// it held live. Peak RSS of the NASA replay: easy 126 -> 115 MiB, cbf 137 -> 117, at the same CPU (LCG and Lublin
-// too). V8 reads the flag each time it would start marking, so setting it now is safe; the code cache is made under it.
+// it held live. Peak RSS of the NASA replay: easy 126 -> 115 MiB; cbf 137 -> 117, or 135 in the runs where no full
+// collection comes before the end; at the same CPU (LCG and Lublin too). V8 reads the flag each time it would start marking, so setting it now is safe; the code cache is made under it.
 // Decision: only `simulate`; the console's host (`serve`) keeps its short incremental pauses.
 if (process.argv[2] === 'simulate') v8.setFlagsFromString('--no-incremental-marking');
 
