@@ -82,8 +82,21 @@ export interface ProfiledHold {
 
 const NO_HOLDS: readonly ProfiledHold[] = [];
 
-/** Whether f is above g anywhere from `from` on (walks both breakpoint lists once; nothing allocated). */
+/** Whether f is above g anywhere from `from` on (risingRuns without a visitor: the walk stops at the first rise). */
 export function risesAbove(f: StepFunction, g: StepFunction, from: number): boolean {
+  return risingRuns(f, g, from);
+}
+
+/**
+ * Visits each maximal run [a, b) from `from` on where f is above g (walks both breakpoint lists once, allocating
+ * nothing); returns whether there was one. Without `visit`, returns at the first rise.
+ */
+export function risingRuns(
+  f: StepFunction,
+  g: StepFunction,
+  from: number,
+  visit?: (a: number, b: number) => void,
+): boolean {
   const ft = f.times;
   const fv = f.values;
   const gt = g.times;
@@ -93,42 +106,15 @@ export function risesAbove(f: StepFunction, g: StepFunction, from: number): bool
   let j = upperIndex(gt, from);
   let a = i > 0 ? fv[i - 1]! : f.initial;
   let b = j > 0 ? gv[j - 1]! : g.initial;
-  for (;;) {
-    if (a > b) return true;
-    const tf = i < ft.length ? ft[i]! : Number.POSITIVE_INFINITY;
-    const tg = j < gt.length ? gt[j]! : Number.POSITIVE_INFINITY;
-    if (tf === Number.POSITIVE_INFINITY && tg === Number.POSITIVE_INFINITY) return false;
-    if (tf <= tg) a = fv[i++]!;
-    if (tg <= tf) b = gv[j++]!;
-  }
-}
-
-/**
- * Visits each maximal run [a, b) from `from` on where f is above g (walks both breakpoint lists once); returns whether
- * there was one.
- */
-export function risingRuns(
-  f: StepFunction,
-  g: StepFunction,
-  from: number,
-  visit: (a: number, b: number) => void,
-): boolean {
-  const ft = f.times;
-  const fv = f.values;
-  const gt = g.times;
-  const gv = g.values;
-  let i = upperIndex(ft, from);
-  let j = upperIndex(gt, from);
-  let a = i > 0 ? fv[i - 1]! : f.initial;
-  let b = j > 0 ? gv[j - 1]! : g.initial;
   let t = from;
   let runFrom = Number.NaN;
   let any = false;
   for (;;) {
     if (a > b) {
+      if (visit === undefined) return true;
       if (runFrom !== runFrom) runFrom = t;
     } else if (runFrom === runFrom) {
-      visit(runFrom, t);
+      visit!(runFrom, t);
       any = true;
       runFrom = Number.NaN;
     }
@@ -140,7 +126,7 @@ export function risingRuns(
     if (tg <= tf) b = gv[j++]!;
   }
   if (runFrom === runFrom) {
-    visit(runFrom, Number.POSITIVE_INFINITY);
+    visit!(runFrom, Number.POSITIVE_INFINITY);
     any = true;
   }
   return any;
@@ -178,8 +164,15 @@ export class PlannedPass {
   /** The earliest reserved start of the pass running, and the earliest wake-up asked for and not yet due. */
   private earliestReserved = Number.POSITIVE_INFINITY;
   private wakeAsked = Number.POSITIVE_INFINITY;
-  /** What the last pass of a policy with promises started from: events, settings and capacities (see `unchanged`). */
-  private lastSignature = '';
+  /**
+   * What the last pass of a policy with promises left: the events so far, the policy, depth and priority, and each
+   * cluster's capacity (see `unchanged`); `lastEvents` -1: no such pass.
+   */
+  private lastEvents = -1;
+  private lastPolicyName = '';
+  private lastDepth: number | undefined;
+  private lastPriority: string | undefined;
+  private readonly lastCapacity: number[] = [];
   /** The placed jobs at the end of the last pass of a policy with promises: how many, and the sum of their numbers. */
   private lastPlaced = '';
   /** The policy whose passes planned nothing (KOALA's: the scheduler's own scan runs). */
@@ -219,6 +212,40 @@ export class PlannedPass {
    * clusters, and whether something moved on a cluster without one since the pass began.
    */
   private passPlans: Array<AvailabilityProfile | undefined> | undefined;
+  /**
+   * The view of every pass but a promising one's, made once: passes never overlap, and the view asks this pass for
+   * what it answers (`passPlan` ...), so that a pass makes no closures. Its plans (`plansInPass`, built so far: those
+   * in `built`) are let go at the next pass's start; whether the holdings were brought to its time: `refreshedInPass`.
+   */
+  private readonly plainView: { now: number; clusterCount: number } & QueueView = {
+    now: 0,
+    clusterCount: 0,
+    plan: (i) => {
+      this.flushHolds();
+      return this.passPlan(i);
+    },
+    freeFromNow: (i, duration) => this.passFreeFromNow(i, duration),
+    mostFreeFromNow: (duration) => this.passMostFreeFromNow(duration),
+    freed: () => true,
+    promised: 0,
+    hold: (i, r) => {
+      const plan = this.plansInPass[i];
+      if (plan !== undefined && this.heldClusters.length === 0) plan.reserve(r);
+      else {
+        this.heldClusters.push(i);
+        this.heldReservations.push(r);
+      }
+    },
+  };
+  private readonly plansInPass: Array<AvailabilityProfile | undefined> = [];
+  private refreshedInPass = false;
+  /**
+   * Holdings of jobs placed in the plain pass running, not yet in its plans: put in, in order, at the pass's next
+   * question (`flushHolds`), so that a pass whose last question came before its last placement (most passes: one job
+   * arrives, fits and starts) builds no plan for it.
+   */
+  private readonly heldClusters: number[] = [];
+  private readonly heldReservations: Reservation[] = [];
   private readonly built: number[] = [];
   private movedInPass = false;
   /** The pass running: the profiled jobs' steps ahead, how many of them its plans hold, and its view. */
@@ -245,13 +272,11 @@ export class PlannedPass {
     const sorted = priority?.score !== undefined;
     let ordered: readonly JobRecord[] | undefined;
     let view: QueueView;
-    let signature = '';
     const holds = this.host.profiledHolds?.(now) ?? NO_HOLDS;
     if (policy.promises) {
       // Decision: a pass of a policy with promises (a poll's) when nothing changed since the last one (no event, the
       // same settings and capacities) and no promise is due would keep every promise and start nothing: it is skipped.
-      signature = this.signature(policy, depth, priority);
-      if (signature === this.lastSignature && now < this.wakeAsked) return true;
+      if (now < this.wakeAsked && this.unchanged(policy, depth, priority)) return true;
       ordered = sorted ? prioritized(queue.list(), priority!, now, prioritizedJob) : queue.list();
       view = this.promisingView(policy, ordered, now, holds);
     } else view = this.view(now);
@@ -277,9 +302,12 @@ export class PlannedPass {
       queue.scan(() => 'kept');
     }
     if (policy.promises) {
+      // The next pass compares its plans with these only for promises kept (see promisingView): without any, none is
+      // drawn (the free processors of a plan are made on demand, from all its holdings).
+      const kept = this.anyPromise(queue);
       for (let c = 0; c < this.lastFree.length; c++) {
-        this.lastPlans[c] = view.plan(c);
-        this.lastFree[c] = view.plan(c).free;
+        this.lastPlans[c] = kept ? view.plan(c) : undefined;
+        this.lastFree[c] = kept ? view.plan(c).free : undefined;
       }
       // Decision: a promised start is a time to act at even when no job ends then (the plan's holes are where
       // walltimes end, but a job that ended early opens one between them): the first is woken for, once.
@@ -288,11 +316,11 @@ export class PlannedPass {
         this.wakeAsked = this.earliestReserved;
         this.host.wake(this.earliestReserved);
       }
-      this.lastSignature = this.signature(policy, depth, priority);
+      this.keepSignature(policy, depth, priority);
       this.lastPlaced = this.placedSignature();
     } else {
       this.lastPolicy = '';
-      this.lastSignature = '';
+      this.lastEvents = -1;
     }
     this.promises.clear();
     this.holds = NO_HOLDS;
@@ -312,10 +340,37 @@ export class PlannedPass {
     return `${count}:${sum}`;
   }
 
-  private signature(policy: QueuePolicy, depth: number | undefined, priority: QueuePriority | undefined): string {
-    let capacity = '';
-    for (let c = 0; c < this.host.grid.clusters.length; c++) capacity += `${this.host.availableFor(c)},`;
-    return `${this.host.eventCount()}|${policy.name}|${depth}|${priority?.name}|${capacity}`;
+  /** Whether the events, settings and capacities are those the last pass of a policy with promises left. */
+  private unchanged(policy: QueuePolicy, depth: number | undefined, priority: QueuePriority | undefined): boolean {
+    const host = this.host;
+    const count = host.grid.clusters.length;
+    if (
+      host.eventCount() !== this.lastEvents ||
+      policy.name !== this.lastPolicyName ||
+      depth !== this.lastDepth ||
+      priority?.name !== this.lastPriority ||
+      count !== this.lastCapacity.length
+    )
+      return false;
+    for (let c = 0; c < count; c++) if (!same(host.availableFor(c), this.lastCapacity[c]!)) return false;
+    return true;
+  }
+
+  private keepSignature(policy: QueuePolicy, depth: number | undefined, priority: QueuePriority | undefined): void {
+    const host = this.host;
+    const count = host.grid.clusters.length;
+    this.lastEvents = host.eventCount();
+    this.lastPolicyName = policy.name;
+    this.lastDepth = depth;
+    this.lastPriority = priority?.name;
+    this.lastCapacity.length = count;
+    for (let c = 0; c < count; c++) this.lastCapacity[c] = host.availableFor(c);
+  }
+
+  /** Whether a waiting job holds a promise (a planned start) after a pass. */
+  private anyPromise(queue: PlacementQueue): boolean {
+    for (const job of queue.list()) if (job.plannedStart !== undefined) return true;
+    return false;
   }
 
   private visit(pass: QueuePass, job: JobRecord, now: number): TryOutcome {
@@ -536,67 +591,100 @@ export class PlannedPass {
    * pass's first question about it (placements later in the pass are in its plan as reservations).
    */
   private view(now: number): QueueView {
-    const host = this.host;
-    const clusterCount = host.grid.clusters.length;
-    // The clusters the last pass built plans on go back into the index (a refresh below sets those that moved).
-    for (const i of this.built) if (i < this.byFree.size) this.byFree.set(i, this.freeNow[i]!);
+    const clusterCount = this.host.grid.clusters.length;
+    const plans = this.plansInPass;
+    // The clusters the last pass built plans on go back into the index (a refresh below sets those that moved), and
+    // their plans are let go.
+    for (const i of this.built) {
+      if (i < this.byFree.size) this.byFree.set(i, this.freeNow[i]!);
+      plans[i] = undefined;
+    }
     if (this.built.length > 0) this.built.length = 0;
+    if (plans.length !== clusterCount) plans.length = clusterCount;
     this.movedInPass = false;
-    const plans = new Array<AvailabilityProfile | undefined>(clusterCount);
     this.passPlans = plans;
-    let refreshed = false;
-    const ready = (): void => {
-      if (refreshed) return;
-      refreshed = true;
-      this.refresh(now);
-    };
-    const build = (i: number): AvailabilityProfile => {
-      ready();
-      const kept = this.kept[i]!;
-      // A cluster left out of the refresh had nothing due: bringing its holdings to now only moves their clock.
-      if (kept.now !== now) kept.advance(now, host.runtimeAt);
-      // From now on in this pass its plan answers for it, reservations in: out of the index.
-      this.built.push(i);
-      this.byFree.set(i, Number.NEGATIVE_INFINITY);
-      const plan = AvailabilityProfile.build({ now, capacity: this.capacityAt[i]!, kept });
-      const sharing = this.sharing[i];
-      if (sharing !== undefined) for (const r of sharedPreallocationHolds(sharing, plan.free, now)) plan.reserve(r);
-      return plan;
-    };
-    return {
-      now,
-      clusterCount,
-      plan: (i: number): AvailabilityProfile => (plans[i] ??= build(i)),
-      freeFromNow: (i: number, duration: number): number => {
-        ready();
-        const plan = plans[i] ?? (this.sharedOn.has(i) ? (plans[i] = build(i)) : undefined);
-        if (plan !== undefined) return plan.freeBetween(now, now + duration);
-        // What the plan would answer, without building it: on a plan with no reservation, what is free from now
-        // only rises, so over any window from now it is what is free now.
-        return this.freeNow[i]!;
-      },
-      mostFreeFromNow: (duration: number): number | undefined => {
-        ready();
-        for (const i of this.sharedOn) plans[i] ??= build(i);
-        const built = this.built;
-        // Decision: past a few plans built in one pass (a head's reservation searched on every cluster), every
-        // cluster is asked instead.
-        if (built.length > MOST_BUILT_ASKED) return undefined;
-        let most = this.byFree.most;
-        let mostFree = most >= 0 ? this.byFree.value(most) : Number.NEGATIVE_INFINITY;
-        for (let k = 0; k < built.length; k++) {
-          const i = built[k]!;
-          const free = plans[i]!.freeBetween(now, now + duration);
-          if (free > mostFree || (free === mostFree && i < most)) {
-            most = i;
-            mostFree = free;
-          }
-        }
-        return mostFree === Number.NEGATIVE_INFINITY ? -1 : most;
-      },
-      freed: () => true,
-      promised: 0,
-    };
+    this.refreshedInPass = false;
+    // The last pass's holdings never asked for go with its plans.
+    if (this.heldClusters.length > 0) {
+      this.heldClusters.length = 0;
+      this.heldReservations.length = 0;
+    }
+    const view = this.plainView;
+    view.now = now;
+    view.clusterCount = clusterCount;
+    return view;
+  }
+
+  /** Brings every cluster's holdings to the pass's time, once per pass (at its first question). */
+  private ready(): void {
+    if (this.refreshedInPass) return;
+    this.refreshedInPass = true;
+    this.refresh(this.plainView.now);
+  }
+
+  /** Puts the holdings of the jobs placed since the pass's last question in its plans (see `heldClusters`). */
+  private flushHolds(): void {
+    const clusters = this.heldClusters;
+    if (clusters.length === 0) return;
+    const reservations = this.heldReservations;
+    for (let k = 0; k < clusters.length; k++) this.passPlan(clusters[k]!).reserve(reservations[k]!);
+    clusters.length = 0;
+    reservations.length = 0;
+  }
+
+  /** Cluster i's plan in the pass running over `plainView`, built on first use. */
+  private passPlan(i: number): AvailabilityProfile {
+    return (this.plansInPass[i] ??= this.build(i));
+  }
+
+  private build(i: number): AvailabilityProfile {
+    this.ready();
+    const now = this.plainView.now;
+    const kept = this.kept[i]!;
+    // A cluster left out of the refresh had nothing due: bringing its holdings to now only moves their clock.
+    if (kept.now !== now) kept.advance(now, this.host.runtimeAt);
+    // From now on in this pass its plan answers for it, reservations in: out of the index.
+    this.built.push(i);
+    this.byFree.set(i, Number.NEGATIVE_INFINITY);
+    const plan = AvailabilityProfile.build({ now, capacity: this.capacityAt[i]!, kept });
+    const sharing = this.sharing[i];
+    if (sharing !== undefined) for (const r of sharedPreallocationHolds(sharing, plan.free, now)) plan.reserve(r);
+    return plan;
+  }
+
+  private passFreeFromNow(i: number, duration: number): number {
+    this.ready();
+    this.flushHolds();
+    const plans = this.plansInPass;
+    const plan = plans[i] ?? (this.sharedOn.has(i) ? (plans[i] = this.build(i)) : undefined);
+    const now = this.plainView.now;
+    if (plan !== undefined) return plan.freeBetween(now, now + duration);
+    // What the plan would answer, without building it: on a plan with no reservation, what is free from now
+    // only rises, so over any window from now it is what is free now.
+    return this.freeNow[i]!;
+  }
+
+  private passMostFreeFromNow(duration: number): number | undefined {
+    this.ready();
+    this.flushHolds();
+    const plans = this.plansInPass;
+    const now = this.plainView.now;
+    for (const i of this.sharedOn) plans[i] ??= this.build(i);
+    const built = this.built;
+    // Decision: past a few plans built in one pass (a head's reservation searched on every cluster), every
+    // cluster is asked instead.
+    if (built.length > MOST_BUILT_ASKED) return undefined;
+    let most = this.byFree.most;
+    let mostFree = most >= 0 ? this.byFree.value(most) : Number.NEGATIVE_INFINITY;
+    for (let k = 0; k < built.length; k++) {
+      const i = built[k]!;
+      const free = plans[i]!.freeBetween(now, now + duration);
+      if (free > mostFree || (free === mostFree && i < most)) {
+        most = i;
+        mostFree = free;
+      }
+    }
+    return mostFree === Number.NEGATIVE_INFINITY ? -1 : most;
   }
 
   /**
@@ -610,6 +698,7 @@ export class PlannedPass {
     const host = this.host;
     if (this.passPlans === undefined || this.passPlans.length <= FEW_CLUSTERS || room.most < 0 || this.pastEnd > 0)
       return undefined;
+    this.flushHolds();
     if (host.roomAtLeastAvailable === undefined || !host.roomAtLeastAvailable(job)) return undefined;
     if (host.drainMoved === undefined || this.built.length > MOST_BUILT_ASKED) return undefined;
     host.drainMoved((i) => {
@@ -733,11 +822,15 @@ export class PlannedPass {
       }
     }
     if (holds.length > 0) promised -= this.dropPromisesInto(holds, plans, jobs, now);
+    const regions = this.freedRegions;
+    // Without a promise kept, no job is compressed: what rose matters to no search (a job reserved later is checked
+    // then, after any rise logged now), and the last pass drew no plan to compare with (see run).
+    if (promised === 0)
+      return { now, clusterCount, plan: (c) => plans[c]!, freed: () => false, promised, freedRegions: regions };
     // Decision: as pyss and batsched do, every job's end (early or at its walltime) compresses the whole plan: a move
     // made late in the last pass may have opened a hole for a job taken before it, which only the next end offers it.
     const ended = this.placedSignature() !== this.lastPlaced;
     // Where a plan rose above the last pass's end is logged, with the most it has free there now.
-    const regions = this.freedRegions;
     const freed = plans.map((plan, c) => {
       const last = this.lastFree[c];
       if (last === undefined) return true;
@@ -764,6 +857,11 @@ function reserveHold(view: Pick<QueueView, 'clusterCount' | 'now' | 'plan'>, h: 
     t += s.duration;
   }
   return ids;
+}
+
+/** Equal numbers, NaN equal to itself (as their decimal forms were compared before). */
+function same(a: number, b: number): boolean {
+  return a === b || (a !== a && b !== b);
 }
 
 /** Plans built in one pass beyond which a pass asks every cluster for the most free (see mostFreeFromNow). */

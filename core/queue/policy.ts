@@ -4,7 +4,7 @@
 // policy is a file registered by name in registry.ts.
 // Decision: one policy for the whole queue, not one per cluster: a waiting job may start on any cluster and its
 // reservation goes where it starts earliest, so which jobs may pass which is a property of the one queue.
-import type { AvailabilityProfile } from '../plan/availability.js';
+import type { AvailabilityProfile, Reservation } from '../plan/availability.js';
 import type { FreedRegions } from '../plan/freed-regions.js';
 
 export const QUEUE_POLICIES = ['koala', 'fcfs', 'easy', 'cbf'] as const;
@@ -51,6 +51,11 @@ export interface QueueView {
    * Always true for the other policies.
    */
   freed(clusterIndex: number): boolean;
+  /**
+   * Puts a placed job's holding in cluster i's plan, as `plan(i).reserve` does; the view may put it in at its next
+   * question instead (a pass's last placement then builds no plan). Absent: `plan(i).reserve`.
+   */
+  hold?(clusterIndex: number, holding: Reservation): void;
   /** How many of the waiting jobs hold a promise in the plans (0 for a policy without promises). */
   readonly promised: number;
   /**
@@ -75,7 +80,47 @@ export const NO_ROOM: ClusterRoom = Object.freeze({ on: () => 0, most: -1 });
 export function roomOf(values: readonly number[]): ClusterRoom {
   let most = -1;
   for (let i = 0; i < values.length; i++) if (values[i]! > 0 && (most < 0 || values[i]! > values[most]!)) most = i;
-  return { on: (i) => values[i] ?? 0, most };
+  return new RoomByCluster(values, most);
+}
+
+// The rooms below are classes, not literals with an arrow: a pass makes one per job, and a literal's arrow is one
+// more object each time.
+
+class RoomByCluster implements ClusterRoom {
+  constructor(
+    private readonly values: readonly number[],
+    readonly most: number,
+  ) {}
+
+  on(i: number): number {
+    return this.values[i] ?? 0;
+  }
+}
+
+/** Room on one cluster only. */
+class RoomOnOne implements ClusterRoom {
+  constructor(
+    readonly most: number,
+    private readonly room: number,
+  ) {}
+
+  on(i: number): number {
+    return i === this.most ? this.room : 0;
+  }
+}
+
+/** Room read from the view cluster by cluster when asked (`most` named by the view's index). */
+class RoomFromView implements ClusterRoom {
+  constructor(
+    private readonly job: WaitingJob,
+    private readonly view: QueueView,
+    readonly most: number,
+  ) {}
+
+  on(c: number): number {
+    const room = freeOverWalltime(this.job, this.view, c);
+    return room >= this.job.need ? room : 0;
+  }
 }
 
 /** Whether some cluster has room for `need`. */
@@ -131,34 +176,31 @@ export const FEW_CLUSTERS = 8;
 
 /** Room now on each cluster for a job: what its plan has free over the job's whole walltime from now, or 0. */
 export function roomOverWalltime(job: WaitingJob, view: QueueView): ClusterRoom {
-  const free = (c: number): number =>
-    view.freeFromNow !== undefined
-      ? view.freeFromNow(c, job.walltime)
-      : view.plan(c).freeBetween(view.now, view.now + job.walltime);
   if (job.cluster !== undefined) {
     const pinned = job.cluster;
-    const room = free(pinned);
-    return room >= job.need ? { on: (c) => (c === pinned ? room : 0), most: pinned } : NO_ROOM;
+    const room = freeOverWalltime(job, view, pinned);
+    return room >= job.need ? new RoomOnOne(pinned, room) : NO_ROOM;
   }
   // Decision: on a few clusters, asking each costs no more than the index (and asks the one it names only once).
   const most = view.clusterCount > FEW_CLUSTERS ? view.mostFreeFromNow?.(job.walltime) : undefined;
   if (most !== undefined) {
     // Read cluster by cluster when asked: what the index says is the most is enough to tell whether any has room.
-    if (most < 0 || free(most) < job.need) return NO_ROOM;
-    return {
-      on: (c) => {
-        const room = free(c);
-        return room >= job.need ? room : 0;
-      },
-      most,
-    };
+    if (most < 0 || freeOverWalltime(job, view, most) < job.need) return NO_ROOM;
+    return new RoomFromView(job, view, most);
   }
   const room = new Array<number>(view.clusterCount).fill(0);
   for (let c = 0; c < view.clusterCount; c++) {
-    const f = free(c);
+    const f = freeOverWalltime(job, view, c);
     if (f >= job.need) room[c] = f;
   }
   return roomOf(room);
+}
+
+/** What cluster c's plan has free over the job's whole walltime from now. */
+function freeOverWalltime(job: WaitingJob, view: QueueView, c: number): number {
+  return view.freeFromNow !== undefined
+    ? view.freeFromNow(c, job.walltime)
+    : view.plan(c).freeBetween(view.now, view.now + job.walltime);
 }
 
 /** Records a placed job in the plans: it holds its processors from now until now + its walltime. */
@@ -169,6 +211,8 @@ export function holdInPlans(
 ): void {
   for (let i = 0; i < processors.length; i++) {
     const p = processors[i]!;
-    view.plan(p.cluster).reserve({ id: `${job.id}#${i}`, n: p.processors, start: view.now, duration: job.walltime });
+    const holding = { id: `${job.id}#${i}`, n: p.processors, start: view.now, duration: job.walltime };
+    if (view.hold !== undefined) view.hold(p.cluster, holding);
+    else view.plan(p.cluster).reserve(holding);
   }
 }

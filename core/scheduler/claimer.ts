@@ -30,19 +30,19 @@ export class Claimer {
   /** Seconds to stage the job's input files to where its components were placed (components stage in parallel). */
   stagingTime(job: JobRecord): number {
     const specs = job.spec.components;
+    const placed = job.components;
     let longest = 0;
-    job.components.forEach((placed, i) => {
+    for (let i = 0; i < placed.length; i++) {
       // A flexible split may yield more components than the spec; each part needs the files of the whole job.
-      const files = specs.length === job.components.length ? specs[i]!.inputFiles : specs.flatMap((c) => c.inputFiles);
-      longest = Math.max(longest, this.host.grid.transferTime(files, placed.cluster));
-    });
+      const files = specs.length === placed.length ? specs[i]!.inputFiles : specs.flatMap((c) => c.inputFiles);
+      longest = Math.max(longest, this.host.grid.transferTime(files, placed[i]!.cluster));
+    }
     return longest;
   }
 
   claim(job: JobRecord, now: number): void {
     const start = now + this.stagingTime(job);
-    const reservable = job.components.every((c) => this.host.grid.cluster(c.cluster)?.supportsReservations === true);
-    if (start === now || reservable) {
+    if (start === now || this.reservable(job)) {
       this.host.claimed(job, now);
       this.launchAt(job, start, now);
       return;
@@ -60,6 +60,12 @@ export class Claimer {
     });
   }
 
+  /** Whether every cluster the job was placed on supports reservations. */
+  private reservable(job: JobRecord): boolean {
+    for (const c of job.components) if (this.host.grid.cluster(c.cluster)?.supportsReservations !== true) return false;
+    return true;
+  }
+
   private launchAt(job: JobRecord, start: number, now: number): void {
     if (start <= now) return this.launch(job);
     this.host.timers.at(start, () => {
@@ -70,21 +76,21 @@ export class Claimer {
   /** Hands the job's components to the local managers. */
   private launch(job: JobRecord): void {
     job.launched = true;
-    job.components.forEach((c, component) => {
-      const spec = job.spec.components[Math.min(component, job.spec.components.length - 1)]!;
+    const specs = job.spec.components;
+    const walltime = job.spec.walltime;
+    for (let component = 0; component < job.components.length; component++) {
+      const c = job.components[component]!;
+      const spec = specs[Math.min(component, specs.length - 1)]!;
       // An evolving job's local job starts with its initial size; the rest of its pre-allocation is added by updates.
       const processors = job.evolving ? job.claimed : c.processors;
-      const walltime = job.spec.walltime === undefined ? {} : { walltimeS: job.spec.walltime };
       const manager = this.host.managers[this.host.grid.cluster(c.cluster)!.index]!;
-      manager.submit({
-        jobId: job.id,
-        component,
-        processors,
-        program: spec.program,
-        args: spec.args,
-        tag: `${this.host.tag}:${job.id}`,
-        ...walltime,
-      });
-    });
+      const tag = `${this.host.tag}:${job.id}`;
+      // Without a walltime, no `walltimeS` key (and no object spread to say so).
+      manager.submit(
+        walltime === undefined
+          ? { jobId: job.id, component, processors, program: spec.program, args: spec.args, tag }
+          : { jobId: job.id, component, processors, program: spec.program, args: spec.args, tag, walltimeS: walltime },
+      );
+    }
   }
 }

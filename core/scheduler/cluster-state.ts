@@ -47,13 +47,11 @@ export interface ReadonlyClusterState {
 export class ClusterState implements ReadonlyClusterState {
   readonly cluster: Cluster;
   /**
-   * Whether a value the pass state key reads changed since `stateHash` last read them (state-key.ts); on becoming
+   * Whether a value the pass state key reads changed since `stateValues` last read them (state-key.ts); on becoming
    * stale the cluster joins `#keyWatch`, so the key is made again from the clusters that changed only.
    */
   #keyStale = true;
   #keyWatch: ClusterState[] | undefined;
-  #keyA = 0;
-  #keyB = 0;
   /** Likewise for what `availableFor` reads: whether it may have changed since `availabilitySeen`, and who is told. */
   #availabilityStale = true;
   #availabilityWatch: ClusterState[] | undefined;
@@ -168,27 +166,22 @@ export class ClusterState implements ReadonlyClusterState {
   #lastGrowRoom: number = -1;
 
   /**
-   * This cluster's part of the pass state key (state-key.ts) as two 32-bit hashes of its capacity classes, growth flag,
-   * malleable jobs and last growth; computed again only after one of them changed.
+   * Writes this cluster's part of the pass state key (state-key.ts) into `out`, STATE_VALUES of them: its capacity
+   * classes, growth flag, malleable jobs and last growth. It joins the key's watch again at the next change.
    */
-  stateHash(hash: (values: readonly number[]) => readonly [number, number]): number {
-    if (this.#keyStale) {
-      [this.#keyA, this.#keyB] = hash([
-        this.#background,
-        this.#nonPreemptible,
-        this.#preemptible,
-        this.#preallocatedUnused,
-        this.#offered,
-        this.#reserved,
-        (this.#growDue ? 1 : 0) + this.malleableJobs.length * 2,
-        this.#lastGrowFree + this.#lastGrowRoom * 0x10001,
-      ]);
-      this.#keyStale = false;
-    }
-    return this.#keyA;
+  stateValues(out: Float64Array): void {
+    out[0] = this.#background;
+    out[1] = this.#nonPreemptible;
+    out[2] = this.#preemptible;
+    out[3] = this.#preallocatedUnused;
+    out[4] = this.#offered;
+    out[5] = this.#reserved;
+    out[6] = (this.#growDue ? 1 : 0) + this.malleableJobs.length * 2;
+    out[7] = this.#lastGrowFree + this.#lastGrowRoom * 0x10001;
+    this.#keyStale = false;
   }
 
-  /** From now on, joins `stale` whenever a value `stateHash` reads changes; joins it now, its hash not yet made. */
+  /** From now on, joins `stale` whenever a value `stateValues` reads changes; joins it now, its values not yet read. */
   watchStateHash(stale: ClusterState[]): void {
     this.#keyWatch = stale;
     this.#keyStale = true;
@@ -222,11 +215,6 @@ export class ClusterState implements ReadonlyClusterState {
     if (i < 0) return;
     this.malleableJobs.splice(i, 1);
     this.#touch();
-  }
-
-  /** The second hash of `stateHash`, as of its last call. */
-  get stateHashB(): number {
-    return this.#keyB;
   }
 
   /** Processors its running malleable jobs could still take (up to their caps). */

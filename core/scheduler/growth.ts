@@ -17,6 +17,8 @@ export interface GrowthOperations {
   grow(cluster: ClusterState, free: number, now: number): void;
 }
 
+const NONE_DUE: readonly ClusterState[] = [];
+
 export class GrowthTrigger {
   /** Clusters whose growth flag went up, in the order it did (duplicates and lowered flags dropped when read). */
   private dueList: ClusterState[] = [];
@@ -52,7 +54,14 @@ export class GrowthTrigger {
   }
 
   /** Clusters where growth is due, in grid order; each pass reads this rather than every cluster. */
-  dueClusters(): ClusterState[] {
+  dueClusters(): readonly ClusterState[] {
+    // The usual lists, none or one cluster, without the copies below (a pass reads this every time).
+    if (this.dueList.length === 0) return NONE_DUE;
+    if (this.dueList.length === 1) {
+      if (this.dueList[0]!.growDue) return [this.dueList[0]!];
+      this.dueList.length = 0;
+      return NONE_DUE;
+    }
     // A cluster stays listed while its flag is up (busy, or skipped by the approach); duplicates are dropped here.
     const due = this.dueList.filter((c, i, all) => c.growDue && all.indexOf(c) === i);
     due.sort((a, b) => a.cluster.index - b.cluster.index);

@@ -671,13 +671,13 @@ export class Scheduler {
 
   /** What a pass decides from, hashed (state-key.ts): two passes at one instant from equal states decide the same. */
   stateKey(): number {
-    return this.passState.key([
+    return this.passState.key(
       this.epoch,
       this.pollRound,
       this.queue.length,
       this.unfinished,
       this.malleability.running,
-    ]);
+    );
   }
 
   /** An answer from a local manager or an application. */
@@ -748,14 +748,23 @@ export class Scheduler {
 
   /** `arrivals`: the pass only tries these newly submitted jobs, the rest of the queue is not scanned. */
   private passContext(now: number, arrivals?: readonly JobRecord[]): PassContext {
-    const due = this.growth.dueClusters();
-    return {
-      clusters: this.clusters,
-      growthDue: due,
-      growRunning: (state) => this.growth.growRunning(this.clusters[state.cluster.index]!, now),
-      scanQueue: ({ shrinkToPlace }) => this.scanQueue(shrinkToPlace, now, arrivals),
-    };
+    const context = this.context;
+    context.clusters = this.clusters;
+    context.growthDue = this.growth.dueClusters();
+    this.contextNow = now;
+    this.contextArrivals = arrivals;
+    return context;
   }
+
+  /** What an approach's pass reads (passContext): one object, its pass's time and arrivals in the two fields below. */
+  private readonly context: { clusters: readonly ClusterState[]; growthDue: readonly ClusterState[] } & PassContext = {
+    clusters: [],
+    growthDue: [],
+    growRunning: (state) => this.growth.growRunning(this.clusters[state.cluster.index]!, this.contextNow),
+    scanQueue: ({ shrinkToPlace }) => this.scanQueue(shrinkToPlace, this.contextNow, this.contextArrivals),
+  };
+  private contextNow = 0;
+  private contextArrivals: readonly JobRecord[] | undefined;
 
   /** What a policy's own iteration (DBES) may use of the scheduler: its records read, and acting through its parts. */
   private iterationHost(): IterationHost {
@@ -881,7 +890,8 @@ export class Scheduler {
         () => (job.claimed = this.fpe.owns(job.id) ? components[0]!.processors : componentRequest(job.spec, 0).initial),
       );
     } else for (const c of components) this.ledger.holdRigid(this.clusterOf(c.cluster), c.processors);
-    const where = components.map((c) => `${c.processors} on ${c.cluster}`).join(', ');
+    let where = `${components[0]!.processors} on ${components[0]!.cluster}`;
+    for (let i = 1; i < components.length; i++) where += `, ${components[i]!.processors} on ${components[i]!.cluster}`;
     job.transition('claiming', now, `placed by ${policy}: ${where}`);
     this.emit(now, { type: 'job.placed', jobId: job.id, policy, components });
     this.claimer.claim(job, now);
@@ -992,14 +1002,13 @@ export class Scheduler {
     if (job.sizeHistory.length) job.recordSize(now);
     job.transition(state, now, reason);
     this.unfinished--;
-    this.emit(now, {
-      type: 'job.ended',
-      jobId: job.id,
-      state,
-      reason,
-      tries: job.tries,
-      ...(output ? { output } : {}),
-    });
+    // Without an output, no `output` key (and no object spread into the event to say so).
+    this.emit(
+      now,
+      output
+        ? { type: 'job.ended', jobId: job.id, state, reason, tries: job.tries, output }
+        : { type: 'job.ended', jobId: job.id, state, reason, tries: job.tries },
+    );
     if (job.kind === 'interactive') this.interactive.ended(job.id, now);
     this.fpe.ended(job.id);
     this.malleability.onJobChanged(job, now);

@@ -2,8 +2,11 @@
 // the scheduler stops a round of passes that would only repeat one (issue 11). PassHistory keeps the states seen.
 import type { ClusterState } from './cluster-state.js';
 
+/** How many values a cluster gives the key (ClusterState.stateValues). */
+const STATE_VALUES = 8;
+
 /**
- * Hashes `counts` (the scheduler's own: commands and polls so far, poll round, queue length, live jobs, operations
+ * Hashes the scheduler's counts (its own: commands and polls so far, poll round, queue length, live jobs, operations
  * running) and each cluster's capacity classes (background, non-preemptible, preemptible, pre-allocated, offered,
  * reserved), growth flag, malleable jobs and last growth.
  * Decision: processors that only move between the malleable jobs of a cluster do not count as progress.
@@ -16,6 +19,11 @@ export class PassStateKey {
   private readonly termB: Int32Array;
   private sumA = 0;
   private sumB = 0;
+  /** Scratch: a cluster's values, the scheduler's counts, and the last two hashes of `hash`. */
+  private readonly values = new Float64Array(STATE_VALUES);
+  private readonly counts = new Float64Array(5);
+  private hashA = 0;
+  private hashB = 0;
 
   constructor(clusters: readonly ClusterState[]) {
     this.termA = new Int32Array(clusters.length);
@@ -23,14 +31,19 @@ export class PassStateKey {
     for (const s of clusters) s.watchStateHash(this.stale);
   }
 
-  key(counts: readonly number[]): number {
+  /** The key of the scheduler's counts (see the class comment) and the clusters' values. */
+  /** The key of the scheduler's counts (see the class comment) and the clusters' values. */
+  key(epoch: number, pollRound: number, queued: number, unfinished: number, operations: number): number {
     // The clusters' terms are summed (mod 2^32), so a key is made again from the clusters that changed only: a pass
     // over a large grid where little changed costs nothing per unchanged cluster. Each term mixes in the cluster's
     // index, so two clusters trading their values change the sum.
+    const values = this.values;
     for (const s of this.stale) {
       const i = s.cluster.index;
-      const a = fmix(s.stateHash(clusterHash) ^ Math.imul(i + 1, 0x9e3779b1));
-      const b = fmix(s.stateHashB ^ Math.imul(i + 1, 0x85ebca6b) ^ 0x5bd1e995);
+      s.stateValues(values);
+      this.hash(values, STATE_VALUES, 0x9e3779b1, 0x85ebca6b);
+      const a = fmix(this.hashA ^ Math.imul(i + 1, 0x9e3779b1));
+      const b = fmix(this.hashB ^ Math.imul(i + 1, 0x85ebca6b) ^ 0x5bd1e995);
       this.sumA = (this.sumA - this.termA[i]! + a) | 0;
       this.sumB = (this.sumB - this.termB[i]! + b) | 0;
       this.termA[i] = a;
@@ -38,12 +51,38 @@ export class PassStateKey {
     }
     // Written only when some cluster changed: setting an array's length is a runtime call, and most keys find none.
     if (this.stale.length > 0) this.stale.length = 0;
-    let h1 = 0x2545f491;
-    for (const c of counts) h1 = mix(h1, c);
+    const counts = this.counts;
+    counts[0] = epoch;
+    counts[1] = pollRound;
+    counts[2] = queued;
+    counts[3] = unfinished;
+    counts[4] = operations;
+    this.hash(counts, 5, 0x2545f491, 0);
+    let h1 = this.hashA;
     const h2 = mix(mix(h1, this.sumB), this.sumA);
     h1 = mix(mix(h1, this.sumA), this.sumB);
     // Two 32-bit hashes in one exact number (53 bits): a false repeat would need both to collide.
     return (h1 >>> 0) * 0x200000 + (fmix(h2) & 0x1fffff);
+  }
+
+  /**
+   * Two independent 32-bit hashes of `values[0..count)` from seeds a and b, into hashA and hashB: `mix` for the
+   * first, written out in the loop, since a key is made twice per pass and a call per value was most of its cost
+   * before the code is optimized (a short run's passes mostly are not).
+   */
+  private hash(values: Float64Array, count: number, a: number, b: number): void {
+    for (let k = 0; k < count; k++) {
+      const v = values[k]!;
+      let m = Math.imul(v | 0, 0xcc9e2d51);
+      m = Math.imul((m << 15) | (m >>> 17), 0x1b873593);
+      a ^= m;
+      a = (a << 13) | (a >>> 19);
+      a = (Math.imul(a, 5) + 0xe6546b64) | 0;
+      b = Math.imul(b ^ (v | 0) ^ Math.floor(v / 0x100000000), 0xc2b2ae35);
+      b = (b << 13) | (b >>> 19);
+    }
+    this.hashA = a;
+    this.hashB = b;
   }
 }
 
@@ -54,18 +93,6 @@ function fmix(h: number): number {
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   return h ^ (h >>> 16);
-}
-
-/** Two independent 32-bit hashes of a cluster's values (passStateKey). */
-function clusterHash(values: readonly number[]): readonly [number, number] {
-  let a = 0x9e3779b1;
-  let b = 0x85ebca6b;
-  for (const v of values) {
-    a = mix(a, v);
-    b = Math.imul(b ^ (v | 0) ^ Math.floor(v / 0x100000000), 0xc2b2ae35);
-    b = (b << 13) | (b >>> 19);
-  }
-  return [a, b];
 }
 
 /** The states the passes at one instant started from and left. */

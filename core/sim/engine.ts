@@ -37,17 +37,7 @@ export class EventEngine {
       this.immediate[this.immediateCount++] = action;
       return;
     }
-    let i = this.times.length;
-    const s = this.seq++;
-    this.times.push(t);
-    this.seqs.push(s);
-    this.actions.push(action);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.before(i, parent)) break;
-      this.swap(i, parent);
-      i = parent;
-    }
+    this.siftUp(this.times.length, t, this.seq++, action);
   }
 
   /** Runs `action` at the current time, after what is already due now. */
@@ -73,50 +63,65 @@ export class EventEngine {
     if (n === 0) return false;
     const t = this.times[0]!;
     const action = this.actions[0]!;
-    const last = n - 1;
-    if (last > 0) {
-      this.times[0] = this.times[last]!;
-      this.seqs[0] = this.seqs[last]!;
-      this.actions[0] = this.actions[last]!;
-    }
-    this.times.pop();
-    this.seqs.pop();
-    this.actions.pop();
-    this.siftDown(0);
+    const lastTime = this.times.pop()!;
+    const lastSeq = this.seqs.pop()!;
+    const lastAction = this.actions.pop()!;
+    if (n > 1) this.siftDown(lastTime, lastSeq, lastAction);
     this.now = t;
     this.processed++;
     action();
     return true;
   }
 
-  private siftDown(i: number): void {
-    const n = this.times.length;
+  // The sifts move a hole instead of swapping: each level writes one entry, and the one placed is written once.
+
+  /** Places (t, seq, action) in the heap from slot `i` (the end, or a hole) up. */
+  private siftUp(i: number, t: number, seq: number, action: Action): void {
+    const times = this.times;
+    const seqs = this.seqs;
+    const actions = this.actions;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const tp = times[parent]!;
+      if (tp < t || (tp === t && seqs[parent]! < seq)) break;
+      times[i] = tp;
+      seqs[i] = seqs[parent]!;
+      actions[i] = actions[parent]!;
+      i = parent;
+    }
+    times[i] = t;
+    seqs[i] = seq;
+    actions[i] = action;
+  }
+
+  /** Places (t, seq, action) in the heap from its root (a hole) down. */
+  private siftDown(t: number, seq: number, action: Action): void {
+    const times = this.times;
+    const seqs = this.seqs;
+    const actions = this.actions;
+    const n = times.length;
+    let i = 0;
     for (;;) {
       const l = 2 * i + 1;
-      if (l >= n) return;
+      if (l >= n) break;
       const r = l + 1;
-      const child = r < n && this.before(r, l) ? r : l;
-      if (!this.before(child, i)) return;
-      this.swap(i, child);
+      let child = l;
+      let tc = times[l]!;
+      if (r < n) {
+        const tr = times[r]!;
+        if (tr < tc || (tr === tc && seqs[r]! < seqs[l]!)) {
+          child = r;
+          tc = tr;
+        }
+      }
+      if (t < tc || (t === tc && seq < seqs[child]!)) break;
+      times[i] = tc;
+      seqs[i] = seqs[child]!;
+      actions[i] = actions[child]!;
       i = child;
     }
-  }
-
-  private before(a: number, b: number): boolean {
-    const ta = this.times[a]!;
-    const tb = this.times[b]!;
-    return ta < tb || (ta === tb && this.seqs[a]! < this.seqs[b]!);
-  }
-
-  private swap(a: number, b: number): void {
-    const t = this.times[a]!;
-    this.times[a] = this.times[b]!;
-    this.times[b] = t;
-    const s = this.seqs[a]!;
-    this.seqs[a] = this.seqs[b]!;
-    this.seqs[b] = s;
-    const x = this.actions[a]!;
-    this.actions[a] = this.actions[b]!;
-    this.actions[b] = x;
+    times[i] = t;
+    seqs[i] = seq;
+    actions[i] = action;
   }
 }

@@ -257,13 +257,17 @@ export class MetricsCollector {
   }
 
   jobs(): JobMetrics[] {
+    return [...this.jobRows()];
+  }
+
+  /** The ended jobs' metrics in the order they ended, each made as it is read (none kept). */
+  *jobRows(): Generator<JobMetrics> {
     const f = this.finished;
-    const rows: JobMetrics[] = [];
     for (let i = 0; i < f.length; i++) {
       const start = f.start(i);
       const end = f.end(i);
       const ran = Number.isFinite(start);
-      rows.push({
+      yield {
         id: f.id(i),
         name: f.name(i),
         kind: f.kind(i),
@@ -283,9 +287,8 @@ export class MetricsCollector {
         tries: f.tryCount(i),
         walltime_s: f.walltime(i),
         backfilled: f.wasBackfilled(i),
-      });
+      };
     }
-    return rows;
   }
 
   clusterUsage(): ClusterUsage[] {

@@ -13,6 +13,8 @@ export interface SimulationHooks {
 export interface SimulationOutcome {
   readonly summary: RunSummary;
   readonly jobs: JobMetrics[];
+  /** The same jobs one at a time, none kept: for a long run's export. */
+  jobRows(): Iterable<JobMetrics>;
   readonly clusters: ClusterUsage[];
   activity(bucketS: number): ActivityBucket[];
   readonly refused: RefusedJob[];
@@ -52,6 +54,7 @@ export function simulate(config: SimulationConfig, hooks: SimulationHooks = {}):
     get jobs() {
       return (jobs ??= world.metrics.jobs());
     },
+    jobRows: () => world.metrics.jobRows(),
     get clusters() {
       return (clusters ??= world.metrics.clusterUsage());
     },

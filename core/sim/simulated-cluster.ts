@@ -5,11 +5,18 @@ import type { ClusterSpec } from '../model/schemas.js';
 import type { LocalJobRequest, LocalManager, ManagerMessage } from '../ports.js';
 import type { EventEngine } from './engine.js';
 import { walltimeReason } from '../model/job.js';
+import { WalltimeKills, type Deadline, type DeadlineOwner } from './walltime-kills.js';
 
 type Pending =
   | { kind: 'background'; processors: number; duration: number }
   | { kind: 'submit'; request: LocalJobRequest }
   | { kind: 'grow'; jobId: string; processors: number };
+
+/** A Concertina job on this cluster. */
+interface LocalJob {
+  processors: number;
+  deadline: Deadline | undefined;
+}
 
 export interface ClusterObserver {
   /** A component of a Concertina job has started with its processors. */
@@ -18,7 +25,7 @@ export interface ClusterObserver {
   usage(clusterIndex: number, concertina: number, background: number): void;
 }
 
-export class SimulatedCluster implements LocalManager {
+export class SimulatedCluster implements LocalManager, DeadlineOwner {
   readonly cluster: string;
   readonly supportsReservations: boolean;
   readonly processors: number;
@@ -26,11 +33,8 @@ export class SimulatedCluster implements LocalManager {
   background = 0;
   private readonly pending: Pending[] = [];
   private head = 0;
-  private readonly allocated = new Map<string, number>();
-  /** Running jobs with a walltime, each with a token of its run (so that a kill applies to that run only). */
-  private readonly timed = new Map<string, number>();
-  /** Runs with a walltime started so far: the number of each is its token in `timed`. */
-  private runs = 0;
+  /** Concertina's jobs here: what each holds, and the deadline of its run when it has a walltime. */
+  private readonly local = new Map<string, LocalJob>();
 
   constructor(
     spec: ClusterSpec,
@@ -40,6 +44,8 @@ export class SimulatedCluster implements LocalManager {
     private readonly observer: ClusterObserver,
     /** Seconds from a Concertina request getting its processors to its local job running (submission, launch). */
     private readonly launchDelayS = 0,
+    /** The walltime deadlines, shared by the clusters of one grid (one of its own by default). */
+    private readonly walltimes = new WalltimeKills(engine),
   ) {
     this.cluster = spec.name;
     this.supportsReservations = spec.supportsReservations;
@@ -52,7 +58,7 @@ export class SimulatedCluster implements LocalManager {
 
   /** Processors a Concertina job holds here. */
   allocatedTo(jobId: string): number {
-    return this.allocated.get(jobId) ?? 0;
+    return this.local.get(jobId)?.processors ?? 0;
   }
 
   submit(request: LocalJobRequest): void {
@@ -71,9 +77,9 @@ export class SimulatedCluster implements LocalManager {
   }
 
   shrink(jobId: string, processors: number): void {
-    const held = this.allocated.get(jobId) ?? 0;
-    const n = Math.min(held, processors);
-    this.allocated.set(jobId, held - n);
+    const job = this.holding(jobId);
+    const n = Math.min(job.processors, processors);
+    job.processors -= n;
     this.concertina -= n;
     this.changed();
   }
@@ -100,11 +106,11 @@ export class SimulatedCluster implements LocalManager {
         removed = true;
       }
     }
-    const held = this.allocated.get(jobId);
-    if (held === undefined && !removed) return;
-    this.allocated.delete(jobId);
-    this.timed.delete(jobId);
-    this.concertina -= held ?? 0;
+    const job = this.local.get(jobId);
+    if (job === undefined && !removed) return;
+    this.local.delete(jobId);
+    if (job?.deadline) this.walltimes.cancel(job.deadline);
+    this.concertina -= job?.processors ?? 0;
     this.deliver({ type: 'finished', cluster: this.cluster, jobId, state, reason });
     this.changed();
   }
@@ -136,7 +142,7 @@ export class SimulatedCluster implements LocalManager {
         if (n <= 0) break;
         startedAny = true;
         this.concertina += n;
-        this.allocated.set(p.jobId, (this.allocated.get(p.jobId) ?? 0) + n);
+        this.holding(p.jobId).processors += n;
         if (grown?.jobId === p.jobId) grown.processors += n;
         else {
           if (grown) this.activateGrow(grown.jobId, grown.processors);
@@ -162,9 +168,10 @@ export class SimulatedCluster implements LocalManager {
       } else {
         const request = p.request;
         this.concertina += need;
-        this.allocated.set(request.jobId, (this.allocated.get(request.jobId) ?? 0) + need);
-        if (this.launchDelayS > 0) this.afterLaunch(request.jobId, () => this.launched(request, need));
-        else this.launched(request, need);
+        const job = this.holding(request.jobId);
+        job.processors += need;
+        if (this.launchDelayS > 0) this.afterLaunch(request.jobId, () => this.launched(request, need, job));
+        else this.launched(request, need, job);
       }
     }
     if (grown) this.activateGrow(grown.jobId, grown.processors);
@@ -176,11 +183,11 @@ export class SimulatedCluster implements LocalManager {
   }
 
   /** A local job of Concertina's runs: the scheduler and the observer are told, and its walltime starts. */
-  private launched(request: LocalJobRequest, processors: number): void {
+  private launched(request: LocalJobRequest, processors: number, job: LocalJob): void {
     const { jobId, component } = request;
     this.deliver({ type: 'started', cluster: this.cluster, jobId, component, processors });
     this.observer.started(jobId, component, processors);
-    if (request.walltimeS !== undefined) this.killAtWalltime(jobId, request.walltimeS);
+    if (request.walltimeS !== undefined) this.killAtWalltime(jobId, job, request.walltimeS);
   }
 
   /**
@@ -189,18 +196,24 @@ export class SimulatedCluster implements LocalManager {
    * past it ends at exactly start + walltime. An application that finishes at that very instant completes: the kill
    * runs after everything else due then.
    */
-  private killAtWalltime(jobId: string, walltimeS: number): void {
-    const at = this.engine.now + walltimeS;
-    // Only the run it was set for: not a later one of the same job (placed again after it ended here).
-    const run = ++this.runs;
-    this.timed.set(jobId, run);
-    // A job that has ended by then (most: their application finished first) needs no second look.
-    this.engine.at(at, () => {
-      if (this.timed.get(jobId) !== run) return;
-      this.engine.soon(() => {
-        if (this.timed.get(jobId) === run) this.end(jobId, 'failed', walltimeReason(walltimeS));
-      });
+  private killAtWalltime(jobId: string, job: LocalJob, walltimeS: number): void {
+    // Only the run it was set for: not an earlier one of the same job (placed again after it ended here).
+    if (job.deadline) this.walltimes.cancel(job.deadline);
+    job.deadline = this.walltimes.set(this, jobId, walltimeS);
+  }
+
+  walltimeDue(deadline: Deadline): void {
+    const { jobId, walltimeS } = deadline;
+    this.engine.soon(() => {
+      if (this.local.get(jobId)?.deadline === deadline) this.end(jobId, 'failed', walltimeReason(walltimeS));
     });
+  }
+
+  /** The job's entry here, made (holding nothing) if it has none. */
+  private holding(jobId: string): LocalJob {
+    let job = this.local.get(jobId);
+    if (job === undefined) this.local.set(jobId, (job = { processors: 0, deadline: undefined }));
+    return job;
   }
 
   private activateGrow(jobId: string, processors: number): void {
@@ -211,7 +224,7 @@ export class SimulatedCluster implements LocalManager {
   private afterLaunch(jobId: string, activate: () => void): void {
     if (this.launchDelayS > 0) {
       this.engine.at(this.engine.now + this.launchDelayS, () => {
-        if (this.allocated.has(jobId)) activate();
+        if (this.local.has(jobId)) activate();
       });
     } else activate();
   }

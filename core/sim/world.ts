@@ -7,11 +7,13 @@ import { componentRequest } from '../model/job.js';
 import type { FieldError } from '../model/result.js';
 import type { GridSpec, JobSpec } from '../model/schemas.js';
 import { Random } from '../random.js';
-import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
+import { malleabilityPolicy } from '../malleability/registry.js';
+import { DEFAULT_SCHEDULER_OPTIONS, Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
 import { SimulatedApplications } from './applications.js';
 import { EventEngine } from './engine.js';
 import { MetricsCollector } from './metrics.js';
 import { SimulatedCluster } from './simulated-cluster.js';
+import { WalltimeKills } from './walltime-kills.js';
 import type { JobStream, JobStreamSettings } from './workloads/stream.js';
 
 export interface SimulationConfig {
@@ -85,6 +87,15 @@ export class SimWorld {
   private instantStart = 0;
   /** Inside `run()` without a callback: no command comes between two instants, so idle polls may be leapt over. */
   private uninterrupted = false;
+  /** Whether the poll of the current instant reached the scheduler, was skipped, or none came (undefined). */
+  private pollNow: 'polled' | 'skipped' | undefined;
+  /**
+   * Nothing has happened since a poll that reached the scheduler found nothing to do: its instant held that poll
+   * alone, its pass left no work at that instant, and every instant since held only a skipped poll (see idlePoll).
+   */
+  private quietSincePoll = false;
+  /** A pass repeated at a later time from the same state decides the same (see idlePoll); fixed for the run. */
+  private readonly passesRepeat: boolean;
 
   constructor(config: SimulationConfig) {
     const grid = buildGrid(config.grid);
@@ -117,6 +128,7 @@ export class SimWorld {
       (jobId) => this.scheduler.job(jobId)?.backfilled ?? false,
     );
     const recordMetrics = config.metrics !== false;
+    const walltimes = new WalltimeKills(this.engine);
     this.clusters = grid.clusters.map(
       (c) =>
         new SimulatedCluster(
@@ -131,6 +143,7 @@ export class SimWorld {
             },
           },
           config.launchDelayS ?? 0,
+          walltimes,
         ),
     );
     this.applications = new SimulatedApplications(
@@ -156,17 +169,25 @@ export class SimWorld {
       !this.endless &&
       this.stream === undefined &&
       (config.background === false || grid.clusters.every((c) => !c.spec.background));
+    // Decision: a policy that brings its own iteration (DBES) is left every poll: its pass is not shown here to repeat.
+    this.passesRepeat =
+      !Number.isFinite(this.scheduler.queue.triesThreshold) &&
+      malleabilityPolicy(config.scheduler?.policy ?? DEFAULT_SCHEDULER_OPTIONS.policy)?.iteration === undefined;
     const pollInterval = config.pollIntervalS ?? DEFAULT_POLL_INTERVAL_S;
     const poll = () => {
       let next = this.engine.now + pollInterval;
       if (!this.idlePoll()) {
         this.polledOnce = true;
+        this.pollNow = 'polled';
         this.scheduler.poll(this.engine.now);
-      } else if (this.uninterrupted && pollInterval > 0) {
-        // Every poll before the engine's next action would be idle too (alone, and nothing changes until then): the
-        // chain goes on from the first poll at or after it, its times summed one interval at a time as before.
-        const work = this.engine.nextTime();
-        if (Number.isFinite(work)) while (next < work) next += pollInterval;
+      } else {
+        this.pollNow = 'skipped';
+        if (this.uninterrupted && pollInterval > 0) {
+          // Every poll before the engine's next action would be idle too (alone, and nothing changes until then): the
+          // chain goes on from the first poll at or after it, its times summed one interval at a time as before.
+          const work = this.engine.nextTime();
+          if (Number.isFinite(work)) while (next < work) next += pollInterval;
+        }
       }
       if (!this.finished) this.engine.at(next, poll);
     };
@@ -243,9 +264,17 @@ export class SimWorld {
     // at that instant (the clusters' releases) still find it, as they would in a run that keeps every job.
     if (t > this.engine.now) this.forgetEnded();
     this.instantStart = this.engine.processed;
+    this.pollNow = undefined;
     while (this.engine.nextTime() === t) this.engine.step();
+    const actions = this.engine.processed - this.instantStart;
+    // A poll alone (with the drain of its clusters' answers), whose pass changes nothing by the scheduler's own key
+    // (state-key.ts) and leaves no work; or, after one, a skipped poll alone. Anything else breaks the quiet.
+    const lonePoll = this.passesRepeat && this.pollNow === 'polled' && actions === 2;
+    const before = lonePoll ? this.scheduler.stateKey() : 0;
     this.scheduler.advance(t);
     const wake = this.scheduler.nextWakeup();
+    if (lonePoll) this.quietSincePoll = this.scheduler.stateKey() === before && this.engine.nextTime() > t && wake > t;
+    else this.quietSincePoll &&= this.pollNow === 'skipped' && actions === 1;
     if (Number.isFinite(wake) && wake > t && wake !== this.wakeAt) {
       this.wakeAt = wake;
       this.engine.at(wake, nothing);
@@ -309,12 +338,15 @@ export class SimWorld {
 
   /**
    * A poll that would change nothing: the first action of its instant and the only one due then (so no other work
-   * shares the instant), a scheduler with no job waiting, no pass or timer due, and only jobs that cannot change size
-   * running, on clusters whose status it already knows. Its pass could only find the same state again (no job to try,
-   * none to grow), so skipping it changes no decision.
+   * shares the instant), no pass or timer due, and only jobs that cannot change size running, on clusters whose
+   * status it already knows; and either no job waiting (its pass could only find the same state again: no job to
+   * try, none to grow), or nothing happened since a poll whose pass did nothing, in a run whose passes repeat: with no
+   * tries limit a failed try counts once, so a waiting job's try changes nothing, and the queue policies decide from
+   * what runs and waits, not from the clock (a backfill that did not fit before the head's reservation fits no better
+   * later; a reservation's start is a running job's end, itself an action). Skipping it changes no decision.
    * Decision: what it does change is not read by a one-shot run: the poll round's number (compared only for equality,
-   * and no job is waiting to compare it) and the clusters' time of last poll (shown by a hosted grid's console, which
-   * never skips: see skipIdlePolls).
+   * and counting tries only under a tries limit) and the clusters' time of last poll (shown by a hosted grid's
+   * console, which never skips: see skipIdlePolls).
    */
   private idlePoll(): boolean {
     const now = this.engine.now;
@@ -324,7 +356,7 @@ export class SimWorld {
       this.changeable.size === 0 &&
       this.engine.processed === this.instantStart + 1 &&
       this.engine.nextTime() > now &&
-      this.scheduler.queue.length === 0 &&
+      (this.scheduler.queue.length === 0 || (this.passesRepeat && this.quietSincePoll)) &&
       this.scheduler.nextWakeup() > now
     );
   }

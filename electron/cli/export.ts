@@ -1,10 +1,10 @@
 // Files the CLI writes: CSV and JSON writers, the output directory, and the tables of one simulation run
 // (summary.json, jobs.csv, utilization.csv, activity.csv).
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { ActivityBucket, ClusterUsage, JobMetrics } from '../../core/sim/metrics.js';
 import type { StepFunction } from '../../core/time/step-function.js';
-import { csvLines, type CsvValue } from '../../core/model/csv.js';
+import { csvField, csvLines, type CsvValue } from '../../core/model/csv.js';
 
 export type { CsvValue };
 
@@ -64,6 +64,50 @@ export async function writeOutput(dir: string, name: string, text: string): Prom
   return file;
 }
 
+/** Characters of CSV gathered before each write of writeCsv. */
+const CSV_CHUNK_CHARS = 1 << 16;
+
+/**
+ * Writes a header and rows to `dir/name` as CSV (the text toCsv makes), a chunk at a time; returns the path written.
+ * A long run's tables are never held whole, as rows or as text: built at the end of a run, on top of the heap the run
+ * left, they took 45 MiB more at the peak of a NASA replay (issue 17).
+ */
+export async function writeCsv(
+  dir: string,
+  name: string,
+  header: readonly string[],
+  rows: Iterable<readonly CsvValue[]>,
+): Promise<string> {
+  const file = path.join(dir, name);
+  const failed = (error: unknown) => new UsageError(`${file}: cannot write (${systemReason(error)})`);
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'w');
+  } catch (error) {
+    throw failed(error);
+  }
+  const write = async (text: string) => {
+    try {
+      await handle.write(text);
+    } catch (error) {
+      throw failed(error);
+    }
+  };
+  try {
+    let chunk = `${header.map(csvField).join(',')}\n`;
+    for (const row of rows) {
+      chunk += `${row.map(csvField).join(',')}\n`;
+      if (chunk.length < CSV_CHUNK_CHARS) continue;
+      await write(chunk);
+      chunk = '';
+    }
+    await write(chunk);
+  } finally {
+    await handle.close();
+  }
+  return file;
+}
+
 /** The reason of a failed file operation in a few words, for messages. */
 export function systemReason(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
@@ -112,19 +156,17 @@ const JOB_COLUMNS = [
   'backfilled',
 ] as const satisfies ReadonlyArray<keyof JobMetrics>;
 
-/** One row per ended job; times never reached (a job that never started) and a walltime not given are empty. */
-export function jobsCsv(jobs: readonly JobMetrics[]): string {
-  return toCsv(
-    JOB_COLUMNS,
-    jobs.map((j) => JOB_COLUMNS.map((c) => j[c])),
-  );
+/** jobs.csv: one row per ended job; times never reached (a job that never started) and a walltime not given are empty. */
+export const JOBS_CSV_HEADER: readonly string[] = JOB_COLUMNS;
+
+export function* jobsCsvRows(jobs: Iterable<JobMetrics>): Generator<CsvValue[]> {
+  for (const j of jobs) yield JOB_COLUMNS.map((c) => j[c]);
 }
 
-export function activityCsv(buckets: readonly ActivityBucket[]): string {
-  return toCsv(
-    ['t', 'grows', 'shrinks'],
-    buckets.map((b) => [b.t, b.grows, b.shrinks]),
-  );
+export const ACTIVITY_CSV_HEADER: readonly string[] = ['t', 'grows', 'shrinks'];
+
+export function* activityCsvRows(buckets: readonly ActivityBucket[]): Generator<CsvValue[]> {
+  for (const b of buckets) yield [b.t, b.grows, b.shrinks];
 }
 
 /** Above this many rows utilization.csv switches from breakpoints to a fixed step (about 3-4 MB). */
@@ -138,15 +180,18 @@ function breakpointTimes(fns: readonly StepFunction[], from: number): number[] {
   return [...times].sort((a, b) => a - b);
 }
 
+export const UTILIZATION_CSV_HEADER: readonly string[] = ['t', 'cluster', 'concertina', 'background', 'processors'];
+
 /**
  * Processors in use over time, per cluster and for the whole grid (cluster `grid`): t, cluster, concertina,
  * background, processors. Rows sit at the usage's breakpoints from t = 0, where the values are exact; when that
- * would make more than UTILIZATION_MAX_ROWS rows, every row is instead the mean over a fixed step starting at t.
+ * would make more than UTILIZATION_MAX_ROWS rows, every row is instead the mean over a fixed step starting at t
+ * (`stepS`). The rows are made as they are read.
  */
-export function utilizationCsv(
+export function utilizationCsvRows(
   clusters: readonly ClusterUsage[],
   endTime: number,
-): { csv: string; stepS: number | undefined } {
+): { rows: Iterable<CsvValue[]>; stepS: number | undefined } {
   const gridName = clusters.some((c) => c.name === 'grid') ? 'grid-total' : 'grid';
   const total = clusters.reduce((s, c) => s + c.processors, 0);
   const perCluster = clusters.map((c) => breakpointTimes([c.concertina, c.background], 0));
@@ -154,46 +199,47 @@ export function utilizationCsv(
     clusters.flatMap((c) => [c.concertina, c.background]),
     0,
   );
-  const rows: CsvValue[][] = [];
   const exactRows = perCluster.reduce((s, ts) => s + ts.length, 0) + all.length;
   const end = Math.max(endTime, all[all.length - 1] ?? 0);
   if (exactRows <= UTILIZATION_MAX_ROWS) {
-    clusters.forEach((c, i) => {
-      for (const t of perCluster[i]!)
-        rows.push([t, c.name, c.concertina.valueAt(t), c.background.valueAt(t), c.processors]);
-    });
-    for (const t of all) {
-      let concertina = 0;
-      let background = 0;
-      for (const c of clusters) {
-        concertina += c.concertina.valueAt(t);
-        background += c.background.valueAt(t);
+    function* exact(): Generator<CsvValue[]> {
+      for (const [i, c] of clusters.entries())
+        for (const t of perCluster[i]!)
+          yield [t, c.name, c.concertina.valueAt(t), c.background.valueAt(t), c.processors];
+      for (const t of all) {
+        let concertina = 0;
+        let background = 0;
+        for (const c of clusters) {
+          concertina += c.concertina.valueAt(t);
+          background += c.background.valueAt(t);
+        }
+        yield [t, gridName, concertina, background, total];
       }
-      rows.push([t, gridName, concertina, background, total]);
     }
-    return { csv: toCsv(['t', 'cluster', 'concertina', 'background', 'processors'], rows), stepS: undefined };
+    return { rows: exact(), stepS: undefined };
   }
   const wanted = (end * (clusters.length + 1)) / UTILIZATION_MAX_ROWS;
   const step = NICE_STEPS_S.find((s) => s >= wanted) ?? Math.ceil(wanted / 86400) * 86400;
-  const byCluster: CsvValue[][][] = clusters.map(() => []);
-  const gridRows: CsvValue[][] = [];
-  for (let t = 0; t < end; t += step) {
+  /** Each cluster's mean usage over [t, t + step), or less at the end. */
+  const means = (c: ClusterUsage, t: number) => {
     const to = Math.min(end, t + step);
-    const width = to - t;
-    let concertina = 0;
-    let background = 0;
-    clusters.forEach((c, i) => {
-      const ci = c.concertina.integral(t, to) / width;
-      const bi = c.background.integral(t, to) / width;
-      concertina += ci;
-      background += bi;
-      byCluster[i]!.push([t, c.name, ci, bi, c.processors]);
-    });
-    gridRows.push([t, gridName, concertina, background, total]);
-  }
-  // Clusters first, then the grid, as in the exact layout.
-  return {
-    csv: toCsv(['t', 'cluster', 'concertina', 'background', 'processors'], [...byCluster.flat(), ...gridRows]),
-    stepS: step,
+    return [c.concertina.integral(t, to) / (to - t), c.background.integral(t, to) / (to - t)] as const;
   };
+  function* sampled(): Generator<CsvValue[]> {
+    // Clusters first, then the grid, as in the exact layout; the grid's means are the clusters' summed in their order.
+    for (const c of clusters) {
+      for (let t = 0; t < end; t += step) yield [t, c.name, ...means(c, t), c.processors];
+    }
+    for (let t = 0; t < end; t += step) {
+      let concertina = 0;
+      let background = 0;
+      for (const c of clusters) {
+        const [ci, bi] = means(c, t);
+        concertina += ci;
+        background += bi;
+      }
+      yield [t, gridName, concertina, background, total];
+    }
+  }
+  return { rows: sampled(), stepS: step };
 }

@@ -117,8 +117,11 @@ describe('what `concertina simulate` loads', () => {
     () => {
       const bundle = path.join(repoRoot, 'dist', 'cli', 'simulate.cjs');
       if (!existsSync(bundle)) return;
-      // Compiled as bin/concertina.js compiles it; V8 says whether it used the cache.
-      const check = `const vm = require('node:vm'), fs = require('node:fs'), { wrap } = require('node:module');
+      // Compiled as bin/concertina.js compiles it, with the V8 flags it sets for simulate (V8 takes a cache only under the
+      // flags it was made with); V8 says whether it used the cache.
+      const flags = readFileSync(path.join(repoRoot, 'bin', 'simulate-v8-flags.json'), 'utf8');
+      const check = `for (const f of ${flags.trim()}) require('node:v8').setFlagsFromString(f);
+      const vm = require('node:vm'), fs = require('node:fs'), { wrap } = require('node:module');
       const s = new vm.Script(wrap(fs.readFileSync(process.argv[1], 'utf8')), { filename: process.argv[1], cachedData: fs.readFileSync(process.argv[2]), importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
       process.stdout.write(String(s.cachedDataRejected));`;
       const r = spawnSync(

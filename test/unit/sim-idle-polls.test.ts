@@ -7,8 +7,18 @@ import { SimWorld } from '../../core/sim/world.js';
 
 const grid = gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 8 }] });
 
-function run(jobs: JobSpecInput[], queue: 'koala' | 'easy' = 'koala', onInstant?: () => void) {
-  const world = new SimWorld({ grid, jobs: jobs.map((j) => jobSpecSchema.parse(j)), seed: 1, scheduler: { queue } });
+function run(
+  jobs: JobSpecInput[],
+  queue: 'koala' | 'fcfs' | 'easy' | 'cbf' = 'koala',
+  onInstant?: () => void,
+  triesThreshold?: number,
+) {
+  const world = new SimWorld({
+    grid,
+    jobs: jobs.map((j) => jobSpecSchema.parse(j)),
+    seed: 1,
+    scheduler: { queue, ...(triesThreshold === undefined ? {} : { triesThreshold }) },
+  });
   const events: SchedulerEvent[] = [];
   world.scheduler.on((e) => events.push(e));
   let polls = 0;
@@ -72,4 +82,24 @@ describe('idle polls', () => {
     expect(r.at('job.started', 'm')).toBe(30);
     expect(r.at('job.grown', 'm')).toBe(60);
   });
+
+  for (const queue of ['koala', 'fcfs', 'easy', 'cbf'] as const) {
+    it(`${queue}, no tries limit: a job waiting through a quiet stretch costs a poll, not one a minute, and starts as before`, () => {
+      // b (8) waits 100,000 s for a (4), and d (8), arriving halfway, waits behind b.
+      const jobs = [
+        { ...rigid('a', 0, 4, 100_000), walltime: 100_000 },
+        { ...rigid('b', 10, 8, 100), walltime: 100 },
+        { ...rigid('d', 50_000, 8, 10), walltime: 10 },
+      ];
+      const r = run(jobs, queue, undefined, Number.POSITIVE_INFINITY);
+      // One poll every 60 s would be 1,667 of them; a poll after each change, and one that finds nothing to do.
+      expect(r.polls).toBeLessThan(20);
+      expect(r.at('job.started', 'b')).toBe(100_000);
+      expect(r.at('job.started', 'd')).toBe(100_100);
+      // A callback between instants: the polls are skipped one by one, not leapt over, with the same schedule.
+      const stepped = run(jobs, queue, () => undefined, Number.POSITIVE_INFINITY);
+      expect(stepped.polls).toBe(r.polls);
+      expect(stepped.at('job.started', 'd')).toBe(100_100);
+    });
+  }
 });

@@ -27,7 +27,8 @@ const TRACES: ReadonlyArray<readonly [string, string, number, number?]> = [
   ['NASA', 'NASA-iPSC-1993-3.1-cln.swf.gz', 128],
   ['lublin', 'lublin_256.swf.gz', 256],
 ];
-const QUEUES = ['koala', 'fcfs', 'easy'] as const;
+// cbf's digests were recorded at 65387b0, before its passes stopped comparing plans when no promise is kept.
+const QUEUES = ['koala', 'fcfs', 'easy', 'cbf'] as const;
 // Lublin under fcfs and easy takes a minute and more today (the planned passes over a long queue): run on demand.
 const SLOW = new Set(['lublin/fcfs', 'lublin/easy']);
 const runSlow = process.env.CONCERTINA_SLOW_TESTS === '1';
