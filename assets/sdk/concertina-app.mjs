@@ -343,11 +343,18 @@ export class ConcertinaApp {
     clearInterval(this.#timer);
   }
 
-  async #onResources(held) {
+  async #onResources(reported) {
+    // Decision: Concertina reporting fewer than the application's minimum is its error (it never shrinks a job below
+    // it): the application keeps its minimum, says so, and never asks for an update below it.
+    const held = Math.max(reported, this.min);
+    if (reported < this.min)
+      warn(
+        `resources: Concertina holds ${reported} processors, below this application's min ${this.min}; using ${held}`,
+      );
     // Concertina holds fewer than in use: processors were lost (a local job died, or were reclaimed). Decision:
     // the application uses what Concertina holds, up to what it has agreed to (a grow it has since given back
     // part of may still be reported whole for a moment).
-    if (held < this.size) this.target -= this.size - held;
+    if (held < this.size) this.target = Math.max(this.min, this.target - (this.size - held));
     // Processors of a shrink released later (near its deadline) are still in use until then.
     await this.#resize(Math.min(held, this.target + this.releasing));
     // An evolving application holds more than it asked for (a grow that came after it asked for less, which was

@@ -296,6 +296,12 @@ export class FpeJobs {
     this.announce(p, now);
   }
 
+  /** Processors of a grow of the job's became active: a step boundary that waited for them goes on. */
+  grown(jobId: string, now: number): void {
+    const p = this.jobs.get(jobId);
+    if (p?.stalled && p.job.pendingGrow === 0 && p.job.state === 'running') this.boundary(p, now);
+  }
+
   /**
    * The application's own word on its next step (the CooRMv2 NEXT chain: `update` with the next step's processors,
    * announced the current step's duration ahead). The schedule comes from the profile, so an update that matches it
@@ -565,7 +571,12 @@ export class FpeJobs {
       this.host.ledger.account(job, () => (job.pendingGrow += more));
       this.host.managers[job.clusterIndex]!.grow(job.id, more);
     } else {
-      // Decision: a shrink is taken from active processors only (a grow still being activated is the application's).
+      // Decision: a step that ends before its own grow runs waits for it (stalled; `grown` ends the wait): shrinking
+      // now would take running processors in place of ones still starting, and tell the application too few.
+      if (job.pendingGrow > 0) {
+        p.stalled = true;
+        return;
+      }
       const fewer = Math.min(have - want, job.size);
       if (fewer > 0) {
         this.host.ledger.account(job, () => (job.size -= fewer));

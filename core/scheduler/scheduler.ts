@@ -736,7 +736,8 @@ export class Scheduler {
         return;
       }
       case 'grown':
-        return this.sizes.grown(job, message.processors, now);
+        this.sizes.grown(job, message.processors, now);
+        return this.fpe.grown(job.id, now);
       case 'released':
         return this.sizes.released(job, message.processors, message.offerId !== undefined, now);
       case 'finished':

@@ -159,6 +159,29 @@ describe('Node SDK', () => {
     expect([a.size, a.target]).toEqual([2, 2]);
   });
 
+  // An evolving application at 1 asked for 3, then for 1 again; Concertina (wrongly) reports 0, then the grow of 2.
+  // Taking the 0 as lost processors, it once went to target 0 and, when the grow came, asked again for `update 0`.
+  it('keeps its min when Concertina reports fewer, with a warning, and never asks for an update below min', async () => {
+    const warn = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const a = await start({ size: 1, min: 1, max: 3 });
+      await a.update(3);
+      await a.update(1);
+      send({ type: 'resources', size: 0 }, { type: 'resources', size: 2 });
+      await a.sync();
+      expect(written().slice(1)).toEqual([
+        { seq: 2, type: 'update', processors: 3 },
+        { seq: 3, type: 'update', processors: 1 },
+      ]);
+      expect([a.size, a.target]).toEqual([1, 1]);
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringMatching(/resources: Concertina holds 0 processors, below this application's min 1/),
+      );
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
   it('reads only complete lines, skips bad ones with a warning naming the line, and skips seqs seen', async () => {
     const warn = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
