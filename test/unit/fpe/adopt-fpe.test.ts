@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { grid, harness } from '../../support/harness.js';
 import { profiledJob } from '../../support/workload-specs.js';
+import type { JobSpecInput } from '../../../core/model/schemas.js';
 
 // 2 processors for 100 s, 6 for 100 s, 3 for 100 s.
 const profiled = profiledJob('e', 0, [
