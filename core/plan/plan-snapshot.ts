@@ -371,7 +371,13 @@ function placeSteps(plan: AvailabilityProfile, job: StepsInPlan, growing: boolea
     const step = job.steps[job.placed]!;
     let start = job.at;
     if (step.n > job.holding) {
-      if (!growing) return;
+      // What it holds stays its own while the step waits: kept in the plan until the step is placed (second phase).
+      const kept = `${step.id} kept`;
+      if (!growing) {
+        if (job.holding > 0) plan.reserve({ id: kept, n: job.holding, start: job.at, duration: step.duration });
+        return;
+      }
+      plan.unreserve(kept);
       start = earliestStep(plan, step.n, step.duration, job.at, job.holding);
       if (start > job.at)
         plan.reserve({ id: `${step.id} waits`, n: job.holding, start: job.at, duration: start - job.at });
