@@ -3,7 +3,7 @@
 // each waiting job its start, a waiting profiled job's fit its steps, and which running jobs that start waits for). Built from a read-only view of the jobs and
 // clusters (the scheduler's records satisfy it structurally); it changes nothing. Bounded: at most `limit` running
 // jobs and `limit` reservations per cluster, with their totals, so a console never receives a whole trace.
-import { AvailabilityProfile, type Holding, type Reservation } from './availability.js';
+import { AvailabilityProfile, type Holding } from './availability.js';
 import {
   currentStepEnd,
   placedHolding,
@@ -17,6 +17,8 @@ import type { Step } from '../time/step-function.js';
 /** A job as the plan reads it (JobRecord has these fields). */
 export interface PlanJob extends HoldingJob {
   readonly id: string;
+  /** Submission order: profiled jobs' steps go into the plan by it (without it, in the order given). */
+  readonly seq?: number;
   readonly kind: string;
   readonly spec: { readonly walltime?: number | undefined };
   /** Where it was placed, per component (empty while waiting). */
@@ -170,8 +172,8 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
   const limit = source.limit ?? PLAN_ITEM_LIMIT;
   const perCluster = source.clusters.map(() => ({
     holdings: new Map<string, Holding>(),
-    /** Placed profiled jobs' later steps, held in the plan from their current step's end. */
-    later: [] as Reservation[],
+    /** Placed profiled jobs' later steps, held in the plan from their current step's end at the earliest. */
+    later: [] as PlacedSteps[],
     running: [] as PlannedRunning[],
     runningTotal: 0,
   }));
@@ -186,20 +188,20 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
     for (const [i, processors] of on) {
       const h = placedHolding(job, processors, now, source.runtimeAt);
       const c = perCluster[i]!;
-      const ahead = scheduled?.cluster === i ? stepsAhead(job.id, scheduled, now) : undefined;
+      const ahead = scheduled?.cluster === i ? stepsAhead(job.id, scheduled, h.n, now) : undefined;
       // A profiled job holds what it holds now until its current step's end; its later steps are in the plan after.
       c.holdings.set(job.id, { id: job.id, n: h.n, end: ahead?.currentEnd ?? h.end });
-      if (ahead) c.later.push(...ahead.later);
       c.runningTotal++;
+      let shown: { -readonly [K in keyof PlannedRunning]: PlannedRunning[K] } | undefined;
       if (c.running.length < limit) {
         const sizes = job.sizeHistory.slice(-PLAN_SIZE_STEPS).map((s) => ({ t: s.t, v: s.v }));
-        c.running.push({
+        shown = {
           id: job.id,
           kind: job.kind,
           processors: h.n,
           size: job.size,
           start: h.start,
-          end: finiteOrNull(ahead?.end ?? h.end),
+          end: finiteOrNull(ahead ? ahead.sizes[ahead.sizes.length - 1]!.t : h.end),
           backfilled: job.backfilled,
           sizes,
           ...(ahead && {
@@ -207,8 +209,10 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
             step: (scheduled!.first ?? 0) + 1,
             stepCount: scheduled!.count ?? ahead.sizes.length - 1,
           }),
-        });
+        };
+        c.running.push(shown);
       }
+      if (ahead && ahead.later.steps.length > 0) c.later.push({ ...ahead.later, seq: job.seq, shown });
     }
   }
   const waiting = source.clusters.map(() => [] as Array<{ job: PlanJob; steps: ScheduledSteps | undefined }>);
@@ -233,18 +237,38 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
     const plan = AvailabilityProfile.build({ now, capacity, running });
     if (cluster.preallocationSharing !== undefined)
       for (const r of sharedPreallocationHolds(cluster.preallocationSharing, plan.free, now)) plan.reserve(r);
-    for (const r of c.later) plan.reserve(r);
+    // Placed profiled jobs' next steps that need no more than they hold start on time: those processors are theirs.
+    for (const later of c.later) placeSteps(plan, later, false);
     const reservations: PlannedReservation[] = [];
-    // Reservations go into the plan in queue order, as the policy made them; each says what it waits for with the
-    // reservations ahead of it in the plan (those behind it were planned around it).
-    for (const { job, steps: scheduled } of waiting[i]!) {
-      if (reservations.length >= limit) break;
+    // Decision: the other profiled jobs' steps go into the plan in submission order among the reservations (arrival
+    // order decides, as in fpe-jobs.ts), each where it can run: a step the plan has no room for at its scheduled time
+    // (a job started into its processors under koala, an earlier job's promise made after its fit) starts once there
+    // is, the step before holding its processors meanwhile, as the scheduler runs it.
+    const order: Array<PlacedSteps | { job: PlanJob; steps: ScheduledSteps | undefined }> = [
+      ...c.later,
+      ...waiting[i]!,
+    ];
+    const seqOf = (e: (typeof order)[number]) => ('job' in e ? e.job.seq : e.seq);
+    if (order.every((e) => seqOf(e) !== undefined)) order.sort((a, b) => seqOf(a)! - seqOf(b)!);
+    let listed = 0;
+    for (const entry of order) {
+      if (!('job' in entry)) {
+        placeSteps(plan, entry, true);
+        if (entry.shown) {
+          entry.shown.steps = sizesOf(entry, { t: entry.currentStart, v: entry.currentNodes });
+          entry.shown.end = finiteOrNull(entry.shown.steps[entry.shown.steps.length - 1]!.t);
+        }
+        continue;
+      }
+      const { job, steps: scheduled } = entry;
+      if (listed >= limit) continue;
+      listed++;
       if (scheduled !== undefined) {
         reservations.push(reserveSteps(plan, job.id, scheduled));
         continue;
       }
-      const start = job.plannedStart!.start;
       const walltime = job.spec.walltime ?? Number.POSITIVE_INFINITY;
+      const start = heldStart(plan, job.need, walltime, job.plannedStart!.start);
       plan.reserve({ id: job.id, n: job.need, start, duration: walltime });
       reservations.push({
         id: job.id,
@@ -269,56 +293,151 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
 }
 
 /**
- * A placed profiled job's steps from its current step's start: its sizes over time (the last 0 at its end), when its
- * current step ends (now at the earliest: a step waiting for the next one's processors holds its own meanwhile), and
- * its later steps as reservations from then on (each `<id> step <k>`).
+ * A placed profiled job's steps from its current step's start: when its current step ends (now at the earliest: a
+ * step waiting for the next one's processors holds its own meanwhile), its sizes as scheduled (the last 0 at its end),
+ * and its later steps (each `<id> step <k>`) to put into the plan from then on.
  */
 function stepsAhead(
   id: string,
   scheduled: ScheduledSteps,
+  held: number,
   now: number,
-): { sizes: Step[]; currentEnd: number; end: number; later: Reservation[] } {
+): { currentEnd: number; sizes: Step[]; later: Omit<PlacedSteps, 'seq' | 'shown'> } {
   const first = scheduled.first ?? 0;
-  const sizes: Step[] = [];
-  const later: Reservation[] = [];
-  let t = scheduled.start;
-  let currentEnd = now;
-  scheduled.steps.forEach((s, k) => {
-    if (k === 0) {
-      sizes.push({ t, v: s.nodes });
-      t = currentEnd = currentStepEnd(t, s.duration, now);
-      return;
-    }
-    sizes.push({ t, v: s.nodes });
-    if (s.duration > 0 && s.nodes > 0)
-      later.push({ id: `${id} step ${first + k + 1}`, n: s.nodes, start: t, duration: s.duration });
+  const current = scheduled.steps[0]!;
+  const currentEnd = currentStepEnd(scheduled.start, current.duration, now);
+  const later: Omit<PlacedSteps, 'seq' | 'shown'> = {
+    id,
+    currentStart: scheduled.start,
+    currentNodes: current.nodes,
+    steps: scheduled.steps
+      .slice(1)
+      .map((s, k) => ({ id: `${id} step ${first + k + 2}`, n: s.nodes, duration: s.duration })),
+    placed: 0,
+    at: currentEnd,
+    holding: held,
+    starts: [],
+  };
+  const sizes: Step[] = [{ t: scheduled.start, v: current.nodes }];
+  let t = currentEnd;
+  for (const s of later.steps) {
+    sizes.push({ t, v: s.n });
     t += s.duration;
-  });
+  }
   sizes.push({ t, v: 0 });
-  return { sizes, currentEnd, end: t, later };
+  return { currentEnd, sizes, later };
 }
 
 /**
- * A profiled job's scheduled steps set aside in `plan`, one reservation a step (the first under the job's id, so that
- * what its start waits for is the first step's). Steps of no length hold nothing.
+ * Where a promised start can hold: the promise, or, where profiled steps put in before it (earlier jobs', arrival
+ * order deciding) leave it no room, the earliest start after it that has (the policy's next pass plans it afresh).
+ */
+function heldStart(plan: AvailabilityProfile, n: number, duration: number, promised: number): number {
+  if (plan.freeBetween(promised, promised + duration) >= n) return promised;
+  const start = plan.earliestStart(n, duration, promised);
+  return Number.isFinite(start) ? start : promised;
+}
+
+/** A profiled job's steps as the snapshot puts them into its cluster's plan (placeSteps), one after the other. */
+interface StepsInPlan {
+  /** Each step's reservation id, processors and length. */
+  readonly steps: ReadonlyArray<{ readonly id: string; readonly n: number; readonly duration: number }>;
+  /** The steps in the plan so far, the time the next one may start, and what the job holds until then. */
+  placed: number;
+  at: number;
+  holding: number;
+  /** Where each step placed so far starts. */
+  readonly starts: number[];
+}
+
+/** A placed profiled job's later steps (after its current one), with its running item when listed. */
+interface PlacedSteps extends StepsInPlan {
+  readonly seq: number | undefined;
+  readonly id: string;
+  readonly currentStart: number;
+  readonly currentNodes: number;
+  readonly shown: { steps?: Step[]; end: number | null } | undefined;
+}
+
+/**
+ * Puts a profiled job's steps into `plan` from its next one on. A step that needs no more than the job holds starts
+ * on time (its processors are its own); a larger one where the plan has room for it, the job holding its processors
+ * until then (the scheduler's stalled step), or on time, overbooked, where the plan never has. Without `growing`, it
+ * stops at the first step that needs more than the job holds (planSnapshot's first phase).
+ */
+function placeSteps(plan: AvailabilityProfile, job: StepsInPlan, growing: boolean): void {
+  for (; job.placed < job.steps.length; job.placed++) {
+    const step = job.steps[job.placed]!;
+    let start = job.at;
+    if (step.n > job.holding) {
+      // What it holds stays its own while the step waits: kept in the plan until the step is placed (second phase).
+      const kept = `${step.id} kept`;
+      if (!growing) {
+        if (job.holding > 0) plan.reserve({ id: kept, n: job.holding, start: job.at, duration: step.duration });
+        return;
+      }
+      plan.unreserve(kept);
+      start = earliestStep(plan, step.n, step.duration, job.at, job.holding);
+      if (start > job.at)
+        plan.reserve({ id: `${step.id} waits`, n: job.holding, start: job.at, duration: start - job.at });
+    }
+    if (step.duration > 0 && step.n > 0) plan.reserve({ id: step.id, n: step.n, start, duration: step.duration });
+    job.starts.push(start);
+    job.at = start + step.duration;
+    job.holding = step.n;
+  }
+}
+
+/**
+ * The earliest start at or after `from` where n processors are free for `duration`, with `holding` free over [from,
+ * start) (what the job holds until then); `from` where there is none.
+ */
+function earliestStep(plan: AvailabilityProfile, n: number, duration: number, from: number, holding: number): number {
+  const fitsAt = (t: number) =>
+    (t === from || plan.freeBetween(from, t) >= holding) && plan.freeBetween(t, t + duration) >= n;
+  if (fitsAt(from)) return from;
+  for (const t of plan.free.times) {
+    if (t <= from) continue;
+    if (holding > 0 && plan.freeBetween(from, t) < holding) return from;
+    if (fitsAt(t)) return t;
+  }
+  return from;
+}
+
+/** Its sizes from its first step's start (`steps`, `starts` as placed): a step each, the last 0 at its end. */
+function sizesOf(job: StepsInPlan, first?: Step): Step[] {
+  const sizes: Step[] = first ? [first] : [];
+  job.steps.forEach((s, k) => sizes.push({ t: job.starts[k]!, v: s.n }));
+  const last = job.steps.length - 1;
+  sizes.push({ t: last < 0 ? first!.t : job.starts[last]! + job.steps[last]!.duration, v: 0 });
+  return sizes;
+}
+
+/**
+ * A waiting profiled job's scheduled steps set aside in `plan`, one reservation a step (the first under the job's id,
+ * so that what its start waits for is the first step's), each where the plan has room for it (placeSteps).
  */
 function reserveSteps(plan: AvailabilityProfile, id: string, scheduled: ScheduledSteps): PlannedReservation {
-  const sizes: Step[] = [];
-  let t = scheduled.start;
+  const job: StepsInPlan = {
+    steps: scheduled.steps.map((s, k) => ({
+      id: k === 0 ? id : `${id} step ${k + 1}`,
+      n: s.nodes,
+      duration: s.duration,
+    })),
+    placed: 0,
+    at: scheduled.start,
+    holding: 0,
+    starts: [],
+  };
+  placeSteps(plan, job, true);
+  const sizes = sizesOf(job);
   let peak = 0;
-  scheduled.steps.forEach((s, k) => {
-    if (s.duration > 0 && s.nodes > 0)
-      plan.reserve({ id: k === 0 ? id : `${id} step ${k + 1}`, n: s.nodes, start: t, duration: s.duration });
-    sizes.push({ t, v: s.nodes });
-    peak = Math.max(peak, s.nodes);
-    t += s.duration;
-  });
-  sizes.push({ t, v: 0 });
+  for (const s of scheduled.steps) peak = Math.max(peak, s.nodes);
   return {
     id,
     processors: peak,
-    start: scheduled.start,
-    end: finiteOrNull(t),
+    start: sizes[0]!.t,
+    end: finiteOrNull(sizes[sizes.length - 1]!.t),
     waitsFor: plan.reservation(id) ? plan.reservationWaitsFor(id) : [],
     steps: sizes,
   };

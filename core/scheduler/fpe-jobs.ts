@@ -245,7 +245,7 @@ export class FpeJobs {
         const r = resources.get(q.cluster);
         if (r) resources.set(q.cluster, r.plus(profileOfRects(pushPromise([], q))));
       }
-      const best = this.bestFit(p, now, resourceOf);
+      const best = this.bestFit(p, now, this.behindStalled(p, now, resourceOf)) ?? this.bestFit(p, now, resourceOf);
       if (!best) {
         p.schedule = undefined;
         p.cluster = -1;
@@ -411,6 +411,34 @@ export class FpeJobs {
 
   // ---- fits ------------------------------------------------------------------------------------------------------
 
+  /**
+   * `resourceOf` as waiting job `p` sees it where running profiled jobs submitted after it are stalled: each holds what
+   * it holds now, without end, and takes its next step after p (boundary leaves p's processors to it).
+   * Decision: arrival order decides between a waiting profiled job and a later one's stalled step, so the step it waits
+   * for does not push p's start; the caller fits p around the step as well where p cannot fit so (the later job holds
+   * processors p needs until it ends).
+   */
+  private behindStalled(
+    p: ProfiledJob,
+    now: number,
+    resourceOf: (c: number) => StepFunction,
+  ): (c: number) => StepFunction {
+    const later: ProfiledJob[] = [];
+    for (const q of this.jobs.values()) if (q.stalled && q.job.seq > p.job.seq) later.push(q);
+    if (later.length === 0) return resourceOf;
+    return (c) => {
+      const rects: number[] = [];
+      for (const q of later) {
+        if (q.job.clusterIndex !== c) continue;
+        const from = rects.length;
+        this.pushRemaining(rects, q, now);
+        for (let k = from + 2; k < rects.length; k += 3) rects[k] = -rects[k]!;
+        pushSpan(rects, now, Number.POSITIVE_INFINITY, q.job.held);
+      }
+      return rects.length === 0 ? resourceOf(c) : resourceOf(c).plus(profileOfRects(rects));
+    };
+  }
+
   /** The cluster its fit ends earliest on (its pinned one if it names one), or undefined when none fits now. */
   private bestFit(
     p: ProfiledJob,
@@ -551,8 +579,10 @@ export class FpeJobs {
     const have = job.held;
     if (want > have) {
       const more = want - have;
-      if (state.availableFor(job.id) < more) {
-        this.shrinkForStep(job, state, more, now);
+      const free = state.availableFor(job.id);
+      if (free < more || free - this.dueBefore(p, now) < more) {
+        // Yielding to earlier jobs, it sets nothing aside: what is free is theirs first.
+        if (free < more) this.shrinkForStep(job, state, more, now);
         if (!p.stalled) {
           p.stalled = true;
           // Woken at the earliest time the plan frees enough for the rest of its steps (any pass tries it before).
@@ -604,6 +634,21 @@ export class FpeJobs {
     });
     this.stepTimer(p, now);
     this.announce(p, now);
+  }
+
+  /**
+   * Processors on p's cluster that jobs submitted before p are due to take now: waiting profiled jobs whose fit starts
+   * by now and queue jobs promised a start by now. Decision: arrival order decides between them and p's next step, so
+   * the step waits (stalled) rather than take what they start with in this instant.
+   */
+  private dueBefore(p: ProfiledJob, now: number): number {
+    const c = p.job.clusterIndex;
+    let n = 0;
+    for (const q of this.jobs.values())
+      if (q.job.seq < p.job.seq && q.step < 0 && q.job.state === 'queued' && q.cluster === c && q.schedule)
+        if (q.schedule.start <= now) n += q.held[0] ?? 0;
+    for (const q of this.promises(now)) if (q.seq < p.job.seq && q.cluster === c && q.from <= now) n += q.n;
+    return n;
   }
 
   /**

@@ -15,7 +15,7 @@ const env = (globalThis as { process?: { env: Record<string, string | undefined>
 const runs = { numRuns: Number(env?.RUNS ?? 40) };
 
 const jobArb = fc.record({
-  kind: fc.constantFrom('rigid', 'rigid', 'malleable', 'malleable', 'evolving'),
+  kind: fc.constantFrom('rigid', 'rigid', 'malleable', 'malleable', 'evolving', 'profiled'),
   size: fc.integer({ min: 1, max: 10 }),
   grow: fc.integer({ min: 0, max: 8 }),
   runtime: fc.integer({ min: 10, max: 900 }),

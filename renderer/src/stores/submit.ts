@@ -331,7 +331,8 @@ export function byField(errors: readonly { path: string | readonly PropertyKey[]
 /**
  * The form's errors: the core's schema on the spec, the walltime as typed, and, when `planningPolicy` names the run's
  * queue policy that plans ahead, a missing walltime. Decision: only the form requires it (a job spec from the API or
- * a trace may leave it out: the job is then planned as never ending).
+ * a trace may leave it out: the job is then planned as never ending, or, sized by an evolution profile, by its steps'
+ * lengths).
  */
 export function validate(form: SubmitForm, planningPolicy?: string): FieldErrors {
   const result = jobSpecSchema.safeParse(toSpec(form));
