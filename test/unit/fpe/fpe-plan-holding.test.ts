@@ -3,38 +3,15 @@
 // frees processors in the queue policies' plans and in the plan snapshot the console draws, at the shrink.
 import { describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../../core/events.js';
-import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../../core/model/schemas.js';
+import { jobSpecSchema, type JobSpecInput } from '../../../core/model/schemas.js';
 import { SimWorld } from '../../../core/sim/world.js';
+import { gridOf, profiledJob, rigidJob } from '../../support/workload-specs.js';
 
-const rigid = (id: string, submitTime: number, processors: number, walltime: number): JobSpecInput => ({
-  id,
-  kind: 'rigid',
-  submitTime,
-  walltime,
-  app: { model: 'fixed', runtime: walltime },
-  components: [{ processors, program: 'rigid' }],
-});
-
-// 10 processors. e runs 6 for 100 s, then 2 for 300 s (ends at 400). r (8 for 100 s, submitted at 1) does not fit
-// before e's shrink: it is reserved at 100. b (4 for 150 s, submitted at 2) fits now, but over [2, 152) it overlaps
-// r's reservation (2 + 8 + 4 > 10): it may not backfill, and starts once r ends, at 200. With e held at 6 to no end (or
-// to its walltime), r would get no reservation before then, b would backfill at 2 and r would wait for it until 152.
-function run(queue: 'easy' | 'cbf', walltime: number | undefined) {
-  const e: JobSpecInput = {
-    id: 'e',
-    kind: 'evolving',
-    profile: {
-      steps: [
-        { duration_s: 100, processors: 6 },
-        { duration_s: 300, processors: 2 },
-      ],
-    },
-    components: [{ program: 'fpe-app' }],
-    ...(walltime !== undefined && { walltime }),
-  };
+/** A world of one 10-processor cluster under `queue`, profiled jobs fitted by 2X, and its scheduler's events. */
+function run(queue: 'easy' | 'cbf', jobs: JobSpecInput[]) {
   const world = new SimWorld({
-    grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }),
-    jobs: [e, rigid('r', 1, 8, 100), rigid('b', 2, 4, 150)].map((j) => jobSpecSchema.parse(j)),
+    grid: gridOf([10]),
+    jobs: jobs.map((j) => jobSpecSchema.parse(j)),
     seed: 1,
     pollIntervalS: 60,
     background: false,
@@ -45,6 +22,19 @@ function run(queue: 'easy' | 'cbf', walltime: number | undefined) {
   return { world, events };
 }
 
+// 10 processors. e runs 6 for 100 s, then 2 for 300 s (ends at 400). r (8 for 100 s, submitted at 1) does not fit
+// before e's shrink: it is reserved at 100. b (4 for 150 s, submitted at 2) fits now, but over [2, 152) it overlaps
+// r's reservation (2 + 8 + 4 > 10): it may not backfill, and starts once r ends, at 200. With e held at 6 to no end (or
+// to its walltime), r would get no reservation before then, b would backfill at 2 and r would wait for it until 152.
+function shrinking(queue: 'easy' | 'cbf', walltime: number | undefined) {
+  const e = profiledJob('e', 0, [
+    { duration_s: 100, processors: 6 },
+    { duration_s: 300, processors: 2 },
+  ]);
+  if (walltime !== undefined) e.walltime = walltime;
+  return run(queue, [e, rigidJob('r', 1, 8, 100), rigidJob('b', 2, 4, 150)]);
+}
+
 const starts = (events: SchedulerEvent[]) =>
   Object.fromEntries(events.filter((x) => x.type === 'job.started').map((x) => [x.jobId, x.t]));
 
@@ -53,7 +43,7 @@ describe('a running profiled job in the plans', () => {
     for (const walltime of [undefined, 2000]) {
       const label = walltime === undefined ? 'without a walltime' : `with a walltime (${walltime} s) past its profile`;
       it(`${queue}, ${label}: a job behind it is reserved at its shrink, and a later one does not backfill over it`, () => {
-        const { world, events } = run(queue, walltime);
+        const { world, events } = shrinking(queue, walltime);
         world.runUntil(5);
         expect(world.scheduler.plannedStart('r')).toEqual({ cluster: 0, start: 100 });
         const plan = world.scheduler.planSnapshot(5).clusters[0]!;
@@ -73,28 +63,12 @@ describe('a running profiled job whose step keeps its size', () => {
   // end would hold nothing for e from 100 to 200.
   for (const queue of ['easy', 'cbf'] as const) {
     it(`${queue}: holds its current processors to the end of its second step, not its first`, () => {
-      const e: JobSpecInput = {
-        id: 'e',
-        kind: 'evolving',
-        profile: {
-          steps: [
-            { duration_s: 100, processors: 4 },
-            { duration_s: 100, processors: 4 },
-            { duration_s: 100, processors: 1 },
-          ],
-        },
-        components: [{ program: 'fpe-app' }],
-      };
-      const world = new SimWorld({
-        grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }),
-        jobs: [e, rigid('r', 150, 8, 50), rigid('b', 160, 3, 100)].map((j) => jobSpecSchema.parse(j)),
-        seed: 1,
-        pollIntervalS: 60,
-        background: false,
-        scheduler: { fpeVariant: '2X', queue },
-      });
-      const events: SchedulerEvent[] = [];
-      world.scheduler.on((x) => events.push(x));
+      const e = profiledJob('e', 0, [
+        { duration_s: 100, processors: 4 },
+        { duration_s: 100, processors: 4 },
+        { duration_s: 100, processors: 1 },
+      ]);
+      const { world, events } = run(queue, [e, rigidJob('r', 150, 8, 50), rigidJob('b', 160, 3, 100)]);
       world.runUntil(170);
       expect(world.scheduler.plannedStart('r')).toEqual({ cluster: 0, start: 200 });
       expect(world.scheduler.planSnapshot(170).clusters[0]!.running).toMatchObject([{ id: 'e', processors: 4 }]);
