@@ -8,7 +8,7 @@ import type { Grid } from '../model/grid.js';
 import type { InteractiveClusterSample } from '../model/cluster-snapshot.js';
 import type { FieldError } from '../model/result.js';
 import type { JobSpec } from '../model/schemas.js';
-import type { ApplicationPort, InteractiveTasks } from '../ports.js';
+import type { ApplicationMessage, ApplicationPort, InteractiveTasks } from '../ports.js';
 import { InteractiveHead, type JobPlacement } from '../interactive/head.js';
 import type { RefusalCode } from '../interactive/model.js';
 import { fractions } from '../interactive/rtdlt.js';
@@ -143,14 +143,7 @@ export class InteractiveJobs {
    * A task instance's report. Returns the reason to end the job when it overran and no placement is left for it.
    */
   iteration(
-    message: {
-      jobId: string;
-      task: number;
-      executedMs: number;
-      missed: boolean;
-      generation?: number;
-      responseMs?: number;
-    },
+    message: Omit<Extract<ApplicationMessage, { type: 'iteration' }>, 'type'>,
     now: number,
   ): string | undefined {
     const record = this.jobs.get(message.jobId);
