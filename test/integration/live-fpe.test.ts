@@ -12,7 +12,9 @@ import { FINAL_STATES } from '../../core/model/job.js';
 import { createLiveWorld } from '../../runners/live/live-world.js';
 import type { LiveWorld } from '../../runners/live/types.js';
 import { waitFor } from './harness/common.js';
-import { eventsOf, jobFiles } from './harness/job-files.js';
+import { eventsOf } from '../support/scheduler-events.js';
+import { profiledJob } from '../support/workload-specs.js';
+import { jobFiles } from './harness/job-files.js';
 
 let dir: string;
 let world: LiveWorld;
@@ -43,6 +45,17 @@ function localWorld(restore?: unknown): LiveWorld {
   });
 }
 
+/**
+ * Submits the FPE demo application (its arguments say its profile's steps again) as job `id`, its process started
+ * by the words of `launcher` when given.
+ */
+function submitDemo(id: string, steps: Array<{ duration_s: number; processors: number }>, launcher: string[] = []) {
+  const demo = path.join(world.assetsDir!('here')!, 'apps', 'fpe-demo.mjs');
+  const profile = steps.map((s) => `${s.duration_s}:${s.processors}`).join(',');
+  const [program, ...args] = [...launcher, process.execPath, demo, profile];
+  return world.act((s, now) => s.submit(profiledJob(id, 0, steps, { program: program!, args }), now));
+}
+
 describe('fully-predictably evolving jobs on a local cluster', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-fpe-'));
@@ -61,23 +74,12 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
   });
 
   it('runs each step with its processors, announced through update and given through resources', async () => {
-    const staged = world.assetsDir!('here')!;
     const steps = [
       { duration_s: 2, processors: 1 },
       { duration_s: 2, processors: 3 },
       { duration_s: 1, processors: 2 },
     ];
-    const submitted = world.act((s, now) =>
-      s.submit(
-        {
-          id: 'f',
-          kind: 'evolving',
-          profile: { steps },
-          components: [{ program: process.execPath, args: [path.join(staged, 'apps', 'fpe-demo.mjs'), '2:1,2:3,1:2'] }],
-        },
-        now,
-      ),
-    );
+    const submitted = submitDemo('f', steps);
     expect(submitted.ok).toBe(true);
     expect(of('fpe.scheduled', 'f')).toMatchObject([
       { cluster: 'here', variant: '2X+c', steps: [{ processors: 1 }, { processors: 3 }, { processors: 2 }] },
@@ -111,27 +113,15 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
   // Concertina began that step. It is its own announcement all the same: refused, the application gave up the grow it
   // had asked for and waited for its processors forever.
   it('an application that starts after its first step ended announces its second late: noted, and it runs on', async () => {
-    const staged = world.assetsDir!('here')!;
-    const demo = path.join(staged, 'apps', 'fpe-demo.mjs');
-    const submitted = world.act((s, now) =>
-      s.submit(
-        {
-          id: 'late',
-          kind: 'evolving',
-          profile: {
-            steps: [
-              { duration_s: 1, processors: 1 },
-              { duration_s: 4, processors: 2 },
-              { duration_s: 1, processors: 1 },
-            ],
-          },
-          // Its process waits 2 s before the application starts: longer than its first step, shorter than its second.
-          components: [
-            { program: '/bin/sh', args: ['-c', 'sleep 2; exec "$0" "$@"', process.execPath, demo, '1:1,4:2,1:1'] },
-          ],
-        },
-        now,
-      ),
+    const submitted = submitDemo(
+      'late',
+      [
+        { duration_s: 1, processors: 1 },
+        { duration_s: 4, processors: 2 },
+        { duration_s: 1, processors: 1 },
+      ],
+      // Its process waits 2 s before the application starts: longer than its first step, shorter than its second.
+      ['/bin/sh', '-c', 'sleep 2; exec "$0" "$@"'],
     );
     expect(submitted.ok).toBe(true);
     await waitFor(
@@ -153,23 +143,12 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
   }, 120_000);
 
   it('adopted after a restart in its second step, goes on with its profile from there', async () => {
-    const staged = world.assetsDir!('here')!;
     const steps = [
       { duration_s: 1, processors: 1 },
       { duration_s: 4, processors: 3 },
       { duration_s: 1, processors: 2 },
     ];
-    const submitted = world.act((s, now) =>
-      s.submit(
-        {
-          id: 'g',
-          kind: 'evolving',
-          profile: { steps },
-          components: [{ program: process.execPath, args: [path.join(staged, 'apps', 'fpe-demo.mjs'), '1:1,4:3,1:2'] }],
-        },
-        now,
-      ),
-    );
+    const submitted = submitDemo('g', steps);
     expect(submitted.ok).toBe(true);
     await waitFor(
       'its second step on its 3 processors',

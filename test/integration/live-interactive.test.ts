@@ -14,7 +14,8 @@ import { createLiveWorld } from '../../runners/live/live-world.js';
 import type { LiveWorld } from '../../runners/live/types.js';
 import type { FromAppMessage } from '../../runners/protocol/messages.js';
 import { waitFor } from './harness/common.js';
-import { eventsOf, jobFiles } from './harness/job-files.js';
+import { eventsOf } from '../support/scheduler-events.js';
+import { jobFiles } from './harness/job-files.js';
 
 let dir: string;
 let world: LiveWorld;

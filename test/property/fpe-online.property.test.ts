@@ -6,11 +6,10 @@
 // job's start is never taken by a job submitted after it: it starts when it was first scheduled to.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SchedulerEvent } from '../../core/events.js';
 import { FPE_VARIANTS } from '../../core/fpe/registry.js';
-import { jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
-import { SimWorld } from '../../core/sim/world.js';
-import { gridOf, profiledJob, rigidJob } from '../support/workload-specs.js';
+import type { JobSpecInput } from '../../core/model/schemas.js';
+import { simWorld } from '../support/sim-world.js';
+import { gridOf, malleableJob, profiledJob, rigidJob } from '../support/workload-specs.js';
 
 const stepArb = fc.record({
   duration_s: fc.integer({ min: 10, max: 400 }),
@@ -52,13 +51,7 @@ function jobOf(j: DrawnJob, i: number, t: number): JobSpecInput {
     case 'rigid':
       return rigidJob(base.id, t, j.size, j.runtime);
     case 'malleable':
-      return {
-        ...base,
-        kind: 'malleable',
-        walltime: 4 * j.runtime,
-        app: { model: 'amdahl', serial: 1, parallel: j.runtime },
-        components: [{ min: 1, max: j.size, program: 'm' }],
-      };
+      return malleableJob(base.id, t, { min: 1, max: j.size, runtime: j.runtime, walltime: 4 * j.runtime, serial: 1 });
     default:
       return {
         ...base,
@@ -75,30 +68,23 @@ describe('profiled evolving jobs online (property)', () => {
       fc.property(scenarioArb, (s) => {
         let t = 0;
         const specs = s.jobs.map((j, i) => jobOf(j, i, (t += j.gap)));
-        const world = new SimWorld({
-          grid: gridOf(s.clusters),
-          jobs: specs.map((j) => jobSpecSchema.parse(j)),
+        const { world, of } = simWorld(gridOf(s.clusters), specs, {
           seed: s.seed,
           pollIntervalS: 60,
           adaptS: s.adaptS,
-          background: false,
           scheduler: { fpeVariant: s.variant, policy: s.policy, queue: s.queue },
         });
-        const events: SchedulerEvent[] = [];
-        world.scheduler.on((e) => events.push(e));
         world.run(() => {
           for (const c of world.scheduler.clusters)
             expect(c.nonPreemptible + c.preemptible).toBeLessThanOrEqual(c.cluster.threshold);
         });
-        const ended = events.filter((e) => e.type === 'job.ended');
+        const ended = of('job.ended');
         expect(ended.length).toBe(specs.length);
         specs.forEach((spec, i) => {
           if (!spec.profile) return;
           const id = `j${i}`;
           expect(ended.find((e) => e.jobId === id)!.state).toBe('completed');
-          const steps = events.filter(
-            (e): e is Extract<SchedulerEvent, { type: 'fpe.step' }> => e.type === 'fpe.step' && e.jobId === id,
-          );
+          const steps = of('fpe.step', id);
           const requested = spec.profile.steps;
           expect(steps.map((e) => e.step)).toEqual(requested.map((_, k) => k + 1));
           const peak = Math.max(...requested.map((r) => r.processors));
@@ -157,22 +143,13 @@ describe('profiled evolving jobs online (property)', () => {
                 : rigidJob(`a${i}`, (t += j.gap), j.size, j.runtime),
             ),
           );
-          const world = new SimWorld({
-            grid: gridOf([s.processors]),
-            jobs: specs.map((j) => jobSpecSchema.parse(j)),
-            seed: 1,
+          const { world, of } = simWorld(gridOf([s.processors]), specs, {
             pollIntervalS: 60,
-            background: false,
             scheduler: { fpeVariant: s.variant, queue: s.queue },
           });
-          const events: SchedulerEvent[] = [];
-          world.scheduler.on((e) => events.push(e));
           world.run();
-          const scheduled = events.filter(
-            (e): e is Extract<SchedulerEvent, { type: 'fpe.scheduled' }> =>
-              e.type === 'fpe.scheduled' && e.jobId === 'x',
-          );
-          const started = events.find((e) => e.type === 'job.started' && e.jobId === 'x');
+          const scheduled = of('fpe.scheduled', 'x');
+          const started = of('job.started', 'x')[0];
           expect(scheduled.length).toBeGreaterThan(0);
           expect(started?.t).toBe(scheduled[0]!.start);
           // Nor do later queue jobs delay its later steps: each starts at its scheduled time (a running job's steps
@@ -189,7 +166,7 @@ describe('profiled evolving jobs online (property)', () => {
             at += d;
             return t;
           });
-          const steps = events.filter((e) => e.type === 'fpe.step' && e.jobId === 'x').map((e) => e.t);
+          const steps = of('fpe.step', 'x').map((e) => e.t);
           expect(steps).toEqual(due);
         },
       ),

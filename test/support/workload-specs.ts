@@ -25,18 +25,21 @@ export function rigidJob(id: string, submitTime: number, processors: number, run
   };
 }
 
-/** A malleable job of linear speed-up (Amdahl, no serial part): it runs `runtime` at its minimum. */
+/**
+ * A malleable job of Amdahl's model: its parallel part runs `runtime` at its minimum, after its `serial` seconds
+ * (none unless given: linear speed-up).
+ */
 export function malleableJob(
   id: string,
   submitTime: number,
-  size: { min: number; max: number; runtime: number; walltime: number },
+  size: { min: number; max: number; runtime: number; walltime: number; serial?: number },
 ): JobSpecInput {
   return {
     id,
     submitTime,
     kind: 'malleable',
     walltime: size.walltime,
-    app: { model: 'amdahl', serial: 0, parallel: size.runtime * size.min },
+    app: { model: 'amdahl', serial: size.serial ?? 0, parallel: size.runtime * size.min },
     components: [{ min: size.min, max: size.max, program: 'm' }],
   };
 }
@@ -60,13 +63,14 @@ export function evolvingJob(
   };
 }
 
-/** A fully-predictably evolving job, sized by its evolution profile. */
+/** A fully-predictably evolving job, sized by its evolution profile, running `component` (its program and arguments). */
 export function profiledJob(
   id: string,
   submitTime: number,
   steps: ReadonlyArray<{ duration_s: number; processors: number }>,
+  component: { program: string; args?: string[] } = { program: 'fpe' },
 ): JobSpecInput {
-  return { id, submitTime, kind: 'evolving', profile: { steps: [...steps] }, components: [{ program: 'fpe' }] };
+  return { id, submitTime, kind: 'evolving', profile: { steps: [...steps] }, components: [component] };
 }
 
 /** A drawn rigid job: pinned to a cluster by index (modulo the grid's size), or free when `pin` is undefined. */

@@ -1,7 +1,6 @@
 // A live job as a test reads it: the scheduler's events about it, and the application protocol's messages in its job
 // folder (to-app.jsonl, from-app.jsonl), complete lines only and each one decoded (a bad line fails the test).
 import path from 'node:path';
-import type { SchedulerEvent } from '../../../core/events.js';
 import { runTag } from '../../../runners/live/live-world.js';
 import type { LiveWorld } from '../../../runners/live/types.js';
 import { jobDirName } from '../../../runners/managers/naming.js';
@@ -12,12 +11,6 @@ import {
   type ToAppMessage,
 } from '../../../runners/protocol/messages.js';
 import { completeLines } from './common.js';
-
-/** One job's events of one type. */
-export const eventsOf = <T extends SchedulerEvent['type']>(events: readonly SchedulerEvent[], type: T, jobId: string) =>
-  events.filter(
-    (e): e is Extract<SchedulerEvent, { type: T }> => e.type === type && (e as { jobId?: string }).jobId === jobId,
-  );
 
 /** A job's messages, read from the folder of a live run whose clusters work under `workRoot` (Concertina's runs). */
 export function jobFiles(workRoot: () => string, world: () => LiveWorld) {

@@ -1,9 +1,8 @@
 // A profiled (FPE) job adopted after a restart (core/scheduler/adoption.ts) is handed back to the FPE jobs
 // (core/scheduler/fpe-jobs.ts): it holds its current step only, and goes on with its profile from that step.
 import { describe, expect, it } from 'vitest';
-import type { JobSpecInput } from '../../../core/model/schemas.js';
 import { grid, harness } from '../../support/harness.js';
-import { profiledJob } from '../../support/workload-specs.js';
+import { profiledJob, rigidJob } from '../../support/workload-specs.js';
 
 // 2 processors for 100 s, 6 for 100 s, 3 for 100 s.
 const profiled = profiledJob('e', 0, [
@@ -46,24 +45,12 @@ describe('an adopted profiled job', () => {
   // early, at 150; Concertina restarts at 120, in f's second step. Adopted with its plan, f keeps the expansion: its
   // third step at 250 as planned, as it would have without the restart (not at 201, the requested end).
   it('keeps the expansions its earlier run planned: a later step starts when its scheduled EP says', () => {
-    const blocker: JobSpecInput = {
-      id: 'r',
-      kind: 'rigid',
-      walltime: 250,
-      components: [{ processors: 6, program: 'r' }],
-    };
-    const f: JobSpecInput = {
-      id: 'f',
-      kind: 'evolving',
-      profile: {
-        steps: [
-          { duration_s: 100, processors: 2 },
-          { duration_s: 100, processors: 4 },
-          { duration_s: 100, processors: 8 },
-        ],
-      },
-      components: [{ program: 'fpe-app' }],
-    };
+    const blocker = rigidJob('r', 0, 6, 250);
+    const f = profiledJob('f', 1, [
+      { duration_s: 100, processors: 2 },
+      { duration_s: 100, processors: 4 },
+      { duration_s: 100, processors: 8 },
+    ]);
     const before = harness(grid({ a: 10 }), { fpeVariant: '2X' });
     before.submit(blocker);
     before.pass();

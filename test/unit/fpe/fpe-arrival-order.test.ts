@@ -3,21 +3,15 @@
 // nor takes the processors an earlier job starts with in the same instant.
 import { describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../../core/events.js';
-import { jobSpecSchema, type JobSpecInput } from '../../../core/model/schemas.js';
-import { SimWorld } from '../../../core/sim/world.js';
+import type { JobSpecInput } from '../../../core/model/schemas.js';
+import { simWorld } from '../../support/sim-world.js';
 import { gridOf, profiledJob, rigidJob } from '../../support/workload-specs.js';
 
 function run(processors: number, queue: 'easy' | 'cbf', specs: JobSpecInput[]): SchedulerEvent[] {
-  const world = new SimWorld({
-    grid: gridOf([processors]),
-    jobs: specs.map((j) => jobSpecSchema.parse(j)),
-    seed: 1,
+  const { world, events } = simWorld(gridOf([processors]), specs, {
     pollIntervalS: 60,
-    background: false,
     scheduler: { fpeVariant: '2X+c', queue },
   });
-  const events: SchedulerEvent[] = [];
-  world.scheduler.on((e) => events.push(e));
   world.run();
   return events;
 }

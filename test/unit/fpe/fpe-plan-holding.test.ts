@@ -3,24 +3,13 @@
 // frees processors in the queue policies' plans and in the plan snapshot the console draws, at the shrink.
 import { describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../../core/events.js';
-import { jobSpecSchema, type JobSpecInput } from '../../../core/model/schemas.js';
-import { SimWorld } from '../../../core/sim/world.js';
+import type { JobSpecInput } from '../../../core/model/schemas.js';
+import { simWorld } from '../../support/sim-world.js';
 import { gridOf, profiledJob, rigidJob } from '../../support/workload-specs.js';
 
 /** A world of one 10-processor cluster under `queue`, profiled jobs fitted by 2X, and its scheduler's events. */
-function run(queue: 'easy' | 'cbf', jobs: JobSpecInput[]) {
-  const world = new SimWorld({
-    grid: gridOf([10]),
-    jobs: jobs.map((j) => jobSpecSchema.parse(j)),
-    seed: 1,
-    pollIntervalS: 60,
-    background: false,
-    scheduler: { fpeVariant: '2X', queue },
-  });
-  const events: SchedulerEvent[] = [];
-  world.scheduler.on((x) => events.push(x));
-  return { world, events };
-}
+const run = (queue: 'easy' | 'cbf', jobs: JobSpecInput[]) =>
+  simWorld(gridOf([10]), jobs, { pollIntervalS: 60, scheduler: { fpeVariant: '2X', queue } });
 
 // 10 processors. e runs 6 for 100 s, then 2 for 300 s (ends at 400). r (8 for 100 s, submitted at 1) does not fit
 // before e's shrink: it is reserved at 100. b (4 for 150 s, submitted at 2) fits now, but over [2, 152) it overlaps

@@ -2,17 +2,16 @@
 // which plans nothing ahead, rigid jobs start into the processors of a running profiled job's next step; the step
 // then waits for them (fpe-jobs.ts), and the plan snapshot draws it when it can start, never over them.
 import { describe, expect, it } from 'vitest';
-import { jobSpecSchema } from '../../../core/model/schemas.js';
-import { SimWorld } from '../../../core/sim/world.js';
+import { simWorld } from '../../support/sim-world.js';
 import { gridOf, profiledJob, rigidJob } from '../../support/workload-specs.js';
 
 describe('a stalled profiled step in the plan snapshot', () => {
   it('under koala, is drawn once the jobs started into its processors end (the plan-layout property)', () => {
     // 10 processors: p runs 1, 6, 1 processors for 10 s each from 0; r3 (3) and r2 (2), submitted at 1, take what p's
     // second step needs at 10 until 11: 1 + 3 + 2 = 6 held, so 6 more would leave -1 free at 10.
-    const world = new SimWorld({
-      grid: gridOf([10]),
-      jobs: [
+    const { world, of } = simWorld(
+      gridOf([10]),
+      [
         profiledJob('p', 0, [
           { duration_s: 10, processors: 1 },
           { duration_s: 10, processors: 6 },
@@ -20,15 +19,9 @@ describe('a stalled profiled step in the plan snapshot', () => {
         ]),
         rigidJob('r3', 1, 3, 10),
         rigidJob('r2', 1, 2, 10),
-      ].map((j) => jobSpecSchema.parse(j)),
-      seed: 0,
-      background: false,
-      scheduler: { policy: 'fpsma', queue: 'koala' },
-    });
-    const steps: number[] = [];
-    world.scheduler.on((e) => {
-      if (e.type === 'fpe.step' && e.jobId === 'p') steps.push(e.t);
-    });
+      ],
+      { seed: 0, scheduler: { policy: 'fpsma', queue: 'koala' } },
+    );
     world.runUntil(5);
     const plan = world.scheduler.planSnapshot(5).clusters[0]!;
     for (const s of plan.free) expect(s.v, `free at ${s.t}`).toBeGreaterThanOrEqual(0);
@@ -43,6 +36,6 @@ describe('a stalled profiled step in the plan snapshot', () => {
       ],
     });
     world.run();
-    expect(steps).toEqual([0, 11, 21]);
+    expect(of('fpe.step', 'p').map((e) => e.t)).toEqual([0, 11, 21]);
   });
 });

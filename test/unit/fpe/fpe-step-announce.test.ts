@@ -2,45 +2,25 @@
 // the mandatory shrinks are announced ahead with the step's boundary as deadline, as for an evolving job's announced
 // update, so that with applications that take time to adapt the step still starts on time.
 import { describe, expect, it } from 'vitest';
-import type { SchedulerEvent } from '../../../core/events.js';
-import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../../core/model/schemas.js';
-import { SimWorld } from '../../../core/sim/world.js';
-
-type Of<T extends SchedulerEvent['type']> = Extract<SchedulerEvent, { type: T }>;
+import { simWorld } from '../../support/sim-world.js';
+import { gridOf, malleableJob, profiledJob } from '../../support/workload-specs.js';
 
 // 10 processors. e holds 2 for 100 s, then needs 8 for 100 s. m (1..10, submitted at 1) grows into the 8 free
 // processors. Its application takes 20 s to adapt to a new size: shrunk only at 100, it would let them go at 120 and
 // e's second step would start 20 s late (expanded, its 2 processors idle meanwhile). Announced ahead, m keeps them
 // until 100 and lets them go there: the step starts at 100.
 function run(adaptS: number, refuseAhead = false) {
-  const e: JobSpecInput = {
-    id: 'e',
-    kind: 'evolving',
-    profile: {
-      steps: [
+  const { world, events, of } = simWorld(
+    gridOf([10]),
+    [
+      profiledJob('e', 0, [
         { duration_s: 100, processors: 2 },
         { duration_s: 100, processors: 8 },
-      ],
-    },
-    components: [{ program: 'fpe-app' }],
-  };
-  const m: JobSpecInput = {
-    id: 'm',
-    kind: 'malleable',
-    submitTime: 1,
-    walltime: 20_000,
-    app: { model: 'amdahl', serial: 1, parallel: 8000 },
-    components: [{ min: 1, max: 10, program: 'm' }],
-  };
-  const world = new SimWorld({
-    grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }),
-    jobs: [e, m].map((j) => jobSpecSchema.parse(j)),
-    seed: 1,
-    pollIntervalS: 60,
-    adaptS,
-    background: false,
-    scheduler: { fpeVariant: '2X' },
-  });
+      ]),
+      malleableJob('m', 1, { min: 1, max: 10, runtime: 8000, walltime: 20_000, serial: 1 }),
+    ],
+    { pollIntervalS: 60, adaptS, scheduler: { fpeVariant: '2X' } },
+  );
   if (refuseAhead) {
     // An application that gives nothing back ahead of a deadline (a live one may), only when it must at once.
     const apps = world.applications;
@@ -48,8 +28,6 @@ function run(adaptS: number, refuseAhead = false) {
     apps.requestShrink = (offerId, jobId, processors, mandatory, deadline) =>
       answer(offerId, jobId, deadline === undefined ? processors : 0, mandatory);
   }
-  const events: SchedulerEvent[] = [];
-  world.scheduler.on((x) => events.push(x));
   let over = false;
   // Stopped should it ask without end at one instant (what it did once applications refused).
   const ended = world.runUntil(Number.POSITIVE_INFINITY, () => {
@@ -58,8 +36,6 @@ function run(adaptS: number, refuseAhead = false) {
     return events.length > 10_000;
   });
   expect(ended).toBe(true);
-  const of = <T extends SchedulerEvent['type']>(type: T, jobId: string) =>
-    events.filter((x): x is Of<T> => x.type === type && (x as { jobId?: string }).jobId === jobId);
   return { world, of, over };
 }
 

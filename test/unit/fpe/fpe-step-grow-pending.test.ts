@@ -2,6 +2,7 @@
 // loaded machine the local manager may start a grow's holders after the step they were for is over.
 import { describe, expect, it } from 'vitest';
 import { grid, harness } from '../../support/harness.js';
+import { profiledJob } from '../../support/workload-specs.js';
 
 describe("a profiled job's step boundary with the step's grow still pending", () => {
   // e runs 1 processor for 100 s, 3 for 50 s, then 1 for 80 s. The grow of 2 asked at 100 becomes active only at 160,
@@ -11,18 +12,13 @@ describe("a profiled job's step boundary with the step's grow still pending", ()
     const h = harness(grid({ a: 10 }));
     const told: number[] = [];
     h.apps.resized = (_jobId, size) => void told.push(size);
-    h.submit({
-      id: 'e',
-      kind: 'evolving',
-      profile: {
-        steps: [
-          { duration_s: 100, processors: 1 },
-          { duration_s: 50, processors: 3 },
-          { duration_s: 80, processors: 1 },
-        ],
-      },
-      components: [{ program: 'fpe-app' }],
-    });
+    h.submit(
+      profiledJob('e', 0, [
+        { duration_s: 100, processors: 1 },
+        { duration_s: 50, processors: 3 },
+        { duration_s: 80, processors: 1 },
+      ]),
+    );
     h.scheduler.advance(0);
     h.startAll();
     h.at(100).scheduler.advance(100);

@@ -2,32 +2,23 @@
 // job submitted with its steps is fitted on the plan by the run's FPE variant, started when its scheduled EP says,
 // takes and gives back processors at its step boundaries, and waits (expanded) for a step whose processors are busy.
 import { describe, expect, it } from 'vitest';
-import type { SchedulerEvent } from '../../../core/events.js';
 import { parseJob } from '../../../core/model/job.js';
 import { buildGrid } from '../../../core/model/grid.js';
-import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../../core/model/schemas.js';
-import { SimWorld } from '../../../core/sim/world.js';
-import { rigidJob } from '../../support/workload-specs.js';
+import { jobSpecSchema, type JobSpecInput } from '../../../core/model/schemas.js';
+import { gridOf, malleableJob, profiledJob, rigidJob } from '../../support/workload-specs.js';
 import type { FpeVariantName } from '../../../core/fpe/registry.js';
 import { jobSummary } from '../../../electron/host/finished-jobs.js';
 import type { SchedulerOptions } from '../../../core/scheduler/scheduler.js';
 import { grid, harness } from '../../support/harness.js';
+import { simWorld } from '../../support/sim-world.js';
 
-type Of<T extends SchedulerEvent['type']> = Extract<SchedulerEvent, { type: T }>;
-
-const profiled = (
-  id: string,
-  steps: Array<[number, number]>,
-  submitTime = 0,
-  extra: Partial<JobSpecInput> = {},
-): JobSpecInput => ({
-  id,
-  kind: 'evolving',
-  submitTime,
-  profile: { steps: steps.map(([duration_s, processors]) => ({ duration_s, processors })) },
-  components: [{ program: 'fpe-app' }],
-  ...extra,
-});
+/** A profiled job of `[duration_s, processors]` steps. */
+const profiled = (id: string, steps: Array<[number, number]>, submitTime = 0) =>
+  profiledJob(
+    id,
+    submitTime,
+    steps.map(([duration_s, processors]) => ({ duration_s, processors })),
+  );
 
 function run(
   jobs: JobSpecInput[],
@@ -35,31 +26,18 @@ function run(
   processors = 10,
   scheduler: Partial<SchedulerOptions> = {},
 ) {
-  const world = new SimWorld({
-    grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors }] }),
-    jobs: jobs.map((j) => jobSpecSchema.parse(j)),
-    seed: 1,
-    pollIntervalS: 60,
-    background: false,
-    scheduler: { fpeVariant, ...scheduler },
-  });
-  const events: SchedulerEvent[] = [];
-  world.scheduler.on((e) => events.push(e));
+  const r = simWorld(gridOf([processors]), jobs, { pollIntervalS: 60, scheduler: { fpeVariant, ...scheduler } });
   let over = false;
-  world.run(() => {
-    const s = world.scheduler.clusters[0]!;
+  r.world.run(() => {
+    const s = r.world.scheduler.clusters[0]!;
     if (s.concertina > s.cluster.processors) over = true;
   });
-  const of = <T extends SchedulerEvent['type']>(type: T, jobId?: string) =>
-    events.filter(
-      (e): e is Of<T> => e.type === type && (jobId === undefined || (e as { jobId?: string }).jobId === jobId),
-    );
-  return { world, events, of, over };
+  return { ...r, over };
 }
 
 describe('a profiled evolving job (spec)', () => {
   it('takes its sizes from its steps and names the step that is too large for every cluster', () => {
-    const grid = buildGrid(gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }));
+    const grid = buildGrid(gridOf([10]));
     const r = parseJob(
       profiled('x', [
         [60, 2],
@@ -248,29 +226,20 @@ describe('a profiled evolving job (simulated)', () => {
   });
 
   it("checks the application's announcements against its profile: one that differs is refused with the reason", () => {
-    const world = new SimWorld({
-      grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }] }),
-      jobs: [
-        jobSpecSchema.parse(
-          profiled('e', [
-            [100, 2],
-            [50, 6],
-            [80, 3],
-          ]),
-        ),
-      ],
-      seed: 1,
-      background: false,
-    });
-    const refused: SchedulerEvent[] = [];
-    world.scheduler.on((e) => refused.push(e), ['evolve.refused']);
+    const { world, of } = simWorld(gridOf([10]), [
+      profiled('e', [
+        [100, 2],
+        [50, 6],
+        [80, 3],
+      ]),
+    ]);
     // At 10 s it runs step 1 (2 processors); its next step has 6: an announcement of 6 is its own, one of 5 is not.
     world.engine.at(10, () =>
       world.scheduler.receive({ type: 'update', jobId: 'e', processors: 6, announceS: 90 }, world.engine.now),
     );
     world.engine.at(11, () => world.scheduler.receive({ type: 'update', jobId: 'e', processors: 5 }, world.engine.now));
     world.run();
-    expect(refused.map((e) => [e.t, (e as { reason: string }).reason])).toEqual([
+    expect(of('evolve.refused').map((e) => [e.t, e.reason])).toEqual([
       [11, "asks for 5 processors, but its profile's step 2 has 6: a profiled job's steps are fixed at submission"],
     ]);
     expect(world.applications.refusedUpdates.get('e')).toHaveLength(1);
@@ -336,14 +305,7 @@ describe('a profiled evolving job (simulated)', () => {
   // 8 free processors. At 100 e's second step is 6 short: mandatory shrinks take m back to 2 (down from 8, its min
   // being 1), and the step starts then instead of waiting for m to end (its run is some 2,000 s long).
   it('a step whose processors a malleable job expanded into gets them back by mandatory shrinks', () => {
-    const m: JobSpecInput = {
-      id: 'm',
-      kind: 'malleable',
-      submitTime: 1,
-      walltime: 20_000,
-      app: { model: 'amdahl', serial: 1, parallel: 8000 },
-      components: [{ min: 1, max: 10, program: 'm' }],
-    };
+    const m = malleableJob('m', 1, { min: 1, max: 10, runtime: 8000, walltime: 20_000, serial: 1 });
     const r = run(
       [
         profiled('e', [
