@@ -10,12 +10,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
-import { FINAL_STATES } from '../../core/model/job.js';
 import { createLiveWorldFromConfig } from '../../electron/live/live-run.js';
 import { liveClusterSchema } from '../../runners/live/config.js';
 import type { LiveWorld } from '../../runners/live/types.js';
 import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { waitFor } from './harness/common.js';
+import { cancelUnfinished, localCluster } from './harness/local-cluster.js';
 
 let dir: string;
 let world: LiveWorld;
@@ -40,14 +40,7 @@ function submit(id: string, processors: number, walltime: number, script: string
 describe('EASY backfilling in live mode on a plain host (this machine)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-easy-'));
-    const cluster = liveClusterSchema.parse({
-      name: 'here',
-      login: { via: 'local' },
-      system: 'local',
-      slots: 4,
-      workRoot: path.join(dir, 'work'),
-      pollIntervalS: 1,
-    });
+    const cluster = liveClusterSchema.parse(localCluster(path.join(dir, 'work')));
     world = createLiveWorldFromConfig({
       clusters: [cluster],
       knownHosts: new KnownHosts(path.join(dir, 'known_hosts'), []),
@@ -60,8 +53,7 @@ describe('EASY backfilling in live mode on a plain host (this machine)', () => {
 
   afterAll(async () => {
     if (world) {
-      for (const j of [...world.scheduler.jobs()])
-        if (!FINAL_STATES.has(j.state)) world.act((s, now) => s.cancel(j.id, now));
+      cancelUnfinished(world);
       await world.stop();
     }
     if (dir) rmSync(dir, { recursive: true, force: true });

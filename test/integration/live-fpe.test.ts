@@ -8,13 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
-import { FINAL_STATES } from '../../core/model/job.js';
 import { createLiveWorld } from '../../runners/live/live-world.js';
 import type { LiveWorld } from '../../runners/live/types.js';
 import { waitFor } from './harness/common.js';
 import { eventsOf } from '../support/scheduler-events.js';
 import { profiledJob } from '../support/workload-specs.js';
 import { jobFiles } from './harness/job-files.js';
+import { cancelUnfinished, localCluster } from './harness/local-cluster.js';
 
 let dir: string;
 let world: LiveWorld;
@@ -29,16 +29,7 @@ const { toApp, fromApp } = jobFiles(
 /** A live world on one local cluster of 4 slots; `restore`: an earlier world's persisted state. */
 function localWorld(restore?: unknown): LiveWorld {
   return createLiveWorld({
-    clusters: [
-      {
-        name: 'here',
-        login: { via: 'local' },
-        system: 'local',
-        slots: 4,
-        workRoot: path.join(dir, 'work'),
-        pollIntervalS: 1,
-      },
-    ],
+    clusters: [localCluster(path.join(dir, 'work'))],
     idleWatchIntervalMs: 500,
     log: () => {},
     ...(restore !== undefined && { restore }),
@@ -66,8 +57,7 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
 
   afterAll(async () => {
     if (world) {
-      for (const job of [...world.scheduler.jobs()])
-        if (!FINAL_STATES.has(job.state)) world.act((s, now) => s.cancel(job.id, now));
+      cancelUnfinished(world);
       await world.stop();
     }
     if (dir) rmSync(dir, { recursive: true, force: true });

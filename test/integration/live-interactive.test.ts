@@ -9,13 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
-import { FINAL_STATES } from '../../core/model/job.js';
 import { createLiveWorld } from '../../runners/live/live-world.js';
 import type { LiveWorld } from '../../runners/live/types.js';
 import type { FromAppMessage } from '../../runners/protocol/messages.js';
 import { waitFor } from './harness/common.js';
 import { eventsOf } from '../support/scheduler-events.js';
 import { jobFiles } from './harness/job-files.js';
+import { cancelUnfinished, localCluster } from './harness/local-cluster.js';
 
 let dir: string;
 let world: LiveWorld;
@@ -35,15 +35,10 @@ describe('interactive periodic jobs on a local cluster', () => {
     world = createLiveWorld({
       // 8 worker nodes; Cms 0, Cps 10 ms per data unit.
       clusters: [
-        {
-          name: 'here',
-          login: { via: 'local' },
-          system: 'local',
+        localCluster(path.join(dir, 'work'), {
           slots: 2,
-          workRoot: path.join(dir, 'work'),
-          pollIntervalS: 1,
           interactive: { nodes: 8, cmsMsPerUnit: 0, cpsMsPerUnit: 10 },
-        },
+        }),
       ],
       idleWatchIntervalMs: 500,
       log: () => {},
@@ -54,8 +49,7 @@ describe('interactive periodic jobs on a local cluster', () => {
 
   afterAll(async () => {
     if (world) {
-      for (const job of [...world.scheduler.jobs()])
-        if (!FINAL_STATES.has(job.state)) world.act((s, now) => s.cancel(job.id, now));
+      cancelUnfinished(world);
       await world.stop();
     }
     if (dir) rmSync(dir, { recursive: true, force: true });

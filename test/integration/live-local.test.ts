@@ -12,6 +12,7 @@ import { createLiveWorld, repositoryAssetsDir, runTag, type LiveWorldOptions } f
 import type { LiveAppEvent, LiveWorld } from '../../runners/live/types.js';
 import { jobDirName } from '../../runners/managers/naming.js';
 import { completeLines, waitFor } from './harness/common.js';
+import { localCluster } from './harness/local-cluster.js';
 import { isAlive, ledger, waitForWorkers } from './harness/recruited.js';
 
 let dir: string;
@@ -68,17 +69,7 @@ describe('live mode on a plain host (this machine)', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-local-'));
     options = {
       // The cluster's environment reaches its commands and so the jobs they start (checked by `waits`).
-      clusters: [
-        {
-          name: 'here',
-          login: { via: 'local' },
-          system: 'local',
-          slots: 4,
-          workRoot: path.join(dir, 'work'),
-          env: { CNC_PROBE: `it's "$(nothing)"` },
-          pollIntervalS: 1,
-        },
-      ],
+      clusters: [localCluster(path.join(dir, 'work'), { env: { CNC_PROBE: `it's "$(nothing)"` } })],
       // The paper's trigger: sizes change here only by the operator's commands (idle growth: live-operator.test.ts).
       scheduler: { approach: 'pra', policy: 'fpsma', growthAtPoll: 'freed' },
       graceMs: 5_000,
@@ -235,16 +226,7 @@ describe('consecutive live runs on one plain host', () => {
 
   async function startRun(restore?: unknown): Promise<LiveWorld> {
     const w = createLiveWorld({
-      clusters: [
-        {
-          name: 'here',
-          login: { via: 'local' },
-          system: 'local',
-          slots: 4,
-          workRoot: path.join(root, 'work'),
-          pollIntervalS: 1,
-        },
-      ],
+      clusters: [localCluster(path.join(root, 'work'))],
       // The paper's trigger: sizes change here only by the operator's commands (idle growth: live-operator.test.ts).
       scheduler: { approach: 'pra', policy: 'fpsma', growthAtPoll: 'freed' },
       idleWatchIntervalMs: 500,
