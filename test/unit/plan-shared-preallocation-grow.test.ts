@@ -2,9 +2,9 @@
 // into it: cbf never reserves a waiting job onto processors they may move to, so the plan's free processors never go
 // below zero (the plan layout property's cbf counterexample, free -1 at 123, replayed).
 import { expect, it } from 'vitest';
-import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
-import { SimWorld } from '../../core/sim/world.js';
-import { evolvingJob, malleableJob, rigidJob } from '../support/workload-specs.js';
+import type { JobSpecInput } from '../../core/model/schemas.js';
+import { simWorld } from '../support/sim-world.js';
+import { evolvingJob, gridOf, malleableJob, rigidJob } from '../support/workload-specs.js';
 
 it('cbf: a reservation never counts on pre-allocated processors that malleable extras fill', () => {
   // The property's jobs (workload-specs.ts), with its gaps between submissions.
@@ -17,13 +17,7 @@ it('cbf: a reservation never counts on pre-allocated processors that malleable e
     rigidJob('j3', 121, 5, 10),
     rigidJob('j4', 121, 1, 10),
   ];
-  const world = new SimWorld({
-    grid: gridSpecSchema.parse({ clusters: [{ name: 'c0', processors: 15 }] }),
-    jobs: jobs.map((j) => jobSpecSchema.parse(j)),
-    seed: 0,
-    background: false,
-    scheduler: { policy: 'fpsma', queue: 'cbf' },
-  });
+  const { world } = simWorld(gridOf([15]), jobs, { seed: 0, scheduler: { policy: 'fpsma', queue: 'cbf' } });
   let shared = false;
   world.run(() => {
     const now = world.engine.now;

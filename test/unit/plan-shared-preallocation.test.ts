@@ -2,9 +2,9 @@
 // held once: the plans never count it as freed at the first of their ends (the plan layout property's counterexample,
 // seed 241243915, replayed).
 import { expect, it } from 'vitest';
-import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
-import { SimWorld } from '../../core/sim/world.js';
-import { evolvingJob, malleableJob, rigidJob } from '../support/workload-specs.js';
+import type { JobSpecInput } from '../../core/model/schemas.js';
+import { simWorld } from '../support/sim-world.js';
+import { evolvingJob, gridOf, malleableJob, rigidJob } from '../support/workload-specs.js';
 
 // The property's jobs (workload-specs.ts), each rigid one running 10 s.
 const rigid = (id: string, submitTime: number, processors: number) => rigidJob(id, submitTime, processors, 10);
@@ -21,13 +21,7 @@ it('easy: a reservation never counts an extra in a pre-allocation as freed at th
     malleableJob('j5', 133, { min: 1, max: 2, runtime: 13, walltime: 52 }),
     rigid('j6', 133, 1),
   ];
-  const world = new SimWorld({
-    grid: gridSpecSchema.parse({ clusters: [{ name: 'c0', processors: 13 }] }),
-    jobs: jobs.map((j) => jobSpecSchema.parse(j)),
-    seed: 0,
-    background: false,
-    scheduler: { policy: 'equipartition', queue: 'easy' },
-  });
+  const { world } = simWorld(gridOf([13]), jobs, { seed: 0, scheduler: { policy: 'equipartition', queue: 'easy' } });
   let shared = false;
   world.run(() => {
     const now = world.engine.now;
