@@ -5,7 +5,7 @@
 // free slot (it ends before the reservation); a long one that would delay the reservation waits; the reservation
 // never moves, and the head starts no later than it. Every step waits on a condition (the running job ends when the
 // test creates its release file), never on elapsed time.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { liveClusterSchema } from '../../runners/live/config.js';
 import type { LiveWorld } from '../../runners/live/types.js';
 import { KnownHosts } from '../../runners/ssh/known-hosts.js';
 import { waitFor } from './harness/common.js';
-import { cancelUnfinished, localCluster } from './harness/local-cluster.js';
+import { endLiveRun, localCluster } from './harness/local-cluster.js';
 
 let dir: string;
 let world: LiveWorld;
@@ -51,13 +51,7 @@ describe('EASY backfilling in live mode on a plain host (this machine)', () => {
     await world.start();
   }, 60_000);
 
-  afterAll(async () => {
-    if (world) {
-      cancelUnfinished(world);
-      await world.stop();
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => endLiveRun(world, dir));
 
   it("backfills a short job past the blocked head, refuses a long one, and keeps the head's reservation", async () => {
     expect(world.scheduler.queuePolicyName).toBe('easy');

@@ -3,7 +3,7 @@
 // variant, starts it, and gives it each step's processors at the step's time (`resources`), releasing at step
 // boundaries; the application announces each larger next step by `update` (the NEXT chain), which is checked against
 // the profile. Every wait is on a condition (the application's files, the scheduler's events).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { waitFor } from './harness/common.js';
 import { eventsOf } from '../support/scheduler-events.js';
 import { profiledJob } from '../support/workload-specs.js';
 import { jobFiles } from './harness/job-files.js';
-import { cancelUnfinished, localCluster } from './harness/local-cluster.js';
+import { endLiveRun, localCluster } from './harness/local-cluster.js';
 
 let dir: string;
 let world: LiveWorld;
@@ -55,13 +55,7 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
     await world.start();
   }, 30_000);
 
-  afterAll(async () => {
-    if (world) {
-      cancelUnfinished(world);
-      await world.stop();
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => endLiveRun(world, dir));
 
   it('runs each step with its processors, announced through update and given through resources', async () => {
     const steps = [

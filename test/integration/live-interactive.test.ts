@@ -4,7 +4,7 @@
 // its response time (from the fork) and misses; an instance
 // longer than the cost bound C re-places the job, whose new tasks the application takes at its next fork. Every
 // wait is on a condition (the applications' files, the scheduler's events), so a loaded machine only makes it slower.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import type { FromAppMessage } from '../../runners/protocol/messages.js';
 import { waitFor } from './harness/common.js';
 import { eventsOf } from '../support/scheduler-events.js';
 import { jobFiles } from './harness/job-files.js';
-import { cancelUnfinished, localCluster } from './harness/local-cluster.js';
+import { endLiveRun, localCluster } from './harness/local-cluster.js';
 
 let dir: string;
 let world: LiveWorld;
@@ -47,13 +47,7 @@ describe('interactive periodic jobs on a local cluster', () => {
     await world.start();
   }, 30_000);
 
-  afterAll(async () => {
-    if (world) {
-      cancelUnfinished(world);
-      await world.stop();
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => endLiveRun(world, dir));
 
   it('admits the job, runs its tasks each period, reports their times and misses, and re-places it after an overrun', async () => {
     const staged = world.assetsDir!('here')!;
