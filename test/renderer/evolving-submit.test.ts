@@ -2,26 +2,13 @@
 // The Submit form for evolving jobs: min, initial and the pre-allocation (max), checked with the core's schema, each
 // error at its field, and the spec the host receives.
 import { describe, expect, it } from 'vitest';
-import { flushPromises, mount } from '@vue/test-utils';
-import { createPinia, setActivePinia } from 'pinia';
-import SubmitView from '../../renderer/src/views/SubmitView.vue';
-import { createStores, STORES } from '../../renderer/src/stores/index.js';
+import { flushPromises } from '@vue/test-utils';
 import { byField, fromSpec, toSpec, validate, defaultForm } from '../../renderer/src/stores/submit.js';
+import { mountSubmit } from './mount-submit.js';
 import { fakeClient, type FakeClient } from './fake-client.js';
 
 const submissions = (client: FakeClient) =>
   client.calls.filter((c) => c.method === 'jobs.submit').map((c) => c.payload);
-
-function mountSubmit(client = fakeClient()) {
-  const pinia = createPinia();
-  setActivePinia(pinia);
-  const stores = createStores(client);
-  const wrapper = mount(SubmitView, {
-    global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
-    attachTo: 'body',
-  });
-  return { wrapper, stores, client };
-}
 
 describe('Submit form, evolving jobs', () => {
   it('turns an evolving form into a spec with min, initial and its pre-allocation as max, and back', () => {

@@ -3,24 +3,10 @@
 // list of steps (duration, processors); each step's error shown at the step, the host's too (a step too large for
 // every cluster), and the spec the host receives.
 import { describe, expect, it } from 'vitest';
-import { flushPromises, mount } from '@vue/test-utils';
-import { createPinia, setActivePinia } from 'pinia';
-import SubmitView from '../../renderer/src/views/SubmitView.vue';
-import { createStores, STORES } from '../../renderer/src/stores/index.js';
+import { flushPromises } from '@vue/test-utils';
 import { defaultForm, fromSpec, toSpec, validate, validateSteps } from '../../renderer/src/stores/submit.js';
 import { describeEvent, stepSizes } from '../../renderer/src/format.js';
-import { fakeClient } from './fake-client.js';
-
-function mountSubmit(client = fakeClient()) {
-  const pinia = createPinia();
-  setActivePinia(pinia);
-  const stores = createStores(client);
-  const wrapper = mount(SubmitView, {
-    global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
-    attachTo: 'body',
-  });
-  return { wrapper, stores, client };
-}
+import { mountSubmit } from './mount-submit.js';
 
 describe('Submit form, evolving jobs with an evolution profile', () => {
   it('turns the steps into the spec (no min, max or model beside them), and back', () => {

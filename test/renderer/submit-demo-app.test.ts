@@ -2,23 +2,15 @@
 // The Submit form offers the demo applications staged on the live clusters by the `{assets}` placeholder: choosing
 // one fills the program (and the model it follows), and the placeholder is what reaches the API.
 import { describe, expect, it } from 'vitest';
-import { flushPromises, mount } from '@vue/test-utils';
+import { flushPromises } from '@vue/test-utils';
 import { NSelect } from 'naive-ui';
-import { createPinia, setActivePinia } from 'pinia';
-import SubmitView from '../../renderer/src/views/SubmitView.vue';
-import { createStores, STORES } from '../../renderer/src/stores/index.js';
 import { fakeClient } from './fake-client.js';
+import { mountSubmit } from './mount-submit.js';
 
 describe('Submit form: staged demo applications', () => {
   it('fills the program with the placeholder path and the app model, and submits them as chosen', async () => {
     const client = fakeClient({ 'jobs.submit': { ok: true, value: { jobId: 'job-1' } } });
-    const pinia = createPinia();
-    setActivePinia(pinia);
-    const stores = createStores(client);
-    const wrapper = mount(SubmitView, {
-      global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
-      attachTo: 'body',
-    });
+    const { wrapper, stores } = mountSubmit(client);
     expect(wrapper.find('[data-testid="hint-program"]').text()).toContain('{assets}');
     const demo = wrapper.findAllComponents(NSelect).find((c) => c.attributes('data-testid') === 'field-demo-app')!;
     expect(demo.props('options')).toEqual([

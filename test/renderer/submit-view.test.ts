@@ -1,24 +1,11 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import { flushPromises, mount } from '@vue/test-utils';
-import { createPinia, setActivePinia } from 'pinia';
-import SubmitView from '../../renderer/src/views/SubmitView.vue';
-import { createStores, STORES } from '../../renderer/src/stores/index.js';
+import { flushPromises } from '@vue/test-utils';
+import { mountSubmit } from './mount-submit.js';
 import { fakeClient, type FakeClient } from './fake-client.js';
 
 /** The view also loads the saved templates on mount: only submissions count here. */
 const submissions = (client: FakeClient) => client.calls.filter((c) => c.method === 'jobs.submit');
-
-function mountSubmit(client = fakeClient()) {
-  const pinia = createPinia();
-  setActivePinia(pinia);
-  const stores = createStores(client);
-  const wrapper = mount(SubmitView, {
-    global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
-    attachTo: 'body',
-  });
-  return { wrapper, stores, client };
-}
 
 describe('Submit form', () => {
   it('shows the error under the field and disables the submit button while invalid', async () => {
