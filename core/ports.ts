@@ -88,7 +88,10 @@ export interface ApplicationPort {
   growGranted(offerId: number, jobId: string, granted: number, accepted: number): void;
   /** The job's allocation changed (new processors active, or released ones gone); its new size. */
   resized(jobId: string, size: number): void;
-  /** An evolving job's `update` cannot be served (outside min..max, or the job is not running); why. */
+  /**
+   * An evolving job's `update` cannot be served (outside min..max, or the job is not running), or a profiled job's
+   * step processors will not come (its grow failed for good, just before the job ends); why.
+   */
   updateRefused(jobId: string, reason: string): void;
   /**
    * Seconds a whole run of the job would take at `size`, when its application declares its speed-up (a simulated

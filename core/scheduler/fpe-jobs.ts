@@ -230,7 +230,11 @@ export class FpeJobs {
       p.step = index - 1;
       p.stepStart = now - requested[index - 1]!.duration;
       this.boundary(p, now);
-    } else if (running) this.stepTimer(p, now);
+    } else if (running) {
+      this.stepTimer(p, now);
+      // A grow the earlier run asked for its step, still under way at the batch system: watched as any other.
+      if (index > 0 && job.pendingGrow > 0) this.watchGrow(p, index, p.stepStart - p.durations[index - 1]!, now);
+    }
   }
 
   /** The job ended (however): it leaves the plan. */
@@ -666,7 +670,7 @@ export class FpeJobs {
       this.host.ledger.dropReservations(job);
       this.host.ledger.account(job, () => (job.pendingGrow += more));
       this.host.managers[job.clusterIndex]!.grow(job.id, more);
-      this.watchGrow(p, next, now);
+      this.watchGrow(p, next, p.stepStart, now);
     } else {
       // Decision: a step that ends before its own grow runs waits for it (stalled; `grown` ends the wait): shrinking
       // now would take running processors in place of ones still starting, and tell the application too few.
@@ -704,14 +708,14 @@ export class FpeJobs {
   }
 
   /**
-   * Watches the grow just asked for step `step`: still not all running `growTimeoutS` later, what is not is withdrawn
+   * Watches the grow just asked for step `step` (`from`: when the step before began): still not all running `growTimeoutS` later, what is not is withdrawn
    * (answered by growFailed), and asked again each `growTimeoutS` while unanswered (a cluster out of reach).
    * Decision: a grow asked while an earlier step's is still under way is watched with it, from the earlier one's
    * time: its step cannot begin before the earlier one has its processors.
    */
-  private watchGrow(p: ProfiledJob, step: number, now: number): void {
+  private watchGrow(p: ProfiledJob, step: number, from: number, now: number): void {
     if (p.grow) return;
-    const grow: StepGrow = { step, from: p.stepStart };
+    const grow: StepGrow = { step, from };
     p.grow = grow;
     const due = (t: number) => {
       const job = p.job;

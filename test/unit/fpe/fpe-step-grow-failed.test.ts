@@ -141,6 +141,34 @@ describe("a profiled job's step grow that fails", () => {
     expect(h.manager('a').grownCancelled).toEqual([]);
   });
 
+  // Adopted after a restart in step 2 (since -20, 2 for 100 s then 6 for 100 s) with 4 of its 6 still waiting to start
+  // on the cluster: the grow the earlier run asked for is watched too. Withdrawn at 300, the job is back in step 1
+  // (begun at -120) and asks for the 4 again at 360.
+  it('watches the grow of a job adopted while its step grow was under way', () => {
+    const h = harness(grid({ a: 16 }));
+    const spec = {
+      id: 'e',
+      kind: 'evolving' as const,
+      profile: {
+        steps: [
+          { duration_s: 100, processors: 2 },
+          { duration_s: 100, processors: 6 },
+        ],
+      },
+      components: [{ program: 'fpe-app' }],
+    };
+    const adopted = { cluster: 'a', processors: 2, growing: 4, submitTime: -130, startTime: -120 };
+    expect(h.scheduler.adopt(spec, { ...adopted, step: { index: 1, start: -20 } }, 0).ok).toBe(true);
+    h.at(300).scheduler.advance(300);
+    expect(h.manager('a').grownCancelled).toEqual(['e']);
+    h.scheduler.receive({ type: 'growFailed', cluster: 'a', jobId: 'e', processors: 4, reason: 'withdrawn' }, 300);
+    h.scheduler.advance(300);
+    expect(h.scheduler.fpeSchedule('e')).toMatchObject({ step: 0, stepStart: -120 });
+    expect(h.ofType('fpe.growFailed')).toMatchObject([{ t: 300, step: 2, missing: 4, retryAt: 360 }]);
+    h.at(360).scheduler.advance(360);
+    expect(h.manager('a').grows).toEqual([{ jobId: 'e', processors: 4 }]);
+  });
+
   it('refuses a grow timeout or a number of attempts that cannot be, naming the option', () => {
     const g = grid({ a: 10 });
     const make = (options: object) => () => new Scheduler(g, [new FakeManager('a')], new FakeApplications(), options);
