@@ -350,12 +350,10 @@ export class FpeJobs {
   /** Processors of a grow of the job's became active: a step boundary that waited for them goes on. */
   grown(jobId: string, now: number): void {
     const p = this.jobs.get(jobId);
-    if (!p || p.job.pendingGrow > 0 || p.job.state !== 'running') return;
-    if (p.grow) this.growSettled(p, now);
-    if (p.stalled && this.jobs.get(jobId) === p) this.boundary(p, now);
+    if (p && p.job.pendingGrow === 0 && p.job.state === 'running') this.growsSettled(p, now);
   }
 
-  /** Whether a grow of the job's step is settled short of the step's processors (growSettled is about to see it). */
+  /** Whether a grow of the job's step is settled short of the step's processors (judgeGrow is about to see it). */
   shortOfStep(jobId: string): boolean {
     const p = this.jobs.get(jobId);
     return p?.grow !== undefined && p.job.pendingGrow === 0 && p.job.held < p.held[p.step]!;
@@ -367,9 +365,15 @@ export class FpeJobs {
    */
   growFailed(jobId: string, reason: string, now: number): void {
     const p = this.jobs.get(jobId);
-    if (!p?.grow || p.job.state !== 'running') return;
-    p.grow.reason ??= reason;
-    if (p.job.pendingGrow === 0) this.growSettled(p, now);
+    if (!p || p.job.state !== 'running') return;
+    if (p.grow) p.grow.reason ??= reason;
+    if (p.job.pendingGrow === 0) this.growsSettled(p, now);
+  }
+
+  /** None of the job's grows is on its way any more: its step's grow is judged, and a boundary that waited goes on. */
+  private growsSettled(p: ProfiledJob, now: number): void {
+    if (p.grow) this.judgeGrow(p, now);
+    if (p.stalled && this.jobs.get(p.job.id) === p) this.boundary(p, now);
   }
 
   /**
@@ -708,8 +712,9 @@ export class FpeJobs {
   }
 
   /**
-   * Watches the grow just asked for step `step` (`from`: when the step before began): still not all running `growTimeoutS` later, what is not is withdrawn
-   * (answered by growFailed), and asked again each `growTimeoutS` while unanswered (a cluster out of reach).
+   * Watches the grow just asked for step `step` (`from`: when the step before began): still not all running
+   * `growTimeoutS` later, what is not is withdrawn (answered by growFailed), and asked again each `growTimeoutS` while
+   * unanswered (a cluster out of reach).
    * Decision: a grow asked while an earlier step's is still under way is watched with it, from the earlier one's
    * time: its step cannot begin before the earlier one has its processors.
    */
@@ -735,7 +740,7 @@ export class FpeJobs {
    * before the job's end; a grow asked again is no news to it (it waits for the step's processors either way), and a
    * refusal would make it give up processors still to come.
    */
-  private growSettled(p: ProfiledJob, now: number): void {
+  private judgeGrow(p: ProfiledJob, now: number): void {
     const grow = p.grow!;
     const job = p.job;
     p.grow = undefined;
