@@ -148,6 +148,23 @@ export type SchedulerEventBody =
       expandedS: number;
       delayedS: number;
     }
+  /**
+   * A fully-predictably evolving job's grow for step `step` (1-based) left it `missing` processors short: its local
+   * jobs failed at the batch system, or were withdrawn when still not running after the grow timeout; why. Failed grow
+   * `attempt` of at most `attempts`: the step before waits on and the grow is asked again from `retryAt`, or, without
+   * it (the last attempt), the job ends.
+   */
+  | {
+      type: 'fpe.growFailed';
+      jobId: string;
+      cluster: string;
+      step: number;
+      missing: number;
+      reason: string;
+      attempt: number;
+      attempts: number;
+      retryAt?: number;
+    }
   | { type: 'cluster.polled'; cluster: string; processors: number; background: number; reachable: boolean };
 
 export type SchedulerEvent = SchedulerEventBody & { readonly t: number };

@@ -21,8 +21,16 @@ export interface LocalManager {
   readonly supportsReservations: boolean;
   /** Start a component; answered by `started`, or by `finished` with state failed. */
   submit(request: LocalJobRequest): void;
-  /** Add processors to a running malleable job; answered by `grown` once they are active. */
+  /**
+   * Add processors to a running malleable job; answered by `grown` once they are active, or by `growFailed` for those
+   * that never will be (their local jobs ended before they ran).
+   */
   grow(jobId: string, processors: number): void;
+  /**
+   * Withdraw the job's grows whose processors are not active yet (their local jobs still wait at the batch system):
+   * answered by `growFailed` for those withdrawn; those already active come as `grown`.
+   */
+  cancelGrow(jobId: string): void;
   /** Give back processors the application has already let go of. Takes effect at once. */
   shrink(jobId: string, processors: number): void;
   /** End a job; answered by `finished` with state cancelled. */
@@ -49,6 +57,11 @@ export interface JobOutput {
 export type ManagerMessage =
   | { type: 'started'; cluster: string; jobId: string; component: number; processors: number }
   | { type: 'grown'; cluster: string; jobId: string; processors: number }
+  /**
+   * `processors` of the job's grows will never be active: their local jobs failed, were refused or cancelled at the
+   * batch system before they ran, or were withdrawn by `cancelGrow`; why.
+   */
+  | { type: 'growFailed'; cluster: string; jobId: string; processors: number; reason: string }
   | {
       type: 'finished';
       cluster: string;
@@ -75,7 +88,10 @@ export interface ApplicationPort {
   growGranted(offerId: number, jobId: string, granted: number, accepted: number): void;
   /** The job's allocation changed (new processors active, or released ones gone); its new size. */
   resized(jobId: string, size: number): void;
-  /** An evolving job's `update` cannot be served (outside min..max, or the job is not running); why. */
+  /**
+   * An evolving job's `update` cannot be served (outside min..max, or the job is not running), or a profiled job's
+   * step processors will not come (its grow failed for good, just before the job ends); why.
+   */
   updateRefused(jobId: string, reason: string): void;
   /**
    * Seconds a whole run of the job would take at `size`, when its application declares its speed-up (a simulated

@@ -4,7 +4,8 @@
 // each step when the job's scheduled profile says, by giving it the step's processors (`resources`); a step scheduled
 // longer than it computes leaves it idle meanwhile. As the CooRMv2 NEXT chain, it announces each larger next step as
 // it starts the one before (`update`, that step's seconds ahead); Concertina checks the announcement against the
-// profile. The done note lists the sizes it ran its steps with.
+// profile. A refusal says a step's processors will not come (its grow failed for good; Concertina ends the job): it
+// stops there. The done note lists the sizes it ran its steps with, or the refusal.
 //
 //   CONCERTINA_JOB_DIR=... CONCERTINA_SIZE=1 node fpe-demo.mjs <seconds:processors,seconds:processors,...>
 async function main() {
@@ -12,10 +13,12 @@ async function main() {
   const steps = parseSteps(process.argv[2]);
   const app = await connect();
   const ran = [];
-  for (let i = 0; i < steps.length && !app.stopRequested; i++) {
+  const over = () => app.stopRequested || app.refusal !== undefined;
+  for (let i = 0; i < steps.length && !over(); i++) {
     // Decision: a step begins once the job holds exactly its processors (Concertina gives them at the step's time);
     // a step of the same size as the one before begins at once.
-    while (app.size !== steps[i].processors && !app.stopRequested) await pause(app, 100);
+    while (app.size !== steps[i].processors && !over()) await pause(app, 100);
+    if (over()) break;
     ran.push(app.size);
     const next = steps[i + 1];
     if (next && next.processors > app.size) await app.update(next.processors, { announceS: steps[i].seconds });
@@ -28,7 +31,7 @@ async function main() {
       await pause(app, Math.min(100, end - Date.now()));
     }
   }
-  app.done(!app.stopRequested, `steps on ${ran.join(', ')}`);
+  app.done(!over(), app.refusal ?? `steps on ${ran.join(', ')}`);
   app.close();
 }
 

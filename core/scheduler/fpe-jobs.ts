@@ -5,7 +5,9 @@
 // scheduled EP says, holds only its current step's processors (no pre-allocation), and at each scheduled step boundary
 // takes its next step's processors: a shrink is released at once, a grow taken from what is free now or reclaimed from
 // malleable jobs' expansions by mandatory shrinks; until it has them, the step before waits longer (expanded, its
-// processors idle, as the paper assumes). The capacity is never exceeded: every processor it takes is counted by the
+// processors idle, as the paper assumes). A step's grow whose local jobs fail at the batch system, or are not all
+// running after a timeout, is withdrawn and asked again later (the step delayed), a few times before the job ends,
+// failed. The capacity is never exceeded: every processor it takes is counted by the
 // ledger and was free when taken. A job adopted after a restart goes on from its stored step.
 import type { PlacedComponent, SchedulerEventBody } from '../events.js';
 import { epFunction, type EpStep, type EvolutionProfile, type ScheduledEp } from '../fpe/evolution-profile.js';
@@ -31,6 +33,20 @@ export const DEFAULT_FPE_VARIANT: FpeVariantName = '2X+c';
 // Decision: a pass fits again at most this many waiting profiled jobs (in arrival order; the rest keep their last
 // fit until a later pass), so that a pass costs a bounded number of fits whatever the backlog.
 export const FPE_REFIT_LIMIT = 32;
+// Decision: a step's grow not all running 5 minutes after it was asked for is withdrawn as failed: the scheduler asks
+// only for processors it counts free, so a batch system that has not started them by then holds them elsewhere.
+export const DEFAULT_FPE_GROW_TIMEOUT_S = 300;
+// Decision: the third failed grow of one step ends the job: a failure that comes back twice more is not transient.
+export const DEFAULT_FPE_GROW_ATTEMPTS = 3;
+// Decision: a failed grow is asked again no sooner than a minute later (a node's failure or a full queue gets time to
+// clear), at the first pass from then; the step before waits meanwhile, as a delayed step.
+export const FPE_GROW_RETRY_S = 60;
+
+/** When a profiled job's step grow counts as failed, and how many it may have (SchedulerOptions' fpeGrow*). */
+export interface FpeGrowLimits {
+  readonly timeoutS?: number | undefined;
+  readonly attempts?: number | undefined;
+}
 
 /** What the profiled jobs need of the scheduler. */
 export interface FpeJobsHost {
@@ -56,6 +72,8 @@ export interface FpeJobsHost {
   freed(state: ClusterState): void;
   /** Asks for a pass (where waiting and stalled profiled jobs are tried again). */
   wake(t: number): void;
+  /** Ends a job, failed, with the reason (its local jobs cancelled). */
+  fail(job: JobRecord, reason: string, now: number): void;
 }
 
 /** The requested EP of a profiled job spec (its steps as the core's evolution profile). */
@@ -89,19 +107,44 @@ interface ProfiledJob {
   stalled: boolean;
   /** The shortfall its next step's announcement last asked shrinks for, and in which step (see `announce`). */
   announced?: { readonly step: number; readonly short: number };
+  /** The earliest step whose grow is not all running yet; undefined when none is under way. */
+  grow?: StepGrow;
+  /** Failed grows of the step it waits to begin (reset once a grow brings all its processors). */
+  growFailures: number;
+  /** After a failed grow, the step's grow is asked again no sooner than this. */
+  retryAt: number;
   /** Invalidates timers set for an earlier schedule. */
   version: number;
+}
+
+/** A step's grow under way. */
+interface StepGrow {
+  /** The requested step it is for (0-based). */
+  readonly step: number;
+  /** When the step before began: where the job goes back to when the grow fails. */
+  readonly from: number;
+  /** Why it fell short, from its first failure on. */
+  reason?: string;
 }
 
 export class FpeJobs {
   private readonly jobs = new Map<string, ProfiledJob>();
   private variantOption: FpeVariant;
+  private readonly growTimeoutS: number;
+  private readonly growAttempts: number;
 
   constructor(
     private readonly host: FpeJobsHost,
     variant: FpeVariantName = DEFAULT_FPE_VARIANT,
+    grow: FpeGrowLimits = {},
   ) {
     this.variantOption = fpeVariant(variant)!;
+    this.growTimeoutS = grow.timeoutS ?? DEFAULT_FPE_GROW_TIMEOUT_S;
+    this.growAttempts = grow.attempts ?? DEFAULT_FPE_GROW_ATTEMPTS;
+    if (!(this.growTimeoutS > 0))
+      throw new RangeError(`fpeGrowTimeoutS: must be a number of seconds > 0 (got ${String(grow.timeoutS)})`);
+    if (!Number.isInteger(this.growAttempts) || this.growAttempts < 1)
+      throw new RangeError(`fpeGrowAttempts: must be a whole number >= 1 (got ${String(grow.attempts)})`);
   }
 
   get variant(): FpeVariantName {
@@ -132,6 +175,8 @@ export class FpeJobs {
       step: -1,
       stepStart: Number.NaN,
       stalled: false,
+      growFailures: 0,
+      retryAt: Number.NEGATIVE_INFINITY,
       version: 0,
     });
     this.pass(now);
@@ -174,6 +219,8 @@ export class FpeJobs {
       step: running ? index : -1,
       stepStart,
       stalled: false,
+      growFailures: 0,
+      retryAt: Number.NEGATIVE_INFINITY,
       version: 0,
     };
     this.track(p);
@@ -183,7 +230,11 @@ export class FpeJobs {
       p.step = index - 1;
       p.stepStart = now - requested[index - 1]!.duration;
       this.boundary(p, now);
-    } else if (running) this.stepTimer(p, now);
+    } else if (running) {
+      this.stepTimer(p, now);
+      // A grow the earlier run asked for its step, still under way at the batch system: watched as any other.
+      if (index > 0 && job.pendingGrow > 0) this.watchGrow(p, index, p.stepStart - p.durations[index - 1]!, now);
+    }
   }
 
   /** The job ended (however): it leaves the plan. */
@@ -299,7 +350,30 @@ export class FpeJobs {
   /** Processors of a grow of the job's became active: a step boundary that waited for them goes on. */
   grown(jobId: string, now: number): void {
     const p = this.jobs.get(jobId);
-    if (p?.stalled && p.job.pendingGrow === 0 && p.job.state === 'running') this.boundary(p, now);
+    if (p && p.job.pendingGrow === 0 && p.job.state === 'running') this.growsSettled(p, now);
+  }
+
+  /** Whether a grow of the job's step is settled short of the step's processors (judgeGrow is about to see it). */
+  shortOfStep(jobId: string): boolean {
+    const p = this.jobs.get(jobId);
+    return p?.grow !== undefined && p.job.pendingGrow === 0 && p.job.held < p.held[p.step]!;
+  }
+
+  /**
+   * Processors of a grow of the job's will never be active (its local jobs failed at the batch system, or were
+   * withdrawn after the timeout): once nothing of it is on its way, the step it was for did not begin.
+   */
+  growFailed(jobId: string, reason: string, now: number): void {
+    const p = this.jobs.get(jobId);
+    if (!p || p.job.state !== 'running') return;
+    if (p.grow) p.grow.reason ??= reason;
+    if (p.job.pendingGrow === 0) this.growsSettled(p, now);
+  }
+
+  /** None of the job's grows is on its way any more: its step's grow is judged, and a boundary that waited goes on. */
+  private growsSettled(p: ProfiledJob, now: number): void {
+    if (p.grow) this.judgeGrow(p, now);
+    if (p.stalled && this.jobs.get(p.job.id) === p) this.boundary(p, now);
   }
 
   /**
@@ -572,7 +646,7 @@ export class FpeJobs {
    */
   private boundary(p: ProfiledJob, now: number): void {
     const next = p.step + 1;
-    if (next >= p.held.length) return;
+    if (next >= p.held.length || now < p.retryAt) return;
     const job = p.job;
     const state = this.host.clusters[job.clusterIndex]!;
     const want = p.held[next]!;
@@ -600,6 +674,7 @@ export class FpeJobs {
       this.host.ledger.dropReservations(job);
       this.host.ledger.account(job, () => (job.pendingGrow += more));
       this.host.managers[job.clusterIndex]!.grow(job.id, more);
+      this.watchGrow(p, next, p.stepStart, now);
     } else {
       // Decision: a step that ends before its own grow runs waits for it (stalled; `grown` ends the wait): shrinking
       // now would take running processors in place of ones still starting, and tell the application too few.
@@ -634,6 +709,76 @@ export class FpeJobs {
     });
     this.stepTimer(p, now);
     this.announce(p, now);
+  }
+
+  /**
+   * Watches the grow just asked for step `step` (`from`: when the step before began): still not all running
+   * `growTimeoutS` later, what is not is withdrawn (answered by growFailed), and asked again each `growTimeoutS` while
+   * unanswered (a cluster out of reach).
+   * Decision: a grow asked while an earlier step's is still under way is watched with it, from the earlier one's
+   * time: its step cannot begin before the earlier one has its processors.
+   */
+  private watchGrow(p: ProfiledJob, step: number, from: number, now: number): void {
+    if (p.grow) return;
+    const grow: StepGrow = { step, from };
+    p.grow = grow;
+    const due = (t: number) => {
+      const job = p.job;
+      if (p.grow !== grow || this.jobs.get(job.id) !== p || job.state !== 'running' || job.pendingGrow === 0) return;
+      grow.reason ??= `not all running ${this.growTimeoutS} s after they were asked for`;
+      this.host.managers[job.clusterIndex]!.cancelGrow(job.id);
+      this.host.timers.at(t + this.growTimeoutS, due);
+    };
+    this.host.timers.at(now + this.growTimeoutS, due);
+  }
+
+  /**
+   * The job's grows are settled (none on its way): with all of the step's processors, the step runs; short of them,
+   * the step did not begin — the job goes back to the step before, which waits longer (delayed, stalled) until the
+   * grow is asked again at a pass from `FPE_GROW_RETRY_S` on, or, at its last attempt, ends, failed.
+   * Decision: the application hears of it only then (a refused update: its step's processors will not come), just
+   * before the job's end; a grow asked again is no news to it (it waits for the step's processors either way), and a
+   * refusal would make it give up processors still to come.
+   */
+  private judgeGrow(p: ProfiledJob, now: number): void {
+    const grow = p.grow!;
+    const job = p.job;
+    p.grow = undefined;
+    // The step it runs is the one of the latest grow (a later step's grow may have been asked meanwhile).
+    const want = p.held[p.step]!;
+    if (job.held >= want) {
+      p.growFailures = 0;
+      return;
+    }
+    const attempt = ++p.growFailures;
+    const reason = grow.reason ?? 'its processors did not come';
+    const cluster = this.host.clusters[job.clusterIndex]!.cluster.name;
+    const failed = {
+      type: 'fpe.growFailed',
+      jobId: job.id,
+      cluster,
+      step: grow.step + 1,
+      missing: want - job.held,
+      reason,
+      attempt,
+      attempts: this.growAttempts,
+    } as const;
+    if (attempt >= this.growAttempts) {
+      this.host.emit(now, failed);
+      const why = `step ${grow.step + 1} grow failed: ${reason}${attempt > 1 ? ` (${attempt} attempts)` : ''}`;
+      this.host.applications.updateRefused(job.id, why);
+      this.host.fail(job, why, now);
+      return;
+    }
+    p.step = grow.step - 1;
+    p.stepStart = grow.from;
+    p.stalled = true;
+    p.version++;
+    p.retryAt = now + FPE_GROW_RETRY_S;
+    // Its holding in the plans ends with the step before again (holding.ts): they make it again.
+    this.host.ledger.account(job, () => undefined);
+    this.host.emit(now, { ...failed, retryAt: p.retryAt });
+    this.host.wake(p.retryAt);
   }
 
   /**

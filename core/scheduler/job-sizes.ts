@@ -21,6 +21,8 @@ export interface SizesHost {
   update(jobId: string, processors: number, announceS: number, now: number): void;
   /** Processors came free on a cluster: growth is due there, and another pass. */
   freed(state: ClusterState): void;
+  /** A profiled job holds fewer than its step needs, none on their way: its step's grow fell short (fpe-jobs.ts). */
+  shortOfStep(job: JobRecord): boolean;
   /** A job released processors: a malleability operation waiting on it may go on. */
   jobChanged(job: JobRecord, now: number): void;
 }
@@ -74,8 +76,8 @@ export class JobSizes {
     job.recordSize(now);
     if (job.evolving) {
       // Decision: an evolving job asked for a size: it hears of it once every processor of its update is active
-      // (a grow may start one processor at a time), not of each step on the way.
-      if (job.pendingGrow > 0) return;
+      // (a grow may start one processor at a time), not of each step on the way, nor of a grow that fell short.
+      if (job.pendingGrow > 0 || this.host.shortOfStep(job)) return;
       this.host.emit(now, {
         type: 'job.evolved',
         jobId: job.id,
@@ -110,6 +112,22 @@ export class JobSizes {
       }
     }
     this.host.applications.resized(job.id, job.size);
+  }
+
+  /** `processors` of a granted grow will never be active: they are the job's no more, and free again. */
+  growFailed(job: JobRecord, processors: number): void {
+    const n = Math.min(processors, job.pendingGrow);
+    if (n <= 0) return;
+    this.host.ledger.account(job, () => (job.pendingGrow -= n));
+    // Decision: the processors that failed are taken for the latest granted: their reasons go first.
+    for (let left = n; left > 0 && job.growReasons.length > 0;) {
+      const last = job.growReasons[job.growReasons.length - 1]!;
+      const k = Math.min(left, last.processors);
+      last.processors -= k;
+      left -= k;
+      if (last.processors === 0) job.growReasons.pop();
+    }
+    this.host.freed(this.host.clusters[job.clusterIndex]!);
   }
 
   /** The job let `processors` go (`requested`: as a shrink asked). */

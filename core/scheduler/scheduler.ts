@@ -77,6 +77,10 @@ export interface SchedulerOptions {
   fairness?: { readonly perJob: number; readonly perUser: number } | undefined;
   /** How jobs submitted with an evolution profile are fitted on the plan (core/fpe/registry.ts). */
   fpeVariant?: FpeVariantName;
+  /** Seconds a profiled job's step grow may take to be all running before it is withdrawn as failed (fpe-jobs.ts). */
+  fpeGrowTimeoutS?: number;
+  /** Failed grows of one step after which a profiled job ends, failed (fpe-jobs.ts). */
+  fpeGrowAttempts?: number;
 }
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
@@ -308,14 +312,17 @@ export class Scheduler {
         freed,
         wake,
         shrinks: this.malleability,
+        fail: (job, reason, now) => void this.cancel(job.id, now, reason, 'failed'),
       },
       o.fpeVariant ?? DEFAULT_FPE_VARIANT,
+      { timeoutS: o.fpeGrowTimeoutS, attempts: o.fpeGrowAttempts },
     );
     this.sizes = new JobSizes({
       ...parts,
       update: (jobId, processors, announceS, now) => this.evolving.update(jobId, processors, announceS, now),
       freed,
       jobChanged: (job, now) => this.malleability.onJobChanged(job, now),
+      shortOfStep: (job) => this.fpe.shortOfStep(job.id),
     });
   }
 
@@ -738,6 +745,9 @@ export class Scheduler {
       case 'grown':
         this.sizes.grown(job, message.processors, now);
         return this.fpe.grown(job.id, now);
+      case 'growFailed':
+        this.sizes.growFailed(job, message.processors);
+        return this.fpe.growFailed(job.id, message.reason, now);
       case 'released':
         return this.sizes.released(job, message.processors, message.offerId !== undefined, now);
       case 'finished':

@@ -76,6 +76,25 @@ export class SimulatedCluster implements LocalManager, DeadlineOwner {
     if (processors > 0) this.enqueue({ kind: 'grow', jobId, processors });
   }
 
+  /** The grow's single-processor jobs still waiting here are withdrawn (those started come as `grown`). */
+  cancelGrow(jobId: string): void {
+    let withdrawn = 0;
+    for (let i = this.head; i < this.pending.length; i++) {
+      const p = this.pending[i]!;
+      if (p.kind !== 'grow' || p.jobId !== jobId) continue;
+      withdrawn += p.processors;
+      this.pending.splice(i--, 1);
+    }
+    if (withdrawn > 0)
+      this.deliver({
+        type: 'growFailed',
+        cluster: this.cluster,
+        jobId,
+        processors: withdrawn,
+        reason: 'withdrawn by Concertina while waiting for processors',
+      });
+  }
+
   shrink(jobId: string, processors: number): void {
     const job = this.holding(jobId);
     const n = Math.min(job.processors, processors);

@@ -14,6 +14,7 @@ export type ActivityOperation = Extract<
       | 'evolve.requested'
       | 'job.evolved'
       | 'evolve.refused'
+      | 'fpe.growFailed'
       | 'interactive.missed'
       | 'interactive.replaced';
   }
@@ -25,6 +26,7 @@ const OPERATIONS: ReadonlySet<string> = new Set([
   'evolve.requested',
   'job.evolved',
   'evolve.refused',
+  'fpe.growFailed',
   'interactive.missed',
   'interactive.replaced',
 ]);

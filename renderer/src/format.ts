@@ -89,6 +89,8 @@ export function describeEvent(e: import('./api/types.js').SchedulerEvent): strin
             : '';
       return `step ${e.step}: ${e.processors} processors on ${e.cluster}${waited}`;
     }
+    case 'fpe.growFailed':
+      return `step ${e.step}'s grow failed, ${e.missing} processor${e.missing === 1 ? '' : 's'} short (${e.attempt} of ${e.attempts}): ${e.reason}${e.retryAt === undefined ? '' : `; asked again from ${hms(e.retryAt)}`}`;
     case 'interactive.missed':
       return `missed its deadline of ${e.deadlineMs} ms (task ${e.task}${e.node >= 0 ? ` on node ${e.node}` : ''}, ran ${e.executedMs} ms${e.responseMs !== undefined ? `, ended ${e.responseMs} ms after its release` : ''}; ${e.misses} miss${e.misses === 1 ? '' : 'es'} so far)`;
     case 'cluster.polled':

@@ -61,6 +61,10 @@ export class LiveCluster implements LocalManager {
     this.runtime?.manager.grow(jobId, processors);
   }
 
+  cancelGrow(jobId: string): void {
+    this.runtime?.manager.cancelGrow(jobId);
+  }
+
   shrink(jobId: string, processors: number): void {
     const runtime = this.runtime;
     if (!runtime) return;

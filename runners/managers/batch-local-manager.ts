@@ -211,6 +211,26 @@ export class BatchLocalManager implements LocalManager {
     this.wake();
   }
 
+  cancelGrow(jobId: string): void {
+    const job = this.jobs.get(jobId);
+    if (!job || job.finished) return;
+    let withdrawn = 0;
+    for (const m of membersOf(job)) {
+      if (!m.grow || m.announced || m.released || m.phase === 'ended') continue;
+      this.release(m);
+      withdrawn++;
+    }
+    if (withdrawn === 0) return;
+    void this.flushCancels();
+    this.later({
+      type: 'growFailed',
+      cluster: this.cluster,
+      jobId,
+      processors: withdrawn,
+      reason: `withdrawn by Concertina before ${withdrawn === 1 ? 'its local job' : 'their local jobs'} ran`,
+    });
+  }
+
   shrink(jobId: string, processors: number): void {
     const job = this.jobs.get(jobId);
     const component = job && [...job.components.values()].find((c) => c.kind === 'malleable');
@@ -802,8 +822,15 @@ ${this.system.submitCommand(m.spec)}`;
         ? `member ${m.index} (${m.id ?? 'not submitted'})`
         : `local job ${m.id ?? '(not submitted)'}`;
     if (m.grow && !m.announced) {
-      // A processor offered by a grow that never came: nothing was counted for it.
+      // A processor of a grow that never came: nothing was counted for it, and the scheduler stops waiting for it.
       this.log(`${this.cluster}: job ${job.jobId}: grown ${what} ended before it ran: ${reason}`);
+      this.later({
+        type: 'growFailed',
+        cluster: this.cluster,
+        jobId: job.jobId,
+        processors: 1,
+        reason: `${what} ${state}: ${reason}`,
+      });
       return;
     }
     if (!m.announced && m.index > 0) return this.finish(job, 'failed', `${what} could not start: ${reason}`, wrote);

@@ -109,6 +109,7 @@ function passes(log: (m: string) => void): {
     supportsReservations: false,
     submit() {},
     grow() {},
+    cancelGrow() {},
     shrink() {},
     cancel() {},
     poll() {},

@@ -133,6 +133,7 @@ function pass(approach: 'pra' | 'pwa'): number {
     supportsReservations: false,
     submit() {},
     grow() {},
+    cancelGrow() {},
     shrink() {},
     cancel() {},
     poll() {},

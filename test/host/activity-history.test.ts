@@ -50,6 +50,27 @@ describe('ActivityHistory', () => {
     expect(v.latest.map((e) => e.t)).toEqual([12, 15, 25]);
   });
 
+  it("counts a profiled job's failed step grow among the updates, and lists it", () => {
+    const h = new ActivityHistory(4, 10, 3);
+    const failed = {
+      type: 'fpe.growFailed',
+      t: 12,
+      jobId: 'f',
+      cluster: 'a',
+      step: 2,
+      missing: 2,
+      reason: 'member 1 (17) failed: local state failed (exit status 3)',
+      attempt: 1,
+      attempts: 3,
+      retryAt: 72,
+    } as const;
+    h.add(failed);
+    const v = h.view(15);
+    expect(v.updates).toEqual([0, 1]);
+    expect(v.totals.updates).toBe(1);
+    expect(v.latest).toEqual([failed]);
+  });
+
   it('merges neighbouring buckets when the run outgrows its limit, keeping every count', () => {
     const h = new ActivityHistory(4, 10, 50);
     for (let t = 0; t < 100; t += 5) h.add(grown(t)); // 20 grows, 2 per 10 s

@@ -91,7 +91,7 @@ describe('Submit form, evolving jobs with an evolution profile', () => {
     expect(stepSizes([1, 2, 3, 4, 5])).toBe('1→2→3→4→…');
   });
 
-  it('describes the scheduled EP and each step in the job events', () => {
+  it('describes the scheduled EP, each step and a failed step grow in the job events', () => {
     expect(
       describeEvent({
         type: 'fpe.scheduled',
@@ -118,5 +118,22 @@ describe('Submit form, evolving jobs with an evolution profile', () => {
         delayedS: 0,
       }),
     ).toBe('step 3: 8 processors on a, after step 2 was expanded by 0:00:49 (idle)');
+    const failed = {
+      type: 'fpe.growFailed',
+      t: 400,
+      jobId: 'e',
+      cluster: 'a',
+      step: 2,
+      missing: 2,
+      reason: 'not all running 300 s after they were asked for',
+      attempt: 1,
+      attempts: 3,
+    } as const;
+    expect(describeEvent({ ...failed, retryAt: 460 })).toBe(
+      "step 2's grow failed, 2 processors short (1 of 3): not all running 300 s after they were asked for; asked again from 0:07:40",
+    );
+    expect(describeEvent({ ...failed, missing: 1, attempt: 3 })).toBe(
+      "step 2's grow failed, 1 processor short (3 of 3): not all running 300 s after they were asked for",
+    );
   });
 });

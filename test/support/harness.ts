@@ -22,6 +22,10 @@ export class FakeManager implements LocalManager {
   grow(jobId: string, processors: number): void {
     this.grows.push({ jobId, processors });
   }
+  readonly grownCancelled: string[] = [];
+  cancelGrow(jobId: string): void {
+    this.grownCancelled.push(jobId);
+  }
   shrink(jobId: string, processors: number): void {
     this.shrinks.push({ jobId, processors });
   }

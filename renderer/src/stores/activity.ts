@@ -1,7 +1,7 @@
 // Grow and shrink activity: the host's counts over the whole run (activity.history, bucketed and bounded in the host),
 // loaded when the view opens and refreshed while it is open; from the event stream, a bounded list of those events
 // (job.grown, job.shrunk) — counted per bucket of virtual time per cluster when the host's history is not there —
-// evolving jobs' updates (evolve.requested, job.evolved, evolve.refused), and every job's own events (bounded per
+// evolving jobs' updates (evolve.requested, job.evolved, evolve.refused, fpe.growFailed), and every job's own events (bounded per
 // job and in the number of jobs).
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
@@ -28,10 +28,18 @@ export function isResize(e: SchedulerEvent): e is ResizeEvent {
   return e.type === 'job.grown' || e.type === 'job.shrunk';
 }
 
-export type EvolveEvent = Extract<SchedulerEvent, { type: 'evolve.requested' | 'job.evolved' | 'evolve.refused' }>;
+export type EvolveEvent = Extract<
+  SchedulerEvent,
+  { type: 'evolve.requested' | 'job.evolved' | 'evolve.refused' | 'fpe.growFailed' }
+>;
 
 export function isEvolve(e: SchedulerEvent): e is EvolveEvent {
-  return e.type === 'evolve.requested' || e.type === 'job.evolved' || e.type === 'evolve.refused';
+  return (
+    e.type === 'evolve.requested' ||
+    e.type === 'job.evolved' ||
+    e.type === 'evolve.refused' ||
+    e.type === 'fpe.growFailed'
+  );
 }
 
 /** Interactive jobs' deadline misses and re-placements after an overrun. */

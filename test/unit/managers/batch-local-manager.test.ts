@@ -424,6 +424,55 @@ describe('BatchLocalManager under faults', () => {
     expect(log.of('grown', mall)[0]!.processors).toBe(2);
   });
 
+  it("withdraws a grow's local jobs still waiting (cancelGrow): growFailed for them, and they never come", async () => {
+    const log = new MessageLog();
+    const dir = mkdtempSync(path.join(root, 'm-'));
+    const mall = 'withdrawn';
+    const m = manager(log, {
+      runner: local,
+      system: new LocalSystem({ slots: 2, stateDir: path.join(dir, 'state') }),
+      isMalleable: (r) => r.jobId === mall,
+      watchIntervalMs: 600_000,
+      idleWatchIntervalMs: 600_000,
+    });
+    m.submit(sleeper(mall));
+    m.submit(sleeper('blocker'));
+    await refreshUntil(m, () => log.of('started').length, 2);
+    m.grow(mall, 2); // both slots are taken: the grow's two local jobs wait
+    await m.refresh();
+    m.cancelGrow(mall);
+    expect(await log.waitFor('growFailed', (g) => g.jobId === mall)).toMatchObject({
+      processors: 2,
+      reason: 'withdrawn by Concertina before their local jobs ran',
+    });
+    m.cancel('blocker');
+    await refreshUntil(m, () => m.tracked().find((t) => t.jobId === 'blocker'), undefined);
+    await m.refresh();
+    expect(log.of('grown', mall)).toEqual([]);
+    expect(m.tracked().find((t) => t.jobId === mall)).toMatchObject({ running: 1 });
+    expect(log.of('finished', mall)).toEqual([]);
+  });
+
+  it("answers growFailed for a grow's local job that fails before it runs; the job runs on", async () => {
+    const log = new MessageLog();
+    const mall = 'holderfails';
+    const m = manager(log, {
+      runner: local,
+      isMalleable: (r) => r.jobId === mall,
+      holder: { program: '/bin/sh', args: ['-c', 'exit 3'] },
+    });
+    m.submit(sleeper(mall));
+    await log.waitFor('started', (s) => s.jobId === mall);
+    m.grow(mall, 1);
+    expect(await log.waitFor('growFailed', (g) => g.jobId === mall)).toMatchObject({
+      processors: 1,
+      reason: expect.stringContaining('exit status 3'),
+    });
+    await m.refresh();
+    expect(log.of('grown', mall)).toEqual([]);
+    expect(log.of('finished', mall)).toEqual([]);
+  });
+
   it('counts a recovered job it is told to disown as background load, and refuses its id', async () => {
     const dir = mkdtempSync(path.join(root, 'm-'));
     const shared = {
