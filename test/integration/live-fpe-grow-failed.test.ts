@@ -11,7 +11,8 @@ import { FINAL_STATES } from '../../core/model/job.js';
 import { createLiveWorld, repositoryAssetsDir } from '../../runners/live/live-world.js';
 import type { LiveWorld } from '../../runners/live/types.js';
 import { waitFor } from './harness/common.js';
-import { eventsOf, jobFiles } from './harness/job-files.js';
+import { eventsOf } from '../support/scheduler-events.js';
+import { jobFiles } from './harness/job-files.js';
 
 let dir: string;
 let world: LiveWorld;
