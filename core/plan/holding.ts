@@ -133,32 +133,40 @@ export interface PreallocationSharing {
 /**
  * What a plan sets aside so that it never counts shared pre-allocated processors as free: its holdings count them
  * twice (in the evolving job's pre-allocation and in the malleable job's extras), what is available now once. An
- * evolving job may take its pre-allocation at any time, and its extras then move to free processors (evolving.ts
- * shrinks them only when the cluster is overcommitted): from then on they are held twice in fact, and after the
- * holdings end the capacity is counted once again. So at each time t from now the plan sets aside the shared
- * processors, as many of them as it has free at t before any reservation (`free`: capacity less holdings).
- * Decision: the shared processors are held twice from now on, so a reservation never counts on them (the plan layout
- * property's cbf counterexample); a job that could start on them now waits too (it would be safe, an overcommit
- * shrinking the extras, but the plan has one answer for starting now and for a reservation).
+ * evolving job may take its pre-allocation at any time, and its extras then move to free processors that no
+ * reservation needs (evolving.ts shrinks them when the cluster is overcommitted or when they would land on processors
+ * reserved for a waiting job): from then on they are held twice in fact, and after the holdings end the capacity is
+ * counted once again. So at each time t from now the plan sets aside the shared processors, as many of them as it
+ * has free from t on (`free`: capacity less holdings, and less the reservations already in).
+ * Decision: the shared processors are held twice from now on, so a reservation made after them never counts on them
+ * (the plan layout property's cbf counterexample); a job that could start on them now waits too (it would be safe, an
+ * overcommit shrinking the extras, but the plan has one answer for starting now and for a reservation). Reservations
+ * already in (cbf's kept promises) keep their processors: displaced extras never move onto them.
  */
 export function sharedPreallocationHolds(
   sharing: PreallocationSharing,
-  /** The plan's free processors with its holdings only: they never fall from now on (holdings only end). */
+  /** The plan's free processors: with holdings only they never fall from now on; with reservations in, they may. */
   free: { readonly times: readonly number[]; readonly values: readonly number[]; valueAt(t: number): number },
   now: number,
 ): Reservation[] {
   const shared = Math.min(sharing.unused, sharing.extras);
   if (shared <= 0) return [];
+  const { times, values } = free;
+  // The least free from each breakpoint on (what a hold lasting for ever may take there): never falls.
+  const leastFrom = new Array<number>(values.length + 1);
+  leastFrom[values.length] = Number.POSITIVE_INFINITY;
+  for (let i = values.length - 1; i >= 0; i--) leastFrom[i] = Math.min(values[i]!, leastFrom[i + 1]!);
+  let first = 0;
+  while (first < times.length && times[first]! <= now) first++;
   const out: Reservation[] = [];
   let setAside = 0;
-  const setAsideFrom = (t: number, freeAt: number): void => {
-    const n = Math.min(shared, Math.max(0, freeAt));
+  const setAsideFrom = (t: number, freeOn: number): void => {
+    const n = Math.min(shared, Math.max(0, freeOn));
     if (n > setAside)
       out.push({ id: `shared pre-allocation ${out.length + 1}`, n: n - setAside, start: t, duration: Infinity });
     setAside = Math.max(setAside, n);
   };
-  setAsideFrom(now, free.valueAt(now));
-  for (let i = 0; i < free.times.length && setAside < shared; i++)
-    if (free.times[i]! > now) setAsideFrom(free.times[i]!, free.values[i]!);
+  setAsideFrom(now, Math.min(free.valueAt(now), leastFrom[first]!));
+  for (let i = first; i < times.length && setAside < shared; i++) setAsideFrom(times[i]!, leastFrom[i]!);
   return out;
 }

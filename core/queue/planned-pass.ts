@@ -197,6 +197,8 @@ export class PlannedPass {
    */
   private sharing: Array<PreallocationSharing | undefined> = [];
   private readonly sharedOn = new Set<number>();
+  /** While a promising view builds its plans: the shared processors are set aside after its promises. */
+  private promisesFirst = false;
   /** Clusters to refresh in this pass, each once (`dirtyMark`). */
   private readonly dirty: number[] = [];
   private dirtyMark = new Uint8Array(0);
@@ -326,6 +328,27 @@ export class PlannedPass {
     this.holds = NO_HOLDS;
     this.passView = undefined;
     return true;
+  }
+
+  /**
+   * The least cluster i's plan has free over [now, until) with `reserved` (waiting jobs' reservations there) and the
+   * profiled jobs' steps ahead in, built afresh from what its placed jobs hold and `available` (what is available
+   * there now, negative when overcommitted; no shared processors set aside): what malleable extras held until `until`
+   * may take or move onto without delaying a reservation; negative when the reservations do not fit; Infinity when
+   * none is made. Read between passes (an evolving job's grow, a growth), it changes nothing the passes keep.
+   */
+  reservedRoom(i: number, now: number, until: number, available: number, reserved: readonly Reservation[]): number {
+    // Decision: without a waiting job reserved here nothing limits the extras: a profiled job's step takes its
+    // processors back by mandatory shrinks (fpe-jobs.ts); with one, its steps are in the plan that reservation is in.
+    if (reserved.length === 0) return Number.POSITIVE_INFINITY;
+    const host = this.host;
+    const holds = (host.profiledHolds?.(now) ?? NO_HOLDS).filter((h) => h.cluster === i);
+    const kept = this.made(i, host.placedOn?.(i) ?? this.bucketed()[i]!, now);
+    const plan = AvailabilityProfile.build({ now, capacity: Math.max(0, available + kept.held), kept });
+    for (const r of reserved) plan.reserve(r);
+    const view = { clusterCount: host.grid.clusters.length, now, plan: () => plan };
+    for (const h of holds) reserveHold(view, h);
+    return plan.freeBetween(now, Math.max(now, until));
   }
 
   /** Moves when a job ended (or came): the host's count of placements, or the placed jobs' count and numbers. */
@@ -647,9 +670,14 @@ export class PlannedPass {
     this.built.push(i);
     this.byFree.set(i, Number.NEGATIVE_INFINITY);
     const plan = AvailabilityProfile.build({ now, capacity: this.capacityAt[i]!, kept });
-    const sharing = this.sharing[i];
-    if (sharing !== undefined) for (const r of sharedPreallocationHolds(sharing, plan.free, now)) plan.reserve(r);
+    if (!this.promisesFirst) this.setSharedAside(i, plan);
     return plan;
+  }
+
+  /** Sets aside in cluster i's plan the pre-allocated processors malleable extras fill there (core/plan/holding.ts). */
+  private setSharedAside(i: number, plan: AvailabilityProfile): void {
+    const sharing = this.sharing[i];
+    if (sharing !== undefined) for (const r of sharedPreallocationHolds(sharing, plan.free, plan.now)) plan.reserve(r);
   }
 
   private passFreeFromNow(i: number, duration: number): number {
@@ -789,7 +817,11 @@ export class PlannedPass {
       this.lastPolicy = policy.name;
       this.freedRegions.reset(clusterCount);
     }
+    // Decision: kept promises go into the plans before the shared pre-allocated processors are set aside: an extra
+    // displaced by an evolving job's grow is shrunk rather than moved onto them (evolving.ts), so they stay the job's.
+    this.promisesFirst = true;
     const plans = Array.from({ length: clusterCount }, (_, c) => base.plan(c));
+    this.promisesFirst = false;
     const jobs: JobRecord[][] = plans.map(() => []);
     const reservations: Reservation[][] = plans.map(() => []);
     for (const job of ordered) {
@@ -821,6 +853,7 @@ export class PlannedPass {
         promised++;
       }
     }
+    for (let c = 0; c < clusterCount; c++) this.setSharedAside(c, plans[c]!);
     if (holds.length > 0) promised -= this.dropPromisesInto(holds, plans, jobs, now);
     const regions = this.freedRegions;
     // Without a promise kept, no job is compressed: what rose matters to no search (a job reserved later is checked

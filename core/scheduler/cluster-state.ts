@@ -39,7 +39,7 @@ export interface ReadonlyClusterState {
   readonly shrinkable: number;
   readonly shrinkableForPlacement: number;
   availableFor(jobId?: string): number;
-  availableForGrowth(): number;
+  availableForGrowth(freeRoom?: number): number;
   availableForPreallocation(jobId: string | undefined, initial: number, max: number, shrinkExtras?: number): number;
   breakdown(): CapacityBreakdown;
 }
@@ -298,11 +298,12 @@ export class ClusterState implements ReadonlyClusterState {
 
   /**
    * What running malleable jobs may grow into (preemptibly): what is free, without what waiting jobs have set
-   * aside, and the unfilled pre-allocated processors.
+   * aside, and at most `freeRoom` of it, and the unfilled pre-allocated processors.
    */
-  availableForGrowth(): number {
+  availableForGrowth(freeRoom = Number.POSITIVE_INFINITY): number {
     const physical = this.growthCapacity - this.nonPreemptible - this.extras;
-    return Math.max(0, Math.min(physical, Math.max(0, this.free - this.reserved) + this.unfilledPreallocation));
+    const free = Math.max(0, Math.min(this.free - this.reserved, freeRoom));
+    return Math.max(0, Math.min(physical, free + this.unfilledPreallocation));
   }
 
   /**

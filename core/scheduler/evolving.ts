@@ -26,6 +26,11 @@ export interface EvolvingHost {
   emit(now: number, event: SchedulerEventBody): void;
   /** Processors of a pre-allocation came free on a cluster: malleable jobs may fill them, at another pass. */
   freed(state: ClusterState): void;
+  /**
+   * The least the cluster has free from now on once the waiting jobs reserved there are in its plan: negative when
+   * what Concertina holds leaves them short; Infinity when nothing is reserved there.
+   */
+  reservedRoom(state: ClusterState, now: number): number;
   /** A job without a pre-allocation asks for `processors` more: the policy's iteration decides (DBES). */
   request(job: JobRecord, processors: number, now: number): void;
 }
@@ -151,8 +156,9 @@ export class EvolvingUpdates {
 
   /**
    * Serves the evolving jobs' promised processors on a cluster: first mandatory shrinks of malleable extras where
-   * the promises leave Concertina over what the cluster has (once per update; the deadline is the earliest announced
-   * update's time, none for a spontaneous one), then each update whose time has come is handed to the local manager.
+   * the promises leave Concertina over what the cluster has, or where the extras they displace from the pre-allocation
+   * would take processors reserved for a waiting job (once per update; the deadline is the earliest announced update's
+   * time, none for a spontaneous one), then each update whose time has come is handed to the local manager.
    */
   private serveUpdates(state: ClusterState, now: number): void {
     if (this.host.malleability.busyForUpdates(state)) return;
@@ -167,7 +173,11 @@ export class EvolvingUpdates {
         if (d.at <= now) due = true;
       }
     }
-    const shortage = Math.min(state.overcommitted, unshrunk);
+    // Decision: a displaced extra moves only onto processors no reservation needs from now on; one that has nowhere
+    // else to go is shrunk away, so that a waiting job starts when it was promised (cbf, easy's head).
+    let shortage = Math.min(state.overcommitted, unshrunk);
+    if (shortage < unshrunk && state.shrinkable > 0)
+      shortage = Math.max(shortage, Math.min(-this.host.reservedRoom(state, now), unshrunk));
     if (shortage > 0 && state.shrinkable > 0) {
       for (const job of state.evolvingJobs) for (const d of job.evolveDemands) d.shrunkFor = true;
       this.host.malleability.shrinkForUpdates(state, shortage, now, due ? undefined : deadline);

@@ -17,6 +17,12 @@ export interface GrowthOperations {
   grow(cluster: ClusterState, free: number, now: number): void;
 }
 
+/**
+ * What free processors growth may take on a cluster without delaying a waiting job's reservation there (the least its
+ * plan has free from now on with the reservations in; Infinity when nothing is reserved there).
+ */
+export type ReservedRoom = (cluster: ClusterState, now: number) => number;
+
 const NONE_DUE: readonly ClusterState[] = [];
 
 export class GrowthTrigger {
@@ -27,7 +33,10 @@ export class GrowthTrigger {
   /** Which clusters are in `idlePolled`, by index. */
   private readonly isPolled: boolean[] = [];
 
-  constructor(private readonly operations: GrowthOperations) {}
+  constructor(
+    private readonly operations: GrowthOperations,
+    private readonly reservedRoom: ReservedRoom = () => Number.POSITIVE_INFINITY,
+  ) {}
 
   /** Processors came free on a cluster: its running malleable jobs may grow at the next pass. */
   due(state: ClusterState): void {
@@ -73,7 +82,9 @@ export class GrowthTrigger {
   growRunning(state: ClusterState, now: number): boolean {
     if (!state.growDue || this.operations.busy(state)) return false;
     state.growDue = false;
-    const free = state.availableForGrowth();
+    // Decision: growth takes no free processor a reservation needs later (cbf's promises, easy's head): under the
+    // planning queue policies nothing shrinks a malleable job for a reserved start, so the extra would delay it.
+    const free = state.availableForGrowth(this.reservedRoom(state, now));
     if (free <= 0 || !state.malleableJobs.some((j) => j.growable > 0)) return false;
     state.lastGrowFree = free;
     state.lastGrowRoom = state.growRoom;

@@ -21,6 +21,8 @@ import type { PlacementContext } from '../placement/policy.js';
 import type { ApplicationPort, InboundMessage, JobOutput, LocalManager } from '../ports.js';
 import { PlacementQueue, TRIES_EXHAUSTED, type TryOutcome } from '../queue/placement-queue.js';
 import { PlannedPass } from '../queue/planned-pass.js';
+import type { Reservation } from '../plan/availability.js';
+import { holdingEnd } from '../plan/holding.js';
 import type { QueuePolicy, QueuePolicyName } from '../queue/policy.js';
 import { queuePolicies, queuePolicy } from '../queue/registry.js';
 import { prioritized, QUEUE_PRIORITIES, queuePriority, type QueuePriorityName } from '../queue/priority.js';
@@ -268,7 +270,7 @@ export class Scheduler {
       o.claimMarginS,
     );
     this.iteration = this.malleability.policy.iteration?.(this.iterationHost());
-    this.growth = new GrowthTrigger(this.malleability);
+    this.growth = new GrowthTrigger(this.malleability, (state, now) => this.reservedRoom(state.cluster.index, now));
     this.koalaScan = new KoalaScan({
       ...parts,
       queue: this.queue,
@@ -285,6 +287,7 @@ export class Scheduler {
       malleability: this.malleability,
       job: (id) => this.jobsById.get(id),
       freed,
+      reservedRoom: (state, now) => this.reservedRoom(state.cluster.index, now),
       request: (job, processors, now) => {
         if (this.iteration) {
           this.iteration.request(job, processors, now);
@@ -491,6 +494,33 @@ export class Scheduler {
       scheduledSteps: (jobId) => this.fpe.plannedSteps(jobId),
       ...(limit === undefined ? {} : { limit }),
     });
+  }
+
+  /**
+   * The least cluster i has free until its malleable jobs' estimated ends once the waiting jobs reserved there by the
+   * queue policy (and the profiled jobs' steps ahead) are in its plan (core/queue/planned-pass.ts): what their extras
+   * may take or move onto without delaying those jobs (an extra goes with its job, which growing never makes end
+   * later); negative when they do not fit, Infinity when nothing is reserved there or the policy brings its own
+   * iteration (dbes: its grants weigh delays themselves).
+   */
+  private reservedRoom(i: number, now: number): number {
+    if (this.iteration) return Number.POSITIVE_INFINITY;
+    const reserved: Reservation[] = [];
+    for (const job of this.queue.list()) {
+      const p = job.plannedStart;
+      if (p === undefined || p.cluster !== i || p.start < now) continue;
+      reserved.push({
+        id: job.id,
+        n: job.need,
+        start: p.start,
+        duration: job.spec.walltime ?? Number.POSITIVE_INFINITY,
+      });
+    }
+    if (reserved.length === 0) return Number.POSITIVE_INFINITY;
+    const state = this.clusters[i]!;
+    let until = now;
+    for (const job of state.malleableJobs) until = Math.max(until, holdingEnd(job, now, this.runtimeAt));
+    return this.plannedPass.reservedRoom(i, now, until, state.availableFor() - state.overcommitted, reserved);
   }
 
   /**
