@@ -21,7 +21,27 @@ export interface HeldOverTime {
 interface JobEntry {
   /** The job's components when it was placed: another array means it was placed again (it goes last). */
   readonly components: KeptJob['components'];
-  holdings: Holding[];
+  holdings: KeptHolding[];
+}
+
+/** Not kept (replaced or its job gone): a heap entry of it is skipped. */
+const DROPPED = 0;
+/** Kept, its end after now (in the heap when finite). */
+const AHEAD = 1;
+/** Kept, its end at or before now: it holds nothing past now. */
+const PAST = 2;
+
+/**
+ * A holding as kept here: where it is counted is a field of its own rather than membership of sets, which a pass
+ * would otherwise hash into at every placement and end.
+ */
+class KeptHolding implements Holding {
+  state = DROPPED;
+  constructor(
+    readonly id: string,
+    readonly n: number,
+    readonly end: number,
+  ) {}
 }
 
 export class KeptHoldings implements HeldOverTime {
@@ -29,16 +49,15 @@ export class KeptHoldings implements HeldOverTime {
   readonly #byJob = new Map<KeptJob, JobEntry>();
   /** Jobs whose holdings depend on now. */
   readonly #dependsOnNow = new Set<KeptJob>();
-  /** Finite ends after #now not yet passed, as a binary heap on end (entries of holdings since replaced are skipped). */
-  readonly #heap: Holding[] = [];
-  /** Holdings whose end is at or before #now: they hold nothing past now. */
-  readonly #past = new Set<Holding>();
+  /** Finite ends after #now not yet passed, as a binary heap on end (entries of holdings since dropped are skipped). */
+  readonly #heap: KeptHolding[] = [];
+  /** What the holdings whose end is at or before #now hold (nothing past now). */
   #pastHeld = 0;
   #held = 0;
+  /** How many holdings are kept. */
+  #count = 0;
   #now = Number.NEGATIVE_INFINITY;
   #list: Holding[] | undefined;
-  /** Every holding kept now (a holding in the heap that is not here was replaced). */
-  readonly #current = new Set<Holding>();
 
   constructor(cluster: string) {
     this.#cluster = cluster;
@@ -82,12 +101,12 @@ export class KeptHoldings implements HeldOverTime {
     if (now === this.#now) return;
     if (now < this.#now) throw new RangeError(`KeptHoldings: now went back from ${this.#now} to ${now}`);
     this.#now = now;
-    for (const job of this.#dependsOnNow) this.update(job, true, runtimeAt);
+    if (this.#dependsOnNow.size > 0) for (const job of this.#dependsOnNow) this.update(job, true, runtimeAt);
     const heap = this.#heap;
     while (heap.length > 0 && heap[0]!.end <= now) {
       const h = popHeap(heap);
-      if (this.#current.has(h) && !this.#past.has(h)) {
-        this.#past.add(h);
+      if (h.state === AHEAD) {
+        h.state = PAST;
         this.#pastHeld += h.n;
       }
     }
@@ -118,12 +137,12 @@ export class KeptHoldings implements HeldOverTime {
     return out;
   }
 
-  #made(job: KeptJob, before: readonly Holding[] | undefined, runtimeAt: RuntimeAt | undefined): Holding[] {
+  #made(job: KeptJob, before: readonly KeptHolding[] | undefined, runtimeAt: RuntimeAt | undefined): KeptHolding[] {
     const now = this.#now;
     if (holdingEndMovesWithNow(job)) this.#dependsOnNow.add(job);
     else this.#dependsOnNow.delete(job);
     const end = holdingEnd(job, now, runtimeAt);
-    const out: Holding[] = [];
+    const out: KeptHolding[] = [];
     const components = job.components;
     let j = 0;
     for (let k = 0; k < components.length; k++) {
@@ -131,40 +150,45 @@ export class KeptHoldings implements HeldOverTime {
       if (c.cluster !== this.#cluster) continue;
       const n = heldProcessors(job, c.processors);
       const was = before?.[j];
-      out.push(was !== undefined && was.n === n && was.end === end ? was : { id: `${job.id}#${k}`, n, end });
+      out.push(was !== undefined && was.n === n && was.end === end ? was : new KeptHolding(`${job.id}#${k}`, n, end));
       j++;
     }
     return out;
   }
 
-  #add(h: Holding): void {
-    this.#current.add(h);
+  #add(h: KeptHolding): void {
+    this.#count++;
     this.#held += h.n;
     if (h.end <= this.#now) {
-      this.#past.add(h);
+      h.state = PAST;
       this.#pastHeld += h.n;
-    } else if (h.end < Infinity) {
+      return;
+    }
+    h.state = AHEAD;
+    if (h.end < Infinity) {
       pushHeap(this.#heap, h);
-      // Entries of replaced holdings wait in the heap until their end passes: past twice the live ones, it is made again.
-      if (this.#heap.length > 2 * this.#current.size + 64) this.#reheap();
+      // Entries of dropped holdings wait in the heap until their end passes: past twice the live ones, it is made again.
+      if (this.#heap.length > 2 * this.#count + 64) this.#reheap();
     }
   }
 
   #reheap(): void {
     const heap = this.#heap;
     heap.length = 0;
-    for (const h of this.#current) if (h.end > this.#now && h.end < Infinity) pushHeap(heap, h);
+    for (const entry of this.#byJob.values())
+      for (const h of entry.holdings) if (h.state === AHEAD && h.end < Infinity) pushHeap(heap, h);
   }
 
-  #drop(h: Holding): void {
-    this.#current.delete(h);
+  #drop(h: KeptHolding): void {
+    this.#count--;
     this.#held -= h.n;
-    if (this.#past.delete(h)) this.#pastHeld -= h.n;
-    // A heap entry left behind is skipped when it comes up (it is no longer current), or taken back if re-added.
+    if (h.state === PAST) this.#pastHeld -= h.n;
+    // A heap entry left behind is skipped when it comes up (dropped), or counts again if the holding is kept again.
+    h.state = DROPPED;
   }
 }
 
-function pushHeap(heap: Holding[], h: Holding): void {
+function pushHeap(heap: KeptHolding[], h: KeptHolding): void {
   let i = heap.length;
   heap.push(h);
   while (i > 0) {
@@ -176,7 +200,7 @@ function pushHeap(heap: Holding[], h: Holding): void {
   heap[i] = h;
 }
 
-function popHeap(heap: Holding[]): Holding {
+function popHeap(heap: KeptHolding[]): KeptHolding {
   const top = heap[0]!;
   const last = heap.pop()!;
   if (heap.length === 0) return top;
