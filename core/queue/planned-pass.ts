@@ -349,7 +349,8 @@ export class PlannedPass {
       this.lastPolicy = '';
       this.lastEvents = -1;
     }
-    this.promises.clear();
+    // Map.clear makes a new table even when the map is empty (as it is after every pass of a policy without promises).
+    if (this.promises.size > 0) this.promises.clear();
     this.holds = NO_HOLDS;
     this.passView = undefined;
     this.passRunning = undefined;
