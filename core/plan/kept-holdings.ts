@@ -18,27 +18,54 @@ export interface HeldOverTime {
   list(): readonly Holding[];
 }
 
-interface JobEntry {
-  /** The job's components when it was placed: another array means it was placed again (it goes last). */
-  readonly components: KeptJob['components'];
-  holdings: Holding[];
+/** Not kept (replaced or its job gone): a heap entry of it is skipped. */
+const DROPPED = 0;
+/** Kept, its end after now (in the heap when finite). */
+const AHEAD = 1;
+/** Kept, its end at or before now: it holds nothing past now. */
+const PAST = 2;
+
+/**
+ * A holding as kept here, one object a job for its holdings on this cluster (they live as long as the job, so each
+ * object more is one more for the collector to copy): where it is counted is a field of its own rather than
+ * membership of sets, its job's other holdings here follow it, and its id is made when asked (a plan asks it only of
+ * the jobs a reservation waits for).
+ */
+class KeptHolding implements Holding {
+  state = DROPPED;
+  /** The job's next holding on this cluster (a job with two components here), in component order. */
+  next: KeptHolding | undefined = undefined;
+  #id: string | undefined = undefined;
+
+  constructor(
+    private readonly jobId: string,
+    private readonly component: number,
+    readonly n: number,
+    readonly end: number,
+    /** The job's components when it was placed: another array means it was placed again (it goes last). */
+    readonly components: KeptJob['components'],
+  ) {}
+
+  get id(): string {
+    return (this.#id ??= `${this.jobId}#${this.component}`);
+  }
 }
 
 export class KeptHoldings implements HeldOverTime {
   readonly #cluster: string;
-  readonly #byJob = new Map<KeptJob, JobEntry>();
+  /** Each job's first holding here, in the order the jobs were placed. */
+  readonly #byJob = new Map<KeptJob, KeptHolding>();
   /** Jobs whose holdings depend on now. */
   readonly #dependsOnNow = new Set<KeptJob>();
-  /** Finite ends after #now not yet passed, as a binary heap on end (entries of holdings since replaced are skipped). */
-  readonly #heap: Holding[] = [];
-  /** Holdings whose end is at or before #now: they hold nothing past now. */
-  readonly #past = new Set<Holding>();
+  /** Finite ends after #now not yet passed, as a binary heap on end (entries of holdings since dropped are skipped). */
+  readonly #heap: KeptHolding[] = [];
+  /** What the holdings whose end is at or before #now hold (nothing past now). */
   #pastHeld = 0;
   #held = 0;
+  /** How many holdings are kept. */
+  #count = 0;
   #now = Number.NEGATIVE_INFINITY;
   #list: Holding[] | undefined;
-  /** Every holding kept now (a holding in the heap that is not here was replaced). */
-  readonly #current = new Set<Holding>();
 
   constructor(cluster: string) {
     this.#cluster = cluster;
@@ -56,25 +83,25 @@ export class KeptHoldings implements HeldOverTime {
 
   /** Job `job`'s holdings made again at the kept now (`placed`: it is placed, with components on this cluster). */
   update(job: KeptJob, placed: boolean, runtimeAt: RuntimeAt | undefined): void {
-    const entry = this.#byJob.get(job);
-    if (entry !== undefined) {
-      for (const h of entry.holdings) this.#drop(h);
-      if (!placed || entry.components !== job.components) {
+    const first = this.#byJob.get(job);
+    const same = first !== undefined && first.components === job.components;
+    if (first !== undefined) {
+      for (let h: KeptHolding | undefined = first; h !== undefined; h = h.next) this.#drop(h);
+      if (!placed || !same) {
         this.#byJob.delete(job);
         this.#dependsOnNow.delete(job);
         this.#list = undefined;
       }
     }
     if (!placed) return;
-    const holdings = this.#made(
-      job,
-      entry !== undefined && entry.components === job.components ? entry.holdings : undefined,
-      runtimeAt,
-    );
-    if (entry !== undefined && entry.components === job.components) entry.holdings = holdings;
-    else this.#byJob.set(job, { components: job.components, holdings });
+    const made = this.#made(job, same ? first : undefined, runtimeAt);
     this.#list = undefined;
-    for (const h of holdings) this.#add(h);
+    if (made === undefined) {
+      this.#byJob.delete(job);
+      return;
+    }
+    if (made !== first) this.#byJob.set(job, made);
+    for (let h: KeptHolding | undefined = made; h !== undefined; h = h.next) this.#add(h);
   }
 
   /** Brings them to `now` (>= the kept now): holdings depending on now made again, ends passed taken out. */
@@ -82,12 +109,12 @@ export class KeptHoldings implements HeldOverTime {
     if (now === this.#now) return;
     if (now < this.#now) throw new RangeError(`KeptHoldings: now went back from ${this.#now} to ${now}`);
     this.#now = now;
-    for (const job of this.#dependsOnNow) this.update(job, true, runtimeAt);
+    if (this.#dependsOnNow.size > 0) for (const job of this.#dependsOnNow) this.update(job, true, runtimeAt);
     const heap = this.#heap;
     while (heap.length > 0 && heap[0]!.end <= now) {
       const h = popHeap(heap);
-      if (this.#current.has(h) && !this.#past.has(h)) {
-        this.#past.add(h);
+      if (h.state === AHEAD) {
+        h.state = PAST;
         this.#pastHeld += h.n;
       }
     }
@@ -113,58 +140,71 @@ export class KeptHoldings implements HeldOverTime {
   list(): readonly Holding[] {
     if (this.#list !== undefined) return this.#list;
     const out: Holding[] = [];
-    for (const entry of this.#byJob.values()) for (const h of entry.holdings) out.push(h);
+    for (const first of this.#byJob.values()) for (let h: KeptHolding | undefined = first; h; h = h.next) out.push(h);
     this.#list = out;
     return out;
   }
 
-  #made(job: KeptJob, before: readonly Holding[] | undefined, runtimeAt: RuntimeAt | undefined): Holding[] {
+  /** The job's holdings here at the kept now, chained from the first; those of `before` that are the same kept. */
+  #made(job: KeptJob, before: KeptHolding | undefined, runtimeAt: RuntimeAt | undefined): KeptHolding | undefined {
     const now = this.#now;
     if (holdingEndMovesWithNow(job)) this.#dependsOnNow.add(job);
     else this.#dependsOnNow.delete(job);
     const end = holdingEnd(job, now, runtimeAt);
-    const out: Holding[] = [];
     const components = job.components;
-    let j = 0;
+    let first: KeptHolding | undefined;
+    let last: KeptHolding | undefined;
+    let was = before;
     for (let k = 0; k < components.length; k++) {
       const c = components[k]!;
       if (c.cluster !== this.#cluster) continue;
       const n = heldProcessors(job, c.processors);
-      const was = before?.[j];
-      out.push(was !== undefined && was.n === n && was.end === end ? was : { id: `${job.id}#${k}`, n, end });
-      j++;
+      const wasNext = was?.next;
+      const h =
+        was !== undefined && was.n === n && was.end === end ? was : new KeptHolding(job.id, k, n, end, components);
+      h.next = undefined;
+      if (last === undefined) first = h;
+      else last.next = h;
+      last = h;
+      was = wasNext;
     }
-    return out;
+    return first;
   }
 
-  #add(h: Holding): void {
-    this.#current.add(h);
+  #add(h: KeptHolding): void {
+    this.#count++;
     this.#held += h.n;
     if (h.end <= this.#now) {
-      this.#past.add(h);
+      h.state = PAST;
       this.#pastHeld += h.n;
-    } else if (h.end < Infinity) {
+      return;
+    }
+    h.state = AHEAD;
+    if (h.end < Infinity) {
       pushHeap(this.#heap, h);
-      // Entries of replaced holdings wait in the heap until their end passes: past twice the live ones, it is made again.
-      if (this.#heap.length > 2 * this.#current.size + 64) this.#reheap();
+      // Entries of dropped holdings wait in the heap until their end passes: past twice the live ones, it is made again.
+      if (this.#heap.length > 2 * this.#count + 64) this.#reheap();
     }
   }
 
   #reheap(): void {
     const heap = this.#heap;
     heap.length = 0;
-    for (const h of this.#current) if (h.end > this.#now && h.end < Infinity) pushHeap(heap, h);
+    for (const first of this.#byJob.values())
+      for (let h: KeptHolding | undefined = first; h; h = h.next)
+        if (h.state === AHEAD && h.end < Infinity) pushHeap(heap, h);
   }
 
-  #drop(h: Holding): void {
-    this.#current.delete(h);
+  #drop(h: KeptHolding): void {
+    this.#count--;
     this.#held -= h.n;
-    if (this.#past.delete(h)) this.#pastHeld -= h.n;
-    // A heap entry left behind is skipped when it comes up (it is no longer current), or taken back if re-added.
+    if (h.state === PAST) this.#pastHeld -= h.n;
+    // A heap entry left behind is skipped when it comes up (dropped), or counts again if the holding is kept again.
+    h.state = DROPPED;
   }
 }
 
-function pushHeap(heap: Holding[], h: Holding): void {
+function pushHeap(heap: KeptHolding[], h: KeptHolding): void {
   let i = heap.length;
   heap.push(h);
   while (i > 0) {
@@ -176,7 +216,7 @@ function pushHeap(heap: Holding[], h: Holding): void {
   heap[i] = h;
 }
 
-function popHeap(heap: Holding[]): Holding {
+function popHeap(heap: KeptHolding[]): KeptHolding {
   const top = heap[0]!;
   const last = heap.pop()!;
   if (heap.length === 0) return top;

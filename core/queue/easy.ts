@@ -23,44 +23,54 @@ import {
 export const easy: QueuePolicy = {
   name: 'easy',
   description: 'EASY backfilling: a reservation for the head job; a later job starts now if it does not delay it.',
-  begin(view: QueueView): QueuePass {
-    let head: { readonly id: string; readonly start: number; readonly cluster: number } | undefined;
-    return {
-      admit(job: WaitingJob): Admission {
-        const room = roomOverWalltime(job, view);
-        if (head !== undefined) {
-          // Behind the head: its reservation is in the plans, so what is free over this job's walltime from now is
-          // exactly what it may take without delaying it.
-          if (hasRoom(room, job.need)) return { room };
-          return {
-            room,
-            reason: `waiting: cannot start now without delaying job ${head.id}'s reservation at ${head.start} (easy)`,
-          };
-        }
-        // Every job ahead has started: this one starts now if it can, else it is the head and takes a reservation.
-        if (hasRoom(room, job.need)) return { room };
-        const reserved = reserveHead(job, view);
-        if (reserved === undefined) {
-          // Decision: a head the plan can never fit (larger than what Concertina may use, or waiting for running jobs
-          // without a walltime) takes no reservation: it waits, not tried, and the job behind it is planned as the
-          // head (it starts when processors come free, as any job that fits).
-          return { room: NO_ROOM, reason: `waiting for ${job.need} processors: the plan cannot say when (easy)` };
-        }
-        head = reserved;
-        return {
-          room: NO_ROOM,
-          reason: `reserved to start at ${reserved.start} (easy)`,
-          reserved: { cluster: reserved.cluster, start: reserved.start },
-        };
-      },
-      placed: (job, processors) => holdInPlans(job, view, processors),
-      notPlaced(job) {
-        // Decision: an admitted job its placement policy did not place, when no reservation is made yet, takes one.
-        if (head === undefined) head = reserveHead(job, view);
-      },
-    };
-  },
+  begin: (view: QueueView): QueuePass => new EasyPass(view),
 };
+
+/** One pass: the head's reservation once made. A class, so that a pass (one per event) makes no closures. */
+class EasyPass implements QueuePass {
+  private head: { readonly id: string; readonly start: number; readonly cluster: number } | undefined;
+
+  constructor(private readonly view: QueueView) {}
+
+  admit(job: WaitingJob): Admission {
+    const view = this.view;
+    const room = roomOverWalltime(job, view);
+    const head = this.head;
+    if (head !== undefined) {
+      // Behind the head: its reservation is in the plans, so what is free over this job's walltime from now is
+      // exactly what it may take without delaying it.
+      if (hasRoom(room, job.need)) return { room };
+      return {
+        room,
+        reason: `waiting: cannot start now without delaying job ${head.id}'s reservation at ${head.start} (easy)`,
+      };
+    }
+    // Every job ahead has started: this one starts now if it can, else it is the head and takes a reservation.
+    if (hasRoom(room, job.need)) return { room };
+    const reserved = reserveHead(job, view);
+    if (reserved === undefined) {
+      // Decision: a head the plan can never fit (larger than what Concertina may use, or waiting for running jobs
+      // without a walltime) takes no reservation: it waits, not tried, and the job behind it is planned as the
+      // head (it starts when processors come free, as any job that fits).
+      return { room: NO_ROOM, reason: `waiting for ${job.need} processors: the plan cannot say when (easy)` };
+    }
+    this.head = reserved;
+    return {
+      room: NO_ROOM,
+      reason: `reserved to start at ${reserved.start} (easy)`,
+      reserved: { cluster: reserved.cluster, start: reserved.start },
+    };
+  }
+
+  placed(job: WaitingJob, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void {
+    holdInPlans(job, this.view, processors);
+  }
+
+  notPlaced(job: WaitingJob): void {
+    // Decision: an admitted job its placement policy did not place, when no reservation is made yet, takes one.
+    if (this.head === undefined) this.head = reserveHead(job, this.view);
+  }
+}
 
 /** The head's reservation: its earliest start over the clusters it may run on (Decision: at a tie, the first). */
 function reserveHead(job: WaitingJob, view: QueueView): { id: string; start: number; cluster: number } | undefined {

@@ -14,6 +14,7 @@ import type { PlacementQueue, TryOutcome } from './placement-queue.js';
 import {
   FEW_CLUSTERS,
   hasRoom,
+  NO_ROOM,
   type ClusterRoom,
   type QueuePass,
   type QueuePolicy,
@@ -200,7 +201,7 @@ export class PlannedPass {
   /** While a promising view builds its plans: the shared processors are set aside after its promises. */
   private promisesFirst = false;
   /** Clusters to refresh in this pass, each once (`dirtyMark`). */
-  private readonly dirty: number[] = [];
+  private readonly dirty = new ReusedList<number>();
   private dirtyMark = new Uint8Array(0);
   /** When each cluster's holdings change by themselves (KeptHoldings.nextChange), as a heap of due times. */
   private readonly due = new DueHeap();
@@ -232,7 +233,7 @@ export class PlannedPass {
     promised: 0,
     hold: (i, r) => {
       const plan = this.plansInPass[i];
-      if (plan !== undefined && this.heldClusters.length === 0) plan.reserve(r);
+      if (plan !== undefined && this.heldClusters.count === 0) plan.reserve(r);
       else {
         this.heldClusters.push(i);
         this.heldReservations.push(r);
@@ -246,16 +247,40 @@ export class PlannedPass {
    * question (`flushHolds`), so that a pass whose last question came before its last placement (most passes: one job
    * arrives, fits and starts) builds no plan for it.
    */
-  private readonly heldClusters: number[] = [];
-  private readonly heldReservations: Reservation[] = [];
-  private readonly built: number[] = [];
+  private readonly heldClusters = new ReusedList<number>();
+  private readonly heldReservations = new ReusedList<Reservation>();
+  private readonly built = new ReusedList<number>();
   private movedInPass = false;
   /** The pass running: the profiled jobs' steps ahead, how many of them its plans hold, and its view. */
   private holds: readonly ProfiledHold[] = NO_HOLDS;
   private holdsIn = 0;
   private passView: QueueView | undefined;
+  /** The pass running and its time, for the visitors below. */
+  private passRunning: QueuePass | undefined;
+  private passNow = 0;
+  /** The cluster whose noted jobs `updateKept` makes again, and its placed jobs. */
+  private updatingOn: KeptHoldings | undefined;
+  private updatingPlaced: ReadonlySet<JobRecord> | undefined;
+  // The visitors a pass hands the queue and the host, made once: a pass then makes no closures of its own.
+  private readonly visitQueued = (job: JobRecord): TryOutcome => this.visit(this.passRunning!, job, this.passNow);
+  private readonly passClosed = (): boolean => this.passRunning!.closed!();
+  private readonly markDirtyVisitor = (i: number): void => this.markDirty(i);
+  private readonly updateKept = (job: JobRecord): void =>
+    this.updatingOn!.update(job, this.updatingPlaced!.has(job), this.host.runtimeAt);
+  private readonly movedInPassVisitor = (i: number): void => {
+    // Looked at again in the next pass's refresh.
+    this.markDirty(i);
+    if (this.passPlans![i] === undefined) this.movedInPass = true;
+  };
 
-  constructor(private readonly host: PlannedPassHost) {}
+  /** What a visit's placement may take on each cluster, made once (`set` before each placement). */
+  private readonly placing: PassPlacement;
+  private readonly placingWithMost: PassPlacementWithMost;
+
+  constructor(private readonly host: PlannedPassHost) {
+    this.placing = new PassPlacement(host);
+    this.placingWithMost = new PassPlacementWithMost(host);
+  }
 
   /**
    * Runs a pass of `policy` over the queue, in `priority`'s order; false when the policy plans nothing (KOALA's own
@@ -292,8 +317,10 @@ export class PlannedPass {
     this.holds = holds;
     this.holdsIn = 0;
     this.passView = view;
-    const closed = pass.closed?.bind(pass);
-    if (!sorted) queue.scan((job) => this.visit(pass, job, now), undefined, closed);
+    this.passRunning = pass;
+    this.passNow = now;
+    const closed = pass.closed === undefined ? undefined : this.passClosed;
+    if (!sorted) queue.scan(this.visitQueued, undefined, closed);
     else {
       ordered ??= prioritized(queue.list(), priority!, now, prioritizedJob);
       for (const job of ordered!) {
@@ -324,9 +351,11 @@ export class PlannedPass {
       this.lastPolicy = '';
       this.lastEvents = -1;
     }
-    this.promises.clear();
+    // Map.clear makes a new table even when the map is empty (as it is after every pass of a policy without promises).
+    if (this.promises.size > 0) this.promises.clear();
     this.holds = NO_HOLDS;
     this.passView = undefined;
+    this.passRunning = undefined;
     return true;
   }
 
@@ -422,12 +451,10 @@ export class PlannedPass {
     const placementPolicy = job.placementPolicy;
     const room = admission.room;
     const most = this.mostAvailable(job, room);
-    const context: PlacementContext = {
-      grid: host.grid,
-      available: (i) => Math.min(room.on(i), host.roomFor(job, i)),
-      mostAvailableCluster: most === undefined ? undefined : () => most,
-    };
+    const context = most === undefined ? this.placing : this.placingWithMost;
+    context.set(job, room, most ?? -1);
     const placement = placementPolicy.place(job.spec, context);
+    context.set(undefined, NO_ROOM, -1);
     if (!placement.ok) {
       pass.notPlaced(waiting);
       return host.failedTry(job, placement.reason, now);
@@ -495,16 +522,16 @@ export class PlannedPass {
       return kept;
     }
     // Only the clusters where something moved, or a holding's end passed: the others' figures still hold.
-    host.drainMoved((i) => this.markDirty(i));
-    this.due.popDue(now, (i) => this.markDirty(i));
+    host.drainMoved(this.markDirtyVisitor);
+    this.due.popDue(now, this.markDirtyVisitor);
     const dirty = this.dirty;
-    for (let k = 0; k < dirty.length; k++) {
-      const i = dirty[k]!;
+    for (let k = 0; k < dirty.count; k++) {
+      const i = dirty.items[k]!;
       this.dirtyMark[i] = 0;
       this.refreshCluster(i, now);
       this.settle(i, now);
     }
-    if (dirty.length > 0) dirty.length = 0;
+    dirty.clear();
     return kept;
   }
 
@@ -527,8 +554,11 @@ export class PlannedPass {
     }
     k.advance(now, host.runtimeAt);
     if (version === this.keptVersions[i]) return;
-    const placed = host.placedOn!(i);
-    host.drainChanges!(i, (job) => k.update(job, placed.has(job), host.runtimeAt));
+    this.updatingOn = k;
+    this.updatingPlaced = host.placedOn!(i);
+    host.drainChanges!(i, this.updateKept);
+    this.updatingOn = undefined;
+    this.updatingPlaced = undefined;
     this.keptVersions[i] = version;
   }
 
@@ -562,7 +592,7 @@ export class PlannedPass {
     this.sharedOn.clear();
     if (this.dirtyMark.length !== count) this.dirtyMark = new Uint8Array(count);
     this.dirtyMark.fill(0);
-    this.dirty.length = 0;
+    this.dirty.clear();
     this.due.reset(count);
     this.byFree = new MostTree(count);
     this.pastEnd = 0;
@@ -618,20 +648,20 @@ export class PlannedPass {
     const plans = this.plansInPass;
     // The clusters the last pass built plans on go back into the index (a refresh below sets those that moved), and
     // their plans are let go.
-    for (const i of this.built) {
+    const built = this.built;
+    for (let k = 0; k < built.count; k++) {
+      const i = built.items[k]!;
       if (i < this.byFree.size) this.byFree.set(i, this.freeNow[i]!);
       plans[i] = undefined;
     }
-    if (this.built.length > 0) this.built.length = 0;
+    built.clear();
     if (plans.length !== clusterCount) plans.length = clusterCount;
     this.movedInPass = false;
     this.passPlans = plans;
     this.refreshedInPass = false;
     // The last pass's holdings never asked for go with its plans.
-    if (this.heldClusters.length > 0) {
-      this.heldClusters.length = 0;
-      this.heldReservations.length = 0;
-    }
+    this.heldClusters.clear();
+    this.heldReservations.clear();
     const view = this.plainView;
     view.now = now;
     view.clusterCount = clusterCount;
@@ -648,11 +678,11 @@ export class PlannedPass {
   /** Puts the holdings of the jobs placed since the pass's last question in its plans (see `heldClusters`). */
   private flushHolds(): void {
     const clusters = this.heldClusters;
-    if (clusters.length === 0) return;
+    if (clusters.count === 0) return;
     const reservations = this.heldReservations;
-    for (let k = 0; k < clusters.length; k++) this.passPlan(clusters[k]!).reserve(reservations[k]!);
-    clusters.length = 0;
-    reservations.length = 0;
+    for (let k = 0; k < clusters.count; k++) this.passPlan(clusters.items[k]!).reserve(reservations.items[k]!);
+    clusters.clear();
+    reservations.clear();
   }
 
   /** Cluster i's plan in the pass running over `plainView`, built on first use. */
@@ -701,11 +731,11 @@ export class PlannedPass {
     const built = this.built;
     // Decision: past a few plans built in one pass (a head's reservation searched on every cluster), every
     // cluster is asked instead.
-    if (built.length > MOST_BUILT_ASKED) return undefined;
+    if (built.count > MOST_BUILT_ASKED) return undefined;
     let most = this.byFree.most;
     let mostFree = most >= 0 ? this.byFree.value(most) : Number.NEGATIVE_INFINITY;
-    for (let k = 0; k < built.length; k++) {
-      const i = built[k]!;
+    for (let k = 0; k < built.count; k++) {
+      const i = built.items[k]!;
       const free = plans[i]!.freeBetween(now, now + duration);
       if (free > mostFree || (free === mostFree && i < most)) {
         most = i;
@@ -728,14 +758,12 @@ export class PlannedPass {
       return undefined;
     this.flushHolds();
     if (host.roomAtLeastAvailable === undefined || !host.roomAtLeastAvailable(job)) return undefined;
-    if (host.drainMoved === undefined || this.built.length > MOST_BUILT_ASKED) return undefined;
-    host.drainMoved((i) => {
-      // Looked at again in the next pass's refresh.
-      this.markDirty(i);
-      if (this.passPlans![i] === undefined) this.movedInPass = true;
-    });
+    if (host.drainMoved === undefined || this.built.count > MOST_BUILT_ASKED) return undefined;
+    host.drainMoved(this.movedInPassVisitor);
     if (this.movedInPass) return undefined;
-    for (const i of this.built) if (room.on(i) > host.roomFor(job, i)) return undefined;
+    const built = this.built;
+    for (let k = 0; k < built.count; k++)
+      if (room.on(built.items[k]!) > host.roomFor(job, built.items[k]!)) return undefined;
     return room.most;
   }
 
@@ -892,9 +920,61 @@ function reserveHold(view: Pick<QueueView, 'clusterCount' | 'now' | 'plan'>, h: 
   return ids;
 }
 
+/**
+ * A placement's context in a pass: what the job's admission leaves it on each cluster, no more than the scheduler lets
+ * it take there. One object for every visit of the pass (placement policies read it only while they place).
+ */
+class PassPlacement implements PlacementContext {
+  readonly grid: Grid;
+  protected job: JobRecord | undefined;
+  protected room: ClusterRoom = NO_ROOM;
+  protected most = -1;
+
+  constructor(private readonly host: PlannedPassHost) {
+    this.grid = host.grid;
+  }
+
+  set(job: JobRecord | undefined, room: ClusterRoom, most: number): void {
+    this.job = job;
+    this.room = room;
+    this.most = most;
+  }
+
+  available(i: number): number {
+    return Math.min(this.room.on(i), this.host.roomFor(this.job!, i));
+  }
+}
+
+/** The same, where the pass knows the first cluster with the most available. */
+class PassPlacementWithMost extends PassPlacement {
+  mostAvailableCluster(): number {
+    return this.most;
+  }
+}
+
 /** Equal numbers, NaN equal to itself (as their decimal forms were compared before). */
 function same(a: number, b: number): boolean {
   return a === b || (a !== a && b !== b);
+}
+
+/**
+ * A list emptied without letting its storage go (`array.length = 0` lets it go, and the next push allocates it
+ * again): a pass empties a few lists each time, and there is a pass per event.
+ */
+class ReusedList<T> {
+  readonly items: Array<T | undefined> = [];
+  count = 0;
+
+  push(item: T): void {
+    this.items[this.count++] = item;
+  }
+
+  /** Empties it; the items it held are let go. */
+  clear(): void {
+    const items = this.items;
+    for (let k = 0; k < this.count; k++) items[k] = undefined;
+    this.count = 0;
+  }
 }
 
 /** Plans built in one pass beyond which a pass asks every cluster for the most free (see mostFreeFromNow). */

@@ -70,8 +70,10 @@ describe('queue policies over random workloads', () => {
     const begin = easy.begin.bind(easy);
     vi.spyOn(easy, 'begin').mockImplementation((view) => {
       const pass = begin(view)!;
+      // The pass's own methods, not a spread: a pass may keep them on its prototype.
       return {
-        ...pass,
+        placed: (job, processors) => pass.placed(job, processors),
+        notPlaced: (job) => pass.notPlaced(job),
         admit: (job) => {
           const a = pass.admit(job);
           if (a.reserved) reserved.set(job.id, Math.min(reserved.get(job.id) ?? Infinity, a.reserved.start));
