@@ -143,7 +143,10 @@ export interface PreallocationSharing {
  */
 export function sharedPreallocationHolds(
   sharing: PreallocationSharing,
-  /** The plan's free processors with its holdings only: they never fall from now on (holdings only end). */
+  /**
+   * The plan's free processors with what placed jobs hold only (their holdings, and in the plan snapshot profiled
+   * jobs' later steps that need no more than they hold): they never fall from now on.
+   */
   free: { readonly times: readonly number[]; readonly values: readonly number[]; valueAt(t: number): number },
   now: number,
 ): Reservation[] {

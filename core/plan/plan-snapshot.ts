@@ -235,10 +235,11 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
     // constant from now on (the threshold and the background load as last seen).
     const capacity = Math.max(0, cluster.availableNow + held);
     const plan = AvailabilityProfile.build({ now, capacity, running });
+    // Placed profiled jobs' next steps that need no more than they hold start on time: those processors are theirs,
+    // never freed at their current step's end (so never set aside there as shared pre-allocated processors).
+    for (const later of c.later) placeSteps(plan, later, false);
     if (cluster.preallocationSharing !== undefined)
       for (const r of sharedPreallocationHolds(cluster.preallocationSharing, plan.free, now)) plan.reserve(r);
-    // Placed profiled jobs' next steps that need no more than they hold start on time: those processors are theirs.
-    for (const later of c.later) placeSteps(plan, later, false);
     const reservations: PlannedReservation[] = [];
     // Decision: the other profiled jobs' steps go into the plan in submission order among the reservations (arrival
     // order decides, as in fpe-jobs.ts), each where it can run: a step the plan has no room for at its scheduled time
