@@ -13,9 +13,10 @@ function replay(
   scheduler: Partial<SchedulerOptions>,
   jobs: JobSpecInput[],
   look?: (plan: ClusterPlan, at: number) => void,
+  processors = 10,
 ): void {
   const world = new SimWorld({
-    grid: gridOf([10]),
+    grid: gridOf([processors]),
     jobs: jobs.map((j) => jobSpecSchema.parse(j)),
     seed: 0,
     background: false,
@@ -56,5 +57,72 @@ describe('placed profiled jobs in the plan snapshot', () => {
       },
     );
     expect(shared, 'm filled e’s unused pre-allocation before p’s step').toBe(true);
+  });
+
+  it('fcfs: two steps that wait for the same processors are drawn one after the other, never over each other', () => {
+    // 16 processors. a runs 7 then 8 and b 3, 4 then 1, 10 s each from 0; fcfs starts e (pre-allocating 6, walltime
+    // 40) into what their second steps need (7 + 3 + 6 = 16). Each step waits holding its processors: a's second
+    // step, drawn first where b was counted as freeing its 3 at 20 (its step's length), left b no room to wait in, and
+    // b's step was drawn at 10 over a's: -1 free at 10.
+    const at0: Record<string, unknown> = {};
+    replay(
+      { policy: 'fpsma', queue: 'fcfs' },
+      [
+        profiledJob('a', 0, [
+          { duration_s: 10, processors: 7 },
+          { duration_s: 10, processors: 8 },
+        ]),
+        profiledJob('b', 0, [
+          { duration_s: 10, processors: 3 },
+          { duration_s: 10, processors: 4 },
+          { duration_s: 10, processors: 1 },
+        ]),
+        evolvingJob('e', 0, { initial: 3, max: 6, runtime: 10 }),
+        rigidJob('r', 0, 1, 10),
+      ],
+      (plan, at) => {
+        if (at === 0) for (const r of plan.running) at0[r.id] = r.steps;
+      },
+      16,
+    );
+    // Both wait for e's end at its walltime (40): 8 + 4 + 3 (b holding on) > 16 before.
+    expect(at0).toMatchObject({
+      a: [
+        { t: 0, v: 7 },
+        { t: 40, v: 8 },
+        { t: 50, v: 0 },
+      ],
+      b: [
+        { t: 0, v: 3 },
+        { t: 40, v: 4 },
+        { t: 50, v: 1 },
+        { t: 60, v: 0 },
+      ],
+    });
+  });
+
+  it('easy: an earlier job’s promise is drawn after a running profiled job, never over its own processors', () => {
+    // 10 processors. p runs 4, 5, then 4 for 10 s each from 0 beside r1 (1); r7 (7), submitted before p, is promised
+    // 20 by easy, where p holds 4 of its 5 (the queue's plan admits r7 before p's later steps: arrival order). Drawn
+    // there, it took p's processors: p's third step on time read -1 free at 20.
+    const r7: Array<{ at: number; start: number }> = [];
+    replay(
+      { policy: 'equipartition', queue: 'easy' },
+      [
+        rigidJob('r7', 0, 7, 10),
+        profiledJob('p', 0, [
+          { duration_s: 10, processors: 4 },
+          { duration_s: 10, processors: 5 },
+          { duration_s: 10, processors: 4 },
+        ]),
+        rigidJob('r1', 0, 1, 10),
+      ],
+      (plan, at) => {
+        const r = plan.reservations.find((x) => x.id === 'r7');
+        if (r) r7.push({ at, start: r.start });
+      },
+    );
+    // At its end, as p's own steps are drawn (at 0: 30).
+    expect(r7[0]).toEqual({ at: 0, start: 30 });
   });
 });
