@@ -145,7 +145,7 @@ export function sharedPreallocationHolds(
   sharing: PreallocationSharing,
   /**
    * The plan's free processors with what placed jobs hold only (their holdings, and in the plan snapshot profiled
-   * jobs' later steps that need no more than they hold): they never fall from now on.
+   * jobs' later steps that need no more than they hold, then what they hold until a larger one): never falling.
    */
   free: { readonly times: readonly number[]; readonly values: readonly number[]; valueAt(t: number): number },
   now: number,

@@ -12,7 +12,7 @@ import {
   type HoldingJob,
   type RuntimeAt,
 } from './holding.js';
-import { keepUntilPlaced, placeOwnSteps, placeRest, sizesOf, type StepsInPlan } from './snapshot-steps.js';
+import { placeOwnSteps, placeRest, sizesOf, type StepsInPlan } from './snapshot-steps.js';
 import type { Step } from '../time/step-function.js';
 
 /** A job as the plan reads it (JobRecord has these fields). */
@@ -236,12 +236,12 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
     // constant from now on (the threshold and the background load as last seen).
     const capacity = Math.max(0, cluster.availableNow + held);
     const plan = AvailabilityProfile.build({ now, capacity, running });
-    // Placed profiled jobs' next steps that need no more than they hold start on time: those processors are theirs,
-    // never freed at their current step's end (so never set aside there as shared pre-allocated processors).
+    // Placed profiled jobs' next steps that need no more than they hold start on time, and what they hold then stays
+    // theirs until their larger steps are in the plan: those processors are never freed at a step's end (so never set
+    // aside there as shared pre-allocated processors, nor taken by a reservation put in before those steps).
     for (const later of c.later) placeOwnSteps(plan, later);
     if (cluster.preallocationSharing !== undefined)
       for (const r of sharedPreallocationHolds(cluster.preallocationSharing, plan.free, now)) plan.reserve(r);
-    for (const later of c.later) keepUntilPlaced(plan, later);
     // Decision: the other profiled jobs' steps go into the plan in submission order among the reservations (arrival
     // order decides, as in fpe-jobs.ts), each where it can run: a step the plan has no room for at its scheduled time
     // (a job started into its processors under koala, an earlier job's promise made after its fit) starts once there

@@ -20,8 +20,9 @@ export interface StepsInPlan {
 const keptId = (job: StepsInPlan): string => `${job.steps[job.placed]!.id} kept`;
 
 /**
- * A placed profiled job's next steps that need no more than it holds, on time: those processors are its own. At the
- * first that needs more, what it holds stays its own for that step's length (kept); placeRest puts the rest in.
+ * A placed profiled job's next steps that need no more than it holds, on time: those processors are its own. What it
+ * holds at the first that needs more stays its own without end until placeRest puts the rest in: whatever goes into
+ * the plan before them never takes it (the scheduler never gives a running job's processors to another).
  */
 export function placeOwnSteps(plan: AvailabilityProfile, job: StepsInPlan): void {
   for (; job.placed < job.steps.length; job.placed++) {
@@ -34,19 +35,7 @@ export function placeOwnSteps(plan: AvailabilityProfile, job: StepsInPlan): void
     job.holding = step.n;
   }
   if (job.placed < job.steps.length && job.holding > 0)
-    plan.reserve({ id: keptId(job), n: job.holding, start: job.at, duration: job.steps[job.placed]!.duration });
-}
-
-/**
- * What a placed job kept (placeOwnSteps) is its own without end until its next steps are in the plan: whatever is put
- * in before them never takes it (the scheduler never gives a running job's processors to another).
- */
-export function keepUntilPlaced(plan: AvailabilityProfile, job: StepsInPlan): void {
-  if (job.placed >= job.steps.length) return;
-  const kept = plan.reservation(keptId(job));
-  if (kept === undefined) return;
-  plan.unreserve(kept.id);
-  plan.reserve({ ...kept, duration: Number.POSITIVE_INFINITY });
+    plan.reserve({ id: keptId(job), n: job.holding, start: job.at, duration: Number.POSITIVE_INFINITY });
 }
 
 /**

@@ -125,4 +125,32 @@ describe('placed profiled jobs in the plan snapshot', () => {
     // At its end, as p's own steps are drawn (at 0: 30).
     expect(r7[0]).toEqual({ at: 0, start: 30 });
   });
+
+  it('fcfs: shared pre-allocated processors are never set aside where a stalled step holds its processor', () => {
+    // 10 processors. e pre-allocates 2 from 25 (using 1 from 89), p holds 1 from 25 and asks 2 at 112; m (7..8)
+    // starts at 111 and grows at 120 into e's unused processor. p's step waits for m's end (147.125) holding its
+    // processor: set aside where p was counted as freeing it (at 130, its step's length after 120), it left p no room
+    // to wait in, and p's step was drawn at 120 over the others: -1 free at 120.
+    let stalled = false;
+    replay(
+      { policy: 'fpsma', queue: 'fcfs' },
+      [
+        evolvingJob('e', 25, { initial: 2, max: 2, runtime: 96 }),
+        profiledJob('p', 25, [
+          { duration_s: 87, processors: 1 },
+          { duration_s: 10, processors: 2 },
+        ]),
+        malleableJob('m', 111, { min: 7, max: 8, runtime: 10, walltime: 40 }),
+        rigidJob('r', 111, 1, 10),
+      ],
+      (plan, at) => {
+        const p = plan.running.find((r) => r.id === 'p');
+        if (at === 120 && plan.running.find((r) => r.id === 'm')?.processors === 8) {
+          stalled = true;
+          expect(p?.steps?.[1]).toEqual({ t: 147.125, v: 2 });
+        }
+      },
+    );
+    expect(stalled, 'm grew into e’s unused processor while p’s step waited').toBe(true);
+  });
 });
