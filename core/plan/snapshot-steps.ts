@@ -83,7 +83,8 @@ function stepByStep(plan: AvailabilityProfile, job: StepsInPlan, reserve: (r: Re
     const step = job.steps[job.placed]!;
     const start = earliestStep(plan, step.n, step.duration, job.at, job.holding);
     if (start === undefined) return false;
-    if (start > job.at) reserve({ id: `${step.id} waits`, n: job.holding, start: job.at, duration: start - job.at });
+    if (start > job.at)
+      reserve({ id: `${step.id} waits`, n: job.holding, start: job.at, duration: until(job.at, start) });
     reserve({ id: step.id, n: step.n, start, duration: step.duration });
     job.starts.push(start);
     job.at = start + step.duration;
@@ -92,10 +93,25 @@ function stepByStep(plan: AvailabilityProfile, job: StepsInPlan, reserve: (r: Re
   return true;
 }
 
+/**
+ * The length of [from, to) such that from + length is never past `to`: the wait before a step ends where the step
+ * begins, not a rounding error after it (1442.4444444444448 for a step at 1442.4444444444446: both held there).
+ */
+function until(from: number, to: number): number {
+  let length = to - from;
+  while (from + length > to) length -= Math.max(Number.EPSILON * Math.abs(to), Number.MIN_VALUE);
+  return length;
+}
+
 /** The rest back to back from `start`, the job holding what it holds until then. */
 function putFrom(job: StepsInPlan, start: number, reserve: (r: Reservation) => void): void {
   if (start > job.at)
-    reserve({ id: `${job.steps[job.placed]!.id} waits`, n: job.holding, start: job.at, duration: start - job.at });
+    reserve({
+      id: `${job.steps[job.placed]!.id} waits`,
+      n: job.holding,
+      start: job.at,
+      duration: until(job.at, start),
+    });
   let t = start;
   for (; job.placed < job.steps.length; job.placed++) {
     const step = job.steps[job.placed]!;

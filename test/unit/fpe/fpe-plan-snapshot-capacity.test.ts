@@ -153,4 +153,32 @@ describe('placed profiled jobs in the plan snapshot', () => {
     );
     expect(stalled, 'm grew into e’s unused processor while p’s step waited').toBe(true);
   });
+
+  it('koala: a step that waits ends its wait where the next step begins, not a rounding error after it', () => {
+    // 11 processors. p runs 1, 2, 10 then 1 processors (54, 10, 10, 10 s); koala starts m (7..9, grown to 9) into its
+    // third step's processors. Drawn at 389.06, p's third step waits for m's end at 1442.4444444444446, holding 2
+    // until 389.05555555555554 + (1442.4444444444446 - 389.05555555555554) = 1442.4444444444448: both held between
+    // (-1 free).
+    let drawn = false;
+    replay(
+      { policy: 'fpsma', queue: 'koala' },
+      [
+        profiledJob('p', 0, [
+          { duration_s: 54, processors: 1 },
+          { duration_s: 10, processors: 2 },
+          { duration_s: 10, processors: 10 },
+          { duration_s: 10, processors: 1 },
+        ]),
+        malleableJob('m', 63, { min: 7, max: 9, runtime: 439, walltime: 1756 }),
+        rigidJob('r', 119, 1, 10),
+      ],
+      (plan) => {
+        const m = plan.running.find((r) => r.id === 'm');
+        const p = plan.running.find((r) => r.id === 'p');
+        if (m?.end !== undefined && p?.steps?.[1]?.v === 10 && p.steps[1].t === m.end) drawn = true;
+      },
+      11,
+    );
+    expect(drawn, 'p’s third step drawn at m’s end').toBe(true);
+  });
 });
