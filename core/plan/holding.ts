@@ -145,7 +145,10 @@ export interface PreallocationSharing {
  */
 export function sharedPreallocationHolds(
   sharing: PreallocationSharing,
-  /** The plan's free processors: with holdings only they never fall from now on; with reservations in, they may. */
+  /**
+   * The plan's free processors: with what placed jobs hold only (their holdings, and in the plan snapshot profiled
+   * jobs' later steps drawn first) they never fall from now on; with reservations in (cbf's kept promises), they may.
+   */
   free: { readonly times: readonly number[]; readonly values: readonly number[]; valueAt(t: number): number },
   now: number,
 ): Reservation[] {

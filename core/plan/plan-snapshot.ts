@@ -12,6 +12,7 @@ import {
   type HoldingJob,
   type RuntimeAt,
 } from './holding.js';
+import { placeOwnSteps, placeRest, sizesOf, type StepsInPlan } from './snapshot-steps.js';
 import type { Step } from '../time/step-function.js';
 
 /** A job as the plan reads it (JobRecord has these fields). */
@@ -235,49 +236,46 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
     // constant from now on (the threshold and the background load as last seen).
     const capacity = Math.max(0, cluster.availableNow + held);
     const plan = AvailabilityProfile.build({ now, capacity, running });
+    // Placed profiled jobs' next steps that need no more than they hold start on time, and what they hold then stays
+    // theirs until their larger steps are in the plan: those processors are never freed at a step's end (so never set
+    // aside there as shared pre-allocated processors, nor taken by a reservation put in before those steps).
+    for (const later of c.later) placeOwnSteps(plan, later);
     if (cluster.preallocationSharing !== undefined)
       for (const r of sharedPreallocationHolds(cluster.preallocationSharing, plan.free, now)) plan.reserve(r);
-    // Placed profiled jobs' next steps that need no more than they hold start on time: those processors are theirs.
-    for (const later of c.later) placeSteps(plan, later, false);
-    const reservations: PlannedReservation[] = [];
     // Decision: the other profiled jobs' steps go into the plan in submission order among the reservations (arrival
     // order decides, as in fpe-jobs.ts), each where it can run: a step the plan has no room for at its scheduled time
     // (a job started into its processors under koala, an earlier job's promise made after its fit) starts once there
-    // is, the step before holding its processors meanwhile, as the scheduler runs it.
-    const order: Array<PlacedSteps | { job: PlanJob; steps: ScheduledSteps | undefined }> = [
-      ...c.later,
-      ...waiting[i]!,
-    ];
-    const seqOf = (e: (typeof order)[number]) => ('job' in e ? e.job.seq : e.seq);
+    // is, the step before holding its processors meanwhile, as the scheduler runs it. One that has no room at any time
+    // (it waits for what a later one holds: a running job's processors are never another's) goes in after the others.
+    const order: Entry[] = [...c.later, ...waiting[i]!];
+    const seqOf = (e: Entry) => ('job' in e ? e.job.seq : e.seq);
     if (order.every((e) => seqOf(e) !== undefined)) order.sort((a, b) => seqOf(a)! - seqOf(b)!);
-    let listed = 0;
+    const listed: Array<PlannedReservation | undefined> = [];
+    let todo: Array<{ entry: Entry; slot: number }> = [];
     for (const entry of order) {
-      if (!('job' in entry)) {
-        placeSteps(plan, entry, true);
-        if (entry.shown) {
-          entry.shown.steps = sizesOf(entry, { t: entry.currentStart, v: entry.currentNodes });
-          entry.shown.end = finiteOrNull(entry.shown.steps[entry.shown.steps.length - 1]!.t);
-        }
-        continue;
-      }
-      const { job, steps: scheduled } = entry;
-      if (listed >= limit) continue;
-      listed++;
-      if (scheduled !== undefined) {
-        reservations.push(reserveSteps(plan, job.id, scheduled));
-        continue;
-      }
-      const walltime = job.spec.walltime ?? Number.POSITIVE_INFINITY;
-      const start = heldStart(plan, job.need, walltime, job.plannedStart!.start);
-      plan.reserve({ id: job.id, n: job.need, start, duration: walltime });
-      reservations.push({
-        id: job.id,
-        processors: job.need,
-        start,
-        end: finiteOrNull(start + walltime),
-        waitsFor: plan.reservationWaitsFor(job.id),
-      });
+      if (!('job' in entry)) todo.push({ entry, slot: -1 });
+      else if (listed.length < limit) todo.push({ entry, slot: listed.push(undefined) - 1 });
     }
+    // Each round puts in what has room; a round that puts in nothing puts the rest in anyway (overbooked).
+    let last = false;
+    while (todo.length > 0) {
+      const left = todo.filter(({ entry, slot }) => {
+        if (!('job' in entry)) {
+          if (!placeRest(plan, entry, last)) return true;
+          if (entry.shown) {
+            entry.shown.steps = sizesOf(entry, { t: entry.currentStart, v: entry.currentNodes });
+            entry.shown.end = finiteOrNull(entry.shown.steps[entry.shown.steps.length - 1]!.t);
+          }
+          return false;
+        }
+        const r = reserveWaiting(plan, entry.job, entry.steps, last);
+        listed[slot] = r;
+        return r === undefined;
+      });
+      last = left.length === todo.length;
+      todo = left;
+    }
+    const reservations = listed as PlannedReservation[];
     return {
       name: cluster.name,
       processors: cluster.processors,
@@ -328,28 +326,6 @@ function stepsAhead(
   return { currentEnd, sizes, later };
 }
 
-/**
- * Where a promised start can hold: the promise, or, where profiled steps put in before it (earlier jobs', arrival
- * order deciding) leave it no room, the earliest start after it that has (the policy's next pass plans it afresh).
- */
-function heldStart(plan: AvailabilityProfile, n: number, duration: number, promised: number): number {
-  if (plan.freeBetween(promised, promised + duration) >= n) return promised;
-  const start = plan.earliestStart(n, duration, promised);
-  return Number.isFinite(start) ? start : promised;
-}
-
-/** A profiled job's steps as the snapshot puts them into its cluster's plan (placeSteps), one after the other. */
-interface StepsInPlan {
-  /** Each step's reservation id, processors and length. */
-  readonly steps: ReadonlyArray<{ readonly id: string; readonly n: number; readonly duration: number }>;
-  /** The steps in the plan so far, the time the next one may start, and what the job holds until then. */
-  placed: number;
-  at: number;
-  holding: number;
-  /** Where each step placed so far starts. */
-  readonly starts: number[];
-}
-
 /** A placed profiled job's later steps (after its current one), with its running item when listed. */
 interface PlacedSteps extends StepsInPlan {
   readonly seq: number | undefined;
@@ -359,65 +335,57 @@ interface PlacedSteps extends StepsInPlan {
   readonly shown: { steps?: Step[]; end: number | null } | undefined;
 }
 
+/** What goes into a cluster's plan after what placed jobs hold: placed profiled jobs' later steps, waiting jobs. */
+type Entry = PlacedSteps | { readonly job: PlanJob; readonly steps: ScheduledSteps | undefined };
+
 /**
- * Puts a profiled job's steps into `plan` from its next one on. A step that needs no more than the job holds starts
- * on time (its processors are its own); a larger one where the plan has room for it, the job holding its processors
- * until then (the scheduler's stalled step), or on time, overbooked, where the plan never has. Without `growing`, it
- * stops at the first step that needs more than the job holds (planSnapshot's first phase).
+ * A waiting job's reservation put into `plan`: a profiled job's scheduled steps (reserveSteps), another job's promised
+ * start where it can hold (heldStart). undefined, with nothing put in, where the plan never has room, unless `last`.
  */
-function placeSteps(plan: AvailabilityProfile, job: StepsInPlan, growing: boolean): void {
-  for (; job.placed < job.steps.length; job.placed++) {
-    const step = job.steps[job.placed]!;
-    let start = job.at;
-    if (step.n > job.holding) {
-      // What it holds stays its own while the step waits: kept in the plan until the step is placed (second phase).
-      const kept = `${step.id} kept`;
-      if (!growing) {
-        if (job.holding > 0) plan.reserve({ id: kept, n: job.holding, start: job.at, duration: step.duration });
-        return;
-      }
-      plan.unreserve(kept);
-      start = earliestStep(plan, step.n, step.duration, job.at, job.holding);
-      if (start > job.at)
-        plan.reserve({ id: `${step.id} waits`, n: job.holding, start: job.at, duration: start - job.at });
-    }
-    if (step.duration > 0 && step.n > 0) plan.reserve({ id: step.id, n: step.n, start, duration: step.duration });
-    job.starts.push(start);
-    job.at = start + step.duration;
-    job.holding = step.n;
-  }
+function reserveWaiting(
+  plan: AvailabilityProfile,
+  job: PlanJob,
+  scheduled: ScheduledSteps | undefined,
+  last: boolean,
+): PlannedReservation | undefined {
+  if (scheduled !== undefined) return reserveSteps(plan, job.id, scheduled, last);
+  const walltime = job.spec.walltime ?? Number.POSITIVE_INFINITY;
+  const promised = job.plannedStart!.start;
+  const held = heldStart(plan, job.need, walltime, promised);
+  if (held === undefined && !last) return undefined;
+  // Decision: a promise the plan never has room for is drawn where it was made, overbooked (the free processors say so).
+  const start = held ?? promised;
+  plan.reserve({ id: job.id, n: job.need, start, duration: walltime });
+  return {
+    id: job.id,
+    processors: job.need,
+    start,
+    end: finiteOrNull(start + walltime),
+    waitsFor: plan.reservationWaitsFor(job.id),
+  };
 }
 
 /**
- * The earliest start at or after `from` where n processors are free for `duration`, with `holding` free over [from,
- * start) (what the job holds until then); `from` where there is none.
+ * Where a promised start can hold: the promise, or, where profiled steps put in before it (earlier jobs', arrival
+ * order deciding) leave it no room, the earliest start after it that has (the policy's next pass plans it afresh);
+ * undefined where none has.
  */
-function earliestStep(plan: AvailabilityProfile, n: number, duration: number, from: number, holding: number): number {
-  const fitsAt = (t: number) =>
-    (t === from || plan.freeBetween(from, t) >= holding) && plan.freeBetween(t, t + duration) >= n;
-  if (fitsAt(from)) return from;
-  for (const t of plan.free.times) {
-    if (t <= from) continue;
-    if (holding > 0 && plan.freeBetween(from, t) < holding) return from;
-    if (fitsAt(t)) return t;
-  }
-  return from;
-}
-
-/** Its sizes from its first step's start (`steps`, `starts` as placed): a step each, the last 0 at its end. */
-function sizesOf(job: StepsInPlan, first?: Step): Step[] {
-  const sizes: Step[] = first ? [first] : [];
-  job.steps.forEach((s, k) => sizes.push({ t: job.starts[k]!, v: s.n }));
-  const last = job.steps.length - 1;
-  sizes.push({ t: last < 0 ? first!.t : job.starts[last]! + job.steps[last]!.duration, v: 0 });
-  return sizes;
+function heldStart(plan: AvailabilityProfile, n: number, duration: number, promised: number): number | undefined {
+  if (plan.freeBetween(promised, promised + duration) >= n) return promised;
+  const start = plan.earliestStart(n, duration, promised);
+  return Number.isFinite(start) ? start : undefined;
 }
 
 /**
  * A waiting profiled job's scheduled steps set aside in `plan`, one reservation a step (the first under the job's id,
- * so that what its start waits for is the first step's), each where the plan has room for it (placeSteps).
+ * so that what its start waits for is the first step's), each where the plan has room for it (placeRest).
  */
-function reserveSteps(plan: AvailabilityProfile, id: string, scheduled: ScheduledSteps): PlannedReservation {
+function reserveSteps(
+  plan: AvailabilityProfile,
+  id: string,
+  scheduled: ScheduledSteps,
+  last: boolean,
+): PlannedReservation | undefined {
   const job: StepsInPlan = {
     steps: scheduled.steps.map((s, k) => ({
       id: k === 0 ? id : `${id} step ${k + 1}`,
@@ -429,7 +397,7 @@ function reserveSteps(plan: AvailabilityProfile, id: string, scheduled: Schedule
     holding: 0,
     starts: [],
   };
-  placeSteps(plan, job, true);
+  if (!placeRest(plan, job, last)) return undefined;
   const sizes = sizesOf(job);
   let peak = 0;
   for (const s of scheduled.steps) peak = Math.max(peak, s.nodes);
