@@ -39,6 +39,7 @@ export class DbesScheduling implements SchedulingIteration {
   readonly outcomes: Array<DbesOutcome | undefined> = [];
   /** Evolving jobs' requests not yet decided, in the order they came (by job id: a later request replaces one). */
   private readonly requests = new Map<string, { readonly job: JobRecord; readonly processors: number }>();
+  private noSteps: ReadonlyArray<readonly Reservation[]> = [];
   /** Decision: under DBES evolving jobs hold no pre-allocation; each grow is a request under the fairness budget. */
   readonly preallocates = false;
 
@@ -48,6 +49,13 @@ export class DbesScheduling implements SchedulingIteration {
     private readonly iterate: (state: DbesCluster) => DbesOutcome = dbesIteration,
     private readonly fairness: FairnessBudget = DEFAULT_FAIRNESS,
   ) {}
+
+  /** No profiled steps on any cluster: one array, kept while the number of clusters stays (most runs have none). */
+  private noStepsOn(clusterCount: number): ReadonlyArray<readonly Reservation[]> {
+    if (this.noSteps.length !== clusterCount)
+      this.noSteps = new Array<readonly Reservation[]>(clusterCount).fill(NO_STEPS);
+    return this.noSteps;
+  }
 
   /** Expansions a job holds now, as DBES recorded them. */
   expansionsOf(jobId: string): readonly Expansion[] {
@@ -69,7 +77,11 @@ export class DbesScheduling implements SchedulingIteration {
     }
     const running = placed.map((jobs) => jobs.map((job) => this.model(job, now)));
     const capacity = clusters.map((state, c) => state.availableFor() + running[c]!.reduce((s, j) => s + j.size, 0));
-    const profiledSteps = stepsAhead(host.profiledHolds?.(now) ?? [], clusters.length, now);
+    const holds = host.profiledHolds?.(now);
+    const profiledSteps =
+      holds === undefined || holds.length === 0
+        ? this.noStepsOn(clusters.length)
+        : stepsAhead(holds, clusters.length, now);
     const waiting = this.assign(byPriority(host.waitingJobs(now)), running, capacity, profiledSteps, now);
     const requests = clusters.map((): Array<{ job: JobRecord; processors: number }> => []);
     for (const [id, r] of this.requests) {

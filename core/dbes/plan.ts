@@ -23,11 +23,15 @@ export function runningPlan(
   state: Pick<DbesCluster, 'now' | 'capacity' | 'profiledSteps'>,
   running: readonly DbesRunningJob[],
 ): AvailabilityProfile {
+  const holdings = running.map((j) => ({ id: j.id, n: j.size, end: j.end }));
+  const steps = state.profiledSteps;
+  if (steps === undefined || steps.length === 0)
+    return AvailabilityProfile.build({ now: state.now, capacity: state.capacity, running: holdings });
   return AvailabilityProfile.build({
     now: state.now,
     capacity: state.capacity,
-    running: running.map((j) => ({ id: j.id, n: j.size, end: j.end })),
-    ...(state.profiledSteps !== undefined && { reservations: state.profiledSteps }),
+    running: holdings,
+    reservations: steps,
   });
 }
 
