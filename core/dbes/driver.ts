@@ -4,6 +4,8 @@
 // which waiting job an expansion was made). It keeps, per job, which of its processors were given for whom.
 import type { IterationHost, SchedulingIteration } from '../malleability/iteration.js';
 import type { PolicyProcedure } from '../malleability/policy.js';
+import type { Reservation } from '../plan/availability.js';
+import type { ProfiledHold } from '../queue/planned-pass.js';
 import { heldProcessors, holdingEnd } from '../plan/holding.js';
 import type { ClusterState } from '../scheduler/cluster-state.js';
 import type { JobRecord } from '../scheduler/job-record.js';
@@ -37,6 +39,7 @@ export class DbesScheduling implements SchedulingIteration {
   readonly outcomes: Array<DbesOutcome | undefined> = [];
   /** Evolving jobs' requests not yet decided, in the order they came (by job id: a later request replaces one). */
   private readonly requests = new Map<string, { readonly job: JobRecord; readonly processors: number }>();
+  private noSteps: ReadonlyArray<readonly Reservation[]> = [];
   /** Decision: under DBES evolving jobs hold no pre-allocation; each grow is a request under the fairness budget. */
   readonly preallocates = false;
 
@@ -46,6 +49,13 @@ export class DbesScheduling implements SchedulingIteration {
     private readonly iterate: (state: DbesCluster) => DbesOutcome = dbesIteration,
     private readonly fairness: FairnessBudget = DEFAULT_FAIRNESS,
   ) {}
+
+  /** No profiled steps on any cluster: one array, kept while the number of clusters stays (most runs have none). */
+  private noStepsOn(clusterCount: number): ReadonlyArray<readonly Reservation[]> {
+    if (this.noSteps.length !== clusterCount)
+      this.noSteps = new Array<readonly Reservation[]>(clusterCount).fill(NO_STEPS);
+    return this.noSteps;
+  }
 
   /** Expansions a job holds now, as DBES recorded them. */
   expansionsOf(jobId: string): readonly Expansion[] {
@@ -67,7 +77,12 @@ export class DbesScheduling implements SchedulingIteration {
     }
     const running = placed.map((jobs) => jobs.map((job) => this.model(job, now)));
     const capacity = clusters.map((state, c) => state.availableFor() + running[c]!.reduce((s, j) => s + j.size, 0));
-    const waiting = this.assign(byPriority(host.waitingJobs(now)), running, capacity, now);
+    const holds = host.profiledHolds?.(now);
+    const profiledSteps =
+      holds === undefined || holds.length === 0
+        ? this.noStepsOn(clusters.length)
+        : stepsAhead(holds, clusters.length, now);
+    const waiting = this.assign(byPriority(host.waitingJobs(now)), running, capacity, profiledSteps, now);
     const requests = clusters.map((): Array<{ job: JobRecord; processors: number }> => []);
     for (const [id, r] of this.requests) {
       if (r.job.ended || r.job.state !== 'running') this.requests.delete(id);
@@ -87,6 +102,7 @@ export class DbesScheduling implements SchedulingIteration {
         running: running[c]!,
         waiting: waiting[c]!,
         requests: requests[c]!,
+        profiledSteps: profiledSteps[c]!,
       };
       if (sameInputs(inputs, this.lastInputs[c])) continue;
       this.lastInputs[c] = inputs;
@@ -101,6 +117,7 @@ export class DbesScheduling implements SchedulingIteration {
         fairness: host.fairness() ?? this.fairness,
         account: this.account,
         runtime: host.runtimeAt,
+        profiledSteps: profiledSteps[c]!,
       });
       this.outcomes[c] = outcome;
       this.apply(state, outcome, placed[c]!, waiting[c]!.jobs, now);
@@ -189,13 +206,16 @@ export class DbesScheduling implements SchedulingIteration {
     queue: readonly JobRecord[],
     running: DbesRunningJob[][],
     capacity: number[],
+    profiledSteps: ReadonlyArray<readonly Reservation[]>,
     now: number,
   ): WaitingOn[] {
     const clusters = this.host.clusters;
     const out = clusters.map((): WaitingOn => ({ jobs: [], models: [] }));
-    // Each cluster's plan of its running jobs, built when a job has more than one cluster to choose from.
+    // Each cluster's plan of its running jobs and profiled steps, built when a job has more than one cluster to
+    // choose from.
     const plans: Array<ReturnType<typeof runningPlan> | undefined> = [];
-    const planOf = (c: number) => (plans[c] ??= runningPlan({ now, capacity: capacity[c]! }, running[c]!));
+    const planOf = (c: number) =>
+      (plans[c] ??= runningPlan({ now, capacity: capacity[c]!, profiledSteps: profiledSteps[c]! }, running[c]!));
     // The cluster where n processors are free earliest, the first at a tie; -1 when no cluster has n.
     const earliest = (n: number, walltime: number): number => {
       // One cluster: no plan to read.
@@ -212,9 +232,11 @@ export class DbesScheduling implements SchedulingIteration {
       }
       return best;
     };
-    // The cluster of an unpinned job, by its need. These plans hold only running jobs under a constant capacity, so
-    // what is free never falls from now on: the earliest start of n processors is the first time n are free,
-    // whatever the walltime, and every unpinned job of one need goes to the same cluster.
+    // The cluster of an unpinned job, by its need. Without profiled steps these plans hold only running jobs under a
+    // constant capacity, so what is free never falls from now on: the earliest start of n processors is the first
+    // time n are free, whatever the walltime, and every unpinned job of one need goes to the same cluster. Steps
+    // ahead make it fall: each job is then placed by its own search.
+    const oneClusterPerNeed = profiledSteps.every((steps) => steps.length === 0);
     let byNeed: Map<number, number> | undefined;
     for (const job of queue) {
       if (job.state !== 'queued') continue;
@@ -250,7 +272,8 @@ export class DbesScheduling implements SchedulingIteration {
         // Its one cluster: no plan to read.
         const c = this.host.grid.cluster(pinned)?.index ?? -1;
         best = c >= 0 && need <= clusters[c]!.cluster.processors ? c : -1;
-      } else {
+      } else if (!oneClusterPerNeed) best = earliest(need, walltime);
+      else {
         byNeed ??= new Map();
         best = byNeed.get(need) ?? earliest(need, walltime);
         byNeed.set(need, best);
@@ -419,12 +442,40 @@ interface IterationInputs {
   readonly running: readonly DbesRunningJob[];
   readonly waiting: WaitingOn;
   readonly requests: ReadonlyArray<{ readonly job: JobRecord; readonly processors: number }>;
+  readonly profiledSteps: readonly Reservation[];
+}
+
+const NO_STEPS: readonly Reservation[] = Object.freeze([]);
+
+/**
+ * Each cluster's profiled steps ahead (core/scheduler/fpe-jobs.ts profiledHolds), one span per step not over by now
+ * and holding processors, named `<job>#step<k>` as the queue's plans name them.
+ */
+function stepsAhead(
+  holds: readonly ProfiledHold[],
+  clusterCount: number,
+  now: number,
+): ReadonlyArray<readonly Reservation[]> {
+  const lists: Array<Reservation[] | undefined> = [];
+  for (const h of holds) {
+    if (h.cluster < 0 || h.cluster >= clusterCount) continue;
+    let t = h.start;
+    for (let k = 0; k < h.steps.length; k++) {
+      const s = h.steps[k]!;
+      if (s.nodes > 0 && t + s.duration > now)
+        (lists[h.cluster] ??= []).push({ id: `${h.id}#step${k + 1}`, n: s.nodes, start: t, duration: s.duration });
+      t += s.duration;
+    }
+  }
+  const out: Array<readonly Reservation[]> = [];
+  for (let c = 0; c < clusterCount; c++) out.push(lists[c] ?? NO_STEPS);
+  return out;
 }
 
 /**
  * Whether two iterations start from the same state: the capacity, the running jobs (size, whether resizable, end to
- * the second), the waiting jobs and the evolving requests, in order. Compared field by field: a pass compares every
- * cluster, most of them unchanged.
+ * the second), the waiting jobs, the evolving requests and the profiled steps ahead (processors, length, start to the
+ * second), in order. Compared field by field: a pass compares every cluster, most of them unchanged.
  */
 function sameInputs(a: IterationInputs, b: IterationInputs | undefined): boolean {
   if (b === undefined || a.capacity !== b.capacity) return false;
@@ -432,6 +483,13 @@ function sameInputs(a: IterationInputs, b: IterationInputs | undefined): boolean
   const lastWaiting = b.waiting.models;
   if (a.running.length !== b.running.length || waiting.length !== lastWaiting.length) return false;
   if (a.requests.length !== b.requests.length) return false;
+  if (a.profiledSteps.length !== b.profiledSteps.length) return false;
+  for (let i = 0; i < a.profiledSteps.length; i++) {
+    const x = a.profiledSteps[i]!;
+    const y = b.profiledSteps[i]!;
+    if (x.id !== y.id || x.n !== y.n || x.duration !== y.duration) return false;
+    if (Math.round(x.start) !== Math.round(y.start)) return false;
+  }
   for (let i = 0; i < a.running.length; i++) {
     const x = a.running[i]!;
     const y = b.running[i]!;

@@ -191,6 +191,10 @@ export class Iteration {
       this.take(found, 'evolving', jobId);
       idle = this.idle();
     }
+    // Decision: a grant that would take processors a profiled job's step ahead holds is refused (the step would wait
+    // for them): the steps were scheduled before the request, as a reservation is.
+    if (this.takesProfiledSteps(job, processors))
+      return this.reject(jobId, processors, "a profiled job's step ahead holds those processors");
     // Line 15: the fairness budget. Decision: a grant does not move the evolving job's estimated end in the plan
     // (conservative: its speed-up after growth is the application's own).
     const before = this.schedule();
@@ -237,8 +241,8 @@ export class Iteration {
         ...this.held((e) => e.forJob === undefined),
         ...this.held((e) => e.forJob !== undefined && lower.has(e.forJob)),
       ];
-      const idle = this.idle();
-      const found = this.plan(candidates, job.need - idle, []);
+      const needed = this.toFreeFor(job);
+      const found = needed === undefined ? undefined : this.plan(candidates, needed, []);
       // Decision: the phase stops at the first StartLater job it cannot start, so that no lower-priority job gets
       // processors shrunk from others before a higher-priority one.
       if (found === undefined) return;
@@ -336,6 +340,36 @@ export class Iteration {
   }
 
   // ---- the working copy ----------------------------------------------------------------------------------------------
+
+  /**
+   * Processors shrinks must free for a StartLater job to start now: its need less the idle ones; undefined when the
+   * profiled steps ahead leave it too few over its walltime.
+   * Decision: a StartLater job that a profiled step ahead keeps from fitting over its walltime is not started by
+   * shrinks (they free processors now, not those the step takes later): it waits for its reservation.
+   */
+  protected toFreeFor(job: DbesWaitingJob): number | undefined {
+    const idle = this.idle();
+    if (this.state.profiledSteps !== undefined && this.state.profiledSteps.length > 0) {
+      const now = this.state.now;
+      const room = runningPlan(this.state, this.running).freeBetween(now, now + job.walltime);
+      if (room < job.need && room < idle) return undefined;
+    }
+    return job.need - idle;
+  }
+
+  /**
+   * Whether `processors` more for a running job now (its end kept) overbook the plan of the running jobs and the
+   * profiled steps ahead where it was not: the grant would take processors a profiled job's later step holds.
+   */
+  private takesProfiledSteps(job: DbesRunningJob, processors: number): boolean {
+    if (this.state.profiledSteps === undefined || this.state.profiledSteps.length === 0) return false;
+    const now = this.state.now;
+    const before = runningPlan(this.state, this.running).free.minOver(now, Number.POSITIVE_INFINITY);
+    job.size += processors;
+    const after = runningPlan(this.state, this.running).free.minOver(now, Number.POSITIVE_INFINITY);
+    job.size -= processors;
+    return after < 0 && after < before;
+  }
 
   protected idle(): number {
     let used = 0;

@@ -1,6 +1,7 @@
 // DBES (dependency-based expand/shrink) on one cluster, as plain data: what the iteration reads (running jobs with
 // their expansions, waiting static requests in priority order, evolving requests) and what it decides. Pure: the
 // scheduler builds a DbesCluster from its records, tests build one by hand.
+import type { Reservation } from '../plan/availability.js';
 
 /** Which step of DBES made an expansion: 1, for a StartLater job depending on the job; 2, equipartition of idle. */
 export type ExpansionStep = 1 | 2;
@@ -90,6 +91,11 @@ export interface DbesCluster {
   readonly waiting: readonly DbesWaitingJob[];
   /** Evolving requests, highest priority first. */
   readonly requests: readonly EvolvingRequest[];
+  /**
+   * The profiled (FPE) jobs' steps ahead on the cluster, each step a span its plan holds before any waiting job: a
+   * running one's steps after its current one (that one is its running holding, to its end), a waiting one's fit.
+   */
+  readonly profiledSteps?: readonly Reservation[] | undefined;
   /** Maui's ReservationDepth: how many StartLater jobs get reservations. */
   readonly reservationDepth: number;
   readonly fairness: FairnessBudget;

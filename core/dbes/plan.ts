@@ -12,15 +12,26 @@ export interface StaticSchedule {
   readonly startLater: Array<{ readonly job: DbesWaitingJob; readonly start: number }>;
 }
 
-/** The plan of the running jobs: each holds its size until its estimated end. */
+/**
+ * The plan of the running jobs: each holds its size until its estimated end (a profiled job: its current step's end),
+ * and the profiled jobs' steps ahead are held after that.
+ * Decision: profiled steps go in before every waiting job, whatever its priority or arrival: a running job's steps are
+ * its own, and a waiting one's fit was made around the reservations of the jobs submitted before it
+ * (core/scheduler/fpe-jobs.ts), so they keep their room.
+ */
 export function runningPlan(
-  state: Pick<DbesCluster, 'now' | 'capacity'>,
+  state: Pick<DbesCluster, 'now' | 'capacity' | 'profiledSteps'>,
   running: readonly DbesRunningJob[],
 ): AvailabilityProfile {
+  const holdings = running.map((j) => ({ id: j.id, n: j.size, end: j.end }));
+  const steps = state.profiledSteps;
+  if (steps === undefined || steps.length === 0)
+    return AvailabilityProfile.build({ now: state.now, capacity: state.capacity, running: holdings });
   return AvailabilityProfile.build({
     now: state.now,
     capacity: state.capacity,
-    running: running.map((j) => ({ id: j.id, n: j.size, end: j.end })),
+    running: holdings,
+    reservations: steps,
   });
 }
 

@@ -35,7 +35,8 @@ class StandardIteration extends Iteration {
     schedule = this.schedule();
     let blocked = false;
     for (const { job } of schedule.startLater) {
-      const found = this.shrinks(job.need - this.idle(), []);
+      const needed = this.toFreeFor(job);
+      const found = needed === undefined ? undefined : this.shrinks(needed, []);
       if (found === undefined) {
         blocked = true;
         break;

@@ -4,6 +4,7 @@ import type { PlacedComponent } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import type { RuntimeAt } from '../plan/holding.js';
 import type { TryOutcome } from '../queue/placement-queue.js';
+import type { ProfiledHold } from '../queue/planned-pass.js';
 import type { ClusterState } from '../scheduler/cluster-state.js';
 import type { JobRecord } from '../scheduler/job-record.js';
 import type { PolicyProcedure } from './policy.js';
@@ -20,6 +21,11 @@ export interface IterationHost {
   /** The run's fairness budget for evolving requests (seconds of delay per waiting job, per user); undefined: not set. */
   fairness(): { readonly perJob: number; readonly perUser: number } | undefined;
   readonly runtimeAt: RuntimeAt;
+  /**
+   * The profiled jobs' steps ahead, by submission (core/scheduler/fpe-jobs.ts): a waiting one's scheduled EP, a
+   * running one's later steps beyond its current one; absent: none.
+   */
+  profiledHolds?(now: number): readonly ProfiledHold[];
   /** Whether a malleability operation runs on the cluster. */
   busy(cluster: ClusterState): boolean;
   /** Runs a procedure of offers and shrink requests on a cluster, as one operation. */

@@ -823,6 +823,7 @@ export class Scheduler {
       reservationDepth: () => this.reservationDepthOption,
       fairness: () => this.fairnessOption,
       runtimeAt: this.runtimeAt,
+      profiledHolds: (now) => this.fpe.profiledHolds(now),
       busy: (state) => this.malleability.busy(state),
       run: (state, procedure, options, now) => this.malleability.run(state, procedure, options, now),
       place: (job, components, policy, now) => this.place(job, components, policy, now),

@@ -6,14 +6,19 @@ import { dbesIteration } from '../../../core/dbes/iteration.js';
 import type { DbesCluster, DbesOutcome } from '../../../core/dbes/model.js';
 import type { IterationHost } from '../../../core/malleability/iteration.js';
 import type { PolicyProcedure } from '../../../core/malleability/policy.js';
+import type { ProfiledHold } from '../../../core/queue/planned-pass.js';
 import type { JobRecord } from '../../../core/scheduler/job-record.js';
 import { grid, harness, malleable, rigid } from '../../support/harness.js';
 
-/** A scheduler under dbes whose jobs and clusters a driver of our own reads; its procedures are run to the end. */
-function setup() {
-  const h = harness(grid({ a: 4 }), { policy: 'dbes' });
+/**
+ * A scheduler under dbes whose jobs and clusters a driver of our own reads, with the profiled steps ahead in `holds`;
+ * its procedures are run to the end.
+ */
+function setup(clusters: Parameters<typeof grid>[0] = { a: 4 }) {
+  const h = harness(grid(clusters), { policy: 'dbes' });
   const calls: DbesCluster[] = [];
   const ran: Array<PolicyProcedure<JobRecord>> = [];
+  const holds: ProfiledHold[] = [];
   const host: IterationHost = {
     grid: h.scheduler.grid,
     clusters: h.scheduler.clusters,
@@ -22,6 +27,7 @@ function setup() {
     reservationDepth: () => 5,
     fairness: () => undefined,
     runtimeAt: () => undefined,
+    profiledHolds: () => holds,
     busy: () => false,
     run: (_state, procedure) => void ran.push(procedure),
     place: () => {},
@@ -33,7 +39,7 @@ function setup() {
     calls.push(state);
     return dbesIteration(state);
   });
-  return { h, driver, calls, ran };
+  return { h, driver, calls, ran, holds };
 }
 
 describe('the DBES driver', () => {
@@ -53,6 +59,53 @@ describe('the DBES driver', () => {
     h.submit(rigid('D', 1, { walltime: 600 }));
     driver.pass(3);
     expect(calls.length).toBe(2);
+  });
+
+  it('runs again when a profiled job’s steps ahead changed, and hands them to the iteration', () => {
+    const { h, driver, calls, holds } = setup();
+    // A (1, until 3600) runs; C (4) waits.
+    h.submit(rigid('A', 1, { walltime: 3600 }));
+    h.pass();
+    h.startAll();
+    h.at(1).submit(rigid('C', 4, { walltime: 600 }));
+    driver.pass(1);
+    // e's current step ends at 100; its next one (none) and the one after (2 for 300 s) follow: only the latter holds.
+    holds.push({
+      id: 'e',
+      seq: 9,
+      cluster: 0,
+      start: 100,
+      steps: [
+        { duration: 50, nodes: 0 },
+        { duration: 300, nodes: 2 },
+      ],
+    });
+    driver.pass(2);
+    expect(calls.length).toBe(2);
+    expect(calls[1]!.profiledSteps).toEqual([{ id: 'e#step2', n: 2, start: 150, duration: 300 }]);
+    driver.pass(3);
+    expect(calls.length).toBe(2);
+    // Its current step lasts longer: its steps ahead move, the iteration runs again.
+    holds[0] = { ...holds[0]!, start: 160 };
+    driver.pass(4);
+    expect(calls.length).toBe(3);
+    expect(calls[2]!.profiledSteps).toEqual([{ id: 'e#step2', n: 2, start: 210, duration: 300 }]);
+  });
+
+  it('chooses each waiting job’s cluster with the profiled steps ahead in its plans, job by job', () => {
+    const { h, driver, calls, holds } = setup({ a: 10, b: 10 });
+    // On a, E holds 2 until 100, then e's step takes 8 until 400; on b, X holds 6 until 300. R1 (6 for 50 s) ends
+    // before the step: a has room at 1. R2 (6 for 200 s) would overlap it there (earliest 400): b frees 6 at 300.
+    // By the running jobs alone, or by need alone (R1's choice), both would go to a.
+    h.submit(rigid('E', 2, { walltime: 100, cluster: 'a' }));
+    h.submit(rigid('X', 6, { walltime: 300, cluster: 'b' }));
+    h.pass();
+    h.startAll();
+    holds.push({ id: 'e', seq: 9, cluster: 0, start: 100, steps: [{ duration: 300, nodes: 8 }] });
+    h.at(1).submit(rigid('R1', 6, { walltime: 50 }));
+    h.submit(rigid('R2', 6, { walltime: 200 }));
+    driver.pass(1);
+    expect(calls.map((c) => c.waiting.map((w) => w.id))).toEqual([['R1'], ['R2']]);
   });
 
   it('models processors above the minimum it did not give as for no job; a steal takes them back from its record', () => {
