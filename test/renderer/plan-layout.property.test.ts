@@ -28,9 +28,9 @@ const jobArbOf = (kinds: readonly [string, ...string[]]) =>
     ),
   });
 const jobArb = jobArbOf(['rigid', 'rigid', 'malleable', 'malleable', 'evolving', 'profiled']);
-// Decision: under dbes, profiled jobs are left out until DBES's own plan holds their steps (branch helper-dbesfpe):
-// without it DBES starts a job into the processors of a profiled job whose larger step waits (a real capacity error,
-// 11 held on 10: rigid 9, profiled 2 then 3 processors for 51 and 10 s, rigid 1, all at 0; at 60).
+// Decision: under dbes, profiled jobs are left out until their snapshot stays within the cluster: with DBES's plan
+// holding their steps (the 11-on-10 case is test/unit/dbes/profiled-steps.test.ts), a malleable 7..13, a profiled job
+// of 4 then 6, rigid 5 and 1 on 16 processors still draw the axis at 19 (at 34.4; gaps 0, 1, 25, 1; seed 0).
 const jobArbUnderDbes = jobArbOf(['rigid', 'rigid', 'malleable', 'malleable', 'evolving']);
 const scenarioArbOf = (jobs: typeof jobArb) =>
   fc.record({

@@ -9,6 +9,7 @@ import { standardIteration, evenSizes } from '../../../core/dbes/standard.js';
 import type { SchedulerEvent } from '../../../core/events.js';
 import { jobSpecSchema, type JobSpecInput } from '../../../core/model/schemas.js';
 import { SimWorld } from '../../../core/sim/world.js';
+import { simWorld } from '../../support/sim-world.js';
 import { gridOf, profiledJob, rigidJob } from '../../support/workload-specs.js';
 import { cluster, malleable, rigid, secondStep, waiting } from './builders.js';
 
@@ -54,6 +55,31 @@ describe('a running profiled job in DBES’s plan', () => {
         [2, 100],
       ]);
     });
+});
+
+// 10 processors, all submitted at 0: rigid 9 waits; p runs 2 for 51 s, then 3 for 10 s; rigid 1 runs. At 51 p's
+// larger step waits (the 9 was promised a start ahead of it). A plan that took p's waiting step as ended at `now`
+// saw 10 free at 60 and started the 9 beside p's 2: 11 held on 10 (found by the plan-layout property).
+describe('a profiled job whose larger step waits, under dbes', () => {
+  it('keeps its processors in the plan: nothing starts beside it past the capacity', () => {
+    const p = profiledJob('p', 0, [
+      { duration_s: 51, processors: 2 },
+      { duration_s: 10, processors: 3 },
+    ]);
+    const { world, of } = simWorld(gridOf([10]), [rigidJob('r9', 0, 9, 100), p, rigidJob('r1', 0, 1, 100)], {
+      pollIntervalS: 60,
+      scheduler: { policy: 'dbes', queue: 'koala', reservationDepth: 3 },
+    });
+    let peak = 0;
+    const held = () => {
+      for (const c of world.scheduler.clusters) peak = Math.max(peak, c.nonPreemptible + c.preemptible);
+      return peak > 10;
+    };
+    world.runUntil(120, held); // stops at the first instant past the capacity
+    expect(peak).toBeLessThanOrEqual(10);
+    world.run(held);
+    expect(of('job.ended').map((e) => e.state)).toEqual(['completed', 'completed', 'completed']);
+  });
 });
 
 /** e's second step, 8 processors over [100, 400), as the driver hands it to the iteration. */
