@@ -96,7 +96,7 @@ describe("a malleable job's grow that fails", () => {
     h.scheduler.advance(1);
     return { h, offer, job: h.scheduler.job('g')! };
   }
-  const failed = (h: ReturnType<typeof granted>['h'], processors: number) => {
+  const failed = (h: ReturnType<typeof harness>, processors: number) => {
     h.scheduler.receive({ type: 'growFailed', cluster: 'a', jobId: 'g', processors, reason }, h.now);
     h.scheduler.advance(h.now);
   };
@@ -132,5 +132,16 @@ describe("a malleable job's grow that fails", () => {
       { offerId: second.offerId, jobId: 'g', granted: 0, accepted: 2 },
       { offerId: offer.offerId, jobId: 'g', granted: 1, accepted: 2 },
     ]);
+  });
+
+  // Adopted after a restart with 2 of its processors still waiting to start: the offer they were granted for is not
+  // known here; the application is told as of offer 0 (offers are numbered from 1).
+  it("tells an adopted job's application of a grow asked before the restart", () => {
+    const h = harness(grid({ a: 10 }));
+    const adopted = { cluster: 'a', processors: 2, growing: 2, submitTime: -30, startTime: -20 };
+    expect(h.scheduler.adopt(malleable('g', 2, 8), adopted, 0).ok).toBe(true);
+    failed(h, 2);
+    expect(h.apps.grants).toEqual([{ offerId: 0, jobId: 'g', granted: 0, accepted: 2 }]);
+    expect(h.scheduler.job('g')!.held).toBe(2);
   });
 });
