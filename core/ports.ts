@@ -82,15 +82,17 @@ export interface ApplicationPort {
    */
   requestShrink(offerId: number, jobId: string, processors: number, mandatory: boolean, deadline?: number): void;
   /**
-   * Of the `accepted` processors the application took in its answer to offer `offerId`, only `granted` (< accepted)
-   * are coming: the cluster lost processors between the offer and the answer. The application counts on `granted`.
+   * Of the `accepted` processors the application took in its answer to offer `offerId` (or was last told it gets), only
+   * `granted` (< accepted) are coming: the cluster lost processors between the offer and the answer, or local jobs of
+   * the grow ended before they ran (growFailed). The application counts on `granted`.
    */
   growGranted(offerId: number, jobId: string, granted: number, accepted: number): void;
   /** The job's allocation changed (new processors active, or released ones gone); its new size. */
   resized(jobId: string, size: number): void;
   /**
-   * An evolving job's `update` cannot be served (outside min..max, or the job is not running), or a profiled job's
-   * step processors will not come (its grow failed for good, just before the job ends); why.
+   * An evolving job's `update` cannot be served (outside min..max, or the job is not running), or its processors will
+   * not come (its grow's local jobs ended before they ran; a profiled job's step grow failed for good, just before the
+   * job ends); why.
    */
   updateRefused(jobId: string, reason: string): void;
   /**

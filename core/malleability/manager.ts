@@ -14,8 +14,8 @@ export interface MalleabilityHost {
   /** Where the processors offers earmark and shrinks agree to release are counted. */
   readonly ledger: CapacityLedger;
   emit(now: number, event: SchedulerEventBody): void;
-  /** The application accepted `processors` more: account them and ask the local manager for them. */
-  grantGrow(job: JobRecord, processors: number, why?: ExpansionReason): void;
+  /** The application accepted `processors` more of offer `offerId`: account them and ask the local manager for them. */
+  grantGrow(job: JobRecord, processors: number, offerId: number, why?: ExpansionReason): void;
   /** An operation ended on a cluster (its processors may now be placed or grown into). */
   operationDone(cluster: ClusterState, now: number): void;
 }
@@ -153,7 +153,7 @@ export class MalleabilityManager {
     // that the record never says the application accepted what it did not.
     if (taken !== accepted && Number.isFinite(accepted) && accepted > 0) answer.answered = accepted;
     this.host.emit(now, byOperator(op, answer));
-    if (taken > 0) this.host.grantGrow(step.job, taken, step.why);
+    if (taken > 0) this.host.grantGrow(step.job, taken, offerId, step.why);
     // Decision: the cut stands (capacity fell meanwhile); the application is told what it gets, so its target follows.
     if (answer.answered !== undefined && taken < answer.answered)
       this.host.applications.growGranted(offerId, step.job.id, taken, answer.answered);

@@ -84,6 +84,14 @@ export class JobRecord implements ReadonlyJobRecord {
   pendingGrow = 0;
   /** Of `pendingGrow`, oldest first, those offered with a reason (a DBES expansion's step and job), for job.grown. */
   readonly growReasons: Array<{ processors: number; readonly why: ExpansionReason }> = [];
+  /**
+   * Malleable: of `pendingGrow`, oldest first, the offer each was granted for and how many that offer's grant came to
+   * (an adopted job's grows asked before the restart are in none): what the application is told of a grow that fails.
+   * Made at its first grant (most jobs have none).
+   */
+  growGrants: Array<{ readonly offerId: number; processors: number; granted: number }> | undefined = undefined;
+  /** Evolving: why processors of its update under way will not come (the first reason); told once none is on its way. */
+  growFailure: string | undefined = undefined;
   /** Processors the application has agreed to give back but not yet released. */
   releasing = 0;
   /** Of `releasing`, what it may keep until `releaseBy` (a shrink ahead of an evolving job's announced update). */

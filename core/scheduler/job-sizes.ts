@@ -57,10 +57,11 @@ export class JobSizes {
     else this.host.emit(now, { type: 'job.started', jobId: job.id, cluster: first.cluster, size: job.size });
   }
 
-  /** The application accepted `processors` more: counted as its own and asked of the local manager. */
-  grantGrow(job: JobRecord, processors: number, why?: ExpansionReason): void {
+  /** The application accepted `processors` more of offer `offerId`: counted as its own and asked of the local manager. */
+  grantGrow(job: JobRecord, processors: number, offerId: number, why?: ExpansionReason): void {
     this.host.ledger.account(job, () => (job.pendingGrow += processors));
     if (why !== undefined) job.growReasons.push({ processors, why });
+    if (job.malleable) (job.growGrants ??= []).push({ offerId, processors, granted: processors });
     this.host.managers[this.host.grid.cluster(job.components[0]!.cluster)!.index]!.grow(job.id, processors);
   }
 
@@ -72,6 +73,15 @@ export class JobSizes {
       job.pendingGrow -= n;
       job.size += n;
     });
+    // Grows come in the order they were asked for: the oldest grants are the ones served.
+    const grants = job.growGrants;
+    for (let left = n; left > 0 && grants !== undefined && grants.length > 0;) {
+      const head = grants[0]!;
+      const k = Math.min(left, head.processors);
+      head.processors -= k;
+      left -= k;
+      if (head.processors === 0) grants.shift();
+    }
     const cluster = job.components[0]!.cluster;
     job.recordSize(now);
     if (job.evolving) {
@@ -112,10 +122,15 @@ export class JobSizes {
       }
     }
     this.host.applications.resized(job.id, job.size);
+    if (job.evolving && job.pendingGrow === 0) this.refuseFailedUpdate(job, now);
   }
 
-  /** `processors` of a granted grow will never be active: they are the job's no more, and free again. */
-  growFailed(job: JobRecord, processors: number): void {
+  /**
+   * `processors` of a granted grow will never be active (`reason`): they are the job's no more, and free again. Its
+   * application hears it: a malleable one what its grants come to, an evolving one (once none of its update is on its
+   * way) its size and a refusal; a profiled job's step is fpe-jobs.ts's to settle.
+   */
+  growFailed(job: JobRecord, processors: number, reason: string, now: number): void {
     const n = Math.min(processors, job.pendingGrow);
     if (n <= 0) return;
     this.host.ledger.account(job, () => (job.pendingGrow -= n));
@@ -127,7 +142,53 @@ export class JobSizes {
       left -= k;
       if (last.processors === 0) job.growReasons.pop();
     }
+    if (job.malleable) this.cutGrants(job, n);
+    else if (job.evolving && job.spec.profile === undefined) {
+      job.growFailure ??= reason;
+      if (job.pendingGrow === 0) {
+        // Decision: the update ends at the size it reached (job.evolved, `resources`: what the refusal leaves it at).
+        this.host.emit(now, {
+          type: 'job.evolved',
+          jobId: job.id,
+          cluster: job.components[0]!.cluster,
+          size: job.size,
+          preallocation: job.preallocation,
+        });
+        this.host.applications.resized(job.id, job.size);
+        this.refuseFailedUpdate(job, now);
+      }
+    }
     this.host.freed(this.host.clusters[job.clusterIndex]!);
+  }
+
+  /**
+   * The latest `n` processors the job was granted will not come: each offer they were granted for is told what its
+   * grant comes to (`granted`), so that the application's target is what it will hold and it takes offers again.
+   */
+  private cutGrants(job: JobRecord, n: number): void {
+    let left = n;
+    for (const grants = job.growGrants ?? []; left > 0 && grants.length > 0;) {
+      const last = grants[grants.length - 1]!;
+      const k = Math.min(left, last.processors);
+      last.processors -= k;
+      left -= k;
+      this.host.applications.growGranted(last.offerId, job.id, last.granted - k, last.granted);
+      last.granted -= k;
+      if (last.processors === 0) grants.pop();
+    }
+    // Decision: an adopted job's grow asked before the restart is of no offer known here: it is told as offer 0's
+    // (offers are numbered from 1); applications count processors, not offers.
+    if (left > 0) this.host.applications.growGranted(0, job.id, 0, left);
+  }
+
+  /** An evolving job's update that fell short (none of it on its way now) is refused, with why, once. */
+  private refuseFailedUpdate(job: JobRecord, now: number): void {
+    const reason = job.growFailure;
+    if (reason === undefined) return;
+    job.growFailure = undefined;
+    const why = `its grow failed: ${reason}`;
+    this.host.emit(now, { type: 'evolve.refused', jobId: job.id, reason: why });
+    this.host.applications.updateRefused(job.id, why);
   }
 
   /** The job let `processors` go (`requested`: as a shrink asked). */

@@ -254,7 +254,7 @@ export class Scheduler {
     this.malleability = new MalleabilityManager(
       {
         ...parts,
-        grantGrow: (job, n, why) => this.sizes.grantGrow(job, n, why),
+        grantGrow: (job, n, offerId, why) => this.sizes.grantGrow(job, n, offerId, why),
         // What an operation leaves unclaimed was already offered: only processors freed meanwhile re-trigger growth.
         operationDone: () => (this.passRequested = true),
       },
@@ -776,7 +776,7 @@ export class Scheduler {
         this.sizes.grown(job, message.processors, now);
         return this.fpe.grown(job.id, now);
       case 'growFailed':
-        this.sizes.growFailed(job, message.processors);
+        this.sizes.growFailed(job, message.processors, message.reason, now);
         return this.fpe.growFailed(job.id, message.reason, now);
       case 'released':
         return this.sizes.released(job, message.processors, message.offerId !== undefined, now);

@@ -30,8 +30,9 @@ export const toAppMessageSchema = z.discriminatedUnion('type', [
   /** A voluntary grow offer of up to `processors` more. */
   z.object({ ...envelope, type: z.literal('offer'), offerId, processors }),
   /**
-   * Of the `accepted` processors the application took in its answer to offer `offerId`, only `processors` (fewer,
-   * maybe 0) are coming: the cluster lost processors meanwhile. Sent only then; the application counts on these.
+   * Of the `accepted` processors the application took in its answer to offer `offerId` (or was last told it gets), only
+   * `processors` (fewer, maybe 0) are coming: the cluster lost processors meanwhile, or local jobs of the grow ended
+   * before they ran. Sent only then; the application counts on these.
    */
   z.object({ ...envelope, type: z.literal('granted'), offerId, processors: size, accepted: size }),
   /**
@@ -49,7 +50,10 @@ export const toAppMessageSchema = z.discriminatedUnion('type', [
   }),
   /** Finish now (the job is being cancelled). */
   z.object({ ...envelope, type: z.literal('stop'), reason: z.string() }),
-  /** An evolving job's `update` cannot be served; why. Its size stays what the last `resources` said. */
+  /**
+   * An evolving job's `update` cannot be served, or its processors will not come (the grow's local jobs ended before
+   * they ran); why. Its size stays what the last `resources` said.
+   */
   z.object({ ...envelope, type: z.literal('refused'), reason: z.string() }),
   /**
    * An interactive job's periodic tasks (core/interactive), at start and after each re-placement: every `periodMs`
