@@ -69,6 +69,17 @@ export interface PlannedPassHost {
    * running one's later steps beyond what its holding counts; absent: none.
    */
   profiledHolds?(now: number): readonly ProfiledHold[];
+  /**
+   * Processors set aside on cluster i for grow offers not yet answered (they leave what is available without being
+   * in any job's holding), and until when the jobs they go to would hold them; undefined: none.
+   */
+  offersHeld?(clusterIndex: number, now: number): OffersHeld | undefined;
+}
+
+/** Processors set aside for grow offers on a cluster, held in its plan from now until `end`. */
+export interface OffersHeld {
+  readonly n: number;
+  readonly end: number;
 }
 
 /** A profiled job's steps ahead as the plans hold them: `steps` one after the other from `start` on `cluster`. */
@@ -81,6 +92,8 @@ export interface ProfiledHold {
 }
 
 const NO_HOLDS: readonly ProfiledHold[] = [];
+/** The id of the reservation that holds a cluster's grow offers in its plan. */
+const GROW_OFFERS = 'grow offers';
 
 /** Whether f is above g anywhere from `from` on (risingRuns without a visitor: the walk stops at the first rise). */
 export function risesAbove(f: StepFunction, g: StepFunction, from: number): boolean {
@@ -190,6 +203,8 @@ export class PlannedPass {
    */
   private capacityAt: number[] = [];
   private freeNow: number[] = [];
+  /** Per cluster, as of its last refresh: what grow offers set aside there (`offersHeld`), held in its plan. */
+  private offersAt: Array<OffersHeld | undefined> = [];
   /**
    * Per cluster, as of its last refresh: where malleable extras fill its unused pre-allocated processors, and the
    * clusters with some: their plans set them aside (core/plan/holding.ts) and are built whenever asked (what is free
@@ -536,9 +551,14 @@ export class PlannedPass {
   private settle(i: number, now: number): void {
     const k = this.kept[i]!;
     const available = this.host.availableFor(i);
-    const capacity = available + k.held;
+    // Decision: processors set aside for a grow offer are held as if the offer were accepted (the jobs' holdings
+    // with them), so that the plan's capacity does not fall by them meanwhile and drop a promise.
+    const offers = this.host.offersHeld?.(i, now);
+    this.offersAt[i] = offers;
+    const offered = offers?.n ?? 0;
+    const capacity = available + k.held + offered;
     this.capacityAt[i] = capacity;
-    const free = capacity - k.heldAfter(now);
+    const free = capacity - k.heldAfter(now) - (offered > 0 && offers!.end > now ? offered : 0);
     this.freeNow[i] = free;
     this.byFree.set(i, free);
     const sharing = this.host.preallocationSharing?.(i);
@@ -551,13 +571,14 @@ export class PlannedPass {
       this.pastEndOn[i] = pastEnd;
       this.pastEnd += pastEnd ? 1 : -1;
     }
-    this.due.set(i, k.nextChange);
+    this.due.set(i, offered > 0 && offers!.end > now ? Math.min(k.nextChange, offers!.end) : k.nextChange);
   }
 
   private settleAll(now: number): void {
     const count = this.kept.length;
     this.capacityAt.length = count;
     this.freeNow.length = count;
+    this.offersAt.length = count;
     this.sharing.length = count;
     this.sharedOn.clear();
     if (this.dirtyMark.length !== count) this.dirtyMark = new Uint8Array(count);
@@ -670,6 +691,9 @@ export class PlannedPass {
     this.built.push(i);
     this.byFree.set(i, Number.NEGATIVE_INFINITY);
     const plan = AvailabilityProfile.build({ now, capacity: this.capacityAt[i]!, kept });
+    const offers = this.offersAt[i];
+    if (offers !== undefined && offers.end > now)
+      plan.reserve({ id: GROW_OFFERS, n: offers.n, start: now, duration: offers.end - now });
     if (!this.promisesFirst) this.setSharedAside(i, plan);
     return plan;
   }
