@@ -4,6 +4,7 @@ import type { ApplicationPort } from '../ports.js';
 import type { SchedulerEventBody } from '../events.js';
 import type { ClusterState } from '../scheduler/cluster-state.js';
 import type { JobRecord } from '../scheduler/job-record.js';
+import type { GrowthRoom } from '../scheduler/growth.js';
 import type { CapacityLedger } from '../scheduler/ledger.js';
 import { operatorGrow, operatorShrink } from './operator.js';
 import type { ExpansionReason, MalleabilityPolicy, PolicyProcedure, PolicyStep } from './policy.js';
@@ -22,7 +23,7 @@ export interface MalleabilityHost {
    * What free processors growth may take on a cluster without delaying a waiting job's reservation there
    * (core/scheduler/growth.ts); absent: no limit.
    */
-  reservedRoom?(cluster: ClusterState, now: number): number;
+  reservedRoom?(cluster: ClusterState, now: number): GrowthRoom;
 }
 
 interface Operation {
@@ -244,7 +245,7 @@ export class MalleabilityManager {
       if (step.kind === 'earmark') {
         // Decision: an earmark mid-operation takes no processor a reservation needs, as growth's first earmark does.
         const room = this.host.reservedRoom?.(op.cluster, now);
-        input = Math.max(0, Math.min(step.processors, op.cluster.availableForGrowth(room)));
+        input = Math.max(0, Math.min(step.processors, op.cluster.availableForGrowth(room?.free, room?.all)));
         this.host.ledger.earmark(op.cluster, input);
         op.earmarked += input;
         continue;

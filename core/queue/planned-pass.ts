@@ -21,6 +21,7 @@ import {
   type WaitingJob,
 } from './policy.js';
 import { MostTree } from '../scheduler/most-tree.js';
+import { NO_ROOM_LIMIT, type GrowthRoom } from '../scheduler/growth.js';
 import { prioritized, type PrioritizedJob, type QueuePriority } from './priority.js';
 import { withReservationDepth } from './registry.js';
 import type { StepFunction } from '../time/step-function.js';
@@ -348,14 +349,23 @@ export class PlannedPass {
   /**
    * The least cluster i's plan has free over [now, until) with `reserved` (waiting jobs' reservations there) and the
    * profiled jobs' steps ahead in, built afresh from what its placed jobs hold and `available` (what is available
-   * there now, negative when overcommitted; no shared processors set aside): what malleable extras held until `until`
-   * may take or move onto without delaying a reservation; negative when the reservations do not fit; Infinity when
-   * none is made. Read between passes (an evolving job's grow, a growth), it changes nothing the passes keep.
+   * there now, negative when overcommitted; the shared processors set aside last): what malleable extras held until
+   * `until` may take or move onto without delaying a reservation (`free`); negative when the reservations do not fit;
+   * Infinity when none is made. `all`: the least it has free over [preallocationEnd, until), what extras may take of
+   * free and unfilled pre-allocated processors together (those left where a pre-allocation ends stay until `until`).
+   * Read between passes (an evolving job's grow, a growth), it changes nothing the passes keep.
    */
-  reservedRoom(i: number, now: number, until: number, available: number, reserved: readonly Reservation[]): number {
+  reservedRoom(
+    i: number,
+    now: number,
+    until: number,
+    available: number,
+    reserved: readonly Reservation[],
+    preallocationEnd = Number.POSITIVE_INFINITY,
+  ): GrowthRoom {
     // Decision: without a waiting job reserved here nothing limits the extras: a profiled job's step takes its
     // processors back by mandatory shrinks (fpe-jobs.ts); with one, its steps are in the plan that reservation is in.
-    if (reserved.length === 0) return Number.POSITIVE_INFINITY;
+    if (reserved.length === 0) return NO_ROOM_LIMIT;
     const host = this.host;
     const holds = (host.profiledHolds?.(now) ?? NO_HOLDS).filter((h) => h.cluster === i);
     const kept = this.made(i, host.placedOn?.(i) ?? this.bucketed()[i]!, now);
@@ -363,7 +373,12 @@ export class PlannedPass {
     for (const r of reserved) plan.reserve(r);
     const view = { clusterCount: host.grid.clusters.length, now, plan: () => plan };
     for (const h of holds) reserveHold(view, h);
-    return plan.freeBetween(now, Math.max(now, until));
+    // The extras already filling pre-allocations are held twice from now on, after the reservations (as in a pass).
+    const sharing = host.preallocationSharing?.(i);
+    if (sharing !== undefined) for (const r of sharedPreallocationHolds(sharing, plan.free, now)) plan.reserve(r);
+    const end = Math.max(now, until);
+    const all = preallocationEnd < end ? plan.freeBetween(Math.max(now, preallocationEnd), end) : Infinity;
+    return { free: plan.freeBetween(now, end), all };
   }
 
   /** Moves when a job ended (or came): the host's count of placements, or the placed jobs' count and numbers. */

@@ -32,7 +32,7 @@ export function resizeByOperator(
   clusters: readonly ClusterState[],
   operations: OperatorOperations,
   now: number,
-  reservedRoom: ReservedRoom = () => Number.POSITIVE_INFINITY,
+  reservedRoom?: ReservedRoom,
 ): Result<OperatorResize> {
   const jobId = job.id;
   if (!job.malleable) return fail([{ path: 'jobId', message: `job ${jobId} is not malleable (it is ${job.kind})` }]);
@@ -61,7 +61,8 @@ export function resizeByOperator(
       ]);
     // Decision: an operator's grow is a voluntary offer like a policy's: it takes no processor a waiting job's
     // reservation needs (cbf's promises, easy's head), so a promise outranks it; only its shrink is mandatory.
-    const free = state.availableForGrowth(reservedRoom(state, now));
+    const reservations = reservedRoom?.(state, now);
+    const free = state.availableForGrowth(reservations?.free, reservations?.all);
     if (free === 0) {
       const reserved = state.availableForGrowth();
       const why = reserved > 0 ? `: the ${reserved} free for growth are reserved for waiting jobs` : '';

@@ -32,7 +32,7 @@ import { Claimer } from './claimer.js';
 import { ClusterState, type ClusterSnapshot, type ThresholdScope } from './cluster-state.js';
 import { EventBus } from './event-bus.js';
 import { EvolvingUpdates } from './evolving.js';
-import { GrowthTrigger, type GrowthAtPoll } from './growth.js';
+import { GrowthTrigger, NO_ROOM_LIMIT, type GrowthAtPoll, type GrowthRoom } from './growth.js';
 import { JobRecord } from './job-record.js';
 import { JobSizes } from './job-sizes.js';
 import { InteractiveJobs, type InteractiveClusterSample } from './interactive-jobs.js';
@@ -289,7 +289,7 @@ export class Scheduler {
       malleability: this.malleability,
       job: (id) => this.jobsById.get(id),
       freed,
-      reservedRoom: (state, now) => this.reservedRoom(state.cluster.index, now),
+      reservedRoom: (state, now) => this.reservedRoom(state.cluster.index, now).free,
       request: (job, processors, now) => {
         if (this.iteration) {
           this.iteration.request(job, processors, now);
@@ -505,8 +505,8 @@ export class Scheduler {
    * later); negative when they do not fit, Infinity when nothing is reserved there or the policy brings its own
    * iteration (dbes: its grants weigh delays themselves).
    */
-  private reservedRoom(i: number, now: number): number {
-    if (this.iteration) return Number.POSITIVE_INFINITY;
+  private reservedRoom(i: number, now: number): GrowthRoom {
+    if (this.iteration) return NO_ROOM_LIMIT;
     const reserved: Reservation[] = [];
     for (const job of this.queue.list()) {
       const p = job.plannedStart;
@@ -518,7 +518,7 @@ export class Scheduler {
         duration: job.spec.walltime ?? Number.POSITIVE_INFINITY,
       });
     }
-    if (reserved.length === 0) return Number.POSITIVE_INFINITY;
+    if (reserved.length === 0) return NO_ROOM_LIMIT;
     const state = this.clusters[i]!;
     let available = state.availableFor() - state.overcommitted;
     const offers = this.offersHeld(state, now);
@@ -526,7 +526,14 @@ export class Scheduler {
       available += offers.n;
       if (offers.end > now) reserved.push({ id: 'grow offers', n: offers.n, start: now, duration: offers.end - now });
     }
-    return this.plannedPass.reservedRoom(i, now, this.malleableEnd(state, now), available, reserved);
+    // Decision: extras filling an evolving job's unfilled pre-allocation stay on its processors when it ends (nothing
+    // shrinks them then), so from the first such end on they count against the reservations as free ones do.
+    let preallocationEnd = Number.POSITIVE_INFINITY;
+    for (const job of state.evolvingJobs)
+      if (job.preallocation > job.held)
+        preallocationEnd = Math.min(preallocationEnd, holdingEnd(job, now, this.runtimeAt));
+    const until = this.malleableEnd(state, now);
+    return this.plannedPass.reservedRoom(i, now, until, available, reserved, preallocationEnd);
   }
 
   /**

@@ -1,8 +1,9 @@
 // Malleable extras never take processors a waiting job was reserved (cbf's promises, easy's head): an evolving job's
 // grow shrinks the extras it displaces from its pre-allocation rather than moving them onto those processors
 // (evolving.ts), cbf's plans keep the promise while they fill the pre-allocation (planned-pass.ts), growth and an
-// operator's grow take no free processor a reservation needs later (growth.ts, operator-resize.ts), and a pending grow
-// offer is held in the plans (planned-pass.ts).
+// operator's grow take no free processor a reservation needs later (growth.ts, operator-resize.ts), nor fill a
+// pre-allocation with extras that would outlast it onto reserved processors, and a pending grow offer is held in the
+// plans (planned-pass.ts).
 import { describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import { sharedPreallocationHolds } from '../../core/plan/holding.js';
@@ -128,6 +129,28 @@ describe('displaced malleable extras and reserved processors', () => {
       expect(started('w')).toBe(100);
     });
   }
+});
+
+describe('extras filling a pre-allocation and reserved processors', () => {
+  it('cbf: growth into an unfilled pre-allocation leaves what a reservation after its end needs', () => {
+    // 18 processors: m (9..17) and e (pre-allocation 9) from 0; w (5) at 5, reserved at e's walltime end (4000, before
+    // m's). At 10 e shrinks to 1: m may fill 4 of its 8 unused processors, the 4 w leaves free after 4000 (the
+    // extras stay where the pre-allocation ends). Old code: m took all 8 and, e ended, w waited for m's end.
+    const { events, planned, started } = run(
+      'cbf',
+      18,
+      [
+        malleableJob('m', 0, { min: 9, max: 17, runtime: 6000, walltime: 8000 }),
+        evolvingJob('e', { initial: 9, max: 9 }),
+        rigidJob('w', 5, 5, 100),
+      ],
+      [[10, 1]],
+    );
+    expect(planned.get('w')![0]).toEqual([5, 4000]);
+    const grown = events.filter((e) => e.type === 'job.grown' && e.jobId === 'm' && e.t < 100);
+    expect(grown.map((e) => (e.type === 'job.grown' ? e.processors : 0))).toEqual([4]);
+    expect(started('w')).toBeLessThanOrEqual(4000);
+  });
 });
 
 describe('grow offers and reserved processors', () => {
