@@ -4,6 +4,7 @@ import type { ApplicationPort } from '../ports.js';
 import type { SchedulerEventBody } from '../events.js';
 import type { ClusterState } from '../scheduler/cluster-state.js';
 import type { JobRecord } from '../scheduler/job-record.js';
+import type { GrowthRoom } from '../scheduler/growth.js';
 import type { CapacityLedger } from '../scheduler/ledger.js';
 import { operatorGrow, operatorShrink } from './operator.js';
 import type { ExpansionReason, MalleabilityPolicy, PolicyProcedure, PolicyStep } from './policy.js';
@@ -18,6 +19,11 @@ export interface MalleabilityHost {
   grantGrow(job: JobRecord, processors: number, offerId: number, why?: ExpansionReason): void;
   /** An operation ended on a cluster (its processors may now be placed or grown into). */
   operationDone(cluster: ClusterState, now: number): void;
+  /**
+   * What free processors growth may take on a cluster without delaying a waiting job's reservation there
+   * (core/scheduler/growth.ts); absent: no limit.
+   */
+  reservedRoom?(cluster: ClusterState, now: number): GrowthRoom;
 }
 
 interface Operation {
@@ -237,7 +243,9 @@ export class MalleabilityManager {
         return;
       }
       if (step.kind === 'earmark') {
-        input = Math.max(0, Math.min(step.processors, op.cluster.availableForGrowth()));
+        // Decision: an earmark mid-operation takes no processor a reservation needs, as growth's first earmark does.
+        const room = this.host.reservedRoom?.(op.cluster, now);
+        input = Math.max(0, Math.min(step.processors, op.cluster.availableForGrowth(room?.free, room?.all)));
         this.host.ledger.earmark(op.cluster, input);
         op.earmarked += input;
         continue;

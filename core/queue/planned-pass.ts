@@ -22,6 +22,7 @@ import {
   type WaitingJob,
 } from './policy.js';
 import { MostTree } from '../scheduler/most-tree.js';
+import { NO_ROOM_LIMIT, type GrowthRoom } from '../scheduler/growth.js';
 import { prioritized, type PrioritizedJob, type QueuePriority } from './priority.js';
 import { withReservationDepth } from './registry.js';
 import type { StepFunction } from '../time/step-function.js';
@@ -70,6 +71,17 @@ export interface PlannedPassHost {
    * running one's later steps beyond what its holding counts; absent: none.
    */
   profiledHolds?(now: number): readonly ProfiledHold[];
+  /**
+   * Processors set aside on cluster i for grow offers not yet answered (they leave what is available without being
+   * in any job's holding), and until when the jobs they go to would hold them; undefined: none.
+   */
+  offersHeld?(clusterIndex: number, now: number): OffersHeld | undefined;
+}
+
+/** Processors set aside for grow offers on a cluster, held in its plan from now until `end`. */
+export interface OffersHeld {
+  readonly n: number;
+  readonly end: number;
 }
 
 /** A profiled job's steps ahead as the plans hold them: `steps` one after the other from `start` on `cluster`. */
@@ -82,6 +94,8 @@ export interface ProfiledHold {
 }
 
 const NO_HOLDS: readonly ProfiledHold[] = [];
+/** The id of the reservation that holds a cluster's grow offers in its plan. */
+const GROW_OFFERS = 'grow offers';
 
 /** Whether f is above g anywhere from `from` on (risingRuns without a visitor: the walk stops at the first rise). */
 export function risesAbove(f: StepFunction, g: StepFunction, from: number): boolean {
@@ -191,6 +205,8 @@ export class PlannedPass {
    */
   private capacityAt: number[] = [];
   private freeNow: number[] = [];
+  /** Per cluster, as of its last refresh: what grow offers set aside there (`offersHeld`), held in its plan. */
+  private offersAt: Array<OffersHeld | undefined> = [];
   /**
    * Per cluster, as of its last refresh: where malleable extras fill its unused pre-allocated processors, and the
    * clusters with some: their plans set them aside (core/plan/holding.ts) and are built whenever asked (what is free
@@ -362,14 +378,23 @@ export class PlannedPass {
   /**
    * The least cluster i's plan has free over [now, until) with `reserved` (waiting jobs' reservations there) and the
    * profiled jobs' steps ahead in, built afresh from what its placed jobs hold and `available` (what is available
-   * there now, negative when overcommitted; no shared processors set aside): what malleable extras held until `until`
-   * may take or move onto without delaying a reservation; negative when the reservations do not fit; Infinity when
-   * none is made. Read between passes (an evolving job's grow, a growth), it changes nothing the passes keep.
+   * there now, negative when overcommitted; the shared processors set aside last): what malleable extras held until
+   * `until` may take or move onto without delaying a reservation (`free`); negative when the reservations do not fit;
+   * Infinity when none is made. `all`: the least it has free over [preallocationEnd, until), what extras may take of
+   * free and unfilled pre-allocated processors together (those left where a pre-allocation ends stay until `until`).
+   * Read between passes (an evolving job's grow, a growth), it changes nothing the passes keep.
    */
-  reservedRoom(i: number, now: number, until: number, available: number, reserved: readonly Reservation[]): number {
+  reservedRoom(
+    i: number,
+    now: number,
+    until: number,
+    available: number,
+    reserved: readonly Reservation[],
+    preallocationEnd = Number.POSITIVE_INFINITY,
+  ): GrowthRoom {
     // Decision: without a waiting job reserved here nothing limits the extras: a profiled job's step takes its
     // processors back by mandatory shrinks (fpe-jobs.ts); with one, its steps are in the plan that reservation is in.
-    if (reserved.length === 0) return Number.POSITIVE_INFINITY;
+    if (reserved.length === 0) return NO_ROOM_LIMIT;
     const host = this.host;
     const holds = (host.profiledHolds?.(now) ?? NO_HOLDS).filter((h) => h.cluster === i);
     const kept = this.made(i, host.placedOn?.(i) ?? this.bucketed()[i]!, now);
@@ -377,7 +402,12 @@ export class PlannedPass {
     for (const r of reserved) plan.reserve(r);
     const view = { clusterCount: host.grid.clusters.length, now, plan: () => plan };
     for (const h of holds) reserveHold(view, h);
-    return plan.freeBetween(now, Math.max(now, until));
+    // The extras already filling pre-allocations are held twice from now on, after the reservations (as in a pass).
+    const sharing = host.preallocationSharing?.(i);
+    if (sharing !== undefined) for (const r of sharedPreallocationHolds(sharing, plan.free, now)) plan.reserve(r);
+    const end = Math.max(now, until);
+    const all = preallocationEnd < end ? plan.freeBetween(Math.max(now, preallocationEnd), end) : Infinity;
+    return { free: plan.freeBetween(now, end), all };
   }
 
   /** Moves when a job ended (or came): the host's count of placements, or the placed jobs' count and numbers. */
@@ -566,9 +596,14 @@ export class PlannedPass {
   private settle(i: number, now: number): void {
     const k = this.kept[i]!;
     const available = this.host.availableFor(i);
-    const capacity = available + k.held;
+    // Decision: processors set aside for a grow offer are held as if the offer were accepted (the jobs' holdings
+    // with them), so that the plan's capacity does not fall by them meanwhile and drop a promise.
+    const offers = this.host.offersHeld?.(i, now);
+    this.offersAt[i] = offers;
+    const offered = offers?.n ?? 0;
+    const capacity = available + k.held + offered;
     this.capacityAt[i] = capacity;
-    const free = capacity - k.heldAfter(now);
+    const free = capacity - k.heldAfter(now) - (offered > 0 && offers!.end > now ? offered : 0);
     this.freeNow[i] = free;
     this.byFree.set(i, free);
     const sharing = this.host.preallocationSharing?.(i);
@@ -581,13 +616,14 @@ export class PlannedPass {
       this.pastEndOn[i] = pastEnd;
       this.pastEnd += pastEnd ? 1 : -1;
     }
-    this.due.set(i, k.nextChange);
+    this.due.set(i, offered > 0 && offers!.end > now ? Math.min(k.nextChange, offers!.end) : k.nextChange);
   }
 
   private settleAll(now: number): void {
     const count = this.kept.length;
     this.capacityAt.length = count;
     this.freeNow.length = count;
+    this.offersAt.length = count;
     this.sharing.length = count;
     this.sharedOn.clear();
     if (this.dirtyMark.length !== count) this.dirtyMark = new Uint8Array(count);
@@ -700,6 +736,9 @@ export class PlannedPass {
     this.built.push(i);
     this.byFree.set(i, Number.NEGATIVE_INFINITY);
     const plan = AvailabilityProfile.build({ now, capacity: this.capacityAt[i]!, kept });
+    const offers = this.offersAt[i];
+    if (offers !== undefined && offers.end > now)
+      plan.reserve({ id: GROW_OFFERS, n: offers.n, start: now, duration: offers.end - now });
     if (!this.promisesFirst) this.setSharedAside(i, plan);
     return plan;
   }

@@ -39,7 +39,7 @@ export interface ReadonlyClusterState {
   readonly shrinkable: number;
   readonly shrinkableForPlacement: number;
   availableFor(jobId?: string): number;
-  availableForGrowth(freeRoom?: number): number;
+  availableForGrowth(freeRoom?: number, allRoom?: number): number;
   availableForPreallocation(jobId: string | undefined, initial: number, max: number, shrinkExtras?: number): number;
   breakdown(): CapacityBreakdown;
 }
@@ -298,12 +298,12 @@ export class ClusterState implements ReadonlyClusterState {
 
   /**
    * What running malleable jobs may grow into (preemptibly): what is free, without what waiting jobs have set
-   * aside, and at most `freeRoom` of it, and the unfilled pre-allocated processors.
+   * aside, and at most `freeRoom` of it, and the unfilled pre-allocated processors; at most `allRoom` in all.
    */
-  availableForGrowth(freeRoom = Number.POSITIVE_INFINITY): number {
+  availableForGrowth(freeRoom = Number.POSITIVE_INFINITY, allRoom = Number.POSITIVE_INFINITY): number {
     const physical = this.growthCapacity - this.nonPreemptible - this.extras;
     const free = Math.max(0, Math.min(this.free - this.reserved, freeRoom));
-    return Math.max(0, Math.min(physical, free + this.unfilledPreallocation));
+    return Math.max(0, Math.min(physical, free + this.unfilledPreallocation, allRoom));
   }
 
   /**

@@ -18,10 +18,20 @@ export interface GrowthOperations {
 }
 
 /**
- * What free processors growth may take on a cluster without delaying a waiting job's reservation there (the least its
- * plan has free from now on with the reservations in; Infinity when nothing is reserved there).
+ * What growth may take on a cluster without delaying a waiting job's reservation there: `free`, of its free processors
+ * (the least its plan has free until the malleable jobs' ends with the reservations in), and `all`, of free and
+ * unfilled pre-allocated processors together (the least from the first such pre-allocation's end on); Infinity when
+ * nothing is reserved there.
  */
-export type ReservedRoom = (cluster: ClusterState, now: number) => number;
+export type ReservedRoom = (cluster: ClusterState, now: number) => GrowthRoom;
+
+export interface GrowthRoom {
+  readonly free: number;
+  readonly all: number;
+}
+
+/** The room where nothing is reserved: growth is not limited. */
+export const NO_ROOM_LIMIT: GrowthRoom = { free: Number.POSITIVE_INFINITY, all: Number.POSITIVE_INFINITY };
 
 const NONE_DUE: readonly ClusterState[] = [];
 
@@ -35,7 +45,7 @@ export class GrowthTrigger {
 
   constructor(
     private readonly operations: GrowthOperations,
-    private readonly reservedRoom: ReservedRoom = () => Number.POSITIVE_INFINITY,
+    private readonly reservedRoom: ReservedRoom = () => NO_ROOM_LIMIT,
   ) {}
 
   /** Processors came free on a cluster: its running malleable jobs may grow at the next pass. */
@@ -84,7 +94,8 @@ export class GrowthTrigger {
     state.growDue = false;
     // Decision: growth takes no free processor a reservation needs later (cbf's promises, easy's head): under the
     // planning queue policies nothing shrinks a malleable job for a reserved start, so the extra would delay it.
-    const free = state.availableForGrowth(this.reservedRoom(state, now));
+    const room = this.reservedRoom(state, now);
+    const free = state.availableForGrowth(room.free, room.all);
     if (free <= 0 || !state.malleableJobs.some((j) => j.growable > 0)) return false;
     state.lastGrowFree = free;
     state.lastGrowRoom = state.growRoom;

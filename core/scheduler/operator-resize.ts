@@ -2,6 +2,7 @@
 // run by the malleability manager like a policy's operation, alone on its cluster.
 import { fail, ok, type Result } from '../model/result.js';
 import type { ClusterState } from './cluster-state.js';
+import type { ReservedRoom } from './growth.js';
 import type { JobRecord } from './job-record.js';
 
 /** What an operator's resize set going: processors offered to the job, or asked back from it. */
@@ -21,8 +22,9 @@ export interface OperatorOperations {
 
 /**
  * `delta` > 0 offers the job up to that many more processors, voluntarily and only from what the capacity model has
- * free for growth there (threshold, background load and waiting jobs' shares respected): the offer is cut to what is
- * free. `delta` < 0 makes it give back that many, mandatorily. The job's cap follows (an operator's shrink sticks).
+ * free for growth there (threshold, background load and waiting jobs' shares and reservations respected): the offer
+ * is cut to what is free. `delta` < 0 makes it give back that many, mandatorily. The job's cap follows (an operator's
+ * shrink sticks).
  */
 export function resizeByOperator(
   job: JobRecord,
@@ -30,6 +32,7 @@ export function resizeByOperator(
   clusters: readonly ClusterState[],
   operations: OperatorOperations,
   now: number,
+  reservedRoom?: ReservedRoom,
 ): Result<OperatorResize> {
   const jobId = job.id;
   if (!job.malleable) return fail([{ path: 'jobId', message: `job ${jobId} is not malleable (it is ${job.kind})` }]);
@@ -56,8 +59,15 @@ export function resizeByOperator(
           message: `would take job ${jobId} beyond its maximum (${job.held} of max ${job.max}: grow by ${room} at most)`,
         },
       ]);
-    const free = state.availableForGrowth();
-    if (free === 0) return fail([{ path: 'delta', message: `no processors are free for growth on ${cluster}` }]);
+    // Decision: an operator's grow is a voluntary offer like a policy's: it takes no processor a waiting job's
+    // reservation needs (cbf's promises, easy's head), so a promise outranks it; only its shrink is mandatory.
+    const reservations = reservedRoom?.(state, now);
+    const free = state.availableForGrowth(reservations?.free, reservations?.all);
+    if (free === 0) {
+      const reserved = state.availableForGrowth();
+      const why = reserved > 0 ? `: the ${reserved} free for growth are reserved for waiting jobs` : '';
+      return fail([{ path: 'delta', message: `no processors are free for growth on ${cluster}${why}` }]);
+    }
     const processors = Math.min(delta, free);
     job.cap = job.max;
     operations.operatorGrow(state, job, processors, now);

@@ -20,7 +20,7 @@ import { placementPolicy } from '../placement/registry.js';
 import type { PlacementContext } from '../placement/policy.js';
 import type { ApplicationPort, InboundMessage, JobOutput, LocalManager } from '../ports.js';
 import { PlacementQueue, TRIES_EXHAUSTED, type TryOutcome } from '../queue/placement-queue.js';
-import { PlannedPass } from '../queue/planned-pass.js';
+import { PlannedPass, type OffersHeld } from '../queue/planned-pass.js';
 import type { Reservation } from '../plan/availability.js';
 import { holdingEnd } from '../plan/holding.js';
 import type { QueuePolicy, QueuePolicyName } from '../queue/policy.js';
@@ -32,7 +32,7 @@ import { Claimer } from './claimer.js';
 import { ClusterState, type ClusterSnapshot, type ThresholdScope } from './cluster-state.js';
 import { EventBus } from './event-bus.js';
 import { EvolvingUpdates } from './evolving.js';
-import { GrowthTrigger, type GrowthAtPoll } from './growth.js';
+import { GrowthTrigger, NO_ROOM_LIMIT, type GrowthAtPoll, type GrowthRoom } from './growth.js';
 import { JobRecord } from './job-record.js';
 import { JobSizes } from './job-sizes.js';
 import { InteractiveJobs, type InteractiveClusterSample } from './interactive-jobs.js';
@@ -233,6 +233,7 @@ export class Scheduler {
       wake: (t) => this.timers.at(t, () => (this.passRequested = true)),
       eventCount: () => this.bus.count,
       profiledHolds: (now) => this.fpe.profiledHolds(now),
+      offersHeld: (i, now) => this.offersHeld(this.clusters[i]!, now),
       runtimeAt: this.runtimeAt,
     });
     this.approach = required(approachByName(o.approach), 'approach', o.approach);
@@ -257,6 +258,7 @@ export class Scheduler {
         grantGrow: (job, n, offerId, why) => this.sizes.grantGrow(job, n, offerId, why),
         // What an operation leaves unclaimed was already offered: only processors freed meanwhile re-trigger growth.
         operationDone: () => (this.passRequested = true),
+        reservedRoom: (state, now) => this.reservedRoom(state.cluster.index, now),
       },
       required(malleabilityPolicy(o.policy), 'policy', o.policy),
     );
@@ -287,7 +289,7 @@ export class Scheduler {
       malleability: this.malleability,
       job: (id) => this.jobsById.get(id),
       freed,
-      reservedRoom: (state, now) => this.reservedRoom(state.cluster.index, now),
+      reservedRoom: (state, now) => this.reservedRoom(state.cluster.index, now).free,
       request: (job, processors, now) => {
         if (this.iteration) {
           this.iteration.request(job, processors, now);
@@ -503,8 +505,8 @@ export class Scheduler {
    * later); negative when they do not fit, Infinity when nothing is reserved there or the policy brings its own
    * iteration (dbes: its grants weigh delays themselves).
    */
-  private reservedRoom(i: number, now: number): number {
-    if (this.iteration) return Number.POSITIVE_INFINITY;
+  private reservedRoom(i: number, now: number): GrowthRoom {
+    if (this.iteration) return NO_ROOM_LIMIT;
     const reserved: Reservation[] = [];
     for (const job of this.queue.list()) {
       const p = job.plannedStart;
@@ -516,11 +518,38 @@ export class Scheduler {
         duration: job.spec.walltime ?? Number.POSITIVE_INFINITY,
       });
     }
-    if (reserved.length === 0) return Number.POSITIVE_INFINITY;
+    if (reserved.length === 0) return NO_ROOM_LIMIT;
     const state = this.clusters[i]!;
+    let available = state.availableFor() - state.overcommitted;
+    const offers = this.offersHeld(state, now);
+    if (offers !== undefined) {
+      available += offers.n;
+      if (offers.end > now) reserved.push({ id: 'grow offers', n: offers.n, start: now, duration: offers.end - now });
+    }
+    // Decision: extras filling an evolving job's unfilled pre-allocation stay on its processors when it ends (nothing
+    // shrinks them then), so from the first such end on they count against the reservations as free ones do.
+    let preallocationEnd = Number.POSITIVE_INFINITY;
+    for (const job of state.evolvingJobs)
+      if (job.preallocation > job.held)
+        preallocationEnd = Math.min(preallocationEnd, holdingEnd(job, now, this.runtimeAt));
+    const until = this.malleableEnd(state, now);
+    return this.plannedPass.reservedRoom(i, now, until, available, reserved, preallocationEnd);
+  }
+
+  /**
+   * What grow offers set aside on a cluster, as the plans hold it: until the latest estimated end of its malleable
+   * jobs, any of which may take it (the job offered, or the next one its operation offers the rest to).
+   */
+  private offersHeld(state: ClusterState, now: number): OffersHeld | undefined {
+    if (state.offered <= 0) return undefined;
+    return { n: state.offered, end: this.malleableEnd(state, now) };
+  }
+
+  /** The latest estimated end of a cluster's running malleable jobs (core/plan/holding.ts), now at the earliest. */
+  private malleableEnd(state: ClusterState, now: number): number {
     let until = now;
     for (const job of state.malleableJobs) until = Math.max(until, holdingEnd(job, now, this.runtimeAt));
-    return this.plannedPass.reservedRoom(i, now, until, state.availableFor() - state.overcommitted, reserved);
+    return until;
   }
 
   /**
@@ -640,7 +669,9 @@ export class Scheduler {
     this.epoch++;
     const job = this.jobsById.get(jobId);
     if (!job) return fail([{ path: 'jobId', message: `names no job ("${jobId}")` }]);
-    return resizeByOperator(job, delta, this.clusters, this.malleability, now);
+    return resizeByOperator(job, delta, this.clusters, this.malleability, now, (state, t) =>
+      this.reservedRoom(state.cluster.index, t),
+    );
   }
 
   /** The information service: asks every cluster for its status (background load). */

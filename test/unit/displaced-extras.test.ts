@@ -1,7 +1,9 @@
 // Malleable extras never take processors a waiting job was reserved (cbf's promises, easy's head): an evolving job's
 // grow shrinks the extras it displaces from its pre-allocation rather than moving them onto those processors
-// (evolving.ts), cbf's plans keep the promise while they fill the pre-allocation (planned-pass.ts), and growth takes
-// no free processor a reservation needs later (growth.ts).
+// (evolving.ts), cbf's plans keep the promise while they fill the pre-allocation (planned-pass.ts), growth and an
+// operator's grow take no free processor a reservation needs later (growth.ts, operator-resize.ts), nor fill a
+// pre-allocation with extras that would outlast it onto reserved processors, and a pending grow offer is held in the
+// plans (planned-pass.ts).
 import { describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import { sharedPreallocationHolds } from '../../core/plan/holding.js';
@@ -27,10 +29,20 @@ interface Run {
   /** Each waiting job's reservations, in the order they were made: [time seen, planned start]. */
   planned: Map<string, Array<[number, number]>>;
   started: (id: string) => number | undefined;
+  resized: Array<ReturnType<SimWorld['scheduler']['resize']>>;
 }
 
-/** Runs one cluster of `processors` under `queue`, the evolving job `e` asking for `updates` ([time, size]). */
-function run(queue: QueuePolicyName, processors: number, jobs: JobSpecInput[], updates: Array<[number, number]>): Run {
+/**
+ * Runs one cluster of `processors` under `queue`, the evolving job `e` asking for `updates` ([time, size]), and the
+ * operator growing jobs by `resizes` ([time, job, delta]; their answers in `Run.resized`).
+ */
+function run(
+  queue: QueuePolicyName,
+  processors: number,
+  jobs: JobSpecInput[],
+  updates: Array<[number, number]>,
+  resizes: Array<[number, string, number]> = [],
+): Run {
   const world = new SimWorld({
     grid: gridSpecSchema.parse({ clusters: [{ name: 'c0', processors }] }),
     jobs: jobs.map((j) => jobSpecSchema.parse(j)),
@@ -41,6 +53,8 @@ function run(queue: QueuePolicyName, processors: number, jobs: JobSpecInput[], u
   // Sent as its application would send them (an update message), at their times.
   for (const [t, size] of updates)
     world.engine.at(t, () => world.scheduler.receive({ type: 'update', jobId: 'e', processors: size }, t));
+  const resized: Run['resized'] = [];
+  for (const [t, id, delta] of resizes) world.engine.at(t, () => resized.push(world.scheduler.resize(id, delta, t)));
   const events: SchedulerEvent[] = [];
   world.scheduler.on((e) => events.push(e));
   const planned = new Map<string, Array<[number, number]>>();
@@ -54,7 +68,7 @@ function run(queue: QueuePolicyName, processors: number, jobs: JobSpecInput[], u
     }
   });
   const started = (id: string) => events.find((e) => e.type === 'job.started' && e.jobId === id)?.t;
-  return { events, planned, started };
+  return { events, planned, started, resized };
 }
 
 // 12 processors: r (5) until 100, r2 (2) until 15, e (pre-allocation 4, using all 4), m (malleable, 1..4) at 1.
@@ -115,6 +129,83 @@ describe('displaced malleable extras and reserved processors', () => {
       expect(started('w')).toBe(100);
     });
   }
+});
+
+describe('extras filling a pre-allocation and reserved processors', () => {
+  it('cbf: growth into an unfilled pre-allocation leaves what a reservation after its end needs', () => {
+    // 18 processors: m (9..17) and e (pre-allocation 9) from 0; w (5) at 5, reserved at e's walltime end (4000, before
+    // m's). At 10 e shrinks to 1: m may fill 4 of its 8 unused processors, the 4 w leaves free after 4000 (the
+    // extras stay where the pre-allocation ends). Old code: m took all 8 and, e ended, w waited for m's end.
+    const { events, planned, started } = run(
+      'cbf',
+      18,
+      [
+        malleableJob('m', 0, { min: 9, max: 17, runtime: 6000, walltime: 8000 }),
+        evolvingJob('e', { initial: 9, max: 9 }),
+        rigidJob('w', 5, 5, 100),
+      ],
+      [[10, 1]],
+    );
+    expect(planned.get('w')![0]).toEqual([5, 4000]);
+    const grown = events.filter((e) => e.type === 'job.grown' && e.jobId === 'm' && e.t < 100);
+    expect(grown.map((e) => (e.type === 'job.grown' ? e.processors : 0))).toEqual([4]);
+    expect(started('w')).toBeLessThanOrEqual(4000);
+  });
+});
+
+describe('grow offers and reserved processors', () => {
+  it('cbf: a pending grow offer is held in the plans, so that it drops no promise', () => {
+    // 8 processors: j0 (1) until 11, m (1..2, walltime 48), j2 (8) promised at 48 (m's walltime); j3 (1, 39 s) and
+    // j4 (1, 10 s) at 10: j4 backfills until 20. At 11 m is offered j0's processor. Old code: while the offer was
+    // pending the plan's capacity was 7, j2's promise was dropped (planned at 59), j3 backfilled until 50, j2 started
+    // at 50.
+    const { events, planned, started } = run(
+      'cbf',
+      8,
+      [
+        rigidJob('j0', 0, 1, 11),
+        malleableJob('m', 0, { min: 1, max: 2, runtime: 12, walltime: 48 }),
+        rigidJob('j2', 0, 8, 10),
+        rigidJob('j3', 10, 1, 39),
+        rigidJob('j4', 10, 1, 10),
+      ],
+      [],
+    );
+    expect(events.find((e) => e.type === 'grow.offered')).toMatchObject({ jobId: 'm', processors: 1, t: 11 });
+    expect(planned.get('j2')![0]).toEqual([0, 48]);
+    for (const [, start] of planned.get('j2')!) expect(start).toBeLessThanOrEqual(48);
+    expect(started('j2')).toBeLessThanOrEqual(48);
+  });
+
+  it("cbf: an operator's grow takes no free processor a reservation needs, and says so", () => {
+    // As growth's case above: at 15 m grows by 1 (the 11th processor); at 20 the 5 free are all w's from 100.
+    // Old code: the operator's offer took one of them and w waited for m's end.
+    const { events, started, resized } = run(
+      'cbf',
+      12,
+      [
+        rigidJob('r', 0, 5, 100),
+        rigidJob('r2', 0, 6, 15),
+        malleableJob('m', 0, { min: 1, max: 3, runtime: 1500, walltime: 2000 }),
+        rigidJob('w', 5, 10, 100),
+      ],
+      [],
+      [[20, 'm', 1]],
+    );
+    expect(resized).toEqual([
+      {
+        ok: false,
+        errors: [
+          {
+            path: 'delta',
+            message: 'no processors are free for growth on c0: the 5 free for growth are reserved for waiting jobs',
+          },
+        ],
+      },
+    ]);
+    expect(events.filter((e) => e.type === 'grow.offered' && e.t >= 20 && e.t < 100)).toEqual([]);
+    expect(started('w')).toBe(100);
+  });
 });
 
 describe('sharedPreallocationHolds', () => {
