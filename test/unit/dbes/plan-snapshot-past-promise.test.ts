@@ -1,0 +1,53 @@
+// Under dbes, a promise made at a running job's estimated end, read after that end while the job still runs, is
+// drawn from the snapshot's time, never from the promise: the plan-layout property's counterexample with a profiled
+// job (its axis at 19 on 16 processors at 34.41), replayed. The simulated cluster itself never ran more than 16.
+import { describe, expect, it } from 'vitest';
+import { jobSpecSchema } from '../../../core/model/schemas.js';
+import { SimWorld } from '../../../core/sim/world.js';
+import { gridOf, malleableJob, profiledJob, rigidJob } from '../../support/workload-specs.js';
+
+describe('dbes promises in the plan snapshot', () => {
+  it('a reservation read after its promised start, the job it waits for running late, starts at the snapshot', () => {
+    // 16 processors. m (7..13, walltime 59 at 7) grows to 13; p (4 then 6, 10 s each) is fitted at m's end; r5 (5)
+    // arrives at 26: m shrinks to 9 so that p starts, and r5 is promised m's estimated end at 9 (34.33), r1 (1)
+    // starts. m's application runs past that estimate (to 36.71): read at 34.41, r5 was drawn from 34.33, over m's box
+    // (9 + 4 + 1 + 5 = 19).
+    const world = new SimWorld({
+      grid: gridOf([16]),
+      jobs: [
+        malleableJob('m', 0, { min: 7, max: 13, runtime: 59, walltime: 59 }),
+        profiledJob('p', 1, [
+          { duration_s: 10, processors: 4 },
+          { duration_s: 10, processors: 6 },
+        ]),
+        rigidJob('r5', 26, 5, 10),
+        rigidJob('r1', 27, 1, 10),
+      ].map((j) => jobSpecSchema.parse(j)),
+      seed: 0,
+      background: false,
+      scheduler: { policy: 'dbes', queue: 'koala', reservationDepth: 3 },
+    });
+    let late = false;
+    world.run(() => {
+      const now = world.engine.now;
+      const next = world.engine.nextTime();
+      if (next === now) return;
+      for (const at of Number.isFinite(next) ? [now, (now + next) / 2] : [now]) {
+        const plan = world.scheduler.planSnapshot(at).clusters[0]!;
+        const m = plan.running.find((r) => r.id === 'm');
+        for (const r of plan.reservations) {
+          expect(r.start, `${r.id} at ${at}`).toBeGreaterThanOrEqual(at);
+          if (r.id === 'r5' && m !== undefined && world.scheduler.plannedStart('r5')!.start < at) late = true;
+        }
+        // A reservation begun by `at` is drawn beside the running boxes that go on past `at`, within the cluster.
+        const begun = plan.reservations.filter((r) => r.start <= at);
+        if (begun.length === 0) continue;
+        let drawn = 0;
+        for (const r of plan.running) if (r.end === null || r.end > at) drawn += r.processors;
+        for (const r of begun) drawn += r.processors;
+        expect(drawn, `drawn at ${at}`).toBeLessThanOrEqual(plan.processors);
+      }
+    });
+    expect(late, 'r5 read after its promised start while m still ran').toBe(true);
+  });
+});
