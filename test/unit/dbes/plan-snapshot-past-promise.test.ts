@@ -1,6 +1,6 @@
 // Under dbes, a promise made at a running job's estimated end, read after that end while the job still runs, is
 // drawn from the snapshot's time, never from the promise: the plan-layout property's counterexample with a profiled
-// job (its axis at 19 on 16 processors at 34.41), replayed. The simulated cluster itself never ran more than 16.
+// job (its axis at 19 on 16 processors at 34.41), replayed.
 import { describe, expect, it } from 'vitest';
 import { jobSpecSchema } from '../../../core/model/schemas.js';
 import { SimWorld } from '../../../core/sim/world.js';
@@ -31,6 +31,8 @@ describe('dbes promises in the plan snapshot', () => {
     world.run(() => {
       const now = world.engine.now;
       const next = world.engine.nextTime();
+      // Not an over-allocation: the simulated cluster runs at most its 16 processors.
+      expect(world.clusters[0]!.concertina, `run at ${now}`).toBeLessThanOrEqual(16);
       if (next === now) return;
       for (const at of Number.isFinite(next) ? [now, (now + next) / 2] : [now]) {
         const plan = world.scheduler.planSnapshot(at).clusters[0]!;
