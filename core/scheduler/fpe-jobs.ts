@@ -654,7 +654,7 @@ export class FpeJobs {
     if (want > have) {
       const more = want - have;
       const free = state.availableFor(job.id);
-      if (free < more || free - this.dueBefore(p, now) < more) {
+      if (free < more || free - this.dueBefore(p, now) < more || this.takesFromEarlier(p, next, free, now)) {
         // Yielding to earlier jobs, it sets nothing aside: what is free is theirs first.
         if (free < more) this.shrinkForStep(job, state, more, now);
         if (!p.stalled) {
@@ -779,6 +779,35 @@ export class FpeJobs {
     this.host.ledger.account(job, () => undefined);
     this.host.emit(now, { ...failed, retryAt: p.retryAt });
     this.host.wake(p.retryAt);
+  }
+
+  /**
+   * Whether p, taking its step `next` now and running its steps from here as planned, would hold processors that
+   * running profiled jobs submitted before it need for their later grows (their remaining steps as planned), beyond
+   * what is free now. Decision: arrival order decides here too, so the later job's step waits (stalled): had it taken
+   * them, each job's next step could wait for processors the other holds, and neither would end.
+   */
+  private takesFromEarlier(p: ProfiledJob, next: number, free: number, now: number): boolean {
+    const c = p.job.clusterIndex;
+    const rects: number[] = [];
+    let heldNow = 0;
+    for (const q of this.jobs.values()) {
+      if (q === p || q.job.seq > p.job.seq || q.step < 0 || q.job.state !== 'running' || q.job.clusterIndex !== c)
+        continue;
+      this.pushRemaining(rects, q, now);
+      heldNow += q.job.held;
+    }
+    if (rects.length === 0) return false;
+    const earlier = profileOfRects(rects);
+    let t = now;
+    for (let k = next; k < p.held.length; k++) {
+      const d = p.durations[k]!;
+      // Only where they grow: p's steps beside everyone else's holds are the plan's business, as before.
+      const growth = earlier.maxOver(t, t + d) - heldNow;
+      if (growth > 0 && p.held[k]! - p.job.held + growth > free) return true;
+      t += d;
+    }
+    return false;
   }
 
   /**
