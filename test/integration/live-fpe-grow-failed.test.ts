@@ -2,17 +2,17 @@
 // daemons needed): the holder of each processor a grow adds is a slot stub that fails here, as on a node that cannot
 // run it. The grow is given up, the application hears why (a refused update), and the job ends, failed, with the
 // reason, instead of waiting at the step boundary forever. Every wait is on a condition.
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
-import { FINAL_STATES } from '../../core/model/job.js';
-import { createLiveWorld, repositoryAssetsDir } from '../../runners/live/live-world.js';
+import { createLiveWorld } from '../../runners/live/live-world.js';
 import type { LiveWorld } from '../../runners/live/types.js';
 import { waitFor } from './harness/common.js';
 import { eventsOf } from '../support/scheduler-events.js';
 import { jobFiles } from './harness/job-files.js';
+import { assetsWithFailingSlots, endLiveRun, localCluster } from './harness/local-cluster.js';
 
 let dir: string;
 let world: LiveWorld;
@@ -27,24 +27,9 @@ const { toApp, fromApp } = jobFiles(
 describe("a profiled job's step grow that fails on a local cluster", () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-fpe-growfail-'));
-    // The SDK and the applications as they are, but a slot stub that fails before it holds anything.
-    const assets = path.join(dir, 'assets');
-    cpSync(repositoryAssetsDir(), assets, { recursive: true });
-    writeFileSync(
-      path.join(assets, 'apps', 'slot-stub.sh'),
-      '#!/bin/sh\necho "slot-stub: this node cannot hold a slot" >&2\nexit 3\n',
-    );
+    const assets = assetsWithFailingSlots(dir);
     world = createLiveWorld({
-      clusters: [
-        {
-          name: 'here',
-          login: { via: 'local' },
-          system: 'local',
-          slots: 4,
-          workRoot: path.join(dir, 'work'),
-          pollIntervalS: 1,
-        },
-      ],
+      clusters: [localCluster(path.join(dir, 'work'))],
       assetsSource: assets,
       // One attempt: the first failed grow ends the job (the unit tests cover the retries, a minute apart).
       scheduler: { fpeGrowAttempts: 1 },
@@ -55,14 +40,7 @@ describe("a profiled job's step grow that fails on a local cluster", () => {
     await world.start();
   }, 30_000);
 
-  afterAll(async () => {
-    if (world) {
-      for (const job of [...world.scheduler.jobs()])
-        if (!FINAL_STATES.has(job.state)) world.act((s, now) => s.cancel(job.id, now));
-      await world.stop();
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => endLiveRun(world, dir));
 
   it('ends the job, failed, with the reason, and tells its application first', async () => {
     const staged = world.assetsDir!('here')!;

@@ -3,18 +3,18 @@
 // node that cannot run it. The applications (the SDK as it is) hear of it — a refused update after the size the job
 // holds, a `granted` of 0 — and go on at the size they hold instead of waiting for processors that never come. Every
 // wait is on a condition.
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
-import { FINAL_STATES } from '../../core/model/job.js';
-import { createLiveWorld, repositoryAssetsDir } from '../../runners/live/live-world.js';
+import { createLiveWorld } from '../../runners/live/live-world.js';
 import type { LiveWorld } from '../../runners/live/types.js';
 import type { FromAppMessage } from '../../runners/protocol/messages.js';
 import { waitFor } from './harness/common.js';
 import { eventsOf } from '../support/scheduler-events.js';
 import { jobFiles } from './harness/job-files.js';
+import { assetsWithFailingSlots, endLiveRun, localCluster } from './harness/local-cluster.js';
 
 let dir: string;
 let world: LiveWorld;
@@ -45,24 +45,10 @@ describe('a grow that fails on a local cluster, as its application hears it', ()
   let staged: string;
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-growfail-apps-'));
-    const assets = path.join(dir, 'assets');
-    cpSync(repositoryAssetsDir(), assets, { recursive: true });
-    writeFileSync(
-      path.join(assets, 'apps', 'slot-stub.sh'),
-      '#!/bin/sh\necho "slot-stub: this node cannot hold a slot" >&2\nexit 3\n',
-    );
+    const assets = assetsWithFailingSlots(dir);
     writeFileSync(path.join(assets, 'apps', 'grow-waiter.mjs'), APP);
     world = createLiveWorld({
-      clusters: [
-        {
-          name: 'here',
-          login: { via: 'local' },
-          system: 'local',
-          slots: 4,
-          workRoot: path.join(dir, 'work'),
-          pollIntervalS: 1,
-        },
-      ],
+      clusters: [localCluster(path.join(dir, 'work'))],
       assetsSource: assets,
       idleWatchIntervalMs: 500,
       log: () => {},
@@ -72,14 +58,7 @@ describe('a grow that fails on a local cluster, as its application hears it', ()
     staged = world.assetsDir!('here')!;
   }, 30_000);
 
-  afterAll(async () => {
-    if (world) {
-      for (const job of [...world.scheduler.jobs()])
-        if (!FINAL_STATES.has(job.state)) world.act((s, now) => s.cancel(job.id, now));
-      await world.stop();
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => endLiveRun(world, dir));
 
   const submit = (id: string, kind: 'evolving' | 'malleable') =>
     world.act((s, now) =>

@@ -1,7 +1,9 @@
 // This machine as a live cluster (`local`: no daemon needed), as the live tests declare it, and the end of a test
 // file's live run: what it left running cancelled, the world stopped, its folder removed.
-import { rmSync } from 'node:fs';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { FINAL_STATES } from '../../../core/model/job.js';
+import { repositoryAssetsDir } from '../../../runners/live/live-world.js';
 import type { LiveWorld } from '../../../runners/live/types.js';
 
 /** Cluster `here`: 4 slots of this machine, its work under `workRoot`, polled every second; `extra` overrides. */
@@ -17,4 +19,18 @@ export async function endLiveRun(world: LiveWorld | undefined, dir: string | und
     await world.stop();
   }
   if (dir) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * A copy of the repository's assets in `dir`/assets whose slot stub fails before it holds anything (exit 3), as on a
+ * node that cannot run it: every processor a grow adds then fails at the batch system. Returns the copy's folder.
+ */
+export function assetsWithFailingSlots(dir: string): string {
+  const assets = path.join(dir, 'assets');
+  cpSync(repositoryAssetsDir(), assets, { recursive: true });
+  writeFileSync(
+    path.join(assets, 'apps', 'slot-stub.sh'),
+    '#!/bin/sh\necho "slot-stub: this node cannot hold a slot" >&2\nexit 3\n',
+  );
+  return assets;
 }
