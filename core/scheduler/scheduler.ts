@@ -713,7 +713,12 @@ export class Scheduler {
     this.now = now;
     this.timers.runDue(now);
     this.passes.at(now);
-    if (this.passRequested || this.arrivals.length > 0) this.fpe.pass(now);
+    if (this.passRequested || this.arrivals.length > 0) {
+      this.fpe.pass(now);
+      // A profiled job the pass fitted to start at this very instant (the step that frees its processors changed in it,
+      // after its earlier start failed) has its start timer due now: it runs in this instant, not at the next event.
+      this.timers.runDue(now);
+    }
     // Operations that end at once may ask for another pass; a few rounds settle any instant.
     for (let round = 0; round < 4 && (this.passRequested || this.arrivals.length > 0); round++) {
       const onlyArrivals = !this.passRequested;
