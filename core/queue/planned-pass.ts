@@ -91,6 +91,11 @@ export interface ProfiledHold {
   readonly cluster: number;
   readonly start: number;
   readonly steps: ReadonlyArray<{ readonly duration: number; readonly nodes: number }>;
+  /**
+   * A placed job's (claiming or running: `steps` are its later ones) processors the plan holds until its current
+   * step's end (its pre-allocation, holding.ts); undefined for a waiting job.
+   */
+  readonly holding?: number;
 }
 
 const NO_HOLDS: readonly ProfiledHold[] = [];
@@ -315,7 +320,7 @@ export class PlannedPass {
     const sorted = priority?.score !== undefined;
     let ordered: readonly JobRecord[] | undefined;
     let view: QueueView;
-    const holds = this.host.profiledHolds?.(now) ?? NO_HOLDS;
+    const holds = inPlanOrder(this.host.profiledHolds?.(now) ?? NO_HOLDS);
     if (policy.promises) {
       // Decision: a pass of a policy with promises (a poll's) when nothing changed since the last one (no event, the
       // same settings and capacities) and no promise is due would keep every promise and start nothing: it is skipped.
@@ -463,7 +468,7 @@ export class PlannedPass {
     // them. Under a priority order that is not the arrival order they stay in for the rest of the pass (a job shown
     // later may be held back by them).
     const holds = this.holds;
-    while (this.holdsIn < holds.length && holds[this.holdsIn]!.seq < job.seq)
+    while (this.holdsIn < holds.length && (isOwn(holds[this.holdsIn]!) || holds[this.holdsIn]!.seq < job.seq))
       reserveHold(this.passView!, holds[this.holdsIn++]!);
     const waiting = this.waitingJob(job);
     const admission = pass.admit(waiting);
@@ -851,7 +856,7 @@ export class PlannedPass {
       if (!(end > now) || plan.freeBetween(now, end) >= 0) continue;
       for (const job of jobs[h.cluster]!) {
         const p = this.promises.get(job.id);
-        if (p === undefined || job.seq < h.seq) continue;
+        if (p === undefined || (!isOwn(h) && job.seq < h.seq)) continue;
         if (p.start >= end || p.start + (job.spec.walltime ?? Number.POSITIVE_INFINITY) <= h.start) continue;
         plan.unreserve(job.id);
         this.promises.delete(job.id);
@@ -939,6 +944,43 @@ export class PlannedPass {
     });
     return { now, clusterCount, plan: (c) => plans[c]!, freed: (c) => freed[c]!, promised, freedRegions: regions };
   }
+}
+
+/** A placed profiled job's processors kept into its later steps (inPlanOrder), held before every waiting job. */
+const isOwn = (h: ProfiledHold): boolean => h.holding !== undefined;
+
+/**
+ * The profiled jobs' steps ahead in the order a pass puts them into its plans. Decision: what a placed profiled job
+ * holds and keeps into its later steps (each step's processors up to what it held in the step before) is its own, as
+ * the plan snapshot holds it (snapshot-steps.ts placeOwnSteps): it goes in first, before any waiting job's reservation
+ * whatever its submission, since the scheduler never gives a running job's processors to another; a job submitted
+ * earlier promised a start inside them would hold the job's next step back (fpe-jobs.ts dueBefore) and still not
+ * start. Only where a later step grows beyond them, the growth goes in by submission with the waiting jobs' fits.
+ */
+function inPlanOrder(holds: readonly ProfiledHold[]): readonly ProfiledHold[] {
+  if (!holds.some(isOwn)) return holds;
+  const own: ProfiledHold[] = [];
+  const bySubmission: ProfiledHold[] = [];
+  for (const h of holds) {
+    if (h.holding === undefined) {
+      bySubmission.push(h);
+      continue;
+    }
+    let kept = h.holding;
+    let grows = false;
+    const ownSteps: Array<{ duration: number; nodes: number }> = [];
+    const growth: Array<{ duration: number; nodes: number }> = [];
+    for (const s of h.steps) {
+      kept = Math.min(kept, s.nodes);
+      ownSteps.push({ duration: s.duration, nodes: kept });
+      growth.push({ duration: s.duration, nodes: s.nodes - kept });
+      if (s.nodes > kept) grows = true;
+    }
+    own.push({ ...h, steps: ownSteps });
+    if (grows)
+      bySubmission.push({ id: `${h.id} growth`, seq: h.seq, cluster: h.cluster, start: h.start, steps: growth });
+  }
+  return [...own, ...bySubmission];
 }
 
 /** Puts a profiled job's scheduled steps in the plan of its cluster (each step a reservation); returns their ids. */

@@ -428,7 +428,7 @@ export class FpeJobs {
     const start = currentStepEnd(Number.isFinite(p.stepStart) ? p.stepStart : now, p.durations[i]!, now);
     const steps: Array<{ duration: number; nodes: number }> = [];
     for (let k = i + 1; k < p.held.length; k++) steps.push({ duration: p.durations[k]!, nodes: p.held[k]! });
-    out.push({ id: p.job.id, seq: p.job.seq, cluster: p.job.clusterIndex, start, steps });
+    out.push({ id: p.job.id, seq: p.job.seq, cluster: p.job.clusterIndex, start, steps, holding: p.job.preallocation });
   }
 
   /** The profiled jobs not placed yet, in arrival order (they wait here, not in the queue). */

@@ -1,6 +1,7 @@
 // Arrival order decides between a profiled job and the jobs submitted before or after it (core/scheduler/fpe-jobs.ts):
 // a later profiled job's stalled step neither pushes an earlier waiting profiled job's start when it is fitted again,
-// nor takes the processors an earlier job starts with in the same instant.
+// nor takes the processors an earlier job starts with in the same instant; what a running one keeps into its later
+// steps is never promised to a job submitted before it.
 import { describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../../core/events.js';
 import type { JobSpecInput } from '../../../core/model/schemas.js';
@@ -60,5 +61,33 @@ describe('profiled jobs in arrival order', () => {
     ]);
     expect(startOf(events, 'j1')).toBe(10);
     expect(stepsOf(events, 'j2')).toEqual([0, 20]);
+  });
+
+  it("a running profiled job's processors kept into its later steps are not promised to an earlier job (easy)", () => {
+    // 10 processors: p (4, then 5, then 4, 10 s each) and r1 (1 until 10) start at 0; r7 (7), submitted first, waits.
+    // p keeps its 4 until it ends at 30: r7 is promised 30, and p's step of 5 takes its 1 more on time at 10.
+    // With p's later steps planned after r7, r7 was promised 10 inside p's 4: the step waited until 20 for it, and
+    // r7 was promised 30 and 40 before it started at 40.
+    const { world, events } = simWorld(
+      gridOf([10]),
+      [
+        rigidJob('r7', 0, 7, 10),
+        profiledJob('p', 0, [
+          { duration_s: 10, processors: 4 },
+          { duration_s: 10, processors: 5 },
+          { duration_s: 10, processors: 4 },
+        ]),
+        rigidJob('r1', 0, 1, 10),
+      ],
+      { pollIntervalS: 60, scheduler: { fpeVariant: '2X+c', queue: 'easy' } },
+    );
+    const promised = new Set<number>();
+    world.run(() => {
+      const start = world.scheduler.plannedStart('r7')?.start;
+      if (start !== undefined) promised.add(start);
+    });
+    expect([...promised]).toEqual([30]);
+    expect(startOf(events, 'r7')).toBe(30);
+    expect(stepsOf(events, 'p')).toEqual([0, 10, 20]);
   });
 });
