@@ -8,20 +8,20 @@ import { gridOf, malleableJob, profiledJob, rigidJob } from '../../support/workl
 
 describe('dbes promises in the plan snapshot', () => {
   it('a reservation read after its promised start, the job it waits for running late, starts at the snapshot', () => {
-    // 16 processors. m (7..13, walltime 59 at 7) grows to 13; p (4 then 6, 10 s each) is fitted at m's end; r5 (5)
-    // arrives at 26: m shrinks to 9 so that p starts, and r5 is promised m's estimated end at 9 (34.33), r1 (1)
-    // starts. m's application runs past that estimate (to 36.71): read at 34.41, r5 was drawn from 34.33, over m's box
-    // (9 + 4 + 1 + 5 = 19).
+    // 16 processors. m (7..15, walltime 70 at 7) grows; p (4 then 6, 10 s each) arrives at 1; r5 (5) arrives at 25
+    // and is promised m's estimated end once m has shrunk for p, r1 (1) starts. m's application runs past that
+    // estimate: read after it, r5 was drawn from its promise, over m's box, past the cluster. (The property found it
+    // with m 7..13 for 59 s and r5 at 26; since a profiled job starts in the instant it is fitted, these reach it.)
     const world = new SimWorld({
       grid: gridOf([16]),
       jobs: [
-        malleableJob('m', 0, { min: 7, max: 13, runtime: 59, walltime: 59 }),
+        malleableJob('m', 0, { min: 7, max: 15, runtime: 70, walltime: 70 }),
         profiledJob('p', 1, [
           { duration_s: 10, processors: 4 },
           { duration_s: 10, processors: 6 },
         ]),
-        rigidJob('r5', 26, 5, 10),
-        rigidJob('r1', 27, 1, 10),
+        rigidJob('r5', 25, 5, 10),
+        rigidJob('r1', 26, 1, 10),
       ].map((j) => jobSpecSchema.parse(j)),
       seed: 0,
       background: false,
