@@ -401,13 +401,13 @@ describe('BatchLocalManager under faults', () => {
     expect(m.tracked().find((t) => t.jobId === 'mall')?.running).toBe(3);
   });
 
-  it('hands a grow over whole: no `grown` while one of its local jobs still waits, then one for all of them', async () => {
+  /** A manager on `slots` local slots, watched only when refreshed, running malleable `mall` and a rigid blocker. */
+  async function malleableBesideBlocker(mall: string, slots: number) {
     const log = new MessageLog();
     const dir = mkdtempSync(path.join(root, 'm-'));
-    const mall = 'whole';
     const m = manager(log, {
       runner: local,
-      system: new LocalSystem({ slots: 3, stateDir: path.join(dir, 'state') }),
+      system: new LocalSystem({ slots, stateDir: path.join(dir, 'state') }),
       isMalleable: (r) => r.jobId === mall,
       watchIntervalMs: 600_000,
       idleWatchIntervalMs: 600_000,
@@ -415,6 +415,12 @@ describe('BatchLocalManager under faults', () => {
     m.submit(sleeper(mall));
     m.submit(sleeper('blocker'));
     await refreshUntil(m, () => log.of('started').length, 2);
+    return { log, m };
+  }
+
+  it('hands a grow over whole: no `grown` while one of its local jobs still waits, then one for all of them', async () => {
+    const mall = 'whole';
+    const { log, m } = await malleableBesideBlocker(mall, 3);
     m.grow(mall, 2); // three slots: one of the two new local jobs runs, the other waits for the blocker's slot
     await refreshUntil(m, () => m.tracked().find((t) => t.jobId === mall)?.running, 2);
     await m.refresh();
@@ -425,19 +431,8 @@ describe('BatchLocalManager under faults', () => {
   });
 
   it("withdraws a grow's local jobs still waiting (cancelGrow): growFailed for them, and they never come", async () => {
-    const log = new MessageLog();
-    const dir = mkdtempSync(path.join(root, 'm-'));
     const mall = 'withdrawn';
-    const m = manager(log, {
-      runner: local,
-      system: new LocalSystem({ slots: 2, stateDir: path.join(dir, 'state') }),
-      isMalleable: (r) => r.jobId === mall,
-      watchIntervalMs: 600_000,
-      idleWatchIntervalMs: 600_000,
-    });
-    m.submit(sleeper(mall));
-    m.submit(sleeper('blocker'));
-    await refreshUntil(m, () => log.of('started').length, 2);
+    const { log, m } = await malleableBesideBlocker(mall, 2);
     m.grow(mall, 2); // both slots are taken: the grow's two local jobs wait
     await m.refresh();
     m.cancelGrow(mall);
