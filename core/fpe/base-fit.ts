@@ -109,11 +109,14 @@ function fitFrom(
     }
     // 17-20. Decision: line 17 reads "if i > 0", which holds for every step of a 1-based index; the text (the first
     // step is delayed instead of expanded, line 20) makes it i > 1.
+    // Decision: a step the tail did not push keeps its start and its requested duration exactly. On wall-clock times
+    // (ts + d) - ts is not d to the last bit, and a step a rounding error shorter or earlier than asked breaks C1.
+    const pushed = tail.ts !== ts + d;
     if (i > 1) {
-      out[i - 1] = { duration: tail.ts - ts, nodes: n };
+      out[i - 1] = { duration: pushed ? Math.max(d, tail.ts - ts) : d, nodes: n };
     } else {
       out[i - 1] = { duration: d, nodes: n };
-      ts = tail.ts - d;
+      if (pushed) ts = tail.ts - d;
     }
     // 21
     return { ok: true, ts };
