@@ -2,49 +2,26 @@
 // daemons needed): the holder of each processor a grow adds is a slot stub that fails here, as on a node that cannot
 // run it. The grow is given up, the application hears why (a refused update), and the job ends, failed, with the
 // reason, instead of waiting at the step boundary forever. Every wait is on a condition.
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SchedulerEvent } from '../../core/events.js';
-import { createLiveWorld } from '../../runners/live/live-world.js';
-import type { LiveWorld } from '../../runners/live/types.js';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from './harness/common.js';
-import { eventsOf } from '../support/scheduler-events.js';
-import { jobFiles } from './harness/job-files.js';
-import { assetsWithFailingSlots, endLiveRun, localCluster } from './harness/local-cluster.js';
-
-let dir: string;
-let world: LiveWorld;
-const events: SchedulerEvent[] = [];
-
-const of = <T extends SchedulerEvent['type']>(type: T, jobId: string) => eventsOf(events, type, jobId);
-const { toApp, fromApp } = jobFiles(
-  () => path.join(dir, 'work'),
-  () => world,
-);
+import { liveRun } from './harness/live-run.js';
+import { assetsWithFailingSlots, localCluster } from './harness/local-cluster.js';
 
 describe("a profiled job's step grow that fails on a local cluster", () => {
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-fpe-growfail-'));
-    const assets = assetsWithFailingSlots(dir);
-    world = createLiveWorld({
-      clusters: [localCluster(path.join(dir, 'work'))],
-      assetsSource: assets,
-      // One attempt: the first failed grow ends the job (the unit tests cover the retries, a minute apart).
-      scheduler: { fpeGrowAttempts: 1 },
-      idleWatchIntervalMs: 500,
-      log: () => {},
-    });
-    world.on((e) => events.push(e));
-    await world.start();
-  }, 30_000);
-
-  afterAll(() => endLiveRun(world, dir));
+  const run = liveRun('live-fpe-growfail', (dir) => ({
+    clusters: [localCluster(path.join(dir, 'work'))],
+    assetsSource: assetsWithFailingSlots(dir),
+    // One attempt: the first failed grow ends the job (the unit tests cover the retries, a minute apart).
+    scheduler: { fpeGrowAttempts: 1 },
+    idleWatchIntervalMs: 500,
+    log: () => {},
+  }));
+  const { of, toApp, fromApp } = run;
 
   it('ends the job, failed, with the reason, and tells its application first', async () => {
-    const staged = world.assetsDir!('here')!;
-    const submitted = world.act((s, now) =>
+    const staged = run.world.assetsDir!('here')!;
+    const submitted = run.world.act((s, now) =>
       s.submit(
         {
           id: 'f',
@@ -74,6 +51,6 @@ describe("a profiled job's step grow that fails on a local cluster", () => {
     expect(toApp('f').find((m) => m.type === 'refused')).toMatchObject({ reason: ended.reason });
     expect(toApp('f').filter((m) => m.type === 'resources' && m.size > 1)).toEqual([]);
     expect(fromApp('f').filter((m) => m.type === 'update')).toMatchObject([{ processors: 3 }]);
-    expect(world.scheduler.clusters[0]!.availableFor()).toBe(4);
+    expect(run.world.scheduler.clusters[0]!.availableFor()).toBe(4);
   }, 90_000);
 });

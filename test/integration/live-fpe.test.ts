@@ -3,60 +3,39 @@
 // variant, starts it, and gives it each step's processors at the step's time (`resources`), releasing at step
 // boundaries; the application announces each larger next step by `update` (the NEXT chain), which is checked against
 // the profile. Every wait is on a condition (the application's files, the scheduler's events).
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SchedulerEvent } from '../../core/events.js';
-import { createLiveWorld } from '../../runners/live/live-world.js';
-import type { LiveWorld } from '../../runners/live/types.js';
+import { describe, expect, it } from 'vitest';
+import type { LiveWorldOptions } from '../../runners/live/live-world.js';
 import { waitFor } from './harness/common.js';
-import { eventsOf } from '../support/scheduler-events.js';
 import { profiledJob } from '../support/workload-specs.js';
-import { jobFiles } from './harness/job-files.js';
-import { endLiveRun, localCluster } from './harness/local-cluster.js';
+import { liveRun } from './harness/live-run.js';
+import { localCluster } from './harness/local-cluster.js';
 
-let dir: string;
-let world: LiveWorld;
-const events: SchedulerEvent[] = [];
-
-const of = <T extends SchedulerEvent['type']>(type: T, jobId: string) => eventsOf(events, type, jobId);
-const { toApp, fromApp } = jobFiles(
-  () => path.join(dir, 'work'),
-  () => world,
-);
-
-/** A live world on one local cluster of 4 slots; `restore`: an earlier world's persisted state. */
-function localWorld(restore?: unknown): LiveWorld {
-  return createLiveWorld({
+/** A live world on one local cluster of 4 slots under `dir`; `restore`: an earlier world's persisted state. */
+function localWorld(dir: string, restore?: unknown): LiveWorldOptions {
+  return {
     clusters: [localCluster(path.join(dir, 'work'))],
     idleWatchIntervalMs: 500,
     log: () => {},
     ...(restore !== undefined && { restore }),
-  });
+  };
 }
+
+const run = liveRun('live-fpe', (dir) => localWorld(dir));
+const { of, toApp, fromApp } = run;
 
 /**
  * Submits the FPE demo application (its arguments say its profile's steps again) as job `id`, its process started
  * by the words of `launcher` when given.
  */
 function submitDemo(id: string, steps: Array<{ duration_s: number; processors: number }>, launcher: string[] = []) {
-  const demo = path.join(world.assetsDir!('here')!, 'apps', 'fpe-demo.mjs');
+  const demo = path.join(run.world.assetsDir!('here')!, 'apps', 'fpe-demo.mjs');
   const profile = steps.map((s) => `${s.duration_s}:${s.processors}`).join(',');
   const [program, ...args] = [...launcher, process.execPath, demo, profile];
-  return world.act((s, now) => s.submit(profiledJob(id, 0, steps, { program: program!, args }), now));
+  return run.world.act((s, now) => s.submit(profiledJob(id, 0, steps, { program: program!, args }), now));
 }
 
 describe('fully-predictably evolving jobs on a local cluster', () => {
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-fpe-'));
-    world = localWorld();
-    world.on((e) => events.push(e));
-    await world.start();
-  }, 30_000);
-
-  afterAll(() => endLiveRun(world, dir));
-
   it('runs each step with its processors, announced through update and given through resources', async () => {
     const steps = [
       { duration_s: 2, processors: 1 },
@@ -136,11 +115,11 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
     expect(submitted.ok).toBe(true);
     await waitFor(
       'its second step on its 3 processors',
-      () => of('fpe.step', 'g').length === 2 && world.scheduler.job('g')!.size === 3,
+      () => of('fpe.step', 'g').length === 2 && run.world.scheduler.job('g')!.size === 3,
       30_000,
       50,
     );
-    const state = JSON.parse(JSON.stringify(world.persistentState())) as { jobs: Array<{ spec: { id: string } }> };
+    const state = JSON.parse(JSON.stringify(run.world.persistentState())) as { jobs: Array<{ spec: { id: string } }> };
     const second = of('fpe.step', 'g')[1]!;
     // Stored with its plan from this step on (nothing to expand on a free cluster: the requested steps).
     const planned = [
@@ -148,16 +127,14 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
       { durationS: 1, processors: 2 },
     ];
     expect(state.jobs.find((j) => j.spec.id === 'g')).toMatchObject({ step: { index: 1, start: second.t, planned } });
-    await world.stop();
+    await run.world.stop();
 
-    const before = events.length;
-    world = localWorld(state);
-    world.on((e) => events.push(e));
-    await world.start();
-    expect(world.recovered()).toEqual([
+    const before = run.events.length;
+    await run.start(localWorld(run.dir, state));
+    expect(run.world.recovered()).toEqual([
       { jobId: 'g', cluster: 'here', outcome: 'adopted', detail: 'running with 3 processors' },
     ]);
-    expect(world.scheduler.fpeSchedule('g')).toMatchObject({
+    expect(run.world.scheduler.fpeSchedule('g')).toMatchObject({
       step: 1,
       stepStart: second.t,
       planned: planned.map((p) => ({ duration: p.durationS, nodes: p.processors })),
@@ -165,7 +142,7 @@ describe('fully-predictably evolving jobs on a local cluster', () => {
     await waitFor('the job to end', () => of('job.ended', 'g').length > 0, 60_000, 100);
     expect(of('job.ended', 'g')[0]).toMatchObject({ state: 'completed' });
     // The restarted world took its third step at its time, not again its first ones.
-    const after = events.slice(before).filter((e) => e.type === 'fpe.step' && e.jobId === 'g');
+    const after = run.events.slice(before).filter((e) => e.type === 'fpe.step' && e.jobId === 'g');
     expect(after.map((e) => (e as { step: number }).step)).toEqual([3]);
     expect(after[0]!.t - second.t).toBeGreaterThanOrEqual(steps[1]!.duration_s - 0.05);
     expect(of('evolve.refused', 'g')).toEqual([]);

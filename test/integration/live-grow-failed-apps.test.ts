@@ -3,28 +3,13 @@
 // node that cannot run it. The applications (the SDK as it is) hear of it — a refused update after the size the job
 // holds, a `granted` of 0 — and go on at the size they hold instead of waiting for processors that never come. Every
 // wait is on a condition.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SchedulerEvent } from '../../core/events.js';
-import { createLiveWorld } from '../../runners/live/live-world.js';
-import type { LiveWorld } from '../../runners/live/types.js';
+import { describe, expect, it } from 'vitest';
 import type { FromAppMessage } from '../../runners/protocol/messages.js';
 import { waitFor } from './harness/common.js';
-import { eventsOf } from '../support/scheduler-events.js';
-import { jobFiles } from './harness/job-files.js';
-import { assetsWithFailingSlots, endLiveRun, localCluster } from './harness/local-cluster.js';
-
-let dir: string;
-let world: LiveWorld;
-const events: SchedulerEvent[] = [];
-
-const of = <T extends SchedulerEvent['type']>(type: T, jobId: string) => eventsOf(events, type, jobId);
-const { toApp, fromApp } = jobFiles(
-  () => path.join(dir, 'work'),
-  () => world,
-);
+import { liveRun } from './harness/live-run.js';
+import { assetsWithFailingSlots, localCluster } from './harness/local-cluster.js';
 
 // The application: an evolving one asks for its max at once; both wait at their safe points while they count on more
 // processors than they hold, and end, ok, once they count on what they hold again (told by a refusal or a grant).
@@ -42,26 +27,20 @@ app.done(waited && !app.stopRequested, \`size \${app.size}, target \${app.target
 `;
 
 describe('a grow that fails on a local cluster, as its application hears it', () => {
-  let staged: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-growfail-apps-'));
+  const run = liveRun('live-growfail-apps', (dir) => {
     const assets = assetsWithFailingSlots(dir);
     writeFileSync(path.join(assets, 'apps', 'grow-waiter.mjs'), APP);
-    world = createLiveWorld({
+    return {
       clusters: [localCluster(path.join(dir, 'work'))],
       assetsSource: assets,
       idleWatchIntervalMs: 500,
       log: () => {},
-    });
-    world.on((e) => events.push(e));
-    await world.start();
-    staged = world.assetsDir!('here')!;
-  }, 30_000);
-
-  afterAll(() => endLiveRun(world, dir));
+    };
+  });
+  const { of, toApp, fromApp } = run;
 
   const submit = (id: string, kind: 'evolving' | 'malleable') =>
-    world.act((s, now) =>
+    run.world.act((s, now) =>
       s.submit(
         {
           id,
@@ -72,7 +51,7 @@ describe('a grow that fails on a local cluster, as its application hears it', ()
               max: 3,
               initial: 1,
               program: process.execPath,
-              args: [path.join(staged, 'apps', 'grow-waiter.mjs'), kind],
+              args: [path.join(run.world.assetsDir!('here')!, 'apps', 'grow-waiter.mjs'), kind],
             },
           ],
         },

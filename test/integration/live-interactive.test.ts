@@ -4,56 +4,31 @@
 // its response time (from the fork) and misses; an instance
 // longer than the cost bound C re-places the job, whose new tasks the application takes at its next fork. Every
 // wait is on a condition (the applications' files, the scheduler's events), so a loaded machine only makes it slower.
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SchedulerEvent } from '../../core/events.js';
-import { createLiveWorld } from '../../runners/live/live-world.js';
-import type { LiveWorld } from '../../runners/live/types.js';
+import { describe, expect, it } from 'vitest';
 import type { FromAppMessage } from '../../runners/protocol/messages.js';
 import { waitFor } from './harness/common.js';
-import { eventsOf } from '../support/scheduler-events.js';
-import { jobFiles } from './harness/job-files.js';
-import { endLiveRun, localCluster } from './harness/local-cluster.js';
+import { liveRun } from './harness/live-run.js';
+import { localCluster } from './harness/local-cluster.js';
 
-let dir: string;
-let world: LiveWorld;
-const events: SchedulerEvent[] = [];
-
-const of = <T extends SchedulerEvent['type']>(type: T, jobId: string) => eventsOf(events, type, jobId);
-const { toApp, fromApp } = jobFiles(
-  () => path.join(dir, 'work'),
-  () => world,
-);
+const run = liveRun('live-interactive', (dir) => ({
+  // 8 worker nodes; Cms 0, Cps 10 ms per data unit.
+  clusters: [
+    localCluster(path.join(dir, 'work'), { slots: 2, interactive: { nodes: 8, cmsMsPerUnit: 0, cpsMsPerUnit: 10 } }),
+  ],
+  idleWatchIntervalMs: 500,
+  log: () => {},
+}));
+const { of, toApp, fromApp } = run;
 const iterations = (jobId: string) =>
   fromApp(jobId).filter((m): m is Extract<FromAppMessage, { type: 'iteration' }> => m.type === 'iteration');
 
 describe('interactive periodic jobs on a local cluster', () => {
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-interactive-'));
-    world = createLiveWorld({
-      // 8 worker nodes; Cms 0, Cps 10 ms per data unit.
-      clusters: [
-        localCluster(path.join(dir, 'work'), {
-          slots: 2,
-          interactive: { nodes: 8, cmsMsPerUnit: 0, cpsMsPerUnit: 10 },
-        }),
-      ],
-      idleWatchIntervalMs: 500,
-      log: () => {},
-    });
-    world.on((e) => events.push(e));
-    await world.start();
-  }, 30_000);
-
-  afterAll(() => endLiveRun(world, dir));
-
   it('admits the job, runs its tasks each period, reports their times and misses, and re-places it after an overrun', async () => {
-    const staged = world.assetsDir!('here')!;
+    const staged = run.world.assetsDir!('here')!;
     // σ = 400 units within D = T = 3000 ms: n_min = ⌈400·10 / 3000⌉ = 2 tasks of C = 4000 / 2 = 2000 ms. The demo runs
     // 3 iterations, each task computing 0.1·C = 200 ms, except the 2nd at 1.5·C = 3000 ms: an overrun.
-    const submitted = world.act((s, now) =>
+    const submitted = run.world.act((s, now) =>
       s.submit(
         {
           id: 'p',
@@ -72,7 +47,7 @@ describe('interactive periodic jobs on a local cluster', () => {
     expect(submitted.ok).toBe(true);
     expect(of('interactive.admitted', 'p')).toMatchObject([{ cluster: 'here', costMs: 2000, minNodes: 2 }]);
     // A job the partition cannot meet is refused at once, at its field.
-    const refused = world.act((s, now) =>
+    const refused = run.world.act((s, now) =>
       s.submit(
         {
           kind: 'interactive',
@@ -132,14 +107,18 @@ describe('interactive periodic jobs on a local cluster', () => {
         note: expect.stringMatching(/^3 iterations, \d+ task instances past their deadline$/),
       });
     else expect(ended).toMatchObject({ state: 'failed', reason: expect.stringContaining('could not be placed again') });
-    expect(world.scheduler.interactiveSample('here')).toMatchObject({ jobs: 0, admitted: 1, misses: missed.length });
+    expect(run.world.scheduler.interactiveSample('here')).toMatchObject({
+      jobs: 0,
+      admitted: 1,
+      misses: missed.length,
+    });
   }, 180_000);
 
   it("compares a task's own processing time with C: starting its process is not an overrun", async () => {
-    const staged = world.assetsDir!('here')!;
+    const staged = run.world.assetsDir!('here')!;
     // σ = 1 unit within D = T = 1000 ms: 1 task of C = 10 ms, computing 0.5·C = 5 ms of processor time per iteration;
     // starting a Node process for it takes longer than C, so a time measured from the fork would overrun every time.
-    const submitted = world.act((s, now) =>
+    const submitted = run.world.act((s, now) =>
       s.submit(
         {
           id: 'q',
