@@ -8,7 +8,9 @@
 // processors idle, as the paper assumes). A step's grow whose local jobs fail at the batch system, or are not all
 // running after a timeout, is withdrawn and asked again later (the step delayed), a few times before the job ends,
 // failed. The capacity is never exceeded: every processor it takes is counted by the
-// ledger and was free when taken. A job adopted after a restart goes on from its stored step.
+// ledger and was free when taken. A later job's step yields to earlier jobs' later grows; a mutual wait that slipped
+// steps make anyway (every job on a cluster a profiled one stalled on the others) is broken where it forms
+// (fpe-mutual-wait.ts). A job adopted after a restart goes on from its stored step.
 import type { PlacedComponent, SchedulerEventBody } from '../events.js';
 import { epFunction, type EpStep, type EvolutionProfile, type ScheduledEp } from '../fpe/evolution-profile.js';
 import { fpeVariant, FPE_VARIANTS, type FpeVariant, type FpeVariantName } from '../fpe/registry.js';

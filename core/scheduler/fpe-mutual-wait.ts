@@ -26,7 +26,8 @@ export type MutualWaitBreak =
 
 /**
  * What breaks the wait of `stalled` (every job holding processors on the cluster, each stalled; by submission), or
- * undefined when it is no mutual wait: a step would fit once the local users' `background` load left.
+ * undefined when it is no mutual wait. Decision: a job whose step would fit once the local users' `background` load
+ * left waits on them, not on the others: nothing is broken while the load may yet leave.
  * Decision: first, the earliest job that can run to its end from what is free takes its next step (it yielded those
  * processors to an earlier job of the wait, which cannot use them): it loses nothing, and its end frees all it holds.
  * Decision: else, the latest-submitted job whose processors let another job of the wait run to its end is ended
