@@ -165,6 +165,21 @@ export type SchedulerEventBody =
       attempts: number;
       retryAt?: number;
     }
+  /**
+   * Running profiled jobs on `cluster` (`jobs`, by submission) were each stalled at a step boundary waiting for
+   * processors the others hold, with nothing else there to free any (fpe-mutual-wait.ts): job `jobId` broke the wait —
+   * it took its step `step` (1-based) from the `free` processors it had yielded to an earlier one of them
+   * ('stepTaken'), or it ended, failed, so the others can go on ('ended').
+   */
+  | {
+      type: 'fpe.mutualWait';
+      jobId: string;
+      cluster: string;
+      jobs: string[];
+      step: number;
+      free: number;
+      action: 'stepTaken' | 'ended';
+    }
   | { type: 'cluster.polled'; cluster: string; processors: number; background: number; reachable: boolean };
 
 export type SchedulerEvent = SchedulerEventBody & { readonly t: number };

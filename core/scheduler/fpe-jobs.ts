@@ -8,7 +8,9 @@
 // processors idle, as the paper assumes). A step's grow whose local jobs fail at the batch system, or are not all
 // running after a timeout, is withdrawn and asked again later (the step delayed), a few times before the job ends,
 // failed. The capacity is never exceeded: every processor it takes is counted by the
-// ledger and was free when taken. A job adopted after a restart goes on from its stored step.
+// ledger and was free when taken. A later job's step yields to earlier jobs' later grows; a mutual wait that slipped
+// steps make anyway (every job on a cluster a profiled one stalled on the others) is broken where it forms
+// (fpe-mutual-wait.ts). A job adopted after a restart goes on from its stored step.
 import type { PlacedComponent, SchedulerEventBody } from '../events.js';
 import { epFunction, type EpStep, type EvolutionProfile, type ScheduledEp } from '../fpe/evolution-profile.js';
 import { fpeVariant, FPE_VARIANTS, type FpeVariant, type FpeVariantName } from '../fpe/registry.js';
@@ -25,6 +27,7 @@ import type { ClusterState } from './cluster-state.js';
 import type { EvolvingHost } from './evolving.js';
 import type { JobRecord } from './job-record.js';
 import type { AdoptedStep } from './adoption.js';
+import { breakMutualWait, type StalledStep } from './fpe-mutual-wait.js';
 import type { CapacityLedger } from './ledger.js';
 import type { ShrinkOperations } from './shrink-to-place.js';
 import type { Timers } from './timers.js';
@@ -132,6 +135,8 @@ export class FpeJobs {
   private variantOption: FpeVariant;
   private readonly growTimeoutS: number;
   private readonly growAttempts: number;
+  /** Inside a pass's tries of stalled steps, or breaking a mutual wait: a stall is judged after them, not at once. */
+  private settling = false;
 
   constructor(
     private readonly host: FpeJobsHost,
@@ -265,11 +270,16 @@ export class FpeJobs {
   pass(now: number): void {
     if (this.jobs.size === 0) return;
     const demand = new Map<number, number>();
+    const stalledOn = new Set<number>();
+    this.settling = true;
     for (const p of this.jobs.values()) {
       if (p.job.state !== 'running') continue;
       if (p.stalled) this.boundary(p, now);
       else this.announce(p, now, demand);
+      if (p.stalled) stalledOn.add(p.job.clusterIndex);
     }
+    this.settling = false;
+    for (const c of stalledOn) this.breakMutualWait(c, now);
     // Decision: profiled jobs and the queue's promised starts go into the plan in arrival order: a profiled job is
     // fitted around the reservations of the queue jobs submitted before it (the easy head's, cbf's), never into
     // processors promised to an earlier job. The promises of jobs submitted after it do not hold it back: the planned
@@ -565,8 +575,7 @@ export class FpeJobs {
   private placedRects(c: number, now: number, except?: ProfiledJob): number[] {
     const rects: number[] = [];
     for (const job of this.host.placedJobs()) {
-      if (job.clusterIndex !== c && !job.components.some((k) => this.host.grid.cluster(k.cluster)?.index === c))
-        continue;
+      if (!this.holdsOn(job, c)) continue;
       const p = this.jobs.get(job.id);
       if (p) {
         if (p !== except) this.pushRemaining(rects, p, now);
@@ -644,7 +653,7 @@ export class FpeJobs {
    * The end of its current step: it takes its next step's processors — giving back at once what it needs no more,
    * taking more only from what is free — or, when they are not free, waits (stalled) until a pass finds them.
    */
-  private boundary(p: ProfiledJob, now: number): void {
+  private boundary(p: ProfiledJob, now: number, yieldToEarlier = true): void {
     const next = p.step + 1;
     if (next >= p.held.length || now < p.retryAt) return;
     const job = p.job;
@@ -654,7 +663,11 @@ export class FpeJobs {
     if (want > have) {
       const more = want - have;
       const free = state.availableFor(job.id);
-      if (free < more || free - this.dueBefore(p, now) < more || this.takesFromEarlier(p, next, free, now)) {
+      if (
+        free < more ||
+        free - this.dueBefore(p, now) < more ||
+        (yieldToEarlier && this.takesFromEarlier(p, next, free, now))
+      ) {
         // Yielding to earlier jobs, it sets nothing aside: what is free is theirs first.
         if (free < more) this.shrinkForStep(job, state, more, now);
         if (!p.stalled) {
@@ -668,6 +681,7 @@ export class FpeJobs {
           );
           if (rest && rest.start > now) this.host.wake(rest.start);
         }
+        if (!this.settling) this.breakMutualWait(job.clusterIndex, now);
         return;
       }
       // What mandatory shrinks released for it was set aside until now: it is its own from here.
@@ -823,6 +837,64 @@ export class FpeJobs {
         if (q.schedule.start <= now) n += q.held[0] ?? 0;
     for (const q of this.promises(now)) if (q.seq < p.job.seq && q.cluster === c && q.from <= now) n += q.n;
     return n;
+  }
+
+  /**
+   * Breaks a mutual wait among the stalled profiled jobs on cluster c (fpe-mutual-wait.ts), if they are in one: every
+   * job placed there is stalled, none with a grow under way, a retry ahead or a due start of an earlier job to yield
+   * to, and none would take its step at its next try. Decision: judged at once when a step stalls and after each
+   * pass's tries, so a wait that nothing else would end is broken in the instant it forms.
+   */
+  private breakMutualWait(c: number, now: number): void {
+    const stalled: ProfiledJob[] = [];
+    for (const p of this.jobs.values()) {
+      if (p.job.state !== 'running' || p.job.clusterIndex !== c) continue;
+      if (!p.stalled || p.grow || p.job.pendingGrow > 0 || now < p.retryAt) return;
+      stalled.push(p);
+    }
+    if (stalled.length < 2) return;
+    let placed = 0;
+    for (const job of this.host.placedJobs()) if (this.holdsOn(job, c)) placed++;
+    if (placed !== stalled.length) return;
+    const state = this.host.clusters[c]!;
+    const steps: StalledStep[] = [];
+    for (const p of stalled.sort((x, y) => x.job.seq - y.job.seq)) {
+      const next = p.step + 1;
+      const free = state.availableFor(p.job.id);
+      const more = p.held[next]! - p.job.held;
+      if (this.dueBefore(p, now) > 0) return;
+      if (more <= free && !this.takesFromEarlier(p, next, free, now)) return;
+      let peak = 0;
+      for (let k = next; k < p.held.length; k++) peak = Math.max(peak, p.held[k]!);
+      steps.push({ id: p.job.id, seq: p.job.seq, held: p.job.held, more, rest: peak - p.job.held, free });
+    }
+    const decision = breakMutualWait(steps, state.background);
+    if (!decision) return;
+    const p = this.jobs.get(decision.job.id)!;
+    this.host.emit(now, {
+      type: 'fpe.mutualWait',
+      jobId: p.job.id,
+      cluster: state.cluster.name,
+      jobs: steps.map((j) => j.id),
+      step: p.step + 2,
+      free: decision.job.free,
+      action: decision.action,
+    });
+    if (decision.action === 'stepTaken') {
+      this.settling = true;
+      this.boundary(p, now, false);
+      this.settling = false;
+      return;
+    }
+    const others = steps.filter((j) => j !== decision.job).map((j) => j.id);
+    const why = `evolution deadlock: step ${p.step + 2} waited on ${state.cluster.name} for processors held by ${others.join(', ')}, stalled as well`;
+    this.host.applications.updateRefused(p.job.id, why);
+    this.host.fail(p.job, why, now);
+  }
+
+  /** Whether a placed job holds processors on cluster c. */
+  private holdsOn(job: JobRecord, c: number): boolean {
+    return job.clusterIndex === c || job.components.some((k) => this.host.grid.cluster(k.cluster)?.index === c);
   }
 
   /**

@@ -15,6 +15,7 @@ export type ActivityOperation = Extract<
       | 'job.evolved'
       | 'evolve.refused'
       | 'fpe.growFailed'
+      | 'fpe.mutualWait'
       | 'interactive.missed'
       | 'interactive.replaced';
   }
@@ -27,6 +28,7 @@ const OPERATIONS: ReadonlySet<string> = new Set([
   'job.evolved',
   'evolve.refused',
   'fpe.growFailed',
+  'fpe.mutualWait',
   'interactive.missed',
   'interactive.replaced',
 ]);

@@ -91,6 +91,12 @@ export function describeEvent(e: import('./api/types.js').SchedulerEvent): strin
     }
     case 'fpe.growFailed':
       return `step ${e.step}'s grow failed, ${e.missing} processor${e.missing === 1 ? '' : 's'} short (${e.attempt} of ${e.attempts}): ${e.reason}${e.retryAt === undefined ? '' : `; asked again from ${hms(e.retryAt)}`}`;
+    case 'fpe.mutualWait': {
+      const others = e.jobs.filter((j) => j !== e.jobId).join(', ');
+      return e.action === 'stepTaken'
+        ? `stalled with ${others} on ${e.cluster}, each waiting for the other's processors: took step ${e.step} from the ${e.free} free processors it had yielded to ${others}`
+        : `stalled with ${others} on ${e.cluster}, each waiting for the other's processors: ended (evolution deadlock) so ${others} can go on`;
+    }
     case 'interactive.missed':
       return `missed its deadline of ${e.deadlineMs} ms (task ${e.task}${e.node >= 0 ? ` on node ${e.node}` : ''}, ran ${e.executedMs} ms${e.responseMs !== undefined ? `, ended ${e.responseMs} ms after its release` : ''}; ${e.misses} miss${e.misses === 1 ? '' : 'es'} so far)`;
     case 'cluster.polled':

@@ -71,6 +71,24 @@ describe('ActivityHistory', () => {
     expect(v.latest).toEqual([failed]);
   });
 
+  it('counts a broken mutual wait of profiled jobs among the updates, and lists it', () => {
+    const h = new ActivityHistory(4, 10, 3);
+    const wait = {
+      type: 'fpe.mutualWait' as const,
+      t: 12,
+      jobId: 'b',
+      cluster: 'a',
+      jobs: ['a', 'b'],
+      step: 3,
+      free: 4,
+      action: 'ended' as const,
+    };
+    h.add(wait);
+    const v = h.view(15);
+    expect(v.updates).toEqual([0, 1]);
+    expect(v.latest).toEqual([wait]);
+  });
+
   it('merges neighbouring buckets when the run outgrows its limit, keeping every count', () => {
     const h = new ActivityHistory(4, 10, 50);
     for (let t = 0; t < 100; t += 5) h.add(grown(t)); // 20 grows, 2 per 10 s

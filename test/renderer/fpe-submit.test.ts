@@ -91,7 +91,7 @@ describe('Submit form, evolving jobs with an evolution profile', () => {
     expect(stepSizes([1, 2, 3, 4, 5])).toBe('1→2→3→4→…');
   });
 
-  it('describes the scheduled EP, each step and a failed step grow in the job events', () => {
+  it('describes the scheduled EP, each step, a failed step grow and a broken mutual wait in the job events', () => {
     expect(
       describeEvent({
         type: 'fpe.scheduled',
@@ -134,6 +134,22 @@ describe('Submit form, evolving jobs with an evolution profile', () => {
     );
     expect(describeEvent({ ...failed, missing: 1, attempt: 3 })).toBe(
       "step 2's grow failed, 1 processor short (3 of 3): not all running 300 s after they were asked for",
+    );
+    const wait = {
+      type: 'fpe.mutualWait' as const,
+      t: 40,
+      jobId: 'b',
+      cluster: 'c0',
+      jobs: ['a', 'b'],
+      step: 3,
+      free: 4,
+      action: 'stepTaken' as const,
+    };
+    expect(describeEvent(wait)).toBe(
+      "stalled with a on c0, each waiting for the other's processors: took step 3 from the 4 free processors it had yielded to a",
+    );
+    expect(describeEvent({ ...wait, action: 'ended' })).toBe(
+      "stalled with a on c0, each waiting for the other's processors: ended (evolution deadlock) so a can go on",
     );
   });
 });

@@ -1,8 +1,8 @@
 // Grow and shrink activity: the host's counts over the whole run (activity.history, bucketed and bounded in the host),
 // loaded when the view opens and refreshed while it is open; from the event stream, a bounded list of those events
 // (job.grown, job.shrunk) — counted per bucket of virtual time per cluster when the host's history is not there —
-// evolving jobs' updates (evolve.requested, job.evolved, evolve.refused, fpe.growFailed), and every job's own events (bounded per
-// job and in the number of jobs).
+// evolving jobs' updates (evolve.requested, job.evolved, evolve.refused, fpe.growFailed, fpe.mutualWait), and every
+// job's own events (bounded per job and in the number of jobs).
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
 import type { ApiClient, MethodOutput, SchedulerEvent, StreamMessage } from '../api/types.js';
@@ -30,7 +30,7 @@ export function isResize(e: SchedulerEvent): e is ResizeEvent {
 
 export type EvolveEvent = Extract<
   SchedulerEvent,
-  { type: 'evolve.requested' | 'job.evolved' | 'evolve.refused' | 'fpe.growFailed' }
+  { type: 'evolve.requested' | 'job.evolved' | 'evolve.refused' | 'fpe.growFailed' | 'fpe.mutualWait' }
 >;
 
 export function isEvolve(e: SchedulerEvent): e is EvolveEvent {
@@ -38,7 +38,8 @@ export function isEvolve(e: SchedulerEvent): e is EvolveEvent {
     e.type === 'evolve.requested' ||
     e.type === 'job.evolved' ||
     e.type === 'evolve.refused' ||
-    e.type === 'fpe.growFailed'
+    e.type === 'fpe.growFailed' ||
+    e.type === 'fpe.mutualWait'
   );
 }
 
