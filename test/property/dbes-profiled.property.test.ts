@@ -4,10 +4,9 @@
 // their walltimes, so the plans are exact. (Its first step is left out: its start is the FPE fit's, not DBES's.)
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SchedulerEvent } from '../../core/events.js';
 import { FPE_VARIANTS } from '../../core/fpe/registry.js';
-import { jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
-import { SimWorld } from '../../core/sim/world.js';
+import type { JobSpecInput } from '../../core/model/schemas.js';
+import { simWorld } from '../support/sim-world.js';
 import { gridOf, profiledJob, rigidJob } from '../support/workload-specs.js';
 
 const stepArb = fc.record({
@@ -33,9 +32,6 @@ const scenarioArb = fc.record({
   ),
 });
 
-type Scheduled = Extract<SchedulerEvent, { type: 'fpe.scheduled' }>;
-type Step = Extract<SchedulerEvent, { type: 'fpe.step' }>;
-
 describe('a profiled job among rigid jobs under dbes (property)', () => {
   it('starts each later step on time: no job is started into its steps ahead', () => {
     fc.assert(
@@ -44,21 +40,15 @@ describe('a profiled job among rigid jobs under dbes (property)', () => {
         const at = s.at % (s.rigid.length + 1);
         const specs: JobSpecInput[] = s.rigid.map((j, i) => rigidJob(`r${i}`, (t += j.gap), j.size, j.runtime));
         specs.splice(at, 0, profiledJob('e', at === 0 ? 0 : specs[at - 1]!.submitTime!, s.steps));
-        const world = new SimWorld({
-          grid: gridOf([s.processors]),
-          jobs: specs.map((j) => jobSpecSchema.parse(j)),
-          seed: 1,
+        const { world, of } = simWorld(gridOf([s.processors]), specs, {
           pollIntervalS: 60,
-          background: false,
           scheduler: { fpeVariant: s.variant, policy: s.policy },
         });
-        const events: SchedulerEvent[] = [];
-        world.scheduler.on((e) => events.push(e));
         world.run();
-        const steps = events.filter((e): e is Step => e.type === 'fpe.step' && e.jobId === 'e');
+        const steps = of('fpe.step', 'e');
         expect(steps.length).toBe(s.steps.length);
         // Its fit as it stood when it started.
-        const fits = events.filter((e): e is Scheduled => e.type === 'fpe.scheduled' && e.jobId === 'e');
+        const fits = of('fpe.scheduled', 'e');
         const fit = fits.filter((e) => e.t <= steps[0]!.t).pop()!;
         let start = steps[0]!.t;
         const planned = fit.steps.map((x) => (start += x.durationS) - x.durationS);

@@ -12,7 +12,8 @@ import { cbf } from '../../core/queue/cbf.js';
 import type { QueuePolicyName, QueueView } from '../../core/queue/policy.js';
 import { QUEUE_PRIORITIES, type QueuePriorityName } from '../../core/queue/priority.js';
 import { SimWorld } from '../../core/sim/world.js';
-import { jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
+import type { JobSpecInput } from '../../core/model/schemas.js';
+import { simWorld } from '../support/sim-world.js';
 import { evolvingJob, gridOf, malleableJob, rigidJob, rigidJobsOn } from '../support/workload-specs.js';
 
 const jobArb = fc.record({
@@ -185,15 +186,10 @@ describe('conservative backfilling over random workloads and grids', () => {
             return malleableJob(`j${i}`, t, { min: size, max, runtime: j.runtime, walltime: 4 * j.runtime });
           return evolvingJob(`j${i}`, t, { initial: size, max, runtime: j.runtime });
         });
-        const w = new SimWorld({
-          grid: gridOf([s.processors]),
-          jobs: specs.map((j) => jobSpecSchema.parse(j)),
+        const { world: w, events } = simWorld(gridOf([s.processors]), specs, {
           seed: s.seed,
-          background: false,
           scheduler: { queue: 'cbf' },
         });
-        const events: SchedulerEvent[] = [];
-        w.scheduler.on((e) => events.push(e));
         const promised = new Map<string, number>();
         w.run(() => {
           for (const job of w.scheduler.jobs()) {

@@ -4,13 +4,12 @@
 // in seconds or h:mm:ss and requires one when the run's queue policy plans ahead.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createPinia, setActivePinia } from 'pinia';
-import { flushPromises, mount } from '@vue/test-utils';
+import { flushPromises } from '@vue/test-utils';
 import { defineSettingsStore, reservationDepthError } from '../../renderer/src/stores/settings.js';
 import { defaultForm, parseWalltime, toSpec, validate } from '../../renderer/src/stores/submit.js';
 import SettingsView from '../../renderer/src/views/SettingsView.vue';
-import SubmitView from '../../renderer/src/views/SubmitView.vue';
-import { createStores, STORES } from '../../renderer/src/stores/index.js';
-import { fakeClient, type FakeClient } from './fake-client.js';
+import { fakeClient } from './fake-client.js';
+import { mountSubmit, mountView } from './mount-submit.js';
 
 const STREAM = { jobsPerHour: 24, malleablePct: 60, rigidPct: 25, evolvingPct: 15 };
 const settingsOf = (queue: 'koala' | 'fcfs' | 'easy') => ({
@@ -130,17 +129,6 @@ describe('settings store: queue settings', () => {
   });
 });
 
-function mountView(view: typeof SettingsView | typeof SubmitView, client: FakeClient) {
-  const pinia = createPinia();
-  setActivePinia(pinia);
-  const stores = createStores(client);
-  const wrapper = mount(view, {
-    global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
-    attachTo: 'body',
-  });
-  return { wrapper, stores };
-}
-
 describe('queue settings in the views', () => {
   it('Settings shows the queue policy with its description, the depth and the priority, and errors at their fields', async () => {
     const client = fakeClient({
@@ -164,7 +152,7 @@ describe('queue settings in the views', () => {
       'settings.get': { ok: true, value: settingsOf('easy') },
       'settings.choices': { ok: true, value: CHOICES },
     });
-    const { wrapper, stores } = mountView(SubmitView, client);
+    const { wrapper, stores } = mountSubmit(client);
     await flushPromises();
     expect(stores.submit.walltimeNeededBy).toBe('easy');
     expect(wrapper.text()).toContain('walltime (required)');
@@ -184,7 +172,7 @@ describe('queue settings in the views', () => {
       'settings.get': { ok: true, value: settingsOf('koala') },
       'settings.choices': { ok: true, value: CHOICES },
     });
-    const { wrapper, stores } = mountView(SubmitView, client);
+    const { wrapper, stores } = mountSubmit(client);
     await flushPromises();
     expect(stores.submit.walltimeNeededBy).toBeUndefined();
     expect(wrapper.find('[data-testid="error-walltime"]').exists()).toBe(false);

@@ -73,6 +73,14 @@ export function profiledJob(
   return { id, submitTime, kind: 'evolving', profile: { steps: [...steps] }, components: [component] };
 }
 
+/** Evolution-profile steps of `durationS` seconds each, of these processor counts in turn (for profiledJob). */
+export function stepsLasting(
+  durationS: number,
+  processors: readonly number[],
+): Array<{ duration_s: number; processors: number }> {
+  return processors.map((n) => ({ duration_s: durationS, processors: n }));
+}
+
 /** A drawn rigid job: pinned to a cluster by index (modulo the grid's size), or free when `pin` is undefined. */
 export interface DrawnRigidJob {
   readonly processors: number;

@@ -5,12 +5,12 @@
 // pre-allocation with extras that would outlast it onto reserved processors, and a pending grow offer is held in the
 // plans (planned-pass.ts).
 import { describe, expect, it } from 'vitest';
-import type { SchedulerEvent } from '../../core/events.js';
 import { sharedPreallocationHolds } from '../../core/plan/holding.js';
 import type { QueuePolicyName } from '../../core/queue/policy.js';
-import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
-import { SimWorld } from '../../core/sim/world.js';
-import { malleableJob, rigidJob } from '../support/workload-specs.js';
+import type { JobSpecInput } from '../../core/model/schemas.js';
+import type { SimWorld } from '../../core/sim/world.js';
+import { simWorld } from '../support/sim-world.js';
+import { gridOf, malleableJob, rigidJob } from '../support/workload-specs.js';
 
 /** An evolving job of one long phase: its sizes come from the updates the test sends in its name. */
 function evolvingJob(id: string, size: { initial: number; max: number }): JobSpecInput {
@@ -25,7 +25,7 @@ function evolvingJob(id: string, size: { initial: number; max: number }): JobSpe
 }
 
 interface Run {
-  events: SchedulerEvent[];
+  of: ReturnType<typeof simWorld>['of'];
   /** Each waiting job's reservations, in the order they were made: [time seen, planned start]. */
   planned: Map<string, Array<[number, number]>>;
   started: (id: string) => number | undefined;
@@ -43,11 +43,8 @@ function run(
   updates: Array<[number, number]>,
   resizes: Array<[number, string, number]> = [],
 ): Run {
-  const world = new SimWorld({
-    grid: gridSpecSchema.parse({ clusters: [{ name: 'c0', processors }] }),
-    jobs: jobs.map((j) => jobSpecSchema.parse(j)),
+  const { world, of } = simWorld(gridOf([processors]), jobs, {
     seed: 0,
-    background: false,
     scheduler: { policy: 'fpsma', queue },
   });
   // Sent as its application would send them (an update message), at their times.
@@ -55,8 +52,6 @@ function run(
     world.engine.at(t, () => world.scheduler.receive({ type: 'update', jobId: 'e', processors: size }, t));
   const resized: Run['resized'] = [];
   for (const [t, id, delta] of resizes) world.engine.at(t, () => resized.push(world.scheduler.resize(id, delta, t)));
-  const events: SchedulerEvent[] = [];
-  world.scheduler.on((e) => events.push(e));
   const planned = new Map<string, Array<[number, number]>>();
   world.run(() => {
     for (const job of world.scheduler.jobs()) {
@@ -67,8 +62,8 @@ function run(
       planned.set(job.id, seen);
     }
   });
-  const started = (id: string) => events.find((e) => e.type === 'job.started' && e.jobId === id)?.t;
-  return { events, planned, started, resized };
+  const started = (id: string) => of('job.started', id)[0]?.t;
+  return { of, planned, started, resized };
 }
 
 // 12 processors: r (5) until 100, r2 (2) until 15, e (pre-allocation 4, using all 4), m (malleable, 1..4) at 1.
@@ -86,16 +81,25 @@ const shrinkUpdates: Array<[number, number]> = [
   [20, 4],
 ];
 
+// 12 processors: r (5) until 100, r2 (6) until 15, m (1..3) at 1. w (10) is reserved at 100 on arrival (r2's 6 and r's 5
+// leave 11); at 15 m may grow by 1 only (the 11th).
+const growingBesideReservation = (): JobSpecInput[] => [
+  rigidJob('r', 0, 5, 100),
+  rigidJob('r2', 0, 6, 15),
+  malleableJob('m', 0, { min: 1, max: 3, runtime: 1500, walltime: 2000 }),
+  rigidJob('w', 5, 10, 100),
+];
+
 describe('displaced malleable extras and reserved processors', () => {
   it('cbf: the extras an evolving grow displaces are shrunk, not moved onto processors promised to a waiting job', () => {
-    const { events, planned, started } = run('cbf', 12, displacing(), shrinkUpdates);
-    const grown = events.find((e) => e.type === 'job.grown' && e.jobId === 'm' && e.t === 10);
+    const { of, planned, started } = run('cbf', 12, displacing(), shrinkUpdates);
+    const grown = of('job.grown', 'm').find((e) => e.t === 10);
     expect(grown, 'm filled the pre-allocation e left').toMatchObject({ processors: 3, size: 4 });
     expect(planned.get('w')![0], 'w promised at 100 on arrival').toEqual([5, 100]);
     // Old code: the promise dropped at 10 (the plan held the shared processors aside first), m's extras moved onto
     // r2's freed processors at 20, and w waited for m's end (402.5).
     expect(planned.get('w'), 'the promise is kept').toEqual([[5, 100]]);
-    const shrunk = events.find((e) => e.type === 'job.shrunk' && e.jobId === 'm' && e.t === 20);
+    const shrunk = of('job.shrunk', 'm').find((e) => e.t === 20);
     expect(shrunk, 'all 3 displaced extras shrunk').toMatchObject({ processors: 3, size: 1, voluntary: false });
     expect(started('w')).toBe(100);
   });
@@ -110,22 +114,11 @@ describe('displaced malleable extras and reserved processors', () => {
 
   for (const queue of ['cbf', 'easy'] as const) {
     it(`${queue}: growth takes no free processor a reservation needs later`, () => {
-      // 12 processors: r (5) until 100, r2 (6) until 15, m (1..3) at 1. w (10) is reserved at 100 on arrival (r2's 6
-      // and r's 5 leave 11); at 15 m may grow by 1 only (the 11th). Old code: m grew by 2 and w waited for its end.
-      const { events, planned, started } = run(
-        queue,
-        12,
-        [
-          rigidJob('r', 0, 5, 100),
-          rigidJob('r2', 0, 6, 15),
-          malleableJob('m', 0, { min: 1, max: 3, runtime: 1500, walltime: 2000 }),
-          rigidJob('w', 5, 10, 100),
-        ],
-        [],
-      );
+      // The jobs of growingBesideReservation. Old code: m grew by 2 and w waited for its end.
+      const { of, planned, started } = run(queue, 12, growingBesideReservation(), []);
       expect(planned.get('w')![0]).toEqual([5, 100]);
-      const grown = events.filter((e) => e.type === 'job.grown' && e.jobId === 'm' && e.t < 100);
-      expect(grown.map((e) => (e.type === 'job.grown' ? e.processors : 0))).toEqual([1]);
+      const grown = of('job.grown', 'm').filter((e) => e.t < 100);
+      expect(grown.map((e) => e.processors)).toEqual([1]);
       expect(started('w')).toBe(100);
     });
   }
@@ -136,7 +129,7 @@ describe('extras filling a pre-allocation and reserved processors', () => {
     // 18 processors: m (9..17) and e (pre-allocation 9) from 0; w (5) at 5, reserved at e's walltime end (4000, before
     // m's). At 10 e shrinks to 1: m may fill 4 of its 8 unused processors, the 4 w leaves free after 4000 (the
     // extras stay where the pre-allocation ends). Old code: m took all 8 and, e ended, w waited for m's end.
-    const { events, planned, started } = run(
+    const { of, planned, started } = run(
       'cbf',
       18,
       [
@@ -147,8 +140,8 @@ describe('extras filling a pre-allocation and reserved processors', () => {
       [[10, 1]],
     );
     expect(planned.get('w')![0]).toEqual([5, 4000]);
-    const grown = events.filter((e) => e.type === 'job.grown' && e.jobId === 'm' && e.t < 100);
-    expect(grown.map((e) => (e.type === 'job.grown' ? e.processors : 0))).toEqual([4]);
+    const grown = of('job.grown', 'm').filter((e) => e.t < 100);
+    expect(grown.map((e) => e.processors)).toEqual([4]);
     expect(started('w')).toBeLessThanOrEqual(4000);
   });
 });
@@ -159,7 +152,7 @@ describe('grow offers and reserved processors', () => {
     // j4 (1, 10 s) at 10: j4 backfills until 20. At 11 m is offered j0's processor. Old code: while the offer was
     // pending the plan's capacity was 7, j2's promise was dropped (planned at 59), j3 backfilled until 50, j2 started
     // at 50.
-    const { events, planned, started } = run(
+    const { of, planned, started } = run(
       'cbf',
       8,
       [
@@ -171,7 +164,7 @@ describe('grow offers and reserved processors', () => {
       ],
       [],
     );
-    expect(events.find((e) => e.type === 'grow.offered')).toMatchObject({ jobId: 'm', processors: 1, t: 11 });
+    expect(of('grow.offered')[0]).toMatchObject({ jobId: 'm', processors: 1, t: 11 });
     expect(planned.get('j2')![0]).toEqual([0, 48]);
     for (const [, start] of planned.get('j2')!) expect(start).toBeLessThanOrEqual(48);
     expect(started('j2')).toBeLessThanOrEqual(48);
@@ -180,18 +173,7 @@ describe('grow offers and reserved processors', () => {
   it("cbf: an operator's grow takes no free processor a reservation needs, and says so", () => {
     // As growth's case above: at 15 m grows by 1 (the 11th processor); at 20 the 5 free are all w's from 100.
     // Old code: the operator's offer took one of them and w waited for m's end.
-    const { events, started, resized } = run(
-      'cbf',
-      12,
-      [
-        rigidJob('r', 0, 5, 100),
-        rigidJob('r2', 0, 6, 15),
-        malleableJob('m', 0, { min: 1, max: 3, runtime: 1500, walltime: 2000 }),
-        rigidJob('w', 5, 10, 100),
-      ],
-      [],
-      [[20, 'm', 1]],
-    );
+    const { of, started, resized } = run('cbf', 12, growingBesideReservation(), [], [[20, 'm', 1]]);
     expect(resized).toEqual([
       {
         ok: false,
@@ -203,7 +185,7 @@ describe('grow offers and reserved processors', () => {
         ],
       },
     ]);
-    expect(events.filter((e) => e.type === 'grow.offered' && e.t >= 20 && e.t < 100)).toEqual([]);
+    expect(of('grow.offered').filter((e) => e.t >= 20 && e.t < 100)).toEqual([]);
     expect(started('w')).toBe(100);
   });
 });

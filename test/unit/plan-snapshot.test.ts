@@ -2,9 +2,10 @@
 // they wait for, backfilled jobs marked, the payload bounded; and the same through a scheduler running EASY.
 import { describe, expect, it } from 'vitest';
 import { planSnapshot, reservedViews, type PlanCluster, type PlanJob } from '../../core/plan/plan-snapshot.js';
-import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
+import { gridSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
 import type { SchedulerOptions } from '../../core/scheduler/scheduler.js';
-import { SimWorld } from '../../core/sim/world.js';
+import type { SimWorld } from '../../core/sim/world.js';
+import { simWorld } from '../support/sim-world.js';
 import { profiledJob, rigidJob } from '../support/workload-specs.js';
 
 function running(
@@ -211,15 +212,9 @@ function simulatedUntil(
   jobs: JobSpecInput[],
   scheduler: Partial<SchedulerOptions> = {},
 ): SimWorld {
-  const w = new SimWorld({
-    grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors }] }),
-    jobs: jobs.map((j) => jobSpecSchema.parse(j)),
-    seed: 1,
-    background: false,
-    scheduler,
-  });
-  w.runUntil(t);
-  return w;
+  const { world } = simWorld(gridSpecSchema.parse({ clusters: [{ name: 'a', processors }] }), jobs, { scheduler });
+  world.runUntil(t);
+  return world;
 }
 
 describe('plan snapshot of a scheduler running EASY', () => {

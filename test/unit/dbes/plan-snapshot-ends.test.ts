@@ -2,9 +2,8 @@
 // holding: a StartLater job reserved at its end never starts a rounding error before it (plan-layout property,
 // seed -1527891733).
 import { describe, expect, it } from 'vitest';
-import { gridSpecSchema, jobSpecSchema } from '../../../core/model/schemas.js';
-import { SimWorld } from '../../../core/sim/world.js';
-import { malleableJob, rigidJob } from '../../support/workload-specs.js';
+import { simWorld } from '../../support/sim-world.js';
+import { gridOf, malleableJob, rigidJob } from '../../support/workload-specs.js';
 
 // The property's jobs under dbes (workload-specs.ts): a malleable job's walltime is its run time at its minimum.
 const malleable = (id: string, submitTime: number, size: number, runtime: number) =>
@@ -13,15 +12,11 @@ const rigid = (id: string, submitTime: number, size: number) => rigidJob(id, sub
 
 describe('dbes reservations in the plan snapshot', () => {
   it('never plan more than the capacity after a resize and its undoing in one instant', () => {
-    const world = new SimWorld({
-      grid: gridSpecSchema.parse({ clusters: [{ name: 'c0', processors: 13 }] }),
-      jobs: [malleable('j0', 0, 3, 145), malleable('j1', 1, 9, 113), rigid('j2', 1, 2), rigid('j3', 108, 3)].map((j) =>
-        jobSpecSchema.parse(j),
-      ),
-      seed: 0,
-      background: false,
-      scheduler: { policy: 'dbes', queue: 'koala', reservationDepth: 3 },
-    });
+    const { world } = simWorld(
+      gridOf([13]),
+      [malleable('j0', 0, 3, 145), malleable('j1', 1, 9, 113), rigid('j2', 1, 2), rigid('j3', 108, 3)],
+      { seed: 0, scheduler: { policy: 'dbes', queue: 'koala', reservationDepth: 3 } },
+    );
     let reserved = false;
     world.run(() => {
       const now = world.engine.now;

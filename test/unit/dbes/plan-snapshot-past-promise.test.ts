@@ -2,9 +2,8 @@
 // drawn from the snapshot's time, never from the promise: the plan-layout property's counterexample with a profiled
 // job (its axis at 19 on 16 processors at 34.41), replayed.
 import { describe, expect, it } from 'vitest';
-import { jobSpecSchema } from '../../../core/model/schemas.js';
-import { SimWorld } from '../../../core/sim/world.js';
-import { gridOf, malleableJob, profiledJob, rigidJob } from '../../support/workload-specs.js';
+import { simWorld } from '../../support/sim-world.js';
+import { gridOf, malleableJob, profiledJob, rigidJob, stepsLasting } from '../../support/workload-specs.js';
 
 describe('dbes promises in the plan snapshot', () => {
   it('a reservation read after its promised start, the job it waits for running late, starts at the snapshot', () => {
@@ -12,21 +11,16 @@ describe('dbes promises in the plan snapshot', () => {
     // and is promised m's estimated end once m has shrunk for p, r1 (1) starts. m's application runs past that
     // estimate: read after it, r5 was drawn from its promise, over m's box, past the cluster. (The property found it
     // with m 7..13 for 59 s and r5 at 26; since a profiled job starts in the instant it is fitted, these reach it.)
-    const world = new SimWorld({
-      grid: gridOf([16]),
-      jobs: [
+    const { world } = simWorld(
+      gridOf([16]),
+      [
         malleableJob('m', 0, { min: 7, max: 15, runtime: 70, walltime: 70 }),
-        profiledJob('p', 1, [
-          { duration_s: 10, processors: 4 },
-          { duration_s: 10, processors: 6 },
-        ]),
+        profiledJob('p', 1, stepsLasting(10, [4, 6])),
         rigidJob('r5', 25, 5, 10),
         rigidJob('r1', 26, 1, 10),
-      ].map((j) => jobSpecSchema.parse(j)),
-      seed: 0,
-      background: false,
-      scheduler: { policy: 'dbes', queue: 'koala', reservationDepth: 3 },
-    });
+      ],
+      { seed: 0, scheduler: { policy: 'dbes', queue: 'koala', reservationDepth: 3 } },
+    );
     let late = false;
     world.run(() => {
       const now = world.engine.now;

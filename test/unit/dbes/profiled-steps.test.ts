@@ -7,32 +7,22 @@ import { dbesIteration } from '../../../core/dbes/iteration.js';
 import type { Reservation } from '../../../core/plan/availability.js';
 import { standardIteration, evenSizes } from '../../../core/dbes/standard.js';
 import type { SchedulerEvent } from '../../../core/events.js';
-import { jobSpecSchema, type JobSpecInput } from '../../../core/model/schemas.js';
-import { SimWorld } from '../../../core/sim/world.js';
+import type { JobSpecInput } from '../../../core/model/schemas.js';
+import { eventsOf } from '../../support/scheduler-events.js';
 import { simWorld } from '../../support/sim-world.js';
 import { gridOf, profiledJob, rigidJob } from '../../support/workload-specs.js';
 import { cluster, malleable, rigid, secondStep, waiting } from './builders.js';
 
 /** A world of one 10-processor cluster under `policy`, and its scheduler's events. */
 function run(policy: string, jobs: JobSpecInput[]) {
-  const world = new SimWorld({
-    grid: gridOf([10]),
-    jobs: jobs.map((j) => jobSpecSchema.parse(j)),
-    seed: 1,
-    pollIntervalS: 60,
-    background: false,
-    scheduler: { policy, fpeVariant: '2X' },
-  });
-  const events: SchedulerEvent[] = [];
-  world.scheduler.on((x) => events.push(x));
-  return { world, events };
+  return simWorld(gridOf([10]), jobs, { pollIntervalS: 60, scheduler: { policy, fpeVariant: '2X' } });
 }
 
 const starts = (events: SchedulerEvent[]) =>
-  Object.fromEntries(events.filter((x) => x.type === 'job.started').map((x) => [x.jobId, x.t]));
+  Object.fromEntries(eventsOf(events, 'job.started').map((x) => [x.jobId, x.t]));
 
 const steps = (events: SchedulerEvent[], jobId: string) =>
-  events.flatMap((x) => (x.type === 'fpe.step' && x.jobId === jobId ? [[x.step, x.t]] : []));
+  eventsOf(events, 'fpe.step', jobId).map((x) => [x.step, x.t]);
 
 // 10 processors. e runs 2 for 100 s, then 8 for 300 s (ends at 400). r (6 for 200 s, submitted at 1) fits now, but
 // over [1, 201) it overlaps e's second step (8 + 6 > 10): it is reserved at 400, after e. b (4 for 50 s, submitted

@@ -5,8 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import type { SchedulerEvent } from '../../../core/events.js';
 import type { JobSpecInput } from '../../../core/model/schemas.js';
+import { eventsOf } from '../../support/scheduler-events.js';
 import { simWorld } from '../../support/sim-world.js';
-import { gridOf, profiledJob, rigidJob } from '../../support/workload-specs.js';
+import { gridOf, profiledJob, rigidJob, stepsLasting } from '../../support/workload-specs.js';
 
 function run(processors: number, queue: 'easy' | 'cbf', specs: JobSpecInput[]): SchedulerEvent[] {
   const { world, events } = simWorld(gridOf([processors]), specs, {
@@ -17,10 +18,8 @@ function run(processors: number, queue: 'easy' | 'cbf', specs: JobSpecInput[]): 
   return events;
 }
 
-const startOf = (events: SchedulerEvent[], id: string) =>
-  events.find((e) => e.type === 'job.started' && e.jobId === id)?.t;
-const stepsOf = (events: SchedulerEvent[], id: string) =>
-  events.filter((e) => e.type === 'fpe.step' && e.jobId === id).map((e) => e.t);
+const startOf = (events: SchedulerEvent[], id: string) => eventsOf(events, 'job.started', id)[0]?.t;
+const stepsOf = (events: SchedulerEvent[], id: string) => eventsOf(events, 'fpe.step', id).map((e) => e.t);
 
 describe('profiled jobs in arrival order', () => {
   it('a later profiled job stalled for its step does not push an earlier waiting one refitted (fpe-online property)', () => {
@@ -30,7 +29,7 @@ describe('profiled jobs in arrival order', () => {
     const events = run(14, 'easy', [
       rigidJob('b0', 0, 2, 118),
       rigidJob('b1', 0, 8, 181),
-      profiledJob('x', 1, [{ duration_s: 10, processors: 7 }]),
+      profiledJob('x', 1, stepsLasting(10, [7])),
       rigidJob('a0', 1, 5, 10),
       rigidJob('a1', 1, 5, 54),
       profiledJob('a2', 1, [
@@ -40,8 +39,7 @@ describe('profiled jobs in arrival order', () => {
       ]),
       rigidJob('a3', 1, 1, 10),
     ]);
-    const scheduled = events.filter((e) => e.type === 'fpe.scheduled' && e.jobId === 'x');
-    expect(scheduled.map((e) => (e as { start: number }).start)).toEqual([181]);
+    expect(eventsOf(events, 'fpe.scheduled', 'x').map((e) => e.start)).toEqual([181]);
     expect(startOf(events, 'x')).toBe(181);
     // a2's second step waits for x's start: 14 - 5 (a1) - 7 (x) leaves it 2 more only once a1 ends.
     expect(stepsOf(events, 'a2')[1]).toBe(182);
@@ -53,10 +51,7 @@ describe('profiled jobs in arrival order', () => {
     const events = run(10, 'cbf', [
       rigidJob('j0', 0, 3, 10),
       rigidJob('j1', 0, 7, 10),
-      profiledJob('j2', 0, [
-        { duration_s: 10, processors: 1 },
-        { duration_s: 10, processors: 4 },
-      ]),
+      profiledJob('j2', 0, stepsLasting(10, [1, 4])),
       rigidJob('j3', 0, 1, 10),
     ]);
     expect(startOf(events, 'j1')).toBe(10);
@@ -70,15 +65,7 @@ describe('profiled jobs in arrival order', () => {
     // r7 was promised 30 and 40 before it started at 40.
     const { world, events } = simWorld(
       gridOf([10]),
-      [
-        rigidJob('r7', 0, 7, 10),
-        profiledJob('p', 0, [
-          { duration_s: 10, processors: 4 },
-          { duration_s: 10, processors: 5 },
-          { duration_s: 10, processors: 4 },
-        ]),
-        rigidJob('r1', 0, 1, 10),
-      ],
+      [rigidJob('r7', 0, 7, 10), profiledJob('p', 0, stepsLasting(10, [4, 5, 4])), rigidJob('r1', 0, 1, 10)],
       { pollIntervalS: 60, scheduler: { fpeVariant: '2X+c', queue: 'easy' } },
     );
     const promised = new Set<number>();

@@ -2,11 +2,18 @@
 // plan-layout property's counterexamples with profiled jobs, replayed. Each run is read as the property reads it, at
 // each instant once it is over and half-way to the next.
 import { describe, expect, it } from 'vitest';
-import { jobSpecSchema, type JobSpecInput } from '../../../core/model/schemas.js';
+import type { JobSpecInput } from '../../../core/model/schemas.js';
 import type { SchedulerOptions } from '../../../core/scheduler/scheduler.js';
-import { SimWorld } from '../../../core/sim/world.js';
 import type { ClusterPlan } from '../../../core/plan/plan-snapshot.js';
-import { evolvingJob, gridOf, malleableJob, profiledJob, rigidJob } from '../../support/workload-specs.js';
+import { simWorld } from '../../support/sim-world.js';
+import {
+  evolvingJob,
+  gridOf,
+  malleableJob,
+  profiledJob,
+  rigidJob,
+  stepsLasting,
+} from '../../support/workload-specs.js';
 
 /** Runs the jobs on one 10-processor cluster; `look` reads every snapshot (after the free check). */
 function replay(
@@ -15,13 +22,7 @@ function replay(
   look?: (plan: ClusterPlan, at: number) => void,
   processors = 10,
 ): void {
-  const world = new SimWorld({
-    grid: gridOf([processors]),
-    jobs: jobs.map((j) => jobSpecSchema.parse(j)),
-    seed: 0,
-    background: false,
-    scheduler,
-  });
+  const { world } = simWorld(gridOf([processors]), jobs, { seed: 0, scheduler });
   world.run(() => {
     const now = world.engine.now;
     const next = world.engine.nextTime();
@@ -68,15 +69,8 @@ describe('placed profiled jobs in the plan snapshot', () => {
     replay(
       { policy: 'fpsma', queue: 'fcfs' },
       [
-        profiledJob('a', 0, [
-          { duration_s: 10, processors: 7 },
-          { duration_s: 10, processors: 8 },
-        ]),
-        profiledJob('b', 0, [
-          { duration_s: 10, processors: 3 },
-          { duration_s: 10, processors: 4 },
-          { duration_s: 10, processors: 1 },
-        ]),
+        profiledJob('a', 0, stepsLasting(10, [7, 8])),
+        profiledJob('b', 0, stepsLasting(10, [3, 4, 1])),
         evolvingJob('e', 0, { initial: 3, max: 6, runtime: 10 }),
         rigidJob('r', 0, 1, 10),
       ],
@@ -108,15 +102,7 @@ describe('placed profiled jobs in the plan snapshot', () => {
     const r7: Array<{ at: number; start: number }> = [];
     replay(
       { policy: 'equipartition', queue: 'easy' },
-      [
-        rigidJob('r7', 0, 7, 10),
-        profiledJob('p', 0, [
-          { duration_s: 10, processors: 4 },
-          { duration_s: 10, processors: 5 },
-          { duration_s: 10, processors: 4 },
-        ]),
-        rigidJob('r1', 0, 1, 10),
-      ],
+      [rigidJob('r7', 0, 7, 10), profiledJob('p', 0, stepsLasting(10, [4, 5, 4])), rigidJob('r1', 0, 1, 10)],
       (plan, at) => {
         const r = plan.reservations.find((x) => x.id === 'r7');
         if (r) r7.push({ at, start: r.start });

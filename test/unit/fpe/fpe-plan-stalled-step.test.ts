@@ -3,7 +3,7 @@
 // then waits for them (fpe-jobs.ts), and the plan snapshot draws it when it can start, never over them.
 import { describe, expect, it } from 'vitest';
 import { simWorld } from '../../support/sim-world.js';
-import { gridOf, profiledJob, rigidJob } from '../../support/workload-specs.js';
+import { gridOf, profiledJob, rigidJob, stepsLasting } from '../../support/workload-specs.js';
 
 describe('a stalled profiled step in the plan snapshot', () => {
   it('under koala, is drawn once the jobs started into its processors end (the plan-layout property)', () => {
@@ -11,15 +11,7 @@ describe('a stalled profiled step in the plan snapshot', () => {
     // second step needs at 10 until 11: 1 + 3 + 2 = 6 held, so 6 more would leave -1 free at 10.
     const { world, of } = simWorld(
       gridOf([10]),
-      [
-        profiledJob('p', 0, [
-          { duration_s: 10, processors: 1 },
-          { duration_s: 10, processors: 6 },
-          { duration_s: 10, processors: 1 },
-        ]),
-        rigidJob('r3', 1, 3, 10),
-        rigidJob('r2', 1, 2, 10),
-      ],
+      [profiledJob('p', 0, stepsLasting(10, [1, 6, 1])), rigidJob('r3', 1, 3, 10), rigidJob('r2', 1, 2, 10)],
       { seed: 0, scheduler: { policy: 'fpsma', queue: 'koala' } },
     );
     world.runUntil(5);

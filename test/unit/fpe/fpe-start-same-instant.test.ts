@@ -2,7 +2,7 @@
 // it starts then, with the processors the step frees, not at the next pass.
 import { describe, expect, it } from 'vitest';
 import { simWorld } from '../../support/sim-world.js';
-import { gridOf, profiledJob } from '../../support/workload-specs.js';
+import { gridOf, profiledJob, stepsLasting } from '../../support/workload-specs.js';
 
 describe("a profiled job's start due at another's step change", () => {
   it('starts when its fit says, the step that frees its processors ending in the same instant (noX, koala)', () => {
@@ -10,14 +10,7 @@ describe("a profiled job's start due at another's step change", () => {
     // 7-processor step ends at 20: 12 - 7 = 5 < 6 before, 12 - 1 = 11 from then.
     const { world, of } = simWorld(
       gridOf([12]),
-      [
-        profiledJob('a', 0, [
-          { duration_s: 10, processors: 1 },
-          { duration_s: 10, processors: 7 },
-          { duration_s: 10, processors: 1 },
-        ]),
-        profiledJob('b', 1, [{ duration_s: 10, processors: 6 }]),
-      ],
+      [profiledJob('a', 0, stepsLasting(10, [1, 7, 1])), profiledJob('b', 1, stepsLasting(10, [6]))],
       { pollIntervalS: 60, scheduler: { fpeVariant: 'noX', policy: 'fpsma', queue: 'koala' } },
     );
     world.run();
