@@ -26,7 +26,7 @@ import { holdingEnd } from '../plan/holding.js';
 import type { QueuePolicy, QueuePolicyName } from '../queue/policy.js';
 import { queuePolicies, queuePolicy } from '../queue/registry.js';
 import { prioritized, QUEUE_PRIORITIES, queuePriority, type QueuePriorityName } from '../queue/priority.js';
-import { planSnapshot, reservedViews, type PlanSnapshot } from '../plan/plan-snapshot.js';
+import { planSnapshot, reservedViews, type PlanCluster, type PlanSnapshot } from '../plan/plan-snapshot.js';
 import { checkAdoption, resumeAdopted, type AdoptedJob } from './adoption.js';
 import { Claimer } from './claimer.js';
 import { ClusterState, type ClusterSnapshot, type ThresholdScope } from './cluster-state.js';
@@ -486,6 +486,7 @@ export class Scheduler {
         processors: s.cluster.processors,
         availableNow: s.availableFor(),
         preallocationSharing: s.preallocationSharing(),
+        offersHeld: this.offersHeldFor(s, now),
       })),
       clusterIndex: (name) => this.grid.cluster(name)?.index,
       placed: this.placedJobs,
@@ -543,6 +544,12 @@ export class Scheduler {
   private offersHeld(state: ClusterState, now: number): OffersHeld | undefined {
     if (state.offered <= 0) return undefined;
     return { n: state.offered, end: this.malleableEnd(state, now) };
+  }
+
+  /** offersHeld, with the job they are offered to now (the plan snapshot draws them as its). */
+  private offersHeldFor(state: ClusterState, now: number): PlanCluster['offersHeld'] {
+    const offers = this.offersHeld(state, now);
+    return offers && { ...offers, jobId: this.malleability.offeredTo(state)?.id };
   }
 
   /** The latest estimated end of a cluster's running malleable jobs (core/plan/holding.ts), now at the earliest. */
