@@ -1,7 +1,13 @@
 // A pass of a planning queue policy (fcfs, easy, cbf) over the scheduler's queue: builds each cluster's plan from the
 // placed jobs, shows the policy each waiting job in turn, and places those it admits through the scheduler. The
 // scheduler keeps its records; this module reads them and acts through the small host below.
-import { sharedPreallocationHolds, type PreallocationSharing, type RuntimeAt } from '../plan/holding.js';
+import {
+  holdingEnd,
+  holdingEndMovesWithNow,
+  sharedPreallocationHolds,
+  type PreallocationSharing,
+  type RuntimeAt,
+} from '../plan/holding.js';
 import type { PlacedComponent } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import type { PlacementContext } from '../placement/policy.js';
@@ -25,6 +31,7 @@ import { MostTree } from '../scheduler/most-tree.js';
 import { NO_ROOM_LIMIT, type GrowthRoom } from '../scheduler/growth.js';
 import { prioritized, type PrioritizedJob, type QueuePriority } from './priority.js';
 import { withReservationDepth } from './registry.js';
+import { RoomMemo, type RoomInputs } from './room-memo.js';
 import type { StepFunction } from '../time/step-function.js';
 
 /** What a planned pass needs of the scheduler. */
@@ -294,6 +301,9 @@ export class PlannedPass {
     if (this.passPlans![i] === undefined) this.movedInPass = true;
   };
 
+  /** Each cluster's last reservedRoom, with what it was computed from (room-memo.ts). */
+  private readonly rooms = new RoomMemo();
+
   /** What a visit's placement may take on each cluster, made once (`set` before each placement). */
   private readonly placing: PassPlacement;
   private readonly placingWithMost: PassPlacementWithMost;
@@ -402,17 +412,55 @@ export class PlannedPass {
     if (reserved.length === 0) return NO_ROOM_LIMIT;
     const host = this.host;
     const holds = (host.profiledHolds?.(now) ?? NO_HOLDS).filter((h) => h.cluster === i);
+    const sharing = host.preallocationSharing?.(i);
+    const inputs = this.roomInputs(i, now, until, available, reserved, preallocationEnd, holds, sharing);
+    const remembered = inputs === undefined ? undefined : this.rooms.get(i, now, inputs);
+    if (remembered !== undefined) return remembered;
     const kept = this.made(i, host.placedOn?.(i) ?? this.bucketed()[i]!, now);
     const plan = AvailabilityProfile.build({ now, capacity: Math.max(0, available + kept.held), kept });
     for (const r of reserved) plan.reserve(r);
     const view = { clusterCount: host.grid.clusters.length, now, plan: () => plan };
     for (const h of holds) reserveHold(view, h);
     // The extras already filling pre-allocations are held twice from now on, after the reservations (as in a pass).
-    const sharing = host.preallocationSharing?.(i);
     if (sharing !== undefined) for (const r of sharedPreallocationHolds(sharing, plan.free, now)) plan.reserve(r);
     const end = Math.max(now, until);
     const all = preallocationEnd < end ? plan.freeBetween(Math.max(now, preallocationEnd), end) : Infinity;
-    return { free: plan.freeBetween(now, end), all };
+    const room = { free: plan.freeBetween(now, end), all };
+    if (inputs !== undefined) this.rooms.set(i, now, inputs, plan.free.times, room);
+    return room;
+  }
+
+  /**
+   * Everything reservedRoom(i, now, ...) reads but now, as one text: its arguments, the profiled jobs' steps and the
+   * shared pre-allocated processors there, the cluster's holdings version, and what the holdings that move with now
+   * (a malleable job's, one not started) are at now. undefined for a host that keeps no holdings versions.
+   */
+  private roomInputs(
+    i: number,
+    now: number,
+    until: number,
+    available: number,
+    reserved: readonly Reservation[],
+    preallocationEnd: number,
+    holds: readonly ProfiledHold[],
+    sharing: PreallocationSharing | undefined,
+  ): RoomInputs | undefined {
+    const host = this.host;
+    if (host.holdingsVersion === undefined || host.placedOn === undefined) return undefined;
+    const parts: Array<string | number> = [host.holdingsVersion(i), until, available, preallocationEnd];
+    for (const r of reserved) parts.push(`r ${JSON.stringify(r.id)} ${r.n} ${r.start} ${r.duration}`);
+    for (const h of holds) {
+      parts.push(`h ${JSON.stringify(h.id)} ${h.start} ${h.holding}`);
+      for (const s of h.steps) parts.push(s.duration, s.nodes);
+    }
+    if (sharing !== undefined) {
+      parts.push(`s ${sharing.unused} ${sharing.extras}`);
+      for (const j of sharing.byJob) parts.push(`${JSON.stringify(j.id)} ${j.unused} ${j.extras}`);
+    }
+    for (const job of host.placedOn(i))
+      if (holdingEndMovesWithNow(job))
+        parts.push(`m ${JSON.stringify(job.id)} ${job.held} ${holdingEnd(job, now, host.runtimeAt)}`);
+    return parts.join(',');
   }
 
   /** Moves when a job ended (or came): the host's count of placements, or the placed jobs' count and numbers. */
