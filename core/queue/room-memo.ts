@@ -30,16 +30,16 @@ export class RoomMemo {
   }
 
   /**
-   * Remembers cluster i's room computed at `now` from `inputs`; `times`: the breakpoints of the plan's free processors
-   * (the first after now bounds how long it holds).
+   * Remembers cluster i's room computed at `now` from `inputs`; `until`: the first time after now where the free
+   * processors of a plan it was read from change (firstAfter).
    */
-  set(i: number, now: number, inputs: RoomInputs, times: readonly number[], room: GrowthRoom): void {
-    let until = Number.POSITIVE_INFINITY;
-    for (const t of times)
-      if (t > now) {
-        until = t;
-        break;
-      }
+  set(i: number, now: number, inputs: RoomInputs, until: number, room: GrowthRoom): void {
     this.byCluster[i] = { inputs, at: now, until, room };
   }
+}
+
+/** The first of `times` (ascending) after now; Infinity when none is. */
+export function firstAfter(times: readonly number[], now: number): number {
+  for (const t of times) if (t > now) return t;
+  return Number.POSITIVE_INFINITY;
 }
