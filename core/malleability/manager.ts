@@ -69,6 +69,12 @@ export class MalleabilityManager {
     return this.byCluster.has(cluster.cluster.index) || this.byCluster.has(evolvingKey(cluster.cluster.index));
   }
 
+  /** The job a grow offer on the cluster awaits the answer of; undefined when none does. */
+  offeredTo(cluster: ClusterState): JobRecord | undefined {
+    const waiting = this.byCluster.get(cluster.cluster.index)?.waiting;
+    return waiting?.kind === 'offerGrow' ? waiting.job : undefined;
+  }
+
   /** Whether a shrink for evolving jobs' updates runs on the cluster. */
   busyForUpdates(cluster: ClusterState): boolean {
     return this.byCluster.has(evolvingKey(cluster.cluster.index));

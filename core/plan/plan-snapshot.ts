@@ -48,6 +48,12 @@ export interface PlanCluster {
   readonly availableNow: number;
   /** Where malleable extras fill unused pre-allocated processors (ClusterState.preallocationSharing). */
   readonly preallocationSharing?: PreallocationSharing | undefined;
+  /**
+   * Processors set aside for grow offers not yet answered (they leave `availableNow` without being in any job's
+   * holding), held as the queue policies' plans hold them: from now until `end` (core/queue/planned-pass.ts
+   * OffersHeld); `jobId`: the job they are offered to now (none between two offers of one operation).
+   */
+  readonly offersHeld?: { readonly n: number; readonly end: number; readonly jobId?: string | undefined } | undefined;
 }
 
 export interface PlanSource {
@@ -88,6 +94,8 @@ export interface ScheduledSteps {
 }
 
 export const PLAN_ITEM_LIMIT = 200;
+/** The id of the reservation that holds a cluster's pending grow offers in its plan (as the passes' plans name it). */
+const GROW_OFFERS = 'grow offers';
 /** Steps of a running job's size history kept in a snapshot (the latest). */
 export const PLAN_SIZE_STEPS = 50;
 
@@ -127,6 +135,16 @@ export interface PlannedReservation {
   readonly steps?: Step[];
 }
 
+/** Processors set aside for grow offers not yet answered, held from now as the queue policies' plans hold them. */
+export interface PlannedOffers {
+  readonly processors: number;
+  readonly start: number;
+  /** Until when the plans hold them (the latest estimated end of the cluster's malleable jobs); null: no end. */
+  readonly end: number | null;
+  /** The job they are offered to now; absent between two offers of one operation. */
+  readonly jobId?: string;
+}
+
 export interface ClusterPlan {
   readonly name: string;
   readonly processors: number;
@@ -138,6 +156,8 @@ export interface ClusterPlan {
   readonly runningTotal: number;
   readonly reservations: PlannedReservation[];
   readonly reservationsTotal: number;
+  /** Grow offers pending there; absent when none is. */
+  readonly offers?: PlannedOffers;
 }
 
 export interface PlanSnapshot {
@@ -232,10 +252,14 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
     const running = [...c.holdings.values()];
     let held = 0;
     for (const h of running) held += h.n;
-    // Decision: as in the queue policies' plans, the capacity is what a job may take now plus what placed jobs hold,
-    // constant from now on (the threshold and the background load as last seen).
-    const capacity = Math.max(0, cluster.availableNow + held);
+    // Decision: as in the queue policies' plans, the capacity is what a job may take now plus what placed jobs hold
+    // and what pending grow offers set aside, constant from now on (the threshold and the background load as last
+    // seen); the offers are held from now until the end those plans give them (planned-pass.ts settle and build).
+    const offers = cluster.offersHeld !== undefined && cluster.offersHeld.n > 0 ? cluster.offersHeld : undefined;
+    const capacity = Math.max(0, cluster.availableNow + held + (offers?.n ?? 0));
     const plan = AvailabilityProfile.build({ now, capacity, running });
+    if (offers !== undefined && offers.end > now)
+      plan.reserve({ id: GROW_OFFERS, n: offers.n, start: now, duration: offers.end - now });
     // Placed profiled jobs' next steps that need no more than they hold start on time, and what they hold then stays
     // theirs until their larger steps are in the plan: those processors are never freed at a step's end (so never set
     // aside there as shared pre-allocated processors, nor taken by a reservation put in before those steps).
@@ -285,6 +309,14 @@ export function planSnapshot(source: PlanSource): PlanSnapshot {
       runningTotal: c.runningTotal,
       reservations,
       reservationsTotal: waiting[i]!.length,
+      ...(offers !== undefined && {
+        offers: {
+          processors: offers.n,
+          start: now,
+          end: finiteOrNull(Math.max(now, offers.end)),
+          ...(offers.jobId !== undefined && { jobId: offers.jobId }),
+        },
+      }),
     };
   });
   return { now, queuePolicy: source.queuePolicy, planner: source.planner ?? source.queuePolicy, limit, clusters };

@@ -1,7 +1,13 @@
 // A pass of a planning queue policy (fcfs, easy, cbf) over the scheduler's queue: builds each cluster's plan from the
 // placed jobs, shows the policy each waiting job in turn, and places those it admits through the scheduler. The
 // scheduler keeps its records; this module reads them and acts through the small host below.
-import { sharedPreallocationHolds, type PreallocationSharing, type RuntimeAt } from '../plan/holding.js';
+import {
+  holdingEnd,
+  holdingEndMovesWithNow,
+  sharedPreallocationHolds,
+  type PreallocationSharing,
+  type RuntimeAt,
+} from '../plan/holding.js';
 import type { PlacedComponent } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import type { PlacementContext } from '../placement/policy.js';
@@ -25,6 +31,7 @@ import { MostTree } from '../scheduler/most-tree.js';
 import { NO_ROOM_LIMIT, type GrowthRoom } from '../scheduler/growth.js';
 import { prioritized, type PrioritizedJob, type QueuePriority } from './priority.js';
 import { withReservationDepth } from './registry.js';
+import { firstAfter, RoomMemo, type RoomInputs } from './room-memo.js';
 import type { StepFunction } from '../time/step-function.js';
 
 /** What a planned pass needs of the scheduler. */
@@ -294,6 +301,9 @@ export class PlannedPass {
     if (this.passPlans![i] === undefined) this.movedInPass = true;
   };
 
+  /** Each cluster's last reservedRoom, with what it was computed from (room-memo.ts). */
+  private readonly rooms = new RoomMemo();
+
   /** What a visit's placement may take on each cluster, made once (`set` before each placement). */
   private readonly placing: PassPlacement;
   private readonly placingWithMost: PassPlacementWithMost;
@@ -381,10 +391,11 @@ export class PlannedPass {
   }
 
   /**
-   * The least cluster i's plan has free over [now, until) with `reserved` (waiting jobs' reservations there) and the
-   * profiled jobs' steps ahead in, built afresh from what its placed jobs hold and `available` (what is available
-   * there now, negative when overcommitted; the shared processors set aside last): what malleable extras held until
-   * `until` may take or move onto without delaying a reservation (`free`); negative when the reservations do not fit;
+   * The least cluster i's plan has free over [now, until) with `reserved` (waiting jobs' reservations there) in, and
+   * at each waiting job's start there with the profiled jobs' steps ahead in too, built afresh from what its placed
+   * jobs hold and `available` (what is available there now, negative when overcommitted; the shared processors set
+   * aside last): what malleable extras held until `until` may take or move onto without delaying a waiting job
+   * (`free`); negative when the reservations do not fit;
    * Infinity when none is made. `all`: the least it has free over [preallocationEnd, until), what extras may take of
    * free and unfilled pre-allocated processors together (those left where a pre-allocation ends stay until `until`).
    * Read between passes (an evolving job's grow, a growth), it changes nothing the passes keep.
@@ -398,21 +409,96 @@ export class PlannedPass {
     preallocationEnd = Number.POSITIVE_INFINITY,
   ): GrowthRoom {
     // Decision: without a waiting job reserved here nothing limits the extras: a profiled job's step takes its
-    // processors back by mandatory shrinks (fpe-jobs.ts); with one, its steps are in the plan that reservation is in.
+    // processors back by mandatory shrinks (fpe-jobs.ts); with one, its steps are in the plan its start is read from.
     if (reserved.length === 0) return NO_ROOM_LIMIT;
     const host = this.host;
     const holds = (host.profiledHolds?.(now) ?? NO_HOLDS).filter((h) => h.cluster === i);
-    const kept = this.made(i, host.placedOn?.(i) ?? this.bucketed()[i]!, now);
-    const plan = AvailabilityProfile.build({ now, capacity: Math.max(0, available + kept.held), kept });
-    for (const r of reserved) plan.reserve(r);
-    const view = { clusterCount: host.grid.clusters.length, now, plan: () => plan };
-    for (const h of holds) reserveHold(view, h);
-    // The extras already filling pre-allocations are held twice from now on, after the reservations (as in a pass).
     const sharing = host.preallocationSharing?.(i);
-    if (sharing !== undefined) for (const r of sharedPreallocationHolds(sharing, plan.free, now)) plan.reserve(r);
+    const inputs = this.roomInputs(i, now, until, available, reserved, preallocationEnd, holds, sharing);
+    const remembered = inputs === undefined ? undefined : this.rooms.get(i, now, inputs);
+    if (remembered !== undefined) return remembered;
+    const kept = this.made(i, host.placedOn?.(i) ?? this.bucketed()[i]!, now);
+    const capacity = Math.max(0, available + kept.held);
+    const plan = this.roomPlan(now, capacity, kept, reserved, holds, sharing);
+    // Decision: a running profiled job's later step takes what it lacks back from malleable extras by mandatory
+    // shrinks (fpe-jobs.ts), as where nothing is reserved: it limits growth only at a waiting job's start (a
+    // reservation's, a waiting profiled job's first step's), which reclaims nothing, where it holds processors then
+    // (one that began before). Counted everywhere, a step limited growth even beside a reservation over before it
+    // began, or one it began inside (the step's own start taken for a waiting job's), and not at all once that job ran.
+    const plain = holds.length > 0 ? this.roomPlan(now, capacity, kept, reserved, NO_HOLDS, sharing) : plan;
     const end = Math.max(now, until);
-    const all = preallocationEnd < end ? plan.freeBetween(Math.max(now, preallocationEnd), end) : Infinity;
-    return { free: plan.freeBetween(now, end), all };
+    const from = Math.max(now, preallocationEnd);
+    let free = plain.freeBetween(now, end);
+    let all = preallocationEnd < end ? plain.freeBetween(from, end) : Infinity;
+    if (plain !== plan) {
+      const atStart = (start: number): void => {
+        const s = Math.max(now, start);
+        if (!(s < end || s === now)) return;
+        const left = plan.freeBetween(s, s);
+        free = Math.min(free, left);
+        if (preallocationEnd < end && s >= from) all = Math.min(all, left);
+      };
+      for (const r of reserved) atStart(r.start);
+      for (const h of holds) if (h.holding === undefined) atStart(h.start);
+    }
+    const validUntil = Math.min(firstAfter(plan.free.times, now), firstAfter(plain.free.times, now));
+    const room = { free, all };
+    if (inputs !== undefined) this.rooms.set(i, now, inputs, validUntil, room);
+    return room;
+  }
+
+  /**
+   * Cluster i's plan for reservedRoom: its placed jobs' holdings, the waiting jobs' reservations, the profiled jobs'
+   * steps ahead, and the extras already filling pre-allocations, held twice from now on after the reservations (as in
+   * a pass).
+   */
+  private roomPlan(
+    now: number,
+    capacity: number,
+    kept: KeptHoldings,
+    reserved: readonly Reservation[],
+    holds: readonly ProfiledHold[],
+    sharing: PreallocationSharing | undefined,
+  ): AvailabilityProfile {
+    const plan = AvailabilityProfile.build({ now, capacity, kept });
+    for (const r of reserved) plan.reserve(r);
+    const view = { clusterCount: this.host.grid.clusters.length, now, plan: () => plan };
+    for (const h of holds) reserveHold(view, h);
+    if (sharing !== undefined) for (const r of sharedPreallocationHolds(sharing, plan.free, now)) plan.reserve(r);
+    return plan;
+  }
+
+  /**
+   * Everything reservedRoom(i, now, ...) reads but now, as one text: its arguments, the profiled jobs' steps and the
+   * shared pre-allocated processors there, the cluster's holdings version, and what the holdings that move with now
+   * (a malleable job's, one not started) are at now. undefined for a host that keeps no holdings versions.
+   */
+  private roomInputs(
+    i: number,
+    now: number,
+    until: number,
+    available: number,
+    reserved: readonly Reservation[],
+    preallocationEnd: number,
+    holds: readonly ProfiledHold[],
+    sharing: PreallocationSharing | undefined,
+  ): RoomInputs | undefined {
+    const host = this.host;
+    if (host.holdingsVersion === undefined || host.placedOn === undefined) return undefined;
+    const parts: Array<string | number> = [host.holdingsVersion(i), until, available, preallocationEnd];
+    for (const r of reserved) parts.push(`r ${JSON.stringify(r.id)} ${r.n} ${r.start} ${r.duration}`);
+    for (const h of holds) {
+      parts.push(`h ${JSON.stringify(h.id)} ${h.start} ${h.holding}`);
+      for (const s of h.steps) parts.push(s.duration, s.nodes);
+    }
+    if (sharing !== undefined) {
+      parts.push(`s ${sharing.unused} ${sharing.extras}`);
+      for (const j of sharing.byJob) parts.push(`${JSON.stringify(j.id)} ${j.unused} ${j.extras}`);
+    }
+    for (const job of host.placedOn(i))
+      if (holdingEndMovesWithNow(job))
+        parts.push(`m ${JSON.stringify(job.id)} ${job.held} ${holdingEnd(job, now, host.runtimeAt)}`);
+    return parts.join(',');
   }
 
   /** Moves when a job ended (or came): the host's count of placements, or the placed jobs' count and numbers. */

@@ -4,6 +4,7 @@
 import type { SchedulerEventBody } from '../events.js';
 import type { ApplicationPort, LocalManager } from '../ports.js';
 import type { ClusterState } from './cluster-state.js';
+import type { GrowthRoom } from './growth.js';
 import type { JobRecord } from './job-record.js';
 import type { CapacityLedger } from './ledger.js';
 import type { Timers } from './timers.js';
@@ -27,10 +28,10 @@ export interface EvolvingHost {
   /** Processors of a pre-allocation came free on a cluster: malleable jobs may fill them, at another pass. */
   freed(state: ClusterState): void;
   /**
-   * The least the cluster has free from now on once the waiting jobs reserved there are in its plan: negative when
+   * What the cluster has free beside the waiting jobs reserved there (growth.ts ReservedRoom): `free` negative when
    * what Concertina holds leaves them short; Infinity when nothing is reserved there.
    */
-  reservedRoom(state: ClusterState, now: number): number;
+  reservedRoom(state: ClusterState, now: number): GrowthRoom;
   /** A job without a pre-allocation asks for `processors` more: the policy's iteration decides (DBES). */
   request(job: JobRecord, processors: number, now: number): void;
 }
@@ -177,7 +178,7 @@ export class EvolvingUpdates {
     // else to go is shrunk away, so that a waiting job starts when it was promised (cbf, easy's head).
     let shortage = Math.min(state.overcommitted, unshrunk);
     if (shortage < unshrunk && state.shrinkable > 0)
-      shortage = Math.max(shortage, Math.min(-this.host.reservedRoom(state, now), unshrunk));
+      shortage = Math.max(shortage, Math.min(-this.host.reservedRoom(state, now).free, unshrunk));
     if (shortage > 0 && state.shrinkable > 0) {
       for (const job of state.evolvingJobs) for (const d of job.evolveDemands) d.shrunkFor = true;
       this.host.malleability.shrinkForUpdates(state, shortage, now, due ? undefined : deadline);

@@ -26,13 +26,13 @@ import { holdingEnd } from '../plan/holding.js';
 import type { QueuePolicy, QueuePolicyName } from '../queue/policy.js';
 import { queuePolicies, queuePolicy } from '../queue/registry.js';
 import { prioritized, QUEUE_PRIORITIES, queuePriority, type QueuePriorityName } from '../queue/priority.js';
-import { planSnapshot, reservedViews, type PlanSnapshot } from '../plan/plan-snapshot.js';
+import { planSnapshot, reservedViews, type PlanCluster, type PlanSnapshot } from '../plan/plan-snapshot.js';
 import { checkAdoption, resumeAdopted, type AdoptedJob } from './adoption.js';
 import { Claimer } from './claimer.js';
 import { ClusterState, type ClusterSnapshot, type ThresholdScope } from './cluster-state.js';
 import { EventBus } from './event-bus.js';
 import { EvolvingUpdates } from './evolving.js';
-import { GrowthTrigger, NO_ROOM_LIMIT, type GrowthAtPoll, type GrowthRoom } from './growth.js';
+import { GrowthTrigger, NO_ROOM_LIMIT, type GrowthAtPoll, type ReservedRoom } from './growth.js';
 import { JobRecord } from './job-record.js';
 import { JobSizes } from './job-sizes.js';
 import { InteractiveJobs, type InteractiveClusterSample } from './interactive-jobs.js';
@@ -258,7 +258,7 @@ export class Scheduler {
         grantGrow: (job, n, offerId, why) => this.sizes.grantGrow(job, n, offerId, why),
         // What an operation leaves unclaimed was already offered: only processors freed meanwhile re-trigger growth.
         operationDone: () => (this.passRequested = true),
-        reservedRoom: (state, now) => this.reservedRoom(state.cluster.index, now),
+        reservedRoom: this.reservedRoom,
       },
       required(malleabilityPolicy(o.policy), 'policy', o.policy),
     );
@@ -272,7 +272,7 @@ export class Scheduler {
       o.claimMarginS,
     );
     this.iteration = this.malleability.policy.iteration?.(this.iterationHost());
-    this.growth = new GrowthTrigger(this.malleability, (state, now) => this.reservedRoom(state.cluster.index, now));
+    this.growth = new GrowthTrigger(this.malleability, this.reservedRoom);
     this.koalaScan = new KoalaScan({
       ...parts,
       queue: this.queue,
@@ -289,7 +289,7 @@ export class Scheduler {
       malleability: this.malleability,
       job: (id) => this.jobsById.get(id),
       freed,
-      reservedRoom: (state, now) => this.reservedRoom(state.cluster.index, now).free,
+      reservedRoom: this.reservedRoom,
       request: (job, processors, now) => {
         if (this.iteration) {
           this.iteration.request(job, processors, now);
@@ -486,6 +486,7 @@ export class Scheduler {
         processors: s.cluster.processors,
         availableNow: s.availableFor(),
         preallocationSharing: s.preallocationSharing(),
+        offersHeld: this.offersHeldFor(s, now),
       })),
       clusterIndex: (name) => this.grid.cluster(name)?.index,
       placed: this.placedJobs,
@@ -499,14 +500,16 @@ export class Scheduler {
   }
 
   /**
-   * The least cluster i has free until its malleable jobs' estimated ends once the waiting jobs reserved there by the
+   * The least a cluster has free until its malleable jobs' estimated ends once the waiting jobs reserved there by the
    * queue policy (and the profiled jobs' steps ahead) are in its plan (core/queue/planned-pass.ts): what their extras
    * may take or move onto without delaying those jobs (an extra goes with its job, which growing never makes end
    * later); negative when they do not fit, Infinity when nothing is reserved there or the policy brings its own
-   * iteration (dbes: its grants weigh delays themselves).
+   * iteration (dbes: its grants weigh delays themselves). One function, handed as it is to growth, the malleability
+   * manager, the evolving jobs' updates and operator resizes.
    */
-  private reservedRoom(i: number, now: number): GrowthRoom {
+  private readonly reservedRoom: ReservedRoom = (state, now) => {
     if (this.iteration) return NO_ROOM_LIMIT;
+    const i = state.cluster.index;
     const reserved: Reservation[] = [];
     for (const job of this.queue.list()) {
       const p = job.plannedStart;
@@ -519,7 +522,6 @@ export class Scheduler {
       });
     }
     if (reserved.length === 0) return NO_ROOM_LIMIT;
-    const state = this.clusters[i]!;
     let available = state.availableFor() - state.overcommitted;
     const offers = this.offersHeld(state, now);
     if (offers !== undefined) {
@@ -534,7 +536,7 @@ export class Scheduler {
         preallocationEnd = Math.min(preallocationEnd, holdingEnd(job, now, this.runtimeAt));
     const until = this.malleableEnd(state, now);
     return this.plannedPass.reservedRoom(i, now, until, available, reserved, preallocationEnd);
-  }
+  };
 
   /**
    * What grow offers set aside on a cluster, as the plans hold it: until the latest estimated end of its malleable
@@ -543,6 +545,12 @@ export class Scheduler {
   private offersHeld(state: ClusterState, now: number): OffersHeld | undefined {
     if (state.offered <= 0) return undefined;
     return { n: state.offered, end: this.malleableEnd(state, now) };
+  }
+
+  /** offersHeld, with the job they are offered to now (the plan snapshot draws them as its). */
+  private offersHeldFor(state: ClusterState, now: number): PlanCluster['offersHeld'] {
+    const offers = this.offersHeld(state, now);
+    return offers && { ...offers, jobId: this.malleability.offeredTo(state)?.id };
   }
 
   /** The latest estimated end of a cluster's running malleable jobs (core/plan/holding.ts), now at the earliest. */
@@ -669,9 +677,7 @@ export class Scheduler {
     this.epoch++;
     const job = this.jobsById.get(jobId);
     if (!job) return fail([{ path: 'jobId', message: `names no job ("${jobId}")` }]);
-    return resizeByOperator(job, delta, this.clusters, this.malleability, now, (state, t) =>
-      this.reservedRoom(state.cluster.index, t),
-    );
+    return resizeByOperator(job, delta, this.clusters, this.malleability, now, this.reservedRoom);
   }
 
   /** The information service: asks every cluster for its status (background load). */

@@ -120,6 +120,16 @@ const planSnapshot = z.object({
         }),
       ),
       reservationsTotal: z.number(),
+      /** Processors set aside for grow offers not yet answered, held from `start` (now) to `end`; absent: none. */
+      offers: z
+        .object({
+          processors: z.number(),
+          start: z.number(),
+          end: planEnd,
+          /** The job they are offered to now; absent between two offers of one operation. */
+          jobId: z.string().optional(),
+        })
+        .optional(),
     }),
   ),
 });

@@ -1,6 +1,6 @@
-// The plan snapshot over random running jobs and reservations: its free processors at every time equal an independent
-// recomputation from the items it lists (capacity minus running jobs until their ends minus reservations over their
-// spans); every job a reservation waits for is a running job of its cluster that ends by its start; and the items
+// The plan snapshot over random running jobs, reservations and a pending grow offer: its free processors at every time
+// equal an independent recomputation from the items it lists (capacity minus running jobs until their ends minus the
+// offer until its end minus reservations over their spans); every job a reservation waits for is a running job of its cluster that ends by its start; and the items
 // listed are bounded by the limit, their totals counted.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -44,12 +44,16 @@ const caseArb = fc.record({
     { maxLength: 8 },
   ),
   limit: fc.integer({ min: 1, max: 10 }),
+  /** Processors set aside for a grow offer not yet answered, held until `end`. */
+  offer: fc.option(fc.record({ n: fc.integer({ min: 1, max: 4 }), end: fc.integer({ min: NOW + 1, max: 80 }) }), {
+    nil: undefined,
+  }),
 });
 
 describe('plan snapshot (property)', () => {
   it('free equals capacity minus what the listed items hold; waits-for names running jobs ending by the start; bounded', () => {
     fc.assert(
-      fc.property(caseArb, ({ capacity, running, waiting, limit }) => {
+      fc.property(caseArb, ({ capacity, running, waiting, limit, offer }) => {
         const placed = running.map((r, i) =>
           job({
             id: `r${i}`,
@@ -74,7 +78,14 @@ describe('plan snapshot (property)', () => {
         const plan = planSnapshot({
           now: NOW,
           queuePolicy: 'cbf',
-          clusters: [{ name: 'a', processors: 12, availableNow: capacity - held }],
+          clusters: [
+            {
+              name: 'a',
+              processors: 12,
+              availableNow: capacity - held - (offer?.n ?? 0),
+              offersHeld: offer && { n: offer.n, end: offer.end, jobId: 'r0' },
+            },
+          ],
           clusterIndex: (n) => (n === 'a' ? 0 : undefined),
           placed,
           waiting: queue,
@@ -88,6 +99,7 @@ describe('plan snapshot (property)', () => {
         const reserved = waiting.filter((w) => w.start !== undefined).length;
         expect(c.reservationsTotal).toBe(reserved);
         expect(c.reservations.length).toBe(Math.min(limit, reserved));
+        expect(c.offers).toEqual(offer && { processors: offer.n, start: NOW, end: offer.end, jobId: 'r0' });
         // Independent recomputation at every integer time: what every running job holds (listed or not) and the
         // reservations listed.
         const valueAt = (t: number) => {
@@ -98,6 +110,7 @@ describe('plan snapshot (property)', () => {
         for (let t = NOW; t <= 120; t++) {
           let expected = cap;
           for (const r of running) if (r.walltime === undefined || r.start + r.walltime > t) expected -= r.n;
+          if (offer !== undefined && t < offer.end) expected -= offer.n;
           for (const r of c.reservations) if (r.start <= t && (r.end === null || t < r.end)) expected -= r.processors;
           expect(valueAt(t), `free at ${t}`).toBe(expected);
         }

@@ -187,6 +187,37 @@ describe('plan layout', () => {
     expect(l.boxes[1]!.text).toContain('up to 2 earlier');
   });
 
+  it('draws a pending grow offer from now until the plan frees it, as held by the job offered it, never as free', () => {
+    // r (3, 0..40) on 0..3, m (malleable: placed after the others; 4, 0..100) on 3..7; 3 offered to m, held 10..100,
+    // after m: on 7..10. h (5, 40..90) waits for r: m's 3..7 and the offer's 7..10 are taken, so h takes r's 0..3
+    // and 10..12 (without the offer drawn, 7..9: on processors the offer holds).
+    const plan: ClusterPlanView = {
+      ...base,
+      capacity: [{ t: 10, v: 12 }],
+      running: [{ ...run('m', 4, 0, 100), kind: 'malleable' }, run('r', 3, 0, 40)],
+      reservations: [{ id: 'h', processors: 5, start: 40, end: 90, waitsFor: ['r'] }],
+      offers: { processors: 3, start: 10, end: 100, jobId: 'm' },
+    };
+    const l = layoutPlan(plan, 10);
+    expect(l.boxes.map((b) => [b.kind, b.id, b.x0, b.x1, b.bands])).toEqual([
+      ['running', 'r', 0, 40, [[0, 3]]],
+      ['running', 'm', 0, 100, [[3, 7]]],
+      ['offered', 'm', 10, 100, [[7, 10]]],
+      [
+        'reserved',
+        'h',
+        40,
+        90,
+        [
+          [0, 3],
+          [10, 12],
+        ],
+      ],
+    ]);
+    expect(l.boxes[2]!.text).toContain('3 processors offered to job m');
+    expect(l.boxes[2]!.text).toContain('held until');
+  });
+
   it("ticks the processor axis so that its top is a tick; says a profiled job's steps as their sizes", () => {
     expect(processorAxis(4)).toEqual({ max: 4, interval: 1 });
     expect(processorAxis(16)).toEqual({ max: 16, interval: 4 });

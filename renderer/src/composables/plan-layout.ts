@@ -3,7 +3,8 @@
 // overlapping it in time has taken (in one band or several), running jobs first (by start; a profiled one's current
 // step; malleable ones last), then what is ahead (running profiled jobs' later steps, reservations) by start. Taken in
 // that order, every item placed before one and overlapping it holds processors at its start, so an item fits under the
-// capacity whenever the plan does.
+// capacity whenever the plan does. Processors set aside for pending grow offers are drawn from now, as held by the job
+// offered them, after the malleable jobs (they are malleable extras to be).
 // The plan counts processors twice where a malleable job's extras fill an evolving job's unused pre-allocation (both
 // holdings count them), so its capacity can exceed the cluster's processors. The axis is the cluster's processors; the
 // capacity beyond them is drawn as shared: malleable boxes take that many of the evolving boxes' unused processors.
@@ -14,8 +15,11 @@ export type PlanSnapshotView = MethodOutput<'plan.snapshot'>;
 export type ClusterPlanView = PlanSnapshotView['clusters'][number];
 
 export interface GanttBox {
-  /** `planned`: a running profiled job's later step, as the plan holds it. */
-  readonly kind: 'running' | 'backfilled' | 'reserved' | 'planned';
+  /**
+   * `planned`: a running profiled job's later step, as the plan holds it; `offered`: processors set aside for a grow
+   * offer not yet answered (its id the job offered them, or `grow offers` between two offers).
+   */
+  readonly kind: 'running' | 'backfilled' | 'reserved' | 'planned' | 'offered';
   readonly id: string;
   /** Time span drawn: [x0, x1); x1 is the chart's right edge for a job without an end. */
   readonly x0: number;
@@ -101,6 +105,7 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
   let right = now + Math.max(FUTURE_S, now - left);
   for (const r of plan.running) if (r.end !== null) right = Math.max(right, r.end);
   for (const r of plan.reservations) right = Math.max(right, r.end ?? r.start + FUTURE_S);
+  if (plan.offers?.end != null) right = Math.max(right, plan.offers.end);
   // Decision: a job without an end is drawn to the right edge, a tenth of the window past the last known time.
   const open = right + (right - left) / 10;
   right = open;
@@ -150,30 +155,21 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
     if (need > 0) bands.push([y, y + need]);
     return h > 0 ? bands : [[y, y]];
   };
-  // Decision: malleable jobs are placed after the other running jobs, so that their extras can be drawn inside the
-  // evolving jobs' unused pre-allocations they fill.
-  const malleableLast = (r: ClusterPlanView['running'][number]) => (r.kind === 'malleable' ? 1 : 0);
-  const running = [...plan.running].sort(
-    (a, b) => malleableLast(a) - malleableLast(b) || a.start - b.start || (a.id < b.id ? -1 : 1),
-  );
-  for (const r of running) {
-    // Decision: a running job's band is what it holds now (the plan's running jobs hold, together, no more than the
-    // capacity now); a larger past size is shaded up to the band's top, the hover text saying the size it had.
-    const band = r.processors;
-    const x0 = Math.max(r.start, left);
-    // A profiled job's box is its current step; its later steps are drawn after the running jobs (below).
-    const stepEnd = r.steps?.[1]?.t;
-    const x1 = stepEnd ?? r.end ?? open;
-    // What it may share: the evolving boxes' unused processors overlapping it in time, as many as are counted twice.
+  /**
+   * Where a box held from x0 to x1 on `h` processors is drawn (place); `extras`: malleable extras, which may share the
+   * evolving boxes' unused processors overlapping it in time, as many as are counted twice (those it takes are
+   * shared no more).
+   */
+  const placeHeld = (x0: number, x1: number, h: number, extras: boolean) => {
     let shareable: Array<[number, number]> = [];
-    if (r.kind === 'malleable' && shareLeft > 0) {
+    if (extras && shareLeft > 0) {
       const overlapping = [...unused].filter(([i]) => boxes[i]!.x0 < x1 && x0 < boxes[i]!.x1).flatMap(([, b]) => b);
       shareable = topOf(
         overlapping.sort((a, b) => a[0] - b[0]),
-        Math.min(shareLeft, band),
+        Math.min(shareLeft, h),
       );
     }
-    const bands = place(x0, x1, band, shareable);
+    const bands = place(x0, x1, h, shareable);
     const sharedBands = intersect(bands, shareable);
     const sharedCount = sharedBands.reduce((n, [from, to]) => n + to - from, 0);
     if (sharedCount > 0) {
@@ -191,6 +187,23 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
         unused.set(i, left);
       }
     }
+    return { bands, sharedBands, sharedCount };
+  };
+  // Decision: malleable jobs are placed after the other running jobs, so that their extras can be drawn inside the
+  // evolving jobs' unused pre-allocations they fill.
+  const malleableLast = (r: ClusterPlanView['running'][number]) => (r.kind === 'malleable' ? 1 : 0);
+  const running = [...plan.running].sort(
+    (a, b) => malleableLast(a) - malleableLast(b) || a.start - b.start || (a.id < b.id ? -1 : 1),
+  );
+  for (const r of running) {
+    // Decision: a running job's band is what it holds now (the plan's running jobs hold, together, no more than the
+    // capacity now); a larger past size is shaded up to the band's top, the hover text saying the size it had.
+    const band = r.processors;
+    const x0 = Math.max(r.start, left);
+    // A profiled job's box is its current step; its later steps are drawn after the running jobs (below).
+    const stepEnd = r.steps?.[1]?.t;
+    const x1 = stepEnd ?? r.end ?? open;
+    const { bands, sharedBands, sharedCount } = placeHeld(x0, x1, band, r.kind === 'malleable');
     const step =
       stepEnd !== undefined && r.step !== undefined
         ? ` · step ${r.step} of ${r.stepCount ?? r.step} until ${hms(stepEnd)}`
@@ -217,6 +230,29 @@ export function layoutPlan(plan: ClusterPlanView, now: number): GanttLayout {
       const t1 = Math.min(i + 1 < r.sizes.length ? r.sizes[i + 1]!.t : now, now);
       const t0 = Math.max(s.t, left);
       if (t1 > t0 && s.v > 0) sizes.push({ box: index, t0, t1, v: Math.min(s.v, band) });
+    });
+  }
+  // Decision: pending grow offers are drawn from now until the end the plans hold them to, as the job offered them
+  // holds its extras (after the malleable jobs, sharing what they leave of the unused pre-allocations), so that no
+  // processor they hold is drawn as free.
+  const offers = plan.offers;
+  const offersEnd = offers === undefined ? now : (offers.end ?? open);
+  if (offers !== undefined && offers.processors > 0 && offersEnd > Math.max(offers.start, left)) {
+    const x0 = Math.max(offers.start, left);
+    const { bands, sharedBands, sharedCount } = placeHeld(x0, offersEnd, offers.processors, true);
+    const to = offers.jobId === undefined ? 'set aside between two offers' : `offered to job ${offers.jobId}`;
+    const sharing = sharedCount > 0 ? ` · ${sharedCount} of them inside an evolving job's unused pre-allocation` : '';
+    const until = offers.end === null ? 'held with no end in the plan' : `held until ${hms(offers.end)}`;
+    boxes.push({
+      kind: 'offered',
+      id: offers.jobId ?? 'grow offers',
+      x0,
+      x1: offersEnd,
+      bands,
+      shared: sharedBands,
+      y0: bands[0]![0],
+      y1: bands[bands.length - 1]![1],
+      text: `${offers.processors} processor${offers.processors === 1 ? '' : 's'} ${to}${sharing} · a grow offer awaiting its answer, ${until}`,
     });
   }
   // What is ahead, placed by start (queue order among equal starts: a stable sort): running profiled jobs' later
