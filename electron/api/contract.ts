@@ -262,6 +262,8 @@ export const methods = {
       totals: z.object({
         grows: z.number(),
         shrinks: z.number(),
+        /** Malleable jobs' grows that failed (job.growFailed). */
+        failedGrows: z.number().optional(),
         updates: z.number(),
         misses: z.number().optional(),
         replacements: z.number().optional(),
