@@ -130,8 +130,8 @@ interface StepGrow {
 export class FpeJobs {
   private readonly jobs = new Map<string, ProfiledJob>();
   private variantOption: FpeVariant;
-  private readonly growTimeoutS: number;
-  private readonly growAttempts: number;
+  private growTimeoutOption = DEFAULT_FPE_GROW_TIMEOUT_S;
+  private growAttemptsOption = DEFAULT_FPE_GROW_ATTEMPTS;
 
   constructor(
     private readonly host: FpeJobsHost,
@@ -139,16 +139,44 @@ export class FpeJobs {
     grow: FpeGrowLimits = {},
   ) {
     this.variantOption = fpeVariant(variant)!;
-    this.growTimeoutS = grow.timeoutS ?? DEFAULT_FPE_GROW_TIMEOUT_S;
-    this.growAttempts = grow.attempts ?? DEFAULT_FPE_GROW_ATTEMPTS;
-    if (!(this.growTimeoutS > 0))
-      throw new RangeError(`fpeGrowTimeoutS: must be a number of seconds > 0 (got ${String(grow.timeoutS)})`);
-    if (!Number.isInteger(this.growAttempts) || this.growAttempts < 1)
-      throw new RangeError(`fpeGrowAttempts: must be a whole number >= 1 (got ${String(grow.attempts)})`);
+    for (const r of [
+      this.setGrowTimeoutS(grow.timeoutS ?? DEFAULT_FPE_GROW_TIMEOUT_S),
+      this.setGrowAttempts(grow.attempts ?? DEFAULT_FPE_GROW_ATTEMPTS),
+    ])
+      if (!r.ok) throw new RangeError(`${r.errors[0]!.path}: ${r.errors[0]!.message}`);
   }
 
   get variant(): FpeVariantName {
     return this.variantOption.name;
+  }
+
+  /** Seconds a step's grow may take to be all running before it is withdrawn (watchGrow). */
+  get growTimeoutS(): number {
+    return this.growTimeoutOption;
+  }
+
+  /** Failed grows of one step after which the job ends, failed (judgeGrow). */
+  get growAttempts(): number {
+    return this.growAttemptsOption;
+  }
+
+  /**
+   * Decision: a new timeout holds for the grows watched from now on, and for a watch already armed from its next
+   * withdrawal on (its first due time stays); a new limit of attempts is read at the next failed grow, so a job that
+   * has failed as often already ends then.
+   */
+  setGrowTimeoutS(seconds: number): Result<void> {
+    if (!(seconds > 0))
+      return fail([{ path: 'fpeGrowTimeoutS', message: `must be a number of seconds > 0 (got ${String(seconds)})` }]);
+    this.growTimeoutOption = seconds;
+    return ok(undefined);
+  }
+
+  setGrowAttempts(attempts: number): Result<void> {
+    if (!Number.isInteger(attempts) || attempts < 1)
+      return fail([{ path: 'fpeGrowAttempts', message: `must be a whole number >= 1 (got ${String(attempts)})` }]);
+    this.growAttemptsOption = attempts;
+    return ok(undefined);
   }
 
   setVariant(name: string): Result<void> {
