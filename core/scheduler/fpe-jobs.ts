@@ -247,7 +247,8 @@ export class FpeJobs {
       step: running ? index : -1,
       stepStart,
       stalled: false,
-      growFailures: 0,
+      // Decision: a stored count past the attempts allowed now (lowered meanwhile) ends the job at its next failure.
+      growFailures: running ? (step?.growFailures ?? 0) : 0,
       retryAt: Number.NEGATIVE_INFINITY,
       version: 0,
     };
@@ -475,6 +476,8 @@ export class FpeJobs {
         schedule: ScheduledEp | undefined;
         /** Running: its current step and the ones after it, as long as planned and with what it holds in each. */
         planned: EvolutionProfile;
+        /** Failed grows of the step its grows are for, so far (a restart keeps them: adoption.ts). */
+        growFailures: number;
       }
     | undefined {
     const p = this.jobs.get(jobId);
@@ -489,6 +492,7 @@ export class FpeJobs {
       stepStart: p.stepStart,
       schedule: p.schedule,
       planned,
+      growFailures: p.growFailures,
     };
   }
 
