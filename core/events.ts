@@ -71,6 +71,11 @@ export type SchedulerEventBody =
     }
   | { type: 'shrink.answered'; jobId: string; offerId: number; accepted: number; answered?: number; operator?: true }
   | { type: 'job.shrunk'; jobId: string; cluster: string; processors: number; size: number; voluntary: boolean }
+  /**
+   * `processors` of a malleable job's granted grow will never be active (its local jobs failed at the batch system,
+   * or were withdrawn); why. They are free again; the job runs on with `size`.
+   */
+  | { type: 'job.growFailed'; jobId: string; cluster: string; processors: number; size: number; reason: string }
   /** An evolving job asked for a new size (`announceS` 0: spontaneous). */
   | { type: 'evolve.requested'; jobId: string; cluster: string; processors: number; announceS: number }
   /** An evolving job's size changed inside its pre-allocation. */

@@ -44,6 +44,11 @@ export interface AdoptedStep {
    * expanded one longer than requested, and the processors it holds in each. Without it, the requested steps.
    */
   readonly planned?: readonly PlannedStep[];
+  /**
+   * Failed grows of the step its grows are for (the next one, or this one while its grow is under way), as the earlier
+   * run counted them: the attempts left go on from there, not afresh. Without it, none.
+   */
+  readonly growFailures?: number;
 }
 
 export interface PlannedStep {
@@ -106,6 +111,9 @@ export function checkAdoption(
       });
     else if (planned !== undefined) errors.push(...checkPlanned(planned, steps.slice(index)));
     if (!Number.isFinite(start)) errors.push({ path: 'step.start', message: `must be a time (got ${start})` });
+    const failures = adopted.step.growFailures;
+    if (failures !== undefined && !(Number.isInteger(failures) && failures >= 0))
+      errors.push({ path: 'step.growFailures', message: `must be a whole number, 0 or more (got ${failures})` });
   }
   if (adopted.cap !== undefined && !Number.isInteger(adopted.cap))
     errors.push({ path: 'cap', message: `must be a whole number (got ${adopted.cap})` });

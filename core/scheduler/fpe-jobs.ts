@@ -133,8 +133,8 @@ interface StepGrow {
 export class FpeJobs {
   private readonly jobs = new Map<string, ProfiledJob>();
   private variantOption: FpeVariant;
-  private readonly growTimeoutS: number;
-  private readonly growAttempts: number;
+  private growTimeoutOption = DEFAULT_FPE_GROW_TIMEOUT_S;
+  private growAttemptsOption = DEFAULT_FPE_GROW_ATTEMPTS;
   /** Inside a pass's tries of stalled steps, or breaking a mutual wait: a stall is judged after them, not at once. */
   private settling = false;
 
@@ -144,16 +144,44 @@ export class FpeJobs {
     grow: FpeGrowLimits = {},
   ) {
     this.variantOption = fpeVariant(variant)!;
-    this.growTimeoutS = grow.timeoutS ?? DEFAULT_FPE_GROW_TIMEOUT_S;
-    this.growAttempts = grow.attempts ?? DEFAULT_FPE_GROW_ATTEMPTS;
-    if (!(this.growTimeoutS > 0))
-      throw new RangeError(`fpeGrowTimeoutS: must be a number of seconds > 0 (got ${String(grow.timeoutS)})`);
-    if (!Number.isInteger(this.growAttempts) || this.growAttempts < 1)
-      throw new RangeError(`fpeGrowAttempts: must be a whole number >= 1 (got ${String(grow.attempts)})`);
+    for (const r of [
+      this.setGrowTimeoutS(grow.timeoutS ?? DEFAULT_FPE_GROW_TIMEOUT_S),
+      this.setGrowAttempts(grow.attempts ?? DEFAULT_FPE_GROW_ATTEMPTS),
+    ])
+      if (!r.ok) throw new RangeError(`${r.errors[0]!.path}: ${r.errors[0]!.message}`);
   }
 
   get variant(): FpeVariantName {
     return this.variantOption.name;
+  }
+
+  /** Seconds a step's grow may take to be all running before it is withdrawn (watchGrow). */
+  get growTimeoutS(): number {
+    return this.growTimeoutOption;
+  }
+
+  /** Failed grows of one step after which the job ends, failed (judgeGrow). */
+  get growAttempts(): number {
+    return this.growAttemptsOption;
+  }
+
+  /**
+   * Decision: a new timeout holds for the grows watched from now on, and for a watch already armed from its next
+   * withdrawal on (its first due time stays); a new limit of attempts is read at the next failed grow, so a job that
+   * has failed as often already ends then.
+   */
+  setGrowTimeoutS(seconds: number): Result<void> {
+    if (!(seconds > 0))
+      return fail([{ path: 'fpeGrowTimeoutS', message: `must be a number of seconds > 0 (got ${String(seconds)})` }]);
+    this.growTimeoutOption = seconds;
+    return ok(undefined);
+  }
+
+  setGrowAttempts(attempts: number): Result<void> {
+    if (!Number.isInteger(attempts) || attempts < 1)
+      return fail([{ path: 'fpeGrowAttempts', message: `must be a whole number >= 1 (got ${String(attempts)})` }]);
+    this.growAttemptsOption = attempts;
+    return ok(undefined);
   }
 
   setVariant(name: string): Result<void> {
@@ -224,7 +252,8 @@ export class FpeJobs {
       step: running ? index : -1,
       stepStart,
       stalled: false,
-      growFailures: 0,
+      // Decision: a stored count past the attempts allowed now (lowered meanwhile) ends the job at its next failure.
+      growFailures: running ? (step?.growFailures ?? 0) : 0,
       retryAt: Number.NEGATIVE_INFINITY,
       version: 0,
     };
@@ -457,6 +486,8 @@ export class FpeJobs {
         schedule: ScheduledEp | undefined;
         /** Running: its current step and the ones after it, as long as planned and with what it holds in each. */
         planned: EvolutionProfile;
+        /** Failed grows of the step its grows are for, so far (a restart keeps them: adoption.ts). */
+        growFailures: number;
       }
     | undefined {
     const p = this.jobs.get(jobId);
@@ -471,6 +502,7 @@ export class FpeJobs {
       stepStart: p.stepStart,
       schedule: p.schedule,
       planned,
+      growFailures: p.growFailures,
     };
   }
 

@@ -142,8 +142,20 @@ export class JobSizes {
       left -= k;
       if (last.processors === 0) job.growReasons.pop();
     }
-    if (job.malleable) this.cutGrants(job, n);
-    else if (job.evolving && job.spec.profile === undefined) {
+    if (job.malleable) {
+      // Decision: a malleable job's failed grow is job.growFailed, the counterpart of its job.grown (once per answer,
+      // the processors that will not come); a profiled job's is fpe.growFailed, a different fact (its step did not
+      // begin: attempts, a retry, or its end), and an evolving job's is its update's evolve.refused.
+      this.host.emit(now, {
+        type: 'job.growFailed',
+        jobId: job.id,
+        cluster: job.components[0]!.cluster,
+        processors: n,
+        size: job.size,
+        reason,
+      });
+      this.cutGrants(job, n);
+    } else if (job.evolving && job.spec.profile === undefined) {
       job.growFailure ??= reason;
       if (job.pendingGrow === 0) {
         // Decision: the update ends at the size it reached (job.evolved, `resources`: what the refusal leaves it at).

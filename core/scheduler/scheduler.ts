@@ -394,6 +394,24 @@ export class Scheduler {
     return r;
   }
 
+  /** Seconds a profiled job's step grow may take to be all running before it is withdrawn as failed. */
+  get fpeGrowTimeoutS(): number {
+    return this.fpe.growTimeoutS;
+  }
+
+  setFpeGrowTimeoutS(seconds: number): Result<void> {
+    return this.fpe.setGrowTimeoutS(seconds);
+  }
+
+  /** Failed grows of one step after which a profiled job ends, failed. */
+  get fpeGrowAttempts(): number {
+    return this.fpe.growAttempts;
+  }
+
+  setFpeGrowAttempts(attempts: number): Result<void> {
+    return this.fpe.setGrowAttempts(attempts);
+  }
+
   /** A profiled job's scheduled EP and the step it runs (fpe-jobs.ts); undefined for other jobs. */
   fpeSchedule(jobId: string): ReturnType<FpeJobs['describe']> {
     return this.fpe.describe(jobId);

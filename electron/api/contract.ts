@@ -160,6 +160,13 @@ const settings = z.strictObject({
   triesThreshold: z.number().int().min(1),
   /** How profiled evolving jobs are scheduled (core/fpe/registry.ts). */
   fpeVariant: z.enum(FPE_VARIANTS),
+  /** Seconds a profiled job's step grow may take to be all running before it is withdrawn as failed. */
+  fpeGrowTimeoutS: z.number({ error: 'must be a number of seconds > 0' }).positive('must be a number of seconds > 0'),
+  /** Failed grows of one step after which a profiled job ends, failed. */
+  fpeGrowAttempts: z
+    .number({ error: 'must be a whole number of attempts, 1 or more' })
+    .int('must be a whole number of attempts, 1 or more')
+    .min(1, 'must be a whole number of attempts, 1 or more'),
   /** The living default's stream of jobs: arrivals per hour and the mix of kinds (core/sim/workloads/stream.ts). */
   stream: jobStreamSettingsSchema,
   ...queueSettingsSchema.shape,
@@ -272,6 +279,8 @@ export const methods = {
       totals: z.object({
         grows: z.number(),
         shrinks: z.number(),
+        /** Malleable jobs' grows that failed (job.growFailed). */
+        failedGrows: z.number().optional(),
         updates: z.number(),
         misses: z.number().optional(),
         replacements: z.number().optional(),

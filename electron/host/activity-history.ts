@@ -1,5 +1,5 @@
-// The grow, shrink and evolve operations of the whole run for the console's Activity view, kept by the host so a
-// console opened late sees what one open from the start saw. Bounded like the grid history: operations are counted
+// The grow, shrink and evolve operations (and malleable jobs' failed grows) of the whole run for the console's Activity
+// view, kept by the host so a console opened late sees what one open from the start saw. Bounded like the grid history: operations are counted
 // per cluster in buckets of virtual time from 0; when the run reaches `limit` buckets, neighbouring buckets are
 // merged and the bucket doubles, so the counts always span the whole run in at most `limit` buckets. The latest
 // operations are kept whole (at most `latest` of them). Each event costs O(1), each answer O(limit × clusters).
@@ -11,6 +11,7 @@ export type ActivityOperation = Extract<
     type:
       | 'job.grown'
       | 'job.shrunk'
+      | 'job.growFailed'
       | 'evolve.requested'
       | 'job.evolved'
       | 'evolve.refused'
@@ -24,6 +25,7 @@ export type ActivityOperation = Extract<
 const OPERATIONS: ReadonlySet<string> = new Set([
   'job.grown',
   'job.shrunk',
+  'job.growFailed',
   'evolve.requested',
   'job.evolved',
   'evolve.refused',
@@ -50,10 +52,11 @@ export interface ActivityHistoryView {
   readonly updates: number[];
   /** Interactive jobs' deadline misses per bucket, all clusters. */
   readonly misses: number[];
-  /** Operations over the whole run, and interactive jobs' misses and re-placements. */
+  /** Operations over the whole run, malleable jobs' failed grows, and interactive jobs' misses and re-placements. */
   readonly totals: {
     readonly grows: number;
     readonly shrinks: number;
+    readonly failedGrows: number;
     readonly updates: number;
     readonly misses: number;
     readonly replacements: number;
@@ -68,7 +71,7 @@ export class ActivityHistory {
   private readonly shrinks = new Map<string, number[]>();
   private updates: number[] = [];
   private misses: number[] = [];
-  private totals = { grows: 0, shrinks: 0, updates: 0, misses: 0, replacements: 0 };
+  private totals = { grows: 0, shrinks: 0, failedGrows: 0, updates: 0, misses: 0, replacements: 0 };
   private latestOps: ActivityOperation[] = [];
 
   constructor(
@@ -90,6 +93,9 @@ export class ActivityHistory {
       row[b] = (row[b] ?? 0) + 1;
       if (e.type === 'job.grown') this.totals.grows++;
       else this.totals.shrinks++;
+    } else if (e.type === 'job.growFailed') {
+      // Decision: a failed grow is listed and counted, not charted: the chart counts operations done.
+      this.totals.failedGrows++;
     } else if (e.type === 'interactive.missed') {
       this.misses[b] = (this.misses[b] ?? 0) + 1;
       this.totals.misses++;
@@ -129,7 +135,7 @@ export class ActivityHistory {
     this.shrinks.clear();
     this.updates = [];
     this.misses = [];
-    this.totals = { grows: 0, shrinks: 0, updates: 0, misses: 0, replacements: 0 };
+    this.totals = { grows: 0, shrinks: 0, failedGrows: 0, updates: 0, misses: 0, replacements: 0 };
     this.latestOps = [];
   }
 

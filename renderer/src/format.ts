@@ -62,6 +62,8 @@ export function describeEvent(e: import('./api/types.js').SchedulerEvent): strin
       return `${e.processors} on ${e.cluster}${e.mandatory ? ' (mandatory)' : ''} (offer ${e.offerId})${e.operator ? ' by the operator' : ''}${why(shrinkPurpose(e))}`;
     case 'job.shrunk':
       return `−${e.processors} on ${e.cluster} → ${e.size}${e.voluntary ? ' (voluntary)' : ''}`;
+    case 'job.growFailed':
+      return `grow failed: ${e.processors} processor${e.processors === 1 ? '' : 's'} on ${e.cluster} will not come, stays at ${e.size}: ${e.reason}`;
     case 'evolve.requested':
       return e.announceS > 0
         ? `asks for ${e.processors} on ${e.cluster} in ${e.announceS} s (announced)`

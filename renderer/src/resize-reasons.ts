@@ -1,7 +1,8 @@
 // Why a job grew or shrank, from its own events: a DBES expansion names its step and the waiting job it serves
 // (grow.offered/grow.answered `step`, `forJob`), a DBES shrink its phase and whom it serves (shrink.requested
 // `phase`, `forJob`, `fromStep`, `fromFor`). A DBES job.grown names its step and job too; other job.grown events and
-// job.shrunk are paired with the request they carry out, in order, by processors (a grant may arrive a few at a time).
+// job.shrunk are paired with the request they carry out, in order, by processors (a grant may arrive a few at a time;
+// a job.growFailed takes its processors off the latest grants).
 import type { SchedulerEvent } from './api/types.js';
 
 type Grown = Extract<SchedulerEvent, { type: 'job.grown' }>;
@@ -73,6 +74,15 @@ export function resizeReasons(events: readonly SchedulerEvent[]): Map<string, Re
       // A DBES expansion's job.grown names its step and job itself (the pairing stays in step for the others).
       if (e.step) out.set(resizeKey(e), { kind: 'grow', step: e.step, ...(e.forJob ? { forJob: e.forJob } : {}) });
       else if (reason) out.set(resizeKey(e), reason);
+    } else if (e.type === 'job.growFailed') {
+      // The processors that failed are the latest granted (core/scheduler/job-sizes.ts): they leave the queue's tail.
+      for (let left = e.processors; left > 0 && grows.length > 0;) {
+        const last = grows[grows.length - 1]!;
+        const used = Math.min(left, last.left);
+        last.left -= used;
+        left -= used;
+        if (last.left <= 0) grows.pop();
+      }
     } else if (e.type === 'job.shrunk' && !e.voluntary) {
       const reason = take(shrinks, e.processors);
       if (reason) out.set(resizeKey(e), reason);

@@ -400,6 +400,7 @@ class LiveWorldImpl implements LiveWorld {
               index: fpe.step,
               start: fpe.stepStart,
               planned: fpe.planned.map((s) => ({ durationS: s.duration, processors: s.nodes })),
+              ...(fpe.growFailures > 0 && { growFailures: fpe.growFailures }),
             },
           }),
       });

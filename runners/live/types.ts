@@ -56,7 +56,8 @@ export const livePersistentJobSchema = z.strictObject({
    * A profiled (FPE) job's step (0-based) and when that step began: the adopted job goes on with its profile from it.
    * `planned`: that step and the ones after it as planned (its scheduled EP: an expanded step lasts longer than
    * requested), so that the adopted job keeps its expansions. Decision: optional, as `cap` (a state stored before it
-   * adopts its job at the requested lengths).
+   * adopts its job at the requested lengths). `growFailures`: its failed grows of the step they are for, so that a
+   * restart does not give it a fresh set of attempts (absent: none).
    */
   step: z
     .strictObject({
@@ -65,6 +66,7 @@ export const livePersistentJobSchema = z.strictObject({
       planned: z
         .array(z.strictObject({ durationS: z.number().min(0), processors: z.number().int().min(0) }))
         .optional(),
+      growFailures: z.number().int().min(0).optional(),
     })
     .optional(),
 });

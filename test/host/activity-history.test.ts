@@ -45,7 +45,7 @@ describe('ActivityHistory', () => {
     expect(v.grows).toEqual({ a: [1, 0, 0, 0], b: [0, 1, 0, 0] });
     expect(v.shrinks).toEqual({ a: [0, 1, 0, 0], b: [0, 0, 0, 0] });
     expect(v.updates).toEqual([0, 0, 1, 0]);
-    expect(v.totals).toEqual({ grows: 2, shrinks: 1, updates: 1, misses: 0, replacements: 0 });
+    expect(v.totals).toEqual({ grows: 2, shrinks: 1, failedGrows: 0, updates: 1, misses: 0, replacements: 0 });
     // The latest 3 operations, oldest first.
     expect(v.latest.map((e) => e.t)).toEqual([12, 15, 25]);
   });
@@ -87,6 +87,27 @@ describe('ActivityHistory', () => {
     const v = h.view(15);
     expect(v.updates).toEqual([0, 1]);
     expect(v.latest).toEqual([wait]);
+  });
+
+  it("counts a malleable job's failed grow apart, lists it, and charts it as no grow or shrink", () => {
+    const h = new ActivityHistory(4, 10, 3);
+    const failed = {
+      type: 'job.growFailed',
+      t: 12,
+      jobId: 'm',
+      cluster: 'a',
+      processors: 3,
+      size: 2,
+      reason: 'withdrawn by Concertina before their local jobs ran',
+    } as const;
+    h.add(grown(5));
+    h.add(failed);
+    const v = h.view(15);
+    expect(v.grows).toEqual({ a: [1, 0] });
+    expect(v.shrinks).toEqual({ a: [0, 0] });
+    expect(v.updates).toEqual([0, 0]);
+    expect(v.totals).toEqual({ grows: 1, shrinks: 0, failedGrows: 1, updates: 0, misses: 0, replacements: 0 });
+    expect(v.latest.at(-1)).toEqual(failed);
   });
 
   it('merges neighbouring buckets when the run outgrows its limit, keeping every count', () => {
@@ -159,6 +180,7 @@ describe('activity.history', () => {
     expect(h.totals).toEqual({
       grows: grows.length,
       shrinks: shrinks.length,
+      failedGrows: 0,
       updates: updates.length,
       misses: 0,
       replacements: 0,
@@ -177,7 +199,14 @@ describe('activity.history', () => {
     run(30);
     expect(history(host).totals.grows).toBeGreaterThan(0);
     host.call('sim.reset', { grid, workload: 'none', seed: 1 });
-    expect(history(host).totals).toEqual({ grows: 0, shrinks: 0, updates: 0, misses: 0, replacements: 0 });
+    expect(history(host).totals).toEqual({
+      grows: 0,
+      shrinks: 0,
+      failedGrows: 0,
+      updates: 0,
+      misses: 0,
+      replacements: 0,
+    });
     expect(history(host).latest).toEqual([]);
     host.stop();
   });

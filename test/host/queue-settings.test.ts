@@ -301,15 +301,65 @@ describe('the FPE variant and the other scheduler settings through the host', ()
     expect(third.world.scheduler.approachName).toBe('pwa');
   });
 
+  it("changes a profiled job's grow timeout and attempts on the scheduler; a bad value is refused at its field", () => {
+    const host = hostOn(storeFile());
+    const scheduler = () => host.world.scheduler;
+    expect(host.call('settings.get', {})).toMatchObject({
+      ok: true,
+      value: { fpeGrowTimeoutS: 300, fpeGrowAttempts: 3 },
+    });
+    expect(host.call('settings.set', { fpeGrowTimeoutS: 90.5, fpeGrowAttempts: 5 })).toMatchObject({
+      ok: true,
+      value: { fpeGrowTimeoutS: 90.5, fpeGrowAttempts: 5 },
+    });
+    expect([scheduler().fpeGrowTimeoutS, scheduler().fpeGrowAttempts]).toEqual([90.5, 5]);
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ fpeGrowTimeoutS: 0 }, 'fpeGrowTimeoutS', 'must be a number of seconds > 0'],
+      [{ fpeGrowTimeoutS: -30 }, 'fpeGrowTimeoutS', 'must be a number of seconds > 0'],
+      [{ fpeGrowTimeoutS: 'soon' }, 'fpeGrowTimeoutS', 'must be a number of seconds > 0'],
+      [{ fpeGrowAttempts: 0 }, 'fpeGrowAttempts', 'must be a whole number of attempts, 1 or more'],
+      [{ fpeGrowAttempts: 2.5 }, 'fpeGrowAttempts', 'must be a whole number of attempts, 1 or more'],
+      [{ fpeGrowAttempts: null }, 'fpeGrowAttempts', 'must be a whole number of attempts, 1 or more'],
+    ];
+    for (const [input, field, message] of cases) {
+      const r = host.call('settings.set', input as never);
+      expect(r.ok, JSON.stringify(input)).toBe(false);
+      if (!r.ok) expect(r.errors).toEqual([{ path: field, message }]);
+    }
+    expect([scheduler().fpeGrowTimeoutS, scheduler().fpeGrowAttempts]).toEqual([90.5, 5]);
+  });
+
+  it("a profiled job's grow timeout and attempts are stored with the run, replayed when it resumes, kept through sim.reset", async () => {
+    const file = storeFile();
+    const host = hostOn(file);
+    expect(host.call('settings.set', { fpeGrowTimeoutS: 45, fpeGrowAttempts: 1 }).ok).toBe(true);
+    const again = await restart(file);
+    expect([again.world.scheduler.fpeGrowTimeoutS, again.world.scheduler.fpeGrowAttempts]).toEqual([45, 1]);
+    expect(again.call('sim.reset', { grid: 'das3', workload: 'none' }).ok).toBe(true);
+    expect(again.call('settings.get', {})).toMatchObject({
+      ok: true,
+      value: { fpeGrowTimeoutS: 45, fpeGrowAttempts: 1 },
+    });
+    const third = await restart(file);
+    expect([third.world.scheduler.fpeGrowTimeoutS, third.world.scheduler.fpeGrowAttempts]).toEqual([45, 1]);
+  });
+
   it("a malleability policy, approach and FPE variant chosen before run.startLive are the live run's, and still after a resume", async () => {
     const file = storeFile();
     const built: FakeWorld[] = [];
     const host = hostOn(file, fakeFactory(built));
     host.call('clusters.save', { name: 'a', login: { via: 'local' }, system: 'local', slots: 4 });
-    expect(host.call('settings.set', { policy: 'dbes', approach: 'pwa', fpeVariant: 'infX' }).ok).toBe(true);
+    expect(
+      host.call('settings.set', { policy: 'dbes', approach: 'pwa', fpeVariant: 'infX', fpeGrowAttempts: 2 }).ok,
+    ).toBe(true);
     expect((await host.call('run.startLive', {})).ok).toBe(true);
     const live = built[0]!.scheduler;
-    expect([live.policy.name, live.approachName, live.fpeVariant]).toEqual(['dbes', 'pwa', 'infX']);
+    expect([live.policy.name, live.approachName, live.fpeVariant, live.fpeGrowAttempts]).toEqual([
+      'dbes',
+      'pwa',
+      'infX',
+      2,
+    ]);
     expect(host.call('settings.get', {})).toMatchObject({
       ok: true,
       value: { policy: 'dbes', approach: 'pwa', fpeVariant: 'infX' },
@@ -323,5 +373,6 @@ describe('the FPE variant and the other scheduler settings through the host', ()
       'pwa',
       'infX',
     ]);
+    expect(resumed.scheduler.fpeGrowAttempts).toBe(2);
   });
 });

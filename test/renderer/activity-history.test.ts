@@ -45,7 +45,7 @@ describe('activity history', () => {
     expect(store.buckets.bucketS).toBe(120);
     expect(store.buckets.starts[0]).toBe(0);
     expect(store.buckets.grows.fs0!.reduce((s, x) => s + x, 0)).toBe(203);
-    expect(store.totals).toEqual({ grows: 203, shrinks: 40, updates: 0, misses: 0, replacements: 0 });
+    expect(store.totals).toEqual({ grows: 203, shrinks: 40, failedGrows: 0, updates: 0, misses: 0, replacements: 0 });
     expect(store.latest.map((e) => 'jobId' in e && e.jobId)).toEqual(['job-9', 'job-8', 'job-7']);
     // A new run (time goes back on the stream) forgets the old run's history.
     store.receive({
@@ -53,7 +53,7 @@ describe('activity history', () => {
       snapshot: { time: 10, speed: '1x', clusters: [], run: { state: 'running' }, behindS: 0 },
     });
     expect(store.history).toBeNull();
-    expect(store.totals).toEqual({ grows: 0, shrinks: 0, updates: 0, misses: 0, replacements: 0 });
+    expect(store.totals).toEqual({ grows: 0, shrinks: 0, failedGrows: 0, updates: 0, misses: 0, replacements: 0 });
   });
 
   it('says why when the host cannot answer, and keeps what the stream brought', async () => {

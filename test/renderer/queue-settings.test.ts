@@ -21,6 +21,8 @@ const settingsOf = (queue: 'koala' | 'fcfs' | 'easy') => ({
   reservationDepth: null,
   priority: 'submit' as const,
   fpeVariant: '2X+c' as const,
+  fpeGrowTimeoutS: 300,
+  fpeGrowAttempts: 3,
 });
 const CHOICES = {
   queuePolicies: [

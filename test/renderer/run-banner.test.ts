@@ -117,6 +117,8 @@ describe('run-status banner', () => {
           reservationDepth: null,
           priority: 'submit',
           fpeVariant: '2X+c',
+          fpeGrowTimeoutS: 300,
+          fpeGrowAttempts: 3,
         },
       },
     });

@@ -14,6 +14,8 @@ const QUEUE_AND_FPE = {
   reservationDepth: null,
   priority: 'submit' as const,
   fpeVariant: '2X+c' as const,
+  fpeGrowTimeoutS: 300,
+  fpeGrowAttempts: 3,
 };
 
 describe('settings store', () => {
@@ -123,6 +125,8 @@ describe('settings store', () => {
     expect(settingsFieldOf('policy')).toBe('policy');
     expect(settingsFieldOf('approach')).toBe('approach');
     expect(settingsFieldOf('triesThreshold')).toBe('triesThreshold');
+    expect(settingsFieldOf('fpeGrowTimeoutS')).toBe('fpeGrowTimeoutS');
+    expect(settingsFieldOf('fpeGrowAttempts')).toBe('fpeGrowAttempts');
     expect(settingsFieldOf('other')).toBe('form');
     expect(settingsFieldOf('')).toBe('form');
   });
@@ -198,6 +202,71 @@ describe('Settings view', () => {
     stores.settings.form.policy = 'rigid';
     await flushPromises();
     expect(wrapper.find('[data-testid="hint-policy"]').text()).toBe('never resize');
+    wrapper.unmount();
+  });
+
+  it("shows a profiled job's grow timeout and attempts, sends them, and shows a refusal or an empty one at its field", async () => {
+    const pinia = createPinia();
+    setActivePinia(pinia);
+    const client = fakeClient({
+      'settings.get': {
+        ok: true,
+        value: { approach: 'pra', policy: 'fpsma', triesThreshold: 3, stream: STREAM, ...QUEUE_AND_FPE },
+      },
+    });
+    const stores = createStores(client);
+    const wrapper = mount(SettingsView, {
+      global: { plugins: [pinia], provide: { [STORES as symbol]: stores } },
+      attachTo: 'body',
+    });
+    await flushPromises();
+    const input = (field: string) => wrapper.find(`[data-testid="field-${field}"] input`);
+    expect(input('fpeGrowTimeoutS').element).toHaveProperty('value', '300');
+    expect(input('fpeGrowAttempts').element).toHaveProperty('value', '3');
+    const sets = () => client.calls.filter((c) => c.method === 'settings.set');
+
+    // Emptied, it is required: refused at its field before the API is asked.
+    stores.settings.form.fpeGrowAttempts = null;
+    await wrapper.find('[data-testid="save-settings"]').trigger('click');
+    await flushPromises();
+    expect(wrapper.find('[data-testid="error-fpeGrowAttempts"]').text()).toBe('is required');
+    expect(sets()).toEqual([]);
+
+    // The host's refusal (its zod schema) lands at the field it names; an edit of that field clears it.
+    stores.settings.form.fpeGrowAttempts = 2;
+    stores.settings.form.fpeGrowTimeoutS = 0;
+    client.answers['settings.set'] = {
+      ok: false,
+      errors: [{ path: 'fpeGrowTimeoutS', message: 'must be a number of seconds > 0' }],
+    };
+    await wrapper.find('[data-testid="save-settings"]').trigger('click');
+    await flushPromises();
+    expect(sets().at(-1)?.payload).toMatchObject({ fpeGrowTimeoutS: 0, fpeGrowAttempts: 2 });
+    expect(wrapper.find('[data-testid="error-fpeGrowTimeoutS"]').text()).toBe('must be a number of seconds > 0');
+    expect(wrapper.find('[data-testid="error-fpeGrowAttempts"]').exists()).toBe(false);
+    await input('fpeGrowTimeoutS').setValue('120');
+    await input('fpeGrowTimeoutS').trigger('blur');
+    await flushPromises();
+    expect(stores.settings.form.fpeGrowTimeoutS).toBe(120);
+    expect(wrapper.find('[data-testid="error-fpeGrowTimeoutS"]').exists()).toBe(false);
+
+    client.answers['settings.set'] = {
+      ok: true,
+      value: {
+        approach: 'pra',
+        policy: 'fpsma',
+        triesThreshold: 3,
+        stream: STREAM,
+        ...QUEUE_AND_FPE,
+        fpeGrowTimeoutS: 120,
+        fpeGrowAttempts: 2,
+      },
+    };
+    await wrapper.find('[data-testid="save-settings"]').trigger('click');
+    await flushPromises();
+    expect(sets().at(-1)?.payload).toMatchObject({ fpeGrowTimeoutS: 120, fpeGrowAttempts: 2 });
+    expect(wrapper.find('[data-testid="settings-saved"]').exists()).toBe(true);
+    expect(input('fpeGrowAttempts').element).toHaveProperty('value', '2');
     wrapper.unmount();
   });
 

@@ -112,6 +112,11 @@ describe("a malleable job's grow that fails", () => {
     // Counted on the grant as it stood: 3, of which 1 comes.
     expect(h.apps.grants.at(-1)).toEqual({ offerId: offer.offerId, jobId: 'g', granted: 1, accepted: 3 });
     expect([job.size, job.pendingGrow]).toEqual([3, 0]);
+    // Each answer is told as it came, for the console: which job, how many processors, the size it stays at, why.
+    expect(h.ofType('job.growFailed')).toEqual([
+      { t: 2, type: 'job.growFailed', jobId: 'g', cluster: 'a', processors: 1, size: 3, reason },
+      { t: 2, type: 'job.growFailed', jobId: 'g', cluster: 'a', processors: 2, size: 3, reason },
+    ]);
     // The 3 that failed are free again: growth offers them to the job, which has room for them.
     h.at(3).pass();
     expect(h.apps.growOffers.at(-1)).toMatchObject({ jobId: 'g', processors: 3 });

@@ -19,10 +19,19 @@ export const SCHEDULER_SETTINGS = new Set([
   'reservationDepth',
   'priority',
   'fpeVariant',
+  'fpeGrowTimeoutS',
+  'fpeGrowAttempts',
 ]);
 
 /** The scheduler settings a new run does not take from its config (the queue settings are in it): carried as commands. */
-const CARRIED_SETTINGS = ['approach', 'policy', 'triesThreshold', 'fpeVariant'] as const;
+const CARRIED_SETTINGS = [
+  'approach',
+  'policy',
+  'triesThreshold',
+  'fpeVariant',
+  'fpeGrowTimeoutS',
+  'fpeGrowAttempts',
+] as const;
 
 /** The priorities in words for Settings (a new name in QUEUE_PRIORITIES needs its words here: the Record says so). */
 const PRIORITY_DESCRIPTIONS: Readonly<Record<QueuePriorityName, string>> = {
@@ -80,6 +89,8 @@ export class SettingsService {
       policy: s.policy.name,
       triesThreshold: s.queue.triesThreshold,
       fpeVariant: s.fpeVariant,
+      fpeGrowTimeoutS: s.fpeGrowTimeoutS,
+      fpeGrowAttempts: s.fpeGrowAttempts,
       stream: this.run.world.streamSettings ?? NO_JOB_STREAM,
       ...this.queueSettings(),
     };
@@ -94,7 +105,14 @@ export class SettingsService {
   /** The run's scheduler settings other than the queue ones, which a new run's config does not hold. */
   carried(): Record<(typeof CARRIED_SETTINGS)[number], unknown> {
     const s = this.get();
-    return { approach: s.approach, policy: s.policy, triesThreshold: s.triesThreshold, fpeVariant: s.fpeVariant };
+    return {
+      approach: s.approach,
+      policy: s.policy,
+      triesThreshold: s.triesThreshold,
+      fpeVariant: s.fpeVariant,
+      fpeGrowTimeoutS: s.fpeGrowTimeoutS,
+      fpeGrowAttempts: s.fpeGrowAttempts,
+    };
   }
 
   /**
@@ -122,6 +140,8 @@ export class SettingsService {
     if (key === 'reservationDepth') return s.setReservationDepth(value === null ? undefined : Number(value));
     if (key === 'priority') return s.setPriority(String(value));
     if (key === 'fpeVariant') return s.setFpeVariant(String(value));
+    if (key === 'fpeGrowTimeoutS') return s.setFpeGrowTimeoutS(Number(value));
+    if (key === 'fpeGrowAttempts') return s.setFpeGrowAttempts(Number(value));
     if (key === 'approach') s.setApproach(String(value));
     else if (key === 'policy') s.setPolicy(String(value));
     else if (key === 'triesThreshold') s.queue.triesThreshold = Number(value);

@@ -11,6 +11,7 @@ export const VIEW_EVENTS: ReadonlySet<string> = new Set([
   'job.evolved',
   'evolve.refused',
   'job.grown',
+  'job.growFailed',
   'job.shrunk',
   'job.ended',
 ]);

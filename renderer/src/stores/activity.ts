@@ -1,8 +1,8 @@
 // Grow and shrink activity: the host's counts over the whole run (activity.history, bucketed and bounded in the host),
 // loaded when the view opens and refreshed while it is open; from the event stream, a bounded list of those events
 // (job.grown, job.shrunk) — counted per bucket of virtual time per cluster when the host's history is not there —
-// evolving jobs' updates (evolve.requested, job.evolved, evolve.refused, fpe.growFailed, fpe.mutualWait), and every
-// job's own events (bounded per job and in the number of jobs).
+// evolving jobs' updates (evolve.requested, job.evolved, evolve.refused, fpe.growFailed, fpe.mutualWait), malleable
+// jobs' failed grows (job.growFailed), and every job's own events (bounded per job and in the number of jobs).
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
 import type { ApiClient, MethodOutput, SchedulerEvent, StreamMessage } from '../api/types.js';
@@ -43,6 +43,13 @@ export function isEvolve(e: SchedulerEvent): e is EvolveEvent {
   );
 }
 
+/** A malleable job's grow that failed: processors granted that will not come. */
+export type FailedGrowEvent = Extract<SchedulerEvent, { type: 'job.growFailed' }>;
+
+export function isFailedGrow(e: SchedulerEvent): e is FailedGrowEvent {
+  return e.type === 'job.growFailed';
+}
+
 /** Interactive jobs' deadline misses and re-placements after an overrun. */
 export type InteractiveEvent = Extract<SchedulerEvent, { type: 'interactive.missed' | 'interactive.replaced' }>;
 
@@ -51,7 +58,7 @@ export function isInteractive(e: SchedulerEvent): e is InteractiveEvent {
 }
 
 /** What the Activity view lists. */
-export type ActivityEvent = ResizeEvent | EvolveEvent | InteractiveEvent;
+export type ActivityEvent = ResizeEvent | EvolveEvent | FailedGrowEvent | InteractiveEvent;
 
 /** The job an event is about, if any. */
 export function jobOf(e: SchedulerEvent): string | undefined {
@@ -123,6 +130,8 @@ export function defineActivityStore(client: ApiClient) {
     const events = shallowRef<ResizeEvent[]>([]);
     /** Evolving jobs' updates, oldest first, at most ACTIVITY_LIMIT. */
     const updates = shallowRef<EvolveEvent[]>([]);
+    /** Malleable jobs' failed grows, oldest first, at most ACTIVITY_LIMIT. */
+    const failedGrows = shallowRef<FailedGrowEvent[]>([]);
     /** Interactive jobs' misses and re-placements, oldest first, at most ACTIVITY_LIMIT. */
     const interactive = shallowRef<InteractiveEvent[]>([]);
     /** Per job, its events, oldest first, at most JOB_EVENTS_LIMIT each. */
@@ -137,12 +146,13 @@ export function defineActivityStore(client: ApiClient) {
     const buckets = computed<Buckets>(() => history.value ?? bucketize(events.value, now.value));
     /** Operations over the whole run (the host's totals), or those the stream brought. */
     const totals = computed(() => {
-      if (history.value) return { misses: 0, replacements: 0, ...history.value.totals };
+      if (history.value) return { failedGrows: 0, misses: 0, replacements: 0, ...history.value.totals };
       const grows = events.value.filter((e) => e.type === 'job.grown').length;
       const misses = interactive.value.filter((e) => e.type === 'interactive.missed').length;
       return {
         grows,
         shrinks: events.value.length - grows,
+        failedGrows: failedGrows.value.length,
         updates: updates.value.length,
         misses,
         replacements: interactive.value.length - misses,
@@ -153,6 +163,7 @@ export function defineActivityStore(client: ApiClient) {
       const merged: ActivityEvent[] = [
         ...events.value.slice(-LATEST_COUNT),
         ...updates.value.slice(-LATEST_COUNT),
+        ...failedGrows.value.slice(-LATEST_COUNT),
         ...interactive.value.slice(-LATEST_COUNT),
       ];
       merged.sort((a, b) => a.t - b.t);
@@ -168,6 +179,10 @@ export function defineActivityStore(client: ApiClient) {
       } else if (isEvolve(e)) {
         const list = updates.value;
         updates.value =
+          list.length >= ACTIVITY_LIMIT ? [...list.slice(list.length - ACTIVITY_LIMIT + 1), e] : [...list, e];
+      } else if (isFailedGrow(e)) {
+        const list = failedGrows.value;
+        failedGrows.value =
           list.length >= ACTIVITY_LIMIT ? [...list.slice(list.length - ACTIVITY_LIMIT + 1), e] : [...list, e];
       } else if (isInteractive(e)) {
         const list = interactive.value;
@@ -233,6 +248,7 @@ export function defineActivityStore(client: ApiClient) {
           const fetched = ids.flatMap(eventsOf);
           events.value = mergeEvents(events.value, fetched.filter(isResize));
           updates.value = mergeEvents(updates.value, fetched.filter(isEvolve));
+          failedGrows.value = mergeEvents(failedGrows.value, fetched.filter(isFailedGrow));
           interactive.value = mergeEvents(interactive.value, fetched.filter(isInteractive));
           for (const e of fetched) if (e.t > now.value) now.value = e.t;
         } finally {
@@ -261,12 +277,13 @@ export function defineActivityStore(client: ApiClient) {
           const h = result.value;
           history.value = h;
           // The lists are merged again only when the host has had operations since its last answer.
-          const totals = `${h.totals.grows}:${h.totals.shrinks}:${h.totals.updates}:${h.totals.misses ?? 0}:${h.totals.replacements ?? 0}`;
+          const totals = `${h.totals.grows}:${h.totals.shrinks}:${h.totals.failedGrows ?? 0}:${h.totals.updates}:${h.totals.misses ?? 0}:${h.totals.replacements ?? 0}`;
           if (totals !== mergedTotals) {
             mergedTotals = totals;
             const latest = h.latest as unknown as SchedulerEvent[];
             events.value = mergeEvents(events.value, latest.filter(isResize));
             updates.value = mergeEvents(updates.value, latest.filter(isEvolve));
+            failedGrows.value = mergeEvents(failedGrows.value, latest.filter(isFailedGrow));
             interactive.value = mergeEvents(interactive.value, latest.filter(isInteractive));
           }
           if (h.now > now.value) now.value = h.now;
@@ -301,6 +318,7 @@ export function defineActivityStore(client: ApiClient) {
     function clear() {
       events.value = [];
       updates.value = [];
+      failedGrows.value = [];
       interactive.value = [];
       jobEvents.value = new Map();
       now.value = 0;
@@ -320,6 +338,7 @@ export function defineActivityStore(client: ApiClient) {
     return {
       events,
       updates,
+      failedGrows,
       interactive,
       jobEvents,
       now,

@@ -1,5 +1,6 @@
 // The scheduler's settings (approach, malleability policy, placement tries threshold, the living grid's stream of
-// jobs: arrivals per hour and mix, the queue policy, reservation depth and priority, the FPE variant): loaded with
+// jobs: arrivals per hour and mix, the queue policy, reservation depth and priority, the FPE variant and a profiled
+// job's grow timeout and attempts): loaded with
 // settings.get, edited in a form, saved with settings.set; the API's field errors land on their fields. The
 // malleability policies, queue policies, priorities and FPE variants offered come from the host (settings.choices),
 // never copied here.
@@ -22,6 +23,8 @@ export const SETTINGS_FIELDS = [
   'reservationDepth',
   'priority',
   'fpeVariant',
+  'fpeGrowTimeoutS',
+  'fpeGrowAttempts',
   'form',
 ] as const;
 export type SettingsField = (typeof SETTINGS_FIELDS)[number];
@@ -41,7 +44,14 @@ export interface SettingsForm {
   priority: string;
   /** How profiled evolving jobs are scheduled. */
   fpeVariant: string;
+  /** Seconds a profiled job's step grow may take to be all running before it is withdrawn as failed. */
+  fpeGrowTimeoutS: number | null;
+  /** Failed grows of one step after which a profiled job ends, failed. */
+  fpeGrowAttempts: number | null;
 }
+
+/** The settings the form requires (an empty one is refused at its field before the API is called). */
+const REQUIRED_FIELDS = ['triesThreshold', 'fpeGrowTimeoutS', 'fpeGrowAttempts'] as const;
 
 /** What is wrong with a reservation depth as typed, if anything (null, empty, is the policy's own). */
 export function reservationDepthError(depth: number | null): string | undefined {
@@ -78,6 +88,8 @@ export function defineSettingsStore(client: ApiClient) {
       reservationDepth: null,
       priority: 'submit',
       fpeVariant: '2X+c',
+      fpeGrowTimeoutS: 300,
+      fpeGrowAttempts: 3,
     });
     const loaded = ref<Settings | undefined>();
     const choices = ref<SettingsChoices | undefined>();
@@ -102,6 +114,8 @@ export function defineSettingsStore(client: ApiClient) {
         reservationDepth: s.reservationDepth,
         priority: s.priority,
         fpeVariant: s.fpeVariant,
+        fpeGrowTimeoutS: s.fpeGrowTimeoutS,
+        fpeGrowAttempts: s.fpeGrowAttempts,
       };
     }
 
@@ -139,8 +153,8 @@ export function defineSettingsStore(client: ApiClient) {
       saved.value = false;
       if (saving.value) return false;
       const f = form.value;
-      const missing = (['triesThreshold', ...STREAM_FIELDS] as const).filter(
-        (k) => f[k] === null && (k === 'triesThreshold' || loaded.value?.stream),
+      const missing = ([...REQUIRED_FIELDS, ...STREAM_FIELDS] as const).filter(
+        (k) => f[k] === null && ((REQUIRED_FIELDS as readonly string[]).includes(k) || loaded.value?.stream),
       );
       const depthError = reservationDepthError(f.reservationDepth);
       if (missing.length || depthError) {
@@ -172,6 +186,8 @@ export function defineSettingsStore(client: ApiClient) {
           reservationDepth: f.reservationDepth,
           priority: f.priority as Settings['priority'],
           fpeVariant: f.fpeVariant as Settings['fpeVariant'],
+          fpeGrowTimeoutS: f.fpeGrowTimeoutS!,
+          fpeGrowAttempts: f.fpeGrowAttempts!,
         });
         if (result.ok) {
           apply(result.value);

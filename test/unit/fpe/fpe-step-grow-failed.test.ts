@@ -7,7 +7,7 @@ import { Scheduler } from '../../../core/scheduler/scheduler.js';
 import { FakeApplications, FakeManager, grid, harness } from '../../support/harness.js';
 
 // e runs 1 processor for 100 s, 3 for 50 s, then 1 for 80 s, alone on 10 processors: its grow of 2 is asked at 100.
-function profiled(options: Parameters<typeof harness>[1] = {}) {
+function profiled(options: Parameters<typeof harness>[1] = {}, beforeGrow?: (h: ReturnType<typeof harness>) => void) {
   const h = harness(grid({ a: 10 }), options);
   const told: number[] = [];
   h.apps.resized = (_jobId, size) => void told.push(size);
@@ -25,6 +25,7 @@ function profiled(options: Parameters<typeof harness>[1] = {}) {
   });
   h.scheduler.advance(0);
   h.startAll();
+  beforeGrow?.(h);
   h.at(100).scheduler.advance(100);
   expect(h.manager('a').grows).toEqual([{ jobId: 'e', processors: 2 }]);
   /** The batch system says `processors` of the grow will not come. */
@@ -167,6 +168,38 @@ describe("a profiled job's step grow that fails", () => {
     expect(h.ofType('fpe.growFailed')).toMatchObject([{ t: 300, step: 2, missing: 4, retryAt: 360 }]);
     h.at(360).scheduler.advance(360);
     expect(h.manager('a').grows).toEqual([{ jobId: 'e', processors: 4 }]);
+  });
+
+  // Settings changes them on the running scheduler (at 50, before the grow of 100): withdrawn at 100 + 120, and with
+  // one attempt allowed the job ends at that first failure.
+  it('takes a timeout and a number of attempts changed while it runs', () => {
+    const { h, job, growFailed } = profiled({}, (h) => {
+      h.at(50);
+      expect(h.scheduler.setFpeGrowTimeoutS(120)).toEqual({ ok: true, value: undefined });
+      expect(h.scheduler.setFpeGrowAttempts(1)).toEqual({ ok: true, value: undefined });
+    });
+    expect([h.scheduler.fpeGrowTimeoutS, h.scheduler.fpeGrowAttempts]).toEqual([120, 1]);
+    h.at(219).scheduler.advance(219);
+    expect(h.manager('a').grownCancelled).toEqual([]);
+    h.at(220).scheduler.advance(220);
+    expect(h.manager('a').grownCancelled).toEqual(['e']);
+    growFailed(2, 'withdrawn by Concertina before their local jobs ran');
+    expect(h.ofType('fpe.growFailed')).toMatchObject([{ t: 220, attempt: 1, attempts: 1 }]);
+    expect(h.ofType('fpe.growFailed')[0]).not.toHaveProperty('retryAt');
+    expect(job.state).toBe('failed');
+  });
+
+  it('refuses a changed timeout or number of attempts that cannot be, naming the option, and keeps its own', () => {
+    const h = harness(grid({ a: 10 }));
+    expect(h.scheduler.setFpeGrowTimeoutS(-5)).toEqual({
+      ok: false,
+      errors: [{ path: 'fpeGrowTimeoutS', message: 'must be a number of seconds > 0 (got -5)' }],
+    });
+    expect(h.scheduler.setFpeGrowAttempts(0)).toEqual({
+      ok: false,
+      errors: [{ path: 'fpeGrowAttempts', message: 'must be a whole number >= 1 (got 0)' }],
+    });
+    expect([h.scheduler.fpeGrowTimeoutS, h.scheduler.fpeGrowAttempts]).toEqual([300, 3]);
   });
 
   it('refuses a grow timeout or a number of attempts that cannot be, naming the option', () => {

@@ -1,0 +1,75 @@
+// A profiled job's failed step grows survive a restart of Concertina (a `local` cluster whose slot stubs fail, as in
+// live-fpe-grow-failed.test.ts): the live state keeps their count with the job's step, and the adopted job goes on
+// with the attempts it had left, not with a fresh set. Every wait is on a condition.
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SchedulerEvent } from '../../core/events.js';
+import { createLiveWorld, type LiveWorldOptions } from '../../runners/live/live-world.js';
+import type { LivePersistentState, LiveWorld } from '../../runners/live/types.js';
+import { waitFor } from './harness/common.js';
+import { eventsOf } from '../support/scheduler-events.js';
+import { assetsWithFailingSlots, endLiveRun, localCluster } from './harness/local-cluster.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'cnc-live-fpe-growfail-restart-'));
+let world: LiveWorld | undefined;
+const events: SchedulerEvent[] = [];
+const of = <T extends SchedulerEvent['type']>(type: T, jobId: string) => eventsOf(events, type, jobId);
+
+afterAll(() => endLiveRun(world, dir));
+
+describe("a profiled job's failed step grows across a restart", () => {
+  it('are stored with its step, and the adopted job has only the attempts it had left', async () => {
+    const options: LiveWorldOptions = {
+      clusters: [localCluster(path.join(dir, 'work'))],
+      assetsSource: assetsWithFailingSlots(dir),
+      // Two attempts: the first fails before the restart, the second (the last) after it.
+      scheduler: { fpeGrowAttempts: 2 },
+      idleWatchIntervalMs: 500,
+      log: () => {},
+    };
+    world = createLiveWorld(options);
+    world.on((e) => events.push(e));
+    await world.start();
+    const staged = world.assetsDir!('here')!;
+    const submitted = world.act((s, now) =>
+      s.submit(
+        {
+          id: 'f',
+          kind: 'evolving',
+          profile: {
+            steps: [
+              { duration_s: 1, processors: 1 },
+              { duration_s: 2, processors: 3 },
+            ],
+          },
+          components: [{ program: process.execPath, args: [path.join(staged, 'apps', 'fpe-demo.mjs'), '1:1,2:3'] }],
+        },
+        now,
+      ),
+    );
+    expect(submitted.ok).toBe(true);
+    await waitFor('the first failed grow', () => of('fpe.growFailed', 'f').length > 0, 60_000, 50);
+    // Asked again a minute later: the restart comes first.
+    expect(of('fpe.growFailed', 'f')).toMatchObject([
+      { step: 2, attempt: 1, attempts: 2, retryAt: expect.any(Number) },
+    ]);
+    const state = JSON.parse(JSON.stringify(world.persistentState())) as LivePersistentState;
+    expect(state.jobs.find((j) => j.spec.id === 'f')?.step).toMatchObject({ index: 0, growFailures: 1 });
+    await world.stop();
+
+    const before = events.length;
+    world = createLiveWorld({ ...options, restore: state });
+    world.on((e) => events.push(e));
+    await world.start();
+    expect(world.recovered().find((r) => r.jobId === 'f')).toMatchObject({ outcome: 'adopted' });
+    await waitFor('the job to end', () => of('job.ended', 'f').length > 0, 60_000, 50);
+    const after = events.slice(before);
+    expect(eventsOf(after, 'fpe.growFailed', 'f')).toMatchObject([{ step: 2, attempt: 2, attempts: 2 }]);
+    expect(of('job.ended', 'f')[0]).toMatchObject({
+      state: 'failed',
+      reason: expect.stringMatching(/^step 2 grow failed: .* \(2 attempts\)$/),
+    });
+  }, 120_000);
+});
