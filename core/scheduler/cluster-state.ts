@@ -4,6 +4,7 @@ import type { Cluster } from '../model/grid.js';
 import type { PreallocationSharing } from '../plan/holding.js';
 import type { CapacityBreakdown, ClusterSnapshot } from '../model/cluster-snapshot.js';
 import type { JobRecord, ReadonlyJobRecord } from './job-record.js';
+import type { ReusedList } from './reused-list.js';
 
 /**
  * What a cluster's threshold caps. `all`: everything Concertina holds there, placements included. `growth`: only
@@ -51,10 +52,10 @@ export class ClusterState implements ReadonlyClusterState {
    * stale the cluster joins `#keyWatch`, so the key is made again from the clusters that changed only.
    */
   #keyStale = true;
-  #keyWatch: ClusterState[] | undefined;
+  #keyWatch: ReusedList<ClusterState> | undefined;
   /** Likewise for what `availableFor` reads: whether it may have changed since `availabilitySeen`, and who is told. */
   #availabilityStale = true;
-  #availabilityWatch: ClusterState[] | undefined;
+  #availabilityWatch: ReusedList<ClusterState> | undefined;
   #touch(): void {
     if (!this.#keyStale) {
       this.#keyStale = true;
@@ -182,7 +183,7 @@ export class ClusterState implements ReadonlyClusterState {
   }
 
   /** From now on, joins `stale` whenever a value `stateValues` reads changes; joins it now, its values not yet read. */
-  watchStateHash(stale: ClusterState[]): void {
+  watchStateHash(stale: ReusedList<ClusterState>): void {
     this.#keyWatch = stale;
     this.#keyStale = true;
     stale.push(this);
@@ -192,7 +193,7 @@ export class ClusterState implements ReadonlyClusterState {
    * From now on (`stale` given), joins `stale` whenever a value `availableFor` reads changes, once until
    * `availabilitySeen`; joins it now. Without `stale`, stops.
    */
-  watchAvailability(stale: ClusterState[] | undefined): void {
+  watchAvailability(stale: ReusedList<ClusterState> | undefined): void {
     this.#availabilityWatch = stale;
     this.#availabilityStale = true;
     stale?.push(this);

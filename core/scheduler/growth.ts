@@ -92,11 +92,14 @@ export class GrowthTrigger {
   growRunning(state: ClusterState, now: number): boolean {
     if (!state.growDue || this.operations.busy(state)) return false;
     state.growDue = false;
+    // Asked first: without a job that could take more there is nothing to grow, and the room below, a plan of the
+    // cluster with its reservations in, is built for nothing (on a trace of rigid jobs, after every job's end).
+    if (!state.malleableJobs.some((j) => j.growable > 0)) return false;
     // Decision: growth takes no free processor a reservation needs later (cbf's promises, easy's head): under the
     // planning queue policies nothing shrinks a malleable job for a reserved start, so the extra would delay it.
     const room = this.reservedRoom(state, now);
     const free = state.availableForGrowth(room.free, room.all);
-    if (free <= 0 || !state.malleableJobs.some((j) => j.growable > 0)) return false;
+    if (free <= 0) return false;
     state.lastGrowFree = free;
     state.lastGrowRoom = state.growRoom;
     this.operations.grow(state, free, now);

@@ -45,6 +45,7 @@ import { MostTree } from './most-tree.js';
 import { roomFor } from './room.js';
 import { ShrinkToPlace } from './shrink-to-place.js';
 import { PassHistory, PassStateKey } from './state-key.js';
+import { ReusedList } from './reused-list.js';
 import { Timers } from './timers.js';
 import type { Step } from '../time/step-function.js';
 
@@ -151,11 +152,11 @@ export class Scheduler {
   /** Passes of the planning queue policies (fcfs, easy, cbf). */
   private readonly plannedPass: PlannedPass;
   /** The clusters whose `availableFor` may have changed since `drainAvailability` last read it. */
-  private readonly availabilityMoved: ClusterState[] = [];
+  private readonly availabilityMoved = new ReusedList<ClusterState>();
   /** The clusters by `availableFor()`, brought up to date by `drainAvailability`. */
   private readonly byAvailable: MostTree;
   /** While a planned pass watches: the clusters whose `availableFor` moved since it last looked, each once. */
-  private plannedMoved: number[] | undefined;
+  private plannedMoved: ReusedList<number> | undefined;
   private readonly plannedMark: Uint8Array;
   /** A job's run time at a size, as its application declares it (the plan's estimate of a malleable job's end). */
   private readonly runtimeAt = (jobId: string, size: number): number | undefined =>
@@ -210,7 +211,7 @@ export class Scheduler {
       placements: () => this.ledger.placements,
       watchChanges: (on) => {
         this.ledger.watchChanges(on);
-        this.plannedMoved = on ? [] : undefined;
+        this.plannedMoved = on ? new ReusedList<number>() : undefined;
         this.plannedMark.fill(0);
       },
       drainChanges: (i, visit) => this.ledger.drainChanges(i, visit),
@@ -218,12 +219,12 @@ export class Scheduler {
         this.ledger.drainMoved(visit);
         this.drainAvailability();
         const moved = this.plannedMoved;
-        if (moved === undefined || moved.length === 0) return;
-        for (let k = 0; k < moved.length; k++) {
-          this.plannedMark[moved[k]!] = 0;
-          visit(moved[k]!);
+        if (moved === undefined || moved.count === 0) return;
+        for (let k = 0; k < moved.count; k++) {
+          this.plannedMark[moved.items[k]!] = 0;
+          visit(moved.items[k]!);
         }
-        moved.length = 0;
+        moved.clear();
       },
       roomFor: (job, i) => this.roomFor(job, this.clusters[i]!, false),
       // room.ts: only an evolving job's room is not what is available (its pre-allocation's own rule).
@@ -902,10 +903,10 @@ export class Scheduler {
   /** Reads `availableFor` again on the clusters where it may have changed: the index, and a planned pass, see it. */
   private drainAvailability(): void {
     const moved = this.availabilityMoved;
-    if (moved.length === 0) return;
+    if (moved.count === 0) return;
     const planned = this.plannedMoved;
-    for (let k = 0; k < moved.length; k++) {
-      const s = moved[k]!;
+    for (let k = 0; k < moved.count; k++) {
+      const s = moved.items[k]!;
       s.availabilitySeen();
       const i = s.cluster.index;
       this.byAvailable.set(i, s.availableFor());
@@ -914,7 +915,7 @@ export class Scheduler {
         planned.push(i);
       }
     }
-    moved.length = 0;
+    moved.clear();
   }
 
   /** The first cluster with the most a job without reservations may take now (-1: no cluster). */

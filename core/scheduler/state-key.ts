@@ -1,6 +1,7 @@
 // The state a scheduling pass decides from, hashed: two passes at one instant from equal states decide the same, so
 // the scheduler stops a round of passes that would only repeat one (issue 11). PassHistory keeps the states seen.
 import type { ClusterState } from './cluster-state.js';
+import { ReusedList } from './reused-list.js';
 
 /** How many values a cluster gives the key (ClusterState.stateValues). */
 const STATE_VALUES = 8;
@@ -13,7 +14,7 @@ const STATE_VALUES = 8;
  */
 export class PassStateKey {
   /** Clusters whose values changed since the last key (each joins once: ClusterState.watchStateHash). */
-  private readonly stale: ClusterState[] = [];
+  private readonly stale = new ReusedList<ClusterState>();
   /** Per cluster index, its terms of the two sums below. */
   private readonly termA: Int32Array;
   private readonly termB: Int32Array;
@@ -24,6 +25,9 @@ export class PassStateKey {
   private readonly counts = new Float64Array(5);
   private hashA = 0;
   private hashB = 0;
+  /** The last key made, once one is (`keyMade`). */
+  private lastKey = 0;
+  private keyMade = false;
 
   constructor(clusters: readonly ClusterState[]) {
     this.termA = new Int32Array(clusters.length);
@@ -32,13 +36,27 @@ export class PassStateKey {
   }
 
   /** The key of the scheduler's counts (see the class comment) and the clusters' values. */
-  /** The key of the scheduler's counts (see the class comment) and the clusters' values. */
   key(epoch: number, pollRound: number, queued: number, unfinished: number, operations: number): number {
     // The clusters' terms are summed (mod 2^32), so a key is made again from the clusters that changed only: a pass
     // over a large grid where little changed costs nothing per unchanged cluster. Each term mixes in the cluster's
     // index, so two clusters trading their values change the sum.
     const values = this.values;
-    for (const s of this.stale) {
+    const stale = this.stale;
+    const counts = this.counts;
+    // Nothing changed since the last key (the key before a pass is mostly the one after the last): the same key, not
+    // hashed again. `counts` holds the last key's counts.
+    if (
+      stale.count === 0 &&
+      this.keyMade &&
+      counts[0] === epoch &&
+      counts[1] === pollRound &&
+      counts[2] === queued &&
+      counts[3] === unfinished &&
+      counts[4] === operations
+    )
+      return this.lastKey;
+    for (let k = 0; k < stale.count; k++) {
+      const s = stale.items[k]!;
       const i = s.cluster.index;
       s.stateValues(values);
       this.hash(values, STATE_VALUES, 0x9e3779b1, 0x85ebca6b);
@@ -49,9 +67,7 @@ export class PassStateKey {
       this.termA[i] = a;
       this.termB[i] = b;
     }
-    // Written only when some cluster changed: setting an array's length is a runtime call, and most keys find none.
-    if (this.stale.length > 0) this.stale.length = 0;
-    const counts = this.counts;
+    if (stale.count > 0) stale.clear();
     counts[0] = epoch;
     counts[1] = pollRound;
     counts[2] = queued;
@@ -62,7 +78,9 @@ export class PassStateKey {
     const h2 = mix(mix(h1, this.sumB), this.sumA);
     h1 = mix(mix(h1, this.sumA), this.sumB);
     // Two 32-bit hashes in one exact number (53 bits): a false repeat would need both to collide.
-    return (h1 >>> 0) * 0x200000 + (fmix(h2) & 0x1fffff);
+    this.lastKey = (h1 >>> 0) * 0x200000 + (fmix(h2) & 0x1fffff);
+    this.keyMade = true;
+    return this.lastKey;
   }
 
   /**

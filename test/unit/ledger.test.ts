@@ -6,6 +6,7 @@ import { placementPolicy } from '../../core/placement/registry.js';
 import { ClusterState } from '../../core/scheduler/cluster-state.js';
 import { JobRecord } from '../../core/scheduler/job-record.js';
 import { CapacityLedger } from '../../core/scheduler/ledger.js';
+import { ReusedList } from '../../core/scheduler/reused-list.js';
 import { grid, malleable, rigid } from '../support/harness.js';
 
 function setup() {
@@ -147,30 +148,31 @@ describe('the capacity ledger', () => {
 
   it("tells a cluster's availability watch once of each change to what availableFor reads, until it is seen", () => {
     const { clusters } = setup();
-    const stale: ClusterState[] = [];
+    const stale = new ReusedList<ClusterState>();
+    const listed = () => stale.items.slice(0, stale.count);
     const s = clusters[0]!;
     s.watchAvailability(stale);
     // Joins at once: nothing was seen yet.
-    expect(stale).toEqual([s]);
-    stale.length = 0;
+    expect(listed()).toEqual([s]);
+    stale.clear();
     s.availabilitySeen();
     s.background = 3;
     s.nonPreemptible = 2;
-    expect(stale).toEqual([s]);
-    stale.length = 0;
+    expect(listed()).toEqual([s]);
+    stale.clear();
     s.availabilitySeen();
     // A cluster going unreachable has nothing available: that is a change too.
     s.reachable = false;
-    expect(stale).toEqual([s]);
-    stale.length = 0;
+    expect(listed()).toEqual([s]);
+    stale.clear();
     s.availabilitySeen();
     s.reserve('w', 2);
-    expect(stale).toEqual([s]);
-    stale.length = 0;
+    expect(listed()).toEqual([s]);
+    stale.clear();
     s.availabilitySeen();
     // The same value again changes nothing.
     s.reachable = false;
     s.background = 3;
-    expect(stale).toEqual([]);
+    expect(listed()).toEqual([]);
   });
 });
