@@ -30,7 +30,13 @@ describe('an instant is settled by advance', () => {
 
   it('in the simulator, starts such a job when its staging ends, not at the next poll', () => {
     const world = new SimWorld({
-      grid: gridSpecSchema.parse({ clusters: [{ name: 'a', processors: 10 }, { name: 'b', processors: 4 }], ...files }),
+      grid: gridSpecSchema.parse({
+        clusters: [
+          { name: 'a', processors: 10 },
+          { name: 'b', processors: 4 },
+        ],
+        ...files,
+      }),
       jobs: [jobSpecSchema.parse({ ...staged(), submitTime: 5 })],
       seed: 1,
       pollIntervalS: 300,
