@@ -713,8 +713,9 @@ export class Scheduler {
    * pass when processors came free or on a poll; otherwise a pass over the jobs submitted since the last one), round
    * after round, until nothing is due at `now` (issue 16): what a round makes due at this instant (a claim due at
    * once, a start fitted for now, a wake for now, a pass an operation asks for) runs in it, not at the next event.
-   * Decision: at most SETTLE_ROUNDS rounds, so no input can spin an instant; what is still due then waits for the
-   * host's next call (nextWakeup says now: the live inbox comes back at once, the simulator at its next event).
+   * Decision: at most SETTLE_ROUNDS rounds, so no input can spin an instant; what is still due then (a pass the last
+   * round asked for; its timers ran) waits for the host's next call (nextWakeup says now: the live inbox comes back at
+   * once, the simulator at its next event).
    */
   advance(now: number): void {
     this.now = now;
