@@ -86,6 +86,9 @@ export interface SchedulerOptions {
   fpeGrowAttempts?: number;
 }
 
+/** Rounds of passes `advance` runs at one instant at most (each pass must make progress: PassHistory). */
+const SETTLE_ROUNDS = 16;
+
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   approach: 'pra',
   policy: 'fpsma',
@@ -731,21 +734,27 @@ export class Scheduler {
   }
 
   /**
-   * Runs what is due at `now`: claims and starts, then a scheduling pass if one was asked for (a full pass when
-   * processors came free or on a poll; otherwise a pass over the jobs submitted since the last one).
+   * Settles the instant `now`: runs what is due — claims, starts, wakes — and the scheduling passes asked for (a full
+   * pass when processors came free or on a poll; otherwise a pass over the jobs submitted since the last one), round
+   * after round, until nothing is due at `now` (issue 16): what a round makes due at this instant (a claim due at
+   * once, a start fitted for now, a wake for now, a pass an operation asks for) runs in it, not at the next event.
+   * Decision: at most SETTLE_ROUNDS rounds, so no input can spin an instant; what is still due then (a pass the last
+   * round asked for; its timers ran) waits for the host's next call (nextWakeup says now: the live inbox comes back at
+   * once, the simulator at its next event).
    */
   advance(now: number): void {
     this.now = now;
-    this.timers.runDue(now);
+    let timersRan = this.timers.runDue(now);
     this.passes.at(now);
-    if (this.passRequested || this.arrivals.length > 0) {
-      this.fpe.pass(now);
-      // A profiled job the pass fitted to start at this very instant (the step that frees its processors changed in it,
-      // after its earlier start failed) has its start timer due now: it runs in this instant, not at the next event.
-      this.timers.runDue(now);
-    }
-    // Operations that end at once may ask for another pass; a few rounds settle any instant.
-    for (let round = 0; round < 4 && (this.passRequested || this.arrivals.length > 0); round++) {
+    // Due timers all ran (runDue also runs those they set for now): only a pass may be due.
+    for (let round = 0; round < SETTLE_ROUNDS && (this.passRequested || this.arrivals.length > 0); round++) {
+      // Profiled jobs are fitted before the round's pass whenever it follows new work (the instant's first pass, or
+      // timers that ran), as a fresh advance would. A job the fit starts at this very instant (the step that frees
+      // its processors changed, after its earlier start failed) has its start timer due now: it runs here.
+      if (round === 0 || timersRan) {
+        this.fpe.pass(now);
+        this.timers.runDue(now);
+      }
       const onlyArrivals = !this.passRequested;
       this.passRequested = false;
       // A pass makes progress or stops: one from a state an earlier pass at this instant started from or left would
@@ -764,6 +773,8 @@ export class Scheduler {
       // After the pass's states are kept: growth made due here is a change the next round acts on, not a repeat.
       // (A policy's own iteration grows jobs itself: the approaches' growth trigger is not read under it.)
       if (!onlyArrivals && this.iteration === undefined && this.growth.afterFullPass()) this.passRequested = true;
+      // What the pass made due at this instant (a claim due at once, a wake for now) runs before the next round.
+      timersRan = this.timers.runDue(now);
     }
   }
 

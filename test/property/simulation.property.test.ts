@@ -58,6 +58,19 @@ describe('simulated runs', () => {
     );
   });
 
+  it('leave nothing due at an instant they do not come back to (issue 16: advance settles its instant)', () => {
+    fc.assert(
+      fc.property(scenarioArb, (s) => {
+        const w = world(s);
+        w.run(() => {
+          const now = w.engine.now;
+          if (w.engine.nextTime() > now) expect(w.scheduler.nextWakeup()).toBeGreaterThan(now);
+        });
+      }),
+      { numRuns: Number(process.env.RUNS3 ?? 60) },
+    );
+  });
+
   it('gives the same event stream for the same seed', () => {
     fc.assert(
       fc.property(scenarioArb, (s) => {
