@@ -3,7 +3,7 @@
 // cluster's plan has free from now on, before a pass reserves anything, is exactly what is available there now, and a
 // planned pass needs no holdings to answer whether a job may start now (core/queue/planned-pass.ts).
 // Kept by the ledger as jobs are placed, started and removed: a count of the placed jobs held otherwise, and the
-// started ones' estimated ends as a heap (an entry of a job since removed or started again is skipped).
+// started ones' estimated ends as a heap (an end of a job since removed is skipped).
 
 /** What it reads of a job (the scheduler's records satisfy it). */
 export interface PlainJob {
@@ -19,40 +19,39 @@ export class PlainPlacements {
   #notPlain = 0;
   /** Processors set aside for grow offers, over all clusters. */
   #offered = 0;
-  /** Jobs placed. */
-  #placed = 0;
   /** Whether the ends below are kept: from the first `plainAt` on (a queue policy that plans nothing never asks). */
   #tracking = false;
-  /** Started plain jobs' estimated ends (start plus walltime), a binary heap on end, with the job of each. */
+  /**
+   * Started plain jobs' estimated ends (start plus walltime), a binary heap; and, by end, how many of them are of jobs
+   * since removed (most jobs end before their walltime). Ends only, no records: an ended job is kept alive by nothing
+   * here, and ends that are equal stand for one another.
+   */
   readonly #ends: number[] = [];
-  readonly #jobs: PlainJob[] = [];
+  readonly #removed = new Map<number, number>();
 
-  /** `placedJobs`: the jobs placed now (an end of a job no longer placed is skipped). */
-  constructor(private readonly placedJobs: ReadonlySet<PlainJob>) {}
+  /** `placedJobs`: the jobs placed now (what the ends are made from when first asked). */
+  constructor(private readonly placedJobs: Iterable<PlainJob>) {}
 
   /** A job was placed (it may have started already: an adopted one). */
   place(job: PlainJob): void {
-    this.#placed++;
     if (!isPlain(job)) this.#notPlain++;
     else this.started(job);
   }
 
   /** A placed job left the plans (ended or back in the queue). */
   remove(job: PlainJob): void {
-    this.#placed--;
-    if (!isPlain(job)) this.#notPlain--;
+    if (!isPlain(job)) {
+      this.#notPlain--;
+      return;
+    }
+    const end = this.#end(job);
+    if (end !== undefined) this.#removed.set(end, (this.#removed.get(end) ?? 0) + 1);
   }
 
   /** A placed job's local jobs all started: its estimated end is fixed from now on. */
   started(job: PlainJob): void {
-    const walltime = job.spec.walltime;
-    if (!this.#tracking || walltime === undefined || !isPlain(job)) return;
-    const end = job.startTime + walltime;
-    if (!Number.isFinite(end)) return;
-    this.#push(end, job);
-    // The ends of jobs since removed wait until they pass (most jobs end before their walltime): past twice the jobs
-    // placed, they are taken out, so that the heap keeps no ended job's record alive for long.
-    if (this.#ends.length > 2 * this.#placed + 64) this.#compact();
+    const end = isPlain(job) ? this.#end(job) : undefined;
+    if (end !== undefined) this.#push(end);
   }
 
   /** Processors set aside for grow offers changed by `delta`. */
@@ -72,46 +71,41 @@ export class PlainPlacements {
     if (this.#notPlain > 0 || this.#offered !== 0) return false;
     const ends = this.#ends;
     while (ends.length > 0 && ends[0]! <= now) {
-      const job = this.#jobs[0]!;
-      // Still placed with this end: past it, it holds nothing in the plans while it is placed (not plain).
-      if (this.#live(ends[0]!, job)) return false;
+      const end = ends[0]!;
+      const removed = this.#removed.get(end) ?? 0;
+      // An end of a job still placed: past it, the job holds nothing in the plans while it is placed (not plain).
+      if (removed === 0) return false;
+      if (removed === 1) this.#removed.delete(end);
+      else this.#removed.set(end, removed - 1);
       this.#pop();
     }
     return true;
   }
 
-  #live(end: number, job: PlainJob): boolean {
-    return this.placedJobs.has(job) && job.startTime + job.spec.walltime! === end;
+  /** A started job's estimated end, while the ends are kept; undefined when it has none (or is not started). */
+  #end(job: PlainJob): number | undefined {
+    const walltime = job.spec.walltime;
+    if (!this.#tracking || walltime === undefined) return undefined;
+    const end = job.startTime + walltime;
+    return Number.isFinite(end) ? end : undefined;
   }
 
-  #compact(): void {
-    const ends = this.#ends.splice(0);
-    const jobs = this.#jobs.splice(0);
-    for (let k = 0; k < ends.length; k++) if (this.#live(ends[k]!, jobs[k]!)) this.#push(ends[k]!, jobs[k]!);
-  }
-
-  #push(end: number, job: PlainJob): void {
+  #push(end: number): void {
     const ends = this.#ends;
-    const jobs = this.#jobs;
     let i = ends.length;
     ends.push(end);
-    jobs.push(job);
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (ends[parent]! <= end) break;
       ends[i] = ends[parent]!;
-      jobs[i] = jobs[parent]!;
       i = parent;
     }
     ends[i] = end;
-    jobs[i] = job;
   }
 
   #pop(): void {
     const ends = this.#ends;
-    const jobs = this.#jobs;
-    const lastEnd = ends.pop()!;
-    const lastJob = jobs.pop()!;
+    const last = ends.pop()!;
     if (ends.length === 0) return;
     let i = 0;
     for (;;) {
@@ -119,13 +113,11 @@ export class PlainPlacements {
       if (l >= ends.length) break;
       const r = l + 1;
       const c = r < ends.length && ends[r]! < ends[l]! ? r : l;
-      if (ends[c]! >= lastEnd) break;
+      if (ends[c]! >= last) break;
       ends[i] = ends[c]!;
-      jobs[i] = jobs[c]!;
       i = c;
     }
-    ends[i] = lastEnd;
-    jobs[i] = lastJob;
+    ends[i] = last;
   }
 }
 
