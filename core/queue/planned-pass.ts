@@ -878,7 +878,7 @@ export class PlannedPass {
     this.idle = false;
     // What moved since the pass began (its placements) is looked at again in the next pass.
     host.drainMoved!(this.markDirtyVisitor);
-    const movedInPass = this.dirty.items.slice(0, this.dirty.count) as number[];
+    const moved = this.dirty.items.slice(0, this.dirty.count) as number[];
     host.watchChanges!(true);
     this.watching = true;
     const placed = this.placedInPass;
@@ -895,7 +895,7 @@ export class PlannedPass {
     }
     kept.length = count;
     this.settleAll(now, this.freeNow.slice(0, count));
-    for (const i of movedInPass) this.markDirty(i);
+    for (const i of moved) this.markDirty(i);
     // The placements' clusters get their plans below, their reservations in, as in a pass that kept its holdings.
     const built = this.built;
     for (let k = 0; k < built.count; k++) {
