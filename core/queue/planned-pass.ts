@@ -776,7 +776,11 @@ export class PlannedPass {
 
   /** Brings every cluster's holdings to the pass's time, once per pass (at its first question). */
   private ready(): void {
-    if (this.refreshedInPass) return;
+    // Asked before every question of a pass: the first one's work apart, so that this stays small enough to inline.
+    if (!this.refreshedInPass) this.readyFirst();
+  }
+
+  private readyFirst(): void {
     this.refreshedInPass = true;
     const now = this.plainView.now;
     this.plainAtStart = !this.promisingPass && this.holds.length === 0 && this.mayIdle() && this.host.plainAt!(now);
