@@ -645,7 +645,7 @@ function jumpWindow(
 }
 
 /** Whether a reservation starting by `now` holds its processors at `now` (as addRect reads its span). */
-function holdsAt(r: Reservation, now: number): boolean {
+export function holdsAt(r: Reservation, now: number): boolean {
   const end = r.start + r.duration;
   return end > r.start && end > now;
 }

@@ -11,7 +11,7 @@ import {
 import type { PlacedComponent } from '../events.js';
 import type { Grid } from '../model/grid.js';
 import type { PlacementContext } from '../placement/policy.js';
-import { AvailabilityProfile, type Reservation } from '../plan/availability.js';
+import { AvailabilityProfile, holdsAt, type Reservation } from '../plan/availability.js';
 import { profileOfRects, pushSpan } from '../time/profile.js';
 import { FreedRegions } from '../plan/freed-regions.js';
 import { KeptHoldings } from '../plan/kept-holdings.js';
@@ -29,6 +29,7 @@ import {
 } from './policy.js';
 import { MostTree } from '../scheduler/most-tree.js';
 import { NO_ROOM_LIMIT, type GrowthRoom } from '../scheduler/growth.js';
+import { ReusedList } from '../scheduler/reused-list.js';
 import { prioritized, type PrioritizedJob, type QueuePriority } from './priority.js';
 import { withReservationDepth } from './registry.js';
 import { firstAfter, RoomMemo, type RoomInputs } from './room-memo.js';
@@ -60,6 +61,20 @@ export interface PlannedPassHost {
   drainMoved?(visit: (clusterIndex: number) => void): void;
   /** Moves whenever a job is placed or leaves the placed jobs; without it, `placedJobs` is walked to tell. */
   placements?(): number;
+  /** How many jobs are placed: what making every cluster's holdings again costs, job by job. */
+  placedCount?(): number;
+  /**
+   * While on: drainMoved shows the clusters whose holdings version or `availableFor` may have changed, as while
+   * changes are watched, without noting which jobs changed. Stops watching changes.
+   */
+  watchMoved?(on: boolean): void;
+  /**
+   * Whether at `now` (never earlier than the last call) every placed job holds its processors until an estimated end
+   * still ahead (core/plan/holding.ts), no grow offer sets processors aside, no pre-allocation is shared and no
+   * profiled job is kept: then what cluster i's plan has free from now on, before a pass reserves anything, is
+   * `availableFor(i)` (core/scheduler/plain-placements.ts). Absent: never so.
+   */
+  plainAt?(now: number): boolean;
   /** A job's run time at a size, as its application declares it (core/plan/holding.ts). */
   readonly runtimeAt?: RuntimeAt;
   /** What a placement of `job` may take on cluster i now. */
@@ -252,6 +267,9 @@ export class PlannedPass {
     now: 0,
     clusterCount: 0,
     plan: (i) => {
+      this.ready();
+      if (this.answersPlain) this.wake();
+      this.askedPlan = true;
       this.flushHolds();
       return this.passPlan(i);
     },
@@ -260,6 +278,7 @@ export class PlannedPass {
     freed: () => true,
     promised: 0,
     hold: (i, r) => {
+      if (this.answersPlain) return this.holdPlain(i, r);
       const plan = this.plansInPass[i];
       if (plan !== undefined && this.heldClusters.count === 0) plan.reserve(r);
       else {
@@ -279,6 +298,29 @@ export class PlannedPass {
   private readonly heldReservations = new ReusedList<Reservation>();
   private readonly built = new ReusedList<number>();
   private movedInPass = false;
+  /**
+   * Whether the holdings are let go, neither kept nor watched, while the passes need none (see `ready`): only the
+   * clusters that moved are noted, and `freeNow` of a cluster not dirty is what is available there.
+   */
+  private idle = false;
+  /**
+   * Whether the pass running answers from what is available (idle, and plain at its time): without plans, and so
+   * without holdings, until a question needs them (`wake`).
+   */
+  private answersPlain = false;
+  /** In such a pass, per cluster: what its placements hold from now on there (their reservations, in no plan yet). */
+  private heldInPass: number[] = [];
+  private inPassMark = new Uint8Array(0);
+  /** In such a pass: the jobs it placed; after a `wake`, those its holdings left out, added at the pass's end. */
+  private readonly placedInPass = new ReusedList<JobRecord>();
+  private readonly unkept = new ReusedList<JobRecord>();
+  /** The pass running: whether it is a promising view's, started plain, asked a plan; its holdings' upkeep. */
+  private promisingPass = false;
+  private plainAtStart = false;
+  private askedPlan = false;
+  private upkeep = 0;
+  /** While watched: the upkeep of passes that started plain and asked no plan, since one asked (see `afterPlain`). */
+  private unneededUpkeep = 0;
   /** The pass running: the profiled jobs' steps ahead, how many of them its plans hold, and its view. */
   private holds: readonly ProfiledHold[] = NO_HOLDS;
   private holdsIn = 0;
@@ -293,12 +335,14 @@ export class PlannedPass {
   private readonly visitQueued = (job: JobRecord): TryOutcome => this.visit(this.passRunning!, job, this.passNow);
   private readonly passClosed = (): boolean => this.passRunning!.closed!();
   private readonly markDirtyVisitor = (i: number): void => this.markDirty(i);
-  private readonly updateKept = (job: JobRecord): void =>
+  private readonly updateKept = (job: JobRecord): void => {
+    this.upkeep++;
     this.updatingOn!.update(job, this.updatingPlaced!.has(job), this.host.runtimeAt);
+  };
   private readonly movedInPassVisitor = (i: number): void => {
     // Looked at again in the next pass's refresh.
     this.markDirty(i);
-    if (this.passPlans![i] === undefined) this.movedInPass = true;
+    if (this.passPlans![i] === undefined && this.inPassMark[i] === 0) this.movedInPass = true;
   };
 
   /** Each cluster's last reservedRoom, with what it was computed from (room-memo.ts). */
@@ -331,6 +375,7 @@ export class PlannedPass {
     let ordered: readonly JobRecord[] | undefined;
     let view: QueueView;
     const holds = inPlanOrder(this.host.profiledHolds?.(now) ?? NO_HOLDS);
+    this.promisingPass = policy.promises === true;
     if (policy.promises) {
       // Decision: a pass of a policy with promises (a poll's) when nothing changed since the last one (no event, the
       // same settings and capacities) and no promise is due would keep every promise and start nothing: it is skipped.
@@ -381,6 +426,7 @@ export class PlannedPass {
     } else {
       this.lastPolicy = '';
       this.lastEvents = -1;
+      this.afterPlain();
     }
     // Map.clear makes a new table even when the map is empty (as it is after every pass of a policy without promises).
     if (this.promises.size > 0) this.promises.clear();
@@ -581,6 +627,7 @@ export class PlannedPass {
       return host.failedTry(job, placement.reason, now);
     }
     host.place(job, placement.components, placementPolicy.name, now);
+    if (this.answersPlain) this.placedInPass.push(job);
     const held = placement.components.map((c) => ({
       cluster: host.grid.cluster(c.cluster)!.index,
       processors: job.evolving ? job.preallocation : c.processors,
@@ -625,6 +672,7 @@ export class PlannedPass {
     if (!this.watching || kept.length !== count) {
       host.watchChanges!(true);
       this.watching = true;
+      this.idle = false;
       // Noted before the watch began: every cluster is made again below.
       host.drainMoved?.(() => {});
       for (let i = 0; i < count; i++) this.remake(i, now);
@@ -668,6 +716,7 @@ export class PlannedPass {
     const k = this.kept[i]!;
     const version = host.holdingsVersion!(i);
     if (version === this.keptVersions[i] && k.now === now) return;
+    this.upkeep++;
     // Decision: a pass at an earlier time than the last (never in a run: time only moves on) makes them again.
     if (now < k.now) {
       this.remake(i, now);
@@ -683,13 +732,17 @@ export class PlannedPass {
     this.keptVersions[i] = version;
   }
 
-  /** Cluster i's capacity and free processors read again (its holdings at now), and when they next change. */
-  private settle(i: number, now: number): void {
+  /**
+   * Cluster i's capacity and free processors read again (its holdings at now), and when they next change.
+   * `plainAvailable`: what was available there when a pass that started plain began (it had no offers nor sharing).
+   */
+  private settle(i: number, now: number, plainAvailable?: readonly number[]): void {
     const k = this.kept[i]!;
-    const available = this.host.availableFor(i);
+    const plain = plainAvailable !== undefined;
+    const available = plain ? plainAvailable[i]! : this.host.availableFor(i);
     // Decision: processors set aside for a grow offer are held as if the offer were accepted (the jobs' holdings
     // with them), so that the plan's capacity does not fall by them meanwhile and drop a promise.
-    const offers = this.host.offersHeld?.(i, now);
+    const offers = plain ? undefined : this.host.offersHeld?.(i, now);
     this.offersAt[i] = offers;
     const offered = offers?.n ?? 0;
     const capacity = available + k.held + offered;
@@ -697,7 +750,7 @@ export class PlannedPass {
     const free = capacity - k.heldAfter(now) - (offered > 0 && offers!.end > now ? offered : 0);
     this.freeNow[i] = free;
     this.byFree.set(i, free);
-    const sharing = this.host.preallocationSharing?.(i);
+    const sharing = plain ? undefined : this.host.preallocationSharing?.(i);
     const shared = sharing !== undefined && Math.min(sharing.unused, sharing.extras) > 0;
     this.sharing[i] = shared ? sharing : undefined;
     if (shared) this.sharedOn.add(i);
@@ -710,7 +763,7 @@ export class PlannedPass {
     this.due.set(i, offered > 0 && offers!.end > now ? Math.min(k.nextChange, offers!.end) : k.nextChange);
   }
 
-  private settleAll(now: number): void {
+  private settleAll(now: number, plainAvailable?: readonly number[]): void {
     const count = this.kept.length;
     this.capacityAt.length = count;
     this.freeNow.length = count;
@@ -724,7 +777,7 @@ export class PlannedPass {
     this.byFree = new MostTree(count);
     this.pastEnd = 0;
     this.pastEndOn = new Array<boolean>(count).fill(false);
-    for (let i = 0; i < count; i++) this.settle(i, now);
+    for (let i = 0; i < count; i++) this.settle(i, now, plainAvailable);
   }
 
   /** Cluster i's holdings made afresh from the host's placed jobs there (the jobs noted as changed dropped). */
@@ -737,6 +790,10 @@ export class PlannedPass {
 
   /** Stops the host noting changed jobs (a policy that plans nothing runs): the holdings are made afresh later. */
   private unwatch(): void {
+    if (this.idle) {
+      this.host.watchMoved!(false);
+      this.idle = false;
+    }
     if (!this.watching) return;
     this.host.watchChanges?.(false);
     this.watching = false;
@@ -756,11 +813,11 @@ export class PlannedPass {
     return out;
   }
 
-  /** Cluster i's holdings made from its placed jobs at now. */
-  private made(i: number, jobs: Iterable<JobRecord>, now: number): KeptHoldings {
+  /** Cluster i's holdings made from its placed jobs at now (but those in `except`). */
+  private made(i: number, jobs: Iterable<JobRecord>, now: number, except?: ReadonlySet<JobRecord>): KeptHoldings {
     const k = new KeptHoldings(this.host.grid.clusters[i]!.name);
     k.advance(now, this.host.runtimeAt);
-    for (const job of jobs) k.update(job, true, this.host.runtimeAt);
+    for (const job of jobs) if (except === undefined || !except.has(job)) k.update(job, true, this.host.runtimeAt);
     return k;
   }
 
@@ -780,8 +837,17 @@ export class PlannedPass {
       const i = built.items[k]!;
       if (i < this.byFree.size) this.byFree.set(i, this.freeNow[i]!);
       plans[i] = undefined;
+      if (this.inPassMark[i] === 1) {
+        this.inPassMark[i] = 0;
+        this.heldInPass[i] = 0;
+      }
     }
     built.clear();
+    this.placedInPass.clear();
+    this.answersPlain = false;
+    this.plainAtStart = false;
+    this.askedPlan = false;
+    this.upkeep = 0;
     if (plans.length !== clusterCount) plans.length = clusterCount;
     this.movedInPass = false;
     this.passPlans = plans;
@@ -797,15 +863,174 @@ export class PlannedPass {
 
   /** Brings every cluster's holdings to the pass's time, once per pass (at its first question). */
   private ready(): void {
-    if (this.refreshedInPass) return;
+    // Asked before every question of a pass: the first one's work apart, so that this stays small enough to inline.
+    if (!this.refreshedInPass) this.readyFirst();
+  }
+
+  private readyFirst(): void {
     this.refreshedInPass = true;
-    this.refresh(this.plainView.now);
+    const now = this.plainView.now;
+    this.plainAtStart = !this.promisingPass && this.holds.length === 0 && this.mayIdle() && this.host.plainAt!(now);
+    // Decision: while every placed job is held the plain way, a pass reads what is available instead of plans, and
+    // the holdings are made only when a pass needs plans (a job has to wait): a replay where jobs seldom wait then
+    // keeps no holdings. Once watched, they are let go only after their upkeep cost more than making them again.
+    if (this.plainAtStart && !this.watching) this.readyPlain();
+    else this.refresh(now);
+  }
+
+  /** Whether the host tells what a pass needs to keep no holdings (`plainAt`) and to make them again (`wake`). */
+  private mayIdle(): boolean {
+    const host = this.host;
+    return (
+      host.plainAt !== undefined &&
+      host.watchMoved !== undefined &&
+      host.drainMoved !== undefined &&
+      host.placedOn !== undefined &&
+      host.holdingsVersion !== undefined &&
+      host.drainChanges !== undefined &&
+      host.watchChanges !== undefined
+    );
+  }
+
+  /** Starts a pass that answers from what is available: the clusters that moved are read again. */
+  private readyPlain(): void {
+    if (!this.idle) this.enterIdle();
+    this.answersPlain = true;
+    const host = this.host;
+    host.drainMoved!(this.markDirtyVisitor);
+    const dirty = this.dirty;
+    for (let k = 0; k < dirty.count; k++) {
+      const i = dirty.items[k]!;
+      this.dirtyMark[i] = 0;
+      const available = host.availableFor(i);
+      this.freeNow[i] = available;
+      this.byFree.set(i, available);
+    }
+    dirty.clear();
+  }
+
+  /**
+   * Lets the holdings go: from now on only the clusters that moved are noted, and every cluster is read again at the
+   * next pass that answers from what is available.
+   */
+  private enterIdle(): void {
+    const count = this.host.grid.clusters.length;
+    this.host.watchMoved!(true);
+    this.watching = false;
+    this.idle = true;
+    this.unneededUpkeep = 0;
+    this.kept = [];
+    this.keptVersions = [];
+    this.freeNow.length = count;
+    this.capacityAt.length = 0;
+    this.offersAt.length = 0;
+    this.sharing.length = 0;
+    this.sharedOn.clear();
+    if (this.byFree.size !== count) this.byFree = new MostTree(count);
+    this.due.reset(count);
+    this.pastEnd = 0;
+    this.pastEndOn = new Array<boolean>(count).fill(false);
+    if (this.heldInPass.length !== count) {
+      this.heldInPass = new Array<number>(count).fill(0);
+      this.inPassMark = new Uint8Array(count);
+    }
+    if (this.dirtyMark.length !== count) this.dirtyMark = new Uint8Array(count);
+    this.dirtyMark.fill(0);
+    this.dirty.clear();
+    for (let i = 0; i < count; i++) this.markDirty(i);
+  }
+
+  /** A placement in a pass that answers from what is available: held where the cluster's plan would hold it. */
+  private holdPlain(i: number, r: Reservation): void {
+    // Kept for a `wake`, which puts them in the plans it builds.
+    this.heldClusters.push(i);
+    this.heldReservations.push(r);
+    // As a plan built for this pass answers: what is free from now on there less what the reservation holds at now
+    // (a plain plan's free processors only rise from now on, and this reservation starts now).
+    if (holdsAt(r, this.plainView.now)) this.heldInPass[i]! += r.n;
+    if (this.inPassMark[i] === 0) {
+      // The cluster would have a plan in this pass: counted as built (see passMostFreeFromNow, mostAvailable).
+      this.inPassMark[i] = 1;
+      this.built.push(i);
+    }
+    this.byFree.set(i, this.freeNow[i]! - this.heldInPass[i]!);
+  }
+
+  /**
+   * A pass that answered from what is available needs plans after all (its policy asks one: a job has to wait):
+   * every cluster's holdings are made as they stood at the pass's start (its own placements go into its plans as
+   * reservations, as in any pass), with what was available then, and kept from now on.
+   */
+  private wake(): void {
+    const host = this.host;
+    const now = this.plainView.now;
+    const count = host.grid.clusters.length;
+    this.answersPlain = false;
+    this.idle = false;
+    // What moved since the pass began (its placements) is looked at again in the next pass.
+    host.drainMoved!(this.markDirtyVisitor);
+    const moved = this.dirty.items.slice(0, this.dirty.count) as number[];
+    host.watchChanges!(true);
+    this.watching = true;
+    const placed = this.placedInPass;
+    const except = new Set<JobRecord>();
+    for (let k = 0; k < placed.count; k++) {
+      except.add(placed.items[k]!);
+      this.unkept.push(placed.items[k]!);
+    }
+    placed.clear();
+    const kept = this.kept;
+    for (let i = 0; i < count; i++) {
+      this.keptVersions[i] = host.holdingsVersion!(i);
+      kept[i] = this.made(i, host.placedOn!(i), now, except);
+    }
+    kept.length = count;
+    this.settleAll(now, this.freeNow.slice(0, count));
+    for (const i of moved) this.markDirty(i);
+    // The placements' clusters get their plans below, their reservations in, as in a pass that kept its holdings.
+    const built = this.built;
+    for (let k = 0; k < built.count; k++) {
+      this.inPassMark[built.items[k]!] = 0;
+      this.heldInPass[built.items[k]!] = 0;
+    }
+    built.clear();
+    this.flushHolds();
+  }
+
+  /**
+   * After a pass of a policy without promises: the jobs a `wake` left out of the holdings go in (placed in the pass,
+   * they were in its plans as reservations); and holdings watched through passes that needed none are let go once
+   * their upkeep since a pass needed them passed what making them all again costs (ski rental: never more than
+   * twice the cheaper of the two).
+   */
+  private afterPlain(): void {
+    const host = this.host;
+    const unkept = this.unkept;
+    for (let k = 0; k < unkept.count; k++) {
+      const job = unkept.items[k]!;
+      for (const c of job.components) {
+        const i = host.grid.cluster(c.cluster)!.index;
+        if (!host.placedOn!(i).has(job)) continue;
+        this.kept[i]!.update(job, true, host.runtimeAt);
+        this.markDirty(i);
+      }
+    }
+    unkept.clear();
+    if (!this.watching || !this.mayIdle() || host.placedCount === undefined) return;
+    if (this.askedPlan) {
+      this.unneededUpkeep = 0;
+      return;
+    }
+    if (!this.plainAtStart) return;
+    this.unneededUpkeep += this.upkeep;
+    if (this.unneededUpkeep > host.placedCount()) this.enterIdle();
   }
 
   /** Puts the holdings of the jobs placed since the pass's last question in its plans (see `heldClusters`). */
   private flushHolds(): void {
     const clusters = this.heldClusters;
-    if (clusters.count === 0) return;
+    // A pass that answers from what is available builds no plan (holdPlain counts them).
+    if (clusters.count === 0 || this.answersPlain) return;
     const reservations = this.heldReservations;
     for (let k = 0; k < clusters.count; k++) this.passPlan(clusters.items[k]!).reserve(reservations.items[k]!);
     clusters.clear();
@@ -842,6 +1067,8 @@ export class PlannedPass {
 
   private passFreeFromNow(i: number, duration: number): number {
     this.ready();
+    // What its plan would answer: a plain plan's free processors only rise from now on (see holdPlain).
+    if (this.answersPlain) return this.freeNow[i]! - this.heldInPass[i]!;
     this.flushHolds();
     const plans = this.plansInPass;
     const plan = plans[i] ?? (this.sharedOn.has(i) ? (plans[i] = this.build(i)) : undefined);
@@ -854,6 +1081,12 @@ export class PlannedPass {
 
   private passMostFreeFromNow(duration: number): number | undefined {
     this.ready();
+    if (this.answersPlain) {
+      // The clusters with a placement are in the index less what they hold (holdPlain): as their plans answer.
+      if (this.built.count > MOST_BUILT_ASKED) return undefined;
+      const most = this.byFree.most;
+      return most >= 0 && this.byFree.value(most) > Number.NEGATIVE_INFINITY ? most : -1;
+    }
     this.flushHolds();
     const plans = this.plansInPass;
     const now = this.plainView.now;
@@ -1122,26 +1355,6 @@ class PassPlacementWithMost extends PassPlacement {
 /** Equal numbers, NaN equal to itself (as their decimal forms were compared before). */
 function same(a: number, b: number): boolean {
   return a === b || (a !== a && b !== b);
-}
-
-/**
- * A list emptied without letting its storage go (`array.length = 0` lets it go, and the next push allocates it
- * again): a pass empties a few lists each time, and there is a pass per event.
- */
-class ReusedList<T> {
-  readonly items: Array<T | undefined> = [];
-  count = 0;
-
-  push(item: T): void {
-    this.items[this.count++] = item;
-  }
-
-  /** Empties it; the items it held are let go. */
-  clear(): void {
-    const items = this.items;
-    for (let k = 0; k < this.count; k++) items[k] = undefined;
-    this.count = 0;
-  }
 }
 
 /** Plans built in one pass beyond which a pass asks every cluster for the most free (see mostFreeFromNow). */

@@ -211,8 +211,28 @@ export function holdInPlans(
 ): void {
   for (let i = 0; i < processors.length; i++) {
     const p = processors[i]!;
-    const holding = { id: `${job.id}#${i}`, n: p.processors, start: view.now, duration: job.walltime };
+    const holding = new PlacedHolding(job.id, i, p.processors, view.now, job.walltime);
     if (view.hold !== undefined) view.hold(p.cluster, holding);
     else view.plan(p.cluster).reserve(holding);
+  }
+}
+
+/**
+ * A placed job's component held in the plans, its id made when asked: a pass whose last question came before its
+ * last placement (most passes) puts it in no plan, and reads no id.
+ */
+class PlacedHolding implements Reservation {
+  #id: string | undefined = undefined;
+
+  constructor(
+    private readonly jobId: string,
+    private readonly component: number,
+    readonly n: number,
+    readonly start: number,
+    readonly duration: number,
+  ) {}
+
+  get id(): string {
+    return (this.#id ??= `${this.jobId}#${this.component}`);
   }
 }

@@ -195,6 +195,11 @@ export class FpeJobs {
     return this.jobs.has(jobId);
   }
 
+  /** How many profiled jobs it keeps (waiting or placed): none, and no holding follows an evolution profile. */
+  get count(): number {
+    return this.jobs.size;
+  }
+
   /** A profiled job arrived: it waits here (not in the placement queue) and is fitted at once. */
   arrive(job: JobRecord, now: number): void {
     const requested = requestedProfile(job.spec);

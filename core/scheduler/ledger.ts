@@ -7,6 +7,7 @@
 import type { Grid } from '../model/grid.js';
 import type { ClusterState } from './cluster-state.js';
 import type { JobRecord } from './job-record.js';
+import { PlainPlacements } from './plain-placements.js';
 
 export class CapacityLedger {
   /** Evolving jobs holding a pre-allocation on some cluster (placed and not ended). */
@@ -24,6 +25,10 @@ export class CapacityLedger {
   /** While someone watches: the clusters whose version moved since the last drainMoved, each once. */
   private moved: number[] = [];
   private movedMark: Uint8Array;
+  /** Whether moved clusters are noted (while changes or moves are watched). */
+  private notingMoved = false;
+  /** Whether every placed job is held the plain way (plain-placements.ts): a planned pass then needs no holdings. */
+  readonly plain = new PlainPlacements(this.placedJobs);
 
   constructor(
     private readonly grid: Grid,
@@ -52,6 +57,20 @@ export class CapacityLedger {
    */
   watchChanges(on: boolean): void {
     this.changed = on ? this.clusters.map(() => new Set<JobRecord>()) : undefined;
+    this.startNotingMoved(on);
+  }
+
+  /**
+   * Starts (or stops) noting only the clusters whose version moved (drainMoved shows them), not which jobs changed:
+   * what a planned pass needs while it keeps no holdings. Stops watching changes.
+   */
+  watchMoved(on: boolean): void {
+    this.changed = undefined;
+    this.startNotingMoved(on);
+  }
+
+  private startNotingMoved(on: boolean): void {
+    this.notingMoved = on;
     this.moved.length = 0;
     this.movedMark.fill(0);
   }
@@ -69,7 +88,7 @@ export class CapacityLedger {
   /** Cluster i's version moves (and, while watched, it is noted as moved). */
   private bump(clusterIndex: number): void {
     this.versions[clusterIndex]!++;
-    if (this.changed !== undefined && this.movedMark[clusterIndex] === 0) {
+    if (this.notingMoved && this.movedMark[clusterIndex] === 0) {
       this.movedMark[clusterIndex] = 1;
       this.moved.push(clusterIndex);
     }
@@ -90,7 +109,9 @@ export class CapacityLedger {
 
   /** A job is placed (its components set): the plans hold it from now on. */
   place(job: JobRecord): void {
+    const fresh = !this.placedJobs.has(job);
     this.placedJobs.add(job);
+    if (fresh) this.plain.place(job);
     this.membershipChanges++;
     for (const c of job.components) {
       const i = this.grid.cluster(c.cluster)!.index;
@@ -103,6 +124,7 @@ export class CapacityLedger {
   /** A placed job ended or went back to the queue (before its components are cleared). */
   remove(job: JobRecord): void {
     if (!this.placedJobs.delete(job)) return;
+    this.plain.remove(job);
     this.membershipChanges++;
     for (const c of job.components) {
       const i = this.grid.cluster(c.cluster)!.index;
@@ -115,6 +137,7 @@ export class CapacityLedger {
   /** A placed job's local jobs all started: its estimated end now counts from its start. */
   started(job: JobRecord): void {
     this.touch(job);
+    if (this.placedJobs.has(job)) this.plain.started(job);
   }
 
   /** What a placed job holds may have changed: its clusters' versions move. */
@@ -210,11 +233,13 @@ export class CapacityLedger {
   /** Sets `processors` of a cluster aside for a grow operation's offers, so that nothing else takes them meanwhile. */
   earmark(state: ClusterState, processors: number): void {
     state.offered += processors;
+    this.plain.offered(processors);
   }
 
   /** Processors set aside for grow offers stop being so: a job took them (now pending), or the operation ended. */
   unearmark(state: ClusterState, processors: number): void {
     state.offered -= processors;
+    this.plain.offered(-processors);
   }
 
   /** A job agreed to give back `processors`: at once, or by `deadline` (ahead of an evolving job's announced update). */

@@ -212,11 +212,17 @@ export class Scheduler {
       placedOn: (i) => this.ledger.placedOn(i),
       holdingsVersion: (i) => this.ledger.version(i),
       placements: () => this.ledger.placements,
+      placedCount: () => this.ledger.placedJobs.size,
       watchChanges: (on) => {
         this.ledger.watchChanges(on);
-        this.plannedMoved = on ? new ReusedList<number>() : undefined;
-        this.plannedMark.fill(0);
+        this.watchPlannedMoved(on);
       },
+      watchMoved: (on) => {
+        this.ledger.watchMoved(on);
+        this.watchPlannedMoved(on);
+      },
+      // A profiled job's holding follows its evolution profile (holding.ts): not the plain way.
+      plainAt: (now) => this.fpe.count === 0 && this.ledger.plain.plainAt(now),
       drainChanges: (i, visit) => this.ledger.drainChanges(i, visit),
       drainMoved: (visit) => {
         this.ledger.drainMoved(visit);
@@ -927,6 +933,12 @@ export class Scheduler {
       }
     }
     moved.clear();
+  }
+
+  /** Starts (or stops) noting the clusters whose availability moved, for a planned pass (its drainMoved). */
+  private watchPlannedMoved(on: boolean): void {
+    this.plannedMoved = on ? new ReusedList<number>() : undefined;
+    this.plannedMark.fill(0);
   }
 
   /** The first cluster with the most a job without reservations may take now (-1: no cluster). */
