@@ -49,6 +49,11 @@ export interface AdoptedStep {
    * run counted them: the attempts left go on from there, not afresh. Without it, none.
    */
   readonly growFailures?: number;
+  /**
+   * After a failed grow, when the earlier run was to ask for it again (the scheduler's time): the adopted job waits
+   * until then, as it would have. Without it (a state stored before it was), no wait.
+   */
+  readonly retryAt?: number;
 }
 
 export interface PlannedStep {
@@ -114,6 +119,9 @@ export function checkAdoption(
     const failures = adopted.step.growFailures;
     if (failures !== undefined && !(Number.isInteger(failures) && failures >= 0))
       errors.push({ path: 'step.growFailures', message: `must be a whole number, 0 or more (got ${failures})` });
+    const retryAt = adopted.step.retryAt;
+    if (retryAt !== undefined && !Number.isFinite(retryAt))
+      errors.push({ path: 'step.retryAt', message: `must be a time (got ${retryAt})` });
   }
   if (adopted.cap !== undefined && !Number.isInteger(adopted.cap))
     errors.push({ path: 'cap', message: `must be a whole number (got ${adopted.cap})` });

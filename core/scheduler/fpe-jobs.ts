@@ -259,10 +259,12 @@ export class FpeJobs {
       stalled: false,
       // Decision: a stored count past the attempts allowed now (lowered meanwhile) ends the job at its next failure.
       growFailures: running ? (step?.growFailures ?? 0) : 0,
-      retryAt: Number.NEGATIVE_INFINITY,
+      retryAt: running ? (step?.retryAt ?? Number.NEGATIVE_INFINITY) : Number.NEGATIVE_INFINITY,
       version: 0,
     };
     this.track(p);
+    // A failed grow's wait the earlier run began goes on: its step is tried again at a pass from then (boundary).
+    if (now < p.retryAt) this.host.wake(p.retryAt);
     if (running && index > 0 && job.held < p.held[index]!) {
       // Decision: adopted short of its step's processors (a grow the restart cut short), it takes the rest as at a
       // step boundary, and the step begins again once it has them (its application waits for them to run it).
@@ -493,6 +495,8 @@ export class FpeJobs {
         planned: EvolutionProfile;
         /** Failed grows of the step its grows are for, so far (a restart keeps them: adoption.ts). */
         growFailures: number;
+        /** After its latest failed grow, when the grow is asked again (a restart keeps it); -Infinity before any. */
+        retryAt: number;
       }
     | undefined {
     const p = this.jobs.get(jobId);
@@ -508,6 +512,7 @@ export class FpeJobs {
       schedule: p.schedule,
       planned,
       growFailures: p.growFailures,
+      retryAt: p.retryAt,
     };
   }
 
@@ -692,7 +697,13 @@ export class FpeJobs {
    */
   private boundary(p: ProfiledJob, now: number, yieldToEarlier = true): void {
     const next = p.step + 1;
-    if (next >= p.held.length || now < p.retryAt) return;
+    if (next >= p.held.length) return;
+    // Waiting out a failed grow: tried again at a pass from retryAt (an adopted job's stored wait comes here first by
+    // its step timer, not yet stalled).
+    if (now < p.retryAt) {
+      p.stalled = true;
+      return;
+    }
     const job = p.job;
     const state = this.host.clusters[job.clusterIndex]!;
     const want = p.held[next]!;

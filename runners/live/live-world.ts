@@ -401,6 +401,8 @@ class LiveWorldImpl implements LiveWorld {
               start: fpe.stepStart,
               planned: fpe.planned.map((s) => ({ durationS: s.duration, processors: s.nodes })),
               ...(fpe.growFailures > 0 && { growFailures: fpe.growFailures }),
+              // Decision: stored with the failures it follows; once a grow brings its step, neither is.
+              ...(fpe.growFailures > 0 && Number.isFinite(fpe.retryAt) && { retryAt: fpe.retryAt }),
             },
           }),
       });

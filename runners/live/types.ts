@@ -57,7 +57,8 @@ export const livePersistentJobSchema = z.strictObject({
    * `planned`: that step and the ones after it as planned (its scheduled EP: an expanded step lasts longer than
    * requested), so that the adopted job keeps its expansions. Decision: optional, as `cap` (a state stored before it
    * adopts its job at the requested lengths). `growFailures`: its failed grows of the step they are for, so that a
-   * restart does not give it a fresh set of attempts (absent: none).
+   * restart does not give it a fresh set of attempts (absent: none). `retryAt`: after a failed grow, when it is asked
+   * again (the scheduler's time), so that a restart does not ask for it at once (absent: no wait).
    */
   step: z
     .strictObject({
@@ -67,6 +68,7 @@ export const livePersistentJobSchema = z.strictObject({
         .array(z.strictObject({ durationS: z.number().min(0), processors: z.number().int().min(0) }))
         .optional(),
       growFailures: z.number().int().min(0).optional(),
+      retryAt: z.number().optional(),
     })
     .optional(),
 });

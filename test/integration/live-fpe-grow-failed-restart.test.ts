@@ -1,6 +1,7 @@
 // A profiled job's failed step grows survive a restart of Concertina (a `local` cluster whose slot stubs fail, as in
-// live-fpe-grow-failed.test.ts): the live state keeps their count with the job's step, and the adopted job goes on
-// with the attempts it had left, not with a fresh set. Every wait is on a condition.
+// live-fpe-grow-failed.test.ts): the live state keeps their count and the retry time with the job's step, and the
+// adopted job goes on with the attempts it had left, not with a fresh set, from that time. Every wait is on a
+// condition.
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,7 +57,11 @@ describe("a profiled job's failed step grows across a restart", () => {
       { step: 2, attempt: 1, attempts: 2, retryAt: expect.any(Number) },
     ]);
     const state = JSON.parse(JSON.stringify(world.persistentState())) as LivePersistentState;
-    expect(state.jobs.find((j) => j.spec.id === 'f')?.step).toMatchObject({ index: 0, growFailures: 1 });
+    const step = state.jobs.find((j) => j.spec.id === 'f')!.step!;
+    expect(step).toMatchObject({ index: 0, growFailures: 1, retryAt: of('fpe.growFailed', 'f')[0]!.retryAt });
+    // The minute's wait is shortened to 3 s from now in the stored state, so that the test does not wait it out.
+    const retryAt = world.act((_, now) => now) + 3;
+    step.retryAt = retryAt;
     await world.stop();
 
     const before = events.length;
@@ -67,6 +72,8 @@ describe("a profiled job's failed step grows across a restart", () => {
     await waitFor('the job to end', () => of('job.ended', 'f').length > 0, 60_000, 50);
     const after = events.slice(before);
     expect(eventsOf(after, 'fpe.growFailed', 'f')).toMatchObject([{ step: 2, attempt: 2, attempts: 2 }]);
+    // Asked again no sooner than the stored retry time (not at once on adoption).
+    expect(eventsOf(after, 'fpe.growFailed', 'f')[0]!.t).toBeGreaterThanOrEqual(retryAt);
     expect(of('job.ended', 'f')[0]).toMatchObject({
       state: 'failed',
       reason: expect.stringMatching(/^step 2 grow failed: .* \(2 attempts\)$/),
