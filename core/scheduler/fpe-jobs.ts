@@ -7,10 +7,10 @@
 // malleable jobs' expansions by mandatory shrinks; until it has them, the step before waits longer (expanded, its
 // processors idle, as the paper assumes). A step's grow whose local jobs fail at the batch system, or are not all
 // running after a timeout, is withdrawn and asked again later (the step delayed), a few times before the job ends,
-// failed. The capacity is never exceeded: every processor it takes is counted by the
-// ledger and was free when taken. A later job's step yields to earlier jobs' later grows; a mutual wait that slipped
-// steps make anyway (every job on a cluster a profiled one stalled on the others) is broken where it forms
-// (fpe-mutual-wait.ts). A job adopted after a restart goes on from its stored step.
+// failed. The capacity is never exceeded: every processor it takes is counted by the ledger and was free when taken.
+// A later job's step yields to earlier jobs' later grows, and its start to earlier jobs' stalled steps; a mutual wait
+// that slipped steps make anyway (every job on a cluster a profiled one stalled on the others) is broken where it
+// forms (fpe-mutual-wait.ts). A job adopted after a restart goes on from its stored step.
 import type { PlacedComponent, SchedulerEventBody } from '../events.js';
 import { epFunction, type EpStep, type EvolutionProfile, type ScheduledEp } from '../fpe/evolution-profile.js';
 import { fpeVariant, FPE_VARIANTS, type FpeVariant, type FpeVariantName } from '../fpe/registry.js';
@@ -673,8 +673,9 @@ export class FpeJobs {
     if (p.job.state !== 'queued' || p.cluster < 0) return;
     const state = this.host.clusters[p.cluster]!;
     const n = p.held[0]!;
-    // Not free after all (what the plan does not see: reservations, offers in flight): fitted again at the next pass.
-    if (state.availableFor(p.job.id) < n) {
+    // Not free after all (what the plan does not see: reservations, offers in flight, an earlier job's step that
+    // stalled since it was fitted): fitted again at the next pass.
+    if (state.availableFor(p.job.id) - this.stalledBefore(p, p.cluster) < n) {
       p.schedule = undefined;
       return;
     }
@@ -884,6 +885,24 @@ export class FpeJobs {
       if (q.job.seq < p.job.seq && q.step < 0 && q.job.state === 'queued' && q.cluster === c && q.schedule)
         if (q.schedule.start <= now) n += q.held[0] ?? 0;
     for (const q of this.promises(now)) if (q.seq < p.job.seq && q.cluster === c && q.from <= now) n += q.n;
+    return n;
+  }
+
+  /**
+   * More processors that the stalled steps of running profiled jobs submitted before p need on cluster c, beyond what
+   * is set aside for them. Decision: arrival order decides between a waiting profiled job's start and an earlier job's
+   * stalled step, as at a boundary (dueBefore, takesFromEarlier): the start waits while the step needs what it would
+   * start with. Its fit sees the step from now on (pushRemaining), but a fit made earlier, or one that outlived the
+   * step's planned end while it still waits, does not: the check at the start is what holds.
+   */
+  private stalledBefore(p: ProfiledJob, c: number): number {
+    const state = this.host.clusters[c]!;
+    let n = 0;
+    for (const q of this.jobs.values()) {
+      if (q.job.seq > p.job.seq || !q.stalled || q.job.state !== 'running' || q.job.clusterIndex !== c) continue;
+      const more = q.held[q.step + 1]! - q.job.held - (state.reservations.get(q.job.id) ?? 0);
+      if (more > 0) n += more;
+    }
     return n;
   }
 
