@@ -51,24 +51,29 @@ function startedView(requests: readonly CoormRequest[], now: number): View {
   return viewOfRects(rects);
 }
 
+/** End of a started request's allocation, from its actual start as startedView counts it. */
+const startedEnd = (r: CoormRequest): number => r.startedAt + r.duration;
+
 /**
  * Cheap test before excessOf: whether requests running inside pre-allocations may somewhere hold more than the
- * started pre-allocations that outlast them all (false: they certainly do not).
+ * started pre-allocations that outlast them all (false: they certainly do not). It reads the same started spans as
+ * excessOf: scheduledAt is stale here (the pass sets it later), and lags startedAt for a request whose clock waited
+ * for its nodes, so such a request would seem to end inside a pre-allocation it in fact outlives.
  */
 function mayOutgrow(inside: readonly CoormRequest[], pa: readonly CoormRequest[], now: number): boolean {
   const held = new Map<string, { n: number; end: number }>();
   for (const r of inside) {
-    if (!isStarted(r) || !(endOf(r) > now)) continue;
+    if (!isStarted(r) || !(startedEnd(r) > now)) continue;
     const h = held.get(r.cid);
-    if (h === undefined) held.set(r.cid, { n: r.n, end: endOf(r) });
+    if (h === undefined) held.set(r.cid, { n: r.n, end: startedEnd(r) });
     else {
       h.n += r.n;
-      h.end = Math.max(h.end, endOf(r));
+      h.end = Math.max(h.end, startedEnd(r));
     }
   }
   for (const [cid, h] of held) {
     let cover = 0;
-    for (const r of pa) if (r.cid === cid && isStarted(r) && endOf(r) >= h.end) cover += r.n;
+    for (const r of pa) if (r.cid === cid && isStarted(r) && startedEnd(r) >= h.end) cover += r.n;
     if (h.n > cover) return true;
   }
   return false;

@@ -392,6 +392,29 @@ describe('pre-allocation guarantees', () => {
     expect(rms.requestSnapshot(np)).toMatchObject({ nodeIds: [0, 1, 2, 3], insidePA: true });
     expect(promised(rms, 'c', 6)).toBe(4);
   });
+
+  it('a request whose clock waited for its nodes is counted as running past its pre-allocation, so nobody is promised them', () => {
+    const rms = new CoormRms([{ cid: 'c', nodes: 10 }]);
+    const squatter = rms.connect(0);
+    const nea = rms.connect(0);
+    const rigid = rms.connect(0);
+    // All 10 nodes go to a preemptible request; a pre-allocation of 4 for 0..40 starts beside it.
+    const p = value(rms.request(squatter, { cid: 'c', n: 10, duration: 100, type: 'P' }, 0));
+    value(rms.request(nea, { cid: 'c', n: 4, duration: 40, type: 'PA' }, 0));
+    rms.advance(0);
+    // A request filling the pre-allocation to its end starts at 1, but its nodes are still held preemptibly.
+    const np = value(rms.request(nea, { cid: 'c', n: 4, duration: 39, type: 'NP' }, 1));
+    const later = value(rms.request(rigid, { cid: 'c', n: 7, duration: 10, type: 'PA' }, 1));
+    rms.advance(1);
+    expect(rms.requestSnapshot(np)).toMatchObject({ startedAt: 1, nodeIds: [], insidePA: true });
+    expect(rms.requestSnapshot(later)).toMatchObject({ scheduledAt: 40 });
+    // The nodes come back at 2: the request's 39 s run from then, to 41, one second past its pre-allocation.
+    rms.done(squatter, p, 2);
+    rms.advance(2);
+    expect(rms.requestSnapshot(np)).toMatchObject({ startedAt: 2, nodeIds: [0, 1, 2, 3] });
+    // Its 4 nodes are still held at 40: 7 more do not fit on 10 until it ends.
+    expect(rms.requestSnapshot(later)).toMatchObject({ scheduledAt: 41 });
+  });
 });
 
 describe('conservative backfilling', () => {
