@@ -16,6 +16,8 @@ export function isJobSequence(jobs: readonly JobSpec[] | JobSequence): jobs is J
   return !Array.isArray(jobs);
 }
 
+// Decision: only an SWF trace is held as columns: JSON jobs, presets and generated workloads are small, their specs
+// richer (malleable, evolving, several components), and they keep the specs they were given.
 /** Specs already built (job JSON, presets, generated workloads), sorted by submit time; the specs themselves. */
 export function sortedSpecs(jobs: readonly JobSpec[]): JobSequence {
   const sorted = [...jobs].sort((a, b) => a.submitTime - b.submitTime);

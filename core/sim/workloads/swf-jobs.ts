@@ -71,11 +71,10 @@ export class SwfJobs implements JobSequence {
     private readonly runtime: Float64Array,
     private readonly walltime: Float64Array,
   ) {
+    // Decision: a trace out of submit order is replayed in it, ties in file order, as its specs sorted stably were.
     let sorted = true;
     for (let i = 1; i < submit.length && sorted; i++) sorted = submit[i - 1]! <= submit[i]!;
-    this.order = sorted
-      ? undefined
-      : Uint32Array.from(submit.keys()).sort((a, b) => submit[a]! - submit[b]! || a - b);
+    this.order = sorted ? undefined : Uint32Array.from(submit.keys()).sort((a, b) => submit[a]! - submit[b]! || a - b);
   }
 
   get length(): number {
