@@ -10,6 +10,7 @@ import { Random } from '../random.js';
 import { malleabilityPolicy } from '../malleability/registry.js';
 import { DEFAULT_SCHEDULER_OPTIONS, Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
 import { SimulatedApplications } from './applications.js';
+import { isJobSequence, sortedSpecs, type JobSequence } from './job-sequence.js';
 import { EventEngine } from './engine.js';
 import { MetricsCollector } from './metrics.js';
 import { SimulatedCluster } from './simulated-cluster.js';
@@ -18,7 +19,8 @@ import type { JobStream, JobStreamSettings } from './workloads/stream.js';
 
 export interface SimulationConfig {
   readonly grid: GridSpec;
-  readonly jobs: readonly JobSpec[];
+  /** The workload: specs (sorted here by submit time), or a sequence in submit order that builds each as it arrives. */
+  readonly jobs: readonly JobSpec[] | JobSequence;
   readonly seed: number;
   readonly scheduler?: Partial<SchedulerOptions>;
   /** Seconds between two polls of the information service (each also triggers job management). */
@@ -62,7 +64,7 @@ export class SimWorld {
   readonly applications: SimulatedApplications;
   readonly metrics: MetricsCollector;
   readonly refused: RefusedJob[] = [];
-  private readonly jobs: JobSpec[];
+  private readonly jobs: JobSequence;
   private submitted = 0;
   private readonly startedComponents = new Map<string, number>();
   private wakeAt = Number.NaN;
@@ -158,7 +160,7 @@ export class SimWorld {
       (e) => this.onEvent(e, recordMetrics),
       recordMetrics ? MetricsCollector.EVENT_TYPES : ['job.ended'],
     );
-    this.jobs = [...config.jobs].sort((a, b) => a.submitTime - b.submitTime);
+    this.jobs = isJobSequence(config.jobs) ? config.jobs : sortedSpecs(config.jobs);
     this.maxTime = config.maxTimeS ?? Number.POSITIVE_INFINITY;
     this.endless = config.endless ?? false;
     this.stream = config.stream;
@@ -322,14 +324,13 @@ export class SimWorld {
   }
 
   private scheduleNextSubmission(): void {
-    const spec = this.jobs[this.submitted];
-    if (!spec) return this.scheduleStreamArrival(this.engine.now);
-    this.engine.at(spec.submitTime, this.submitNext);
+    if (this.submitted === this.jobs.length) return this.scheduleStreamArrival(this.engine.now);
+    this.engine.at(this.jobs.submitTime(this.submitted), this.submitNext);
   }
 
   /** Submits the workload's next job (one action for all of them: a trace's jobs make no closure each). */
   private readonly submitNext = (): void => {
-    const spec = this.jobs[this.submitted++]!;
+    const spec = this.jobs.spec(this.submitted++);
     const result = this.scheduler.submitSpec(spec, this.engine.now);
     if (!result.ok) this.refused.push({ jobId: spec.id ?? `#${this.submitted}`, errors: result.errors });
     else if (canChangeWhileRunning(spec)) this.changeable.add(result.value.id);

@@ -27,7 +27,8 @@ import { parseGridJson, parseJobsJson } from '../../core/sim/workloads/json.js';
 import { FPE_VARIANTS, type FpeVariantName } from '../../core/fpe/registry.js';
 import { DEFAULT_FPE_VARIANT } from '../../core/scheduler/fpe-jobs.js';
 import { WORKLOAD_PRESETS, workloadPreset } from '../../core/sim/workloads/koala.js';
-import { parseSwf, type SwfPartition, type SwfSkip } from '../../core/sim/workloads/swf.js';
+import { parseSwfTrace, type SwfPartition, type SwfSkip } from '../../core/sim/workloads/swf.js';
+import type { SwfJobs } from '../../core/sim/workloads/swf-jobs.js';
 import { printable } from './printable.js';
 import {
   ACTIVITY_CSV_HEADER,
@@ -120,7 +121,8 @@ async function loadGrid(arg: string): Promise<GridSpec> {
 }
 
 interface Workload {
-  jobs: JobSpec[];
+  /** An SWF trace's jobs stay columns, each spec built as the simulator submits it (issue 17). */
+  jobs: JobSpec[] | SwfJobs;
   /** Jobs of an SWF trace without a requested time, whose run time is their walltime. */
   walltimeFromRunTime: number;
   /** Lines of an SWF file that gave no job, with why. */
@@ -184,7 +186,7 @@ async function loadWorkload(
         );
       }
     }
-    const parsed = parseSwf(data.toString('utf8'), arg, {
+    const parsed = parseSwfTrace(data.toString('utf8'), arg, {
       strict,
       partitions,
       ...(maxJobs === undefined ? {} : { maxJobs }),
@@ -309,10 +311,15 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
     );
   }
   const placement = o.placement;
-  // In place: a trace's specs are not kept twice (a copy beside LCG's 188,000 jobs took 100 MiB more at the peak), nor
-  // copied one by one (0.1 s of CPU on LCG); the specs are this run's own, freshly read or generated.
+  // In place: the specs are this run's own, freshly read or generated; a trace's are built as its jobs arrive, under
+  // the placement set on its columns.
   const jobs = workload.jobs;
-  if (placement !== undefined) for (const job of jobs) job.placement = placement;
+  if (placement !== undefined) {
+    if (Array.isArray(jobs)) for (const job of jobs) job.placement = placement;
+    else jobs.placement = placement;
+  }
+  // A trace's jobs are all rigid, with no evolution profile.
+  const specs = Array.isArray(jobs) ? jobs : [];
 
   // Decision: a trace's jobs wait rather than fail: the batch system that ran the trace kept each one queued until it
   // started, so an SWF replay has no placement-tries limit unless --tries sets one (presets and JSON jobs keep the
@@ -362,7 +369,7 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
 
   // Decision: the approach (PRA/PWA) and the malleability policy act on malleable and evolving jobs only; with none in
   // the workload they change nothing, and the summary says so rather than name a setting that did not apply.
-  const malleability = jobs.some((j) => j.kind !== 'rigid');
+  const malleability = specs.some((j) => j.kind !== 'rigid');
   const reading: Partial<TraceReading> = workload.trace
     ? {
         swf_records_read: workload.records,
@@ -378,7 +385,7 @@ async function simulateCommand(o: SimulateOptions, io: CliIo): Promise<number> {
     policy: malleability ? o.policy : NOT_APPLICABLE,
     placement: placement ?? 'per job',
     queue: o.queue,
-    ...(jobs.some((j) => j.profile !== undefined) ? { fpe_variant: o.fpeVariant } : {}),
+    ...(specs.some((j) => j.profile !== undefined) ? { fpe_variant: o.fpeVariant } : {}),
     seed: o.seed,
     poll_s: o.poll,
     background: o.background,

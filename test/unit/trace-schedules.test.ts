@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { gridSpecSchema, type GridSpecInput } from '../../core/model/schemas.js';
 import { das3Grid, singleCluster } from '../../core/sim/grids.js';
 import { simulate } from '../../core/sim/simulate.js';
-import { parseSwf } from '../../core/sim/workloads/swf.js';
+import { parseSwfTrace } from '../../core/sim/workloads/swf.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const tracesDir = path.resolve(repoRoot, '..', 'shared', 'traces');
@@ -41,7 +41,8 @@ function digest(
   waiting?: { grid?: GridSpecInput; approach?: string },
 ): string {
   const text = gunzipSync(readFileSync(path.join(tracesDir, file))).toString('utf8');
-  const parsed = parseSwf(text, file, maxJobs === undefined ? {} : { maxJobs });
+  // As `concertina simulate` replays it: the jobs held as columns, each spec built as it arrives.
+  const parsed = parseSwfTrace(text, file, maxJobs === undefined ? {} : { maxJobs });
   if (!parsed.ok) throw new Error(parsed.errors[0]!.message);
   const grid = gridSpecSchema.parse(waiting?.grid ?? singleCluster(processors));
   const scheduler = {

@@ -1,6 +1,7 @@
 // Standard Workload Format (Parallel Workloads Archive) import: each usable record becomes a rigid job.
 import type { JobSpec } from '../../model/schemas.js';
 import { fail, ok, type FieldError, type Result } from '../../model/result.js';
+import { SwfJobColumns, type SwfJobs } from './swf-jobs.js';
 
 export interface SwfOptions {
   /** Stop after this many jobs kept (records skipped do not count towards it). */
@@ -34,8 +35,13 @@ export const SWF_SKIP_CAUSES = [
 ] as const;
 export type SwfSkipCause = (typeof SWF_SKIP_CAUSES)[number];
 
-export interface SwfWorkload {
+export interface SwfWorkload extends Omit<SwfTrace, 'jobs'> {
   jobs: JobSpec[];
+}
+
+/** A parsed trace, its jobs held as columns (swf-jobs.ts): what `concertina simulate` replays. */
+export interface SwfTrace {
+  jobs: SwfJobs;
   skipped: SwfSkip[];
   /** Data records read to get the jobs: the jobs and the records skipped (reading stops after the `maxJobs`-th job). */
   records: number;
@@ -59,7 +65,7 @@ const HEADER_PAIR = /^;\s{0,2}([A-Za-z][\w-]*):(?:\s+(.*))?$/;
 interface ParseState {
   readonly source: string;
   readonly strict: boolean;
-  readonly jobs: JobSpec[];
+  readonly jobs: SwfJobColumns;
   readonly skipped: SwfSkip[];
   readonly header: Record<string, string>;
   readonly errors: FieldError[];
@@ -78,19 +84,6 @@ export interface JobsRan {
   readonly start: number[];
   readonly end: number[];
   readonly processors: number[];
-}
-
-/** The job a usable record becomes. */
-function swfJob(jobNumber: number, processors: number, submitTime: number, runtime: number, walltime: number): JobSpec {
-  return {
-    id: `swf-${jobNumber}`,
-    kind: 'rigid',
-    components: [{ processors, program: 'swf', args: [], inputFiles: [] }],
-    placement: 'wf',
-    submitTime,
-    walltime,
-    app: { model: 'fixed', runtime },
-  };
 }
 
 function headerLine(state: ParseState, raw: string): void {
@@ -160,7 +153,7 @@ function dataLine(
   // Decision: a requested time of -1 (unknown) or 0 (some logs use it alike) gives the job its run time as walltime.
   const known = requestedTime > 0;
   if (!known) state.walltimeFromRunTime++;
-  state.jobs.push(swfJob(values[0]!, processors, submit, runtime, known ? requestedTime : runtime));
+  state.jobs.push(values[0]!, processors, submit, runtime, known ? requestedTime : runtime);
   if (state.ran) {
     const wait = values[2]! > 0 ? values[2]! : 0;
     state.ran.partition.push(values[15]!);
@@ -255,11 +248,17 @@ function peakHeld(members: Uint32Array, ran: JobsRan): number {
  * can never turn negative in one that is not.
  */
 export function parseSwf(text: string, source: string, options: SwfOptions = {}): Result<SwfWorkload> {
+  const parsed = parseSwfTrace(text, source, options);
+  return parsed.ok ? ok({ ...parsed.value, jobs: parsed.value.jobs.specs() }) : parsed;
+}
+
+/** As parseSwf, the jobs kept as columns whose specs are built when asked for (a replay builds each as it arrives). */
+export function parseSwfTrace(text: string, source: string, options: SwfOptions = {}): Result<SwfTrace> {
   const maxJobs = options.maxJobs ?? Infinity;
   const state: ParseState = {
     source,
     strict: options.strict ?? false,
-    jobs: [],
+    jobs: new SwfJobColumns(),
     skipped: [],
     header: {},
     errors: [],
@@ -337,9 +336,8 @@ export function parseSwf(text: string, source: string, options: SwfOptions = {})
     return fail(errors);
   }
   const partitions = state.ran ? { partitions: partitionPeaks(state.ran) } : {};
-  for (const job of jobs) job.submitTime -= state.earliest;
   return ok({
-    jobs,
+    jobs: jobs.done(state.earliest),
     skipped: state.skipped,
     records: jobs.length + state.skipped.length,
     header: state.header,
