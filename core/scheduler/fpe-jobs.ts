@@ -8,9 +8,10 @@
 // processors idle, as the paper assumes). A step's grow whose local jobs fail at the batch system, or are not all
 // running after a timeout, is withdrawn and asked again later (the step delayed), a few times before the job ends,
 // failed. The capacity is never exceeded: every processor it takes is counted by the ledger and was free when taken.
-// A later job's step yields to earlier jobs' later grows, and its start to earlier jobs' stalled steps; a mutual wait
-// that slipped steps make anyway (every job on a cluster a profiled one stalled on the others) is broken where it
-// forms (fpe-mutual-wait.ts). A job adopted after a restart goes on from its stored step.
+// A later job's step yields to earlier jobs' later grows, and its start to earlier jobs' stalled steps; where what a
+// later stalled job holds is what an earlier one's grows need, the later one runs to its end first if it can; a
+// mutual wait that slipped steps make anyway (every job on a cluster a profiled one stalled on the others) is broken
+// where it forms (fpe-mutual-wait.ts). A job adopted after a restart goes on from its stored step.
 import type { PlacedComponent, SchedulerEventBody } from '../events.js';
 import { epFunction, type EpStep, type EvolutionProfile, type ScheduledEp } from '../fpe/evolution-profile.js';
 import { fpeVariant, FPE_VARIANTS, type FpeVariant, type FpeVariantName } from '../fpe/registry.js';
@@ -715,7 +716,7 @@ export class FpeJobs {
       if (
         free < more ||
         free - this.dueBefore(p, now) < more ||
-        (yieldToEarlier && this.takesFromEarlier(p, next, free, now))
+        (yieldToEarlier && (this.takesFromEarlier(p, next, free, now) || this.yieldsToLater(p, now)))
       ) {
         // Yielding to earlier jobs, it sets nothing aside: what is free is theirs first.
         if (free < more) this.shrinkForStep(job, state, more, now);
@@ -847,11 +848,16 @@ export class FpeJobs {
   /**
    * Whether p, taking its step `next` now and running its steps from here as planned, would hold processors that
    * running profiled jobs submitted before it need for their later grows (their remaining steps as planned), beyond
-   * what is free now. Decision: arrival order decides here too, so the later job's step waits (stalled): had it taken
-   * them, each job's next step could wait for processors the other holds, and neither would end.
+   * what is free now; or would come to a step that cannot fit beside what they hold then within the cluster's
+   * capacity. Decision: arrival order decides here too, so the later job's step waits (stalled): had it taken them,
+   * each job's next step could wait for processors the other holds, and neither would end.
+   * Decision: a coming step that cannot fit beside the earlier jobs' holds (earlier ones delayed since p was fitted)
+   * would stall there, holding the step before into their later grows: p's step waits now instead, holding less, until
+   * its steps from here fit beside theirs (they end at the latest; a mutual wait is still broken, fpe-mutual-wait.ts).
    */
   private takesFromEarlier(p: ProfiledJob, next: number, free: number, now: number): boolean {
     const c = p.job.clusterIndex;
+    const capacity = capacityOf(this.host.clusters[c]!);
     const rects: number[] = [];
     let heldNow = 0;
     for (const q of this.jobs.values()) {
@@ -862,13 +868,47 @@ export class FpeJobs {
     }
     if (rects.length === 0) return false;
     const earlier = profileOfRects(rects);
+    // Decision: where the earlier jobs' later grows cannot fit beside what p holds now, p waiting would hold them up as
+    // much as its steps would, and only its end frees them: it goes on when what is free now runs it to its end (the
+    // earlier jobs' steps wait for it meanwhile, as for any job's processors); else it yields, and a mutual wait forms
+    // that is broken as any other (fpe-mutual-wait.ts).
+    if (p.job.held + earlier.maxOver(now, Number.POSITIVE_INFINITY) > capacity) {
+      let peak = 0;
+      for (let k = next; k < p.held.length; k++) peak = Math.max(peak, p.held[k]!);
+      if (peak - p.job.held <= free) return false;
+    }
     let t = now;
     for (let k = next; k < p.held.length; k++) {
       const d = p.durations[k]!;
-      // Only where they grow: p's steps beside everyone else's holds are the plan's business, as before.
-      const growth = earlier.maxOver(t, t + d) - heldNow;
+      // Where they grow, and where p's step cannot fit beside them at all: p's steps beside everyone else's holds are
+      // the plan's business, as before.
+      const beside = earlier.maxOver(t, t + d);
+      const growth = beside - heldNow;
       if (growth > 0 && p.held[k]! - p.job.held + growth > free) return true;
+      if (p.held[k]! + beside > capacity) return true;
       t += d;
+    }
+    return false;
+  }
+
+  /**
+   * Whether p's step waits for a later profiled job stalled on its cluster that holds processors p's later steps
+   * cannot fit beside, and that what is free now runs to its end. Decision: only its end frees them (its application
+   * runs on them), so p taking what is free now would leave both waiting; the later job goes on first (takesFromEarlier
+   * lets it), and p's step waits for it, at the latest until its end.
+   */
+  private yieldsToLater(p: ProfiledJob, now: number): boolean {
+    const c = p.job.clusterIndex;
+    const state = this.host.clusters[c]!;
+    const capacity = capacityOf(state);
+    let peak = 0;
+    for (let k = p.step + 1; k < p.held.length; k++) peak = Math.max(peak, p.held[k]!);
+    for (const q of this.jobs.values()) {
+      if (q.job.seq <= p.job.seq || !q.stalled || q.job.state !== 'running' || q.job.clusterIndex !== c) continue;
+      if (q.grow || q.job.pendingGrow > 0 || now < q.retryAt || q.job.held + peak <= capacity) continue;
+      let rest = 0;
+      for (let k = q.step + 1; k < q.held.length; k++) rest = Math.max(rest, q.held[k]!);
+      if (rest - q.job.held <= state.availableFor(q.job.id)) return true;
     }
     return false;
   }
@@ -930,7 +970,7 @@ export class FpeJobs {
       const free = state.availableFor(p.job.id);
       const more = p.held[next]! - p.job.held;
       if (this.dueBefore(p, now) > 0) return;
-      if (more <= free && !this.takesFromEarlier(p, next, free, now)) return;
+      if (more <= free && !this.takesFromEarlier(p, next, free, now) && !this.yieldsToLater(p, now)) return;
       let peak = 0;
       for (let k = next; k < p.held.length; k++) peak = Math.max(peak, p.held[k]!);
       steps.push({ id: p.job.id, seq: p.job.seq, held: p.job.held, more, rest: peak - p.job.held, free });

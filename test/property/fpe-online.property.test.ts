@@ -105,7 +105,7 @@ describe('profiled evolving jobs online (property)', () => {
         });
       }),
       {
-        numRuns: 60,
+        numRuns: 1000,
         examples: [
           [
             {

@@ -1,7 +1,9 @@
 // Two running profiled jobs on one cluster that end up each stalled, waiting for processors the other holds, with
 // nothing else there (fpe-jobs.ts, fpe-mutual-wait.ts): the later job's steps ran late (a koala queue job took what
 // its step needed), so the earlier one's grow, planned after the later one's end, met the later one still running.
-// On the old code neither ever ended; now the wait is broken in the instant it forms.
+// On older code neither ever ended; then the wait was broken in the instant it formed (ending or stepping one job); now
+// the later job runs to its end first where what is free lets it (fpe-jobs.ts takesFromEarlier, yieldsToLater), and no
+// wait forms.
 import { describe, expect, it } from 'vitest';
 import { simWorld } from '../../support/sim-world.js';
 import { gridOf, profiledJob, rigidJob } from '../../support/workload-specs.js';
@@ -13,11 +15,12 @@ const options = {
 } as const;
 
 describe('profiled jobs stalled on each other', () => {
-  it('the later job, yielding only to the stuck earlier one, takes its step and both end', () => {
+  it("the later job, whose processors the earlier one's grow cannot fit beside, runs to its end first and both end", () => {
     // 10 processors. a: 1 for 40 s, then 6 for 10 s. b at 1: 1, 5, 9 for 9, 10, 10 s (planned end 30, before a's grow).
-    // r (4, at 12 until 32) takes what b's third step needs at 20: b stalls holding 5. At 32 b's 4 more are free, but
-    // it yields them (a grows by 5 at 40, inside b's step). At 40 a needs 5 more of the 4 free: each waits for the other.
-    // Broken at 40: b can run to its end from the 4 free (9 - 5), so it takes its step; a grows at b's end, 50.
+    // r (4, at 12 until 32) takes what b's third step needs at 20: b stalls holding 5. At 32 b's 4 more are free; a
+    // grows by 5 at 40, inside b's step, but yielding, b's 5 would hold up a's 6 as much: the 4 free run b to its end,
+    // so it takes its step (takesFromEarlier) and no mutual wait forms; a grows at b's end, 42. (Before, b yielded at
+    // 32 and the wait that formed at 40 was broken by b's step.)
     const { world, of } = simWorld(
       gridOf([10]),
       [
@@ -36,40 +39,30 @@ describe('profiled jobs stalled on each other', () => {
     );
     // Bounded: on the old code the run never finishes (virtual time goes on, polls only).
     world.runUntil(10_000);
-    expect(of('fpe.mutualWait')).toEqual([
-      {
-        type: 'fpe.mutualWait',
-        t: 40,
-        jobId: 'b',
-        cluster: 'c0',
-        jobs: ['a', 'b'],
-        step: 3,
-        free: 4,
-        action: 'stepTaken',
-      },
-    ]);
+    expect(of('fpe.mutualWait')).toEqual([]);
     expect(of('fpe.step', 'b').map((e) => [e.t, e.processors])).toEqual([
       [1, 1],
       [10, 5],
-      [40, 9],
+      [32, 9],
     ]);
     expect(of('fpe.step', 'a').map((e) => [e.t, e.processors])).toEqual([
       [0, 1],
-      [50, 6],
+      [42, 6],
     ]);
     expect(of('job.ended').map((e) => [e.jobId, e.state, e.t])).toEqual([
       ['r', 'completed', 32],
-      ['b', 'completed', 50],
-      ['a', 'completed', 60],
+      ['b', 'completed', 42],
+      ['a', 'completed', 52],
     ]);
     expect(world.finished).toBe(true);
   });
 
-  it('when neither can go on, the later job ends with the reason and the earlier one goes on at once', () => {
+  it("the earlier job's step waits for a stalled later one it cannot grow beside, which runs to its end first", () => {
     // 10 processors. a: 1, 3, 8 for 40, 10, 10 s. b at 1: 1, 3, 8 for 9, 10, 10 s (planned end 30, before a's grows).
-    // r (6, at 12 until 45) takes what b's third step needs at 20: b stalls holding 3. At 40 a stalls too (0 free); at
-    // 45 a takes its second step (3), b does not (5 more, 4 free). At 55 a needs 5 more of the 4 free, as b does: a
-    // mutual wait no step can break (each needs the other's 3). b, the later, ends; a grows into its processors.
+    // r (6, at 12 until 45) takes what b's third step needs at 20: b stalls holding 3. At 40 a stalls too (0 free). At
+    // 45, 6 free: a's 8 cannot fit beside b's 3, which only b's end frees, and the 6 run b to its end: a's step waits
+    // (yieldsToLater), b takes its 8 and ends at 55, a goes on then. (Before, a took its 3 at 45, b could not go on,
+    // and the mutual wait at 55 was broken by ending b.)
     const { world, of } = simWorld(
       gridOf([10]),
       [
@@ -88,18 +81,21 @@ describe('profiled jobs stalled on each other', () => {
       options,
     );
     world.runUntil(10_000);
-    expect(of('fpe.mutualWait').map((e) => [e.t, e.jobId, e.jobs, e.step, e.free, e.action])).toEqual([
-      [55, 'b', ['a', 'b'], 3, 4, 'ended'],
+    expect(of('fpe.mutualWait')).toEqual([]);
+    expect(of('fpe.step', 'b').map((e) => [e.t, e.processors])).toEqual([
+      [1, 1],
+      [10, 3],
+      [45, 8],
     ]);
     expect(of('fpe.step', 'a').map((e) => [e.t, e.processors])).toEqual([
       [0, 1],
-      [45, 3],
-      [55, 8],
+      [55, 3],
+      [65, 8],
     ]);
-    expect(of('job.ended').map((e) => [e.jobId, e.state, e.t, e.reason])).toEqual([
-      ['r', 'completed', 45, 'application finished'],
-      ['b', 'failed', 55, 'evolution deadlock: step 3 waited on c0 for processors held by a, stalled as well'],
-      ['a', 'completed', 65, 'application finished'],
+    expect(of('job.ended').map((e) => [e.jobId, e.state, e.t])).toEqual([
+      ['r', 'completed', 45],
+      ['b', 'completed', 55],
+      ['a', 'completed', 75],
     ]);
     expect(world.finished).toBe(true);
   });
