@@ -162,7 +162,8 @@ describe.skipIf(!ready)('Settings → Clusters in Chromium', () => {
 
     // Removed (asked first), for the live run to be on one cluster.
     await page.getByTestId('cluster-remove-renamed').click();
-    const confirm = page.locator('.n-popconfirm');
+    // This confirmation, not an earlier one still leaving (its close animation keeps it in the page a moment).
+    const confirm = page.locator('.n-popconfirm', { hasText: 'Remove renamed?' });
     await confirm.getByRole('button', { name: 'Remove', exact: true }).click();
     // The confirmation closes once answered; the host's list follows the console's call (slow on a loaded machine).
     await confirm.waitFor({ state: 'hidden' });
