@@ -421,7 +421,11 @@ export class CoormRms {
   private holdClockWhileWaiting(s: Session, now: number): void {
     for (const set of [s.np, s.p]) {
       for (const r of set) {
-        if (r.awaitingIds && r.nodeIds.length === 0 && r.startedAt < now && r.relatedHow !== 'NEXT') r.startedAt = now;
+        if (r.awaitingIds && r.nodeIds.length === 0 && r.startedAt < now && r.relatedHow !== 'NEXT') {
+          r.startedAt = now;
+          // Moved together: a started request's schedule is its start, for any reader before the pass's toView.
+          r.scheduledAt = now;
+        }
       }
     }
   }

@@ -57,8 +57,8 @@ const startedEnd = (r: CoormRequest): number => r.startedAt + r.duration;
 /**
  * Cheap test before excessOf: whether requests running inside pre-allocations may somewhere hold more than the
  * started pre-allocations that outlast them all (false: they certainly do not). It reads the same started spans as
- * excessOf: scheduledAt is stale here (the pass sets it later), and lags startedAt for a request whose clock waited
- * for its nodes, so such a request would seem to end inside a pre-allocation it in fact outlives.
+ * excessOf, from startedAt: scheduledAt is this pass's output, refreshed only later in it, and a request started later
+ * than scheduled would seem to end inside a pre-allocation it in fact outlives.
  */
 function mayOutgrow(inside: readonly CoormRequest[], pa: readonly CoormRequest[], now: number): boolean {
   const held = new Map<string, { n: number; end: number }>();
