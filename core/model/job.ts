@@ -46,56 +46,73 @@ export function componentRequest(job: JobSpec, i: number): SizeRequest {
   return { min, max, initial: job.kind === 'moldable' ? max : (c.initial ?? min) };
 }
 
-/** Checks a job against the grid it is submitted to: clusters, files, and sizes that can never fit. */
+/**
+ * Checks a job against the grid it is submitted to: clusters, files, and sizes that can never fit. Every job a replay
+ * submits comes through here (Scheduler.submitSpec), so a job that passes costs its empty list and one request per
+ * component: no closure per component, and a field's path worded only for an error.
+ */
 export function checkJobAgainstGrid(job: JobSpec, grid: Grid): FieldError[] {
   const errors: FieldError[] = [];
-  job.components.forEach((c, i) => {
-    const at = (f: string) => `components[${i}].${f}`;
+  for (let i = 0; i < job.components.length; i++) {
+    const c = job.components[i]!;
+    const request = componentRequest(job, i);
     // An evolving job's whole pre-allocation (its max) must fit on one cluster.
-    const need = job.kind === 'evolving' ? componentRequest(job, i).max : componentRequest(job, i).min;
+    const need = job.kind === 'evolving' ? request.max : request.min;
     if (job.kind === 'interactive') {
       const partitioned = grid.clusters.filter((k) => k.spec.interactive !== undefined);
       if (c.cluster !== undefined && grid.cluster(c.cluster) && !grid.cluster(c.cluster)!.spec.interactive) {
         errors.push({
-          path: at('cluster'),
+          path: componentPath(i, 'cluster'),
           message: `cluster ${c.cluster} has no interactive worker nodes${partitioned.length ? ` (${partitioned.map((k) => k.name).join(', ')} have)` : ''}`,
         });
       } else if (c.cluster === undefined && partitioned.length === 0) {
         errors.push({ path: 'kind', message: 'no cluster of this grid has interactive worker nodes' });
       }
     }
-    // A profiled job's largest step is the one that must fit: the error is shown at that step.
-    const peakStep = job.profile
-      ? job.profile.steps.findIndex((s) => s.processors === componentRequest(job, i).max)
-      : -1;
-    const fieldPath = peakStep >= 0 ? `profile.steps[${peakStep}].processors` : undefined;
     const field = job.kind === 'rigid' ? 'processors' : job.kind === 'evolving' ? 'max' : 'min';
-    const sizeAt = (f: string) => fieldPath ?? at(f);
     if (c.cluster !== undefined) {
       const cluster = grid.cluster(c.cluster);
-      if (!cluster) errors.push({ path: at('cluster'), message: `names unknown cluster "${c.cluster}"` });
+      if (!cluster) errors.push({ path: componentPath(i, 'cluster'), message: `names unknown cluster "${c.cluster}"` });
       else if (need > cluster.threshold) {
         errors.push({
-          path: sizeAt(field),
+          path: sizePath(job, i, field, request.max),
           message: `is larger than cluster ${cluster.name} allows (${need} > ${cluster.threshold})`,
         });
       }
     } else if (job.placement === 'fcm' && job.kind === 'rigid') {
       // Flexible cluster minimization may split the component over every cluster.
       if (need > grid.totalThreshold)
-        errors.push({ path: at(field), message: `is larger than the whole grid (${need} > ${grid.totalThreshold})` });
+        errors.push({
+          path: componentPath(i, field),
+          message: `is larger than the whole grid (${need} > ${grid.totalThreshold})`,
+        });
     } else if (need > grid.largestThreshold) {
       errors.push({
-        path: sizeAt(field),
+        path: sizePath(job, i, field, request.max),
         message: `is larger than every cluster (${need} > ${grid.largestThreshold})`,
       });
     }
-    c.inputFiles.forEach((f, j) => {
+    for (let j = 0; j < c.inputFiles.length; j++) {
+      const f = c.inputFiles[j]!;
       if (!grid.hasFile(f))
         errors.push({ path: `components[${i}].inputFiles[${j}]`, message: `names unknown file "${f}"` });
-    });
-  });
+    }
+  }
   return errors;
+}
+
+/** The path of a component's field in a job spec. */
+function componentPath(i: number, field: string): string {
+  return `components[${i}].${field}`;
+}
+
+/**
+ * Where a size that cannot fit is shown: a profiled job's largest step (the one that must fit, `peak` processors), or
+ * else the component's size field.
+ */
+function sizePath(job: JobSpec, i: number, field: string, peak: number): string {
+  const peakStep = job.profile ? job.profile.steps.findIndex((s) => s.processors === peak) : -1;
+  return peakStep >= 0 ? `profile.steps[${peakStep}].processors` : componentPath(i, field);
 }
 
 /** Validates a job spec, and against the grid when one is given. */

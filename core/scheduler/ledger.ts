@@ -253,6 +253,8 @@ export class CapacityLedger {
 
   /** Gives back what was set aside for a waiting job. */
   dropReservations(job: JobRecord): void {
+    // Most jobs set nothing aside: their empty list is kept, not replaced by a new one at every placement and end.
+    if (job.waitingOn.length === 0) return;
     for (const i of job.waitingOn) this.clusters[i]!.release(job.id);
     job.waitingOn = [];
   }

@@ -774,7 +774,8 @@ export class Scheduler {
         // The jobs it placed leave the queue, which keeps its order.
         this.queue.scan(() => 'kept');
       } else this.approach.pass(this.passContext(now, onlyArrivals ? this.arrivals : undefined));
-      this.arrivals = [];
+      // The arrivals had their pass: a fresh list (the pass's context still holds this one), made only if any came.
+      if (this.arrivals.length > 0) this.arrivals = [];
       this.passes.record(before, this.stateKey());
       // After the pass's states are kept: growth made due here is a change the next round acts on, not a repeat.
       // (A policy's own iteration grows jobs itself: the approaches' growth trigger is not read under it.)

@@ -156,6 +156,29 @@ describe('placement queue', () => {
     ]);
   });
 
+  it('names every cluster of a co-allocated job in the reasons of its placement and its start', () => {
+    const h = harness(grid({ a: 10, b: 10 }));
+    h.submit({
+      id: 'co',
+      kind: 'rigid',
+      components: [
+        { processors: 3, cluster: 'b', program: 'app' },
+        { processors: 2, cluster: 'a', program: 'app' },
+      ],
+    });
+    h.pass();
+    h.at(4).startAll();
+    expect(
+      h.scheduler
+        .job('co')!
+        .transitions.slice(2)
+        .map((t) => [t.state, t.reason]),
+    ).toEqual([
+      ['claiming', 'placed by wf: 3 on b, 2 on a'],
+      ['running', 'started on b, a'],
+    ]);
+  });
+
   it('frees the processors of a cancelled job and tells its manager', () => {
     const h = harness(grid({ a: 10 }));
     h.submit(rigid('r', 6));

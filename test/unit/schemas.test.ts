@@ -145,6 +145,26 @@ describe('job specs', () => {
     );
   });
 
+  it("words each failed check at its own component's field, in order (a later component, a later file)", () => {
+    const coallocated = {
+      kind: 'rigid',
+      components: [
+        { processors: 1, program: 'x' },
+        { processors: 61, program: 'x', inputFiles: ['data', 'nope'] },
+        { processors: 40, program: 'x', cluster: 'a' },
+      ],
+    };
+    expect(errorsOf(coallocated)).toBe(
+      [
+        'components[1].processors: is larger than every cluster (61 > 60)',
+        'components[1].inputFiles[1]: names unknown file "nope"',
+        'components[2].processors: is larger than cluster a allows (40 > 32)',
+      ].join('\n'),
+    );
+    const evolving = { kind: 'evolving', components: [{ min: 1, max: 61, program: 'x' }] };
+    expect(errorsOf(evolving)).toBe('components[0].max: is larger than every cluster (61 > 60)');
+  });
+
   it('lets flexible cluster minimization split a rigid job larger than any one cluster', () => {
     expect(errorsOf({ kind: 'rigid', placement: 'fcm', components: [{ processors: 90, program: 'x' }] })).toBe('');
     expect(errorsOf({ kind: 'rigid', placement: 'fcm', components: [{ processors: 93, program: 'x' }] })).toContain(
