@@ -43,10 +43,7 @@ export class JobSizes {
     job.startTime = now;
     this.host.ledger.started(job);
     const first = job.components[0]!;
-    // The clusters' names joined in a loop: no closure nor array per started job.
-    let on = first.cluster;
-    for (let i = 1; i < job.components.length; i++) on += `, ${job.components[i]!.cluster}`;
-    job.transition('running', now, `started on ${on}`);
+    job.transition('running', now, `started on ${job.components.map((c) => c.cluster).join(', ')}`);
     if (job.malleable) this.host.clusters[job.clusterIndex]!.addMalleable(job);
     job.recordSize(now);
     if (job.evolving)

@@ -368,10 +368,9 @@ export class SimWorld {
     const started = (this.startedComponents.get(jobId) ?? 0) + processors;
     // The application starts once all its components are running.
     // An evolving job's local job starts with its initial size, not its whole pre-allocation.
-    let total = 0;
-    if (job.evolving) total = componentRequest(job.spec, 0).initial;
-    // Summed in a loop: no closure per started component.
-    else for (let i = 0; i < job.components.length; i++) total += job.components[i]!.processors;
+    const total = job.evolving
+      ? componentRequest(job.spec, 0).initial
+      : job.components.reduce((s, c) => s + c.processors, 0);
     if (started < total) {
       this.startedComponents.set(jobId, started);
       return;
