@@ -198,9 +198,26 @@ export function roomOverWalltime(job: WaitingJob, view: QueueView): ClusterRoom 
 
 /** What cluster c's plan has free over the job's whole walltime from now. */
 function freeOverWalltime(job: WaitingJob, view: QueueView, c: number): number {
+  return freeFromNow(view, c, job.walltime);
+}
+
+/** What cluster c's plan has free over [now, now + duration) (duration 0: at now). */
+function freeFromNow(view: QueueView, c: number, duration: number): number {
   return view.freeFromNow !== undefined
-    ? view.freeFromNow(c, job.walltime)
-    : view.plan(c).freeBetween(view.now, view.now + job.walltime);
+    ? view.freeFromNow(c, duration)
+    : view.plan(c).freeBetween(view.now, view.now + duration);
+}
+
+/**
+ * The most any cluster's plan has free at now (-Infinity: no cluster). No job needing more has room on any cluster
+ * (roomOverWalltime): what is free over a walltime from now is the least over it, never more than at now.
+ */
+export function mostFreeNow(view: QueueView): number {
+  const most = view.clusterCount > FEW_CLUSTERS ? view.mostFreeFromNow?.(0) : undefined;
+  if (most !== undefined) return most < 0 ? Number.NEGATIVE_INFINITY : freeFromNow(view, most, 0);
+  let free = Number.NEGATIVE_INFINITY;
+  for (let c = 0; c < view.clusterCount; c++) free = Math.max(free, freeFromNow(view, c, 0));
+  return free;
 }
 
 /** Records a placed job in the plans: it holds its processors from now until now + its walltime. */
