@@ -43,16 +43,20 @@ export class EasyPass implements QueuePass {
     private readonly askEveryRoom = false,
   ) {}
 
+  waits(need: number): string | undefined {
+    const behind = this.behindHead;
+    // Behind the head on a long queue most jobs need more than any cluster has free even now, whatever their
+    // walltime: they are told so without asking their room over it. A job needing nothing always has room.
+    if (behind === undefined || need <= 0 || this.askEveryRoom) return undefined;
+    this.freeNowBound ??= mostFreeNow(this.view);
+    return need > this.freeNowBound ? behind.reason : undefined;
+  }
+
   admit(job: WaitingJob): Admission {
     const view = this.view;
     const behind = this.behindHead;
-    // Behind the head on a long queue most jobs need more than any cluster has free even now, whatever their
-    // walltime: they are told so without asking their room over it. Pinned jobs are asked (the bound reads every
-    // cluster, theirs only its own), and so is a job needing nothing (it always has room).
-    if (behind !== undefined && job.cluster === undefined && job.need > 0 && !this.askEveryRoom) {
-      this.freeNowBound ??= mostFreeNow(view);
-      if (job.need > this.freeNowBound) return behind;
-    }
+    // A pinned job is asked its room (the bound reads every cluster, the job's room only its own).
+    if (behind !== undefined && job.cluster === undefined && this.waits(job.need) !== undefined) return behind;
     const room = roomOverWalltime(job, view);
     if (behind !== undefined) {
       // Behind the head: its reservation is in the plans, so what is free over this job's walltime from now is

@@ -602,6 +602,14 @@ export class PlannedPass {
     const holds = this.holds;
     while (this.holdsIn < holds.length && (isOwn(holds[this.holdsIn]!) || holds[this.holdsIn]!.seq < job.seq))
       reserveHold(this.passView!, holds[this.holdsIn++]!);
+    // What admit would do for a job the pass tells waits from its need alone (QueuePass.waits), without a WaitingJob.
+    const waits =
+      pass.waits !== undefined && job.spec.components[0]!.cluster === undefined ? pass.waits(job.need) : undefined;
+    if (waits !== undefined) {
+      job.plannedStart = undefined;
+      job.lastFailure = waits;
+      return 'kept';
+    }
     const waiting = this.waitingJob(job);
     const admission = pass.admit(waiting);
     job.plannedStart = admission.reserved;

@@ -139,6 +139,12 @@ export interface Admission {
 /** One pass over the queue: the scheduler asks `admit` for every waiting job in queue order, then says what came of it. */
 export interface QueuePass {
   admit(job: WaitingJob): Admission;
+  /**
+   * Optional, for a long queue: why a job on no particular cluster needing `need` processors waits, when the pass can
+   * tell from its need alone (admit would answer it no room, no reservation and this reason); undefined: admit it.
+   * The scheduler then spares making such a job a WaitingJob.
+   */
+  waits?(need: number): string | undefined;
   /** The job was placed now with these processors on these clusters (by index). */
   placed(job: WaitingJob, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void;
   /** The job was admitted but its placement policy did not place it. */
