@@ -80,6 +80,15 @@ export class EasyPass implements QueuePass {
     };
   }
 
+  // Decision: once no cluster has a processor free now (every job needs one at least: the schemas' minimum), no job
+  // behind the head can start in this pass: the scan stops there, and the jobs behind keep the reason of their last
+  // visit (QueuePass.closed), so that a long queue behind a full machine costs nothing per pass.
+  closed(): boolean {
+    if (this.behindHead === undefined || this.askEveryRoom) return false;
+    this.freeNowBound ??= mostFreeNow(this.view);
+    return this.freeNowBound <= 0;
+  }
+
   placed(job: WaitingJob, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void {
     holdInPlans(job, this.view, processors);
     this.freeNowBound = undefined;

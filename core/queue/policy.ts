@@ -150,9 +150,9 @@ export interface QueuePass {
   /** The job was admitted but its placement policy did not place it. */
   notPlaced(job: WaitingJob): void;
   /**
-   * No job later in the queue may start in this pass (FCFS's head blocks them all): the pass keeps the rest without
-   * asking. Decision: those jobs keep the reason of their last visit (a job that came behind a blocked head has none
-   * yet), so that a long queue behind a blocked head costs nothing per pass.
+   * No job later in the queue may start in this pass (FCFS's head blocks them all; under EASY no processor is free
+   * now): the pass keeps the rest without asking. Decision: those jobs keep the reason of their last visit (a job that
+   * came behind a blocked head has none yet), so that a long queue behind a blocked head costs nothing per pass.
    */
   closed?(): boolean;
 }

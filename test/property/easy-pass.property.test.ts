@@ -1,11 +1,13 @@
 // EASY's pass tells a job behind the head that needs more than any cluster has free now that it waits, without asking
-// its room over its walltime (core/queue/easy.ts, mostFreeNow in core/queue/policy.ts). Property: on random plans (one
-// to more than FEW_CLUSTERS clusters, running jobs with and without ends, overbooked ones, reservations ahead) and a
-// random queue (jobs pinned or not, needing nothing to more than a cluster has, with and without a walltime), a pass
-// admits every job exactly as the same pass that asks every job's room: the same room on every cluster, reason and
-// reservation, with the same jobs placed or not placed after each admission. And on random workloads (bursts that make
-// long queues, jobs pinned or not, with and without walltimes), a run whose passes ask every job's room gives the same
-// events, and every waiting job the same reason and planned start after each instant.
+// its room over its walltime (core/queue/easy.ts, mostFreeNow in core/queue/policy.ts), and stops the scan once no
+// cluster has a processor free. Property: on random plans (one to more than FEW_CLUSTERS clusters, running jobs with
+// and without ends, overbooked ones, reservations ahead) and a random queue (jobs pinned or not, needing nothing to
+// more than a cluster has, with and without a walltime), a pass admits every job exactly as the same pass that asks
+// every job's room (the same room on every cluster, reason and reservation, with the same jobs placed or not placed
+// after each admission), and no job needing a processor after it stopped has room. And on random workloads (bursts
+// that make long queues, jobs pinned or not, with and without walltimes), a run whose passes ask every job's room and
+// never stop gives the same events, and every waiting job the same planned start after each instant and the same
+// reason, or (not visited) the one it had.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
@@ -94,9 +96,10 @@ function said(a: Admission, need: number, clusters: number): unknown {
   return { has: hasRoom(a.room, need), most: a.room.most, on, reason: a.reason, reserved: a.reserved };
 }
 
-describe('EASY pass: the jobs behind the head that need more than is free now', () => {
+describe('EASY pass: the jobs behind the head that need more than is free now, and the pass stopped once nothing is', () => {
   it('are admitted exactly as when every job is asked its room', () => {
     let skippable = 0;
+    let stopped = 0;
     fc.assert(
       fc.property(scenarioArb, (s) => {
         const count = s.clusters.length;
@@ -109,14 +112,21 @@ describe('EASY pass: the jobs behind the head that need more than is free now', 
             walltime: j.walltime,
             cluster: j.pinned === undefined ? undefined : j.pinned % count,
           };
-          // What the scheduler asks first of a job on no particular cluster (then not admitted when answered).
+          // What the scheduler asks first of a job on no particular cluster (then not admitted when answered), and
+          // whether it stopped before this job (then none behind it needing a processor may start).
           const waits = job.cluster === undefined ? fast.waits(job.need) : undefined;
+          const closed = fast.closed();
           const a = fast.admit(job);
           const b = full.admit(job);
           expect(said(a, job.need, count)).toEqual(said(b, job.need, count));
           if (waits !== undefined) {
             skippable++;
             expect(said(b, job.need, count)).toEqual(said(NO_ROOM_WITH(waits), job.need, count));
+          }
+          if (closed && job.need > 0) {
+            stopped++;
+            expect(hasRoom(b.room, job.need)).toBe(false);
+            expect(b.reserved).toBeUndefined();
           }
           if (!hasRoom(a.room, job.need) || (a.reserved !== undefined && a.reserved.start > NOW)) return;
           if (j.placed && a.room.most >= 0) {
@@ -131,8 +141,9 @@ describe('EASY pass: the jobs behind the head that need more than is free now', 
       }),
       { numRuns: Number(process.env.RUNS ?? 300) },
     );
-    // The property is not vacuous: jobs are told to wait by the bound.
+    // The property is not vacuous: jobs are told to wait by the bound, and passes stop.
     expect(skippable).toBeGreaterThan(0);
+    expect(stopped).toBeGreaterThan(0);
   });
 });
 
@@ -154,8 +165,31 @@ const workloadArb = fc.record({
 });
 type Workload = typeof workloadArb extends fc.Arbitrary<infer T> ? T : never;
 
-/** The run's events, then each job's reason and planned start after every instant. */
-function runLog(w: Workload): string {
+/**
+ * Found once (in a version whose closed scan left it out): a head with no walltime the plan cannot say when it fits
+ * puts the job reserved behind it in the last pass out of reach of a scan that stops, its planned start to be dropped.
+ */
+const EXAMPLES: Workload[] = [
+  {
+    sizes: [1, 1],
+    jobs: [
+      { processors: 1, runtime: 1, estimate: 0, submit: 250, noWalltime: false, pinned: 0 },
+      { processors: 1, runtime: 161, estimate: 0, submit: 0, noWalltime: false, pinned: undefined },
+      { processors: 1, runtime: 90, estimate: 0, submit: 0, noWalltime: true, pinned: 0 },
+      { processors: 1, runtime: 1, estimate: 0, submit: 0, noWalltime: false, pinned: 0 },
+      { processors: 1, runtime: 1, estimate: 0, submit: 250, noWalltime: false, pinned: undefined },
+      { processors: 1, runtime: 152, estimate: 0, submit: 100, noWalltime: false, pinned: undefined },
+    ],
+  },
+];
+
+/** A run's events, and after each instant every waiting job's reason and planned start. */
+interface RunLog {
+  readonly events: string[];
+  readonly instants: Array<Map<string, { readonly reason: string; readonly planned: string }>>;
+}
+
+function runLog(w: Workload): RunLog {
   const world = new SimWorld({
     grid: gridSpecSchema.parse({ clusters: w.sizes.map((processors, i) => ({ name: `c${i}`, processors })) }),
     jobs: w.jobs.map((j, i) => {
@@ -180,28 +214,46 @@ function runLog(w: Workload): string {
     background: false,
     scheduler: { queue: 'easy' },
   });
-  const log: string[] = [];
-  world.scheduler.on((e) => log.push(JSON.stringify(e)));
+  const log: RunLog = { events: [], instants: [] };
+  world.scheduler.on((e) => log.events.push(JSON.stringify(e)));
   world.run(() => {
+    const waiting = new Map<string, { reason: string; planned: string }>();
     for (const job of world.scheduler.jobs())
-      if (job.state === 'queued') log.push(`${job.id} ${job.lastFailure} ${JSON.stringify(job.plannedStart)}`);
+      if (job.state === 'queued')
+        waiting.set(job.id, { reason: job.lastFailure, planned: JSON.stringify(job.plannedStart) });
+    log.instants.push(waiting);
   });
-  return log.join('\n');
+  return log;
 }
 
-describe('EASY runs: the jobs told they wait from their need alone', () => {
+describe('EASY runs: the jobs told they wait from their need alone, the scan stopped once no processor is free', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it('see the same events, reasons and planned starts as when every job is asked its room', () => {
+  it('see the same events and planned starts as when every job is asked its room, and each job the same reason or the one it had', () => {
+    let kept = 0;
     fc.assert(
       fc.property(workloadArb, (w) => {
         const fast = runLog(w);
         const spy = vi.spyOn(easy, 'begin').mockImplementation((view) => new EasyPass(view, true));
         const full = runLog(w);
         spy.mockRestore();
-        expect(fast).toBe(full);
+        expect(fast.events).toEqual(full.events);
+        expect(fast.instants.length).toBe(full.instants.length);
+        fast.instants.forEach((waiting, k) => {
+          const expected = full.instants[k]!;
+          expect([...waiting.keys()]).toEqual([...expected.keys()]);
+          for (const [id, { reason, planned }] of waiting) {
+            expect(planned).toBe(expected.get(id)!.planned);
+            if (reason === expected.get(id)!.reason) continue;
+            // Not visited (behind a head once nothing was free): the reason of its last visit, or none yet.
+            expect(reason).toBe(fast.instants[k - 1]?.get(id)?.reason ?? '');
+            kept++;
+          }
+        });
       }),
-      { numRuns: Number(process.env.RUNS ?? 100) },
+      { numRuns: Number(process.env.RUNS ?? 100), examples: EXAMPLES.map((w) => [w]) },
     );
+    // The scan did stop before some jobs.
+    expect(kept).toBeGreaterThan(0);
   });
 });
