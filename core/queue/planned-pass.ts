@@ -410,8 +410,10 @@ export class PlannedPass {
       queue.scan(() => 'kept');
     }
     if (closed?.()) this.dropUnvisitedStarts();
-    [this.reservedInLastPass, this.reservedInPass] = [this.reservedInPass, this.reservedInLastPass];
-    this.reservedInPass.clear();
+    const reservedBefore = this.reservedInLastPass;
+    this.reservedInLastPass = this.reservedInPass;
+    this.reservedInPass = reservedBefore;
+    reservedBefore.clear();
     if (policy.promises) {
       // The next pass compares its plans with these only for promises kept (see promisingView): without any, none is
       // drawn (the free processors of a plan are made on demand, from all its holdings).
