@@ -5,6 +5,7 @@ import {
   candidateClusters,
   hasRoom,
   holdInPlans,
+  mostFreeNow,
   NO_ROOM,
   roomOverWalltime,
   type Admission,
@@ -26,24 +27,41 @@ export const easy: QueuePolicy = {
   begin: (view: QueueView): QueuePass => new EasyPass(view),
 };
 
-/** One pass: the head's reservation once made. A class, so that a pass (one per event) makes no closures. */
-class EasyPass implements QueuePass {
+/**
+ * One pass: the head's reservation once made. A class, so that a pass (one per event) makes no closures.
+ * `askEveryRoom`: no shortcut, every job's room asked of the plans (for the property that compares both).
+ */
+export class EasyPass implements QueuePass {
   private head: { readonly id: string; readonly start: number; readonly cluster: number } | undefined;
+  /** What every job behind the head that cannot start now is told: one per head, its reason made once. */
+  private behindHead: Admission | undefined;
+  /** mostFreeNow(view) as last read; undefined once a placement may have lowered it. */
+  private freeNowBound: number | undefined;
 
-  constructor(private readonly view: QueueView) {}
+  constructor(
+    private readonly view: QueueView,
+    private readonly askEveryRoom = false,
+  ) {}
+
+  waits(need: number): string | undefined {
+    const behind = this.behindHead;
+    // Behind the head on a long queue most jobs need more than any cluster has free even now, whatever their
+    // walltime: they are told so without asking their room over it. A job needing nothing always has room.
+    if (behind === undefined || need <= 0 || this.askEveryRoom) return undefined;
+    this.freeNowBound ??= mostFreeNow(this.view);
+    return need > this.freeNowBound ? behind.reason : undefined;
+  }
 
   admit(job: WaitingJob): Admission {
     const view = this.view;
+    const behind = this.behindHead;
+    // A pinned job is asked its room (the bound reads every cluster, the job's room only its own).
+    if (behind !== undefined && job.cluster === undefined && this.waits(job.need) !== undefined) return behind;
     const room = roomOverWalltime(job, view);
-    const head = this.head;
-    if (head !== undefined) {
+    if (behind !== undefined) {
       // Behind the head: its reservation is in the plans, so what is free over this job's walltime from now is
       // exactly what it may take without delaying it.
-      if (hasRoom(room, job.need)) return { room };
-      return {
-        room,
-        reason: `waiting: cannot start now without delaying job ${head.id}'s reservation at ${head.start} (easy)`,
-      };
+      return hasRoom(room, job.need) ? { room } : behind;
     }
     // Every job ahead has started: this one starts now if it can, else it is the head and takes a reservation.
     if (hasRoom(room, job.need)) return { room };
@@ -54,7 +72,7 @@ class EasyPass implements QueuePass {
       // head (it starts when processors come free, as any job that fits).
       return { room: NO_ROOM, reason: `waiting for ${job.need} processors: the plan cannot say when (easy)` };
     }
-    this.head = reserved;
+    this.setHead(reserved);
     return {
       room: NO_ROOM,
       reason: `reserved to start at ${reserved.start} (easy)`,
@@ -62,13 +80,34 @@ class EasyPass implements QueuePass {
     };
   }
 
+  // Decision: once no cluster has a processor free now (every job needs one at least: the schemas' minimum), no job
+  // behind the head can start in this pass: the scan stops there, and the jobs behind keep the reason of their last
+  // visit (QueuePass.closed), so that a long queue behind a full machine costs nothing per pass.
+  closed(): boolean {
+    if (this.behindHead === undefined || this.askEveryRoom) return false;
+    this.freeNowBound ??= mostFreeNow(this.view);
+    return this.freeNowBound <= 0;
+  }
+
   placed(job: WaitingJob, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void {
     holdInPlans(job, this.view, processors);
+    this.freeNowBound = undefined;
   }
 
   notPlaced(job: WaitingJob): void {
     // Decision: an admitted job its placement policy did not place, when no reservation is made yet, takes one.
-    if (this.head === undefined) this.head = reserveHead(job, this.view);
+    if (this.head === undefined) this.setHead(reserveHead(job, this.view));
+  }
+
+  private setHead(head: { readonly id: string; readonly start: number; readonly cluster: number } | undefined): void {
+    this.head = head;
+    if (head === undefined) return;
+    // A job behind the head with no room now has none on any cluster (every one is 0): NO_ROOM says the same.
+    this.behindHead = {
+      room: NO_ROOM,
+      reason: `waiting: cannot start now without delaying job ${head.id}'s reservation at ${head.start} (easy)`,
+    };
+    this.freeNowBound = undefined;
   }
 }
 

@@ -313,6 +313,9 @@ export class PlannedPass {
   private inPassMark = new Uint8Array(0);
   /** In such a pass: the jobs it placed; after a `wake`, those its holdings left out, added at the pass's end. */
   private readonly placedInPass = new ReusedList<JobRecord>();
+  /** The jobs given a reservation (a planned start) in this pass, and in the last one (see dropUnvisitedStarts). */
+  private reservedInPass = new ReusedList<JobRecord>();
+  private reservedInLastPass = new ReusedList<JobRecord>();
   private readonly unkept = new ReusedList<JobRecord>();
   /** The pass running: whether it is a promising view's, started plain, asked a plan; its holdings' upkeep. */
   private promisingPass = false;
@@ -406,6 +409,11 @@ export class PlannedPass {
       // The jobs placed or ended leave the queue, which keeps its order.
       queue.scan(() => 'kept');
     }
+    if (closed?.()) this.dropUnvisitedStarts();
+    const reservedBefore = this.reservedInLastPass;
+    this.reservedInLastPass = this.reservedInPass;
+    this.reservedInPass = reservedBefore;
+    reservedBefore.clear();
     if (policy.promises) {
       // The next pass compares its plans with these only for promises kept (see promisingView): without any, none is
       // drawn (the free processors of a plan are made on demand, from all its holdings).
@@ -602,9 +610,18 @@ export class PlannedPass {
     const holds = this.holds;
     while (this.holdsIn < holds.length && (isOwn(holds[this.holdsIn]!) || holds[this.holdsIn]!.seq < job.seq))
       reserveHold(this.passView!, holds[this.holdsIn++]!);
+    // What admit would do for a job the pass tells waits from its need alone (QueuePass.waits), without a WaitingJob.
+    const waits =
+      pass.waits !== undefined && job.spec.components[0]!.cluster === undefined ? pass.waits(job.need) : undefined;
+    if (waits !== undefined) {
+      job.plannedStart = undefined;
+      job.lastFailure = waits;
+      return 'kept';
+    }
     const waiting = this.waitingJob(job);
     const admission = pass.admit(waiting);
     job.plannedStart = admission.reserved;
+    if (admission.reserved !== undefined) this.reservedInPass.push(job);
     if (admission.reserved !== undefined && admission.reserved.start < this.earliestReserved)
       this.earliestReserved = admission.reserved.start;
     // A job reserved to start later has no room now (every policy answers so): its room is not scanned.
@@ -634,6 +651,23 @@ export class PlannedPass {
     }));
     pass.placed(waiting, held);
     return 'placed';
+  }
+
+  /**
+   * After a pass its policy closed (no later job may start): a waiting job reserved in the last pass and not in this
+   * one was either visited (its planned start is already gone) or not, behind the jobs visited: its visit would have
+   * taken its planned start away, as done here (none of the jobs not visited had one otherwise).
+   */
+  private dropUnvisitedStarts(): void {
+    const before = this.reservedInLastPass;
+    const again = this.reservedInPass;
+    for (let k = 0; k < before.count; k++) {
+      const job = before.items[k]!;
+      if (job.state !== 'queued') continue;
+      let reserved = false;
+      for (let m = 0; m < again.count && !reserved; m++) reserved = again.items[m] === job;
+      if (!reserved) job.plannedStart = undefined;
+    }
   }
 
   private waitingJob(job: JobRecord): WaitingJob {

@@ -139,14 +139,20 @@ export interface Admission {
 /** One pass over the queue: the scheduler asks `admit` for every waiting job in queue order, then says what came of it. */
 export interface QueuePass {
   admit(job: WaitingJob): Admission;
+  /**
+   * Optional, for a long queue: why a job on no particular cluster needing `need` processors waits, when the pass can
+   * tell from its need alone (admit would answer it no room, no reservation and this reason); undefined: admit it.
+   * The scheduler then spares making such a job a WaitingJob.
+   */
+  waits?(need: number): string | undefined;
   /** The job was placed now with these processors on these clusters (by index). */
   placed(job: WaitingJob, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void;
   /** The job was admitted but its placement policy did not place it. */
   notPlaced(job: WaitingJob): void;
   /**
-   * No job later in the queue may start in this pass (FCFS's head blocks them all): the pass keeps the rest without
-   * asking. Decision: those jobs keep the reason of their last visit (a job that came behind a blocked head has none
-   * yet), so that a long queue behind a blocked head costs nothing per pass.
+   * No job later in the queue may start in this pass (FCFS's head blocks them all; under EASY no processor is free
+   * now): the pass keeps the rest without asking. Decision: those jobs keep the reason of their last visit (a job that
+   * came behind a blocked head has none yet), so that a long queue behind a blocked head costs nothing per pass.
    */
   closed?(): boolean;
 }
@@ -198,9 +204,26 @@ export function roomOverWalltime(job: WaitingJob, view: QueueView): ClusterRoom 
 
 /** What cluster c's plan has free over the job's whole walltime from now. */
 function freeOverWalltime(job: WaitingJob, view: QueueView, c: number): number {
+  return freeFromNow(view, c, job.walltime);
+}
+
+/** What cluster c's plan has free over [now, now + duration) (duration 0: at now). */
+function freeFromNow(view: QueueView, c: number, duration: number): number {
   return view.freeFromNow !== undefined
-    ? view.freeFromNow(c, job.walltime)
-    : view.plan(c).freeBetween(view.now, view.now + job.walltime);
+    ? view.freeFromNow(c, duration)
+    : view.plan(c).freeBetween(view.now, view.now + duration);
+}
+
+/**
+ * The most any cluster's plan has free at now (-Infinity: no cluster). No job needing more has room on any cluster
+ * (roomOverWalltime): what is free over a walltime from now is the least over it, never more than at now.
+ */
+export function mostFreeNow(view: QueueView): number {
+  const most = view.clusterCount > FEW_CLUSTERS ? view.mostFreeFromNow?.(0) : undefined;
+  if (most !== undefined) return most < 0 ? Number.NEGATIVE_INFINITY : freeFromNow(view, most, 0);
+  let free = Number.NEGATIVE_INFINITY;
+  for (let c = 0; c < view.clusterCount; c++) free = Math.max(free, freeFromNow(view, c, 0));
+  return free;
 }
 
 /** Records a placed job in the plans: it holds its processors from now until now + its walltime. */

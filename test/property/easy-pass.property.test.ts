@@ -1,0 +1,259 @@
+// EASY's pass tells a job behind the head that needs more than any cluster has free now that it waits, without asking
+// its room over its walltime (core/queue/easy.ts, mostFreeNow in core/queue/policy.ts), and stops the scan once no
+// cluster has a processor free. Property: on random plans (one to more than FEW_CLUSTERS clusters, running jobs with
+// and without ends, overbooked ones, reservations ahead) and a random queue (jobs pinned or not, needing nothing to
+// more than a cluster has, with and without a walltime), a pass admits every job exactly as the same pass that asks
+// every job's room (the same room on every cluster, reason and reservation, with the same jobs placed or not placed
+// after each admission), and no job needing a processor after it stopped has room. And on random workloads (bursts
+// that make long queues, jobs pinned or not, with and without walltimes), a run whose passes ask every job's room and
+// never stop gives the same events, and every waiting job the same planned start after each instant and the same
+// reason, or (not visited) the one it had.
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
+import { AvailabilityProfile } from '../../core/plan/availability.js';
+import { easy, EasyPass } from '../../core/queue/easy.js';
+import {
+  FEW_CLUSTERS,
+  hasRoom,
+  NO_ROOM,
+  type Admission,
+  type QueueView,
+  type WaitingJob,
+} from '../../core/queue/policy.js';
+import { SimWorld } from '../../core/sim/world.js';
+
+const NOW = 10;
+
+const endArb = fc.oneof(fc.integer({ min: NOW + 1, max: NOW + 60 }), fc.constant(Infinity));
+const walltimeArb = fc.oneof({ arbitrary: fc.integer({ min: 1, max: 60 }), weight: 5 }, fc.constant(Infinity));
+const clusterArb = fc.record({
+  capacity: fc.integer({ min: 0, max: 16 }),
+  running: fc.array(fc.record({ n: fc.integer({ min: 0, max: 8 }), end: endArb }), { maxLength: 6 }),
+  reservations: fc.array(
+    fc.record({
+      n: fc.integer({ min: 1, max: 8 }),
+      start: fc.integer({ min: NOW + 1, max: NOW + 60 }),
+      duration: walltimeArb,
+    }),
+    { maxLength: 2 },
+  ),
+});
+const scenarioArb = fc.record({
+  clusters: fc.array(clusterArb, { minLength: 1, maxLength: FEW_CLUSTERS + 3 }),
+  // Whether the view answers from its plans only, or also through freeFromNow and the most-free index.
+  indexed: fc.boolean(),
+  jobs: fc.array(
+    fc.record({
+      need: fc.integer({ min: 0, max: 18 }),
+      walltime: walltimeArb,
+      pinned: fc.option(fc.nat({ max: FEW_CLUSTERS + 2 }), { nil: undefined, freq: 4 }),
+      // What comes of an admission with room: placed (on the cluster with the most room) or not placed.
+      placed: fc.boolean(),
+    }),
+    { minLength: 1, maxLength: 40 },
+  ),
+});
+type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
+
+function viewOf(s: Scenario): QueueView {
+  const plans = s.clusters.map((c, i) =>
+    AvailabilityProfile.build({
+      now: NOW,
+      capacity: c.capacity,
+      running: c.running.map((r, k) => ({ id: `c${i}r${k}`, ...r })),
+      reservations: c.reservations.map((r, k) => ({ id: `c${i}s${k}`, ...r })),
+    }),
+  );
+  const freeFromNow = (i: number, duration: number): number => plans[i]!.freeBetween(NOW, NOW + duration);
+  const view: QueueView = {
+    now: NOW,
+    clusterCount: plans.length,
+    plan: (i) => plans[i]!,
+    freed: () => true,
+    promised: 0,
+  };
+  if (!s.indexed) return view;
+  return {
+    ...view,
+    freeFromNow,
+    mostFreeFromNow: (duration) => {
+      let most = -1;
+      for (let i = 0; i < plans.length; i++)
+        if (most < 0 || freeFromNow(i, duration) > freeFromNow(most, duration)) most = i;
+      return most;
+    },
+  };
+}
+
+/** A job that waits, with this reason: no room, no reservation. */
+const NO_ROOM_WITH = (reason: string): Admission => ({ room: NO_ROOM, reason });
+
+/** What an admission says, cluster by cluster. */
+function said(a: Admission, need: number, clusters: number): unknown {
+  const on: number[] = [];
+  for (let c = 0; c < clusters; c++) on.push(a.room.on(c));
+  return { has: hasRoom(a.room, need), most: a.room.most, on, reason: a.reason, reserved: a.reserved };
+}
+
+describe('EASY pass: the jobs behind the head that need more than is free now, and the pass stopped once nothing is', () => {
+  it('are admitted exactly as when every job is asked its room', () => {
+    let skippable = 0;
+    let stopped = 0;
+    fc.assert(
+      fc.property(scenarioArb, (s) => {
+        const count = s.clusters.length;
+        const fast = new EasyPass(viewOf(s));
+        const full = new EasyPass(viewOf(s), true);
+        s.jobs.forEach((j, k) => {
+          const job: WaitingJob = {
+            id: `j${k}`,
+            need: j.need,
+            walltime: j.walltime,
+            cluster: j.pinned === undefined ? undefined : j.pinned % count,
+          };
+          // What the scheduler asks first of a job on no particular cluster (then not admitted when answered), and
+          // whether it stopped before this job (then none behind it needing a processor may start).
+          const waits = job.cluster === undefined ? fast.waits(job.need) : undefined;
+          const closed = fast.closed();
+          const a = fast.admit(job);
+          const b = full.admit(job);
+          expect(said(a, job.need, count)).toEqual(said(b, job.need, count));
+          if (waits !== undefined) {
+            skippable++;
+            expect(said(b, job.need, count)).toEqual(said(NO_ROOM_WITH(waits), job.need, count));
+          }
+          if (closed && job.need > 0) {
+            stopped++;
+            expect(hasRoom(b.room, job.need)).toBe(false);
+            expect(b.reserved).toBeUndefined();
+          }
+          if (!hasRoom(a.room, job.need) || (a.reserved !== undefined && a.reserved.start > NOW)) return;
+          if (j.placed && a.room.most >= 0) {
+            const held = [{ cluster: a.room.most, processors: job.need }];
+            fast.placed(job, held);
+            full.placed(job, held);
+          } else {
+            fast.notPlaced(job);
+            full.notPlaced(job);
+          }
+        });
+      }),
+      { numRuns: Number(process.env.RUNS ?? 300) },
+    );
+    // The property is not vacuous: jobs are told to wait by the bound, and passes stop.
+    expect(skippable).toBeGreaterThan(0);
+    expect(stopped).toBeGreaterThan(0);
+  });
+});
+
+const workloadArb = fc.record({
+  sizes: fc.array(fc.integer({ min: 1, max: 16 }), { minLength: 1, maxLength: 3 }),
+  jobs: fc.array(
+    fc.record({
+      processors: fc.integer({ min: 1, max: 16 }),
+      runtime: fc.integer({ min: 1, max: 300 }),
+      // The walltime over (or, killed at it, under) the run time.
+      estimate: fc.integer({ min: -50, max: 300 }),
+      // Bursts: a few instants shared by many jobs.
+      submit: fc.oneof({ arbitrary: fc.constantFrom(0, 100, 250), weight: 3 }, fc.integer({ min: 0, max: 600 })),
+      noWalltime: fc.boolean(),
+      pinned: fc.option(fc.nat({ max: 2 }), { nil: undefined, freq: 4 }),
+    }),
+    { minLength: 1, maxLength: 40 },
+  ),
+});
+type Workload = typeof workloadArb extends fc.Arbitrary<infer T> ? T : never;
+
+/**
+ * Found once (in a version whose closed scan left it out): a head with no walltime the plan cannot say when it fits
+ * puts the job reserved behind it in the last pass out of reach of a scan that stops, its planned start to be dropped.
+ */
+const EXAMPLES: Workload[] = [
+  {
+    sizes: [1, 1],
+    jobs: [
+      { processors: 1, runtime: 1, estimate: 0, submit: 250, noWalltime: false, pinned: 0 },
+      { processors: 1, runtime: 161, estimate: 0, submit: 0, noWalltime: false, pinned: undefined },
+      { processors: 1, runtime: 90, estimate: 0, submit: 0, noWalltime: true, pinned: 0 },
+      { processors: 1, runtime: 1, estimate: 0, submit: 0, noWalltime: false, pinned: 0 },
+      { processors: 1, runtime: 1, estimate: 0, submit: 250, noWalltime: false, pinned: undefined },
+      { processors: 1, runtime: 152, estimate: 0, submit: 100, noWalltime: false, pinned: undefined },
+    ],
+  },
+];
+
+/** A run's events, and after each instant every waiting job's reason and planned start. */
+interface RunLog {
+  readonly events: string[];
+  readonly instants: Array<Map<string, { readonly reason: string; readonly planned: string }>>;
+}
+
+function runLog(w: Workload): RunLog {
+  const world = new SimWorld({
+    grid: gridSpecSchema.parse({ clusters: w.sizes.map((processors, i) => ({ name: `c${i}`, processors })) }),
+    jobs: w.jobs.map((j, i) => {
+      const pinned = j.pinned === undefined ? undefined : j.pinned % w.sizes.length;
+      const most = pinned === undefined ? Math.max(...w.sizes) : w.sizes[pinned]!;
+      return jobSpecSchema.parse({
+        id: `j${i}`,
+        kind: 'rigid',
+        submitTime: j.submit,
+        app: { model: 'fixed', runtime: j.runtime },
+        components: [
+          {
+            processors: Math.min(j.processors, most),
+            program: 'x',
+            ...(pinned === undefined ? {} : { cluster: `c${pinned}` }),
+          },
+        ],
+        ...(j.noWalltime ? {} : { walltime: Math.max(1, j.runtime + j.estimate) }),
+      });
+    }),
+    seed: 1,
+    background: false,
+    scheduler: { queue: 'easy' },
+  });
+  const log: RunLog = { events: [], instants: [] };
+  world.scheduler.on((e) => log.events.push(JSON.stringify(e)));
+  world.run(() => {
+    const waiting = new Map<string, { reason: string; planned: string }>();
+    for (const job of world.scheduler.jobs())
+      if (job.state === 'queued')
+        waiting.set(job.id, { reason: job.lastFailure, planned: JSON.stringify(job.plannedStart) });
+    log.instants.push(waiting);
+  });
+  return log;
+}
+
+describe('EASY runs: the jobs told they wait from their need alone, the scan stopped once no processor is free', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('see the same events and planned starts as when every job is asked its room, and each job the same reason or the one it had', () => {
+    let kept = 0;
+    fc.assert(
+      fc.property(workloadArb, (w) => {
+        const fast = runLog(w);
+        const spy = vi.spyOn(easy, 'begin').mockImplementation((view) => new EasyPass(view, true));
+        const full = runLog(w);
+        spy.mockRestore();
+        expect(fast.events).toEqual(full.events);
+        expect(fast.instants.length).toBe(full.instants.length);
+        fast.instants.forEach((waiting, k) => {
+          const expected = full.instants[k]!;
+          expect([...waiting.keys()]).toEqual([...expected.keys()]);
+          for (const [id, { reason, planned }] of waiting) {
+            expect(planned).toBe(expected.get(id)!.planned);
+            if (reason === expected.get(id)!.reason) continue;
+            // Not visited (behind a head once nothing was free): the reason of its last visit, or none yet.
+            expect(reason).toBe(fast.instants[k - 1]?.get(id)?.reason ?? '');
+            kept++;
+          }
+        });
+      }),
+      { numRuns: Number(process.env.RUNS ?? 100), examples: EXAMPLES.map((w) => [w]) },
+    );
+    // The scan did stop before some jobs.
+    expect(kept).toBeGreaterThan(0);
+  });
+});
