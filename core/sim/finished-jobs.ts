@@ -2,22 +2,45 @@
 // strings. A long trace ends hundreds of thousands of jobs; an object per job, its numbers boxed, took several times
 // the memory and was the largest thing a replay kept (issue 17).
 
-/** A column of numbers that grows by doubling. */
+// The columns grow a chunk at a time and never copy what they hold. Grown by doubling, each one left its old copies
+// behind, and once past 128 KB they sit in V8's large-object space, or are typed arrays whose wrappers outlived the
+// young generation: garbage that only a full collection frees, which a replay of a few seconds may never run. On the
+// NASA trace that was some 5 MB of a replay's peak (issue 17).
+/** Rows per chunk: 32 KB of numbers, well under the 128 KB past which V8 puts an object in its large-object space. */
+const CHUNK_ROWS = 4096;
+
+/** A column of numbers, in chunks of CHUNK_ROWS. */
 class NumberColumn {
-  private data = new Float64Array(256);
+  private readonly chunks: Float64Array[] = [];
   length = 0;
 
   push(value: number): void {
-    if (this.length === this.data.length) {
-      const wider = new Float64Array(this.data.length * 2);
-      wider.set(this.data);
-      this.data = wider;
-    }
-    this.data[this.length++] = value;
+    const row = this.length % CHUNK_ROWS;
+    if (row === 0) this.chunks.push(new Float64Array(CHUNK_ROWS));
+    this.chunks[this.chunks.length - 1]![row] = value;
+    this.length++;
   }
 
   at(i: number): number {
-    return this.data[i]!;
+    return this.chunks[Math.floor(i / CHUNK_ROWS)]![i % CHUNK_ROWS]!;
+  }
+}
+
+/** A column of any other values (texts, flags), in chunks of CHUNK_ROWS. */
+class ValueColumn<T> {
+  private readonly chunks: T[][] = [];
+  length = 0;
+
+  push(value: T): void {
+    const row = this.length % CHUNK_ROWS;
+    // Made whole at once, as the numbers' are: pushed into, an array grows (and copies) a dozen times to that size.
+    if (row === 0) this.chunks.push(new Array<T>(CHUNK_ROWS));
+    this.chunks[this.chunks.length - 1]![row] = value;
+    this.length++;
+  }
+
+  at(i: number): T {
+    return this.chunks[Math.floor(i / CHUNK_ROWS)]![i % CHUNK_ROWS]!;
   }
 }
 
@@ -44,13 +67,13 @@ export interface FinishedJob {
 }
 
 export class FinishedJobs {
-  private readonly ids: string[] = [];
+  private readonly ids = new ValueColumn<string>();
   /** Undefined where the name is the id (most jobs). */
-  private readonly names: Array<string | undefined> = [];
-  private readonly kinds: string[] = [];
-  private readonly states: string[] = [];
-  private readonly reasons: string[] = [];
-  private readonly clusters: string[] = [];
+  private readonly names = new ValueColumn<string | undefined>();
+  private readonly kinds = new ValueColumn<string>();
+  private readonly states = new ValueColumn<string>();
+  private readonly reasons = new ValueColumn<string>();
+  private readonly clusters = new ValueColumn<string>();
   private readonly submits = new NumberColumn();
   private readonly starts = new NumberColumn();
   private readonly ends = new NumberColumn();
@@ -60,7 +83,7 @@ export class FinishedJobs {
   private readonly shrinks = new NumberColumn();
   private readonly tries = new NumberColumn();
   private readonly walltimes = new NumberColumn();
-  private readonly backfilled: boolean[] = [];
+  private readonly backfilled = new ValueColumn<boolean>();
 
   get length(): number {
     return this.ids.length;
@@ -86,22 +109,22 @@ export class FinishedJobs {
   }
 
   id(i: number): string {
-    return this.ids[i]!;
+    return this.ids.at(i);
   }
   name(i: number): string {
-    return this.names[i] ?? this.ids[i]!;
+    return this.names.at(i) ?? this.ids.at(i);
   }
   kind(i: number): string {
-    return this.kinds[i]!;
+    return this.kinds.at(i);
   }
   state(i: number): string {
-    return this.states[i]!;
+    return this.states.at(i);
   }
   reason(i: number): string {
-    return this.reasons[i]!;
+    return this.reasons.at(i);
   }
   cluster(i: number): string {
-    return this.clusters[i]!;
+    return this.clusters.at(i);
   }
   submit(i: number): number {
     return this.submits.at(i);
@@ -131,6 +154,6 @@ export class FinishedJobs {
     return this.walltimes.at(i);
   }
   wasBackfilled(i: number): boolean {
-    return this.backfilled[i]!;
+    return this.backfilled.at(i);
   }
 }
