@@ -4,8 +4,8 @@
 
 // The columns grow a chunk at a time and never copy what they hold. Grown by doubling, each one left its old copies
 // behind, and once past 128 KB they sit in V8's large-object space, or are typed arrays whose wrappers outlived the
-// young generation: garbage that only a full collection frees, which a replay of a few seconds may never run. On the
-// NASA trace that was some 5 MB of a replay's peak (issue 17).
+// young generation: garbage that only a full collection frees, which a replay of a few seconds may never run (issue 17;
+// with the trace decompressed synchronously, electron/cli/main.ts, the NASA replay's peak RSS went 99 -> 85 MiB).
 /** Rows per chunk: 32 KB of numbers, well under the 128 KB past which V8 puts an object in its large-object space. */
 const CHUNK_ROWS = 4096;
 
