@@ -1,35 +1,16 @@
 // A trace's kept jobs held as columns of numbers (a few dozen bytes a job against ~415 for its spec object), each
 // job's spec built only when asked for: on LCG's 188,000 jobs the specs were most of the live data (issue 17).
 import type { JobSpec } from '../../model/schemas.js';
+import { NumberColumn } from '../columns.js';
 import type { JobSequence } from '../job-sequence.js';
-
-/** One growable column of numbers. */
-class Column {
-  private values = new Float64Array(1024);
-  length = 0;
-
-  push(value: number): void {
-    if (this.length === this.values.length) {
-      const grown = new Float64Array(this.values.length * 2);
-      grown.set(this.values);
-      this.values = grown;
-    }
-    this.values[this.length++] = value;
-  }
-
-  /** The values pushed, in an array of their own size. */
-  done(): Float64Array {
-    return this.values.slice(0, this.length);
-  }
-}
 
 /** Collects the kept jobs while the trace is read. */
 export class SwfJobColumns {
-  private readonly jobNumber = new Column();
-  private readonly submit = new Column();
-  private readonly processors = new Column();
-  private readonly runtime = new Column();
-  private readonly walltime = new Column();
+  private readonly jobNumber = new NumberColumn();
+  private readonly submit = new NumberColumn();
+  private readonly processors = new NumberColumn();
+  private readonly runtime = new NumberColumn();
+  private readonly walltime = new NumberColumn();
 
   get length(): number {
     return this.submit.length;
@@ -45,15 +26,7 @@ export class SwfJobColumns {
 
   /** The jobs, their submit times made relative to `earliest`. */
   done(earliest: number): SwfJobs {
-    const submit = this.submit.done();
-    for (let i = 0; i < submit.length; i++) submit[i]! -= earliest;
-    return new SwfJobs(
-      this.jobNumber.done(),
-      submit,
-      this.processors.done(),
-      this.runtime.done(),
-      this.walltime.done(),
-    );
+    return new SwfJobs(this.jobNumber, this.submit, earliest, this.processors, this.runtime, this.walltime);
   }
 }
 
@@ -65,24 +38,35 @@ export class SwfJobs implements JobSequence {
   private readonly order: Uint32Array | undefined;
 
   constructor(
-    private readonly jobNumber: Float64Array,
-    private readonly submit: Float64Array,
-    private readonly processors: Float64Array,
-    private readonly runtime: Float64Array,
-    private readonly walltime: Float64Array,
+    private readonly jobNumber: NumberColumn,
+    /** Submit times as the file gives them; `submitAt` makes them relative to `earliest`. */
+    private readonly submit: NumberColumn,
+    private readonly earliest: number,
+    private readonly processors: NumberColumn,
+    private readonly runtime: NumberColumn,
+    private readonly walltime: NumberColumn,
   ) {
     // Decision: a trace out of submit order is replayed in it, ties in file order, as its specs sorted stably were.
     let sorted = true;
-    for (let i = 1; i < submit.length && sorted; i++) sorted = submit[i - 1]! <= submit[i]!;
-    this.order = sorted ? undefined : Uint32Array.from(submit.keys()).sort((a, b) => submit[a]! - submit[b]! || a - b);
+    for (let i = 1; i < submit.length && sorted; i++) sorted = this.submitAt(i - 1) <= this.submitAt(i);
+    this.order = sorted
+      ? undefined
+      : Uint32Array.from({ length: submit.length }, (_, i) => i).sort(
+          (a, b) => this.submitAt(a) - this.submitAt(b) || a - b,
+        );
   }
 
   get length(): number {
     return this.submit.length;
   }
 
+  /** The file's `i`-th kept job's submit time, relative to the earliest. */
+  private submitAt(i: number): number {
+    return this.submit.at(i) - this.earliest;
+  }
+
   submitTime(k: number): number {
-    return this.submit[this.order ? this.order[k]! : k]!;
+    return this.submitAt(this.order ? this.order[k]! : k);
   }
 
   spec(k: number): JobSpec {
@@ -92,13 +76,13 @@ export class SwfJobs implements JobSequence {
   /** A fresh spec of the file's `i`-th kept job. */
   specAt(i: number): JobSpec {
     return {
-      id: `swf-${this.jobNumber[i]!}`,
+      id: `swf-${this.jobNumber.at(i)}`,
       kind: 'rigid',
-      components: [{ processors: this.processors[i]!, program: 'swf', args: [], inputFiles: [] }],
+      components: [{ processors: this.processors.at(i), program: 'swf', args: [], inputFiles: [] }],
       placement: this.placement,
-      submitTime: this.submit[i]!,
-      walltime: this.walltime[i]!,
-      app: { model: 'fixed', runtime: this.runtime[i]! },
+      submitTime: this.submitAt(i),
+      walltime: this.walltime.at(i),
+      app: { model: 'fixed', runtime: this.runtime.at(i) },
     };
   }
 
