@@ -22,6 +22,16 @@ export class NumberColumn {
   at(i: number): number {
     return this.chunks[Math.floor(i / CHUNK_ROWS)]![i % CHUNK_ROWS]!;
   }
+
+  /** The values, in one array of their own size. */
+  toArray(): Float64Array {
+    const all = new Float64Array(this.length);
+    this.chunks.forEach((chunk, c) => {
+      const from = c * CHUNK_ROWS;
+      all.set(chunk.subarray(0, Math.min(CHUNK_ROWS, this.length - from)), from);
+    });
+    return all;
+  }
 }
 
 /** A column of any other values (texts, flags), in chunks of CHUNK_ROWS. */

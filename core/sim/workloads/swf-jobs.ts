@@ -26,7 +26,15 @@ export class SwfJobColumns {
 
   /** The jobs, their submit times made relative to `earliest`. */
   done(earliest: number): SwfJobs {
-    return new SwfJobs(this.jobNumber, this.submit, earliest, this.processors, this.runtime, this.walltime);
+    const submit = this.submit.toArray();
+    for (let i = 0; i < submit.length; i++) submit[i]! -= earliest;
+    return new SwfJobs(
+      this.jobNumber.toArray(),
+      submit,
+      this.processors.toArray(),
+      this.runtime.toArray(),
+      this.walltime.toArray(),
+    );
   }
 }
 
@@ -38,35 +46,24 @@ export class SwfJobs implements JobSequence {
   private readonly order: Uint32Array | undefined;
 
   constructor(
-    private readonly jobNumber: NumberColumn,
-    /** Submit times as the file gives them; `submitAt` makes them relative to `earliest`. */
-    private readonly submit: NumberColumn,
-    private readonly earliest: number,
-    private readonly processors: NumberColumn,
-    private readonly runtime: NumberColumn,
-    private readonly walltime: NumberColumn,
+    private readonly jobNumber: Float64Array,
+    private readonly submit: Float64Array,
+    private readonly processors: Float64Array,
+    private readonly runtime: Float64Array,
+    private readonly walltime: Float64Array,
   ) {
     // Decision: a trace out of submit order is replayed in it, ties in file order, as its specs sorted stably were.
     let sorted = true;
-    for (let i = 1; i < submit.length && sorted; i++) sorted = this.submitAt(i - 1) <= this.submitAt(i);
-    this.order = sorted
-      ? undefined
-      : Uint32Array.from({ length: submit.length }, (_, i) => i).sort(
-          (a, b) => this.submitAt(a) - this.submitAt(b) || a - b,
-        );
+    for (let i = 1; i < submit.length && sorted; i++) sorted = submit[i - 1]! <= submit[i]!;
+    this.order = sorted ? undefined : Uint32Array.from(submit.keys()).sort((a, b) => submit[a]! - submit[b]! || a - b);
   }
 
   get length(): number {
     return this.submit.length;
   }
 
-  /** The file's `i`-th kept job's submit time, relative to the earliest. */
-  private submitAt(i: number): number {
-    return this.submit.at(i) - this.earliest;
-  }
-
   submitTime(k: number): number {
-    return this.submitAt(this.order ? this.order[k]! : k);
+    return this.submit[this.order ? this.order[k]! : k]!;
   }
 
   spec(k: number): JobSpec {
@@ -76,13 +73,13 @@ export class SwfJobs implements JobSequence {
   /** A fresh spec of the file's `i`-th kept job. */
   specAt(i: number): JobSpec {
     return {
-      id: `swf-${this.jobNumber.at(i)}`,
+      id: `swf-${this.jobNumber[i]!}`,
       kind: 'rigid',
-      components: [{ processors: this.processors.at(i), program: 'swf', args: [], inputFiles: [] }],
+      components: [{ processors: this.processors[i]!, program: 'swf', args: [], inputFiles: [] }],
       placement: this.placement,
-      submitTime: this.submitAt(i),
-      walltime: this.walltime.at(i),
-      app: { model: 'fixed', runtime: this.runtime.at(i) },
+      submitTime: this.submit[i]!,
+      walltime: this.walltime[i]!,
+      app: { model: 'fixed', runtime: this.runtime[i]! },
     };
   }
 
