@@ -21,13 +21,6 @@ if (!existsSync(entry)) {
 // run a few thousand times (CPU, interleaved pairs: NASA easy 0.82 -> 0.70 s, medians of 5; HPC2N cbf 0.89 -> 0.74,
 // of 3). The flags are in simulate-v8-flags.json, which the code-cache test reads too (V8 takes a cache only under
 // the flags it was made with).
-// The young generation keeps its initial size (two 1 MiB halves) rather than doubling up to 16 MiB halves as objects
-// survive: a replay's objects mostly live as long as their job, so a larger young generation held more of them without
-// freeing more, and it was a third of the NASA replay's peak RSS (koala 84.7 -> 78.7 MiB, with easy and cbf at the
-// same CPU). Its cost: more scavenges where many jobs wait (NASA fcfs 0.58 -> 0.64 s, Lublin easy 1.37 -> 1.49 s;
-// interleaved pairs). V8 reads the factor each time it would grow the space.
-// Decision: issue 17's memory target (NASA koala under 80 MiB) is met this way at that CPU; no runtime flag caps the
-// young generation at a size between (V8 reads its maximum only as the process starts).
 if (process.argv[2] === 'simulate') {
   const flags = JSON.parse(readFileSync(new URL('./simulate-v8-flags.json', import.meta.url), 'utf8'));
   for (const flag of flags) v8.setFlagsFromString(flag);

@@ -1,5 +1,4 @@
-// What a `concertina simulate` replay keeps in memory (issue 17): its young generation stays at the size it starts
-// with (bin/concertina.js sets V8's growth factor of it to 1), and the trace's bytes, compressed or not, are let go once
+// What a `concertina simulate` replay keeps in memory (issue 17): the trace's bytes, compressed or not, are let go once
 // read (electron/cli/main.ts decompresses synchronously), not kept to the end of the run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -68,14 +67,6 @@ function arrayBufferSizes(snapshotFile: string): number[] {
 }
 
 describe.skipIf(!existsSync(nasa))("a replay's memory", () => {
-  it("keeps its young generation at a one-job run's size", { timeout: 120_000 }, () => {
-    const oneJob = path.join(tmp, 'one.swf');
-    writeFileSync(oneJob, '1 0 0 10 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n');
-    const small = simulate(oneJob);
-    // NASA's 18,000 jobs grew it eight-fold (to 16 MiB halves) before.
-    expect(simulate(nasa).young).toBe(small.young);
-  });
-
   it('lets go of the trace once read, compressed and decompressed', { timeout: 120_000 }, () => {
     const snapshot = path.join(tmp, 'exit.heapsnapshot');
     simulate(nasa, snapshot);
