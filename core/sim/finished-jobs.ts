@@ -1,25 +1,7 @@
 // The finished jobs of a run as a table of columns: numbers in typed arrays, texts in arrays of (mostly shared)
 // strings. A long trace ends hundreds of thousands of jobs; an object per job, its numbers boxed, took several times
 // the memory and was the largest thing a replay kept (issue 17).
-
-/** A column of numbers that grows by doubling. */
-class NumberColumn {
-  private data = new Float64Array(256);
-  length = 0;
-
-  push(value: number): void {
-    if (this.length === this.data.length) {
-      const wider = new Float64Array(this.data.length * 2);
-      wider.set(this.data);
-      this.data = wider;
-    }
-    this.data[this.length++] = value;
-  }
-
-  at(i: number): number {
-    return this.data[i]!;
-  }
-}
+import { NumberColumn, ValueColumn } from './columns.js';
 
 /** One finished job's row as it is added. */
 export interface FinishedJob {
@@ -44,13 +26,13 @@ export interface FinishedJob {
 }
 
 export class FinishedJobs {
-  private readonly ids: string[] = [];
+  private readonly ids = new ValueColumn<string>();
   /** Undefined where the name is the id (most jobs). */
-  private readonly names: Array<string | undefined> = [];
-  private readonly kinds: string[] = [];
-  private readonly states: string[] = [];
-  private readonly reasons: string[] = [];
-  private readonly clusters: string[] = [];
+  private readonly names = new ValueColumn<string | undefined>();
+  private readonly kinds = new ValueColumn<string>();
+  private readonly states = new ValueColumn<string>();
+  private readonly reasons = new ValueColumn<string>();
+  private readonly clusters = new ValueColumn<string>();
   private readonly submits = new NumberColumn();
   private readonly starts = new NumberColumn();
   private readonly ends = new NumberColumn();
@@ -60,7 +42,7 @@ export class FinishedJobs {
   private readonly shrinks = new NumberColumn();
   private readonly tries = new NumberColumn();
   private readonly walltimes = new NumberColumn();
-  private readonly backfilled: boolean[] = [];
+  private readonly backfilled = new ValueColumn<boolean>();
 
   get length(): number {
     return this.ids.length;
@@ -86,22 +68,22 @@ export class FinishedJobs {
   }
 
   id(i: number): string {
-    return this.ids[i]!;
+    return this.ids.at(i);
   }
   name(i: number): string {
-    return this.names[i] ?? this.ids[i]!;
+    return this.names.at(i) ?? this.ids.at(i);
   }
   kind(i: number): string {
-    return this.kinds[i]!;
+    return this.kinds.at(i);
   }
   state(i: number): string {
-    return this.states[i]!;
+    return this.states.at(i);
   }
   reason(i: number): string {
-    return this.reasons[i]!;
+    return this.reasons.at(i);
   }
   cluster(i: number): string {
-    return this.clusters[i]!;
+    return this.clusters.at(i);
   }
   submit(i: number): number {
     return this.submits.at(i);
@@ -131,6 +113,6 @@ export class FinishedJobs {
     return this.walltimes.at(i);
   }
   wasBackfilled(i: number): boolean {
-    return this.backfilled[i]!;
+    return this.backfilled.at(i);
   }
 }

@@ -2,7 +2,6 @@
 // value, file, input field) ends with one message on stderr and exit code 2; an internal error with its message and 1.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { Command, CommanderError, Option } from 'commander';
 import {
   APPROACHES,
@@ -178,8 +177,11 @@ async function loadWorkload(
     if (/\.gz$/i.test(arg)) {
       try {
         // Loaded here, not with the module: a run of a plain .swf file is spared its start-up (issue 17).
-        const { gunzip } = await import('node:zlib');
-        data = await promisify(gunzip)(data);
+        // Decision: decompressed synchronously. The callback form's stream lets go of its input and output only once
+        // it closes, on a later turn of the event loop, which the replay (synchronous) never yields to: the trace, its
+        // text and the stream stayed alive to the end of the run (issue 17).
+        const { gunzipSync } = await import('node:zlib');
+        data = gunzipSync(data);
       } catch (error) {
         throw new UsageError(
           `${arg}: is not valid gzip data (${error instanceof Error ? error.message : String(error)})`,

@@ -68,4 +68,25 @@ describe('a trace held as columns', () => {
     expect(lazy.metrics.jobs()).toEqual(eager.metrics.jobs());
     expect(lazy.metrics.jobs()).toHaveLength(5);
   });
+
+  it("reads every job back across the columns' chunks (4096 rows each), out of order too", () => {
+    // 3 chunks and a bit; every 1000th job submitted a second before the one ahead of it, so the file is out of order.
+    const n = 3 * 4096 + 5;
+    const submitOf = (i: number) => 1_000 + 2 * i - (i % 1000 === 999 ? 3 : 0);
+    const text = Array.from({ length: n }, (_, i) => record(i + 1, submitOf(i), 10 + (i % 97), 1 + (i % 7))).join('\n');
+    const trace = mustOk(parseSwfTrace(text, 't')).jobs;
+    const expected = Array.from({ length: n }, (_, i) => ({
+      id: `swf-${i + 1}`,
+      kind: 'rigid',
+      components: [{ processors: 1 + (i % 7), program: 'swf', args: [], inputFiles: [] }],
+      placement: 'wf',
+      submitTime: submitOf(i) - submitOf(0),
+      walltime: 10 + (i % 97) + 10,
+      app: { model: 'fixed', runtime: 10 + (i % 97) },
+    }));
+    expect(trace.specs()).toEqual(expected);
+    const bySubmit = [...expected].sort((a, b) => a.submitTime - b.submitTime);
+    expect(Array.from({ length: n }, (_, k) => trace.spec(k))).toEqual(bySubmit);
+    expect(Array.from({ length: n }, (_, k) => trace.submitTime(k))).toEqual(bySubmit.map((s) => s.submitTime));
+  });
 });
