@@ -432,8 +432,9 @@ export class PlannedPass {
       }
       this.keepSignature(policy, depth, priority);
       this.lastPlaced = this.placedSignature();
-      // A pass shown the plain view (no promise waiting): its holdings' upkeep as after any such pass.
-      if (!this.promisingPass) this.afterPlain();
+      // Its holdings' upkeep as after a pass without promises: one that asked plans (every promising view does) keeps
+      // them, and one shown the plain view (no promise waiting) counts its upkeep towards letting them go.
+      this.afterPlain();
     } else {
       this.lastPolicy = '';
       this.lastEvents = -1;
