@@ -95,17 +95,16 @@ class BackfillingPass implements QueuePass {
     const p = job.promise;
     if (p !== undefined) return this.keep(job, p);
     if (this.held < this.depth) {
-      // A job with room now over its walltime on a cluster has its earliest start now: it is offered that room
-      // without the search, which would build the plan of every cluster it may run on.
-      const room = roomOverWalltime(job, view);
-      if (hasRoom(room, job.need)) return { room };
       const best = this.earliest(job);
       if (best === undefined) {
         // Decision: a job the plan can never fit (larger than the cluster, or waiting for jobs without a walltime)
         // takes no reservation and does not count towards the depth: it starts when processors come free.
-        return { room, reason: `waiting for ${job.need} processors: the plan cannot say when (${this.name})` };
+        return {
+          room: roomOverWalltime(job, view),
+          reason: `waiting for ${job.need} processors: the plan cannot say when (${this.name})`,
+        };
       }
-      if (best.start <= view.now) return { room };
+      if (best.start <= view.now) return { room: roomOverWalltime(job, view) };
       view.plan(best.cluster).reserve({ id: job.id, n: job.need, start: best.start, duration: job.walltime });
       this.regions?.checked(job.id);
       this.held++;

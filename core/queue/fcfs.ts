@@ -17,7 +17,7 @@ import {
  * the instant now) where the view answers it, so that a pass builds no plan: FCFS plans nothing ahead, and a planned
  * pass answers it from what is available while every placed job is held the plain way (no holdings kept).
  */
-export function freeNow(view: QueueView, c: number): number {
+function freeNow(view: QueueView, c: number): number {
   return view.freeFromNow !== undefined ? view.freeFromNow(c, 0) : view.plan(c).freeAt(view.now);
 }
 

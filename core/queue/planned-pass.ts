@@ -120,14 +120,6 @@ export interface ProfiledHold {
   readonly holding?: number;
 }
 
-/** The view of every pass but a promising one's (see PlannedPass.plainView): what changes from pass to pass. */
-type PlainView = {
-  now: number;
-  clusterCount: number;
-  freed: (clusterIndex: number) => boolean;
-  freedRegions: FreedRegions | undefined;
-} & QueueView;
-
 const NO_HOLDS: readonly ProfiledHold[] = [];
 /** The id of the reservation that holds a cluster's grow offers in its plan. */
 const GROW_OFFERS = 'grow offers';
@@ -271,7 +263,7 @@ export class PlannedPass {
    * what it answers (`passPlan` ...), so that a pass makes no closures. Its plans (`plansInPass`, built so far: those
    * in `built`) are let go at the next pass's start; whether the holdings were brought to its time: `refreshedInPass`.
    */
-  private readonly plainView: PlainView = {
+  private readonly plainView: { now: number; clusterCount: number } & QueueView = {
     now: 0,
     clusterCount: 0,
     plan: (i) => {
@@ -283,8 +275,7 @@ export class PlannedPass {
     },
     freeFromNow: (i, duration) => this.passFreeFromNow(i, duration),
     mostFreeFromNow: (duration) => this.passMostFreeFromNow(duration),
-    freed: FREED_EVERYWHERE,
-    freedRegions: undefined,
+    freed: () => true,
     promised: 0,
     hold: (i, r) => {
       if (this.answersPlain) return this.holdPlain(i, r);
@@ -432,9 +423,6 @@ export class PlannedPass {
       }
       this.keepSignature(policy, depth, priority);
       this.lastPlaced = this.placedSignature();
-      // Its holdings' upkeep as after a pass without promises: one that asked plans (every promising view does) keeps
-      // them, and one shown the plain view (no promise waiting) counts its upkeep towards letting them go.
-      this.afterPlain();
     } else {
       this.lastPolicy = '';
       this.lastEvents = -1;
@@ -839,7 +827,7 @@ export class PlannedPass {
    * A placed job holds what core/plan/holding.ts says, until the end it estimates. A cluster's capacity is read at the
    * pass's first question about it (placements later in the pass are in its plan as reservations).
    */
-  private view(now: number): PlainView {
+  private view(now: number): QueueView {
     const clusterCount = this.host.grid.clusters.length;
     const plans = this.plansInPass;
     // The clusters the last pass built plans on go back into the index (a refresh below sets those that moved), and
@@ -870,8 +858,6 @@ export class PlannedPass {
     const view = this.plainView;
     view.now = now;
     view.clusterCount = clusterCount;
-    view.freed = FREED_EVERYWHERE;
-    view.freedRegions = undefined;
     return view;
   }
 
@@ -1200,12 +1186,6 @@ export class PlannedPass {
     return dropped;
   }
 
-  /** Whether a waiting job holds a promised start from an earlier pass (valid or not: promisingView checks it). */
-  private promisesWaiting(ordered: readonly JobRecord[]): boolean {
-    for (const job of ordered) if (job.plannedStart !== undefined) return true;
-    return false;
-  }
-
   /**
    * The view of a policy whose reservations persist: every cluster's plan with the promises of the waiting jobs in
    * (in `ordered`'s order), and which clusters freed something since the last pass.
@@ -1219,6 +1199,8 @@ export class PlannedPass {
     holds: readonly ProfiledHold[],
   ): QueueView {
     const base = this.view(now);
+    // Its plans are all built and hold promises: no cluster's most is known without asking each.
+    this.passPlans = undefined;
     const clusterCount = base.clusterCount;
     if (this.lastPolicy !== policy.name || this.lastFree.length !== clusterCount) {
       this.lastFree = new Array<StepFunction | undefined>(clusterCount);
@@ -1226,17 +1208,6 @@ export class PlannedPass {
       this.lastPolicy = policy.name;
       this.freedRegions.reset(clusterCount);
     }
-    // Decision: with no waiting job promised a start, a pass has no promise to put in nor compress, and no cluster
-    // freed anything for one: it is shown the plain view, whose plans are built only when asked (a job that has to
-    // wait is reserved), as a pass without promises, so that a job that arrives and fits builds none.
-    if (!this.promisesWaiting(ordered)) {
-      this.promisingPass = false;
-      base.freed = FREED_NOWHERE;
-      base.freedRegions = this.freedRegions;
-      return base;
-    }
-    // Its plans are all built and hold promises: no cluster's most is known without asking each.
-    this.passPlans = undefined;
     // Decision: kept promises go into the plans before the shared pre-allocated processors are set aside: an extra
     // displaced by an evolving job's grow is shrunk rather than moved onto them (evolving.ts), so they stay the job's.
     this.promisesFirst = true;
@@ -1293,11 +1264,6 @@ export class PlannedPass {
     return { now, clusterCount, plan: (c) => plans[c]!, freed: (c) => freed[c]!, promised, freedRegions: regions };
   }
 }
-
-/** What a plain pass's view answers to `freed`: a pass without promises compresses none, so every cluster may have. */
-const FREED_EVERYWHERE = (): boolean => true;
-/** What it answers in a pass of a policy with promises when no job holds one: nothing freed for a promise. */
-const FREED_NOWHERE = (): boolean => false;
 
 /** A placed profiled job's processors kept into its later steps (inPlanOrder), held before every waiting job. */
 const isOwn = (h: ProfiledHold): boolean => h.holding !== undefined;

@@ -1,22 +1,14 @@
-// Shortcuts of the planned passes, each against its general path on random multicluster workloads (more clusters than
-// FEW_CLUSTERS, bursts of jobs at one instant, jobs pinned or not, overrunning their walltime or killed at it, some
-// without one, malleable ones mixed in, local jobs launched at once or later):
-// - FCFS asks what each cluster has free now as `freeFromNow(c, 0)` where the view answers it (core/queue/fcfs.ts,
-//   freeNow), so that its passes build no plan: shown views without `freeFromNow` (every answer read from the
-//   cluster's plan, plan(c).freeAt(now)), it admits every job with the same room on every cluster and the same reason;
-// - a pass of a policy with promises (cbf, at any reservation depth) where no waiting job holds one is shown the plain
-//   view, its plans built only when asked (core/queue/planned-pass.ts, promisingView): with every such pass shown the
-//   promising view instead (every plan built), every job is admitted with the same room, reason and reservation;
-// and in both every job starts, ends and fails at the same times. Plus, of the plans: a job has room now over its
-// walltime exactly when its earliest start is now (what cbf's admit reads first, core/queue/cbf.ts).
+// FCFS asks what each cluster has free now as `freeFromNow(c, 0)` where the view answers it (core/queue/fcfs.ts,
+// freeNow), so that its passes build no plan. Property: on random multicluster workloads (more clusters than
+// FEW_CLUSTERS, small ones so that many jobs wait, bursts of jobs at one instant, jobs pinned or not, overrunning their
+// walltime or killed at it, a few without one, malleable ones mixed in, local jobs launched at once or later), FCFS
+// shown views without `freeFromNow` (every answer read from the cluster's plan: plan(c).freeAt(now)) admits every job
+// with the same room on every cluster and the same reason, and every job starts, ends and fails at the same times.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AvailabilityProfile } from '../../core/plan/availability.js';
 import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
-import { cbf } from '../../core/queue/cbf.js';
 import { fcfs } from '../../core/queue/fcfs.js';
-import { PlannedPass } from '../../core/queue/planned-pass.js';
-import type { QueuePolicy, QueuePolicyName, QueueView } from '../../core/queue/policy.js';
+import type { QueuePolicy, QueueView } from '../../core/queue/policy.js';
 import { SimWorld } from '../../core/sim/world.js';
 
 const CLUSTERS = 10;
@@ -37,11 +29,10 @@ const scenarioArb = fc.record({
   sizes: fc.array(fc.integer({ min: 1, max: 8 }), { minLength: CLUSTERS, maxLength: CLUSTERS }),
   jobs: fc.array(jobArb, { minLength: 1, maxLength: 80, size: '+2' }),
   launchDelayS: fc.constantFrom(0, 0, 3),
-  reservationDepth: fc.constantFrom(undefined, undefined, 0, 2),
 });
 type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
 
-function world(s: Scenario, queue: QueuePolicyName): SimWorld {
+function world(s: Scenario): SimWorld {
   const jobs = s.jobs.map((j, i) => {
     const cluster = j.pinned === undefined ? undefined : `c${j.pinned}`;
     const most = j.pinned === undefined ? Math.max(...s.sizes) : s.sizes[j.pinned]!;
@@ -64,11 +55,7 @@ function world(s: Scenario, queue: QueuePolicyName): SimWorld {
     seed: 1,
     background: false,
     launchDelayS: s.launchDelayS,
-    scheduler: {
-      queue,
-      triesThreshold: Number.POSITIVE_INFINITY,
-      ...(queue === 'cbf' ? { reservationDepth: s.reservationDepth } : {}),
-    },
+    scheduler: { queue: 'fcfs', triesThreshold: Number.POSITIVE_INFINITY },
   });
 }
 
@@ -96,7 +83,7 @@ function schedule(s: Scenario, policy: QueuePolicy, shown: (view: QueueView) => 
       },
     };
   });
-  const w = world(s, policy.name);
+  const w = world(s);
   w.run();
   vi.restoreAllMocks();
   return answers.concat(
@@ -109,10 +96,10 @@ function schedule(s: Scenario, policy: QueuePolicy, shown: (view: QueueView) => 
 
 const asGiven = (view: QueueView): QueueView => view;
 
-describe('planned pass shortcuts: the same admissions and schedules as their general paths', () => {
+describe('fcfs: what is free now, asked without a plan', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it('fcfs: what is free now, asked without a plan, as read from every plan', () => {
+  it('admits, starts and ends every job as when every answer is read from the plans', () => {
     // The general path: a view that does not answer freeFromNow, so FCFS reads every cluster's plan.
     const fromPlans = (view: QueueView): QueueView => ({ ...view, freeFromNow: undefined });
     fc.assert(
@@ -120,57 +107,6 @@ describe('planned pass shortcuts: the same admissions and schedules as their gen
         expect(schedule(s, fcfs, asGiven)).toEqual(schedule(s, fcfs, fromPlans));
       }),
       { numRuns: Number(process.env.RUNS ?? 150) },
-    );
-  });
-
-  it('cbf: a pass with no promise waiting, shown the plain view, as shown every plan built', () => {
-    const everyPlanBuilt = (s: Scenario): string[] => {
-      // The general path: every pass of a policy with promises is shown the promising view.
-      const spy = vi
-        .spyOn(PlannedPass.prototype as unknown as { promisesWaiting(): boolean }, 'promisesWaiting')
-        .mockReturnValue(true);
-      try {
-        return schedule(s, cbf, asGiven);
-      } finally {
-        spy.mockRestore();
-      }
-    };
-    fc.assert(
-      fc.property(scenarioArb, (s) => {
-        expect(schedule(s, cbf, asGiven)).toEqual(everyPlanBuilt(s));
-      }),
-      { numRuns: Number(process.env.RUNS ?? 150) },
-    );
-  });
-
-  it('plans: a job has room now over its walltime exactly when its earliest start is now', () => {
-    const durationArb = fc.oneof(fc.integer({ min: 0, max: 12 }), fc.constant(Infinity));
-    const spanArb = fc.record({
-      n: fc.integer({ min: 0, max: 5 }),
-      start: fc.integer({ min: 0, max: 30 }),
-      duration: durationArb,
-    });
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 12 }),
-        fc.array(fc.record({ n: fc.integer({ min: 0, max: 5 }), end: fc.integer({ min: 0, max: 30 }) }), {
-          maxLength: 8,
-        }),
-        fc.array(spanArb, { maxLength: 6 }),
-        fc.integer({ min: 1, max: 12 }),
-        durationArb,
-        (capacity, running, reserved, n, walltime) => {
-          const now = 5;
-          const plan = AvailabilityProfile.build({
-            now,
-            capacity,
-            running: running.map((j, i) => ({ id: `j${i}`, ...j })),
-            reservations: reserved.map((r, i) => ({ id: `r${i}`, ...r })),
-          });
-          expect(plan.freeBetween(now, now + walltime) >= n).toBe(plan.earliestStart(n, walltime, now) === now);
-        },
-      ),
-      { numRuns: 500 },
     );
   });
 });
