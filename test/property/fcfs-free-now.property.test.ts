@@ -19,13 +19,13 @@ const jobArb = fc.record({
   // The walltime over (or, killed at it, under) the run time.
   estimate: fc.integer({ min: -50, max: 300 }),
   submit: fc.oneof({ arbitrary: fc.constantFrom(0, 100, 250), weight: 6 }, fc.integer({ min: 0, max: 600 })),
-  // Few: a running job without one holds its processors with no end, and no reservation can be made behind it.
+  // Few: a running job without one holds its processors with no end.
   noWalltime: fc.nat(9).map((k) => k === 0),
   pinned: fc.option(fc.integer({ min: 0, max: CLUSTERS - 1 }), { nil: undefined }),
   malleable: fc.boolean(),
 });
 const scenarioArb = fc.record({
-  // Small clusters, so that many jobs wait (and hold promises under cbf).
+  // Small clusters, so that many jobs wait.
   sizes: fc.array(fc.integer({ min: 1, max: 8 }), { minLength: CLUSTERS, maxLength: CLUSTERS }),
   jobs: fc.array(jobArb, { minLength: 1, maxLength: 80, size: '+2' }),
   launchDelayS: fc.constantFrom(0, 0, 3),
