@@ -1,6 +1,7 @@
 // FCFS: jobs start in queue order only; the first that cannot start now blocks every job behind it.
 import {
   candidateClusters,
+  freeFromNow,
   hasRoom,
   holdInPlans,
   NO_ROOM,
@@ -11,15 +12,6 @@ import {
   type QueueView,
   type WaitingJob,
 } from './policy.js';
-
-/**
- * What cluster c's plan has free now: plan(c).freeAt(now), asked as `freeFromNow(c, 0)` (freeBetween(now, now) is
- * the instant now) where the view answers it, so that a pass builds no plan: FCFS plans nothing ahead, and a planned
- * pass answers it from what is available while every placed job is held the plain way (no holdings kept).
- */
-function freeNow(view: QueueView, c: number): number {
-  return view.freeFromNow !== undefined ? view.freeFromNow(c, 0) : view.plan(c).freeAt(view.now);
-}
 
 /** A pass: a class, not a literal with four arrows (a replay runs a pass per arrival and end). */
 class FcfsPass implements QueuePass {
@@ -32,7 +24,7 @@ class FcfsPass implements QueuePass {
     const view = this.view;
     const free = new Array<number>(view.clusterCount).fill(0);
     // Decision: the head needs its processors now only, whatever its walltime (FCFS plans nothing ahead).
-    for (const c of candidateClusters(job, view)) free[c] = freeNow(view, c);
+    for (const c of candidateClusters(job, view)) free[c] = freeFromNow(view, c, 0);
     const room = roomOf(free);
     if (!hasRoom(room, job.need)) {
       this.blockedBy = job.id;

@@ -207,8 +207,11 @@ function freeOverWalltime(job: WaitingJob, view: QueueView, c: number): number {
   return freeFromNow(view, c, job.walltime);
 }
 
-/** What cluster c's plan has free over [now, now + duration) (duration 0: at now). */
-function freeFromNow(view: QueueView, c: number, duration: number): number {
+/**
+ * What cluster c's plan has free over [now, now + duration) (duration 0: at now), asked of the view where it answers
+ * it, so that a pass that plans nothing ahead builds no plan.
+ */
+export function freeFromNow(view: QueueView, c: number, duration: number): number {
   return view.freeFromNow !== undefined
     ? view.freeFromNow(c, duration)
     : view.plan(c).freeBetween(view.now, view.now + duration);
