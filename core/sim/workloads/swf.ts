@@ -108,11 +108,16 @@ function malformedLine(state: ParseState, line: number, problem: string): void {
   else if (state.errors.length < MAX_ERRORS) state.errors.push({ path: `${state.source}:${line}`, message: problem });
 }
 
-/** Turns one data line's fields into a job, or records why not. */
+/**
+ * Turns one data line's fields into a job, or records why not. `notNumber` is the index of the line's first field that
+ * is not a finite number, or -1: the tokenizer knows it, and a check of the 18 values per line cost more than the rest
+ * of this function while the engine is cold.
+ */
 function dataLine(
   state: ParseState,
   values: Float64Array,
   count: number,
+  notNumber: number,
   line: number,
   text: string,
   from: number,
@@ -120,13 +125,9 @@ function dataLine(
 ): void {
   state.lastKey = undefined;
   if (count !== FIELDS) return malformedLine(state, line, `has ${count} fields, SWF needs ${FIELDS}`);
-  for (let k = 0; k < FIELDS; k++) {
-    if (!Number.isFinite(values[k]))
-      return malformedLine(
-        state,
-        line,
-        `field ${k + 1} "${text.slice(from, to).trim().split(/\s+/)[k]}" is not a number`,
-      );
+  if (notNumber >= 0) {
+    const field = text.slice(from, to).trim().split(/\s+/)[notNumber];
+    return malformedLine(state, line, `field ${notNumber + 1} "${field}" is not a number`);
   }
   const submit = values[1]!;
   const runtime = values[3]!;
@@ -278,6 +279,7 @@ export function parseSwfTrace(text: string, source: string, options: SwfOptions 
   let line = 1;
   let lineStart = 0;
   let count = 0;
+  let notNumber = -1;
   let tokenStart = -1;
   let value = 0;
   let digits = 0;
@@ -287,9 +289,17 @@ export function parseSwfTrace(text: string, source: string, options: SwfOptions 
     const c = i < length ? text.charCodeAt(i) : 10;
     if (c === 32 || c === 10 || c === 9 || c === 13 || c === 11 || c === 12) {
       if (tokenStart >= 0) {
-        // Past 15 digits the hand-read value could lose precision: let Number() round it.
-        const v =
-          odd || digits > 15 ? Number(text.slice(tokenStart, i)) : digits === 0 ? NaN : negative ? -value : value;
+        let v: number;
+        if (odd || digits > 15) {
+          // Past 15 digits the hand-read value could lose precision: let Number() round it.
+          v = Number(text.slice(tokenStart, i));
+          if (notNumber < 0 && !Number.isFinite(v)) notNumber = count;
+        } else if (digits === 0) {
+          v = NaN; // a lone '-'
+          if (notNumber < 0) notNumber = count;
+        } else {
+          v = negative ? -value : value;
+        }
         if (count < FIELDS) values[count] = v;
         count++;
         tokenStart = -1;
@@ -297,11 +307,12 @@ export function parseSwfTrace(text: string, source: string, options: SwfOptions 
       if (c === 10) {
         if (count > 0) {
           if (jobs.length >= maxJobs) break;
-          dataLine(state, values, count, line, text, lineStart, i);
+          dataLine(state, values, count, notNumber, line, text, lineStart, i);
         }
         line++;
         lineStart = i + 1;
         count = 0;
+        notNumber = -1;
       }
       continue;
     }
@@ -321,6 +332,9 @@ export function parseSwfTrace(text: string, source: string, options: SwfOptions 
       odd = false;
       if (negative) continue;
     }
+    // A token with anything but digits goes through Number() whole: reading on would only overflow `value`'s small
+    // integers, which threw the optimised loop back to the interpreter (a deopt, then a second compile) on batsim.
+    if (odd) continue;
     if (c >= 48 && c <= 57) {
       value = value * 10 + (c - 48);
       digits++;
