@@ -336,7 +336,7 @@ export class PlannedPass {
   private updatingPlaced: ReadonlySet<JobRecord> | undefined;
   // The visitors a pass hands the queue and the host, made once: a pass then makes no closures of its own.
   private readonly visitQueued = (job: JobRecord): TryOutcome => this.visit(this.passRunning!, job, this.passNow);
-  private readonly passClosed = (): boolean => this.passRunning!.closed!();
+  private readonly passClosed = (): boolean => this.passRunning!.closed!() !== undefined;
   private readonly markDirtyVisitor = (i: number): void => this.markDirty(i);
   private readonly updateKept = (job: JobRecord): void => {
     this.upkeep++;
@@ -398,6 +398,7 @@ export class PlannedPass {
     this.passView = view;
     this.passRunning = pass;
     this.passNow = now;
+    queue.closedScan.begin();
     const closed = pass.closed === undefined ? undefined : this.passClosed;
     if (!sorted) queue.scan(this.visitQueued, undefined, closed);
     else {
@@ -409,7 +410,12 @@ export class PlannedPass {
       // The jobs placed or ended leave the queue, which keeps its order.
       queue.scan(() => 'kept');
     }
-    if (closed?.()) this.dropUnvisitedStarts();
+    const closedReason = pass.closed?.();
+    if (closedReason !== undefined) {
+      // The jobs the scan did not reach read why they wait from the queue (JobRecord.lastFailure), at no cost each.
+      queue.closedScan.close(closedReason);
+      this.dropUnvisitedStarts();
+    }
     const reservedBefore = this.reservedInLastPass;
     this.reservedInLastPass = this.reservedInPass;
     this.reservedInPass = reservedBefore;
@@ -602,6 +608,7 @@ export class PlannedPass {
 
   private visit(pass: QueuePass, job: JobRecord, now: number): TryOutcome {
     const host = this.host;
+    job.keepReason();
     // Decision: arrival order decides between profiled and queue jobs (as fpe-jobs.ts fits the former around the
     // latter's promises): a profiled job's steps ahead (waiting: its scheduled EP; running: its later steps) go into
     // the plans before the first job submitted after it is shown, so that no later job starts or is reserved into
