@@ -608,7 +608,6 @@ export class PlannedPass {
 
   private visit(pass: QueuePass, job: JobRecord, now: number): TryOutcome {
     const host = this.host;
-    job.keepReason();
     // Decision: arrival order decides between profiled and queue jobs (as fpe-jobs.ts fits the former around the
     // latter's promises): a profiled job's steps ahead (waiting: its scheduled EP; running: its later steps) go into
     // the plans before the first job submitted after it is shown, so that no later job starts or is reserved into
@@ -637,8 +636,12 @@ export class PlannedPass {
       !hasRoom(admission.room, waiting.need)
     ) {
       if (admission.reason !== undefined) job.lastFailure = admission.reason;
+      else job.keepReason();
       return 'kept';
     }
+    // A visit that gives a job a reason makes it its own (JobRecord.lastFailure); one that may give none (a try in the
+    // same poll round, a placement) keeps the one it reads. Not at every visit: a replay makes millions of them.
+    job.keepReason();
     const placementPolicy = job.placementPolicy;
     const room = admission.room;
     const most = this.mostAvailable(job, room);

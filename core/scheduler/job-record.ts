@@ -185,9 +185,9 @@ export class JobRecord implements ReadonlyJobRecord {
   }
 
   /**
-   * The reason it reads now becomes its own: at each visit of a pass (a visit that gives it none, a try in the same
-   * poll round, keeps it) and as it leaves the queue (it reads it from then on, whatever later passes tell the jobs
-   * behind them).
+   * The reason it reads now becomes its own: at a visit of a pass that may give it none (a try in the same poll round
+   * keeps it; giving one makes that its own), and as it leaves the queue (it reads it from then on, whatever later
+   * passes tell the jobs behind them).
    */
   keepReason(): void {
     if (this.behindClosedScan) this.lastFailure = this.closedScan!.reason;
@@ -202,7 +202,8 @@ export class JobRecord implements ReadonlyJobRecord {
 
   /** Its own reason holds from the queue's pass running (or last run) on. */
   private ownReasonNow(): void {
-    if (this.closedScan !== undefined) this.ownReasonIn = this.closedScan.begun;
+    const closed = this.closedScan;
+    if (closed !== undefined) this.ownReasonIn = closed.begun;
   }
 
   /** Records a try that failed because no cluster had `need` processors free (`most` at best). */
