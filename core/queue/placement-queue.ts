@@ -21,7 +21,7 @@ const COMPACT_FROM = 1024;
  * has started since.
  */
 export class ClosedScan {
-  /** Passes begun so far: a job notes the count when it is queued, visited, or given a reason. */
+  /** Passes begun so far: a job notes the count when it is queued, given a reason, or keeps the one it reads. */
   begun = 0;
   /** The last pass that closed (-1: none), and the reason it gives the jobs it did not reach. */
   closedIn = -1;
