@@ -34,7 +34,7 @@ export const easy: QueuePolicy = {
 export class EasyPass implements QueuePass {
   private head: { readonly id: string; readonly start: number; readonly cluster: number } | undefined;
   /** What every job behind the head that cannot start now is told: one per head, its reason made once. */
-  private behindHead: Admission | undefined;
+  private behindHead: (Admission & { readonly reason: string }) | undefined;
   /** mostFreeNow(view) as last read; undefined once a placement may have lowered it. */
   private freeNowBound: number | undefined;
 
@@ -81,12 +81,13 @@ export class EasyPass implements QueuePass {
   }
 
   // Decision: once no cluster has a processor free now (every job needs one at least: the schemas' minimum), no job
-  // behind the head can start in this pass: the scan stops there, and the jobs behind keep the reason of their last
-  // visit (QueuePass.closed), so that a long queue behind a full machine costs nothing per pass.
-  closed(): boolean {
-    if (this.behindHead === undefined || this.askEveryRoom) return false;
+  // behind the head can start in this pass: the scan stops there, and the jobs behind read the reason admit would
+  // give them, behind the head (QueuePass.closed), so that a long queue behind a full machine costs nothing per pass.
+  closed(): string | undefined {
+    const behind = this.behindHead;
+    if (behind === undefined || this.askEveryRoom) return undefined;
     this.freeNowBound ??= mostFreeNow(this.view);
-    return this.freeNowBound <= 0;
+    return this.freeNowBound <= 0 ? behind.reason : undefined;
   }
 
   placed(job: WaitingJob, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void {

@@ -15,19 +15,20 @@ import {
 
 /** A pass: a class, not a literal with four arrows (a replay runs a pass per arrival and end). */
 class FcfsPass implements QueuePass {
-  private blockedBy: string | undefined = undefined;
+  /** What every job behind the blocked head is told, made once it blocks; undefined while none has. */
+  private behindHead: string | undefined = undefined;
 
   constructor(private readonly view: QueueView) {}
 
   admit(job: WaitingJob): Admission {
-    if (this.blockedBy !== undefined) return { room: NO_ROOM, reason: `waiting behind job ${this.blockedBy} (fcfs)` };
+    if (this.behindHead !== undefined) return { room: NO_ROOM, reason: this.behindHead };
     const view = this.view;
     const free = new Array<number>(view.clusterCount).fill(0);
     // Decision: the head needs its processors now only, whatever its walltime (FCFS plans nothing ahead).
     for (const c of candidateClusters(job, view)) free[c] = freeFromNow(view, c, 0);
     const room = roomOf(free);
     if (!hasRoom(room, job.need)) {
-      this.blockedBy = job.id;
+      this.blockBehind(job);
       return { room: NO_ROOM, reason: `at the head of the queue, waiting for ${job.need} processors (fcfs)` };
     }
     return { room };
@@ -37,13 +38,17 @@ class FcfsPass implements QueuePass {
     holdInPlans(job, this.view, processors);
   }
 
-  closed(): boolean {
-    return this.blockedBy !== undefined;
+  closed(): string | undefined {
+    return this.behindHead;
   }
 
   // Decision: an admitted head its placement policy did not place still blocks (strict order).
   notPlaced(job: WaitingJob): void {
-    this.blockedBy = job.id;
+    this.blockBehind(job);
+  }
+
+  private blockBehind(head: WaitingJob): void {
+    this.behindHead = `waiting behind job ${head.id} (fcfs)`;
   }
 }
 

@@ -14,6 +14,30 @@ const MOST = Number.MAX_VALUE;
 /** Below this many slots the queue is never compacted. */
 const COMPACT_FROM = 1024;
 
+/**
+ * The reason the queue's last closed pass (QueuePass.closed) gives the jobs its scan did not reach, kept once for them
+ * all: a pass that stops before a long queue costs nothing per job it leaves, and each such job, while it waits and is
+ * not visited again, reads this reason (JobRecord.lastFailure) rather than its last visit's, which may name a head that
+ * has started since.
+ */
+export class ClosedScan {
+  /** Passes begun so far: a job notes the count when it is queued, given a reason, or keeps the one it reads. */
+  begun = 0;
+  /** The last pass that closed (-1: none), and the reason it gives the jobs it did not reach. */
+  closedIn = -1;
+  reason = '';
+
+  begin(): void {
+    this.begun++;
+  }
+
+  /** The pass running closed: the jobs it has not visited wait for `reason`. */
+  close(reason: string): void {
+    this.closedIn = this.begun;
+    this.reason = reason;
+  }
+}
+
 export class PlacementQueue {
   /** Jobs in queue order; undefined where a job left (the slots are compacted now and then, never during a scan). */
   private slots: Array<JobRecord | undefined> = [];
@@ -31,6 +55,8 @@ export class PlacementQueue {
   private scanEnd = 0;
   private leftInScan = 0;
   private listed: JobRecord[] | undefined;
+  /** What the last scan its policy closed tells the jobs it did not reach (shared with every job queued here). */
+  readonly closedScan = new ClosedScan();
 
   constructor(public triesThreshold: number) {}
 
@@ -57,6 +83,7 @@ export class PlacementQueue {
     this.slotOf.set(job, s);
     this.count++;
     this.listed = undefined;
+    job.queuedIn(this.closedScan);
     if (s >= this.cap) this.rebuild(this.cap * 2);
     else this.setLeaf(s, this.key(job));
     return position;
@@ -163,6 +190,8 @@ export class PlacementQueue {
   private clear(s: number): void {
     const job = this.slots[s];
     if (job === undefined) return;
+    // Leaving the queue: it reads the reason it read last while waiting, whatever later passes tell those behind them.
+    job.keepReason();
     this.slots[s] = undefined;
     this.slotOf.delete(job);
     this.count--;

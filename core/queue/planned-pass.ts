@@ -336,7 +336,7 @@ export class PlannedPass {
   private updatingPlaced: ReadonlySet<JobRecord> | undefined;
   // The visitors a pass hands the queue and the host, made once: a pass then makes no closures of its own.
   private readonly visitQueued = (job: JobRecord): TryOutcome => this.visit(this.passRunning!, job, this.passNow);
-  private readonly passClosed = (): boolean => this.passRunning!.closed!();
+  private readonly passClosed = (): boolean => this.passRunning!.closed!() !== undefined;
   private readonly markDirtyVisitor = (i: number): void => this.markDirty(i);
   private readonly updateKept = (job: JobRecord): void => {
     this.upkeep++;
@@ -398,6 +398,7 @@ export class PlannedPass {
     this.passView = view;
     this.passRunning = pass;
     this.passNow = now;
+    queue.closedScan.begin();
     const closed = pass.closed === undefined ? undefined : this.passClosed;
     if (!sorted) queue.scan(this.visitQueued, undefined, closed);
     else {
@@ -409,7 +410,12 @@ export class PlannedPass {
       // The jobs placed or ended leave the queue, which keeps its order.
       queue.scan(() => 'kept');
     }
-    if (closed?.()) this.dropUnvisitedStarts();
+    const closedReason = pass.closed?.();
+    if (closedReason !== undefined) {
+      // The jobs the scan did not reach read why they wait from the queue (JobRecord.lastFailure), at no cost each.
+      queue.closedScan.close(closedReason);
+      this.dropUnvisitedStarts();
+    }
     const reservedBefore = this.reservedInLastPass;
     this.reservedInLastPass = this.reservedInPass;
     this.reservedInPass = reservedBefore;
@@ -630,8 +636,12 @@ export class PlannedPass {
       !hasRoom(admission.room, waiting.need)
     ) {
       if (admission.reason !== undefined) job.lastFailure = admission.reason;
+      else job.keepReason();
       return 'kept';
     }
+    // A visit that gives a job a reason makes it its own (JobRecord.lastFailure); one that may give none (a try in the
+    // same poll round, a placement) keeps the one it reads. Not at every visit: a replay makes millions of them.
+    job.keepReason();
     const placementPolicy = job.placementPolicy;
     const room = admission.room;
     const most = this.mostAvailable(job, room);

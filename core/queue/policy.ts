@@ -150,11 +150,14 @@ export interface QueuePass {
   /** The job was admitted but its placement policy did not place it. */
   notPlaced(job: WaitingJob): void;
   /**
-   * No job later in the queue may start in this pass (FCFS's head blocks them all; under EASY no processor is free
-   * now): the pass keeps the rest without asking. Decision: those jobs keep the reason of their last visit (a job that
-   * came behind a blocked head has none yet), so that a long queue behind a blocked head costs nothing per pass.
+   * Once no job later in the queue may start in this pass (FCFS's head blocks them all; under EASY no processor is free
+   * now): the reason admit would give each of them (the same for all), and the pass keeps them without asking; until
+   * then undefined. The queue keeps that reason once for them all (ClosedScan), so that a long queue behind a blocked
+   * head costs nothing per pass, and each reads it until it is visited again.
+   * Decision: a pass closes only with a reason to give the jobs behind: a policy that cannot say one reason for them
+   * all does not close (its scan visits them), so that no waiting job reads a reason its visit would not give it.
    */
-  closed?(): boolean;
+  closed?(): string | undefined;
 }
 
 export interface QueuePolicy {

@@ -7,6 +7,7 @@ import { componentRequest, FINAL_STATES, type JobKind, type JobState, type Trans
 import type { JobSpec } from '../model/schemas.js';
 import type { PlacementPolicy } from '../placement/policy.js';
 import { noClusterReason } from '../placement/sizing.js';
+import type { ClosedScan } from '../queue/placement-queue.js';
 
 /**
  * A job as policies see it (malleability policies and approaches, placement sizing): read-only. Only the scheduler's
@@ -63,6 +64,12 @@ export class JobRecord implements ReadonlyJobRecord {
   private failureNeed = 0;
   private failureMost = -1;
   private failureCluster: string | undefined = undefined;
+  /**
+   * Its queue's closed passes, once queued, and the pass in which its reason was last its own (queued, visited or
+   * given one then): a later closed pass that did not reach it tells it why it waits instead (see lastFailure).
+   */
+  private closedScan: ClosedScan | undefined = undefined;
+  private ownReasonIn = -1;
   /** Where it was placed, and with how many processors per component (the start size). */
   components: PlacedComponent[] = [];
   /** Cluster index of a single-cluster job once placed; -1 before. */
@@ -148,8 +155,13 @@ export class JobRecord implements ReadonlyJobRecord {
     this.transitions.push({ state: 'submitted', time: now, reason: 'submitted' });
   }
 
-  /** Why the last placement try failed. */
+  /**
+   * Why the last placement try failed; for a waiting job a closed pass stopped before since (the scan does not visit
+   * the rest of the queue), the reason that pass gives the jobs behind (EASY: behind its head's reservation), read
+   * from the queue and not copied to each job, so that a closed pass costs nothing per job it leaves.
+   */
   get lastFailure(): string {
+    if (this.behindClosedScan) return this.closedScan!.reason;
     if (this.failureMost >= 0) {
       this.failure =
         this.failureCluster === undefined
@@ -163,6 +175,35 @@ export class JobRecord implements ReadonlyJobRecord {
   set lastFailure(reason: string) {
     this.failure = reason;
     this.failureMost = -1;
+    this.ownReasonNow();
+  }
+
+  /** Queued (submitted, or back from a failed claim) in the queue whose closed passes are `closed`. */
+  queuedIn(closed: ClosedScan): void {
+    this.closedScan = closed;
+    this.ownReasonNow();
+  }
+
+  /**
+   * The reason it reads now becomes its own: at a visit of a pass that may give it none (a try in the same poll round
+   * keeps it; giving one makes that its own), and as it leaves the queue (it reads it from then on, whatever later
+   * passes tell the jobs behind them).
+   */
+  keepReason(): void {
+    if (this.behindClosedScan) this.lastFailure = this.closedScan!.reason;
+    else this.ownReasonNow();
+  }
+
+  /** Waiting, and not visited since a pass closed before reaching it (one that left the queue never is). */
+  private get behindClosedScan(): boolean {
+    const closed = this.closedScan;
+    return closed !== undefined && this.ownReasonIn < closed.closedIn && this.state === 'queued';
+  }
+
+  /** Its own reason holds from the queue's pass running (or last run) on. */
+  private ownReasonNow(): void {
+    const closed = this.closedScan;
+    if (closed !== undefined) this.ownReasonIn = closed.begun;
   }
 
   /** Records a try that failed because no cluster had `need` processors free (`most` at best). */
@@ -170,6 +211,7 @@ export class JobRecord implements ReadonlyJobRecord {
     this.failureNeed = need;
     this.failureMost = most;
     this.failureCluster = undefined;
+    this.ownReasonNow();
   }
 
   /**
@@ -180,6 +222,7 @@ export class JobRecord implements ReadonlyJobRecord {
     this.failureNeed = need;
     this.failureMost = most;
     this.failureCluster = cluster;
+    this.ownReasonNow();
   }
 
   get malleable(): boolean {

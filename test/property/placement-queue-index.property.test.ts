@@ -11,6 +11,9 @@ interface Job {
   state: string;
   triedInRound: number;
   passOver: number;
+  /** The hooks by which the queue tells a job it joined or left (no-ops here). */
+  queuedIn(): void;
+  keepReason(): void;
 }
 
 /** The reference: every scan walks every job, passing over those above the limit one by one. */
@@ -62,6 +65,8 @@ class WalkingQueue {
   }
 }
 
+const noop = (): void => {};
+
 const opArb = fc.oneof(
   fc.record({ op: fc.constant('push' as const), n: fc.integer({ min: 1, max: 40 }) }),
   fc.record({ op: fc.constant('remove' as const), which: fc.nat() }),
@@ -95,7 +100,14 @@ describe('indexed placement queue', () => {
             if (op.op === 'push') {
               for (let k = 0; k < op.n; k++) {
                 const id = `j${next++}`;
-                const x = { id, state: 'queued', triedInRound: -1, passOver: -1 };
+                const x: Job = {
+                  id,
+                  state: 'queued',
+                  triedInRound: -1,
+                  passOver: -1,
+                  queuedIn: noop,
+                  keepReason: noop,
+                };
                 a.push(x);
                 b.push({ ...x });
                 indexed.push(x as unknown as JobRecord);

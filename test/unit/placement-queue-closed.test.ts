@@ -4,7 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { PlacementQueue } from '../../core/queue/placement-queue.js';
 import type { JobRecord } from '../../core/scheduler/job-record.js';
 
-const job = (id: string) => ({ id, state: 'queued', triedInRound: -1, passOver: -1 }) as unknown as JobRecord;
+// queuedIn, keepReason: how the queue tells a job it joined or left (what it then reads is tested elsewhere).
+const job = (id: string) =>
+  ({
+    id,
+    state: 'queued',
+    triedInRound: -1,
+    passOver: -1,
+    queuedIn: () => {},
+    keepReason: () => {},
+  }) as unknown as JobRecord;
 const ids = (q: PlacementQueue) => q.list().map((j) => j.id);
 
 describe('PlacementQueue.scan closed', () => {

@@ -11,13 +11,24 @@ interface FakeJob {
   triedInRound: number;
   passOver: number;
   min: number;
+  /** The hooks by which the queue tells a job it joined or left (no-ops here). */
+  queuedIn(): void;
+  keepReason(): void;
 }
 
 /** Jobs whose field reads are counted (a Proxy over a plain record). */
 function countedJobs(n: number, min: (i: number) => number) {
   const reads = { count: 0 };
   const jobs = Array.from({ length: n }, (_, i) => {
-    const job: FakeJob = { id: `j${i}`, state: 'queued', triedInRound: -1, passOver: -1, min: min(i) };
+    const job: FakeJob = {
+      id: `j${i}`,
+      state: 'queued',
+      triedInRound: -1,
+      passOver: -1,
+      min: min(i),
+      queuedIn: () => {},
+      keepReason: () => {},
+    };
     return new Proxy(job, {
       get(target, key, receiver) {
         reads.count++;

@@ -1,0 +1,60 @@
+// A pass whose policy closes (QueuePass.closed: EASY once nothing is free now, FCFS behind its blocked head) stops its
+// scan; the jobs it does not reach read why they wait now (the queue's ClosedScan), not the reason of their last
+// visit, which may name a head that has started since. A job that left the queue keeps what it read last.
+import { describe, expect, it } from 'vitest';
+import type { SimWorld } from '../../core/sim/world.js';
+import { simWorld } from '../support/sim-world.js';
+import { gridOf, rigidJob } from '../support/workload-specs.js';
+
+/** Runs instant by instant until `done` holds (the world must get there). */
+function runUntil(world: SimWorld, done: () => boolean): void {
+  while (!done()) expect(world.stepInstant()).toBe(true);
+}
+
+// On 4 processors: a holds 3 until 100, leaving 1 free; h needs all 4, then b all 4; c needs 2 for 10 seconds.
+const jobs = [rigidJob('a', 0, 3, 100), rigidJob('h', 1, 4, 100), rigidJob('b', 2, 4, 100), rigidJob('c', 3, 2, 10)];
+
+describe('the jobs behind a closed scan', () => {
+  it('EASY: name the new head once the old one started and left nothing free', () => {
+    const { world } = simWorld(gridOf([4]), jobs, { scheduler: { queue: 'easy' } });
+    const job = (id: string) => world.scheduler.job(id)!;
+    // One processor free: every pass visits c, behind h's reservation.
+    world.runUntil(50);
+    expect(job('h').plannedStart?.start).toBeGreaterThanOrEqual(100);
+    expect(job('c').lastFailure).toBe(
+      `waiting: cannot start now without delaying job h's reservation at ${job('h').plannedStart!.start} (easy)`,
+    );
+    // a ends, h starts and takes all 4: b is the head, and the pass stops behind it, before c.
+    runUntil(world, () => job('h').state === 'running');
+    expect(job('b').state).toBe('queued');
+    const start = job('b').plannedStart!.start;
+    expect(job('b').lastFailure).toBe(`reserved to start at ${start} (easy)`);
+    expect(job('c').state).toBe('queued');
+    expect(job('c').lastFailure).toBe(
+      `waiting: cannot start now without delaying job b's reservation at ${start} (easy)`,
+    );
+  });
+
+  it('FCFS: name the blocked head, the new one once the old one started', () => {
+    const { world } = simWorld(gridOf([4]), jobs, { scheduler: { queue: 'fcfs' } });
+    const job = (id: string) => world.scheduler.job(id)!;
+    // h blocks: no pass visits b or c.
+    world.runUntil(50);
+    expect(job('h').lastFailure).toBe('at the head of the queue, waiting for 4 processors (fcfs)');
+    expect(job('b').lastFailure).toBe('waiting behind job h (fcfs)');
+    expect(job('c').lastFailure).toBe('waiting behind job h (fcfs)');
+    runUntil(world, () => job('h').state === 'running');
+    expect(job('b').lastFailure).toBe('at the head of the queue, waiting for 4 processors (fcfs)');
+    expect(job('c').lastFailure).toBe('waiting behind job b (fcfs)');
+  });
+
+  it('a job cancelled while behind keeps what it read then, whatever later passes tell the jobs behind them', () => {
+    const { world } = simWorld(gridOf([4]), jobs, { scheduler: { queue: 'fcfs' } });
+    const job = (id: string) => world.scheduler.job(id)!;
+    world.runUntil(50);
+    expect(world.scheduler.cancel('c', 50).ok).toBe(true);
+    runUntil(world, () => job('h').state === 'running');
+    expect(job('c').state).toBe('cancelled');
+    expect(job('c').lastFailure).toBe('waiting behind job h (fcfs)');
+  });
+});
