@@ -112,6 +112,8 @@ export class AvailabilityProfile {
   #recordValue: Float64Array = EMPTY;
   #records = 0;
   #indexOf: StepFunction | undefined;
+  /** The free processors the last search walked without the index (see #search). */
+  #walkedOn: StepFunction | undefined;
   /** Scratch steps for earliestStartWithout. */
   #scratchTimes: Float64Array = EMPTY;
   #scratchValues: Float64Array = EMPTY;
@@ -302,6 +304,14 @@ export class AvailabilityProfile {
    */
   #search(n: number, duration: number, t: number, until: number, clip: number): number {
     const free = this.#materialise();
+    if (this.#indexOf !== free && clip === Infinity && this.#walkedOn !== free) {
+      // Decision: the first search on these free processors walks them, as earliestFit does (O(the steps scanned));
+      // the index (O(s) to make) is made at the second: a plan searched once between changes (EASY's head, a
+      // backfilling pass's next job after a reservation) never pays for it.
+      this.#walkedOn = free;
+      const start = earliestStart(free, t, duration, n);
+      return start <= until ? start : Infinity;
+    }
     if (this.#indexOf !== free) this.#index();
     const ts = free.times;
     const vs = free.values;

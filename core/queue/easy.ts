@@ -116,8 +116,9 @@ export class EasyPass implements QueuePass {
 function reserveHead(job: WaitingJob, view: QueueView): { id: string; start: number; cluster: number } | undefined {
   let best: { id: string; start: number; cluster: number } | undefined;
   for (const c of candidateClusters(job, view)) {
-    const fit = view.plan(c).earliestFit(job.need, job.walltime, view.now);
-    if (fit.fits && (best === undefined || fit.start < best.start)) best = { id: job.id, start: fit.start, cluster: c };
+    // earliestFit's start (Infinity where it never fits), without the running jobs it waits for: never read here.
+    const start = view.plan(c).earliestStart(job.need, job.walltime, view.now);
+    if (start < Infinity && (best === undefined || start < best.start)) best = { id: job.id, start, cluster: c };
   }
   if (best === undefined) return undefined;
   view.plan(best.cluster).reserve({ id: `${job.id}#head`, n: job.need, start: best.start, duration: job.walltime });

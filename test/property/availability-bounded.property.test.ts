@@ -1,5 +1,6 @@
 // The availability profile's planner shortcuts agree with its plain queries: earliestStart(n, d, from, until) is
-// earliestFit's start when that is no later than `until` (else Infinity), and reserveAll sets the same reservations
+// earliestFit's start when that is no later than `until` (else Infinity), whether the search walks the free processors
+// (the first on them) or jumps along their index (the next ones, until the plan changes), and reserveAll sets the same reservations
 // aside as one reserve after another when they fit, and changes nothing when they do not.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
