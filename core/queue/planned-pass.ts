@@ -442,8 +442,11 @@ export class PlannedPass {
       this.lastEvents = -1;
       this.afterPlain();
     }
-    // Map.clear makes a new table even when the map is empty (as it is after every pass of a policy without promises).
-    if (this.promises.size > 0) this.promises.clear();
+    // A new map, not Map.clear, which makes the map's new table in the generation of its old one: once a full
+    // collection had moved the table to the old generation, each later pass made its promises' tables (every one they
+    // grew through) there too, garbage only full collections free, each bringing the next (issue 17: a Lublin cbf
+    // replay that met one ran 1.9 s CPU and 144 MiB, not 1.55 s and 119). None when empty (a pass without promises).
+    if (this.promises.size > 0) this.promises = new Map();
     this.holds = NO_HOLDS;
     this.passView = undefined;
     this.passRunning = undefined;
