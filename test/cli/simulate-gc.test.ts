@@ -9,6 +9,11 @@ import { describe, expect, it } from 'vitest';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const nasa = path.resolve(repoRoot, '..', 'shared', 'traces', 'NASA-iPSC-1993-3.1-cln.swf.gz');
 
+if (!existsSync(nasa))
+  console.warn(
+    `Skipping the replay garbage-collection check: ${nasa} does not exist (the shared traces folder is absent).`,
+  );
+
 describe.skipIf(!existsSync(nasa))("a replay's garbage collections", () => {
   it('are whole mark-compacts, none marked incrementally', { timeout: 120_000 }, () => {
     const r = spawnSync(
