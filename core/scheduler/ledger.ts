@@ -99,7 +99,9 @@ export class CapacityLedger {
     const set = this.changed?.[clusterIndex];
     if (set === undefined || set.size === 0) return;
     for (const job of set) visit(job);
-    set.clear();
+    // A new set, not Set.clear, which makes the new table in the old one's generation (as the planned pass's promises
+    // did, core/queue/planned-pass.ts): once a full collection had made these sets old, every drain made old garbage.
+    this.changed![clusterIndex] = new Set();
   }
 
   /** How many times a job was placed or removed so far: equal between two reads, the placed jobs are the same. */
