@@ -31,7 +31,7 @@ describe.skipIf(!existsSync(lublin))("a replay's garbage after a full collection
   it('stays young: cbf passes make next to nothing in the old generation', { timeout: 120_000 }, () => {
     v8.setFlagsFromString('--expose-gc');
     const fullCollection = vm.runInNewContext('gc') as () => void;
-    const parsed = parseSwfTrace(gunzipSync(readFileSync(lublin)).toString('utf8'), lublin, {});
+    const parsed = parseSwfTrace(gunzipSync(readFileSync(lublin)), lublin, {});
     if (!parsed.ok) throw new Error(parsed.errors[0]!.message);
     // A full collection at every progress report from a fifth of the jobs to three fifths, each freeing what the old
     // generation took since the one before and no longer holds.
