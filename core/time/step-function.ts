@@ -206,7 +206,6 @@ export class StepFunction {
     return lastIndexAtOrBefore(this.times, t);
   }
 
-
   // ---- algebra -----------------------------------------------------------------------------------------
 
   /** Merge of both breakpoint sets, O(n + m). Throws RangeError if `fn` yields NaN. */
