@@ -242,6 +242,13 @@ function peakHeld(members: Uint32Array, ran: JobsRan): number {
   return peak;
 }
 
+/** The lines of the text: its newlines and one, the most jobs it can hold. */
+function lineCount(bytes: Uint8Array): number {
+  let lines = 1;
+  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) lines++;
+  return lines;
+}
+
 /**
  * Parses SWF text. Lenient (default): malformed lines (not 18 fields, or a non-numeric field) and unusable records
  * (run time <= 0, no processor count, no submit time) are skipped and listed in `skipped`; the result is always ok.
@@ -269,10 +276,12 @@ export function parseSwf(text: string | Uint8Array, source: string, options: Swf
 export function parseSwfTrace(text: string | Uint8Array, source: string, options: SwfOptions = {}): Result<SwfTrace> {
   const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text;
   const maxJobs = options.maxJobs ?? Infinity;
+  // At most a job a line, and no more than maxJobs (a whole number of them: the loop stops once it has that many).
+  const capacity = Math.min(lineCount(bytes), Math.max(0, Math.ceil(maxJobs)));
   const state: ParseState = {
     source,
     strict: options.strict ?? false,
-    jobs: new SwfJobColumns(),
+    jobs: new SwfJobColumns(capacity),
     skipped: [],
     header: {},
     errors: [],
