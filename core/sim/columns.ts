@@ -1,4 +1,4 @@
-// Growable columns of a table (a trace's jobs, a run's finished jobs), a few bytes a row where an object per row took
+// Growable columns of a table (a run's finished jobs), a few bytes a row where an object per row took
 // several times that. They grow a chunk at a time and never copy what they hold. Grown by doubling, each one left its
 // old copies behind, and once past 128 KB they sit in V8's large-object space, or are typed arrays whose wrappers
 // outlived the young generation: garbage that only a full collection frees, which a replay of a few seconds may never
@@ -21,16 +21,6 @@ export class NumberColumn {
 
   at(i: number): number {
     return this.chunks[Math.floor(i / CHUNK_ROWS)]![i % CHUNK_ROWS]!;
-  }
-
-  /** The values, in one array of their own size. */
-  toArray(): Float64Array {
-    const all = new Float64Array(this.length);
-    this.chunks.forEach((chunk, c) => {
-      const from = c * CHUNK_ROWS;
-      all.set(chunk.subarray(0, Math.min(CHUNK_ROWS, this.length - from)), from);
-    });
-    return all;
   }
 }
 

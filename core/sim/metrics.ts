@@ -365,11 +365,13 @@ export class MetricsCollector {
     let capacity = 0;
     let concertinaArea = 0;
     let backgroundArea = 0;
-    this.clusterUsage().forEach((c) => {
+    // From the recorders, not clusterUsage()'s snapshots, which copied the whole utilisation history at the run's
+    // memory peak (issue 17).
+    this.clusters.forEach((c, i) => {
       capacity += c.processors * span;
       if (span > 0) {
-        concertinaArea += c.concertina.integral(start, end);
-        backgroundArea += c.background.integral(start, end);
+        concertinaArea += this.concertina[i]!.integral(start, end);
+        backgroundArea += this.background[i]!.integral(start, end);
       }
     });
     const ratio = (x: number) => (capacity > 0 ? x / capacity : 0);

@@ -36,6 +36,51 @@ function checkBreakpointInterval(t0: number, t1: number, where: string): void {
   if (!(t1 > t0)) throw new RangeError(`StepFunction: ${where}: need t1 > t0, got [${t0}, ${t1})`);
 }
 
+// Index of the last breakpoint at or before t, or -1.
+function lastIndexAtOrBefore(ts: readonly number[], t: number): number {
+  const n = ts.length;
+  // Simulators mostly ask about "now", which is at or after the last breakpoint of a history.
+  if (n === 0 || t >= ts[n - 1]!) return n - 1;
+  let lo = 0;
+  let hi = n - 1; // ts[n-1] > t is known
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ts[mid]! <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
+function checkIntegralWindow(t0: number, t1: number): void {
+  checkFiniteTime(t0, 'integral: t0');
+  checkFiniteTime(t1, 'integral: t1');
+  if (t1 < t0) throw new RangeError(`StepFunction: integral: need t1 >= t0, got [${t0}, ${t1})`);
+}
+
+// `area` plus the area under the function (initial, times, values) over [t0, t1), summed in time order:
+// StepFunction's integral, and StepRecorder's chunk by chunk, which carries `area` on so that its sums are the very
+// additions of one pass.
+function integralOf(
+  initial: number,
+  ts: readonly number[],
+  vs: readonly number[],
+  t0: number,
+  t1: number,
+  area = 0,
+): number {
+  checkIntegralWindow(t0, t1);
+  if (t1 === t0) return area;
+  let i = lastIndexAtOrBefore(ts, t0);
+  let v = i < 0 ? initial : vs[i]!;
+  let from = t0;
+  for (i++; i < ts.length && ts[i]! < t1; i++) {
+    area += v * (ts[i]! - from);
+    from = ts[i]!;
+    v = vs[i]!;
+  }
+  return area + v * (t1 - from);
+}
+
 // Trusted constructor for StepRecorder, which keeps its own arrays normalised; bound in a static block because
 // the class constructor is private.
 let fromNormalised: (initial: number, times: number[], values: number[]) => StepFunction;
@@ -158,18 +203,7 @@ export class StepFunction {
 
   // Index of the last breakpoint with time <= t, or -1.
   private lastIndexAtOrBefore(t: number): number {
-    const ts = this.times;
-    const n = ts.length;
-    // Simulators mostly ask about "now", which is at or after the last breakpoint of a history.
-    if (n === 0 || t >= ts[n - 1]!) return n - 1;
-    let lo = 0;
-    let hi = n - 1; // ts[n-1] > t is known
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (ts[mid]! <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo - 1;
+    return lastIndexAtOrBefore(this.times, t);
   }
 
   // ---- algebra -----------------------------------------------------------------------------------------
@@ -376,22 +410,7 @@ export class StepFunction {
 
   /** Area under the function over [t0, t1). Both bounds finite; t1 >= t0 (t1 === t0 gives 0). */
   integral(t0: number, t1: number): number {
-    checkFiniteTime(t0, 'integral: t0');
-    checkFiniteTime(t1, 'integral: t1');
-    if (t1 < t0) throw new RangeError(`StepFunction: integral: need t1 >= t0, got [${t0}, ${t1})`);
-    if (t1 === t0) return 0;
-    const ts = this.times;
-    const vs = this.values;
-    let i = this.lastIndexAtOrBefore(t0);
-    let v = i < 0 ? this.init : vs[i]!;
-    let from = t0;
-    let area = 0;
-    for (i++; i < ts.length && ts[i]! < t1; i++) {
-      area += v * (ts[i]! - from);
-      from = ts[i]!;
-      v = vs[i]!;
-    }
-    return area + v * (t1 - from);
+    return integralOf(this.init, this.times, this.values, t0, t1);
   }
 
   /**
@@ -524,13 +543,21 @@ export function adoptNormalised(initial: number, times: number[], values: number
   return fromNormalised(initial, times, values);
 }
 
+// Breakpoints per chunk of a StepRecorder: 32 KB of numbers, under the 128 KB past which V8 puts an array in its
+// large-object space.
+const RECORDER_CHUNK = 4096;
+
 /**
  * Mutable recorder for history appended in time order (utilisation, claims): amortised O(1) per set, then
  * snapshotted into an immutable StepFunction.
+ * The breakpoints are kept in chunks of RECORDER_CHUNK, each a normalised piece of the history that starts with the
+ * value the chunk before it ends on: one array grown by pushes left each of its old copies behind, and past 128 KB
+ * those sit in the large-object space until a full collection, which a replay may never run (NASA's 35,000
+ * utilisation breakpoints: 1.7 MB there, issue 17; core/sim/columns.ts keeps a run's tables so for the same reason).
  */
 export class StepRecorder {
-  private times: number[] = [];
-  private values: number[] = [];
+  private readonly times: number[][] = [[]];
+  private readonly values: number[][] = [[]];
   private readonly init: number;
   private cur: number;
   private last = -Infinity;
@@ -564,19 +591,30 @@ export class StepRecorder {
     this.last = t;
     if (value === this.cur) return;
     this.snapshot = undefined;
-    const n = this.times.length;
-    if (n > 0 && this.times[n - 1] === t) {
+    const k = this.times.length - 1;
+    const times = this.times[k]!;
+    const values = this.values[k]!;
+    const n = times.length;
+    if (n > 0 && times[n - 1] === t) {
       // Overwrite; if that restores the value before t the breakpoint is redundant.
-      const before = n > 1 ? this.values[n - 2]! : this.init;
+      const before = n > 1 ? values[n - 2]! : this.valueBeforeChunk(k);
       if (value === before) {
-        this.times.pop();
-        this.values.pop();
+        times.pop();
+        values.pop();
+        // No chunk but the first is left empty, so that the last breakpoint is always the last chunk's last.
+        if (n === 1 && k > 0) {
+          this.times.pop();
+          this.values.pop();
+        }
       } else {
-        this.values[n - 1] = value;
+        values[n - 1] = value;
       }
+    } else if (n === RECORDER_CHUNK) {
+      this.times.push([t]);
+      this.values.push([value]);
     } else {
-      this.times.push(t);
-      this.values.push(value);
+      times.push(t);
+      values.push(value);
     }
     this.cur = value;
   }
@@ -586,10 +624,32 @@ export class StepRecorder {
     this.set(t, this.cur + delta);
   }
 
+  /**
+   * The area under what has been recorded over [t0, t1), as toStepFunction().integral(t0, t1) gives it, without the
+   * snapshot's copy: a run's summary reads its utilisation so at its memory peak (issue 17). Each chunk adds its area
+   * over the part of [t0, t1) it spans.
+   */
+  integral(t0: number, t1: number): number {
+    checkIntegralWindow(t0, t1);
+    let area = 0;
+    const chunks = this.times.length;
+    for (let k = 0; k < chunks; k++) {
+      const from = k === 0 ? t0 : Math.max(t0, this.times[k]![0]!);
+      const to = k === chunks - 1 ? t1 : Math.min(t1, this.times[k + 1]![0]!);
+      if (to > from) area = integralOf(this.valueBeforeChunk(k), this.times[k]!, this.values[k]!, from, to, area);
+    }
+    return area;
+  }
+
   /** An immutable snapshot; later appends do not affect it. */
   toStepFunction(): StepFunction {
     // Copies, so that later appends cannot reach into the immutable function.
-    this.snapshot ??= fromNormalised(this.init, this.times.slice(), this.values.slice());
+    this.snapshot ??= fromNormalised(this.init, this.times.flat(), this.values.flat());
     return this.snapshot;
+  }
+
+  // The value in force before chunk k's first breakpoint.
+  private valueBeforeChunk(k: number): number {
+    return k === 0 ? this.init : this.values[k - 1]![RECORDER_CHUNK - 1]!;
   }
 }

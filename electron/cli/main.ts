@@ -189,7 +189,8 @@ async function loadWorkload(
         );
       }
     }
-    const parsed = parseSwfTrace(data.toString('utf8'), arg, {
+    // The bytes, not a string of them: see swf.ts (issue 17).
+    const parsed = parseSwfTrace(data, arg, {
       strict,
       partitions,
       ...(maxJobs === undefined ? {} : { maxJobs }),

@@ -348,6 +348,68 @@ describe('StepFunction properties', () => {
     );
   });
 
+  it("StepRecorder.integral is its snapshot's integral, over any window", () => {
+    fc.assert(
+      fc.property(
+        rawArb,
+        fc.integer({ min: TMIN - 2, max: TMAX + 2 }),
+        fc.integer({ min: 0, max: TMAX - TMIN + 4 }),
+        (raw, t0, width) => {
+          const r = new StepRecorder(raw.initial);
+          for (const s of [...raw.steps].sort((a, b) => a.t - b.t)) r.set(s.t, s.v);
+          expect(r.integral(t0, t0 + width)).toBe(r.toStepFunction().integral(t0, t0 + width));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('StepRecorder holding thousands of breakpoints (several chunks) equals fromSteps, integral for integral', () => {
+    // Times mostly one apart, sometimes repeated (an overwrite, or a pop when the value before comes back).
+    const stepsArb = fc.array(fc.tuple(fc.constantFrom(0, 1, 1, 1, 1), fc.integer({ min: 0, max: 3 })), {
+      minLength: 14_000,
+      maxLength: 20_000,
+    });
+    fc.assert(
+      fc.property(stepsArb, fc.array(fc.tuple(fc.nat(20_000), fc.nat(20_000)), { maxLength: 20 }), (raw, windows) => {
+        const r = new StepRecorder(1);
+        const steps: Array<{ t: number; v: number }> = [];
+        let t = 0;
+        for (const [dt, v] of raw) {
+          t += dt;
+          r.set(t, v);
+          steps.push({ t, v });
+        }
+        const f = StepFunction.fromSteps(1, steps);
+        expect(r.toStepFunction().equals(f)).toBe(true);
+        expect(r.current).toBe(f.finalValue);
+        for (const [a, b] of [[0, t + 1], [-5, 0], ...windows]) {
+          const [t0, t1] = a! <= b! ? [a!, b!] : [b!, a!];
+          expect(r.integral(t0, t1)).toBe(f.integral(t0, t1));
+        }
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('StepRecorder drops a chunk whose one breakpoint an overwrite undoes', () => {
+    const r = new StepRecorder(0);
+    const steps: Array<{ t: number; v: number }> = [];
+    const record = (t: number, v: number) => {
+      r.set(t, v);
+      steps.push({ t, v });
+    };
+    for (let t = 0; t < 4096; t++) record(t, t % 2 === 0 ? 1 : 2); // one chunk, full
+    record(5000, 7); // the next chunk's first breakpoint
+    record(5000, 2); // the value before it again: no breakpoint at 5000, no second chunk
+    record(5001, 3);
+    record(5002, 2);
+    const f = StepFunction.fromSteps(0, steps);
+    expect(r.toStepFunction().equals(f)).toBe(true);
+    expect(r.integral(4000, 6000)).toBe(f.integral(4000, 6000));
+    expect(() => r.integral(2, 1)).toThrow(RangeError);
+  });
+
   it('StepRecorder.add accumulates deltas like a sum of open-ended intervals', () => {
     fc.assert(
       fc.property(

@@ -41,7 +41,7 @@ function fullCollector(): () => void {
  */
 function oldGarbagePerInterval(trace: string, processors: number, queue: QueuePolicyName): number {
   const fullCollection = fullCollector();
-  const parsed = parseSwfTrace(gunzipSync(readFileSync(trace)).toString('utf8'), trace, {});
+  const parsed = parseSwfTrace(gunzipSync(readFileSync(trace)), trace, {});
   if (!parsed.ok) throw new Error(parsed.errors[0]!.message);
   let reports = 0;
   let collections = 0;

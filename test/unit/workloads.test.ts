@@ -418,6 +418,15 @@ describe('SWF import', () => {
     expect(mustOk(parseSwf(text, 't')).records).toBe(5);
   });
 
+  it('takes a maxJobs that is not a whole number, or below zero, as the loop reads it (the jobs are held in arrays sized by it)', () => {
+    const rec = (n: number) => `${n} ${n * 10} -1 30 2 -1 -1 2 -1 -1 1 1 1 -1 1 -1 -1 -1`;
+    const text = [rec(1), rec(2), rec(3)].join('\n');
+    expect(mustOk(parseSwf(text, 't', { maxJobs: 1.5 })).jobs.map((j) => j.id)).toEqual(['swf-1', 'swf-2']);
+    expect(mustOk(parseSwf(text, 't', { maxJobs: -1 })).jobs).toHaveLength(0);
+    // One job a line, no newline at the end: the columns hold exactly as many jobs as the text has lines.
+    expect(mustOk(parseSwf(text, 't')).jobs).toHaveLength(3);
+  });
+
   it('measures the most processors each partition ran at once (field 16), ends freeing before starts at one instant', () => {
     // job, submit, wait, run, procs, ..., partition (field 16)
     const rec = (n: number, submit: number, wait: number, run: number, procs: number, partition: number) =>

@@ -1,43 +1,46 @@
 // A trace's kept jobs held as columns of numbers (a few dozen bytes a job against ~415 for its spec object), each
 // job's spec built only when asked for: on LCG's 188,000 jobs the specs were most of the live data (issue 17).
 import type { JobSpec } from '../../model/schemas.js';
-import { NumberColumn } from '../columns.js';
 import type { JobSequence } from '../job-sequence.js';
 
-/** Collects the kept jobs while the trace is read. */
+/**
+ * Collects the kept jobs while the trace is read, into arrays made once at the most jobs the text can hold (its lines,
+ * counted before it is read): grown in chunks and copied into arrays of their own size at the end, as they were, the
+ * chunks were left as garbage for a full collection a replay may never run (0.8 MB on NASA, issue 17). Read through
+ * the chunks instead, the NASA cbf replay took a fifth more CPU (interleaved pairs).
+ */
 export class SwfJobColumns {
-  private readonly jobNumber = new NumberColumn();
-  private readonly submit = new NumberColumn();
-  private readonly processors = new NumberColumn();
-  private readonly runtime = new NumberColumn();
-  private readonly walltime = new NumberColumn();
+  private readonly jobNumber: Float64Array;
+  private readonly submit: Float64Array;
+  private readonly processors: Float64Array;
+  private readonly runtime: Float64Array;
+  private readonly walltime: Float64Array;
+  length = 0;
 
-  get length(): number {
-    return this.submit.length;
+  /** `capacity`: the most jobs that will be pushed. */
+  constructor(capacity: number) {
+    this.jobNumber = new Float64Array(capacity);
+    this.submit = new Float64Array(capacity);
+    this.processors = new Float64Array(capacity);
+    this.runtime = new Float64Array(capacity);
+    this.walltime = new Float64Array(capacity);
   }
 
   push(jobNumber: number, processors: number, submitTime: number, runtime: number, walltime: number): void {
-    this.jobNumber.push(jobNumber);
-    this.processors.push(processors);
-    this.submit.push(submitTime);
-    this.runtime.push(runtime);
-    this.walltime.push(walltime);
+    const i = this.length++;
+    this.jobNumber[i] = jobNumber;
+    this.processors[i] = processors;
+    this.submit[i] = submitTime;
+    this.runtime[i] = runtime;
+    this.walltime[i] = walltime;
   }
 
-  /**
-   * The jobs, their submit times made relative to `earliest`. Copied once into arrays of their own size: read through
-   * the chunks, the NASA cbf replay took a fifth more CPU (interleaved pairs; its full collections came at other times).
-   */
+  /** The jobs, their submit times made relative to `earliest`: views of the columns' first `length` rows. */
   done(earliest: number): SwfJobs {
-    const submit = this.submit.toArray();
+    const rows = (column: Float64Array) => column.subarray(0, this.length);
+    const submit = rows(this.submit);
     for (let i = 0; i < submit.length; i++) submit[i]! -= earliest;
-    return new SwfJobs(
-      this.jobNumber.toArray(),
-      submit,
-      this.processors.toArray(),
-      this.runtime.toArray(),
-      this.walltime.toArray(),
-    );
+    return new SwfJobs(rows(this.jobNumber), submit, rows(this.processors), rows(this.runtime), rows(this.walltime));
   }
 }
 

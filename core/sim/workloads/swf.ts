@@ -54,6 +54,15 @@ export interface SwfTrace {
 }
 
 const FIELDS = 18;
+// Decision: an SWF file is read as UTF-8 bytes (the CLI hands over the file's bytes, with no string made of them: on a
+// NASA replay that string sat in the large-object space to the end of the run, issue 17); text given as a string is
+// encoded to bytes first, so there is one tokenizer. The BOM, if any, is kept, as Buffer.toString kept it.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** The text of bytes [from, to): separators, newlines and ';' are ASCII, so a range between them is whole UTF-8. */
+function textOf(bytes: Uint8Array, from: number, to: number): string {
+  return utf8.decode(bytes.subarray(from, to));
+}
 // Strict mode lists at most this many malformed lines, so a binary file does not yield a million errors.
 const MAX_ERRORS = 100;
 
@@ -119,14 +128,14 @@ function dataLine(
   count: number,
   notNumber: number,
   line: number,
-  text: string,
+  bytes: Uint8Array,
   from: number,
   to: number,
 ): void {
   state.lastKey = undefined;
   if (count !== FIELDS) return malformedLine(state, line, `has ${count} fields, SWF needs ${FIELDS}`);
   if (notNumber >= 0) {
-    const field = text.slice(from, to).trim().split(/\s+/)[notNumber];
+    const field = textOf(bytes, from, to).trim().split(/\s+/)[notNumber];
     return malformedLine(state, line, `field ${notNumber + 1} "${field}" is not a number`);
   }
   const submit = values[1]!;
@@ -233,6 +242,13 @@ function peakHeld(members: Uint32Array, ran: JobsRan): number {
   return peak;
 }
 
+/** The lines of the text: its newlines and one, the most jobs it can hold. */
+function lineCount(bytes: Uint8Array): number {
+  let lines = 1;
+  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) lines++;
+  return lines;
+}
+
 /**
  * Parses SWF text. Lenient (default): malformed lines (not 18 fields, or a non-numeric field) and unusable records
  * (run time <= 0, no processor count, no submit time) are skipped and listed in `skipped`; the result is always ok.
@@ -248,18 +264,24 @@ function peakHeld(members: Uint32Array, ran: JobsRan): number {
  * relative to the earliest kept job, which is the first one in a log sorted by submit time as SWF requires, and
  * can never turn negative in one that is not.
  */
-export function parseSwf(text: string, source: string, options: SwfOptions = {}): Result<SwfWorkload> {
+export function parseSwf(text: string | Uint8Array, source: string, options: SwfOptions = {}): Result<SwfWorkload> {
   const parsed = parseSwfTrace(text, source, options);
   return parsed.ok ? ok({ ...parsed.value, jobs: parsed.value.jobs.specs() }) : parsed;
 }
 
-/** As parseSwf, the jobs kept as columns whose specs are built when asked for (a replay builds each as it arrives). */
-export function parseSwfTrace(text: string, source: string, options: SwfOptions = {}): Result<SwfTrace> {
+/**
+ * As parseSwf, the jobs kept as columns whose specs are built when asked for (a replay builds each as it arrives).
+ * `text` is the trace's text or its UTF-8 bytes (a file's, read without decoding them).
+ */
+export function parseSwfTrace(text: string | Uint8Array, source: string, options: SwfOptions = {}): Result<SwfTrace> {
+  const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text;
   const maxJobs = options.maxJobs ?? Infinity;
+  // At most a job a line, and no more than maxJobs (a whole number of them: the loop stops once it has that many).
+  const capacity = Math.min(lineCount(bytes), Math.max(0, Math.ceil(maxJobs)));
   const state: ParseState = {
     source,
     strict: options.strict ?? false,
-    jobs: new SwfJobColumns(),
+    jobs: new SwfJobColumns(capacity),
     skipped: [],
     header: {},
     errors: [],
@@ -275,7 +297,7 @@ export function parseSwfTrace(text: string, source: string, options: SwfOptions 
   // One flat pass over the characters with nothing but locals in the loop, reading whole numbers by hand; a token
   // with anything else in it (a decimal point, an exponent, junk) goes through Number(). Splitting with split()
   // and calling Number() per field was several times slower, above all before the engine has warmed up.
-  const length = text.length;
+  const length = bytes.length;
   let line = 1;
   let lineStart = 0;
   let count = 0;
@@ -286,13 +308,13 @@ export function parseSwfTrace(text: string, source: string, options: SwfOptions 
   let negative = false;
   let odd = false;
   for (let i = 0; i <= length; i++) {
-    const c = i < length ? text.charCodeAt(i) : 10;
+    const c = i < length ? bytes[i]! : 10;
     if (c === 32 || c === 10 || c === 9 || c === 13 || c === 11 || c === 12) {
       if (tokenStart >= 0) {
         let v: number;
         if (odd || digits > 15) {
           // Past 15 digits the hand-read value could lose precision: let Number() round it.
-          v = Number(text.slice(tokenStart, i));
+          v = Number(textOf(bytes, tokenStart, i));
           if (notNumber < 0 && !Number.isFinite(v)) notNumber = count;
         } else if (digits === 0) {
           v = NaN; // a lone '-'
@@ -307,7 +329,7 @@ export function parseSwfTrace(text: string, source: string, options: SwfOptions 
       if (c === 10) {
         if (count > 0) {
           if (jobs.length >= maxJobs) break;
-          dataLine(state, values, count, notNumber, line, text, lineStart, i);
+          dataLine(state, values, count, notNumber, line, bytes, lineStart, i);
         }
         line++;
         lineStart = i + 1;
@@ -319,9 +341,9 @@ export function parseSwfTrace(text: string, source: string, options: SwfOptions 
     if (tokenStart < 0) {
       if (count === 0 && c === 59 /* ; */) {
         // A header comment: handle the whole line and resume at its end.
-        let end = text.indexOf('\n', i);
+        let end = bytes.indexOf(10, i);
         if (end === -1) end = length;
-        headerLine(state, text.slice(i, end).trimEnd());
+        headerLine(state, textOf(bytes, i, end).trimEnd());
         i = end - 1;
         continue;
       }
