@@ -208,6 +208,8 @@ for J in "$S"/[0-9]*; do
   if [ -f "$J/queued" ]; then st=Q
   elif [ -f "$J/exit" ]; then st="E$(cat "$J/exit")"
   elif cnc_alive "$J"; then if [ -f "$J/cancelled" ]; then st=K; else st=R; fi
+  # Looked at again: a job that ended since the first look has written its status before its wrapper exited.
+  elif [ -f "$J/exit" ]; then st="E$(cat "$J/exit")"
   elif [ -f "$J/cancelled" ]; then st=X
   elif [ -f "$J/started" ] && [ ! -f "$J/pid" ]; then st=S
   else st=L

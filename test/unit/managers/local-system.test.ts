@@ -269,6 +269,37 @@ describe('local adapter on a host without setsid', () => {
   });
 });
 
+describe("the local status round's look at a job", () => {
+  it('reads a job that ends between its two looks as ended with its status, not lost', async () => {
+    // The job's wrapper writes its exit status, then exits: a round that found no status yet and then no process
+    // (it ended in between, as a short job on a loaded host does) must look for the status again. `kill` stands in
+    // for the job ending at that moment: alive at the round's first two looks (its dispatch and its count of the slots
+    // in use), gone with its status written at the third, the job's own.
+    const state = mkdtempSync(path.join(root, 'race-state-'));
+    const job = path.join(state, '1');
+    mkdirSync(job);
+    const files = { started: '', pid: '999999\n', slots: '2\n', name: 'cnc-race\n' };
+    for (const [file, text] of Object.entries(files)) writeFileSync(path.join(job, file), text);
+    const system = new LocalSystem({ slots: 2, stateDir: state });
+    const looks = path.join(state, 'looks');
+    const endsBetweenLooks = `kill() {
+  if [ "$1" = -0 ]; then
+    t_looks=$(( $(cat '${looks}' 2>/dev/null || echo 0) + 1 )); echo "$t_looks" > '${looks}'
+    [ "$t_looks" -lt 3 ] && return 0
+    printf '0\\n' > '${job}/exit'; return 1
+  fi
+  command kill "$@"
+}
+`;
+    const result = await runner.run(endsBetweenLooks + framedScript('n0nce', system.statusCommands('n0nce')).text, {
+      timeoutMs: 30_000,
+    });
+    const report = system.parseStatus(splitSections(result.stdout, 'n0nce'), 'n0nce');
+    expect(readFileSync(looks, 'utf8').trim()).toBe('3');
+    expect(report.jobs).toEqual([expect.objectContaining({ id: '1', state: 'completed', exitCode: 0 })]);
+  });
+});
+
 describe("the local queue's lock", () => {
   const stateDir = () => mkdtempSync(path.join(root, 'lock-state-'));
   /** A status round of a local system whose lock is held by `pid` (a holder that wrote its pid in it). */
