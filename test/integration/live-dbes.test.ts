@@ -247,8 +247,8 @@ for (const site of SITES) {
       expect(started('w')).toMatchObject({ size: 8 });
       expect(started('w')!.t).toBeGreaterThanOrEqual(ended('m')!.t);
       await waitFor('w ended', () => ended('w') !== undefined, 120_000, 200);
-      expect(ended('w')).toMatchObject({ state: 'completed' });
-      expect(ended('r')).toMatchObject({ state: 'completed' });
+      expect(ended('w'), JSON.stringify(ended('w'))).toMatchObject({ state: 'completed' });
+      expect(ended('r'), JSON.stringify(ended('r'))).toMatchObject({ state: 'completed' });
 
       // Exactly the decisions DBES makes in the simulator on the same scenario.
       const live = [...eventsOf('m'), ...eventsOf('r'), ...eventsOf('w')]
