@@ -1,5 +1,5 @@
-// FCFS asks what each cluster has free now as `freeFromNow(c, 0)` where the view answers it (core/queue/fcfs.ts,
-// freeNow), so that its passes build no plan. Property: on random multicluster workloads (more clusters than
+// FCFS asks what each cluster has free now as `freeFromNow(c, 0)` where the view answers it (core/queue/fcfs.ts, through
+// policy.ts's freeFromNow), so that its passes build no plan. Property: on random multicluster workloads (more clusters than
 // FEW_CLUSTERS, small ones so that many jobs wait, bursts of jobs at one instant, jobs pinned or not, overrunning their
 // walltime or killed at it, a few without one, malleable ones mixed in, local jobs launched at once or later), FCFS
 // shown views without `freeFromNow` (every answer read from the cluster's plan: plan(c).freeAt(now)) admits every job
