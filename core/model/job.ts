@@ -95,7 +95,7 @@ export function checkJobAgainstGrid(job: JobSpec, grid: Grid): FieldError[] {
     for (let j = 0; j < c.inputFiles.length; j++) {
       const f = c.inputFiles[j]!;
       if (!grid.hasFile(f))
-        errors.push({ path: `components[${i}].inputFiles[${j}]`, message: `names unknown file "${f}"` });
+        errors.push({ path: componentPath(i, `inputFiles[${j}]`), message: `names unknown file "${f}"` });
     }
   }
   return errors;
