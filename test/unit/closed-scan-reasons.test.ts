@@ -57,4 +57,15 @@ describe('the jobs behind a closed scan', () => {
     expect(job('c').state).toBe('cancelled');
     expect(job('c').lastFailure).toBe('waiting behind job h (fcfs)');
   });
+  it('after a switch to koala, the first koala pass gives each job behind its own reason', () => {
+    const { world } = simWorld(gridOf([4]), jobs, { scheduler: { queue: 'fcfs' } });
+    const job = (id: string) => world.scheduler.job(id)!;
+    world.runUntil(50);
+    expect(job('c').lastFailure).toBe('waiting behind job h (fcfs)');
+    expect(world.scheduler.setQueuePolicy('koala').ok).toBe(true);
+    // koala keeps no closed scan: its next pass visits every job, which from then on reads that visit's reason.
+    runUntil(world, () => job('c').tries > 0);
+    expect(job('b').lastFailure).toBe('no cluster has 4 processors available (most: 1)');
+    expect(job('c').lastFailure).toBe('no cluster has 2 processors available (most: 1)');
+  });
 });
