@@ -2,7 +2,9 @@
 // traces pyss was timed on, under fcfs, easy and cbf; the start-up of a one-job run against a bare `node -e 0`; the
 // peak memory of the NASA replay; the LCG grid trace on a grid built from it. Each figure is the process's CPU time
 // (user + system, read by a preloaded module as it exits: the machine may be shared, so wall time would measure the
-// others too), the median of interleaved runs (each round runs every command once). Part of `npm run bench`;
+// others too), the median of interleaved runs (each round runs every command once). Each replay is also timed warm
+// (`replay_<trace>_<policy>_warm_s`: once V8 has compiled it, in one process), which is the engine's own cost; the
+// rest of the whole-process figure is start-up and V8's warm-up. Part of `npm run bench`;
 // `node dist/test/bench/replay-bench.js` prints its figures alone.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ const repoRoot = path.resolve(here, '..', '..', '..');
 const tracesDir = path.resolve(repoRoot, '..', 'shared', 'traces');
 const bin = path.join(repoRoot, 'bin', 'concertina.js');
 const usagePreload = pathToFileURL(path.join(repoRoot, 'test', 'bench', 'replay-usage.mjs')).href;
+const warmRunner = path.join(repoRoot, 'test', 'bench', 'replay-warm.mjs');
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
 function median(values: number[]): number {
@@ -82,6 +85,26 @@ function run(args: readonly string[], usageFile: string): Usage {
   if (r.signal !== null && !existsSync(usageFile)) return { cpu_s: Number.POSITIVE_INFINITY, max_rss_kib: Number.NaN };
   if (r.status !== 0) throw new Error(`node ${args.join(' ')} ended with ${r.status}: ${r.stderr}`);
   return JSON.parse(readFileSync(usageFile, 'utf8')) as Usage;
+}
+
+/** Runs of one replay in one process (replay-warm.mjs): the first is cold; the median of the last three is warm. */
+const WARM_RUNS = 6;
+
+/**
+ * CPU seconds of one replay once V8 has compiled what it runs (`args`: a simulate command as for `run`), or +Infinity
+ * when it did not finish in time: the engine's own cost, which no start-up or warm-up work can go below.
+ */
+function warmReplay(args: readonly string[]): number {
+  const r = spawnSync(process.execPath, [warmRunner, String(WARM_RUNS), ...args.slice(2)], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    timeout: TIMEOUT_S * 1000,
+  });
+  if (r.signal !== null) return Number.POSITIVE_INFINITY;
+  if (r.status !== 0) throw new Error(`replay-warm ${args.join(' ')} ended with ${r.status}: ${r.stderr}`);
+  const cpu = JSON.parse(r.stdout) as number[];
+  return round(median(cpu.slice(-3)));
 }
 
 function simulateArgs(file: string, grid: string, queue: string, extra: readonly string[] = []): string[] {
@@ -175,6 +198,14 @@ export function replayBench(log: (message: string) => void, rounds = 3): Record<
       out[k] = v.cpu_s;
       // The NASA replay's peak memory under each policy, from the same runs.
       if (k.startsWith('replay_nasa_')) out[k.replace(/_s$/, '_peak_rss_mb')] = v.rss_mb;
+    }
+    // The same replays warm: how much of each whole-process figure is the engine's work and how much V8's warm-up.
+    for (const [k, args] of Object.entries(commands)) {
+      const warm = warmReplay(args);
+      out[k.replace(/_s$/, '_warm_s')] = warm;
+      log(
+        `${k.replace(/_s$/, '_warm_s')}: ${seconds(warm)} CPU once warm (median of runs 4-${WARM_RUNS} in one process)`,
+      );
     }
 
     const nasa = 'NASA-iPSC-1993-3.1-cln.swf.gz';
