@@ -87,15 +87,15 @@ function run(args: readonly string[], usageFile: string): Usage {
   return JSON.parse(readFileSync(usageFile, 'utf8')) as Usage;
 }
 
-/** Runs of one replay in one process (replay-warm.mjs): the first is cold; the median of the last three is warm. */
-const WARM_RUNS = 6;
+/** CPU seconds one replay is run for in one process (replay-warm.mjs); the median of its last three runs is warm. */
+const WARM_BUDGET_S = 3;
 
 /**
  * CPU seconds of one replay once V8 has compiled what it runs (`args`: a simulate command as for `run`), or +Infinity
  * when it did not finish in time: the engine's own cost, which no start-up or warm-up work can go below.
  */
 function warmReplay(args: readonly string[]): number {
-  const r = spawnSync(process.execPath, [warmRunner, String(WARM_RUNS), ...args.slice(2)], {
+  const r = spawnSync(process.execPath, [warmRunner, String(WARM_BUDGET_S), ...args.slice(2)], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
     encoding: 'utf8',
@@ -203,9 +203,7 @@ export function replayBench(log: (message: string) => void, rounds = 3): Record<
     for (const [k, args] of Object.entries(commands)) {
       const warm = warmReplay(args);
       out[k.replace(/_s$/, '_warm_s')] = warm;
-      log(
-        `${k.replace(/_s$/, '_warm_s')}: ${seconds(warm)} CPU once warm (median of runs 4-${WARM_RUNS} in one process)`,
-      );
+      log(`${k.replace(/_s$/, '_warm_s')}: ${seconds(warm)} CPU once warm (median of the last 3 runs in one process)`);
     }
 
     const nasa = 'NASA-iPSC-1993-3.1-cln.swf.gz';
