@@ -423,6 +423,10 @@ export const linkSchema = builtOnFirstUse(() =>
   }),
 );
 
+/** A grid's network when it names none: every pair of clusters joined by a default link. */
+export const DEFAULT_BANDWIDTH_MBPS = 100;
+export const DEFAULT_LATENCY_S = 0.01;
+
 export const gridSpecSchema = builtOnFirstUse(() =>
   z
     .strictObject({
@@ -434,11 +438,11 @@ export const gridSpecSchema = builtOnFirstUse(() =>
       files: z.array(fileSchema).default([]),
       network: z
         .strictObject({
-          defaultBandwidthMBps: positiveSeconds.default(100),
-          defaultLatencyS: seconds.default(0.01),
+          defaultBandwidthMBps: positiveSeconds.default(DEFAULT_BANDWIDTH_MBPS),
+          defaultLatencyS: seconds.default(DEFAULT_LATENCY_S),
           links: z.array(linkSchema).default([]),
         })
-        .default({ defaultBandwidthMBps: 100, defaultLatencyS: 0.01, links: [] }),
+        .default({ defaultBandwidthMBps: DEFAULT_BANDWIDTH_MBPS, defaultLatencyS: DEFAULT_LATENCY_S, links: [] }),
     })
     .superRefine((grid, ctx) => {
       const names = new Set<string>();

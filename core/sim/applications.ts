@@ -79,13 +79,16 @@ export class SimulatedApplications implements ApplicationPort {
     });
   }
 
-  /** The job's processors are all active: its application starts. */
-  start(spec: JobSpec, jobId: string, size: number): void {
+  /**
+   * The job's processors are all active: its application starts. Returns the time it finishes at when nothing can
+   * move it (a rigid job's: its size never changes), or undefined.
+   */
+  start(spec: JobSpec, jobId: string, size: number): number | undefined {
     if (spec.kind === 'interactive' && spec.interactive) {
       const behaviour = spec.app?.model === 'periodic' ? spec.app : DEFAULT_PERIODIC_BEHAVIOUR;
       const cluster = spec.components[0]!.cluster!;
       this.periodic.start(jobId, cluster, spec.interactive.arrivalMs, behaviour, spec.walltime ?? DEFAULT_RUNTIME_S);
-      return;
+      return undefined;
     }
     if (spec.profile) {
       const run = new FpeRun(spec.profile.steps, {
@@ -100,7 +103,7 @@ export class SimulatedApplications implements ApplicationPort {
       });
       this.fpe.set(jobId, run);
       run.start(size);
-      return;
+      return undefined;
     }
     if (spec.kind === 'evolving' && spec.app?.model === 'evolving') {
       const { phases, phaseS, announceS } = spec.app;
@@ -126,7 +129,7 @@ export class SimulatedApplications implements ApplicationPort {
       );
       this.evolving.set(jobId, run);
       run.start(size);
-      return;
+      return undefined;
     }
     if (spec.app?.model === 'esp-evolving') {
       const { runtime, extra, askAt } = spec.app;
@@ -145,7 +148,7 @@ export class SimulatedApplications implements ApplicationPort {
       );
       this.espEvolving.set(jobId, run);
       run.start(size);
-      return;
+      return undefined;
     }
     const model = appModel(spec.app, spec.walltime ?? DEFAULT_RUNTIME_S);
     const request = spec.kind === 'malleable' ? componentRequest(spec, 0) : undefined;
@@ -154,10 +157,11 @@ export class SimulatedApplications implements ApplicationPort {
     app.committed = size;
     const usable = spec.kind === 'malleable' ? model.usableSize(size, app.min) : size;
     app.target = usable;
-    this.setSize(app, usable);
+    const end = this.setSize(app, usable);
     // FT given a size that is not a power of two lets the extra processors go on its own.
     if (usable < size) this.deliver({ type: 'released', jobId, processors: size - usable });
     app.committed = usable;
+    return spec.kind === 'rigid' ? end : undefined;
   }
 
   stop(jobId: string): void {
@@ -258,7 +262,8 @@ export class SimulatedApplications implements ApplicationPort {
     });
   }
 
-  private setSize(app: RunningApp, size: number): void {
+  /** Runs the application at `size` from now; returns the time it finishes at that size. */
+  private setSize(app: RunningApp, size: number): number {
     const end = app.resize(size, this.engine.now);
     const version = app.version;
     this.engine.at(end, () => {
@@ -267,5 +272,6 @@ export class SimulatedApplications implements ApplicationPort {
         this.finished(app.jobId);
       }
     });
+    return end;
   }
 }

@@ -19,8 +19,12 @@ interface LocalJob {
 }
 
 export interface ClusterObserver {
-  /** A component of a Concertina job has started with its processors. */
-  started(jobId: string, component: number, processors: number): void;
+  /**
+   * A component of a Concertina job has started with its processors. Returns the time by which the job's application
+   * is sure to have finished when that is fixed from now on (its application started, and its end cannot move: see
+   * SimulatedApplications.start), or undefined.
+   */
+  started(jobId: string, component: number, processors: number): number | undefined;
   /** What the cluster runs changed. */
   usage(clusterIndex: number, concertina: number, background: number): void;
 }
@@ -205,8 +209,15 @@ export class SimulatedCluster implements LocalManager, DeadlineOwner {
   private launched(request: LocalJobRequest, processors: number, job: LocalJob): void {
     const { jobId, component } = request;
     this.deliver({ type: 'started', cluster: this.cluster, jobId, component, processors });
-    this.observer.started(jobId, component, processors);
-    if (request.walltimeS !== undefined) this.killAtWalltime(jobId, job, request.walltimeS);
+    const finishedBy = this.observer.started(jobId, component, processors);
+    const walltimeS = request.walltimeS;
+    if (walltimeS === undefined) return;
+    // Decision: no deadline for a local job whose application is sure to have finished by it (a rigid job run no
+    // longer than its walltime: nearly every job of a trace). Its kill could never act (one due at the very instant
+    // the application finishes comes after it: killAtWalltime), and the deadline would cost a heap entry and an
+    // engine action each, most of them spent. The same schedules either way (walltime-kills.test.ts).
+    if (finishedBy !== undefined && finishedBy <= this.engine.now + walltimeS) return;
+    this.killAtWalltime(jobId, job, walltimeS);
   }
 
   /**

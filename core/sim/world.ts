@@ -362,9 +362,13 @@ export class SimWorld {
     );
   }
 
-  private componentStarted(jobId: string, processors: number): void {
+  /**
+   * A component of a job started: its application starts once all have. Returns the time the application finishes at
+   * when that is fixed (SimulatedApplications.start), or undefined.
+   */
+  private componentStarted(jobId: string, processors: number): number | undefined {
     const job = this.scheduler.job(jobId);
-    if (!job) return;
+    if (!job) return undefined;
     const started = (this.startedComponents.get(jobId) ?? 0) + processors;
     // The application starts once all its components are running.
     // An evolving job's local job starts with its initial size, not its whole pre-allocation.
@@ -373,10 +377,10 @@ export class SimWorld {
       : job.components.reduce((s, c) => s + c.processors, 0);
     if (started < total) {
       this.startedComponents.set(jobId, started);
-      return;
+      return undefined;
     }
     this.startedComponents.delete(jobId);
-    this.applications.start(job.spec, jobId, started);
+    return this.applications.start(job.spec, jobId, started);
   }
 
   private applicationFinished(jobId: string): void {

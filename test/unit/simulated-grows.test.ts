@@ -15,7 +15,7 @@ function cluster(processors: number, launchDelayS = 0) {
     0,
     engine,
     (m) => messages.push(m),
-    { started() {}, usage() {} },
+    { started: () => undefined, usage() {} },
     launchDelayS,
   );
   const run = () => {

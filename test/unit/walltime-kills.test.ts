@@ -1,5 +1,6 @@
 // The simulated clusters' walltime deadlines (core/sim/walltime-kills.ts): one engine action at the earliest, none
 // left behind by a job that ended first, and deadlines of one instant in the order they were set.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { clusterSchema } from '../../core/model/schemas.js';
 import type { ManagerMessage } from '../../core/ports.js';
@@ -70,7 +71,7 @@ describe('WalltimeKills', () => {
       0,
       engine,
       (m) => messages.push(m),
-      { started() {}, usage() {} },
+      { started: () => undefined, usage() {} },
     );
     const submit = (jobId: string, walltimeS: number) =>
       c.submit({ jobId, component: 0, processors: 1, program: 'p', args: [], tag: 't', walltimeS });
@@ -83,5 +84,77 @@ describe('WalltimeKills', () => {
     expect(engine.now).toBe(50);
     expect(messages.at(-1)).toMatchObject({ type: 'finished', jobId: 'late', state: 'failed' });
     expect(c.allocatedTo('late')).toBe(0);
+  });
+
+  // The shortcut (SimulatedCluster.launched): no deadline for a job whose application is known to finish by it.
+  describe('a local job whose application is sure to finish by its walltime', () => {
+    interface Job {
+      submit: number;
+      processors: number;
+      runtime: number;
+      walltime: number;
+    }
+
+    /** Runs the jobs on a cluster of 4 whose applications end at start + runtime; what the cluster said, and when. */
+    function replay(jobs: readonly Job[], toldEnds: boolean) {
+      const engine = new EventEngine();
+      const said: unknown[] = [];
+      const byId = new Map(jobs.map((j, i) => [`j${i}`, j]));
+      const c: SimulatedCluster = new SimulatedCluster(
+        clusterSchema.parse({ name: 'a', processors: 4 }),
+        0,
+        engine,
+        (m) => said.push([engine.now, m]),
+        {
+          started: (jobId) => {
+            const end = engine.now + byId.get(jobId)!.runtime;
+            engine.at(end, () => c.end(jobId, 'completed', 'application finished'));
+            // The general path: the cluster is not told, and sets the deadline.
+            return toldEnds ? end : undefined;
+          },
+          usage() {},
+        },
+      );
+      jobs.forEach((j, i) =>
+        engine.at(j.submit, () =>
+          c.submit({
+            jobId: `j${i}`,
+            component: 0,
+            processors: j.processors,
+            program: 'p',
+            args: [],
+            tag: 't',
+            walltimeS: j.walltime,
+          }),
+        ),
+      );
+      while (engine.step());
+      return { said, actions: engine.processed };
+    }
+
+    it('is started, ended and killed as with its deadline set (small whole times, so that ends meet deadlines)', () => {
+      const job = fc.record({
+        submit: fc.integer({ min: 0, max: 40 }),
+        processors: fc.integer({ min: 1, max: 4 }),
+        runtime: fc.integer({ min: 1, max: 12 }),
+        walltime: fc.integer({ min: 1, max: 12 }),
+      });
+      fc.assert(
+        fc.property(fc.array(job, { maxLength: 25 }), (jobs) => {
+          const general = replay(jobs, false);
+          const shortcut = replay(jobs, true);
+          expect(shortcut.said).toEqual(general.said);
+          expect(shortcut.actions).toBeLessThanOrEqual(general.actions);
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('gets no deadline: its end is the only action left for it', () => {
+      const jobs = [{ submit: 0, processors: 1, runtime: 10, walltime: 10 }];
+      // The application's end; the deadline's action besides it before the shortcut.
+      expect(replay(jobs, true).actions).toBe(2);
+      expect(replay(jobs, false).actions).toBe(3);
+    });
   });
 });

@@ -3,9 +3,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildGrid, parseGrid } from '../../core/model/grid.js';
-import { gridSpecSchema, jobSpecSchema, type JobSpec } from '../../core/model/schemas.js';
+import { MAX_PROCESSORS, gridSpecSchema, jobSpecSchema, type JobSpec } from '../../core/model/schemas.js';
 import { GRID_PRESETS, gridPreset, singleCluster, syntheticGrid } from '../../core/sim/grids.js';
 import { WORKLOAD_PRESETS, koalaWorkload, workloadPreset } from '../../core/sim/workloads/koala.js';
 import { syntheticDefaultInterarrival, syntheticWorkload } from '../../core/sim/workloads/synthetic.js';
@@ -245,6 +246,15 @@ describe('sample assets', () => {
     expect(JSON.parse(text)).toEqual(GRID_PRESETS.das3);
     const spec = mustOk(parseGridJson(text, 'das3.json'));
     expect(spec.clusters).toHaveLength(5);
+  });
+
+  it('singleCluster(n) is already what gridSpecSchema makes of it (`--grid single:N` is not parsed)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: MAX_PROCESSORS }), (n) => {
+        expect(gridSpecSchema.parse(singleCluster(n))).toStrictEqual(singleCluster(n));
+      }),
+      { numRuns: 50, examples: [[1], [MAX_PROCESSORS]] },
+    );
   });
 
   it('assets/grids/single-32.json is --grid single:32: one cluster, no threshold, no background load', () => {
