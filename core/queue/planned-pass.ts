@@ -614,6 +614,9 @@ export class PlannedPass {
 
   /** Whether a waiting job holds a promise (a planned start) after a pass. */
   private anyPromise(queue: PlacementQueue): boolean {
+    // An empty queue holds none: its list, which walks every slot the queue has not yet compacted (up to a thousand
+    // for a queue that is mostly empty), is not made (most passes of a lightly loaded replay end with it empty).
+    if (queue.length === 0) return false;
     for (const job of queue.list()) if (job.plannedStart !== undefined) return true;
     return false;
   }
