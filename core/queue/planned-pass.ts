@@ -1325,7 +1325,8 @@ export class PlannedPass {
     // Decision: kept promises go into the plans before the shared pre-allocated processors are set aside: an extra
     // displaced by an evolving job's grow is shrunk rather than moved onto them (evolving.ts), so they stay the job's.
     this.promisesFirst = true;
-    const plans = Array.from({ length: clusterCount }, (_, c) => base.plan(c));
+    const plans: AvailabilityProfile[] = [];
+    for (let c = 0; c < clusterCount; c++) plans.push(base.plan(c));
     this.promisesFirst = false;
     const promisedOn = this.promisedOn(ordered, now, clusterCount);
     let promised = promisedOn.count === 0 ? 0 : this.keepPromises(plans, promisedOn);
