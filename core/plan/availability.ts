@@ -295,6 +295,11 @@ export class AvailabilityProfile {
   earliestStart(n: number, duration: number, from: number, until = Infinity): number {
     const t = Math.max(from, this.now);
     if (n <= 0) return t <= until ? t : Infinity;
+    // A lazy plan's free processors only rise from now on: n free at t are free over any window from t, so a
+    // request that fits at t starts there without the profile being built (a backfilling pass's new job that fits now
+    // on a plan holding no promise: most of a lightly loaded replay's passes). Tested against the built profile's
+    // search (availability-lazy-start.property.test.ts).
+    if (this.#free === undefined && this.#lazyFreeAt(t) >= n) return t <= until ? t : Infinity;
     return this.#search(n, duration, t, until, Infinity);
   }
 

@@ -77,8 +77,16 @@ class BackfillingPass implements QueuePass {
     private readonly name: string,
     private readonly depth: number,
   ) {
-    this.dirty = Array.from({ length: view.clusterCount }, (_, c) => view.freed(c));
-    this.anyDirty = this.dirty.includes(true);
+    // A loop rather than Array.from and includes: a pass is made per event, most of them cold (issue 17).
+    const dirty: boolean[] = [];
+    let anyDirty = false;
+    for (let c = 0; c < view.clusterCount; c++) {
+      const freed = view.freed(c);
+      dirty.push(freed);
+      if (freed) anyDirty = true;
+    }
+    this.dirty = dirty;
+    this.anyDirty = anyDirty;
     this.held = view.promised;
     this.regions = view.freedRegions;
     this.regions?.beginPass(this.anyDirty);

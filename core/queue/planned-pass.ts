@@ -120,6 +120,13 @@ export interface ProfiledHold {
   readonly holding?: number;
 }
 
+/** Waiting jobs with a promise, and the reservations that hold them, by cluster; `count` in all. */
+interface PromisedOn {
+  readonly jobs: JobRecord[][];
+  readonly reservations: Reservation[][];
+  count: number;
+}
+
 const NO_HOLDS: readonly ProfiledHold[] = [];
 /** The id of the reservation that holds a cluster's grow offers in its plan. */
 const GROW_OFFERS = 'grow offers';
@@ -201,6 +208,8 @@ export class PlannedPass {
   /** For a policy with promises: each cluster's plan at the end of its last pass, whose reservations the next keeps. */
   private lastPlans: Array<AvailabilityProfile | undefined> = [];
   private lastPolicy = '';
+  /** The waiting jobs' promises at a promising pass's start, by cluster (see promisedOn). */
+  private readonly promised: PromisedOn = { jobs: [], reservations: [], count: 0 };
   /** The promises shown to the policy in this pass, by job id (those the plans still hold). */
   private promises = new Map<string, { readonly cluster: number; readonly start: number }>();
   /** The earliest reserved start of the pass running, and the earliest wake-up asked for and not yet due. */
@@ -605,6 +614,9 @@ export class PlannedPass {
 
   /** Whether a waiting job holds a promise (a planned start) after a pass. */
   private anyPromise(queue: PlacementQueue): boolean {
+    // An empty queue holds none: its list, which walks every slot the queue has not yet compacted (up to a thousand
+    // for a queue that is mostly empty), is not made (most passes of a lightly loaded replay end with it empty).
+    if (queue.length === 0) return false;
     for (const job of queue.list()) if (job.plannedStart !== undefined) return true;
     return false;
   }
@@ -1234,6 +1246,61 @@ export class PlannedPass {
   }
 
   /**
+   * The waiting jobs' promises the plans may keep, by cluster in `ordered`'s order. The lists are the pass's own, made
+   * once and emptied at each promising pass: fresh ones each pass changed their elements' kind at their first push,
+   * which made V8 compile promisingView again (issue 17: a cold cbf replay is mostly compiling).
+   */
+  private promisedOn(ordered: readonly JobRecord[], now: number, clusterCount: number): PromisedOn {
+    const on = this.promised;
+    on.count = 0;
+    while (on.jobs.length < clusterCount) {
+      on.jobs.push([]);
+      on.reservations.push([]);
+    }
+    for (let c = 0; c < on.jobs.length; c++) {
+      on.jobs[c]!.length = 0;
+      on.reservations[c]!.length = 0;
+    }
+    for (const job of ordered) {
+      const p = job.plannedStart;
+      if (p === undefined || job.state !== 'queued' || p.cluster >= clusterCount || p.start < now) continue;
+      on.jobs[p.cluster]!.push(job);
+      const duration = job.spec.walltime ?? Number.POSITIVE_INFINITY;
+      // The last pass's reservation when it is the same (what lets keptIn see it has not moved).
+      const last = this.lastPlans[p.cluster]?.reservation(job.id);
+      on.reservations[p.cluster]!.push(
+        last !== undefined && last.start === p.start && last.n === job.need && last.duration === duration
+          ? last
+          : { id: job.id, n: job.need, start: p.start, duration },
+      );
+      on.count++;
+    }
+    return on;
+  }
+
+  /** Puts the promises that still fit into `plans` (see promisingView); returns how many. */
+  private keepPromises(plans: readonly AvailabilityProfile[], on: PromisedOn): number {
+    let promised = 0;
+    for (let c = 0; c < plans.length; c++) {
+      const plan = plans[c]!;
+      const list = on.jobs[c]!;
+      const reservations = on.reservations[c]!;
+      // Usually every promise still fits (no job overran its walltime): all go in at once.
+      const all = list.length > 0 && (this.keptIn(c, plan, reservations) || plan.reserveAll(reservations));
+      for (let k = 0; k < list.length; k++) {
+        const r = reservations[k]!;
+        if (!all) {
+          if (plan.freeBetween(r.start, r.start + r.duration) < r.n) continue;
+          plan.reserve(r);
+        }
+        this.promises.set(r.id, list[k]!.plannedStart!);
+        promised++;
+      }
+    }
+    return promised;
+  }
+
+  /**
    * The view of a policy whose reservations persist: every cluster's plan with the promises of the waiting jobs in
    * (in `ordered`'s order), and which clusters freed something since the last pass.
    * Decision: a promise the plan can no longer hold (its start has passed, or a job overran its walltime, or the
@@ -1258,41 +1325,13 @@ export class PlannedPass {
     // Decision: kept promises go into the plans before the shared pre-allocated processors are set aside: an extra
     // displaced by an evolving job's grow is shrunk rather than moved onto them (evolving.ts), so they stay the job's.
     this.promisesFirst = true;
-    const plans = Array.from({ length: clusterCount }, (_, c) => base.plan(c));
+    const plans: AvailabilityProfile[] = [];
+    for (let c = 0; c < clusterCount; c++) plans.push(base.plan(c));
     this.promisesFirst = false;
-    const jobs: JobRecord[][] = plans.map(() => []);
-    const reservations: Reservation[][] = plans.map(() => []);
-    for (const job of ordered) {
-      const p = job.plannedStart;
-      if (p === undefined || job.state !== 'queued' || p.cluster >= clusterCount || p.start < now) continue;
-      jobs[p.cluster]!.push(job);
-      const duration = job.spec.walltime ?? Number.POSITIVE_INFINITY;
-      // The last pass's reservation when it is the same (what lets keptIn see it has not moved).
-      const last = this.lastPlans[p.cluster]?.reservation(job.id);
-      reservations[p.cluster]!.push(
-        last !== undefined && last.start === p.start && last.n === job.need && last.duration === duration
-          ? last
-          : { id: job.id, n: job.need, start: p.start, duration },
-      );
-    }
-    let promised = 0;
-    for (let c = 0; c < clusterCount; c++) {
-      const plan = plans[c]!;
-      const list = jobs[c]!;
-      // Usually every promise still fits (no job overran its walltime): all go in at once.
-      const all = list.length > 0 && (this.keptIn(c, plan, reservations[c]!) || plan.reserveAll(reservations[c]!));
-      for (let k = 0; k < list.length; k++) {
-        const r = reservations[c]![k]!;
-        if (!all) {
-          if (plan.freeBetween(r.start, r.start + r.duration) < r.n) continue;
-          plan.reserve(r);
-        }
-        this.promises.set(r.id, list[k]!.plannedStart!);
-        promised++;
-      }
-    }
+    const promisedOn = this.promisedOn(ordered, now, clusterCount);
+    let promised = promisedOn.count === 0 ? 0 : this.keepPromises(plans, promisedOn);
     for (let c = 0; c < clusterCount; c++) this.setSharedAside(c, plans[c]!);
-    if (holds.length > 0) promised -= this.dropPromisesInto(holds, plans, jobs, now);
+    if (holds.length > 0) promised -= this.dropPromisesInto(holds, plans, promisedOn.jobs, now);
     const regions = this.freedRegions;
     // Without a promise kept, no job is compressed: what rose matters to no search (a job reserved later is checked
     // then, after any rise logged now), and the last pass drew no plan to compare with (see run).
