@@ -31,7 +31,9 @@ class FcfsPass implements QueuePass {
       this.blockBehind(job);
       return { room: NO_ROOM, reason: `at the head of the queue, waiting for ${job.need} processors (fcfs)` };
     }
-    return { room };
+    // Every admission has one shape (reason set or undefined): in a replay whose queue first blocks late, the other
+    // shape reached the pass's optimized `visit` and deoptimized it, which was then compiled again.
+    return { room, reason: undefined };
   }
 
   placed(job: WaitingJob, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void {
