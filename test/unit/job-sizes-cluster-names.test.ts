@@ -16,6 +16,11 @@ describe('clusterNames', () => {
 
   it('names one cluster alone and several in order', () => {
     expect(clusterNames([{ cluster: 'a', processors: 2 }])).toBe('a');
-    expect(clusterNames([{ cluster: 'b', processors: 1 }, { cluster: 'a', processors: 3 }])).toBe('b, a');
+    expect(
+      clusterNames([
+        { cluster: 'b', processors: 1 },
+        { cluster: 'a', processors: 3 },
+      ]),
+    ).toBe('b, a');
   });
 });
