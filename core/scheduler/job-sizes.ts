@@ -9,9 +9,9 @@ import type { JobRecord } from './job-record.js';
 import type { CapacityLedger } from './ledger.js';
 
 /**
- * "a, b": the clusters of a job's components, in order, as its reason names them. A loop, not `map` and `join`: once
- * TurboFan inlines `map` into `started`, the array it makes there has another map than the builtin's did, and `join`
- * deoptimized on it, so `started` was compiled twice in each replay.
+ * "a, b": the clusters of a job's components, in order, as its reason names them. A loop, not `map` and `join`: in
+ * optimized `started`, `join` met the array `map` made with a map it had not seen (a "wrong map" deoptimization in
+ * every NASA replay and most HPC2N ones), and `started` was compiled twice.
  */
 export function clusterNames(components: JobRecord['components']): string {
   let names = components[0]!.cluster;
