@@ -1,8 +1,10 @@
 // Queue policies on hand-computed single-cluster schedules: FCFS blocks behind its head; EASY backfills a job that
 // ends before the head's reservation or uses only the processors it leaves free, and refuses one that would delay it.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
+import { FCFS_NO_ROOM, fcfs } from '../../core/queue/fcfs.js';
+import { NO_ROOM, type Admission } from '../../core/queue/policy.js';
 import { queuePolicy, queuePolicies } from '../../core/queue/registry.js';
 import { QUEUE_POLICIES } from '../../core/queue/policy.js';
 import { SimWorld } from '../../core/sim/world.js';
@@ -67,6 +69,36 @@ describe('FCFS and EASY on 4 processors', () => {
     const c = rigid('c', 2, 10, 10, 2);
     expect(starts(4, [a, b, c], 'fcfs')).toEqual({ a: 0, b: 100, c: 110 });
     expect(starts(4, [a, b, c], 'easy')).toEqual({ a: 0, c: 2, b: 100 });
+  });
+
+  it('every FCFS admission has one shape and its room one class, admitted or not (others deoptimized the pass in a replay)', () => {
+    const admissions: Admission[] = [];
+    const begin = fcfs.begin.bind(fcfs);
+    const spy = vi.spyOn(fcfs, 'begin').mockImplementation((view) => {
+      const pass = begin(view)!;
+      const admit = pass.admit.bind(pass);
+      pass.admit = (job) => {
+        const admission = admit(job);
+        admissions.push(admission);
+        return admission;
+      };
+      return pass;
+    });
+    try {
+      expect(starts(4, [a, b, rigid('c', 2, 10, 10, 2)], 'fcfs')).toEqual({ a: 0, b: 100, c: 110 });
+    } finally {
+      spy.mockRestore();
+    }
+    // Admitted (a, b once a ended) and blocked at the head (b); the scan stops there, so c is not asked behind it.
+    expect(admissions.some((x) => x.reason === undefined)).toBe(true);
+    expect(admissions.some((x) => x.reason?.startsWith('at the head') === true)).toBe(true);
+    for (const x of admissions) expect(Object.keys(x)).toEqual(['room', 'reason']);
+    expect(new Set(admissions.map((x) => Object.getPrototypeOf(x.room))).size).toBe(1);
+  });
+
+  it("FCFS's no room answers as NO_ROOM", () => {
+    expect(FCFS_NO_ROOM.most).toBe(NO_ROOM.most);
+    for (let c = 0; c < 4; c++) expect(FCFS_NO_ROOM.on(c)).toBe(NO_ROOM.on(c));
   });
 
   it("a long job behind the head: EASY refuses it (it would end at 202, past b's reservation at 100, no processor to spare); KOALA starts it and b waits", () => {
