@@ -44,12 +44,17 @@ export class EasyPass implements QueuePass {
   ) {}
 
   waits(need: number): string | undefined {
-    const behind = this.behindHead;
+    // A job needing nothing always has room.
+    return need > 0 && need > this.waitsAbove() ? this.behindHead!.reason : undefined;
+  }
+
+  waitsAbove(): number {
     // Behind the head on a long queue most jobs need more than any cluster has free even now, whatever their
-    // walltime: they are told so without asking their room over it. A job needing nothing always has room.
-    if (behind === undefined || need <= 0 || this.askEveryRoom) return undefined;
+    // walltime: they are told so without asking their room over it. The bound only falls in a pass: placements and
+    // the head's reservation take processors, none gives any back.
+    if (this.behindHead === undefined || this.askEveryRoom) return Number.POSITIVE_INFINITY;
     this.freeNowBound ??= mostFreeNow(this.view);
-    return need > this.freeNowBound ? behind.reason : undefined;
+    return this.freeNowBound;
   }
 
   admit(job: WaitingJob): Admission {

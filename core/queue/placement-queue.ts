@@ -1,8 +1,8 @@
 // The placement queue (KOALA paper, IV-A): jobs not yet placed, in order. A job that fails to be placed goes to the
 // tail and counts a try; past the threshold its submission fails.
 // Waiting costs nothing per pass when nothing changed (issue 17): the queue keeps, beside its jobs, a min-tree over
-// each job's pass-over bound, so that a scan finds the next job worth a visit in O(log n) and steps over the run of
-// jobs that fit nowhere without looking at them.
+// each job's pass-over key (KOALA: its bound once tried in the round; EASY: its need), so that a scan finds the next
+// job worth a visit in O(log n) and steps over the run of jobs that fit nowhere without looking at them.
 import type { JobRecord } from '../scheduler/job-record.js';
 
 export const TRIES_EXHAUSTED = 'placement tries exhausted';
@@ -15,10 +15,11 @@ const MOST = Number.MAX_VALUE;
 const COMPACT_FROM = 1024;
 
 /**
- * The reason the queue's last closed pass (QueuePass.closed) gives the jobs its scan did not reach, kept once for them
- * all: a pass that stops before a long queue costs nothing per job it leaves, and each such job, while it waits and is
- * not visited again, reads this reason (JobRecord.lastFailure) rather than its last visit's, which may name a head that
- * has started since.
+ * The reason the queue's last closed pass gives the jobs its scan did not visit (those after it stopped,
+ * QueuePass.closed, and those it passed over by need, QueuePass.waitsAbove), kept once for them all: a pass that
+ * leaves a long queue unvisited costs nothing per job it leaves, and each such job, while it waits and is not visited
+ * again, reads this reason (JobRecord.lastFailure) rather than its last visit's, which may name a head that has
+ * started since.
  */
 export class ClosedScan {
   /** Passes begun so far: a job notes the count when it is queued, given a reason, or keeps the one it reads. */
@@ -31,7 +32,7 @@ export class ClosedScan {
     this.begun++;
   }
 
-  /** The pass running closed: the jobs it has not visited wait for `reason`. */
+  /** The pass running closed: the jobs it has not visited (passed over or not reached) wait for `reason`. */
   close(reason: string): void {
     this.closedIn = this.begun;
     this.reason = reason;
@@ -44,12 +45,13 @@ export class PlacementQueue {
   private readonly slotOf = new Map<JobRecord, number>();
   private count = 0;
   /**
-   * A min-tree over the slots (leaves at `cap + slot`): a free slot is +Infinity; a job that a scan of poll round
-   * `keyRound` may pass over without a visit holds its `passOver` (0 or more); any other job -Infinity (a visit).
+   * A min-tree over the slots (leaves at `cap + slot`): a free slot is +Infinity; a job that a scan may pass over
+   * without a visit holds its key (0 or more: see `key`); any other job -Infinity (a visit).
    */
   private tree = new Float64Array(2).fill(Number.POSITIVE_INFINITY);
   private cap = 1;
-  private keyRound = Number.NaN;
+  /** What the keys are: a poll round's pass-over bounds (KOALA's scan), or BY_NEED; NaN before any such scan. */
+  private keyedBy: number | typeof BY_NEED = Number.NaN;
   private scanning = false;
   /** While a scan runs: the slots it walks (those after were filled during it), and how many of them left. */
   private scanEnd = 0;
@@ -129,17 +131,18 @@ export class PlacementQueue {
    * Visits the queue head to tail. `visit` places the job (it leaves), keeps it (it goes to the tail, after the
    * jobs behind it, so the relative order of kept jobs holds), or drops it (exhausted). Jobs submitted while the
    * scan runs join the tail afterwards.
-   * With `passOver`, a job tried already in its poll round whose `passOver` is above what `limit()` says (asked again
-   * after each visit) is kept without a visit: the caller promises such a visit would keep it and change nothing.
-   * Such jobs are stepped over in O(log n) a run, not looked at one by one.
-   * Returns the smallest `passOver` of the jobs kept so (+Infinity for none). Once `closed()` says so after a visit,
+   * With `passOver`, a job whose key (see PassOver) is above what `limit()` says (asked again after each visit) is
+   * kept without a visit: the caller promises such a visit would keep it and change nothing it does not do itself for
+   * them all. Such jobs are stepped over in O(log n) a run, not looked at one by one.
+   * Returns the smallest key of the jobs kept so (+Infinity for none). Once `closed()` says so after a visit,
    * the jobs not visited yet are kept, in order, without a visit.
    */
   scan(visit: (job: JobRecord) => TryOutcome, passOver?: PassOver, closed?: () => boolean): number {
     let smallest = Number.POSITIVE_INFINITY;
     if (this.scanning) return smallest;
-    if (passOver !== undefined && passOver.round !== this.keyRound) {
-      this.keyRound = passOver.round;
+    const keyedBy = passOver === undefined ? undefined : 'round' in passOver ? passOver.round : BY_NEED;
+    if (keyedBy !== undefined && keyedBy !== this.keyedBy) {
+      this.keyedBy = keyedBy;
       this.rebuild(this.cap);
     }
     this.scanning = true;
@@ -180,11 +183,11 @@ export class PlacementQueue {
     return smallest;
   }
 
-  /** A slot's key for scans of round `keyRound` (see `tree`). */
+  /** A slot's key for scans keyed by `keyedBy` (see `tree`). */
   private key(job: JobRecord): number {
-    return job.state === 'queued' && job.triedInRound === this.keyRound && job.passOver >= 0
-      ? job.passOver
-      : Number.NEGATIVE_INFINITY;
+    if (job.state !== 'queued') return Number.NEGATIVE_INFINITY;
+    if (this.keyedBy === BY_NEED) return needKey(job);
+    return job.triedInRound === this.keyedBy && job.passOver >= 0 ? job.passOver : Number.NEGATIVE_INFINITY;
   }
 
   private clear(s: number): void {
@@ -266,8 +269,22 @@ export class PlacementQueue {
   }
 }
 
-/** Jobs a scan keeps without a visit: those tried in poll round `round` whose `passOver` is above `limit()`. */
-export interface PassOver {
-  readonly round: number;
-  limit(): number;
+const BY_NEED = 'need';
+
+/**
+ * Jobs a scan keeps without a visit, those whose key is above `limit()`: by `round`, the jobs tried in that poll round,
+ * keyed by their `passOver` (KOALA's scan); `byNeed`, the jobs keyed by their need (see needKey: a planned pass whose
+ * policy tells them they wait from their need alone, QueuePass.waitsAbove).
+ */
+export type PassOver = { readonly round: number; limit(): number } | { readonly byNeed: true; limit(): number };
+
+/**
+ * A waiting job's need as a scan by need keys it: an unpinned job's need (the jobs a planned pass asks QueuePass.waits
+ * of), or -Infinity, always visited: a pinned job, one needing nothing (it always has room), and an evolving one (its
+ * need depends on whether it holds its pre-allocation, set at each placement, so it is not keyed once for its wait).
+ */
+function needKey(job: JobRecord): number {
+  return job.spec.components[0]!.cluster === undefined && job.kind !== 'evolving' && job.need > 0
+    ? job.need
+    : Number.NEGATIVE_INFINITY;
 }

@@ -145,6 +145,13 @@ export interface QueuePass {
    * The scheduler then spares making such a job a WaitingJob.
    */
   waits?(need: number): string | undefined;
+  /**
+   * Optional, with `waits`: the need above which `waits` answers (+Infinity while it answers none). Once finite it
+   * never rises in the pass, and `waits` answers one reason for every need above it until the pass ends, so that the
+   * scan may keep the jobs needing more without a visit (the queue's index by need, never touching them) and the pass
+   * tells them that reason once at its end (the queue's ClosedScan, as for the jobs behind a closed pass).
+   */
+  waitsAbove?(): number;
   /** The job was placed now with these processors on these clusters (by index). */
   placed(job: WaitingJob, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void;
   /** The job was admitted but its placement policy did not place it. */

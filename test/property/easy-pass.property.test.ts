@@ -7,13 +7,14 @@
 // after each admission), and no job needing a processor after it stopped has room. And on random workloads (bursts
 // that make long queues, jobs pinned or not, with and without walltimes), a run whose passes ask every job's room and
 // never stop gives the same events, and every waiting job the same planned start and the same reason after each
-// instant, the jobs a scan stopped before reading the reason the pass gives them (the queue's ClosedScan).
+// instant, the jobs a scan stopped before, or passed over by need without a visit (QueuePass.waitsAbove), reading the
+// reason the pass gives them (the queue's ClosedScan).
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
 import { AvailabilityProfile } from '../../core/plan/availability.js';
 import { easy, EasyPass } from '../../core/queue/easy.js';
-import { ClosedScan } from '../../core/queue/placement-queue.js';
+import { ClosedScan, PlacementQueue } from '../../core/queue/placement-queue.js';
 import {
   FEW_CLUSTERS,
   hasRoom,
@@ -107,7 +108,21 @@ describe('EASY pass: the jobs behind the head that need more than is free now, a
         const count = s.clusters.length;
         const fast = new EasyPass(viewOf(s));
         const full = new EasyPass(viewOf(s), true);
+        // What the scan by need relies on (QueuePass.waitsAbove): once finite, the bound never rises in the pass, and
+        // waits answers one reason for every need above it.
+        let above = Number.POSITIVE_INFINITY;
+        let reason: string | undefined;
         s.jobs.forEach((j, k) => {
+          const bound = fast.waitsAbove();
+          expect(bound).toBeLessThanOrEqual(above);
+          if (bound < Infinity) {
+            for (const need of [Math.max(bound, 0) + 1, Math.max(bound, 0) + 7, Infinity]) {
+              reason ??= fast.waits(need);
+              expect(fast.waits(need)).toBe(reason);
+            }
+            expect(reason).toBeDefined();
+          }
+          above = bound;
           const job: WaitingJob = {
             id: `j${k}`,
             need: j.need,
@@ -188,13 +203,14 @@ const EXAMPLES: Workload[] = [
 ];
 
 /**
- * A run's events, and after each instant every waiting job's reason and planned start; and how many times a waiting
- * job was not visited at an instant whose pass closed (a scan stopped before it).
+ * A run's events, and after each instant every waiting job's reason and planned start; how many times a waiting
+ * job was not visited at an instant whose pass closed (a scan stopped before it), and how many scans passed over jobs.
  */
 interface RunLog {
   readonly events: string[];
   readonly instants: Array<Map<string, { readonly reason: string; readonly planned: string }>>;
   stoppedBefore: number;
+  passedOver: number;
 }
 
 function runLog(w: Workload): RunLog {
@@ -222,11 +238,13 @@ function runLog(w: Workload): RunLog {
     background: false,
     scheduler: { queue: 'easy' },
   });
-  const log: RunLog = { events: [], instants: [], stoppedBefore: 0 };
+  const log: RunLog = { events: [], instants: [], stoppedBefore: 0, passedOver: 0 };
   world.scheduler.on((e) => log.events.push(JSON.stringify(e)));
   // The jobs visited (each visit keeps its reason) and the passes closed at each instant.
   const visits = vi.spyOn(JobRecord.prototype, 'keepReason');
   const closes = vi.spyOn(ClosedScan.prototype, 'close');
+  // A scan returns the least need it passed over (Infinity: none).
+  const scans = vi.spyOn(PlacementQueue.prototype, 'scan');
   world.run(() => {
     const visited = new Set(visits.mock.contexts);
     const waiting = new Map<string, { reason: string; planned: string }>();
@@ -239,16 +257,19 @@ function runLog(w: Workload): RunLog {
     visits.mockClear();
     closes.mockClear();
   });
+  log.passedOver = scans.mock.results.filter((r) => r.type === 'return' && r.value < Infinity).length;
   visits.mockRestore();
   closes.mockRestore();
+  scans.mockRestore();
   return log;
 }
 
-describe('EASY runs: the jobs told they wait from their need alone, the scan stopped once no processor is free', () => {
+describe('EASY runs: the jobs passed over or told they wait from their need alone, the scan stopped once none is free', () => {
   afterEach(() => vi.restoreAllMocks());
 
   it('see the same events, planned starts and reasons as when every job is asked its room', () => {
     let stoppedBefore = 0;
+    let passedOver = 0;
     fc.assert(
       fc.property(workloadArb, (w) => {
         const fast = runLog(w);
@@ -266,10 +287,14 @@ describe('EASY runs: the jobs told they wait from their need alone, the scan sto
           }
         });
         stoppedBefore += fast.stoppedBefore;
+        passedOver += fast.passedOver;
+        // The pass that asks every job's room never passes one over.
+        expect(full.passedOver).toBe(0);
       }),
       { numRuns: Number(process.env.RUNS ?? 100), examples: EXAMPLES.map((w) => [w]) },
     );
-    // The scan did stop before some jobs.
+    // The scan did stop before some jobs, and passed over some.
     expect(stoppedBefore).toBeGreaterThan(0);
+    expect(passedOver).toBeGreaterThan(0);
   });
 });
