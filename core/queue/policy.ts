@@ -204,12 +204,14 @@ export function roomOverWalltime(job: WaitingJob, view: QueueView): ClusterRoom 
     if (most < 0 || freeOverWalltime(job, view, most) < job.need) return NO_ROOM;
     return new RoomFromView(job, view, most);
   }
-  const room = new Array<number>(view.clusterCount).fill(0);
+  // Made at the first cluster with room: behind EASY's head most jobs asked have none (NO_ROOM answers the same as
+  // all zeros), and a pass asks hundreds of thousands of them in a long replay.
+  let room: number[] | undefined;
   for (let c = 0; c < view.clusterCount; c++) {
     const f = freeOverWalltime(job, view, c);
-    if (f >= job.need) room[c] = f;
+    if (f >= job.need) (room ??= new Array<number>(view.clusterCount).fill(0))[c] = f;
   }
-  return roomOf(room);
+  return room === undefined ? NO_ROOM : roomOf(room);
 }
 
 /** What cluster c's plan has free over the job's whole walltime from now. */
