@@ -417,8 +417,9 @@ export class PlannedPass {
     this.passNow = now;
     queue.closedScan.begin();
     const closed = pass.closed === undefined ? undefined : this.passClosed;
-    // A job needing more than `waitsAbove` is kept without a visit (it would only be told `waits`' reason), unless
-    // profiled jobs' steps go into the plans between visits (see visit), which `waitsAbove` does not read.
+    // A job needing more than `waitsAbove` is kept without a visit (it would only be told `waits`' reason).
+    // Decision: not while profiled jobs' steps go into the plans between visits (see visit): a visit puts them in
+    // before it asks, a job passed over would not, and such passes are few.
     const byNeed = pass.waitsAbove !== undefined && holds.length === 0 ? this.passOverByNeed : undefined;
     let passedOver = Number.POSITIVE_INFINITY;
     if (!sorted) passedOver = queue.scan(this.visitQueued, byNeed, closed);
