@@ -81,7 +81,11 @@ describe('the jobs behind a closed scan', () => {
     world.runUntil(50);
     expect(job('x').plannedStart).toBeUndefined();
     expect(job('h').plannedStart?.start).toBe(200);
+    const scans = vi.spyOn(PlacementQueue.prototype, 'scan');
     runUntil(world, () => job('r').state === 'completed');
+    // h (5) was passed over: the scan returns the least need it passed over.
+    expect(scans.mock.results.some((r) => r.type === 'return' && r.value === 5)).toBe(true);
+    scans.mockRestore();
     expect(job('x').plannedStart?.start).toBe(200);
     expect(job('h').state).toBe('queued');
     expect(job('h').plannedStart).toBeUndefined();
