@@ -188,13 +188,14 @@ function upperIndex(times: readonly number[], t: number): number {
 
 /**
  * The reason a pass gives the jobs its scan did not visit, or undefined when it visited them all: those after it
- * closed (QueuePass.closed) and those it passed over by need, `passedOver` the least need among these
- * (QueuePass.waitsAbove: `waits` answers them all one reason). The queue keeps one reason for them all (ClosedScan).
+ * closed (QueuePass.closed) and those it passed over by need or fit (`passedOver` finite: the least need among these),
+ * the reason `waits` gives every need above waitsAbove, so an infinite one's (QueuePass.waitsAbove, mayFit). The queue
+ * keeps one reason for them all (ClosedScan).
  */
 function unvisitedReason(pass: QueuePass, passedOver: number): string | undefined {
   const closed = pass.closed?.();
   if (passedOver === Number.POSITIVE_INFINITY) return closed;
-  const waits = pass.waits!(passedOver);
+  const waits = pass.waits!(Number.POSITIVE_INFINITY);
   // Cannot happen for a pass that keeps waitsAbove's promise; a guard, since no job may read a reason its visit
   // would not have given it.
   if (waits === undefined || (closed !== undefined && closed !== waits))
@@ -353,7 +354,11 @@ export class PlannedPass {
   // The visitors a pass hands the queue and the host, made once: a pass then makes no closures of its own.
   private readonly visitQueued = (job: JobRecord): TryOutcome => this.visit(this.passRunning!, job, this.passNow);
   private readonly passClosed = (): boolean => this.passRunning!.closed!() !== undefined;
-  private readonly passOverByNeed: PassOver = { byNeed: true, limit: () => this.passRunning!.waitsAbove!() };
+  private readonly passOverByNeed: PassOver = {
+    byNeed: true,
+    limit: () => this.passRunning!.waitsAbove!(),
+    fits: (need, walltime) => this.passRunning!.mayFit?.(need, walltime) ?? true,
+  };
   private readonly markDirtyVisitor = (i: number): void => this.markDirty(i);
   private readonly updateKept = (job: JobRecord): void => {
     this.upkeep++;

@@ -1,14 +1,15 @@
 // EASY's pass tells a job behind the head that needs more than any cluster has free now that it waits, without asking
-// its room over its walltime (core/queue/easy.ts, mostFreeNow in core/queue/policy.ts), and stops the scan once no
+// its room over its walltime (core/queue/easy.ts, mostFreeOver in core/queue/policy.ts), and stops the scan once no
 // cluster has a processor free. Property: on random plans (one to more than FEW_CLUSTERS clusters, running jobs with
 // and without ends, overbooked ones, reservations ahead) and a random queue (jobs pinned or not, needing nothing to
 // more than a cluster has, with and without a walltime), a pass admits every job exactly as the same pass that asks
 // every job's room (the same room on every cluster, reason and reservation, with the same jobs placed or not placed
-// after each admission), and no job needing a processor after it stopped has room. And on random workloads (bursts
-// that make long queues, jobs pinned or not, with and without walltimes), a run whose passes ask every job's room and
-// never stop gives the same events, and every waiting job the same planned start and the same reason after each
-// instant, the jobs a scan stopped before, or passed over by need without a visit (QueuePass.waitsAbove), reading the
-// reason the pass gives them (the queue's ClosedScan).
+// after each admission), no job needing a processor after it stopped has room, and a job mayFit says does not fit is
+// admitted no room and the reason waits gives. And on random workloads (bursts that make long queues, jobs pinned or
+// not, with and without walltimes), a run whose passes ask every job's room and never stop gives the same events, and
+// every waiting job the same planned start and the same reason after each instant, the jobs a scan stopped before, or
+// passed over by need or fit without a visit (QueuePass.waitsAbove, mayFit), reading the reason the pass gives them
+// (the queue's ClosedScan).
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
@@ -102,6 +103,7 @@ function said(a: Admission, need: number, clusters: number): unknown {
 describe('EASY pass: the jobs behind the head that need more than is free now, and the pass stopped once nothing is', () => {
   it('are admitted exactly as when every job is asked its room', () => {
     let skippable = 0;
+    let unfit = 0;
     let stopped = 0;
     fc.assert(
       fc.property(scenarioArb, (s) => {
@@ -130,12 +132,19 @@ describe('EASY pass: the jobs behind the head that need more than is free now, a
             cluster: j.pinned === undefined ? undefined : j.pinned % count,
           };
           // What the scheduler asks first of a job on no particular cluster (then not admitted when answered), and
-          // whether it stopped before this job (then none behind it needing a processor may start).
+          // whether it stopped before this job (then none behind it needing a processor may start); and whether the
+          // scan by need would step over it as one that does not fit (then not admitted).
           const waits = job.cluster === undefined ? fast.waits(job.need) : undefined;
+          const fits = job.cluster === undefined && job.need > 0 ? fast.mayFit(job.need, job.walltime) : true;
+          expect(full.mayFit(job.need, job.walltime)).toBe(true);
           const closed = fast.closed();
           const a = fast.admit(job);
           const b = full.admit(job);
           expect(said(a, job.need, count)).toEqual(said(b, job.need, count));
+          if (!fits) {
+            unfit++;
+            expect(said(b, job.need, count)).toEqual(said(NO_ROOM_WITH(fast.waits(Infinity)!), job.need, count));
+          }
           if (waits !== undefined) {
             skippable++;
             expect(said(b, job.need, count)).toEqual(said(NO_ROOM_WITH(waits), job.need, count));
@@ -162,6 +171,7 @@ describe('EASY pass: the jobs behind the head that need more than is free now, a
     );
     // The property is not vacuous: jobs are told to wait by the bound, and passes stop.
     expect(skippable).toBeGreaterThan(0);
+    expect(unfit).toBeGreaterThan(0);
     expect(stopped).toBeGreaterThan(0);
   });
 });
@@ -240,6 +250,8 @@ function runLog(w: Workload): RunLog {
   });
   const log: RunLog = { events: [], instants: [], stoppedBefore: 0, passedOver: 0 };
   world.scheduler.on((e) => log.events.push(JSON.stringify(e)));
+  // Its queues are short: every scan by need asks what fits.
+  world.scheduler.queue.fitsFrom = 0;
   // The jobs visited (each visit keeps its reason) and the passes closed at each instant.
   const visits = vi.spyOn(JobRecord.prototype, 'keepReason');
   const closes = vi.spyOn(ClosedScan.prototype, 'close');

@@ -1,7 +1,7 @@
 // The indexed placement queue (issue 17) against a plain walk of the queue, as the scan was before it: over random
-// pushes, removals, scans with and without pass-over (by a poll round's bounds, or by need), closed scans and
-// arrivals-only scans, both visit the same jobs in the same order, return the same smallest key, and leave the same
-// queue.
+// pushes, removals, scans with and without pass-over (by a poll round's bounds, or by need, with what fits or not, on
+// queues shorter and longer than `fitsFrom`), closed scans and arrivals-only scans, both visit the same jobs in the
+// same order, return the same smallest key, and leave the same queue.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PlacementQueue, type PassOver, type TryOutcome } from '../../core/queue/placement-queue.js';
@@ -13,7 +13,7 @@ interface Job {
   triedInRound: number;
   passOver: number;
   /** What a scan by need reads: pinned, or not (components[0].cluster), evolving or not, its need. */
-  spec: { components: Array<{ cluster: string | undefined }> };
+  spec: { components: Array<{ cluster: string | undefined }>; walltime?: number | undefined };
   kind: string;
   need: number;
   /** The hooks by which the queue tells a job it joined or left (no-ops here). */
@@ -52,10 +52,12 @@ class WalkingQueue {
       if (i >= 0) this.jobs.splice(i, 1);
     }
   }
-  scan(visit: (job: Job) => TryOutcome, passOver?: PassOver, closed?: () => boolean): number {
+  /** As PlacementQueue.scan, `fitsFrom` its own. */
+  scan(visit: (job: Job) => TryOutcome, passOver?: PassOver, closed?: () => boolean, fitsFrom = 0): number {
     let smallest = Number.POSITIVE_INFINITY;
     const kept: Job[] = [];
     const jobs = this.jobs;
+    const fits = passOver !== undefined && 'fits' in passOver && jobs.length >= fitsFrom ? passOver.fits : undefined;
     let i = 0;
     let limit = Number.NaN;
     for (; i < jobs.length; i++) {
@@ -64,7 +66,7 @@ class WalkingQueue {
       const key = passOver === undefined ? undefined : walkedKey(job, passOver);
       if (key !== undefined) {
         if (Number.isNaN(limit)) limit = passOver!.limit();
-        if (key > limit) {
+        if (key > limit || (fits !== undefined && !fits(key, job.spec.walltime ?? Infinity))) {
           kept.push(job);
           smallest = Math.min(smallest, key);
           continue;
@@ -92,6 +94,10 @@ const opArb = fc.oneof(
     n: fc.integer({ min: 1, max: 40 }),
     // The jobs' needs, pinned or evolving ones among them, in turn.
     needs: fc.array(fc.integer({ min: 0, max: 8 }), { minLength: 1, maxLength: 5 }),
+    walltimes: fc.array(fc.oneof(fc.integer({ min: 1, max: 9 }), fc.constant(Infinity)), {
+      minLength: 1,
+      maxLength: 5,
+    }),
     pinned: fc.nat({ max: 4 }),
     evolving: fc.nat({ max: 4 }),
   }),
@@ -101,6 +107,9 @@ const opArb = fc.oneof(
     round: fc.integer({ min: 0, max: 2 }),
     passOver: fc.boolean(),
     byNeed: fc.boolean(),
+    // By need: whether it asks what fits too, and from how many waiting jobs.
+    fits: fc.boolean(),
+    fitsFrom: fc.constantFrom(0, 20, 64),
     closeAfter: fc.option(fc.integer({ min: 1, max: 30 })),
   }),
   fc.record({
@@ -132,14 +141,17 @@ describe('indexed placement queue', () => {
                   state: 'queued',
                   triedInRound: -1,
                   passOver: -1,
-                  spec: { components: [{ cluster: op.pinned === 1 + (k % 5) ? 'c0' : undefined }] },
+                  spec: {
+                    components: [{ cluster: op.pinned === 1 + (k % 5) ? 'c0' : undefined }],
+                    walltime: ((w) => (w === Infinity ? undefined : w))(op.walltimes[k % op.walltimes.length]!),
+                  },
                   kind: op.evolving === 1 + (k % 5) ? 'evolving' : 'rigid',
                   need: op.needs[k % op.needs.length]!,
                   queuedIn: noop,
                   keepReason: noop,
                 };
                 a.push(x);
-                b.push({ ...x, spec: { components: [{ ...x.spec.components[0]! }] } });
+                b.push({ ...x, spec: { ...x.spec, components: [{ ...x.spec.components[0]! }] } });
                 indexed.push(x as unknown as JobRecord);
                 walking.push(b[b.length - 1]!);
               }
@@ -173,17 +185,28 @@ describe('indexed placement queue', () => {
                 let smallest: number | undefined;
                 if ('scanOnly' in queue) queue.scanOnly(jobs.slice(-(op as { last: number }).last), visit);
                 else {
-                  const s = op as { passOver: boolean; byNeed: boolean; closeAfter: number | null };
+                  const s = op as {
+                    passOver: boolean;
+                    byNeed: boolean;
+                    fits: boolean;
+                    fitsFrom: number;
+                    closeAfter: number | null;
+                  };
                   const limit = () => (visits * 3) % 7;
+                  // Monotone in need and walltime, changing with the visits made.
+                  const fits = (need: number, walltime: number) => need + Math.min(walltime, 12) <= (visits * 5) % 17;
                   const passOver: PassOver | undefined = !s.passOver
                     ? undefined
                     : s.byNeed
-                      ? { byNeed: true, limit }
+                      ? s.fits
+                        ? { byNeed: true, limit, fits }
+                        : { byNeed: true, limit }
                       : { round: op.round, limit };
                   smallest = queue.scan(
                     visit,
                     passOver,
                     s.closeAfter === null ? undefined : () => visits >= s.closeAfter!,
+                    s.fitsFrom,
                   );
                 }
                 return { visited, smallest };
@@ -195,13 +218,18 @@ describe('indexed placement queue', () => {
                       scanOnly: (o, v) =>
                         indexed.scanOnly(o as unknown as JobRecord[], v as unknown as (j: JobRecord) => TryOutcome),
                     }
-                  : { scan: (v, p, c) => indexed.scan(v as unknown as (j: JobRecord) => TryOutcome, p, c) },
+                  : {
+                      scan: (v, p, c, f) => {
+                        indexed.fitsFrom = f ?? 0;
+                        return indexed.scan(v as unknown as (j: JobRecord) => TryOutcome, p, c);
+                      },
+                    },
               );
               const wb = run(
                 b,
                 op.op === 'only'
                   ? { scanOnly: (o, v) => walking.scanOnly(o, v) }
-                  : { scan: (v, p, c) => walking.scan(v, p, c) },
+                  : { scan: (v, p, c, f) => walking.scan(v, p, c, f) },
               );
               expect(ia).toEqual(wb);
             }
