@@ -63,12 +63,13 @@ export class PlacementQueue {
   readonly closedScan = new ClosedScan();
 
   /**
-   * Below this many waiting jobs at its start a scan by need does not ask `fits` (PassOver): each job it visits would
-   * be asked twice (fits, then its visit), more than the few runs it would step over cost. Decision: 64, from the
-   * replays (NASA, HPC2N and SDSC easy wait in shorter queues: +3% CPU when asked; Lublin's mostly in longer ones: -3%).
-   * Tests set 0 to have every such scan ask it.
+   * Below this many waiting jobs at its start a scan by need visits every job, as one without pass-over: on a short
+   * queue the few jobs it would step over cost less than the code that steps over them (V8 compiles it, on the CPU
+   * the process pays for), and with `fits` each job it visits would be asked twice (fits, then its visit).
+   * Decision: 64, from the replays (NASA, HPC2N and SDSC easy wait in shorter queues: +4% CPU when stepped over;
+   * Lublin's mostly in longer ones: -9%). Tests set 0 to have every scan by need step over.
    */
-  fitsFrom = 64;
+  byNeedFrom = 64;
 
   constructor(public triesThreshold: number) {}
 
@@ -144,7 +145,7 @@ export class PlacementQueue {
    * With `passOver`, a job whose key (see PassOver) is above what `limit()` says (asked again after each visit) is
    * kept without a visit: the caller promises such a visit would keep it and change nothing it does not do itself for
    * them all; by need with `fits`, so is one within the limit that does not fit (asked of a subtree's least need and
-   * walltime first: a run of jobs that do not fit is stepped over whole, but see `fitsFrom`). Such jobs are stepped
+   * walltime first: a run of jobs that do not fit is stepped over whole). But see `byNeedFrom`. Such jobs are stepped
    * over in O(log n) a run, not looked at one by one.
    * Returns the smallest key of the jobs kept so (+Infinity for none). Once `closed()` says so after a visit,
    * the jobs not visited yet are kept, in order, without a visit.
@@ -152,6 +153,7 @@ export class PlacementQueue {
   scan(visit: (job: JobRecord) => TryOutcome, passOver?: PassOver, closed?: () => boolean): number {
     let smallest = Number.POSITIVE_INFINITY;
     if (this.scanning) return smallest;
+    if (passOver !== undefined && 'byNeed' in passOver && this.count < this.byNeedFrom) passOver = undefined;
     const keyedBy = passOver === undefined ? undefined : 'round' in passOver ? passOver.round : BY_NEED;
     if (keyedBy !== undefined && keyedBy !== this.keyedBy) {
       this.keyedBy = keyedBy;
@@ -161,7 +163,7 @@ export class PlacementQueue {
     this.scanEnd = this.slots.length;
     this.leftInScan = 0;
     const end = this.scanEnd;
-    const byFit = passOver !== undefined && 'fits' in passOver && this.count >= this.fitsFrom ? passOver : undefined;
+    const byFit = passOver !== undefined && 'fits' in passOver ? passOver : undefined;
     try {
       let from = 0;
       for (;;) {

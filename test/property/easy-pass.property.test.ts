@@ -250,8 +250,8 @@ function runLog(w: Workload): RunLog {
   });
   const log: RunLog = { events: [], instants: [], stoppedBefore: 0, passedOver: 0 };
   world.scheduler.on((e) => log.events.push(JSON.stringify(e)));
-  // Its queues are short: every scan by need asks what fits.
-  world.scheduler.queue.fitsFrom = 0;
+  // Its queues are short: every scan by need steps over jobs, by need and fit.
+  world.scheduler.queue.byNeedFrom = 0;
   // The jobs visited (each visit keeps its reason) and the passes closed at each instant.
   const visits = vi.spyOn(JobRecord.prototype, 'keepReason');
   const closes = vi.spyOn(ClosedScan.prototype, 'close');

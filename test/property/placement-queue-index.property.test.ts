@@ -1,6 +1,6 @@
 // The indexed placement queue (issue 17) against a plain walk of the queue, as the scan was before it: over random
 // pushes, removals, scans with and without pass-over (by a poll round's bounds, or by need, with what fits or not, on
-// queues shorter and longer than `fitsFrom`), closed scans and arrivals-only scans, both visit the same jobs in the
+// queues shorter and longer than `byNeedFrom`), closed scans and arrivals-only scans, both visit the same jobs in the
 // same order, return the same smallest key, and leave the same queue.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -52,12 +52,13 @@ class WalkingQueue {
       if (i >= 0) this.jobs.splice(i, 1);
     }
   }
-  /** As PlacementQueue.scan, `fitsFrom` its own. */
-  scan(visit: (job: Job) => TryOutcome, passOver?: PassOver, closed?: () => boolean, fitsFrom = 0): number {
+  /** As PlacementQueue.scan, `byNeedFrom` its own. */
+  scan(visit: (job: Job) => TryOutcome, passOver?: PassOver, closed?: () => boolean, byNeedFrom = 0): number {
     let smallest = Number.POSITIVE_INFINITY;
     const kept: Job[] = [];
     const jobs = this.jobs;
-    const fits = passOver !== undefined && 'fits' in passOver && jobs.length >= fitsFrom ? passOver.fits : undefined;
+    if (passOver !== undefined && 'byNeed' in passOver && jobs.length < byNeedFrom) passOver = undefined;
+    const fits = passOver !== undefined && 'fits' in passOver ? passOver.fits : undefined;
     let i = 0;
     let limit = Number.NaN;
     for (; i < jobs.length; i++) {
@@ -109,7 +110,7 @@ const opArb = fc.oneof(
     byNeed: fc.boolean(),
     // By need: whether it asks what fits too, and from how many waiting jobs.
     fits: fc.boolean(),
-    fitsFrom: fc.constantFrom(0, 20, 64),
+    byNeedFrom: fc.constantFrom(0, 20, 64),
     closeAfter: fc.option(fc.integer({ min: 1, max: 30 })),
   }),
   fc.record({
@@ -189,7 +190,7 @@ describe('indexed placement queue', () => {
                     passOver: boolean;
                     byNeed: boolean;
                     fits: boolean;
-                    fitsFrom: number;
+                    byNeedFrom: number;
                     closeAfter: number | null;
                   };
                   const limit = () => (visits * 3) % 7;
@@ -206,7 +207,7 @@ describe('indexed placement queue', () => {
                     visit,
                     passOver,
                     s.closeAfter === null ? undefined : () => visits >= s.closeAfter!,
-                    s.fitsFrom,
+                    s.byNeedFrom,
                   );
                 }
                 return { visited, smallest };
@@ -220,7 +221,7 @@ describe('indexed placement queue', () => {
                     }
                   : {
                       scan: (v, p, c, f) => {
-                        indexed.fitsFrom = f ?? 0;
+                        indexed.byNeedFrom = f ?? 0;
                         return indexed.scan(v as unknown as (j: JobRecord) => TryOutcome, p, c);
                       },
                     },

@@ -45,6 +45,8 @@ describe('the jobs behind a closed scan', () => {
       [rigidJob('a', 0, 3, 100), rigidJob('h', 1, 4, 100), rigidJob('b', 2, 4, 100), rigidJob('d', 3, 3, 100)],
       { scheduler: { queue: 'easy' } },
     );
+    // A short queue: its scans step over jobs by need as a long one's do.
+    world.scheduler.queue.byNeedFrom = 0;
     const job = (id: string) => world.scheduler.job(id)!;
     // Whether a pass's scan kept a job without a visit (it returns the least need it passed over).
     const scans = vi.spyOn(PlacementQueue.prototype, 'scan');
@@ -77,6 +79,7 @@ describe('the jobs behind a closed scan', () => {
       [noWalltime, rigidJob('q', 0, 4, 200), rigidJob('x', 1, 6, 100), rigidJob('h', 2, 5, 100)],
       { scheduler: { queue: 'easy' } },
     );
+    world.scheduler.queue.byNeedFrom = 0;
     const job = (id: string) => world.scheduler.job(id)!;
     world.runUntil(50);
     expect(job('x').plannedStart).toBeUndefined();
