@@ -5,7 +5,7 @@ import {
   candidateClusters,
   hasRoom,
   holdInPlans,
-  mostFreeNow,
+  mostFreeOver,
   NO_ROOM,
   roomOverWalltime,
   type Admission,
@@ -35,7 +35,7 @@ export class EasyPass implements QueuePass {
   private head: { readonly id: string; readonly start: number; readonly cluster: number } | undefined;
   /** What every job behind the head that cannot start now is told: one per head, its reason made once. */
   private behindHead: (Admission & { readonly reason: string }) | undefined;
-  /** mostFreeNow(view) as last read; undefined once a placement may have lowered it. */
+  /** mostFreeOver(view, 0) as last read; undefined once a placement may have lowered it. */
   private freeNowBound: number | undefined;
 
   constructor(
@@ -44,12 +44,24 @@ export class EasyPass implements QueuePass {
   ) {}
 
   waits(need: number): string | undefined {
-    const behind = this.behindHead;
+    // A job needing nothing always has room.
+    return need > 0 && need > this.waitsAbove() ? this.behindHead!.reason : undefined;
+  }
+
+  waitsAbove(): number {
     // Behind the head on a long queue most jobs need more than any cluster has free even now, whatever their
-    // walltime: they are told so without asking their room over it. A job needing nothing always has room.
-    if (behind === undefined || need <= 0 || this.askEveryRoom) return undefined;
-    this.freeNowBound ??= mostFreeNow(this.view);
-    return need > this.freeNowBound ? behind.reason : undefined;
+    // walltime: they are told so without asking their room over it. The bound only falls in a pass: placements and
+    // the head's reservation take processors, none gives any back.
+    if (this.behindHead === undefined || this.askEveryRoom) return Number.POSITIVE_INFINITY;
+    this.freeNowBound ??= mostFreeOver(this.view, 0);
+    return this.freeNowBound;
+  }
+
+  mayFit(need: number, walltime: number): boolean {
+    // Behind the head a job with no room over its walltime is told behind's reason (admit), as those above the bound;
+    // it has room exactly when it needs no more than some cluster has free over its walltime (mostFreeOver).
+    if (this.behindHead === undefined || this.askEveryRoom) return true;
+    return need <= mostFreeOver(this.view, walltime);
   }
 
   admit(job: WaitingJob): Admission {
@@ -86,7 +98,7 @@ export class EasyPass implements QueuePass {
   closed(): string | undefined {
     const behind = this.behindHead;
     if (behind === undefined || this.askEveryRoom) return undefined;
-    this.freeNowBound ??= mostFreeNow(this.view);
+    this.freeNowBound ??= mostFreeOver(this.view, 0);
     return this.freeNowBound <= 0 ? behind.reason : undefined;
   }
 

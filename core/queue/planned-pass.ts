@@ -16,7 +16,7 @@ import { profileOfRects, pushSpan } from '../time/profile.js';
 import { FreedRegions } from '../plan/freed-regions.js';
 import { KeptHoldings } from '../plan/kept-holdings.js';
 import type { JobRecord } from '../scheduler/job-record.js';
-import type { PlacementQueue, TryOutcome } from './placement-queue.js';
+import type { PassOver, PlacementQueue, TryOutcome } from './placement-queue.js';
 import {
   FEW_CLUSTERS,
   hasRoom,
@@ -193,6 +193,23 @@ function upperIndex(times: readonly number[], t: number): number {
   return lo;
 }
 
+/**
+ * The reason a pass gives the jobs its scan did not visit, or undefined when it visited them all: those after it
+ * closed (QueuePass.closed) and those it passed over by need or fit (`passedOver` finite: the least need among these),
+ * the reason `waits` gives every need above waitsAbove, so an infinite one's (QueuePass.waitsAbove, mayFit). The queue
+ * keeps one reason for them all (ClosedScan).
+ */
+function unvisitedReason(pass: QueuePass, passedOver: number): string | undefined {
+  const closed = pass.closed?.();
+  if (passedOver === Number.POSITIVE_INFINITY) return closed;
+  const waits = pass.waits!(Number.POSITIVE_INFINITY);
+  // Cannot happen for a pass that keeps waitsAbove's promise; a guard, since no job may read a reason its visit
+  // would not have given it.
+  if (waits === undefined || (closed !== undefined && closed !== waits))
+    throw new Error(`a pass passed over jobs it does not tell one reason (${waits}; closed: ${closed})`);
+  return waits;
+}
+
 function prioritizedJob(job: JobRecord): PrioritizedJob {
   return {
     seq: job.seq,
@@ -346,6 +363,11 @@ export class PlannedPass {
   // The visitors a pass hands the queue and the host, made once: a pass then makes no closures of its own.
   private readonly visitQueued = (job: JobRecord): TryOutcome => this.visit(this.passRunning!, job, this.passNow);
   private readonly passClosed = (): boolean => this.passRunning!.closed!() !== undefined;
+  private readonly passOverByNeed: PassOver = {
+    byNeed: true,
+    limit: () => this.passRunning!.waitsAbove!(),
+    fits: (need, walltime) => this.passRunning!.mayFit?.(need, walltime) ?? true,
+  };
   private readonly markDirtyVisitor = (i: number): void => this.markDirty(i);
   private readonly updateKept = (job: JobRecord): void => {
     this.upkeep++;
@@ -409,7 +431,12 @@ export class PlannedPass {
     this.passNow = now;
     queue.closedScan.begin();
     const closed = pass.closed === undefined ? undefined : this.passClosed;
-    if (!sorted) queue.scan(this.visitQueued, undefined, closed);
+    // A job needing more than `waitsAbove` is kept without a visit (it would only be told `waits`' reason).
+    // Decision: not while profiled jobs' steps go into the plans between visits (see visit): a visit puts them in
+    // before it asks, a job passed over would not, and such passes are few.
+    const byNeed = pass.waitsAbove !== undefined && holds.length === 0 ? this.passOverByNeed : undefined;
+    let passedOver = Number.POSITIVE_INFINITY;
+    if (!sorted) passedOver = queue.scan(this.visitQueued, byNeed, closed);
     else {
       ordered ??= prioritized(queue.list(), priority!, now, prioritizedJob);
       for (const job of ordered!) {
@@ -419,9 +446,9 @@ export class PlannedPass {
       // The jobs placed or ended leave the queue, which keeps its order.
       queue.scan(() => 'kept');
     }
-    const closedReason = pass.closed?.();
+    const closedReason = unvisitedReason(pass, passedOver);
     if (closedReason !== undefined) {
-      // The jobs the scan did not reach read why they wait from the queue (JobRecord.lastFailure), at no cost each.
+      // The jobs the scan did not visit read why they wait from the queue (JobRecord.lastFailure), at no cost each.
       queue.closedScan.close(closedReason);
       this.dropUnvisitedStarts();
     }
@@ -679,9 +706,9 @@ export class PlannedPass {
   }
 
   /**
-   * After a pass its policy closed (no later job may start): a waiting job reserved in the last pass and not in this
-   * one was either visited (its planned start is already gone) or not, behind the jobs visited: its visit would have
-   * taken its planned start away, as done here (none of the jobs not visited had one otherwise).
+   * After a pass that did not visit every job (its policy closed, or it passed over jobs by need): a waiting job
+   * reserved in the last pass and not in this one was either visited (its planned start is already gone) or not:
+   * its visit would have taken its planned start away, as done here (none of the jobs not visited had one otherwise).
    */
   private dropUnvisitedStarts(): void {
     const before = this.reservedInLastPass;

@@ -145,6 +145,20 @@ export interface QueuePass {
    * The scheduler then spares making such a job a WaitingJob.
    */
   waits?(need: number): string | undefined;
+  /**
+   * Optional, with `waits`: the need above which `waits` answers (+Infinity while it answers none). Once finite it
+   * never rises in the pass, and `waits` answers one reason for every need above it until the pass ends, so that the
+   * scan may keep the jobs needing more without a visit (the queue's index by need, never touching them) and the pass
+   * tells them that reason once at its end (the queue's ClosedScan, as for the jobs behind a closed pass).
+   */
+  waitsAbove?(): number;
+  /**
+   * Optional, with `waitsAbove`: false only where a job on no particular cluster needing `need` processors for
+   * `walltime` seconds would be admitted no room, no reservation and the reason `waits` gives above `waitsAbove`;
+   * monotone (a job needing no more for no longer fits whenever this one does), so that the scan steps over the runs
+   * of jobs that do not, as it does over those needing more than `waitsAbove`.
+   */
+  mayFit?(need: number, walltime: number): boolean;
   /** The job was placed now with these processors on these clusters (by index). */
   placed(job: WaitingJob, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void;
   /** The job was admitted but its placement policy did not place it. */
@@ -197,12 +211,14 @@ export function roomOverWalltime(job: WaitingJob, view: QueueView): ClusterRoom 
     if (most < 0 || freeOverWalltime(job, view, most) < job.need) return NO_ROOM;
     return new RoomFromView(job, view, most);
   }
-  const room = new Array<number>(view.clusterCount).fill(0);
+  // Made at the first cluster with room: behind EASY's head most jobs asked have none (NO_ROOM answers the same as
+  // all zeros), and a pass asks hundreds of thousands of them in a long replay.
+  let room: number[] | undefined;
   for (let c = 0; c < view.clusterCount; c++) {
     const f = freeOverWalltime(job, view, c);
-    if (f >= job.need) room[c] = f;
+    if (f >= job.need) (room ??= new Array<number>(view.clusterCount).fill(0))[c] = f;
   }
-  return roomOf(room);
+  return room === undefined ? NO_ROOM : roomOf(room);
 }
 
 /** What cluster c's plan has free over the job's whole walltime from now. */
@@ -221,14 +237,16 @@ export function freeFromNow(view: QueueView, c: number, duration: number): numbe
 }
 
 /**
- * The most any cluster's plan has free at now (-Infinity: no cluster). No job needing more has room on any cluster
- * (roomOverWalltime): what is free over a walltime from now is the least over it, never more than at now.
+ * The most any cluster's plan has free over [now, now + duration) (duration 0: at now; -Infinity: no cluster). A job on
+ * no particular cluster needing at least one processor has room now (roomOverWalltime) exactly when it needs no more
+ * than this over its walltime; and no job needing more than at now has room on any cluster: what is free over a
+ * walltime from now is the least over it, never more than at now.
  */
-export function mostFreeNow(view: QueueView): number {
-  const most = view.clusterCount > FEW_CLUSTERS ? view.mostFreeFromNow?.(0) : undefined;
-  if (most !== undefined) return most < 0 ? Number.NEGATIVE_INFINITY : freeFromNow(view, most, 0);
+export function mostFreeOver(view: QueueView, duration: number): number {
+  const most = view.clusterCount > FEW_CLUSTERS ? view.mostFreeFromNow?.(duration) : undefined;
+  if (most !== undefined) return most < 0 ? Number.NEGATIVE_INFINITY : freeFromNow(view, most, duration);
   let free = Number.NEGATIVE_INFINITY;
-  for (let c = 0; c < view.clusterCount; c++) free = Math.max(free, freeFromNow(view, c, 0));
+  for (let c = 0; c < view.clusterCount; c++) free = Math.max(free, freeFromNow(view, c, duration));
   return free;
 }
 

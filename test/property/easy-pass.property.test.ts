@@ -1,19 +1,21 @@
 // EASY's pass tells a job behind the head that needs more than any cluster has free now that it waits, without asking
-// its room over its walltime (core/queue/easy.ts, mostFreeNow in core/queue/policy.ts), and stops the scan once no
+// its room over its walltime (core/queue/easy.ts, mostFreeOver in core/queue/policy.ts), and stops the scan once no
 // cluster has a processor free. Property: on random plans (one to more than FEW_CLUSTERS clusters, running jobs with
 // and without ends, overbooked ones, reservations ahead) and a random queue (jobs pinned or not, needing nothing to
 // more than a cluster has, with and without a walltime), a pass admits every job exactly as the same pass that asks
 // every job's room (the same room on every cluster, reason and reservation, with the same jobs placed or not placed
-// after each admission), and no job needing a processor after it stopped has room. And on random workloads (bursts
-// that make long queues, jobs pinned or not, with and without walltimes), a run whose passes ask every job's room and
-// never stop gives the same events, and every waiting job the same planned start and the same reason after each
-// instant, the jobs a scan stopped before reading the reason the pass gives them (the queue's ClosedScan).
+// after each admission), no job needing a processor after it stopped has room, and a job mayFit says does not fit is
+// admitted no room and the reason waits gives. And on random workloads (bursts that make long queues, jobs pinned or
+// not, with and without walltimes), a run whose passes ask every job's room and never stop gives the same events, and
+// every waiting job the same planned start and the same reason after each instant, the jobs a scan stopped before, or
+// passed over by need or fit without a visit (QueuePass.waitsAbove, mayFit), reading the reason the pass gives them
+// (the queue's ClosedScan).
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
 import { AvailabilityProfile } from '../../core/plan/availability.js';
 import { easy, EasyPass } from '../../core/queue/easy.js';
-import { ClosedScan } from '../../core/queue/placement-queue.js';
+import { ClosedScan, PlacementQueue } from '../../core/queue/placement-queue.js';
 import {
   FEW_CLUSTERS,
   hasRoom,
@@ -101,13 +103,28 @@ function said(a: Admission, need: number, clusters: number): unknown {
 describe('EASY pass: the jobs behind the head that need more than is free now, and the pass stopped once nothing is', () => {
   it('are admitted exactly as when every job is asked its room', () => {
     let skippable = 0;
+    let unfit = 0;
     let stopped = 0;
     fc.assert(
       fc.property(scenarioArb, (s) => {
         const count = s.clusters.length;
         const fast = new EasyPass(viewOf(s));
         const full = new EasyPass(viewOf(s), true);
+        // What the scan by need relies on (QueuePass.waitsAbove): once finite, the bound never rises in the pass, and
+        // waits answers one reason for every need above it.
+        let above = Number.POSITIVE_INFINITY;
+        let reason: string | undefined;
         s.jobs.forEach((j, k) => {
+          const bound = fast.waitsAbove();
+          expect(bound).toBeLessThanOrEqual(above);
+          if (bound < Infinity) {
+            for (const need of [Math.max(bound, 0) + 1, Math.max(bound, 0) + 7, Infinity]) {
+              reason ??= fast.waits(need);
+              expect(fast.waits(need)).toBe(reason);
+            }
+            expect(reason).toBeDefined();
+          }
+          above = bound;
           const job: WaitingJob = {
             id: `j${k}`,
             need: j.need,
@@ -115,12 +132,19 @@ describe('EASY pass: the jobs behind the head that need more than is free now, a
             cluster: j.pinned === undefined ? undefined : j.pinned % count,
           };
           // What the scheduler asks first of a job on no particular cluster (then not admitted when answered), and
-          // whether it stopped before this job (then none behind it needing a processor may start).
+          // whether it stopped before this job (then none behind it needing a processor may start); and whether the
+          // scan by need would step over it as one that does not fit (then not admitted).
           const waits = job.cluster === undefined ? fast.waits(job.need) : undefined;
+          const fits = job.cluster === undefined && job.need > 0 ? fast.mayFit(job.need, job.walltime) : true;
+          expect(full.mayFit(job.need, job.walltime)).toBe(true);
           const closed = fast.closed();
           const a = fast.admit(job);
           const b = full.admit(job);
           expect(said(a, job.need, count)).toEqual(said(b, job.need, count));
+          if (!fits) {
+            unfit++;
+            expect(said(b, job.need, count)).toEqual(said(NO_ROOM_WITH(fast.waits(Infinity)!), job.need, count));
+          }
           if (waits !== undefined) {
             skippable++;
             expect(said(b, job.need, count)).toEqual(said(NO_ROOM_WITH(waits), job.need, count));
@@ -147,6 +171,7 @@ describe('EASY pass: the jobs behind the head that need more than is free now, a
     );
     // The property is not vacuous: jobs are told to wait by the bound, and passes stop.
     expect(skippable).toBeGreaterThan(0);
+    expect(unfit).toBeGreaterThan(0);
     expect(stopped).toBeGreaterThan(0);
   });
 });
@@ -188,13 +213,14 @@ const EXAMPLES: Workload[] = [
 ];
 
 /**
- * A run's events, and after each instant every waiting job's reason and planned start; and how many times a waiting
- * job was not visited at an instant whose pass closed (a scan stopped before it).
+ * A run's events, and after each instant every waiting job's reason and planned start; how many times a waiting
+ * job was not visited at an instant whose pass closed (a scan stopped before it), and how many scans passed over jobs.
  */
 interface RunLog {
   readonly events: string[];
   readonly instants: Array<Map<string, { readonly reason: string; readonly planned: string }>>;
   stoppedBefore: number;
+  passedOver: number;
 }
 
 function runLog(w: Workload): RunLog {
@@ -222,11 +248,15 @@ function runLog(w: Workload): RunLog {
     background: false,
     scheduler: { queue: 'easy' },
   });
-  const log: RunLog = { events: [], instants: [], stoppedBefore: 0 };
+  const log: RunLog = { events: [], instants: [], stoppedBefore: 0, passedOver: 0 };
   world.scheduler.on((e) => log.events.push(JSON.stringify(e)));
+  // Its queues are short: every scan by need steps over jobs, by need and fit.
+  world.scheduler.queue.byNeedFrom = 0;
   // The jobs visited (each visit keeps its reason) and the passes closed at each instant.
   const visits = vi.spyOn(JobRecord.prototype, 'keepReason');
   const closes = vi.spyOn(ClosedScan.prototype, 'close');
+  // A scan returns the least need it passed over (Infinity: none).
+  const scans = vi.spyOn(PlacementQueue.prototype, 'scan');
   world.run(() => {
     const visited = new Set(visits.mock.contexts);
     const waiting = new Map<string, { reason: string; planned: string }>();
@@ -239,16 +269,19 @@ function runLog(w: Workload): RunLog {
     visits.mockClear();
     closes.mockClear();
   });
+  log.passedOver = scans.mock.results.filter((r) => r.type === 'return' && r.value < Infinity).length;
   visits.mockRestore();
   closes.mockRestore();
+  scans.mockRestore();
   return log;
 }
 
-describe('EASY runs: the jobs told they wait from their need alone, the scan stopped once no processor is free', () => {
+describe('EASY runs: the jobs passed over or told they wait from their need alone, the scan stopped once none is free', () => {
   afterEach(() => vi.restoreAllMocks());
 
   it('see the same events, planned starts and reasons as when every job is asked its room', () => {
     let stoppedBefore = 0;
+    let passedOver = 0;
     fc.assert(
       fc.property(workloadArb, (w) => {
         const fast = runLog(w);
@@ -266,10 +299,14 @@ describe('EASY runs: the jobs told they wait from their need alone, the scan sto
           }
         });
         stoppedBefore += fast.stoppedBefore;
+        passedOver += fast.passedOver;
+        // The pass that asks every job's room never passes one over.
+        expect(full.passedOver).toBe(0);
       }),
       { numRuns: Number(process.env.RUNS ?? 100), examples: EXAMPLES.map((w) => [w]) },
     );
-    // The scan did stop before some jobs.
+    // The scan did stop before some jobs, and passed over some.
     expect(stoppedBefore).toBeGreaterThan(0);
+    expect(passedOver).toBeGreaterThan(0);
   });
 });

@@ -1,6 +1,7 @@
 // The indexed placement queue (issue 17) against a plain walk of the queue, as the scan was before it: over random
-// pushes, removals, scans with and without pass-over, closed scans and arrivals-only scans, both visit the same jobs
-// in the same order, return the same smallest bound, and leave the same queue.
+// pushes, removals, scans with and without pass-over (by a poll round's bounds, or by need, with what fits or not, on
+// queues shorter and longer than `byNeedFrom`), closed scans and arrivals-only scans, both visit the same jobs in the
+// same order, return the same smallest key, and leave the same queue.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PlacementQueue, type PassOver, type TryOutcome } from '../../core/queue/placement-queue.js';
@@ -11,9 +12,26 @@ interface Job {
   state: string;
   triedInRound: number;
   passOver: number;
+  /** What a scan by need reads: pinned, or not (components[0].cluster), evolving or not, its need. */
+  spec: { components: Array<{ cluster: string | undefined }>; walltime?: number | undefined };
+  kind: string;
+  need: number;
   /** The hooks by which the queue tells a job it joined or left (no-ops here). */
   queuedIn(): void;
   keepReason(): void;
+}
+
+/** A job's key in a scan by need, written out: an unpinned job's need, unless it is evolving or needs nothing. */
+function walkedNeedKey(job: Job): number | undefined {
+  return job.spec.components[0]!.cluster === undefined && job.kind !== 'evolving' && job.need > 0
+    ? job.need
+    : undefined;
+}
+
+/** A job's key in a scan with `passOver`, or undefined when it is always visited. */
+function walkedKey(job: Job, passOver: PassOver): number | undefined {
+  if ('byNeed' in passOver) return walkedNeedKey(job);
+  return job.triedInRound === passOver.round && job.passOver >= 0 ? job.passOver : undefined;
 }
 
 /** The reference: every scan walks every job, passing over those above the limit one by one. */
@@ -34,20 +52,24 @@ class WalkingQueue {
       if (i >= 0) this.jobs.splice(i, 1);
     }
   }
-  scan(visit: (job: Job) => TryOutcome, passOver?: PassOver, closed?: () => boolean): number {
+  /** As PlacementQueue.scan, `byNeedFrom` its own. */
+  scan(visit: (job: Job) => TryOutcome, passOver?: PassOver, closed?: () => boolean, byNeedFrom = 0): number {
     let smallest = Number.POSITIVE_INFINITY;
     const kept: Job[] = [];
     const jobs = this.jobs;
+    if (passOver !== undefined && 'byNeed' in passOver && jobs.length < byNeedFrom) passOver = undefined;
+    const fits = passOver !== undefined && 'fits' in passOver ? passOver.fits : undefined;
     let i = 0;
     let limit = Number.NaN;
     for (; i < jobs.length; i++) {
       const job = jobs[i]!;
       if (job.state !== 'queued') continue;
-      if (passOver && job.triedInRound === passOver.round && job.passOver >= 0) {
-        if (Number.isNaN(limit)) limit = passOver.limit();
-        if (job.passOver > limit) {
+      const key = passOver === undefined ? undefined : walkedKey(job, passOver);
+      if (key !== undefined) {
+        if (Number.isNaN(limit)) limit = passOver!.limit();
+        if (key > limit || (fits !== undefined && !fits(key, job.spec.walltime ?? Infinity))) {
           kept.push(job);
-          smallest = Math.min(smallest, job.passOver);
+          smallest = Math.min(smallest, key);
           continue;
         }
       }
@@ -68,12 +90,27 @@ class WalkingQueue {
 const noop = (): void => {};
 
 const opArb = fc.oneof(
-  fc.record({ op: fc.constant('push' as const), n: fc.integer({ min: 1, max: 40 }) }),
+  fc.record({
+    op: fc.constant('push' as const),
+    n: fc.integer({ min: 1, max: 40 }),
+    // The jobs' needs, pinned or evolving ones among them, in turn.
+    needs: fc.array(fc.integer({ min: 0, max: 8 }), { minLength: 1, maxLength: 5 }),
+    walltimes: fc.array(fc.oneof(fc.integer({ min: 1, max: 9 }), fc.constant(Infinity)), {
+      minLength: 1,
+      maxLength: 5,
+    }),
+    pinned: fc.nat({ max: 4 }),
+    evolving: fc.nat({ max: 4 }),
+  }),
   fc.record({ op: fc.constant('remove' as const), which: fc.nat() }),
   fc.record({
     op: fc.constant('scan' as const),
     round: fc.integer({ min: 0, max: 2 }),
     passOver: fc.boolean(),
+    byNeed: fc.boolean(),
+    // By need: whether it asks what fits too, and from how many waiting jobs.
+    fits: fc.boolean(),
+    byNeedFrom: fc.constantFrom(0, 20, 64),
     closeAfter: fc.option(fc.integer({ min: 1, max: 30 })),
   }),
   fc.record({
@@ -105,11 +142,17 @@ describe('indexed placement queue', () => {
                   state: 'queued',
                   triedInRound: -1,
                   passOver: -1,
+                  spec: {
+                    components: [{ cluster: op.pinned === 1 + (k % 5) ? 'c0' : undefined }],
+                    walltime: ((w) => (w === Infinity ? undefined : w))(op.walltimes[k % op.walltimes.length]!),
+                  },
+                  kind: op.evolving === 1 + (k % 5) ? 'evolving' : 'rigid',
+                  need: op.needs[k % op.needs.length]!,
                   queuedIn: noop,
                   keepReason: noop,
                 };
                 a.push(x);
-                b.push({ ...x });
+                b.push({ ...x, spec: { ...x.spec, components: [{ ...x.spec.components[0]! }] } });
                 indexed.push(x as unknown as JobRecord);
                 walking.push(b[b.length - 1]!);
               }
@@ -143,12 +186,28 @@ describe('indexed placement queue', () => {
                 let smallest: number | undefined;
                 if ('scanOnly' in queue) queue.scanOnly(jobs.slice(-(op as { last: number }).last), visit);
                 else {
-                  const s = op as { passOver: boolean; closeAfter: number | null };
-                  const passOver = s.passOver ? { round: op.round, limit: () => (visits * 3) % 7 } : undefined;
+                  const s = op as {
+                    passOver: boolean;
+                    byNeed: boolean;
+                    fits: boolean;
+                    byNeedFrom: number;
+                    closeAfter: number | null;
+                  };
+                  const limit = () => (visits * 3) % 7;
+                  // Monotone in need and walltime, changing with the visits made.
+                  const fits = (need: number, walltime: number) => need + Math.min(walltime, 12) <= (visits * 5) % 17;
+                  const passOver: PassOver | undefined = !s.passOver
+                    ? undefined
+                    : s.byNeed
+                      ? s.fits
+                        ? { byNeed: true, limit, fits }
+                        : { byNeed: true, limit }
+                      : { round: op.round, limit };
                   smallest = queue.scan(
                     visit,
                     passOver,
                     s.closeAfter === null ? undefined : () => visits >= s.closeAfter!,
+                    s.byNeedFrom,
                   );
                 }
                 return { visited, smallest };
@@ -160,13 +219,18 @@ describe('indexed placement queue', () => {
                       scanOnly: (o, v) =>
                         indexed.scanOnly(o as unknown as JobRecord[], v as unknown as (j: JobRecord) => TryOutcome),
                     }
-                  : { scan: (v, p, c) => indexed.scan(v as unknown as (j: JobRecord) => TryOutcome, p, c) },
+                  : {
+                      scan: (v, p, c, f) => {
+                        indexed.byNeedFrom = f ?? 0;
+                        return indexed.scan(v as unknown as (j: JobRecord) => TryOutcome, p, c);
+                      },
+                    },
               );
               const wb = run(
                 b,
                 op.op === 'only'
                   ? { scanOnly: (o, v) => walking.scanOnly(o, v) }
-                  : { scan: (v, p, c) => walking.scan(v, p, c) },
+                  : { scan: (v, p, c, f) => walking.scan(v, p, c, f) },
               );
               expect(ia).toEqual(wb);
             }
