@@ -4,20 +4,14 @@ import {
   freeFromNow,
   hasRoom,
   holdInPlans,
+  NO_ROOM,
   roomOf,
   type Admission,
-  type ClusterRoom,
   type QueuePass,
   type QueuePolicy,
   type QueueView,
   type WaitingJob,
 } from './policy.js';
-
-/**
- * No room on any cluster, as NO_ROOM is, but of the class of the rooms admit measures (roomOf's): in a replay whose
- * queue first blocks late, NO_ROOM's other map reached hasRoom (inlined in the pass's visit) and deoptimized it.
- */
-export const FCFS_NO_ROOM: ClusterRoom = roomOf([]);
 
 /** A pass: a class, not a literal with four arrows (a replay runs a pass per arrival and end). */
 class FcfsPass implements QueuePass {
@@ -27,7 +21,7 @@ class FcfsPass implements QueuePass {
   constructor(private readonly view: QueueView) {}
 
   admit(job: WaitingJob): Admission {
-    if (this.behindHead !== undefined) return { room: FCFS_NO_ROOM, reason: this.behindHead };
+    if (this.behindHead !== undefined) return { room: NO_ROOM, reason: this.behindHead };
     const view = this.view;
     const free = new Array<number>(view.clusterCount).fill(0);
     // Decision: the head needs its processors now only, whatever its walltime (FCFS plans nothing ahead).
@@ -35,7 +29,7 @@ class FcfsPass implements QueuePass {
     const room = roomOf(free);
     if (!hasRoom(room, job.need)) {
       this.blockBehind(job);
-      return { room: FCFS_NO_ROOM, reason: `at the head of the queue, waiting for ${job.need} processors (fcfs)` };
+      return { room: NO_ROOM, reason: `at the head of the queue, waiting for ${job.need} processors (fcfs)` };
     }
     // Every admission has one shape (reason set or undefined): in a replay whose queue first blocks late, the other
     // shape reached the pass's optimized `visit` and deoptimized it, which was then compiled again.

@@ -73,9 +73,6 @@ export interface ClusterRoom {
   readonly most: number;
 }
 
-/** No room on any cluster. */
-export const NO_ROOM: ClusterRoom = Object.freeze({ on: () => 0, most: -1 });
-
 /** Room given cluster by cluster (`values[i]`, missing: 0). */
 export function roomOf(values: readonly number[]): ClusterRoom {
   let most = -1;
@@ -96,6 +93,12 @@ class RoomByCluster implements ClusterRoom {
     return this.values[i] ?? 0;
   }
 }
+
+/**
+ * No room on any cluster. Of the class roomOf gives, not a literal of its own (nor frozen, which changes its map too): a
+ * pass that meets both kinds late in a replay deoptimized where it reads a room (hasRoom inlined in its visit).
+ */
+export const NO_ROOM: ClusterRoom = roomOf([]);
 
 /** Room on one cluster only. */
 class RoomOnOne implements ClusterRoom {

@@ -3,8 +3,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
-import { FCFS_NO_ROOM, fcfs } from '../../core/queue/fcfs.js';
-import { NO_ROOM, type Admission } from '../../core/queue/policy.js';
+import { fcfs } from '../../core/queue/fcfs.js';
+import { NO_ROOM, roomOf, type Admission } from '../../core/queue/policy.js';
 import { queuePolicy, queuePolicies } from '../../core/queue/registry.js';
 import { QUEUE_POLICIES } from '../../core/queue/policy.js';
 import { SimWorld } from '../../core/sim/world.js';
@@ -96,9 +96,10 @@ describe('FCFS and EASY on 4 processors', () => {
     expect(new Set(admissions.map((x) => Object.getPrototypeOf(x.room))).size).toBe(1);
   });
 
-  it("FCFS's no room answers as NO_ROOM", () => {
-    expect(FCFS_NO_ROOM.most).toBe(NO_ROOM.most);
-    for (let c = 0; c < 4; c++) expect(FCFS_NO_ROOM.on(c)).toBe(NO_ROOM.on(c));
+  it('NO_ROOM has no room on any cluster, and is of the class of the rooms roomOf measures', () => {
+    expect(NO_ROOM.most).toBe(-1);
+    for (let c = 0; c < 4; c++) expect(NO_ROOM.on(c)).toBe(0);
+    expect(Object.getPrototypeOf(NO_ROOM)).toBe(Object.getPrototypeOf(roomOf([0, 3])));
   });
 
   it("a long job behind the head: EASY refuses it (it would end at 202, past b's reservation at 100, no processor to spare); KOALA starts it and b waits", () => {
