@@ -13,7 +13,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
-import { AvailabilityProfile } from '../../core/plan/availability.js';
 import { easy, EasyPass } from '../../core/queue/easy.js';
 import { ClosedScan, PlacementQueue } from '../../core/queue/placement-queue.js';
 import {
@@ -26,25 +25,12 @@ import {
 } from '../../core/queue/policy.js';
 import { JobRecord } from '../../core/scheduler/job-record.js';
 import { SimWorld } from '../../core/sim/world.js';
+import { PLAN_NOW, planClusterArb, plainView, plansOf, walltimeArb } from '../support/plan-arbitraries.js';
 
-const NOW = 10;
+const NOW = PLAN_NOW;
 
-const endArb = fc.oneof(fc.integer({ min: NOW + 1, max: NOW + 60 }), fc.constant(Infinity));
-const walltimeArb = fc.oneof({ arbitrary: fc.integer({ min: 1, max: 60 }), weight: 5 }, fc.constant(Infinity));
-const clusterArb = fc.record({
-  capacity: fc.integer({ min: 0, max: 16 }),
-  running: fc.array(fc.record({ n: fc.integer({ min: 0, max: 8 }), end: endArb }), { maxLength: 6 }),
-  reservations: fc.array(
-    fc.record({
-      n: fc.integer({ min: 1, max: 8 }),
-      start: fc.integer({ min: NOW + 1, max: NOW + 60 }),
-      duration: walltimeArb,
-    }),
-    { maxLength: 2 },
-  ),
-});
 const scenarioArb = fc.record({
-  clusters: fc.array(clusterArb, { minLength: 1, maxLength: FEW_CLUSTERS + 3 }),
+  clusters: fc.array(planClusterArb, { minLength: 1, maxLength: FEW_CLUSTERS + 3 }),
   // Whether the view answers from its plans only, or also through freeFromNow and the most-free index.
   indexed: fc.boolean(),
   jobs: fc.array(
@@ -61,22 +47,9 @@ const scenarioArb = fc.record({
 type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
 
 function viewOf(s: Scenario): QueueView {
-  const plans = s.clusters.map((c, i) =>
-    AvailabilityProfile.build({
-      now: NOW,
-      capacity: c.capacity,
-      running: c.running.map((r, k) => ({ id: `c${i}r${k}`, ...r })),
-      reservations: c.reservations.map((r, k) => ({ id: `c${i}s${k}`, ...r })),
-    }),
-  );
+  const plans = plansOf(s.clusters);
   const freeFromNow = (i: number, duration: number): number => plans[i]!.freeBetween(NOW, NOW + duration);
-  const view: QueueView = {
-    now: NOW,
-    clusterCount: plans.length,
-    plan: (i) => plans[i]!,
-    freed: () => true,
-    promised: 0,
-  };
+  const view = plainView(plans);
   if (!s.indexed) return view;
   return {
     ...view,

@@ -5,33 +5,16 @@
 // the same room on every cluster, the same cluster with the most, the same whether it has room.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AvailabilityProfile } from '../../core/plan/availability.js';
 import {
   FEW_CLUSTERS,
   hasRoom,
   roomOf,
   roomOverWalltime,
   type ClusterRoom,
-  type QueueView,
   type WaitingJob,
 } from '../../core/queue/policy.js';
+import { PLAN_NOW, planClusterArb, plainView, plansOf, walltimeArb } from '../support/plan-arbitraries.js';
 
-const NOW = 10;
-
-const endArb = fc.oneof(fc.integer({ min: NOW + 1, max: NOW + 60 }), fc.constant(Infinity));
-const walltimeArb = fc.oneof({ arbitrary: fc.integer({ min: 1, max: 60 }), weight: 5 }, fc.constant(Infinity));
-const clusterArb = fc.record({
-  capacity: fc.integer({ min: 0, max: 16 }),
-  running: fc.array(fc.record({ n: fc.integer({ min: 0, max: 8 }), end: endArb }), { maxLength: 6 }),
-  reservations: fc.array(
-    fc.record({
-      n: fc.integer({ min: 1, max: 8 }),
-      start: fc.integer({ min: NOW + 1, max: NOW + 60 }),
-      duration: walltimeArb,
-    }),
-    { maxLength: 2 },
-  ),
-});
 const jobArb = fc.record({
   need: fc.integer({ min: 0, max: 18 }),
   walltime: walltimeArb,
@@ -50,28 +33,15 @@ describe('roomOverWalltime on a few clusters', () => {
     let withRoom = 0;
     fc.assert(
       fc.property(
-        fc.array(clusterArb, { minLength: 1, maxLength: FEW_CLUSTERS }),
+        fc.array(planClusterArb, { minLength: 1, maxLength: FEW_CLUSTERS }),
         fc.array(jobArb, { minLength: 1, maxLength: 10 }),
         (clusters, jobs) => {
-          const plans = clusters.map((c, i) =>
-            AvailabilityProfile.build({
-              now: NOW,
-              capacity: c.capacity,
-              running: c.running.map((r, k) => ({ id: `c${i}r${k}`, ...r })),
-              reservations: c.reservations.map((r, k) => ({ id: `c${i}s${k}`, ...r })),
-            }),
-          );
-          const view: QueueView = {
-            now: NOW,
-            clusterCount: plans.length,
-            plan: (i) => plans[i]!,
-            freed: () => true,
-            promised: 0,
-          };
+          const plans = plansOf(clusters);
+          const view = plainView(plans);
           jobs.forEach((j, k) => {
             const job: WaitingJob = { id: `j${k}`, need: j.need, walltime: j.walltime, cluster: undefined };
             const free = plans.map((p) => {
-              const f = p.freeBetween(NOW, NOW + job.walltime);
+              const f = p.freeBetween(PLAN_NOW, PLAN_NOW + job.walltime);
               return f >= job.need ? f : 0;
             });
             const room = roomOverWalltime(job, view);
