@@ -98,6 +98,8 @@ class BackfillingPass implements QueuePass {
     this.regions.freed(c, from, to, this.view.plan(c).mostFreeBetween(from, to));
   }
 
+  // Every admission has one shape, each field set or undefined (as EASY's: with some left out, the planned pass's
+  // optimized `visit` met a shape it had not seen and was deoptimized).
   admit(job: WaitingJob): Admission {
     const view = this.view;
     const p = job.promise;
@@ -110,19 +112,21 @@ class BackfillingPass implements QueuePass {
         return {
           room: roomOverWalltime(job, view),
           reason: `waiting for ${job.need} processors: the plan cannot say when (${this.name})`,
+          reserved: undefined,
         };
       }
-      if (best.start <= view.now) return { room: roomOverWalltime(job, view) };
+      if (best.start <= view.now) return { room: roomOverWalltime(job, view), reason: undefined, reserved: undefined };
       view.plan(best.cluster).reserve({ id: job.id, n: job.need, start: best.start, duration: job.walltime });
       this.regions?.checked(job.id);
       this.held++;
       return { room: NO_ROOM, reason: `reserved to start at ${best.start} (${this.name})`, reserved: best };
     }
     const room = roomOverWalltime(job, view);
-    if (hasRoom(room, job.need)) return { room };
+    if (hasRoom(room, job.need)) return { room, reason: undefined, reserved: undefined };
     return {
       room,
       reason: `waiting: cannot start now without delaying a reservation (${this.name}, ${this.depth} held)`,
+      reserved: undefined,
     };
   }
 
@@ -176,7 +180,7 @@ class BackfillingPass implements QueuePass {
       const room = this.roomStarting(job, slot.cluster);
       if (room !== undefined) {
         this.startingFrom.set(job.id, slot.cluster);
-        return { room };
+        return { room, reason: undefined, reserved: undefined };
       }
       // Cannot happen on a plan that held its promise; kept as a guard (it waits, planned again at the next pass).
       view.plan(slot.cluster).unreserve(job.id);
@@ -184,10 +188,11 @@ class BackfillingPass implements QueuePass {
       return {
         room: roomOverWalltime(job, view),
         reason: `waiting: its reservation at ${slot.start} no longer fits (${this.name})`,
+        reserved: undefined,
       };
     }
     // A promise kept as it was keeps the reason it was given with (no new string per job and pass).
-    if (slot === p) return { room: NO_ROOM, reserved: slot };
+    if (slot === p) return { room: NO_ROOM, reason: undefined, reserved: slot };
     return { room: NO_ROOM, reason: `reserved to start at ${slot.start} (${this.name})`, reserved: slot };
   }
 

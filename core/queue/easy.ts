@@ -64,6 +64,8 @@ export class EasyPass implements QueuePass {
     return need <= mostFreeOver(this.view, walltime);
   }
 
+  // Every admission has one shape, each field set or undefined: with some left out, the planned pass's optimized
+  // `visit` met a shape it had not seen and deoptimized (in every NASA easy replay), then was compiled again.
   admit(job: WaitingJob): Admission {
     const view = this.view;
     const behind = this.behindHead;
@@ -73,16 +75,20 @@ export class EasyPass implements QueuePass {
     if (behind !== undefined) {
       // Behind the head: its reservation is in the plans, so what is free over this job's walltime from now is
       // exactly what it may take without delaying it.
-      return hasRoom(room, job.need) ? { room } : behind;
+      return hasRoom(room, job.need) ? { room, reason: undefined, reserved: undefined } : behind;
     }
     // Every job ahead has started: this one starts now if it can, else it is the head and takes a reservation.
-    if (hasRoom(room, job.need)) return { room };
+    if (hasRoom(room, job.need)) return { room, reason: undefined, reserved: undefined };
     const reserved = reserveHead(job, view);
     if (reserved === undefined) {
       // Decision: a head the plan can never fit (larger than what Concertina may use, or waiting for running jobs
       // without a walltime) takes no reservation: it waits, not tried, and the job behind it is planned as the
       // head (it starts when processors come free, as any job that fits).
-      return { room: NO_ROOM, reason: `waiting for ${job.need} processors: the plan cannot say when (easy)` };
+      return {
+        room: NO_ROOM,
+        reason: `waiting for ${job.need} processors: the plan cannot say when (easy)`,
+        reserved: undefined,
+      };
     }
     this.setHead(reserved);
     return {
@@ -119,6 +125,7 @@ export class EasyPass implements QueuePass {
     this.behindHead = {
       room: NO_ROOM,
       reason: `waiting: cannot start now without delaying job ${head.id}'s reservation at ${head.start} (easy)`,
+      reserved: undefined,
     };
     this.freeNowBound = undefined;
   }

@@ -96,6 +96,41 @@ describe('FCFS and EASY on 4 processors', () => {
     expect(new Set(admissions.map((x) => Object.getPrototypeOf(x.room))).size).toBe(1);
   });
 
+  // Besides admitted and reserved: EASY's answer behind the head, CBF's promise kept as it was (no new reason).
+  const third: Record<string, (x: Admission) => boolean> = {
+    easy: (x) => x.reserved === undefined && x.reason?.startsWith('waiting: cannot start now') === true,
+    cbf: (x) => x.reserved !== undefined && x.reason === undefined,
+  };
+  it.each(['easy', 'cbf'])(
+    'every %s admission has one shape, each field set or undefined (others deoptimized the pass in a replay)',
+    (name) => {
+      const policy = queuePolicy(name)!;
+      const admissions: Admission[] = [];
+      const begin = policy.begin.bind(policy);
+      const spy = vi.spyOn(policy, 'begin').mockImplementation((view) => {
+        const pass = begin(view)!;
+        const admit = pass.admit.bind(pass);
+        pass.admit = (job) => {
+          const admission = admit(job);
+          admissions.push(admission);
+          return admission;
+        };
+        return pass;
+      });
+      try {
+        // c backfills before b's reservation at 100; d would fit now but run past it.
+        const jobs = [a, b, rigid('c', 2, 10, 10, 2), rigid('d', 2, 200, 200, 3)];
+        expect(starts(4, jobs, name)).toEqual({ a: 0, c: 2, b: 100, d: 110 });
+      } finally {
+        spy.mockRestore();
+      }
+      expect(admissions.some((x) => x.reserved !== undefined)).toBe(true);
+      expect(admissions.some((x) => x.reason === undefined && x.reserved === undefined)).toBe(true);
+      expect(admissions.some(third[name]!)).toBe(true);
+      for (const x of admissions) expect(Object.keys(x)).toEqual(['room', 'reason', 'reserved']);
+    },
+  );
+
   it('NO_ROOM has no room on any cluster, and is of the class of the rooms roomOf measures', () => {
     expect(NO_ROOM.most).toBe(-1);
     for (let c = 0; c < 4; c++) expect(NO_ROOM.on(c)).toBe(0);
