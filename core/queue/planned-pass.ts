@@ -697,10 +697,14 @@ export class PlannedPass {
     }
     host.place(job, placement.components, placementPolicy.name, now);
     if (this.answersPlain) this.placedInPass.push(job);
-    const held = placement.components.map((c) => ({
-      cluster: host.grid.cluster(c.cluster)!.index,
-      processors: job.evolving ? job.preallocation : c.processors,
-    }));
+    // Pushed into a literal, not made by components.map: map's array had one kind when this ran interpreted and
+    // another once optimized, and the pass's `placed` (holdInPlans) met both and was deoptimized (NASA easy replays).
+    const held: Array<{ cluster: number; processors: number }> = [];
+    for (const c of placement.components)
+      held.push({
+        cluster: host.grid.cluster(c.cluster)!.index,
+        processors: job.evolving ? job.preallocation : c.processors,
+      });
     pass.placed(waiting, held);
     return 'placed';
   }
