@@ -334,11 +334,15 @@ export class PlacementQueue {
   /** Drops the free slots once they are most of them (not during a scan: a scan holds slot numbers). */
   private compactIfSparse(): void {
     if (this.scanning || this.slots.length < COMPACT_FROM || this.count * 2 > this.slots.length) return;
-    const jobs = this.list().slice();
-    this.slots = jobs;
+    // In place, not into a copy: the copy of a queue left empty was an array of small integers' kind, and the next
+    // push into it deoptimized push (and enqueue, where it is inlined) in every replay.
+    const slots = this.slots;
+    let kept = 0;
+    for (let s = 0; s < slots.length; s++) if (slots[s] !== undefined) slots[kept++] = slots[s];
+    slots.length = kept;
     this.slotOf.clear();
-    jobs.forEach((job, s) => this.slotOf.set(job, s));
-    this.rebuild(Math.max(16, jobs.length * 2));
+    for (let s = 0; s < kept; s++) this.slotOf.set(slots[s]!, s);
+    this.rebuild(Math.max(16, kept * 2));
   }
 }
 

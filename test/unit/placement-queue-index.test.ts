@@ -123,4 +123,20 @@ describe('PlacementQueue index', () => {
     q.push(jobs[0]!);
     expect(q.list().at(-1)!.id).toBe('j0');
   });
+
+  it('compacts a queue left empty (in place) and takes jobs again from the head', () => {
+    const { jobs } = countedJobs(1500, () => 1);
+    const q = new PlacementQueue(Number.POSITIVE_INFINITY);
+    for (const job of jobs.slice(0, 1200)) q.push(job);
+    for (const job of jobs.slice(0, 1200)) expect(q.remove(job)).toBe(true);
+    expect(q.length).toBe(0);
+    expect(q.list()).toEqual([]);
+    expect(q.push(jobs[1200]!)).toBe(0);
+    expect(q.push(jobs[1201]!)).toBe(1);
+    expect(q.remove(jobs[0]!)).toBe(false);
+    const visited: string[] = [];
+    q.scan(visitWith({ n: 1 }, 0, visited), { round: 0, limit: () => 1 });
+    expect(visited).toEqual(['j1200', 'j1201']);
+    expect(q.list().map((j) => j.id)).toEqual(['j1201']);
+  });
 });
