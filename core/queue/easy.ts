@@ -28,12 +28,11 @@ export const easy: QueuePolicy = {
 };
 
 /**
- * One pass: the head's reservation once made. A class, so that a pass (one per event) makes no closures.
- * `askEveryRoom`: no shortcut, every job's room asked of the plans (for the property that compares both).
+ * One pass: once the head is reserved, what the jobs behind it are told. A class, so that a pass (one per event) makes
+ * no closures. `askEveryRoom`: no shortcut, every job's room asked of the plans (for the property that compares both).
  */
 export class EasyPass implements QueuePass {
-  private head: { readonly id: string; readonly start: number; readonly cluster: number } | undefined;
-  /** What every job behind the head that cannot start now is told: one per head, its reason made once. */
+  /** What every job behind the head that cannot start now is told (undefined until the head is reserved). */
   private behindHead: (Admission & { readonly reason: string }) | undefined;
   /** mostFreeOver(view, 0) as last read; undefined once a placement may have lowered it. */
   private freeNowBound: number | undefined;
@@ -102,10 +101,7 @@ export class EasyPass implements QueuePass {
   // behind the head can start in this pass: the scan stops there, and the jobs behind read the reason admit would
   // give them, behind the head (QueuePass.closed), so that a long queue behind a full machine costs nothing per pass.
   closed(): string | undefined {
-    const behind = this.behindHead;
-    if (behind === undefined || this.askEveryRoom) return undefined;
-    this.freeNowBound ??= mostFreeOver(this.view, 0);
-    return this.freeNowBound <= 0 ? behind.reason : undefined;
+    return this.waitsAbove() <= 0 ? this.behindHead!.reason : undefined;
   }
 
   placed(job: WaitingJob, processors: ReadonlyArray<{ readonly cluster: number; readonly processors: number }>): void {
@@ -115,11 +111,10 @@ export class EasyPass implements QueuePass {
 
   notPlaced(job: WaitingJob): void {
     // Decision: an admitted job its placement policy did not place, when no reservation is made yet, takes one.
-    if (this.head === undefined) this.setHead(reserveHead(job, this.view));
+    if (this.behindHead === undefined) this.setHead(reserveHead(job, this.view));
   }
 
   private setHead(head: { readonly id: string; readonly start: number; readonly cluster: number } | undefined): void {
-    this.head = head;
     if (head === undefined) return;
     // A job behind the head with no room now has none on any cluster (every one is 0): NO_ROOM says the same.
     this.behindHead = {
