@@ -12,7 +12,6 @@
 // (the queue's ClosedScan).
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { gridSpecSchema, jobSpecSchema } from '../../core/model/schemas.js';
 import { easy, EasyPass } from '../../core/queue/easy.js';
 import { ClosedScan, PlacementQueue } from '../../core/queue/placement-queue.js';
 import {
@@ -26,6 +25,7 @@ import {
 import { JobRecord } from '../../core/scheduler/job-record.js';
 import { SimWorld } from '../../core/sim/world.js';
 import { PLAN_NOW, planClusterArb, plainView, plansOf, walltimeArb } from '../support/plan-arbitraries.js';
+import { gridOf, rigidJobsOn } from '../support/workload-specs.js';
 
 const NOW = PLAN_NOW;
 
@@ -160,7 +160,7 @@ const workloadArb = fc.record({
       // Bursts: a few instants shared by many jobs.
       submit: fc.oneof({ arbitrary: fc.constantFrom(0, 100, 250), weight: 3 }, fc.integer({ min: 0, max: 600 })),
       noWalltime: fc.boolean(),
-      pinned: fc.option(fc.nat({ max: 2 }), { nil: undefined, freq: 4 }),
+      pin: fc.option(fc.nat({ max: 2 }), { nil: undefined, freq: 4 }),
     }),
     { minLength: 1, maxLength: 40 },
   ),
@@ -175,12 +175,12 @@ const EXAMPLES: Workload[] = [
   {
     sizes: [1, 1],
     jobs: [
-      { processors: 1, runtime: 1, estimate: 0, submit: 250, noWalltime: false, pinned: 0 },
-      { processors: 1, runtime: 161, estimate: 0, submit: 0, noWalltime: false, pinned: undefined },
-      { processors: 1, runtime: 90, estimate: 0, submit: 0, noWalltime: true, pinned: 0 },
-      { processors: 1, runtime: 1, estimate: 0, submit: 0, noWalltime: false, pinned: 0 },
-      { processors: 1, runtime: 1, estimate: 0, submit: 250, noWalltime: false, pinned: undefined },
-      { processors: 1, runtime: 152, estimate: 0, submit: 100, noWalltime: false, pinned: undefined },
+      { processors: 1, runtime: 1, estimate: 0, submit: 250, noWalltime: false, pin: 0 },
+      { processors: 1, runtime: 161, estimate: 0, submit: 0, noWalltime: false, pin: undefined },
+      { processors: 1, runtime: 90, estimate: 0, submit: 0, noWalltime: true, pin: 0 },
+      { processors: 1, runtime: 1, estimate: 0, submit: 0, noWalltime: false, pin: 0 },
+      { processors: 1, runtime: 1, estimate: 0, submit: 250, noWalltime: false, pin: undefined },
+      { processors: 1, runtime: 152, estimate: 0, submit: 100, noWalltime: false, pin: undefined },
     ],
   },
 ];
@@ -198,25 +198,8 @@ interface RunLog {
 
 function runLog(w: Workload): RunLog {
   const world = new SimWorld({
-    grid: gridSpecSchema.parse({ clusters: w.sizes.map((processors, i) => ({ name: `c${i}`, processors })) }),
-    jobs: w.jobs.map((j, i) => {
-      const pinned = j.pinned === undefined ? undefined : j.pinned % w.sizes.length;
-      const most = pinned === undefined ? Math.max(...w.sizes) : w.sizes[pinned]!;
-      return jobSpecSchema.parse({
-        id: `j${i}`,
-        kind: 'rigid',
-        submitTime: j.submit,
-        app: { model: 'fixed', runtime: j.runtime },
-        components: [
-          {
-            processors: Math.min(j.processors, most),
-            program: 'x',
-            ...(pinned === undefined ? {} : { cluster: `c${pinned}` }),
-          },
-        ],
-        ...(j.noWalltime ? {} : { walltime: Math.max(1, j.runtime + j.estimate) }),
-      });
-    }),
+    grid: gridOf(w.sizes),
+    jobs: rigidJobsOn(w.sizes, w.jobs, (j) => (j.noWalltime ? undefined : Math.max(1, j.runtime + j.estimate))),
     seed: 1,
     background: false,
     scheduler: { queue: 'easy' },

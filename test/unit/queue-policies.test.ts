@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { SchedulerEvent } from '../../core/events.js';
 import { gridSpecSchema, jobSpecSchema, type JobSpecInput } from '../../core/model/schemas.js';
 import { fcfs } from '../../core/queue/fcfs.js';
-import { NO_ROOM, roomOf, type Admission } from '../../core/queue/policy.js';
+import { NO_ROOM, roomOf, type Admission, type QueuePolicy } from '../../core/queue/policy.js';
 import { queuePolicy, queuePolicies } from '../../core/queue/registry.js';
 import { QUEUE_POLICIES } from '../../core/queue/policy.js';
 import { SimWorld } from '../../core/sim/world.js';
@@ -43,6 +43,28 @@ function starts(processors: number, jobs: JobSpecInput[], queue: string): Record
   );
 }
 
+/** Every admission `policy`'s passes answer while `run` runs. */
+function admissionsDuring(policy: QueuePolicy, run: () => void): Admission[] {
+  const admissions: Admission[] = [];
+  const begin = policy.begin.bind(policy);
+  const spy = vi.spyOn(policy, 'begin').mockImplementation((view) => {
+    const pass = begin(view)!;
+    const admit = pass.admit.bind(pass);
+    pass.admit = (job) => {
+      const admission = admit(job);
+      admissions.push(admission);
+      return admission;
+    };
+    return pass;
+  });
+  try {
+    run();
+  } finally {
+    spy.mockRestore();
+  }
+  return admissions;
+}
+
 describe('queue policy registry', () => {
   it('has one policy per name, each under its own name; an unknown name has none', () => {
     expect(Object.keys(queuePolicies)).toEqual([...QUEUE_POLICIES]);
@@ -72,23 +94,9 @@ describe('FCFS and EASY on 4 processors', () => {
   });
 
   it('every FCFS admission has one shape and its room one class, admitted or not (others deoptimized the pass in a replay)', () => {
-    const admissions: Admission[] = [];
-    const begin = fcfs.begin.bind(fcfs);
-    const spy = vi.spyOn(fcfs, 'begin').mockImplementation((view) => {
-      const pass = begin(view)!;
-      const admit = pass.admit.bind(pass);
-      pass.admit = (job) => {
-        const admission = admit(job);
-        admissions.push(admission);
-        return admission;
-      };
-      return pass;
-    });
-    try {
-      expect(starts(4, [a, b, rigid('c', 2, 10, 10, 2)], 'fcfs')).toEqual({ a: 0, b: 100, c: 110 });
-    } finally {
-      spy.mockRestore();
-    }
+    const admissions = admissionsDuring(fcfs, () =>
+      expect(starts(4, [a, b, rigid('c', 2, 10, 10, 2)], 'fcfs')).toEqual({ a: 0, b: 100, c: 110 }),
+    );
     // Admitted (a, b once a ended) and blocked at the head (b); the scan stops there, so c is not asked behind it.
     expect(admissions.some((x) => x.reason === undefined)).toBe(true);
     expect(admissions.some((x) => x.reason?.startsWith('at the head') === true)).toBe(true);
@@ -105,25 +113,11 @@ describe('FCFS and EASY on 4 processors', () => {
     'every %s admission has one shape, each field set or undefined (others deoptimized the pass in a replay)',
     (name) => {
       const policy = queuePolicy(name)!;
-      const admissions: Admission[] = [];
-      const begin = policy.begin.bind(policy);
-      const spy = vi.spyOn(policy, 'begin').mockImplementation((view) => {
-        const pass = begin(view)!;
-        const admit = pass.admit.bind(pass);
-        pass.admit = (job) => {
-          const admission = admit(job);
-          admissions.push(admission);
-          return admission;
-        };
-        return pass;
-      });
-      try {
-        // c backfills before b's reservation at 100; d would fit now but run past it.
-        const jobs = [a, b, rigid('c', 2, 10, 10, 2), rigid('d', 2, 200, 200, 3)];
-        expect(starts(4, jobs, name)).toEqual({ a: 0, c: 2, b: 100, d: 110 });
-      } finally {
-        spy.mockRestore();
-      }
+      // c backfills before b's reservation at 100; d would fit now but run past it.
+      const jobs = [a, b, rigid('c', 2, 10, 10, 2), rigid('d', 2, 200, 200, 3)];
+      const admissions = admissionsDuring(policy, () =>
+        expect(starts(4, jobs, name)).toEqual({ a: 0, c: 2, b: 100, d: 110 }),
+      );
       expect(admissions.some((x) => x.reserved !== undefined)).toBe(true);
       expect(admissions.some((x) => x.reason === undefined && x.reserved === undefined)).toBe(true);
       expect(admissions.some(third[name]!)).toBe(true);
